@@ -1,0 +1,104 @@
+/**
+ * Identifier normalisation for the canonical entity universe (DESIGN promise 2).
+ * Papers: DOI -> "doi:<lowercased doi>", arXiv -> "arxiv:<id without version suffix>",
+ * OpenAlex -> "openalex:W<digits>". Other entities: "<type>:<slug of name>".
+ */
+
+/** Normalised form used as the alias-table key: NFKC, lowercase, punctuation -> single spaces. */
+export function normAlias(s: string): string {
+  return s
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
+
+export function slug(s: string): string {
+  return normAlias(s).replace(/ /g, "-");
+}
+
+const DOI_RE = /\b(10\.\d{4,9}\/[^\s"'<>]+)/i;
+// New-style (2007+) ids: YYMM.NNNN(N), optional vN. Old-style: archive(.subject)/YYMMNNN.
+const ARXIV_NEW_RE = /^(\d{4}\.\d{4,5})(v\d+)?$/i;
+const ARXIV_OLD_RE = /^([a-z-]+(?:\.[a-z]{2})?\/\d{7})(v\d+)?$/i;
+const OPENALEX_RE = /^(?:https?:\/\/openalex\.org\/)?(W\d+)$/i;
+
+function stripDoi(raw: string): string | null {
+  const s = raw
+    .trim()
+    .replace(/^doi:\s*/i, "")
+    .replace(/^https?:\/\/(dx\.)?doi\.org\//i, "");
+  const m = DOI_RE.exec(s);
+  if (!m?.[1]) return null;
+  // Trailing sentence punctuation is never part of a DOI in running text.
+  return m[1].replace(/[.,;:)\]]+$/, "").toLowerCase();
+}
+
+function stripArxiv(raw: string): { id: string; version: number | null } | null {
+  const s = raw
+    .trim()
+    .replace(/^arxiv:\s*/i, "")
+    .replace(/^https?:\/\/(www\.)?arxiv\.org\/(abs|pdf)\//i, "")
+    .replace(/\.pdf$/i, "");
+  const m = ARXIV_NEW_RE.exec(s) ?? ARXIV_OLD_RE.exec(s);
+  if (!m?.[1]) return null;
+  const version = m[2] ? Number.parseInt(m[2].slice(1), 10) : null;
+  return { id: m[1].toLowerCase(), version };
+}
+
+/**
+ * Canonicalise a paper identifier written in any common form. Returns null when the string is
+ * not a DOI, arXiv id or OpenAlex id.
+ * "arXiv:2405.14831v2" -> "arxiv:2405.14831"; "https://doi.org/10.1145/X" -> "doi:10.1145/x";
+ * "https://openalex.org/W2741809807" -> "openalex:W2741809807".
+ */
+export function canonicalPaperId(raw: string): string | null {
+  const t = raw.trim();
+  if (/^(doi:|https?:\/\/(dx\.)?doi\.org\/|10\.\d{4,9}\/)/i.test(t)) {
+    const d = stripDoi(t);
+    return d ? `doi:${d}` : null;
+  }
+  if (/^(arxiv:|https?:\/\/(www\.)?arxiv\.org\/)/i.test(t) || ARXIV_NEW_RE.test(t) || ARXIV_OLD_RE.test(t)) {
+    const a = stripArxiv(t);
+    return a ? `arxiv:${a.id}` : null;
+  }
+  const o = OPENALEX_RE.exec(t.replace(/^openalex:\s*/i, ""));
+  if (o?.[1]) return `openalex:${o[1].toUpperCase()}`;
+  return null;
+}
+
+/** The arXiv version suffix, if the identifier carries one ("2405.14831v3" -> 3). */
+export function arxivVersion(raw: string): number | null {
+  return stripArxiv(raw)?.version ?? null;
+}
+
+/**
+ * Canonical entity id for an entity declared at ingest. Paper-like ids normalise through
+ * canonicalPaperId; otherwise "<type>:<slug>" (an explicit "<type>:<x>" id is kept, slugged).
+ */
+export function canonicalEntityId(type: string, idOrName: string): string {
+  const paper = canonicalPaperId(idOrName);
+  if (paper) return paper;
+  const m = /^([a-z_]+):(.+)$/i.exec(idOrName.trim());
+  if (m?.[1] && m[2]) return `${m[1].toLowerCase()}:${slug(m[2])}`;
+  return `${type}:${slug(idOrName)}`;
+}
+
+/** Find identifier mentions (DOI, arXiv, OpenAlex) in free text; returns canonical ids, deduplicated. */
+export function findIdentifiers(text: string): Array<{ text: string; id: string }> {
+  const out: Array<{ text: string; id: string }> = [];
+  const seen = new Set<string>();
+  const push = (t: string) => {
+    const id = canonicalPaperId(t);
+    if (id && !seen.has(id)) {
+      seen.add(id);
+      out.push({ text: t, id });
+    }
+  };
+  for (const m of text.matchAll(/\b(?:doi:\s*|https?:\/\/(?:dx\.)?doi\.org\/)?10\.\d{4,9}\/[^\s"'<>,;]+/gi)) push(m[0]);
+  for (const m of text.matchAll(/\b(?:arxiv:\s*|https?:\/\/(?:www\.)?arxiv\.org\/(?:abs|pdf)\/)?\d{4}\.\d{4,5}(?:v\d+)?\b/gi))
+    push(m[0]);
+  for (const m of text.matchAll(/\barxiv:\s*[a-z-]+(?:\.[a-z]{2})?\/\d{7}(?:v\d+)?\b/gi)) push(m[0]);
+  for (const m of text.matchAll(/\b(?:https?:\/\/openalex\.org\/|openalex:\s*)?W\d{6,}\b/g)) push(m[0]);
+  return out;
+}

@@ -1,0 +1,63 @@
+/**
+ * Ports: the narrow interfaces the core needs from the outside world. Each has a local
+ * implementation (src/adapters/local, runs in Node and workerd) and a production one
+ * (src/adapters/r2, vectorize, workers-ai, d1). One contract suite per port runs against all.
+ */
+import type { ChunkKind, EvidenceCard } from "./types";
+
+/** Immutable blob storage for chunk contents (R2 in production). */
+export interface BlobStore {
+  /** Idempotent: writing the same key twice with the same bytes is a no-op. */
+  put(key: string, text: string): Promise<void>;
+  get(key: string): Promise<string | null>;
+  has(key: string): Promise<boolean>;
+}
+
+export interface VectorRecord {
+  id: string;
+  values: Float32Array;
+}
+
+export interface VectorMatch {
+  id: string;
+  score: number;
+}
+
+/** Head-embedding index (Vectorize in production). One namespace per archive. */
+export interface VectorIndex {
+  upsert(namespace: string, records: VectorRecord[]): Promise<void>;
+  /** Top-k by cosine similarity, best first. k <= 100 (Vectorize limit). */
+  query(namespace: string, vector: Float32Array, topK: number): Promise<VectorMatch[]>;
+  deleteByIds(namespace: string, ids: string[]): Promise<void>;
+}
+
+export interface Embedder {
+  /** Stable model identifier, stored with vectors so a model change is detectable. */
+  readonly model: string;
+  readonly dims: number;
+  /** L2-normalised vectors, one per text. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export interface DistillInput {
+  query: string;
+  artifactId: string;
+  version: number;
+  kind: ChunkKind;
+  title: string;
+  content: string;
+  /** Facts the card's assumptions should carry (validity range, boundaries). */
+  context: { validFrom: number; validTo: number | null; boundaries: string[]; deprecatedBy: string | null };
+  /** Hard token cap for the serialised card. */
+  budgetTokens: number;
+}
+
+export interface Distiller {
+  readonly name: string;
+  /** Returns null when not even a minimal card (2 anchors) fits the budget. */
+  distill(input: DistillInput): Promise<EvidenceCard | null>;
+}
+
+export interface Clock {
+  now(): number;
+}

@@ -1,0 +1,211 @@
+/**
+ * Domain types shared by the pure core. Nothing here imports cloudflare:*, hono or drizzle.
+ * Times are epoch milliseconds (number). "Infinity" is used for open-ended validity in memory;
+ * storage layers map it to NULL.
+ */
+
+export const CHUNK_KINDS = [
+  "paper",
+  "section",
+  "code_unit",
+  "benchmark_row",
+  "record",
+  "decision",
+  "note",
+  "dataset",
+  "technique",
+] as const;
+export type ChunkKind = (typeof CHUNK_KINDS)[number];
+
+/** DESIGN section 1, promise 3: structural and causal/historical edge types. */
+export const STRUCTURAL_EDGE_TYPES = [
+  "cites",
+  "benchmarked-on",
+  "implements",
+  "tests",
+  "part-of",
+  "depends-on",
+] as const;
+export const CAUSAL_EDGE_TYPES = ["introduced-by", "discussed-in", "deprecated-by", "motivates"] as const;
+export const EDGE_TYPES = [...STRUCTURAL_EDGE_TYPES, ...CAUSAL_EDGE_TYPES] as const;
+export type EdgeType = (typeof EDGE_TYPES)[number];
+
+export const ENTITY_TYPES = ["paper", "method", "dataset", "metric", "symbol", "person", "venue", "concept"] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+export const ACCESS_CHANNELS = ["routing", "verification", "expansion"] as const;
+export type AccessChannel = (typeof ACCESS_CHANNELS)[number];
+
+/** Protocol constants from the method (seed 000, Appendix A.1); configurable per archive. */
+export interface KernelParams {
+  /** PPR continuation probability (restart = 1 - alpha). Paper: 0.85. */
+  alpha: number;
+  /** Diffusion steps. Paper: 20. */
+  iterations: number;
+  /** Bounded neighbour fanout per node. Paper: 32. */
+  kr: number;
+  /** Candidate head pool. Paper: 256. */
+  topM: number;
+  /** Router depth limit. */
+  dMax: number;
+  /** Weight of recency in the seed distribution (eta in eq. 2). */
+  eta: number;
+  /** Expert floors: a missing signal demotes, never deletes. */
+  floors: { sem: number; sym: number; graph: number; rec: number };
+  /** Recency half-life in days for p_rec. */
+  recencyHalfLifeDays: number;
+  /** Mass below this is not propagated further (local push); keeps diffusion O(1/epsilon). */
+  pushEpsilon: number;
+  /** Hard cap on nodes carried per diffusion step. */
+  maxFrontier: number;
+  /** Router beam width (candidates the router starts from). */
+  routerBeam: number;
+  /** Postings read per query entity (most recent first), so a hub entity costs O(cap), not O(N). */
+  maxPostingsPerEntity: number;
+}
+
+export const DEFAULT_PARAMS: KernelParams = {
+  alpha: 0.85,
+  iterations: 20,
+  kr: 32,
+  topM: 256,
+  dMax: 2,
+  eta: 0.1,
+  floors: { sem: 0.05, sym: 0.1, graph: 0.05, rec: 0.25 },
+  recencyHalfLifeDays: 30,
+  pushEpsilon: 1e-4,
+  maxFrontier: 4096,
+  routerBeam: 8,
+  maxPostingsPerEntity: 2048,
+};
+
+/**
+ * Changes applied to the capital chunk, in change-log order. D1's change_log table is the source of
+ * truth; the Durable Object replays these after loading a snapshot.
+ */
+export type ChangeOp =
+  | {
+      op: "head.upsert";
+      chunk: string;
+      kind: ChunkKind;
+      version: number;
+      /** Start of this version's validity; the previous version ends here. */
+      validFrom: number;
+      recordedAt: number;
+      /** Canonical entity ids (e.g. "arxiv:2405.14831", "method:hipporag"). */
+      entities: string[];
+      /** Boundary tags (scope tags), already normalised. */
+      boundaries: string[];
+      /** Base64 of the 32-byte SimHash sketch of the synopsis embedding. */
+      sketch: string;
+    }
+  | { op: "head.deprecate"; chunk: string; at: number; by: string | null }
+  | {
+      op: "edge.upsert";
+      src: string;
+      dst: string;
+      type: EdgeType;
+      weight: number;
+      validFrom: number;
+      /** null = open-ended */
+      validTo: number | null;
+    }
+  | { op: "edge.close"; src: string; dst: string; type: EdgeType; at: number }
+  | { op: "entity.upsert"; id: string; type: EntityType; name: string; at: number }
+  | { op: "alias.add"; entity: string; alias: string; validFrom: number; validTo: number | null }
+  | { op: "alias.close"; entity: string; alias: string; at: number }
+  | { op: "entity.merge"; from: string; into: string; at: number };
+
+export interface SemanticHit {
+  chunk: string;
+  /** cosine similarity in [-1, 1] */
+  score: number;
+}
+
+export interface ExpertScores {
+  sem: number;
+  sym: number;
+  graph: number;
+  rec: number;
+}
+
+export interface Candidate {
+  chunk: string;
+  kind: ChunkKind;
+  /** Version visible at the query time. */
+  version: number;
+  score: number;
+  experts: ExpertScores;
+  /** Raw diffusion mass g_i. */
+  mass: number;
+}
+
+export interface ResolvedMention {
+  text: string;
+  entity: string;
+  /** how it resolved: "identifier" | "alias" | "merge" ... */
+  via: string;
+}
+
+export interface RouterStep {
+  depth: number;
+  from: string;
+  to: string;
+  edgeType: EdgeType;
+  score: number;
+  accepted: boolean;
+}
+
+export interface RouteInput {
+  /** Normalised mention candidates from the analyser (see core/text/mentions). */
+  mentions: string[];
+  /** Canonical ids found by identifier regexes (DOI/arXiv/OpenAlex), already canonical. */
+  identifiers: string[];
+  /** Boundary tags given by the caller (already normalised). */
+  boundaries: string[];
+  semantic: SemanticHit[];
+  /** 32-byte sketch of the query embedding; lets us estimate p_sem for non-semantic candidates. */
+  querySketch: Uint8Array;
+  asOf: number;
+  now: number;
+  /** Edge types the router should prefer (from query intent). */
+  preferEdges?: EdgeType[];
+  /** Max chunks the router returns. */
+  limit: number;
+}
+
+export interface RouteResult {
+  candidates: Candidate[];
+  /** Router output in order: chunk ids to expand. */
+  selected: Array<{ chunk: string; version: number; score: number; depth: number; via: string | null }>;
+  trace: {
+    mentions: ResolvedMention[];
+    seeds: Array<{ chunk: string; weight: number; reasons: string[] }>;
+    diffusion: { touched: number; steps: number; mass: Array<{ chunk: string; mass: number }> };
+    routerSteps: RouterStep[];
+    filteredByTime: number;
+    candidatePool: number;
+  };
+}
+
+export interface AnchoredSpan {
+  artifact_id: string;
+  version: number;
+  start: number;
+  end: number;
+  snippet: string;
+}
+
+/** DESIGN section 2 step 7: the card schema (the contract). */
+export interface EvidenceCard {
+  artifact_id: string;
+  version: number;
+  kind: ChunkKind;
+  title: string;
+  claim_boundary: string;
+  logic_sketch: string;
+  assumptions: string[];
+  anchored_spans: AnchoredSpan[];
+  tokens: number;
+  distiller: string;
+}
