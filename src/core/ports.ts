@@ -3,7 +3,7 @@
  * implementation (src/adapters/local, runs in Node and workerd) and a production one
  * (src/adapters/r2, vectorize, workers-ai, d1). One contract suite per port runs against all.
  */
-import type { ChunkKind, EvidenceCard } from "./types";
+import type { AccessChannel, ChunkKind, EvidenceCard, RouteInput, RouteResult } from "./types";
 
 /** Immutable blob storage for chunk contents (R2 in production). */
 export interface BlobStore {
@@ -60,4 +60,47 @@ export interface Distiller {
 
 export interface Clock {
   now(): number;
+}
+
+/** The capital chunk of one archive (a Durable Object in production, an in-process store in Node). */
+export interface CapitalRouter {
+  route(input: RouteInput): Promise<RouteResult>;
+}
+
+/** A chunk version as stored (D1 row shape the query pipeline needs). */
+export interface StoredVersion {
+  chunkId: string;
+  version: number;
+  kind: ChunkKind;
+  title: string;
+  synopsis: string;
+  contentKey: string;
+  contentChars: number;
+  boundaries: string[];
+  validFrom: number;
+  validTo: number | null;
+  deprecatedBy: string | null;
+}
+
+export interface VersionReader {
+  /** The version of each chunk visible at time t (chunks with none are omitted). */
+  visibleAt(archiveId: string, chunkIds: string[], t: number): Promise<Map<string, StoredVersion>>;
+  /** An exact version (for anchors). */
+  exact(archiveId: string, chunkId: string, version: number): Promise<StoredVersion | null>;
+}
+
+export interface SessionEvent {
+  role: string;
+  text: string;
+  tokens: number;
+  at: number;
+}
+
+export interface SessionStore {
+  /** Most recent first, at most `limit`, only events at or before `asOf`. */
+  recent(archiveId: string, sessionId: string, asOf: number, limit: number): Promise<SessionEvent[]>;
+}
+
+export interface AccessLog {
+  record(archiveId: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>): Promise<void>;
 }

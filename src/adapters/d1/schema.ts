@@ -1,0 +1,201 @@
+/**
+ * D1 schema (drizzle). D1 is the source of truth for everything small; R2 holds contents and the
+ * capital-chunk snapshots; the Durable Object holds a rebuildable in-memory copy of the routing surface.
+ * Times are epoch milliseconds; NULL valid_to means open-ended.
+ */
+
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const archives = sqliteTable("archives", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  description: text("description").notNull().default(""),
+  /** JSON of KernelParams overrides. */
+  params: text("params").notNull().default("{}"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    archiveId: text("archive_id").notNull(),
+    /** SHA-256 hex of the secret; the secret itself is shown once and never stored. */
+    keyHash: text("key_hash").notNull(),
+    label: text("label").notNull().default(""),
+    /** Comma-separated scopes: read, write. */
+    scopes: text("scopes").notNull(),
+    createdAt: integer("created_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash").on(t.keyHash), index("api_keys_archive").on(t.archiveId)],
+);
+
+export const chunks = sqliteTable(
+  "chunks",
+  {
+    archiveId: text("archive_id").notNull(),
+    chunkId: text("chunk_id").notNull(),
+    kind: text("kind").notNull(),
+    latestVersion: integer("latest_version").notNull(),
+    firstValidFrom: integer("first_valid_from").notNull(),
+    deprecatedAt: integer("deprecated_at"),
+    deprecatedBy: text("deprecated_by"),
+    /** Id used in the vector index (the chunk id, or a hash when longer than Vectorize's 64 bytes). */
+    vectorId: text("vector_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.chunkId] }), index("chunks_vector").on(t.archiveId, t.vectorId)],
+);
+
+export const chunkVersions = sqliteTable(
+  "chunk_versions",
+  {
+    archiveId: text("archive_id").notNull(),
+    chunkId: text("chunk_id").notNull(),
+    version: integer("version").notNull(),
+    kind: text("kind").notNull(),
+    title: text("title").notNull(),
+    synopsis: text("synopsis").notNull(),
+    /** SHA-256 of the normalised artifact (content + head fields): equal hash = idempotent no-op. */
+    artifactHash: text("artifact_hash").notNull(),
+    /** SHA-256 of the content alone; the R2 key is derived from it. */
+    contentHash: text("content_hash").notNull(),
+    contentKey: text("content_key").notNull(),
+    contentChars: integer("content_chars").notNull(),
+    /** JSON string[] of canonical entity ids. */
+    entities: text("entities").notNull(),
+    /** JSON string[] of boundary tags. */
+    boundaries: text("boundaries").notNull(),
+    /** JSON of the declared edges of this version. */
+    edges: text("edges").notNull(),
+    validFrom: integer("valid_from").notNull(),
+    validTo: integer("valid_to"),
+    recordedAt: integer("recorded_at").notNull(),
+    source: text("source").notNull().default(""),
+  },
+  (t) => [
+    primaryKey({ columns: [t.archiveId, t.chunkId, t.version] }),
+    index("versions_time").on(t.archiveId, t.chunkId, t.validFrom),
+  ],
+);
+
+export const entities = sqliteTable(
+  "entities",
+  {
+    archiveId: text("archive_id").notNull(),
+    entityId: text("entity_id").notNull(),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    mergedInto: text("merged_into"),
+    mergedAt: integer("merged_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.entityId] })],
+);
+
+export const entityAliases = sqliteTable(
+  "entity_aliases",
+  {
+    archiveId: text("archive_id").notNull(),
+    entityId: text("entity_id").notNull(),
+    alias: text("alias").notNull(),
+    aliasNorm: text("alias_norm").notNull(),
+    validFrom: integer("valid_from").notNull(),
+    validTo: integer("valid_to"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.archiveId, t.entityId, t.aliasNorm, t.validFrom] }),
+    index("aliases_norm").on(t.archiveId, t.aliasNorm),
+  ],
+);
+
+/** Entity history: creation, alias, rename, merge, with the time each took effect. */
+export const entityEvents = sqliteTable(
+  "entity_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    entityId: text("entity_id").notNull(),
+    op: text("op").notNull(),
+    detail: text("detail").notNull(),
+    at: integer("at").notNull(),
+    recordedAt: integer("recorded_at").notNull(),
+  },
+  (t) => [index("entity_events_entity").on(t.archiveId, t.entityId)],
+);
+
+export const edges = sqliteTable(
+  "edges",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    src: text("src").notNull(),
+    dst: text("dst").notNull(),
+    type: text("type").notNull(),
+    weight: real("weight").notNull(),
+    validFrom: integer("valid_from").notNull(),
+    validTo: integer("valid_to"),
+    /** Version of the source chunk that declared the edge (0 for lifecycle edges). */
+    version: integer("version").notNull(),
+    recordedAt: integer("recorded_at").notNull(),
+  },
+  (t) => [
+    index("edges_src").on(t.archiveId, t.src),
+    index("edges_dst").on(t.archiveId, t.dst),
+    uniqueIndex("edges_unique").on(t.archiveId, t.src, t.dst, t.type, t.validFrom),
+  ],
+);
+
+/** Ordered changes the capital chunk replays (after its latest snapshot). */
+export const changeLog = sqliteTable(
+  "change_log",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    op: text("op").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("change_log_archive").on(t.archiveId, t.seq)],
+);
+
+export const capitalSnapshots = sqliteTable(
+  "capital_snapshots",
+  {
+    archiveId: text("archive_id").notNull(),
+    seq: integer("seq").notNull(),
+    r2Key: text("r2_key").notNull(),
+    bytes: integer("bytes").notNull(),
+    heads: integer("heads").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.seq] })],
+);
+
+export const accessEvents = sqliteTable(
+  "access_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    chunkId: text("chunk_id").notNull(),
+    channel: text("channel").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("access_chunk").on(t.archiveId, t.chunkId), index("access_time").on(t.archiveId, t.at)],
+);
+
+export const sessionEvents = sqliteTable(
+  "session_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    role: text("role").notNull(),
+    text: text("text").notNull(),
+    tokens: integer("tokens").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("session_events_session").on(t.archiveId, t.sessionId, t.id)],
+);
+

@@ -1,0 +1,67 @@
+import { DurableObject } from "cloudflare:workers";
+import type { VectorIndex, VectorMatch, VectorRecord } from "../../core/ports";
+import { ExactCosineSpace } from "./memory-vectors";
+
+/**
+ * Local stand-in for Vectorize (which cannot run in workerd): one SQLite-backed Durable Object per
+ * archive holding head embeddings, with an exact in-memory cosine scan. Thin shell over ExactCosineSpace.
+ */
+export class LocalVectorIndex extends DurableObject<Record<string, never>> {
+  private readonly space = new ExactCosineSpace();
+
+  constructor(ctx: DurableObjectState, env: Record<string, never>) {
+    super(ctx, env);
+    ctx.blockConcurrencyWhile(async () => {
+      ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS vectors (id TEXT PRIMARY KEY, v BLOB NOT NULL)");
+      for (const row of ctx.storage.sql.exec<{ id: string; v: ArrayBuffer }>("SELECT id, v FROM vectors")) {
+        this.space.upsert(row.id, new Float32Array(row.v));
+      }
+    });
+  }
+
+  upsert(records: Array<{ id: string; values: Float32Array }>): number {
+    this.ctx.storage.transactionSync(() => {
+      for (const r of records) {
+        const v = Float32Array.from(r.values);
+        this.ctx.storage.sql.exec("INSERT OR REPLACE INTO vectors (id, v) VALUES (?, ?)", r.id, v.buffer);
+        this.space.upsert(r.id, v);
+      }
+    });
+    return this.space.size;
+  }
+
+  query(vector: Float32Array, topK: number): VectorMatch[] {
+    return this.space.query(Float32Array.from(vector), Math.min(topK, 100));
+  }
+
+  deleteByIds(ids: string[]): number {
+    this.ctx.storage.transactionSync(() => {
+      for (const id of ids) {
+        this.ctx.storage.sql.exec("DELETE FROM vectors WHERE id = ?", id);
+        this.space.delete(id);
+      }
+    });
+    return this.space.size;
+  }
+}
+
+/** VectorIndex port over the LocalVectorIndex objects (namespace = archive id). */
+export class DoVectorIndex implements VectorIndex {
+  constructor(private readonly ns: DurableObjectNamespace<LocalVectorIndex>) {}
+
+  private stub(namespace: string) {
+    return this.ns.get(this.ns.idFromName(`vectors:${namespace}`));
+  }
+
+  async upsert(namespace: string, records: VectorRecord[]): Promise<void> {
+    if (records.length) await this.stub(namespace).upsert(records);
+  }
+
+  async query(namespace: string, vector: Float32Array, topK: number): Promise<VectorMatch[]> {
+    return this.stub(namespace).query(vector, topK);
+  }
+
+  async deleteByIds(namespace: string, ids: string[]): Promise<void> {
+    if (ids.length) await this.stub(namespace).deleteByIds(ids);
+  }
+}

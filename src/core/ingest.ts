@@ -1,0 +1,380 @@
+/**
+ * Ingest planning: a pure function from (batch, existing state) to the exact set of writes.
+ * The storage adapter executes the plan in one atomic D1 batch, so a batch lands whole or not at all,
+ * and re-running the same batch plans nothing (idempotent: equal artifact hash = no-op).
+ */
+import { type Failure, fail, ok, type Result } from "./errors";
+import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "./ids";
+import { splitSentences } from "./text/sentences";
+import { truncateToTokens } from "./text/tokenizer";
+import type { ChangeOp, ChunkKind, EdgeType, EntityType } from "./types";
+
+export interface EntityInput {
+  type: EntityType;
+  id?: string | undefined;
+  name: string;
+  aliases?: string[] | undefined;
+}
+
+export interface EdgeInput {
+  type: EdgeType;
+  target: string;
+  weight?: number | undefined;
+  valid_from?: number | undefined;
+  valid_to?: number | null | undefined;
+}
+
+export interface ArtifactInput {
+  id: string;
+  kind: ChunkKind;
+  title: string;
+  synopsis?: string | undefined;
+  content: string;
+  entities?: EntityInput[] | undefined;
+  boundaries?: string[] | undefined;
+  edges?: EdgeInput[] | undefined;
+  /** epoch ms; defaults to the ingest time */
+  valid_from?: number | undefined;
+  source?: string | undefined;
+}
+
+/** What storage knows about an artifact id before the batch. */
+export interface ExistingChunk {
+  chunkId: string;
+  latestVersion: number;
+  artifactHash: string;
+  validFrom: number;
+  deprecatedAt: number | null;
+  /** Open (valid_to NULL) edges declared by this chunk. */
+  openEdges: Array<{ dst: string; type: EdgeType; weight: number; validFrom: number }>;
+}
+
+export interface ExistingState {
+  chunks: Map<string, ExistingChunk>;
+  /** Entity ids that already exist. */
+  entities: Set<string>;
+  /** "<entityId>\u0000<aliasNorm>" pairs with an open alias row. */
+  aliases: Set<string>;
+}
+
+export interface VersionRow {
+  chunkId: string;
+  version: number;
+  kind: ChunkKind;
+  title: string;
+  synopsis: string;
+  artifactHash: string;
+  contentHash: string;
+  contentKey: string;
+  content: string;
+  contentChars: number;
+  entities: string[];
+  boundaries: string[];
+  edges: EdgeInput[];
+  validFrom: number;
+  recordedAt: number;
+  source: string;
+  /** Previous version to close at validFrom (0 = none). */
+  closesVersion: number;
+}
+
+export interface EdgeRow {
+  src: string;
+  dst: string;
+  type: EdgeType;
+  weight: number;
+  validFrom: number;
+  validTo: number | null;
+  version: number;
+}
+
+export interface EntityRow {
+  entityId: string;
+  type: EntityType;
+  name: string;
+}
+
+export interface AliasRow {
+  entityId: string;
+  alias: string;
+  aliasNorm: string;
+  validFrom: number;
+}
+
+export interface IngestPlan {
+  results: Array<{ id: string; status: "created" | "updated" | "unchanged"; version: number }>;
+  versions: VersionRow[];
+  edgeInserts: EdgeRow[];
+  edgeCloses: Array<{ src: string; dst: string; type: EdgeType; at: number }>;
+  entityInserts: EntityRow[];
+  aliasInserts: AliasRow[];
+  ops: ChangeOp[];
+}
+
+export const INGEST_LIMITS = {
+  /** Artifacts per batch: 200 keeps one D1 batch well under its statement and time limits. */
+  maxArtifacts: 200,
+  /** 2 MiB of content per artifact (R2 has no practical limit; this bounds Worker memory per batch). */
+  maxContentChars: 2 * 1024 * 1024,
+  maxEntitiesPerArtifact: 200,
+  maxEdgesPerArtifact: 500,
+} as const;
+
+/** Synopsis derived when absent: the first two sentences, at most 60 tokens (heads must stay small). */
+export function deriveSynopsis(title: string, content: string): string {
+  const sentences = splitSentences(content.slice(0, 4000)).slice(0, 2);
+  const text = sentences.map((s) => s.text).join(" ") || title;
+  return truncateToTokens(text, 60);
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function contentKey(archiveId: string, contentHash: string): string {
+  // Content-addressed and immutable: a retry rewrites the same bytes to the same key.
+  return `archives/${archiveId}/content/${contentHash}`;
+}
+
+function normBoundary(tag: string): string {
+  return tag
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, "-");
+}
+
+export interface NormalisedArtifact {
+  input: ArtifactInput;
+  synopsis: string;
+  entityRows: Array<EntityRow & { aliases: string[] }>;
+  entityIds: string[];
+  boundaries: string[];
+  edges: Array<Required<Pick<EdgeInput, "type" | "target" | "weight">> & EdgeInput>;
+}
+
+function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> {
+  const field = (f: string) => `artifacts.${index}.${f}`;
+  if (a.content.length > INGEST_LIMITS.maxContentChars)
+    return fail(
+      "too_large",
+      `content of ${a.id} has ${a.content.length} characters; the limit is ${INGEST_LIMITS.maxContentChars}`,
+      field("content"),
+      "split the artifact into sections (kind 'section' with a part-of edge to the paper)",
+    );
+  const entityRows = new Map<string, EntityRow & { aliases: string[] }>();
+  for (const e of a.entities ?? []) {
+    const id = canonicalEntityId(e.type, e.id ?? e.name);
+    const prev = entityRows.get(id);
+    const aliases = [e.name, ...(e.aliases ?? [])];
+    if (e.id && !canonicalPaperId(e.id)) aliases.push(e.id.replace(/^[a-z_]+:/i, ""));
+    if (prev) prev.aliases.push(...aliases);
+    else entityRows.set(id, { entityId: id, type: e.type, name: e.name, aliases });
+  }
+  // A paper artifact is its own entity, so "arXiv:2405.14831v2" in a query finds it.
+  const selfId = canonicalPaperId(a.id);
+  if (selfId && !entityRows.has(selfId))
+    entityRows.set(selfId, { entityId: selfId, type: "paper", name: a.title, aliases: [a.title] });
+  // Identifiers written in the text ground the chunk to those papers (deterministic analyser).
+  for (const { id, text } of findIdentifiers(`${a.title}\n${a.synopsis ?? ""}\n${a.content.slice(0, 200_000)}`)) {
+    if (!entityRows.has(id)) entityRows.set(id, { entityId: id, type: "paper", name: text, aliases: [] });
+  }
+  const edges: NormalisedArtifact["edges"] = [];
+  const seenEdge = new Set<string>();
+  for (const [j, e] of (a.edges ?? []).entries()) {
+    if (e.target === a.id)
+      return fail("validation", `edge ${j} of ${a.id} points at itself`, `${field("edges")}.${j}.target`, "remove the self-edge");
+    const key = `${e.type}\u0000${e.target}`;
+    if (seenEdge.has(key)) continue;
+    seenEdge.add(key);
+    edges.push({ ...e, weight: e.weight ?? 1 });
+  }
+  return ok({
+    input: a,
+    synopsis: a.synopsis?.trim() || deriveSynopsis(a.title, a.content),
+    entityRows: [...entityRows.values()],
+    entityIds: [...entityRows.keys()].sort(),
+    boundaries: [...new Set((a.boundaries ?? []).map(normBoundary).filter(Boolean))].sort(),
+    edges: edges.sort((x, y) => (x.type + x.target < y.type + y.target ? -1 : 1)),
+  });
+}
+
+/** Hash of everything that defines a version; valid_from and source are metadata, not identity. */
+async function artifactHash(n: NormalisedArtifact): Promise<string> {
+  return sha256Hex(
+    JSON.stringify([
+      n.input.kind,
+      n.input.title,
+      n.synopsis,
+      n.input.content,
+      n.entityIds,
+      n.boundaries,
+      n.edges.map((e) => [e.type, e.target, e.weight, e.valid_from ?? null, e.valid_to ?? null]),
+    ]),
+  );
+}
+
+export interface PreparedBatch {
+  items: NormalisedArtifact[];
+  chunkIds: string[];
+  /** Canonical entity ids the batch declares (storage loads which of them already exist). */
+  entityIds: string[];
+}
+
+/** Validate and normalise a batch (no I/O). Fails on the first invalid artifact, naming its field. */
+export function prepareBatch(batch: ArtifactInput[]): Result<PreparedBatch> {
+  if (batch.length > INGEST_LIMITS.maxArtifacts)
+    return fail(
+      "too_large",
+      `batch has ${batch.length} artifacts; the limit is ${INGEST_LIMITS.maxArtifacts}`,
+      "artifacts",
+      `send at most ${INGEST_LIMITS.maxArtifacts} artifacts per request`,
+    );
+  const seenIds = new Map<string, number>();
+  const items: NormalisedArtifact[] = [];
+  const entityIds = new Set<string>();
+  for (const [i, a] of batch.entries()) {
+    const prev = seenIds.get(a.id);
+    if (prev !== undefined)
+      return fail(
+        "validation",
+        `artifact id ${a.id} appears twice in the batch (indexes ${prev} and ${i})`,
+        `artifacts.${i}.id`,
+        "send one artifact per id per batch; send revisions in a later batch",
+      );
+    seenIds.set(a.id, i);
+    const n = normalise(a, i);
+    if (!n.ok) return n;
+    items.push(n.value);
+    for (const e of n.value.entityIds) entityIds.add(e);
+  }
+  return ok({ items, chunkIds: [...seenIds.keys()], entityIds: [...entityIds] });
+}
+
+/**
+ * Plan a prepared batch against what storage holds. `sketchOf` turns a head text into the base64
+ * SimHash sketch carried by head.upsert. Planning writes nothing; it fails on the first conflict.
+ */
+export async function planIngest(
+  archiveId: string,
+  prepared: PreparedBatch,
+  existing: ExistingState,
+  now: number,
+  sketchOf: (text: string) => Promise<string>,
+): Promise<Result<IngestPlan>> {
+  const plan: IngestPlan = {
+    results: [],
+    versions: [],
+    edgeInserts: [],
+    edgeCloses: [],
+    entityInserts: [],
+    aliasInserts: [],
+    ops: [],
+  };
+  const newEntities = new Set<string>();
+  const newAliases = new Set<string>();
+  for (const [i, norm] of prepared.items.entries()) {
+    const a = norm.input;
+    const hash = await artifactHash(norm);
+    const prev = existing.chunks.get(a.id);
+    if (prev && prev.artifactHash === hash) {
+      plan.results.push({ id: a.id, status: "unchanged", version: prev.latestVersion });
+      continue;
+    }
+    const validFrom = a.valid_from ?? now;
+    if (prev) {
+      if (prev.deprecatedAt !== null)
+        return fail(
+          "conflict",
+          `${a.id} was deprecated at ${new Date(prev.deprecatedAt).toISOString()}; deprecated chunks take no new versions`,
+          `artifacts.${i}.id`,
+          "ingest the successor under a new id",
+        );
+      if (validFrom <= prev.validFrom)
+        return fail(
+          "conflict",
+          `valid_from of the new version of ${a.id} (${new Date(validFrom).toISOString()}) must be after the current version's (${new Date(prev.validFrom).toISOString()})`,
+          `artifacts.${i}.valid_from`,
+          "omit valid_from (defaults to now) or give a later time; versions never overlap",
+        );
+    }
+    const version = (prev?.latestVersion ?? 0) + 1;
+    const contentHash = await sha256Hex(a.content);
+    plan.versions.push({
+      chunkId: a.id,
+      version,
+      kind: a.kind,
+      title: a.title,
+      synopsis: norm.synopsis,
+      artifactHash: hash,
+      contentHash,
+      contentKey: contentKey(archiveId, contentHash),
+      content: a.content,
+      contentChars: a.content.length,
+      entities: norm.entityIds,
+      boundaries: norm.boundaries,
+      edges: norm.edges,
+      validFrom,
+      recordedAt: now,
+      source: a.source ?? "",
+      closesVersion: prev?.latestVersion ?? 0,
+    });
+    plan.results.push({ id: a.id, status: prev ? "updated" : "created", version });
+
+    for (const e of norm.entityRows) {
+      if (!existing.entities.has(e.entityId) && !newEntities.has(e.entityId)) {
+        newEntities.add(e.entityId);
+        plan.entityInserts.push({ entityId: e.entityId, type: e.type, name: e.name });
+        plan.ops.push({ op: "entity.upsert", id: e.entityId, type: e.type, name: e.name, at: validFrom });
+      }
+      for (const alias of e.aliases) {
+        const aliasNorm = normAlias(alias);
+        if (!aliasNorm) continue;
+        const key = `${e.entityId}\u0000${aliasNorm}`;
+        if (existing.aliases.has(key) || newAliases.has(key)) continue;
+        newAliases.add(key);
+        plan.aliasInserts.push({ entityId: e.entityId, alias, aliasNorm, validFrom });
+        plan.ops.push({ op: "alias.add", entity: e.entityId, alias, validFrom, validTo: null });
+      }
+    }
+
+    plan.ops.push({
+      op: "head.upsert",
+      chunk: a.id,
+      kind: a.kind,
+      version,
+      validFrom,
+      recordedAt: now,
+      entities: norm.entityIds,
+      boundaries: norm.boundaries,
+      sketch: await sketchOf(`${a.title}. ${norm.synopsis}`),
+    });
+
+    // Temporal edges: keep unchanged open edges, close dropped/changed ones at this version's start.
+    const open = new Map((prev?.openEdges ?? []).map((e) => [`${e.type}\u0000${e.dst}`, e]));
+    for (const e of norm.edges) {
+      const key = `${e.type}\u0000${e.target}`;
+      const cur = open.get(key);
+      const from = e.valid_from ?? validFrom;
+      const to = e.valid_to ?? null;
+      if (cur && cur.weight === e.weight && to === null) {
+        open.delete(key);
+        continue;
+      }
+      if (cur) {
+        open.delete(key);
+        plan.edgeCloses.push({ src: a.id, dst: e.target, type: e.type, at: validFrom });
+        plan.ops.push({ op: "edge.close", src: a.id, dst: e.target, type: e.type, at: validFrom });
+      }
+      plan.edgeInserts.push({ src: a.id, dst: e.target, type: e.type, weight: e.weight, validFrom: from, validTo: to, version });
+      plan.ops.push({ op: "edge.upsert", src: a.id, dst: e.target, type: e.type, weight: e.weight, validFrom: from, validTo: to });
+    }
+    for (const e of open.values()) {
+      plan.edgeCloses.push({ src: a.id, dst: e.dst, type: e.type, at: validFrom });
+      plan.ops.push({ op: "edge.close", src: a.id, dst: e.dst, type: e.type, at: validFrom });
+    }
+  }
+  return ok(plan);
+}
+
+export type { Failure };

@@ -1,0 +1,315 @@
+/**
+ * The query pipeline: route first (heads only), expand second (contents of the chosen chunks at the
+ * query time), distill last (cards within the token budget). Pure orchestration over ports.
+ */
+import type { AccessLog, BlobStore, CapitalRouter, Clock, Distiller, Embedder, SessionEvent, SessionStore, VectorIndex, VersionReader } from "./ports";
+import { simhash } from "./sketch";
+import { extractMentions } from "./text/mentions";
+import { countTokens } from "./text/tokenizer";
+import type { AnchoredSpan, EdgeType, EvidenceCard, RouteResult, SemanticHit } from "./types";
+
+export interface QueryDeps {
+  embedder: Embedder;
+  vectors: VectorIndex;
+  router: CapitalRouter;
+  versions: VersionReader;
+  blobs: BlobStore;
+  distiller: Distiller;
+  sessions: SessionStore;
+  access: AccessLog;
+  clock: Clock;
+  /** Maps vector-index ids back to chunk ids (identity unless ids were hashed to fit Vectorize). */
+  chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>>;
+}
+
+export interface RouteRequest {
+  archiveId: string;
+  query: string;
+  asOf?: number | undefined;
+  boundaries?: string[] | undefined;
+  limit?: number | undefined;
+}
+
+export interface ContextRequest extends RouteRequest {
+  budgetTokens: number;
+  sessionId?: string | undefined;
+  /** Share of the budget the short-term window may take (default 0.25). */
+  shortTermShare?: number | undefined;
+  maxCards?: number | undefined;
+  /** Upper bound per card (default 400 tokens) so one long chunk cannot take the whole budget. */
+  maxCardTokens?: number | undefined;
+}
+
+export type Timings = Record<string, number>;
+
+/** Vectorize returns at most 100 ids per query; that is also our semantic seed cap. */
+const SEMANTIC_TOP_K = 100;
+
+const HISTORY_RE = /\b(why|history|historical|rationale|introduc\w*|origin\w*|deprecat\w*|supersed\w*|replac\w*|chang\w*|renam\w*|before|earlier)\b/i;
+const BIBLIO_RE = /\b(cit\w*|reference\w*|benchmark\w*|evaluat\w*|dataset\w*|baseline\w*|compar\w*|prior work)\b/i;
+const CODE_RE = /\b(implement\w*|code|function|class|module|test\w*|repo\w*)\b/i;
+
+/** Typed edges steer the router (DESIGN step 5): infer which ones from the query's wording. */
+export function preferredEdges(query: string): EdgeType[] {
+  const out: EdgeType[] = [];
+  if (HISTORY_RE.test(query)) out.push("introduced-by", "discussed-in", "deprecated-by", "motivates");
+  if (BIBLIO_RE.test(query)) out.push("cites", "benchmarked-on");
+  if (CODE_RE.test(query)) out.push("implements", "tests", "depends-on");
+  return out;
+}
+
+function timer(clock: () => number) {
+  const timings: Timings = {};
+  let last = clock();
+  const start = last;
+  return {
+    timings,
+    lap(name: string) {
+      const t = clock();
+      timings[name] = Math.round((t - last) * 1000) / 1000;
+      last = t;
+    },
+    total() {
+      timings.total = Math.round((clock() - start) * 1000) / 1000;
+    },
+  };
+}
+
+const perfNow = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
+
+export interface RouteResponse {
+  route: RouteResult;
+  asOf: number;
+  semantic: SemanticHit[];
+  timings: Timings;
+}
+
+export async function routeQuery(deps: QueryDeps, req: RouteRequest): Promise<RouteResponse> {
+  const t = timer(perfNow);
+  const now = deps.clock.now();
+  const asOf = req.asOf ?? now;
+  const { identifiers, candidates } = extractMentions(req.query);
+  t.lap("analyse");
+  const [qvec] = await deps.embedder.embed([req.query]);
+  const vec = qvec ?? new Float32Array(deps.embedder.dims);
+  t.lap("embed");
+  const matches = await deps.vectors.query(req.archiveId, vec, SEMANTIC_TOP_K);
+  const hashed = matches.filter((m) => m.id.startsWith("sha:")).map((m) => m.id);
+  const idMap = hashed.length ? await deps.chunkIdsForVectorIds(req.archiveId, hashed) : new Map<string, string>();
+  const semantic = matches.map((m) => ({ chunk: idMap.get(m.id) ?? m.id, score: m.score }));
+  t.lap("semantic");
+  const route = await deps.router.route({
+    mentions: candidates,
+    identifiers: identifiers.map((i) => i.id),
+    boundaries: (req.boundaries ?? []).map((b) => b.trim().toLowerCase().replace(/\s+/g, "-")),
+    semantic,
+    querySketch: simhash(vec),
+    asOf,
+    now,
+    preferEdges: preferredEdges(req.query),
+    limit: req.limit ?? 32,
+  });
+  t.lap("route");
+  await deps.access.record(
+    req.archiveId,
+    route.selected.map((s) => ({ chunk: s.chunk, channel: "routing" as const, at: now })),
+  );
+  t.lap("log");
+  t.total();
+  return { route, asOf, semantic, timings: t.timings };
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  });
+  await Promise.all(workers);
+  return out;
+}
+
+export interface ExpandRequest {
+  archiveId: string;
+  query: string;
+  chunks: Array<{ chunk: string; version?: number | undefined }>;
+  asOf?: number | undefined;
+  budgetTokens: number;
+  maxCardTokens?: number | undefined;
+}
+
+export interface ExpandResponse {
+  cards: EvidenceCard[];
+  skipped: Array<{ chunk: string; reason: "not_visible" | "missing_content" | "over_budget" | "version_not_found" }>;
+  tokens: number;
+  timings: Timings;
+}
+
+/** Open contents lazily (only chunks already chosen) and distill them in order within the budget. */
+export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise<ExpandResponse> {
+  const t = timer(perfNow);
+  const now = deps.clock.now();
+  const asOf = req.asOf ?? now;
+  const maxCard = req.maxCardTokens ?? 400;
+  const skipped: ExpandResponse["skipped"] = [];
+  const visible = await deps.versions.visibleAt(
+    req.archiveId,
+    req.chunks.filter((c) => c.version === undefined).map((c) => c.chunk),
+    asOf,
+  );
+  const rows = await mapLimit(req.chunks, 6, async (c) => {
+    if (c.version !== undefined) return deps.versions.exact(req.archiveId, c.chunk, c.version);
+    return visible.get(c.chunk) ?? null;
+  });
+  // R2 allows 6 simultaneous connections per request; contents are read 6 at a time.
+  const contents = await mapLimit(rows, 6, async (r) => (r ? deps.blobs.get(r.contentKey) : null));
+  t.lap("expand");
+  const cards: EvidenceCard[] = [];
+  let used = 0;
+  for (const [i, c] of req.chunks.entries()) {
+    const row = rows[i];
+    const content = contents[i];
+    if (!row) {
+      skipped.push({ chunk: c.chunk, reason: c.version !== undefined ? "version_not_found" : "not_visible" });
+      continue;
+    }
+    if (content == null) {
+      skipped.push({ chunk: c.chunk, reason: "missing_content" });
+      continue;
+    }
+    const remaining = req.budgetTokens - used;
+    const card = await deps.distiller.distill({
+      query: req.query,
+      artifactId: row.chunkId,
+      version: row.version,
+      kind: row.kind,
+      title: row.title,
+      content,
+      context: { validFrom: row.validFrom, validTo: row.validTo, boundaries: row.boundaries, deprecatedBy: row.deprecatedBy },
+      budgetTokens: Math.min(remaining, maxCard),
+    });
+    if (!card || card.tokens > remaining) {
+      skipped.push({ chunk: c.chunk, reason: "over_budget" });
+      continue;
+    }
+    used += card.tokens;
+    cards.push(card);
+  }
+  t.lap("distill");
+  await deps.access.record(
+    req.archiveId,
+    cards.map((c) => ({ chunk: c.artifact_id, channel: "expansion" as const, at: now })),
+  );
+  t.total();
+  return { cards, skipped, tokens: used, timings: t.timings };
+}
+
+export interface ContextResponse {
+  asOf: number;
+  shortTerm: SessionEvent[];
+  cards: EvidenceCard[];
+  budget: { total: number; shortTerm: number; cards: number; remaining: number; tokenizer: string };
+  route: RouteResult;
+  skipped: ExpandResponse["skipped"];
+  timings: Timings;
+}
+
+/** P_B(q, t) = short-term window + cards, with Tok(window) + sum Tok(cards) <= B (eq. 1). */
+export async function contextQuery(deps: QueryDeps, req: ContextRequest, tokenizer: string): Promise<ContextResponse> {
+  const now = deps.clock.now();
+  const asOf = req.asOf ?? now;
+  const maxCards = req.maxCards ?? 8;
+  const routed = await routeQuery(deps, { ...req, limit: Math.max(maxCards * 2, req.limit ?? 0) });
+  const t0 = perfNow();
+  const shortTerm: SessionEvent[] = [];
+  let shortTokens = 0;
+  if (req.sessionId) {
+    const cap = Math.floor(req.budgetTokens * (req.shortTermShare ?? 0.25));
+    for (const e of await deps.sessions.recent(req.archiveId, req.sessionId, asOf, 50)) {
+      if (shortTokens + e.tokens > cap) break;
+      shortTerm.push(e);
+      shortTokens += e.tokens;
+    }
+    shortTerm.reverse(); // chronological order for the prompt
+  }
+  const sessionMs = perfNow() - t0;
+  // Expand a few more than maxCards: some may not fit or may have become invisible.
+  const chosen = routed.route.selected.slice(0, maxCards + 4);
+  const expanded = await expandChunks(deps, {
+    archiveId: req.archiveId,
+    query: req.query,
+    chunks: chosen.map((s) => ({ chunk: s.chunk })),
+    asOf,
+    budgetTokens: req.budgetTokens - shortTokens,
+    maxCardTokens: req.maxCardTokens,
+  });
+  const cards = expanded.cards.slice(0, maxCards);
+  const cardTokens = cards.reduce((s, c) => s + c.tokens, 0);
+  return {
+    asOf,
+    shortTerm,
+    cards,
+    budget: {
+      total: req.budgetTokens,
+      shortTerm: shortTokens,
+      cards: cardTokens,
+      remaining: req.budgetTokens - shortTokens - cardTokens,
+      tokenizer,
+    },
+    route: routed.route,
+    skipped: expanded.skipped,
+    timings: {
+      ...Object.fromEntries(Object.entries(routed.timings).filter(([k]) => k !== "total")),
+      session: Math.round(sessionMs * 1000) / 1000,
+      expand: expanded.timings.expand ?? 0,
+      distill: expanded.timings.distill ?? 0,
+      total: Math.round(((routed.timings.total ?? 0) + (expanded.timings.total ?? 0) + sessionMs) * 1000) / 1000,
+    },
+  };
+}
+
+export interface VerifyResult {
+  anchor: AnchoredSpan;
+  verified: boolean;
+  reason: "ok" | "snippet_mismatch" | "version_not_found" | "span_out_of_range";
+  actual?: string;
+}
+
+/** Re-check anchors: the snippet must be exactly the text at [start, end) of that version. */
+export async function verifyAnchors(deps: QueryDeps, archiveId: string, anchors: AnchoredSpan[]): Promise<VerifyResult[]> {
+  const byVersion = new Map<string, AnchoredSpan[]>();
+  for (const a of anchors) {
+    const k = `${a.artifact_id}\u0000${a.version}`;
+    const list = byVersion.get(k) ?? [];
+    list.push(a);
+    byVersion.set(k, list);
+  }
+  const contents = new Map<string, string | null>();
+  await mapLimit([...byVersion.keys()], 6, async (k) => {
+    const [chunk, v] = k.split("\u0000") as [string, string];
+    const row = await deps.versions.exact(archiveId, chunk, Number(v));
+    contents.set(k, row ? await deps.blobs.get(row.contentKey) : null);
+  });
+  const now = deps.clock.now();
+  await deps.access.record(
+    archiveId,
+    [...new Set(anchors.map((a) => a.artifact_id))].map((chunk) => ({ chunk, channel: "verification" as const, at: now })),
+  );
+  return anchors.map((a) => {
+    const content = contents.get(`${a.artifact_id}\u0000${a.version}`);
+    if (content == null) return { anchor: a, verified: false, reason: "version_not_found" };
+    if (a.end > content.length || a.start >= a.end) return { anchor: a, verified: false, reason: "span_out_of_range" };
+    const actual = content.slice(a.start, a.end);
+    return actual === a.snippet
+      ? { anchor: a, verified: true, reason: "ok" }
+      : { anchor: a, verified: false, reason: "snippet_mismatch", actual };
+  });
+}
+
+/** Session events count against the budget with the same tokenizer as cards. */
+export function sessionEventTokens(role: string, text: string): number {
+  return countTokens(JSON.stringify({ role, text }));
+}

@@ -1,0 +1,611 @@
+/**
+ * REST API under /v1 (hono + @hono/zod-openapi). Handlers are thin: validate (zod), authorise,
+ * call the service, map the typed Result to HTTP through one exhaustive table.
+ */
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { Failure, FailureKind } from "../core/errors";
+import { type ArtifactInput, sha256Hex } from "../core/ingest";
+import type { AppServices } from "../wiring";
+import * as S from "./schemas";
+
+type Bindings = { services: AppServices };
+type Ctx = Context<{ Variables: Bindings }>;
+
+/** The one map from core failures to HTTP statuses (exhaustive: a new kind fails to compile). */
+const STATUS: Record<FailureKind, 400 | 401 | 403 | 404 | 409 | 413 | 503> = {
+  validation: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unavailable: 503,
+};
+
+export function errorBody(f: Failure) {
+  return { error: { type: f.kind, message: f.message, ...(f.field ? { field: f.field } : {}), ...(f.hint ? { hint: f.hint } : {}) } };
+}
+
+/**
+ * Typed `never` on purpose: it then fits every route's typed response union, while the OpenAPI
+ * document lists the shared Error schema for each failure status.
+ */
+function failure(c: Ctx, f: Failure): never {
+  return c.json(errorBody(f), STATUS[f.kind]) as never;
+}
+
+const errorResponses = {
+  400: { description: "Invalid input", content: { "application/json": { schema: S.ErrorSchema } } },
+  401: { description: "Missing or invalid API key", content: { "application/json": { schema: S.ErrorSchema } } },
+  403: { description: "Key lacks the scope or archive", content: { "application/json": { schema: S.ErrorSchema } } },
+  404: { description: "Not found", content: { "application/json": { schema: S.ErrorSchema } } },
+};
+const json = <T extends z.ZodType>(schema: T, description = "OK") => ({ description, content: { "application/json": { schema } } });
+const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
+
+function toMs(t: string | undefined): number | undefined {
+  if (t === undefined) return undefined;
+  return Date.parse(t);
+}
+
+/** Constant-time comparison of two equal-length hex digests. */
+function timingSafeEqualHex(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+type Need = "admin" | "read" | "write";
+
+/** Authorise the bearer key for an archive. Archive keys never reach another archive. */
+async function authorize(c: Ctx, archiveId: string | null, need: Need): Promise<Failure | null> {
+  const header = c.req.header("authorization") ?? "";
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!m?.[1])
+    return { kind: "unauthorized", message: "missing API key", field: "Authorization", hint: "send `Authorization: Bearer <key>`" };
+  const { services } = c.var;
+  const hash = await sha256Hex(m[1]);
+  if (services.adminKey && timingSafeEqualHex(hash, await sha256Hex(services.adminKey))) {
+    if (archiveId && !(await services.paperguru.store.getArchive(archiveId)))
+      return { kind: "not_found", message: `archive ${archiveId} does not exist`, field: "archive" };
+    return null;
+  }
+  if (need === "admin") return { kind: "forbidden", message: "this operation needs the admin key", field: "Authorization" };
+  const key = await services.paperguru.store.findKeyByHash(hash);
+  if (!key || key.revokedAt !== null)
+    return { kind: "unauthorized", message: "invalid or revoked API key", field: "Authorization", hint: "ask the archive admin for a key" };
+  if (key.archiveId !== archiveId)
+    return { kind: "forbidden", message: "this key is not valid for this archive", field: "Authorization" };
+  if (!key.scopes.includes(need))
+    return { kind: "forbidden", message: `this key lacks the '${need}' scope`, field: "Authorization", hint: `issue a key with scopes ["${need}"]` };
+  return null;
+}
+
+function randomId(prefix: string, bytes = 16): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  return `${prefix}${[...b].map((x) => x.toString(16).padStart(2, "0")).join("")}`;
+}
+
+function convertArtifact(a: z.infer<typeof S.ArtifactSchema>): ArtifactInput {
+  const { valid_from, edges, ...rest } = a;
+  return {
+    ...rest,
+    valid_from: toMs(valid_from),
+    edges: edges?.map(({ valid_from: f, valid_to: t, ...e }) => ({ ...e, valid_from: toMs(f), valid_to: t === null ? null : toMs(t) })),
+  };
+}
+
+export function createApp(getServices: (c: Context) => AppServices) {
+  const app = new OpenAPIHono<{ Variables: Bindings }>({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const field = issue?.path.join(".") ?? "";
+        return c.json(
+          errorBody({
+            kind: "validation",
+            message: issue ? `${field || "body"}: ${issue.message}` : "invalid request",
+            field,
+            hint: "see /openapi.json for the schema",
+          }),
+          400,
+        );
+      }
+    },
+  });
+
+  app.use("*", async (c, next) => {
+    c.set("services", getServices(c));
+    await next();
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      const kind: FailureKind = status === 413 ? "too_large" : status === 401 ? "unauthorized" : "validation";
+      const message = /JSON/i.test(err.message) ? "request body is not valid JSON" : err.message;
+      return c.json(errorBody({ kind, message, field: "body", hint: "send a JSON body matching /openapi.json" }), status === 413 ? 413 : status === 401 ? 401 : 400);
+    }
+    console.error("unhandled", err);
+    return c.json({ error: { type: "internal", message: "internal error; nothing partial was stored" } }, 500);
+  });
+
+  app.get("/healthz", (c) => c.json({ ok: true, service: "paperguru" }));
+
+  // ------------------------------------------------------------------ archives and keys
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives",
+      tags: ["archives"],
+      summary: "Create an archive (admin); returns a read+write key shown once",
+      request: body(S.CreateArchive),
+      responses: { 201: json(S.AnyObject, "Created"), 409: errorResponses[400], ...errorResponses },
+    }),
+    async (c) => {
+      const b = c.req.valid("json");
+      const denied = await authorize(c, null, "admin");
+      if (denied) return failure(c, denied);
+      const pg = c.var.services.paperguru;
+      const now = Date.now();
+      const id = b.id ?? randomId("a-", 6);
+      const res = await pg.store.createArchive({ id, name: b.name, description: b.description ?? "", params: b.params ?? {}, createdAt: now });
+      if (!res.ok) return failure(c, res.error);
+      const secret = randomId("pgk_", 24);
+      const key = { id: randomId("k_", 8), archiveId: id, label: "initial", scopes: ["read", "write"], createdAt: now, revokedAt: null };
+      await pg.store.createKey({ ...key, keyHash: await sha256Hex(secret) });
+      return c.json({ archive: res.value, key: { id: key.id, secret, scopes: key.scopes } }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({ method: "get", path: "/v1/archives", tags: ["archives"], summary: "List archives (admin)", responses: { 200: json(S.AnyObject), ...errorResponses } }),
+    async (c) => {
+      const denied = await authorize(c, null, "admin");
+      if (denied) return failure(c, denied);
+      return c.json({ archives: await c.var.services.paperguru.store.listArchives() }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}",
+      tags: ["archives"],
+      summary: "Archive metadata and capital-chunk statistics (bytes per head, counts)",
+      request: { params: S.ArchiveParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const denied = await authorize(c, archive, "read");
+      if (denied) return failure(c, denied);
+      const pg = c.var.services.paperguru;
+      return c.json({ archive: await pg.store.getArchive(archive), stats: await pg.stats(archive) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/keys",
+      tags: ["archives"],
+      summary: "Issue an archive key with scopes (admin); the secret is shown once, stored hashed",
+      request: { params: S.ArchiveParam, ...body(S.CreateKey) },
+      responses: { 201: json(S.AnyObject, "Created"), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "admin");
+      if (denied) return failure(c, denied);
+      const secret = randomId("pgk_", 24);
+      const key = { id: randomId("k_", 8), archiveId: archive, label: b.label ?? "", scopes: [...new Set(b.scopes)], createdAt: Date.now(), revokedAt: null };
+      await c.var.services.paperguru.store.createKey({ ...key, keyHash: await sha256Hex(secret) });
+      return c.json({ id: key.id, secret, scopes: key.scopes, label: key.label }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/keys",
+      tags: ["archives"],
+      summary: "List keys (admin; never returns secrets)",
+      request: { params: S.ArchiveParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const denied = await authorize(c, archive, "admin");
+      if (denied) return failure(c, denied);
+      return c.json({ keys: await c.var.services.paperguru.store.listKeys(archive) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/archives/{archive}/keys/{key}",
+      tags: ["archives"],
+      summary: "Revoke a key (admin)",
+      request: { params: S.ArchiveParam.extend({ key: S.ArchiveParam.shape.archive.openapi({ param: { name: "key", in: "path" } }) }) },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, key } = c.req.valid("param");
+      const denied = await authorize(c, archive, "admin");
+      if (denied) return failure(c, denied);
+      const done = await c.var.services.paperguru.store.revokeKey(archive, key, Date.now());
+      if (!done) return failure(c, { kind: "not_found", message: `no active key ${key} in archive ${archive}`, field: "key" });
+      return c.json({ revoked: key }, 200);
+    },
+  );
+
+  // ------------------------------------------------------------------ ingest and lifecycle
+  // 32 MiB per request: 200 artifacts x the 2 MiB content cap would be larger, so the cap is per request too.
+  const MAX_BODY = 32 * 1024 * 1024;
+  app.use(
+    "/v1/archives/:archive/ingest",
+    bodyLimit({
+      maxSize: MAX_BODY,
+      onError: (c) =>
+        c.json(errorBody({ kind: "too_large", message: `request body exceeds ${MAX_BODY} bytes`, field: "body", hint: "split the batch" }), 413),
+    }),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/ingest",
+      tags: ["ingest"],
+      summary: "Ingest a batch of artifacts atomically; unchanged artifacts are no-ops, changed ones get a new version",
+      request: { params: S.ArchiveParam, ...body(S.IngestBody) },
+      responses: {
+        200: json(S.IngestResult),
+        409: json(S.ErrorSchema, "Conflicts with stored versions; nothing stored"),
+        413: json(S.ErrorSchema, "Batch or content over a named limit"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "write");
+      if (denied) return failure(c, denied);
+      const res = await c.var.services.paperguru.ingest(archive, b.artifacts.map(convertArtifact));
+      if (!res.ok) return failure(c, res.error);
+      return c.json(res.value, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/revise",
+      tags: ["lifecycle"],
+      summary: "Add a new version of an existing chunk (same as ingesting it with changed content)",
+      request: { params: S.ArchiveParam, ...body(S.ArtifactSchema) },
+      responses: { 200: json(S.IngestResult), 409: json(S.ErrorSchema, "Conflict"), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "write");
+      if (denied) return failure(c, denied);
+      const pg = c.var.services.paperguru;
+      if (!(await pg.store.chunkRow(archive, b.id)))
+        return failure(c, { kind: "not_found", message: `chunk ${b.id} does not exist`, field: "id", hint: "use /ingest to create it" });
+      const res = await pg.ingest(archive, [convertArtifact(b)]);
+      if (!res.ok) return failure(c, res.error);
+      return c.json(res.value, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/deprecate",
+      tags: ["lifecycle"],
+      summary: "Deprecate a chunk at a time, with a deprecated-by edge to its successor",
+      request: { params: S.ArchiveParam, ...body(S.DeprecateBody) },
+      responses: { 200: json(S.AnyObject), 409: json(S.ErrorSchema, "Conflict"), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "write");
+      if (denied) return failure(c, denied);
+      const res = await c.var.services.paperguru.deprecate(archive, b.id, b.by ?? null, toMs(b.at), b.reason ?? "");
+      if (!res.ok) return failure(c, res.error);
+      return c.json({ deprecated: b.id, by: b.by ?? null, version: res.value.version }, 200);
+    },
+  );
+
+  const entityRoute = <P extends string, T extends z.ZodType>(path: P, schema: T, summary: string) =>
+    createRoute({
+      method: "post",
+      path,
+      tags: ["entities"],
+      summary,
+      request: { params: S.ArchiveParam, ...body(schema) },
+      responses: { 200: json(S.AnyObject), 409: json(S.ErrorSchema, "Conflict"), ...errorResponses },
+    });
+
+  app.openapi(entityRoute("/v1/archives/{archive}/entities/alias", S.AliasBody, "Add an alias valid from a time"), async (c) => {
+    const { archive } = c.req.valid("param");
+    const b = c.req.valid("json") as z.infer<typeof S.AliasBody>;
+    const denied = await authorize(c, archive, "write");
+    if (denied) return failure(c, denied);
+    const res = await c.var.services.paperguru.entityOp(archive, { op: "alias", entity: b.entity, alias: b.alias, at: toMs(b.at) });
+    return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
+  });
+
+  app.openapi(
+    entityRoute("/v1/archives/{archive}/entities/rename", S.RenameBody, "Rename an entity at a time; the old name keeps resolving"),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json") as z.infer<typeof S.RenameBody>;
+      const denied = await authorize(c, archive, "write");
+      if (denied) return failure(c, denied);
+      const res = await c.var.services.paperguru.entityOp(archive, { op: "rename", entity: b.entity, newName: b.new_name, at: toMs(b.at) });
+      return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
+    },
+  );
+
+  app.openapi(entityRoute("/v1/archives/{archive}/entities/merge", S.MergeBody, "Merge an entity into another from a time"), async (c) => {
+    const { archive } = c.req.valid("param");
+    const b = c.req.valid("json") as z.infer<typeof S.MergeBody>;
+    const denied = await authorize(c, archive, "write");
+    if (denied) return failure(c, denied);
+    const res = await c.var.services.paperguru.entityOp(archive, { op: "merge", entity: b.entity, into: b.into, at: toMs(b.at) });
+    return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
+  });
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/history",
+      tags: ["lifecycle"],
+      summary: "History of a chunk (versions, deprecation, edges) or of an entity (aliases, renames, merges, mentions)",
+      request: { params: S.ArchiveParam, query: S.HistoryQuery },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const q = c.req.valid("query");
+      const denied = await authorize(c, archive, "read");
+      if (denied) return failure(c, denied);
+      if (!q.chunk === !q.entity)
+        return failure(c, { kind: "validation", message: "give exactly one of chunk or entity", field: "chunk", hint: "?chunk=<id> or ?entity=<id>" });
+      const store = c.var.services.paperguru.store;
+      const h = q.chunk ? await store.chunkHistory(archive, q.chunk) : await store.entityHistory(archive, q.entity as string);
+      if (!h) return failure(c, { kind: "not_found", message: `${q.chunk ? "chunk" : "entity"} ${q.chunk ?? q.entity} not found`, field: q.chunk ? "chunk" : "entity" });
+      return c.json(h as unknown as Record<string, unknown>, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/neighbours",
+      tags: ["query"],
+      summary: "A chunk's head and its bounded neighbour table valid at as_of",
+      request: { params: S.ArchiveParam, query: S.ChunkQuery },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const q = c.req.valid("query");
+      const denied = await authorize(c, archive, "read");
+      if (denied) return failure(c, denied);
+      const res = await c.var.services.paperguru.neighbours(archive, q.chunk, toMs(q.as_of));
+      return res.ok ? c.json(res.value as unknown as Record<string, unknown>, 200) : failure(c, res.error);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/resolve",
+      tags: ["query"],
+      summary: "Resolve a mention to its canonical entity as of a time",
+      request: { params: S.ArchiveParam, query: S.ResolveQuery },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const q = c.req.valid("query");
+      const denied = await authorize(c, archive, "read");
+      if (denied) return failure(c, denied);
+      return c.json({ mention: q.mention, resolved: await c.var.services.paperguru.resolve(archive, q.mention, toMs(q.as_of)) }, 200);
+    },
+  );
+
+  // ------------------------------------------------------------------ queries
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/route",
+      tags: ["query"],
+      summary: "Head-only routing: candidates with per-expert scores and a trace",
+      request: { params: S.ArchiveParam, ...body(S.RouteBody) },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "read");
+      if (denied) return failure(c, denied);
+      const r = await c.var.services.paperguru.route({ archiveId: archive, query: b.query, asOf: toMs(b.as_of), boundaries: b.boundaries, limit: b.limit });
+      return c.json(
+        {
+          as_of: new Date(r.asOf).toISOString(),
+          candidates: r.route.candidates,
+          selected: r.route.selected,
+          trace: { ...r.route.trace, semantic: r.semantic.slice(0, 20), timings_ms: r.timings },
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/expand",
+      tags: ["query"],
+      summary: "Evidence cards for given chunks (the version valid at as_of, or an exact version)",
+      request: { params: S.ArchiveParam, ...body(S.ExpandBody) },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "read");
+      if (denied) return failure(c, denied);
+      const r = await c.var.services.paperguru.expand({
+        archiveId: archive,
+        query: b.query,
+        chunks: b.chunks.map((x) => ({ chunk: x.id, version: x.version })),
+        asOf: toMs(b.as_of),
+        budgetTokens: b.budget_tokens,
+        maxCardTokens: b.max_card_tokens,
+      });
+      return c.json({ cards: r.cards, skipped: r.skipped, tokens: r.tokens, trace: { timings_ms: r.timings } }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/context",
+      tags: ["query"],
+      summary: "route -> expand -> distill within budget_tokens (short-term session window included)",
+      request: { params: S.ArchiveParam, ...body(S.ContextBody) },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "read");
+      if (denied) return failure(c, denied);
+      const r = await c.var.services.paperguru.context({
+        archiveId: archive,
+        query: b.query,
+        asOf: toMs(b.as_of),
+        boundaries: b.boundaries,
+        budgetTokens: b.budget_tokens,
+        sessionId: b.session_id,
+        maxCards: b.max_cards,
+        maxCardTokens: b.max_card_tokens,
+        shortTermShare: b.short_term_share,
+      });
+      return c.json(
+        {
+          as_of: new Date(r.asOf).toISOString(),
+          short_term: r.shortTerm,
+          cards: r.cards,
+          budget: r.budget,
+          skipped: r.skipped,
+          trace: { ...r.route.trace, candidates: r.route.candidates.slice(0, 32), selected: r.route.selected, timings_ms: r.timings },
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/verify",
+      tags: ["query"],
+      summary: "Re-check anchors: is each snippet exactly the text at [start, end) of that version?",
+      request: { params: S.ArchiveParam, ...body(S.VerifyBody) },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "read");
+      if (denied) return failure(c, denied);
+      const results = await c.var.services.paperguru.verify(archive, b.anchors);
+      return c.json({ all_verified: results.every((r) => r.verified), results }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/sessions/{session}/events",
+      tags: ["query"],
+      summary: "Append short-term session events (they count against context budgets)",
+      request: {
+        params: S.ArchiveParam.extend({ session: S.ArchiveParam.shape.archive.openapi({ param: { name: "session", in: "path" } }) }),
+        ...body(S.SessionEventsBody),
+      },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, session } = c.req.valid("param");
+      const b = c.req.valid("json");
+      const denied = await authorize(c, archive, "write");
+      if (denied) return failure(c, denied);
+      const res = await c.var.services.paperguru.appendSession(archive, session, b.events.map((e) => ({ ...e, at: toMs(e.at) })));
+      return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    },
+  );
+
+  // ------------------------------------------------------------------ operations (admin)
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/admin/snapshot",
+      tags: ["operations"],
+      summary: "Write a capital-chunk snapshot to R2 now (admin)",
+      request: { params: S.ArchiveParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const denied = await authorize(c, archive, "admin");
+      if (denied) return failure(c, denied);
+      return c.json(await c.var.services.paperguru.capital(archive).snapshot(archive), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/admin/evict",
+      tags: ["operations"],
+      summary: "Drop the capital chunk from memory, as an eviction would (admin); the next call rebuilds it",
+      request: { params: S.ArchiveParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const denied = await authorize(c, archive, "admin");
+      if (denied) return failure(c, denied);
+      await c.var.services.paperguru.capital(archive).evict();
+      return c.json({ evicted: archive }, 200);
+    },
+  );
+
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "PaperGuru",
+      version: "0.1.0",
+      description: "Lifecycle-aware long-term memory for long-horizon LLM agents. Errors: {error: {type, message, field, hint}}.",
+    },
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+
+  app.notFound((c) => c.json(errorBody({ kind: "not_found", message: `no route ${c.req.method} ${c.req.path}`, hint: "see /openapi.json" }), 404));
+  return app;
+}

@@ -1,0 +1,201 @@
+/**
+ * zod schemas: the single source of request validation, TypeScript types and the OpenAPI document.
+ */
+import { z } from "@hono/zod-openapi";
+import { INGEST_LIMITS } from "../core/ingest";
+import { CHUNK_KINDS, EDGE_TYPES, ENTITY_TYPES } from "../core/types";
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      type: z.enum(["validation", "unauthorized", "forbidden", "not_found", "conflict", "too_large", "unavailable", "internal"]),
+      message: z.string(),
+      field: z.string().optional(),
+      hint: z.string().optional(),
+    }),
+  })
+  .openapi("Error");
+
+/** ISO 8601 date or date-time; converted to epoch ms by the handlers. */
+export const Time = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .openapi({ example: "2024-05-23T00:00:00Z", description: "ISO 8601 date or date-time (UTC if no offset)" });
+
+export const ArchiveParam = z.object({
+  archive: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/)
+    .openapi({ param: { name: "archive", in: "path" }, example: "rag-memory" }),
+});
+
+export const KernelParamsSchema = z
+  .object({
+    alpha: z.number().gt(0).lt(1),
+    iterations: z.number().int().min(1).max(100),
+    kr: z.number().int().min(1).max(64),
+    topM: z.number().int().min(1).max(4096),
+    dMax: z.number().int().min(0).max(6),
+    eta: z.number().min(0).max(10),
+    recencyHalfLifeDays: z.number().positive(),
+    routerBeam: z.number().int().min(1).max(256),
+  })
+  .partial()
+  .openapi("KernelParams");
+
+export const CreateArchive = z
+  .object({
+    id: ArchiveParam.shape.archive.optional(),
+    name: z.string().min(1).max(200),
+    description: z.string().max(2000).optional(),
+    params: KernelParamsSchema.optional(),
+  })
+  .openapi("CreateArchive");
+
+export const Scope = z.enum(["read", "write"]);
+
+export const CreateKey = z
+  .object({ scopes: z.array(Scope).min(1).default(["read", "write"]), label: z.string().max(200).optional() })
+  .openapi("CreateKey");
+
+export const EntityInputSchema = z.object({
+  type: z.enum(ENTITY_TYPES),
+  id: z.string().min(1).max(300).optional().openapi({ example: "arxiv:2405.14831" }),
+  name: z.string().min(1).max(300),
+  aliases: z.array(z.string().min(1).max(300)).max(50).optional(),
+});
+
+export const EdgeInputSchema = z.object({
+  type: z.enum(EDGE_TYPES),
+  target: z.string().min(1).max(512),
+  weight: z.number().min(0).max(1000).optional(),
+  valid_from: Time.optional(),
+  valid_to: Time.nullable().optional(),
+});
+
+const artifactFields = {
+  kind: z.enum(CHUNK_KINDS),
+  title: z.string().min(1).max(1000),
+  synopsis: z.string().max(2000).optional(),
+  content: z.string().min(1, "content must not be empty"),
+  entities: z.array(EntityInputSchema).max(INGEST_LIMITS.maxEntitiesPerArtifact).optional(),
+  boundaries: z.array(z.string().min(1).max(200)).max(100).optional(),
+  edges: z.array(EdgeInputSchema).max(INGEST_LIMITS.maxEdgesPerArtifact).optional(),
+  valid_from: Time.optional(),
+  source: z.string().max(2000).optional(),
+};
+
+export const ArtifactSchema = z
+  .object({ id: z.string().min(1).max(512).openapi({ example: "arxiv:2405.14831" }), ...artifactFields })
+  .openapi("Artifact");
+
+/** Batch size is checked by the core (413 with the limit), not here (that would be a 400). */
+export const IngestBody = z.object({ artifacts: z.array(ArtifactSchema).min(1) }).openapi("IngestBatch");
+
+export const IngestResult = z
+  .object({
+    results: z.array(z.object({ id: z.string(), status: z.enum(["created", "updated", "unchanged"]), version: z.number() })),
+    counts: z.object({ created: z.number(), updated: z.number(), unchanged: z.number() }),
+    recorded_at: z.number(),
+  })
+  .openapi("IngestResult");
+
+export const DeprecateBody = z
+  .object({
+    id: z.string().min(1).max(512),
+    by: z.string().min(1).max(512).optional().openapi({ description: "successor chunk id (adds a deprecated-by edge)" }),
+    at: Time.optional(),
+    reason: z.string().max(2000).optional(),
+  })
+  .openapi("Deprecate");
+
+export const AliasBody = z.object({ entity: z.string().min(1), alias: z.string().min(1).max(300), at: Time.optional() });
+export const RenameBody = z.object({ entity: z.string().min(1), new_name: z.string().min(1).max(300), at: Time.optional() });
+export const MergeBody = z.object({ entity: z.string().min(1), into: z.string().min(1), at: Time.optional() });
+
+const queryFields = {
+  query: z.string().min(1).max(8000),
+  as_of: Time.optional(),
+  boundaries: z.array(z.string().min(1).max(200)).max(50).optional(),
+};
+
+export const RouteBody = z
+  .object({ ...queryFields, limit: z.number().int().min(1).max(256).optional() })
+  .openapi("RouteRequest");
+
+export const ContextBody = z
+  .object({
+    ...queryFields,
+    budget_tokens: z.number().int().min(50).max(200_000),
+    session_id: z.string().min(1).max(200).optional(),
+    max_cards: z.number().int().min(1).max(64).optional(),
+    max_card_tokens: z.number().int().min(50).max(4000).optional(),
+    short_term_share: z.number().min(0).max(0.9).optional(),
+  })
+  .openapi("ContextRequest");
+
+export const ExpandBody = z
+  .object({
+    query: z.string().max(8000).default(""),
+    chunks: z
+      .array(z.object({ id: z.string().min(1).max(512), version: z.number().int().min(1).optional() }))
+      .min(1)
+      .max(64),
+    as_of: Time.optional(),
+    budget_tokens: z.number().int().min(50).max(200_000).default(4000),
+    max_card_tokens: z.number().int().min(50).max(4000).optional(),
+  })
+  .openapi("ExpandRequest");
+
+export const AnchorSchema = z
+  .object({
+    artifact_id: z.string().min(1),
+    version: z.number().int().min(1),
+    start: z.number().int().min(0),
+    end: z.number().int().min(1),
+    snippet: z.string(),
+  })
+  .openapi("Anchor");
+
+export const VerifyBody = z.object({ anchors: z.array(AnchorSchema).min(1).max(500) }).openapi("VerifyRequest");
+
+export const CardSchema = z
+  .object({
+    artifact_id: z.string(),
+    version: z.number(),
+    kind: z.string(),
+    title: z.string(),
+    claim_boundary: z.string(),
+    logic_sketch: z.string(),
+    assumptions: z.array(z.string()),
+    anchored_spans: z.array(AnchorSchema),
+    tokens: z.number(),
+    distiller: z.string(),
+  })
+  .openapi("EvidenceCard");
+
+export const SessionEventsBody = z
+  .object({
+    events: z
+      .array(z.object({ role: z.string().min(1).max(50), text: z.string().min(1).max(50_000), at: Time.optional() }))
+      .min(1)
+      .max(200),
+  })
+  .openapi("SessionEvents");
+
+export const ChunkQuery = z.object({
+  chunk: z.string().min(1).openapi({ param: { name: "chunk", in: "query" } }),
+  as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
+});
+
+export const HistoryQuery = z.object({
+  chunk: z.string().min(1).optional().openapi({ param: { name: "chunk", in: "query" } }),
+  entity: z.string().min(1).optional().openapi({ param: { name: "entity", in: "query" } }),
+});
+
+export const ResolveQuery = z.object({
+  mention: z.string().min(1).max(300).openapi({ param: { name: "mention", in: "query" } }),
+  as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
+});
+
+/** Response bodies are documented loosely where they are large traces; the card schema is strict. */
+export const AnyObject = z.record(z.string(), z.unknown());

@@ -1,0 +1,180 @@
+/**
+ * Application services: what the HTTP handlers (and later MCP and webhooks) call. Each method
+ * composes the pure core with the ports it needs and returns a typed Result.
+ */
+import type { CapitalChunk } from "./adapters/do/capital";
+import { DoCapitalRouter } from "./adapters/do/capital";
+import type { D1Store } from "./adapters/d1/store";
+import { fail, ok, type Result } from "./core/errors";
+import { normAlias } from "./core/ids";
+import { type ArtifactInput, planIngest, prepareBatch, sha256Hex } from "./core/ingest";
+import type { BlobStore, Clock, Distiller, Embedder, VectorIndex } from "./core/ports";
+import {
+  type ContextRequest,
+  contextQuery,
+  expandChunks,
+  type ExpandRequest,
+  type QueryDeps,
+  type RouteRequest,
+  routeQuery,
+  sessionEventTokens,
+  verifyAnchors,
+} from "./core/query";
+import { simhash, toBase64 } from "./core/sketch";
+import { TOKENIZER_NAME } from "./core/text/tokenizer";
+import type { AccessChannel, AnchoredSpan } from "./core/types";
+
+export interface ServiceDeps {
+  store: D1Store;
+  blobs: BlobStore;
+  vectors: VectorIndex;
+  embedder: Embedder;
+  distiller: Distiller;
+  capital: DurableObjectNamespace<CapitalChunk>;
+  clock: Clock;
+}
+
+/** Vectorize ids are limited to 64 bytes; longer chunk ids are hashed (and mapped back via D1). */
+async function vectorIdFor(chunkId: string): Promise<string> {
+  return new TextEncoder().encode(chunkId).length <= 64 ? chunkId : `sha:${(await sha256Hex(chunkId)).slice(0, 60)}`;
+}
+
+export class PaperGuru {
+  constructor(private readonly d: ServiceDeps) {}
+
+  get store(): D1Store {
+    return this.d.store;
+  }
+
+  capital(archiveId: string): DurableObjectStub<CapitalChunk> {
+    return this.d.capital.get(this.d.capital.idFromName(archiveId));
+  }
+
+  private queryDeps(archiveId: string): QueryDeps {
+    const stub = this.capital(archiveId);
+    const store = this.d.store;
+    return {
+      embedder: this.d.embedder,
+      vectors: this.d.vectors,
+      router: new DoCapitalRouter(stub, archiveId),
+      versions: store,
+      blobs: this.d.blobs,
+      distiller: this.d.distiller,
+      sessions: store,
+      clock: this.d.clock,
+      chunkIdsForVectorIds: (a, ids) => store.chunkIdsForVectorIds(a, ids),
+      access: {
+        // Access events feed recency: D1 is the durable log, the object keeps the live statistics.
+        async record(a: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>) {
+          if (events.length === 0) return;
+          await store.record(a, events);
+          await stub.recordAccess(a, events);
+        },
+      },
+    };
+  }
+
+  async ingest(archiveId: string, artifacts: ArtifactInput[]) {
+    const prepared = prepareBatch(artifacts);
+    if (!prepared.ok) return prepared;
+    const now = this.d.clock.now();
+    const headTexts = prepared.value.items.map((n) => `${n.input.title}. ${n.synopsis}`);
+    const vecs = await this.d.embedder.embed(headTexts);
+    const sketchByText = new Map(headTexts.map((t, i) => [t, toBase64(simhash(vecs[i] as Float32Array))]));
+    const vectorIds = new Map<string, string>();
+    for (const id of prepared.value.chunkIds) vectorIds.set(id, await vectorIdFor(id));
+    for (let attempt = 0; ; attempt++) {
+      const existing = await this.d.store.loadExisting(archiveId, prepared.value.chunkIds, prepared.value.entityIds);
+      const plan = await planIngest(archiveId, prepared.value, existing, now, async (t) => sketchByText.get(t) ?? "");
+      if (!plan.ok) return plan;
+      const p = plan.value;
+      if (p.versions.length > 0) {
+        // Contents first: content-addressed, immutable, so a failed batch leaves only harmless orphans.
+        await Promise.all(p.versions.map((v) => this.d.blobs.put(v.contentKey, v.content)));
+        const changed = new Set(p.versions.map((v) => v.chunkId));
+        await this.d.vectors.upsert(
+          archiveId,
+          prepared.value.items.flatMap((n, i) =>
+            changed.has(n.input.id) ? [{ id: vectorIds.get(n.input.id) as string, values: vecs[i] as Float32Array }] : [],
+          ),
+        );
+        const res = await this.d.store.executePlan(archiveId, p, now, (c) => vectorIds.get(c) ?? c);
+        if (!res.ok) {
+          if (res.error.kind === "conflict" && attempt === 0) continue;
+          return res;
+        }
+        await this.capital(archiveId).sync(archiveId);
+      }
+      const counts = { created: 0, updated: 0, unchanged: 0 };
+      for (const r of p.results) counts[r.status]++;
+      return ok({ results: p.results, counts, recorded_at: now });
+    }
+  }
+
+  async deprecate(archiveId: string, chunkId: string, by: string | null, at: number | undefined, reason: string) {
+    const now = this.d.clock.now();
+    const res = await this.d.store.deprecate(archiveId, chunkId, by, at ?? now, reason, now);
+    if (res.ok) await this.capital(archiveId).sync(archiveId);
+    return res;
+  }
+
+  async entityOp(
+    archiveId: string,
+    op:
+      | { op: "alias"; entity: string; alias: string; at?: number | undefined }
+      | { op: "rename"; entity: string; newName: string; at?: number | undefined }
+      | { op: "merge"; entity: string; into: string; at?: number | undefined },
+  ): Promise<Result<void>> {
+    const now = this.d.clock.now();
+    const at = op.at ?? now;
+    const res = await this.d.store.entityOp(
+      archiveId,
+      op.op === "alias"
+        ? { op: "alias", entity: op.entity, alias: op.alias, at }
+        : op.op === "rename"
+          ? { op: "rename", entity: op.entity, newName: op.newName, at }
+          : { op: "merge", entity: op.entity, into: op.into, at },
+      normAlias,
+      now,
+    );
+    if (res.ok) await this.capital(archiveId).sync(archiveId);
+    return res;
+  }
+
+  route(req: RouteRequest) {
+    return routeQuery(this.queryDeps(req.archiveId), req);
+  }
+
+  expand(req: ExpandRequest) {
+    return expandChunks(this.queryDeps(req.archiveId), req);
+  }
+
+  context(req: ContextRequest) {
+    return contextQuery(this.queryDeps(req.archiveId), req, TOKENIZER_NAME);
+  }
+
+  verify(archiveId: string, anchors: AnchoredSpan[]) {
+    return verifyAnchors(this.queryDeps(archiveId), archiveId, anchors);
+  }
+
+  async appendSession(archiveId: string, sessionId: string, events: Array<{ role: string; text: string; at?: number | undefined }>) {
+    const now = this.d.clock.now();
+    const rows = events.map((e) => ({ role: e.role, text: e.text, tokens: sessionEventTokens(e.role, e.text), at: e.at ?? now }));
+    await this.d.store.appendSession(archiveId, sessionId, rows);
+    return ok({ appended: rows.length, tokens: rows.reduce((s, r) => s + r.tokens, 0) });
+  }
+
+  async neighbours(archiveId: string, chunk: string, asOf: number | undefined) {
+    const res = await this.capital(archiveId).neighbours(archiveId, chunk, asOf ?? this.d.clock.now());
+    return res ? ok(res) : fail("not_found", `chunk ${chunk} is not in archive ${archiveId}`, "chunk");
+  }
+
+  async resolve(archiveId: string, mention: string, asOf: number | undefined) {
+    return this.capital(archiveId).resolve(archiveId, mention, asOf ?? this.d.clock.now());
+  }
+
+  async stats(archiveId: string) {
+    const [capital, counts] = await Promise.all([this.capital(archiveId).stats(archiveId), this.d.store.counts(archiveId)]);
+    return { capital, storage: counts };
+  }
+}

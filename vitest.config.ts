@@ -1,0 +1,37 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+// Two projects: the pure core in Node (fast, property tests), and the Worker in workerd with real
+// local D1 / R2 / Durable Objects (integration and port contract tests).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "node",
+          include: ["test/core/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            remoteBindings: false,
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                ADMIN_KEY: "test-admin-key",
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/worker/**/*.test.ts"],
+          setupFiles: ["./test/worker/setup.ts"],
+        },
+      },
+    ],
+  },
+});
