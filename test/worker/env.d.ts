@@ -1,8 +1,7 @@
-import type { Env } from "../../src/wiring";
+import type { Env as AppEnv } from "../../src/wiring";
 
 declare global {
   namespace Cloudflare {
-    interface Env extends import("../../src/wiring").Env {}
+    interface Env extends AppEnv {}
   }
 }
-export type { Env };

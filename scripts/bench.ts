@@ -1,0 +1,167 @@
+/**
+ * `npm run bench [-- --quick] [-- --sizes 1000,10000,100000]`: routing cost vs archive size, in one
+ * process and on the same graphs: PaperGuru's route() (seeds -> local diffusion -> head scoring ->
+ * router), a full-graph personalised PageRank by power iteration (HippoRAG-style), and flat top-k
+ * cosine over all head embeddings. Reports p50/p99, ratios to PaperGuru, PaperGuru's growth ratio
+ * latency(N)/latency(1k), top-10 agreement of local vs full PPR, and bytes per head.
+ * Writes bench/results/latest.json.
+ */
+import { execSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
+import { CapitalStore, fullPpr, localPpr, route } from "../src/core/capital";
+import { simhash } from "../src/core/sketch";
+import { DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
+import { rng, syntheticArchive } from "./lib/synthetic";
+
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const sizesArg = args[args.indexOf("--sizes") + 1];
+const sizes = args.includes("--sizes") && sizesArg ? sizesArg.split(",").map(Number) : quick ? [1000, 10000] : [1000, 10000, 100000];
+const QUERIES = quick ? 60 : 200;
+const DIMS = 384;
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+}
+
+function time<T>(fn: () => T): [T, number] {
+  const t0 = performance.now();
+  const v = fn();
+  return [v, performance.now() - t0];
+}
+
+interface Row {
+  heads: number;
+  edges: number;
+  buildMs: number;
+  bytesPerHead: number;
+  paperguru: { p50: number; p99: number };
+  fullPpr: { p50: number; p99: number };
+  flatCosine: { p50: number; p99: number };
+  localPpr: { p50: number; p99: number; touched: number };
+  top10Agreement: number;
+}
+
+function bench(n: number): Row {
+  const arch = syntheticArchive({ heads: n, seed: 7 });
+  const [store, buildMs] = time(() => {
+    const s = new CapitalStore(DEFAULT_PARAMS);
+    for (const op of arch.ops) s.apply(op);
+    return s;
+  });
+  const r = rng(99);
+  // Head embeddings for the flat baseline and the semantic seeds (the vector index's role).
+  const space = new ExactCosineSpace();
+  const vecs: Float32Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = new Float32Array(DIMS);
+    let norm = 0;
+    for (let d = 0; d < DIMS; d++) {
+      const x = r() * 2 - 1;
+      v[d] = x;
+      norm += x * x;
+    }
+    norm = Math.sqrt(norm);
+    for (let d = 0; d < DIMS; d++) v[d] = (v[d] as number) / norm;
+    vecs.push(v);
+    space.upsert(`c${i}`, v);
+  }
+  const pg: number[] = [];
+  const full: number[] = [];
+  const flat: number[] = [];
+  const local: number[] = [];
+  let touched = 0;
+  let agree = 0;
+  const asOf = arch.end;
+  for (let q = 0; q < QUERIES; q++) {
+    // A query "about" a random head: its embedding plus noise, and two of the entities it mentions.
+    const target = Math.floor(r() * n);
+    const qv = Float32Array.from(vecs[target] as Float32Array, (x) => x + (r() - 0.5) * 0.05);
+    const ents = [arch.entities[Math.floor(r() * Math.min(arch.entities.length, 2000))] as string];
+    const [semantic, flatMs] = time(() => space.query(qv, 100));
+    flat.push(flatMs);
+    const input: RouteInput = {
+      mentions: ents.map((e) => `method ${e.slice("method:m".length)}`),
+      identifiers: [],
+      boundaries: [],
+      semantic: semantic.slice(0, 20).map((m) => ({ chunk: m.id, score: m.score })),
+      querySketch: simhash(qv),
+      asOf,
+      now: asOf,
+      limit: 16,
+    };
+    const [res, ms] = time(() => route(store, input, DEFAULT_PARAMS));
+    pg.push(ms);
+    // Diffusion alone, local vs global, from the same seeds.
+    const seeds = new Map<number, number>();
+    for (const s of res.trace.seeds) {
+      const idx = Number(s.chunk.slice(1));
+      seeds.set(idx, s.weight);
+    }
+    if (seeds.size === 0) seeds.set(target, 1);
+    const [lp, lms] = time(() => localPpr(store, seeds, asOf, DEFAULT_PARAMS));
+    local.push(lms);
+    touched += lp.touched;
+    const [fp, fms] = time(() => fullPpr(store, seeds, asOf, DEFAULT_PARAMS));
+    full.push(fms);
+    const top = (m: Map<number, number>) =>
+      [...m.entries()]
+        .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+        .slice(0, 10)
+        .map(([k]) => k);
+    const a = new Set(top(lp.mass));
+    agree += top(fp.mass).filter((k) => a.has(k)).length / 10;
+  }
+  const stats = store.stats();
+  return {
+    heads: n,
+    edges: arch.edges,
+    buildMs,
+    bytesPerHead: stats.bytesPerHead,
+    paperguru: { p50: pct(pg, 50), p99: pct(pg, 99) },
+    fullPpr: { p50: pct(full, 50), p99: pct(full, 99) },
+    flatCosine: { p50: pct(flat, 50), p99: pct(flat, 99) },
+    localPpr: { p50: pct(local, 50), p99: pct(local, 99), touched: touched / QUERIES },
+    top10Agreement: agree / QUERIES,
+  };
+}
+
+const rows: Row[] = [];
+for (const n of sizes) {
+  process.stdout.write(`building and querying ${n} heads ... `);
+  const row = bench(n);
+  rows.push(row);
+  console.log(`done (${(row.buildMs / 1000).toFixed(1)} s build)`);
+}
+const base = rows[0]?.paperguru.p50 ?? 1;
+const f = (x: number) => (x < 10 ? x.toFixed(3) : x.toFixed(1));
+console.log("\nRouting latency per query (ms), same process, same graphs");
+console.log(
+  "| heads | edges | PaperGuru route p50 / p99 | growth vs 1k | full PPR p50 / p99 | full PPR / PG | flat cosine p50 / p99 | flat / PG | local PPR touched | top-10 agreement | bytes/head |",
+);
+console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+for (const r of rows) {
+  console.log(
+    `| ${r.heads} | ${r.edges} | ${f(r.paperguru.p50)} / ${f(r.paperguru.p99)} | ${(r.paperguru.p50 / base).toFixed(2)}x | ${f(r.fullPpr.p50)} / ${f(r.fullPpr.p99)} | ${(r.fullPpr.p50 / r.paperguru.p50).toFixed(1)}x | ${f(r.flatCosine.p50)} / ${f(r.flatCosine.p99)} | ${(r.flatCosine.p50 / r.paperguru.p50).toFixed(1)}x | ${r.localPpr.touched.toFixed(0)} | ${(r.top10Agreement * 100).toFixed(0)}% | ${r.bytesPerHead.toFixed(0)} |`,
+  );
+}
+let commit = "unknown";
+try {
+  commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+} catch {
+  // not a git checkout
+}
+const out = {
+  date: new Date().toISOString(),
+  commit,
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", node: process.version },
+  queriesPerSize: QUERIES,
+  params: DEFAULT_PARAMS,
+  routing: rows,
+};
+mkdirSync("bench/results", { recursive: true });
+writeFileSync("bench/results/latest.json", `${JSON.stringify(out, null, 2)}\n`);
+console.log("\nwrote bench/results/latest.json");

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// `npm start`: apply D1 migrations to the local database, then serve the Worker with wrangler dev
+// (local D1/R2/Durable Objects in workerd; no Cloudflare login, no network). PORT defaults to 8787.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  CI: process.env.CI ?? "1", // keeps wrangler from prompting before applying migrations
+};
+const port = process.env.PORT ?? "8787";
+const wrangler = existsSync("node_modules/.bin/wrangler") ? "node_modules/.bin/wrangler" : "wrangler";
+
+const mig = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local"], { env, stdio: "inherit" });
+if (mig.status !== 0) {
+  console.error("paperguru: applying local D1 migrations failed");
+  process.exit(mig.status ?? 1);
+}
+const dev = spawn(wrangler, ["dev", "--port", port, "--ip", process.env.HOST ?? "127.0.0.1", "--show-interactive-dev-session=false"], {
+  env,
+  stdio: "inherit",
+});
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
+dev.on("exit", (code) => process.exit(code ?? 0));

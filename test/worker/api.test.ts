@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { miniArtifacts } from "../fixtures/mini";
+import { api, newArchive } from "./helpers";
+
+describe("service surface", () => {
+  it("serves /healthz and an OpenAPI 3.1 document generated from the schemas", async () => {
+    const h = await api("GET", "/healthz", undefined, null);
+    expect(h.body).toMatchObject({ ok: true });
+    const doc = await api("GET", "/openapi.json", undefined, null);
+    expect(doc.body.openapi).toBe("3.1.0");
+    const paths = Object.keys(doc.body.paths);
+    for (const p of ["ingest", "route", "expand", "context", "verify", "deprecate", "history"]) {
+      expect(paths).toContain(`/v1/archives/{archive}/${p}`);
+    }
+    expect(doc.body.components.schemas.Artifact).toBeDefined();
+    expect(doc.body.components.schemas.EvidenceCard).toBeDefined();
+  });
+
+  it("answers unknown routes with the error format", async () => {
+    const r = await api("GET", "/v2/nothing", undefined, null);
+    expect(r.status).toBe(404);
+    expect(r.body.error.type).toBe("not_found");
+  });
+});
+
+describe("auth and isolation", () => {
+  it("requires keys, enforces scopes, and revocation", async () => {
+    const { id, key } = await newArchive("auth");
+    expect((await api("POST", `/v1/archives/${id}/route`, { query: "x" }, null)).status).toBe(401);
+    expect((await api("POST", `/v1/archives/${id}/route`, { query: "x" }, "pgk_wrong")).status).toBe(401);
+    expect((await api("POST", "/v1/archives", { name: "nope" }, key)).status).toBe(403);
+    const ro = await api("POST", `/v1/archives/${id}/keys`, { scopes: ["read"], label: "reader" });
+    expect(ro.status).toBe(201);
+    const roKey = ro.body.secret as string;
+    expect((await api("POST", `/v1/archives/${id}/route`, { query: "x" }, roKey)).status).toBe(200);
+    const denied = await api("POST", `/v1/archives/${id}/ingest`, { artifacts: [miniArtifacts[1]] }, roKey);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.message).toContain("write");
+    const keys = await api("GET", `/v1/archives/${id}/keys`);
+    expect(JSON.stringify(keys.body)).not.toContain(roKey);
+    expect((await api("DELETE", `/v1/archives/${id}/keys/${ro.body.id}`)).status).toBe(200);
+    expect((await api("POST", `/v1/archives/${id}/route`, { query: "x" }, roKey)).status).toBe(401);
+    expect((await api("GET", "/v1/archives/does-not-exist")).status).toBe(404);
+    const dupe = await api("POST", "/v1/archives", { id, name: "again" });
+    expect(dupe.status).toBe(409);
+  });
+
+  it("a key of one archive can neither read nor write another, and queries never cross archives", async () => {
+    const a = await newArchive("iso-a");
+    const b = await newArchive("iso-b");
+    await api("POST", `/v1/archives/${a.id}/ingest`, { artifacts: miniArtifacts }, a.key);
+    expect((await api("POST", `/v1/archives/${b.id}/route`, { query: "HippoRAG" }, a.key)).status).toBe(403);
+    expect((await api("POST", `/v1/archives/${b.id}/ingest`, { artifacts: [miniArtifacts[0]] }, a.key)).status).toBe(403);
+    const rb = await api("POST", `/v1/archives/${b.id}/route`, { query: "HippoRAG PageRank arXiv:2405.14831" }, b.key);
+    expect(rb.status).toBe(200);
+    expect(rb.body.candidates).toEqual([]);
+    const vb = await api(
+      "POST",
+      `/v1/archives/${b.id}/verify`,
+      { anchors: [{ artifact_id: "arxiv:2405.14831", version: 1, start: 0, end: 8, snippet: "HippoRAG" }] },
+      b.key,
+    );
+    expect(vb.body.results[0].reason).toBe("version_not_found");
+  });
+});
