@@ -2,7 +2,7 @@
  * REST API under /v1 (hono + @hono/zod-openapi). Handlers are thin: validate (zod), authorise,
  * call the service, map the typed Result to HTTP through one exhaustive table.
  */
-import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -233,7 +233,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       path: "/v1/archives/{archive}/keys/{key}",
       tags: ["archives"],
       summary: "Revoke a key (admin)",
-      request: { params: S.ArchiveParam.extend({ key: S.ArchiveParam.shape.archive.openapi({ param: { name: "key", in: "path" } }) }) },
+      request: { params: S.ArchiveParam.extend({ key: z.string().regex(/^k_[0-9a-f]{4,64}$/).openapi({ param: { name: "key", in: "path" } }) }) },
       responses: { 200: json(S.AnyObject), ...errorResponses },
     }),
     async (c) => {
@@ -434,7 +434,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       tags: ["query"],
       summary: "Head-only routing: candidates with per-expert scores and a trace",
       request: { params: S.ArchiveParam, ...body(S.RouteBody) },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.RouteResponse), ...errorResponses },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -461,7 +461,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       tags: ["query"],
       summary: "Evidence cards for given chunks (the version valid at as_of, or an exact version)",
       request: { params: S.ArchiveParam, ...body(S.ExpandBody) },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.ExpandResponse), ...errorResponses },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -487,7 +487,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       tags: ["query"],
       summary: "route -> expand -> distill within budget_tokens (short-term session window included)",
       request: { params: S.ArchiveParam, ...body(S.ContextBody) },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.ContextResponse), ...errorResponses },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");

@@ -197,5 +197,53 @@ export const ResolveQuery = z.object({
   as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
 });
 
+export const CandidateSchema = z
+  .object({
+    chunk: z.string(),
+    kind: z.string(),
+    version: z.number(),
+    score: z.number(),
+    experts: z.object({ sem: z.number(), sym: z.number(), graph: z.number(), rec: z.number() }),
+    mass: z.number(),
+  })
+  .openapi("Candidate");
+
+const SelectedSchema = z.object({ chunk: z.string(), version: z.number(), score: z.number(), depth: z.number(), via: z.string().nullable() });
+
+/** The trace: resolved entities, seeds, diffusion mass, router steps, per-phase timings (ms). */
+export const TraceSchema = z
+  .object({
+    mentions: z.array(z.object({ text: z.string(), entity: z.string(), via: z.string() })),
+    seeds: z.array(z.object({ chunk: z.string(), weight: z.number(), reasons: z.array(z.string()) })),
+    diffusion: z.object({ touched: z.number(), steps: z.number(), mass: z.array(z.object({ chunk: z.string(), mass: z.number() })) }),
+    routerSteps: z.array(z.object({ depth: z.number(), from: z.string(), to: z.string(), edgeType: z.string(), score: z.number(), accepted: z.boolean() })),
+    filteredByTime: z.number(),
+    candidatePool: z.number(),
+    timings_ms: z.record(z.string(), z.number()),
+  })
+  .loose()
+  .openapi("Trace");
+
+export const RouteResponse = z
+  .object({ as_of: z.string(), candidates: z.array(CandidateSchema), selected: z.array(SelectedSchema), trace: TraceSchema })
+  .openapi("RouteResponse");
+
+const Skipped = z.array(z.object({ chunk: z.string(), reason: z.string() }));
+
+export const ExpandResponse = z
+  .object({ cards: z.array(CardSchema), skipped: Skipped, tokens: z.number(), trace: z.object({ timings_ms: z.record(z.string(), z.number()) }) })
+  .openapi("ExpandResponse");
+
+export const ContextResponse = z
+  .object({
+    as_of: z.string(),
+    short_term: z.array(z.object({ role: z.string(), text: z.string(), tokens: z.number(), at: z.number() })),
+    cards: z.array(CardSchema),
+    budget: z.object({ total: z.number(), shortTerm: z.number(), cards: z.number(), remaining: z.number(), tokenizer: z.string() }),
+    skipped: Skipped,
+    trace: TraceSchema,
+  })
+  .openapi("ContextResponse");
+
 /** Response bodies are documented loosely where they are large traces; the card schema is strict. */
 export const AnyObject = z.record(z.string(), z.unknown());

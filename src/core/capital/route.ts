@@ -1,0 +1,241 @@
+/**
+ * Capital-first routing over heads only (DESIGN steps 1-5): mentions -> entities as of t, seed
+ * distribution, local diffusion, product-of-experts head scoring with the version filter applied
+ * BEFORE the top-M cut, then a transparent typed-edge router over the bounded neighbour tables.
+ */
+import { sketchCosine } from "../sketch";
+import { CHUNK_KINDS, type Candidate, type ChunkKind, EDGE_TYPES, type EdgeType, type KernelParams, type ResolvedMention, type RouteInput, type RouteResult, type RouterStep } from "../types";
+import { localPpr } from "./diffusion";
+import { type CapitalStore, MINUTE } from "./store";
+
+/**
+ * Router priors per edge type (a transparent policy whose weights could later be learned):
+ * bibliographic and structural links first, history links a little lower unless the query asks.
+ */
+export const TYPE_PRIOR: Record<EdgeType, number> = {
+  cites: 1.0,
+  "benchmarked-on": 1.0,
+  "part-of": 1.0,
+  implements: 0.9,
+  tests: 0.7,
+  "depends-on": 0.7,
+  "introduced-by": 0.8,
+  "discussed-in": 0.8,
+  motivates: 0.7,
+  "deprecated-by": 0.6,
+};
+
+/** Weight of a path's support in the router score: score(v) = head(v) + ROUTER_LAMBDA * path(v). */
+export const ROUTER_LAMBDA = 0.5;
+const DAY = 86_400_000;
+const TRACE_STEPS = 200;
+
+function isZero(a: Uint8Array): boolean {
+  for (const b of a) if (b !== 0) return false;
+  return true;
+}
+
+export function route(s: CapitalStore, input: RouteInput, params: KernelParams = s.params): RouteResult {
+  const t = input.asOf;
+  const f = params.floors;
+
+  // 1. Mentions -> entities (longest first; a shorter mention inside a resolved longer one that
+  //    resolves to the same entity is not counted twice).
+  const qEntities = new Map<number, ResolvedMention>();
+  const mentions: ResolvedMention[] = [];
+  const resolvedTexts: Array<{ text: string; e: number }> = [];
+  const sorted = [...input.mentions].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  for (const m of sorted) {
+    for (const r of s.resolveIdx(m, t)) {
+      if (resolvedTexts.some((x) => x.e === r.e && ` ${x.text} `.includes(` ${m} `))) continue;
+      resolvedTexts.push({ text: m, e: r.e });
+      const rm = { text: m, entity: s.entIds[r.e] as string, via: r.via };
+      mentions.push(rm);
+      if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
+    }
+  }
+  const idChunks: number[] = [];
+  for (const id of input.identifiers) {
+    for (const r of s.resolveIdx(id, t)) {
+      const rm = { text: id, entity: s.entIds[r.e] as string, via: r.via };
+      mentions.push(rm);
+      if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
+    }
+    const node = s.index.get(id);
+    if (node !== undefined) idChunks.push(node);
+  }
+  for (const b of input.boundaries) {
+    const e = s.entIndex.get(`boundary:${b}`);
+    if (e !== undefined && !qEntities.has(e)) qEntities.set(e, { text: b, entity: `boundary:${b}`, via: "boundary" });
+  }
+
+  // 2. Seeds: entity hits (hub entities weigh less), identifiers, semantic hits, recent accesses.
+  const seeds = new Map<number, number>();
+  const reasons = new Map<number, string[]>();
+  const symCount = new Map<number, number>();
+  const invisible = new Set<number>();
+  const addSeed = (i: number, w: number, why: string) => {
+    if (!s.visibleAt(i, t)) {
+      invisible.add(i);
+      return;
+    }
+    seeds.set(i, (seeds.get(i) ?? 0) + w);
+    const r = reasons.get(i) ?? [];
+    if (!r.includes(why) && r.length < 6) r.push(why);
+    reasons.set(i, r);
+  };
+  for (const e of qEntities.keys()) {
+    const w = 1 / Math.log(Math.E + s.docFreq(e));
+    const seen = new Set<number>();
+    s.postingsAt(
+      e,
+      t,
+      (i) => {
+        if (seen.has(i)) return;
+        seen.add(i);
+        if (s.visibleAt(i, t)) symCount.set(i, (symCount.get(i) ?? 0) + 1);
+        addSeed(i, w, `entity:${s.entIds[e]}`);
+      },
+      params.maxPostingsPerEntity,
+    );
+  }
+  for (const i of idChunks) addSeed(i, 1, "identifier");
+  const semScore = new Map<number, number>();
+  for (const h of input.semantic) {
+    const i = s.index.get(h.chunk);
+    if (i === undefined) continue;
+    semScore.set(i, h.score);
+    if (h.score > 0) addSeed(i, h.score, "semantic");
+  }
+  const halfLife = params.recencyHalfLifeDays * DAY;
+  const recency = (i: number) => {
+    const last = Math.max(s.lastAccess[i] as number, s.recordedAt[i] as number);
+    return 2 ** (-Math.max(0, input.now - last) / halfLife);
+  };
+  for (const i of s.recentNodes()) if ((s.lastAccess[i] as number) <= t) addSeed(i, params.eta * recency(i), "recent");
+
+  // 3. Diffusion from the seeds (local; invisible nodes and edges carry no mass).
+  const ppr = localPpr(s, seeds, t, params);
+  let maxMass = 0;
+  for (const m of ppr.mass.values()) maxMass = Math.max(maxMass, m);
+
+  // 4. Product of experts on heads, each expert floored so a missing signal demotes, never deletes.
+  const noSketch = isZero(input.querySketch);
+  const nq = qEntities.size;
+  const experts = (i: number) => {
+    const sem = noSketch ? 1 : Math.max(f.sem, Math.min(1, semScore.get(i) ?? sketchCosine(input.querySketch, s.sketchOf(i))));
+    const sym = nq === 0 ? 1 : Math.max(f.sym, (symCount.get(i) ?? 0) / nq);
+    const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, (ppr.mass.get(i) ?? 0) / maxMass);
+    const rec = Math.max(f.rec, recency(i));
+    return { sem, sym, graph, rec };
+  };
+  const pool = new Set<number>([...seeds.keys(), ...ppr.mass.keys()]);
+  const scored: Candidate[] = [];
+  for (const i of pool) {
+    // Version filter BEFORE the top-M cut (seeds and diffusion are already restricted to visible nodes).
+    const version = s.versionAtIdx(i, t);
+    if (version === 0) {
+      invisible.add(i);
+      continue;
+    }
+    const ex = experts(i);
+    scored.push({
+      chunk: s.ids[i] as string,
+      kind: CHUNK_KINDS[s.kind[i] as number] as ChunkKind,
+      version,
+      score: ex.sem * ex.sym * ex.graph * ex.rec,
+      experts: ex,
+      mass: ppr.mass.get(i) ?? 0,
+    });
+  }
+  scored.sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0));
+  const candidates = scored.slice(0, params.topM);
+  const candScore = new Map(candidates.map((c) => [s.index.get(c.chunk) as number, c.score]));
+
+  // 5. Router: multi-hop over neighbour tables from the best candidates, heads only.
+  const prefer = new Set(input.preferEdges ?? []);
+  const selected = new Map<number, { score: number; depth: number; via: number | null }>();
+  for (const c of candidates.slice(0, input.limit)) selected.set(s.index.get(c.chunk) as number, { score: c.score, depth: 0, via: null });
+  const steps: RouterStep[] = [];
+  const tm = Math.floor(t / MINUTE);
+  let frontier = candidates.slice(0, params.routerBeam).map((c) => s.index.get(c.chunk) as number);
+  const minSelected = () => {
+    let m = Number.POSITIVE_INFINITY;
+    for (const v of selected.values()) m = Math.min(m, v.score);
+    return m;
+  };
+  for (let depth = 1; depth <= params.dMax && frontier.length > 0; depth++) {
+    const next: number[] = [];
+    for (const u of frontier) {
+      const uScore = selected.get(u)?.score ?? candScore.get(u) ?? 0;
+      const start = s.nbrStart[u] as number;
+      const end = start + (s.nbrCount[u] as number);
+      let sum = 0;
+      for (let k = start; k < end; k++) {
+        if ((s.slotFrom[k] as number) > tm || tm >= (s.slotTo[k] as number) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
+        sum += s.slotW[k] as number;
+      }
+      if (sum <= 0) continue;
+      for (let k = start; k < end && k < start + params.kr; k++) {
+        const v = s.slotDst[k] as number;
+        if ((s.slotFrom[k] as number) > tm || tm >= (s.slotTo[k] as number) || !s.visibleAt(v, t)) continue;
+        const type = EDGE_TYPES[s.slotType[k] as number] as EdgeType;
+        const prior = TYPE_PRIOR[type] * (prefer.has(type) ? 2 : 1);
+        const path = uScore * prior * ((s.slotW[k] as number) / sum);
+        let head = candScore.get(v);
+        if (head === undefined) {
+          const ex = experts(v);
+          head = ex.sem * ex.sym * ex.graph * ex.rec;
+        }
+        const score = head + ROUTER_LAMBDA * path;
+        const cur = selected.get(v);
+        const accepted = cur ? score > cur.score : selected.size < input.limit || score > minSelected();
+        if (steps.length < TRACE_STEPS)
+          steps.push({ depth, from: s.ids[u] as string, to: s.ids[v] as string, edgeType: type, score, accepted });
+        if (!accepted) continue;
+        if (!cur && selected.size >= input.limit) {
+          // Evict the weakest selection to keep the output bounded by limit.
+          let worst = -1;
+          let worstScore = Number.POSITIVE_INFINITY;
+          for (const [i, x] of selected) if (x.score < worstScore || (x.score === worstScore && i > worst)) [worst, worstScore] = [i, x.score];
+          selected.delete(worst);
+        }
+        selected.set(v, { score, depth: cur && cur.depth < depth ? cur.depth : depth, via: u });
+        next.push(v);
+      }
+    }
+    frontier = [...new Set(next)].slice(0, params.routerBeam);
+  }
+  const sel = [...selected.entries()]
+    .map(([i, x]) => ({
+      chunk: s.ids[i] as string,
+      version: s.versionAtIdx(i, t),
+      score: x.score,
+      depth: x.depth,
+      via: x.via === null ? null : (s.ids[x.via] as string),
+    }))
+    .filter((x) => x.version > 0)
+    .sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0))
+    .slice(0, input.limit);
+
+  const massTop = [...ppr.mass.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, 50)
+    .map(([i, m]) => ({ chunk: s.ids[i] as string, mass: m }));
+  const seedList = [...seeds.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, 100)
+    .map(([i, w]) => ({ chunk: s.ids[i] as string, weight: w, reasons: reasons.get(i) ?? [] }));
+  return {
+    candidates,
+    selected: sel,
+    trace: {
+      mentions,
+      seeds: seedList,
+      diffusion: { touched: ppr.touched, steps: ppr.steps, mass: massTop },
+      routerSteps: steps,
+      filteredByTime: invisible.size,
+      candidatePool: pool.size,
+    },
+  };
+}

@@ -1,0 +1,839 @@
+/**
+ * The capital chunk of one archive (DESIGN section 2): head catalog, entity -> chunk inverted index,
+ * time-aware alias table, access-recency statistics and the bounded, type-aware neighbour tables.
+ * It lives in one Durable Object (128 MB isolate), so it is stored as struct-of-arrays in growable
+ * typed arrays, never as per-node JS objects: see stats() for the measured bytes per head.
+ */
+import { normAlias } from "../ids";
+import { fromBase64, SKETCH_BYTES } from "../sketch";
+import { type ChangeOp, CHUNK_KINDS, type ChunkKind, DEFAULT_PARAMS, EDGE_TYPES, type EdgeType, type KernelParams } from "../types";
+
+const HAS_HEAD = 1;
+const DEPRECATED = 2;
+
+/** Type-aware normalisation (DESIGN step 3): how much of a node's mass an edge type may carry. */
+export const TYPE_WEIGHT: Record<EdgeType, number> = {
+  cites: 1.0,
+  "part-of": 1.0,
+  implements: 1.0,
+  "benchmarked-on": 0.9,
+  "introduced-by": 0.9,
+  tests: 0.8,
+  "depends-on": 0.8,
+  "discussed-in": 0.7,
+  motivates: 0.7,
+  "deprecated-by": 0.6,
+};
+
+/** A cited paper is relevant to its citer, but less than the other way round. */
+export const REVERSE_FACTOR = 0.5;
+
+export const MINUTE = 60_000;
+export const OPEN_FROM = -2147483648;
+export const OPEN_TO = 2147483647;
+
+/**
+ * Edge validity is kept in Int32 minutes (4 bytes instead of 8). validFrom is rounded UP and validTo
+ * DOWN, so an edge never carries mass outside its validity; it may lose under one minute of it.
+ */
+export function minutesFrom(ms: number): number {
+  if (!Number.isFinite(ms)) return OPEN_FROM;
+  return Math.max(OPEN_FROM + 1, Math.min(OPEN_TO - 1, Math.ceil(ms / MINUTE)));
+}
+export function minutesTo(ms: number | null): number {
+  if (ms === null || !Number.isFinite(ms)) return OPEN_TO;
+  return Math.max(OPEN_FROM + 1, Math.min(OPEN_TO - 1, Math.floor(ms / MINUTE)));
+}
+
+function growF64(a: Float64Array, n: number, fill = 0): Float64Array {
+  const b = new Float64Array(n);
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+}
+function growI32(a: Int32Array, n: number): Int32Array {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
+}
+function growU32(a: Uint32Array, n: number): Uint32Array {
+  const b = new Uint32Array(n);
+  b.set(a);
+  return b;
+}
+function growU8(a: Uint8Array, n: number): Uint8Array {
+  const b = new Uint8Array(n);
+  b.set(a);
+  return b;
+}
+function growF32(a: Float32Array, n: number): Float32Array {
+  const b = new Float32Array(n);
+  b.set(a);
+  return b;
+}
+
+interface AliasEntry {
+  e: number;
+  from: number;
+  to: number;
+}
+
+export interface HeadInfo {
+  chunk: string;
+  kind: ChunkKind | null;
+  latestVersion: number;
+  firstValidFrom: number | null;
+  endAt: number | null;
+  deprecated: boolean;
+  lastAccess: number | null;
+  accessCount: number;
+}
+
+export interface NeighbourInfo {
+  chunk: string;
+  type: EdgeType;
+  weight: number;
+  direction: "out" | "in";
+  visible: boolean;
+}
+
+const RING = 64;
+
+export class CapitalStore {
+  /** Last applied change-log sequence number. */
+  seq = 0;
+  readonly params: KernelParams;
+
+  // ---- nodes (struct of arrays, grown by doubling)
+  /** @internal */ ids: string[] = [];
+  /** @internal */ index = new Map<string, number>();
+  private cap = 0;
+  /** @internal */ kind: Uint8Array = new Uint8Array(0);
+  /** @internal */ flags: Uint8Array = new Uint8Array(0);
+  /** @internal */ firstValidFrom: Float64Array = new Float64Array(0);
+  /** @internal */ endAt: Float64Array = new Float64Array(0);
+  /** @internal */ latestVersion: Uint32Array = new Uint32Array(0);
+  /** @internal */ recordedAt: Float64Array = new Float64Array(0);
+  /** @internal */ lastAccess: Float64Array = new Float64Array(0);
+  /** @internal */ accessCount: Uint32Array = new Uint32Array(0);
+  /** @internal */ sketches: Uint8Array = new Uint8Array(0);
+  /** Version start times, only for chunks with more than one version (most have one). */
+  /** @internal */ versionStarts = new Map<number, number[]>();
+
+  // ---- neighbour slots (pooled; per node a contiguous run of capacity 4/8/16/32)
+  /** @internal */ nbrStart: Int32Array = new Int32Array(0);
+  /** @internal */ nbrCount: Uint8Array = new Uint8Array(0);
+  /** @internal */ nbrCap: Uint8Array = new Uint8Array(0);
+  /** @internal */ slotDst: Int32Array = new Int32Array(0);
+  /** @internal */ slotW: Float32Array = new Float32Array(0);
+  /** @internal */ slotType: Uint8Array = new Uint8Array(0);
+  /** @internal */ slotDir: Uint8Array = new Uint8Array(0);
+  /** @internal */ slotFrom: Int32Array = new Int32Array(0);
+  /** @internal */ slotTo: Int32Array = new Int32Array(0);
+  /** @internal */ slotsUsed = 0;
+  /** @internal */ edgeCount = 0;
+
+  // ---- entities
+  /** @internal */ entIndex = new Map<string, number>();
+  /** @internal */ entIds: string[] = [];
+  /** @internal */ entNames: string[] = [];
+  /** @internal */ entTypes: string[] = [];
+  /** @internal */ entMergedInto: number[] = [];
+  /** @internal */ entMergedAt: number[] = [];
+  /** @internal */ mergedFrom = new Map<number, number[]>();
+  /** Postings per entity: node indexes, append-only (Int32Array with a length). */
+  /** @internal */ postings: Int32Array[] = [];
+  /** @internal */ postLen: number[] = [];
+  /** @internal */ aliases = new Map<string, AliasEntry[]>();
+  /** @internal */ aliasCount = 0;
+
+  // ---- recency: the 64 most recently accessed nodes (recency seeding is O(64), not O(N))
+  /** @internal */ ring: Int32Array = new Int32Array(RING).fill(-1);
+  /** @internal */ ringPos = 0;
+
+  constructor(params: KernelParams = DEFAULT_PARAMS) {
+    this.params = params;
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  private ensureNodeCapacity(n: number) {
+    if (n <= this.cap) return;
+    let c = Math.max(64, this.cap);
+    while (c < n) c *= 2;
+    this.kind = growU8(this.kind, c);
+    this.flags = growU8(this.flags, c);
+    this.firstValidFrom = growF64(this.firstValidFrom, c);
+    this.endAt = growF64(this.endAt, c, Number.POSITIVE_INFINITY);
+    this.latestVersion = growU32(this.latestVersion, c);
+    this.recordedAt = growF64(this.recordedAt, c);
+    this.lastAccess = growF64(this.lastAccess, c);
+    this.accessCount = growU32(this.accessCount, c);
+    this.sketches = growU8(this.sketches, c * SKETCH_BYTES);
+    this.nbrStart = growI32(this.nbrStart, c);
+    this.nbrCount = growU8(this.nbrCount, c);
+    this.nbrCap = growU8(this.nbrCap, c);
+    this.cap = c;
+  }
+
+  /** @internal */
+  nodeOf(chunk: string): number {
+    let i = this.index.get(chunk);
+    if (i === undefined) {
+      i = this.ids.length;
+      this.ensureNodeCapacity(i + 1);
+      this.ids.push(chunk);
+      this.index.set(chunk, i);
+      this.endAt[i] = Number.POSITIVE_INFINITY;
+    }
+    return i;
+  }
+
+  private entityOf(id: string): number {
+    let e = this.entIndex.get(id);
+    if (e === undefined) {
+      e = this.entIds.length;
+      this.entIds.push(id);
+      this.entNames.push(id);
+      this.entTypes.push("concept");
+      this.entMergedInto.push(-1);
+      this.entMergedAt.push(Number.POSITIVE_INFINITY);
+      this.postings.push(new Int32Array(4));
+      this.postLen.push(0);
+      this.entIndex.set(id, e);
+    }
+    return e;
+  }
+
+  private addPosting(e: number, node: number, scan: boolean) {
+    const len = this.postLen[e] as number;
+    let arr = this.postings[e] as Int32Array;
+    if (scan) {
+      // Only revisions re-add entities; new heads skip this O(df) check.
+      for (let i = 0; i < len; i++) if (arr[i] === node) return;
+    }
+    if (len === arr.length) {
+      arr = growI32(arr, arr.length * 2);
+      this.postings[e] = arr;
+    }
+    arr[len] = node;
+    this.postLen[e] = len + 1;
+  }
+
+  // ------------------------------------------------------------------ visibility
+
+  /** @internal */
+  visibleAt(i: number, t: number): boolean {
+    return ((this.flags[i] as number) & HAS_HEAD) !== 0 && (this.firstValidFrom[i] as number) <= t && t < (this.endAt[i] as number);
+  }
+
+  /** @internal */
+  versionAtIdx(i: number, t: number): number {
+    if (!this.visibleAt(i, t)) return 0;
+    const starts = this.versionStarts.get(i);
+    if (!starts) return this.latestVersion[i] as number;
+    // Largest k with starts[k] <= t; versions are 1-based.
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+
+  visibleVersion(chunk: string, t: number): number {
+    const i = this.index.get(chunk);
+    return i === undefined ? 0 : this.versionAtIdx(i, t);
+  }
+
+  has(chunk: string): boolean {
+    const i = this.index.get(chunk);
+    return i !== undefined && ((this.flags[i] as number) & HAS_HEAD) !== 0;
+  }
+
+  head(chunk: string): HeadInfo | null {
+    const i = this.index.get(chunk);
+    if (i === undefined) return null;
+    const has = ((this.flags[i] as number) & HAS_HEAD) !== 0;
+    const end = this.endAt[i] as number;
+    return {
+      chunk,
+      kind: has ? (CHUNK_KINDS[this.kind[i] as number] ?? null) : null,
+      latestVersion: this.latestVersion[i] as number,
+      firstValidFrom: has ? (this.firstValidFrom[i] as number) : null,
+      endAt: Number.isFinite(end) ? end : null,
+      deprecated: ((this.flags[i] as number) & DEPRECATED) !== 0,
+      lastAccess: (this.lastAccess[i] as number) || null,
+      accessCount: this.accessCount[i] as number,
+    };
+  }
+
+  /** @internal */
+  sketchOf(i: number): Uint8Array {
+    return this.sketches.subarray(i * SKETCH_BYTES, (i + 1) * SKETCH_BYTES);
+  }
+
+  // ------------------------------------------------------------------ neighbour slots
+
+  private relocate(i: number, newCap: number) {
+    const need = this.slotsUsed + newCap;
+    if (need > this.slotDst.length) {
+      let c = Math.max(256, this.slotDst.length);
+      while (c < need) c *= 2;
+      this.slotDst = growI32(this.slotDst, c);
+      this.slotW = growF32(this.slotW, c);
+      this.slotType = growU8(this.slotType, c);
+      this.slotDir = growU8(this.slotDir, c);
+      this.slotFrom = growI32(this.slotFrom, c);
+      this.slotTo = growI32(this.slotTo, c);
+    }
+    const from = this.nbrStart[i] as number;
+    const n = this.nbrCount[i] as number;
+    const to = this.slotsUsed;
+    if (n > 0) {
+      this.slotDst.copyWithin(to, from, from + n);
+      this.slotW.copyWithin(to, from, from + n);
+      this.slotType.copyWithin(to, from, from + n);
+      this.slotDir.copyWithin(to, from, from + n);
+      this.slotFrom.copyWithin(to, from, from + n);
+      this.slotTo.copyWithin(to, from, from + n);
+    }
+    this.nbrStart[i] = to;
+    this.nbrCap[i] = newCap;
+    this.slotsUsed += newCap;
+  }
+
+  private upsertSlot(i: number, dst: number, type: number, dir: number, w: number, from: number, to: number) {
+    const s = this.nbrStart[i] as number;
+    const n = this.nbrCount[i] as number;
+    for (let k = s; k < s + n; k++) {
+      if (this.slotDst[k] === dst && this.slotType[k] === type && this.slotDir[k] === dir) {
+        this.slotW[k] = w;
+        this.slotFrom[k] = from;
+        this.slotTo[k] = to;
+        return;
+      }
+    }
+    const kr = Math.min(this.params.kr, 255);
+    if (n >= kr) {
+      // Full: keep the K_r heaviest (bounded neighbour table, DESIGN section 2).
+      let min = s;
+      for (let k = s + 1; k < s + n; k++) if ((this.slotW[k] as number) < (this.slotW[min] as number)) min = k;
+      if ((this.slotW[min] as number) >= w) return;
+      this.slotDst[min] = dst;
+      this.slotW[min] = w;
+      this.slotType[min] = type;
+      this.slotDir[min] = dir;
+      this.slotFrom[min] = from;
+      this.slotTo[min] = to;
+      return;
+    }
+    if (n >= (this.nbrCap[i] as number)) this.relocate(i, Math.min(kr, Math.max(4, (this.nbrCap[i] as number) * 2)));
+    const k = (this.nbrStart[i] as number) + n;
+    this.slotDst[k] = dst;
+    this.slotW[k] = w;
+    this.slotType[k] = type;
+    this.slotDir[k] = dir;
+    this.slotFrom[k] = from;
+    this.slotTo[k] = to;
+    this.nbrCount[i] = n + 1;
+  }
+
+  private closeSlot(i: number, dst: number, type: number, dir: number, to: number) {
+    const s = this.nbrStart[i] as number;
+    for (let k = s; k < s + (this.nbrCount[i] as number); k++) {
+      if (this.slotDst[k] === dst && this.slotType[k] === type && this.slotDir[k] === dir) {
+        this.slotTo[k] = Math.min(this.slotTo[k] as number, to);
+      }
+    }
+  }
+
+  private addEdge(src: string, dst: string, type: EdgeType, weight: number, validFrom: number, validTo: number | null) {
+    if (src === dst) return;
+    const a = this.nodeOf(src);
+    const b = this.nodeOf(dst);
+    const t = EDGE_TYPES.indexOf(type);
+    const w = Math.max(0, weight) * TYPE_WEIGHT[type];
+    const from = minutesFrom(validFrom);
+    const to = minutesTo(validTo);
+    this.upsertSlot(a, b, t, 0, w, from, to);
+    this.upsertSlot(b, a, t, 1, w * REVERSE_FACTOR, from, to);
+    this.edgeCount++;
+  }
+
+  // ------------------------------------------------------------------ change log
+
+  apply(op: ChangeOp): void {
+    switch (op.op) {
+      case "head.upsert": {
+        const i = this.nodeOf(op.chunk);
+        const had = ((this.flags[i] as number) & HAS_HEAD) !== 0;
+        if (had && op.version <= (this.latestVersion[i] as number)) return; // replay: already applied
+        if (!had) {
+          this.firstValidFrom[i] = op.validFrom;
+          this.flags[i] = (this.flags[i] as number) | HAS_HEAD;
+        } else {
+          const starts = this.versionStarts.get(i) ?? [this.firstValidFrom[i] as number];
+          starts.push(op.validFrom);
+          this.versionStarts.set(i, starts);
+        }
+        this.kind[i] = Math.max(0, CHUNK_KINDS.indexOf(op.kind));
+        this.latestVersion[i] = op.version;
+        this.recordedAt[i] = op.recordedAt;
+        const sk = fromBase64(op.sketch);
+        if (sk.length === SKETCH_BYTES) this.sketches.set(sk, i * SKETCH_BYTES);
+        for (const id of op.entities) this.addPosting(this.entityOf(id), i, had);
+        for (const b of op.boundaries) this.addPosting(this.entityOf(`boundary:${b}`), i, had);
+        return;
+      }
+      case "head.deprecate": {
+        const i = this.nodeOf(op.chunk);
+        if (((this.flags[i] as number) & DEPRECATED) !== 0) return;
+        this.endAt[i] = Math.min(this.endAt[i] as number, op.at);
+        this.flags[i] = (this.flags[i] as number) | DEPRECATED;
+        if (op.by) this.addEdge(op.chunk, op.by, "deprecated-by", 1, op.at, null);
+        return;
+      }
+      case "edge.upsert":
+        this.addEdge(op.src, op.dst, op.type, op.weight, op.validFrom, op.validTo);
+        return;
+      case "edge.close": {
+        const a = this.index.get(op.src);
+        const b = this.index.get(op.dst);
+        if (a === undefined || b === undefined) return;
+        const t = EDGE_TYPES.indexOf(op.type);
+        const to = minutesTo(op.at);
+        this.closeSlot(a, b, t, 0, to);
+        this.closeSlot(b, a, t, 1, to);
+        return;
+      }
+      case "entity.upsert": {
+        const e = this.entityOf(op.id);
+        this.entNames[e] = op.name;
+        this.entTypes[e] = op.type;
+        return;
+      }
+      case "alias.add": {
+        const norm = normAlias(op.alias);
+        if (!norm) return;
+        const e = this.entityOf(op.entity);
+        const list = this.aliases.get(norm) ?? [];
+        const to = op.validTo ?? Number.POSITIVE_INFINITY;
+        const cur = list.find((a) => a.e === e && a.from === op.validFrom);
+        if (cur) cur.to = to;
+        else {
+          list.push({ e, from: op.validFrom, to });
+          this.aliasCount++;
+        }
+        this.aliases.set(norm, list);
+        return;
+      }
+      case "alias.close": {
+        const list = this.aliases.get(normAlias(op.alias));
+        const e = this.entIndex.get(op.entity);
+        if (!list || e === undefined) return;
+        for (const a of list) if (a.e === e && a.from <= op.at && a.to > op.at) a.to = op.at;
+        return;
+      }
+      case "entity.merge": {
+        const from = this.entityOf(op.from);
+        const into = this.entityOf(op.into);
+        if (this.entMergedInto[from] === into) return;
+        this.entMergedInto[from] = into;
+        this.entMergedAt[from] = op.at;
+        const list = this.mergedFrom.get(into) ?? [];
+        list.push(from);
+        this.mergedFrom.set(into, list);
+        return;
+      }
+      default: {
+        const never: never = op;
+        throw new Error(`unknown change op ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ entities
+
+  /** @internal */
+  followMerges(e: number, t: number): { e: number; merged: boolean } {
+    let cur = e;
+    let merged = false;
+    for (let hops = 0; hops < 16; hops++) {
+      const into = this.entMergedInto[cur] as number;
+      if (into < 0 || (this.entMergedAt[cur] as number) > t) break;
+      cur = into;
+      merged = true;
+    }
+    return { e: cur, merged };
+  }
+
+  /** @internal All entities a mention resolves to at t (ids and aliases), after merges. */
+  resolveIdx(mention: string, t: number): Array<{ e: number; via: string }> {
+    const direct = this.entIndex.get(mention.trim());
+    if (direct !== undefined) {
+      const m = this.followMerges(direct, t);
+      return [{ e: m.e, via: m.merged ? "merge" : "identifier" }];
+    }
+    const list = this.aliases.get(normAlias(mention));
+    if (!list || list.length === 0) return [];
+    let chosen = list.filter((a) => a.from <= t && t < a.to);
+    let via = "alias";
+    if (chosen.length === 0) {
+      // A renamed entity's old name keeps resolving after the rename closed it (and a name
+      // introduced later resolves for earlier times): the most recent entry wins.
+      const latest = list.reduce((b, a) => (a.from > b.from ? a : b));
+      chosen = list.filter((a) => a.from === latest.from);
+      via = "alias-historical";
+    }
+    const out = new Map<number, string>();
+    for (const a of chosen) {
+      const m = this.followMerges(a.e, t);
+      if (!out.has(m.e)) out.set(m.e, m.merged ? "merge" : via);
+    }
+    return [...out.entries()].map(([e, v]) => ({ e, via: v }));
+  }
+
+  resolve(mention: string, t: number): { entity: string; name: string; via: string } | null {
+    const r = this.resolveIdx(mention, t);
+    const first = r[0];
+    if (!first) return null;
+    return { entity: this.entIds[first.e] as string, name: this.entNames[first.e] as string, via: first.via };
+  }
+
+  /** @internal Node postings of an entity as of t, including entities merged into it by then. */
+  postingsAt(e: number, t: number, visit: (node: number) => void, cap: number): number {
+    let seen = 0;
+    const stack = [e];
+    while (stack.length) {
+      const cur = stack.pop() as number;
+      const arr = this.postings[cur] as Int32Array;
+      // Most recent first: the newest postings are the likeliest to be visible and relevant.
+      for (let k = (this.postLen[cur] as number) - 1; k >= 0 && seen < cap; k--, seen++) visit(arr[k] as number);
+      for (const f of this.mergedFrom.get(cur) ?? []) if ((this.entMergedAt[f] as number) <= t) stack.push(f);
+    }
+    return seen;
+  }
+
+  /** @internal */
+  docFreq(e: number): number {
+    let n = this.postLen[e] as number;
+    for (const f of this.mergedFrom.get(e) ?? []) n += this.postLen[f] as number;
+    return n;
+  }
+
+  // ------------------------------------------------------------------ access recency
+
+  recordAccess(chunk: string, at: number): void {
+    const i = this.index.get(chunk);
+    if (i === undefined) return;
+    this.lastAccess[i] = Math.max(this.lastAccess[i] as number, at);
+    this.accessCount[i] = (this.accessCount[i] as number) + 1;
+    for (let k = 0; k < RING; k++) if (this.ring[k] === i) this.ring[k] = -1;
+    this.ring[this.ringPos] = i;
+    this.ringPos = (this.ringPos + 1) % RING;
+  }
+
+  /** @internal */
+  recentNodes(): number[] {
+    const out: number[] = [];
+    for (let k = 0; k < RING; k++) {
+      const i = this.ring[k] as number;
+      if (i >= 0) out.push(i);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  neighbours(chunk: string, t: number): NeighbourInfo[] {
+    const i = this.index.get(chunk);
+    if (i === undefined) return [];
+    const tm = Math.floor(t / MINUTE);
+    const out: NeighbourInfo[] = [];
+    const s = this.nbrStart[i] as number;
+    for (let k = s; k < s + (this.nbrCount[i] as number); k++) {
+      if ((this.slotFrom[k] as number) > tm || tm >= (this.slotTo[k] as number)) continue;
+      const d = this.slotDst[k] as number;
+      out.push({
+        chunk: this.ids[d] as string,
+        type: EDGE_TYPES[this.slotType[k] as number] as EdgeType,
+        weight: this.slotW[k] as number,
+        direction: this.slotDir[k] === 0 ? "out" : "in",
+        visible: this.visibleAt(d, t),
+      });
+    }
+    return out.sort((a, b) => b.weight - a.weight);
+  }
+
+  stats() {
+    // Estimate: typed arrays by byteLength (capacity); strings 2 bytes/char + 32 bytes header;
+    // Map entries ~40 bytes; JS array slots 8 bytes; small objects ~40 bytes.
+    const str = (s: string) => 32 + 2 * s.length;
+    let ids = 0;
+    for (const s of this.ids) ids += str(s) + 40 + 8;
+    const nodes =
+      this.kind.byteLength +
+      this.flags.byteLength +
+      this.firstValidFrom.byteLength +
+      this.endAt.byteLength +
+      this.latestVersion.byteLength +
+      this.recordedAt.byteLength +
+      this.lastAccess.byteLength +
+      this.accessCount.byteLength +
+      this.nbrStart.byteLength +
+      this.nbrCount.byteLength +
+      this.nbrCap.byteLength +
+      [...this.versionStarts.values()].reduce((s, v) => s + 40 + 8 * v.length + 16, 0);
+    const neighbours =
+      this.slotDst.byteLength + this.slotW.byteLength + this.slotType.byteLength + this.slotDir.byteLength + this.slotFrom.byteLength + this.slotTo.byteLength;
+    let postings = 0;
+    for (const p of this.postings) postings += p.byteLength + 64;
+    let entityStrings = 0;
+    for (let e = 0; e < this.entIds.length; e++) entityStrings += str(this.entIds[e] as string) + str(this.entNames[e] as string) + 40 + 3 * 8;
+    let aliases = 0;
+    for (const [k, list] of this.aliases) aliases += str(k) + 40 + 16 + list.length * 48;
+    const total = ids + nodes + this.sketches.byteLength + neighbours + postings + entityStrings + aliases;
+    let heads = 0;
+    for (let i = 0; i < this.ids.length; i++) if (((this.flags[i] as number) & HAS_HEAD) !== 0) heads++;
+    return {
+      heads,
+      nodes: this.ids.length,
+      edges: this.edgeCount,
+      slots: this.slotsUsed,
+      entities: this.entIds.length,
+      aliases: this.aliasCount,
+      bytes: {
+        nodes,
+        sketches: this.sketches.byteLength,
+        neighbours,
+        postings,
+        entities: entityStrings,
+        aliases,
+        ids,
+        total,
+      },
+      bytesPerHead: heads ? total / heads : 0,
+    };
+  }
+
+  serialize(): Uint8Array {
+    return serializeStore(this);
+  }
+
+  static deserialize(buf: Uint8Array): CapitalStore {
+    return deserializeStore(buf);
+  }
+}
+
+// ------------------------------------------------------------------ snapshot format
+// "PGC1" | u32 header length | header JSON (UTF-8) | padding to 8 | typed arrays, 8-byte aligned.
+// Neighbour slots are compacted (holes left by relocations are dropped).
+
+type ArrayName =
+  | "kind"
+  | "flags"
+  | "firstValidFrom"
+  | "endAt"
+  | "latestVersion"
+  | "recordedAt"
+  | "lastAccess"
+  | "accessCount"
+  | "sketches"
+  | "nbrStart"
+  | "nbrCount"
+  | "nbrCap"
+  | "slotDst"
+  | "slotW"
+  | "slotType"
+  | "slotDir"
+  | "slotFrom"
+  | "slotTo"
+  | "postPacked"
+  | "postOffsets";
+
+const enc = (x: number) => (Number.isFinite(x) ? x : x > 0 ? "inf" : "-inf");
+const dec = (x: number | string) => (x === "inf" ? Number.POSITIVE_INFINITY : x === "-inf" ? Number.NEGATIVE_INFINITY : (x as number));
+
+function serializeStore(s: CapitalStore): Uint8Array {
+  const n = s.ids.length;
+  // Compact neighbour slots.
+  let total = 0;
+  const capOf = (c: number) => (c === 0 ? 0 : c <= 4 ? 4 : c <= 8 ? 8 : c <= 16 ? 16 : Math.min(255, Math.max(32, c)));
+  for (let i = 0; i < n; i++) total += capOf(s.nbrCount[i] as number);
+  const slotDst = new Int32Array(total);
+  const slotW = new Float32Array(total);
+  const slotType = new Uint8Array(total);
+  const slotDir = new Uint8Array(total);
+  const slotFrom = new Int32Array(total);
+  const slotTo = new Int32Array(total);
+  const nbrStart = new Int32Array(n);
+  const nbrCap = new Uint8Array(n);
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.nbrCount[i] as number;
+    const from = s.nbrStart[i] as number;
+    nbrStart[i] = pos;
+    nbrCap[i] = capOf(c);
+    slotDst.set(s.slotDst.subarray(from, from + c), pos);
+    slotW.set(s.slotW.subarray(from, from + c), pos);
+    slotType.set(s.slotType.subarray(from, from + c), pos);
+    slotDir.set(s.slotDir.subarray(from, from + c), pos);
+    slotFrom.set(s.slotFrom.subarray(from, from + c), pos);
+    slotTo.set(s.slotTo.subarray(from, from + c), pos);
+    pos += capOf(c);
+  }
+  let postTotal = 0;
+  for (const l of s.postLen) postTotal += l;
+  const postPacked = new Int32Array(postTotal);
+  const postOffsets = new Int32Array(s.postLen.length + 1);
+  let p = 0;
+  for (let e = 0; e < s.postLen.length; e++) {
+    postOffsets[e] = p;
+    postPacked.set((s.postings[e] as Int32Array).subarray(0, s.postLen[e] as number), p);
+    p += s.postLen[e] as number;
+  }
+  postOffsets[s.postLen.length] = p;
+  const arrays: Record<ArrayName, ArrayBufferView> = {
+    kind: s.kind.subarray(0, n),
+    flags: s.flags.subarray(0, n),
+    firstValidFrom: s.firstValidFrom.subarray(0, n),
+    endAt: s.endAt.subarray(0, n),
+    latestVersion: s.latestVersion.subarray(0, n),
+    recordedAt: s.recordedAt.subarray(0, n),
+    lastAccess: s.lastAccess.subarray(0, n),
+    accessCount: s.accessCount.subarray(0, n),
+    sketches: s.sketches.subarray(0, n * SKETCH_BYTES),
+    nbrStart,
+    nbrCount: s.nbrCount.subarray(0, n),
+    nbrCap,
+    slotDst,
+    slotW,
+    slotType,
+    slotDir,
+    slotFrom,
+    slotTo,
+    postPacked,
+    postOffsets,
+  };
+  const layout: Array<{ name: ArrayName; offset: number; bytes: number }> = [];
+  let off = 0;
+  for (const [name, a] of Object.entries(arrays) as Array<[ArrayName, ArrayBufferView]>) {
+    layout.push({ name, offset: off, bytes: a.byteLength });
+    off += Math.ceil(a.byteLength / 8) * 8;
+  }
+  const header = {
+    v: 1,
+    seq: s.seq,
+    params: s.params,
+    ids: s.ids,
+    slotsUsed: total,
+    edgeCount: s.edgeCount,
+    ent: { ids: s.entIds, names: s.entNames, types: s.entTypes, mergedInto: s.entMergedInto, mergedAt: s.entMergedAt.map(enc) },
+    mergedFrom: [...s.mergedFrom.entries()],
+    aliases: [...s.aliases.entries()].map(([k, l]) => [k, l.map((a) => [a.e, enc(a.from), enc(a.to)])]),
+    aliasCount: s.aliasCount,
+    versionStarts: [...s.versionStarts.entries()],
+    ring: [...s.ring],
+    ringPos: s.ringPos,
+    layout,
+  };
+  const hb = new TextEncoder().encode(JSON.stringify(header));
+  const base = Math.ceil((8 + hb.byteLength) / 8) * 8;
+  const out = new Uint8Array(base + off);
+  const dv = new DataView(out.buffer);
+  out.set([0x50, 0x47, 0x43, 0x31], 0);
+  dv.setUint32(4, hb.byteLength, true);
+  out.set(hb, 8);
+  for (const l of layout) {
+    const a = arrays[l.name];
+    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), base + l.offset);
+  }
+  return out;
+}
+
+function deserializeStore(buf: Uint8Array): CapitalStore {
+  if (buf[0] !== 0x50 || buf[1] !== 0x47 || buf[2] !== 0x43 || buf[3] !== 0x31) throw new Error("not a capital-chunk snapshot");
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const hl = dv.getUint32(4, true);
+  const h = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + hl))) as {
+    seq: number;
+    params: KernelParams;
+    ids: string[];
+    slotsUsed: number;
+    edgeCount: number;
+    ent: { ids: string[]; names: string[]; types: string[]; mergedInto: number[]; mergedAt: Array<number | string> };
+    mergedFrom: Array<[number, number[]]>;
+    aliases: Array<[string, Array<[number, number | string, number | string]>]>;
+    aliasCount: number;
+    versionStarts: Array<[number, number[]]>;
+    ring: number[];
+    ringPos: number;
+    layout: Array<{ name: ArrayName; offset: number; bytes: number }>;
+  };
+  const base = Math.ceil((8 + hl) / 8) * 8;
+  const raw = (name: ArrayName): ArrayBuffer => {
+    const l = h.layout.find((x) => x.name === name);
+    if (!l) throw new Error(`snapshot lacks ${name}`);
+    const start = buf.byteOffset + base + l.offset;
+    return buf.buffer.slice(start, start + l.bytes) as ArrayBuffer;
+  };
+  const s = new CapitalStore(h.params);
+  s.seq = h.seq;
+  const n = h.ids.length;
+  s.ids = h.ids;
+  s.index = new Map(h.ids.map((id, i) => [id, i]));
+  const cap = Math.max(64, n);
+  // Re-grow to capacity so appends after a rebuild do not reallocate immediately.
+  const f64 = (name: ArrayName, fill = 0) => growF64(new Float64Array(raw(name)), cap, fill);
+  s.kind = growU8(new Uint8Array(raw("kind")), cap);
+  s.flags = growU8(new Uint8Array(raw("flags")), cap);
+  s.firstValidFrom = f64("firstValidFrom");
+  s.endAt = f64("endAt", Number.POSITIVE_INFINITY);
+  s.latestVersion = growU32(new Uint32Array(raw("latestVersion")), cap);
+  s.recordedAt = f64("recordedAt");
+  s.lastAccess = f64("lastAccess");
+  s.accessCount = growU32(new Uint32Array(raw("accessCount")), cap);
+  s.sketches = growU8(new Uint8Array(raw("sketches")), cap * SKETCH_BYTES);
+  s.nbrStart = growI32(new Int32Array(raw("nbrStart")), cap);
+  s.nbrCount = growU8(new Uint8Array(raw("nbrCount")), cap);
+  s.nbrCap = growU8(new Uint8Array(raw("nbrCap")), cap);
+  (s as unknown as { cap: number }).cap = cap;
+  s.slotDst = new Int32Array(raw("slotDst"));
+  s.slotW = new Float32Array(raw("slotW"));
+  s.slotType = new Uint8Array(raw("slotType"));
+  s.slotDir = new Uint8Array(raw("slotDir"));
+  s.slotFrom = new Int32Array(raw("slotFrom"));
+  s.slotTo = new Int32Array(raw("slotTo"));
+  s.slotsUsed = h.slotsUsed;
+  s.edgeCount = h.edgeCount;
+  s.entIds = h.ent.ids;
+  s.entNames = h.ent.names;
+  s.entTypes = h.ent.types;
+  s.entMergedInto = h.ent.mergedInto;
+  s.entMergedAt = h.ent.mergedAt.map(dec);
+  s.entIndex = new Map(h.ent.ids.map((id, e) => [id, e]));
+  s.mergedFrom = new Map(h.mergedFrom);
+  s.aliases = new Map(h.aliases.map(([k, l]) => [k, l.map(([e, from, to]) => ({ e, from: dec(from), to: dec(to) }))]));
+  s.aliasCount = h.aliasCount;
+  s.versionStarts = new Map(h.versionStarts);
+  s.ring = Int32Array.from(h.ring);
+  s.ringPos = h.ringPos;
+  const packed = new Int32Array(raw("postPacked"));
+  const offsets = new Int32Array(raw("postOffsets"));
+  s.postings = [];
+  s.postLen = [];
+  for (let e = 0; e < h.ent.ids.length; e++) {
+    const a = offsets[e] as number;
+    const b = offsets[e + 1] as number;
+    const arr = new Int32Array(Math.max(4, b - a));
+    arr.set(packed.subarray(a, b));
+    s.postings.push(arr);
+    s.postLen.push(b - a);
+  }
+  return s;
+}
