@@ -21,8 +21,7 @@ function validWeight(s: CapitalStore, i: number, t: number, tm: number): number 
   const start = s.nbrStart[i] as number;
   const end = start + (s.nbrCount[i] as number);
   for (let k = start; k < end; k++) {
-    if ((s.slotFrom[k] as number) > tm || tm >= (s.slotTo[k] as number)) continue;
-    if (!s.visibleAt(s.slotDst[k] as number, t)) continue;
+    if (!s.slotValid(i, k, tm) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
     sum += s.slotW[k] as number;
   }
   return sum;
@@ -70,9 +69,8 @@ export function localPpr(s: CapitalStore, seeds: Map<number, number>, t: number,
       }
       const push = (alpha * m) / sum;
       for (let k = start; k < end; k++) {
-        if ((s.slotFrom[k] as number) > tm || tm >= (s.slotTo[k] as number)) continue;
         const d = s.slotDst[k] as number;
-        if (!s.visibleAt(d, t)) continue;
+        if (!s.slotValid(u, k, tm) || !s.visibleAt(d, t)) continue;
         add(next, d, push * (s.slotW[k] as number));
       }
     }
@@ -100,7 +98,7 @@ export function fullPpr(s: CapitalStore, seeds: Map<number, number>, t: number, 
     const end = start + (s.nbrCount[i] as number);
     let sum = 0;
     for (let k = start; k < end; k++) {
-      if ((s.slotFrom[k] as number) > tm || tm >= (s.slotTo[k] as number) || !visible[s.slotDst[k] as number]) continue;
+      if (!s.slotValid(i, k, tm) || !visible[s.slotDst[k] as number]) continue;
       sum += s.slotW[k] as number;
     }
     sums[i] = sum;
@@ -127,9 +125,8 @@ export function fullPpr(s: CapitalStore, seeds: Map<number, number>, t: number, 
       }
       const push = (alpha * m) / sum;
       for (let k = start; k < end; k++) {
-        if ((s.slotFrom[k] as number) > tm || tm >= (s.slotTo[k] as number)) continue;
         const d = s.slotDst[k] as number;
-        if (!visible[d]) continue;
+        if (!visible[d] || !s.slotValid(u, k, tm)) continue;
         next[d] = (next[d] as number) + push * (s.slotW[k] as number);
       }
     }

@@ -6,7 +6,7 @@
 import { sketchCosine } from "../sketch";
 import { CHUNK_KINDS, type Candidate, type ChunkKind, EDGE_TYPES, type EdgeType, type KernelParams, type ResolvedMention, type RouteInput, type RouteResult, type RouterStep } from "../types";
 import { localPpr } from "./diffusion";
-import { type CapitalStore, MINUTE } from "./store";
+import { type CapitalStore, MINUTE, TYPE_MASK } from "./store";
 
 /**
  * Router priors per edge type (a transparent policy whose weights could later be learned):
@@ -172,14 +172,14 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       const end = start + (s.nbrCount[u] as number);
       let sum = 0;
       for (let k = start; k < end; k++) {
-        if ((s.slotFrom[k] as number) > tm || tm >= (s.slotTo[k] as number) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
+        if (!s.slotValid(u, k, tm) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
         sum += s.slotW[k] as number;
       }
       if (sum <= 0) continue;
       for (let k = start; k < end && k < start + params.kr; k++) {
         const v = s.slotDst[k] as number;
-        if ((s.slotFrom[k] as number) > tm || tm >= (s.slotTo[k] as number) || !s.visibleAt(v, t)) continue;
-        const type = EDGE_TYPES[s.slotType[k] as number] as EdgeType;
+        if (!s.slotValid(u, k, tm) || !s.visibleAt(v, t)) continue;
+        const type = EDGE_TYPES[(s.slotType[k] as number) & TYPE_MASK] as EdgeType;
         const prior = TYPE_PRIOR[type] * (prefer.has(type) ? 2 : 1);
         const path = uScore * prior * ((s.slotW[k] as number) / sum);
         let head = candScore.get(v);

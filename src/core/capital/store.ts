@@ -10,6 +10,10 @@ import { type ChangeOp, CHUNK_KINDS, type ChunkKind, DEFAULT_PARAMS, EDGE_TYPES,
 
 const HAS_HEAD = 1;
 const DEPRECATED = 2;
+/** Slot type byte: bits 0-3 edge type, bit 4 direction (reverse slot), bit 7 closed. */
+export const TYPE_MASK = 15;
+export const DIR_IN = 16;
+export const CLOSED_BIT = 128;
 
 /** Type-aware normalisation (DESIGN step 3): how much of a node's mass an edge type may carry. */
 export const TYPE_WEIGHT: Record<EdgeType, number> = {
@@ -124,13 +128,17 @@ export class CapitalStore {
   /** @internal */ nbrStart: Int32Array = new Int32Array(0);
   /** @internal */ nbrCount: Uint8Array = new Uint8Array(0);
   /** @internal */ nbrCap: Uint8Array = new Uint8Array(0);
+  // A slot is 13 bytes: dst (Int32), weight (Float32), type|dir|closed bits (Uint8), validFrom
+  // in minutes (Int32). The end of validity is kept aside for the rare closed edges (a later
+  // version dropped them), so open-ended edges, the common case, pay nothing for it.
   /** @internal */ slotDst: Int32Array = new Int32Array(0);
   /** @internal */ slotW: Float32Array = new Float32Array(0);
   /** @internal */ slotType: Uint8Array = new Uint8Array(0);
-  /** @internal */ slotDir: Uint8Array = new Uint8Array(0);
   /** @internal */ slotFrom: Int32Array = new Int32Array(0);
-  /** @internal */ slotTo: Int32Array = new Int32Array(0);
+  /** Closed slots: node -> list of (dst, type|dir bits, validTo minutes). */
+  /** @internal */ closed = new Map<number, Array<[number, number, number]>>();
   /** @internal */ slotsUsed = 0;
+  /** @internal */ liveSlots = 0;
   /** @internal */ edgeCount = 0;
 
   // ---- entities
@@ -279,17 +287,52 @@ export class CapitalStore {
 
   // ------------------------------------------------------------------ neighbour slots
 
+  private growSlots(capacity: number) {
+    this.slotDst = growI32(this.slotDst, capacity);
+    this.slotW = growF32(this.slotW, capacity);
+    this.slotType = growU8(this.slotType, capacity);
+    this.slotFrom = growI32(this.slotFrom, capacity);
+  }
+
+  /**
+   * Rewrite the pool with every node's slots contiguous and no holes. Relocations (capacity
+   * 4 -> 8 -> 16 -> 32) leave holes; compacting when they exceed half the pool keeps the waste
+   * bounded at 2x and the cost amortised O(1) per insert.
+   */
+  compactSlots(exact = false): void {
+    const n = this.ids.length;
+    const capOf = (c: number) => (exact || c === 0 ? c : c <= 4 ? 4 : c <= 8 ? 8 : c <= 16 ? 16 : c);
+    let total = 0;
+    for (let i = 0; i < n; i++) total += capOf(this.nbrCount[i] as number);
+    const room = exact ? total : Math.max(256, Math.ceil(total * 1.25));
+    const dst = new Int32Array(room);
+    const w = new Float32Array(room);
+    const ty = new Uint8Array(room);
+    const fr = new Int32Array(room);
+    let pos = 0;
+    for (let i = 0; i < n; i++) {
+      const c = this.nbrCount[i] as number;
+      const from = this.nbrStart[i] as number;
+      dst.set(this.slotDst.subarray(from, from + c), pos);
+      w.set(this.slotW.subarray(from, from + c), pos);
+      ty.set(this.slotType.subarray(from, from + c), pos);
+      fr.set(this.slotFrom.subarray(from, from + c), pos);
+      this.nbrStart[i] = pos;
+      this.nbrCap[i] = capOf(c);
+      pos += capOf(c);
+    }
+    this.slotDst = dst;
+    this.slotW = w;
+    this.slotType = ty;
+    this.slotFrom = fr;
+    this.slotsUsed = pos;
+  }
+
   private relocate(i: number, newCap: number) {
-    const need = this.slotsUsed + newCap;
-    if (need > this.slotDst.length) {
-      let c = Math.max(256, this.slotDst.length);
-      while (c < need) c *= 2;
-      this.slotDst = growI32(this.slotDst, c);
-      this.slotW = growF32(this.slotW, c);
-      this.slotType = growU8(this.slotType, c);
-      this.slotDir = growU8(this.slotDir, c);
-      this.slotFrom = growI32(this.slotFrom, c);
-      this.slotTo = growI32(this.slotTo, c);
+    if (this.slotsUsed + newCap > this.slotDst.length) {
+      // Holes over a quarter of the pool: compact instead of growing (waste stays <= ~1.5x).
+      if (this.slotsUsed - this.liveSlots > this.slotsUsed / 4) this.compactSlots();
+      if (this.slotsUsed + newCap > this.slotDst.length) this.growSlots(Math.max(256, Math.ceil((this.slotsUsed + newCap) * 1.25)));
     }
     const from = this.nbrStart[i] as number;
     const n = this.nbrCount[i] as number;
@@ -298,56 +341,79 @@ export class CapitalStore {
       this.slotDst.copyWithin(to, from, from + n);
       this.slotW.copyWithin(to, from, from + n);
       this.slotType.copyWithin(to, from, from + n);
-      this.slotDir.copyWithin(to, from, from + n);
       this.slotFrom.copyWithin(to, from, from + n);
-      this.slotTo.copyWithin(to, from, from + n);
     }
     this.nbrStart[i] = to;
     this.nbrCap[i] = newCap;
     this.slotsUsed += newCap;
   }
 
-  private upsertSlot(i: number, dst: number, type: number, dir: number, w: number, from: number, to: number) {
+  /** @internal Is slot k of node u valid at minute tm? */
+  slotValid(u: number, k: number, tm: number): boolean {
+    if ((this.slotFrom[k] as number) > tm) return false;
+    const bits = this.slotType[k] as number;
+    if ((bits & CLOSED_BIT) === 0) return true;
+    const d = this.slotDst[k] as number;
+    const key = bits & ~CLOSED_BIT;
+    for (const [cd, cb, to] of this.closed.get(u) ?? []) if (cd === d && cb === key) return tm < to;
+    return true;
+  }
+
+  private setClosed(u: number, dst: number, bits: number, to: number | null) {
+    const list = this.closed.get(u) ?? [];
+    const at = list.findIndex(([d, b]) => d === dst && b === bits);
+    if (to === null) {
+      if (at >= 0) list.splice(at, 1);
+    } else if (at >= 0) (list[at] as [number, number, number])[2] = to;
+    else list.push([dst, bits, to]);
+    if (list.length) this.closed.set(u, list);
+    else this.closed.delete(u);
+  }
+
+  private upsertSlot(i: number, dst: number, bits: number, w: number, from: number, to: number) {
     const s = this.nbrStart[i] as number;
     const n = this.nbrCount[i] as number;
+    const closedBit = to === OPEN_TO ? 0 : CLOSED_BIT;
     for (let k = s; k < s + n; k++) {
-      if (this.slotDst[k] === dst && this.slotType[k] === type && this.slotDir[k] === dir) {
+      if (this.slotDst[k] === dst && ((this.slotType[k] as number) & ~CLOSED_BIT) === bits) {
         this.slotW[k] = w;
         this.slotFrom[k] = from;
-        this.slotTo[k] = to;
+        this.slotType[k] = bits | closedBit;
+        this.setClosed(i, dst, bits, closedBit ? to : null);
         return;
       }
     }
     const kr = Math.min(this.params.kr, 255);
+    let k: number;
     if (n >= kr) {
       // Full: keep the K_r heaviest (bounded neighbour table, DESIGN section 2).
       let min = s;
-      for (let k = s + 1; k < s + n; k++) if ((this.slotW[k] as number) < (this.slotW[min] as number)) min = k;
+      for (let j = s + 1; j < s + n; j++) if ((this.slotW[j] as number) < (this.slotW[min] as number)) min = j;
       if ((this.slotW[min] as number) >= w) return;
-      this.slotDst[min] = dst;
-      this.slotW[min] = w;
-      this.slotType[min] = type;
-      this.slotDir[min] = dir;
-      this.slotFrom[min] = from;
-      this.slotTo[min] = to;
-      return;
+      const old = (this.slotType[min] as number) & ~CLOSED_BIT;
+      this.setClosed(i, this.slotDst[min] as number, old, null);
+      k = min;
+    } else {
+      if (n >= (this.nbrCap[i] as number)) this.relocate(i, Math.min(kr, Math.max(4, (this.nbrCap[i] as number) * 2)));
+      k = (this.nbrStart[i] as number) + n;
+      this.nbrCount[i] = n + 1;
+      this.liveSlots++;
     }
-    if (n >= (this.nbrCap[i] as number)) this.relocate(i, Math.min(kr, Math.max(4, (this.nbrCap[i] as number) * 2)));
-    const k = (this.nbrStart[i] as number) + n;
     this.slotDst[k] = dst;
     this.slotW[k] = w;
-    this.slotType[k] = type;
-    this.slotDir[k] = dir;
+    this.slotType[k] = bits | closedBit;
     this.slotFrom[k] = from;
-    this.slotTo[k] = to;
-    this.nbrCount[i] = n + 1;
+    if (closedBit) this.setClosed(i, dst, bits, to);
   }
 
-  private closeSlot(i: number, dst: number, type: number, dir: number, to: number) {
+  private closeSlot(i: number, dst: number, bits: number, to: number) {
     const s = this.nbrStart[i] as number;
     for (let k = s; k < s + (this.nbrCount[i] as number); k++) {
-      if (this.slotDst[k] === dst && this.slotType[k] === type && this.slotDir[k] === dir) {
-        this.slotTo[k] = Math.min(this.slotTo[k] as number, to);
+      if (this.slotDst[k] === dst && ((this.slotType[k] as number) & ~CLOSED_BIT) === bits) {
+        let cur = OPEN_TO;
+        for (const [cd, cb, t] of this.closed.get(i) ?? []) if (cd === dst && cb === bits) cur = t;
+        this.slotType[k] = bits | CLOSED_BIT;
+        this.setClosed(i, dst, bits, Math.min(cur, to));
       }
     }
   }
@@ -360,8 +426,8 @@ export class CapitalStore {
     const w = Math.max(0, weight) * TYPE_WEIGHT[type];
     const from = minutesFrom(validFrom);
     const to = minutesTo(validTo);
-    this.upsertSlot(a, b, t, 0, w, from, to);
-    this.upsertSlot(b, a, t, 1, w * REVERSE_FACTOR, from, to);
+    this.upsertSlot(a, b, t, w, from, to);
+    this.upsertSlot(b, a, t | DIR_IN, w * REVERSE_FACTOR, from, to);
     this.edgeCount++;
   }
 
@@ -407,8 +473,8 @@ export class CapitalStore {
         if (a === undefined || b === undefined) return;
         const t = EDGE_TYPES.indexOf(op.type);
         const to = minutesTo(op.at);
-        this.closeSlot(a, b, t, 0, to);
-        this.closeSlot(b, a, t, 1, to);
+        this.closeSlot(a, b, t, to);
+        this.closeSlot(b, a, t | DIR_IN, to);
         return;
       }
       case "entity.upsert": {
@@ -557,13 +623,14 @@ export class CapitalStore {
     const out: NeighbourInfo[] = [];
     const s = this.nbrStart[i] as number;
     for (let k = s; k < s + (this.nbrCount[i] as number); k++) {
-      if ((this.slotFrom[k] as number) > tm || tm >= (this.slotTo[k] as number)) continue;
+      if (!this.slotValid(i, k, tm)) continue;
       const d = this.slotDst[k] as number;
+      const bits = this.slotType[k] as number;
       out.push({
         chunk: this.ids[d] as string,
-        type: EDGE_TYPES[this.slotType[k] as number] as EdgeType,
+        type: EDGE_TYPES[bits & TYPE_MASK] as EdgeType,
         weight: this.slotW[k] as number,
-        direction: this.slotDir[k] === 0 ? "out" : "in",
+        direction: bits & DIR_IN ? "in" : "out",
         visible: this.visibleAt(d, t),
       });
     }
@@ -589,8 +656,9 @@ export class CapitalStore {
       this.nbrCount.byteLength +
       this.nbrCap.byteLength +
       [...this.versionStarts.values()].reduce((s, v) => s + 40 + 8 * v.length + 16, 0);
-    const neighbours =
-      this.slotDst.byteLength + this.slotW.byteLength + this.slotType.byteLength + this.slotDir.byteLength + this.slotFrom.byteLength + this.slotTo.byteLength;
+    let closedBytes = 0;
+    for (const l of this.closed.values()) closedBytes += 40 + 16 + l.length * 56;
+    const neighbours = this.slotDst.byteLength + this.slotW.byteLength + this.slotType.byteLength + this.slotFrom.byteLength + closedBytes;
     let postings = 0;
     for (const p of this.postings) postings += p.byteLength + 64;
     let entityStrings = 0;
@@ -604,7 +672,8 @@ export class CapitalStore {
       heads,
       nodes: this.ids.length,
       edges: this.edgeCount,
-      slots: this.slotsUsed,
+      slots: this.liveSlots,
+      slotPool: this.slotDst.length,
       entities: this.entIds.length,
       aliases: this.aliasCount,
       bytes: {
@@ -650,9 +719,7 @@ type ArrayName =
   | "slotDst"
   | "slotW"
   | "slotType"
-  | "slotDir"
   | "slotFrom"
-  | "slotTo"
   | "postPacked"
   | "postOffsets";
 
@@ -661,32 +728,10 @@ const dec = (x: number | string) => (x === "inf" ? Number.POSITIVE_INFINITY : x 
 
 function serializeStore(s: CapitalStore): Uint8Array {
   const n = s.ids.length;
-  // Compact neighbour slots.
-  let total = 0;
-  const capOf = (c: number) => (c === 0 ? 0 : c <= 4 ? 4 : c <= 8 ? 8 : c <= 16 ? 16 : Math.min(255, Math.max(32, c)));
-  for (let i = 0; i < n; i++) total += capOf(s.nbrCount[i] as number);
-  const slotDst = new Int32Array(total);
-  const slotW = new Float32Array(total);
-  const slotType = new Uint8Array(total);
-  const slotDir = new Uint8Array(total);
-  const slotFrom = new Int32Array(total);
-  const slotTo = new Int32Array(total);
-  const nbrStart = new Int32Array(n);
-  const nbrCap = new Uint8Array(n);
-  let pos = 0;
-  for (let i = 0; i < n; i++) {
-    const c = s.nbrCount[i] as number;
-    const from = s.nbrStart[i] as number;
-    nbrStart[i] = pos;
-    nbrCap[i] = capOf(c);
-    slotDst.set(s.slotDst.subarray(from, from + c), pos);
-    slotW.set(s.slotW.subarray(from, from + c), pos);
-    slotType.set(s.slotType.subarray(from, from + c), pos);
-    slotDir.set(s.slotDir.subarray(from, from + c), pos);
-    slotFrom.set(s.slotFrom.subarray(from, from + c), pos);
-    slotTo.set(s.slotTo.subarray(from, from + c), pos);
-    pos += capOf(c);
-  }
+  // Snapshots are compacted exactly (capacity = count): most nodes never change after a rebuild,
+  // and the next insert into a node relocates it with room to grow.
+  s.compactSlots(true);
+  const { slotDst, slotW, slotType, slotFrom } = s;
   let postTotal = 0;
   for (const l of s.postLen) postTotal += l;
   const postPacked = new Int32Array(postTotal);
@@ -708,15 +753,13 @@ function serializeStore(s: CapitalStore): Uint8Array {
     lastAccess: s.lastAccess.subarray(0, n),
     accessCount: s.accessCount.subarray(0, n),
     sketches: s.sketches.subarray(0, n * SKETCH_BYTES),
-    nbrStart,
+    nbrStart: s.nbrStart.subarray(0, n),
     nbrCount: s.nbrCount.subarray(0, n),
-    nbrCap,
+    nbrCap: s.nbrCap.subarray(0, n),
     slotDst,
     slotW,
     slotType,
-    slotDir,
     slotFrom,
-    slotTo,
     postPacked,
     postOffsets,
   };
@@ -731,7 +774,9 @@ function serializeStore(s: CapitalStore): Uint8Array {
     seq: s.seq,
     params: s.params,
     ids: s.ids,
-    slotsUsed: total,
+    slotsUsed: s.slotsUsed,
+    liveSlots: s.liveSlots,
+    closed: [...s.closed.entries()],
     edgeCount: s.edgeCount,
     ent: { ids: s.entIds, names: s.entNames, types: s.entTypes, mergedInto: s.entMergedInto, mergedAt: s.entMergedAt.map(enc) },
     mergedFrom: [...s.mergedFrom.entries()],
@@ -765,6 +810,8 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
     params: KernelParams;
     ids: string[];
     slotsUsed: number;
+    liveSlots: number;
+    closed: Array<[number, Array<[number, number, number]>]>;
     edgeCount: number;
     ent: { ids: string[]; names: string[]; types: string[]; mergedInto: number[]; mergedAt: Array<number | string> };
     mergedFrom: Array<[number, number[]]>;
@@ -806,10 +853,10 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
   s.slotDst = new Int32Array(raw("slotDst"));
   s.slotW = new Float32Array(raw("slotW"));
   s.slotType = new Uint8Array(raw("slotType"));
-  s.slotDir = new Uint8Array(raw("slotDir"));
   s.slotFrom = new Int32Array(raw("slotFrom"));
-  s.slotTo = new Int32Array(raw("slotTo"));
   s.slotsUsed = h.slotsUsed;
+  s.liveSlots = h.liveSlots;
+  s.closed = new Map(h.closed);
   s.edgeCount = h.edgeCount;
   s.entIds = h.ent.ids;
   s.entNames = h.ent.names;
