@@ -65,8 +65,10 @@ async function main() {
       `ingest "${batch.label}": ${batch.artifacts.length} artifacts -> created ${res.counts.created}, updated ${res.counts.updated}, unchanged ${res.counts.unchanged} (${(performance.now() - t0).toFixed(0)} ms)`,
     );
   }
-  const again = await pg.ingest(id, { artifacts: sample.batches[0]?.artifacts as never });
-  console.log(`re-ingest of the first batch (idempotent): unchanged ${again.counts.unchanged}/${sample.batches[0]?.artifacts.length}`);
+  // Retrying the last batch is a no-op (webhooks and queues retry; ingest must be idempotent).
+  const last = sample.batches[sample.batches.length - 1];
+  const again = await pg.ingest(id, { artifacts: last?.artifacts as never });
+  console.log(`retry of "${last?.label}" (idempotent): unchanged ${again.counts.unchanged}/${last?.artifacts.length}`);
 
   for (const op of sample.lifecycle) {
     if (op.op === "deprecate") await pg.deprecate(id, { id: op.id as string, by: op.by, at: op.at, reason: op.reason });

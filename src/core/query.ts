@@ -36,11 +36,14 @@ export interface ContextRequest extends RouteRequest {
   /** Share of the budget the short-term window may take (default 0.25). */
   shortTermShare?: number | undefined;
   maxCards?: number | undefined;
-  /** Upper bound per card (default 400 tokens) so one long chunk cannot take the whole budget. */
+  /** Upper bound per card (default: a third of the budget, within 250..500 tokens). */
   maxCardTokens?: number | undefined;
 }
 
 export type Timings = Record<string, number>;
+
+/** Smallest budget worth distilling a card into (two short anchors plus provenance). */
+export const MIN_CARD_TOKENS = 160;
 
 /** Vectorize returns at most 100 ids per query; that is also our semantic seed cap. */
 const SEMANTIC_TOP_K = 100;
@@ -153,7 +156,9 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
   const t = timer(perfNow);
   const now = deps.clock.now();
   const asOf = req.asOf ?? now;
-  const maxCard = req.maxCardTokens ?? 400;
+  // A third of the budget per card (250..500 tokens): room for ~3 cards, so one long chunk cannot
+  // take the whole budget. A card's JSON (ids, two anchors, validity) needs ~150 tokens by itself.
+  const maxCard = req.maxCardTokens ?? Math.min(500, Math.max(250, Math.floor(req.budgetTokens / 3)));
   const skipped: ExpandResponse["skipped"] = [];
   const visible = await deps.versions.visibleAt(
     req.archiveId,
@@ -181,6 +186,10 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
       continue;
     }
     const remaining = req.budgetTokens - used;
+    if (Math.min(remaining, maxCard) < MIN_CARD_TOKENS) {
+      skipped.push({ chunk: c.chunk, reason: "over_budget" });
+      continue;
+    }
     const card = await deps.distiller.distill({
       query: req.query,
       artifactId: row.chunkId,

@@ -129,11 +129,17 @@ export class ExtractiveDistiller implements Distiller {
 
     let card = build();
     while (card.tokens > input.budgetTokens) {
+      // Shrink what is redundant first (the claim sentence is also anchored verbatim), then
+      // alternate claim and snippet cuts; snippets stop at ~75 characters, below which an excerpt
+      // no longer works as evidence.
       if (nAnchors > 2) nAnchors--;
       else if (sketchTokens > 0) sketchTokens = sketchTokens >= 20 ? Math.floor(sketchTokens / 2) : 0;
       else if (nExtra > 0) nExtra--;
-      else if (snippetChars > 24) snippetChars = Math.floor(snippetChars / 2);
-      else if (claimTokens > 8) claimTokens = Math.floor(claimTokens / 2);
+      else if (claimTokens > 40) claimTokens = 40;
+      else if (snippetChars > 150) snippetChars = 150;
+      else if (claimTokens > 20) claimTokens = 20;
+      else if (snippetChars > 75) snippetChars = 75;
+      else if (claimTokens > 8) claimTokens = 8;
       else return null;
       card = build();
     }

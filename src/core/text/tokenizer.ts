@@ -24,8 +24,15 @@ function pieceCost(p: string): number {
     return Math.max(1, Math.ceil(body.length / 4));
   }
   if (/\p{N}/u.test(body[0] ?? "")) return 1;
-  // Punctuation / symbols: one token per UTF-16 unit (emoji take 2+ in cl100k too).
-  return body.length;
+  // ASCII punctuation merges in pairs in cl100k (`":`, `",`, `."`, `}]`): half a token per char,
+  // rounded up. Non-ASCII symbols (emoji, arrows) cost one token per UTF-16 unit.
+  let ascii = 0;
+  let other = 0;
+  for (let i = 0; i < body.length; i++) {
+    if (body.charCodeAt(i) < 0x80) ascii++;
+    else other++;
+  }
+  return Math.ceil(ascii / 2) + other;
 }
 
 export function countTokens(text: string): number {
