@@ -147,7 +147,7 @@ function graphOps(g: { n: number; edges: Array<[number, number, number]> }): Cha
 }
 
 describe("diffusion properties", () => {
-  it("conserves mass: sum(g) = 1, g >= 0, for any graph and seeds", () => {
+  it("conserves mass: sum(g) + residual = 1, g >= 0, for any graph and seeds", () => {
     fc.assert(
       fc.property(graphArb, (g) => {
         const s = build(graphOps(g));
@@ -155,7 +155,8 @@ describe("diffusion properties", () => {
         for (const [i, w] of g.seeds) if (i < g.n) seeds.set(i, w);
         if (seeds.size === 0) return;
         for (const ppr of [localPpr(s, seeds, 10, DEFAULT_PARAMS), fullPpr(s, seeds, 10, DEFAULT_PARAMS)]) {
-          let sum = 0;
+          let sum = ppr.residual;
+          expect(ppr.residual).toBeGreaterThanOrEqual(0);
           for (const m of ppr.mass.values()) {
             expect(m).toBeGreaterThanOrEqual(0);
             sum += m;
@@ -202,7 +203,11 @@ describe("diffusion properties", () => {
 describe("local vs full diffusion at scale", () => {
   const arch = syntheticArchive({ heads: 2000, seed: 3 });
   const s = build(arch.ops);
-  it("top-10 of local PPR agrees with full PPR on >= 80% of nodes on average", () => {
+  it("top-10 of local PPR agrees with full PPR (>= 85% at epsilon 1e-4, >= 70% at the default 1e-3)", () => {
+    expect(agreement({ ...DEFAULT_PARAMS, pushEpsilon: 1e-4, maxFrontier: 4096 })).toBeGreaterThanOrEqual(0.85);
+    expect(agreement(DEFAULT_PARAMS)).toBeGreaterThanOrEqual(0.7);
+  });
+  function agreement(params: KernelParams): number {
     let agree = 0;
     for (let q = 0; q < 20; q++) {
       const seeds = new Map<number, number>([
@@ -210,12 +215,12 @@ describe("local vs full diffusion at scale", () => {
         [(q * 389 + 5) % 2000, 0.5],
       ]);
       const top = (m: Map<number, number>) => new Set([...m.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 10).map(([k]) => k));
-      const a = top(localPpr(s, seeds, arch.end, DEFAULT_PARAMS).mass);
-      const b = top(fullPpr(s, seeds, arch.end, DEFAULT_PARAMS).mass);
+      const a = top(localPpr(s, seeds, arch.end, params).mass);
+      const b = top(fullPpr(s, seeds, arch.end, params).mass);
       agree += [...a].filter((k) => b.has(k)).length / 10;
     }
-    expect(agree / 20).toBeGreaterThanOrEqual(0.8);
-  });
+    return agree / 20;
+  }
 
   it("local diffusion work does not grow with archive size", () => {
     // Same local structure, 50x more of it: a forest of identical citation communities.

@@ -2,13 +2,16 @@
  * Personalised PageRank diffusion g = (1 - alpha)(I - alpha P^T)^-1 s (DESIGN step 3), truncated to
  * a fixed number of steps. Each step every node keeps (1 - alpha) of its mass and pushes alpha to its
  * neighbour slots valid at t, proportionally to slot weight; a node with no valid slot keeps all of
- * it. After the last step the remainder is absorbed where it stands, so sum(g) = 1 exactly.
+ * it. After the last step the remainder is absorbed where it stands. Mass is conserved:
+ * sum(g) + residual = 1, where residual is what the local variant declined to propagate.
  */
 import type { KernelParams } from "../types";
 import { MINUTE, type CapitalStore } from "./store";
 
 export interface PprResult {
   mass: Map<number, number>;
+  /** Mass not propagated (below pushEpsilon or beyond maxFrontier): sum(mass) + residual = 1. */
+  residual: number;
   touched: number;
   steps: number;
   /** Slot visits: the unit of work, independent of wall-clock noise. */
@@ -27,57 +30,115 @@ function validWeight(s: CapitalStore, i: number, t: number, tm: number): number 
   return sum;
 }
 
+/** Dense scratch vectors reused across queries (sparse accumulators: only touched slots are reset). */
+interface Scratch {
+  x: Float64Array;
+  next: Float64Array;
+  g: Float64Array;
+}
+const scratchOf = new WeakMap<CapitalStore, Scratch>();
+function scratch(s: CapitalStore): Scratch {
+  let sc = scratchOf.get(s);
+  if (!sc || sc.x.length < s.size) {
+    const n = Math.max(1024, Math.ceil(s.size * 1.25));
+    sc = { x: new Float64Array(n), next: new Float64Array(n), g: new Float64Array(n) };
+    scratchOf.set(s, sc);
+  }
+  return sc;
+}
+
+/** Bytes of the diffusion scratch vectors currently allocated for a store (24 bytes per node). */
+export function scratchBytes(s: CapitalStore): number {
+  const sc = scratchOf.get(s);
+  return sc ? sc.x.byteLength * 3 : 0;
+}
+
 /**
- * Local, frontier-restricted iteration from the seeds: mass below pushEpsilon is absorbed instead of
- * pushed, and at most maxFrontier nodes are carried per step. Work is therefore at most
- * iterations * min(maxFrontier, 1/epsilon) * K_r slot visits (20 * 4096 * 32 ~ 2.6M in the worst
- * case, typically a few thousand), whatever the archive size.
+ * Local, frontier-restricted iteration from the seeds: mass below pushEpsilon is set aside as
+ * residual instead of pushed, and at most maxFrontier nodes push per step. Work is therefore at
+ * most iterations * min(maxFrontier, 1/epsilon) * K_r slot visits, whatever the archive size.
+ * Accumulators are dense typed arrays indexed by node with explicit touched lists, so a step
+ * costs its pushes, never a scan of the archive.
  */
 export function localPpr(s: CapitalStore, seeds: Map<number, number>, t: number, params: KernelParams): PprResult {
   const alpha = params.alpha;
   const tm = Math.floor(t / MINUTE);
   let total = 0;
-  for (const w of seeds.values()) total += w;
-  const g = new Map<number, number>();
-  if (total <= 0) return { mass: g, touched: 0, steps: 0, work: 0 };
-  let x = new Map<number, number>();
-  for (const [i, w] of seeds) if (w > 0) x.set(i, w / total);
-  const add = (m: Map<number, number>, i: number, v: number) => m.set(i, (m.get(i) ?? 0) + v);
+  for (const w of seeds.values()) if (w > 0) total += w;
+  const mass = new Map<number, number>();
+  if (total <= 0) return { mass, residual: 0, touched: 0, steps: 0, work: 0 };
+  const sc = scratch(s);
+  let x = sc.x;
+  let next = sc.next;
+  const g = sc.g;
+  const gList: number[] = [];
+  const addG = (i: number, v: number) => {
+    if (g[i] === 0) gList.push(i);
+    g[i] = (g[i] as number) + v;
+  };
+  let frontier: number[] = [];
+  for (const [i, w] of seeds) {
+    if (w <= 0) continue;
+    if (x[i] === 0) frontier.push(i);
+    x[i] = (x[i] as number) + w / total;
+  }
+  // Pruned mass is set aside, not left at the node: leaving it would inflate frontier nodes and
+  // distort the top of the ranking relative to the exact PPR (ACL-style push keeps a residual too).
+  let residual = 0;
   let work = 0;
   let steps = 0;
-  for (; steps < params.iterations && x.size > 0; steps++) {
-    let entries = [...x.entries()];
-    if (entries.length > params.maxFrontier) {
-      entries.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-      for (const [i, m] of entries.slice(params.maxFrontier)) add(g, i, m);
-      entries = entries.slice(0, params.maxFrontier);
+  for (; steps < params.iterations && frontier.length > 0; steps++) {
+    if (frontier.length > params.maxFrontier) {
+      const xs = x;
+      frontier.sort((a, b) => (xs[b] as number) - (xs[a] as number) || a - b);
+      for (const i of frontier.slice(params.maxFrontier)) {
+        residual += x[i] as number;
+        x[i] = 0;
+      }
+      frontier = frontier.slice(0, params.maxFrontier);
     }
-    const next = new Map<number, number>();
-    for (const [u, m] of entries) {
+    const nextList: number[] = [];
+    for (const u of frontier) {
+      const m = x[u] as number;
+      x[u] = 0;
       if (m < params.pushEpsilon) {
-        add(g, u, m);
+        residual += m;
         continue;
       }
-      add(g, u, (1 - alpha) * m);
+      addG(u, (1 - alpha) * m);
       const start = s.nbrStart[u] as number;
       const end = start + (s.nbrCount[u] as number);
       work += end - start;
       const sum = validWeight(s, u, t, tm);
       if (sum <= 0) {
-        add(g, u, alpha * m);
+        addG(u, alpha * m);
         continue;
       }
       const push = (alpha * m) / sum;
       for (let k = start; k < end; k++) {
         const d = s.slotDst[k] as number;
-        if (!s.slotValid(u, k, tm) || !s.visibleAt(d, t)) continue;
-        add(next, d, push * (s.slotW[k] as number));
+        const w = s.slotW[k] as number;
+        if (w <= 0 || !s.slotValid(u, k, tm) || !s.visibleAt(d, t)) continue;
+        if (next[d] === 0) nextList.push(d);
+        next[d] = (next[d] as number) + push * w;
       }
     }
+    const tmp = x;
     x = next;
+    next = tmp;
+    frontier = nextList;
   }
-  for (const [i, m] of x) add(g, i, m);
-  return { mass: g, touched: g.size, steps, work };
+  for (const i of frontier) {
+    addG(i, x[i] as number);
+    x[i] = 0;
+  }
+  for (const i of gList) {
+    mass.set(i, g[i] as number);
+    g[i] = 0;
+  }
+  sc.x = x;
+  sc.next = next;
+  return { mass, residual, touched: mass.size, steps, work };
 }
 
 /**
@@ -107,7 +168,7 @@ export function fullPpr(s: CapitalStore, seeds: Map<number, number>, t: number, 
   const g = new Float64Array(n);
   let total = 0;
   for (const w of seeds.values()) total += w;
-  if (total <= 0) return { mass: new Map(), touched: 0, steps: 0, work: 0 };
+  if (total <= 0) return { mass: new Map(), residual: 0, touched: 0, steps: 0, work: 0 };
   for (const [i, w] of seeds) x[i] = (x[i] as number) + w / total;
   let steps = 0;
   for (; steps < params.iterations; steps++) {
@@ -137,5 +198,5 @@ export function fullPpr(s: CapitalStore, seeds: Map<number, number>, t: number, 
     const v = (g[i] as number) + (x[i] as number);
     if (v > 0) mass.set(i, v);
   }
-  return { mass, touched: mass.size, steps, work };
+  return { mass, residual: 0, touched: mass.size, steps, work };
 }

@@ -129,7 +129,9 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     const rec = Math.max(f.rec, recency(i));
     return { sem, sym, graph, rec };
   };
-  const pool = new Set<number>([...seeds.keys(), ...ppr.mass.keys()]);
+  // Pool: every seed plus the 2*M nodes with most diffusion mass, so scoring is O(M), not O(touched).
+  const byMass = [...ppr.mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 2 * params.topM);
+  const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i)]);
   const scored: Candidate[] = [];
   for (const i of pool) {
     // Version filter BEFORE the top-M cut (seeds and diffusion are already restricted to visible nodes).
@@ -218,8 +220,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     .sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0))
     .slice(0, input.limit);
 
-  const massTop = [...ppr.mass.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+  const massTop = byMass
     .slice(0, 50)
     .map(([i, m]) => ({ chunk: s.ids[i] as string, mass: m }));
   const seedList = [...seeds.entries()]
