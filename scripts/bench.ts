@@ -10,7 +10,7 @@ import { execSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
-import { CapitalStore, fullPpr, localPpr, route } from "../src/core/capital";
+import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/core/capital";
 import { simhash } from "../src/core/sketch";
 import { DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
 import { rng, syntheticArchive } from "./lib/synthetic";
@@ -18,7 +18,12 @@ import { rng, syntheticArchive } from "./lib/synthetic";
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const sizesArg = args[args.indexOf("--sizes") + 1];
-const sizes = args.includes("--sizes") && sizesArg ? sizesArg.split(",").map(Number) : quick ? [1000, 10000] : [1000, 10000, 100000];
+const sizes =
+  args.includes("--sizes") && sizesArg
+    ? sizesArg.split(",").map(Number)
+    : quick
+      ? [1000, 10000]
+      : [1000, 10000, 100000];
 const QUERIES = quick ? 60 : 200;
 const DIMS = 384;
 
@@ -129,7 +134,7 @@ function bench(n: number): Row {
     const pa = new Set(top(pp.mass));
     pAgree += exact.filter((k) => pa.has(k)).length / 10;
   }
-  const stats = store.stats();
+  const stats = capitalStats(store);
   return {
     heads: n,
     edges: arch.edges,
@@ -140,7 +145,12 @@ function bench(n: number): Row {
     flatCosine: { p50: pct(flat, 50), p99: pct(flat, 99) },
     localPpr: { p50: pct(local, 50), p99: pct(local, 99), touched: touched / QUERIES },
     top10Agreement: agree / QUERIES,
-    precise: { p50: pct(precise, 50), p99: pct(precise, 99), touched: pTouched / QUERIES, top10Agreement: pAgree / QUERIES },
+    precise: {
+      p50: pct(precise, 50),
+      p99: pct(precise, 99),
+      touched: pTouched / QUERIES,
+      top10Agreement: pAgree / QUERIES,
+    },
   };
 }
 
@@ -165,7 +175,9 @@ for (const r of rows) {
 }
 let commit = "unknown";
 try {
-  commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+  commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
+    .toString()
+    .trim();
 } catch {
   // not a git checkout
 }

@@ -72,9 +72,13 @@ async function main() {
 
   for (const op of sample.lifecycle) {
     if (op.op === "deprecate") await pg.deprecate(id, { id: op.id as string, by: op.by, at: op.at, reason: op.reason });
-    else if (op.op === "rename") await pg.rename(id, { entity: op.entity as string, new_name: op.new_name as string, at: op.at });
-    else if (op.op === "alias") await pg.alias(id, { entity: op.entity as string, alias: op.alias as string, at: op.at });
-    console.log(`lifecycle ${op.op}: ${op.id ?? op.entity} ${op.by ? `-> ${op.by}` : ""}${op.new_name ? `-> "${op.new_name}"` : ""}${op.alias ? `+ "${op.alias}"` : ""} at ${op.at ?? "now"}`);
+    else if (op.op === "rename")
+      await pg.rename(id, { entity: op.entity as string, new_name: op.new_name as string, at: op.at });
+    else if (op.op === "alias")
+      await pg.alias(id, { entity: op.entity as string, alias: op.alias as string, at: op.at });
+    console.log(
+      `lifecycle ${op.op}: ${op.id ?? op.entity} ${op.by ? `-> ${op.by}` : ""}${op.new_name ? `-> "${op.new_name}"` : ""}${op.alias ? `+ "${op.alias}"` : ""} at ${op.at ?? "now"}`,
+    );
   }
 
   let anchors = 0;
@@ -94,7 +98,10 @@ async function main() {
       console.log(`      claim: ${c.claim_boundary}`);
       if (c.logic_sketch) console.log(wrap(`sketch: ${c.logic_sketch}`));
       if (c.assumptions.length) console.log(wrap(`assumptions: ${c.assumptions.join("; ")}`));
-      for (const a of c.anchored_spans) console.log(`      anchor ${a.artifact_id} v${a.version} [${a.start},${a.end}): "${a.snippet.slice(0, 80)}${a.snippet.length > 80 ? "…" : ""}"`);
+      for (const a of c.anchored_spans)
+        console.log(
+          `      anchor ${a.artifact_id} v${a.version} [${a.start},${a.end}): "${a.snippet.slice(0, 80)}${a.snippet.length > 80 ? "…" : ""}"`,
+        );
     }
     const all = res.cards.flatMap((c: { anchored_spans: unknown[] }) => c.anchored_spans);
     if (all.length) {

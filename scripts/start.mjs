@@ -18,9 +18,13 @@ if (mig.status !== 0) {
   console.error("paperguru: applying local D1 migrations failed");
   process.exit(mig.status ?? 1);
 }
-const dev = spawn(wrangler, ["dev", "--port", port, "--ip", process.env.HOST ?? "127.0.0.1", "--show-interactive-dev-session=false"], {
-  env,
-  stdio: "inherit",
-});
+const dev = spawn(
+  wrangler,
+  ["dev", "--port", port, "--ip", process.env.HOST ?? "127.0.0.1", "--show-interactive-dev-session=false"],
+  {
+    env,
+    stdio: "inherit",
+  },
+);
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
 dev.on("exit", (code) => process.exit(code ?? 0));

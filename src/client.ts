@@ -10,7 +10,9 @@ export class PaperGuruError extends Error {
     readonly status: number,
     readonly body: { error?: { type?: string; message?: string; field?: string; hint?: string } },
   ) {
-    super(`${status} ${body.error?.type ?? "error"}: ${body.error?.message ?? JSON.stringify(body)}${body.error?.field ? ` (field ${body.error.field})` : ""}`);
+    super(
+      `${status} ${body.error?.type ?? "error"}: ${body.error?.message ?? JSON.stringify(body)}${body.error?.field ? ` (field ${body.error.field})` : ""}`,
+    );
   }
 }
 

@@ -2,9 +2,10 @@
  * Application services: what the HTTP handlers (and later MCP and webhooks) call. Each method
  * composes the pure core with the ports it needs and returns a typed Result.
  */
+
+import type { D1Store } from "./adapters/d1/store";
 import type { CapitalChunk } from "./adapters/do/capital";
 import { DoCapitalRouter } from "./adapters/do/capital";
-import type { D1Store } from "./adapters/d1/store";
 import { fail, ok, type Result } from "./core/errors";
 import { normAlias } from "./core/ids";
 import { type ArtifactInput, planIngest, prepareBatch, sha256Hex } from "./core/ingest";
@@ -12,8 +13,8 @@ import type { BlobStore, Clock, Distiller, Embedder, VectorIndex } from "./core/
 import {
   type ContextRequest,
   contextQuery,
-  expandChunks,
   type ExpandRequest,
+  expandChunks,
   type QueryDeps,
   type RouteRequest,
   routeQuery,
@@ -95,7 +96,9 @@ export class PaperGuru {
         await this.d.vectors.upsert(
           archiveId,
           prepared.value.items.flatMap((n, i) =>
-            changed.has(n.input.id) ? [{ id: vectorIds.get(n.input.id) as string, values: vecs[i] as Float32Array }] : [],
+            changed.has(n.input.id)
+              ? [{ id: vectorIds.get(n.input.id) as string, values: vecs[i] as Float32Array }]
+              : [],
           ),
         );
         const res = await this.d.store.executePlan(archiveId, p, now, (c) => vectorIds.get(c) ?? c);
@@ -157,9 +160,18 @@ export class PaperGuru {
     return verifyAnchors(this.queryDeps(archiveId), archiveId, anchors);
   }
 
-  async appendSession(archiveId: string, sessionId: string, events: Array<{ role: string; text: string; at?: number | undefined }>) {
+  async appendSession(
+    archiveId: string,
+    sessionId: string,
+    events: Array<{ role: string; text: string; at?: number | undefined }>,
+  ) {
     const now = this.d.clock.now();
-    const rows = events.map((e) => ({ role: e.role, text: e.text, tokens: sessionEventTokens(e.role, e.text), at: e.at ?? now }));
+    const rows = events.map((e) => ({
+      role: e.role,
+      text: e.text,
+      tokens: sessionEventTokens(e.role, e.text),
+      at: e.at ?? now,
+    }));
     await this.d.store.appendSession(archiveId, sessionId, rows);
     return ok({ appended: rows.length, tokens: rows.reduce((s, r) => s + r.tokens, 0) });
   }
@@ -174,7 +186,10 @@ export class PaperGuru {
   }
 
   async stats(archiveId: string) {
-    const [capital, counts] = await Promise.all([this.capital(archiveId).stats(archiveId), this.d.store.counts(archiveId)]);
+    const [capital, counts] = await Promise.all([
+      this.capital(archiveId).stats(archiveId),
+      this.d.store.counts(archiveId),
+    ]);
     return { capital, storage: counts };
   }
 }

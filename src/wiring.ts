@@ -2,8 +2,9 @@
  * Composition root: the only place that reads `env`. Picks an implementation per port:
  * local ones by default (wrangler dev, tests, CI), Workers AI / Vectorize when configured.
  */
-import type { CapitalChunk } from "./adapters/do/capital";
+
 import { D1Store } from "./adapters/d1/store";
+import type { CapitalChunk } from "./adapters/do/capital";
 import { DoVectorIndex, type LocalVectorIndex } from "./adapters/local/do-vectors";
 import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";

@@ -100,9 +100,18 @@ export function syntheticArchive(o: SyntheticOptions): SyntheticArchive {
     if (i > 0) {
       const k = Math.max(1, Math.round(cites * (0.5 + r())));
       for (let j = 0; j < k; j++) {
-        const dst = targets.length && r() < 0.7 ? (targets[Math.floor(r() * targets.length)] as number) : Math.floor(r() * i);
+        const dst =
+          targets.length && r() < 0.7 ? (targets[Math.floor(r() * targets.length)] as number) : Math.floor(r() * i);
         if (dst === i) continue;
-        ops.push({ op: "edge.upsert", src: `c${i}`, dst: `c${dst}`, type: r() < 0.85 ? "cites" : "benchmarked-on", weight: 0.5 + r(), validFrom: t, validTo: null });
+        ops.push({
+          op: "edge.upsert",
+          src: `c${i}`,
+          dst: `c${dst}`,
+          type: r() < 0.85 ? "cites" : "benchmarked-on",
+          weight: 0.5 + r(),
+          validFrom: t,
+          validTo: null,
+        });
         targets.push(dst);
         edges++;
       }

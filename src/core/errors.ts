@@ -23,7 +23,12 @@ export interface Failure {
 export type Result<T> = { ok: true; value: T } | { ok: false; error: Failure };
 
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
-export const fail = (kind: FailureKind, message: string, field?: string, hint?: string): { ok: false; error: Failure } => ({
+export const fail = (
+  kind: FailureKind,
+  message: string,
+  field?: string,
+  hint?: string,
+): { ok: false; error: Failure } => ({
   ok: false,
   error: { kind, message, ...(field ? { field } : {}), ...(hint ? { hint } : {}) },
 });

@@ -96,7 +96,9 @@ export function findIdentifiers(text: string): Array<{ text: string; id: string 
     }
   };
   for (const m of text.matchAll(/\b(?:doi:\s*|https?:\/\/(?:dx\.)?doi\.org\/)?10\.\d{4,9}\/[^\s"'<>,;]+/gi)) push(m[0]);
-  for (const m of text.matchAll(/\b(?:arxiv:\s*|https?:\/\/(?:www\.)?arxiv\.org\/(?:abs|pdf)\/)?\d{4}\.\d{4,5}(?:v\d+)?\b/gi))
+  for (const m of text.matchAll(
+    /\b(?:arxiv:\s*|https?:\/\/(?:www\.)?arxiv\.org\/(?:abs|pdf)\/)?\d{4}\.\d{4,5}(?:v\d+)?\b/gi,
+  ))
     push(m[0]);
   for (const m of text.matchAll(/\barxiv:\s*[a-z-]+(?:\.[a-z]{2})?\/\d{7}(?:v\d+)?\b/gi)) push(m[0]);
   for (const m of text.matchAll(/\b(?:https?:\/\/openalex\.org\/|openalex:\s*)?W\d{6,}\b/g)) push(m[0]);

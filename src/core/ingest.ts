@@ -138,10 +138,7 @@ export function contentKey(archiveId: string, contentHash: string): string {
 }
 
 function normBoundary(tag: string): string {
-  return tag
-    .trim()
-    .toLowerCase()
-    .replace(/\s+/g, "-");
+  return tag.trim().toLowerCase().replace(/\s+/g, "-");
 }
 
 export interface NormalisedArtifact {
@@ -183,7 +180,12 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
   const seenEdge = new Set<string>();
   for (const [j, e] of (a.edges ?? []).entries()) {
     if (e.target === a.id)
-      return fail("validation", `edge ${j} of ${a.id} points at itself`, `${field("edges")}.${j}.target`, "remove the self-edge");
+      return fail(
+        "validation",
+        `edge ${j} of ${a.id} points at itself`,
+        `${field("edges")}.${j}.target`,
+        "remove the self-edge",
+      );
     const key = `${e.type}\u0000${e.target}`;
     if (seenEdge.has(key)) continue;
     seenEdge.add(key);
@@ -366,8 +368,24 @@ export async function planIngest(
         plan.edgeCloses.push({ src: a.id, dst: e.target, type: e.type, at: validFrom });
         plan.ops.push({ op: "edge.close", src: a.id, dst: e.target, type: e.type, at: validFrom });
       }
-      plan.edgeInserts.push({ src: a.id, dst: e.target, type: e.type, weight: e.weight, validFrom: from, validTo: to, version });
-      plan.ops.push({ op: "edge.upsert", src: a.id, dst: e.target, type: e.type, weight: e.weight, validFrom: from, validTo: to });
+      plan.edgeInserts.push({
+        src: a.id,
+        dst: e.target,
+        type: e.type,
+        weight: e.weight,
+        validFrom: from,
+        validTo: to,
+        version,
+      });
+      plan.ops.push({
+        op: "edge.upsert",
+        src: a.id,
+        dst: e.target,
+        type: e.type,
+        weight: e.weight,
+        validFrom: from,
+        validTo: to,
+      });
     }
     for (const e of open.values()) {
       plan.edgeCloses.push({ src: a.id, dst: e.dst, type: e.type, at: validFrom });

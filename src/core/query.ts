@@ -2,7 +2,18 @@
  * The query pipeline: route first (heads only), expand second (contents of the chosen chunks at the
  * query time), distill last (cards within the token budget). Pure orchestration over ports.
  */
-import type { AccessLog, BlobStore, CapitalRouter, Clock, Distiller, Embedder, SessionEvent, SessionStore, VectorIndex, VersionReader } from "./ports";
+import type {
+  AccessLog,
+  BlobStore,
+  CapitalRouter,
+  Clock,
+  Distiller,
+  Embedder,
+  SessionEvent,
+  SessionStore,
+  VectorIndex,
+  VersionReader,
+} from "./ports";
 import { simhash } from "./sketch";
 import { extractMentions } from "./text/mentions";
 import { countTokens } from "./text/tokenizer";
@@ -48,7 +59,8 @@ export const MIN_CARD_TOKENS = 160;
 /** Vectorize returns at most 100 ids per query; that is also our semantic seed cap. */
 const SEMANTIC_TOP_K = 100;
 
-const HISTORY_RE = /\b(why|history|historical|rationale|introduc\w*|origin\w*|deprecat\w*|supersed\w*|replac\w*|chang\w*|renam\w*|before|earlier)\b/i;
+const HISTORY_RE =
+  /\b(why|history|historical|rationale|introduc\w*|origin\w*|deprecat\w*|supersed\w*|replac\w*|chang\w*|renam\w*|before|earlier)\b/i;
 const BIBLIO_RE = /\b(cit\w*|reference\w*|benchmark\w*|evaluat\w*|dataset\w*|baseline\w*|compar\w*|prior work)\b/i;
 const CODE_RE = /\b(implement\w*|code|function|class|module|test\w*|repo\w*)\b/i;
 
@@ -197,7 +209,12 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
       kind: row.kind,
       title: row.title,
       content,
-      context: { validFrom: row.validFrom, validTo: row.validTo, boundaries: row.boundaries, deprecatedBy: row.deprecatedBy },
+      context: {
+        validFrom: row.validFrom,
+        validTo: row.validTo,
+        boundaries: row.boundaries,
+        deprecatedBy: row.deprecatedBy,
+      },
       budgetTokens: Math.min(remaining, maxCard),
     });
     if (!card || card.tokens > remaining) {
@@ -288,7 +305,11 @@ export interface VerifyResult {
 }
 
 /** Re-check anchors: the snippet must be exactly the text at [start, end) of that version. */
-export async function verifyAnchors(deps: QueryDeps, archiveId: string, anchors: AnchoredSpan[]): Promise<VerifyResult[]> {
+export async function verifyAnchors(
+  deps: QueryDeps,
+  archiveId: string,
+  anchors: AnchoredSpan[],
+): Promise<VerifyResult[]> {
   const byVersion = new Map<string, AnchoredSpan[]>();
   for (const a of anchors) {
     const k = `${a.artifact_id}\u0000${a.version}`;
@@ -305,7 +326,11 @@ export async function verifyAnchors(deps: QueryDeps, archiveId: string, anchors:
   const now = deps.clock.now();
   await deps.access.record(
     archiveId,
-    [...new Set(anchors.map((a) => a.artifact_id))].map((chunk) => ({ chunk, channel: "verification" as const, at: now })),
+    [...new Set(anchors.map((a) => a.artifact_id))].map((chunk) => ({
+      chunk,
+      channel: "verification" as const,
+      at: now,
+    })),
   );
   return anchors.map((a) => {
     const content = contents.get(`${a.artifact_id}\u0000${a.version}`);

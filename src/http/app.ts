@@ -26,7 +26,14 @@ const STATUS: Record<FailureKind, 400 | 401 | 403 | 404 | 409 | 413 | 503> = {
 };
 
 export function errorBody(f: Failure) {
-  return { error: { type: f.kind, message: f.message, ...(f.field ? { field: f.field } : {}), ...(f.hint ? { hint: f.hint } : {}) } };
+  return {
+    error: {
+      type: f.kind,
+      message: f.message,
+      ...(f.field ? { field: f.field } : {}),
+      ...(f.hint ? { hint: f.hint } : {}),
+    },
+  };
 }
 
 /**
@@ -43,8 +50,13 @@ const errorResponses = {
   403: { description: "Key lacks the scope or archive", content: { "application/json": { schema: S.ErrorSchema } } },
   404: { description: "Not found", content: { "application/json": { schema: S.ErrorSchema } } },
 };
-const json = <T extends z.ZodType>(schema: T, description = "OK") => ({ description, content: { "application/json": { schema } } });
-const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
+const json = <T extends z.ZodType>(schema: T, description = "OK") => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { "application/json": { schema } }, required: true },
+});
 
 function toMs(t: string | undefined): number | undefined {
   if (t === undefined) return undefined;
@@ -66,7 +78,12 @@ async function authorize(c: Ctx, archiveId: string | null, need: Need): Promise<
   const header = c.req.header("authorization") ?? "";
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m?.[1])
-    return { kind: "unauthorized", message: "missing API key", field: "Authorization", hint: "send `Authorization: Bearer <key>`" };
+    return {
+      kind: "unauthorized",
+      message: "missing API key",
+      field: "Authorization",
+      hint: "send `Authorization: Bearer <key>`",
+    };
   const { services } = c.var;
   const hash = await sha256Hex(m[1]);
   if (services.adminKey && timingSafeEqualHex(hash, await sha256Hex(services.adminKey))) {
@@ -74,14 +91,25 @@ async function authorize(c: Ctx, archiveId: string | null, need: Need): Promise<
       return { kind: "not_found", message: `archive ${archiveId} does not exist`, field: "archive" };
     return null;
   }
-  if (need === "admin") return { kind: "forbidden", message: "this operation needs the admin key", field: "Authorization" };
+  if (need === "admin")
+    return { kind: "forbidden", message: "this operation needs the admin key", field: "Authorization" };
   const key = await services.paperguru.store.findKeyByHash(hash);
   if (!key || key.revokedAt !== null)
-    return { kind: "unauthorized", message: "invalid or revoked API key", field: "Authorization", hint: "ask the archive admin for a key" };
+    return {
+      kind: "unauthorized",
+      message: "invalid or revoked API key",
+      field: "Authorization",
+      hint: "ask the archive admin for a key",
+    };
   if (key.archiveId !== archiveId)
     return { kind: "forbidden", message: "this key is not valid for this archive", field: "Authorization" };
   if (!key.scopes.includes(need))
-    return { kind: "forbidden", message: `this key lacks the '${need}' scope`, field: "Authorization", hint: `issue a key with scopes ["${need}"]` };
+    return {
+      kind: "forbidden",
+      message: `this key lacks the '${need}' scope`,
+      field: "Authorization",
+      hint: `issue a key with scopes ["${need}"]`,
+    };
   return null;
 }
 
@@ -95,7 +123,11 @@ function convertArtifact(a: z.infer<typeof S.ArtifactSchema>): ArtifactInput {
   return {
     ...rest,
     valid_from: toMs(valid_from),
-    edges: edges?.map(({ valid_from: f, valid_to: t, ...e }) => ({ ...e, valid_from: toMs(f), valid_to: t === null ? null : toMs(t) })),
+    edges: edges?.map(({ valid_from: f, valid_to: t, ...e }) => ({
+      ...e,
+      valid_from: toMs(f),
+      valid_to: t === null ? null : toMs(t),
+    })),
   };
 }
 
@@ -128,7 +160,10 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const status = err.status;
       const kind: FailureKind = status === 413 ? "too_large" : status === 401 ? "unauthorized" : "validation";
       const message = /JSON/i.test(err.message) ? "request body is not valid JSON" : err.message;
-      return c.json(errorBody({ kind, message, field: "body", hint: "send a JSON body matching /openapi.json" }), status === 413 ? 413 : status === 401 ? 401 : 400);
+      return c.json(
+        errorBody({ kind, message, field: "body", hint: "send a JSON body matching /openapi.json" }),
+        status === 413 ? 413 : status === 401 ? 401 : 400,
+      );
     }
     console.error("unhandled", err);
     return c.json({ error: { type: "internal", message: "internal error; nothing partial was stored" } }, 500);
@@ -153,17 +188,36 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const pg = c.var.services.paperguru;
       const now = Date.now();
       const id = b.id ?? randomId("a-", 6);
-      const res = await pg.store.createArchive({ id, name: b.name, description: b.description ?? "", params: b.params ?? {}, createdAt: now });
+      const res = await pg.store.createArchive({
+        id,
+        name: b.name,
+        description: b.description ?? "",
+        params: b.params ?? {},
+        createdAt: now,
+      });
       if (!res.ok) return failure(c, res.error);
       const secret = randomId("pgk_", 24);
-      const key = { id: randomId("k_", 8), archiveId: id, label: "initial", scopes: ["read", "write"], createdAt: now, revokedAt: null };
+      const key = {
+        id: randomId("k_", 8),
+        archiveId: id,
+        label: "initial",
+        scopes: ["read", "write"],
+        createdAt: now,
+        revokedAt: null,
+      };
       await pg.store.createKey({ ...key, keyHash: await sha256Hex(secret) });
       return c.json({ archive: res.value, key: { id: key.id, secret, scopes: key.scopes } }, 201);
     },
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/v1/archives", tags: ["archives"], summary: "List archives (admin)", responses: { 200: json(S.AnyObject), ...errorResponses } }),
+    createRoute({
+      method: "get",
+      path: "/v1/archives",
+      tags: ["archives"],
+      summary: "List archives (admin)",
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
     async (c) => {
       const denied = await authorize(c, null, "admin");
       if (denied) return failure(c, denied);
@@ -204,7 +258,14 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const denied = await authorize(c, archive, "admin");
       if (denied) return failure(c, denied);
       const secret = randomId("pgk_", 24);
-      const key = { id: randomId("k_", 8), archiveId: archive, label: b.label ?? "", scopes: [...new Set(b.scopes)], createdAt: Date.now(), revokedAt: null };
+      const key = {
+        id: randomId("k_", 8),
+        archiveId: archive,
+        label: b.label ?? "",
+        scopes: [...new Set(b.scopes)],
+        createdAt: Date.now(),
+        revokedAt: null,
+      };
       await c.var.services.paperguru.store.createKey({ ...key, keyHash: await sha256Hex(secret) });
       return c.json({ id: key.id, secret, scopes: key.scopes, label: key.label }, 201);
     },
@@ -233,7 +294,14 @@ export function createApp(getServices: (c: Context) => AppServices) {
       path: "/v1/archives/{archive}/keys/{key}",
       tags: ["archives"],
       summary: "Revoke a key (admin)",
-      request: { params: S.ArchiveParam.extend({ key: z.string().regex(/^k_[0-9a-f]{4,64}$/).openapi({ param: { name: "key", in: "path" } }) }) },
+      request: {
+        params: S.ArchiveParam.extend({
+          key: z
+            .string()
+            .regex(/^k_[0-9a-f]{4,64}$/)
+            .openapi({ param: { name: "key", in: "path" } }),
+        }),
+      },
       responses: { 200: json(S.AnyObject), ...errorResponses },
     }),
     async (c) => {
@@ -241,7 +309,8 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const denied = await authorize(c, archive, "admin");
       if (denied) return failure(c, denied);
       const done = await c.var.services.paperguru.store.revokeKey(archive, key, Date.now());
-      if (!done) return failure(c, { kind: "not_found", message: `no active key ${key} in archive ${archive}`, field: "key" });
+      if (!done)
+        return failure(c, { kind: "not_found", message: `no active key ${key} in archive ${archive}`, field: "key" });
       return c.json({ revoked: key }, 200);
     },
   );
@@ -254,7 +323,15 @@ export function createApp(getServices: (c: Context) => AppServices) {
     bodyLimit({
       maxSize: MAX_BODY,
       onError: (c) =>
-        c.json(errorBody({ kind: "too_large", message: `request body exceeds ${MAX_BODY} bytes`, field: "body", hint: "split the batch" }), 413),
+        c.json(
+          errorBody({
+            kind: "too_large",
+            message: `request body exceeds ${MAX_BODY} bytes`,
+            field: "body",
+            hint: "split the batch",
+          }),
+          413,
+        ),
     }),
   );
 
@@ -299,7 +376,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       if (denied) return failure(c, denied);
       const pg = c.var.services.paperguru;
       if (!(await pg.store.chunkRow(archive, b.id)))
-        return failure(c, { kind: "not_found", message: `chunk ${b.id} does not exist`, field: "id", hint: "use /ingest to create it" });
+        return failure(c, {
+          kind: "not_found",
+          message: `chunk ${b.id} does not exist`,
+          field: "id",
+          hint: "use /ingest to create it",
+        });
       const res = await pg.ingest(archive, [convertArtifact(b)]);
       if (!res.ok) return failure(c, res.error);
       return c.json(res.value, 200);
@@ -336,35 +418,60 @@ export function createApp(getServices: (c: Context) => AppServices) {
       responses: { 200: json(S.AnyObject), 409: json(S.ErrorSchema, "Conflict"), ...errorResponses },
     });
 
-  app.openapi(entityRoute("/v1/archives/{archive}/entities/alias", S.AliasBody, "Add an alias valid from a time"), async (c) => {
-    const { archive } = c.req.valid("param");
-    const b = c.req.valid("json") as z.infer<typeof S.AliasBody>;
-    const denied = await authorize(c, archive, "write");
-    if (denied) return failure(c, denied);
-    const res = await c.var.services.paperguru.entityOp(archive, { op: "alias", entity: b.entity, alias: b.alias, at: toMs(b.at) });
-    return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
-  });
+  app.openapi(
+    entityRoute("/v1/archives/{archive}/entities/alias", S.AliasBody, "Add an alias valid from a time"),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json") as z.infer<typeof S.AliasBody>;
+      const denied = await authorize(c, archive, "write");
+      if (denied) return failure(c, denied);
+      const res = await c.var.services.paperguru.entityOp(archive, {
+        op: "alias",
+        entity: b.entity,
+        alias: b.alias,
+        at: toMs(b.at),
+      });
+      return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
+    },
+  );
 
   app.openapi(
-    entityRoute("/v1/archives/{archive}/entities/rename", S.RenameBody, "Rename an entity at a time; the old name keeps resolving"),
+    entityRoute(
+      "/v1/archives/{archive}/entities/rename",
+      S.RenameBody,
+      "Rename an entity at a time; the old name keeps resolving",
+    ),
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json") as z.infer<typeof S.RenameBody>;
       const denied = await authorize(c, archive, "write");
       if (denied) return failure(c, denied);
-      const res = await c.var.services.paperguru.entityOp(archive, { op: "rename", entity: b.entity, newName: b.new_name, at: toMs(b.at) });
+      const res = await c.var.services.paperguru.entityOp(archive, {
+        op: "rename",
+        entity: b.entity,
+        newName: b.new_name,
+        at: toMs(b.at),
+      });
       return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
     },
   );
 
-  app.openapi(entityRoute("/v1/archives/{archive}/entities/merge", S.MergeBody, "Merge an entity into another from a time"), async (c) => {
-    const { archive } = c.req.valid("param");
-    const b = c.req.valid("json") as z.infer<typeof S.MergeBody>;
-    const denied = await authorize(c, archive, "write");
-    if (denied) return failure(c, denied);
-    const res = await c.var.services.paperguru.entityOp(archive, { op: "merge", entity: b.entity, into: b.into, at: toMs(b.at) });
-    return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
-  });
+  app.openapi(
+    entityRoute("/v1/archives/{archive}/entities/merge", S.MergeBody, "Merge an entity into another from a time"),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json") as z.infer<typeof S.MergeBody>;
+      const denied = await authorize(c, archive, "write");
+      if (denied) return failure(c, denied);
+      const res = await c.var.services.paperguru.entityOp(archive, {
+        op: "merge",
+        entity: b.entity,
+        into: b.into,
+        at: toMs(b.at),
+      });
+      return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
+    },
+  );
 
   app.openapi(
     createRoute({
@@ -381,10 +488,22 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const denied = await authorize(c, archive, "read");
       if (denied) return failure(c, denied);
       if (!q.chunk === !q.entity)
-        return failure(c, { kind: "validation", message: "give exactly one of chunk or entity", field: "chunk", hint: "?chunk=<id> or ?entity=<id>" });
+        return failure(c, {
+          kind: "validation",
+          message: "give exactly one of chunk or entity",
+          field: "chunk",
+          hint: "?chunk=<id> or ?entity=<id>",
+        });
       const store = c.var.services.paperguru.store;
-      const h = q.chunk ? await store.chunkHistory(archive, q.chunk) : await store.entityHistory(archive, q.entity as string);
-      if (!h) return failure(c, { kind: "not_found", message: `${q.chunk ? "chunk" : "entity"} ${q.chunk ?? q.entity} not found`, field: q.chunk ? "chunk" : "entity" });
+      const h = q.chunk
+        ? await store.chunkHistory(archive, q.chunk)
+        : await store.entityHistory(archive, q.entity as string);
+      if (!h)
+        return failure(c, {
+          kind: "not_found",
+          message: `${q.chunk ? "chunk" : "entity"} ${q.chunk ?? q.entity} not found`,
+          field: q.chunk ? "chunk" : "entity",
+        });
       return c.json(h as unknown as Record<string, unknown>, 200);
     },
   );
@@ -422,7 +541,10 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const q = c.req.valid("query");
       const denied = await authorize(c, archive, "read");
       if (denied) return failure(c, denied);
-      return c.json({ mention: q.mention, resolved: await c.var.services.paperguru.resolve(archive, q.mention, toMs(q.as_of)) }, 200);
+      return c.json(
+        { mention: q.mention, resolved: await c.var.services.paperguru.resolve(archive, q.mention, toMs(q.as_of)) },
+        200,
+      );
     },
   );
 
@@ -441,7 +563,13 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const b = c.req.valid("json");
       const denied = await authorize(c, archive, "read");
       if (denied) return failure(c, denied);
-      const r = await c.var.services.paperguru.route({ archiveId: archive, query: b.query, asOf: toMs(b.as_of), boundaries: b.boundaries, limit: b.limit });
+      const r = await c.var.services.paperguru.route({
+        archiveId: archive,
+        query: b.query,
+        asOf: toMs(b.as_of),
+        boundaries: b.boundaries,
+        limit: b.limit,
+      });
       return c.json(
         {
           as_of: new Date(r.asOf).toISOString(),
@@ -512,7 +640,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
           cards: r.cards,
           budget: r.budget,
           skipped: r.skipped,
-          trace: { ...r.route.trace, candidates: r.route.candidates.slice(0, 32), selected: r.route.selected, timings_ms: r.timings },
+          trace: {
+            ...r.route.trace,
+            candidates: r.route.candidates.slice(0, 32),
+            selected: r.route.selected,
+            timings_ms: r.timings,
+          },
         },
         200,
       );
@@ -545,7 +678,9 @@ export function createApp(getServices: (c: Context) => AppServices) {
       tags: ["query"],
       summary: "Append short-term session events (they count against context budgets)",
       request: {
-        params: S.ArchiveParam.extend({ session: S.ArchiveParam.shape.archive.openapi({ param: { name: "session", in: "path" } }) }),
+        params: S.ArchiveParam.extend({
+          session: S.ArchiveParam.shape.archive.openapi({ param: { name: "session", in: "path" } }),
+        }),
         ...body(S.SessionEventsBody),
       },
       responses: { 200: json(S.AnyObject), ...errorResponses },
@@ -555,7 +690,11 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const b = c.req.valid("json");
       const denied = await authorize(c, archive, "write");
       if (denied) return failure(c, denied);
-      const res = await c.var.services.paperguru.appendSession(archive, session, b.events.map((e) => ({ ...e, at: toMs(e.at) })));
+      const res = await c.var.services.paperguru.appendSession(
+        archive,
+        session,
+        b.events.map((e) => ({ ...e, at: toMs(e.at) })),
+      );
       return res.ok ? c.json(res.value, 200) : failure(c, res.error);
     },
   );
@@ -601,11 +740,17 @@ export function createApp(getServices: (c: Context) => AppServices) {
     info: {
       title: "PaperGuru",
       version: "0.1.0",
-      description: "Lifecycle-aware long-term memory for long-horizon LLM agents. Errors: {error: {type, message, field, hint}}.",
+      description:
+        "Lifecycle-aware long-term memory for long-horizon LLM agents. Errors: {error: {type, message, field, hint}}.",
     },
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
 
-  app.notFound((c) => c.json(errorBody({ kind: "not_found", message: `no route ${c.req.method} ${c.req.path}`, hint: "see /openapi.json" }), 404));
+  app.notFound((c) =>
+    c.json(
+      errorBody({ kind: "not_found", message: `no route ${c.req.method} ${c.req.path}`, hint: "see /openapi.json" }),
+      404,
+    ),
+  );
   return app;
 }

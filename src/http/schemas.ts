@@ -8,7 +8,16 @@ import { CHUNK_KINDS, EDGE_TYPES, ENTITY_TYPES } from "../core/types";
 export const ErrorSchema = z
   .object({
     error: z.object({
-      type: z.enum(["validation", "unauthorized", "forbidden", "not_found", "conflict", "too_large", "unavailable", "internal"]),
+      type: z.enum([
+        "validation",
+        "unauthorized",
+        "forbidden",
+        "not_found",
+        "conflict",
+        "too_large",
+        "unavailable",
+        "internal",
+      ]),
       message: z.string(),
       field: z.string().optional(),
       hint: z.string().optional(),
@@ -93,7 +102,9 @@ export const IngestBody = z.object({ artifacts: z.array(ArtifactSchema).min(1) }
 
 export const IngestResult = z
   .object({
-    results: z.array(z.object({ id: z.string(), status: z.enum(["created", "updated", "unchanged"]), version: z.number() })),
+    results: z.array(
+      z.object({ id: z.string(), status: z.enum(["created", "updated", "unchanged"]), version: z.number() }),
+    ),
     counts: z.object({ created: z.number(), updated: z.number(), unchanged: z.number() }),
     recorded_at: z.number(),
   })
@@ -102,14 +113,27 @@ export const IngestResult = z
 export const DeprecateBody = z
   .object({
     id: z.string().min(1).max(512),
-    by: z.string().min(1).max(512).optional().openapi({ description: "successor chunk id (adds a deprecated-by edge)" }),
+    by: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .openapi({ description: "successor chunk id (adds a deprecated-by edge)" }),
     at: Time.optional(),
     reason: z.string().max(2000).optional(),
   })
   .openapi("Deprecate");
 
-export const AliasBody = z.object({ entity: z.string().min(1), alias: z.string().min(1).max(300), at: Time.optional() });
-export const RenameBody = z.object({ entity: z.string().min(1), new_name: z.string().min(1).max(300), at: Time.optional() });
+export const AliasBody = z.object({
+  entity: z.string().min(1),
+  alias: z.string().min(1).max(300),
+  at: Time.optional(),
+});
+export const RenameBody = z.object({
+  entity: z.string().min(1),
+  new_name: z.string().min(1).max(300),
+  at: Time.optional(),
+});
 export const MergeBody = z.object({ entity: z.string().min(1), into: z.string().min(1), at: Time.optional() });
 
 const queryFields = {
@@ -183,17 +207,32 @@ export const SessionEventsBody = z
   .openapi("SessionEvents");
 
 export const ChunkQuery = z.object({
-  chunk: z.string().min(1).openapi({ param: { name: "chunk", in: "query" } }),
+  chunk: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "chunk", in: "query" } }),
   as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
 });
 
 export const HistoryQuery = z.object({
-  chunk: z.string().min(1).optional().openapi({ param: { name: "chunk", in: "query" } }),
-  entity: z.string().min(1).optional().openapi({ param: { name: "entity", in: "query" } }),
+  chunk: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ param: { name: "chunk", in: "query" } }),
+  entity: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ param: { name: "entity", in: "query" } }),
 });
 
 export const ResolveQuery = z.object({
-  mention: z.string().min(1).max(300).openapi({ param: { name: "mention", in: "query" } }),
+  mention: z
+    .string()
+    .min(1)
+    .max(300)
+    .openapi({ param: { name: "mention", in: "query" } }),
   as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
 });
 
@@ -208,15 +247,34 @@ export const CandidateSchema = z
   })
   .openapi("Candidate");
 
-const SelectedSchema = z.object({ chunk: z.string(), version: z.number(), score: z.number(), depth: z.number(), via: z.string().nullable() });
+const SelectedSchema = z.object({
+  chunk: z.string(),
+  version: z.number(),
+  score: z.number(),
+  depth: z.number(),
+  via: z.string().nullable(),
+});
 
 /** The trace: resolved entities, seeds, diffusion mass, router steps, per-phase timings (ms). */
 export const TraceSchema = z
   .object({
     mentions: z.array(z.object({ text: z.string(), entity: z.string(), via: z.string() })),
     seeds: z.array(z.object({ chunk: z.string(), weight: z.number(), reasons: z.array(z.string()) })),
-    diffusion: z.object({ touched: z.number(), steps: z.number(), mass: z.array(z.object({ chunk: z.string(), mass: z.number() })) }),
-    routerSteps: z.array(z.object({ depth: z.number(), from: z.string(), to: z.string(), edgeType: z.string(), score: z.number(), accepted: z.boolean() })),
+    diffusion: z.object({
+      touched: z.number(),
+      steps: z.number(),
+      mass: z.array(z.object({ chunk: z.string(), mass: z.number() })),
+    }),
+    routerSteps: z.array(
+      z.object({
+        depth: z.number(),
+        from: z.string(),
+        to: z.string(),
+        edgeType: z.string(),
+        score: z.number(),
+        accepted: z.boolean(),
+      }),
+    ),
     filteredByTime: z.number(),
     candidatePool: z.number(),
     timings_ms: z.record(z.string(), z.number()),
@@ -225,13 +283,23 @@ export const TraceSchema = z
   .openapi("Trace");
 
 export const RouteResponse = z
-  .object({ as_of: z.string(), candidates: z.array(CandidateSchema), selected: z.array(SelectedSchema), trace: TraceSchema })
+  .object({
+    as_of: z.string(),
+    candidates: z.array(CandidateSchema),
+    selected: z.array(SelectedSchema),
+    trace: TraceSchema,
+  })
   .openapi("RouteResponse");
 
 const Skipped = z.array(z.object({ chunk: z.string(), reason: z.string() }));
 
 export const ExpandResponse = z
-  .object({ cards: z.array(CardSchema), skipped: Skipped, tokens: z.number(), trace: z.object({ timings_ms: z.record(z.string(), z.number()) }) })
+  .object({
+    cards: z.array(CardSchema),
+    skipped: Skipped,
+    tokens: z.number(),
+    trace: z.object({ timings_ms: z.record(z.string(), z.number()) }),
+  })
   .openapi("ExpandResponse");
 
 export const ContextResponse = z
@@ -239,7 +307,13 @@ export const ContextResponse = z
     as_of: z.string(),
     short_term: z.array(z.object({ role: z.string(), text: z.string(), tokens: z.number(), at: z.number() })),
     cards: z.array(CardSchema),
-    budget: z.object({ total: z.number(), shortTerm: z.number(), cards: z.number(), remaining: z.number(), tokenizer: z.string() }),
+    budget: z.object({
+      total: z.number(),
+      shortTerm: z.number(),
+      cards: z.number(),
+      remaining: z.number(),
+      tokenizer: z.string(),
+    }),
     skipped: Skipped,
     trace: TraceSchema,
   })

@@ -20,7 +20,8 @@ export function embedderContract(name: string, make: () => Embedder) {
       const e = make();
       const texts = ["dense passage retrieval", "graph diffusion", "benchmark protocol v2"];
       const batch = await e.embed(texts);
-      for (const [i, t] of texts.entries()) expect([...((await e.embed([t]))[0] as Float32Array)]).toEqual([...(batch[i] as Float32Array)]);
+      for (const [i, t] of texts.entries())
+        expect([...((await e.embed([t]))[0] as Float32Array)]).toEqual([...(batch[i] as Float32Array)]);
     });
     it("scores related texts above unrelated ones", async () => {
       const [q, rel, unrel] = await make().embed([
@@ -28,7 +29,9 @@ export function embedderContract(name: string, make: () => Embedder) {
         "a dual encoder for dense retrieval of passages",
         "the recipe needs two eggs and flour",
       ]);
-      expect(dot(q as Float32Array, rel as Float32Array)).toBeGreaterThan(dot(q as Float32Array, unrel as Float32Array) + 0.2);
+      expect(dot(q as Float32Array, rel as Float32Array)).toBeGreaterThan(
+        dot(q as Float32Array, unrel as Float32Array) + 0.2,
+      );
     });
   });
 }

@@ -30,7 +30,10 @@ export function vectorIndexContract(name: string, make: () => VectorIndex) {
     });
     it("upsert replaces and delete removes", async () => {
       const ix = make();
-      await ix.upsert("ns-d", [{ id: "p", values: unit([1, 0, 0, 0]) }, { id: "q", values: unit([0, 1, 0, 0]) }]);
+      await ix.upsert("ns-d", [
+        { id: "p", values: unit([1, 0, 0, 0]) },
+        { id: "q", values: unit([0, 1, 0, 0]) },
+      ]);
       await ix.upsert("ns-d", [{ id: "p", values: unit([0, 0, 0, 1]) }]);
       expect((await ix.query("ns-d", unit([0, 0, 0, 1]), 1))[0]?.id).toBe("p");
       await ix.deleteByIds("ns-d", ["p"]);

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { syntheticArchive } from "../../scripts/lib/synthetic";
 import { CapitalStore, fullPpr, localPpr, route } from "../../src/core/capital";
 import { toBase64 } from "../../src/core/sketch";
 import { type ChangeOp, DEFAULT_PARAMS, type KernelParams, type RouteInput } from "../../src/core/types";
-import { syntheticArchive } from "../../scripts/lib/synthetic";
 
 const SK = toBase64(new Uint8Array(32).fill(7));
 const head = (chunk: string, version: number, validFrom: number, entities: string[] = []): ChangeOp => ({
@@ -28,7 +28,17 @@ const edge = (src: string, dst: string, weight = 1, validFrom = 0): ChangeOp => 
 });
 
 function input(over: Partial<RouteInput>): RouteInput {
-  return { mentions: [], identifiers: [], boundaries: [], semantic: [], querySketch: new Uint8Array(32), asOf: 1e13, now: 1e13, limit: 10, ...over };
+  return {
+    mentions: [],
+    identifiers: [],
+    boundaries: [],
+    semantic: [],
+    querySketch: new Uint8Array(32),
+    asOf: 1e13,
+    now: 1e13,
+    limit: 10,
+    ...over,
+  };
 }
 
 function build(ops: ChangeOp[], params: KernelParams = DEFAULT_PARAMS) {
@@ -45,7 +55,10 @@ describe("versions", () => {
 
   it("filters by time before the top-M cut", () => {
     // 20 strong chunks valid only in the future, 3 weak ones valid now; topM = 5.
-    const ops: ChangeOp[] = [{ op: "entity.upsert", id: "method:x", type: "method", name: "X", at: 0 }, { op: "alias.add", entity: "method:x", alias: "X", validFrom: 0, validTo: null }];
+    const ops: ChangeOp[] = [
+      { op: "entity.upsert", id: "method:x", type: "method", name: "X", at: 0 },
+      { op: "alias.add", entity: "method:x", alias: "X", validFrom: 0, validTo: null },
+    ];
     for (let i = 0; i < 20; i++) ops.push(head(`future${i}`, 1, 5000, ["method:x"]));
     for (let i = 0; i < 3; i++) ops.push(head(`now${i}`, 1, 10, ["method:x"]));
     const s = build(ops, { ...DEFAULT_PARAMS, topM: 5 });
@@ -56,20 +69,27 @@ describe("versions", () => {
 
   it("property: version intervals never overlap and the visible one is the latest started", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 8 }), fc.option(fc.integer({ min: 1, max: 20000 })), (gaps, dep) => {
-        const starts: number[] = [];
-        let t = 0;
-        for (const g of gaps) starts.push((t += g));
-        const ops: ChangeOp[] = starts.map((st, i) => head("c", i + 1, st));
-        const depAt = dep === null ? null : Math.max(dep, (starts[starts.length - 1] as number) + 1);
-        if (depAt !== null) ops.push({ op: "head.deprecate", chunk: "c", at: depAt, by: null });
-        const s = build(ops);
-        for (let probe = 0; probe <= t + 25000; probe += 97) {
-          const v = s.visibleVersion("c", probe);
-          const expected = depAt !== null && probe >= depAt ? 0 : starts.filter((x) => x <= probe).length;
-          expect(v).toBe(expected);
-        }
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 8 }),
+        fc.option(fc.integer({ min: 1, max: 20000 })),
+        (gaps, dep) => {
+          const starts: number[] = [];
+          let t = 0;
+          for (const g of gaps) {
+            t += g;
+            starts.push(t);
+          }
+          const ops: ChangeOp[] = starts.map((st, i) => head("c", i + 1, st));
+          const depAt = dep === null ? null : Math.max(dep, (starts[starts.length - 1] as number) + 1);
+          if (depAt !== null) ops.push({ op: "head.deprecate", chunk: "c", at: depAt, by: null });
+          const s = build(ops);
+          for (let probe = 0; probe <= t + 25000; probe += 97) {
+            const v = s.visibleVersion("c", probe);
+            const expected = depAt !== null && probe >= depAt ? 0 : starts.filter((x) => x <= probe).length;
+            expect(v).toBe(expected);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -115,7 +135,7 @@ describe("neighbour tables", () => {
   it("keep at most K_r slots, the heaviest ones", () => {
     const ops: ChangeOp[] = [head("hub", 1, 0)];
     const weights = Array.from({ length: 100 }, (_, i) => ((i * 37) % 100) + 1);
-    weights.forEach((w, i) => ops.push(head(`n${i}`, 1, 0), edge("hub", `n${i}`, w)));
+    for (const [i, w] of weights.entries()) ops.push(head(`n${i}`, 1, 0), edge("hub", `n${i}`, w));
     const s = build(ops);
     const out = s.neighbours("hub", 10).filter((n) => n.direction === "out");
     expect(out.length).toBe(DEFAULT_PARAMS.kr);
@@ -124,7 +144,12 @@ describe("neighbour tables", () => {
   });
 
   it("edges carry no mass outside their validity", () => {
-    const s = build([head("a", 1, 0), head("b", 1, 0), { ...edge("a", "b", 1, 600_000) }, { op: "edge.close", src: "a", dst: "b", type: "cites", at: 1_200_000 }]);
+    const s = build([
+      head("a", 1, 0),
+      head("b", 1, 0),
+      { ...edge("a", "b", 1, 600_000) },
+      { op: "edge.close", src: "a", dst: "b", type: "cites", at: 1_200_000 },
+    ]);
     const seeds = new Map([[s.index.get("a") as number, 1]]);
     const b = s.index.get("b") as number;
     expect(localPpr(s, seeds, 300_000, DEFAULT_PARAMS).mass.get(b)).toBeUndefined();
@@ -175,7 +200,9 @@ describe("diffusion properties", () => {
         const s = build(graphOps(g), params);
         const seeds = new Map(g.seeds.filter(([i]) => i < g.n).map(([i, w]) => [i, w] as [number, number]));
         if (seeds.size === 0) return;
-        expect(localPpr(s, seeds, 10, params).touched).toBeLessThanOrEqual(params.iterations * params.maxFrontier + seeds.size);
+        expect(localPpr(s, seeds, 10, params).touched).toBeLessThanOrEqual(
+          params.iterations * params.maxFrontier + seeds.size,
+        );
       }),
       { numRuns: 100 },
     );
@@ -214,7 +241,13 @@ describe("local vs full diffusion at scale", () => {
         [(q * 97) % 2000, 1],
         [(q * 389 + 5) % 2000, 0.5],
       ]);
-      const top = (m: Map<number, number>) => new Set([...m.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 10).map(([k]) => k));
+      const top = (m: Map<number, number>) =>
+        new Set(
+          [...m.entries()]
+            .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+            .slice(0, 10)
+            .map(([k]) => k),
+        );
       const a = top(localPpr(s, seeds, arch.end, params).mass);
       const b = top(fullPpr(s, seeds, arch.end, params).mass);
       agree += [...a].filter((k) => b.has(k)).length / 10;
@@ -228,7 +261,8 @@ describe("local vs full diffusion at scale", () => {
       const ops: ChangeOp[] = [];
       for (let c = 0; c < communities; c++) {
         for (let i = 0; i < 20; i++) ops.push(head(`k${c}-${i}`, 1, 0));
-        for (let i = 1; i < 20; i++) ops.push(edge(`k${c}-${i}`, `k${c}-${Math.floor(i / 2)}`), edge(`k${c}-${i}`, `k${c}-${(i * 7) % 20}`));
+        for (let i = 1; i < 20; i++)
+          ops.push(edge(`k${c}-${i}`, `k${c}-${Math.floor(i / 2)}`), edge(`k${c}-${i}`, `k${c}-${(i * 7) % 20}`));
       }
       return build(ops);
     };
@@ -241,7 +275,9 @@ describe("local vs full diffusion at scale", () => {
     expect(wb.work).toBeLessThanOrEqual(ws.work * 1.5);
     expect(wb.touched).toBeLessThanOrEqual(ws.touched * 1.5);
     // The global iteration, by contrast, does ~50x the work.
-    expect(fullPpr(big, seeds(big), 10, DEFAULT_PARAMS).work).toBeGreaterThan(40 * fullPpr(small, seeds(small), 10, DEFAULT_PARAMS).work);
+    expect(fullPpr(big, seeds(big), 10, DEFAULT_PARAMS).work).toBeGreaterThan(
+      40 * fullPpr(small, seeds(small), 10, DEFAULT_PARAMS).work,
+    );
   });
 });
 

@@ -17,13 +17,34 @@ const input = (content: string, budget: number, query = "pagerank graph"): Disti
   kind: "paper",
   title: "HippoRAG",
   content,
-  context: { validFrom: Date.parse("2024-05-23"), validTo: null, boundaries: ["task:multi-hop-qa"], deprecatedBy: null },
+  context: {
+    validFrom: Date.parse("2024-05-23"),
+    validTo: null,
+    boundaries: ["task:multi-hop-qa"],
+    deprecatedBy: null,
+  },
   budgetTokens: budget,
 });
 
-const word = fc.constantFrom("graph", "PageRank", "retrieval", "the", "passage", "node", "🧠", "检索", "0.5", "HippoRAG", "e.g.", "split", "v2");
+const word = fc.constantFrom(
+  "graph",
+  "PageRank",
+  "retrieval",
+  "the",
+  "passage",
+  "node",
+  "🧠",
+  "检索",
+  "0.5",
+  "HippoRAG",
+  "e.g.",
+  "split",
+  "v2",
+);
 const sentence = fc.array(word, { minLength: 1, maxLength: 30 }).map((w) => `${w.join(" ")}.`);
-const content = fc.array(sentence, { minLength: 1, maxLength: 40 }).chain((ss) => fc.constantFrom(ss.join(" "), ss.join("\n"), ss.join("\n\n")));
+const content = fc
+  .array(sentence, { minLength: 1, maxLength: 40 })
+  .chain((ss) => fc.constantFrom(ss.join(" "), ss.join("\n"), ss.join("\n\n")));
 
 describe("extractive distiller", () => {
   it("property: cards follow the schema, anchors are exact, tokens stay within the budget", async () => {
@@ -67,7 +88,10 @@ describe("extractive distiller", () => {
   });
 
   it("distils 100 KB of prose quickly (bounded scan)", async () => {
-    const big = Array.from({ length: 1200 }, (_, i) => `Sentence ${i} talks about graph retrieval and PageRank mass number ${i}.`).join(" ");
+    const big = Array.from(
+      { length: 1200 },
+      (_, i) => `Sentence ${i} talks about graph retrieval and PageRank mass number ${i}.`,
+    ).join(" ");
     expect(big.length).toBeGreaterThan(80_000);
     const t0 = performance.now();
     const card = await d.distill(input(big, 500));

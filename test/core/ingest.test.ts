@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ArtifactInput, type ExistingState, type IngestPlan, planIngest, prepareBatch } from "../../src/core/ingest";
+import {
+  type ArtifactInput,
+  type ExistingState,
+  type IngestPlan,
+  planIngest,
+  prepareBatch,
+} from "../../src/core/ingest";
 
 const sketch = async () => "AAAA";
 
@@ -41,49 +47,74 @@ const artifactArb = fc.record({
   kind: fc.constantFrom("paper" as const, "section" as const),
   title: fc.string({ minLength: 1, maxLength: 20 }),
   content: fc.string({ minLength: 1, maxLength: 200 }),
-  entities: fc.array(fc.record({ type: fc.constant("method" as const), name: fc.constantFrom("HippoRAG", "DPR", "RAG") }), { maxLength: 3 }),
-  edges: fc.array(fc.record({ type: fc.constantFrom("cites" as const, "part-of" as const), target: fc.constantFrom("doc:c", "doc:d") }), { maxLength: 2 }),
+  entities: fc.array(
+    fc.record({ type: fc.constant("method" as const), name: fc.constantFrom("HippoRAG", "DPR", "RAG") }),
+    { maxLength: 3 },
+  ),
+  edges: fc.array(
+    fc.record({
+      type: fc.constantFrom("cites" as const, "part-of" as const),
+      target: fc.constantFrom("doc:c", "doc:d"),
+    }),
+    { maxLength: 2 },
+  ),
 });
 
 describe("ingest planning", () => {
   it("property: re-ingesting a batch after it landed plans nothing (idempotent)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(artifactArb, { selector: (a) => a.id, minLength: 1, maxLength: 4 }), async (batch) => {
-        const first = await plan(batch, empty());
-        expect(first.versions.length).toBe(batch.length);
-        const again = await plan(batch, applyPlan(empty(), first), 2_000);
-        expect(again.versions).toEqual([]);
-        expect(again.ops).toEqual([]);
-        expect(again.results.every((r) => r.status === "unchanged")).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(artifactArb, { selector: (a) => a.id, minLength: 1, maxLength: 4 }),
+        async (batch) => {
+          const first = await plan(batch, empty());
+          expect(first.versions.length).toBe(batch.length);
+          const again = await plan(batch, applyPlan(empty(), first), 2_000);
+          expect(again.versions).toEqual([]);
+          expect(again.ops).toEqual([]);
+          expect(again.results.every((r) => r.status === "unchanged")).toBe(true);
+        },
+      ),
       { numRuns: 100 },
     );
   });
 
   it("property: successive revisions produce contiguous, non-overlapping version intervals", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 6 }), async (contents) => {
-        let state = empty();
-        const intervals: Array<{ v: number; from: number }> = [];
-        for (const [i, c] of contents.entries()) {
-          const p = await plan([{ id: "doc:a", kind: "note", title: "t", content: c }], state, 1_000 * (i + 1));
-          for (const v of p.versions) {
-            expect(v.closesVersion).toBe(intervals.length ? (intervals[intervals.length - 1]?.v as number) : 0);
-            intervals.push({ v: v.version, from: v.validFrom });
+      fc.asyncProperty(
+        fc.array(fc.string({ minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 6 }),
+        async (contents) => {
+          let state = empty();
+          const intervals: Array<{ v: number; from: number }> = [];
+          for (const [i, c] of contents.entries()) {
+            const p = await plan([{ id: "doc:a", kind: "note", title: "t", content: c }], state, 1_000 * (i + 1));
+            for (const v of p.versions) {
+              expect(v.closesVersion).toBe(intervals.length ? (intervals[intervals.length - 1]?.v as number) : 0);
+              intervals.push({ v: v.version, from: v.validFrom });
+            }
+            state = applyPlan(state, p);
           }
-          state = applyPlan(state, p);
-        }
-        for (let i = 1; i < intervals.length; i++) {
-          expect(intervals[i]?.v).toBe((intervals[i - 1]?.v as number) + 1);
-          expect(intervals[i]?.from).toBeGreaterThan(intervals[i - 1]?.from as number);
-        }
-      }),
+          for (let i = 1; i < intervals.length; i++) {
+            expect(intervals[i]?.v).toBe((intervals[i - 1]?.v as number) + 1);
+            expect(intervals[i]?.from).toBeGreaterThan(intervals[i - 1]?.from as number);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });
 
   it("grounds papers to themselves and to identifiers in their text", async () => {
-    const p = await plan([{ id: "arxiv:2405.14831", kind: "paper", title: "HippoRAG", content: "Builds on doi:10.1145/3397271.3401075 and arXiv:2004.04906v3." }], empty());
+    const p = await plan(
+      [
+        {
+          id: "arxiv:2405.14831",
+          kind: "paper",
+          title: "HippoRAG",
+          content: "Builds on doi:10.1145/3397271.3401075 and arXiv:2004.04906v3.",
+        },
+      ],
+      empty(),
+    );
     expect(p.versions[0]?.entities).toEqual(["arxiv:2004.04906", "arxiv:2405.14831", "doi:10.1145/3397271.3401075"]);
   });
 
@@ -94,7 +125,9 @@ describe("ingest planning", () => {
     const r = await planIngest("a", p.value, applyPlan(empty(), first), 6_000, sketch);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.field).toBe("artifacts.0.valid_from");
-    const self = prepareBatch([{ id: "doc:a", kind: "note", title: "t", content: "x", edges: [{ type: "cites", target: "doc:a" }] }]);
+    const self = prepareBatch([
+      { id: "doc:a", kind: "note", title: "t", content: "x", edges: [{ type: "cites", target: "doc:a" }] },
+    ]);
     expect(self.ok).toBe(false);
     if (!self.ok) expect(self.error.field).toBe("artifacts.0.edges.0.target");
   });

@@ -6,7 +6,30 @@ import { extractMentions } from "../../src/core/text/mentions";
 import { MAX_SPAN_CHARS, splitSentences } from "../../src/core/text/sentences";
 import { countTokens, truncateToTokens } from "../../src/core/text/tokenizer";
 
-const pieces = ["HippoRAG", "retrieval", "e.g.", "et al.", "v1.2", "3.5", "Fig. 2", ".", "!", "?", "\n", "\n\n", "- item", "# Head", " ", "  ", "PageRank", "🧠", "检索", "(DPR)", '"quote."', "1. first"];
+const pieces = [
+  "HippoRAG",
+  "retrieval",
+  "e.g.",
+  "et al.",
+  "v1.2",
+  "3.5",
+  "Fig. 2",
+  ".",
+  "!",
+  "?",
+  "\n",
+  "\n\n",
+  "- item",
+  "# Head",
+  " ",
+  "  ",
+  "PageRank",
+  "🧠",
+  "检索",
+  "(DPR)",
+  '"quote."',
+  "1. first",
+];
 const textArb = fc.array(fc.constantFrom(...pieces), { maxLength: 120 }).map((xs) => xs.join(" "));
 
 describe("tokenizer", () => {
@@ -44,8 +67,15 @@ describe("sentences", () => {
     );
   });
   it("does not split after abbreviations or inside numbers", () => {
-    const s = splitSentences("We use e.g. BM25 and DPR et al. in v1.2 with 3.5 points. Then HippoRAG wins! Does it? Yes.");
-    expect(s.map((x) => x.text)).toEqual(["We use e.g. BM25 and DPR et al. in v1.2 with 3.5 points.", "Then HippoRAG wins!", "Does it?", "Yes."]);
+    const s = splitSentences(
+      "We use e.g. BM25 and DPR et al. in v1.2 with 3.5 points. Then HippoRAG wins! Does it? Yes.",
+    );
+    expect(s.map((x) => x.text)).toEqual([
+      "We use e.g. BM25 and DPR et al. in v1.2 with 3.5 points.",
+      "Then HippoRAG wins!",
+      "Does it?",
+      "Yes.",
+    ]);
   });
   it("splits on blank lines and list items", () => {
     const s = splitSentences("# Method\nWe build a graph\n- step one\n- step two\n\nResults follow");
@@ -73,7 +103,9 @@ describe("identifiers and mentions", () => {
     expect(canonicalPaperId("HippoRAG")).toBeNull();
   });
   it("finds identifiers in running text", () => {
-    const ids = findIdentifiers("See arXiv:2405.14831v1, doi:10.1145/3397271.3401075. and W2741809807.").map((x) => x.id);
+    const ids = findIdentifiers("See arXiv:2405.14831v1, doi:10.1145/3397271.3401075. and W2741809807.").map(
+      (x) => x.id,
+    );
     expect(ids).toEqual(["doi:10.1145/3397271.3401075", "arxiv:2405.14831", "openalex:W2741809807"]);
   });
   it("produces alias candidates for names, n-grams and joined variants", () => {

@@ -50,7 +50,9 @@ describe("auth and isolation", () => {
     const b = await newArchive("iso-b");
     await api("POST", `/v1/archives/${a.id}/ingest`, { artifacts: miniArtifacts }, a.key);
     expect((await api("POST", `/v1/archives/${b.id}/route`, { query: "HippoRAG" }, a.key)).status).toBe(403);
-    expect((await api("POST", `/v1/archives/${b.id}/ingest`, { artifacts: [miniArtifacts[0]] }, a.key)).status).toBe(403);
+    expect((await api("POST", `/v1/archives/${b.id}/ingest`, { artifacts: [miniArtifacts[0]] }, a.key)).status).toBe(
+      403,
+    );
     const rb = await api("POST", `/v1/archives/${b.id}/route`, { query: "HippoRAG PageRank arXiv:2405.14831" }, b.key);
     expect(rb.status).toBe(200);
     expect(rb.body.candidates).toEqual([]);

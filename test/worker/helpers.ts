@@ -8,7 +8,12 @@ export interface ApiResponse<T = Record<string, unknown>> {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected structurally in tests
-export async function api<T = any>(method: string, path: string, body?: unknown, key: string | null = ADMIN): Promise<ApiResponse<T>> {
+export async function api<T = any>(
+  method: string,
+  path: string,
+  body?: unknown,
+  key: string | null = ADMIN,
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (key) headers.authorization = `Bearer ${key}`;
   const res = await SELF.fetch(`http://paperguru.test${path}`, {

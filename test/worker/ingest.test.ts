@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { miniArtifacts, T } from "../fixtures/mini";
 import { api, newArchive } from "./helpers";
 
-const ingest = (a: string, key: string, artifacts: unknown[]) => api("POST", `/v1/archives/${a}/ingest`, { artifacts }, key);
+const ingest = (a: string, key: string, artifacts: unknown[]) =>
+  api("POST", `/v1/archives/${a}/ingest`, { artifacts }, key);
 
 describe("ingest", () => {
   it("creates versions, is idempotent, and versions changed content", async () => {
@@ -15,11 +16,20 @@ describe("ingest", () => {
     const again = await ingest(id, key, [...miniArtifacts]);
     expect(again.body.counts).toEqual({ created: 0, updated: 0, unchanged: 4 });
 
-    const revised = { ...miniArtifacts[0], content: `${miniArtifacts[0].content} A revised version adds results on FEVER.`, valid_from: T.y2021 };
+    const revised = {
+      ...miniArtifacts[0],
+      content: `${miniArtifacts[0].content} A revised version adds results on FEVER.`,
+      valid_from: T.y2021,
+    };
     const upd = await ingest(id, key, [revised]);
     expect(upd.body.results).toEqual([{ id: "arxiv:2005.11401", status: "updated", version: 2 }]);
 
-    const hist = await api("GET", `/v1/archives/${id}/history?chunk=${encodeURIComponent("arxiv:2005.11401")}`, undefined, key);
+    const hist = await api(
+      "GET",
+      `/v1/archives/${id}/history?chunk=${encodeURIComponent("arxiv:2005.11401")}`,
+      undefined,
+      key,
+    );
     expect(hist.status).toBe(200);
     const versions = hist.body.versions as Array<{ version: number; validFrom: number; validTo: number | null }>;
     expect(versions.map((v) => v.version)).toEqual([1, 2]);
@@ -28,7 +38,9 @@ describe("ingest", () => {
     expect(versions[1]?.validTo).toBeNull();
 
     // Contents are stored per version in R2 and both remain readable.
-    const rows = await env.DB.prepare("SELECT content_key FROM chunk_versions WHERE archive_id = ? AND chunk_id = ? ORDER BY version")
+    const rows = await env.DB.prepare(
+      "SELECT content_key FROM chunk_versions WHERE archive_id = ? AND chunk_id = ? ORDER BY version",
+    )
       .bind(id, "arxiv:2005.11401")
       .all<{ content_key: string }>();
     expect(rows.results).toHaveLength(2);
@@ -39,7 +51,9 @@ describe("ingest", () => {
   it("a batch is atomic: one conflicting artifact stores nothing", async () => {
     const { id, key } = await newArchive();
     await ingest(id, key, [miniArtifacts[1]]);
-    const before = await env.DB.prepare("SELECT COUNT(*) AS n FROM chunk_versions WHERE archive_id = ?").bind(id).first<{ n: number }>();
+    const before = await env.DB.prepare("SELECT COUNT(*) AS n FROM chunk_versions WHERE archive_id = ?")
+      .bind(id)
+      .first<{ n: number }>();
     const bad = await ingest(id, key, [
       miniArtifacts[2],
       // A new version may not start before the current one: versions never overlap.
@@ -47,9 +61,15 @@ describe("ingest", () => {
     ]);
     expect(bad.status).toBe(409);
     expect(bad.body.error.field).toBe("artifacts.1.valid_from");
-    const after = await env.DB.prepare("SELECT COUNT(*) AS n FROM chunk_versions WHERE archive_id = ?").bind(id).first<{ n: number }>();
+    const after = await env.DB.prepare("SELECT COUNT(*) AS n FROM chunk_versions WHERE archive_id = ?")
+      .bind(id)
+      .first<{ n: number }>();
     expect(after?.n).toBe(before?.n);
-    const log = await env.DB.prepare("SELECT COUNT(*) AS n FROM change_log WHERE archive_id = ? AND op LIKE '%arxiv:2405.14831%'").bind(id).first<{ n: number }>();
+    const log = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM change_log WHERE archive_id = ? AND op LIKE '%arxiv:2405.14831%'",
+    )
+      .bind(id)
+      .first<{ n: number }>();
     expect(log?.n).toBe(0);
   });
 
@@ -61,7 +81,9 @@ describe("ingest", () => {
     const badKind = await ingest(id, key, [{ id: "x:1", kind: "poem", title: "t", content: "text" }]);
     expect(badKind.status).toBe(400);
     expect(badKind.body.error.field).toBe("artifacts.0.kind");
-    const badTime = await ingest(id, key, [{ id: "x:1", kind: "paper", title: "t", content: "c", valid_from: "last tuesday" }]);
+    const badTime = await ingest(id, key, [
+      { id: "x:1", kind: "paper", title: "t", content: "c", valid_from: "last tuesday" },
+    ]);
     expect(badTime.status).toBe(400);
     expect(badTime.body.error.field).toBe("artifacts.0.valid_from");
     const dup = await ingest(id, key, [miniArtifacts[1], miniArtifacts[1]]);
@@ -70,7 +92,9 @@ describe("ingest", () => {
     const notJson = await api("POST", `/v1/archives/${id}/ingest`, "{not json", key);
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.type).toBe("validation");
-    const n = await env.DB.prepare("SELECT COUNT(*) AS n FROM chunks WHERE archive_id = ?").bind(id).first<{ n: number }>();
+    const n = await env.DB.prepare("SELECT COUNT(*) AS n FROM chunks WHERE archive_id = ?")
+      .bind(id)
+      .first<{ n: number }>();
     expect(n?.n).toBe(0);
   });
 
@@ -80,7 +104,9 @@ describe("ingest", () => {
     const r1 = await ingest(id, key, many);
     expect(r1.status).toBe(413);
     expect(r1.body.error.message).toContain("200");
-    const big = await ingest(id, key, [{ id: "big", kind: "note", title: "big", content: "a".repeat(2 * 1024 * 1024 + 1) }]);
+    const big = await ingest(id, key, [
+      { id: "big", kind: "note", title: "big", content: "a".repeat(2 * 1024 * 1024 + 1) },
+    ]);
     expect(big.status).toBe(413);
     expect(big.body.error.field).toBe("artifacts.0.content");
   });
@@ -88,13 +114,28 @@ describe("ingest", () => {
   it("deprecates with a successor edge and keeps history", async () => {
     const { id, key } = await newArchive();
     await ingest(id, key, [...miniArtifacts]);
-    const dep = await api("POST", `/v1/archives/${id}/deprecate`, { id: "arxiv:2405.14831#method", by: "arxiv:2405.14831", at: T.y2025, reason: "superseded" }, key);
+    const dep = await api(
+      "POST",
+      `/v1/archives/${id}/deprecate`,
+      { id: "arxiv:2405.14831#method", by: "arxiv:2405.14831", at: T.y2025, reason: "superseded" },
+      key,
+    );
     expect(dep.status).toBe(200);
-    const again = await api("POST", `/v1/archives/${id}/deprecate`, { id: "arxiv:2405.14831#method", at: T.y2025 }, key);
+    const again = await api(
+      "POST",
+      `/v1/archives/${id}/deprecate`,
+      { id: "arxiv:2405.14831#method", at: T.y2025 },
+      key,
+    );
     expect(again.status).toBe(409);
     const missing = await api("POST", `/v1/archives/${id}/deprecate`, { id: "nope" }, key);
     expect(missing.status).toBe(404);
-    const hist = await api("GET", `/v1/archives/${id}/history?chunk=${encodeURIComponent("arxiv:2405.14831#method")}`, undefined, key);
+    const hist = await api(
+      "GET",
+      `/v1/archives/${id}/history?chunk=${encodeURIComponent("arxiv:2405.14831#method")}`,
+      undefined,
+      key,
+    );
     expect(hist.body.chunk.deprecatedBy).toBe("arxiv:2405.14831");
     expect((hist.body.edges as Array<{ type: string }>).some((e) => e.type === "deprecated-by")).toBe(true);
     // New versions of a deprecated chunk are refused (the successor is a new id).

@@ -20,7 +20,12 @@ type Card = {
 describe("route", () => {
   it("returns head-only candidates with per-expert scores and a full trace", async () => {
     const { id, key } = await seeded();
-    const r = await api("POST", `/v1/archives/${id}/route`, { query: "How does HippoRAG use Personalized PageRank?" }, key);
+    const r = await api(
+      "POST",
+      `/v1/archives/${id}/route`,
+      { query: "How does HippoRAG use Personalized PageRank?" },
+      key,
+    );
     expect(r.status).toBe(200);
     const top = r.body.candidates[0];
     expect(["arxiv:2405.14831", "arxiv:2405.14831#method"]).toContain(top.chunk);
@@ -30,13 +35,16 @@ describe("route", () => {
     expect(t.seeds.length).toBeGreaterThan(0);
     expect(t.diffusion.mass.length).toBeGreaterThan(0);
     expect(Array.isArray(t.routerSteps)).toBe(true);
-    for (const phase of ["analyse", "embed", "semantic", "route", "total"]) expect(typeof t.timings_ms[phase]).toBe("number");
+    for (const phase of ["analyse", "embed", "semantic", "route", "total"])
+      expect(typeof t.timings_ms[phase]).toBe("number");
   });
 
   it("diffusion reaches cited papers that share no words with the query", async () => {
     const { id, key } = await seeded();
     const r = await api("POST", `/v1/archives/${id}/route`, { query: "HippoRAG" }, key);
-    const ids = (r.body.candidates as Array<{ chunk: string; mass: number }>).filter((c) => c.mass > 0).map((c) => c.chunk);
+    const ids = (r.body.candidates as Array<{ chunk: string; mass: number }>)
+      .filter((c) => c.mass > 0)
+      .map((c) => c.chunk);
     expect(ids).toContain("arxiv:2004.04906");
   });
 
@@ -51,12 +59,22 @@ describe("route", () => {
 describe("as_of (version-aware routing and expansion)", () => {
   it("never shows a version before it was valid, nor after it was superseded or deprecated", async () => {
     const { id, key } = await seeded();
-    const rev = { ...miniArtifacts[0], content: "RAG revised: the revision reports FEVER fact verification results.", valid_from: T.y2021 };
+    const rev = {
+      ...miniArtifacts[0],
+      content: "RAG revised: the revision reports FEVER fact verification results.",
+      valid_from: T.y2021,
+    };
     await api("POST", `/v1/archives/${id}/ingest`, { artifacts: [rev] }, key);
-    await api("POST", `/v1/archives/${id}/deprecate`, { id: "arxiv:2405.14831#method", by: "arxiv:2405.14831", at: T.y2025 }, key);
+    await api(
+      "POST",
+      `/v1/archives/${id}/deprecate`,
+      { id: "arxiv:2405.14831#method", by: "arxiv:2405.14831", at: T.y2025 },
+      key,
+    );
 
     const at = async (as_of: string) =>
-      (await api("POST", `/v1/archives/${id}/route`, { query: "RAG retrieval HippoRAG method PageRank", as_of }, key)).body as {
+      (await api("POST", `/v1/archives/${id}/route`, { query: "RAG retrieval HippoRAG method PageRank", as_of }, key))
+        .body as {
         candidates: Array<{ chunk: string; version: number }>;
       };
     const early = await at("2020-06-01T00:00:00Z");
@@ -71,7 +89,12 @@ describe("as_of (version-aware routing and expansion)", () => {
     expect(before.candidates).toEqual([]);
 
     // Expansion opens the content valid at as_of: the old text before the revision, the new after.
-    const ctxOld = await api("POST", `/v1/archives/${id}/context`, { query: "RAG", as_of: "2020-06-01T00:00:00Z", budget_tokens: 2000 }, key);
+    const ctxOld = await api(
+      "POST",
+      `/v1/archives/${id}/context`,
+      { query: "RAG", as_of: "2020-06-01T00:00:00Z", budget_tokens: 2000 },
+      key,
+    );
     const ragOld = (ctxOld.body.cards as Card[]).find((c) => c.artifact_id === "arxiv:2005.11401");
     expect(ragOld?.version).toBe(1);
     const ctxNew = await api("POST", `/v1/archives/${id}/context`, { query: "RAG FEVER", budget_tokens: 2000 }, key);
@@ -83,7 +106,12 @@ describe("as_of (version-aware routing and expansion)", () => {
 describe("context", () => {
   it("fits cards plus the short-term window in the budget, and every anchor verifies", async () => {
     const { id, key } = await seeded();
-    await api("POST", `/v1/archives/${id}/sessions/s1/events`, { events: [{ role: "user", text: "We are reproducing HippoRAG's retrieval step." }] }, key);
+    await api(
+      "POST",
+      `/v1/archives/${id}/sessions/s1/events`,
+      { events: [{ role: "user", text: "We are reproducing HippoRAG's retrieval step." }] },
+      key,
+    );
     for (const budget of [120, 300, 900, 3000]) {
       const r = await api(
         "POST",
@@ -114,7 +142,12 @@ describe("context", () => {
 
   it("verify rejects a tampered snippet and an unknown version", async () => {
     const { id, key } = await seeded();
-    const r = await api("POST", `/v1/archives/${id}/context`, { query: "DPR in-batch negatives", budget_tokens: 1500 }, key);
+    const r = await api(
+      "POST",
+      `/v1/archives/${id}/context`,
+      { query: "DPR in-batch negatives", budget_tokens: 1500 },
+      key,
+    );
     const a = (r.body.cards as Card[])[0]?.anchored_spans[0];
     expect(a).toBeDefined();
     const v = await api(
@@ -123,13 +156,23 @@ describe("context", () => {
       { anchors: [a, { ...a, snippet: `${a?.snippet}!` }, { ...a, version: 99 }, { ...a, end: 10_000_000 }] },
       key,
     );
-    expect(v.body.results.map((x: { reason: string }) => x.reason)).toEqual(["ok", "snippet_mismatch", "version_not_found", "span_out_of_range"]);
+    expect(v.body.results.map((x: { reason: string }) => x.reason)).toEqual([
+      "ok",
+      "snippet_mismatch",
+      "version_not_found",
+      "span_out_of_range",
+    ]);
     expect(v.body.all_verified).toBe(false);
   });
 
   it("expand returns cards for given chunks and exact versions", async () => {
     const { id, key } = await seeded();
-    const r = await api("POST", `/v1/archives/${id}/expand`, { query: "dense", chunks: [{ id: "arxiv:2004.04906", version: 1 }, { id: "nope" }], budget_tokens: 800 }, key);
+    const r = await api(
+      "POST",
+      `/v1/archives/${id}/expand`,
+      { query: "dense", chunks: [{ id: "arxiv:2004.04906", version: 1 }, { id: "nope" }], budget_tokens: 800 },
+      key,
+    );
     expect(r.status).toBe(200);
     expect(r.body.cards[0].artifact_id).toBe("arxiv:2004.04906");
     expect(r.body.skipped).toEqual([{ chunk: "nope", reason: "not_visible" }]);
@@ -139,10 +182,20 @@ describe("context", () => {
 describe("entities", () => {
   it("a renamed entity resolves under its old and new names; merges redirect after their time", async () => {
     const { id, key } = await seeded();
-    const ren = await api("POST", `/v1/archives/${id}/entities/rename`, { entity: "method:dpr", new_name: "DensePR", at: T.y2024 }, key);
+    const ren = await api(
+      "POST",
+      `/v1/archives/${id}/entities/rename`,
+      { entity: "method:dpr", new_name: "DensePR", at: T.y2024 },
+      key,
+    );
     expect(ren.status).toBe(200);
     const q = (m: string, as_of?: string) =>
-      api("GET", `/v1/archives/${id}/resolve?mention=${encodeURIComponent(m)}${as_of ? `&as_of=${as_of}` : ""}`, undefined, key);
+      api(
+        "GET",
+        `/v1/archives/${id}/resolve?mention=${encodeURIComponent(m)}${as_of ? `&as_of=${as_of}` : ""}`,
+        undefined,
+        key,
+      );
     expect((await q("DPR")).body.resolved.entity).toBe("method:dpr");
     expect((await q("DensePR")).body.resolved.entity).toBe("method:dpr");
     expect((await q("DPR", "2021-01-01T00:00:00Z")).body.resolved.entity).toBe("method:dpr");
@@ -150,13 +203,25 @@ describe("entities", () => {
     const r = await api("POST", `/v1/archives/${id}/route`, { query: "DPR" }, key);
     expect(r.body.candidates[0].chunk).toBe("arxiv:2004.04906");
 
-    const merge = await api("POST", `/v1/archives/${id}/entities/merge`, { entity: "method:rag", into: "method:dpr", at: T.y2025 }, key);
+    const merge = await api(
+      "POST",
+      `/v1/archives/${id}/entities/merge`,
+      { entity: "method:rag", into: "method:dpr", at: T.y2025 },
+      key,
+    );
     expect(merge.status).toBe(200);
     expect((await q("RAG", "2024-01-01T00:00:00Z")).body.resolved.entity).toBe("method:rag");
     expect((await q("RAG", "2025-06-01T00:00:00Z")).body.resolved.entity).toBe("method:dpr");
     const hist = await api("GET", `/v1/archives/${id}/history?entity=method:dpr`, undefined, key);
-    expect((hist.body.events as Array<{ op: string }>).map((e) => e.op)).toEqual(expect.arrayContaining(["created", "rename", "absorbed"]));
-    const bad = await api("POST", `/v1/archives/${id}/entities/merge`, { entity: "method:rag", into: "method:nope" }, key);
+    expect((hist.body.events as Array<{ op: string }>).map((e) => e.op)).toEqual(
+      expect.arrayContaining(["created", "rename", "absorbed"]),
+    );
+    const bad = await api(
+      "POST",
+      `/v1/archives/${id}/entities/merge`,
+      { entity: "method:rag", into: "method:nope" },
+      key,
+    );
     expect(bad.status).toBe(409);
   });
 });
@@ -167,7 +232,12 @@ describe("capital chunk durability", () => {
     const snap = await api("POST", `/v1/archives/${id}/admin/snapshot`, undefined, ADMIN);
     expect(snap.status).toBe(200);
     // Changes after the snapshot must come from the change-log tail.
-    await api("POST", `/v1/archives/${id}/deprecate`, { id: "arxiv:2405.14831#method", by: "arxiv:2405.14831", at: T.y2025 }, key);
+    await api(
+      "POST",
+      `/v1/archives/${id}/deprecate`,
+      { id: "arxiv:2405.14831#method", by: "arxiv:2405.14831", at: T.y2025 },
+      key,
+    );
     const query = { query: "HippoRAG PageRank over dense retrieval", as_of: "2025-06-01T00:00:00Z" };
     const before = await api("POST", `/v1/archives/${id}/route`, query, key);
     await api("POST", `/v1/archives/${id}/admin/evict`, undefined, ADMIN);
@@ -193,7 +263,9 @@ describe("access events", () => {
     const { id, key } = await seeded();
     const r = await api("POST", `/v1/archives/${id}/context`, { query: "DPR encoders", budget_tokens: 1000 }, key);
     await api("POST", `/v1/archives/${id}/verify`, { anchors: (r.body.cards as Card[])[0]?.anchored_spans }, key);
-    const rows = await env.DB.prepare("SELECT channel, COUNT(*) AS n FROM access_events WHERE archive_id = ? GROUP BY channel ORDER BY channel")
+    const rows = await env.DB.prepare(
+      "SELECT channel, COUNT(*) AS n FROM access_events WHERE archive_id = ? GROUP BY channel ORDER BY channel",
+    )
       .bind(id)
       .all<{ channel: string; n: number }>();
     expect(rows.results.map((x) => x.channel)).toEqual(["expansion", "routing", "verification"]);

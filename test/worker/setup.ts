@@ -1,4 +1,7 @@
 import { applyD1Migrations, env } from "cloudflare:test";
 
 // Storage is isolated per test file; migrations are applied once per file (idempotent).
-await applyD1Migrations(env.DB, (env as unknown as { TEST_MIGRATIONS: Parameters<typeof applyD1Migrations>[1] }).TEST_MIGRATIONS);
+await applyD1Migrations(
+  env.DB,
+  (env as unknown as { TEST_MIGRATIONS: Parameters<typeof applyD1Migrations>[1] }).TEST_MIGRATIONS,
+);

@@ -198,4 +198,3 @@ export const sessionEvents = sqliteTable(
   },
   (t) => [index("session_events_session").on(t.archiveId, t.sessionId, t.id)],
 );
-

@@ -58,10 +58,17 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
   async createArchive(a: ArchiveRow): Promise<Result<ArchiveRow>> {
     const res = await this.db
       .insert(s.archives)
-      .values({ id: a.id, name: a.name, description: a.description, params: JSON.stringify(a.params), createdAt: a.createdAt })
+      .values({
+        id: a.id,
+        name: a.name,
+        description: a.description,
+        params: JSON.stringify(a.params),
+        createdAt: a.createdAt,
+      })
       .onConflictDoNothing()
       .returning();
-    if (res.length === 0) return fail("conflict", `archive ${a.id} already exists`, "id", "choose another id or omit it");
+    if (res.length === 0)
+      return fail("conflict", `archive ${a.id} already exists`, "id", "choose another id or omit it");
     return ok(a);
   }
 
@@ -129,7 +136,9 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
         .from(s.edges)
         .where(and(eq(s.edges.archiveId, archiveId), inArray(s.edges.src, ids), isNull(s.edges.validTo)));
       for (const e of edges) {
-        chunks.get(e.src)?.openEdges.push({ dst: e.dst, type: e.type as EdgeType, weight: e.weight, validFrom: e.validFrom });
+        chunks
+          .get(e.src)
+          ?.openEdges.push({ dst: e.dst, type: e.type as EdgeType, weight: e.weight, validFrom: e.validFrom });
       }
     }
     const entities = new Set<string>();
@@ -161,7 +170,12 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
   }
 
   /** Execute a plan atomically. A concurrent writer makes the batch fail as a whole (PK conflict). */
-  async executePlan(archiveId: string, plan: IngestPlan, now: number, vectorIdOf: (chunk: string) => string): Promise<Result<void>> {
+  async executePlan(
+    archiveId: string,
+    plan: IngestPlan,
+    now: number,
+    vectorIdOf: (chunk: string) => string,
+  ): Promise<Result<void>> {
     const stmts: Stmt[] = [];
     for (const v of plan.versions) {
       if (v.closesVersion > 0) {
@@ -288,7 +302,12 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
     } catch (e) {
       const msg = String(e);
       if (/UNIQUE|PRIMARY KEY|constraint/i.test(msg))
-        return fail("conflict", "a concurrent write changed these artifacts; nothing was stored", "artifacts", "retry the request");
+        return fail(
+          "conflict",
+          "a concurrent write changed these artifacts; nothing was stored",
+          "artifacts",
+          "retry the request",
+        );
       throw e;
     }
   }
@@ -314,7 +333,12 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
     const chunk = await this.chunkRow(archiveId, chunkId);
     if (!chunk) return fail("not_found", `chunk ${chunkId} does not exist in archive ${archiveId}`, "id");
     if (chunk.deprecatedAt !== null)
-      return fail("conflict", `chunk ${chunkId} is already deprecated`, "id", "deprecation is final; check the chunk's history");
+      return fail(
+        "conflict",
+        `chunk ${chunkId} is already deprecated`,
+        "id",
+        "deprecation is final; check the chunk's history",
+      );
     const latest = await this.exact(archiveId, chunkId, chunk.latestVersion);
     if (latest && at <= latest.validFrom)
       return fail(
@@ -393,13 +417,20 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
   ): Promise<Result<void>> {
     const ent = await this.entityRow(archiveId, op.entity);
     if (!ent) return fail("not_found", `entity ${op.entity} does not exist in archive ${archiveId}`, "entity");
-    if (ent.mergedInto) return fail("conflict", `entity ${op.entity} was merged into ${ent.mergedInto}`, "entity", `use ${ent.mergedInto}`);
+    if (ent.mergedInto)
+      return fail(
+        "conflict",
+        `entity ${op.entity} was merged into ${ent.mergedInto}`,
+        "entity",
+        `use ${ent.mergedInto}`,
+      );
     const stmts: Stmt[] = [];
     const ops: ChangeOp[] = [];
     if (op.op === "alias" || op.op === "rename") {
       const text = op.op === "alias" ? op.alias : op.newName;
       const norm = normAlias(text);
-      if (!norm) return fail("validation", "the name has no letters or digits", op.op === "alias" ? "alias" : "new_name");
+      if (!norm)
+        return fail("validation", "the name has no letters or digits", op.op === "alias" ? "alias" : "new_name");
       stmts.push(
         this.db
           .insert(s.entityAliases)
@@ -448,15 +479,30 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
       if (op.into === op.entity) return fail("validation", "an entity cannot be merged into itself", "into");
       const into = await this.entityRow(archiveId, op.into);
       if (!into) return fail("not_found", `entity ${op.into} does not exist in archive ${archiveId}`, "into");
-      if (into.mergedInto) return fail("conflict", `entity ${op.into} was itself merged into ${into.mergedInto}`, "into");
+      if (into.mergedInto)
+        return fail("conflict", `entity ${op.into} was itself merged into ${into.mergedInto}`, "into");
       stmts.push(
         this.db
           .update(s.entities)
           .set({ mergedInto: op.into, mergedAt: op.at })
           .where(and(eq(s.entities.archiveId, archiveId), eq(s.entities.entityId, op.entity))),
         this.db.insert(s.entityEvents).values([
-          { archiveId, entityId: op.entity, op: "merged_into", detail: JSON.stringify({ into: op.into }), at: op.at, recordedAt: now },
-          { archiveId, entityId: op.into, op: "absorbed", detail: JSON.stringify({ from: op.entity }), at: op.at, recordedAt: now },
+          {
+            archiveId,
+            entityId: op.entity,
+            op: "merged_into",
+            detail: JSON.stringify({ into: op.into }),
+            at: op.at,
+            recordedAt: now,
+          },
+          {
+            archiveId,
+            entityId: op.into,
+            op: "absorbed",
+            detail: JSON.stringify({ from: op.entity }),
+            at: op.at,
+            recordedAt: now,
+          },
         ]),
       );
       ops.push({ op: "entity.merge", from: op.entity, into: op.into, at: op.at });
@@ -497,7 +543,12 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
       .from(s.entityEvents)
       .where(and(eq(s.entityEvents.archiveId, archiveId), eq(s.entityEvents.entityId, entityId)))
       .orderBy(asc(s.entityEvents.at), asc(s.entityEvents.id));
-    const mentions = await this.db.all<{ chunk_id: string; version: number; valid_from: number; valid_to: number | null }>(
+    const mentions = await this.db.all<{
+      chunk_id: string;
+      version: number;
+      valid_from: number;
+      valid_to: number | null;
+    }>(
       sql`SELECT v.chunk_id, v.version, v.valid_from, v.valid_to FROM chunk_versions v, json_each(v.entities) j
           WHERE v.archive_id = ${archiveId} AND j.value = ${entityId} ORDER BY v.valid_from LIMIT 500`,
     );
@@ -506,10 +557,7 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
 
   // ------------------------------------------------------------------ versions (VersionReader)
 
-  private toStored(
-    r: typeof s.chunkVersions.$inferSelect,
-    deprecatedBy: string | null,
-  ): StoredVersion {
+  private toStored(r: typeof s.chunkVersions.$inferSelect, deprecatedBy: string | null): StoredVersion {
     return {
       chunkId: r.chunkId,
       version: r.version,
@@ -586,7 +634,11 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
       .select()
       .from(s.sessionEvents)
       .where(
-        and(eq(s.sessionEvents.archiveId, archiveId), eq(s.sessionEvents.sessionId, sessionId), lte(s.sessionEvents.at, asOf)),
+        and(
+          eq(s.sessionEvents.archiveId, archiveId),
+          eq(s.sessionEvents.sessionId, sessionId),
+          lte(s.sessionEvents.at, asOf),
+        ),
       )
       .orderBy(desc(s.sessionEvents.at), desc(s.sessionEvents.id))
       .limit(limit);
@@ -599,7 +651,9 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
     if (stmts.length) await this.db.batch(stmts as unknown as [Stmt, ...Stmt[]]);
   }
 
-  async accessStats(archiveId: string): Promise<Array<{ chunk: string; last: number; count: number; channels: Record<string, number> }>> {
+  async accessStats(
+    archiveId: string,
+  ): Promise<Array<{ chunk: string; last: number; count: number; channels: Record<string, number> }>> {
     const rows = await this.db.all<{ chunk_id: string; channel: string; last: number; n: number }>(
       sql`SELECT chunk_id, channel, MAX(at) AS last, COUNT(*) AS n FROM access_events WHERE archive_id = ${archiveId} GROUP BY chunk_id, channel`,
     );

@@ -1,7 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
-import { CapitalStore, route } from "../../core/capital";
+import { CapitalStore, capitalStats, route } from "../../core/capital";
 import type { CapitalRouter } from "../../core/ports";
-import { type AccessChannel, DEFAULT_PARAMS, type KernelParams, type RouteInput, type RouteResult } from "../../core/types";
+import {
+  type AccessChannel,
+  DEFAULT_PARAMS,
+  type KernelParams,
+  type RouteInput,
+  type RouteResult,
+} from "../../core/types";
 import { D1Store } from "../d1/store";
 
 interface CapitalEnv {
@@ -138,7 +144,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async stats(archiveId: string) {
     const store = await this.ensure(archiveId);
     await this.replay(archiveId, store);
-    return { ...store.stats(), seq: store.seq, lastRebuild: this.lastRebuild, params: this.params };
+    return { ...capitalStats(store), seq: store.seq, lastRebuild: this.lastRebuild, params: this.params };
   }
 
   /** Serialise the capital chunk to R2 and record it in D1 (the rebuild starting point). */

@@ -6,7 +6,7 @@
  * sum(g) + residual = 1, where residual is what the local variant declined to propagate.
  */
 import type { KernelParams } from "../types";
-import { MINUTE, type CapitalStore } from "./store";
+import { type CapitalStore, MINUTE } from "./store";
 
 export interface PprResult {
   mass: Map<number, number>;

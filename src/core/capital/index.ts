@@ -1,3 +1,14 @@
-export { fullPpr, localPpr, type PprResult } from "./diffusion";
+import { scratchBytes } from "./diffusion";
+import type { CapitalStore } from "./store";
+
+export { fullPpr, localPpr, type PprResult, scratchBytes } from "./diffusion";
 export { ROUTER_LAMBDA, route, TYPE_PRIOR } from "./route";
 export { CapitalStore, type HeadInfo, type NeighbourInfo, REVERSE_FACTOR, TYPE_WEIGHT } from "./store";
+
+/** Store statistics plus the diffusion scratch vectors (allocated on the first query). */
+export function capitalStats(store: CapitalStore) {
+  const st = store.stats();
+  const scratch = scratchBytes(store);
+  const total = st.bytes.total + scratch;
+  return { ...st, bytes: { ...st.bytes, scratch, total }, bytesPerHead: st.heads ? total / st.heads : 0 };
+}

@@ -4,7 +4,18 @@
  * BEFORE the top-M cut, then a transparent typed-edge router over the bounded neighbour tables.
  */
 import { sketchCosine } from "../sketch";
-import { CHUNK_KINDS, type Candidate, type ChunkKind, EDGE_TYPES, type EdgeType, type KernelParams, type ResolvedMention, type RouteInput, type RouteResult, type RouterStep } from "../types";
+import {
+  type Candidate,
+  CHUNK_KINDS,
+  type ChunkKind,
+  EDGE_TYPES,
+  type EdgeType,
+  type KernelParams,
+  type ResolvedMention,
+  type RouteInput,
+  type RouteResult,
+  type RouterStep,
+} from "../types";
 import { localPpr } from "./diffusion";
 import { type CapitalStore, MINUTE, TYPE_MASK } from "./store";
 
@@ -123,7 +134,9 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const noSketch = isZero(input.querySketch);
   const nq = qEntities.size;
   const experts = (i: number) => {
-    const sem = noSketch ? 1 : Math.max(f.sem, Math.min(1, semScore.get(i) ?? sketchCosine(input.querySketch, s.sketchOf(i))));
+    const sem = noSketch
+      ? 1
+      : Math.max(f.sem, Math.min(1, semScore.get(i) ?? sketchCosine(input.querySketch, s.sketchOf(i))));
     const sym = nq === 0 ? 1 : Math.max(f.sym, (symCount.get(i) ?? 0) / nq);
     const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, (ppr.mass.get(i) ?? 0) / maxMass);
     const rec = Math.max(f.rec, recency(i));
@@ -157,7 +170,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   // 5. Router: multi-hop over neighbour tables from the best candidates, heads only.
   const prefer = new Set(input.preferEdges ?? []);
   const selected = new Map<number, { score: number; depth: number; via: number | null }>();
-  for (const c of candidates.slice(0, input.limit)) selected.set(s.index.get(c.chunk) as number, { score: c.score, depth: 0, via: null });
+  for (const c of candidates.slice(0, input.limit))
+    selected.set(s.index.get(c.chunk) as number, { score: c.score, depth: 0, via: null });
   const steps: RouterStep[] = [];
   const tm = Math.floor(t / MINUTE);
   let frontier = candidates.slice(0, params.routerBeam).map((c) => s.index.get(c.chunk) as number);
@@ -199,7 +213,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
           // Evict the weakest selection to keep the output bounded by limit.
           let worst = -1;
           let worstScore = Number.POSITIVE_INFINITY;
-          for (const [i, x] of selected) if (x.score < worstScore || (x.score === worstScore && i > worst)) [worst, worstScore] = [i, x.score];
+          for (const [i, x] of selected)
+            if (x.score < worstScore || (x.score === worstScore && i > worst)) [worst, worstScore] = [i, x.score];
           selected.delete(worst);
         }
         selected.set(v, { score, depth: cur && cur.depth < depth ? cur.depth : depth, via: u });
@@ -220,9 +235,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     .sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0))
     .slice(0, input.limit);
 
-  const massTop = byMass
-    .slice(0, 50)
-    .map(([i, m]) => ({ chunk: s.ids[i] as string, mass: m }));
+  const massTop = byMass.slice(0, 50).map(([i, m]) => ({ chunk: s.ids[i] as string, mass: m }));
   const seedList = [...seeds.entries()]
     .sort((a, b) => b[1] - a[1] || a[0] - b[0])
     .slice(0, 100)

@@ -6,7 +6,15 @@
  */
 import { normAlias } from "../ids";
 import { fromBase64, SKETCH_BYTES } from "../sketch";
-import { type ChangeOp, CHUNK_KINDS, type ChunkKind, DEFAULT_PARAMS, EDGE_TYPES, type EdgeType, type KernelParams } from "../types";
+import {
+  CHUNK_KINDS,
+  type ChangeOp,
+  type ChunkKind,
+  DEFAULT_PARAMS,
+  EDGE_TYPES,
+  type EdgeType,
+  type KernelParams,
+} from "../types";
 
 const HAS_HEAD = 1;
 const DEPRECATED = 2;
@@ -234,7 +242,11 @@ export class CapitalStore {
 
   /** @internal */
   visibleAt(i: number, t: number): boolean {
-    return ((this.flags[i] as number) & HAS_HEAD) !== 0 && (this.firstValidFrom[i] as number) <= t && t < (this.endAt[i] as number);
+    return (
+      ((this.flags[i] as number) & HAS_HEAD) !== 0 &&
+      (this.firstValidFrom[i] as number) <= t &&
+      t < (this.endAt[i] as number)
+    );
   }
 
   /** @internal */
@@ -301,7 +313,7 @@ export class CapitalStore {
    */
   compactSlots(exact = false): void {
     const n = this.ids.length;
-    const capOf = (c: number) => (exact || c === 0 ? c : c <= 4 ? 4 : c <= 8 ? 8 : c <= 16 ? 16 : c);
+    const capOf = (c: number) => (exact || c === 0 ? c : c <= 4 ? 4 : c <= 8 ? 8 : Math.max(16, c));
     let total = 0;
     for (let i = 0; i < n; i++) total += capOf(this.nbrCount[i] as number);
     const room = exact ? total : Math.max(256, Math.ceil(total * 1.25));
@@ -332,7 +344,8 @@ export class CapitalStore {
     if (this.slotsUsed + newCap > this.slotDst.length) {
       // Holes over a quarter of the pool: compact instead of growing (waste stays <= ~1.5x).
       if (this.slotsUsed - this.liveSlots > this.slotsUsed / 4) this.compactSlots();
-      if (this.slotsUsed + newCap > this.slotDst.length) this.growSlots(Math.max(256, Math.ceil((this.slotsUsed + newCap) * 1.25)));
+      if (this.slotsUsed + newCap > this.slotDst.length)
+        this.growSlots(Math.max(256, Math.ceil((this.slotsUsed + newCap) * 1.25)));
     }
     const from = this.nbrStart[i] as number;
     const n = this.nbrCount[i] as number;
@@ -658,11 +671,17 @@ export class CapitalStore {
       [...this.versionStarts.values()].reduce((s, v) => s + 40 + 8 * v.length + 16, 0);
     let closedBytes = 0;
     for (const l of this.closed.values()) closedBytes += 40 + 16 + l.length * 56;
-    const neighbours = this.slotDst.byteLength + this.slotW.byteLength + this.slotType.byteLength + this.slotFrom.byteLength + closedBytes;
+    const neighbours =
+      this.slotDst.byteLength +
+      this.slotW.byteLength +
+      this.slotType.byteLength +
+      this.slotFrom.byteLength +
+      closedBytes;
     let postings = 0;
     for (const p of this.postings) postings += p.byteLength + 64;
     let entityStrings = 0;
-    for (let e = 0; e < this.entIds.length; e++) entityStrings += str(this.entIds[e] as string) + str(this.entNames[e] as string) + 40 + 3 * 8;
+    for (let e = 0; e < this.entIds.length; e++)
+      entityStrings += str(this.entIds[e] as string) + str(this.entNames[e] as string) + 40 + 3 * 8;
     let aliases = 0;
     for (const [k, list] of this.aliases) aliases += str(k) + 40 + 16 + list.length * 48;
     const total = ids + nodes + this.sketches.byteLength + neighbours + postings + entityStrings + aliases;
@@ -724,7 +743,8 @@ type ArrayName =
   | "postOffsets";
 
 const enc = (x: number) => (Number.isFinite(x) ? x : x > 0 ? "inf" : "-inf");
-const dec = (x: number | string) => (x === "inf" ? Number.POSITIVE_INFINITY : x === "-inf" ? Number.NEGATIVE_INFINITY : (x as number));
+const dec = (x: number | string) =>
+  x === "inf" ? Number.POSITIVE_INFINITY : x === "-inf" ? Number.NEGATIVE_INFINITY : (x as number);
 
 function serializeStore(s: CapitalStore): Uint8Array {
   const n = s.ids.length;
@@ -778,7 +798,13 @@ function serializeStore(s: CapitalStore): Uint8Array {
     liveSlots: s.liveSlots,
     closed: [...s.closed.entries()],
     edgeCount: s.edgeCount,
-    ent: { ids: s.entIds, names: s.entNames, types: s.entTypes, mergedInto: s.entMergedInto, mergedAt: s.entMergedAt.map(enc) },
+    ent: {
+      ids: s.entIds,
+      names: s.entNames,
+      types: s.entTypes,
+      mergedInto: s.entMergedInto,
+      mergedAt: s.entMergedAt.map(enc),
+    },
     mergedFrom: [...s.mergedFrom.entries()],
     aliases: [...s.aliases.entries()].map(([k, l]) => [k, l.map((a) => [a.e, enc(a.from), enc(a.to)])]),
     aliasCount: s.aliasCount,
@@ -802,7 +828,8 @@ function serializeStore(s: CapitalStore): Uint8Array {
 }
 
 function deserializeStore(buf: Uint8Array): CapitalStore {
-  if (buf[0] !== 0x50 || buf[1] !== 0x47 || buf[2] !== 0x43 || buf[3] !== 0x31) throw new Error("not a capital-chunk snapshot");
+  if (buf[0] !== 0x50 || buf[1] !== 0x47 || buf[2] !== 0x43 || buf[3] !== 0x31)
+    throw new Error("not a capital-chunk snapshot");
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const hl = dv.getUint32(4, true);
   const h = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + hl))) as {

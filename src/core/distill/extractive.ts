@@ -5,15 +5,17 @@
  * (fewer anchors, shorter sketch, fewer assumptions, shorter snippets) and returns null only when
  * not even a two-anchor card fits.
  */
-import type { DistillInput, Distiller } from "../ports";
+import type { Distiller, DistillInput } from "../ports";
 import { terms } from "../text/analyze";
 import { type Span, splitSentences, splitWords } from "../text/sentences";
 import { countTokens, truncateToTokens } from "../text/tokenizer";
 import type { AnchoredSpan, EvidenceCard } from "../types";
 import { cardTokens } from "./card";
 
-const CUE = /\b(we (propose|introduce|present|show|find|use)|must|should|requires?|outperforms?|improves?|achieves?|defined as|is computed)\b/i;
-const PARAM = /\b(split|version|v\d+|learning rate|batch size|epochs?|seed|damping|threshold|top-?k|dimensions?|layers?)\b|\d+\/\d+(\/\d+)?|[≥≤]|>=|<=/i;
+const CUE =
+  /\b(we (propose|introduce|present|show|find|use)|must|should|requires?|outperforms?|improves?|achieves?|defined as|is computed)\b/i;
+const PARAM =
+  /\b(split|version|v\d+|learning rate|batch size|epochs?|seed|damping|threshold|top-?k|dimensions?|layers?)\b|\d+\/\d+(\/\d+)?|[≥≤]|>=|<=/i;
 /** Sentences scanned per chunk: bounds distillation at ~1,500 sentences (~150 KB of prose). */
 const MAX_SENTENCES = 1500;
 const MAX_SNIPPET_CHARS = 300;
@@ -80,7 +82,10 @@ export class ExtractiveDistiller implements Distiller {
     const ranked = [...scored].sort((a, b) => b.score - a.score || a.i - b.i).map((x) => x.i);
     const best = ranked[0] as number;
 
-    const required = [`version ${input.version}`, `valid from ${iso(input.context.validFrom)}${input.context.validTo !== null ? ` until ${iso(input.context.validTo)}` : " (current version at query time)"}`];
+    const required = [
+      `version ${input.version}`,
+      `valid from ${iso(input.context.validFrom)}${input.context.validTo !== null ? ` until ${iso(input.context.validTo)}` : " (current version at query time)"}`,
+    ];
     const extra: string[] = [];
     if (input.context.deprecatedBy) extra.push(`deprecated by ${input.context.deprecatedBy}`);
     for (const b of input.context.boundaries) extra.push(`boundary: ${b}`);
@@ -101,7 +106,13 @@ export class ExtractiveDistiller implements Distiller {
       while (anchorIdx.length < 2) anchorIdx.push(anchorIdx[0] as number);
       const anchors: AnchoredSpan[] = anchorIdx
         .map((i) => prefixAtWord(content, sentences[i] as Span, snippetChars))
-        .map((s) => ({ artifact_id: input.artifactId, version: input.version, start: s.start, end: s.end, snippet: s.text }));
+        .map((s) => ({
+          artifact_id: input.artifactId,
+          version: input.version,
+          start: s.start,
+          end: s.end,
+          snippet: s.text,
+        }));
       anchors.sort((a, b) => a.start - b.start || a.end - b.end);
       const sketchIdx = ranked.slice(1, 6).sort((a, b) => a - b);
       let sketch = "";

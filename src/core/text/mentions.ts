@@ -12,11 +12,15 @@ import { STOPWORDS } from "./analyze";
 export const MAX_CANDIDATES = 256;
 const MAX_N = 6;
 
-export function extractMentions(query: string): { identifiers: Array<{ text: string; id: string }>; candidates: string[] } {
+export function extractMentions(query: string): {
+  identifiers: Array<{ text: string; id: string }>;
+  candidates: string[];
+} {
   const identifiers = findIdentifiers(query);
   const out = new Set<string>();
   // Capitalised phrases from the raw query first ("Personalized PageRank", "HippoRAG 2").
-  const cap = /\b(?:\p{Lu}[\p{L}\p{N}]*(?:-[\p{L}\p{N}]+)*)(?:\s+(?:of|for|and|the|to|-)?\s*(?:\p{Lu}[\p{L}\p{N}]*|\d+))*/gu;
+  const cap =
+    /\b(?:\p{Lu}[\p{L}\p{N}]*(?:-[\p{L}\p{N}]+)*)(?:\s+(?:of|for|and|the|to|-)?\s*(?:\p{Lu}[\p{L}\p{N}]*|\d+))*/gu;
   for (const m of query.matchAll(cap)) {
     const norm = normAlias(m[0]);
     if (norm && !STOPWORDS.has(norm)) out.add(norm);

@@ -12,8 +12,39 @@ export interface Span {
 export const MAX_SPAN_CHARS = 400;
 
 const ABBREV = new Set([
-  "e.g", "i.e", "al", "fig", "figs", "eq", "eqs", "vs", "dr", "mr", "mrs", "ms", "no", "nos", "etc", "cf", "sec", "secs",
-  "tab", "ref", "refs", "approx", "resp", "st", "jr", "sr", "prof", "inc", "ltd", "vol", "pp", "ch", "appx",
+  "e.g",
+  "i.e",
+  "al",
+  "fig",
+  "figs",
+  "eq",
+  "eqs",
+  "vs",
+  "dr",
+  "mr",
+  "mrs",
+  "ms",
+  "no",
+  "nos",
+  "etc",
+  "cf",
+  "sec",
+  "secs",
+  "tab",
+  "ref",
+  "refs",
+  "approx",
+  "resp",
+  "st",
+  "jr",
+  "sr",
+  "prof",
+  "inc",
+  "ltd",
+  "vol",
+  "pp",
+  "ch",
+  "appx",
 ]);
 
 function isBoundaryAfter(text: string, i: number): boolean {
@@ -37,7 +68,7 @@ function isBoundaryAfter(text: string, i: number): boolean {
   if (!/\s/.test(text[k] ?? "")) return false;
   while (k < text.length && /\s/.test(text[k] ?? "")) k++;
   if (k >= text.length) return true;
-  return /[\p{Lu}\p{N}"'\u201c\u2018(\[]/u.test(text[k] ?? "") || /[^\p{L}]/u.test(text[k] ?? "");
+  return /[\p{Lu}\p{N}"'\u201c\u2018([]/u.test(text[k] ?? "") || /[^\p{L}]/u.test(text[k] ?? "");
 }
 
 function pushTrimmed(out: Span[], text: string, start: number, end: number) {
