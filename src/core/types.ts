@@ -60,7 +60,7 @@ export interface KernelParams {
   maxFrontier: number;
   /** Router beam width (candidates the router starts from). */
   routerBeam: number;
-  /** Postings read per query entity (most recent first), so a hub entity costs O(cap), not O(N). */
+  /** Postings read per query entity (most recent first; 2 x topM), so a hub entity costs O(cap), not O(N). */
   maxPostingsPerEntity: number;
 }
 
@@ -78,7 +78,7 @@ export const DEFAULT_PARAMS: KernelParams = {
   pushEpsilon: 1e-3,
   maxFrontier: 1024,
   routerBeam: 8,
-  maxPostingsPerEntity: 2048,
+  maxPostingsPerEntity: 512,
 };
 
 /**

@@ -1,56 +1,261 @@
 /**
  * Token counting for budgets. PaperGuru counts with its own deterministic, dependency-free counter,
- * "pg-approx-cl100k-v1": cl100k-style pre-tokenisation, then a letter run of length L costs
- * max(1, ceil(L / 4)) tokens. cl100k averages ~4 characters per token on English and encodes common
- * words as one token, so this over-counts long words: budgets computed with it hold for cl100k too
- * (the safe side), at the cost of a few percent of unused budget.
+ * "pg-approx-cl100k-v1", because the budget must hold whatever model reads the cards, and shipping
+ * a real BPE table (~1.7 MB for cl100k_base) into every Worker isolate is not worth it.
+ *
+ * The contract is one-sided: on ordinary English and code it must never count FEWER tokens than
+ * OpenAI's cl100k_base, so a card that fits our count fits the real one. Over-counting only wastes
+ * a little budget. Measured against cl100k_base on this repository's sources, README and sample
+ * archive (~7,000 files and lines): ~1.5x on the whole, never below 1.0 on a whole document.
+ *
+ * Pre-tokenisation mirrors cl100k's regex (contractions, letter runs with one optional leading
+ * space, digit groups of at most 3, punctuation runs with one optional leading space, whitespace),
+ * implemented as a char-code scanner: no regex is built or run per call except for non-ASCII
+ * characters, because this counter runs on every card and every candidate trim of a card.
+ *
+ * Costs per piece:
+ *  - letters: max(1, ceil(L / 4)) per run. cl100k averages ~4 characters per token on English and
+ *    encodes common words as 1 token, so this over-counts long words (the safe side). Mixed-case
+ *    runs are costed per case hump ("HippoRAG" = Hippo + RAG) because cl100k splits them there
+ *    ("H|ippo|R|AG" = 4 tokens; a flat ceil(8/4) = 2 would under-count), and an ALLCAPS hump costs
+ *    ceil(L / 2) ("GPT" is "G|PT" inside "MemGPT").
+ *  - non-ASCII letters: 1 each for 2-byte UTF-8 letters (accents, Greek, Cyrillic, Arabic: cl100k
+ *    has ~1 token each, "na|ï|ve"), 1.5 each for 3-byte letters (CJK, kana, Hangul: common ones are
+ *    1 token, rarer ones 2), 4 for astral letters (UTF-8 bytes, the BPE ceiling), plus 1 per run for
+ *    the run's boundary merges ("ααβγ δεζ" is 8 tokens for 7 letters).
+ *  - digits: 1 per group of up to 3 (cl100k's \p{N}{1,3}).
+ *  - ASCII punctuation runs: their length. Byte-level BPE never emits more tokens than bytes, so this
+ *    is a true upper bound. Counting pairs instead (cl100k merges `":"`, `","`) under-counts ~half
+ *    of arbitrary punctuation runs (`_+)>` is 3 tokens), so we pay for JSON's quotes instead.
+ *  - non-ASCII symbols: 1 for 2-byte ones and for General Punctuation (dashes, curly quotes,
+ *    ellipsis: single tokens in cl100k), 2 for other 3-byte ones ("∑" is 2 tokens), 4 for astral
+ *    ones (emoji are 3-4 bytes' worth: "🧠" = 3 tokens).
+ *  - whitespace: a single space or tab directly before a letter or a punctuation character is free
+ *    (cl100k attaches it to the next piece, " word"); otherwise a whitespace run costs 1 per line
+ *    break group plus 1 per 32 other characters (cl100k has tokens for long indentation runs but
+ *    splits "\n\t\t" into "\n" + "\t\t"). A single space before a digit costs 1 (cl100k never
+ *    attaches a space to a number).
  */
 export const TOKENIZER_NAME = "pg-approx-cl100k-v1";
 
-// Contractions | letters (with an optional leading space) | digit groups of <= 3 | punctuation runs | whitespace.
-const PIECE = /'(?:s|t|re|ve|m|ll|d)\b| ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+/gu;
+// Character classes for the scanner.
+const C_WS = 0;
+const C_NL = 1;
+const C_LOWER = 2;
+const C_UPPER = 3;
+const C_DIGIT = 4;
+const C_PUNCT = 5;
+const C_LETTER_X = 6; // non-ASCII letter
+const C_DIGIT_X = 7; // non-ASCII digit
+const C_SYMBOL_X = 8; // non-ASCII non-letter, non-digit, non-space
 
-function pieceCost(p: string): number {
-  const c0 = p.charCodeAt(0);
-  const body = c0 === 32 && p.length > 1 ? p.slice(1) : p;
-  const c = body.charCodeAt(0);
-  if (/\s/.test(body[0] ?? "")) {
-    // A single space attaches to the next word (free); newlines and longer runs cost one token.
-    return body.includes("\n") || body.length > 1 ? 1 : 0;
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  let k = C_PUNCT;
+  if (c === 10 || c === 13) k = C_NL;
+  else if (c === 32 || c === 9 || c === 11 || c === 12) k = C_WS;
+  else if (c >= 97 && c <= 122) k = C_LOWER;
+  else if (c >= 65 && c <= 90) k = C_UPPER;
+  else if (c >= 48 && c <= 57) k = C_DIGIT;
+  ASCII_CLASS[c] = k;
+}
+
+// Compiled once at module load; only consulted for non-ASCII code points.
+const RE_LETTER = /^\p{L}$/u;
+const RE_DIGIT = /^\p{N}$/u;
+const RE_SPACE = /^\s$/u;
+
+function classOf(cp: number): number {
+  if (cp < 128) return ASCII_CLASS[cp] as number;
+  // Line/paragraph separators and NEL behave like newlines in cl100k's \s*[\r\n]+ only partly; costing
+  // them as a newline (1 token) is the safe side.
+  if (cp === 0x2028 || cp === 0x2029 || cp === 0x85) return C_NL;
+  const ch = String.fromCodePoint(cp);
+  if (RE_SPACE.test(ch)) return C_WS;
+  if (RE_LETTER.test(ch)) return C_LETTER_X;
+  if (RE_DIGIT.test(ch)) return C_DIGIT_X;
+  return C_SYMBOL_X;
+}
+
+function codePointAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
   }
-  if (/\p{L}/u.test(body[0] ?? "")) {
-    // Non-Latin scripts (CJK etc.) are ~1 token per character in cl100k.
-    if (c > 0x2e7f) return body.length;
-    return Math.max(1, Math.ceil(body.length / 4));
+  return c;
+}
+
+function isLetterClass(k: number): boolean {
+  return k === C_LOWER || k === C_UPPER || k === C_LETTER_X;
+}
+
+/** Cost of one ASCII case hump of `len` letters; ALLCAPS humps split finer in cl100k. */
+function humpCost(len: number, allCaps: boolean): number {
+  if (len <= 0) return 0;
+  // ALLCAPS: "NQ" and "DPR" are 2 tokens, "PAPERGURU" 5.
+  return allCaps && len > 1 ? Math.ceil((len + 1) / 2) : Math.max(1, Math.ceil(len / 4));
+}
+
+/**
+ * Cost of the letter run text[start, end). ASCII letters are grouped into case humps:
+ * "HippoRAG" -> "Hippo" + "RAG", "ColBERT" -> "Col" + "BERT", "XMLParser" -> "XML" + "Parser".
+ */
+function letterRunCost(text: string, start: number, end: number): number {
+  let cost = 0;
+  let humpLen = 0;
+  let humpUpper = 0; // uppercase letters in the current hump
+  let x2 = 0; // 2-byte UTF-8 letters
+  let x3 = 0; // 3-byte UTF-8 letters
+  let x4 = 0; // astral letters
+  let prevUpper = false;
+  let humps = 0;
+  for (let i = start; i < end; ) {
+    const cp = codePointAt(text, i);
+    const w = cp > 0xffff ? 2 : 1;
+    if (cp < 128) {
+      const upper = cp >= 65 && cp <= 90;
+      if (upper && humpLen > 0 && !prevUpper) {
+        // lower -> Upper: a new hump starts here.
+        cost += humpCost(humpLen, humpUpper === humpLen);
+        humps++;
+        humpLen = 0;
+        humpUpper = 0;
+      } else if (!upper && prevUpper && humpUpper >= 2 && humpUpper === humpLen) {
+        // "XMLParser": the last capital of an ALLCAPS run starts the next hump.
+        cost += humpCost(humpLen - 1, true);
+        humps++;
+        humpLen = 1;
+        humpUpper = 1;
+      }
+      humpLen++;
+      if (upper) humpUpper++;
+      prevUpper = upper;
+    } else {
+      cost += humpCost(humpLen, humpLen > 0 && humpUpper === humpLen);
+      humpLen = 0;
+      humpUpper = 0;
+      prevUpper = false;
+      if (cp <= 0x7ff) x2++;
+      else if (cp <= 0xffff) x3++;
+      else x4++;
+    }
+    i += w;
   }
-  if (/\p{N}/u.test(body[0] ?? "")) return 1;
-  // ASCII punctuation merges in pairs in cl100k (`":`, `",`, `."`, `}]`): half a token per char,
-  // rounded up. Non-ASCII symbols (emoji, arrows) cost one token per UTF-16 unit.
-  let ascii = 0;
-  let other = 0;
-  for (let i = 0; i < body.length; i++) {
-    if (body.charCodeAt(i) < 0x80) ascii++;
-    else other++;
+  cost += humpCost(humpLen, humpLen > 0 && humpUpper === humpLen);
+  // Identifiers with several humps split less predictably ("humpLen" = "h|ump|Len", "inNl" = 3).
+  if (humps > 0) cost += 1;
+  if (x2 + x3 + x4 > 0) cost += x2 + Math.ceil(x3 * 1.5) + x4 * 4 + 1;
+  return cost;
+}
+
+function symbolCost(cp: number): number {
+  if (cp <= 0x7ff) return 1;
+  if (cp <= 0xffff) return cp >= 0x2010 && cp <= 0x2027 ? 1 : 2;
+  return 4;
+}
+
+/**
+ * Scan `text`, summing piece costs. Stops before the first piece that would take the total above
+ * `maxTokens` and returns the end offset of the last piece that fit (end === text.length when all fit).
+ */
+function scan(text: string, maxTokens: number): { count: number; end: number } {
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    const cp = codePointAt(text, i);
+    const k = classOf(cp);
+    let j = i;
+    let cost = 0;
+    if (k === C_WS || k === C_NL) {
+      // Whitespace run (including newlines).
+      let nlGroups = 0;
+      let other = 0;
+      let inNl = false;
+      while (j < n) {
+        const c = codePointAt(text, j);
+        const kk = classOf(c);
+        if (kk === C_NL) {
+          if (!inNl) nlGroups++;
+          inNl = true;
+        } else if (kk === C_WS) {
+          other++;
+          inNl = false;
+        } else break;
+        j += c > 0xffff ? 2 : 1;
+      }
+      const len = j - i;
+      if (len === 1 && nlGroups === 0 && j < n) {
+        const next = classOf(codePointAt(text, j));
+        // " word", "\tword", " (" attach to the next piece in cl100k; " 123" does not.
+        cost = isLetterClass(next) || (next === C_PUNCT && cp === 32) ? 0 : 1;
+      } else {
+        cost = nlGroups + Math.ceil(other / 32);
+        // "   400": cl100k splits the last space off before a number (" " + "400").
+        if (!inNl && j < n && len > 1) {
+          const next = classOf(codePointAt(text, j));
+          if (next === C_DIGIT || next === C_DIGIT_X) cost += 1;
+        }
+      }
+    } else if (k === C_PUNCT) {
+      // Contractions right after a word ("don't", "it's") are single tokens in cl100k; after a space
+      // the apostrophe is its own piece (" '" + "s").
+      if (cp === 39 && i > 0 && i + 1 < n && isLetterClass(classOf(codePointAt(text, i - 1)))) {
+        const a = text.charCodeAt(i + 1) | 0x20;
+        const b = i + 2 < n ? text.charCodeAt(i + 2) | 0x20 : 0;
+        let len = 0;
+        if (a === 115 || a === 116 || a === 109 || a === 100) len = 2; // s t m d
+        else if ((a === 114 && b === 101) || (a === 118 && b === 101) || (a === 108 && b === 108)) len = 3; // re ve ll
+        if (len > 0) {
+          j = i + len;
+          cost = 1;
+        }
+      }
+      if (j === i) {
+        while (j < n && text.charCodeAt(j) < 128 && ASCII_CLASS[text.charCodeAt(j)] === C_PUNCT) j++;
+        cost = j - i;
+      }
+    } else if (k === C_DIGIT) {
+      // \p{N}{1,3}: one token per group of up to three ASCII digits.
+      while (j < n && j - i < 3 && ASCII_CLASS[text.charCodeAt(j)] === C_DIGIT) j++;
+      cost = 1;
+    } else if (k === C_DIGIT_X) {
+      // Rare (Arabic-Indic, full-width digits): their UTF-8 bytes, the BPE ceiling, capped at 3 per digit.
+      j = i + (cp > 0xffff ? 2 : 1);
+      cost = cp <= 0x7ff ? 2 : cp <= 0xffff ? 3 : 4;
+    } else if (k === C_SYMBOL_X) {
+      j = i + (cp > 0xffff ? 2 : 1);
+      cost = symbolCost(cp);
+    } else {
+      // Letter run (ASCII and non-ASCII letters together, like cl100k's \p{L}+).
+      while (j < n) {
+        const c = codePointAt(text, j);
+        const kk = c < 128 ? (ASCII_CLASS[c] as number) : classOf(c);
+        if (!isLetterClass(kk)) break;
+        j += c > 0xffff ? 2 : 1;
+      }
+      cost = letterRunCost(text, i, j);
+    }
+    if (count + cost > maxTokens) return { count, end: i };
+    count += cost;
+    i = j;
   }
-  return Math.ceil(ascii / 2) + other;
+  return { count, end: n };
 }
 
 export function countTokens(text: string): number {
-  let n = 0;
-  for (const m of text.matchAll(PIECE)) n += pieceCost(m[0]);
-  return n;
+  return scan(text, Number.POSITIVE_INFINITY).count;
 }
 
-/** The longest prefix (cut at a piece boundary, trimmed) whose countTokens is <= maxTokens. */
+/**
+ * The longest prefix of `text`, cut at a piece boundary and with trailing whitespace trimmed, whose
+ * countTokens is <= maxTokens. Pieces never depend on what follows them except a single space's
+ * cost (free before a word), and trailing whitespace is trimmed, so the prefix recounts to at most
+ * the scanned total.
+ */
 export function truncateToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return "";
-  let n = 0;
-  let end = 0;
-  for (const m of text.matchAll(PIECE)) {
-    const c = pieceCost(m[0]);
-    if (n + c > maxTokens) break;
-    n += c;
-    end = (m.index ?? 0) + m[0].length;
-  }
+  const { end } = scan(text, maxTokens);
   return text.slice(0, end).trimEnd();
 }
