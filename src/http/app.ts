@@ -155,6 +155,26 @@ export function createApp(getServices: (c: Context) => AppServices) {
     await next();
   });
 
+  // 32 MiB per request on every /v1 route: 200 artifacts x the 2 MiB content cap would be larger, so
+  // the request itself is capped too (Workers accept up to 100 MB).
+  const MAX_BODY = 32 * 1024 * 1024;
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: MAX_BODY,
+      onError: (c) =>
+        c.json(
+          errorBody({
+            kind: "too_large",
+            message: `request body exceeds ${MAX_BODY} bytes`,
+            field: "body",
+            hint: "split the batch",
+          }),
+          413,
+        ),
+    }),
+  );
+
   app.onError((err, c) => {
     if (err instanceof HTTPException) {
       const status = err.status;
@@ -316,25 +336,6 @@ export function createApp(getServices: (c: Context) => AppServices) {
   );
 
   // ------------------------------------------------------------------ ingest and lifecycle
-  // 32 MiB per request: 200 artifacts x the 2 MiB content cap would be larger, so the cap is per request too.
-  const MAX_BODY = 32 * 1024 * 1024;
-  app.use(
-    "/v1/archives/:archive/ingest",
-    bodyLimit({
-      maxSize: MAX_BODY,
-      onError: (c) =>
-        c.json(
-          errorBody({
-            kind: "too_large",
-            message: `request body exceeds ${MAX_BODY} bytes`,
-            field: "body",
-            hint: "split the batch",
-          }),
-          413,
-        ),
-    }),
-  );
-
   app.openapi(
     createRoute({
       method: "post",
