@@ -47,14 +47,14 @@ export interface ContextRequest extends RouteRequest {
   /** Share of the budget the short-term window may take (default 0.25). */
   shortTermShare?: number | undefined;
   maxCards?: number | undefined;
-  /** Upper bound per card (default: a third of the budget, within 250..500 tokens). */
+  /** Upper bound per card (default: a third of the budget, within 300..600 tokens). */
   maxCardTokens?: number | undefined;
 }
 
 export type Timings = Record<string, number>;
 
 /** Smallest budget worth distilling a card into (two short anchors plus provenance). */
-export const MIN_CARD_TOKENS = 160;
+export const MIN_CARD_TOKENS = 220;
 
 /** Vectorize returns at most 100 ids per query; that is also our semantic seed cap. */
 const SEMANTIC_TOP_K = 100;
@@ -168,9 +168,9 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
   const t = timer(perfNow);
   const now = deps.clock.now();
   const asOf = req.asOf ?? now;
-  // A third of the budget per card (250..500 tokens): room for ~3 cards, so one long chunk cannot
-  // take the whole budget. A card's JSON (ids, two anchors, validity) needs ~150 tokens by itself.
-  const maxCard = req.maxCardTokens ?? Math.min(500, Math.max(250, Math.floor(req.budgetTokens / 3)));
+  // A third of the budget per card (300..600 tokens): room for ~3 cards, so one long chunk cannot
+  // take the whole budget. A card's JSON (ids, two anchors, validity) needs ~200 tokens by itself.
+  const maxCard = req.maxCardTokens ?? Math.min(600, Math.max(300, Math.floor(req.budgetTokens / 3)));
   const skipped: ExpandResponse["skipped"] = [];
   const visible = await deps.versions.visibleAt(
     req.archiveId,

@@ -1,12 +1,14 @@
 /**
  * Token counting for budgets. PaperGuru counts with its own deterministic, dependency-free counter,
  * "pg-approx-cl100k-v1", because the budget must hold whatever model reads the cards, and shipping
- * a real BPE table (~1.7 MB for cl100k_base) into every Worker isolate is not worth it.
+ * a real BPE table (cl100k_base ranks are 1.1 MB even in js-tiktoken's compact form) into every
+ * Worker isolate is not worth it.
  *
  * The contract is one-sided: on ordinary English and code it must never count FEWER tokens than
  * OpenAI's cl100k_base, so a card that fits our count fits the real one. Over-counting only wastes
  * a little budget. Measured against cl100k_base on this repository's sources, README and sample
- * archive (~7,000 files and lines): ~1.5x on the whole, never below 1.0 on a whole document.
+ * archive (~8,000 files and single lines): 1.6x in total, never below 1.0 on a whole document;
+ * the one single line under (by 1 token) is a quoted identifier in code, ` | "sketches"`.
  *
  * Pre-tokenisation mirrors cl100k's regex (contractions, letter runs with one optional leading
  * space, digit groups of at most 3, punctuation runs with one optional leading space, whitespace),
@@ -17,8 +19,9 @@
  *  - letters: max(1, ceil(L / 4)) per run. cl100k averages ~4 characters per token on English and
  *    encodes common words as 1 token, so this over-counts long words (the safe side). Mixed-case
  *    runs are costed per case hump ("HippoRAG" = Hippo + RAG) because cl100k splits them there
- *    ("H|ippo|R|AG" = 4 tokens; a flat ceil(8/4) = 2 would under-count), and an ALLCAPS hump costs
- *    ceil(L / 2) ("GPT" is "G|PT" inside "MemGPT").
+ *    ("H|ippo|R|AG" = 4 tokens; a flat ceil(8/4) = 2 would under-count), a run of several humps
+ *    costs 1 more ("humpLen" is "h|ump|Len"), and an ALLCAPS hump costs ceil((L + 1) / 2) ("NQ" is
+ *    2 tokens, "GPT" is "G|PT" inside "MemGPT").
  *  - non-ASCII letters: 1 each for 2-byte UTF-8 letters (accents, Greek, Cyrillic, Arabic: cl100k
  *    has ~1 token each, "na|ï|ve"), 1.5 each for 3-byte letters (CJK, kana, Hangul: common ones are
  *    1 token, rarer ones 2), 4 for astral letters (UTF-8 bytes, the BPE ceiling), plus 1 per run for
@@ -30,11 +33,13 @@
  *  - non-ASCII symbols: 1 for 2-byte ones and for General Punctuation (dashes, curly quotes,
  *    ellipsis: single tokens in cl100k), 2 for other 3-byte ones ("∑" is 2 tokens), 4 for astral
  *    ones (emoji are 3-4 bytes' worth: "🧠" = 3 tokens).
- *  - whitespace: a single space or tab directly before a letter or a punctuation character is free
- *    (cl100k attaches it to the next piece, " word"); otherwise a whitespace run costs 1 per line
- *    break group plus 1 per 32 other characters (cl100k has tokens for long indentation runs but
- *    splits "\n\t\t" into "\n" + "\t\t"). A single space before a digit costs 1 (cl100k never
- *    attaches a space to a number).
+ *  - whitespace: a single space directly before a letter or a punctuation character is free
+ *    (cl100k attaches it to the next piece, " word"). Otherwise a run costs 1 per group of line
+ *    breaks plus 1 per 32 characters of each run of one other whitespace character (cl100k has
+ *    tokens for long indentation runs, but splits "\n\t\t" into "\n" + "\t\t" and " \t \t" into
+ *    " \t " + "\t"), plus 1 when it ends in a space before a number (cl100k never
+ *    attaches a space to digits: "   400" is "  " + " " + "400") or in a tab before a word
+ *    ("\ttabs" is "\tt" + "abs").
  */
 export const TOKENIZER_NAME = "pg-approx-cl100k-v1";
 
@@ -65,16 +70,27 @@ const RE_LETTER = /^\p{L}$/u;
 const RE_DIGIT = /^\p{N}$/u;
 const RE_SPACE = /^\s$/u;
 
-function classOf(cp: number): number {
-  if (cp < 128) return ASCII_CLASS[cp] as number;
-  // Line/paragraph separators and NEL behave like newlines in cl100k's \s*[\r\n]+ only partly; costing
-  // them as a newline (1 token) is the safe side.
-  if (cp === 0x2028 || cp === 0x2029 || cp === 0x85) return C_NL;
+function classifySlow(cp: number): number {
   const ch = String.fromCodePoint(cp);
   if (RE_SPACE.test(ch)) return C_WS;
   if (RE_LETTER.test(ch)) return C_LETTER_X;
   if (RE_DIGIT.test(ch)) return C_DIGIT_X;
   return C_SYMBOL_X;
+}
+
+// Classes of BMP code points, filled lazily (0 = not yet classified, else class + 1): 64 KB once
+// per isolate, and CJK text counts ~10x faster than running three Unicode regexes per character.
+const BMP_CLASS = new Uint8Array(0x10000);
+
+function classOf(cp: number): number {
+  if (cp < 128) return ASCII_CLASS[cp] as number;
+  if (cp > 0xffff) return classifySlow(cp);
+  let k = BMP_CLASS[cp] as number;
+  if (k === 0) {
+    k = classifySlow(cp) + 1;
+    BMP_CLASS[cp] = k;
+  }
+  return k - 1;
 }
 
 function codePointAt(text: string, i: number): number {
@@ -171,7 +187,11 @@ function scan(text: string, maxTokens: number): { count: number; end: number } {
     if (k === C_WS || k === C_NL) {
       // Whitespace run (including newlines).
       let nlGroups = 0;
+      // Non-newline whitespace costs per homogeneous segment: cl100k merges runs of one character
+      // ("        " is one token) but not mixtures (" \t \t \t \t" is 4 tokens).
       let other = 0;
+      let segLen = 0;
+      let segChar = -1;
       let inNl = false;
       while (j < n) {
         const c = codePointAt(text, j);
@@ -179,23 +199,43 @@ function scan(text: string, maxTokens: number): { count: number; end: number } {
         if (kk === C_NL) {
           if (!inNl) nlGroups++;
           inNl = true;
+          other += Math.ceil(segLen / 32);
+          segLen = 0;
+          segChar = -1;
+        } else if (kk === C_WS && c > 127) {
+          // NBSP, thin and ideographic spaces, line separators: their UTF-8 bytes barely merge
+          // ("\u2009" is 2 tokens), so 1 per 2-byte and 2 per 3-byte character.
+          other += Math.ceil(segLen / 32) + (c <= 0x7ff ? 1 : 2);
+          segLen = 0;
+          segChar = -1;
+          inNl = false;
         } else if (kk === C_WS) {
-          other++;
+          if (c !== segChar) {
+            other += Math.ceil(segLen / 32);
+            segLen = 0;
+            segChar = c;
+          }
+          segLen++;
           inNl = false;
         } else break;
         j += c > 0xffff ? 2 : 1;
       }
+      other += Math.ceil(segLen / 32);
       const len = j - i;
-      if (len === 1 && nlGroups === 0 && j < n) {
+      if (len === 1 && cp === 32 && j < n) {
         const next = classOf(codePointAt(text, j));
-        // " word", "\tword", " (" attach to the next piece in cl100k; " 123" does not.
-        cost = isLetterClass(next) || (next === C_PUNCT && cp === 32) ? 0 : 1;
+        // " word" and " (" attach to the next piece in cl100k; " 123" does not. (A lone tab is not
+        // free: "\tword" is "\tw" + "ord", one more token than "word".)
+        cost = isLetterClass(next) || next === C_PUNCT ? 0 : 1;
       } else {
-        cost = nlGroups + Math.ceil(other / 32);
+        cost = nlGroups + other;
         // "   400": cl100k splits the last space off before a number (" " + "400").
+        // "\t\ttabs": a tab glued to a word splits it ("\tt" + "abs"), one more token.
         if (!inNl && j < n && len > 1) {
           const next = classOf(codePointAt(text, j));
-          if (next === C_DIGIT || next === C_DIGIT_X) cost += 1;
+          if (next === C_DIGIT || next === C_DIGIT_X || (text.charCodeAt(j - 1) !== 32 && isLetterClass(next))) {
+            cost += 1;
+          }
         }
       }
     } else if (k === C_PUNCT) {
@@ -205,8 +245,9 @@ function scan(text: string, maxTokens: number): { count: number; end: number } {
         const a = text.charCodeAt(i + 1) | 0x20;
         const b = i + 2 < n ? text.charCodeAt(i + 2) | 0x20 : 0;
         let len = 0;
-        if (a === 115 || a === 116 || a === 109 || a === 100) len = 2; // s t m d
-        else if ((a === 114 && b === 101) || (a === 118 && b === 101) || (a === 108 && b === 108)) len = 3; // re ve ll
+        // 's 't 'm 'd are 2 characters; 're 've 'll are 3.
+        if (a === 115 || a === 116 || a === 109 || a === 100) len = 2;
+        else if ((a === 114 && b === 101) || (a === 118 && b === 101) || (a === 108 && b === 108)) len = 3;
         if (len > 0) {
           j = i + len;
           cost = 1;
