@@ -13,18 +13,20 @@ const env = {
 const port = process.env.PORT ?? "8787";
 const wrangler = existsSync("node_modules/.bin/wrangler") ? "node_modules/.bin/wrangler" : "wrangler";
 
-const mig = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local"], { env, stdio: "inherit" });
+// PERSIST_TO keeps local state elsewhere (benchmarks and evals use a fresh temporary directory).
+const persist = process.env.PERSIST_TO ? ["--persist-to", process.env.PERSIST_TO] : [];
+const mig = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", ...persist], {
+  env,
+  stdio: process.env.QUIET ? "ignore" : "inherit",
+});
 if (mig.status !== 0) {
   console.error("paperguru: applying local D1 migrations failed");
   process.exit(mig.status ?? 1);
 }
 const dev = spawn(
   wrangler,
-  ["dev", "--port", port, "--ip", process.env.HOST ?? "127.0.0.1", "--show-interactive-dev-session=false"],
-  {
-    env,
-    stdio: "inherit",
-  },
+  ["dev", "--port", port, "--ip", process.env.HOST ?? "127.0.0.1", "--show-interactive-dev-session=false", ...persist],
+  { env, stdio: process.env.QUIET ? "ignore" : "inherit" },
 );
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
 dev.on("exit", (code) => process.exit(code ?? 0));

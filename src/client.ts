@@ -30,11 +30,20 @@ export class PaperGuruClient {
   }
 
   async request(method: string, path: string, body?: unknown): Promise<Json> {
-    const res = await fetch(`${this.baseUrl.replace(/\/$/, "")}${path}`, {
+    const init = {
       method,
       headers: { authorization: `Bearer ${this.key}`, "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    };
+    const target = `${this.baseUrl.replace(/\/$/, "")}${path}`;
+    let res: Response;
+    try {
+      res = await fetch(target, init);
+    } catch {
+      // A pooled keep-alive socket the server already closed fails before the request is sent;
+      // one retry is safe because every write in this API is idempotent.
+      res = await fetch(target, init);
+    }
     const text = await res.text();
     const parsed = text ? JSON.parse(text) : {};
     if (!res.ok) throw new PaperGuruError(res.status, parsed);
