@@ -60,11 +60,12 @@ function loadCase(dir: string, name: string): Dataset | null {
   const qs = JSON.parse(readFileSync(qf, "utf8")) as Array<Record<string, unknown>>;
   const questions: Question[] = [];
   for (const q of qs) {
-    const question = (q.question ?? q.query) as string | undefined;
-    const gold = (q.gold_docs ?? q.supporting_facts ?? []) as Array<string | [string, number] | { title: string }>;
-    const titles = gold.map((g) =>
-      typeof g === "string" ? (g.split("\n")[0] ?? g) : Array.isArray(g) ? g[0] : g.title,
-    );
+    const question = q.question as string | undefined;
+    // gold_docs indexes the question's own paragraphs, e.g. "[0, 1]" (a JSON string in this release).
+    const raw =
+      typeof q.gold_docs === "string" ? (JSON.parse(q.gold_docs) as number[]) : ((q.gold_docs ?? []) as number[]);
+    const paragraphs = (q.paragraphs ?? []) as Array<{ title: string }>;
+    const titles = raw.map((i) => paragraphs[i]?.title).filter((t): t is string => typeof t === "string");
     if (question && titles.length) questions.push({ question, gold: [...new Set(titles)] });
   }
   return { name: `case study: ${name}`, passages: corpus.map((p) => ({ title: p.title, text: p.content })), questions };
