@@ -353,6 +353,10 @@ export async function planIngest(
     });
 
     // Temporal edges: keep unchanged open edges, close dropped/changed ones at this version's start.
+    const closeEdge = (dst: string, type: EdgeType) => {
+      plan.edgeCloses.push({ src: a.id, dst, type, at: validFrom });
+      plan.ops.push({ op: "edge.close", src: a.id, dst, type, at: validFrom });
+    };
     const open = new Map((prev?.openEdges ?? []).map((e) => [`${e.type}\u0000${e.dst}`, e]));
     for (const e of norm.edges) {
       const key = `${e.type}\u0000${e.target}`;
@@ -365,31 +369,14 @@ export async function planIngest(
       }
       if (cur) {
         open.delete(key);
-        plan.edgeCloses.push({ src: a.id, dst: e.target, type: e.type, at: validFrom });
-        plan.ops.push({ op: "edge.close", src: a.id, dst: e.target, type: e.type, at: validFrom });
+        closeEdge(e.target, e.type);
       }
-      plan.edgeInserts.push({
-        src: a.id,
-        dst: e.target,
-        type: e.type,
-        weight: e.weight,
-        validFrom: from,
-        validTo: to,
-        version,
-      });
-      plan.ops.push({
-        op: "edge.upsert",
-        src: a.id,
-        dst: e.target,
-        type: e.type,
-        weight: e.weight,
-        validFrom: from,
-        validTo: to,
-      });
+      const edge = { src: a.id, dst: e.target, type: e.type, weight: e.weight, validFrom: from, validTo: to };
+      plan.edgeInserts.push({ ...edge, version });
+      plan.ops.push({ op: "edge.upsert", ...edge });
     }
     for (const e of open.values()) {
-      plan.edgeCloses.push({ src: a.id, dst: e.dst, type: e.type, at: validFrom });
-      plan.ops.push({ op: "edge.close", src: a.id, dst: e.dst, type: e.type, at: validFrom });
+      closeEdge(e.dst, e.type);
     }
   }
   return ok(plan);
