@@ -21,6 +21,10 @@ const args = process.argv.slice(2);
 const dataArg = args[args.indexOf("--data") + 1];
 const data = args.includes("--data") && dataArg ? dataArg : "../shared/testdata";
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined;
+/** Kernel parameter overrides for the evaluated archives, e.g. --params '{"alpha":0.5}'. */
+const params = args.includes("--params")
+  ? (JSON.parse(args[args.indexOf("--params") + 1] ?? "{}") as Record<string, number>)
+  : undefined;
 
 interface Passage {
   title: string;
@@ -117,7 +121,7 @@ async function evaluate(server: Server, ds: Dataset) {
   const arts = artifacts(ds);
   const admin = new PaperGuruClient(server.url, server.adminKey);
   const id = `eval-${slug(ds.name).slice(0, 20)}-${Date.now().toString(36)}`;
-  const created = await admin.createArchive({ id, name: ds.name });
+  const created = await admin.createArchive({ id, name: ds.name, params });
   const pg = admin.withKey(created.key.secret);
   const titleOf = new Map(arts.map((a) => [a.id, a.title]));
   const t0 = performance.now();

@@ -122,9 +122,9 @@ export const INGEST_LIMITS = {
 
 /** Synopsis derived when absent: the first two sentences, at most 60 tokens (heads must stay small). */
 export function deriveSynopsis(title: string, content: string): string {
-  const sentences = splitSentences(content.slice(0, 4000)).slice(0, 2);
+  const sentences = splitSentences(content.slice(0, 4000)).slice(0, 3);
   const text = sentences.map((s) => s.text).join(" ") || title;
-  return truncateToTokens(text, 60);
+  return truncateToTokens(text, 120);
 }
 
 export async function sha256Hex(text: string): Promise<string> {
