@@ -14,7 +14,7 @@ import { join } from "node:path";
 import MiniSearch from "minisearch";
 import { PaperGuruClient } from "../src/client";
 import { cosine, HashedEmbedder } from "../src/core/embed/hashed";
-import { slug } from "../src/core/ids";
+import { canonicalPaperId, slug } from "../src/core/ids";
 import { type Server, startServer } from "./lib/server";
 
 const args = process.argv.slice(2);
@@ -416,6 +416,134 @@ async function citeseer(server: Server, dir: string) {
   };
 }
 
+interface UnarxiveBib {
+  bib_entry_raw: string;
+  ids?: { open_alex_id?: string; doi?: string; arxiv_id?: string };
+}
+interface UnarxivePaper {
+  paper_id: string;
+  metadata: { title: string; abstract: string; versions?: Array<{ version: string; created: string }> };
+  body_text: Array<{ section: string | null; text: string }>;
+  bib_entries: Record<string, UnarxiveBib>;
+}
+
+/**
+ * Full-text papers (unarXive sample, 49 papers, 1,786 bibliography entries): papers and their
+ * sections become chunks; bibliography entries with ids become paper entities (arXiv id preferred,
+ * then DOI, then OpenAlex; the other ids are aliases) and `cites` edges from the citing section.
+ * Reported: how many references carry an identifier, how many distinct canonical entities they
+ * make (the same work cited by several papers is one entity), and whether every id form of a
+ * reference resolves to that one entity through /resolve.
+ */
+async function unarxive(server: Server, dir: string) {
+  const f = join(dir, "unarxive", "arXiv_src_2212_086.jsonl");
+  if (!existsSync(f)) return null;
+  const papers = readFileSync(f, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as UnarxivePaper);
+  const canon = (b: UnarxiveBib) => {
+    const forms = [
+      b.ids?.arxiv_id ? `arXiv:${b.ids.arxiv_id}` : "",
+      b.ids?.doi ? `doi:${b.ids.doi}` : "",
+      b.ids?.open_alex_id ?? "",
+    ].filter(Boolean);
+    const ids = forms.map((x) => canonicalPaperId(x)).filter((x): x is string => x !== null);
+    return { forms, ids };
+  };
+  let refs = 0;
+  let withIds = 0;
+  const entityOf = new Map<string, string>(); // any canonical id form -> the entity id used
+  const artifacts = [];
+  for (const p of papers) {
+    const pid = `arxiv:${p.paper_id}`;
+    const created = p.metadata.versions?.[0]?.created;
+    const validFrom = created ? new Date(Date.parse(created)).toISOString() : undefined;
+    artifacts.push({
+      id: pid,
+      kind: "paper" as const,
+      title: p.metadata.title.replace(/\s+/g, " "),
+      content: p.metadata.abstract.trim() || p.metadata.title,
+      valid_from: validFrom,
+    });
+    const sections = new Map<string, string[]>();
+    for (const para of p.body_text) {
+      const name = para.section ?? "Body";
+      const list = sections.get(name) ?? [];
+      list.push(para.text);
+      sections.set(name, list);
+    }
+    let si = 0;
+    for (const [name, paras] of sections) {
+      const text = paras.join("\n\n");
+      const cited = [...text.matchAll(/\{\{cite:([0-9a-f]+)\}\}/g)].map((m) => m[1] as string);
+      const entities = [];
+      const edges = [];
+      for (const key of new Set(cited)) {
+        const b = p.bib_entries[key];
+        if (!b) continue;
+        const { ids } = canon(b);
+        if (ids.length === 0) continue;
+        const main =
+          entityOf.get(ids[0] as string) ?? ids.map((x) => entityOf.get(x)).find(Boolean) ?? (ids[0] as string);
+        for (const x of ids) entityOf.set(x, main);
+        entities.push({
+          type: "paper" as const,
+          id: main,
+          name: b.bib_entry_raw.slice(0, 200),
+          aliases: ids.filter((x) => x !== main),
+        });
+        edges.push({ type: "cites" as const, target: main });
+      }
+      artifacts.push({
+        id: `${pid}#s${si++}`,
+        kind: "section" as const,
+        title: `${p.metadata.title.replace(/\s+/g, " ").slice(0, 150)}: ${name}`.slice(0, 900),
+        content: text.slice(0, 1_000_000) || name,
+        entities,
+        edges: [{ type: "part-of" as const, target: pid }, ...edges],
+        valid_from: validFrom,
+      });
+    }
+    for (const b of Object.values(p.bib_entries)) {
+      refs++;
+      if (canon(b).ids.length) withIds++;
+    }
+  }
+  const admin = new PaperGuruClient(server.url, server.adminKey);
+  const id = `eval-unarxive-${Date.now().toString(36)}`;
+  const created = await admin.createArchive({ id, name: "unarXive sample", params });
+  const pg = admin.withKey(created.key.secret);
+  for (let i = 0; i < artifacts.length; i += 50) await pg.ingest(id, { artifacts: artifacts.slice(i, i + 50) });
+  // Every id form of every reference with ids must resolve to its one canonical entity.
+  let checked = 0;
+  let consistent = 0;
+  for (const p of papers) {
+    for (const b of Object.values(p.bib_entries)) {
+      const { forms, ids } = canon(b);
+      if (!ids.length) continue;
+      const want = entityOf.get(ids[0] as string);
+      if (!want) continue; // cited only outside section text: never ingested
+      checked++;
+      let ok = true;
+      for (const form of forms) {
+        const r = await pg.request("GET", `/v1/archives/${id}/resolve?mention=${encodeURIComponent(form)}`);
+        if (r.resolved?.entity !== want) ok = false;
+      }
+      if (ok) consistent++;
+    }
+  }
+  return {
+    papers: papers.length,
+    chunks: artifacts.length,
+    refs,
+    withIds,
+    entities: new Set(entityOf.values()).size,
+    checked,
+    consistent,
+  };
+}
+
 async function main() {
   if (!existsSync(data)) {
     console.log(`eval: skipped, no test data at ${data} (pass --data <path to shared/testdata>)`);
@@ -457,6 +585,17 @@ async function main() {
       console.log("| method | Recall@10 of cited papers |\n|---|---|");
       console.log(
         `| BM25 | ${(cs.bm25 * 100).toFixed(1)} |\n| dense | ${(cs.dense * 100).toFixed(1)} |\n| PaperGuru /route (graph over remaining edges) | ${(cs.paperguru * 100).toFixed(1)} |`,
+      );
+    }
+    const ua = only && !"unarxive".includes(only) ? null : await unarxive(server, data);
+    if (ua) {
+      console.log(`\nReferences in full-text papers (unarXive sample: ${ua.papers} papers, ${ua.chunks} chunks):`);
+      console.log(
+        `| bibliography entries | with DOI / arXiv / OpenAlex id | distinct canonical entities | checked through /resolve | every id form resolves to the same entity |`,
+      );
+      console.log("|---|---|---|---|---|");
+      console.log(
+        `| ${ua.refs} | ${ua.withIds} (${((100 * ua.withIds) / ua.refs).toFixed(1)}%) | ${ua.entities} | ${ua.checked} | ${ua.consistent} (${((100 * ua.consistent) / Math.max(1, ua.checked)).toFixed(1)}%) |`,
       );
     }
     const st = await staleness(server, data);

@@ -117,6 +117,13 @@ describe("entities", () => {
     expect(s.resolve("Old Name", 100)?.via).toBe("alias");
     expect(s.resolve("Old Name", 600)?.via).toBe("alias-historical");
     expect(s.resolve("method:x", 100)?.entity).toBe("method:x");
+    // Paper ids in any written form resolve, also through an alias id of the same work.
+    const p = build([
+      { op: "entity.upsert", id: "arxiv:2104.06921", type: "paper", name: "Roots", at: 0 },
+      { op: "alias.add", entity: "arxiv:2104.06921", alias: "openalex:W4225968159", validFrom: 0, validTo: null },
+    ]);
+    for (const form of ["arXiv:2104.06921v3", "https://arxiv.org/abs/2104.06921", "https://openalex.org/W4225968159"])
+      expect(p.resolve(form, 10)?.entity).toBe("arxiv:2104.06921");
     expect(s.resolve("unknown thing", 100)).toBeNull();
   });
 

@@ -4,7 +4,7 @@
  * It lives in one Durable Object (128 MB isolate), so it is stored as struct-of-arrays in growable
  * typed arrays, never as per-node JS objects: see stats() for the measured bytes per head.
  */
-import { normAlias } from "../ids";
+import { canonicalPaperId, normAlias } from "../ids";
 import { fromBase64, SKETCH_BYTES } from "../sketch";
 import {
   CHUNK_KINDS,
@@ -553,12 +553,15 @@ export class CapitalStore {
 
   /** @internal All entities a mention resolves to at t (ids and aliases), after merges. */
   resolveIdx(mention: string, t: number): Array<{ e: number; via: string }> {
-    const direct = this.entIndex.get(mention.trim());
+    // A paper identifier in any written form ("arXiv:2104.06921v2", "https://doi.org/...") is
+    // canonicalised first; a work known under another id has this one as an alias.
+    const id = canonicalPaperId(mention) ?? mention.trim();
+    const direct = this.entIndex.get(id);
     if (direct !== undefined) {
       const m = this.followMerges(direct, t);
       return [{ e: m.e, via: m.merged ? "merge" : "identifier" }];
     }
-    const list = this.aliases.get(normAlias(mention));
+    const list = this.aliases.get(normAlias(id));
     if (!list || list.length === 0) return [];
     let chosen = list.filter((a) => a.from <= t && t < a.to);
     let via = "alias";
