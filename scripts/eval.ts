@@ -685,7 +685,7 @@ async function main() {
       );
       console.log("| method | stale-evidence rate |\n|---|---|");
       console.log(
-        `| PaperGuru with as_of | ${(wk.pgStale * 100).toFixed(1)}% |\n| version-blind BM25 over the article's revisions | ${(wk.blindStale * 100).toFixed(1)}% |`,
+        `| PaperGuru with as_of | ${(wk.pgStale * 100).toFixed(1)}% (${wk.pgMissed} article(s) not retrieved) |\n| version-blind BM25 over the article's revisions | ${(wk.blindStale * 100).toFixed(1)}% |`,
       );
     }
     console.log("\nSynthetic archive, 100 facts revised with probability rho per step, asked as of step 0:");
