@@ -16,7 +16,7 @@ const url = server.url;
 const args = process.argv.slice(2);
 const headsArg = args[args.indexOf("--heads") + 1];
 const sizes = args.includes("--heads") && headsArg ? headsArg.split(",").map(Number) : [1000, 10000];
-const QUERIES = Number(process.env.QUERIES ?? 60);
+const QUERIES = Number(process.env.QUERIES ?? 40);
 
 const WORDS =
   "graph retrieval memory passage entity citation benchmark protocol dense sparse index version revision model training evaluation dataset split metric recall precision agent context budget diffusion router head content anchor span".split(

@@ -7,7 +7,7 @@
  * Writes bench/results/latest.json.
  */
 import { execSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
 import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/core/capital";
@@ -23,8 +23,11 @@ const sizes =
     ? sizesArg.split(",").map(Number)
     : quick
       ? [1000, 10000]
-      : [1000, 10000, 100000];
-const QUERIES = quick ? 60 : 200;
+      : [1000, 10000, 100000, 300000];
+// Fewer queries on the largest graphs keep the full run under 10 minutes on 2 cores (the full-graph
+// PPR baseline costs ~1 s per query at 300k heads).
+const queriesFor = (n: number) => (quick ? 60 : n >= 300000 ? 50 : n >= 100000 ? 100 : 200);
+const e2eHeads = args.includes("--no-e2e") ? null : quick ? "1000" : "10000,100000";
 const DIMS = 384;
 
 function pct(xs: number[], p: number): number {
@@ -55,6 +58,7 @@ interface Row {
 const PRECISE = { ...DEFAULT_PARAMS, pushEpsilon: 1e-4, maxFrontier: 4096 };
 
 function bench(n: number): Row {
+  const QUERIES = queriesFor(n);
   const arch = syntheticArchive({ heads: n, seed: 7 });
   const [store, buildMs] = time(() => {
     const s = new CapitalStore(DEFAULT_PARAMS);
@@ -181,13 +185,21 @@ try {
 } catch {
   // not a git checkout
 }
+// End to end through the real Worker (a throwaway local server), merged into the same JSON.
+let e2e: unknown = null;
+if (e2eHeads) {
+  console.log(`\nEnd to end through the Worker (${e2eHeads} heads):`);
+  execSync(`npx tsx scripts/bench-e2e.ts --heads ${e2eHeads}`, { stdio: "inherit" });
+  e2e = JSON.parse(readFileSync("bench/results/e2e.json", "utf8"));
+}
 const out = {
   date: new Date().toISOString(),
   commit,
   machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", node: process.version },
-  queriesPerSize: QUERIES,
+  queriesPerSize: Object.fromEntries(sizes.map((n) => [n, queriesFor(n)])),
   params: DEFAULT_PARAMS,
   routing: rows,
+  e2e,
 };
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/latest.json", `${JSON.stringify(out, null, 2)}\n`);
