@@ -47,6 +47,9 @@ export const KernelParamsSchema = z
     eta: z.number().min(0).max(10),
     recencyHalfLifeDays: z.number().positive(),
     routerBeam: z.number().int().min(1).max(256),
+    pushEpsilon: z.number().min(1e-6).max(0.1),
+    maxFrontier: z.number().int().min(16).max(16384),
+    maxPostingsPerEntity: z.number().int().min(16).max(8192),
   })
   .partial()
   .openapi("KernelParams");
