@@ -43,6 +43,13 @@ describe("auth and isolation", () => {
     expect((await api("GET", "/v1/archives/does-not-exist")).status).toBe(404);
     const dupe = await api("POST", "/v1/archives", { id, name: "again" });
     expect(dupe.status).toBe(409);
+    const badParams = await api("POST", "/v1/archives", { name: "p", params: { alpha: 1.5 } });
+    expect(badParams.status).toBe(400);
+    expect(badParams.body.error.field).toBe("params.alpha");
+    const tuned = await api("POST", "/v1/archives", { name: "p", params: { pushEpsilon: 1e-4, maxFrontier: 4096 } });
+    expect(tuned.status).toBe(201);
+    const stats = await api("GET", `/v1/archives/${tuned.body.archive.id}`, undefined, tuned.body.key.secret);
+    expect(stats.body.stats.capital.params.pushEpsilon).toBe(1e-4);
   });
 
   it("a key of one archive can neither read nor write another, and queries never cross archives", async () => {
