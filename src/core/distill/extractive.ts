@@ -48,6 +48,22 @@ function iso(t: number): string {
   return `${s.slice(0, 19)}Z`;
 }
 
+/**
+ * A claim cut to a token cap ends at a clause or word boundary and is marked with "…", so a reader
+ * (or a model) never mistakes a fragment such as "Retrieval-augmented generation (" for the claim.
+ * The full sentence stays available verbatim in the anchors.
+ */
+function shortenClaim(claim: string, cap: number): string {
+  if (countTokens(claim) <= cap) return claim;
+  // Reserve one token for the ellipsis.
+  const cut = truncateToTokens(claim, Math.max(0, cap - 1));
+  const clause = Math.max(cut.lastIndexOf(", "), cut.lastIndexOf("; "), cut.lastIndexOf(": "));
+  const word = cut.lastIndexOf(" ");
+  const end = clause >= cut.length * 0.5 ? clause : word > 0 ? word : cut.length;
+  const text = cut.slice(0, end).replace(/[\s([{,;:-]+$/u, "");
+  return text ? `${text}…` : "";
+}
+
 function oneLine(s: string): string {
   return s.replace(WS_RUN, " ").trim();
 }
@@ -223,7 +239,7 @@ export class ExtractiveDistiller implements Distiller {
         version: input.version,
         kind: input.kind,
         title: input.title,
-        claim_boundary: truncateToTokens(claimFull, claimCap),
+        claim_boundary: shortenClaim(claimFull, claimCap),
         logic_sketch: sketchCap >= MAX_SKETCH_TOKENS ? sketchFull : truncateToTokens(sketchFull, sketchCap),
         assumptions: [...required, ...extras.slice(0, nExtras)],
         anchored_spans: anchors,
