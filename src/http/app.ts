@@ -6,7 +6,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import type { Failure, FailureKind } from "../core/errors";
+import { type Failure, FailureError, type FailureKind } from "../core/errors";
 import { type ArtifactInput, sha256Hex } from "../core/ingest";
 import type { AppServices } from "../wiring";
 import * as S from "./schemas";
@@ -113,6 +113,12 @@ async function authorize(c: Ctx, archiveId: string | null, need: Need): Promise<
   return null;
 }
 
+/** Authorise or throw: the one error handler maps the typed failure to its HTTP status. */
+async function allow(c: Ctx, archiveId: string | null, need: Need): Promise<void> {
+  const denied = await authorize(c, archiveId, need);
+  if (denied) throw new FailureError(denied);
+}
+
 function randomId(prefix: string, bytes = 16): string {
   const b = crypto.getRandomValues(new Uint8Array(bytes));
   return `${prefix}${[...b].map((x) => x.toString(16).padStart(2, "0")).join("")}`;
@@ -176,6 +182,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
   );
 
   app.onError((err, c) => {
+    if (err instanceof FailureError) return c.json(errorBody(err.failure), STATUS[err.failure.kind]);
     if (err instanceof HTTPException) {
       const status = err.status;
       const kind: FailureKind = status === 413 ? "too_large" : status === 401 ? "unauthorized" : "validation";
@@ -203,8 +210,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     }),
     async (c) => {
       const b = c.req.valid("json");
-      const denied = await authorize(c, null, "admin");
-      if (denied) return failure(c, denied);
+      await allow(c, null, "admin");
       const pg = c.var.services.paperguru;
       const now = Date.now();
       const id = b.id ?? randomId("a-", 6);
@@ -239,8 +245,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       responses: { 200: json(S.AnyObject), ...errorResponses },
     }),
     async (c) => {
-      const denied = await authorize(c, null, "admin");
-      if (denied) return failure(c, denied);
+      await allow(c, null, "admin");
       return c.json({ archives: await c.var.services.paperguru.store.listArchives() }, 200);
     },
   );
@@ -256,8 +261,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
-      const denied = await authorize(c, archive, "read");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "read");
       const pg = c.var.services.paperguru;
       return c.json({ archive: await pg.store.getArchive(archive), stats: await pg.stats(archive) }, 200);
     },
@@ -275,8 +279,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "admin");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "admin");
       const secret = randomId("pgk_", 24);
       const key = {
         id: randomId("k_", 8),
@@ -302,8 +305,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
-      const denied = await authorize(c, archive, "admin");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "admin");
       return c.json({ keys: await c.var.services.paperguru.store.listKeys(archive) }, 200);
     },
   );
@@ -326,8 +328,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     }),
     async (c) => {
       const { archive, key } = c.req.valid("param");
-      const denied = await authorize(c, archive, "admin");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "admin");
       const done = await c.var.services.paperguru.store.revokeKey(archive, key, Date.now());
       if (!done)
         return failure(c, { kind: "not_found", message: `no active key ${key} in archive ${archive}`, field: "key" });
@@ -353,8 +354,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "write");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "write");
       const res = await c.var.services.paperguru.ingest(archive, b.artifacts.map(convertArtifact));
       if (!res.ok) return failure(c, res.error);
       return c.json(res.value, 200);
@@ -373,8 +373,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "write");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "write");
       const pg = c.var.services.paperguru;
       if (!(await pg.store.chunkRow(archive, b.id)))
         return failure(c, {
@@ -401,8 +400,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "write");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "write");
       const res = await c.var.services.paperguru.deprecate(archive, b.id, b.by ?? null, toMs(b.at), b.reason ?? "");
       if (!res.ok) return failure(c, res.error);
       return c.json({ deprecated: b.id, by: b.by ?? null, version: res.value.version }, 200);
@@ -424,8 +422,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json") as z.infer<typeof S.AliasBody>;
-      const denied = await authorize(c, archive, "write");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "write");
       const res = await c.var.services.paperguru.entityOp(archive, {
         op: "alias",
         entity: b.entity,
@@ -445,8 +442,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json") as z.infer<typeof S.RenameBody>;
-      const denied = await authorize(c, archive, "write");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "write");
       const res = await c.var.services.paperguru.entityOp(archive, {
         op: "rename",
         entity: b.entity,
@@ -462,8 +458,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json") as z.infer<typeof S.MergeBody>;
-      const denied = await authorize(c, archive, "write");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "write");
       const res = await c.var.services.paperguru.entityOp(archive, {
         op: "merge",
         entity: b.entity,
@@ -486,8 +481,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const q = c.req.valid("query");
-      const denied = await authorize(c, archive, "read");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "read");
       if (!q.chunk === !q.entity)
         return failure(c, {
           kind: "validation",
@@ -521,8 +515,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const q = c.req.valid("query");
-      const denied = await authorize(c, archive, "read");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "read");
       const res = await c.var.services.paperguru.neighbours(archive, q.chunk, toMs(q.as_of));
       return res.ok ? c.json(res.value as unknown as Record<string, unknown>, 200) : failure(c, res.error);
     },
@@ -540,8 +533,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const q = c.req.valid("query");
-      const denied = await authorize(c, archive, "read");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "read");
       return c.json(
         { mention: q.mention, resolved: await c.var.services.paperguru.resolve(archive, q.mention, toMs(q.as_of)) },
         200,
@@ -562,8 +554,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "read");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "read");
       const r = await c.var.services.paperguru.route({
         archiveId: archive,
         query: b.query,
@@ -595,8 +586,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "read");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "read");
       const r = await c.var.services.paperguru.expand({
         archiveId: archive,
         query: b.query,
@@ -621,8 +611,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "read");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "read");
       const r = await c.var.services.paperguru.context({
         archiveId: archive,
         query: b.query,
@@ -665,8 +654,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "read");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "read");
       const results = await c.var.services.paperguru.verify(archive, b.anchors);
       return c.json({ all_verified: results.every((r) => r.verified), results }, 200);
     },
@@ -689,8 +677,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     async (c) => {
       const { archive, session } = c.req.valid("param");
       const b = c.req.valid("json");
-      const denied = await authorize(c, archive, "write");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "write");
       const res = await c.var.services.paperguru.appendSession(
         archive,
         session,
@@ -712,8 +699,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
-      const denied = await authorize(c, archive, "admin");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "admin");
       return c.json(await c.var.services.paperguru.capital(archive).snapshot(archive), 200);
     },
   );
@@ -729,8 +715,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
-      const denied = await authorize(c, archive, "admin");
-      if (denied) return failure(c, denied);
+      await allow(c, archive, "admin");
       await c.var.services.paperguru.capital(archive).evict();
       return c.json({ evicted: archive }, 200);
     },
