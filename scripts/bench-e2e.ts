@@ -8,7 +8,7 @@ import { execSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { PaperGuruClient } from "../src/client";
-import { startServer } from "./lib/server";
+import { gitCommit, startServer } from "./lib/server";
 import { rng } from "./lib/synthetic";
 
 const server = await startServer();
@@ -145,14 +145,7 @@ try {
   // dry-run unavailable
 }
 console.log(`\nbundle (wrangler deploy --dry-run): ${bundle}`);
-let commit = "unknown";
-try {
-  commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
-    .toString()
-    .trim();
-} catch {
-  // not a git checkout
-}
+const commit = gitCommit();
 mkdirSync("bench/results", { recursive: true });
 writeFileSync(
   "bench/results/e2e.json",

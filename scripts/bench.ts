@@ -13,6 +13,7 @@ import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
 import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/core/capital";
 import { simhash } from "../src/core/sketch";
 import { DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
+import { gitCommit } from "./lib/server";
 import { rng, syntheticArchive } from "./lib/synthetic";
 
 const args = process.argv.slice(2);
@@ -177,14 +178,7 @@ for (const r of rows) {
     `| ${r.heads} | ${r.edges} | ${f(r.paperguru.p50)} / ${f(r.paperguru.p99)} | ${(r.paperguru.p50 / base).toFixed(2)}x | ${f(r.fullPpr.p50)} / ${f(r.fullPpr.p99)} | ${(r.fullPpr.p50 / r.paperguru.p50).toFixed(1)}x | ${f(r.flatCosine.p50)} / ${f(r.flatCosine.p99)} | ${(r.flatCosine.p50 / r.paperguru.p50).toFixed(1)}x | ${r.localPpr.touched.toFixed(0)} | ${(r.top10Agreement * 100).toFixed(0)}% | ${f(r.precise.p50)} ms, ${(r.precise.top10Agreement * 100).toFixed(0)}% | ${r.bytesPerHead.toFixed(0)} |`,
   );
 }
-let commit = "unknown";
-try {
-  commit = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
-    .toString()
-    .trim();
-} catch {
-  // not a git checkout
-}
+const commit = gitCommit();
 // End to end through the real Worker (a throwaway local server), merged into the same JSON.
 let e2e: unknown = null;
 if (e2eHeads) {

@@ -7,20 +7,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PaperGuruClient, PaperGuruError } from "../src/client";
+import { adminKey } from "./lib/server";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const url = process.env.PAPERGURU_URL ?? "http://127.0.0.1:8787";
-
-function adminKey(): string {
-  if (process.env.PAPERGURU_ADMIN_KEY) return process.env.PAPERGURU_ADMIN_KEY;
-  try {
-    const m = /^ADMIN_KEY=(.*)$/m.exec(readFileSync(join(here, "..", ".dev.vars"), "utf8"));
-    if (m?.[1]) return m[1].trim();
-  } catch {
-    // fall through
-  }
-  return "pg_admin_local_dev_key";
-}
 
 interface Sample {
   archive: { name: string; description?: string };

@@ -391,7 +391,7 @@ async function syntheticStaleness(server: Server, rho: number, T: number, n: num
       budget_tokens: 400,
     });
     const card = (c.cards as Array<{ version: number }>)[0];
-    if (!card || card.version !== 1) pgStale++;
+    if (card?.version !== 1) pgStale++;
     // Version-blind: the store holds only what it saw last (or any version without its time).
     if ((versionAt[i] as number[]).length > 1) blindStale++;
   }

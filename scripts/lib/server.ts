@@ -2,7 +2,7 @@
  * Start a throwaway local PaperGuru (scripts/start.mjs with a fresh temporary state directory) for
  * benchmarks and evaluations, or use PAPERGURU_URL when it is set.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,8 @@ export interface Server {
   stop(): void;
 }
 
-function adminKey(): string {
+/** The admin key: PAPERGURU_ADMIN_KEY, else the local default in .dev.vars. */
+export function adminKey(): string {
   if (process.env.PAPERGURU_ADMIN_KEY) return process.env.PAPERGURU_ADMIN_KEY;
   try {
     const m = /^ADMIN_KEY=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"));
@@ -54,4 +55,15 @@ export async function startServer(): Promise<Server> {
   }
   stop();
   throw new Error("local PaperGuru did not start within 60 s");
+}
+
+/** Short git commit of the checkout, for benchmark records ("unknown" outside a git checkout). */
+export function gitCommit(): string {
+  try {
+    return execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+  } catch {
+    return "unknown";
+  }
 }
