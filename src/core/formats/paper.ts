@@ -1,0 +1,60 @@
+/**
+ * Paper identity shared by every importer, so the same work reaches the same chunk from BibTeX, arXiv,
+ * OpenAlex, Crossref or a full-text JSON: the chunk id (and its own entity id) is the arXiv id when
+ * there is one, else the DOI, else the OpenAlex id, else `paper:<slug of the title>`; every other
+ * identifier becomes an alias of that entity, so any form resolves to it.
+ */
+
+import { canonicalPaperId, slug } from "../ids";
+import type { EntityInput } from "../ingest";
+
+/** arXiv-minted DOIs (10.48550/arXiv.2405.14831) are the arXiv id in another form. */
+const ARXIV_DOI = /^doi:10\.48550\/arxiv\.(.+)$/i;
+
+function rank(id: string): number {
+  return id.startsWith("arxiv:") ? 0 : id.startsWith("doi:") ? 1 : id.startsWith("openalex:") ? 2 : 3;
+}
+
+export interface PaperIdentity {
+  /** Chunk id and entity id of the paper. */
+  id: string;
+  /** All canonical identifiers (id first). */
+  ids: string[];
+  /** The paper's own entity: id, name = title, aliases = the other ids and the title. */
+  entity: EntityInput;
+}
+
+/**
+ * Canonical identity from identifiers written in any form ("arXiv:2405.14831v2", "10.1145/x",
+ * "https://openalex.org/W1") and a title. Returns null when there is neither an id nor a title.
+ */
+export function paperIdentity(rawIds: Array<string | null | undefined>, title: string): PaperIdentity | null {
+  const ids = new Set<string>();
+  for (const raw of rawIds) {
+    if (!raw) continue;
+    const c = canonicalPaperId(raw);
+    if (!c) continue;
+    const arxivDoi = ARXIV_DOI.exec(c);
+    if (arxivDoi?.[1]) {
+      const a = canonicalPaperId(`arXiv:${arxivDoi[1]}`);
+      if (a) ids.add(a);
+    }
+    ids.add(c);
+  }
+  const cleanTitle = title.replace(/\s+/g, " ").trim();
+  const sorted = [...ids].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
+  const titleSlug = slug(cleanTitle);
+  const id = sorted[0] ?? (titleSlug ? `paper:${titleSlug.slice(0, 200)}` : null);
+  if (!id) return null;
+  const all = sorted.length ? sorted : [id];
+  return {
+    id,
+    ids: all,
+    entity: {
+      type: "paper",
+      id,
+      name: cleanTitle || id,
+      aliases: [...all.slice(1), ...(cleanTitle ? [cleanTitle] : [])],
+    },
+  };
+}
