@@ -4,6 +4,7 @@
  */
 
 import { D1Store } from "./adapters/d1/store";
+import { WorldStore } from "./adapters/d1/world-store";
 import type { CapitalChunk } from "./adapters/do/capital";
 import { DoVectorIndex, type LocalVectorIndex } from "./adapters/local/do-vectors";
 import { R2BlobStore } from "./adapters/r2/blob";
@@ -12,6 +13,7 @@ import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { HashedEmbedder } from "./core/embed/hashed";
 import type { Embedder, VectorIndex } from "./core/ports";
+import type { DeliveryMessage, FeedDeps } from "./feeds/deps";
 import { PaperGuru } from "./service";
 
 export interface Env {
@@ -27,10 +29,17 @@ export interface Env {
   EMBEDDER?: string;
   VECTOR_INDEX?: string;
   DISTILLER?: string;
+  /** Webhook deliveries: the receiver enqueues, the queue consumer ingests (with retries). */
+  DELIVERIES: Queue<DeliveryMessage>;
+  /** Optional secret: GitHub API token for repository sources and push webhooks (5,000 req/h). */
+  GITHUB_TOKEN?: string;
+  /** Optional: contact address sent as mailto= to OpenAlex and Crossref (their polite pools). */
+  CONTACT_EMAIL?: string;
 }
 
 export interface AppServices {
   paperguru: PaperGuru;
+  feeds: FeedDeps;
   adminKey: string | null;
 }
 
@@ -51,16 +60,34 @@ function vectors(env: Env): VectorIndex {
 }
 
 export function wire(env: Env): AppServices {
+  const blobs = new R2BlobStore(env.CONTENT);
+  const paperguru = new PaperGuru({
+    store: new D1Store(env.DB),
+    blobs,
+    vectors: vectors(env),
+    embedder: embedder(env),
+    distiller: new ExtractiveDistiller(),
+    capital: env.CAPITAL,
+    clock: { now: () => Date.now() },
+  });
+  const world = new WorldStore(env.DB);
   return {
-    paperguru: new PaperGuru({
-      store: new D1Store(env.DB),
-      blobs: new R2BlobStore(env.CONTENT),
-      vectors: vectors(env),
-      embedder: embedder(env),
-      distiller: new ExtractiveDistiller(),
-      capital: env.CAPITAL,
-      clock: { now: () => Date.now() },
-    }),
+    paperguru,
+    feeds: {
+      apply: { pg: paperguru, world, now: () => Date.now() },
+      world,
+      blobs,
+      queue: {
+        send: async (m) => {
+          await env.DELIVERIES.send(m);
+        },
+      },
+      // Looked up per call, not captured: tests replace globalThis.fetch with a mock.
+      http: (req) => fetch(req),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      githubToken: env.GITHUB_TOKEN ?? null,
+      contactEmail: env.CONTACT_EMAIL ?? null,
+    },
     adminKey: env.ADMIN_KEY ?? null,
   };
 }

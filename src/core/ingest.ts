@@ -22,6 +22,8 @@ export interface EdgeInput {
   weight?: number | undefined;
   valid_from?: number | undefined;
   valid_to?: number | null | undefined;
+  /** Why the edge exists, in the source's words (e.g. the citing sentence); <= 1,000 chars. */
+  context?: string | undefined;
 }
 
 export interface ArtifactInput {
@@ -86,6 +88,7 @@ export interface EdgeRow {
   validFrom: number;
   validTo: number | null;
   version: number;
+  context?: string | undefined;
 }
 
 export interface EntityRow {
@@ -211,7 +214,15 @@ async function artifactHash(n: NormalisedArtifact): Promise<string> {
       n.input.content,
       n.entityIds,
       n.boundaries,
-      n.edges.map((e) => [e.type, e.target, e.weight, e.valid_from ?? null, e.valid_to ?? null]),
+      // Context joins the hash only when present, so hashes of edges without one stay as they were.
+      n.edges.map((e) => [
+        e.type,
+        e.target,
+        e.weight,
+        e.valid_from ?? null,
+        e.valid_to ?? null,
+        ...(e.context ? [e.context] : []),
+      ]),
     ]),
   );
 }
@@ -372,7 +383,7 @@ export async function planIngest(
         closeEdge(e.target, e.type);
       }
       const edge = { src: a.id, dst: e.target, type: e.type, weight: e.weight, validFrom: from, validTo: to };
-      plan.edgeInserts.push({ ...edge, version });
+      plan.edgeInserts.push({ ...edge, version, ...(e.context ? { context: e.context } : {}) });
       plan.ops.push({ op: "edge.upsert", ...edge });
     }
     for (const e of open.values()) {

@@ -104,3 +104,6 @@ export interface SessionStore {
 export interface AccessLog {
   record(archiveId: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>): Promise<void>;
 }
+
+/** Outbound HTTP (global fetch in production; tests install a mock that fails on unmocked URLs). */
+export type HttpFetch = (request: Request) => Promise<Response>;

@@ -6,8 +6,13 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import type { DeliveryRow } from "../adapters/d1/world-store";
 import { type Failure, FailureError, type FailureKind } from "../core/errors";
-import { type ArtifactInput, sha256Hex } from "../core/ingest";
+import { sha256Hex } from "../core/ingest";
+import { type SourceKind, validateSourceSpec } from "../core/sources/types";
+import { importFile } from "../feeds/imports";
+import { createSource, runSource, sourceView } from "../feeds/sources";
+import { receiveWebhook, replayDelivery } from "../feeds/webhooks";
 import type { AppServices } from "../wiring";
 import * as S from "./schemas";
 
@@ -57,11 +62,6 @@ const json = <T extends z.ZodType>(schema: T, description = "OK") => ({
 const body = <T extends z.ZodType>(schema: T) => ({
   body: { content: { "application/json": { schema } }, required: true },
 });
-
-function toMs(t: string | undefined): number | undefined {
-  if (t === undefined) return undefined;
-  return Date.parse(t);
-}
 
 /** Constant-time comparison of two equal-length hex digests. */
 function timingSafeEqualHex(a: string, b: string): boolean {
@@ -124,16 +124,18 @@ function randomId(prefix: string, bytes = 16): string {
   return `${prefix}${[...b].map((x) => x.toString(16).padStart(2, "0")).join("")}`;
 }
 
-function convertArtifact(a: z.infer<typeof S.ArtifactSchema>): ArtifactInput {
-  const { valid_from, edges, ...rest } = a;
+function deliveryView(r: DeliveryRow) {
   return {
-    ...rest,
-    valid_from: toMs(valid_from),
-    edges: edges?.map(({ valid_from: f, valid_to: t, ...e }) => ({
-      ...e,
-      valid_from: toMs(f),
-      valid_to: t === null ? null : toMs(t),
-    })),
+    webhook: r.webhook,
+    delivery: r.deliveryId,
+    kind: r.kind,
+    event: r.event,
+    status: r.status,
+    attempts: r.attempts,
+    result: r.result ? (JSON.parse(r.result) as unknown) : null,
+    error: r.error,
+    received_at: new Date(r.receivedAt).toISOString(),
+    updated_at: new Date(r.updatedAt).toISOString(),
   };
 }
 
@@ -355,7 +357,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "write");
-      const res = await c.var.services.paperguru.ingest(archive, b.artifacts.map(convertArtifact));
+      const res = await c.var.services.paperguru.ingest(archive, b.artifacts.map(S.toArtifactInput));
       if (!res.ok) return failure(c, res.error);
       return c.json(res.value, 200);
     },
@@ -382,7 +384,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
           field: "id",
           hint: "use /ingest to create it",
         });
-      const res = await pg.ingest(archive, [convertArtifact(b)]);
+      const res = await pg.ingest(archive, [S.toArtifactInput(b)]);
       if (!res.ok) return failure(c, res.error);
       return c.json(res.value, 200);
     },
@@ -401,7 +403,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "write");
-      const res = await c.var.services.paperguru.deprecate(archive, b.id, b.by ?? null, toMs(b.at), b.reason ?? "");
+      const res = await c.var.services.paperguru.deprecate(archive, b.id, b.by ?? null, S.toMs(b.at), b.reason ?? "");
       if (!res.ok) return failure(c, res.error);
       return c.json({ deprecated: b.id, by: b.by ?? null, version: res.value.version }, 200);
     },
@@ -427,7 +429,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
         op: "alias",
         entity: b.entity,
         alias: b.alias,
-        at: toMs(b.at),
+        at: S.toMs(b.at),
       });
       return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
     },
@@ -447,7 +449,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
         op: "rename",
         entity: b.entity,
         newName: b.new_name,
-        at: toMs(b.at),
+        at: S.toMs(b.at),
       });
       return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
     },
@@ -463,7 +465,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
         op: "merge",
         entity: b.entity,
         into: b.into,
-        at: toMs(b.at),
+        at: S.toMs(b.at),
       });
       return res.ok ? c.json({ ok: true }, 200) : failure(c, res.error);
     },
@@ -516,7 +518,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const q = c.req.valid("query");
       await allow(c, archive, "read");
-      const res = await c.var.services.paperguru.neighbours(archive, q.chunk, toMs(q.as_of));
+      const res = await c.var.services.paperguru.neighbours(archive, q.chunk, S.toMs(q.as_of));
       return res.ok ? c.json(res.value as unknown as Record<string, unknown>, 200) : failure(c, res.error);
     },
   );
@@ -535,7 +537,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const q = c.req.valid("query");
       await allow(c, archive, "read");
       return c.json(
-        { mention: q.mention, resolved: await c.var.services.paperguru.resolve(archive, q.mention, toMs(q.as_of)) },
+        { mention: q.mention, resolved: await c.var.services.paperguru.resolve(archive, q.mention, S.toMs(q.as_of)) },
         200,
       );
     },
@@ -558,7 +560,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const r = await c.var.services.paperguru.route({
         archiveId: archive,
         query: b.query,
-        asOf: toMs(b.as_of),
+        asOf: S.toMs(b.as_of),
         boundaries: b.boundaries,
         limit: b.limit,
       });
@@ -591,7 +593,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
         archiveId: archive,
         query: b.query,
         chunks: b.chunks.map((x) => ({ chunk: x.id, version: x.version })),
-        asOf: toMs(b.as_of),
+        asOf: S.toMs(b.as_of),
         budgetTokens: b.budget_tokens,
         maxCardTokens: b.max_card_tokens,
       });
@@ -615,7 +617,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const r = await c.var.services.paperguru.context({
         archiveId: archive,
         query: b.query,
-        asOf: toMs(b.as_of),
+        asOf: S.toMs(b.as_of),
         boundaries: b.boundaries,
         budgetTokens: b.budget_tokens,
         sessionId: b.session_id,
@@ -681,9 +683,358 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const res = await c.var.services.paperguru.appendSession(
         archive,
         session,
-        b.events.map((e) => ({ ...e, at: toMs(e.at) })),
+        b.events.map((e) => ({ ...e, at: S.toMs(e.at) })),
       );
       return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    },
+  );
+
+  // ------------------------------------------------------------------ ingest from the world
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/archives/{archive}/webhooks/{name}",
+      tags: ["webhooks"],
+      summary: "Create or rotate a webhook endpoint (admin); the secret is shown once",
+      request: { params: S.WebhookName, ...body(S.CreateWebhook) },
+      responses: { 201: json(S.AnyObject, "Created"), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, name } = c.req.valid("param");
+      const b = c.req.valid("json");
+      await allow(c, archive, "admin");
+      const secret = b.secret ?? randomId("whsec_", 32);
+      await c.var.services.feeds.world.putWebhook({
+        archiveId: archive,
+        name,
+        kind: b.kind,
+        secret,
+        options: JSON.stringify(b.branches ? { branches: b.branches } : {}),
+        createdAt: Date.now(),
+      });
+      const url = new URL(c.req.url);
+      return c.json(
+        {
+          name,
+          kind: b.kind,
+          secret,
+          url: `${url.origin}/v1/archives/${archive}/webhooks/${name}`,
+          headers:
+            b.kind === "github"
+              ? { signature: "X-Hub-Signature-256", delivery: "X-GitHub-Delivery", event: "X-GitHub-Event" }
+              : {
+                  signature: "X-PaperGuru-Signature",
+                  timestamp: "X-PaperGuru-Timestamp",
+                  delivery: "X-PaperGuru-Delivery",
+                },
+        },
+        201,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/webhooks",
+      tags: ["webhooks"],
+      summary: "List webhook endpoints (admin; never returns secrets)",
+      request: { params: S.ArchiveParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      await allow(c, archive, "admin");
+      return c.json({ webhooks: await c.var.services.feeds.world.listWebhooks(archive) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/archives/{archive}/webhooks/{name}",
+      tags: ["webhooks"],
+      summary: "Delete a webhook endpoint (admin); later deliveries get 404",
+      request: { params: S.WebhookName },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, name } = c.req.valid("param");
+      await allow(c, archive, "admin");
+      if (!(await c.var.services.feeds.world.deleteWebhook(archive, name)))
+        return failure(c, { kind: "not_found", message: `no webhook ${name}`, field: "name" });
+      return c.json({ deleted: name }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/webhooks/{name}",
+      tags: ["webhooks"],
+      summary:
+        "Receive a signed delivery (no bearer key: HMAC-SHA256 of the raw body). generic: X-PaperGuru-Signature over `<X-PaperGuru-Timestamp>.<body>` (±300 s), X-PaperGuru-Delivery; github: X-Hub-Signature-256, X-GitHub-Delivery, X-GitHub-Event (push)",
+      request: { params: S.WebhookName },
+      responses: {
+        202: json(S.AnyObject, "Accepted and queued"),
+        200: json(S.AnyObject, "Duplicate delivery (acknowledged, not ingested again) or ignored event"),
+        409: json(S.ErrorSchema, "Conflict"),
+        413: json(S.ErrorSchema, "Body over 32 MiB"),
+        503: json(S.ErrorSchema, "Could not enqueue; retry the delivery"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const { archive, name } = c.req.valid("param");
+      const raw = new Uint8Array(await c.req.arrayBuffer());
+      const res = await receiveWebhook(c.var.services.feeds, archive, name, c.req.raw.headers, raw);
+      if (!res.ok) return failure(c, res.error);
+      return c.json(res.value, res.value.status === "queued" ? 202 : 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/webhooks/{name}/deliveries",
+      tags: ["webhooks"],
+      summary: "List deliveries, newest first; ?status=dead is the dead-letter list",
+      request: { params: S.WebhookName, query: S.DeliveryQuery },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, name } = c.req.valid("param");
+      const q = c.req.valid("query");
+      await allow(c, archive, "write");
+      const rows = await c.var.services.feeds.world.listDeliveries(archive, name, q.status, q.limit);
+      return c.json({ deliveries: rows.map(deliveryView) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/webhooks/{name}/deliveries/{delivery}",
+      tags: ["webhooks"],
+      summary: "One delivery: status, attempts, counts, last error",
+      request: { params: S.DeliveryParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, name, delivery } = c.req.valid("param");
+      await allow(c, archive, "write");
+      const row = await c.var.services.feeds.world.getDelivery(archive, name, delivery);
+      if (!row) return failure(c, { kind: "not_found", message: `no delivery ${delivery}`, field: "delivery" });
+      return c.json(deliveryView(row), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/webhooks/{name}/deliveries/{delivery}/replay",
+      tags: ["webhooks"],
+      summary: "Put a delivery (e.g. a dead letter) back on the queue; ingest is idempotent",
+      request: { params: S.DeliveryParam },
+      responses: { 202: json(S.AnyObject, "Queued"), 409: json(S.ErrorSchema, "Already queued"), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, name, delivery } = c.req.valid("param");
+      await allow(c, archive, "write");
+      const res = await replayDelivery(c.var.services.feeds, archive, name, delivery);
+      if (!res.ok) return failure(c, res.error);
+      return c.json({ ...res.value, status: "queued" }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/sources",
+      tags: ["sources"],
+      summary: "Register a source that cron re-ingests (arxiv, openalex, crossref, github, url)",
+      request: { params: S.ArchiveParam, ...body(S.CreateSource) },
+      responses: { 201: json(S.AnyObject, "Created"), 409: json(S.ErrorSchema, "Id taken"), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      await allow(c, archive, "write");
+      const res = await createSource(c.var.services.feeds, archive, b);
+      if (!res.ok) return failure(c, res.error);
+      return c.json(sourceView(res.value), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/sources",
+      tags: ["sources"],
+      summary: "List sources with their status (last run, last change, last error, next run)",
+      request: { params: S.ArchiveParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      await allow(c, archive, "read");
+      return c.json({ sources: (await c.var.services.feeds.world.listSources(archive)).map(sourceView) }, 200);
+    },
+  );
+
+  const getSourceOr404 = async (c: Ctx, archive: string, id: string) => {
+    const row = await c.var.services.feeds.world.getSource(archive, id);
+    if (!row)
+      throw new FailureError({
+        kind: "not_found",
+        message: `no source ${id} in archive ${archive}`,
+        field: "source",
+        hint: `GET /v1/archives/${archive}/sources lists them`,
+      });
+    return row;
+  };
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/sources/{source}",
+      tags: ["sources"],
+      summary: "One source and its status",
+      request: { params: S.SourceParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, source } = c.req.valid("param");
+      await allow(c, archive, "read");
+      return c.json(sourceView(await getSourceOr404(c, archive, source)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/v1/archives/{archive}/sources/{source}",
+      tags: ["sources"],
+      summary: "Pause or resume a source, change its interval or query",
+      request: { params: S.SourceParam, ...body(S.PatchSource) },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, source } = c.req.valid("param");
+      const b = c.req.valid("json");
+      await allow(c, archive, "write");
+      const row = await getSourceOr404(c, archive, source);
+      const feeds = c.var.services.feeds;
+      if (b.query !== undefined) {
+        const spec = validateSourceSpec({ kind: row.kind as SourceKind, location: row.location, query: b.query });
+        if (!spec.ok) return failure(c, spec.error);
+      }
+      const now = Date.now();
+      await feeds.world.updateSource(archive, source, {
+        ...(b.paused !== undefined ? { paused: b.paused ? 1 : 0 } : {}),
+        ...(b.interval_minutes !== undefined ? { intervalMinutes: b.interval_minutes } : {}),
+        // A new query is a new feed: forget the validators so the next run fetches it whole.
+        ...(b.query !== undefined ? { query: b.query, etag: null, lastModified: null, contentHash: null } : {}),
+        // Resuming makes the source due at the next tick.
+        ...(b.paused === false ? { nextRunAt: now, failures: 0 } : {}),
+      });
+      return c.json(sourceView(await getSourceOr404(c, archive, source)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/archives/{archive}/sources/{source}",
+      tags: ["sources"],
+      summary: "Delete a source (what it ingested stays, with its history)",
+      request: { params: S.SourceParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, source } = c.req.valid("param");
+      await allow(c, archive, "write");
+      if (!(await c.var.services.feeds.world.deleteSource(archive, source)))
+        return failure(c, { kind: "not_found", message: `no source ${source}`, field: "source" });
+      return c.json({ deleted: source }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/sources/{source}/run",
+      tags: ["sources"],
+      summary: "Run a source now (outside its schedule) and return the run's outcome",
+      request: { params: S.SourceParam },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive, source } = c.req.valid("param");
+      await allow(c, archive, "write");
+      const row = await getSourceOr404(c, archive, source);
+      const run = await runSource(c.var.services.feeds, row);
+      return c.json({ run, source: sourceView(await getSourceOr404(c, archive, source)) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/ingest-log",
+      tags: ["sources"],
+      summary: "Ingest runs from webhooks, sources and imports, newest first (?before=<id> pages)",
+      request: { params: S.ArchiveParam, query: S.LogQuery },
+      responses: { 200: json(S.AnyObject), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const q = c.req.valid("query");
+      await allow(c, archive, "read");
+      const rows = await c.var.services.feeds.world.listLog(archive, q.limit, q.before);
+      return c.json(
+        {
+          entries: rows.map((r) => ({
+            id: r.id,
+            origin: r.origin,
+            ref: r.ref,
+            status: r.status,
+            counts: JSON.parse(r.counts) as unknown,
+            error: r.error,
+            at: new Date(r.at).toISOString(),
+            duration_ms: r.durationMs,
+          })),
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/import",
+      tags: ["ingest"],
+      summary:
+        "Import a file: ?format=bibtex|markdown|fulltext|xkg|json, the file as the raw body; papers are deduplicated by DOI/arXiv id, then title",
+      request: { params: S.ArchiveParam, query: S.ImportQuery },
+      responses: { 200: json(S.AnyObject), 413: json(S.ErrorSchema, "Body over 32 MiB"), ...errorResponses },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const q = c.req.valid("query");
+      await allow(c, archive, "write");
+      const text = await c.req.text();
+      if (!text.trim())
+        return failure(c, {
+          kind: "validation",
+          message: "empty body",
+          field: "body",
+          hint: "send the file as the body",
+        });
+      const res = await importFile(c.var.services.feeds, archive, q.format, text, q.name ?? `upload.${q.format}`);
+      if (!res.ok) return failure(c, res.error);
+      return c.json(res.value, 200);
     },
   );
 

@@ -2,7 +2,7 @@
  * zod schemas: the single source of request validation, TypeScript types and the OpenAPI document.
  */
 import { z } from "@hono/zod-openapi";
-import { INGEST_LIMITS } from "../core/ingest";
+import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
 import { CHUNK_KINDS, EDGE_TYPES, ENTITY_TYPES } from "../core/types";
 
 export const ErrorSchema = z
@@ -82,6 +82,7 @@ export const EdgeInputSchema = z.object({
   weight: z.number().min(0).max(1000).optional(),
   valid_from: Time.optional(),
   valid_to: Time.nullable().optional(),
+  context: z.string().max(1000).optional().openapi({ description: "why the edge exists, e.g. the citing sentence" }),
 });
 
 const artifactFields = {
@@ -324,3 +325,166 @@ export const ContextResponse = z
 
 /** Response bodies are documented loosely where they are large traces; the card schema is strict. */
 export const AnyObject = z.record(z.string(), z.unknown());
+
+/** ISO time -> epoch ms (the schemas already checked the format). */
+export function toMs(t: string | undefined): number | undefined {
+  return t === undefined ? undefined : Date.parse(t);
+}
+
+/** The wire artifact (ISO times) -> the core's ArtifactInput (epoch ms). */
+export function toArtifactInput(a: z.infer<typeof ArtifactSchema>): ArtifactInput {
+  const { valid_from, edges, ...rest } = a;
+  return {
+    ...rest,
+    valid_from: toMs(valid_from),
+    edges: edges?.map(({ valid_from: f, valid_to: t, ...e }) => ({
+      ...e,
+      valid_from: toMs(f),
+      valid_to: t === null ? null : toMs(t),
+    })),
+  };
+}
+
+// ------------------------------------------------------------------ ingest from the world
+
+export const DeprecationItem = z.object({
+  id: z.string().min(1).max(512),
+  by: z.string().min(1).max(512).optional(),
+  at: Time.optional(),
+  reason: z.string().max(2000).optional(),
+});
+
+/**
+ * The feed format: what a generic signed webhook and a `url` source deliver. Artifacts are the ingest
+ * format; deprecations retire chunks the producer deleted or withdrew.
+ */
+export const FeedBody = z
+  .object({
+    artifacts: z.array(ArtifactSchema).max(2000).default([]),
+    deprecations: z.array(DeprecationItem).max(2000).default([]),
+  })
+  .refine((b) => b.artifacts.length + b.deprecations.length > 0, {
+    message: "send at least one artifact or deprecation",
+    path: ["artifacts"],
+  })
+  .openapi("Feed");
+
+export const WebhookName = z.object({
+  archive: ArchiveParam.shape.archive,
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "webhook names are 1-63 of a-z, 0-9, '-', '_'")
+    .openapi({ param: { name: "name", in: "path" }, example: "github" }),
+});
+
+export const CreateWebhook = z
+  .object({
+    kind: z.enum(["generic", "github"]),
+    /** Give your own (GitHub asks you to paste one) or let the server generate 32 random bytes. */
+    secret: z.string().min(16, "use a secret of at least 16 characters").max(256).optional(),
+    branches: z
+      .array(z.string().min(1).max(200))
+      .max(20)
+      .optional()
+      .openapi({ description: "github: branches to ingest (default: the repository's default branch)" }),
+  })
+  .openapi("CreateWebhook");
+
+export const DeliveryParam = WebhookName.extend({
+  delivery: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: "delivery", in: "path" } }),
+});
+
+export const DeliveryQuery = z.object({
+  status: z
+    .enum(["received", "queued", "retrying", "ingested", "ignored", "dead"])
+    .optional()
+    .openapi({ param: { name: "status", in: "query" } }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(100)
+    .openapi({ param: { name: "limit", in: "query" } }),
+});
+
+export const SourceKindEnum = z.enum(["arxiv", "openalex", "crossref", "github", "url"]);
+
+export const CreateSource = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "source ids are 1-63 of a-z, 0-9, '-', '_'")
+      .optional(),
+    kind: SourceKindEnum,
+    location: z.string().max(2000).default("").openapi({
+      description:
+        "url: the URL; github: owner/repo[/path][@ref]; arxiv/openalex/crossref: API base (empty = the public API)",
+    }),
+    query: z.string().max(2000).default("").openapi({
+      description: "arxiv: search_query or id_list (id:...); openalex: filter/search; crossref: query/filter",
+    }),
+    interval_minutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(60 * 24 * 30)
+      .default(1440),
+    paused: z.boolean().default(false),
+  })
+  .openapi("CreateSource");
+
+export const SourceParam = z.object({
+  archive: ArchiveParam.shape.archive,
+  source: z
+    .string()
+    .min(1)
+    .max(63)
+    .openapi({ param: { name: "source", in: "path" } }),
+});
+
+export const PatchSource = z
+  .object({
+    paused: z.boolean().optional(),
+    interval_minutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(60 * 24 * 30)
+      .optional(),
+    query: z.string().max(2000).optional(),
+  })
+  .openapi("PatchSource");
+
+export const IMPORT_FORMATS = ["bibtex", "markdown", "fulltext", "xkg", "json"] as const;
+
+export const ImportQuery = z.object({
+  format: z.enum(IMPORT_FORMATS).openapi({
+    param: { name: "format", in: "query" },
+    description: "bibtex | markdown | fulltext (unarXive/S2ORC JSON or JSONL) | xkg | json (the feed format)",
+  }),
+  name: z
+    .string()
+    .max(300)
+    .optional()
+    .openapi({ param: { name: "name", in: "query" }, description: "file name, recorded as the source" }),
+});
+
+export const LogQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(100)
+    .openapi({ param: { name: "limit", in: "query" } }),
+  before: z.coerce
+    .number()
+    .int()
+    .optional()
+    .openapi({ param: { name: "before", in: "query" } }),
+});

@@ -140,6 +140,8 @@ export const edges = sqliteTable(
     /** Version of the source chunk that declared the edge (0 for lifecycle edges). */
     version: integer("version").notNull(),
     recordedAt: integer("recorded_at").notNull(),
+    /** Why the edge exists in the source's words (e.g. the citing sentence), if given. */
+    context: text("context"),
   },
   (t) => [
     index("edges_src").on(t.archiveId, t.src),
@@ -197,4 +199,109 @@ export const sessionEvents = sqliteTable(
     at: integer("at").notNull(),
   },
   (t) => [index("session_events_session").on(t.archiveId, t.sessionId, t.id)],
+);
+
+// ------------------------------------------------------------------ ingest from the world (issue 4)
+
+/**
+ * Per-archive webhook endpoints. The HMAC secret must be readable to verify signatures, so it is
+ * stored as given (D1 is encrypted at rest; it never leaves through the API after creation).
+ */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    archiveId: text("archive_id").notNull(),
+    /** Path segment: /v1/archives/{archive}/webhooks/{name}. */
+    name: text("name").notNull(),
+    /** "generic" (signed ingest JSON) or "github" (push events). */
+    kind: text("kind").notNull(),
+    secret: text("secret").notNull(),
+    /** JSON options, e.g. {"branches":["main"]} for github. */
+    options: text("options").notNull().default("{}"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.name] })],
+);
+
+/**
+ * Every accepted delivery, keyed by its delivery id: a redelivery finds its row and is acknowledged
+ * without a second ingest. Status: received -> queued -> ingested | ignored | retrying -> dead.
+ * Dead rows are the dead-letter list an operator reads and replays.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    archiveId: text("archive_id").notNull(),
+    webhook: text("webhook").notNull(),
+    deliveryId: text("delivery_id").notNull(),
+    kind: text("kind").notNull(),
+    /** GitHub event name or "ingest". */
+    event: text("event").notNull(),
+    /** R2 key of the raw body (verified bytes, kept for replay). */
+    bodyKey: text("body_key").notNull(),
+    bodySha: text("body_sha").notNull(),
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** JSON counts of the last successful run. */
+    result: text("result"),
+    error: text("error"),
+    receivedAt: integer("received_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.archiveId, t.webhook, t.deliveryId] }),
+    index("deliveries_status").on(t.archiveId, t.status, t.receivedAt),
+  ],
+);
+
+/** Registered sources that cron re-ingests. */
+export const sources = sqliteTable(
+  "sources",
+  {
+    archiveId: text("archive_id").notNull(),
+    id: text("id").notNull(),
+    kind: text("kind").notNull(),
+    location: text("location").notNull(),
+    query: text("query").notNull().default(""),
+    /** Minutes between runs. */
+    intervalMinutes: integer("interval_minutes").notNull(),
+    paused: integer("paused").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    nextRunAt: integer("next_run_at").notNull(),
+    lastRunAt: integer("last_run_at"),
+    lastChangeAt: integer("last_change_at"),
+    /** ok | not_modified | unchanged | error | partial */
+    lastStatus: text("last_status"),
+    lastError: text("last_error"),
+    /** Consecutive failures; drives exponential backoff. */
+    failures: integer("failures").notNull().default(0),
+    etag: text("etag"),
+    lastModified: text("last_modified"),
+    /** SHA-256 of the last response body that was ingested. */
+    contentHash: text("content_hash"),
+    /** JSON kind-specific state (github: path -> blob sha of what was ingested). */
+    state: text("state").notNull().default("{}"),
+    /** JSON counts of the last run. */
+    lastCounts: text("last_counts"),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.id] }), index("sources_due").on(t.paused, t.nextRunAt)],
+);
+
+/** One row per ingest run from the world: webhook delivery, source run or file import. */
+export const ingestLog = sqliteTable(
+  "ingest_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    /** webhook | source | import */
+    origin: text("origin").notNull(),
+    /** delivery id, source id or format. */
+    ref: text("ref").notNull(),
+    status: text("status").notNull(),
+    counts: text("counts").notNull().default("{}"),
+    error: text("error"),
+    at: integer("at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+  },
+  (t) => [index("ingest_log_archive").on(t.archiveId, t.id)],
 );

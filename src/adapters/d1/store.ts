@@ -248,14 +248,19 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
           ),
       );
     }
-    for (const rows of chunked(plan.edgeInserts, rowsPerInsert(9))) {
+    for (const rows of chunked(plan.edgeInserts, rowsPerInsert(10))) {
       stmts.push(
         this.db
           .insert(s.edges)
-          .values(rows.map((e) => ({ archiveId, ...e, recordedAt: now })))
+          .values(rows.map((e) => ({ archiveId, ...e, context: e.context ?? null, recordedAt: now })))
           .onConflictDoUpdate({
             target: [s.edges.archiveId, s.edges.src, s.edges.dst, s.edges.type, s.edges.validFrom],
-            set: { weight: sql`excluded.weight`, validTo: sql`excluded.valid_to`, version: sql`excluded.version` },
+            set: {
+              weight: sql`excluded.weight`,
+              validTo: sql`excluded.valid_to`,
+              version: sql`excluded.version`,
+              context: sql`excluded.context`,
+            },
           }),
       );
     }

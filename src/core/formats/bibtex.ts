@@ -1,0 +1,225 @@
+/**
+ * BibTeX / BibLaTeX files -> one `paper` chunk per entry.
+ *
+ * Parsing is done by @retorquere/bibtex-parser (the parser behind Better BibTeX for Zotero): it
+ * resolves `@string` macros and `crossref` inheritance and decodes LaTeX to Unicode (`K{\"u}ttler` ->
+ * `Küttler`). It marks up some commands as HTML (`\emph{x}` -> `<i>x</i>`); since a literal `<` in
+ * BibTeX text decodes to `¡` (TeX's OT1 quirk), anything tag-shaped in its output is its markup and is
+ * stripped. Unknown macros are dropped and their arguments kept (`unsupported: "ignore"`) rather
+ * than failing the entry. Titles are kept as written (no sentence-casing).
+ *
+ * Per entry: id/entity from paperIdentity(DOI, arXiv eprint, DOI/arXiv URL; title); the citation key
+ * is an alias of the paper entity so `[@lewis2020]`-style mentions resolve. content = a readable
+ * rendering of the record (title, authors, venue, date, ids, abstract, note), synopsis = the
+ * abstract's first sentences, entities = the paper, its authors (`person:<slug>`) and its venue
+ * (`venue:<slug>`), boundaries `bibtex:<type>`, `year:<yyyy>`, `keyword:<k>`.
+ * valid_from is never set: a publication date older than a version the archive already holds would be
+ * rejected as a conflict (versions never overlap), so the date goes into content and boundaries.
+ */
+import { type Creator, type Entry, parse } from "@retorquere/bibtex-parser";
+import { fail, ok, type Result } from "../errors";
+import { canonicalPaperId, slug } from "../ids";
+import type { ArtifactInput, EntityInput } from "../ingest";
+import { clip, oneLine, PlanBuilder, synopsisOf, yearOf } from "./markdown";
+import { paperIdentity } from "./paper";
+import type { ImportPlan } from "./types";
+
+export interface BibtexOptions {
+  /** File name or URL, recorded as `<source>#<citation key>`. */
+  source?: string;
+}
+
+/** Remove the parser's HTML markup (<i>, <b>, <sup>, <span style=...>, <a href=...>). */
+function plain(s: string | undefined): string {
+  return s ? oneLine(s.replace(/<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?>/gi, "")) : "";
+}
+
+function creatorName(c: Creator): string {
+  if (c.name) return plain(c.name);
+  return plain([c.firstName, c.prefix, c.lastName, c.suffix].filter(Boolean).join(" "));
+}
+
+type Fields = Entry["fields"];
+
+function field(f: Fields, name: string): string {
+  const v = (f as Record<string, unknown>)[name];
+  if (typeof v === "string") return plain(v);
+  if (Array.isArray(v)) return plain(v.filter((x): x is string => typeof x === "string").join("; "));
+  return "";
+}
+
+/** Identifier candidates in priority-free order; paperIdentity ranks them (arXiv > DOI > OpenAlex). */
+function identifiers(f: Fields): string[] {
+  const out: string[] = [];
+  const doi = field(f, "doi");
+  if (doi) out.push(/^(doi:|https?:)/i.test(doi) ? doi : `doi:${doi}`);
+  const eprint = field(f, "eprint");
+  const eprintType = `${field(f, "eprinttype")} ${field(f, "archiveprefix")}`.toLowerCase();
+  if (eprint && eprintType.includes("arxiv")) out.push(`arXiv:${eprint.replace(/^arxiv:\s*/i, "")}`);
+  for (const k of ["arxiv", "arxivid"]) {
+    const v = field(f, k);
+    if (v) out.push(`arXiv:${v.replace(/^arxiv:\s*/i, "")}`);
+  }
+  const openalex = field(f, "openalex");
+  if (openalex) out.push(openalex);
+  // A URL counts only when it is itself a DOI or arXiv link.
+  const url = field(f, "url");
+  if (url && canonicalPaperId(url)) out.push(url);
+  return out;
+}
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+function dateOf(f: Fields): string {
+  const date = field(f, "date");
+  if (date) return date;
+  const year = field(f, "year");
+  const month = field(f, "month");
+  if (!year) return "";
+  const m = /^\d+$/.test(month) ? Number(month) : MONTHS.indexOf(month.slice(0, 3).toLowerCase()) + 1;
+  return m >= 1 && m <= 12 ? `${year}-${String(m).padStart(2, "0")}` : year;
+}
+
+function venueOf(f: Fields): string {
+  for (const k of ["journal", "journaltitle", "booktitle", "eventtitle", "school", "institution", "howpublished"]) {
+    const v = field(f, k);
+    if (v && !/^https?:/i.test(v)) return v;
+  }
+  return "";
+}
+
+/** First line of a parse error, with the entry key when the error's input shows it. */
+function errorRef(input: string | undefined, fallback: string): string {
+  const key = input ? /^@\s*\w+\s*[{(]\s*([^,\s]+)\s*,/.exec(input)?.[1] : undefined;
+  return key ?? fallback;
+}
+
+/**
+ * Parse a .bib file. Fails (validation) when the text holds no BibTeX entry at all, or when nothing
+ * in it could be parsed; a single broken or title-less entry is skipped with the reason.
+ */
+export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<ImportPlan> {
+  const src = opts.source ?? "bibtex";
+  if (!/@\s*[a-z]+\s*[{(]/i.test(text))
+    return fail(
+      "validation",
+      "no BibTeX entry found (expected entries like @article{key, title = {...}, ...})",
+      "text",
+      "send the contents of a .bib file",
+    );
+  let lib: ReturnType<typeof parse>;
+  try {
+    lib = parse(text, { sentenceCase: false, applyCrossRef: true, unsupported: "ignore" });
+  } catch (e) {
+    return fail(
+      "validation",
+      `the BibTeX could not be parsed: ${e instanceof Error ? e.message : String(e)}`,
+      "text",
+      "check the file for unbalanced braces or quotes",
+    );
+  }
+  const b = new PlanBuilder();
+  const errorKeys = new Set<string>();
+  for (const [i, err] of lib.errors.entries()) {
+    const ref = errorRef(err.input, `${src}#error${i + 1}`);
+    errorKeys.add(ref);
+    b.skip(ref, `BibTeX parse error: ${err.error}`);
+  }
+  const titled = lib.entries.filter((e) => field(e.fields, "title"));
+  if (titled.length === 0 && lib.errors.length > 0 && lib.entries.every((e) => !e.input))
+    return fail(
+      "validation",
+      `the BibTeX could not be parsed: ${lib.errors[0]?.error ?? "no entry"}`,
+      "text",
+      "check the file for unbalanced braces or quotes",
+    );
+  const keysById = new Map<string, string[]>();
+  const entityOf = new Map<string, EntityInput>();
+  // Added after the loop: a later duplicate entry adds its key to an earlier entry's aliases.
+  const pending: Array<{ artifact: ArtifactInput; ref: string }> = [];
+  for (const e of lib.entries) {
+    const type = e.type.toLowerCase();
+    // @proceedings/@collection parents exist to donate fields through crossref; they are skipped only
+    // when untitled, like any other entry.
+    const title = field(e.fields, "title");
+    if (!title) {
+      if (!errorKeys.has(e.key)) b.skip(e.key || src, `@${type} entry has no title`);
+      continue;
+    }
+    const identity = paperIdentity(identifiers(e.fields), title);
+    if (!identity) {
+      b.skip(e.key, "no usable title or identifier");
+      continue;
+    }
+    const prevKeys = keysById.get(identity.id);
+    if (prevKeys) {
+      // The same work under two keys: keep the first record, make the second key resolve to it too.
+      prevKeys.push(e.key);
+      const ent = entityOf.get(identity.id);
+      if (ent) ent.aliases = [...(ent.aliases ?? []), e.key];
+      b.skip(e.key, `same work as @${prevKeys[0]} (${identity.id}); its key is kept as an alias`);
+      continue;
+    }
+    const authors = (e.fields.author ?? []).map(creatorName).filter(Boolean);
+    const editors = (e.fields.editor ?? []).map(creatorName).filter(Boolean);
+    const venue = venueOf(e.fields);
+    const date = dateOf(e.fields);
+    const year = yearOf(date);
+    const abstract = field(e.fields, "abstract");
+    const note = [field(e.fields, "note"), field(e.fields, "addendum")].filter(Boolean).join(" ");
+    const keywords = (e.fields.keywords ?? []).map(plain).filter(Boolean);
+    const doi = identity.ids.find((x) => x.startsWith("doi:"));
+    const arxiv = identity.ids.find((x) => x.startsWith("arxiv:"));
+    const url = field(e.fields, "url");
+    const lines = [
+      title,
+      authors.length ? `Authors: ${authors.join(", ")}` : "",
+      editors.length ? `Editors: ${editors.join(", ")}` : "",
+      venue ? `In: ${venue}` : "",
+      [
+        field(e.fields, "volume") && `volume ${field(e.fields, "volume")}`,
+        field(e.fields, "number") && `number ${field(e.fields, "number")}`,
+        field(e.fields, "pages") && `pages ${field(e.fields, "pages")}`,
+      ]
+        .filter(Boolean)
+        .join(", "),
+      field(e.fields, "publisher") ? `Publisher: ${field(e.fields, "publisher")}` : "",
+      date ? `Date: ${date}` : "",
+      `Type: @${type}; citation key: ${e.key}`,
+      doi ? `DOI: ${doi.slice(4)}` : "",
+      arxiv ? `arXiv: ${arxiv.slice(6)}` : "",
+      url && !canonicalPaperId(url) ? `URL: ${url}` : "",
+      keywords.length ? `Keywords: ${keywords.join(", ")}` : "",
+      abstract ? `\nAbstract: ${abstract}` : "",
+      note ? `\nNote: ${note}` : "",
+    ].filter(Boolean);
+    const self: EntityInput = { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), e.key] };
+    entityOf.set(identity.id, self);
+    keysById.set(identity.id, [e.key]);
+    const entities: EntityInput[] = [self];
+    for (const name of authors) entities.push({ type: "person", id: `person:${slug(name)}`, name });
+    if (venue) entities.push({ type: "venue", id: `venue:${slug(venue).slice(0, 200)}`, name: venue });
+    const synopsis = abstract ? synopsisOf(title, abstract) : undefined;
+    pending.push({
+      artifact: {
+        id: identity.id,
+        kind: "paper",
+        title,
+        ...(synopsis ? { synopsis } : {}),
+        content: lines.join("\n"),
+        entities,
+        boundaries: [
+          `bibtex:${type}`,
+          ...(year ? [`year:${year}`] : []),
+          ...keywords.slice(0, 20).map((k) => `keyword:${clip(k, 180)}`),
+        ],
+        source: `${src}#${e.key}`,
+      },
+      ref: e.key,
+    });
+  }
+  for (const p of pending) b.add(p.artifact, p.ref);
+  if (b.plan.artifacts.length === 0 && b.plan.skipped.length === 0)
+    return fail("validation", "no BibTeX entry found", "text", "send the contents of a .bib file");
+  return ok(b.plan);
+}

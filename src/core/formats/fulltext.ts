@@ -1,0 +1,460 @@
+/**
+ * Full-text paper dumps -> `paper` chunks, `section` chunks (`part-of` the paper) and `cites` edges
+ * from each citing section to the cited works.
+ *
+ * Input: one JSON object, a JSON array of them, or JSONL (one object per line). Two shapes:
+ *
+ * unarXive (https://github.com/IllDepence/unarXive):
+ *   { "paper_id": "2212.11867",
+ *     "metadata": { "title", "abstract", "authors", "authors_parsed": [[last, first, suffix]],
+ *                   "doi", "categories": "math.PR math.CA", "versions": [{ "version": "v1", "created": "<RFC 2822>" }] },
+ *     "discipline": "Mathematics",
+ *     "abstract": { "text" },
+ *     "body_text": [{ "section", "sec_number", "text": "... {{cite:<hash>}} ... {{formula:<uuid>}}", "cite_spans": [{ "start", "end", "ref_id" }] }],
+ *     "bib_entries": { "<hash>": { "bib_entry_raw", "ids": { "arxiv_id", "doi", "open_alex_id" }, "contained_arXiv_ids": [{ "id" }], "contained_links": [{ "url" }] } },
+ *     "ref_entries": { "<uuid>": { "type": "formula", "latex" } | { "type": "figure", "caption" } } }
+ *
+ * S2ORC (2020 release; https://github.com/allenai/s2orc): the merged record
+ *   { "paper_id", "metadata": { "title", "authors": [{ "first", "middle", "last", "suffix" }], "abstract", "year",
+ *                               "doi", "arxiv_id", "pmc_id", "pubmed_id", "venue", "journal" },
+ *     "grobid_parse" | "latex_parse" | "pdf_parse": { "abstract": [{ "text" }], "body_text": [{ "section", "text", "cite_spans": [{ "start", "end", "text", "ref_id": "BIBREF3" }] }],
+ *                                                      "bib_entries": { "BIBREF3": { "title", "authors", "year", "venue", "other_ids": { "DOI": [], "arXiv": [] }, "links": "<S2 corpus id>" } } } }
+ *   and the flat variant (metadata fields and body_text/bib_entries at the top level). latex_parse is
+ *   preferred when it has a body (it is the cleaner parse), then grobid_parse, then pdf_parse.
+ *
+ * Per paper: the chunk id comes from paperIdentity (arXiv > DOI > OpenAlex > title slug; an S2 id is
+ * kept as a `CorpusId:<id>` alias). content = the abstract (or the title). Consecutive paragraphs with
+ * the same section name form a `section` chunk `<paper id>#s<n>-<slug>`; `{{formula:…}}` placeholders
+ * become `$latex$`, `{{cite:…}}` become `[n]` (the entry's position in the bibliography), other
+ * placeholders `[figure]`/`[table]`, and a section ends with the list of the works it cites, so its
+ * text can be read and cited on its own. Bibliography entries become paper entities: with ids
+ * (arXiv/DOI/OpenAlex, the others aliases) or, without, `paper:<title slug>` from the entry's title
+ * (S2ORC) or a title guessed from the raw string (unarXive; see parseReference), so a later title
+ * dedup can merge them. Entries cited nowhere in the body get their `cites` edge from the paper chunk.
+ * valid_from: unarXive's metadata.versions[0].created (a historical import of the first version);
+ * S2ORC has only a year, which becomes a `year:` boundary.
+ *
+ * Edges have no context field, so the sentence(s) around each citation are returned alongside the plan
+ * in `citationContexts` (src = citing section, dst = cited id).
+ */
+import { fail, ok, type Result } from "../errors";
+import { canonicalPaperId, slug } from "../ids";
+import type { EdgeInput, EntityInput } from "../ingest";
+import { splitSentences } from "../text/sentences";
+import { clip, LIMITS, oneLine, PlanBuilder, parseReference, yearOf } from "./markdown";
+import { type PaperIdentity, paperIdentity } from "./paper";
+import type { ImportPlan } from "./types";
+
+export interface FullTextOptions {
+  /** File name or URL, recorded as `<source>#<paper id>`. */
+  source?: string;
+}
+
+export interface CitationContext {
+  /** Citing section chunk id. */
+  src: string;
+  /** Cited paper id (the `cites` edge target). */
+  dst: string;
+  /** The sentence around the citation, placeholders rendered as in the section content. */
+  sentence: string;
+}
+
+export type FullTextPlan = ImportPlan & { citationContexts: CitationContext[] };
+
+// ---------------------------------------------------------------------------------------------
+// JSON / JSONL reading (shared with xkg.ts)
+// ---------------------------------------------------------------------------------------------
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** "Unexpected token } in JSON at position 17" -> "line 2, column 5". */
+function positionOf(text: string, message: string): string {
+  const m = /position (\d+)/.exec(message);
+  if (!m?.[1]) return "";
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos);
+  const line = before.split("\n").length;
+  return ` (line ${line}, column ${pos - before.lastIndexOf("\n")})`;
+}
+
+/**
+ * A JSON object, a JSON array or JSONL. Returns the records with a ref each ("line 3", "[2]"), lines
+ * that are not JSON as `bad`, or a failure when the text is not JSON in any of the three forms.
+ */
+export function readJsonRecords(
+  text: string,
+): Result<{ records: Array<{ ref: string; value: Json }>; bad: Array<{ ref: string; reason: string }> }> {
+  const t = text.trim();
+  if (!t) return fail("validation", "the input is empty", "text", "send a JSON object, a JSON array or JSON Lines");
+  let whole: Json | undefined;
+  let wholeError = "";
+  try {
+    whole = JSON.parse(t) as Json;
+  } catch (e) {
+    wholeError = e instanceof Error ? e.message : String(e);
+  }
+  if (whole !== undefined) {
+    if (Array.isArray(whole)) return ok({ records: whole.map((value, i) => ({ ref: `[${i}]`, value })), bad: [] });
+    return ok({ records: [{ ref: "record", value: whole }], bad: [] });
+  }
+  const records: Array<{ ref: string; value: Json }> = [];
+  const bad: Array<{ ref: string; reason: string }> = [];
+  for (const [i, line] of text.split("\n").entries()) {
+    if (!line.trim()) continue;
+    try {
+      records.push({ ref: `line ${i + 1}`, value: JSON.parse(line) as Json });
+    } catch (e) {
+      bad.push({ ref: `line ${i + 1}`, reason: `not JSON: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+  // Only a JSONL file when at least one line parses and the text had more than one line.
+  if (records.length === 0 || !t.includes("\n"))
+    return fail(
+      "validation",
+      `the input is not JSON: ${wholeError}${positionOf(t, wholeError)}`,
+      "text",
+      "send a JSON object, a JSON array of objects, or JSON Lines (one object per line)",
+    );
+  return ok({ records, bad });
+}
+
+export function str(v: Json | undefined): string {
+  return typeof v === "string" ? v : typeof v === "number" ? String(v) : "";
+}
+
+function arr(v: Json | undefined): Json[] {
+  return Array.isArray(v) ? v : [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalised paper
+// ---------------------------------------------------------------------------------------------
+
+interface Cite {
+  start: number;
+  end: number;
+  ref: string;
+}
+interface Paragraph {
+  section: string;
+  text: string;
+  cites: Cite[];
+}
+interface Bib {
+  identity: PaperIdentity;
+  /** Display line for the section's reference list. */
+  display: string;
+  /** Position in the bibliography, 1-based ([n] in rendered text). */
+  n: number;
+}
+
+/** Replace unarXive placeholders; citations get their bibliography position. */
+function render(text: string, refEntries: JsonObject, bibs: Map<string, Bib>): string {
+  return text.replace(/\{\{(\w+):([^}]+)\}\}/g, (_, kind: string, id: string) => {
+    if (kind === "cite") {
+      const b = bibs.get(id);
+      return b ? `[${b.n}]` : "[?]";
+    }
+    const r = refEntries[id];
+    if (kind === "formula") {
+      const latex = isObject(r) ? oneLine(str(r.latex)) : "";
+      // Long display equations are clipped: the section must stay readable prose (500 chars ~ 3 lines).
+      return latex ? `$${clip(latex, 500)}$` : "[formula]";
+    }
+    return `[${kind}]`;
+  });
+}
+
+function authorName(a: Json): string {
+  if (typeof a === "string") return oneLine(a);
+  if (Array.isArray(a)) return oneLine([a[1], a[0], a[2]].map((x) => str(x)).join(" "));
+  if (!isObject(a)) return "";
+  return oneLine([str(a.first), ...arr(a.middle).map((x) => str(x)), str(a.last), str(a.suffix)].join(" "));
+}
+
+function unarxiveBib(key: string, b: JsonObject, n: number): Bib | null {
+  const ids = isObject(b.ids) ? b.ids : {};
+  const raw = oneLine(str(b.bib_entry_raw));
+  const forms = [
+    str(ids.arxiv_id) ? `arXiv:${str(ids.arxiv_id)}` : "",
+    str(ids.doi) ? `doi:${str(ids.doi)}` : "",
+    str(ids.open_alex_id),
+    ...arr(b.contained_arXiv_ids).map((x) => (isObject(x) && str(x.id) ? `arXiv:${str(x.id)}` : "")),
+    ...arr(b.contained_links).map((x) => (isObject(x) ? str(x.url) : "")),
+  ];
+  const parsed = parseReference(raw);
+  const ids2 = [...forms.filter((f) => f && canonicalPaperId(f)), ...parsed.ids];
+  if (!ids2.length && !parsed.title) return null;
+  const identity = paperIdentity(ids2, parsed.title ?? "");
+  if (!identity) return null;
+  const name = parsed.title ?? clip(raw, LIMITS.entityName);
+  return {
+    identity: { ...identity, entity: { ...identity.entity, name: name || key } },
+    display: clip(raw || name, 600),
+    n,
+  };
+}
+
+function s2orcBib(b: JsonObject, n: number): Bib | null {
+  const other = isObject(b.other_ids) ? b.other_ids : {};
+  const forms: string[] = [];
+  for (const [k, v] of Object.entries(other)) {
+    const vals = Array.isArray(v) ? v.map((x) => str(x)) : [str(v)];
+    for (const x of vals) {
+      if (!x) continue;
+      if (/^doi$/i.test(k)) forms.push(`doi:${x}`);
+      else if (/^arxiv$/i.test(k)) forms.push(`arXiv:${x}`);
+      else if (/^openalex$/i.test(k)) forms.push(x);
+    }
+  }
+  const title = oneLine(str(b.title));
+  const identity = paperIdentity(forms, title);
+  if (!identity) return null;
+  const s2 = str(b.links);
+  const authors = arr(b.authors).map(authorName).filter(Boolean);
+  const display = [
+    authors.length ? `${authors.slice(0, 3).join(", ")}${authors.length > 3 ? " et al." : ""}` : "",
+    str(b.year),
+    title,
+    str(b.venue),
+    ...identity.ids.filter((x) => !x.startsWith("paper:")),
+  ]
+    .filter(Boolean)
+    .join(". ");
+  const aliases = [...(identity.entity.aliases ?? []), ...(s2 ? [`CorpusId:${s2}`] : [])];
+  return { identity: { ...identity, entity: { ...identity.entity, aliases } }, display: clip(display, 600), n };
+}
+
+interface Normalised {
+  ids: string[];
+  aliases: string[];
+  title: string;
+  abstract: string;
+  authors: string[];
+  year: string | null;
+  validFrom: number | undefined;
+  boundaries: string[];
+  venue: string;
+  paragraphs: Paragraph[];
+  bibs: Map<string, Bib>;
+  refEntries: JsonObject;
+  unusableBibs: string[];
+}
+
+function normalise(rec: JsonObject): Normalised | string {
+  const meta = isObject(rec.metadata) ? rec.metadata : rec;
+  const parses = [rec.latex_parse, rec.grobid_parse, rec.pdf_parse].filter(isObject);
+  const parse = parses.find((p) => arr(p.body_text).length > 0) ?? parses[0] ?? rec;
+  const title = oneLine(str(meta.title) || str(rec.title));
+  const isUnarxive = isObject(rec.metadata) && Array.isArray(rec.body_text) && typeof rec.paper_id === "string";
+  const ids: string[] = [];
+  const aliases: string[] = [];
+  if (isUnarxive) ids.push(`arXiv:${str(rec.paper_id)}`);
+  else if (str(rec.paper_id)) aliases.push(`CorpusId:${str(rec.paper_id)}`);
+  if (str(meta.arxiv_id)) ids.push(`arXiv:${str(meta.arxiv_id)}`);
+  if (str(meta.doi)) ids.push(`doi:${str(meta.doi)}`);
+  for (const k of ["openalex_id", "open_alex_id"]) if (str(meta[k])) ids.push(str(meta[k]));
+  if (!title && !ids.some((x) => canonicalPaperId(x)))
+    return "no title (metadata.title) and no arXiv id, DOI or OpenAlex id";
+  const abstractParts = isObject(rec.abstract)
+    ? [str(rec.abstract.text)]
+    : arr(parse.abstract).map((p) => (isObject(p) ? str(p.text) : str(p)));
+  const abstract = oneLine(str(meta.abstract) || abstractParts.join(" ") || str(rec.abstract));
+  const authorsRaw = Array.isArray(meta.authors_parsed) ? meta.authors_parsed : meta.authors;
+  const authors =
+    typeof authorsRaw === "string"
+      ? authorsRaw.split(/,\s*|\s+and\s+/).map(oneLine)
+      : arr(authorsRaw).map(authorName).filter(Boolean);
+  const versions = arr(meta.versions);
+  const created = isObject(versions[0]) ? Date.parse(str(versions[0].created)) : Number.NaN;
+  const validFrom = Number.isFinite(created) ? created : undefined;
+  const year =
+    yearOf(str(meta.year)) ?? (validFrom !== undefined ? String(new Date(validFrom).getUTCFullYear()) : null);
+  const boundaries: string[] = [];
+  if (year) boundaries.push(`year:${year}`);
+  if (str(rec.discipline)) boundaries.push(`discipline:${str(rec.discipline)}`);
+  for (const c of str(meta.categories).split(/\s+/).filter(Boolean).slice(0, 10)) boundaries.push(`arxiv:${c}`);
+  const bibSource = isObject(parse.bib_entries) ? parse.bib_entries : isObject(rec.bib_entries) ? rec.bib_entries : {};
+  const bibs = new Map<string, Bib>();
+  const unusableBibs: string[] = [];
+  let n = 0;
+  for (const [key, b] of Object.entries(bibSource)) {
+    n++;
+    if (!isObject(b)) continue;
+    const bib = "bib_entry_raw" in b ? unarxiveBib(key, b, n) : s2orcBib(b, n);
+    if (bib) bibs.set(key, bib);
+    else unusableBibs.push(key);
+  }
+  const paragraphs: Paragraph[] = [];
+  for (const p of arr(parse.body_text)) {
+    if (!isObject(p)) continue;
+    const text = str(p.text);
+    if (!text.trim()) continue;
+    const cites: Cite[] = [];
+    for (const c of arr(p.cite_spans)) {
+      if (!isObject(c) || typeof c.start !== "number" || typeof c.end !== "number" || !str(c.ref_id)) continue;
+      cites.push({ start: c.start, end: c.end, ref: str(c.ref_id) });
+    }
+    // unarXive marks citations in the text even when cite_spans is missing.
+    if (!cites.length)
+      for (const m of text.matchAll(/\{\{cite:([^}]+)\}\}/g))
+        if (m[1]) cites.push({ start: m.index, end: m.index + m[0].length, ref: m[1] });
+    const section = oneLine([str(p.sec_number), str(p.section)].filter(Boolean).join(" ")) || "Body";
+    paragraphs.push({ section, text, cites });
+  }
+  return {
+    ids,
+    aliases,
+    title,
+    abstract,
+    authors,
+    year,
+    validFrom,
+    boundaries,
+    venue: oneLine(str(meta.venue) || str(meta.journal)),
+    paragraphs,
+    bibs,
+    refEntries: isObject(rec.ref_entries) ? rec.ref_entries : isObject(parse.ref_entries) ? parse.ref_entries : {},
+    unusableBibs,
+  };
+}
+
+/** Sentence of `text` containing offset `at` (the cite span's start). */
+function sentenceAt(text: string, at: number): string {
+  for (const s of splitSentences(text)) if (at >= s.start && at < s.end) return s.text;
+  return text;
+}
+
+/**
+ * Parse unarXive / S2ORC full-text JSON, JSON arrays or JSONL. Fails (validation) when the text is not
+ * JSON or when no record has the shape of a paper; single unusable records are skipped.
+ */
+export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): Result<FullTextPlan> {
+  const src = opts.source ?? "fulltext";
+  const read = readJsonRecords(text);
+  if (!read.ok) return read;
+  const b = new PlanBuilder();
+  const citationContexts: CitationContext[] = [];
+  const contextKeys = new Set<string>();
+  for (const x of read.value.bad) b.skip(`${src}#${x.ref}`, x.reason);
+  let firstProblem: { ref: string; reason: string } | null = null;
+  let usable = 0;
+  for (const { ref, value } of read.value.records) {
+    const where = `${src}#${ref}`;
+    if (!isObject(value)) {
+      firstProblem ??= { ref, reason: "not a JSON object" };
+      b.skip(where, "not a JSON object");
+      continue;
+    }
+    const p = normalise(value);
+    if (typeof p === "string") {
+      firstProblem ??= { ref, reason: p };
+      b.skip(where, p);
+      continue;
+    }
+    usable++;
+    const identity = paperIdentity(p.ids, p.title);
+    if (!identity) {
+      b.skip(where, "no usable title or identifier");
+      continue;
+    }
+    const pid = identity.id;
+    if (b.has(pid)) {
+      b.skip(where, `same chunk id ${pid} as an earlier record; kept the first`);
+      continue;
+    }
+    const title = p.title || pid;
+    for (const key of p.unusableBibs) b.skip(`${pid}#bib:${key}`, "bibliography entry with no identifier and no title");
+
+    // Sections: runs of consecutive paragraphs with the same section name.
+    const runs: Array<{ name: string; paras: Paragraph[] }> = [];
+    for (const para of p.paragraphs) {
+      const last = runs[runs.length - 1];
+      if (last && last.name === para.section) last.paras.push(para);
+      else runs.push({ name: para.section, paras: [para] });
+    }
+    const citedAnywhere = new Set<string>();
+    const sections = runs.map((run, i) => {
+      const id = `${pid}#s${i + 1}${slug(run.name) ? `-${slug(run.name).slice(0, 48)}` : ""}`;
+      const entities: EntityInput[] = [];
+      const edges: EdgeInput[] = [{ type: "part-of", target: pid }];
+      const cited = new Map<string, Bib>();
+      for (const para of run.paras)
+        for (const c of para.cites) {
+          const bib = p.bibs.get(c.ref);
+          if (!bib || bib.identity.id === pid) continue;
+          const sentence = clip(oneLine(render(sentenceAt(para.text, c.start), p.refEntries, p.bibs)), 1000);
+          const ctxKey = `${id}\u0000${bib.identity.id}\u0000${sentence}`;
+          if (sentence && !contextKeys.has(ctxKey)) {
+            contextKeys.add(ctxKey);
+            citationContexts.push({ src: id, dst: bib.identity.id, sentence });
+          }
+          if (cited.has(c.ref)) continue;
+          cited.set(c.ref, bib);
+          citedAnywhere.add(c.ref);
+        }
+      const seen = new Set<string>();
+      for (const bib of cited.values()) {
+        if (seen.has(bib.identity.id)) continue;
+        seen.add(bib.identity.id);
+        entities.push(bib.identity.entity);
+        edges.push({ type: "cites", target: bib.identity.id });
+      }
+      const body = run.paras.map((x) => render(x.text, p.refEntries, p.bibs).trim()).join("\n\n");
+      const refList = [...cited.values()].sort((a, z) => a.n - z.n).map((x) => `[${x.n}] ${x.display}`);
+      return {
+        id,
+        kind: "section" as const,
+        title: `${clip(title, 150)}: ${run.name}`,
+        content: refList.length ? `${body}\n\nCited in this section:\n${refList.join("\n")}` : body,
+        entities,
+        edges,
+        ...(p.validFrom !== undefined ? { valid_from: p.validFrom } : {}),
+        source: `${src}#${pid}`,
+      };
+    });
+
+    // Works in the bibliography but cited nowhere in the body: cited by the paper as a whole.
+    const paperEntities: EntityInput[] = [
+      { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), ...p.aliases] },
+      ...p.authors.map((name): EntityInput => ({ type: "person", id: `person:${slug(name)}`, name })),
+      ...(p.venue ? [{ type: "venue" as const, id: `venue:${slug(p.venue).slice(0, 200)}`, name: p.venue }] : []),
+    ];
+    const paperEdges: EdgeInput[] = [];
+    const seen = new Set<string>();
+    for (const [key, bib] of p.bibs) {
+      if (citedAnywhere.has(key) || bib.identity.id === pid || seen.has(bib.identity.id)) continue;
+      seen.add(bib.identity.id);
+      paperEntities.push(bib.identity.entity);
+      paperEdges.push({ type: "cites", target: bib.identity.id });
+    }
+    b.add(
+      {
+        id: pid,
+        kind: "paper",
+        title,
+        content: p.abstract || title,
+        entities: paperEntities,
+        edges: paperEdges,
+        boundaries: p.boundaries,
+        ...(p.validFrom !== undefined ? { valid_from: p.validFrom } : {}),
+        source: `${src}#${pid}`,
+      },
+      where,
+    );
+    for (const s of sections) b.add(s, `${where}:${s.title}`);
+  }
+  if (usable === 0)
+    return fail(
+      "validation",
+      `no record has the shape of a paper (${firstProblem ? `${firstProblem.ref}: ${firstProblem.reason}` : "no records"})`,
+      firstProblem?.ref === "record" ? "metadata.title" : (firstProblem?.ref ?? "text"),
+      "send unarXive or S2ORC records: objects with metadata.title (or title) and body_text",
+    );
+  return ok({ ...b.plan, citationContexts });
+}

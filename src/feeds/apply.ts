@@ -1,0 +1,433 @@
+/**
+ * Apply an ImportPlan (from a file import, a webhook delivery or a source run) to an archive:
+ * cross-source deduplication of papers, edge targets resolved to the chunks that hold those works,
+ * batches of at most 200 artifacts through the normal atomic ingest, then deprecations. Every step
+ * is idempotent: applying the same plan twice creates nothing the second time.
+ *
+ * Deduplication (the same work from BibTeX, arXiv, OpenAlex, Crossref, a full-text JSON): two paper
+ * records are the same work when they share a canonical identifier (DOI, arXiv id, OpenAlex id, in
+ * any written form), else when their normalised titles are equal. The richer record (more content,
+ * entities and edges) wins: it becomes the chunk's next version, or it is already the current one and
+ * the other record only adds its identifiers and title as aliases. Each merge is recorded in the
+ * surviving entity's history (op "deduplicated"), so `GET /history?entity=` shows where it came from.
+ */
+import type { WorldStore } from "../adapters/d1/world-store";
+import type { Deprecation, ImportPlan } from "../core/formats/types";
+import { canonicalPaperId, normAlias } from "../core/ids";
+import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
+import type { PaperGuru } from "../service";
+
+export interface ApplyCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deprecated: number;
+  merged: number;
+  skipped: number;
+  failed: number;
+}
+
+export interface ApplyOutcome {
+  counts: ApplyCounts;
+  /** Per artifact (first 500): id as stored, status, version. */
+  items: Array<{ id: string; status: string; version?: number }>;
+  merges: Array<{ from: string; into: string; matchedBy: string; kept: "incoming" | "existing" }>;
+  failures: Array<{ id: string; message: string; field?: string }>;
+  skipped: Array<{ ref: string; reason: string }>;
+}
+
+export interface ApplyDeps {
+  pg: PaperGuru;
+  world: WorldStore;
+  now: () => number;
+}
+
+export interface Origin {
+  /** webhook | source | import */
+  origin: string;
+  /** delivery id, source id, or format */
+  ref: string;
+}
+
+const MAX_ITEMS_REPORTED = 500;
+/** Successor ids probed for a deprecated code file that comes back (`<id>~2` .. `<id>~11`). */
+const MAX_SUCCESSORS = 10;
+
+/** Paper-like ids: canonical identifiers and title ids minted by paperIdentity(). */
+function paperId(id: string): string | null {
+  if (id.startsWith("paper:")) return id;
+  return canonicalPaperId(id);
+}
+
+/** The canonical identifiers a paper artifact carries: its id and its own entity's id-like aliases. */
+function idsOf(a: ArtifactInput): string[] {
+  const ids = new Set<string>();
+  const own = paperId(a.id);
+  if (own) ids.add(own);
+  for (const e of a.entities ?? []) {
+    if (e.type !== "paper" || (e.id !== a.id && (e.id ? paperId(e.id) : null) !== own)) continue;
+    for (const x of e.aliases ?? []) {
+      const c = canonicalPaperId(x);
+      if (c) ids.add(c);
+    }
+  }
+  return [...ids];
+}
+
+function richness(a: { contentChars: number; entities: number; edges: number }): number {
+  // Content dominates; each entity or edge is worth a sentence or two of text.
+  return a.contentChars + 50 * a.entities + 20 * a.edges;
+}
+
+const incomingRichness = (a: ArtifactInput) =>
+  richness({ contentChars: a.content.length, entities: a.entities?.length ?? 0, edges: a.edges?.length ?? 0 });
+
+/** Where a record came from, coarse: "arxiv.org", "openalex.org", "bibtex", "markdown" ... */
+function originOf(source: string | undefined): string {
+  if (!source) return "";
+  try {
+    return new URL(source).hostname.replace(/^(www|api|export)\./, "");
+  } catch {
+    return /^[^:#]*/.exec(source)?.[0] ?? "";
+  }
+}
+
+/** Make `a` the record of chunk `into`: same content, its ids and title become aliases. */
+function retarget(a: ArtifactInput, into: string, extraAliases: string[]): ArtifactInput {
+  const aliases = new Set([...extraAliases, a.title]);
+  const entities = (a.entities ?? []).filter((e) => !(e.type === "paper" && e.id === a.id));
+  const self = (a.entities ?? []).find((e) => e.type === "paper" && e.id === a.id);
+  for (const x of self?.aliases ?? []) aliases.add(x);
+  if (a.id !== into) aliases.add(a.id);
+  aliases.delete(into);
+  return {
+    ...a,
+    id: into,
+    // The surviving chunk's versions must stay ordered: the merged record starts now.
+    valid_from: undefined,
+    entities: [{ type: "paper", id: into, name: a.title, aliases: [...aliases].slice(0, 50) }, ...entities],
+  };
+}
+
+export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: ImportPlan): Promise<ApplyOutcome> {
+  const out: ApplyOutcome = {
+    counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, skipped: 0, failed: 0 },
+    items: [],
+    merges: [],
+    failures: [],
+    skipped: [...plan.skipped],
+  };
+  const renamed = new Map<string, string>();
+  const note = (id: string, status: string, version?: number) => {
+    if (out.items.length < MAX_ITEMS_REPORTED)
+      out.items.push(version === undefined ? { id, status } : { id, status, version });
+  };
+
+  // 1. In-plan duplicates (two records of one work in the same file or response): richest wins.
+  let artifacts = dedupeWithinPlan(plan.artifacts, renamed, out);
+
+  // 2. Against the archive.
+  artifacts = await dedupeAgainstArchive(deps, archiveId, artifacts, renamed, out, note);
+
+  // 3. Edge targets: a cites edge to doi:X lands on the chunk that holds that work (arXiv id, title).
+  await resolveEdgeTargets(deps.world, archiveId, artifacts, renamed);
+
+  // 4. Deprecated chunks: a code file that comes back gets a successor id; other kinds stay retired.
+  artifacts = await successorsForRevived(deps.world, archiveId, artifacts, renamed, out);
+
+  // 5. Ingest in atomic batches.
+  for (let i = 0; i < artifacts.length; i += INGEST_LIMITS.maxArtifacts) {
+    await ingestBatch(deps, archiveId, artifacts.slice(i, i + INGEST_LIMITS.maxArtifacts), out, note);
+  }
+
+  // 6. Lifecycle: deprecations after the artifacts, so a notice that supersedes a paper exists first.
+  for (const d of plan.deprecations) await applyDeprecation(deps, archiveId, d, renamed, out);
+  out.counts.skipped = out.skipped.length;
+  return out;
+}
+
+function dedupeWithinPlan(artifacts: ArtifactInput[], renamed: Map<string, string>, out: ApplyOutcome) {
+  const groupOf = new Map<string, number>();
+  const groups: ArtifactInput[][] = [];
+  for (const a of artifacts) {
+    if (a.kind !== "paper") {
+      groups.push([a]);
+      continue;
+    }
+    const keys = [...idsOf(a).map((x) => `id\u0000${x}`), `title\u0000${normAlias(a.title)}`];
+    const g = keys.map((k) => groupOf.get(k)).find((x) => x !== undefined);
+    const idx = g ?? groups.push([]) - 1;
+    (groups[idx] as ArtifactInput[]).push(a);
+    for (const k of keys) if (!groupOf.has(k)) groupOf.set(k, idx);
+  }
+  const kept: ArtifactInput[] = [];
+  for (const g of groups) {
+    if (g.length === 1) {
+      kept.push(g[0] as ArtifactInput);
+      continue;
+    }
+    const winner = g.reduce((best, a) => (incomingRichness(a) > incomingRichness(best) ? a : best));
+    const losers = g.filter((a) => a !== winner);
+    const extra = losers.flatMap((l) => [l.id, l.title, ...idsOf(l)]);
+    kept.push(retargetKeepTime(winner, extra));
+    for (const l of losers) {
+      renamed.set(l.id, winner.id);
+      out.merges.push({ from: l.id, into: winner.id, matchedBy: "same import", kept: "incoming" });
+      out.counts.merged++;
+    }
+  }
+  return kept;
+}
+
+/** Like retarget to its own id, but a record that stays itself keeps its own valid_from. */
+function retargetKeepTime(a: ArtifactInput, extraAliases: string[]): ArtifactInput {
+  return { ...retarget(a, a.id, extraAliases), valid_from: a.valid_from };
+}
+
+async function dedupeAgainstArchive(
+  deps: ApplyDeps,
+  archiveId: string,
+  artifacts: ArtifactInput[],
+  renamed: Map<string, string>,
+  out: ApplyOutcome,
+  note: (id: string, status: string, version?: number) => void,
+): Promise<ArtifactInput[]> {
+  const papers = artifacts.filter((a) => a.kind === "paper");
+  if (papers.length === 0) return artifacts;
+  const allIds = [...new Set(papers.flatMap((a) => [a.id, ...idsOf(a)]))];
+  const existing = await deps.world.chunksByIds(archiveId, allIds);
+  const norms = [...new Set(papers.flatMap((a) => [...idsOf(a).map(normAlias), normAlias(a.title)]))].filter(Boolean);
+  const byAlias = new Map<string, string>();
+  for (const m of await deps.world.papersByAliases(archiveId, norms))
+    if (!byAlias.has(m.key)) byAlias.set(m.key, m.chunkId);
+
+  const result: ArtifactInput[] = [];
+  for (const a of artifacts) {
+    if (a.kind !== "paper") {
+      result.push(a);
+      continue;
+    }
+    const ids = idsOf(a);
+    let into: string | null = null;
+    let matchedBy = "";
+    if (existing.get(a.id)?.kind === "paper") {
+      into = a.id;
+      matchedBy = "id";
+    }
+    for (const x of ids) {
+      if (into) break;
+      const hit = existing.get(x)?.kind === "paper" ? x : byAlias.get(normAlias(x));
+      if (hit) {
+        into = hit;
+        matchedBy = x.split(":")[0] ?? "id";
+      }
+    }
+    if (!into) {
+      const hit = byAlias.get(normAlias(a.title));
+      if (hit) {
+        into = hit;
+        matchedBy = "title";
+      }
+    }
+    if (!into) {
+      result.push(a);
+      continue;
+    }
+    const head = await deps.world.latestHead(archiveId, into);
+    const sameRecord = into === a.id && originOf(head?.source) === originOf(a.source);
+    if (sameRecord || !head) {
+      // The same source updating its own record: normal versioning (a changed record is a new version).
+      result.push(a);
+      continue;
+    }
+    const aliases = [a.id, ...ids, a.title].filter((x) => x !== into);
+    const incomingWins = incomingRichness(a) > richness(head);
+    if (incomingWins) {
+      result.push(retarget(a, into, aliases));
+    } else {
+      const added = await addAliases(deps, archiveId, into, aliases);
+      note(into, "unchanged");
+      out.counts.unchanged++;
+      if (added === 0) {
+        if (into !== a.id) renamed.set(a.id, into);
+        continue;
+      }
+    }
+    if (into !== a.id) renamed.set(a.id, into);
+    out.merges.push({ from: a.id, into, matchedBy, kept: incomingWins ? "incoming" : "existing" });
+    out.counts.merged++;
+    await deps.world.recordEntityEvent(
+      archiveId,
+      into,
+      "deduplicated",
+      { from: a.id, matched_by: matchedBy, kept: incomingWins ? "incoming" : "existing", source: a.source ?? "" },
+      deps.now(),
+    );
+  }
+  return result;
+}
+
+/** Adds the aliases the entity does not have yet; returns how many. */
+async function addAliases(deps: ApplyDeps, archiveId: string, entity: string, aliases: string[]): Promise<number> {
+  const have = await deps.world.aliasNormsOf(archiveId, entity);
+  let added = 0;
+  for (const alias of new Set(aliases)) {
+    const n = normAlias(alias);
+    if (!n || have.has(n) || alias.length > 300) continue;
+    have.add(n);
+    const res = await deps.pg.entityOp(archiveId, { op: "alias", entity, alias });
+    if (res.ok) added++;
+  }
+  return added;
+}
+
+async function resolveEdgeTargets(
+  world: WorldStore,
+  archiveId: string,
+  artifacts: ArtifactInput[],
+  renamed: Map<string, string>,
+) {
+  const inPlan = new Set(artifacts.map((a) => a.id));
+  const targets = new Set<string>();
+  for (const a of artifacts)
+    for (const e of a.edges ?? []) if (!inPlan.has(e.target) && paperId(e.target)) targets.add(e.target);
+  const resolved = new Map<string, string>();
+  if (targets.size > 0) {
+    const existing = await world.chunksByIds(archiveId, [...targets]);
+    const open = [...targets].filter((t) => !existing.has(t) && !renamed.has(t));
+    const keyOf = (t: string) => normAlias(t.startsWith("paper:") ? t.slice("paper:".length) : t);
+    const byAlias = new Map<string, string>();
+    for (const m of await world.papersByAliases(archiveId, [...new Set(open.map(keyOf))]))
+      if (!byAlias.has(m.key)) byAlias.set(m.key, m.chunkId);
+    for (const t of open) {
+      const hit = byAlias.get(keyOf(t));
+      if (hit) resolved.set(t, hit);
+    }
+  }
+  for (const a of artifacts) {
+    if (!a.edges) continue;
+    const seen = new Set<string>();
+    a.edges = a.edges
+      .map((e) => ({ ...e, target: renamed.get(e.target) ?? resolved.get(e.target) ?? e.target }))
+      .filter((e) => {
+        const k = `${e.type}\u0000${e.target}`;
+        if (e.target === a.id || seen.has(k)) return false;
+        seen.add(k);
+        return true;
+      });
+  }
+}
+
+async function successorsForRevived(
+  world: WorldStore,
+  archiveId: string,
+  artifacts: ArtifactInput[],
+  renamed: Map<string, string>,
+  out: ApplyOutcome,
+): Promise<ArtifactInput[]> {
+  const existing = await world.chunksByIds(
+    archiveId,
+    artifacts.map((a) => a.id),
+  );
+  const result: ArtifactInput[] = [];
+  for (const a of artifacts) {
+    if (existing.get(a.id)?.deprecatedAt == null) {
+      result.push(a);
+      continue;
+    }
+    if (a.kind !== "code_unit") {
+      out.skipped.push({ ref: a.id, reason: "deprecated in this archive; deprecated records are not revived" });
+      continue;
+    }
+    const live = await liveSuccessor(world, archiveId, a.id);
+    if (!live) {
+      out.failures.push({ id: a.id, message: `more than ${MAX_SUCCESSORS} successors of ${a.id} were deprecated` });
+      out.counts.failed++;
+      continue;
+    }
+    renamed.set(a.id, live);
+    result.push({ ...a, id: live });
+  }
+  return result;
+}
+
+/** The first successor id of a deprecated chunk that is live or free. */
+async function liveSuccessor(world: WorldStore, archiveId: string, id: string): Promise<string | null> {
+  const ids = Array.from({ length: MAX_SUCCESSORS }, (_, i) => `${id}~${i + 2}`);
+  const rows = await world.chunksByIds(archiveId, ids);
+  return ids.find((x) => rows.get(x)?.deprecatedAt == null) ?? null;
+}
+
+async function ingestBatch(
+  deps: ApplyDeps,
+  archiveId: string,
+  batch: ArtifactInput[],
+  out: ApplyOutcome,
+  note: (id: string, status: string, version?: number) => void,
+) {
+  let items = [...batch];
+  // Each failed attempt removes or fixes one artifact, so this ends after at most batch + 1 rounds.
+  for (let round = 0; round <= batch.length && items.length > 0; round++) {
+    const res = await deps.pg.ingest(archiveId, items);
+    if (res.ok) {
+      for (const r of res.value.results) {
+        out.counts[r.status]++;
+        note(r.id, r.status, r.version);
+      }
+      return;
+    }
+    const f = res.error;
+    const idx = Number(/^artifacts\.(\d+)/.exec(f.field ?? "")?.[1] ?? Number.NaN);
+    const bad = Number.isInteger(idx) ? items[idx] : undefined;
+    if (!bad) {
+      for (const a of items)
+        out.failures.push({ id: a.id, message: f.message, ...(f.field ? { field: f.field } : {}) });
+      out.counts.failed += items.length;
+      return;
+    }
+    if (f.kind === "conflict" && f.field?.endsWith(".valid_from") && bad.valid_from !== undefined) {
+      // The source's date is not after the stored version's (re-dated or clock skew): record it now.
+      items[idx] = { ...bad, valid_from: undefined };
+      continue;
+    }
+    out.failures.push({ id: bad.id, message: f.message, ...(f.field ? { field: f.field } : {}) });
+    out.counts.failed++;
+    items = items.filter((_, j) => j !== idx);
+  }
+}
+
+async function applyDeprecation(
+  deps: ApplyDeps,
+  archiveId: string,
+  d: Deprecation,
+  renamed: Map<string, string>,
+  out: ApplyOutcome,
+) {
+  let id = renamed.get(d.id) ?? d.id;
+  const rows = await deps.world.chunksByIds(archiveId, [id]);
+  const row = rows.get(id);
+  if (!row) {
+    out.skipped.push({ ref: d.id, reason: `not in this archive (${d.reason})` });
+    return;
+  }
+  if (row.deprecatedAt !== null) {
+    if (row.kind !== "code_unit") return;
+    // A deleted code file may have come back under a successor id: retire the live one.
+    const live = await liveSuccessor(deps.world, archiveId, id);
+    const liveRow = live ? (await deps.world.chunksByIds(archiveId, [live])).get(live) : undefined;
+    if (!live || !liveRow || liveRow.deprecatedAt !== null) return;
+    id = live;
+  }
+  const by = d.by ? (renamed.get(d.by) ?? d.by) : null;
+  const byExists = by ? (await deps.world.chunksByIds(archiveId, [by])).has(by) : false;
+  let res = await deps.pg.deprecate(archiveId, id, byExists ? by : null, d.at, d.reason);
+  if (!res.ok && res.error.field === "at" && d.at !== undefined) {
+    // The reported time precedes the version we hold (we saw it late): the deprecation starts now.
+    res = await deps.pg.deprecate(archiveId, id, byExists ? by : null, undefined, d.reason);
+  }
+  if (res.ok) out.counts.deprecated++;
+  else {
+    out.failures.push({ id, message: res.error.message, ...(res.error.field ? { field: res.error.field } : {}) });
+    out.counts.failed++;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * File imports (API endpoint and CLI): BibTeX, Markdown papers, full-text JSON (unarXive / S2ORC),
+ * xKG JSON, and the feed JSON. The parsers are pure (src/core/formats); this applies their plan and
+ * records the run in the ingest log.
+ */
+import { fail, type Result } from "../core/errors";
+import { parseBibtex } from "../core/formats/bibtex";
+import { parseFullTextPapers } from "../core/formats/fulltext";
+import { parseMarkdownPaper } from "../core/formats/markdown";
+import type { ImportPlan } from "../core/formats/types";
+import { parseXkg } from "../core/formats/xkg";
+import type { IMPORT_FORMATS } from "../http/schemas";
+import { type ApplyOutcome, applyPlan } from "./apply";
+import type { FeedDeps } from "./deps";
+import { feedPlan } from "./webhooks";
+
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+export function parseImport(format: ImportFormat, text: string, name: string): Result<ImportPlan> {
+  const source = name;
+  switch (format) {
+    case "bibtex":
+      return parseBibtex(text, { source });
+    case "markdown":
+      return parseMarkdownPaper(text, { source });
+    case "xkg":
+      return parseXkg(text, { source });
+    case "fulltext": {
+      const r = parseFullTextPapers(text, { source });
+      if (!r.ok) return r;
+      // The citing sentence becomes the cites edge's context.
+      const ctx = new Map(r.value.citationContexts.map((c) => [`${c.src}\u0000${c.dst}`, c.sentence]));
+      for (const a of r.value.artifacts)
+        for (const e of a.edges ?? []) {
+          const s = e.type === "cites" ? ctx.get(`${a.id}\u0000${e.target}`) : undefined;
+          if (s) e.context = s.slice(0, 1000);
+        }
+      return {
+        ok: true,
+        value: { artifacts: r.value.artifacts, deprecations: r.value.deprecations, skipped: r.value.skipped },
+      };
+    }
+    case "json": {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return fail("validation", "file is not valid JSON", "body", "send {artifacts: [...], deprecations: [...]}");
+      }
+      return feedPlan(json);
+    }
+  }
+}
+
+export async function importFile(
+  deps: FeedDeps,
+  archiveId: string,
+  format: ImportFormat,
+  text: string,
+  name: string,
+): Promise<Result<ApplyOutcome>> {
+  const started = Date.now();
+  const plan = parseImport(format, text, name || format);
+  if (!plan.ok) return plan;
+  if (plan.value.artifacts.length === 0 && plan.value.deprecations.length === 0)
+    return fail(
+      "validation",
+      `no records found in this ${format} file${plan.value.skipped[0] ? ` (first skipped: ${plan.value.skipped[0].reason})` : ""}`,
+      "body",
+      `check that the file is ${format}`,
+    );
+  const outcome = await applyPlan(deps.apply, archiveId, plan.value);
+  await deps.world.appendLog({
+    archiveId,
+    origin: "import",
+    ref: `${format}:${name}`.slice(0, 300),
+    status: outcome.counts.failed > 0 ? "partial" : "ok",
+    counts: JSON.stringify(outcome.counts),
+    error: outcome.failures[0]?.message ?? null,
+    at: deps.apply.now(),
+    durationMs: Date.now() - started,
+  });
+  return { ok: true, value: outcome };
+}

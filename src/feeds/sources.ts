@@ -1,0 +1,280 @@
+/**
+ * Scheduled re-ingestion. The cron handler calls dispatchDueSources: it claims at most
+ * MAX_SOURCES_PER_TICK due sources, runs them one after another with each source kind's published
+ * minimum spacing between requests, and records every run in the source's status and the ingest log.
+ *
+ * A run makes a conditional request (ETag / Last-Modified); 304 and an identical body (same SHA-256
+ * as the last ingested one) ingest nothing. A changed body is parsed and applied; the ingest layer
+ * creates new versions only for records whose content changed. Failures back off exponentially
+ * (interval x 2^failures, at most 24 h, never sooner than the server's Retry-After).
+ */
+import type { SourceRow } from "../adapters/d1/world-store";
+import { fail, ok, type Result } from "../core/errors";
+import type { ImportPlan } from "../core/formats/types";
+import { sha256Hex } from "../core/ingest";
+import { arxivRequest, parseArxivFeed } from "../core/sources/arxiv";
+import { crossrefRequest, parseCrossrefWorks } from "../core/sources/crossref";
+import { parseRepoLocation } from "../core/sources/github";
+import { openalexRequest, parseOpenAlexWorks } from "../core/sources/openalex";
+import {
+  type ConditionalHeaders,
+  type HttpRequestSpec,
+  RATE_LIMITS,
+  type SourceKind,
+  validateSourceSpec,
+} from "../core/sources/types";
+import { type ApplyCounts, applyPlan } from "./apply";
+import type { FeedDeps } from "./deps";
+import { fetchSpec, githubRepoPlan, HttpError, httpFailure, type RepoSyncState } from "./github";
+import { feedPlan } from "./webhooks";
+
+/** Sources run per cron tick: 10 arXiv sources at 3 s spacing fit in 30 s of wall time. */
+export const MAX_SOURCES_PER_TICK = 10;
+/** A claimed source is not claimed again for 15 minutes even if its run dies mid-way. */
+const LEASE_MS = 15 * 60_000;
+const MAX_BACKOFF_MS = 24 * 3600_000;
+/** Largest response body parsed (arXiv 50 entries ~ 150 KB; OpenAlex 50 works ~ 1 MB). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface SourceInput {
+  id?: string | undefined;
+  kind: SourceKind;
+  location: string;
+  query: string;
+  interval_minutes: number;
+  paused: boolean;
+}
+
+/** Public view of a source row (state is internal). */
+export function sourceView(r: SourceRow) {
+  const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  return {
+    id: r.id,
+    kind: r.kind,
+    location: r.location,
+    query: r.query,
+    interval_minutes: r.intervalMinutes,
+    paused: r.paused === 1,
+    status: {
+      last_run: iso(r.lastRunAt),
+      last_change: iso(r.lastChangeAt),
+      last_status: r.lastStatus,
+      last_error: r.lastError,
+      next_run: r.paused === 1 ? null : iso(r.nextRunAt),
+      consecutive_failures: r.failures,
+      last_counts: r.lastCounts ? (JSON.parse(r.lastCounts) as unknown) : null,
+    },
+  };
+}
+
+export async function createSource(deps: FeedDeps, archiveId: string, input: SourceInput) {
+  const spec = validateSourceSpec({ kind: input.kind, location: input.location, query: input.query });
+  if (!spec.ok) return spec;
+  if (spec.value.kind === "github") {
+    const loc = parseRepoLocation(spec.value.location);
+    if (!loc.ok) return loc;
+  }
+  const now = deps.apply.now();
+  const id =
+    input.id ??
+    `${spec.value.kind}-${(await sha256Hex(`${spec.value.location}\u0000${spec.value.query}`)).slice(0, 10)}`;
+  const row: SourceRow = {
+    archiveId,
+    id,
+    kind: spec.value.kind,
+    location: spec.value.location,
+    query: spec.value.query,
+    intervalMinutes: input.interval_minutes,
+    paused: input.paused ? 1 : 0,
+    createdAt: now,
+    // Due at once: the first run happens at the next cron tick (or POST .../run).
+    nextRunAt: now,
+    lastRunAt: null,
+    lastChangeAt: null,
+    lastStatus: null,
+    lastError: null,
+    failures: 0,
+    etag: null,
+    lastModified: null,
+    contentHash: null,
+    state: "{}",
+    lastCounts: null,
+  };
+  if (!(await deps.world.createSource(row)))
+    return fail(
+      "conflict",
+      `source ${id} already exists in archive ${archiveId}`,
+      "id",
+      "choose another id or PATCH it",
+    );
+  return ok(row);
+}
+
+function requestFor(deps: FeedDeps, row: SourceRow): HttpRequestSpec {
+  const spec = { kind: row.kind as SourceKind, location: row.location, query: row.query };
+  const cond: ConditionalHeaders = { etag: row.etag ?? undefined, lastModified: row.lastModified ?? undefined };
+  const mailto = deps.contactEmail ?? undefined;
+  switch (spec.kind) {
+    case "arxiv":
+      return arxivRequest(spec, cond);
+    case "openalex":
+      return openalexRequest(spec, cond, { mailto });
+    case "crossref":
+      return crossrefRequest(spec, cond, { mailto });
+    default: {
+      const headers: Record<string, string> = { Accept: "application/json", "User-Agent": "paperguru" };
+      if (cond.etag) headers["If-None-Match"] = cond.etag;
+      if (cond.lastModified) headers["If-Modified-Since"] = cond.lastModified;
+      return { url: spec.location, headers };
+    }
+  }
+}
+
+function parseBody(kind: string, body: string, source: string): Result<ImportPlan> {
+  switch (kind) {
+    case "arxiv":
+      return parseArxivFeed(body, { source });
+    case "openalex":
+      return parseOpenAlexWorks(body);
+    case "crossref":
+      return parseCrossrefWorks(body);
+    default: {
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        return fail("validation", "response is not JSON", "body", "the URL must return the feed JSON format");
+      }
+      return feedPlan(json);
+    }
+  }
+}
+
+export interface RunResult {
+  status: "ok" | "not_modified" | "unchanged" | "partial" | "error";
+  counts: ApplyCounts | null;
+  error: string | null;
+}
+
+const zeroCounts = (): ApplyCounts => ({
+  created: 0,
+  updated: 0,
+  unchanged: 0,
+  deprecated: 0,
+  merged: 0,
+  skipped: 0,
+  failed: 0,
+});
+
+/** Run one source now and record the outcome. Never throws for source-side failures. */
+export async function runSource(deps: FeedDeps, row: SourceRow): Promise<RunResult> {
+  const started = Date.now();
+  const now = deps.apply.now();
+  let result: RunResult;
+  const patch: Partial<SourceRow> = {};
+  let retryAfterS: number | null = null;
+  try {
+    if (row.kind === "github") {
+      const loc = parseRepoLocation(row.location);
+      if (!loc.ok) throw new HttpError(400, loc.error.message);
+      const state = JSON.parse(row.state) as RepoSyncState;
+      const r = await githubRepoPlan(deps, loc.value, {
+        files: state.files ?? {},
+        ...(state.commit ? { commit: state.commit } : {}),
+      });
+      if (r.notModified) result = { status: "not_modified", counts: zeroCounts(), error: null };
+      else {
+        const outcome = await applyPlan(deps.apply, row.archiveId, r.plan);
+        patch.state = JSON.stringify(r.state);
+        result = {
+          status: r.remaining > 0 || outcome.counts.failed > 0 ? "partial" : "ok",
+          counts: outcome.counts,
+          error:
+            outcome.failures[0]?.message ??
+            (r.remaining > 0 ? `${r.remaining} changed files left for the next run` : null),
+        };
+      }
+    } else {
+      const res = await fetchSpec(deps, requestFor(deps, row));
+      if (res.status === 304) result = { status: "not_modified", counts: zeroCounts(), error: null };
+      else if (!res.ok) throw await httpFailure(res, `${row.kind} ${row.location || "(default API)"}`);
+      else {
+        const len = Number(res.headers.get("content-length") ?? "0");
+        if (len > MAX_BODY_BYTES) throw new HttpError(413, `response of ${len} bytes is over ${MAX_BODY_BYTES}`);
+        const body = await res.text();
+        const hash = await sha256Hex(body);
+        patch.etag = res.headers.get("etag");
+        patch.lastModified = res.headers.get("last-modified");
+        if (hash === row.contentHash) result = { status: "unchanged", counts: zeroCounts(), error: null };
+        else {
+          const plan = parseBody(row.kind, body, res.url || row.location);
+          if (!plan.ok) throw new HttpError(422, `${plan.error.field ?? "body"}: ${plan.error.message}`);
+          const outcome = await applyPlan(deps.apply, row.archiveId, plan.value);
+          // Remember the body only when it landed whole, so a partial failure is retried next run.
+          if (outcome.counts.failed === 0) patch.contentHash = hash;
+          else patch.etag = patch.lastModified = null;
+          result = {
+            status: outcome.counts.failed > 0 ? "partial" : "ok",
+            counts: outcome.counts,
+            error: outcome.failures[0]?.message ?? null,
+          };
+        }
+      }
+    }
+  } catch (e) {
+    retryAfterS = e instanceof HttpError ? e.retryAfterS : null;
+    result = { status: "error", counts: null, error: (e instanceof Error ? e.message : String(e)).slice(0, 2000) };
+  }
+  const interval = row.intervalMinutes * 60_000;
+  const failures = result.status === "error" ? row.failures + 1 : 0;
+  let next = now + interval;
+  if (failures > 0) {
+    next = now + Math.min(MAX_BACKOFF_MS, interval * 2 ** (failures - 1));
+    if (retryAfterS !== null) next = Math.max(next, now + retryAfterS * 1000);
+  }
+  const c = result.counts;
+  const changed = c !== null && c.created + c.updated + c.deprecated > 0;
+  await deps.world.updateSource(row.archiveId, row.id, {
+    ...patch,
+    lastRunAt: now,
+    lastStatus: result.status,
+    lastError: result.error,
+    failures,
+    nextRunAt: next,
+    lastCounts: c ? JSON.stringify(c) : null,
+    ...(changed ? { lastChangeAt: now } : {}),
+  });
+  await deps.world.appendLog({
+    archiveId: row.archiveId,
+    origin: "source",
+    ref: row.id,
+    status: result.status,
+    counts: JSON.stringify(c ?? {}),
+    error: result.error,
+    at: now,
+    durationMs: Date.now() - started,
+  });
+  return result;
+}
+
+/** The cron entry: claim due sources, run them with per-kind spacing. */
+export async function dispatchDueSources(deps: FeedDeps, limit = MAX_SOURCES_PER_TICK) {
+  const now = deps.apply.now();
+  const due = await deps.world.dueSources(now, limit);
+  const lastRequest = new Map<string, number>();
+  const ran: Array<{ archive: string; source: string; status: string }> = [];
+  for (const row of due) {
+    if (!(await deps.world.claimSource(row.archiveId, row.id, row.nextRunAt, now + LEASE_MS))) continue;
+    // Spacing per kind (per host): arXiv's 3 s, Crossref's 1 s ... measured on the wall clock.
+    const gap = RATE_LIMITS[row.kind as SourceKind]?.minIntervalMs ?? 1000;
+    const last = lastRequest.get(row.kind);
+    if (last !== undefined) {
+      const wait = last + gap - Date.now();
+      if (wait > 0) await deps.sleep(wait);
+    }
+    const r = await runSource(deps, row);
+    lastRequest.set(row.kind, Date.now());
+    ran.push({ archive: row.archiveId, source: row.id, status: r.status });
+  }
+  return ran;
+}

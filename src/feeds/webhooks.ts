@@ -1,0 +1,330 @@
+/**
+ * Webhooks: receive (verify, deduplicate, store the raw body, enqueue) and process (the queue
+ * consumer turns a delivery into an ImportPlan and applies it). Receiving validates the payload
+ * fully, so a malformed delivery is refused with a 4xx and leaves nothing behind.
+ */
+import type { WebhookRow } from "../adapters/d1/world-store";
+import { fail, ok, type Result } from "../core/errors";
+import type { ImportPlan } from "../core/formats/types";
+import { prepareBatch, sha256Hex } from "../core/ingest";
+import { verifyGeneric, verifyGithub } from "../core/signatures";
+import { parsePushEvent } from "../core/sources/github";
+import { FeedBody, toArtifactInput, toMs } from "../http/schemas";
+import { type ApplyOutcome, applyPlan } from "./apply";
+import type { DeliveryMessage, FeedDeps } from "./deps";
+import { githubPushPlan } from "./github";
+
+export interface WebhookHeaders {
+  get(name: string): string | null;
+}
+
+export type ReceiveOutcome =
+  | { status: "queued"; delivery: string }
+  | { status: "duplicate"; delivery: string; state: string }
+  | { status: "ignored"; delivery: string | null; reason: string };
+
+/** Validate a generic delivery into a plan (also used by `url` sources and the json import). */
+export function feedPlan(json: unknown): Result<ImportPlan> {
+  const parsed = FeedBody.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join(".") ?? "";
+    return fail(
+      "validation",
+      `${field || "body"}: ${issue?.message ?? "invalid"}`,
+      field || "body",
+      "send {artifacts: [...], deprecations: [...]} in the ingest format (see /openapi.json, schema Feed)",
+    );
+  }
+  const artifacts = parsed.data.artifacts.map(toArtifactInput);
+  // The same checks as /ingest (sizes, self-edges, duplicate ids), 200 at a time as they will be applied.
+  for (let i = 0; i < artifacts.length; i += 200) {
+    const prepared = prepareBatch(artifacts.slice(i, i + 200));
+    if (!prepared.ok) {
+      const f = prepared.error;
+      const shifted = f.field?.replace(/^artifacts\.(\d+)/, (_, n: string) => `artifacts.${Number(n) + i}`);
+      return { ok: false, error: { ...f, ...(shifted ? { field: shifted } : {}) } };
+    }
+  }
+  const ids = new Set<string>();
+  for (const [i, a] of artifacts.entries()) {
+    if (ids.has(a.id))
+      return fail(
+        "validation",
+        `artifact id ${a.id} appears twice`,
+        `artifacts.${i}.id`,
+        "one artifact per id per delivery",
+      );
+    ids.add(a.id);
+  }
+  return ok({
+    artifacts,
+    deprecations: parsed.data.deprecations.map((d) => ({
+      id: d.id,
+      by: d.by ?? null,
+      at: toMs(d.at),
+      reason: d.reason ?? "deprecated by the producer",
+    })),
+    skipped: [],
+  });
+}
+
+function parseJson(raw: Uint8Array): Result<unknown> {
+  try {
+    return ok(JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(raw)));
+  } catch {
+    return fail("validation", "body is not valid UTF-8 JSON", "body", "send the payload as application/json");
+  }
+}
+
+function branchesOf(row: WebhookRow): string[] | null {
+  try {
+    const o = JSON.parse(row.options) as { branches?: string[] };
+    return o.branches?.length ? o.branches : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Verify and accept one delivery. Nothing is stored unless it is authentic, fresh, new and well-formed. */
+export async function receiveWebhook(
+  deps: FeedDeps,
+  archiveId: string,
+  name: string,
+  headers: WebhookHeaders,
+  raw: Uint8Array,
+): Promise<Result<ReceiveOutcome>> {
+  const hook = await deps.world.getWebhook(archiveId, name);
+  if (!hook)
+    return fail(
+      "not_found",
+      `no webhook named ${name} in archive ${archiveId}`,
+      "name",
+      `create it with PUT /v1/archives/${archiveId}/webhooks/${name}`,
+    );
+  const now = deps.apply.now();
+  let deliveryId: string | null;
+  let event: string;
+  if (hook.kind === "github") {
+    const v = await verifyGithub(hook.secret, headers.get("x-hub-signature-256"), raw);
+    if (!v.ok) return v;
+    event = headers.get("x-github-event") ?? "";
+    deliveryId = headers.get("x-github-delivery");
+    if (event === "ping") return ok({ status: "ignored", delivery: deliveryId, reason: "ping: webhook is set up" });
+    if (event !== "push")
+      return ok({ status: "ignored", delivery: deliveryId, reason: `event ${event || "(none)"} is not ingested` });
+    if (!deliveryId) return fail("validation", "missing X-GitHub-Delivery header", "X-GitHub-Delivery");
+    const json = parseJson(raw);
+    if (!json.ok) return json;
+    const push = parsePushEvent(json.value);
+    if (!push.ok) return push;
+  } else {
+    const v = await verifyGeneric(
+      hook.secret,
+      { signature: headers.get("x-paperguru-signature"), timestamp: headers.get("x-paperguru-timestamp") },
+      raw,
+      now,
+    );
+    if (!v.ok) return v;
+    event = "ingest";
+    deliveryId = headers.get("x-paperguru-delivery");
+    if (!deliveryId)
+      return fail(
+        "validation",
+        "missing X-PaperGuru-Delivery header",
+        "X-PaperGuru-Delivery",
+        "send a unique id per delivery (reuse it on retries, so a retry is not ingested twice)",
+      );
+    const json = parseJson(raw);
+    if (!json.ok) return json;
+    const plan = feedPlan(json.value);
+    if (!plan.ok) return plan;
+  }
+  if (deliveryId.length > 200) return fail("validation", "delivery id longer than 200 characters", "delivery");
+
+  const seen = await deps.world.getDelivery(archiveId, name, deliveryId);
+  if (seen && seen.status !== "received") return ok({ status: "duplicate", delivery: deliveryId, state: seen.status });
+  const msg: DeliveryMessage = { archive: archiveId, webhook: name, delivery: deliveryId };
+  if (!seen) {
+    const bodyKey = `archives/${archiveId}/webhooks/${name}/${await sha256Hex(deliveryId)}`;
+    await deps.blobs.put(bodyKey, new TextDecoder().decode(raw));
+    const inserted = await deps.world.insertDelivery({
+      archiveId,
+      webhook: name,
+      deliveryId,
+      kind: hook.kind,
+      event,
+      bodyKey,
+      bodySha: await sha256Hex(new TextDecoder().decode(raw)),
+      status: "received",
+      attempts: 0,
+      result: null,
+      error: null,
+      receivedAt: now,
+      updatedAt: now,
+    });
+    if (!inserted) {
+      const again = await deps.world.getDelivery(archiveId, name, deliveryId);
+      return ok({ status: "duplicate", delivery: deliveryId, state: again?.status ?? "received" });
+    }
+  }
+  // A row left "received" means an earlier enqueue failed: the redelivery enqueues it now.
+  try {
+    await deps.queue.send(msg);
+  } catch (e) {
+    return fail("unavailable", `could not enqueue the delivery: ${String(e)}`, "queue", "retry the delivery");
+  }
+  await deps.world.updateDelivery(archiveId, name, deliveryId, { status: "queued", updatedAt: now });
+  return ok({ status: "queued", delivery: deliveryId });
+}
+
+/** Errors that a retry cannot fix: the delivery goes straight to the dead letters. */
+export class PermanentError extends Error {}
+
+/**
+ * Process one delivery (the queue consumer's unit of work). Returns the outcome, "ignored", or
+ * null when there is nothing to do (unknown or already processed: queues deliver at least once).
+ * Throws on failures; the consumer decides between retry and dead letter.
+ */
+export async function processDelivery(
+  deps: FeedDeps,
+  msg: DeliveryMessage,
+): Promise<{ outcome: ApplyOutcome | null; ignored?: string } | null> {
+  const row = await deps.world.getDelivery(msg.archive, msg.webhook, msg.delivery);
+  if (!row || row.status === "ingested" || row.status === "ignored") return null;
+  const started = Date.now();
+  const body = await deps.blobs.get(row.bodyKey);
+  if (body === null) throw new PermanentError(`raw body ${row.bodyKey} is missing`);
+  const json = parseJson(new TextEncoder().encode(body));
+  if (!json.ok) throw new PermanentError(json.error.message);
+  let plan: ImportPlan;
+  if (row.kind === "github") {
+    const hook = await deps.world.getWebhook(msg.archive, msg.webhook);
+    const push = parsePushEvent(json.value);
+    if (!push.ok) throw new PermanentError(push.error.message);
+    const p = push.value;
+    const branches = hook ? branchesOf(hook) : null;
+    const wanted = branches ? branches.includes(p.branch) : p.isDefaultBranch;
+    if (p.deletedRef || !wanted) {
+      const reason = p.deletedRef ? `ref ${p.ref} deleted` : `branch ${p.branch || p.ref} is not ingested`;
+      await finish(deps, row, "ignored", { ignored: reason }, null, started);
+      return { outcome: null, ignored: reason };
+    }
+    plan = await githubPushPlan(deps, msg.archive, p);
+  } else {
+    const fp = feedPlan(json.value);
+    if (!fp.ok) throw new PermanentError(fp.error.message);
+    plan = fp.value;
+  }
+  const outcome = await applyPlan(deps.apply, msg.archive, plan);
+  await finish(deps, row, "ingested", outcome.counts, outcome.failures[0]?.message ?? null, started);
+  return { outcome };
+}
+
+async function finish(
+  deps: FeedDeps,
+  row: { archiveId: string; webhook: string; deliveryId: string; attempts: number },
+  status: string,
+  counts: unknown,
+  error: string | null,
+  started: number,
+) {
+  const now = deps.apply.now();
+  await deps.world.updateDelivery(row.archiveId, row.webhook, row.deliveryId, {
+    status,
+    attempts: row.attempts + 1,
+    result: JSON.stringify(counts),
+    error,
+    updatedAt: now,
+  });
+  await deps.world.appendLog({
+    archiveId: row.archiveId,
+    origin: "webhook",
+    ref: `${row.webhook}/${row.deliveryId}`,
+    status: status === "ignored" ? "ignored" : error ? "partial" : "ok",
+    counts: JSON.stringify(counts),
+    error,
+    at: now,
+    durationMs: Date.now() - started,
+  });
+}
+
+/** Attempts before a delivery becomes a dead letter (the queue's max_retries is set above this). */
+export const MAX_DELIVERY_ATTEMPTS = 5;
+
+/** Seconds before retry n (1-based): 10, 20, 40, 80 ... capped at 10 minutes. */
+export function retryDelaySeconds(attempt: number): number {
+  return Math.min(600, 10 * 2 ** Math.max(0, attempt - 1));
+}
+
+export interface QueueMessageLike {
+  body: unknown;
+  attempts: number;
+  ack(): void;
+  retry(options?: { delaySeconds?: number }): void;
+}
+
+/** The queue consumer: process each message; retry with backoff; dead-letter after the last attempt. */
+export async function consumeDeliveries(deps: FeedDeps, messages: readonly QueueMessageLike[]): Promise<void> {
+  for (const m of messages) {
+    const msg = m.body as DeliveryMessage;
+    if (
+      !msg ||
+      typeof msg.archive !== "string" ||
+      typeof msg.webhook !== "string" ||
+      typeof msg.delivery !== "string"
+    ) {
+      m.ack();
+      continue;
+    }
+    try {
+      await processDelivery(deps, msg);
+      m.ack();
+    } catch (e) {
+      const permanent = e instanceof PermanentError;
+      const dead = permanent || m.attempts >= MAX_DELIVERY_ATTEMPTS;
+      const now = deps.apply.now();
+      const message = e instanceof Error ? e.message : String(e);
+      await deps.world.updateDelivery(msg.archive, msg.webhook, msg.delivery, {
+        status: dead ? "dead" : "retrying",
+        attempts: m.attempts,
+        error: message.slice(0, 2000),
+        updatedAt: now,
+      });
+      if (dead) {
+        await deps.world.appendLog({
+          archiveId: msg.archive,
+          origin: "webhook",
+          ref: `${msg.webhook}/${msg.delivery}`,
+          status: "dead",
+          counts: "{}",
+          error: message.slice(0, 2000),
+          at: now,
+          durationMs: 0,
+        });
+        m.ack();
+      } else m.retry({ delaySeconds: retryDelaySeconds(m.attempts) });
+    }
+  }
+}
+
+/** Put a dead (or any) delivery back on the queue. */
+export async function replayDelivery(
+  deps: FeedDeps,
+  archiveId: string,
+  webhook: string,
+  deliveryId: string,
+): Promise<Result<{ delivery: string; previous: string }>> {
+  const row = await deps.world.getDelivery(archiveId, webhook, deliveryId);
+  if (!row) return fail("not_found", `no delivery ${deliveryId} for webhook ${webhook}`, "delivery");
+  if (row.status === "queued" || row.status === "retrying")
+    return fail("conflict", `delivery ${deliveryId} is already ${row.status}`, "delivery", "wait for it to finish");
+  await deps.world.updateDelivery(archiveId, webhook, deliveryId, {
+    status: "queued",
+    attempts: 0,
+    error: null,
+    updatedAt: deps.apply.now(),
+  });
+  await deps.queue.send({ archive: archiveId, webhook, delivery: deliveryId });
+  return ok({ delivery: deliveryId, previous: row.status });
+}
