@@ -20,7 +20,7 @@ const app = createApp((c) => services(c.env as Env));
 export default {
   fetch: app.fetch,
   /** Webhook deliveries: ingest, retry with backoff, dead-letter after the last attempt. */
-  async queue(batch: MessageBatch<DeliveryMessage>, env: Env): Promise<void> {
+  async queue(batch: MessageBatch<DeliveryMessage>, env: Env, _ctx: ExecutionContext): Promise<void> {
     await consumeDeliveries(services(env).feeds, batch.messages);
   },
   /** Cron: re-ingest due sources in a bounded batch. */

@@ -202,12 +202,12 @@ function cleanReference(raw: string): string {
 }
 
 // Initials ("J", "S.-S", "Q.H") and abbreviations after which a period does not end a segment.
-const INITIAL = /^(?:\p{Lu}[.\-]*){1,4}$/u;
-const ABBREV = /^(?:al|et|eds?|vol|no|pp|proc|conf|jr|sr|st|dr|inc|univ|dept|int|intl|j|trans|rev|phys|lett)$/i;
+const INITIAL = /^(?:\p{Lu}[.-]*){1,4}$/u;
+const ABBREV = /^(?:al|et|eds?|vol|no|pp|proc|conf|jr|sr|st|dr|inc|univ|dept|int|intl|trans|rev|phys|lett)$/i;
 /** "Lubliner, J. Plasticity Theory." puts initials after the surname, so an initial can end the authors. */
 const SURNAME_FIRST = /^\p{Lu}[\p{L}'’-]+(?:\s\p{L}[\p{L}'’-]+)?,\s+\p{Lu}\./u;
 /** What may follow an initial inside an author list: another initial, "and", "&", "et al", "(2020)". */
-const AUTHOR_CONTINUES = /^\s(?:\p{Lu}[.\-]|and\b|&|et\b|\()/u;
+const AUTHOR_CONTINUES = /^\s(?:\p{Lu}[.-]|and\b|&|et\b|\()/u;
 
 /** Split a reference into period-terminated segments, not splitting after initials or abbreviations. */
 function segments(s: string): string[] {
@@ -221,8 +221,9 @@ function segments(s: string): string[] {
     if (next !== undefined && next !== " ") continue;
     if (c === ".") {
       const word = /(\S+)$/.exec(s.slice(start, i))?.[1] ?? "";
-      if (ABBREV.test(word)) continue;
-      if (INITIAL.test(word) && !(surnameFirst && !AUTHOR_CONTINUES.test(s.slice(i + 1, i + 6)))) continue;
+      if (INITIAL.test(word)) {
+        if (!surnameFirst || AUTHOR_CONTINUES.test(s.slice(i + 1, i + 6))) continue;
+      } else if (ABBREV.test(word)) continue;
     }
     // Keep ? and ! with the title they end ("Can agents reproduce papers?"); drop the period.
     const seg = s.slice(start, c === "." ? i : i + 1).trim();
@@ -241,13 +242,21 @@ function plausibleTitle(s: string | undefined): string | null {
   if (!s) return null;
   const t = s.replace(/^[\s,;:]+|[\s,;:]+$/g, "");
   // At least two words and 10 characters; venue/locator segments are not titles.
-  if (t.length < 10 || !/\s/.test(t)) return null;
+  if (t.length < 10 || !/\p{L}{3,}.*\s.*\p{L}{3,}/u.test(t)) return null;
   if (/^(in\s|arxiv|doi|https?:|available|retrieved|proceedings|preprint|pages?\s|pp\s)/i.test(t)) return null;
-  // Locators, not titles: "vol. 62", "19 (2021)", "1(8):9", "pages 1-27", "PhD thesis", "in preparation".
-  if (/\b(vol|no|pp|pages)\b\.?\s*\d|\d\s*\(\d{4}\)|\d\(\d+\)|:\d|\bthesis\b|in preparation|\bblog\b/i.test(t))
+  // Locators, not titles: "vol. 62", "19 (2021)", "1(8):9", "PhD thesis", "in preparation", "Journal 120, 8186".
+  if (
+    /\b(vol|no|pp|pages)\b\.?\s*\d|\d\s*\(\d{4}\)|\d\(\d+\)|:\d|\bthesis\b|in preparation|\bblog\b|\bMR \d/i.test(t) ||
+    /\s\d+,\s*\S*\d$/.test(t)
+  )
     return null;
   return t;
 }
+
+// Physics/maths comma style: "A. B. Author, C. Author, and D. Author, Title, Venue 12, 345 (2019)."
+const AUTHOR = String.raw`(?:\p{Lu}[.\-]+\s?)+(?:\p{Ll}+\s)?\p{Lu}[\p{L}'’-]+(?:\s\p{Lu}[\p{L}'’-]+)?`;
+const COMMA_AUTHORS = new RegExp(String.raw`^(?:${AUTHOR}(?:,\s(?:and\s)?|\sand\s))*${AUTHOR}(?:\set al\.)?,\s`, "u");
+const COMMA_TITLE_END = /,\s(?:in\s)|\s\(\d{4}[a-z]?\)|,\s(?=[^,]*\s\d+,\s\d)/;
 
 function looksLikeAuthors(s: string): boolean {
   return /,|\band\b|&|et al/.test(s) || s.split(" ").length <= 6;
@@ -261,6 +270,8 @@ function looksLikeAuthors(s: string): boolean {
  *    `Authors (2020). Title. Venue.` (APA);
  * 3. `Authors. Title. Venue, 2020.` (most others): the second period-separated segment when the first
  *    looks like an author list (commas, "and", "et al.", or at most 6 words);
+ * 4. physics/maths comma style `A. B. Author and C. Author, Title, Venue 12, 345 (2019).`: the text
+ *    after an initials-first author list, up to ", in", " (2019)" or ", Venue 12, 345";
  * where segments split at a period + space that does not follow an initial ("Q. H. Nguyen") or a
  * common abbreviation ("et al.", "Proc."), and a title must have at least two words and 10 characters
  * and must not start like a venue or locator ("In ", "arXiv", "doi", "pp"). Otherwise null.
@@ -276,6 +287,10 @@ export function parseReference(raw: string): ParsedReference {
     if (yearAt >= 1 && yearAt <= 2) title = plausibleTitle(segs[yearAt + 1]);
     else if (segs[0] && ENDS_WITH_YEAR.test(segs[0])) title = plausibleTitle(segs[1]);
     else if (segs[0] && segs.length >= 2 && looksLikeAuthors(segs[0])) title = plausibleTitle(segs[1]);
+  }
+  if (!title) {
+    const authors = COMMA_AUTHORS.exec(text);
+    if (authors) title = plausibleTitle(text.slice(authors[0].length).split(COMMA_TITLE_END)[0]?.replace(/\.$/, ""));
   }
   return { ids, title: title ? clip(title, LIMITS.title) : null, text };
 }

@@ -103,16 +103,16 @@ export function parseArxivFeed(xml: string, opts: { source?: string } = {}): Res
       "body",
       "arXiv API feeds have no DOCTYPE; check the URL fetched",
     );
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true)
-    return fail(
-      "validation",
-      `arXiv response${from} is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`,
-      "body",
-      "pass the raw Atom body (HTTP 200) of export.arxiv.org/api/query",
-    );
   let doc: unknown;
   try {
+    const valid = XMLValidator.validate(xml);
+    if (valid !== true)
+      return fail(
+        "validation",
+        `arXiv response${from} is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`,
+        "body",
+        "pass the raw Atom body (HTTP 200) of export.arxiv.org/api/query",
+      );
     doc = parser.parse(xml);
   } catch (e) {
     return fail(

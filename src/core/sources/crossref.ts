@@ -271,6 +271,7 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     rows.push({ item, doi, title, identity });
   }
 
+  const chunkOf = (doi: string) => chunkOfDoi.get(doi) ?? paperTarget(doi) ?? doi;
   const artifacts: ArtifactInput[] = [];
   const deprecations: Deprecation[] = [];
   for (const { item, doi, title, identity } of rows) {
@@ -278,7 +279,7 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     const updateTo = updates(item["update-to"]);
     for (const u of updateTo)
       deprecations.push({
-        id: chunkOfDoi.get(u.doi) ?? u.doi,
+        id: chunkOf(u.doi),
         by: id,
         ...(u.at !== undefined ? { at: u.at } : {}),
         reason: `${u.type} (Crossref update-to)`,
@@ -286,7 +287,7 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     for (const u of updates(item["updated-by"]))
       deprecations.push({
         id,
-        by: chunkOfDoi.get(u.doi) ?? u.doi,
+        by: chunkOf(u.doi),
         ...(u.at !== undefined ? { at: u.at } : {}),
         reason: `${u.type} (Crossref updated-by)`,
       });

@@ -4,8 +4,8 @@
  * parsers turn the response into an ImportPlan, the service applies it.
  */
 import { fail, ok, type Result } from "../errors";
-import type { Deprecation, ImportPlan } from "../formats/types";
 import { paperIdentity } from "../formats/paper";
+import type { Deprecation, ImportPlan } from "../formats/types";
 import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 

@@ -1,0 +1,347 @@
+/**
+ * xKG (Executable Knowledge Graphs, seed 003: "Executable Knowledge Graphs for Replicating AI
+ * Research", section 2.2 and Figure 5) -> paper, technique and code chunks.
+ *
+ * The paper models xKG = (N, E) with N = paper nodes ∪ technique nodes ∪ code nodes and
+ * E = structural edges (technique -> sub-technique) ∪ implementation edges (technique -> code):
+ * - paper node n_p = (M_p, {n_t}, {n_c}): metadata (abstract, references, ...), techniques, code;
+ * - technique node n_t = (D_t, {n_t'}): a definition and sub-techniques ("components");
+ * - code node n_c = (σ, τ, δ): implementation, test script, documentation (+ the packages it imports).
+ * Figure 5 stores one JSON file per paper with techniques and code embedded. Accepted input: that
+ * object, an array of them, `{ "papers": [...] }`, or JSONL:
+ *
+ * {
+ *   "paper_title": "Discovering Latent Knowledge in Language Models Without Supervision",
+ *   "paper_abstract": "Existing techniques for training language models can be misaligned ...",
+ *   "arxiv_id": "2212.03827",                                  // optional: arxiv/doi/openalex/url/paper_id
+ *   "paper_references": ["A general language assistant as a laboratory for alignment", "arXiv:2112.00861"],
+ *   "findings": ["CCS Outperforms Zero-Shot Prompting: ..."],
+ *   "techniques": [{
+ *     "name": "Contrast-Consistent Search (CCS)",
+ *     "type": "Methodology",                                    // Methodology | Technique | Finding | Resource
+ *     "description": "Contrast-Consistent Search (CCS) is an end-to-end, unsupervised procedure ...",
+ *     "code": { "implementation": "import numpy as np\n...", "test": "if __name__ == \"__main__\": ...",
+ *               "documentation": "This module implements ...", "package": ["numpy", "torch", "transformers"] },
+ *     "components": [{ "name": "Construction of Contrast Pairs", "description": "...", "code": {...}, "components": [] }]
+ *   }]
+ * }
+ *
+ * Lenient field names: title/paper_title/name, abstract/paper_abstract/summary,
+ * references/paper_references, techniques/technique_nodes/nodes, components/sub_techniques/subtechniques/
+ * children, description/definition, code/code_node (an object or a list), implementation/code/source,
+ * test/tests/test_script, documentation/doc/docs/readme, package/packages/dependencies/requirements.
+ *
+ * Mapping:
+ * - paper -> `paper` chunk (paperIdentity), content = title + abstract + findings; references ->
+ *   paper entities and `cites` edges (parseReference: DOI/arXiv, else a title slug);
+ * - technique -> `technique` chunk `<paper id>#t:<name slug>[/<sub slug>...]` with `part-of` its paper
+ *   and its parent technique, a `method:<slug>` entity (the same technique in two papers shares it);
+ *   type Finding -> `note`, Resource -> `dataset` (the extraction prompt's categories);
+ * - code -> `code_unit` chunk `<technique id>#code` (content = implementation, synopsis = documentation)
+ *   with `implements` -> technique; a test script -> `code_unit` `<technique id>#test` with `tests` ->
+ *   the implementation; a composite technique's code `depends-on` its sub-techniques' code (the paper's
+ *   composite-code prompt reuses the sub-technique code);
+ * - packages -> `package:<name>` boundaries, not edges: every numpy-using snippet pointing at one
+ *   `numpy` node would make it a hub that spreads diffusion mass across unrelated code.
+ */
+import { fail, ok, type Result } from "../errors";
+import { slug } from "../ids";
+import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import type { ChunkKind } from "../types";
+import { isObject, type JsonObject, readJsonRecords, str } from "./fulltext";
+import { clip, oneLine, PlanBuilder, parseReference, synopsisOf } from "./markdown";
+import { paperIdentity } from "./paper";
+import type { ImportPlan } from "./types";
+
+export interface XkgOptions {
+  /** File name or URL, recorded as `<source>#<path in the JSON>`. */
+  source?: string;
+}
+
+type Value = JsonObject[string];
+
+/** First present field among lenient names. */
+function pick(o: JsonObject, names: string[]): Value | undefined {
+  for (const n of names) if (o[n] !== undefined && o[n] !== null) return o[n];
+  return undefined;
+}
+
+function text(o: JsonObject, names: string[]): string {
+  const v = pick(o, names);
+  if (Array.isArray(v))
+    return v
+      .map((x) => str(x))
+      .filter(Boolean)
+      .join("\n");
+  return str(v);
+}
+
+function list(o: JsonObject, names: string[]): Value[] {
+  const v = pick(o, names);
+  return Array.isArray(v) ? v : v === undefined ? [] : [v];
+}
+
+const TITLE = ["paper_title", "title", "name"];
+const ABSTRACT = ["paper_abstract", "abstract", "summary"];
+const REFERENCES = ["paper_references", "references"];
+const TECHNIQUES = ["techniques", "technique_nodes", "nodes"];
+const COMPONENTS = ["components", "sub_techniques", "subtechniques", "children"];
+const DESCRIPTION = ["description", "definition", "desc"];
+const CODE = ["code", "code_node", "code_nodes"];
+const IMPLEMENTATION = ["implementation", "code", "source", "impl"];
+const TEST = ["test", "tests", "test_script"];
+const DOCUMENTATION = ["documentation", "doc", "docs", "readme"];
+const PACKAGES = ["package", "packages", "dependencies", "requirements"];
+
+const KIND_OF_TYPE: Record<string, ChunkKind> = { finding: "note", resource: "dataset" };
+
+interface Ctx {
+  b: PlanBuilder;
+  paperId: string;
+  paperTitle: string;
+  src: string;
+  usedIds: Set<string>;
+}
+
+function uniqueId(ctx: Ctx, base: string): string {
+  let id = base;
+  for (let i = 2; ctx.usedIds.has(id); i++) id = `${base}-${i}`;
+  ctx.usedIds.add(id);
+  return id;
+}
+
+/** Code node(s) of a technique; returns the implementation chunk ids (for depends-on from the parent). */
+function addCode(
+  ctx: Ctx,
+  owner: JsonObject,
+  ownerId: string,
+  ownerName: string,
+  ref: string,
+  kind: ChunkKind,
+): string[] {
+  const out: string[] = [];
+  const codes = list(owner, CODE).filter((c) => isObject(c) || typeof c === "string");
+  for (const [i, c] of codes.entries()) {
+    const node: JsonObject = isObject(c) ? c : { implementation: c };
+    const impl = text(node, IMPLEMENTATION);
+    const test = text(node, TEST);
+    const doc = oneLine(text(node, DOCUMENTATION));
+    const packages = list(node, PACKAGES)
+      .map((p) => oneLine(str(p)).split(/[<>=~!\s[]/)[0] ?? "")
+      .filter(Boolean);
+    const cref = `${ref}.code${codes.length > 1 ? `[${i}]` : ""}`;
+    if (!impl.trim() && !test.trim()) {
+      ctx.b.skip(cref, "code node without implementation or test");
+      continue;
+    }
+    const base = uniqueId(ctx, `${ownerId}#code${codes.length > 1 ? i + 1 : ""}`);
+    const boundaries = [...new Set(packages)].map((p) => `package:${p.toLowerCase()}`);
+    const relation: EdgeInput =
+      kind === "technique" ? { type: "implements", target: ownerId } : { type: "part-of", target: ownerId };
+    if (impl.trim()) {
+      const synopsis = doc ? synopsisOf(ownerName, doc) : undefined;
+      ctx.b.add(
+        {
+          id: base,
+          kind: "code_unit",
+          title: `${clip(ownerName, 200)} (implementation)`,
+          ...(synopsis ? { synopsis } : {}),
+          // Documentation that does not fit the synopsis is kept after the code, so nothing is lost.
+          content: doc && doc !== synopsis ? `${impl}\n\n# Documentation\n${doc}` : impl,
+          boundaries: ["xkg:code", ...boundaries],
+          edges: [relation, { type: "part-of", target: ctx.paperId }],
+          source: `${ctx.src}#${cref}`,
+        },
+        cref,
+      );
+      out.push(base);
+    }
+    if (test.trim()) {
+      const testId = uniqueId(ctx, `${ownerId}#test${codes.length > 1 ? i + 1 : ""}`);
+      const edges: EdgeInput[] = impl.trim() ? [{ type: "tests", target: base }] : [{ type: "tests", target: ownerId }];
+      edges.push({ type: "part-of", target: ctx.paperId });
+      ctx.b.add(
+        {
+          id: testId,
+          kind: "code_unit",
+          title: `${clip(ownerName, 200)} (test)`,
+          content: test,
+          boundaries: ["xkg:test", ...boundaries],
+          edges,
+          source: `${ctx.src}#${cref}.test`,
+        },
+        `${cref}.test`,
+      );
+    }
+  }
+  return out;
+}
+
+/** A technique node and, recursively, its components. Returns its id and its code ids. */
+function addTechnique(
+  ctx: Ctx,
+  t: Value,
+  parent: { id: string; path: string } | null,
+  ref: string,
+  depth: number,
+): { id: string; code: string[] } | null {
+  if (typeof t === "string") t = { name: t };
+  if (!isObject(t)) {
+    ctx.b.skip(ref, "technique is not an object");
+    return null;
+  }
+  const name = oneLine(text(t, ["name", "title", "technique"]));
+  if (!name) {
+    ctx.b.skip(ref, "technique without a name");
+    return null;
+  }
+  // 32 levels is far deeper than any extraction produces (the paper's examples have 2); it bounds recursion.
+  if (depth > 32) {
+    ctx.b.skip(ref, "technique nested more than 32 levels deep");
+    return null;
+  }
+  const type = oneLine(text(t, ["type", "category"])).toLowerCase();
+  const kind = KIND_OF_TYPE[type] ?? "technique";
+  const path = `${parent ? `${parent.path}/` : ""}${slug(name).slice(0, 48) || "technique"}`;
+  const id = uniqueId(ctx, `${ctx.paperId}#t:${path}`);
+  const description = text(t, DESCRIPTION);
+  const edges: EdgeInput[] = [{ type: "part-of", target: ctx.paperId }];
+  if (parent) edges.push({ type: "part-of", target: parent.id });
+  const entities: EntityInput[] =
+    kind === "technique" ? [{ type: "method", id: `method:${slug(name).slice(0, 200)}`, name }] : [];
+  const childCode: string[] = [];
+  const components = list(t, COMPONENTS);
+  const childIds: string[] = [];
+  // Children first in the recursion, but the parent artifact is added before them (document order).
+  const artifact: ArtifactInput = {
+    id,
+    kind,
+    title: `${clip(name, 300)} (${clip(ctx.paperTitle, 150)})`,
+    content: description.trim() ? `${name}\n\n${description}` : name,
+    entities,
+    boundaries: [`xkg:${type || "technique"}`],
+    edges,
+    source: `${ctx.src}#${ref}`,
+  };
+  ctx.b.add(artifact, ref);
+  const code = addCode(ctx, t, id, name, ref, kind);
+  for (const [i, c] of components.entries()) {
+    const child = addTechnique(ctx, c, { id, path }, `${ref}.components[${i}]`, depth + 1);
+    if (child) {
+      childIds.push(child.id);
+      childCode.push(...child.code);
+    }
+  }
+  // A composite technique's code reuses its components' code (paper, C.3 composite-code prompt).
+  if (code.length && childCode.length) {
+    const fitted = ctx.b.plan.artifacts.filter((a) => code.includes(a.id));
+    for (const a of fitted)
+      a.edges = [
+        ...(a.edges ?? []),
+        ...childCode.slice(0, 100).map((target) => ({ type: "depends-on" as const, target })),
+      ];
+  }
+  return { id, code };
+}
+
+function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, usedIds: Set<string>): boolean {
+  const title = oneLine(text(p, TITLE));
+  const rawIds = [
+    ...["arxiv_id", "arxiv", "doi", "openalex", "openalex_id", "url", "paper_url", "paper_id", "id"].map((k) =>
+      str(p[k]),
+    ),
+  ].map((x) => (/^\d{4}\.\d{4,5}(v\d+)?$/.test(x) ? `arXiv:${x}` : x));
+  const identity = paperIdentity(rawIds, title);
+  const techniques = list(p, TECHNIQUES);
+  if (!identity || (!title && identity.id.startsWith("paper:"))) {
+    b.skip(ref, "paper without a title (paper_title) or an id (arxiv_id, doi)");
+    return false;
+  }
+  const paperId = identity.id;
+  const abstract = oneLine(text(p, ABSTRACT));
+  const findings = list(p, ["findings"]).map((f) => oneLine(isObject(f) ? text(f, ["name", "description"]) : str(f)));
+  const entities: EntityInput[] = [identity.entity];
+  const edges: EdgeInput[] = [];
+  for (const [i, r] of list(p, REFERENCES).entries()) {
+    const raw = isObject(r) ? [text(r, ["title", "name"]), str(r.doi), str(r.arxiv_id ?? r.arxiv)].join(". ") : str(r);
+    const parsed = parseReference(raw);
+    // A bare reference string in xKG is a title (Figure 5), not a formatted citation.
+    const refTitle = isObject(r)
+      ? oneLine(text(r, ["title", "name"]))
+      : (parsed.title ?? (parsed.ids.length ? "" : oneLine(raw)));
+    const rid = paperIdentity(parsed.ids, refTitle);
+    if (!rid) {
+      b.skip(`${ref}.paper_references[${i}]`, "reference without a title or identifier");
+      continue;
+    }
+    entities.push(rid.entity);
+    edges.push({ type: "cites", target: rid.id });
+  }
+  if (b.has(paperId)) {
+    b.skip(ref, `same chunk id ${paperId} as an earlier paper; kept the first`);
+    return false;
+  }
+  const content = [
+    title || paperId,
+    abstract,
+    findings.length ? `Findings:\n${findings.map((f) => `- ${f}`).join("\n")}` : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  const synopsis = abstract ? synopsisOf(title, abstract) : undefined;
+  b.add(
+    {
+      id: paperId,
+      kind: "paper",
+      title: title || paperId,
+      ...(synopsis ? { synopsis } : {}),
+      content,
+      entities,
+      edges,
+      boundaries: ["xkg:paper"],
+      source: `${src}#${ref}`,
+    },
+    ref,
+  );
+  usedIds.add(paperId);
+  const ctx: Ctx = { b, paperId, paperTitle: title || paperId, src, usedIds };
+  for (const [i, t] of techniques.entries()) addTechnique(ctx, t, null, `${ref}.techniques[${i}]`, 0);
+  addCode(ctx, p, paperId, title || paperId, ref, "paper");
+  return true;
+}
+
+/**
+ * Parse xKG JSON. Fails (validation) when the text is not JSON or holds no paper node (an object with
+ * a title or id and techniques); a single unusable paper, technique or code node is skipped.
+ */
+export function parseXkg(text: string, opts: XkgOptions = {}): Result<ImportPlan> {
+  const src = opts.source ?? "xkg";
+  const read = readJsonRecords(text);
+  if (!read.ok) return read;
+  const b = new PlanBuilder();
+  for (const x of read.value.bad) b.skip(`${src}#${x.ref}`, x.reason);
+  const papers: Array<{ ref: string; value: JsonObject }> = [];
+  for (const r of read.value.records) {
+    if (isObject(r.value) && Array.isArray(r.value.papers)) {
+      for (const [i, p] of r.value.papers.entries())
+        if (isObject(p)) papers.push({ ref: `papers[${i}]`, value: p });
+        else b.skip(`papers[${i}]`, "paper node is not an object");
+    } else if (isObject(r.value)) papers.push({ ref: r.ref === "record" ? "paper" : r.ref, value: r.value });
+    else b.skip(r.ref, "paper node is not an object");
+  }
+  const looksLikeXkg = papers.some(
+    (p) =>
+      pick(p.value, TITLE) !== undefined &&
+      (pick(p.value, TECHNIQUES) !== undefined || pick(p.value, ABSTRACT) !== undefined),
+  );
+  if (!looksLikeXkg)
+    return fail(
+      "validation",
+      "no xKG paper node found: expected objects with paper_title (or title) and techniques",
+      papers.length ? `${papers[0]?.ref}.paper_title` : "text",
+      'send {"paper_title": ..., "paper_abstract": ..., "techniques": [{"name", "description", "code": {"implementation", "test", "documentation", "package"}, "components": [...]}]}',
+    );
+  const usedIds = new Set<string>();
+  for (const p of papers) addPaper(b, p.value, p.ref, src, usedIds);
+  return ok(b.plan);
+}
