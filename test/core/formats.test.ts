@@ -414,7 +414,7 @@ describe("parseFullTextPapers", () => {
           authors: [],
           year: 2000,
           venue: "",
-          other_ids: { DOI: ["10.1/Diets"] },
+          other_ids: { DOI: ["10.1000/Diets"] },
           links: null,
         },
       },
@@ -474,7 +474,7 @@ describe("parseFullTextPapers", () => {
     expect(paper.entities?.[0]?.aliases).toContain("CorpusId:15772371");
     expect(paper.entities?.map((e) => e.id)).toContain("venue:journal-of-insect-science");
     const body = byId(r, "doi:10.1673/031.001.0701#s1-body");
-    expect(edgesOf(body, "cites")).toEqual(["paper:ecology-of-the-beetle", "doi:10.1/diets"]);
+    expect(edgesOf(body, "cites")).toEqual(["paper:ecology-of-the-beetle", "doi:10.1000/diets"]);
     expect(body.entities?.find((e) => e.id === "paper:ecology-of-the-beetle")?.aliases).toContain("CorpusId:123");
     expect(r.citationContexts.map((c) => c.sentence)).toEqual([
       "The beetle is a pest (Hare, 1980).",

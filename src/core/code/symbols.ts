@@ -419,7 +419,7 @@ function headerEnd(code: string, start: number, py: boolean, oneLine: boolean): 
       } else if (ch === "<") angle++;
       else if (ch === ">" && prev !== "=") angle = Math.max(0, angle - 1);
       else if (ch === "{") {
-        if (brace > 0 || angle > 0 || ":|&<,=".includes(prev)) brace++;
+        if (brace > 0 || angle > 0 || (prev !== "" && ":|&<,=".includes(prev))) brace++;
         else return i;
       } else if (ch === "}") brace = Math.max(0, brace - 1);
       else if (ch === ";" && brace === 0) return i;

@@ -29,9 +29,9 @@ export interface BibtexOptions {
   source?: string;
 }
 
-/** Remove the parser's HTML markup (<i>, <b>, <sup>, <span style=...>, <a href=...>). */
+/** Remove the parser's HTML markup (<i>, <b>, <sup>, <span style=...>, <a href=...>); NFC, since accents decode to combining marks. */
 function plain(s: string | undefined): string {
-  return s ? oneLine(s.replace(/<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?>/gi, "")) : "";
+  return s ? oneLine(s.replace(/<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?>/gi, "")).normalize("NFC") : "";
 }
 
 function creatorName(c: Creator): string {
