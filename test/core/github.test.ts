@@ -446,6 +446,7 @@ describe("symbols: Python", () => {
         "Retriever",
         "Retriever.search",
         "Retriever.size",
+        "TEMPLATE", // a real constant; the defs inside its string are not symbols
         "_Internal",
         "_exported_private",
         "_hidden",

@@ -29,7 +29,10 @@ export interface BibtexOptions {
   source?: string;
 }
 
-/** Remove the parser's HTML markup (<i>, <b>, <sup>, <span style=...>, <a href=...>); NFC, since accents decode to combining marks. */
+/**
+ * Remove the parser's HTML markup (<i>, <b>, <sup>, <span style=...>, <a href=...>). NFC: the parser
+ * decodes accents to combining marks (K{\"u}ttler -> u + U+0308), which would not match typed names.
+ */
 function plain(s: string | undefined): string {
   return s ? oneLine(s.replace(/<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?>/gi, "")).normalize("NFC") : "";
 }

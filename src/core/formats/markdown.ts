@@ -112,7 +112,8 @@ export function fitArtifact(a: ArtifactInput, skipped: Skipped): ArtifactInput |
     // A self-edge fails the whole batch in prepareBatch (a paper listing itself in its references).
     if (!e.target || e.target === a.id || e.target.length > LIMITS.edgeTarget || seen.has(key)) continue;
     seen.add(key);
-    edges.push(e);
+    // The ingest schema caps an edge's context (e.g. the citing sentence) at 1,000 characters.
+    edges.push(e.context && e.context.length > 1000 ? { ...e, context: clip(e.context, 1000) } : e);
   }
   if (edges.length > LIMITS.edges)
     skipped.push({ ref: a.id, reason: `kept ${LIMITS.edges} of ${edges.length} edges (the ingest limit)` });

@@ -666,8 +666,12 @@ function cleanComment(raw: string): string {
     .trim();
 }
 
-/** The file's own description: the Python module docstring, else the leading comment (licenses and tool directives skipped). */
-function leadingDoc(path: string, content: string): string {
+/**
+ * The file's own description: the Python module docstring, else the leading comment (licenses and
+ * tool directives skipped), else the comment directly above the first exported declaration (files
+ * that start with imports and document their main export).
+ */
+function leadingDoc(path: string, content: string, firstExport: number | null): string {
   const scan = scanSource(path, content);
   if (!scan) return "";
   const py = languageOf(path) === "python";
@@ -696,7 +700,18 @@ function leadingDoc(path: string, content: string): string {
     }
     parts.push(text);
   }
-  return parts.join(" ").trim();
+  if (parts.length || firstExport === null) return parts.join(" ").trim();
+  const above: string[] = [];
+  let end = firstExport;
+  for (let k = scan.comments.length - 1; k >= 0; k--) {
+    const [s, e] = scan.comments[k] ?? [0, 0];
+    if (e > end) continue;
+    if (content.slice(e, end).trim()) break; // code between the comment and the declaration
+    above.unshift(cleanComment(content.slice(s, e)));
+    end = s;
+  }
+  const text = above.join(" ").trim();
+  return LICENSE_RE.test(text) || DIRECTIVE_RE.test(text) ? "" : text;
 }
 
 /** Cut at a word boundary at most `max` characters long. */
@@ -903,7 +918,7 @@ export function codeArtifacts(
       title: path.length > 1000 ? shorten(path, 1000) : path,
       synopsis: synopsisOf(
         path,
-        leadingDoc(path, file.content),
+        leadingDoc(path, file.content, exported[0]?.start ?? null),
         exported.map((s) => s.name).filter((n) => !n.includes(".")),
         internal.map((s) => s.name),
       ),

@@ -51,8 +51,9 @@ export interface ConditionalHeaders {
  *   and the blog "Announcing changes to REST API rate limits", 5 Nov 2025, effective 1 Dec 2025): the old
  *   50 req/s for public and polite pools was cut to 5 req/s (public) and 10 req/s (polite, `mailto`), with
  *   lower concurrency limits (the exact split is not in the docs we could check; assume 1). We pace list
- *   queries at 1/s: the public-pool figure holds with or without mailto, list queries are the expensive kind, and the live limit is
- *   advertised in the x-rate-limit-limit / x-rate-limit-interval response headers, which win.
+ *   queries at 1/s: the public-pool figure holds with or without mailto, list queries are the expensive
+ *   kind, and the live limit is advertised in the x-rate-limit-limit / x-rate-limit-interval response
+ *   headers, which win.
  * - GitHub REST (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api): 60
  *   requests/hour unauthenticated, 5,000/hour with a token (=> 720 ms); the default is the
  *   unauthenticated figure.
