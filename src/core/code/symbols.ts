@@ -409,7 +409,7 @@ function headerEnd(code: string, start: number, py: boolean, oneLine: boolean): 
     const ch = code[i] ?? "";
     if (ch === "\n" && paren === 0) {
       if (oneLine) return i;
-      if (py || (brace === 0 && (prev === ")" || prev === ";" || /[\w$]/.test(prev)))) return i;
+      if (py || (brace === 0 && angle === 0 && (prev === ")" || prev === ";" || /[\w$]/.test(prev)))) return i;
     }
     if (ch === "(" || ch === "[") paren++;
     else if (ch === ")" || ch === "]") paren = Math.max(0, paren - 1);
@@ -495,13 +495,18 @@ class SymbolTable {
     return this.byName.get(name);
   }
 
-  /** First declaration of a name wins (overloads, declaration merging); `exported` is OR-ed. */
+  /**
+   * First declaration of a name wins (overloads, declaration merging), except that a function or
+   * class replaces a plain value of the same name (`Enum = None` placeholders before `class Enum`);
+   * `exported` is OR-ed.
+   */
   add(name: string, kind: SymbolKind, start: number, exported: boolean, oneLine: boolean): CodeSymbol {
     const prev = this.byName.get(name);
-    if (prev) {
+    if (prev && !(prev.kind === "const" && kind !== "const")) {
       prev.exported ||= exported;
       return prev;
     }
+    if (prev) exported ||= prev.exported;
     const [s, lineE] = trimmedLine(this.content, start);
     // the name is normally on the first line; if a header breaks before it, extend to its line
     const bare = name.slice(name.lastIndexOf(".") + 1);
@@ -563,9 +568,10 @@ const RE_EXPORT_DEFAULT_EXPR = /^export\s+(?:default|=)\s+/;
 const RE_CJS_MODULE = /^module\.exports\s*=\s*/;
 const RE_CJS_PROP = new RegExp(`^(?:module\\.)?exports\\.(${ID})\\s*=(?!=)\\s*`);
 const RE_MEMBER = new RegExp(
-  `^((?:(?:public|protected|private|static|async|override|readonly|abstract|declare|accessor|get|set)\\s+)*)\\*?\\s*(#?${ID})\\s*(\\?|!)?\\s*(?:<[^>]*>)?\\s*(\\(|(?::[^=;]*)?=\\s*(?:async\\s*)?(?:\\(|${ID}\\s*=>|function\\b))`,
+  `^((?:(?:public|protected|private|static|async|override|readonly|abstract|declare|accessor|get|set)\\s+)*)\\*?\\s*(#?${ID})\\s*(\\?|!)?\\s*(?:<.*?>)?\\s*(\\(|(?::[^=;]*)?=\\s*(?:async\\s*)?(?:<|\\(|${ID}\\s*=>|function\\b))`,
 );
-const NOT_METHOD = new Set(["constructor", "if", "for", "while", "switch", "catch", "return", "function", "super"]);
+// Every keyword is a legal method name (`catch()`, `delete()`); only the constructor is not a method of the API.
+const NOT_METHOD = new Set(["constructor"]);
 
 /** What a value expression starting at `at` is: a function, a class, a bare identifier, or something else. */
 function valueKind(code: string, at: number): { kind: "function" | "class" | "ident" | "other"; ident?: string } {
