@@ -288,10 +288,18 @@ async function resolveEdgeTargets(
   renamed: Map<string, string>,
 ) {
   const inPlan = new Set(artifacts.map((a) => a.id));
+  // Works in this plan under another id form (openalex:W1 for the chunk doi:10.x) or title id.
+  const resolved = new Map<string, string>();
+  for (const a of artifacts) {
+    if (a.kind !== "paper") continue;
+    for (const x of idsOf(a)) if (x !== a.id && !inPlan.has(x)) resolved.set(x, a.id);
+    const t = `paper:${normAlias(a.title).replace(/ /g, "-")}`;
+    if (t !== a.id && !inPlan.has(t)) resolved.set(t, a.id);
+  }
   const targets = new Set<string>();
   for (const a of artifacts)
-    for (const e of a.edges ?? []) if (!inPlan.has(e.target) && paperId(e.target)) targets.add(e.target);
-  const resolved = new Map<string, string>();
+    for (const e of a.edges ?? [])
+      if (!inPlan.has(e.target) && !resolved.has(e.target) && paperId(e.target)) targets.add(e.target);
   if (targets.size > 0) {
     const existing = await world.chunksByIds(archiveId, [...targets]);
     const open = [...targets].filter((t) => !existing.has(t) && !renamed.has(t));

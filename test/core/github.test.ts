@@ -97,6 +97,7 @@ const TS_UTIL = `export function hash(s: string): string {
 const TS_TEST = `import { describe, it } from "vitest";
 import { buildIndex, Store } from "../src/store";
 import { fixture } from "./helpers";
+import { hash } from "../src/util.js";
 
 describe("store", () => {
   it("builds", () => buildIndex([], fixture));
@@ -824,6 +825,7 @@ describe("codeArtifacts", () => {
     expect(edgesOf(plan, "test/store.test.ts")).toEqual([
       `depends-on ${id("test/helpers.ts")} 1`, // a test helper is a dependency, not a subject
       `tests ${id("src/store.ts")} 1`, // imported and mirrored by name
+      `tests ${id("src/util.ts")} 0.5`, // imported only
     ]);
     expect(edgesOf(plan, "pkg/retriever.py")).toEqual([
       `depends-on ${id("pkg/index.py")} 1`,

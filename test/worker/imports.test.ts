@@ -70,7 +70,12 @@ describe("file imports", () => {
     const again = await importFile(id, key, "bibtex", BIB);
     expect(again.body.counts).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
 
-    const changed = await importFile(id, key, "bibtex", BIB.replace("We explore retrieval-augmented generation.", "We fine-tune retrieval and generation jointly."));
+    const changed = await importFile(
+      id,
+      key,
+      "bibtex",
+      BIB.replace("We explore retrieval-augmented generation.", "We fine-tune retrieval and generation jointly."),
+    );
     expect(changed.body.counts).toMatchObject({ updated: 1, unchanged: 1 });
     expect((await history(id, key, "arxiv:2005.11401")).body.versions).toHaveLength(2);
   });
@@ -83,17 +88,26 @@ describe("file imports", () => {
     const paperId = res.body.items.find((i: { id: string }) => i.id.startsWith("paper:"))?.id as string;
     expect(paperId).toBeTruthy();
     const paper = await history(id, key, paperId);
-    const sections = paper.body.edges.filter((e: { type: string; dst: string }) => e.type === "part-of" && e.dst === paperId);
+    const sections = paper.body.edges.filter(
+      (e: { type: string; dst: string }) => e.type === "part-of" && e.dst === paperId,
+    );
     expect(sections.length).toBeGreaterThanOrEqual(3);
     for (const e of sections) {
       const h = await history(id, key, e.src);
       const m = /#chars=(\d+)-(\d+)$/.exec(h.body.versions[0].source);
       expect(m).not.toBeNull();
-      const card = await api("POST", `/v1/archives/${id}/expand`, { chunks: [{ id: e.src }], budget_tokens: 2000 }, key);
+      const card = await api(
+        "POST",
+        `/v1/archives/${id}/expand`,
+        { chunks: [{ id: e.src }], budget_tokens: 2000 },
+        key,
+      );
       const anchor = card.body.cards[0].anchored_spans[0];
       expect(MD.slice(Number(m?.[1]), Number(m?.[2]))).toContain(anchor.snippet);
     }
-    const cites = paper.body.edges.filter((e: { type: string; src: string }) => e.type === "cites" && e.src === paperId).map((e: { dst: string }) => e.dst);
+    const cites = paper.body.edges
+      .filter((e: { type: string; src: string }) => e.type === "cites" && e.src === paperId)
+      .map((e: { dst: string }) => e.dst);
     // By title (no id in the reference) and by DOI, onto the chunks the BibTeX import created.
     expect(cites).toContain("arxiv:2005.11401");
     expect(cites).toContain("doi:10.5555/hipporag.2024");
@@ -111,17 +125,26 @@ describe("file imports", () => {
           title: "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",
           content:
             "HippoRAG: Neurobiologically Inspired Long-Term Memory. In order to thrive in hostile environments, mammalian brains store knowledge. We introduce HippoRAG, a retrieval framework inspired by hippocampal indexing theory. It outperforms state-of-the-art methods by up to 20% on multi-hop QA. HippoRAG synergistically orchestrates LLMs, knowledge graphs and the Personalized PageRank algorithm to mimic the different roles of neocortex and hippocampus in human memory. Single-step retrieval with HippoRAG matches iterative retrieval like IRCoT while being 10-30 times cheaper and 6-13 times faster.",
-          entities: [{ type: "paper", id: "arxiv:2405.14831", name: "HippoRAG", aliases: ["doi:10.5555/hipporag.2024"] }],
+          entities: [
+            { type: "paper", id: "arxiv:2405.14831", name: "HippoRAG", aliases: ["doi:10.5555/hipporag.2024"] },
+          ],
           source: "https://arxiv.org/abs/2405.14831v1",
         },
       ],
     };
     const merged = await importFile(id, key, "json", JSON.stringify(feed));
-    expect(merged.body.merges).toEqual([expect.objectContaining({ from: "arxiv:2405.14831", into: "doi:10.5555/hipporag.2024", kept: "incoming" })]);
+    expect(merged.body.merges).toEqual([
+      expect.objectContaining({ from: "arxiv:2405.14831", into: "doi:10.5555/hipporag.2024", kept: "incoming" }),
+    ]);
     const h = await history(id, key, "doi:10.5555/hipporag.2024");
     expect(h.body.versions).toHaveLength(2);
     expect((await history(id, key, "arxiv:2405.14831")).status).toBe(404);
-    const ent = await api("GET", `/v1/archives/${id}/history?entity=${encodeURIComponent("doi:10.5555/hipporag.2024")}`, undefined, key);
+    const ent = await api(
+      "GET",
+      `/v1/archives/${id}/history?entity=${encodeURIComponent("doi:10.5555/hipporag.2024")}`,
+      undefined,
+      key,
+    );
     expect(ent.body.events.some((e: { op: string }) => e.op === "deduplicated")).toBe(true);
 
     // A poorer record with only the title: merged into the existing chunk, which is kept.
@@ -147,22 +170,40 @@ describe("file imports", () => {
       },
       abstract: { text: "We build a graph memory for multi-hop question answering." },
       body_text: [
-        { section: "Introduction", text: "Retrieval helps language models {{cite:aa11}}. Graphs help more.", cite_spans: [] },
+        {
+          section: "Introduction",
+          text: "Retrieval helps language models {{cite:aa11}}. Graphs help more.",
+          cite_spans: [],
+        },
         { section: "Method", text: "We run personalised PageRank as in prior work {{cite:bb22}}.", cite_spans: [] },
       ],
       bib_entries: {
-        aa11: { bib_entry_raw: "P. Lewis et al. Retrieval-Augmented Generation. arXiv:2005.11401", ids: { arxiv_id: "2005.11401", doi: "", open_alex_id: "" } },
-        bb22: { bib_entry_raw: "B. Gutierrez et al. HippoRAG. 2024", ids: { arxiv_id: "2405.14831", doi: "10.5555/hipporag.2024", open_alex_id: "" } },
+        aa11: {
+          bib_entry_raw: "P. Lewis et al. Retrieval-Augmented Generation. arXiv:2005.11401",
+          ids: { arxiv_id: "2005.11401", doi: "", open_alex_id: "" },
+        },
+        bb22: {
+          bib_entry_raw: "B. Gutierrez et al. HippoRAG. 2024",
+          ids: { arxiv_id: "2405.14831", doi: "10.5555/hipporag.2024", open_alex_id: "" },
+        },
       },
     };
     const res = await importFile(id, key, "fulltext", JSON.stringify(paper));
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.counts.created).toBeGreaterThanOrEqual(3);
     const h = await history(id, key, "arxiv:2212.00001");
-    const sectionIds = h.body.edges.filter((e: { type: string }) => e.type === "part-of").map((e: { src: string }) => e.src);
+    const sectionIds = h.body.edges
+      .filter((e: { type: string }) => e.type === "part-of")
+      .map((e: { src: string }) => e.src);
     expect(sectionIds.length).toBe(2);
-    const intro = await history(id, key, sectionIds.find((s: string) => s.includes("introduction")));
-    const cite = intro.body.edges.find((e: { type: string; dst: string }) => e.type === "cites" && e.dst === "arxiv:2005.11401");
+    const intro = await history(
+      id,
+      key,
+      sectionIds.find((s: string) => s.includes("introduction")),
+    );
+    const cite = intro.body.edges.find(
+      (e: { type: string; dst: string }) => e.type === "cites" && e.dst === "arxiv:2005.11401",
+    );
     expect(cite?.context).toMatch(/Retrieval helps language models/);
     expect((await importFile(id, key, "fulltext", "{not json")).status).toBe(400);
   });
@@ -179,7 +220,8 @@ describe("file imports", () => {
           type: "Methodology",
           description: "CCS finds a direction in activation space that satisfies logical consistency.",
           code: {
-            implementation: "import numpy as np\n\ndef ccs_loss(p_pos, p_neg):\n    return ((p_pos - (1 - p_neg)) ** 2).mean()\n",
+            implementation:
+              "import numpy as np\n\ndef ccs_loss(p_pos, p_neg):\n    return ((p_pos - (1 - p_neg)) ** 2).mean()\n",
             test: "def test_ccs_loss():\n    assert ccs_loss(np.array([1.0]), np.array([0.0])) == 0\n",
             documentation: "Consistency loss of CCS.",
             package: ["numpy"],
@@ -195,22 +237,43 @@ describe("file imports", () => {
     const test = ids.find((x) => x.endsWith("#test"));
     expect(code && test).toBeTruthy();
     const codeH = await history(id, key, code as string);
-    expect(codeH.body.edges.some((e: { type: string; src: string }) => e.type === "implements" && e.src === code)).toBe(true);
-    expect(codeH.body.edges.some((e: { type: string; src: string }) => e.type === "tests" && e.src === test)).toBe(true);
+    expect(codeH.body.edges.some((e: { type: string; src: string }) => e.type === "implements" && e.src === code)).toBe(
+      true,
+    );
+    expect(codeH.body.edges.some((e: { type: string; src: string }) => e.type === "tests" && e.src === test)).toBe(
+      true,
+    );
     expect((await importFile(id, key, "xkg", JSON.stringify(xkg))).body.counts.created).toBe(0);
   });
 
   it("feed JSON: deprecations are visible to as_of queries", async () => {
     const { id, key } = await newArchive("imp");
-    const feed = { artifacts: [{ id: "decision:cache", kind: "decision", title: "Cache heads", content: "We cache heads in the Durable Object." }] };
+    const feed = {
+      artifacts: [
+        {
+          id: "decision:cache",
+          kind: "decision",
+          title: "Cache heads",
+          content: "We cache heads in the Durable Object.",
+        },
+      ],
+    };
     expect((await importFile(id, key, "json", JSON.stringify(feed))).body.counts.created).toBe(1);
     const before = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 5));
-    const dep = await importFile(id, key, "json", JSON.stringify({ deprecations: [{ id: "decision:cache", reason: "superseded" }] }));
+    const dep = await importFile(
+      id,
+      key,
+      "json",
+      JSON.stringify({ deprecations: [{ id: "decision:cache", reason: "superseded" }] }),
+    );
     expect(dep.body.counts.deprecated).toBe(1);
     expect(await versionAt(id, key, "decision:cache", before)).toBe(1);
     expect(await versionAt(id, key, "decision:cache", new Date(Date.now() + 1000).toISOString())).toBeNull();
     // Withdrawing again is a no-op.
-    expect((await importFile(id, key, "json", JSON.stringify({ deprecations: [{ id: "decision:cache" }] }))).body.counts.deprecated).toBe(0);
+    expect(
+      (await importFile(id, key, "json", JSON.stringify({ deprecations: [{ id: "decision:cache" }] }))).body.counts
+        .deprecated,
+    ).toBe(0);
   });
 });

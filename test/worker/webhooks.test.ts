@@ -241,6 +241,7 @@ describe("GitHub push webhook", () => {
 
     // Modified file: a new version; the same content pushed again: none.
     const t1 = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 5)); // the next push is stamped strictly after t1
     mockFetch(githubFiles({ "src/index.ts": INDEX_V2 }));
     await sendGithub(id, "github", secret, pushPayload("b".repeat(40), [{ modified: ["src/index.ts"] }]), {
       delivery: "g2",

@@ -403,6 +403,7 @@ function headerEnd(code: string, start: number, py: boolean, oneLine: boolean): 
   let paren = 0;
   let brace = 0;
   let angle = 0; // TS generics at paren depth 0: `class A<T extends { id: string }> {`
+  let arrow = false;
   let prev = "";
   const limit = Math.min(code.length, start + 2000);
   for (let i = start; i < limit; i++) {
@@ -416,9 +417,13 @@ function headerEnd(code: string, start: number, py: boolean, oneLine: boolean): 
     else if (paren === 0) {
       if (py) {
         if (ch === ":" && !oneLine) return i + 1;
-      } else if (ch === "<") angle++;
-      else if (ch === ">" && prev !== "=") angle = Math.max(0, angle - 1);
-      else if (ch === "{") {
+      } else if (ch === "<" && !arrow) angle++;
+      else if (ch === ">") {
+        if (prev === "=") {
+          arrow = true; // `=>`: a body follows, where `<` is a comparison
+          angle = 0;
+        } else angle = Math.max(0, angle - 1);
+      } else if (ch === "{") {
         if (brace > 0 || angle > 0 || (prev !== "" && ":|&<,=".includes(prev))) brace++;
         else return i;
       } else if (ch === "}") brace = Math.max(0, brace - 1);
@@ -481,14 +486,7 @@ class SymbolTable {
   }
 
   lineOf(offset: number): number {
-    let lo = 0;
-    let hi = this.lines.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.lines.starts[mid] ?? 0) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
+    return lineIndex(this.lines, offset) + 1;
   }
 
   get(name: string): CodeSymbol | undefined {
@@ -512,8 +510,8 @@ class SymbolTable {
     const bare = name.slice(name.lastIndexOf(".") + 1);
     let e = lineE;
     if (bare && bare !== "default" && !this.content.slice(s, e).includes(bare)) {
-      const at = this.content.indexOf(bare, e);
-      if (at >= 0 && at - e < 400) e = trimmedLine(this.content, at)[1];
+      const at = this.content.slice(e, e + 400).indexOf(bare);
+      if (at >= 0) e = trimmedLine(this.content, e + at)[1];
     }
     const hEnd = headerEnd(this.code, start, this.py, oneLine);
     const sym: CodeSymbol = {
@@ -568,7 +566,7 @@ const RE_EXPORT_DEFAULT_EXPR = /^export\s+(?:default|=)\s+/;
 const RE_CJS_MODULE = /^module\.exports\s*=\s*/;
 const RE_CJS_PROP = new RegExp(`^(?:module\\.)?exports\\.(${ID})\\s*=(?!=)\\s*`);
 const RE_MEMBER = new RegExp(
-  `^((?:(?:public|protected|private|static|async|override|readonly|abstract|declare|accessor|get|set)\\s+)*)\\*?\\s*(#?${ID})\\s*(\\?|!)?\\s*(?:<.*?>)?\\s*(\\(|(?::[^=;]*)?=\\s*(?:async\\s*)?(?:<|\\(|${ID}\\s*=>|function\\b))`,
+  `^((?:(?:public|protected|private|static|async|override|readonly|abstract|declare|accessor|get|set)\\s+)*)\\*?\\s*(#?${ID})\\s*(\\?|!)?\\s*(?:<.*?>)?\\s*(\\(|<\\s*$|(?::[^=;]*)?=\\s*(?:async\\s*)?(?:<|\\(|${ID}\\s*=>|function\\b))`,
 );
 // Every keyword is a legal method name (`catch()`, `delete()`); only the constructor is not a method of the API.
 const NOT_METHOD = new Set(["constructor"]);
@@ -724,9 +722,8 @@ function addJsMethods(table: SymbolTable, code: string, lines: Lines, cls: strin
   const close = matchBracket(code, open);
   if (close < 0) return;
   const baseDepth = depthAt(code, lines, open) + 1;
-  for (let li = 0; li < lines.starts.length; li++) {
+  for (let li = lineIndex(lines, open) + 1; li < lines.starts.length; li++) {
     const ls = lines.starts[li] ?? 0;
-    if (ls <= open) continue;
     if (ls >= close) break;
     if ((lines.depth[li] ?? 0) !== baseDepth) continue;
     const le = lineEnd(code, ls);
@@ -740,10 +737,21 @@ function addJsMethods(table: SymbolTable, code: string, lines: Lines, cls: strin
   }
 }
 
-/** Bracket depth just after the character at `pos` (line start depth + the line's prefix). */
+/** Index of the line holding offset `pos` (binary search over line starts). */
+function lineIndex(lines: Lines, pos: number): number {
+  let lo = 0;
+  let hi = lines.starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((lines.starts[mid] ?? 0) <= pos) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Bracket depth just before the character at `pos` (line start depth + the line's prefix). */
 function depthAt(code: string, lines: Lines, pos: number): number {
-  let li = 0;
-  for (let k = 0; k < lines.starts.length && (lines.starts[k] ?? 0) <= pos; k++) li = k;
+  const li = lineIndex(lines, pos);
   let d = lines.depth[li] ?? 0;
   for (let i = lines.starts[li] ?? 0; i < pos; i++) {
     const c = code[i];
@@ -916,7 +924,8 @@ export function extractImports(path: string, content: string): string[] {
     // the preceding token must not be a property access (`x.from "…"` is not an import)
     if (code[(m.index ?? 0) - 1] === ".") continue;
     const close = code.indexOf(q, open + 1);
-    if (close < 0) continue;
+    // strings end at the line's end in the scanner: a closing quote further away is someone else's
+    if (close < 0 || close > lineEnd(code, open)) continue;
     const spec = content.slice(open + 1, close);
     if (spec.startsWith("./") || spec.startsWith("../") || spec === "." || spec === "..") out.add(spec);
   }
