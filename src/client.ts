@@ -29,11 +29,11 @@ export class PaperGuruClient {
     return new PaperGuruClient(this.baseUrl, key);
   }
 
-  async request(method: string, path: string, body?: unknown): Promise<Json> {
+  async request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<Json> {
     const init = {
       method,
-      headers: { authorization: `Bearer ${this.key}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { authorization: `Bearer ${this.key}`, "content-type": contentType },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     };
     const target = `${this.baseUrl.replace(/\/$/, "")}${path}`;
     let res: Response;
@@ -95,5 +95,20 @@ export class PaperGuruClient {
   }
   evict(archive: string) {
     return this.request("POST", `/v1/archives/${archive}/admin/evict`);
+  }
+
+  /** Import a file's text (format: bibtex | markdown | fulltext | xkg | json); returns counts and merges. */
+  importText(archive: string, format: string, text: string, name: string) {
+    const qs = new URLSearchParams({ format, name });
+    return this.request("POST", `/v1/archives/${archive}/import?${qs}`, text, "text/plain; charset=utf-8");
+  }
+  sources(archive: string) {
+    return this.request("GET", `/v1/archives/${archive}/sources`);
+  }
+  addSource(archive: string, body: unknown) {
+    return this.request("POST", `/v1/archives/${archive}/sources`, body);
+  }
+  ingestLog(archive: string) {
+    return this.request("GET", `/v1/archives/${archive}/ingest-log`);
   }
 }

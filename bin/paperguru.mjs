@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Runs the TypeScript CLI through tsx (a dependency of the repository checkout).
+import { register } from "tsx/esm/api";
+
+register();
+await import("../src/cli/main.ts");
