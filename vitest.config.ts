@@ -29,6 +29,8 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/worker/**/*.test.ts"],
+          // Webhook tests go through the real local Queue, which batches for ~1 s per delivery.
+          testTimeout: 30_000,
           setupFiles: ["./test/worker/setup.ts"],
         },
       },

@@ -7,9 +7,11 @@
 import type { ImportPlan } from "../core/formats/types";
 import {
   codeArtifacts,
+  commitRequest,
   fileChunkId,
   isIndexable,
   type PushChanges,
+  parseCommit,
   parseTree,
   rawFileRequest,
   removedDeprecations,
@@ -88,6 +90,13 @@ async function knownPaths(deps: FeedDeps, archiveId: string, repo: string): Prom
 }
 
 export async function githubPushPlan(deps: FeedDeps, archiveId: string, push: PushChanges): Promise<ImportPlan> {
+  const known = await knownPaths(deps, archiveId, push.repo);
+  if (push.fullSync) {
+    // A forced push (or one over GitHub's 2,048-commit listing) hides what changed: re-list the tree.
+    const r = await treeSync(deps, push.repo, "", { sha: push.after, at: push.at }, {}, known);
+    r.plan.skipped.push({ ref: push.ref, reason: `full tree sync: ${push.fullSync}` });
+    return r.plan;
+  }
   const plan: ImportPlan = { artifacts: [], deprecations: [], skipped: [] };
   const changed = push.changed.filter((p) => {
     if (isIndexable(p)) return true;
@@ -95,7 +104,7 @@ export async function githubPushPlan(deps: FeedDeps, archiveId: string, push: Pu
     return false;
   });
   const files = await fetchFiles(deps, push.repo, push.after, push.at, changed, plan);
-  const code = codeArtifacts(push.repo, files, { knownPaths: await knownPaths(deps, archiveId, push.repo) });
+  const code = codeArtifacts(push.repo, files, { knownPaths: [...known, ...changed] });
   plan.artifacts.push(...code.artifacts);
   plan.skipped.push(...code.skipped);
   plan.deprecations.push(
@@ -116,60 +125,67 @@ export interface RepoSyncState {
 }
 
 /**
- * One run of a `github` source: resolve the ref to a commit, read the tree under the path, fetch
- * files whose blob sha changed (at most MAX_FILES per run), deprecate files that disappeared.
- * Returns the plan and the state to store once the plan is applied.
+ * Sync the files under `prefix` at one commit: fetch files whose blob sha differs from `previous`
+ * (at most MAX_FILES; `remaining` says how many are left for the next run) and deprecate files of
+ * `previous` or `known` that are gone from the tree.
+ */
+async function treeSync(
+  deps: FeedDeps,
+  repo: string,
+  prefix: string,
+  commit: { sha: string; at: number },
+  previous: Record<string, string>,
+  known: string[],
+): Promise<{ plan: ImportPlan; files: Record<string, string>; remaining: number }> {
+  const plan: ImportPlan = { artifacts: [], deprecations: [], skipped: [] };
+  const treeRes = await fetchSpec(deps, treeRequest(repo, commit.sha, deps.githubToken ?? undefined));
+  if (!treeRes.ok) throw await httpFailure(treeRes, `GitHub tree ${repo}@${commit.sha}`);
+  const tree = parseTree(await treeRes.text(), prefix);
+  if (!tree.ok) throw new HttpError(502, tree.error.message);
+  if (tree.value.truncated)
+    plan.skipped.push({
+      ref: prefix || "/",
+      reason: "GitHub truncated the tree (over 100,000 entries); narrow the path",
+    });
+  const current = new Map(tree.value.files.map((f) => [f.path, f.sha]));
+  const changed = tree.value.files.filter((f) => previous[f.path] !== f.sha).map((f) => f.path);
+  const underPrefix = (p: string) => !prefix || p === prefix || p.startsWith(`${prefix.replace(/\/+$/, "")}/`);
+  const gone = new Set([...Object.keys(previous), ...known.filter(underPrefix)].filter((p) => !current.has(p)));
+  const take = changed.slice(0, MAX_FILES);
+  const fetched = await fetchFiles(deps, repo, commit.sha, commit.at, take, plan);
+  const code = codeArtifacts(repo, fetched, { knownPaths: current.keys() });
+  plan.artifacts.push(...code.artifacts);
+  plan.skipped.push(...code.skipped);
+  plan.deprecations.push(...removedDeprecations(repo, [...gone], commit.sha, commit.at));
+  const files: Record<string, string> = {};
+  for (const [p, sha] of Object.entries(previous)) if (current.has(p)) files[p] = sha;
+  for (const f of fetched) files[f.path] = current.get(f.path) ?? "";
+  return { plan, files, remaining: changed.length - take.length };
+}
+
+/**
+ * One run of a `github` source: resolve the ref to a commit (an unchanged commit fetches nothing
+ * more), then sync the tree under the path. Returns the plan and the state to store once applied.
  */
 export async function githubRepoPlan(
   deps: FeedDeps,
   loc: { repo: string; path: string; ref: string | null },
   state: RepoSyncState,
 ): Promise<{ plan: ImportPlan; state: RepoSyncState; remaining: number; notModified: boolean }> {
-  const token = deps.githubToken ?? undefined;
   const ref = loc.ref ?? "HEAD";
-  const commitRes = await fetchSpec(deps, {
-    url: `https://api.github.com/repos/${loc.repo}/commits/${encodeURIComponent(ref)}`,
-    headers: {
-      Accept: "application/vnd.github+json",
-      "User-Agent": "paperguru",
-      "X-GitHub-Api-Version": "2022-11-28",
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-  });
+  const commitRes = await fetchSpec(deps, commitRequest(loc.repo, ref, deps.githubToken ?? undefined));
   if (!commitRes.ok) throw await httpFailure(commitRes, `GitHub commit ${loc.repo}@${ref}`);
-  const commit = (await commitRes.json()) as { sha?: string; commit?: { committer?: { date?: string } } };
-  if (!commit.sha) throw new HttpError(502, `GitHub commit ${loc.repo}@${ref}: no sha in response`);
-  const plan: ImportPlan = { artifacts: [], deprecations: [], skipped: [] };
-  if (commit.sha === state.commit && Object.keys(state.files).length > 0)
-    return { plan, state, remaining: 0, notModified: true };
-  const at = Date.parse(commit.commit?.committer?.date ?? "") || deps.apply.now();
-  const treeRes = await fetchSpec(deps, treeRequest(loc.repo, commit.sha, token));
-  if (!treeRes.ok) throw await httpFailure(treeRes, `GitHub tree ${loc.repo}@${commit.sha}`);
-  const tree = parseTree(await treeRes.text(), loc.path);
-  if (!tree.ok) throw new HttpError(502, tree.error.message);
-  if (tree.value.truncated)
-    plan.skipped.push({
-      ref: loc.path || "/",
-      reason: "GitHub truncated the tree (over 100,000 entries); narrow the path",
-    });
-  const current = new Map(tree.value.files.map((f) => [f.path, f.sha]));
-  const changed = tree.value.files.filter((f) => state.files[f.path] !== f.sha).map((f) => f.path);
-  const removed = Object.keys(state.files).filter((p) => !current.has(p));
-  const take = changed.slice(0, MAX_FILES);
-  const files = await fetchFiles(deps, loc.repo, commit.sha, at, take, plan);
-  const code = codeArtifacts(loc.repo, files, { knownPaths: current.keys() });
-  plan.artifacts.push(...code.artifacts);
-  plan.skipped.push(...code.skipped);
-  plan.deprecations.push(...removedDeprecations(loc.repo, removed, commit.sha, at));
-  const next: Record<string, string> = {};
-  for (const [p, sha] of Object.entries(state.files)) if (current.has(p)) next[p] = sha;
-  for (const f of files) next[f.path] = current.get(f.path) ?? "";
-  const remaining = changed.length - take.length;
+  const commit = parseCommit(await commitRes.text());
+  if (!commit.ok) throw new HttpError(502, `GitHub commit ${loc.repo}@${ref}: ${commit.error.message}`);
+  const { sha, at } = commit.value;
+  if (sha === state.commit && Object.keys(state.files).length > 0)
+    return { plan: { artifacts: [], deprecations: [], skipped: [] }, state, remaining: 0, notModified: true };
+  const r = await treeSync(deps, loc.repo, loc.path, { sha, at }, state.files, []);
   // The commit is recorded only when every changed file was taken, so the next run continues.
   return {
-    plan,
-    state: { files: next, ...(remaining === 0 ? { commit: commit.sha } : {}) },
-    remaining,
+    plan: r.plan,
+    state: { files: r.files, ...(r.remaining === 0 ? { commit: sha } : {}) },
+    remaining: r.remaining,
     notModified: false,
   };
 }

@@ -276,6 +276,31 @@ describe("GitHub push webhook", () => {
     expect(await waitDelivery(id, key, "github", "g5")).toMatchObject({ status: "ignored" });
   });
 
+  it("re-lists the tree after a forced push: files the rewritten history dropped are deprecated", async () => {
+    const { id, key } = await newArchive("gh");
+    const secret = await createWebhook(id, "github", "github");
+    mockFetch(githubFiles({ "src/index.ts": INDEX_V1, "src/extra.ts": "export const EXTRA = 1;\n" }));
+    await sendGithub(id, "github", secret, pushPayload("a".repeat(40), [{ added: ["src/index.ts", "src/extra.ts"] }]), {
+      delivery: "f1",
+    });
+    expect(await waitDelivery(id, key, "github", "f1")).toMatchObject({ result: { created: 2 } });
+
+    // History rewritten: the payload lists no commits; the tree at `after` has only src/index.ts.
+    mockFetch({
+      ...githubFiles({ "src/index.ts": INDEX_V1 }),
+      "https://api.github.com/repos/acme/memory/git/trees/": () =>
+        Response.json({
+          sha: "9".repeat(40),
+          truncated: false,
+          tree: [{ path: "src/index.ts", type: "blob", mode: "100644", sha: "1".repeat(40), size: INDEX_V1.length }],
+        }),
+    });
+    const forced = { ...pushPayload("9".repeat(40), []), forced: true };
+    await sendGithub(id, "github", secret, forced, { delivery: "f2" });
+    expect(await waitDelivery(id, key, "github", "f2")).toMatchObject({ result: { unchanged: 1, deprecated: 1 } });
+    expect((await history(id, key, "gh:acme/memory/src/extra.ts")).body.chunk.deprecatedAt).not.toBeNull();
+  });
+
   it("rejects a bad signature and a malformed push, storing nothing", async () => {
     const { id, key } = await newArchive("gh");
     const secret = await createWebhook(id, "github", "github");
