@@ -105,6 +105,19 @@ describe("file imports", () => {
       const anchor = card.body.cards[0].anchored_spans[0];
       expect(MD.slice(Number(m?.[1]), Number(m?.[2]))).toContain(anchor.snippet);
     }
+    // Unchanged re-import: nothing new; an edited section: one new version, of that section only.
+    expect((await importFile(id, key, "markdown", MD, "study.md")).body.counts).toMatchObject({
+      created: 0,
+      updated: 0,
+    });
+    const edited = await importFile(
+      id,
+      key,
+      "markdown",
+      MD.replace("rises from 72.0 to 75.5", "rises from 72.0 to 76.0"),
+      "study.md",
+    );
+    expect(edited.body.counts).toMatchObject({ created: 0, updated: 2 }); // the paper (whole text) and the Results section
     const cites = paper.body.edges
       .filter((e: { type: string; src: string }) => e.type === "cites" && e.src === paperId)
       .map((e: { dst: string }) => e.dst);
@@ -205,6 +218,16 @@ describe("file imports", () => {
       (e: { type: string; dst: string }) => e.type === "cites" && e.dst === "arxiv:2005.11401",
     );
     expect(cite?.context).toMatch(/Retrieval helps language models/);
+    expect((await importFile(id, key, "fulltext", JSON.stringify(paper))).body.counts).toMatchObject({
+      created: 0,
+      updated: 0,
+    });
+    const revised = structuredClone(paper);
+    (revised.body_text[1] as { text: string }).text = "We run personalised PageRank with damping 0.5 {{cite:bb22}}.";
+    expect((await importFile(id, key, "fulltext", JSON.stringify(revised))).body.counts).toMatchObject({
+      created: 0,
+      updated: 1,
+    });
     expect((await importFile(id, key, "fulltext", "{not json")).status).toBe(400);
   });
 

@@ -181,4 +181,19 @@ describe("sources registry and cron", () => {
     expect((await api("DELETE", `/v1/archives/${id}/sources/${paused}`, undefined, key)).status).toBe(200);
     expect((await api("GET", `/v1/archives/${id}/sources/${paused}`, undefined, key)).status).toBe(404);
   });
+
+  it("a url source whose response is malformed records a clear error and stores nothing", async () => {
+    const { id, key } = await newArchive("src");
+    const sid = await addSource(id, key, { kind: "url", location: "https://feeds.example.org/broken.json" });
+    let body = "<html>not json</html>";
+    mockFetch({ "https://feeds.example.org/broken.json": () => new Response(body) });
+    const r1 = await run(id, key, sid);
+    expect(r1.run).toMatchObject({ status: "error", counts: null });
+    expect(r1.run.error).toMatch(/not JSON/);
+    body = JSON.stringify({ artifacts: [{ id: "note:x", kind: "note", title: "X" }] });
+    const r2 = await run(id, key, sid);
+    expect(r2.run.error).toMatch(/artifacts\.0\.content/);
+    expect(r2.source.status.consecutive_failures).toBe(2);
+    expect((await history(id, key, "note:x")).status).toBe(404);
+  });
 });
