@@ -14,7 +14,9 @@ import { join } from "node:path";
 import MiniSearch from "minisearch";
 import { PaperGuruClient } from "../src/client";
 import { cosine, HashedEmbedder } from "../src/core/embed/hashed";
-import { canonicalPaperId, slug } from "../src/core/ids";
+import { parseFullTextPapers } from "../src/core/formats/fulltext";
+import { paperIdentity } from "../src/core/formats/paper";
+import { slug } from "../src/core/ids";
 import { type Server, startServer } from "./lib/server";
 
 const args = process.argv.slice(2);
@@ -497,119 +499,106 @@ interface UnarxivePaper {
 }
 
 /**
- * Full-text papers (unarXive sample, 49 papers, 1,786 bibliography entries): papers and their
- * sections become chunks; bibliography entries with ids become paper entities (arXiv id preferred,
- * then DOI, then OpenAlex; the other ids are aliases) and `cites` edges from the citing section.
- * Reported: how many references carry an identifier, how many distinct canonical entities they
- * make (the same work cited by several papers is one entity), and whether every id form of a
- * reference resolves to that one entity through /resolve.
+ * Full-text papers through the file import (`POST /import?format=fulltext`, the same parser the
+ * CLI uses): the unarXive sample (49 papers, 1,786 bibliography entries) in requests of 10 papers,
+ * then the same files again (must be all `unchanged`). Reported: import throughput, how many
+ * references carry an identifier and how many distinct canonical entities they make (the same work
+ * cited by several papers is one entity), whether every id form of a reference resolves to that one
+ * entity through /resolve, and the title-only references: how many distinct title entities they
+ * make, how many are cited by two or more papers, and how many land on a paper of the sample.
  */
 async function unarxive(server: Server, dir: string) {
   const f = join(dir, "unarxive", "arXiv_src_2212_086.jsonl");
   if (!existsSync(f)) return null;
-  const papers = readFileSync(f, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as UnarxivePaper);
-  const canon = (b: UnarxiveBib) => {
-    const forms = [
-      b.ids?.arxiv_id ? `arXiv:${b.ids.arxiv_id}` : "",
-      b.ids?.doi ? `doi:${b.ids.doi}` : "",
-      b.ids?.open_alex_id ?? "",
-    ].filter(Boolean);
-    const ids = forms.map((x) => canonicalPaperId(x)).filter((x): x is string => x !== null);
-    return { forms, ids };
-  };
-  let refs = 0;
-  let withIds = 0;
-  const entityOf = new Map<string, string>(); // any canonical id form -> the entity id used
-  const artifacts = [];
-  for (const p of papers) {
-    const pid = `arxiv:${p.paper_id}`;
-    const created = p.metadata.versions?.[0]?.created;
-    const validFrom = created ? new Date(Date.parse(created)).toISOString() : undefined;
-    artifacts.push({
-      id: pid,
-      kind: "paper" as const,
-      title: p.metadata.title.replace(/\s+/g, " "),
-      content: p.metadata.abstract.trim() || p.metadata.title,
-      valid_from: validFrom,
-    });
-    const sections = new Map<string, string[]>();
-    for (const para of p.body_text) {
-      const name = para.section ?? "Body";
-      const list = sections.get(name) ?? [];
-      list.push(para.text);
-      sections.set(name, list);
-    }
-    let si = 0;
-    for (const [name, paras] of sections) {
-      const text = paras.join("\n\n");
-      const cited = [...text.matchAll(/\{\{cite:([0-9a-f]+)\}\}/g)].map((m) => m[1] as string);
-      const entities = [];
-      const edges = [];
-      for (const key of new Set(cited)) {
-        const b = p.bib_entries[key];
-        if (!b) continue;
-        const { ids } = canon(b);
-        if (ids.length === 0) continue;
-        const main =
-          entityOf.get(ids[0] as string) ?? ids.map((x) => entityOf.get(x)).find(Boolean) ?? (ids[0] as string);
-        for (const x of ids) entityOf.set(x, main);
-        entities.push({
-          type: "paper" as const,
-          id: main,
-          name: b.bib_entry_raw.slice(0, 200),
-          aliases: ids.filter((x) => x !== main),
-        });
-        edges.push({ type: "cites" as const, target: main });
-      }
-      artifacts.push({
-        id: `${pid}#s${si++}`,
-        kind: "section" as const,
-        title: `${p.metadata.title.replace(/\s+/g, " ").slice(0, 150)}: ${name}`.slice(0, 900),
-        content: text.slice(0, 1_000_000) || name,
-        entities,
-        edges: [{ type: "part-of" as const, target: pid }, ...edges],
-        valid_from: validFrom,
-      });
-    }
-    for (const b of Object.values(p.bib_entries)) {
-      refs++;
-      if (canon(b).ids.length) withIds++;
-    }
-  }
+  const lines = readFileSync(f, "utf8").split("\n").filter(Boolean);
+  const papers = lines.map((l) => JSON.parse(l) as UnarxivePaper);
   const admin = new PaperGuruClient(server.url, server.adminKey);
   const id = `eval-unarxive-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name: "unarXive sample", params });
   const pg = admin.withKey(created.key.secret);
-  for (let i = 0; i < artifacts.length; i += 50) await pg.ingest(id, { artifacts: artifacts.slice(i, i + 50) });
-  // Every id form of every reference with ids must resolve to its one canonical entity.
+  const sum = (acc: Record<string, number>, c: Record<string, number>) => {
+    for (const [k, v] of Object.entries(c)) acc[k] = (acc[k] ?? 0) + v;
+  };
+  const first: Record<string, number> = {};
+  const again: Record<string, number> = {};
+  const t0 = performance.now();
+  for (let i = 0; i < lines.length; i += 10)
+    sum(first, (await pg.importText(id, "fulltext", lines.slice(i, i + 10).join("\n"), `unarxive-${i}.jsonl`)).counts);
+  const importMs = performance.now() - t0;
+  const t1 = performance.now();
+  for (let i = 0; i < lines.length; i += 10)
+    sum(again, (await pg.importText(id, "fulltext", lines.slice(i, i + 10).join("\n"), `unarxive-${i}.jsonl`)).counts);
+  const reimportMs = performance.now() - t1;
+
+  // Ground truth from the raw records: identifier forms per bibliography entry.
+  let refs = 0;
+  let withIds = 0;
   let checked = 0;
   let consistent = 0;
+  const entities = new Set<string>();
+  const titleRefs = new Map<string, Set<string>>(); // title id -> citing papers
+  const plan = parseFullTextPapers(lines.join("\n"));
+  const sampleTitles = new Map(
+    papers.map((p) => [`paper:${slug(p.metadata.title.replace(/\s+/g, " "))}`.slice(0, 206), `arxiv:${p.paper_id}`]),
+  );
+  if (plan.ok)
+    for (const a of plan.value.artifacts)
+      for (const e of a.edges ?? [])
+        if (e.type === "cites" && e.target.startsWith("paper:")) {
+          const set = titleRefs.get(e.target) ?? new Set<string>();
+          set.add(a.id.split("#")[0] as string);
+          titleRefs.set(e.target, set);
+        }
   for (const p of papers) {
     for (const b of Object.values(p.bib_entries)) {
-      const { forms, ids } = canon(b);
-      if (!ids.length) continue;
-      const want = entityOf.get(ids[0] as string);
-      if (!want) continue; // cited only outside section text: never ingested
+      refs++;
+      const forms = [
+        b.ids?.arxiv_id ? `arXiv:${b.ids.arxiv_id}` : "",
+        b.ids?.doi ? `doi:${b.ids.doi}` : "",
+        b.ids?.open_alex_id ?? "",
+      ].filter(Boolean);
+      const identity = paperIdentity(forms, "");
+      if (!identity || forms.length === 0) continue;
+      withIds++;
+      entities.add(identity.id);
       checked++;
       let ok = true;
       for (const form of forms) {
         const r = await pg.request("GET", `/v1/archives/${id}/resolve?mention=${encodeURIComponent(form)}`);
-        if (r.resolved?.entity !== want) ok = false;
+        if (r.resolved?.entity !== identity.id) ok = false;
       }
       if (ok) consistent++;
     }
   }
+  // Title-only references that name a paper of the sample must land on that paper's chunk.
+  let onSample = 0;
+  let onSampleResolved = 0;
+  if (plan.ok)
+    for (const a of plan.value.artifacts)
+      for (const e of a.edges ?? []) {
+        const target = sampleTitles.get(e.target);
+        if (e.type !== "cites" || !target) continue;
+        onSample++;
+        const h = await pg.history(id, { chunk: a.id });
+        if (h.edges.some((x: { type: string; dst: string }) => x.type === "cites" && x.dst === target))
+          onSampleResolved++;
+      }
   return {
     papers: papers.length,
-    chunks: artifacts.length,
+    chunks: first.created ?? 0,
+    importMs,
+    reimportMs,
+    first,
+    again,
     refs,
     withIds,
-    entities: new Set(entityOf.values()).size,
+    entities: entities.size,
     checked,
     consistent,
+    titleEntities: titleRefs.size,
+    titleShared: [...titleRefs.values()].filter((s) => s.size >= 2).length,
+    onSample,
+    onSampleResolved,
   };
 }
 
@@ -658,13 +647,15 @@ async function main() {
     }
     const ua = only && !"unarxive".includes(only) ? null : await unarxive(server, data);
     if (ua) {
-      console.log(`\nReferences in full-text papers (unarXive sample: ${ua.papers} papers, ${ua.chunks} chunks):`);
       console.log(
-        `| bibliography entries | with DOI / arXiv / OpenAlex id | distinct canonical entities | checked through /resolve | every id form resolves to the same entity |`,
+        `\nFull-text import (unarXive sample through POST /import?format=fulltext, 10 papers per request): ${ua.papers} papers -> ${ua.chunks} chunks in ${(ua.importMs / 1000).toFixed(1)} s (${((1000 * ua.chunks) / ua.importMs).toFixed(0)} chunks/s); the same files again: ${ua.again.unchanged ?? 0} unchanged, ${(ua.again.created ?? 0) + (ua.again.updated ?? 0)} created or updated, ${(ua.reimportMs / 1000).toFixed(1)} s`,
       );
-      console.log("|---|---|---|---|---|");
       console.log(
-        `| ${ua.refs} | ${ua.withIds} (${((100 * ua.withIds) / ua.refs).toFixed(1)}%) | ${ua.entities} | ${ua.checked} | ${ua.consistent} (${((100 * ua.consistent) / Math.max(1, ua.checked)).toFixed(1)}%) |`,
+        `| bibliography entries | with DOI / arXiv / OpenAlex id | distinct canonical entities | every id form resolves to the same entity | title-only references: distinct title entities | cited by >= 2 papers | naming a sample paper: landed on its chunk |`,
+      );
+      console.log("|---|---|---|---|---|---|---|");
+      console.log(
+        `| ${ua.refs} | ${ua.withIds} (${((100 * ua.withIds) / ua.refs).toFixed(1)}%) | ${ua.entities} | ${ua.consistent}/${ua.checked} (${((100 * ua.consistent) / Math.max(1, ua.checked)).toFixed(1)}%) | ${ua.titleEntities} | ${ua.titleShared} | ${ua.onSampleResolved}/${ua.onSample} |`,
       );
     }
     const st = await staleness(server, data);

@@ -23,6 +23,24 @@ export function detectFormat(path: string, text: string): Format | null {
   return null;
 }
 
+/**
+ * JSONL files go 10 records per request: a full-text paper is ~15 chunks, so a request stays near
+ * 150 chunks (one or two atomic batches) and an interruption loses at most one request of work.
+ */
+export const JSONL_RECORDS = 10;
+
+function countLines(text: string): number {
+  return text.split("\n").filter((l) => l.trim()).length;
+}
+
+export function splitRecords(path: string, text: string): string[] {
+  if (extname(path).toLowerCase() !== ".jsonl") return [text];
+  const lines = text.split("\n").filter((l) => l.trim());
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i += JSONL_RECORDS) out.push(lines.slice(i, i + JSONL_RECORDS).join("\n"));
+  return out.length ? out : [text];
+}
+
 function walk(path: string, out: string[]) {
   const st = statSync(path);
   if (st.isDirectory()) {
@@ -54,9 +72,15 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<{ fa
       continue;
     }
     try {
-      const res = await client.importText(o.archive, format, text, basename(f));
-      const c = res.counts as Record<keyof typeof total, number>;
-      for (const k of Object.keys(c) as Array<keyof typeof total>) if (k in total) total[k] += c[k] ?? 0;
+      const c = { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, skipped: 0, failed: 0 };
+      const pieces = splitRecords(f, text);
+      for (const [j, piece] of pieces.entries()) {
+        const res = await client.importText(o.archive, format, piece, basename(f));
+        for (const k of Object.keys(c) as Array<keyof typeof c>) c[k] += (res.counts as typeof c)[k] ?? 0;
+        if (pieces.length > 1)
+          o.log(`${tag}: records ${j * JSONL_RECORDS + 1}-${Math.min((j + 1) * JSONL_RECORDS, countLines(text))}`);
+      }
+      for (const k of Object.keys(c) as Array<keyof typeof c>) total[k] += c[k];
       total.files++;
       o.log(
         `${tag}: ${format}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.deprecated} deprecated, ${c.merged} merged, ${c.failed} failed`,

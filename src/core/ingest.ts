@@ -176,8 +176,17 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
   if (selfId && !entityRows.has(selfId))
     entityRows.set(selfId, { entityId: selfId, type: "paper", name: a.title, aliases: [a.title] });
   // Identifiers written in the text ground the chunk to those papers (deterministic analyser).
+  // An id that is another form of a declared paper (its DOI, when the entity is keyed by arXiv id)
+  // grounds to that entity, not to a second one for the same work.
+  const declaredForms = new Set<string>();
+  for (const e of entityRows.values())
+    for (const x of e.aliases) {
+      const c = canonicalPaperId(x);
+      if (c) declaredForms.add(c);
+    }
   for (const { id, text } of findIdentifiers(`${a.title}\n${a.synopsis ?? ""}\n${a.content.slice(0, 200_000)}`)) {
-    if (!entityRows.has(id)) entityRows.set(id, { entityId: id, type: "paper", name: text, aliases: [] });
+    if (!entityRows.has(id) && !declaredForms.has(id))
+      entityRows.set(id, { entityId: id, type: "paper", name: text, aliases: [] });
   }
   const edges: NormalisedArtifact["edges"] = [];
   const seenEdge = new Set<string>();

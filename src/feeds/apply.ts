@@ -13,7 +13,7 @@
  */
 import type { WorldStore } from "../adapters/d1/world-store";
 import type { Deprecation, ImportPlan } from "../core/formats/types";
-import { canonicalPaperId, normAlias } from "../core/ids";
+import { canonicalPaperId, findIdentifiers, normAlias } from "../core/ids";
 import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
 import type { PaperGuru } from "../service";
 
@@ -140,7 +140,11 @@ export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: Import
     await ingestBatch(deps, archiveId, artifacts.slice(i, i + INGEST_LIMITS.maxArtifacts), out, note);
   }
 
-  // 6. Lifecycle: deprecations after the artifacts, so a notice that supersedes a paper exists first.
+  // 6. One entity per work: an identifier that became an entity of its own (cited by DOI alone
+  //    somewhere) while another paper entity carries it as an alias is merged into that entity.
+  await mergeSplitEntities(deps, archiveId, artifacts, out);
+
+  // 7. Lifecycle: deprecations after the artifacts, so a notice that supersedes a paper exists first.
   for (const d of plan.deprecations) await applyDeprecation(deps, archiveId, d, renamed, out);
   out.counts.skipped = out.skipped.length;
   return out;
@@ -401,6 +405,36 @@ async function ingestBatch(
     out.failures.push({ id: bad.id, message: f.message, ...(f.field ? { field: f.field } : {}) });
     out.counts.failed++;
     items = items.filter((_, j) => j !== idx);
+  }
+}
+
+async function mergeSplitEntities(deps: ApplyDeps, archiveId: string, artifacts: ArtifactInput[], out: ApplyOutcome) {
+  const forms = new Set<string>();
+  for (const a of artifacts) {
+    for (const e of a.entities ?? [])
+      if (e.type === "paper")
+        for (const x of [e.id ?? "", ...(e.aliases ?? [])]) {
+          const c = canonicalPaperId(x);
+          if (c) forms.add(c);
+        }
+    for (const { id } of findIdentifiers(`${a.title}\n${a.content.slice(0, 200_000)}`)) forms.add(id);
+  }
+  if (forms.size === 0) return;
+  const standalone = await deps.world.liveEntities(archiveId, [...forms]);
+  if (standalone.size === 0) return;
+  const byNorm = new Map([...standalone].map((x) => [normAlias(x), x]));
+  const holders = await deps.world.paperEntitiesByAliases(archiveId, [...byNorm.keys()]);
+  holders.sort((x, y) => (x.chunkId < y.chunkId ? -1 : x.chunkId > y.chunkId ? 1 : 0));
+  // An id that is a chunk of its own is a record: chunk-level deduplication decides about it, not this.
+  const records = await deps.world.chunksByIds(archiveId, [...standalone]);
+  for (const h of holders) {
+    const from = byNorm.get(h.key);
+    if (!from || from === h.chunkId || records.has(from) || !standalone.has(from)) continue;
+    const res = await deps.pg.entityOp(archiveId, { op: "merge", entity: from, into: h.chunkId });
+    if (!res.ok) continue;
+    standalone.delete(from);
+    out.merges.push({ from, into: h.chunkId, matchedBy: "identifier", kept: "existing" });
+    out.counts.merged++;
   }
 }
 

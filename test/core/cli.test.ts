@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectFormat } from "../../src/cli/import";
+import { detectFormat, JSONL_RECORDS, splitRecords } from "../../src/cli/import";
 
 describe("paperguru import: format detection", () => {
   it("uses the extension, then the JSON shape", () => {
@@ -10,5 +10,13 @@ describe("paperguru import: format detection", () => {
     expect(detectFormat("papers.jsonl", '{"paper_id": "1", "body_text": []}\n')).toBe("fulltext");
     expect(detectFormat("data.json", '{"foo": 1}')).toBeNull();
     expect(detectFormat("notes.txt", "plain")).toBeNull();
+  });
+
+  it("sends JSONL in pieces of 10 records and other files whole", () => {
+    const lines = Array.from({ length: 25 }, (_, i) => JSON.stringify({ paper_id: String(i) }));
+    const pieces = splitRecords("papers.jsonl", `${lines.join("\n")}\n`);
+    expect(pieces.map((p) => p.split("\n").length)).toEqual([JSONL_RECORDS, JSONL_RECORDS, 5]);
+    expect(pieces.join("\n")).toBe(lines.join("\n"));
+    expect(splitRecords("refs.bib", "@a{x}\n@b{y}")).toEqual(["@a{x}\n@b{y}"]);
   });
 });

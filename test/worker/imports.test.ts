@@ -171,6 +171,25 @@ describe("file imports", () => {
     expect(p2.body.counts).toMatchObject({ created: 0, updated: 0 });
   });
 
+  it("one entity per work: a DOI cited alone merges into the paper entity that carries it as an alias", async () => {
+    const { id, key } = await newArchive("imp");
+    const note = { id: "note:n1", kind: "note", title: "Reading list", content: "Read doi:10.1234/abc.5 next week." };
+    await importFile(id, key, "json", JSON.stringify({ artifacts: [note] }));
+    const resolve = async (m: string) =>
+      (await api("GET", `/v1/archives/${id}/resolve?mention=${encodeURIComponent(m)}`, undefined, key)).body.resolved
+        ?.entity;
+    expect(await resolve("doi:10.1234/abc.5")).toBe("doi:10.1234/abc.5");
+    const bib = `@article{k, title = {A Study}, doi = {10.1234/abc.5}, eprint = {2401.00001}, archivePrefix = {arXiv}}`;
+    const res = await importFile(id, key, "bibtex", bib);
+    expect(res.body.merges).toEqual([expect.objectContaining({ from: "doi:10.1234/abc.5", into: "arxiv:2401.00001" })]);
+    expect(await resolve("doi:10.1234/abc.5")).toBe("arxiv:2401.00001");
+    expect(await resolve("https://doi.org/10.1234/ABC.5")).toBe("arxiv:2401.00001");
+    // Later text that cites the DOI grounds to the same entity.
+    const later = { id: "note:n2", kind: "note", title: "Notes", content: "As shown in doi:10.1234/abc.5, it works." };
+    expect((await importFile(id, key, "json", JSON.stringify({ artifacts: [later] }))).body.merges).toEqual([]);
+    expect(await resolve("doi:10.1234/abc.5")).toBe("arxiv:2401.00001");
+  });
+
   it("full-text JSON (unarXive shape): sections, cites edges with the citing sentence as context", async () => {
     const { id, key } = await newArchive("imp");
     const paper = {

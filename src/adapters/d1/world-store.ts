@@ -254,10 +254,10 @@ export class WorldStore {
   }
 
   /**
-   * Paper chunks reachable from normalised aliases (identifier forms or titles): alias -> entity
-   * (following merges) -> the paper chunk whose id is that entity. Only paper chunks qualify.
+   * Paper entities reachable from normalised aliases (identifier forms or titles), following merges:
+   * alias -> entity (or the entity it was merged into).
    */
-  async papersByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]> {
+  async paperEntitiesByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]> {
     const out: PaperMatch[] = [];
     for (let i = 0; i < aliasNorms.length; i += IN_CHUNK) {
       const part = aliasNorms.slice(i, i + IN_CHUNK);
@@ -280,9 +280,34 @@ export class WorldStore {
         );
       for (const r of rows) out.push(r);
     }
+    return out;
+  }
+
+  /** Paper chunks reachable from normalised aliases: the entity must be a paper chunk's own entity. */
+  async papersByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]> {
+    const out = await this.paperEntitiesByAliases(archiveId, aliasNorms);
     if (out.length === 0) return out;
     const chunks = await this.chunksByIds(archiveId, [...new Set(out.map((m) => m.chunkId))]);
     return out.filter((m) => chunks.get(m.chunkId)?.kind === "paper");
+  }
+
+  /** Entities that exist under these ids and are not merged into another. */
+  async liveEntities(archiveId: string, ids: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const rows = await this.db
+        .select({ id: s.entities.entityId })
+        .from(s.entities)
+        .where(
+          and(
+            eq(s.entities.archiveId, archiveId),
+            inArray(s.entities.entityId, ids.slice(i, i + IN_CHUNK)),
+            isNull(s.entities.mergedInto),
+          ),
+        );
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
   }
 
   /** Size of a paper chunk's latest version, for "the richer record wins". */

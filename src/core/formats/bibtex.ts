@@ -20,7 +20,7 @@ import { type Creator, type Entry, parse } from "@retorquere/bibtex-parser";
 import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EntityInput } from "../ingest";
-import { clip, oneLine, PlanBuilder, synopsisOf, yearOf } from "./markdown";
+import { clip, oneLine, PlanBuilder, personEntity, synopsisOf, yearOf } from "./common";
 import { paperIdentity } from "./paper";
 import type { ImportPlan } from "./types";
 
@@ -200,7 +200,10 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
     entityOf.set(identity.id, self);
     keysById.set(identity.id, [e.key]);
     const entities: EntityInput[] = [self];
-    for (const name of authors) entities.push({ type: "person", id: `person:${slug(name)}`, name });
+    for (const name of authors) {
+      const person = personEntity(name);
+      if (person) entities.push(person);
+    }
     if (venue) entities.push({ type: "venue", id: `venue:${slug(venue).slice(0, 200)}`, name: venue });
     const synopsis = abstract ? synopsisOf(title, abstract) : undefined;
     pending.push({

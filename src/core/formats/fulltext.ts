@@ -41,8 +41,22 @@ import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { EdgeInput, EntityInput } from "../ingest";
 import { splitSentences } from "../text/sentences";
-import { clip, LIMITS, oneLine, PlanBuilder, parseReference, yearOf } from "./markdown";
+import {
+  arr,
+  clip,
+  isObject,
+  type Json,
+  type JsonObject,
+  LIMITS,
+  oneLine,
+  parseTime,
+  personEntity,
+  scalar,
+  startJsonPlan,
+  yearOf,
+} from "./common";
 import { type PaperIdentity, paperIdentity } from "./paper";
+import { parseReference } from "./references";
 import type { ImportPlan } from "./types";
 
 export interface FullTextOptions {
@@ -60,76 +74,6 @@ export interface CitationContext {
 }
 
 export type FullTextPlan = ImportPlan & { citationContexts: CitationContext[] };
-
-// ---------------------------------------------------------------------------------------------
-// JSON / JSONL reading (shared with xkg.ts)
-// ---------------------------------------------------------------------------------------------
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type JsonObject = { [k: string]: Json };
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** "Unexpected token } in JSON at position 17" -> "line 2, column 5". */
-function positionOf(text: string, message: string): string {
-  const m = /position (\d+)/.exec(message);
-  if (!m?.[1]) return "";
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos);
-  const line = before.split("\n").length;
-  return ` (line ${line}, column ${pos - before.lastIndexOf("\n")})`;
-}
-
-/**
- * A JSON object, a JSON array or JSONL. Returns the records with a ref each ("line 3", "[2]"), lines
- * that are not JSON as `bad`, or a failure when the text is not JSON in any of the three forms.
- */
-export function readJsonRecords(
-  text: string,
-): Result<{ records: Array<{ ref: string; value: Json }>; bad: Array<{ ref: string; reason: string }> }> {
-  const t = text.trim();
-  if (!t) return fail("validation", "the input is empty", "text", "send a JSON object, a JSON array or JSON Lines");
-  let whole: Json | undefined;
-  let wholeError = "";
-  try {
-    whole = JSON.parse(t) as Json;
-  } catch (e) {
-    wholeError = e instanceof Error ? e.message : String(e);
-  }
-  if (whole !== undefined) {
-    if (Array.isArray(whole)) return ok({ records: whole.map((value, i) => ({ ref: `[${i}]`, value })), bad: [] });
-    return ok({ records: [{ ref: "record", value: whole }], bad: [] });
-  }
-  const records: Array<{ ref: string; value: Json }> = [];
-  const bad: Array<{ ref: string; reason: string }> = [];
-  for (const [i, line] of text.split("\n").entries()) {
-    if (!line.trim()) continue;
-    try {
-      records.push({ ref: `line ${i + 1}`, value: JSON.parse(line) as Json });
-    } catch (e) {
-      bad.push({ ref: `line ${i + 1}`, reason: `not JSON: ${e instanceof Error ? e.message : String(e)}` });
-    }
-  }
-  // Only a JSONL file when at least one line parses and the text had more than one line.
-  if (records.length === 0 || !t.includes("\n"))
-    return fail(
-      "validation",
-      `the input is not JSON: ${wholeError}${positionOf(t, wholeError)}`,
-      "text",
-      "send a JSON object, a JSON array of objects, or JSON Lines (one object per line)",
-    );
-  return ok({ records, bad });
-}
-
-export function str(v: Json | undefined): string {
-  return typeof v === "string" ? v : typeof v === "number" ? String(v) : "";
-}
-
-function arr(v: Json | undefined): Json[] {
-  return Array.isArray(v) ? v : [];
-}
 
 // ---------------------------------------------------------------------------------------------
 // Normalised paper
@@ -162,7 +106,7 @@ function render(text: string, refEntries: JsonObject, bibs: Map<string, Bib>): s
     }
     const r = refEntries[id];
     if (kind === "formula") {
-      const latex = isObject(r) ? oneLine(str(r.latex)) : "";
+      const latex = isObject(r) ? oneLine(scalar(r.latex)) : "";
       // Long display equations are clipped: the section must stay readable prose (500 chars ~ 3 lines).
       return latex ? `$${clip(latex, 500)}$` : "[formula]";
     }
@@ -172,20 +116,20 @@ function render(text: string, refEntries: JsonObject, bibs: Map<string, Bib>): s
 
 function authorName(a: Json): string {
   if (typeof a === "string") return oneLine(a);
-  if (Array.isArray(a)) return oneLine([a[1], a[0], a[2]].map((x) => str(x)).join(" "));
+  if (Array.isArray(a)) return oneLine([a[1], a[0], a[2]].map((x) => scalar(x)).join(" "));
   if (!isObject(a)) return "";
-  return oneLine([str(a.first), ...arr(a.middle).map((x) => str(x)), str(a.last), str(a.suffix)].join(" "));
+  return oneLine([scalar(a.first), ...arr(a.middle).map((x) => scalar(x)), scalar(a.last), scalar(a.suffix)].join(" "));
 }
 
 function unarxiveBib(key: string, b: JsonObject, n: number): Bib | null {
   const ids = isObject(b.ids) ? b.ids : {};
-  const raw = oneLine(str(b.bib_entry_raw));
+  const raw = oneLine(scalar(b.bib_entry_raw));
   const forms = [
-    str(ids.arxiv_id) ? `arXiv:${str(ids.arxiv_id)}` : "",
-    str(ids.doi) ? `doi:${str(ids.doi)}` : "",
-    str(ids.open_alex_id),
-    ...arr(b.contained_arXiv_ids).map((x) => (isObject(x) && str(x.id) ? `arXiv:${str(x.id)}` : "")),
-    ...arr(b.contained_links).map((x) => (isObject(x) ? str(x.url) : "")),
+    scalar(ids.arxiv_id) ? `arXiv:${scalar(ids.arxiv_id)}` : "",
+    scalar(ids.doi) ? `doi:${scalar(ids.doi)}` : "",
+    scalar(ids.open_alex_id),
+    ...arr(b.contained_arXiv_ids).map((x) => (isObject(x) && scalar(x.id) ? `arXiv:${scalar(x.id)}` : "")),
+    ...arr(b.contained_links).map((x) => (isObject(x) ? scalar(x.url) : "")),
   ];
   const parsed = parseReference(raw);
   const ids2 = [...forms.filter((f) => f && canonicalPaperId(f)), ...parsed.ids];
@@ -204,7 +148,7 @@ function s2orcBib(b: JsonObject, n: number): Bib | null {
   const other = isObject(b.other_ids) ? b.other_ids : {};
   const forms: string[] = [];
   for (const [k, v] of Object.entries(other)) {
-    const vals = Array.isArray(v) ? v.map((x) => str(x)) : [str(v)];
+    const vals = Array.isArray(v) ? v.map((x) => scalar(x)) : [scalar(v)];
     for (const x of vals) {
       if (!x) continue;
       if (/^doi$/i.test(k)) forms.push(`doi:${x}`);
@@ -212,16 +156,16 @@ function s2orcBib(b: JsonObject, n: number): Bib | null {
       else if (/^openalex$/i.test(k)) forms.push(x);
     }
   }
-  const title = oneLine(str(b.title));
+  const title = oneLine(scalar(b.title));
   const identity = paperIdentity(forms, title);
   if (!identity) return null;
-  const s2 = str(b.links);
+  const s2 = scalar(b.links);
   const authors = arr(b.authors).map(authorName).filter(Boolean);
   const display = [
     authors.length ? `${authors.slice(0, 3).join(", ")}${authors.length > 3 ? " et al." : ""}` : "",
-    str(b.year),
+    scalar(b.year),
     title,
-    str(b.venue),
+    scalar(b.venue),
     ...identity.ids.filter((x) => !x.startsWith("paper:")),
   ]
     .filter(Boolean)
@@ -250,35 +194,34 @@ function normalise(rec: JsonObject): Normalised | string {
   const meta = isObject(rec.metadata) ? rec.metadata : rec;
   const parses = [rec.latex_parse, rec.grobid_parse, rec.pdf_parse].filter(isObject);
   const parse = parses.find((p) => arr(p.body_text).length > 0) ?? parses[0] ?? rec;
-  const title = oneLine(str(meta.title) || str(rec.title));
+  const title = oneLine(scalar(meta.title) || scalar(rec.title));
   const isUnarxive = isObject(rec.metadata) && Array.isArray(rec.body_text) && typeof rec.paper_id === "string";
   const ids: string[] = [];
   const aliases: string[] = [];
-  if (isUnarxive) ids.push(`arXiv:${str(rec.paper_id)}`);
-  else if (str(rec.paper_id)) aliases.push(`CorpusId:${str(rec.paper_id)}`);
-  if (str(meta.arxiv_id)) ids.push(`arXiv:${str(meta.arxiv_id)}`);
-  if (str(meta.doi)) ids.push(`doi:${str(meta.doi)}`);
-  for (const k of ["openalex_id", "open_alex_id"]) if (str(meta[k])) ids.push(str(meta[k]));
+  if (isUnarxive) ids.push(`arXiv:${scalar(rec.paper_id)}`);
+  else if (scalar(rec.paper_id)) aliases.push(`CorpusId:${scalar(rec.paper_id)}`);
+  if (scalar(meta.arxiv_id)) ids.push(`arXiv:${scalar(meta.arxiv_id)}`);
+  if (scalar(meta.doi)) ids.push(`doi:${scalar(meta.doi)}`);
+  for (const k of ["openalex_id", "open_alex_id"]) if (scalar(meta[k])) ids.push(scalar(meta[k]));
   if (!title && !ids.some((x) => canonicalPaperId(x)))
     return "no title (metadata.title) and no arXiv id, DOI or OpenAlex id";
   const abstractParts = isObject(rec.abstract)
-    ? [str(rec.abstract.text)]
-    : arr(parse.abstract).map((p) => (isObject(p) ? str(p.text) : str(p)));
-  const abstract = oneLine(str(meta.abstract) || abstractParts.join(" ") || str(rec.abstract));
+    ? [scalar(rec.abstract.text)]
+    : arr(parse.abstract).map((p) => (isObject(p) ? scalar(p.text) : scalar(p)));
+  const abstract = oneLine(scalar(meta.abstract) || abstractParts.join(" ") || scalar(rec.abstract));
   const authorsRaw = Array.isArray(meta.authors_parsed) ? meta.authors_parsed : meta.authors;
   const authors =
     typeof authorsRaw === "string"
       ? authorsRaw.split(/,\s*|\s+and\s+/).map(oneLine)
       : arr(authorsRaw).map(authorName).filter(Boolean);
   const versions = arr(meta.versions);
-  const created = isObject(versions[0]) ? Date.parse(str(versions[0].created)) : Number.NaN;
-  const validFrom = Number.isFinite(created) ? created : undefined;
+  const validFrom = isObject(versions[0]) ? parseTime(scalar(versions[0].created)) : undefined;
   const year =
-    yearOf(str(meta.year)) ?? (validFrom !== undefined ? String(new Date(validFrom).getUTCFullYear()) : null);
+    yearOf(scalar(meta.year)) ?? (validFrom !== undefined ? String(new Date(validFrom).getUTCFullYear()) : null);
   const boundaries: string[] = [];
   if (year) boundaries.push(`year:${year}`);
-  if (str(rec.discipline)) boundaries.push(`discipline:${str(rec.discipline)}`);
-  for (const c of str(meta.categories).split(/\s+/).filter(Boolean).slice(0, 10)) boundaries.push(`arxiv:${c}`);
+  if (scalar(rec.discipline)) boundaries.push(`discipline:${scalar(rec.discipline)}`);
+  for (const c of scalar(meta.categories).split(/\s+/).filter(Boolean).slice(0, 10)) boundaries.push(`arxiv:${c}`);
   const bibSource = isObject(parse.bib_entries) ? parse.bib_entries : isObject(rec.bib_entries) ? rec.bib_entries : {};
   const bibs = new Map<string, Bib>();
   const unusableBibs: string[] = [];
@@ -293,18 +236,18 @@ function normalise(rec: JsonObject): Normalised | string {
   const paragraphs: Paragraph[] = [];
   for (const p of arr(parse.body_text)) {
     if (!isObject(p)) continue;
-    const text = str(p.text);
+    const text = scalar(p.text);
     if (!text.trim()) continue;
     const cites: Cite[] = [];
     for (const c of arr(p.cite_spans)) {
-      if (!isObject(c) || typeof c.start !== "number" || typeof c.end !== "number" || !str(c.ref_id)) continue;
-      cites.push({ start: c.start, end: c.end, ref: str(c.ref_id) });
+      if (!isObject(c) || typeof c.start !== "number" || typeof c.end !== "number" || !scalar(c.ref_id)) continue;
+      cites.push({ start: c.start, end: c.end, ref: scalar(c.ref_id) });
     }
     // unarXive marks citations in the text even when cite_spans is missing.
     if (!cites.length)
       for (const m of text.matchAll(/\{\{cite:([^}]+)\}\}/g))
         if (m[1]) cites.push({ start: m.index, end: m.index + m[0].length, ref: m[1] });
-    const section = oneLine([str(p.sec_number), str(p.section)].filter(Boolean).join(" ")) || "Body";
+    const section = oneLine([scalar(p.sec_number), scalar(p.section)].filter(Boolean).join(" ")) || "Body";
     paragraphs.push({ section, text, cites });
   }
   return {
@@ -316,7 +259,7 @@ function normalise(rec: JsonObject): Normalised | string {
     year,
     validFrom,
     boundaries,
-    venue: oneLine(str(meta.venue) || str(meta.journal)),
+    venue: oneLine(scalar(meta.venue) || scalar(meta.journal)),
     paragraphs,
     bibs,
     refEntries: isObject(rec.ref_entries) ? rec.ref_entries : isObject(parse.ref_entries) ? parse.ref_entries : {},
@@ -336,15 +279,14 @@ function sentenceAt(text: string, at: number): string {
  */
 export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): Result<FullTextPlan> {
   const src = opts.source ?? "fulltext";
-  const read = readJsonRecords(text);
-  if (!read.ok) return read;
-  const b = new PlanBuilder();
+  const start = startJsonPlan(text, src);
+  if (!start.ok) return start;
+  const { b, records } = start.value;
   const citationContexts: CitationContext[] = [];
   const contextKeys = new Set<string>();
-  for (const x of read.value.bad) b.skip(`${src}#${x.ref}`, x.reason);
   let firstProblem: { ref: string; reason: string } | null = null;
   let usable = 0;
-  for (const { ref, value } of read.value.records) {
+  for (const { ref, value } of records) {
     const where = `${src}#${ref}`;
     if (!isObject(value)) {
       firstProblem ??= { ref, reason: "not a JSON object" };
@@ -422,7 +364,7 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
     // Works in the bibliography but cited nowhere in the body: cited by the paper as a whole.
     const paperEntities: EntityInput[] = [
       { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), ...p.aliases] },
-      ...p.authors.map((name): EntityInput => ({ type: "person", id: `person:${slug(name)}`, name })),
+      ...p.authors.map((name) => personEntity(name)).filter((e): e is EntityInput => e !== null),
       ...(p.venue ? [{ type: "venue" as const, id: `venue:${slug(p.venue).slice(0, 200)}`, name: p.venue }] : []),
     ];
     const paperEdges: EdgeInput[] = [];

@@ -48,9 +48,18 @@ import { fail, ok, type Result } from "../errors";
 import { slug } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import type { ChunkKind } from "../types";
-import { isObject, type JsonObject, readJsonRecords, str } from "./fulltext";
-import { clip, oneLine, PlanBuilder, parseReference, synopsisOf } from "./markdown";
+import {
+  clip,
+  isObject,
+  type JsonObject,
+  oneLine,
+  type PlanBuilder,
+  scalar,
+  startJsonPlan,
+  synopsisOf,
+} from "./common";
 import { paperIdentity } from "./paper";
+import { parseReference } from "./references";
 import type { ImportPlan } from "./types";
 
 export interface XkgOptions {
@@ -70,10 +79,10 @@ function text(o: JsonObject, names: string[]): string {
   const v = pick(o, names);
   if (Array.isArray(v))
     return v
-      .map((x) => str(x))
+      .map((x) => scalar(x))
       .filter(Boolean)
       .join("\n");
-  return str(v);
+  return scalar(v);
 }
 
 function list(o: JsonObject, names: string[]): Value[] {
@@ -127,7 +136,7 @@ function addCode(
     const test = text(node, TEST);
     const doc = oneLine(text(node, DOCUMENTATION));
     const packages = list(node, PACKAGES)
-      .map((p) => oneLine(str(p)).split(/[<>=~!\s[]/)[0] ?? "")
+      .map((p) => oneLine(scalar(p)).split(/[<>=~!\s[]/)[0] ?? "")
       .filter(Boolean);
     const cref = `${ref}.code${codes.length > 1 ? `[${i}]` : ""}`;
     if (!impl.trim() && !test.trim()) {
@@ -248,7 +257,7 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, usedI
   const title = oneLine(text(p, TITLE));
   const rawIds = [
     ...["arxiv_id", "arxiv", "doi", "openalex", "openalex_id", "url", "paper_url", "paper_id", "id"].map((k) =>
-      str(p[k]),
+      scalar(p[k]),
     ),
   ].map((x) => (/^\d{4}\.\d{4,5}(v\d+)?$/.test(x) ? `arXiv:${x}` : x));
   const identity = paperIdentity(rawIds, title);
@@ -259,11 +268,15 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, usedI
   }
   const paperId = identity.id;
   const abstract = oneLine(text(p, ABSTRACT));
-  const findings = list(p, ["findings"]).map((f) => oneLine(isObject(f) ? text(f, ["name", "description"]) : str(f)));
+  const findings = list(p, ["findings"]).map((f) =>
+    oneLine(isObject(f) ? text(f, ["name", "description"]) : scalar(f)),
+  );
   const entities: EntityInput[] = [identity.entity];
   const edges: EdgeInput[] = [];
   for (const [i, r] of list(p, REFERENCES).entries()) {
-    const raw = isObject(r) ? [text(r, ["title", "name"]), str(r.doi), str(r.arxiv_id ?? r.arxiv)].join(". ") : str(r);
+    const raw = isObject(r)
+      ? [text(r, ["title", "name"]), scalar(r.doi), scalar(r.arxiv_id ?? r.arxiv)].join(". ")
+      : scalar(r);
     const parsed = parseReference(raw);
     // A bare reference string in xKG is a title (Figure 5), not a formatted citation.
     const refTitle = isObject(r)
@@ -316,12 +329,11 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, usedI
  */
 export function parseXkg(text: string, opts: XkgOptions = {}): Result<ImportPlan> {
   const src = opts.source ?? "xkg";
-  const read = readJsonRecords(text);
-  if (!read.ok) return read;
-  const b = new PlanBuilder();
-  for (const x of read.value.bad) b.skip(`${src}#${x.ref}`, x.reason);
+  const start = startJsonPlan(text, src);
+  if (!start.ok) return start;
+  const { b, records } = start.value;
   const papers: Array<{ ref: string; value: JsonObject }> = [];
-  for (const r of read.value.records) {
+  for (const r of records) {
     if (isObject(r.value) && Array.isArray(r.value.papers)) {
       for (const [i, p] of r.value.papers.entries())
         if (isObject(p)) papers.push({ ref: `papers[${i}]`, value: p });

@@ -6,22 +6,19 @@
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { fail, ok, type Result } from "../errors";
+import { finishPlan, isObject, parseTime, personEntity } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
-import type { Deprecation, ImportPlan } from "../formats/types";
+import { emptyPlan, type ImportPlan } from "../formats/types";
 import { arxivVersion, canonicalPaperId } from "../ids";
-import { type ArtifactInput, deriveSynopsis, type EntityInput } from "../ingest";
+import type { EntityInput } from "../ingest";
 import {
   arxivIdList,
+  authorsLine,
   type ConditionalHeaders,
   clampInt,
-  clip,
   conditionalHeaders,
-  finishPlan,
   type HttpRequestSpec,
-  isObject,
-  OUTPUT_LIMITS,
-  parseTime,
-  personEntity,
+  paperArtifact,
   type SourceSpec,
 } from "./types";
 
@@ -143,9 +140,7 @@ export function parseArxivFeed(xml: string, opts: { source?: string } = {}): Res
       );
   }
 
-  const artifacts: ArtifactInput[] = [];
-  const deprecations: Deprecation[] = [];
-  const skipped: ImportPlan["skipped"] = [];
+  const { artifacts, deprecations, skipped } = emptyPlan();
   for (const [i, e] of entries.entries()) {
     const ref = `entry ${i}`;
     if (!isObject(e)) {
@@ -203,32 +198,25 @@ export function parseArxivFeed(xml: string, opts: { source?: string } = {}): Res
     }
 
     const lines = [title || identity.id];
-    if (authors.length)
-      lines.push(
-        `Authors: ${authors.slice(0, 500).join(", ")}${authors.length > 500 ? ` and ${authors.length - 500} more` : ""}`,
-      );
+    if (authors.length) lines.push(authorsLine(authors));
     if (categories.length) lines.push(`Categories: ${categories.join(", ")}`);
     if (vTag) lines.push(`arXiv version: ${vTag}`);
     if (comment) lines.push(`Comment: ${comment}`);
     if (journalRef) lines.push(`Journal reference: ${journalRef}`);
-    const content = abstract ? `${lines.join("\n")}\n\n${abstract}` : lines.join("\n");
-
     const year = published !== undefined ? new Date(published).getUTCFullYear() : undefined;
-    artifacts.push({
-      id: identity.id,
-      kind: "paper",
-      title: clip(title || identity.id, OUTPUT_LIMITS.title),
-      ...(abstract ? { synopsis: deriveSynopsis(title, abstract) } : {}),
-      content,
-      entities,
-      boundaries: [
-        ...(vTag ? [`arxiv-version:${vTag}`] : []),
-        ...categories.map((c) => `category:${c.toLowerCase()}`),
-        ...(year !== undefined ? [`year:${year}`] : []),
-      ],
-      ...(updated !== undefined ? { valid_from: updated } : {}),
-      source: idUrl,
-    });
+    const record = { id: identity.id, title: title || identity.id, header: lines, abstract };
+    artifacts.push(
+      paperArtifact(record, {
+        entities,
+        boundaries: [
+          ...(vTag ? [`arxiv-version:${vTag}`] : []),
+          ...categories.map((c) => `category:${c.toLowerCase()}`),
+          ...(year !== undefined ? [`year:${year}`] : []),
+        ],
+        ...(updated !== undefined ? { valid_from: updated } : {}),
+        source: idUrl,
+      }),
+    );
   }
   return ok(finishPlan(artifacts, deprecations, skipped));
 }

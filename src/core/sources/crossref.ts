@@ -16,30 +16,33 @@
  * sources already hold for the same chunk; ingest time is monotone (see openalex.ts).
  */
 import { fail, ok, type Result } from "../errors";
-import { type PaperIdentity, paperIdentity } from "../formats/paper";
-import type { Deprecation, ImportPlan } from "../formats/types";
-import { canonicalPaperId } from "../ids";
-import { type ArtifactInput, deriveSynopsis, type EdgeInput, type EntityInput } from "../ingest";
 import {
   arr,
-  type ConditionalHeaders,
-  clampInt,
-  clip,
-  conditionalHeaders,
-  doiPath,
   finishPlan,
-  type HttpRequestSpec,
   isObject,
   type JsonObject,
+  LIMITS,
   num,
-  OUTPUT_LIMITS,
-  paperTarget,
   parseJson,
   parseTime,
   personEntity,
+  str,
+} from "../formats/common";
+import { type PaperIdentity, paperIdentity } from "../formats/paper";
+import type { Deprecation, ImportPlan } from "../formats/types";
+import { canonicalPaperId } from "../ids";
+import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import {
+  authorsLine,
+  type ConditionalHeaders,
+  clampInt,
+  conditionalHeaders,
+  doiPath,
+  type HttpRequestSpec,
+  paperArtifact,
+  paperTarget,
   queryPairs,
   type SourceSpec,
-  str,
 } from "./types";
 
 export const CROSSREF_API = "https://api.crossref.org";
@@ -257,8 +260,8 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
       skipped.push({ ref, reason: "item has no valid DOI" });
       continue;
     }
-    if (doi.length > OUTPUT_LIMITS.id) {
-      skipped.push({ ref: doi.slice(0, 200), reason: `DOI longer than ${OUTPUT_LIMITS.id} characters` });
+    if (doi.length > LIMITS.artifactId) {
+      skipped.push({ ref: doi.slice(0, 200), reason: `DOI longer than ${LIMITS.artifactId} characters` });
       continue;
     }
     const title = firstString(item.title) ?? "";
@@ -308,10 +311,7 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     const workType = str(item.type);
     const abstract = typeof item.abstract === "string" ? jatsToText(item.abstract) : "";
     const lines = [title || doi.slice(4)];
-    if (authors.length)
-      lines.push(
-        `Authors: ${authors.slice(0, 500).join(", ")}${authors.length > 500 ? ` and ${authors.length - 500} more` : ""}`,
-      );
+    if (authors.length) lines.push(authorsLine(authors));
     if (venue) lines.push(`Venue: ${venue}`);
     if (y !== undefined)
       lines.push(
@@ -323,26 +323,22 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     if (workType) lines.push(`Type: ${workType}`);
     // Name the updated works in the notice's text: findIdentifiers grounds the notice to them.
     for (const u of updateTo) lines.push(`${u.type.replace(/_/g, " ")} of ${u.doi.slice(4)}`);
-    const content = abstract ? `${lines.join("\n")}\n\n${abstract}` : lines.join("\n");
-
-    artifacts.push({
-      id,
-      kind: "paper",
-      title: clip(
-        title || (updateTo[0] ? `${updateTo[0].type.replace(/_/g, " ")} of ${updateTo[0].doi.slice(4)}` : doi.slice(4)),
-        OUTPUT_LIMITS.title,
+    const notice = updateTo[0] ? `${updateTo[0].type.replace(/_/g, " ")} of ${updateTo[0].doi.slice(4)}` : "";
+    artifacts.push(
+      paperArtifact(
+        { id, title: title || notice || doi.slice(4), header: lines, abstract },
+        {
+          entities,
+          boundaries: [
+            ...(y !== undefined ? [`year:${y}`] : []),
+            ...(workType ? [`type:${workType}`] : []),
+            ...updateTo.map((u) => `crossref-update:${u.type}`),
+          ],
+          edges: citesEdges(item, new Set(identity.ids)),
+          source: str(item.URL) ?? `https://doi.org/${doi.slice(4)}`,
+        },
       ),
-      ...(abstract ? { synopsis: deriveSynopsis(title, abstract) } : {}),
-      content,
-      entities,
-      boundaries: [
-        ...(y !== undefined ? [`year:${y}`] : []),
-        ...(workType ? [`type:${workType}`] : []),
-        ...updateTo.map((u) => `crossref-update:${u.type}`),
-      ],
-      edges: citesEdges(item, new Set(identity.ids)),
-      source: str(item.URL) ?? `https://doi.org/${doi.slice(4)}`,
-    });
+    );
   }
   return ok(finishPlan(artifacts, deprecations, skipped));
 }

@@ -21,23 +21,14 @@
  */
 import { extractImports, extractSymbols, type Language, languageOf, scanSource } from "../code/symbols";
 import { fail, ok, type Result } from "../errors";
+import { isObject, LIMITS, parseJson, parseTime, rawStr } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import type { Deprecation, ImportPlan } from "../formats/types";
 import { findIdentifiers } from "../ids";
-import { type ArtifactInput, type EdgeInput, type EntityInput, INGEST_LIMITS } from "../ingest";
+import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 
 // ---------------------------------------------------------------------------------------------
-// Limits (the HTTP ingest schema's, src/http/schemas.ts: the core must not produce what it rejects)
-
-const LIMITS = {
-  chunkId: 512,
-  entityId: 300,
-  entityName: 300,
-  synopsis: 2000,
-  source: 2000,
-  entities: INGEST_LIMITS.maxEntitiesPerArtifact,
-  edges: INGEST_LIMITS.maxEdgesPerArtifact,
-} as const;
+// Limits: the HTTP ingest schema's (LIMITS in ../formats/common.ts), the core must not produce what it rejects
 
 /**
  * 512 KB per file. Source files above that are generated or bundled in practice (parsers, protobuf
@@ -60,9 +51,6 @@ export interface GithubRequest {
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
-
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const REPO_RE = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 const SHA_RE = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
@@ -105,11 +93,10 @@ function shorten(s: string, max: number): string {
   return `${s.slice(0, max - 18)}~${hash64(s)}`;
 }
 
-function parseTime(v: unknown): number | null {
-  if (typeof v === "number" && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v; // pushed_at is epoch seconds
-  if (typeof v !== "string") return null;
-  const t = Date.parse(v);
-  return Number.isFinite(t) ? t : null;
+/** Epoch ms of an ISO 8601 time or of epoch seconds/ms (pushed_at is epoch seconds), else null. */
+function gitTime(v: unknown): number | null {
+  if (typeof v === "number" && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v;
+  return parseTime(v) ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,10 +135,6 @@ export interface PushChanges {
 /** GitHub lists at most this many commits in one push payload. */
 const MAX_PUSH_COMMITS = 2048;
 
-function str(v: unknown): string | null {
-  return typeof v === "string" ? v : null;
-}
-
 /**
  * Net file changes of a GitHub `push` webhook payload. Commits are applied in order, so a file
  * added then removed is removed (a deprecation of a chunk that may not exist: reported, harmless),
@@ -160,19 +143,19 @@ function str(v: unknown): string | null {
 export function parsePushEvent(payload: unknown): Result<PushChanges> {
   const bad = (field: string, what: string, hint = "send the body of a GitHub `push` event (X-GitHub-Event: push)") =>
     fail("validation", `push payload: ${field} ${what}`, field, hint);
-  if (!isObj(payload)) return bad("(body)", "is not a JSON object");
-  const ref = str(payload.ref);
+  if (!isObject(payload)) return bad("(body)", "is not a JSON object");
+  const ref = rawStr(payload.ref);
   if (!ref?.startsWith("refs/")) return bad("ref", "must be a full git ref such as refs/heads/main");
   const repository = payload.repository;
-  if (!isObj(repository)) return bad("repository", "is missing");
-  const repo = str(repository.full_name);
+  if (!isObject(repository)) return bad("repository", "is missing");
+  const repo = rawStr(repository.full_name);
   if (!repo || !REPO_RE.test(repo)) return bad("repository.full_name", "must be owner/repo");
   // `master_branch` is the field's name in payloads from before 2014 (still replayed by old fixtures)
-  const defaultBranch = str(repository.default_branch) ?? str(repository.master_branch);
+  const defaultBranch = rawStr(repository.default_branch) ?? rawStr(repository.master_branch);
   if (!defaultBranch) return bad("repository.default_branch", "is missing");
-  const after = str(payload.after);
+  const after = rawStr(payload.after);
   if (!after || !SHA_RE.test(after)) return bad("after", "must be a commit SHA (40 or 64 hex digits)");
-  const before = str(payload.before) ?? "";
+  const before = rawStr(payload.before) ?? "";
   const deletedRef = payload.deleted === true || ZERO_SHA.test(after);
 
   const commitsRaw = payload.commits ?? [];
@@ -180,8 +163,8 @@ export function parsePushEvent(payload: unknown): Result<PushChanges> {
   const state = new Map<string, "changed" | "removed">();
   let lastCommitTime: number | null = null;
   for (const [i, c] of commitsRaw.entries()) {
-    if (!isObj(c)) return bad(`commits.${i}`, "must be an object");
-    if (!str(c.id)) return bad(`commits.${i}.id`, "must be a commit SHA");
+    if (!isObject(c)) return bad(`commits.${i}`, "must be an object");
+    if (!rawStr(c.id)) return bad(`commits.${i}.id`, "must be a commit SHA");
     const lists: Array<["added" | "modified" | "removed", "changed" | "removed"]> = [
       ["added", "changed"],
       ["modified", "changed"],
@@ -195,18 +178,18 @@ export function parsePushEvent(payload: unknown): Result<PushChanges> {
         state.set(p, effect);
       }
     }
-    const t = parseTime(c.timestamp);
+    const t = gitTime(c.timestamp);
     if (c.timestamp !== undefined && t === null) return bad(`commits.${i}.timestamp`, "must be an ISO 8601 time");
     if (t !== null) lastCommitTime = t;
   }
 
   let at: number | null = null;
   const head = payload.head_commit;
-  if (isObj(head)) {
-    at = parseTime(head.timestamp);
+  if (isObject(head)) {
+    at = gitTime(head.timestamp);
     if (at === null) return bad("head_commit.timestamp", "must be an ISO 8601 time");
   }
-  at ??= lastCommitTime ?? parseTime(repository.pushed_at);
+  at ??= lastCommitTime ?? gitTime(repository.pushed_at);
   if (at === null) {
     if (!deletedRef && state.size > 0) return bad("head_commit.timestamp", "is missing (no commit carries a time)");
     at = 0;
@@ -273,38 +256,25 @@ export function commitRequest(repo: string, ref: string, token?: string): Github
   };
 }
 
-function parseJson(json: string, what: string): Result<unknown> {
-  try {
-    return ok(JSON.parse(json) as unknown);
-  } catch (e) {
-    return fail(
-      "validation",
-      `${what} is not JSON: ${(e as Error).message}`,
-      "(body)",
-      "pass the response body as text",
-    );
-  }
-}
-
 /** `{sha, at, tree}` of a "Get a commit" response; `at` is the committer date (when it landed). */
 export function parseCommit(json: string): Result<{ sha: string; at: number; tree: string }> {
-  const parsed = parseJson(json, "commit response");
+  const parsed = parseJson(json, "commit", "(body)");
   if (!parsed.ok) return parsed;
   const v = parsed.value;
-  if (!isObj(v) || !str(v.sha) || !SHA_RE.test(String(v.sha)))
+  if (!isObject(v) || !rawStr(v.sha) || !SHA_RE.test(String(v.sha)))
     return fail(
       "validation",
       "commit response: sha is missing",
       "sha",
       "pass the body of GET /repos/{owner}/{repo}/commits/{ref}",
     );
-  const commit = isObj(v.commit) ? v.commit : {};
-  const committer = isObj(commit.committer) ? commit.committer : {};
-  const author = isObj(commit.author) ? commit.author : {};
-  const at = parseTime(committer.date) ?? parseTime(author.date);
+  const commit = isObject(v.commit) ? v.commit : {};
+  const committer = isObject(commit.committer) ? commit.committer : {};
+  const author = isObject(commit.author) ? commit.author : {};
+  const at = gitTime(committer.date) ?? gitTime(author.date);
   if (at === null)
     return fail("validation", "commit response: commit.committer.date is missing", "commit.committer.date");
-  const tree = isObj(commit.tree) ? str(commit.tree.sha) : null;
+  const tree = isObject(commit.tree) ? rawStr(commit.tree.sha) : null;
   return ok({ sha: String(v.sha), at, tree: tree ?? String(v.sha) });
 }
 
@@ -325,25 +295,25 @@ function normPrefix(prefix: string): string {
  * accepts. Symlinks (mode 120000: the blob is the target path) and submodules (type commit) are skipped.
  */
 export function parseTree(json: string, pathPrefix: string): Result<TreeListing> {
-  const parsed = parseJson(json, "tree response");
+  const parsed = parseJson(json, "tree", "(body)");
   if (!parsed.ok) return parsed;
   const v = parsed.value;
   const hint = "pass the body of GET /repos/{owner}/{repo}/git/trees/{ref}?recursive=1";
-  if (!isObj(v)) return fail("validation", "tree response is not a JSON object", "(body)", hint);
-  const sha = str(v.sha);
+  if (!isObject(v)) return fail("validation", "tree response is not a JSON object", "(body)", hint);
+  const sha = rawStr(v.sha);
   if (!sha) return fail("validation", "tree response: sha is missing", "sha", hint);
   if (!Array.isArray(v.tree)) return fail("validation", "tree response: tree must be an array", "tree", hint);
   const prefix = normPrefix(pathPrefix);
   const files: TreeListing["files"] = [];
   for (const [i, e] of v.tree.entries()) {
-    if (!isObj(e)) return fail("validation", `tree response: tree.${i} is not an object`, `tree.${i}`, hint);
-    const path = str(e.path);
+    if (!isObject(e)) return fail("validation", `tree response: tree.${i} is not an object`, `tree.${i}`, hint);
+    const path = rawStr(e.path);
     if (!path) return fail("validation", `tree response: tree.${i}.path is missing`, `tree.${i}.path`, hint);
     if (e.type !== "blob" || e.mode === "120000") continue;
     if (prefix && path !== prefix && !path.startsWith(`${prefix}/`)) continue;
     const size = typeof e.size === "number" ? e.size : 0;
     if (!isIndexable(path, size)) continue;
-    files.push({ path, sha: str(e.sha) ?? "", size });
+    files.push({ path, sha: rawStr(e.sha) ?? "", size });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return ok({ sha, truncated: v.truncated === true, files });
@@ -458,7 +428,7 @@ export function isIndexable(path: string, size?: number): boolean {
 
 /** `gh:owner/repo/path`, at most 512 characters (the head kept, a hash of the whole as the tail). */
 export function fileChunkId(repo: string, path: string): string {
-  return shorten(`gh:${repo}/${path.replace(/^\/+/, "")}`, LIMITS.chunkId);
+  return shorten(`gh:${repo}/${path.replace(/^\/+/, "")}`, LIMITS.artifactId);
 }
 
 export function removedDeprecations(repo: string, paths: string[], commit: string, at: number): Deprecation[] {
@@ -915,7 +885,7 @@ export function codeArtifacts(
     const artifact: ArtifactInput = {
       id,
       kind: "code_unit",
-      title: path.length > 1000 ? shorten(path, 1000) : path,
+      title: shorten(path, LIMITS.title),
       synopsis: synopsisOf(
         path,
         leadingDoc(path, file.content, exported[0]?.start ?? null),

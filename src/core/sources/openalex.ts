@@ -8,29 +8,22 @@
  * after the current one). Ingest time is monotone, so a changed record always lands as a later version.
  */
 import { fail, ok, type Result } from "../errors";
+import { arr, finishPlan, isObject, type JsonObject, num, parseJson, personEntity, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
-import type { Deprecation, ImportPlan } from "../formats/types";
+import { type Deprecation, emptyPlan, type ImportPlan } from "../formats/types";
 import { canonicalPaperId, slug } from "../ids";
-import { type ArtifactInput, deriveSynopsis, type EdgeInput, type EntityInput } from "../ingest";
+import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import {
-  arr,
+  authorsLine,
   type ConditionalHeaders,
   clampInt,
-  clip,
   conditionalHeaders,
   doiPath,
-  finishPlan,
   type HttpRequestSpec,
-  isObject,
-  type JsonObject,
-  num,
-  OUTPUT_LIMITS,
+  paperArtifact,
   paperTarget,
-  parseJson,
-  personEntity,
   queryPairs,
   type SourceSpec,
-  str,
 } from "./types";
 
 export const OPENALEX_API = "https://api.openalex.org";
@@ -199,29 +192,23 @@ function workToPlan(
   const type = str(w.type);
   const abstract = reconstructAbstract(w.abstract_inverted_index);
   const lines = [title || identity.id];
-  if (authors.length)
-    lines.push(
-      `Authors: ${authors.slice(0, 500).join(", ")}${authors.length > 500 ? ` and ${authors.length - 500} more` : ""}`,
-    );
+  if (authors.length) lines.push(authorsLine(authors));
   if (venue) lines.push(`Venue: ${venue}`);
   if (year !== undefined) lines.push(`Year: ${year}`);
   if (type) lines.push(`Type: ${type}`);
   if (concepts.length) lines.push(`Topics: ${concepts.join(", ")}`);
-  const content = abstract ? `${lines.join("\n")}\n\n${abstract}` : lines.join("\n");
 
   return {
     ref: label,
-    artifact: {
-      id: identity.id,
-      kind: "paper",
-      title: clip(title || identity.id, OUTPUT_LIMITS.title),
-      ...(abstract ? { synopsis: deriveSynopsis(title, abstract) } : {}),
-      content,
-      entities,
-      boundaries: [...(year !== undefined ? [`year:${year}`] : []), ...(type ? [`type:${type}`] : [])],
-      edges,
-      ...(oaUrl ? { source: oaUrl } : doi ? { source: doi } : {}),
-    },
+    artifact: paperArtifact(
+      { id: identity.id, title: title || identity.id, header: lines, abstract },
+      {
+        entities,
+        boundaries: [...(year !== undefined ? [`year:${year}`] : []), ...(type ? [`type:${type}`] : [])],
+        edges,
+        ...(oaUrl ? { source: oaUrl } : doi ? { source: doi } : {}),
+      },
+    ),
   };
 }
 
@@ -261,9 +248,7 @@ export function parseOpenAlexWorks(json: string): Result<ImportPlan> {
       "pass the body of GET https://api.openalex.org/works?... or /works/W…",
     );
 
-  const artifacts: ArtifactInput[] = [];
-  const deprecations: Deprecation[] = [];
-  const skipped: ImportPlan["skipped"] = [];
+  const { artifacts, deprecations, skipped } = emptyPlan();
   for (const [i, w] of works.entries()) {
     if (!isObject(w)) {
       skipped.push({ ref: `results.${i}`, reason: "work is not an object" });

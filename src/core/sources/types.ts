@@ -4,10 +4,10 @@
  * parsers turn the response into an ImportPlan, the service applies it.
  */
 import { fail, ok, type Result } from "../errors";
+import { synopsisOf } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
-import type { Deprecation, ImportPlan } from "../formats/types";
-import { canonicalPaperId, slug } from "../ids";
-import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import { canonicalPaperId } from "../ids";
+import type { ArtifactInput } from "../ingest";
 
 export type SourceKind = "arxiv" | "openalex" | "crossref" | "github" | "url";
 
@@ -300,24 +300,8 @@ export function clampInt(n: number | undefined, def: number, min: number, max: n
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Shared output helpers: every parser's artifacts must pass the HTTP schema limits and prepareBatch.
+// Shared by the parsers (output fitting, JSON reading and plan assembly live in ../formats/common.ts)
 // ---------------------------------------------------------------------------------------------------
-
-/** The ingest API's limits (src/http/schemas.ts, INGEST_LIMITS) that parser output must respect. */
-export const OUTPUT_LIMITS = {
-  id: 512,
-  title: 1000,
-  synopsis: 2000,
-  entityName: 300,
-  aliasesPerEntity: 50,
-  entities: 200,
-  edges: 500,
-  edgeTarget: 512,
-  boundary: 200,
-  boundaries: 100,
-  source: 2000,
-  reason: 2000,
-} as const;
 
 /**
  * Canonical chunk id of a cited paper, as paperIdentity would give it (so `10.48550/arXiv.X` targets
@@ -327,161 +311,29 @@ export function paperTarget(raw: string): string | null {
   return canonicalPaperId(raw) ? (paperIdentity([raw], "")?.id ?? null) : null;
 }
 
-/** Collapse whitespace and cut to at most `max` characters without splitting a surrogate pair. */
-export function clip(s: string, max: number): string {
-  const t = s.replace(/\s+/g, " ").trim();
-  if (t.length <= max) return t;
-  let cut = t.slice(0, max);
-  const last = cut.charCodeAt(cut.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
-  return cut.trimEnd();
-}
-
-/** An entity cut to the schema limits (name <= 300, <= 50 distinct aliases of <= 300). */
-export function fitEntity(e: EntityInput): EntityInput | null {
-  const name = clip(e.name, OUTPUT_LIMITS.entityName);
-  if (!name) return null;
-  const aliases: string[] = [];
-  const seen = new Set<string>([name]);
-  for (const a of e.aliases ?? []) {
-    const c = clip(a, OUTPUT_LIMITS.entityName);
-    if (!c || seen.has(c)) continue;
-    seen.add(c);
-    aliases.push(c);
-    if (aliases.length >= OUTPUT_LIMITS.aliasesPerEntity) break;
-  }
-  return { type: e.type, ...(e.id ? { id: e.id } : {}), name, ...(aliases.length ? { aliases } : {}) };
-}
-
-/** A person entity: `person:<slug of the name>`, the ORCID (bare 0000-0000-0000-0000 form) as an alias. */
-export function personEntity(name: string, orcid?: string | null): EntityInput | null {
-  const n = clip(name, OUTPUT_LIMITS.entityName);
-  const s = slug(n);
-  if (!s) return null;
-  const o = orcid ? /(\d{4}-\d{4}-\d{4}-\d{3}[\dX])/i.exec(orcid)?.[1]?.toUpperCase() : undefined;
-  return { type: "person", id: `person:${s.slice(0, 250)}`, name: n, ...(o ? { aliases: [o] } : {}) };
+/** "Authors: A, B, C" for a record's content, at most 500 names ("... and N more"). */
+export function authorsLine(authors: string[]): string {
+  const more = authors.length > 500 ? ` and ${authors.length - 500} more` : "";
+  return `Authors: ${authors.slice(0, 500).join(", ")}${more}`;
 }
 
 /**
- * Final shaping shared by all parsers: fit entities/edges/boundaries to the limits (capping, never
- * failing), drop self-edges and duplicates, keep one artifact per id (first wins; later ones are reported in
- * `skipped`), keep one deprecation per id, and drop artifacts whose id the same response deprecates: a
- * deprecated chunk accepts no new version (ingest answers 409 and fails the whole batch), so re-emitting a
- * retracted/withdrawn record on every scheduled run would break re-ingestion.
+ * The `paper` artifact of one source record: content = the header lines (title, authors, venue, ...), a
+ * blank line and the abstract; synopsis = the abstract's first sentences (ingest's rule); `title` is the
+ * display title (never empty).
  */
-export function finishPlan(
-  artifacts: ArtifactInput[],
-  deprecations: Deprecation[],
-  skipped: ImportPlan["skipped"],
-): ImportPlan {
-  // One deprecation per chunk: the earliest dated one (the chunk stopped being valid then); ties keep the first.
-  const byId = new Map<string, Deprecation>();
-  for (const d of deprecations) {
-    const prev = byId.get(d.id);
-    if (prev && (d.at === undefined || (prev.at !== undefined && prev.at <= d.at))) continue;
-    byId.set(d.id, {
-      id: d.id,
-      ...(d.at !== undefined ? { at: d.at } : {}),
-      ...(d.by && d.by !== d.id ? { by: d.by } : {}),
-      reason: clip(d.reason, OUTPUT_LIMITS.reason),
-    });
-  }
-  const deps = [...byId.values()];
-  const depIds = new Set(byId.keys());
-  const out: ArtifactInput[] = [];
-  const seen = new Set<string>();
-  const skip = [...skipped];
-  for (const a of artifacts) {
-    if (depIds.has(a.id)) {
-      skip.push({ ref: a.id, reason: "deprecated by the same response; recorded as a deprecation only" });
-      continue;
-    }
-    if (seen.has(a.id)) {
-      skip.push({ ref: a.id, reason: "duplicate record for the same paper in this response (first one kept)" });
-      continue;
-    }
-    seen.add(a.id);
-    out.push(fitArtifact(a));
-  }
-  return { artifacts: out, deprecations: deps, skipped: skip };
-}
-
-function fitArtifact(a: ArtifactInput): ArtifactInput {
-  const entities: EntityInput[] = [];
-  for (const e of a.entities ?? []) {
-    const f = fitEntity(e);
-    if (f) entities.push(f);
-    if (entities.length >= OUTPUT_LIMITS.entities) break;
-  }
-  const edges: EdgeInput[] = [];
-  const edgeKeys = new Set<string>();
-  for (const e of a.edges ?? []) {
-    const key = `${e.type}\u0000${e.target}`;
-    if (e.target === a.id || !e.target || e.target.length > OUTPUT_LIMITS.edgeTarget || edgeKeys.has(key)) continue;
-    edgeKeys.add(key);
-    edges.push(e);
-    if (edges.length >= OUTPUT_LIMITS.edges) break;
-  }
-  const boundaries = [
-    ...new Set((a.boundaries ?? []).map((b) => clip(b, OUTPUT_LIMITS.boundary)).filter(Boolean)),
-  ].slice(0, OUTPUT_LIMITS.boundaries);
-  const title = clip(a.title, OUTPUT_LIMITS.title) || a.id;
-  const synopsis = a.synopsis === undefined ? undefined : clip(a.synopsis, OUTPUT_LIMITS.synopsis);
+export function paperArtifact(
+  record: { id: string; title: string; header: string[]; abstract: string },
+  more: Omit<ArtifactInput, "id" | "kind" | "title" | "synopsis" | "content">,
+): ArtifactInput {
+  const { id, title, header, abstract } = record;
+  const synopsis = synopsisOf(title, abstract);
   return {
-    id: a.id,
-    kind: a.kind,
+    id,
+    kind: "paper",
     title,
     ...(synopsis ? { synopsis } : {}),
-    content: a.content.trim() ? a.content : title,
-    ...(entities.length ? { entities } : {}),
-    ...(boundaries.length ? { boundaries } : {}),
-    ...(edges.length ? { edges } : {}),
-    ...(a.valid_from !== undefined && Number.isFinite(a.valid_from) ? { valid_from: a.valid_from } : {}),
-    ...(a.source ? { source: a.source.slice(0, OUTPUT_LIMITS.source) } : {}),
+    content: abstract ? `${header.join("\n")}\n\n${abstract}` : header.join("\n"),
+    ...more,
   };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Reading untyped JSON without `any`
-// ---------------------------------------------------------------------------------------------------
-
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type JsonObject = { [k: string]: Json };
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-export function str(v: unknown): string | undefined {
-  return typeof v === "string" && v.trim() ? v.trim() : undefined;
-}
-
-export function arr(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-export function num(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
-}
-
-export function parseJson(text: string, source: string): Result<Json> {
-  if (typeof text !== "string" || !text.trim())
-    return fail("validation", `${source} response is empty`, "body", `expected the ${source} JSON response body`);
-  try {
-    return ok(JSON.parse(text) as Json);
-  } catch (e) {
-    return fail(
-      "validation",
-      `${source} response is not JSON: ${e instanceof Error ? e.message : String(e)}`,
-      "body",
-      `pass the raw ${source} response body (HTTP 200, application/json)`,
-    );
-  }
-}
-
-/** Epoch ms of a date string; undefined when it does not parse. */
-export function parseTime(s: string | undefined): number | undefined {
-  if (!s) return undefined;
-  const t = Date.parse(s);
-  return Number.isFinite(t) ? t : undefined;
 }
