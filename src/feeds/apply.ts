@@ -22,7 +22,10 @@ export interface ApplyCounts {
   updated: number;
   unchanged: number;
   deprecated: number;
+  /** Records merged into another work already in the archive (recorded in entity history). */
   merged: number;
+  /** Records folded into a richer record of the same work within this plan (nothing stored by itself). */
+  duplicates: number;
   skipped: number;
   failed: number;
 }
@@ -111,7 +114,7 @@ function retarget(a: ArtifactInput, into: string, extraAliases: string[]): Artif
 
 export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: ImportPlan): Promise<ApplyOutcome> {
   const out: ApplyOutcome = {
-    counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, skipped: 0, failed: 0 },
+    counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
     items: [],
     merges: [],
     failures: [],
@@ -177,7 +180,7 @@ function dedupeWithinPlan(artifacts: ArtifactInput[], renamed: Map<string, strin
     for (const l of losers) {
       renamed.set(l.id, winner.id);
       out.merges.push({ from: l.id, into: winner.id, matchedBy: "same import", kept: "incoming" });
-      out.counts.merged++;
+      out.counts.duplicates++;
     }
   }
   return kept;

@@ -41,13 +41,20 @@ export async function fetchSpec(
   return deps.http(new Request(spec.url, { headers: spec.headers, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }));
 }
 
-function retryAfter(res: Response): number | null {
+/** Seconds to wait before asking again: Retry-After, or GitHub's exhausted-quota reset time. */
+export function retryAfter(res: Response, nowMs = Date.now()): number | null {
   const h = res.headers.get("retry-after");
-  if (!h) return null;
-  const s = Number(h);
-  if (Number.isFinite(s)) return s;
-  const t = Date.parse(h);
-  return Number.isFinite(t) ? Math.max(0, (t - Date.now()) / 1000) : null;
+  if (h) {
+    const s = Number(h);
+    if (Number.isFinite(s)) return s;
+    const t = Date.parse(h);
+    if (Number.isFinite(t)) return Math.max(0, (t - nowMs) / 1000);
+  }
+  // GitHub answers 403/429 with x-ratelimit-remaining: 0 and the epoch second the quota resets.
+  const reset = Number(res.headers.get("x-ratelimit-reset"));
+  if (res.headers.get("x-ratelimit-remaining") === "0" && Number.isFinite(reset) && reset > 0)
+    return Math.max(0, reset - nowMs / 1000);
+  return null;
 }
 
 export async function httpFailure(res: Response, what: string): Promise<HttpError> {

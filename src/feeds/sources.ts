@@ -162,6 +162,7 @@ const zeroCounts = (): ApplyCounts => ({
   unchanged: 0,
   deprecated: 0,
   merged: 0,
+  duplicates: 0,
   skipped: 0,
   failed: 0,
 });

@@ -12,7 +12,7 @@ import { parsePushEvent } from "../core/sources/github";
 import { FeedBody, toArtifactInput, toMs } from "../http/schemas";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { DeliveryMessage, FeedDeps } from "./deps";
-import { githubPushPlan } from "./github";
+import { githubPushPlan, HttpError } from "./github";
 
 export interface WebhookHeaders {
   get(name: string): string | null;
@@ -303,7 +303,11 @@ export async function consumeDeliveries(deps: FeedDeps, messages: readonly Queue
           durationMs: 0,
         });
         m.ack();
-      } else m.retry({ delaySeconds: retryDelaySeconds(m.attempts) });
+      } else {
+        // A rate-limited upstream says when to come back; Queues accept delays up to 12 hours.
+        const wait = e instanceof HttpError && e.retryAfterS !== null ? Math.ceil(e.retryAfterS) : 0;
+        m.retry({ delaySeconds: Math.min(43_200, Math.max(retryDelaySeconds(m.attempts), wait)) });
+      }
     }
   }
 }
