@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CodeSymbol, extractImports, extractSymbols, languageOf } from "../../src/core/code/symbols";
-import { type ExistingState, type IngestPlan, planIngest, prepareBatch } from "../../src/core/ingest";
+import { type ExistingState, planIngest, prepareBatch } from "../../src/core/ingest";
 import {
   codeArtifacts,
   commitRequest,
@@ -17,6 +17,7 @@ import {
   treeRequest,
   whyNotIndexable,
 } from "../../src/core/sources/github";
+import { emptyState, stateAfter } from "../fixtures/ingest-state";
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures (written here): realistic sources with decoys in comments, strings, templates, regexes.
@@ -854,7 +855,7 @@ describe("codeArtifacts", () => {
     const first = await planIngest("a", prepared.value, empty, at + 1, sketch);
     expect(first.ok).toBe(true);
     if (!first.ok) return;
-    const state = applied(first.value);
+    const state = stateAfter(emptyState(), first.value);
     // the same files pushed again by a later commit: same hash -> unchanged, nothing planned
     const later = codeArtifacts(
       REPO,
@@ -875,21 +876,3 @@ describe("codeArtifacts", () => {
     ]);
   });
 });
-
-function applied(plan: IngestPlan): ExistingState {
-  const chunks: ExistingState["chunks"] = new Map();
-  for (const v of plan.versions)
-    chunks.set(v.chunkId, {
-      chunkId: v.chunkId,
-      latestVersion: v.version,
-      artifactHash: v.artifactHash,
-      validFrom: v.validFrom,
-      deprecatedAt: null,
-      openEdges: v.edges.map((e) => ({ dst: e.target, type: e.type, weight: e.weight ?? 1, validFrom: v.validFrom })),
-    });
-  return {
-    chunks,
-    entities: new Set(plan.entityInserts.map((e) => e.entityId)),
-    aliases: new Set(plan.aliasInserts.map((a) => `${a.entityId}\u0000${a.aliasNorm}`)),
-  };
-}

@@ -1,38 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  type ArtifactInput,
-  type ExistingState,
-  type IngestPlan,
-  planIngest,
-  prepareBatch,
-} from "../../src/core/ingest";
+import { type ArtifactInput, type ExistingState, planIngest, prepareBatch } from "../../src/core/ingest";
+import { emptyState, stateAfter } from "../fixtures/ingest-state";
 
 const sketch = async () => "AAAA";
-
-function empty(): ExistingState {
-  return { chunks: new Map(), entities: new Set(), aliases: new Set() };
-}
-
-/** What storage would hold after executing a plan (the part planning reads back). */
-function applyPlan(state: ExistingState, plan: IngestPlan): ExistingState {
-  const chunks = new Map(state.chunks);
-  for (const v of plan.versions) {
-    chunks.set(v.chunkId, {
-      chunkId: v.chunkId,
-      latestVersion: v.version,
-      artifactHash: v.artifactHash,
-      validFrom: v.validFrom,
-      deprecatedAt: null,
-      openEdges: v.edges.map((e) => ({ dst: e.target, type: e.type, weight: e.weight ?? 1, validFrom: v.validFrom })),
-    });
-  }
-  const entities = new Set(state.entities);
-  for (const e of plan.entityInserts) entities.add(e.entityId);
-  const aliases = new Set(state.aliases);
-  for (const a of plan.aliasInserts) aliases.add(`${a.entityId}\u0000${a.aliasNorm}`);
-  return { chunks, entities, aliases };
-}
 
 async function plan(batch: ArtifactInput[], state: ExistingState, now = 1_000) {
   const p = prepareBatch(batch);
@@ -66,9 +37,9 @@ describe("ingest planning", () => {
       fc.asyncProperty(
         fc.uniqueArray(artifactArb, { selector: (a) => a.id, minLength: 1, maxLength: 4 }),
         async (batch) => {
-          const first = await plan(batch, empty());
+          const first = await plan(batch, emptyState());
           expect(first.versions.length).toBe(batch.length);
-          const again = await plan(batch, applyPlan(empty(), first), 2_000);
+          const again = await plan(batch, stateAfter(emptyState(), first), 2_000);
           expect(again.versions).toEqual([]);
           expect(again.ops).toEqual([]);
           expect(again.results.every((r) => r.status === "unchanged")).toBe(true);
@@ -83,7 +54,7 @@ describe("ingest planning", () => {
       fc.asyncProperty(
         fc.array(fc.string({ minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 6 }),
         async (contents) => {
-          let state = empty();
+          let state = emptyState();
           const intervals: Array<{ v: number; from: number }> = [];
           for (const [i, c] of contents.entries()) {
             const p = await plan([{ id: "doc:a", kind: "note", title: "t", content: c }], state, 1_000 * (i + 1));
@@ -91,7 +62,7 @@ describe("ingest planning", () => {
               expect(v.closesVersion).toBe(intervals.length ? (intervals[intervals.length - 1]?.v as number) : 0);
               intervals.push({ v: v.version, from: v.validFrom });
             }
-            state = applyPlan(state, p);
+            state = stateAfter(state, p);
           }
           for (let i = 1; i < intervals.length; i++) {
             expect(intervals[i]?.v).toBe((intervals[i - 1]?.v as number) + 1);
@@ -113,16 +84,19 @@ describe("ingest planning", () => {
           content: "Builds on doi:10.1145/3397271.3401075 and arXiv:2004.04906v3.",
         },
       ],
-      empty(),
+      emptyState(),
     );
     expect(p.versions[0]?.entities).toEqual(["arxiv:2004.04906", "arxiv:2405.14831", "doi:10.1145/3397271.3401075"]);
   });
 
   it("rejects a backdated revision and a self-edge, naming the field", async () => {
-    const first = await plan([{ id: "doc:a", kind: "note", title: "t", content: "one", valid_from: 5_000 }], empty());
+    const first = await plan(
+      [{ id: "doc:a", kind: "note", title: "t", content: "one", valid_from: 5_000 }],
+      emptyState(),
+    );
     const p = prepareBatch([{ id: "doc:a", kind: "note", title: "t", content: "two", valid_from: 4_000 }]);
     if (!p.ok) throw new Error("prepare");
-    const r = await planIngest("a", p.value, applyPlan(empty(), first), 6_000, sketch);
+    const r = await planIngest("a", p.value, stateAfter(emptyState(), first), 6_000, sketch);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.field).toBe("artifacts.0.valid_from");
     const self = prepareBatch([

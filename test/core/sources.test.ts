@@ -3,18 +3,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ImportPlan } from "../../src/core/formats/types";
 import { slug } from "../../src/core/ids";
-import {
-  type ArtifactInput,
-  type ExistingState,
-  type IngestPlan,
-  planIngest,
-  prepareBatch,
-} from "../../src/core/ingest";
+import { type ArtifactInput, type ExistingState, planIngest, prepareBatch } from "../../src/core/ingest";
 import { arxivRequest, parseArxivFeed } from "../../src/core/sources/arxiv";
 import { crossrefRequest, jatsToText, parseCrossrefWorks } from "../../src/core/sources/crossref";
 import { openalexRequest, parseOpenAlexWorks, reconstructAbstract } from "../../src/core/sources/openalex";
 import { RATE_LIMITS, type SourceSpec, validateSourceSpec } from "../../src/core/sources/types";
 import { ArtifactSchema } from "../../src/http/schemas";
+import { emptyState, stateAfter } from "../fixtures/ingest-state";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/sources/${name}`, import.meta.url), "utf8");
 const ARXIV_FEED = fixture("arxiv-feed.xml");
@@ -52,28 +47,6 @@ function expectIngestable(plan: ImportPlan) {
   }
   const prepared = prepareBatch(plan.artifacts);
   if (!prepared.ok) throw new Error(prepared.error.message);
-}
-
-function empty(): ExistingState {
-  return { chunks: new Map(), entities: new Set(), aliases: new Set() };
-}
-
-function applyPlan(state: ExistingState, plan: IngestPlan): ExistingState {
-  const chunks = new Map(state.chunks);
-  for (const v of plan.versions)
-    chunks.set(v.chunkId, {
-      chunkId: v.chunkId,
-      latestVersion: v.version,
-      artifactHash: v.artifactHash,
-      validFrom: v.validFrom,
-      deprecatedAt: null,
-      openEdges: v.edges.map((e) => ({ dst: e.target, type: e.type, weight: e.weight ?? 1, validFrom: v.validFrom })),
-    });
-  const entities = new Set(state.entities);
-  for (const e of plan.entityInserts) entities.add(e.entityId);
-  const aliases = new Set(state.aliases);
-  for (const a of plan.aliasInserts) aliases.add(`${a.entityId}\u0000${a.aliasNorm}`);
-  return { chunks, entities, aliases };
 }
 
 async function ingest(batch: ArtifactInput[], state: ExistingState, now: number) {
@@ -225,9 +198,9 @@ describe("arXiv", () => {
       .replace("outperforms\nstate-of-the-art methods remarkably, by up to 20%", "outperforms baselines");
     const p1 = value(parseArxivFeed(v1));
     expect(byId(p1, "arxiv:2405.14831").boundaries).toContain("arxiv-version:v1");
-    const first = await ingest(p1.artifacts, empty(), 10_000_000_000_000);
+    const first = await ingest(p1.artifacts, emptyState(), 10_000_000_000_000);
     expect(first.results).toEqual([{ id: "arxiv:2405.14831", status: "created", version: 1 }]);
-    const state = applyPlan(empty(), first);
+    const state = stateAfter(emptyState(), first);
     const p2 = value(parseArxivFeed(ARXIV_FEED));
     const second = await ingest(p2.artifacts, state, 10_000_000_000_001);
     expect(second.results).toEqual([{ id: "arxiv:2405.14831", status: "updated", version: 2 }]);
@@ -235,7 +208,7 @@ describe("arXiv", () => {
     expect(second.versions[0]?.source).toBe("http://arxiv.org/abs/2405.14831v2");
     const again = await ingest(
       value(parseArxivFeed(ARXIV_FEED)).artifacts,
-      applyPlan(state, second),
+      stateAfter(state, second),
       10_000_000_000_002,
     );
     expect(again.results.map((r) => r.status)).toEqual(["unchanged"]);
@@ -542,8 +515,8 @@ describe("all sources", () => {
       const b = value(parse());
       expect(b).toEqual(a);
       expect(JSON.stringify(b)).toBe(JSON.stringify(a));
-      const first = await ingest(a.artifacts, empty(), 5_000_000_000_000);
-      const again = await ingest(b.artifacts, applyPlan(empty(), first), 5_000_000_000_001);
+      const first = await ingest(a.artifacts, emptyState(), 5_000_000_000_000);
+      const again = await ingest(b.artifacts, stateAfter(emptyState(), first), 5_000_000_000_001);
       expect(again.results.every((r) => r.status === "unchanged")).toBe(true);
       expect(again.ops).toEqual([]);
     }
