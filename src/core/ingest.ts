@@ -236,6 +236,12 @@ async function artifactHash(n: NormalisedArtifact): Promise<string> {
   );
 }
 
+/** The hash an artifact would be stored under (null when it is invalid); equal hash = no new version. */
+export async function artifactHashOf(a: ArtifactInput): Promise<string | null> {
+  const n = normalise(a, 0);
+  return n.ok ? artifactHash(n.value) : null;
+}
+
 export interface PreparedBatch {
   items: NormalisedArtifact[];
   chunkIds: string[];

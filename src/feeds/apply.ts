@@ -14,7 +14,7 @@
 import type { WorldStore } from "../adapters/d1/world-store";
 import type { Deprecation, ImportPlan } from "../core/formats/types";
 import { canonicalPaperId, findIdentifiers, normAlias } from "../core/ids";
-import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
+import { type ArtifactInput, artifactHashOf, INGEST_LIMITS } from "../core/ingest";
 import type { PaperGuru } from "../service";
 
 export interface ApplyCounts {
@@ -85,14 +85,12 @@ function richness(a: { contentChars: number; entities: number; edges: number }):
 const incomingRichness = (a: ArtifactInput) =>
   richness({ contentChars: a.content.length, entities: a.entities?.length ?? 0, edges: a.edges?.length ?? 0 });
 
-/** Where a record came from, coarse: "arxiv.org", "openalex.org", "bibtex", "markdown" ... */
-function originOf(source: string | undefined): string {
-  if (!source) return "";
-  try {
-    return new URL(source).hostname.replace(/^(www|api|export)\./, "");
-  } catch {
-    return /^[^:#]*/.exec(source)?.[0] ?? "";
-  }
+/**
+ * The record a version came from: its source (`refs.bib#lewis2020`, an OpenAlex work URL, an arXiv
+ * abs URL) without an arXiv version suffix, so v1 and v2 of one arXiv record are the same record.
+ */
+function recordOf(source: string | undefined): string {
+  return (source ?? "").replace(/(\d{4}\.\d{4,5}|\/\d{7})v\d+$/, "$1");
 }
 
 /** Make `a` the record of chunk `into`: same content, its ids and title become aliases. */
@@ -241,16 +239,28 @@ async function dedupeAgainstArchive(
       continue;
     }
     const head = await deps.world.latestHead(archiveId, into);
-    const sameRecord = into === a.id && originOf(head?.source) === originOf(a.source);
-    if (sameRecord || !head) {
-      // The same source updating its own record: normal versioning (a changed record is a new version).
+    if (!head) {
       result.push(a);
       continue;
     }
     const aliases = [a.id, ...ids, a.title].filter((x) => x !== into);
+    const candidate = into === a.id ? a : retarget(a, into, aliases);
+    // A record that already contributed a version of this work updates it like any record: changed,
+    // it is a new version; unchanged, a no-op (even when another record's version is newer). Only a
+    // record meeting the work for the first time merges by richness.
+    const record = recordOf(a.source);
+    const own = (await deps.world.versionsOf(archiveId, into)).filter((v) => recordOf(v.source) === record).at(-1);
+    if (own) {
+      if (own.artifactHash === (await artifactHashOf(candidate))) {
+        note(into, "unchanged", own.version);
+        out.counts.unchanged++;
+      } else result.push(candidate);
+      if (into !== a.id) renamed.set(a.id, into);
+      continue;
+    }
     const incomingWins = incomingRichness(a) > richness(head);
     if (incomingWins) {
-      result.push(retarget(a, into, aliases));
+      result.push(candidate);
     } else {
       const added = await addAliases(deps, archiveId, into, aliases);
       note(into, "unchanged");

@@ -169,6 +169,30 @@ describe("file imports", () => {
     const p2 = await importFile(id, key, "bibtex", poor);
     expect(p2.body.merges).toEqual([]);
     expect(p2.body.counts).toMatchObject({ created: 0, updated: 0 });
+
+    // Each record keeps updating the work it merged into: unchanged -> nothing (no revert to an older
+    // record), changed -> a new version, whichever record is richer.
+    expect((await importFile(id, key, "json", JSON.stringify(feed))).body.counts).toMatchObject({
+      created: 0,
+      updated: 0,
+    });
+    const bib2 = BIB.replace("doi = {10.5555/hipporag.2024}", "doi = {10.5555/hipporag.2024},\n  note = {Spotlight}");
+    expect((await importFile(id, key, "bibtex", bib2)).body.counts).toMatchObject({ created: 0, updated: 1 });
+    expect((await importFile(id, key, "json", JSON.stringify(feed))).body.counts).toMatchObject({ updated: 0 });
+    const v2 = structuredClone(feed);
+    const art = v2.artifacts[0] as { content: string; source: string };
+    art.content += " Version 2 adds a study of path-finding questions.";
+    art.source = "https://arxiv.org/abs/2405.14831v2";
+    expect((await importFile(id, key, "json", JSON.stringify(v2))).body.counts).toMatchObject({ updated: 1 });
+    const sources = (await history(id, key, "doi:10.5555/hipporag.2024")).body.versions.map(
+      (v: { source: string }) => v.source,
+    );
+    expect(sources).toEqual([
+      "f.bibtex#gutierrez2024hipporag",
+      "https://arxiv.org/abs/2405.14831v1",
+      "f.bibtex#gutierrez2024hipporag",
+      "https://arxiv.org/abs/2405.14831v2",
+    ]);
   });
 
   it("one entity per work: a DOI cited alone merges into the paper entity that carries it as an alias", async () => {

@@ -310,6 +310,22 @@ export class WorldStore {
     return out;
   }
 
+  /** Every version's source and artifact hash, oldest first (a paper has a handful). */
+  async versionsOf(
+    archiveId: string,
+    chunkId: string,
+  ): Promise<Array<{ version: number; source: string; artifactHash: string }>> {
+    return this.db
+      .select({
+        version: s.chunkVersions.version,
+        source: s.chunkVersions.source,
+        artifactHash: s.chunkVersions.artifactHash,
+      })
+      .from(s.chunkVersions)
+      .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)))
+      .orderBy(asc(s.chunkVersions.version));
+  }
+
   /** Size of a paper chunk's latest version, for "the richer record wins". */
   async latestHead(
     archiveId: string,
