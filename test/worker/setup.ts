@@ -1,4 +1,6 @@
 import { applyD1Migrations, env } from "cloudflare:test";
+// Outbound HTTP is mocked in every test; an unmocked request fails it.
+import "./fetch-guard";
 
 // Storage is isolated per test file; migrations are applied once per file (idempotent).
 await applyD1Migrations(

@@ -1,38 +1,13 @@
 /**
- * Helpers for the ingest-from-the-world tests: an outbound fetch mock that fails the test on any
- * unmocked request, signed webhook deliveries, and polling a delivery until the queue consumer is done.
+ * Helpers for the ingest-from-the-world tests: signed webhook deliveries, polling a delivery until
+ * the queue consumer is done, and the outbound fetch mock (fetch-guard.ts, installed for every test).
  */
 import { SELF } from "cloudflare:test";
-import { afterEach, expect, vi } from "vitest";
+import { expect } from "vitest";
 import { genericSignedPayload, signBytes } from "../../src/core/signatures";
 import { ADMIN, api } from "./helpers";
 
-type Handler = (req: Request) => Response | Promise<Response>;
-
-const unmocked: string[] = [];
-let routes: Array<[string, Handler]> = [];
-export const calls: Request[] = [];
-
-/** Route outbound requests by URL prefix; anything else is recorded and fails the test. */
-export function mockFetch(table: Record<string, Handler>) {
-  routes = Object.entries(table).sort((a, b) => b[0].length - a[0].length);
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input as RequestInfo, init);
-    calls.push(req);
-    const hit = routes.find(([prefix]) => req.url.startsWith(prefix));
-    if (hit) return hit[1](req);
-    unmocked.push(req.url);
-    throw new Error(`unmocked outbound request ${req.url}`);
-  });
-}
-
-afterEach(() => {
-  vi.restoreAllMocks();
-  routes = [];
-  calls.length = 0;
-  const leaked = unmocked.splice(0);
-  expect(leaked, "tests must not touch the network").toEqual([]);
-});
+export { calls, mockFetch } from "./fetch-guard";
 
 const enc = new TextEncoder();
 
