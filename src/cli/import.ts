@@ -26,15 +26,30 @@ export function detectFormat(path: string, text: string): Format | null {
 /**
  * JSONL files go 10 records per request: a full-text paper is ~15 chunks, so a request stays near
  * 150 chunks (one or two atomic batches) and an interruption loses at most one request of work.
+ * BibTeX files go 500 entries per request, each piece carrying the file's @string and @preamble
+ * definitions so macros still expand.
  */
 export const JSONL_RECORDS = 10;
+export const BIBTEX_ENTRIES = 500;
 
-function countLines(text: string): number {
-  return text.split("\n").filter((l) => l.trim()).length;
+function splitBibtex(text: string): string[] {
+  // Entries start with `@type{` or `@type(` at the beginning of a line (how every tool writes them).
+  const starts = [...text.matchAll(/^[ \t]*@[a-z]+\s*[{(]/gim)].map((m) => m.index ?? 0);
+  if (starts.length <= BIBTEX_ENTRIES) return [text];
+  const blocks = starts.map((s, i) => text.slice(s, starts[i + 1] ?? text.length));
+  const isMacro = (b: string) => /^\s*@(string|preamble)\b/i.test(b);
+  const header = `${text.slice(0, starts[0])}${blocks.filter(isMacro).join("")}`;
+  const entries = blocks.filter((b) => !isMacro(b) && !/^\s*@comment\b/i.test(b));
+  const out: string[] = [];
+  for (let i = 0; i < entries.length; i += BIBTEX_ENTRIES)
+    out.push(header + entries.slice(i, i + BIBTEX_ENTRIES).join(""));
+  return out;
 }
 
 export function splitRecords(path: string, text: string): string[] {
-  if (extname(path).toLowerCase() !== ".jsonl") return [text];
+  const ext = extname(path).toLowerCase();
+  if (ext === ".bib" || ext === ".bibtex") return splitBibtex(text);
+  if (ext !== ".jsonl") return [text];
   const lines = text.split("\n").filter((l) => l.trim());
   const out: string[] = [];
   for (let i = 0; i < lines.length; i += JSONL_RECORDS) out.push(lines.slice(i, i + JSONL_RECORDS).join("\n"));
@@ -77,8 +92,7 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<{ fa
       for (const [j, piece] of pieces.entries()) {
         const res = await client.importText(o.archive, format, piece, basename(f));
         for (const k of Object.keys(c) as Array<keyof typeof c>) c[k] += (res.counts as typeof c)[k] ?? 0;
-        if (pieces.length > 1)
-          o.log(`${tag}: records ${j * JSONL_RECORDS + 1}-${Math.min((j + 1) * JSONL_RECORDS, countLines(text))}`);
+        if (pieces.length > 1) o.log(`${tag}: piece ${j + 1}/${pieces.length}`);
       }
       for (const k of Object.keys(c) as Array<keyof typeof c>) total[k] += c[k];
       total.files++;

@@ -52,6 +52,12 @@ export function parseImport(format: ImportFormat, text: string, name: string): R
   }
 }
 
+/**
+ * Records per import request. The unarXive run lands ~250 chunks/s in a local Worker, so 2,000 take
+ * ~8 s of one request; larger files go in pieces (the CLI splits JSONL and BibTeX files itself).
+ */
+export const MAX_IMPORT_ARTIFACTS = 2000;
+
 export async function importFile(
   deps: FeedDeps,
   archiveId: string,
@@ -68,6 +74,13 @@ export async function importFile(
       `no records found in this ${format} file${plan.value.skipped[0] ? ` (first skipped: ${plan.value.skipped[0].reason})` : ""}`,
       "body",
       `check that the file is ${format}`,
+    );
+  if (plan.value.artifacts.length > MAX_IMPORT_ARTIFACTS)
+    return fail(
+      "too_large",
+      `this ${format} file holds ${plan.value.artifacts.length} records; one request takes at most ${MAX_IMPORT_ARTIFACTS}`,
+      "body",
+      "split the file (`npx paperguru import` sends JSONL and BibTeX files in pieces)",
     );
   const outcome = await applyPlan(deps.apply, archiveId, plan.value);
   await deps.world.appendLog({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectFormat, JSONL_RECORDS, splitRecords } from "../../src/cli/import";
+import { BIBTEX_ENTRIES, detectFormat, JSONL_RECORDS, splitRecords } from "../../src/cli/import";
 
 describe("paperguru import: format detection", () => {
   it("uses the extension, then the JSON shape", () => {
@@ -18,5 +18,19 @@ describe("paperguru import: format detection", () => {
     expect(pieces.map((p) => p.split("\n").length)).toEqual([JSONL_RECORDS, JSONL_RECORDS, 5]);
     expect(pieces.join("\n")).toBe(lines.join("\n"));
     expect(splitRecords("refs.bib", "@a{x}\n@b{y}")).toEqual(["@a{x}\n@b{y}"]);
+  });
+
+  it("sends large BibTeX files in pieces that each carry the @string macros", () => {
+    const entries = Array.from(
+      { length: BIBTEX_ENTRIES + 20 },
+      (_, i) => `@article{k${i},\n  title = {T${i}},\n  journal = jml\n}\n`,
+    );
+    const text = `% my library\n@string{jml = {Journal of ML}}\n${entries.join("")}@comment{end}\n`;
+    const pieces = splitRecords("refs.bib", text);
+    expect(pieces).toHaveLength(2);
+    for (const p of pieces) expect(p.startsWith("% my library\n@string{jml = {Journal of ML}}\n")).toBe(true);
+    const keys = pieces.flatMap((p) => [...p.matchAll(/@article\{(k\d+)/g)].map((m) => m[1]));
+    expect(keys).toEqual(entries.map((_, i) => `k${i}`));
+    expect(splitRecords("small.bib", entries.slice(0, 3).join(""))).toHaveLength(1);
   });
 });

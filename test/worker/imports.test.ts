@@ -80,6 +80,16 @@ describe("file imports", () => {
     expect((await history(id, key, "arxiv:2005.11401")).body.versions).toHaveLength(2);
   });
 
+  it("refuses an import over 2,000 records with a 413 that says how to split it, storing nothing", async () => {
+    const { id, key } = await newArchive("imp");
+    const big = Array.from({ length: 2001 }, (_, i) => `@misc{k${i}, title = {Work number ${i}}}`).join("\n");
+    const res = await importFile(id, key, "bibtex", big);
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ type: "too_large", field: "body" });
+    expect(res.body.error.hint).toMatch(/paperguru import/);
+    expect((await api("GET", `/v1/archives/${id}`, undefined, key)).body.stats.storage).toMatchObject({ chunks: 0 });
+  });
+
   it("Markdown: exact section spans, references resolved to existing papers by DOI and by title", async () => {
     const { id, key } = await newArchive("imp");
     expect((await importFile(id, key, "bibtex", BIB)).status).toBe(200);
