@@ -273,9 +273,16 @@ export async function dispatchDueSources(deps: FeedDeps, limit = MAX_SOURCES_PER
       const wait = last + gap - Date.now();
       if (wait > 0) await deps.sleep(wait);
     }
-    const r = await runSource(deps, row);
+    try {
+      const r = await runSource(deps, row);
+      ran.push({ archive: row.archiveId, source: row.id, status: r.status });
+    } catch (e) {
+      // Storage failed while recording the run: the lease brings the source back in 15 minutes;
+      // the other due sources still run.
+      console.error(`source ${row.archiveId}/${row.id}: ${String(e)}`);
+      ran.push({ archive: row.archiveId, source: row.id, status: "error" });
+    }
     lastRequest.set(row.kind, Date.now());
-    ran.push({ archive: row.archiveId, source: row.id, status: r.status });
   }
   return ran;
 }
