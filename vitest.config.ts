@@ -14,6 +14,16 @@ export default defineConfig({
         },
       },
       {
+        // The CLI against a throwaway local Worker (scripts/lib/server.ts starts one per file).
+        test: {
+          name: "cli",
+          include: ["test/cli/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         plugins: [
           cloudflareTest(async () => ({
             remoteBindings: false,

@@ -77,11 +77,9 @@ async function main() {
     const res = await pg.context(id, { query: q.query, as_of: q.as_of, budget_tokens: q.budget_tokens ?? 900 });
     console.log(`\n${"=".repeat(100)}\nQ: ${q.query}${q.as_of ? `   (as of ${q.as_of})` : ""}`);
     if (q.why) console.log(`   ${q.why}`);
+    console.log(`   mentions: ${res.trace.mentions.map((m) => `${m.text} -> ${m.entity}`).join(", ") || "none"}`);
     console.log(
-      `   mentions: ${res.trace.mentions.map((m: { text: string; entity: string }) => `${m.text} -> ${m.entity}`).join(", ") || "none"}`,
-    );
-    console.log(
-      `   budget ${res.budget.total} tokens (${res.budget.tokenizer}): cards ${res.budget.cards}, short-term ${res.budget.shortTerm}, left ${res.budget.remaining}; ${res.trace.timings_ms.total.toFixed(1)} ms`,
+      `   budget ${res.budget.total} tokens (${res.budget.tokenizer}): cards ${res.budget.cards}, short-term ${res.budget.shortTerm}, left ${res.budget.remaining}; ${(res.trace.timings_ms.total ?? 0).toFixed(1)} ms`,
     );
     for (const [i, c] of res.cards.entries()) {
       console.log(`\n   [${i + 1}] ${c.title}  <${c.artifact_id} v${c.version}, ${c.kind}, ${c.tokens} tok>`);
@@ -93,11 +91,11 @@ async function main() {
           `      anchor ${a.artifact_id} v${a.version} [${a.start},${a.end}): "${a.snippet.slice(0, 80)}${a.snippet.length > 80 ? "…" : ""}"`,
         );
     }
-    const all = res.cards.flatMap((c: { anchored_spans: unknown[] }) => c.anchored_spans);
+    const all = res.cards.flatMap((c) => c.anchored_spans);
     if (all.length) {
       const v = await pg.verify(id, { anchors: all });
       anchors += all.length;
-      verified += v.results.filter((r: { verified: boolean }) => r.verified).length;
+      verified += v.results.filter((r) => r.verified).length;
     }
   }
   const stats = await pg.archive(id);

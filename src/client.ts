@@ -1,11 +1,36 @@
 /**
- * A small typed client for the REST API. Request types come from the same zod schemas the server
- * validates with, so a schema change breaks callers at compile time. Used by the demo and benchmarks.
+ * A small typed client for the REST API, used by the `paperguru` CLI, the demo, the evaluation and the
+ * benchmarks. Request and response types come from the zod schemas the server validates with
+ * (src/http/schemas.ts), imported as types only: the client has no runtime dependency on zod, and a
+ * schema change breaks callers at compile time.
+ *
+ * Where a schema is deliberately loose the type says so (`unknown` fields, marked LOOSE). `request()`
+ * stays as the raw escape hatch: it knows the response types of the GET routes it can recognise from
+ * the path and returns `unknown` for the rest.
  */
 import type { z } from "@hono/zod-openapi";
+
+import {
+  CONTEXT_EXPORT_FORMATS,
+  type ContextExportFormat,
+  EXPORT_FORMATS,
+  type ExportFormat,
+} from "./core/export/types";
 import type * as S from "./http/schemas";
 
+export { CONTEXT_EXPORT_FORMATS, type ContextExportFormat, EXPORT_FORMATS, type ExportFormat };
+
+// ------------------------------------------------------------------ errors
+
+/** The error body every route returns: {error: {type, message, field?, hint?}}. */
+export type ErrorBody = z.infer<typeof S.ErrorSchema>;
+export type ErrorType = ErrorBody["error"]["type"] | "network" | "invalid_response";
+
+/** A non-2xx answer (or an unreachable server: status 0, type "network"). */
 export class PaperGuruError extends Error {
+  readonly type: ErrorType;
+  readonly field: string | undefined;
+  readonly hint: string | undefined;
   constructor(
     readonly status: number,
     readonly body: { error?: { type?: string; message?: string; field?: string; hint?: string } },
@@ -13,102 +38,343 @@ export class PaperGuruError extends Error {
     super(
       `${status} ${body.error?.type ?? "error"}: ${body.error?.message ?? JSON.stringify(body)}${body.error?.field ? ` (field ${body.error.field})` : ""}`,
     );
+    this.name = "PaperGuruError";
+    this.type = (body.error?.type as ErrorType | undefined) ?? "internal";
+    this.field = body.error?.field;
+    this.hint = body.error?.hint;
+  }
+  /** The server's message alone (without status and type). */
+  get serverMessage(): string {
+    return this.body.error?.message ?? this.message;
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are JSON documented in /openapi.json
-type Json = any;
+// ------------------------------------------------------------------ request types (schema inputs)
+
+export type CreateArchiveBody = z.input<typeof S.CreateArchive>;
+export type CreateKeyBody = z.input<typeof S.CreateKey>;
+export type Scope = z.infer<typeof S.Scope>;
+export type Artifact = z.input<typeof S.ArtifactSchema>;
+export type IngestBody = z.input<typeof S.IngestBody>;
+export type DeprecateBody = z.input<typeof S.DeprecateBody>;
+export type AliasBody = z.input<typeof S.AliasBody>;
+export type RenameBody = z.input<typeof S.RenameBody>;
+export type MergeBody = z.input<typeof S.MergeBody>;
+export type RouteBody = z.input<typeof S.RouteBody>;
+export type ContextBody = z.input<typeof S.ContextBody>;
+export type ExpandBody = z.input<typeof S.ExpandBody>;
+export type Anchor = z.infer<typeof S.AnchorSchema>;
+export type VerifyBody = z.input<typeof S.VerifyBody>;
+export type SessionEventsBody = z.input<typeof S.SessionEventsBody>;
+export type HistoryQuery = z.input<typeof S.HistoryQuery>;
+export type ChunkQuery = z.input<typeof S.ChunkQuery>;
+export type ResolveQuery = z.input<typeof S.ResolveQuery>;
+export type Feed = z.input<typeof S.FeedBody>;
+export type CreateWebhook = z.input<typeof S.CreateWebhook>;
+export type DeliveryQuery = z.input<typeof S.DeliveryQuery>;
+export type CreateSource = z.input<typeof S.CreateSource>;
+export type PatchSource = z.input<typeof S.PatchSource>;
+export type SourceKind = z.infer<typeof S.SourceKindEnum>;
+export type ImportFormat = (typeof S.IMPORT_FORMATS)[number];
+export type LogQuery = z.input<typeof S.LogQuery>;
+
+/** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/exports.ts). */
+export interface ExportQuery {
+  format: ExportFormat;
+  as_of?: string | undefined;
+}
+/** The body of `POST /export/context`: a context request plus the format. */
+export type ExportContextBody = ContextBody & { format: ContextExportFormat };
+
+// ------------------------------------------------------------------ response types (schema outputs)
+
+export type IngestResult = z.infer<typeof S.IngestResult>;
+export type Card = z.infer<typeof S.CardSchema>;
+export type RouteResponse = z.infer<typeof S.RouteResponse>;
+export type ExpandResponse = z.infer<typeof S.ExpandResponse>;
+export type ContextResponse = z.infer<typeof S.ContextResponse>;
+export type Archive = z.infer<typeof S.ArchiveSchema>;
+export type CreatedArchive = z.infer<typeof S.ArchiveCreated>;
+export type ArchiveList = z.infer<typeof S.ArchiveList>;
+/** Capital-chunk statistics are a loose object (measured estimates whose fields grow). */
+export type ArchiveInfo = z.infer<typeof S.ArchiveInfo>;
+export type CreatedKey = z.infer<typeof S.KeyIssued>;
+export type Key = z.infer<typeof S.KeySchema>;
+export type KeyList = z.infer<typeof S.KeyList>;
+export type KeyRevoked = z.infer<typeof S.KeyRevoked>;
+export type Deprecated = z.infer<typeof S.Deprecated>;
+export type Ok = z.infer<typeof S.OkResult>;
+export type ChunkHistory = z.infer<typeof S.ChunkHistory>;
+export type EntityHistory = z.infer<typeof S.EntityHistory>;
+export type NeighboursResponse = z.infer<typeof S.Neighbours>;
+export type ResolveResponse = z.infer<typeof S.Resolved>;
+export type VerifyResponse = z.infer<typeof S.VerifyResponse>;
+export type VerifyResult = VerifyResponse["results"][number];
+export type SessionAppended = z.infer<typeof S.SessionAppended>;
+export type CreatedWebhook = z.infer<typeof S.WebhookCreated>;
+export type WebhookList = z.infer<typeof S.WebhookList>;
+export type Deleted = z.infer<typeof S.Deleted>;
+export type Delivery = z.infer<typeof S.DeliverySchema>;
+export type DeliveryList = z.infer<typeof S.DeliveryList>;
+export type Replayed = z.infer<typeof S.Replayed>;
+export type ImportCounts = z.infer<typeof S.ApplyCountsSchema>;
+export type ImportResult = z.infer<typeof S.ImportResult>;
+export type Source = z.infer<typeof S.SourceSchema>;
+export type SourceList = z.infer<typeof S.SourceList>;
+export type SourceRun = z.infer<typeof S.SourceRun>;
+/** Entries' `counts` is `unknown` in the schema (the counts of the run). */
+export type IngestLog = z.infer<typeof S.IngestLog>;
+export type LogEntry = IngestLog["entries"][number];
+export type Snapshot = z.infer<typeof S.Snapshot>;
+export type Evicted = z.infer<typeof S.Evicted>;
+
+/** Responses `request()` knows from the path (GET only); anything else is `unknown`. */
+type KnownGet<P extends string> = P extends `/v1/archives/${string}/resolve?${string}`
+  ? ResolveResponse
+  : P extends `/v1/archives/${string}/history?${string}`
+    ? ChunkHistory | EntityHistory
+    : P extends `/v1/archives/${string}/ingest-log${string}`
+      ? IngestLog
+      : P extends `/v1/archives/${string}/sources`
+        ? SourceList
+        : unknown;
+
+const trimSlash = (s: string) => s.replace(/\/+$/, "");
+const enc = encodeURIComponent;
+
+export interface ClientOptions {
+  /** Aborts every request of this client (e.g. on Ctrl-C). */
+  signal?: AbortSignal | undefined;
+  /** A fetch to use instead of the global one (tests). */
+  fetch?: typeof fetch | undefined;
+}
 
 export class PaperGuruClient {
   constructor(
     readonly baseUrl: string,
     private key: string,
+    private readonly options: ClientOptions = {},
   ) {}
 
   withKey(key: string): PaperGuruClient {
-    return new PaperGuruClient(this.baseUrl, key);
+    return new PaperGuruClient(this.baseUrl, key, this.options);
   }
 
-  async request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<Json> {
-    const init = {
+  private async send(method: string, path: string, body?: unknown, contentType = "application/json") {
+    const init: RequestInit = {
       method,
       headers: { authorization: `Bearer ${this.key}`, "content-type": contentType },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      signal: this.options.signal ?? null,
     };
-    const target = `${this.baseUrl.replace(/\/$/, "")}${path}`;
+    const target = `${trimSlash(this.baseUrl)}${path}`;
+    const doFetch = this.options.fetch ?? fetch;
     let res: Response;
     try {
-      res = await fetch(target, init);
-    } catch {
+      res = await doFetch(target, init);
+    } catch (first) {
+      if (this.options.signal?.aborted) throw first;
       // A pooled keep-alive socket the server already closed fails before the request is sent;
       // one retry is safe because every write in this API is idempotent.
-      res = await fetch(target, init);
+      try {
+        res = await doFetch(target, init);
+      } catch (e) {
+        if (this.options.signal?.aborted) throw e;
+        const cause = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e);
+        throw new PaperGuruError(0, {
+          error: {
+            type: "network",
+            message: `cannot reach PaperGuru at ${this.baseUrl} (${cause})`,
+            hint: "start it with `npm start`, or set the URL (--url, PAPERGURU_URL or `paperguru config set url`)",
+          },
+        });
+      }
     }
     const text = await res.text();
-    const parsed = text ? JSON.parse(text) : {};
-    if (!res.ok) throw new PaperGuruError(res.status, parsed);
-    return parsed;
+    if (!res.ok) {
+      let parsed: PaperGuruError["body"];
+      try {
+        parsed = text ? (JSON.parse(text) as PaperGuruError["body"]) : {};
+      } catch {
+        parsed = { error: { type: "internal", message: text.slice(0, 500) || res.statusText } };
+      }
+      if (!parsed.error) parsed = { error: { type: "internal", message: text.slice(0, 500) || res.statusText } };
+      throw new PaperGuruError(res.status, parsed);
+    }
+    return { text, contentType: res.headers.get("content-type") ?? "" };
   }
 
-  createArchive(body: z.input<typeof S.CreateArchive>) {
-    return this.request("POST", "/v1/archives", body);
+  /** The raw escape hatch: any route, JSON in and out. Typed for the GET routes in KnownGet. */
+  async request<P extends string>(
+    method: string,
+    path: P,
+    body?: unknown,
+    contentType = "application/json",
+  ): Promise<KnownGet<P>> {
+    const { text } = await this.send(method, path, body, contentType);
+    try {
+      return (text ? JSON.parse(text) : {}) as KnownGet<P>;
+    } catch {
+      throw new PaperGuruError(200, {
+        error: {
+          type: "invalid_response",
+          message: `expected JSON from ${method} ${path}, got: ${text.slice(0, 200)}`,
+        },
+      });
+    }
   }
+
+  /** A typed JSON call (the route's response type is given by the method below). */
+  private call<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+    return this.request(method, path, body, contentType) as Promise<T>;
+  }
+
+  // ---------------------------------------------------------------- archives and keys (admin key)
+  createArchive(body: CreateArchiveBody) {
+    return this.call<CreatedArchive>("POST", "/v1/archives", body);
+  }
+  listArchives() {
+    return this.call<ArchiveList>("GET", "/v1/archives");
+  }
+  /** Archive metadata and statistics (any key of the archive). */
   archive(id: string) {
-    return this.request("GET", `/v1/archives/${id}`);
+    return this.call<ArchiveInfo>("GET", `/v1/archives/${enc(id)}`);
   }
-  ingest(archive: string, body: z.input<typeof S.IngestBody>) {
-    return this.request("POST", `/v1/archives/${archive}/ingest`, body);
+  createKey(archive: string, body: CreateKeyBody = {}) {
+    return this.call<CreatedKey>("POST", `/v1/archives/${enc(archive)}/keys`, body);
   }
-  deprecate(archive: string, body: z.input<typeof S.DeprecateBody>) {
-    return this.request("POST", `/v1/archives/${archive}/deprecate`, body);
+  listKeys(archive: string) {
+    return this.call<KeyList>("GET", `/v1/archives/${enc(archive)}/keys`);
   }
-  alias(archive: string, body: z.input<typeof S.AliasBody>) {
-    return this.request("POST", `/v1/archives/${archive}/entities/alias`, body);
-  }
-  rename(archive: string, body: z.input<typeof S.RenameBody>) {
-    return this.request("POST", `/v1/archives/${archive}/entities/rename`, body);
-  }
-  merge(archive: string, body: z.input<typeof S.MergeBody>) {
-    return this.request("POST", `/v1/archives/${archive}/entities/merge`, body);
-  }
-  route(archive: string, body: z.input<typeof S.RouteBody>) {
-    return this.request("POST", `/v1/archives/${archive}/route`, body);
-  }
-  expand(archive: string, body: z.input<typeof S.ExpandBody>) {
-    return this.request("POST", `/v1/archives/${archive}/expand`, body);
-  }
-  context(archive: string, body: z.input<typeof S.ContextBody>) {
-    return this.request("POST", `/v1/archives/${archive}/context`, body);
-  }
-  verify(archive: string, body: z.input<typeof S.VerifyBody>) {
-    return this.request("POST", `/v1/archives/${archive}/verify`, body);
-  }
-  history(archive: string, q: { chunk?: string; entity?: string }) {
-    const qs = q.chunk ? `chunk=${encodeURIComponent(q.chunk)}` : `entity=${encodeURIComponent(q.entity ?? "")}`;
-    return this.request("GET", `/v1/archives/${archive}/history?${qs}`);
-  }
-  appendSession(archive: string, session: string, body: z.input<typeof S.SessionEventsBody>) {
-    return this.request("POST", `/v1/archives/${archive}/sessions/${session}/events`, body);
-  }
-  snapshot(archive: string) {
-    return this.request("POST", `/v1/archives/${archive}/admin/snapshot`);
-  }
-  evict(archive: string) {
-    return this.request("POST", `/v1/archives/${archive}/admin/evict`);
+  revokeKey(archive: string, keyId: string) {
+    return this.call<KeyRevoked>("DELETE", `/v1/archives/${enc(archive)}/keys/${enc(keyId)}`);
   }
 
+  // ---------------------------------------------------------------- ingest and lifecycle
+  ingest(archive: string, body: IngestBody) {
+    return this.call<IngestResult>("POST", `/v1/archives/${enc(archive)}/ingest`, body);
+  }
+  revise(archive: string, body: Artifact) {
+    return this.call<IngestResult>("POST", `/v1/archives/${enc(archive)}/revise`, body);
+  }
+  deprecate(archive: string, body: DeprecateBody) {
+    return this.call<Deprecated>("POST", `/v1/archives/${enc(archive)}/deprecate`, body);
+  }
+  alias(archive: string, body: AliasBody) {
+    return this.call<Ok>("POST", `/v1/archives/${enc(archive)}/entities/alias`, body);
+  }
+  rename(archive: string, body: RenameBody) {
+    return this.call<Ok>("POST", `/v1/archives/${enc(archive)}/entities/rename`, body);
+  }
+  merge(archive: string, body: MergeBody) {
+    return this.call<Ok>("POST", `/v1/archives/${enc(archive)}/entities/merge`, body);
+  }
+  history(archive: string, q: { chunk: string }): Promise<ChunkHistory>;
+  history(archive: string, q: { entity: string }): Promise<EntityHistory>;
+  history(archive: string, q: HistoryQuery): Promise<ChunkHistory | EntityHistory>;
+  history(archive: string, q: HistoryQuery) {
+    return this.call<ChunkHistory | EntityHistory>("GET", `/v1/archives/${enc(archive)}/history?${qs(q)}`);
+  }
+  appendSession(archive: string, session: string, body: SessionEventsBody) {
+    return this.call<SessionAppended>("POST", `/v1/archives/${enc(archive)}/sessions/${enc(session)}/events`, body);
+  }
+
+  // ---------------------------------------------------------------- queries
+  resolve(archive: string, q: ResolveQuery) {
+    return this.call<ResolveResponse>("GET", `/v1/archives/${enc(archive)}/resolve?${qs(q)}`);
+  }
+  neighbours(archive: string, q: ChunkQuery) {
+    return this.call<NeighboursResponse>("GET", `/v1/archives/${enc(archive)}/neighbours?${qs(q)}`);
+  }
+  route(archive: string, body: RouteBody) {
+    return this.call<RouteResponse>("POST", `/v1/archives/${enc(archive)}/route`, body);
+  }
+  expand(archive: string, body: ExpandBody) {
+    return this.call<ExpandResponse>("POST", `/v1/archives/${enc(archive)}/expand`, body);
+  }
+  context(archive: string, body: ContextBody) {
+    return this.call<ContextResponse>("POST", `/v1/archives/${enc(archive)}/context`, body);
+  }
+  verify(archive: string, body: VerifyBody) {
+    return this.call<VerifyResponse>("POST", `/v1/archives/${enc(archive)}/verify`, body);
+  }
+
+  // ---------------------------------------------------------------- export (text bodies)
+  /** `GET /export?format=&as_of=`: the archive as of a time, in a citation or graph format. */
+  async export(archive: string, q: ExportQuery): Promise<string> {
+    return (await this.send("GET", `/v1/archives/${enc(archive)}/export?${qs(q)}`)).text;
+  }
+  /** `POST /export/context`: the cards a context request returns, in an export format. */
+  async exportContext(archive: string, body: ExportContextBody): Promise<string> {
+    return (await this.send("POST", `/v1/archives/${enc(archive)}/export/context`, body)).text;
+  }
+
+  // ---------------------------------------------------------------- ingest from the world
   /** Import a file's text (format: bibtex | markdown | fulltext | xkg | json); returns counts and merges. */
-  importText(archive: string, format: string, text: string, name: string) {
-    const qs = new URLSearchParams({ format, name });
-    return this.request("POST", `/v1/archives/${archive}/import?${qs}`, text, "text/plain; charset=utf-8");
+  importText(archive: string, format: ImportFormat, text: string, name: string) {
+    const q = new URLSearchParams({ format, name });
+    return this.call<ImportResult>(
+      "POST",
+      `/v1/archives/${enc(archive)}/import?${q}`,
+      text,
+      "text/plain; charset=utf-8",
+    );
   }
   sources(archive: string) {
-    return this.request("GET", `/v1/archives/${archive}/sources`);
+    return this.call<SourceList>("GET", `/v1/archives/${enc(archive)}/sources`);
   }
-  addSource(archive: string, body: unknown) {
-    return this.request("POST", `/v1/archives/${archive}/sources`, body);
+  source(archive: string, id: string) {
+    return this.call<Source>("GET", `/v1/archives/${enc(archive)}/sources/${enc(id)}`);
   }
-  ingestLog(archive: string) {
-    return this.request("GET", `/v1/archives/${archive}/ingest-log`);
+  addSource(archive: string, body: CreateSource) {
+    return this.call<Source>("POST", `/v1/archives/${enc(archive)}/sources`, body);
   }
+  patchSource(archive: string, id: string, body: PatchSource) {
+    return this.call<Source>("PATCH", `/v1/archives/${enc(archive)}/sources/${enc(id)}`, body);
+  }
+  deleteSource(archive: string, id: string) {
+    return this.call<Deleted>("DELETE", `/v1/archives/${enc(archive)}/sources/${enc(id)}`);
+  }
+  runSource(archive: string, id: string) {
+    return this.call<SourceRun>("POST", `/v1/archives/${enc(archive)}/sources/${enc(id)}/run`);
+  }
+  putWebhook(archive: string, name: string, body: CreateWebhook) {
+    return this.call<CreatedWebhook>("PUT", `/v1/archives/${enc(archive)}/webhooks/${enc(name)}`, body);
+  }
+  webhooks(archive: string) {
+    return this.call<WebhookList>("GET", `/v1/archives/${enc(archive)}/webhooks`);
+  }
+  deleteWebhook(archive: string, name: string) {
+    return this.call<Deleted>("DELETE", `/v1/archives/${enc(archive)}/webhooks/${enc(name)}`);
+  }
+  deliveries(archive: string, name: string, q: DeliveryQuery = {}) {
+    return this.call<DeliveryList>("GET", `/v1/archives/${enc(archive)}/webhooks/${enc(name)}/deliveries?${qs(q)}`);
+  }
+  delivery(archive: string, name: string, delivery: string) {
+    return this.call<Delivery>("GET", `/v1/archives/${enc(archive)}/webhooks/${enc(name)}/deliveries/${enc(delivery)}`);
+  }
+  replayDelivery(archive: string, name: string, delivery: string) {
+    return this.call<Replayed>(
+      "POST",
+      `/v1/archives/${enc(archive)}/webhooks/${enc(name)}/deliveries/${enc(delivery)}/replay`,
+    );
+  }
+  ingestLog(archive: string, q: LogQuery = {}) {
+    return this.call<IngestLog>("GET", `/v1/archives/${enc(archive)}/ingest-log?${qs(q)}`);
+  }
+
+  // ---------------------------------------------------------------- operations (admin key)
+  snapshot(archive: string) {
+    return this.call<Snapshot>("POST", `/v1/archives/${enc(archive)}/admin/snapshot`);
+  }
+  evict(archive: string) {
+    return this.call<Evicted>("POST", `/v1/archives/${enc(archive)}/admin/evict`);
+  }
+}
+
+/** A query string from defined values. */
+function qs(q: object): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== null) p.set(k, String(v));
+  return p.toString();
 }

@@ -5,7 +5,11 @@
 import { type ChildProcess, execSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (scripts/lib/../..), so the server starts from any working directory. */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 export interface Server {
   url: string;
@@ -14,10 +18,10 @@ export interface Server {
 }
 
 /** The admin key: PAPERGURU_ADMIN_KEY, else the local default in .dev.vars. */
-export function adminKey(): string {
-  if (process.env.PAPERGURU_ADMIN_KEY) return process.env.PAPERGURU_ADMIN_KEY;
+export function adminKey(local = false): string {
+  if (process.env.PAPERGURU_ADMIN_KEY && !local) return process.env.PAPERGURU_ADMIN_KEY;
   try {
-    const m = /^ADMIN_KEY=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"));
+    const m = /^ADMIN_KEY=(.*)$/m.exec(readFileSync(join(ROOT, ".dev.vars"), "utf8"));
     if (m?.[1]) return m[1].trim();
   } catch {
     // fall through
@@ -25,11 +29,18 @@ export function adminKey(): string {
   return "pg_admin_local_dev_key";
 }
 
-export async function startServer(): Promise<Server> {
-  if (process.env.PAPERGURU_URL) return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {} };
+export interface StartOptions {
+  /** Always start a throwaway local server, even when PAPERGURU_URL is set (tests). */
+  fresh?: boolean;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<Server> {
+  if (process.env.PAPERGURU_URL && !opts.fresh)
+    return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {} };
   const port = String(20000 + Math.floor(Math.random() * 20000));
   const dir = mkdtempSync(join(tmpdir(), "paperguru-"));
-  const child: ChildProcess = spawn(process.execPath, ["scripts/start.mjs"], {
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, "scripts", "start.mjs")], {
+    cwd: ROOT,
     env: { ...process.env, PORT: port, PERSIST_TO: dir, QUIET: "1" },
     stdio: "ignore",
     detached: true,
@@ -48,7 +59,7 @@ export async function startServer(): Promise<Server> {
     await new Promise((r) => setTimeout(r, 500));
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.ok) return { url, adminKey: adminKey(), stop };
+      if (res.ok) return { url, adminKey: adminKey(opts.fresh), stop };
     } catch {
       // not up yet
     }

@@ -1,13 +1,29 @@
 /**
- * `paperguru import`: send files and folders to an archive's /import endpoint, one request per file
- * (the server splits a file into atomic batches of 200 and deduplicates papers). Idempotent: an
- * interrupted import is resumed by running the same command again; what landed reports "unchanged".
+ * `paperguru import`: send files and folders to an archive's /import endpoint. Each file goes in one
+ * or more pieces (JSONL 10 records, BibTeX 500 entries per request; the server splits a piece into
+ * atomic batches of 200 and deduplicates papers).
+ *
+ * Resumable: a state file (default `.paperguru-import-state.json` in the working directory) keeps the
+ * sha256 of every piece the server acknowledged, and a re-run skips those (`--restart` ignores the
+ * state). Ctrl-C lets the piece in flight finish, writes the state and exits 130 (a second Ctrl-C
+ * aborts the request; the server's ingest is idempotent, so resending it later is harmless).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, extname, join } from "node:path";
-import { PaperGuruClient, PaperGuruError } from "../client";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, extname, join, relative, resolve } from "node:path";
+import cliProgress from "cli-progress";
+import { type ImportCounts, type ImportFormat, type PaperGuruClient, PaperGuruError } from "../client";
+import { EXIT, type OutStream, UsageError } from "./io";
 
-export const FORMATS = ["bibtex", "markdown", "fulltext", "xkg", "json"] as const;
+/** The server's import formats (src/http/schemas.ts IMPORT_FORMATS; `satisfies` keeps them in step). */
+export const FORMATS = [
+  "bibtex",
+  "markdown",
+  "fulltext",
+  "xkg",
+  "json",
+  "archive",
+] as const satisfies readonly ImportFormat[];
 export type Format = (typeof FORMATS)[number];
 
 /** Format from the extension, and for JSON from the shape of the first record. */
@@ -17,6 +33,8 @@ export function detectFormat(path: string, text: string): Format | null {
   if (ext === ".md" || ext === ".markdown") return "markdown";
   if (ext !== ".json" && ext !== ".jsonl") return null;
   const head = text.slice(0, 200_000);
+  // A PaperGuru archive dump (`paperguru export --format json`) opens with its format marker.
+  if (/^\s*\{\s*"format"\s*:\s*"paperguru\.archive"/.test(head)) return "archive";
   if (/"artifacts"\s*:|"deprecations"\s*:/.test(head)) return "json";
   if (/"techniques"\s*:|"paper_title"\s*:|"technique_nodes"\s*:/.test(head)) return "xkg";
   if (/"body_text"\s*:|"bib_entries"\s*:|"pdf_parse"\s*:|"grobid_parse"\s*:/.test(head)) return "fulltext";
@@ -32,14 +50,17 @@ export function detectFormat(path: string, text: string): Format | null {
 export const JSONL_RECORDS = 10;
 export const BIBTEX_ENTRIES = 500;
 
+const BIB_ENTRY = /^[ \t]*@[a-z]+\s*[{(]/gim;
+const isBibMacro = (b: string) => /^\s*@(string|preamble)\b/i.test(b);
+const isBibComment = (b: string) => /^\s*@comment\b/i.test(b);
+
 function splitBibtex(text: string): string[] {
   // Entries start with `@type{` or `@type(` at the beginning of a line (how every tool writes them).
-  const starts = [...text.matchAll(/^[ \t]*@[a-z]+\s*[{(]/gim)].map((m) => m.index ?? 0);
+  const starts = [...text.matchAll(BIB_ENTRY)].map((m) => m.index ?? 0);
   if (starts.length <= BIBTEX_ENTRIES) return [text];
   const blocks = starts.map((s, i) => text.slice(s, starts[i + 1] ?? text.length));
-  const isMacro = (b: string) => /^\s*@(string|preamble)\b/i.test(b);
-  const header = `${text.slice(0, starts[0])}${blocks.filter(isMacro).join("")}`;
-  const entries = blocks.filter((b) => !isMacro(b) && !/^\s*@comment\b/i.test(b));
+  const header = `${text.slice(0, starts[0])}${blocks.filter(isBibMacro).join("")}`;
+  const entries = blocks.filter((b) => !isBibMacro(b) && !isBibComment(b));
   const out: string[] = [];
   for (let i = 0; i < entries.length; i += BIBTEX_ENTRIES)
     out.push(header + entries.slice(i, i + BIBTEX_ENTRIES).join(""));
@@ -56,58 +77,333 @@ export function splitRecords(path: string, text: string): string[] {
   return out.length ? out : [text];
 }
 
-function walk(path: string, out: string[]) {
+/** Records in a piece, as the client counts them for progress and throughput (the server's counts are exact). */
+export function countRecords(format: Format, path: string, piece: string): number {
+  if (format === "bibtex") {
+    const n = piece.match(BIB_ENTRY)?.length ?? 0;
+    const macros = [...piece.matchAll(/^[ \t]*@(string|preamble|comment)\s*[{(]/gim)].length;
+    return Math.max(1, n - macros);
+  }
+  if (extname(path).toLowerCase() === ".jsonl") return piece.split("\n").filter((l) => l.trim()).length;
+  if (format === "json") {
+    try {
+      const f = JSON.parse(piece) as { artifacts?: unknown[]; deprecations?: unknown[] };
+      return Math.max(1, (f.artifacts?.length ?? 0) + (f.deprecations?.length ?? 0));
+    } catch {
+      return 1;
+    }
+  }
+  if (format === "archive") {
+    try {
+      return Math.max(1, ((JSON.parse(piece) as { chunks?: unknown[] }).chunks ?? []).length);
+    } catch {
+      return 1;
+    }
+  }
+  if (format === "fulltext" && piece.trimStart().startsWith("[")) {
+    try {
+      return Math.max(1, (JSON.parse(piece) as unknown[]).length);
+    } catch {
+      return 1;
+    }
+  }
+  return 1;
+}
+
+/** The state key of a piece: sha256 over the format and the exact text sent. */
+export function pieceHash(format: Format, piece: string): string {
+  return createHash("sha256").update(format).update("\u0000").update(piece).digest("hex");
+}
+
+export function walk(path: string, out: string[] = []): string[] {
   const st = statSync(path);
   if (st.isDirectory()) {
     for (const name of readdirSync(path).sort()) if (!name.startsWith(".")) walk(join(path, name), out);
   } else out.push(path);
+  return out;
 }
+
+// ------------------------------------------------------------------ state file
+
+export const DEFAULT_STATE_FILE = ".paperguru-import-state.json";
+
+export interface ImportState {
+  version: 1;
+  url: string;
+  archive: string;
+  updated_at: string;
+  /** sha256 of each piece the server acknowledged -> where it came from. */
+  pieces: Record<string, { file: string; piece: number; records: number; at: string }>;
+}
+
+export function readState(path: string): ImportState | null {
+  if (!existsSync(path)) return null;
+  try {
+    const s = JSON.parse(readFileSync(path, "utf8")) as ImportState;
+    return s && s.version === 1 && typeof s.pieces === "object" ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeState(path: string, s: ImportState): void {
+  s.updated_at = new Date().toISOString();
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(s, null, 1)}\n`);
+  renameSync(tmp, path);
+}
+
+// ------------------------------------------------------------------ the run
 
 export interface ImportOptions {
+  /** A client for the archive; `signal` aborts its requests (second Ctrl-C). */
+  client: (signal: AbortSignal) => PaperGuruClient;
   url: string;
-  key: string;
   archive: string;
   format?: Format | undefined;
+  statePath: string;
+  restart: boolean;
+  /** Stop (as Ctrl-C would) after this many pieces were acknowledged in this run. */
+  stopAfter?: number | undefined;
+  /** Where progress goes: a bar on a TTY, else one line per piece. */
+  progress: OutStream;
+  /** Messages (warnings, failures); the same stream as progress unless --json. */
   log: (line: string) => void;
+  onInterrupt: (handler: () => void) => () => void;
+  cwd: string;
 }
 
-export async function runImport(paths: string[], o: ImportOptions): Promise<{ failedFiles: number }> {
+export type Counts = { [K in keyof ImportCounts]: number };
+const zero = (): Counts => ({
+  created: 0,
+  updated: 0,
+  unchanged: 0,
+  deprecated: 0,
+  merged: 0,
+  duplicates: 0,
+  skipped: 0,
+  failed: 0,
+});
+
+export interface ImportSummary {
+  files: number;
+  /** Files skipped because their format is unknown. */
+  unknownFiles: string[];
+  pieces: number;
+  sent: number;
+  /** Pieces skipped because the state file says the server already acknowledged them. */
+  alreadyImported: number;
+  failedPieces: number;
+  records: number;
+  recordsSent: number;
+  counts: Counts;
+  seconds: number;
+  recordsPerSecond: number;
+  interrupted: boolean;
+  statePath: string;
+  exitCode: number;
+}
+
+interface Piece {
+  file: string;
+  index: number;
+  of: number;
+  format: Format;
+  hash: string;
+  records: number;
+}
+
+export function formatCounts(c: Counts): string {
+  return `${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.failed} failed`;
+}
+
+export async function runImport(paths: string[], o: ImportOptions): Promise<ImportSummary> {
   const files: string[] = [];
-  for (const p of paths) walk(p, files);
-  const client = new PaperGuruClient(o.url, o.key);
-  const total = { files: 0, created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, skipped: 0, failed: 0 };
-  let failedFiles = 0;
-  const started = Date.now();
-  for (const [i, f] of files.entries()) {
+  for (const p of paths) {
+    const abs = resolve(o.cwd, p);
+    if (!existsSync(abs)) throw new UsageError(`no such file or folder: ${p}`, "import");
+    walk(abs, files);
+  }
+  const show = (f: string) => (f.startsWith(o.cwd) ? relative(o.cwd, f) || f : f);
+
+  // Plan: every piece's hash and record count (files are read again when sent, one at a time).
+  const plan: Piece[] = [];
+  const unknownFiles: string[] = [];
+  for (const f of files) {
     const text = readFileSync(f, "utf8");
     const format = o.format ?? detectFormat(f, text);
-    const tag = `[${i + 1}/${files.length}] ${f}`;
     if (!format) {
-      o.log(`${tag}: skipped (unknown format; pass --format)`);
+      unknownFiles.push(show(f));
       continue;
     }
-    try {
-      const c = { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, skipped: 0, failed: 0 };
-      const pieces = splitRecords(f, text);
-      for (const [j, piece] of pieces.entries()) {
-        const res = await client.importText(o.archive, format, piece, basename(f));
-        for (const k of Object.keys(c) as Array<keyof typeof c>) c[k] += (res.counts as typeof c)[k] ?? 0;
-        if (pieces.length > 1) o.log(`${tag}: piece ${j + 1}/${pieces.length}`);
-      }
-      for (const k of Object.keys(c) as Array<keyof typeof c>) total[k] += c[k];
-      total.files++;
-      o.log(
-        `${tag}: ${format}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.deprecated} deprecated, ${c.merged} merged, ${c.failed} failed`,
-      );
-    } catch (e) {
-      failedFiles++;
-      const msg = e instanceof PaperGuruError ? JSON.stringify(e.body) : String(e);
-      o.log(`${tag}: FAILED ${msg}`);
-    }
+    const pieces = splitRecords(f, text);
+    for (const [index, p] of pieces.entries())
+      plan.push({
+        file: f,
+        index,
+        of: pieces.length,
+        format,
+        hash: pieceHash(format, p),
+        records: countRecords(format, f, p),
+      });
   }
-  const secs = (Date.now() - started) / 1000;
-  o.log(
-    `done: ${total.files} files in ${secs.toFixed(1)} s; ${total.created} created, ${total.updated} updated, ${total.unchanged} unchanged, ${total.deprecated} deprecated, ${total.merged} merged, ${total.skipped} skipped, ${total.failed} failed records; ${failedFiles} failed files`,
+  for (const f of unknownFiles) o.log(`skipping ${f}: unknown format (pass --format)`);
+
+  let state = o.restart ? null : readState(o.statePath);
+  if (state && state.archive !== o.archive) {
+    o.log(`state file ${show(o.statePath)} is for archive ${state.archive}; starting over for ${o.archive}`);
+    state = null;
+  }
+  const st: ImportState = state ?? {
+    version: 1,
+    url: o.url,
+    archive: o.archive,
+    updated_at: new Date().toISOString(),
+    pieces: {},
+  };
+
+  const controller = new AbortController();
+  const client = o.client(controller.signal);
+  let interrupted = false;
+  const offInterrupt = o.onInterrupt(() => {
+    if (!interrupted) {
+      interrupted = true;
+      o.log("\ninterrupted: finishing the piece in flight, then saving the state (Ctrl-C again to abort now)");
+    } else controller.abort();
+  });
+
+  const totalRecords = plan.reduce((s, p) => s + p.records, 0);
+  const counts = zero();
+  const summary: ImportSummary = {
+    files: new Set(plan.map((p) => p.file)).size,
+    unknownFiles,
+    pieces: plan.length,
+    sent: 0,
+    alreadyImported: 0,
+    failedPieces: 0,
+    records: totalRecords,
+    recordsSent: 0,
+    counts,
+    seconds: 0,
+    recordsPerSecond: 0,
+    interrupted: false,
+    statePath: o.statePath,
+    exitCode: EXIT.ok,
+  };
+  const started = performance.now();
+  const rate = () => summary.recordsSent / Math.max(1e-3, (performance.now() - started) / 1000);
+
+  const tty = !!o.progress.isTTY;
+  const bar = tty
+    ? new cliProgress.SingleBar(
+        {
+          stream: o.progress,
+          format: "importing {bar} {percentage}% | {value}/{total} records | {rate} records/s | {file}",
+          hideCursor: true,
+          etaBuffer: 20,
+          fps: 10,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
+  const deferred: string[] = [];
+  const note = (s: string) => (bar ? deferred.push(s) : o.log(s));
+  bar?.start(totalRecords, 0, { rate: "0.0", file: "" });
+
+  let done = 0;
+  let fatal = false;
+  let text = "";
+  let pieces: string[] = [];
+  let loaded = "";
+  try {
+    for (const [i, p] of plan.entries()) {
+      if (interrupted || fatal) break;
+      const tag = `[${i + 1}/${plan.length}] ${show(p.file)}${p.of > 1 ? ` (piece ${p.index + 1}/${p.of})` : ""}`;
+      if (st.pieces[p.hash]) {
+        summary.alreadyImported++;
+        done += p.records;
+        bar?.update(done, { file: show(p.file) });
+        if (!bar) o.log(`${tag}: already imported, skipped`);
+        continue;
+      }
+      if (loaded !== p.file) {
+        text = readFileSync(p.file, "utf8");
+        pieces = splitRecords(p.file, text);
+        loaded = p.file;
+      }
+      const piece = pieces[p.index] ?? "";
+      if (pieceHash(p.format, piece) !== p.hash) {
+        note(`${tag}: FAILED the file changed during the import; run the command again`);
+        summary.failedPieces++;
+        continue;
+      }
+      try {
+        const res = await client.importText(o.archive, p.format, piece, basename(p.file));
+        for (const k of Object.keys(counts) as Array<keyof Counts>) counts[k] += res.counts[k] ?? 0;
+        st.pieces[p.hash] = { file: show(p.file), piece: p.index, records: p.records, at: new Date().toISOString() };
+        writeState(o.statePath, st);
+        summary.sent++;
+        summary.recordsSent += p.records;
+        done += p.records;
+        if (bar) bar.update(done, { rate: rate().toFixed(1), file: show(p.file) });
+        else
+          o.log(
+            `${tag}: ${p.format}, ${p.records} record${p.records === 1 ? "" : "s"}: ${formatCounts(res.counts)} (${rate().toFixed(1)} records/s)`,
+          );
+        for (const f of res.failures.slice(0, 3)) note(`${tag}: record ${f.id} failed: ${f.message}`);
+        if (o.stopAfter !== undefined && summary.sent >= o.stopAfter && i < plan.length - 1) {
+          interrupted = true;
+          note(`stopping after ${summary.sent} piece${summary.sent === 1 ? "" : "s"} (--stop-after)`);
+        }
+      } catch (e) {
+        if (controller.signal.aborted) {
+          note(`${tag}: aborted`);
+          break;
+        }
+        summary.failedPieces++;
+        if (e instanceof PaperGuruError) {
+          note(`${tag}: FAILED ${e.type}${e.status ? ` (HTTP ${e.status})` : ""}: ${e.serverMessage}`);
+          if (e.field) note(`    field: ${e.field}`);
+          if (e.hint) note(`    hint: ${e.hint}`);
+          // The server is gone or the key is wrong: every further piece would fail the same way.
+          if (e.type === "network" || e.status === 401 || e.status === 403 || e.status === 404) fatal = true;
+        } else note(`${tag}: FAILED ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  } finally {
+    offInterrupt();
+    bar?.stop();
+    if (summary.sent > 0 || interrupted) writeState(o.statePath, st);
+  }
+  for (const d of deferred) o.log(d);
+
+  summary.seconds = (performance.now() - started) / 1000;
+  summary.recordsPerSecond = summary.recordsSent / Math.max(1e-3, summary.seconds);
+  summary.interrupted = interrupted || controller.signal.aborted;
+  summary.exitCode = summary.interrupted
+    ? EXIT.interrupted
+    : summary.failedPieces > 0 || counts.failed > 0
+      ? EXIT.failed
+      : EXIT.ok;
+  return summary;
+}
+
+export function renderSummary(s: ImportSummary, cwd: string): string {
+  const c = s.counts;
+  const state = s.statePath.startsWith(cwd) ? relative(cwd, s.statePath) : s.statePath;
+  const out = [
+    `${s.interrupted ? "interrupted" : "done"}: ${s.sent} of ${s.pieces} pieces sent from ${s.files} file${s.files === 1 ? "" : "s"} in ${s.seconds.toFixed(1)} s (${s.recordsSent} records, ${s.recordsPerSecond.toFixed(1)} records/s)`,
+  ];
+  if (s.alreadyImported) out.push(`  ${s.alreadyImported} pieces already imported (per ${state}), skipped`);
+  out.push(
+    `  created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, failed ${c.failed}` +
+      `; deprecated ${c.deprecated}, merged ${c.merged}, duplicates ${c.duplicates}, skipped ${c.skipped}`,
   );
-  return { failedFiles };
+  if (s.failedPieces) out.push(`  ${s.failedPieces} pieces failed (not recorded; a re-run retries them)`);
+  if (s.unknownFiles.length) out.push(`  ${s.unknownFiles.length} files of unknown format skipped`);
+  if (s.interrupted)
+    out.push(
+      `  state saved to ${state} (${s.alreadyImported + s.sent} of ${s.pieces} pieces done); run the same command again to resume`,
+    );
+  return out.join("\n");
 }

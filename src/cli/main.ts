@@ -1,52 +1,91 @@
 /**
- * The `paperguru` command. Endpoint and key come from flags or the environment
- * (PAPERGURU_URL, default http://127.0.0.1:8787 — the local `npm start`; PAPERGURU_KEY).
+ * The `paperguru` command (`npx paperguru`, bin/paperguru.mjs). `main(argv, io)` has no side effects
+ * beyond its Io, so tests run it in-process; the bin script passes process.argv and sets the exit code.
  *
- *   paperguru import --archive <id> [--format bibtex|markdown|fulltext|xkg|json] <file|folder>...
+ *   paperguru config set url|key|archive|admin-key <value> | config show
+ *   paperguru archives create <id> [--save] | archives list | keys create|list|revoke
+ *   paperguru import <files|folders>   paperguru route|context "<query>"   paperguru verify <file|->
+ *   paperguru export --format <f>      paperguru sources add|list|run|pause|resume|delete   paperguru log
  */
-import { parseArgs } from "node:util";
-import { FORMATS, type Format, runImport } from "./import";
+import { type Command, commandHelp, runCommand } from "./command";
+import { COMMANDS } from "./commands";
+import { EXIT, type Io, line, printError, processIo, UsageError } from "./io";
 
-const USAGE = `usage: paperguru import --archive <id> [--format ${FORMATS.join("|")}] [--url URL] [--key KEY] <file|folder>...
-  Formats are detected from the extension (.bib, .md) and, for .json/.jsonl, from the content.
-  Re-running the same command resumes an interrupted import: what landed reports "unchanged".
-  Environment: PAPERGURU_URL (default http://127.0.0.1:8787), PAPERGURU_KEY (an archive key with write scope).`;
-
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command !== "import") {
-    console.error(USAGE);
-    return command === undefined || command === "--help" || command === "help" ? 0 : 2;
-  }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      archive: { type: "string", short: "a" },
-      format: { type: "string", short: "f" },
-      url: { type: "string" },
-      key: { type: "string" },
-    },
-  });
-  const key = values.key ?? process.env.PAPERGURU_KEY;
-  if (!values.archive || !key || positionals.length === 0) {
-    console.error(
-      `${!values.archive ? "missing --archive" : !key ? "missing --key or PAPERGURU_KEY" : "no files given"}\n${USAGE}`,
-    );
-    return 2;
-  }
-  if (values.format && !(FORMATS as readonly string[]).includes(values.format)) {
-    console.error(`unknown --format ${values.format}; use one of ${FORMATS.join(", ")}`);
-    return 2;
-  }
-  const { failedFiles } = await runImport(positionals, {
-    url: values.url ?? process.env.PAPERGURU_URL ?? "http://127.0.0.1:8787",
-    key,
-    archive: values.archive,
-    format: values.format as Format | undefined,
-    log: (line) => console.log(line),
-  });
-  return failedFiles > 0 ? 1 : 0;
+export function overview(): string {
+  const rows = COMMANDS.map(
+    (c) => `  ${`${c.name}${c.args ? ` ${c.args}` : ""}`.slice(0, 60).padEnd(60)}  ${c.summary}`,
+  );
+  return [
+    "usage: paperguru <command> [options]",
+    "",
+    "commands:",
+    ...rows,
+    "",
+    "`paperguru <command> --help` describes a command and its options.",
+    "Settings: flags (--url, --key, --admin-key, --archive), then PAPERGURU_URL, PAPERGURU_KEY,",
+    "PAPERGURU_ADMIN_KEY, PAPERGURU_ARCHIVE, then the config file ($PAPERGURU_CONFIG or",
+    "~/.config/paperguru/config.json). The default URL is http://127.0.0.1:8787 (the local `npm start`).",
+    "Exit codes: 0 ok, 1 the operation failed, 2 usage error (130 after Ctrl-C during an import).",
+  ].join("\n");
 }
 
-process.exitCode = await main(process.argv.slice(2));
+/** The command named by the first one or two words of argv, and the rest of argv. */
+function find(argv: string[]): { command: Command | null; rest: string[]; group: string | null } {
+  const [a, b] = argv;
+  const two = COMMANDS.find((c) => c.name === `${a} ${b}`);
+  if (two) return { command: two, rest: argv.slice(2), group: null };
+  const one = COMMANDS.find((c) => c.name === a);
+  if (one) return { command: one, rest: argv.slice(1), group: null };
+  const isGroup = COMMANDS.some((c) => c.name.startsWith(`${a} `));
+  return { command: null, rest: argv.slice(1), group: isGroup ? (a ?? null) : null };
+}
+
+function groupHelp(group: string): string {
+  const cmds = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  return [
+    `usage: paperguru ${group} <${cmds.map((c) => c.name.slice(group.length + 1)).join("|")}> ...`,
+    "",
+    ...cmds.map((c) => `  paperguru ${c.name}${c.args ? ` ${c.args}` : ""}\n      ${c.summary}`),
+    "",
+    `\`paperguru ${group} <command> --help\` for the options.`,
+  ].join("\n");
+}
+
+export async function main(argv: string[], io: Partial<Io> = {}): Promise<number> {
+  const full: Io = { ...processIo(), ...io };
+  const [first] = argv;
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    const topic = first === "help" ? find(argv.slice(1)) : null;
+    if (topic?.command) line(full.stdout, commandHelp(topic.command));
+    else if (topic?.group) line(full.stdout, groupHelp(topic.group));
+    else line(first === undefined ? full.stderr : full.stdout, overview());
+    return first === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (first === "--version" || first === "-v") {
+    line(full.stdout, "paperguru 0.1.0");
+    return EXIT.ok;
+  }
+  const { command, rest, group } = find(argv);
+  if (!command) {
+    if (group) {
+      const sub = argv[1];
+      const wantsHelp = sub === undefined || sub === "--help" || sub === "-h";
+      if (!wantsHelp) line(full.stderr, `paperguru: unknown command "${group} ${sub}"\n`);
+      line(wantsHelp && sub !== undefined ? full.stdout : full.stderr, groupHelp(group));
+      return wantsHelp && sub !== undefined ? EXIT.ok : EXIT.usage;
+    }
+    line(full.stderr, `paperguru: unknown command "${first}"\n\n${overview()}`);
+    return EXIT.usage;
+  }
+  try {
+    return await runCommand(command, rest, full);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      line(full.stderr, `paperguru ${command.name}: ${e.message}`);
+      if (e.command) line(full.stderr, `usage: paperguru ${command.name} ${command.args}\n(--help for more)`);
+      return EXIT.usage;
+    }
+    printError(full, e);
+    return EXIT.failed;
+  }
+}

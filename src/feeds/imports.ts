@@ -12,6 +12,7 @@ import { parseXkg } from "../core/formats/xkg";
 import type { IMPORT_FORMATS } from "../http/schemas";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { FeedDeps } from "./deps";
+import { importArchiveFile } from "./export";
 import { feedPlan } from "./webhooks";
 
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -40,6 +41,9 @@ export function parseImport(format: ImportFormat, text: string, name: string): R
         value: { artifacts: r.value.artifacts, deprecations: r.value.deprecations, skipped: r.value.skipped },
       };
     }
+    case "archive":
+      // A PaperGuru dump is replayed (importArchiveFile), not turned into an artifact plan.
+      return fail("validation", "archive dumps are replayed, not parsed into a plan", "format", "use importFile");
     case "json": {
       let json: unknown;
       try {
@@ -65,6 +69,7 @@ export async function importFile(
   text: string,
   name: string,
 ): Promise<Result<ApplyOutcome>> {
+  if (format === "archive") return importArchiveFile(deps, archiveId, text, name || format);
   const started = Date.now();
   const plan = parseImport(format, text, name || format);
   if (!plan.ok) return plan;

@@ -14,18 +14,8 @@ import { importFile } from "../feeds/imports";
 import { createSource, runSource, sourceView } from "../feeds/sources";
 import { receiveWebhook, replayDelivery } from "../feeds/webhooks";
 import type { AppServices } from "../wiring";
-import {
-  allow,
-  type Bindings,
-  body,
-  type Ctx,
-  errorBody,
-  errorResponses,
-  failure,
-  json,
-  randomId,
-  STATUS,
-} from "./common";
+import { allow, type Bindings, body, type Ctx, errorBody, failure, json, randomId, STATUS } from "./common";
+import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, errorResponse as err, errors, TAGS } from "./docs";
 import { registerExports } from "./exports";
 import { registerMcp } from "./mcp";
 import * as S from "./schemas";
@@ -46,6 +36,22 @@ function deliveryView(r: DeliveryRow) {
     updated_at: new Date(r.updatedAt).toISOString(),
   };
 }
+
+/** The webhook receiver authenticates by HMAC headers, not a bearer key (documented, not validated here). */
+const WEBHOOK_HEADERS = [
+  ["X-PaperGuru-Signature", "generic: `sha256=<hex>` HMAC-SHA256 of `<timestamp>.<raw body>`"],
+  ["X-PaperGuru-Timestamp", "generic: Unix seconds; must be within 300 s of the server's clock"],
+  ["X-PaperGuru-Delivery", "generic: unique delivery id (at most 200 characters); redeliveries reuse it"],
+  ["X-Hub-Signature-256", "github: `sha256=<hex>` HMAC-SHA256 of the raw body"],
+  ["X-GitHub-Delivery", "github: the delivery GUID"],
+  ["X-GitHub-Event", "github: `push` is ingested; `ping` and other events are acknowledged and ignored"],
+].map(([name, description]) => ({
+  name: name as string,
+  in: "header" as const,
+  required: false,
+  description: description as string,
+  schema: { type: "string" as const },
+}));
 
 export function createApp(getServices: (c: Context) => AppServices) {
   const app = new OpenAPIHono<{ Variables: Bindings }>({
@@ -106,7 +112,18 @@ export function createApp(getServices: (c: Context) => AppServices) {
     return c.json({ error: { type: "internal", message: "internal error; nothing partial was stored" } }, 500);
   });
 
-  app.get("/healthz", (c) => c.json({ ok: true, service: "paperguru" }));
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/healthz",
+      tags: ["service"],
+      summary: "Health check",
+      description: "Answers without a key and without touching storage.",
+      security: AUTH.none,
+      responses: { 200: json(S.Healthz) },
+    }),
+    (c) => c.json({ ok: true, service: "paperguru" }, 200),
+  );
 
   // ------------------------------------------------------------------ archives and keys
   app.openapi(
@@ -114,9 +131,16 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives",
       tags: ["archives"],
-      summary: "Create an archive (admin); returns a read+write key shown once",
+      summary: "Create an archive",
+      description:
+        "Admin key. Creates an archive (`id` optional: generated when absent; `params` overrides kernel parameters) and returns it with a read+write key whose secret is shown once and stored hashed.",
+      security: AUTH.admin,
       request: body(S.CreateArchive),
-      responses: { 201: json(S.AnyObject, "Created"), 409: errorResponses[400], ...errorResponses },
+      responses: {
+        201: json(S.ArchiveCreated, "Created, with the initial key"),
+        ...errors(400, 401, 403, 413),
+        409: err(409, "An archive with this id exists"),
+      },
     }),
     async (c) => {
       const b = c.req.valid("json");
@@ -151,8 +175,10 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives",
       tags: ["archives"],
-      summary: "List archives (admin)",
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      summary: "List archives",
+      description: "Admin key. Every archive of the deployment, oldest first.",
+      security: AUTH.admin,
+      responses: { 200: json(S.ArchiveList), ...errors(401, 403) },
     }),
     async (c) => {
       await allow(c, null, "admin");
@@ -165,9 +191,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}",
       tags: ["archives"],
-      summary: "Archive metadata and capital-chunk statistics (bytes per head, counts)",
+      summary: "Archive metadata and statistics",
+      description:
+        "The archive, its storage counts (chunks, versions, edges, entities) and capital-chunk statistics (bytes per head, change-log sequence, last rebuild).",
+      security: AUTH.read,
       request: { params: S.ArchiveParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.ArchiveInfo), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -182,9 +211,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/keys",
       tags: ["archives"],
-      summary: "Issue an archive key with scopes (admin); the secret is shown once, stored hashed",
+      summary: "Issue an archive key",
+      description:
+        "Admin key. A key for this archive with scopes `read` and/or `write`; the secret is shown once and only its SHA-256 is stored.",
+      security: AUTH.admin,
       request: { params: S.ArchiveParam, ...body(S.CreateKey) },
-      responses: { 201: json(S.AnyObject, "Created"), ...errorResponses },
+      responses: { 201: json(S.KeyIssued, "Created"), ...errors(400, 401, 403, 404, 413) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -209,9 +241,11 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/keys",
       tags: ["archives"],
-      summary: "List keys (admin; never returns secrets)",
+      summary: "List keys",
+      description: "Admin key. The archive's keys, revoked ones included; never their secrets.",
+      security: AUTH.admin,
       request: { params: S.ArchiveParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.KeyList), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -225,16 +259,22 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "delete",
       path: "/v1/archives/{archive}/keys/{key}",
       tags: ["archives"],
-      summary: "Revoke a key (admin)",
+      summary: "Revoke a key",
+      description: "Admin key. The key stops working at once; revoking it again is a 404.",
+      security: AUTH.admin,
       request: {
         params: S.ArchiveParam.extend({
           key: z
             .string()
             .regex(/^k_[0-9a-f]{4,64}$/)
-            .openapi({ param: { name: "key", in: "path" } }),
+            .openapi({ param: { name: "key", in: "path" }, example: "k_9f8e7d6c5b4a3928" }),
         }),
       },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.KeyRevoked),
+        ...errors(400, 401, 403),
+        404: err(404, "No such archive, or no active key with this id"),
+      },
     }),
     async (c) => {
       const { archive, key } = c.req.valid("param");
@@ -252,13 +292,16 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/ingest",
       tags: ["ingest"],
-      summary: "Ingest a batch of artifacts atomically; unchanged artifacts are no-ops, changed ones get a new version",
+      summary: "Ingest a batch of artifacts",
+      description:
+        "Atomic: the whole batch lands or nothing does. Unchanged artifacts are no-ops, changed ones get a new version. Limits: at most 200 artifacts, content at most 2 MiB each, body at most 32 MiB (413 names the limit).",
+      security: AUTH.write,
       request: { params: S.ArchiveParam, ...body(S.IngestBody) },
       responses: {
         200: json(S.IngestResult),
-        409: json(S.ErrorSchema, "Conflicts with stored versions; nothing stored"),
-        413: json(S.ErrorSchema, "Batch or content over a named limit"),
-        ...errorResponses,
+        ...errors(400, 401, 403, 404),
+        409: err(409, "Conflicts with stored versions; nothing stored"),
+        413: err(413, "Batch or content over a named limit"),
       },
     }),
     async (c) => {
@@ -276,9 +319,17 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/revise",
       tags: ["lifecycle"],
-      summary: "Add a new version of an existing chunk (same as ingesting it with changed content)",
+      summary: "Revise a chunk",
+      description:
+        "Adds a new version of an existing chunk: the same as ingesting it with changed content, but a 404 if the chunk does not exist yet.",
+      security: AUTH.write,
       request: { params: S.ArchiveParam, ...body(S.ArtifactSchema) },
-      responses: { 200: json(S.IngestResult), 409: json(S.ErrorSchema, "Conflict"), ...errorResponses },
+      responses: {
+        200: json(S.IngestResult),
+        ...errors(400, 401, 403, 413),
+        404: err(404, "No such archive or chunk (use /ingest to create it)"),
+        409: err(409, "Conflicts with stored versions; nothing stored"),
+      },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -303,9 +354,17 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/deprecate",
       tags: ["lifecycle"],
-      summary: "Deprecate a chunk at a time, with a deprecated-by edge to its successor",
+      summary: "Deprecate a chunk",
+      description:
+        "Ends the chunk's validity at `at` (default: now) and, with `by`, adds a deprecated-by edge to its successor. Queries as of earlier times still see it.",
+      security: AUTH.write,
       request: { params: S.ArchiveParam, ...body(S.DeprecateBody) },
-      responses: { 200: json(S.AnyObject), 409: json(S.ErrorSchema, "Conflict"), ...errorResponses },
+      responses: {
+        200: json(S.Deprecated),
+        ...errors(400, 401, 403, 413),
+        404: err(404, "No such archive or chunk"),
+        409: err(409, "Already deprecated, or `at` precedes the chunk's validity"),
+      },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -317,18 +376,35 @@ export function createApp(getServices: (c: Context) => AppServices) {
     },
   );
 
-  const entityRoute = <P extends string, T extends z.ZodType>(path: P, schema: T, summary: string) =>
+  const entityRoute = <P extends string, T extends z.ZodType>(
+    path: P,
+    schema: T,
+    summary: string,
+    description: string,
+  ) =>
     createRoute({
       method: "post",
       path,
       tags: ["entities"],
       summary,
+      description,
+      security: AUTH.write,
       request: { params: S.ArchiveParam, ...body(schema) },
-      responses: { 200: json(S.AnyObject), 409: json(S.ErrorSchema, "Conflict"), ...errorResponses },
+      responses: {
+        200: json(S.OkResult),
+        ...errors(400, 401, 403, 413),
+        404: err(404, "No such archive or entity"),
+        409: err(409, "Conflicts with the entity's history (e.g. merged already)"),
+      },
     });
 
   app.openapi(
-    entityRoute("/v1/archives/{archive}/entities/alias", S.AliasBody, "Add an alias valid from a time"),
+    entityRoute(
+      "/v1/archives/{archive}/entities/alias",
+      S.AliasBody,
+      "Add an entity alias",
+      "The alias resolves to the entity from `at` (default: now).",
+    ),
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json") as z.infer<typeof S.AliasBody>;
@@ -347,7 +423,8 @@ export function createApp(getServices: (c: Context) => AppServices) {
     entityRoute(
       "/v1/archives/{archive}/entities/rename",
       S.RenameBody,
-      "Rename an entity at a time; the old name keeps resolving",
+      "Rename an entity",
+      "Renames the entity from `at` (default: now); the old name keeps resolving as an alias.",
     ),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -364,7 +441,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
   );
 
   app.openapi(
-    entityRoute("/v1/archives/{archive}/entities/merge", S.MergeBody, "Merge an entity into another from a time"),
+    entityRoute(
+      "/v1/archives/{archive}/entities/merge",
+      S.MergeBody,
+      "Merge two entities",
+      "Merges `entity` into `into` from `at` (default: now); queries before `at` still see two entities.",
+    ),
     async (c) => {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json") as z.infer<typeof S.MergeBody>;
@@ -384,9 +466,17 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/history",
       tags: ["lifecycle"],
-      summary: "History of a chunk (versions, deprecation, edges) or of an entity (aliases, renames, merges, mentions)",
+      summary: "Chunk or entity history",
+      description:
+        "Give exactly one of `chunk` (versions, deprecation, edges) or `entity` (aliases, renames, merges, mentions). Rows are as stored: times in epoch ms.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam, query: S.HistoryQuery },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.History),
+        ...errors(401, 403),
+        400: err(400, "Invalid input, or not exactly one of chunk and entity"),
+        404: err(404, "No such archive, chunk or entity"),
+      },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -409,7 +499,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
           message: `${q.chunk ? "chunk" : "entity"} ${q.chunk ?? q.entity} not found`,
           field: q.chunk ? "chunk" : "entity",
         });
-      return c.json(h as unknown as Record<string, unknown>, 200);
+      return c.json(h, 200);
     },
   );
 
@@ -418,16 +508,23 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/neighbours",
       tags: ["query"],
-      summary: "A chunk's head and its bounded neighbour table valid at as_of",
+      summary: "A chunk's neighbour table",
+      description:
+        "The chunk's head (latest version, validity, access counts) and its bounded neighbour table valid at `as_of` (default: now), heaviest first.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam, query: S.ChunkQuery },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.Neighbours),
+        ...errors(400, 401, 403),
+        404: err(404, "No such archive or chunk"),
+      },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
       const q = c.req.valid("query");
       await allow(c, archive, "read");
       const res = await c.var.services.paperguru.neighbours(archive, q.chunk, S.toMs(q.as_of));
-      return res.ok ? c.json(res.value as unknown as Record<string, unknown>, 200) : failure(c, res.error);
+      return res.ok ? c.json(res.value, 200) : failure(c, res.error);
     },
   );
 
@@ -436,9 +533,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/resolve",
       tags: ["query"],
-      summary: "Resolve a mention to its canonical entity as of a time",
+      summary: "Resolve a mention to an entity",
+      description:
+        "The canonical entity a mention (name or alias) denotes as of `as_of` (default: now), following renames and merges; `resolved` is null when none does.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam, query: S.ResolveQuery },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.Resolved), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -457,9 +557,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/route",
       tags: ["query"],
-      summary: "Head-only routing: candidates with per-expert scores and a trace",
+      summary: "Route a query",
+      description:
+        "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and a trace with per-phase timings.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam, ...body(S.RouteBody) },
-      responses: { 200: json(S.RouteResponse), ...errorResponses },
+      responses: { 200: json(S.RouteResponse), ...errors(400, 401, 403, 404, 413) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -489,9 +592,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/expand",
       tags: ["query"],
-      summary: "Evidence cards for given chunks (the version valid at as_of, or an exact version)",
+      summary: "Evidence cards for chunks",
+      description:
+        "Distils evidence cards for the given chunks: the version valid at `as_of` (default: now), or an exact `version`, within `budget_tokens`. Chunks that do not fit or do not exist are listed in `skipped`.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam, ...body(S.ExpandBody) },
-      responses: { 200: json(S.ExpandResponse), ...errorResponses },
+      responses: { 200: json(S.ExpandResponse), ...errors(400, 401, 403, 404, 413) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -514,9 +620,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/context",
       tags: ["query"],
-      summary: "route -> expand -> distill within budget_tokens (short-term session window included)",
+      summary: "Assemble context within a token budget",
+      description:
+        "route -> expand -> distill within `budget_tokens`; with `session_id`, the session's recent events take up to `short_term_share` of the budget first.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam, ...body(S.ContextBody) },
-      responses: { 200: json(S.ContextResponse), ...errorResponses },
+      responses: { 200: json(S.ContextResponse), ...errors(400, 401, 403, 404, 413) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -557,9 +666,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/verify",
       tags: ["query"],
-      summary: "Re-check anchors: is each snippet exactly the text at [start, end) of that version?",
+      summary: "Verify anchored spans",
+      description:
+        "Re-checks anchors: is each snippet exactly the text at [start, end) of that version? Reasons: `ok`, `snippet_mismatch` (with the stored text), `version_not_found`, `span_out_of_range`.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam, ...body(S.VerifyBody) },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.VerifyResponse), ...errors(400, 401, 403, 404, 413) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -575,14 +687,19 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/sessions/{session}/events",
       tags: ["query"],
-      summary: "Append short-term session events (they count against context budgets)",
+      summary: "Append session events",
+      description: "Short-term events of an agent session; /context counts them against its budget.",
+      security: AUTH.write,
       request: {
         params: S.ArchiveParam.extend({
-          session: S.ArchiveParam.shape.archive.openapi({ param: { name: "session", in: "path" } }),
+          session: S.ArchiveParam.shape.archive.openapi({
+            param: { name: "session", in: "path" },
+            example: "s-2025-01-10",
+          }),
         }),
         ...body(S.SessionEventsBody),
       },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.SessionAppended), ...errors(400, 401, 403, 404, 413) },
     }),
     async (c) => {
       const { archive, session } = c.req.valid("param");
@@ -603,9 +720,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "put",
       path: "/v1/archives/{archive}/webhooks/{name}",
       tags: ["webhooks"],
-      summary: "Create or rotate a webhook endpoint (admin); the secret is shown once",
+      summary: "Create or rotate a webhook endpoint",
+      description:
+        "Admin key. `generic` endpoints take signed feed JSON; `github` endpoints take push events (optionally only for `branches`). Give a `secret` (at least 16 characters) or let the server generate one; it is shown once. PUT again to rotate.",
+      security: AUTH.admin,
       request: { params: S.WebhookName, ...body(S.CreateWebhook) },
-      responses: { 201: json(S.AnyObject, "Created"), ...errorResponses },
+      responses: { 201: json(S.WebhookCreated, "Created or rotated"), ...errors(400, 401, 403, 404, 413) },
     }),
     async (c) => {
       const { archive, name } = c.req.valid("param");
@@ -646,9 +766,11 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/webhooks",
       tags: ["webhooks"],
-      summary: "List webhook endpoints (admin; never returns secrets)",
+      summary: "List webhook endpoints",
+      description: "Admin key. Never returns secrets.",
+      security: AUTH.admin,
       request: { params: S.ArchiveParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.WebhookList), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -662,9 +784,15 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "delete",
       path: "/v1/archives/{archive}/webhooks/{name}",
       tags: ["webhooks"],
-      summary: "Delete a webhook endpoint (admin); later deliveries get 404",
+      summary: "Delete a webhook endpoint",
+      description: "Admin key. Later deliveries to it get 404; its delivery records stay.",
+      security: AUTH.admin,
       request: { params: S.WebhookName },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.Deleted),
+        ...errors(400, 401, 403),
+        404: err(404, "No such archive or webhook"),
+      },
     }),
     async (c) => {
       const { archive, name } = c.req.valid("param");
@@ -680,16 +808,31 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/webhooks/{name}",
       tags: ["webhooks"],
-      summary:
-        "Receive a signed delivery (no bearer key: HMAC-SHA256 of the raw body). generic: X-PaperGuru-Signature over `<X-PaperGuru-Timestamp>.<body>` (±300 s), X-PaperGuru-Delivery; github: X-Hub-Signature-256, X-GitHub-Delivery, X-GitHub-Event (push)",
-      request: { params: S.WebhookName },
+      summary: "Receive a signed webhook delivery",
+      description:
+        "No bearer key: the delivery is authenticated by an HMAC-SHA256 of the raw body with the endpoint's secret. `generic`: `X-PaperGuru-Signature: sha256=<hex>` over `<X-PaperGuru-Timestamp>.<body>` (timestamp in Unix seconds, within ±300 s), `X-PaperGuru-Delivery` a unique id; the body is the feed format (`Feed`). `github`: `X-Hub-Signature-256`, `X-GitHub-Delivery`, `X-GitHub-Event` (`push` is ingested, `ping` and other events are acknowledged and ignored); the body is GitHub's push payload. A redelivered id is acknowledged without a second ingest.",
+      security: AUTH.none,
+      parameters: WEBHOOK_HEADERS,
+      request: {
+        params: S.WebhookName,
+        body: {
+          description: "The raw payload (verified byte for byte; not validated against a schema before the signature)",
+          content: {
+            "application/json": {
+              schema: { $ref: "#/components/schemas/Feed" },
+              example: { artifacts: [], deprecations: [{ id: "decision:cache", reason: "superseded" }] },
+            },
+          },
+        },
+      },
       responses: {
-        202: json(S.AnyObject, "Accepted and queued"),
-        200: json(S.AnyObject, "Duplicate delivery (acknowledged, not ingested again) or ignored event"),
-        409: json(S.ErrorSchema, "Conflict"),
-        413: json(S.ErrorSchema, "Body over 32 MiB"),
-        503: json(S.ErrorSchema, "Could not enqueue; retry the delivery"),
-        ...errorResponses,
+        202: json(S.WebhookReceipt, "Accepted and queued"),
+        200: json(S.WebhookReceipt, "Duplicate delivery (acknowledged, not ingested again) or ignored event"),
+        400: err(400, "Malformed payload or missing delivery header"),
+        401: err(401, "Bad or missing signature, or a stale timestamp"),
+        404: err(404, "No such webhook in this archive"),
+        413: err(413, "Body over 32 MiB"),
+        503: err(503, "Could not enqueue; retry the delivery"),
       },
     }),
     async (c) => {
@@ -706,9 +849,11 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/webhooks/{name}/deliveries",
       tags: ["webhooks"],
-      summary: "List deliveries, newest first; ?status=dead is the dead-letter list",
+      summary: "List deliveries",
+      description: "Deliveries of one endpoint, newest first; `?status=dead` is the dead-letter list.",
+      security: AUTH.write,
       request: { params: S.WebhookName, query: S.DeliveryQuery },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.DeliveryList), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive, name } = c.req.valid("param");
@@ -724,9 +869,15 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/webhooks/{name}/deliveries/{delivery}",
       tags: ["webhooks"],
-      summary: "One delivery: status, attempts, counts, last error",
+      summary: "One delivery",
+      description: "Status, attempts, counts of the last successful run and the last error.",
+      security: AUTH.write,
       request: { params: S.DeliveryParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.DeliverySchema),
+        ...errors(400, 401, 403),
+        404: err(404, "No such archive or delivery"),
+      },
     }),
     async (c) => {
       const { archive, name, delivery } = c.req.valid("param");
@@ -742,9 +893,17 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/webhooks/{name}/deliveries/{delivery}/replay",
       tags: ["webhooks"],
-      summary: "Put a delivery (e.g. a dead letter) back on the queue; ingest is idempotent",
+      summary: "Replay a delivery",
+      description:
+        "Puts a delivery (e.g. a dead letter) back on the queue with its stored body; ingest is idempotent, so replaying an ingested delivery changes nothing.",
+      security: AUTH.write,
       request: { params: S.DeliveryParam },
-      responses: { 202: json(S.AnyObject, "Queued"), 409: json(S.ErrorSchema, "Already queued"), ...errorResponses },
+      responses: {
+        202: json(S.Replayed, "Queued"),
+        ...errors(400, 401, 403),
+        404: err(404, "No such archive or delivery"),
+        409: err(409, "Already queued or being retried"),
+      },
     }),
     async (c) => {
       const { archive, name, delivery } = c.req.valid("param");
@@ -760,9 +919,16 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/sources",
       tags: ["sources"],
-      summary: "Register a source that cron re-ingests (arxiv, openalex, crossref, github, url)",
+      summary: "Register a source",
+      description:
+        "A source cron re-ingests every `interval_minutes`: `arxiv`, `openalex`, `crossref` (queries of the public APIs), `github` (a repository) or `url` (a feed-format JSON document). Fetches are conditional (ETag, Last-Modified, content hash).",
+      security: AUTH.write,
       request: { params: S.ArchiveParam, ...body(S.CreateSource) },
-      responses: { 201: json(S.AnyObject, "Created"), 409: json(S.ErrorSchema, "Id taken"), ...errorResponses },
+      responses: {
+        201: json(S.SourceSchema, "Created"),
+        ...errors(400, 401, 403, 404, 413),
+        409: err(409, "A source with this id exists"),
+      },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -779,9 +945,11 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/sources",
       tags: ["sources"],
-      summary: "List sources with their status (last run, last change, last error, next run)",
+      summary: "List sources",
+      description: "Every source with its status: last run, last change, last error, next run.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.SourceList), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -807,9 +975,15 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/sources/{source}",
       tags: ["sources"],
-      summary: "One source and its status",
+      summary: "One source",
+      description: "The source and its status.",
+      security: AUTH.read,
       request: { params: S.SourceParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.SourceSchema),
+        ...errors(400, 401, 403),
+        404: err(404, "No such archive or source"),
+      },
     }),
     async (c) => {
       const { archive, source } = c.req.valid("param");
@@ -823,9 +997,17 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "patch",
       path: "/v1/archives/{archive}/sources/{source}",
       tags: ["sources"],
-      summary: "Pause or resume a source, change its interval or query",
+      summary: "Change a source",
+      description:
+        "Pause or resume a source, change its interval or query. A new query forgets the validators (the next run fetches whole); resuming makes it due at the next tick.",
+      security: AUTH.write,
       request: { params: S.SourceParam, ...body(S.PatchSource) },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.SourceSchema),
+        ...errors(401, 403, 413),
+        400: err(400, "Invalid input, or a query the source's kind rejects"),
+        404: err(404, "No such archive or source"),
+      },
     }),
     async (c) => {
       const { archive, source } = c.req.valid("param");
@@ -855,9 +1037,15 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "delete",
       path: "/v1/archives/{archive}/sources/{source}",
       tags: ["sources"],
-      summary: "Delete a source (what it ingested stays, with its history)",
+      summary: "Delete a source",
+      description: "What it ingested stays, with its history.",
+      security: AUTH.write,
       request: { params: S.SourceParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.Deleted),
+        ...errors(400, 401, 403),
+        404: err(404, "No such archive or source"),
+      },
     }),
     async (c) => {
       const { archive, source } = c.req.valid("param");
@@ -873,9 +1061,16 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/sources/{source}/run",
       tags: ["sources"],
-      summary: "Run a source now (outside its schedule) and return the run's outcome",
+      summary: "Run a source now",
+      description:
+        "Runs the source outside its schedule and returns the run's outcome (a failed fetch is `status: error` in a 200, as cron would record it) and the source's new status.",
+      security: AUTH.write,
       request: { params: S.SourceParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: {
+        200: json(S.SourceRun),
+        ...errors(400, 401, 403),
+        404: err(404, "No such archive or source"),
+      },
     }),
     async (c) => {
       const { archive, source } = c.req.valid("param");
@@ -891,9 +1086,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "get",
       path: "/v1/archives/{archive}/ingest-log",
       tags: ["sources"],
-      summary: "Ingest runs from webhooks, sources and imports, newest first (?before=<id> pages)",
+      summary: "The ingest log",
+      description:
+        "Ingest runs from webhook deliveries, source runs and file imports, newest first; `?before=<id>` pages.",
+      security: AUTH.read,
       request: { params: S.ArchiveParam, query: S.LogQuery },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.IngestLog), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -923,10 +1121,30 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/import",
       tags: ["ingest"],
-      summary:
-        "Import a file: ?format=bibtex|markdown|fulltext|xkg|json, the file as the raw body; papers are deduplicated by DOI/arXiv id, then title",
-      request: { params: S.ArchiveParam, query: S.ImportQuery },
-      responses: { 200: json(S.AnyObject), 413: json(S.ErrorSchema, "Body over 32 MiB"), ...errorResponses },
+      summary: "Import a file",
+      description:
+        "The file is the raw body, parsed as the `format` parameter says (see its values). Papers are deduplicated by DOI / arXiv id, then title; records that fail are listed in `failures` (the rest is stored). At most 2,000 records per request.",
+      security: AUTH.write,
+      request: {
+        params: S.ArchiveParam,
+        query: S.ImportQuery,
+        body: {
+          description: "The file, any content type (read as UTF-8 text)",
+          content: {
+            "text/plain": {
+              schema: { type: "string" },
+              example:
+                "@article{gutierrez2024hipporag,\n  title = {HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models},\n  eprint = {2405.14831},\n  archivePrefix = {arXiv},\n  year = {2024}\n}\n",
+            },
+          },
+        },
+      },
+      responses: {
+        200: json(S.ImportResult),
+        ...errors(401, 403, 404),
+        400: err(400, "Invalid query, empty body, or no records of this format in it"),
+        413: err(413, "Body over 32 MiB or more than 2,000 records"),
+      },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -952,9 +1170,12 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/admin/snapshot",
       tags: ["operations"],
-      summary: "Write a capital-chunk snapshot to R2 now (admin)",
+      summary: "Snapshot the capital chunk",
+      description:
+        "Admin key. Writes a capital-chunk snapshot to R2 now; rebuilds start from the latest snapshot and replay the change log after it.",
+      security: AUTH.admin,
       request: { params: S.ArchiveParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.Snapshot), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -968,9 +1189,11 @@ export function createApp(getServices: (c: Context) => AppServices) {
       method: "post",
       path: "/v1/archives/{archive}/admin/evict",
       tags: ["operations"],
-      summary: "Drop the capital chunk from memory, as an eviction would (admin); the next call rebuilds it",
+      summary: "Evict the capital chunk",
+      description: "Admin key. Drops the in-memory copy, as an eviction would; the next call rebuilds it.",
+      security: AUTH.admin,
       request: { params: S.ArchiveParam },
-      responses: { 200: json(S.AnyObject), ...errorResponses },
+      responses: { 200: json(S.Evicted), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       const { archive } = c.req.valid("param");
@@ -984,16 +1207,55 @@ export function createApp(getServices: (c: Context) => AppServices) {
   registerExports(app);
   registerMcp(app);
 
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "PaperGuru",
-      version: "0.1.0",
-      description:
-        "Lifecycle-aware long-term memory for long-horizon LLM agents. Errors: {error: {type, message, field, hint}}.",
+  // The document and the reference page: public, documented like the routes (not through app.openapi,
+  // which would add nothing at runtime).
+  app.openAPIRegistry.register("Feed", S.FeedBody);
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/openapi.json",
+    tags: ["service"],
+    summary: "This OpenAPI 3.1 document",
+    description: "Generated from the zod schemas that validate the requests.",
+    security: AUTH.none,
+    responses: {
+      200: {
+        description: "OK",
+        content: {
+          "application/json": {
+            schema: { type: "object", additionalProperties: true },
+            example: { openapi: "3.1.0", info: { title: "PaperGuru", version: "0.1.0" }, paths: {} },
+          },
+        },
+      },
     },
   });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/docs",
+    tags: ["service"],
+    summary: "Human-readable API reference",
+    description: "A self-contained HTML page (no external resources) that renders /openapi.json.",
+    security: AUTH.none,
+    responses: {
+      200: {
+        description: "OK",
+        content: { "text/html": { schema: { type: "string" }, example: "<!doctype html>..." } },
+      },
+    },
+  });
+  app.get("/docs", async (c) => {
+    c.header("content-security-policy", await docsCsp());
+    c.header("x-content-type-options", "nosniff");
+    return c.html(DOCS_HTML);
+  });
+
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "PaperGuru", version: "0.1.0", description: API_DESCRIPTION },
+    tags: TAGS,
+    security: [{ bearer: [] }],
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", BEARER_SCHEME);
 
   app.notFound((c) =>
     c.json(

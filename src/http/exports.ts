@@ -1,5 +1,141 @@
-/** Export routes (issue 5): registered by registerExports. */
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { Bindings } from "./common";
+/**
+ * Export routes (issue 5). An archive as json (lossless, re-importable with POST /import?format=archive),
+ * csv, bibtex, csljson, markdown, graphml or mermaid; a query result (the /context request) as json,
+ * markdown, csljson, bibtex or csv. Read scope. Archives over EXPORT_LIMITS.maxChunks chunks get 413.
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { CONTEXT_EXPORT_FORMATS, EXPORT_FORMATS, EXPORT_LIMITS } from "../core/export/types";
+import { type ExportBody, exportArchive, exportContext } from "../feeds/export";
+import { allow, type Bindings, type Ctx, failure } from "./common";
+import { AUTH, errorResponse, errors } from "./docs";
+import * as S from "./schemas";
 
-export function registerExports(_app: OpenAPIHono<{ Variables: Bindings }>): void {}
+const ExportQuery = z.object({
+  format: z
+    .enum(EXPORT_FORMATS)
+    .default("json")
+    .openapi({
+      param: { name: "format", in: "query" },
+      example: "bibtex",
+      description:
+        "json: lossless dump (all versions with contents, entities with alias intervals, renames, merges, deprecations, edges), re-importable with POST /import?format=archive | csv: one row per chunk | bibtex / csljson: paper chunks with stable citation keys | markdown: a listing | graphml / mermaid: chunks and typed edges valid at as_of (mermaid capped at " +
+        `${EXPORT_LIMITS.mermaidMaxNodes} nodes / ${EXPORT_LIMITS.mermaidMaxEdges} edges)`,
+    }),
+  as_of: S.Time.optional().openapi({
+    param: { name: "as_of", in: "query" },
+    description:
+      "csv, bibtex, csljson, markdown: only chunks visible then, at the version valid then (default: every chunk, latest version); graphml, mermaid: edges valid then (default: now); json ignores it (always the whole history)",
+  }),
+});
+
+const ContextExportBody = S.ContextBody.extend({
+  format: z.enum(CONTEXT_EXPORT_FORMATS).openapi({ example: "markdown" }),
+}).openapi("ContextExportRequest", {
+  example: {
+    query: "How does HippoRAG use personalised PageRank?",
+    as_of: "2024-06-01",
+    budget_tokens: 2000,
+    format: "markdown",
+  },
+});
+
+const text = (description: string, types: Array<[string, string]>) => ({
+  description,
+  content: Object.fromEntries(types.map(([t, example]) => [t, { schema: z.string(), example }])),
+});
+
+const EXAMPLES: Array<[string, string]> = [
+  ["application/json", '{"format":"paperguru.archive","schema_version":1,"archive":{…},"chunks":[…],"entities":[…]}'],
+  ["text/csv", "id,kind,title,version,latest_version,valid_from,…\r\narxiv:2405.14831,paper,HippoRAG…,2,2,…\r\n"],
+  ["application/x-bibtex", "@misc{gutierrez2024hipporag,\n  title = {HippoRAG: …},\n  eprint = {2405.14831}\n}\n"],
+  [
+    "application/vnd.citationstyles.csl+json",
+    '[{"id":"gutierrez2024hipporag","type":"article","title":"HippoRAG: …"}]',
+  ],
+  ["text/markdown", "## 1. HippoRAG\n\n- `arxiv:2405.14831@v2 [120,340)`\n\n> …"],
+  ["application/graphml+xml", '<?xml version="1.0" encoding="UTF-8"?>\n<graphml …>…</graphml>'],
+  ["text/vnd.mermaid", 'flowchart LR\n  n0["HippoRAG · arxiv:2405.14831@v2"]\n  n0 -->|cites| n1'],
+];
+
+function send(c: Ctx, out: ExportBody): Response {
+  return c.body(out.body, 200, {
+    "content-type": out.contentType,
+    "content-disposition": `attachment; filename="${out.filename}"`,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
+}
+
+export function registerExports(app: OpenAPIHono<{ Variables: Bindings }>): void {
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/archives/{archive}/export",
+      tags: ["exports"],
+      summary:
+        "Export the archive: json (lossless, streamed), csv, bibtex, csljson, markdown, graphml or mermaid; with a content-disposition filename",
+      description: `At most ${EXPORT_LIMITS.maxChunks} chunks (413 beyond). Re-import the json dump into another archive with POST /v1/archives/{archive}/import?format=archive.`,
+      security: AUTH.read,
+      request: { params: S.ArchiveParam, query: ExportQuery },
+      responses: {
+        200: text("The export in the requested format", EXAMPLES),
+        ...errors(400, 401, 403, 404),
+        413: errorResponse(413, `The archive holds more than ${EXPORT_LIMITS.maxChunks} chunks`),
+      },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const q = c.req.valid("query");
+      await allow(c, archive, "read");
+      const deps = { pg: c.var.services.paperguru, blobs: c.var.services.feeds.blobs };
+      const res = await exportArchive(deps, archive, q.format, S.toMs(q.as_of), Date.now());
+      if (!res.ok) return failure(c, res.error);
+      return send(c, res.value) as never;
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/archives/{archive}/export/context",
+      tags: ["exports"],
+      summary: "Export a query result (the cards of a /context request) as json, markdown, csljson, bibtex or csv",
+      description:
+        "Runs the /context request in the body and renders its cards in `format`. Cards keep their anchors `artifact_id@vN [start,end)`; bibtex and csljson also cite the paper a section card is part of; citation keys are de-duplicated within the result.",
+      security: AUTH.read,
+      request: {
+        params: S.ArchiveParam,
+        body: { content: { "application/json": { schema: ContextExportBody } }, required: true },
+      },
+      responses: {
+        200: text(
+          "The query result in the requested format",
+          EXAMPLES.filter(([t]) => !/graphml|mermaid/.test(t)),
+        ),
+        ...errors(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const { archive } = c.req.valid("param");
+      const b = c.req.valid("json");
+      await allow(c, archive, "read");
+      const deps = { pg: c.var.services.paperguru, blobs: c.var.services.feeds.blobs };
+      const out = await exportContext(
+        deps,
+        {
+          archiveId: archive,
+          query: b.query,
+          asOf: S.toMs(b.as_of),
+          boundaries: b.boundaries,
+          budgetTokens: b.budget_tokens,
+          sessionId: b.session_id,
+          maxCards: b.max_cards,
+          maxCardTokens: b.max_card_tokens,
+          shortTermShare: b.short_term_share,
+        },
+        b.format,
+      );
+      return send(c, out) as never;
+    },
+  );
+}

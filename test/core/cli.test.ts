@@ -1,5 +1,17 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIBTEX_ENTRIES, detectFormat, JSONL_RECORDS, splitRecords } from "../../src/cli/import";
+import { DEFAULT_URL, loadConfig, resolveSettings, saveConfig } from "../../src/cli/config";
+import {
+  BIBTEX_ENTRIES,
+  countRecords,
+  detectFormat,
+  JSONL_RECORDS,
+  pieceHash,
+  splitRecords,
+} from "../../src/cli/import";
+import { extractAnchors } from "../../src/cli/render";
 
 describe("paperguru import: format detection", () => {
   it("uses the extension, then the JSON shape", () => {
@@ -32,5 +44,45 @@ describe("paperguru import: format detection", () => {
     const keys = pieces.flatMap((p) => [...p.matchAll(/@article\{(k\d+)/g)].map((m) => m[1]));
     expect(keys).toEqual(entries.map((_, i) => `k${i}`));
     expect(splitRecords("small.bib", entries.slice(0, 3).join(""))).toHaveLength(1);
+  });
+});
+
+describe("paperguru CLI: pure helpers", () => {
+  it("detects a PaperGuru archive dump and counts records per piece", () => {
+    expect(detectFormat("dump.json", '{"format":"paperguru.archive","schema_version":1,"chunks":[]}')).toBe("archive");
+    expect(countRecords("archive", "dump.json", '{"format":"paperguru.archive","chunks":[{},{},{}]}')).toBe(3);
+    expect(countRecords("json", "feed.json", '{"artifacts":[{},{}],"deprecations":[{}]}')).toBe(3);
+    expect(countRecords("fulltext", "p.jsonl", '{"a":1}\n{"a":2}\n')).toBe(2);
+    expect(countRecords("bibtex", "r.bib", "@string{j = {J}}\n@article{a,\n}\n@book{b,\n}\n")).toBe(2);
+    expect(pieceHash("bibtex", "x")).not.toBe(pieceHash("markdown", "x"));
+  });
+
+  it("takes anchors from a list, {anchors}, or a context response", () => {
+    const a = { artifact_id: "x", version: 1, start: 0, end: 3, snippet: "abc" };
+    expect(extractAnchors([a])).toEqual([a]);
+    expect(extractAnchors({ anchors: [a] })).toEqual([a]);
+    expect(extractAnchors({ cards: [{ anchored_spans: [a] }, { anchored_spans: [] }] })).toEqual([a]);
+    expect(extractAnchors({ cards: [] })).toEqual([]);
+    expect(extractAnchors({ foo: 1 })).toBeNull();
+    expect(extractAnchors([{ artifact_id: "x" }])).toBeNull();
+  });
+
+  it("resolves settings: flag over environment over config file over the default", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pg-config-"));
+    try {
+      const path = join(dir, "c", "config.json");
+      saveConfig(path, { url: "http://127.0.0.1:1", key: "pgk_file", archive: "from-file" });
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      const env = { PAPERGURU_CONFIG: path, PAPERGURU_KEY: "pgk_env" };
+      const s = resolveSettings(env, { archive: "from-flag" });
+      expect([s.url.value, s.url.origin]).toEqual(["http://127.0.0.1:1", "config"]);
+      expect([s.key.value, s.key.origin]).toEqual(["pgk_env", "env"]);
+      expect([s.archive.value, s.archive.origin]).toEqual(["from-flag", "flag"]);
+      expect(s.adminKey.origin).toBe("unset");
+      expect(resolveSettings({ PAPERGURU_CONFIG: join(dir, "none.json") }, {}).url.value).toBe(DEFAULT_URL);
+      expect(loadConfig(join(dir, "none.json"))).toEqual({});
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

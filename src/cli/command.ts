@@ -1,0 +1,151 @@
+/** The shape of a CLI command, the options every command takes, and per-command help. */
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { PaperGuruClient } from "../client";
+import { resolveSettings, type Settings } from "./config";
+import { type Io, line, UsageError } from "./io";
+
+export interface OptionSpec {
+  type: "string" | "boolean";
+  short?: string;
+  /** Shown in help, e.g. "<n>". */
+  arg?: string;
+  description: string;
+}
+
+export type Values = Record<string, string | boolean | undefined>;
+
+export interface Run {
+  io: Io;
+  values: Values;
+  positionals: string[];
+  settings: Settings;
+  json: boolean;
+  out(s?: string): void;
+  err(s?: string): void;
+  /** A client with the archive key (usage error if none is configured). */
+  client(signal?: AbortSignal): PaperGuruClient;
+  /** A client with the admin key. */
+  admin(): PaperGuruClient;
+  /** The archive (usage error if none is configured). */
+  archive(): string;
+  str(name: string): string | undefined;
+  int(name: string, min: number, max: number): number | undefined;
+}
+
+export interface Command {
+  /** "import", "archives create", ... */
+  name: string;
+  /** After the name, e.g. `<id> [--name <name>] [--save]`. */
+  args: string;
+  summary: string;
+  details?: string;
+  options?: Record<string, OptionSpec>;
+  /** Positional arguments: at least min, at most max. */
+  positionals: [number, number];
+  run(r: Run): Promise<number>;
+}
+
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  url: { type: "string", arg: "<url>", description: "server (PAPERGURU_URL; default http://127.0.0.1:8787)" },
+  key: { type: "string", arg: "<key>", description: "archive key (PAPERGURU_KEY)" },
+  "admin-key": { type: "string", arg: "<key>", description: "admin key (PAPERGURU_ADMIN_KEY)" },
+  archive: { type: "string", short: "a", arg: "<id>", description: "archive id (PAPERGURU_ARCHIVE)" },
+  json: { type: "boolean", description: "print the server's JSON" },
+  help: { type: "boolean", short: "h", description: "this help" },
+};
+
+const optionLines = (opts: Record<string, OptionSpec>) =>
+  Object.entries(opts).map(([name, o]) => {
+    const flag = `${o.short ? `-${o.short}, ` : "    "}--${name}${o.arg ? ` ${o.arg}` : ""}`;
+    return `  ${flag.padEnd(30)} ${o.description}`;
+  });
+
+export function commandHelp(c: Command): string {
+  const out = [`usage: paperguru ${c.name}${c.args ? ` ${c.args}` : ""}`, "", c.summary];
+  if (c.details) out.push("", c.details);
+  if (c.options && Object.keys(c.options).length) out.push("", "options:", ...optionLines(c.options));
+  out.push("", "common options:", ...optionLines(GLOBAL_OPTIONS));
+  out.push(
+    "",
+    "Settings: flags, then the environment, then the config file ($PAPERGURU_CONFIG or ~/.config/paperguru/config.json).",
+    "Exit codes: 0 ok, 1 the operation failed, 2 usage error.",
+  );
+  return out.join("\n");
+}
+
+export async function runCommand(c: Command, argv: string[], io: Io): Promise<number> {
+  const specs = { ...GLOBAL_OPTIONS, ...c.options };
+  const options: NonNullable<ParseArgsConfig["options"]> = {};
+  for (const [name, o] of Object.entries(specs))
+    options[name] = o.short ? { type: o.type, short: o.short } : { type: o.type };
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (e) {
+    throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ""), c.name);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    line(io.stdout, commandHelp(c));
+    return 0;
+  }
+  const [min, max] = c.positionals;
+  if (positionals.length < min)
+    throw new UsageError(`missing argument${min - positionals.length > 1 ? "s" : ""}: ${c.args}`, c.name);
+  if (positionals.length > max)
+    throw new UsageError(
+      `unexpected argument${positionals.length - max > 1 ? "s" : ""}: ${positionals.slice(max).join(" ")}`,
+      c.name,
+    );
+  const str = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  const settings = resolveSettings(io.env, {
+    url: str("url"),
+    key: str("key"),
+    archive: str("archive"),
+    "admin-key": str("admin-key"),
+  });
+  const url = settings.url.value as string;
+  const run: Run = {
+    io,
+    values,
+    positionals,
+    settings,
+    json: values.json === true,
+    out: (s = "") => line(io.stdout, s),
+    err: (s = "") => line(io.stderr, s),
+    client(signal) {
+      const key = settings.key.value;
+      if (!key)
+        throw new UsageError(
+          "no archive key: pass --key, set PAPERGURU_KEY, or `paperguru config set key <secret>` (`paperguru archives create <id> --save` stores one)",
+        );
+      return new PaperGuruClient(url, key, { signal });
+    },
+    admin() {
+      const key = settings.adminKey.value;
+      if (!key)
+        throw new UsageError(
+          "this needs the admin key: pass --admin-key, set PAPERGURU_ADMIN_KEY, or `paperguru config set admin-key <key>` (the local `npm start` uses ADMIN_KEY from .dev.vars)",
+        );
+      return new PaperGuruClient(url, key);
+    },
+    archive() {
+      const a = settings.archive.value;
+      if (!a)
+        throw new UsageError(
+          "no archive: pass --archive <id>, set PAPERGURU_ARCHIVE, or `paperguru config set archive <id>`",
+        );
+      return a;
+    },
+    str,
+    int(name, lo, hi) {
+      const v = str(name);
+      if (v === undefined) return undefined;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < lo || n > hi)
+        throw new UsageError(`--${name} must be an integer from ${lo} to ${hi}, got ${v}`, c.name);
+      return n;
+    },
+  };
+  return c.run(run);
+}

@@ -1,0 +1,125 @@
+/** Readable text for query results (the `--json` flag prints the server's JSON instead). */
+import type { Anchor, Card, ContextResponse, RouteResponse, VerifyResult } from "../client";
+import { table, wrap } from "./io";
+
+const quote = (s: string, max = 100) => {
+  const one = s.replace(/\s+/g, " ").trim();
+  return `"${one.length > max ? `${one.slice(0, max - 1)}…` : one}"`;
+};
+
+export const anchorRef = (a: Anchor) => `${a.artifact_id}@v${a.version} [${a.start},${a.end})`;
+
+export function renderCard(c: Card, i: number): string {
+  const out = [`[${i + 1}] ${c.title}`, `    ${c.artifact_id}@v${c.version} · ${c.kind} · ${c.tokens} tokens`];
+  out.push(wrap(`claim: ${c.claim_boundary}`, "    "));
+  if (c.logic_sketch) out.push(wrap(`sketch: ${c.logic_sketch}`, "    "));
+  if (c.assumptions.length) out.push(wrap(`assumptions: ${c.assumptions.join("; ")}`, "    "));
+  if (c.anchored_spans.length) {
+    out.push("    anchors:");
+    for (const a of c.anchored_spans) out.push(`      ${anchorRef(a)} ${quote(a.snippet)}`);
+  }
+  return out.join("\n");
+}
+
+export function renderContext(query: string, r: ContextResponse): string {
+  const b = r.budget;
+  const head = [
+    `context for ${quote(query, 200)} as of ${r.as_of}`,
+    `${r.cards.length} card${r.cards.length === 1 ? "" : "s"}; budget ${b.total} tokens (${b.tokenizer}): cards ${b.cards}, short-term ${b.shortTerm}, left ${b.remaining}`,
+  ];
+  const mentions = r.trace.mentions.map((m) => `${m.text} -> ${m.entity}`);
+  if (mentions.length) head.push(`mentions: ${mentions.join(", ")}`);
+  const parts = [head.join("\n")];
+  if (r.short_term.length) {
+    parts.push(["short-term:", ...r.short_term.map((e) => `  ${e.role}: ${quote(e.text, 200)}`)].join("\n"));
+  }
+  if (!r.cards.length) parts.push("no cards (nothing in the archive matched; try another query or a later --as-of)");
+  parts.push(...r.cards.map(renderCard));
+  if (r.skipped.length) {
+    const shown = r.skipped.slice(0, 5).map((s) => `${s.chunk} (${s.reason})`);
+    const more = r.skipped.length > 5 ? `, … ${r.skipped.length - 5} more` : "";
+    parts.push(`skipped: ${shown.join(", ")}${more}`);
+  }
+  return `${parts.join("\n\n")}\n`;
+}
+
+export function renderRoute(query: string, r: RouteResponse, maxCandidates = 10): string {
+  const out = [`route for ${quote(query, 200)} as of ${r.as_of}`];
+  if (!r.selected.length) out.push("nothing selected");
+  else {
+    out.push("selected:");
+    out.push(
+      table([
+        ["  #", "chunk@version", "score", "depth", "via"],
+        ...r.selected.map((s, i) => [
+          `  ${i + 1}`,
+          `${s.chunk}@v${s.version}`,
+          s.score.toFixed(4),
+          String(s.depth),
+          s.via ?? "-",
+        ]),
+      ]),
+    );
+  }
+  if (r.candidates.length) {
+    out.push("candidates (per-expert scores):");
+    out.push(
+      table([
+        ["  #", "chunk@version", "kind", "score", "sem", "sym", "graph", "rec"],
+        ...r.candidates
+          .slice(0, maxCandidates)
+          .map((c, i) => [
+            `  ${i + 1}`,
+            `${c.chunk}@v${c.version}`,
+            c.kind,
+            c.score.toFixed(4),
+            c.experts.sem.toFixed(3),
+            c.experts.sym.toFixed(3),
+            c.experts.graph.toFixed(3),
+            c.experts.rec.toFixed(3),
+          ]),
+      ]),
+    );
+    if (r.candidates.length > maxCandidates)
+      out.push(`  … ${r.candidates.length - maxCandidates} more candidates (--json prints all)`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+export function renderVerify(r: VerifyResult): string {
+  const ref = anchorRef(r.anchor);
+  if (r.verified) return `ok        ${ref} ${quote(r.anchor.snippet, 80)}`;
+  const actual = r.actual !== undefined ? `; the text there is ${quote(r.actual, 80)}` : "";
+  return `MISMATCH  ${ref} ${r.reason}: expected ${quote(r.anchor.snippet, 80)}${actual}`;
+}
+
+/**
+ * Anchors from what `verify` is given: a list of anchors, {anchors: [...]}, or a context / expand
+ * response ({cards: [{anchored_spans: [...]}]}, as `paperguru context --json` prints). Null when the
+ * shape is none of these.
+ */
+export function extractAnchors(json: unknown): Anchor[] | null {
+  const isAnchor = (a: unknown): a is Anchor =>
+    !!a &&
+    typeof a === "object" &&
+    typeof (a as Anchor).artifact_id === "string" &&
+    typeof (a as Anchor).version === "number" &&
+    typeof (a as Anchor).start === "number" &&
+    typeof (a as Anchor).end === "number" &&
+    typeof (a as Anchor).snippet === "string";
+  const list = (x: unknown): Anchor[] | null => (Array.isArray(x) && x.every(isAnchor) ? x : null);
+  if (Array.isArray(json)) return list(json);
+  if (!json || typeof json !== "object") return null;
+  const o = json as { anchors?: unknown; cards?: unknown };
+  if (o.anchors !== undefined) return list(o.anchors);
+  if (Array.isArray(o.cards)) {
+    const out: Anchor[] = [];
+    for (const c of o.cards) {
+      const spans = list((c as { anchored_spans?: unknown } | null)?.anchored_spans);
+      if (!spans) return null;
+      out.push(...spans);
+    }
+    return out;
+  }
+  return null;
+}

@@ -1,0 +1,266 @@
+/**
+ * Bibliographic exports of paper chunks: BibTeX with stable citation keys and CSL-JSON items.
+ * Metadata comes from the chunk itself: the `Authors:` / `In:` / `Date:` lines the importers write
+ * into a paper's content (else its person / venue entities), `year:` and `bibtex:` boundaries, and the
+ * canonical ids (chunk id and its own entity's id-like aliases) for DOI and arXiv eprint.
+ */
+import { canonicalPaperId } from "../ids";
+import { type ChunkRecord, iso } from "./types";
+
+export interface PaperMeta {
+  id: string;
+  version: number;
+  title: string;
+  /** Display names in order ("Patrick Lewis" or "Lewis, Patrick"). */
+  authors: string[];
+  year: number | null;
+  month: number | null;
+  venue: string;
+  bibType: string;
+  doi: string | null;
+  arxiv: string | null;
+  url: string | null;
+}
+
+function line(content: string, label: string): string | null {
+  const m = new RegExp(`^${label}:[ \\t]*(.+)$`, "m").exec(content);
+  return m?.[1]?.trim() || null;
+}
+
+export function paperMeta(r: ChunkRecord): PaperMeta {
+  const content = r.content ?? "";
+  const authorsLine = line(content, "Authors?");
+  const authors = authorsLine
+    ? authorsLine
+        .replace(/,?\s+(et al\.?|and \d+ more)$/i, "")
+        .split(/\s*;\s*|,\s+/)
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : (r.entityInfo ?? []).filter((e) => e.type === "person").map((e) => e.name);
+  const yearTag = r.boundaries.find((b) => /^year:\d{4}$/.test(b));
+  const date = line(content, "Date") ?? line(content, "Published");
+  const dm = date ? /^(\d{4})(?:-(\d{1,2}))?/.exec(date) : null;
+  const year = yearTag ? Number(yearTag.slice(5)) : dm?.[1] ? Number(dm[1]) : new Date(r.validFrom).getUTCFullYear();
+  const month = dm?.[2] ? Number(dm[2]) : null;
+  const venue = line(content, "In") ?? (r.entityInfo ?? []).find((e) => e.type === "venue")?.name ?? "";
+  const bibTag = r.boundaries.find((b) => /^bibtex:[a-z]+$/.test(b));
+  const ids = new Set<string>();
+  for (const x of [r.id, ...(r.aliases ?? [])]) {
+    const c = canonicalPaperId(x);
+    if (c) ids.add(c);
+  }
+  const doiLine = line(content, "DOI");
+  if (doiLine) {
+    const c = canonicalPaperId(doiLine);
+    if (c) ids.add(c);
+  }
+  const arxivLine = line(content, "arXiv");
+  if (arxivLine) {
+    const c = canonicalPaperId(`arXiv:${arxivLine}`);
+    if (c) ids.add(c);
+  }
+  const doi = [...ids].find((x) => x.startsWith("doi:"))?.slice(4) ?? null;
+  const arxiv = [...ids].find((x) => x.startsWith("arxiv:"))?.slice(6) ?? null;
+  const src = /^https?:\/\/\S+$/.test(r.source) ? r.source : null;
+  const url =
+    line(content, "URL") ?? src ?? (doi ? `https://doi.org/${doi}` : arxiv ? `https://arxiv.org/abs/${arxiv}` : null);
+  return {
+    id: r.id,
+    version: r.version,
+    title: r.title,
+    authors,
+    year: Number.isFinite(year) ? year : null,
+    month,
+    venue,
+    bibType: bibTag ? bibTag.slice(7) : venue ? "article" : "misc",
+    doi,
+    arxiv,
+    url,
+  };
+}
+
+/** ASCII letters and digits only, lower case (diacritics folded: "Gutiérrez" -> "gutierrez"). */
+function fold(s: string): string {
+  return s
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/ß/g, "ss")
+    .replace(/[æÆ]/g, "ae")
+    .replace(/[øØ]/g, "o")
+    .replace(/[łŁ]/g, "l")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
+}
+
+/** Family name of a display name: "Lewis, Patrick" -> Lewis; "Bernal Jiménez Gutiérrez" -> Gutiérrez. */
+export function familyName(name: string): string {
+  const n = name.replace(/[{}]/g, "").trim();
+  if (n.includes(",")) return n.split(",")[0]?.trim() ?? n;
+  const parts = n.split(/\s+/);
+  return parts[parts.length - 1] ?? n;
+}
+
+function givenName(name: string): string {
+  const n = name.replace(/[{}]/g, "").trim();
+  if (n.includes(",")) return n.split(",").slice(1).join(",").trim();
+  const parts = n.split(/\s+/);
+  return parts.slice(0, -1).join(" ");
+}
+
+const STOPWORDS = new Set(
+  "a an the on of in for to and or with from by at as is are towards toward via using into over under".split(" "),
+);
+
+/** The base key: first author's family name + year + first significant title word ("lewis2020retrieval"). */
+export function baseCitationKey(m: PaperMeta): string {
+  const fam = m.authors[0] ? fold(familyName(m.authors[0])) : "";
+  const words = m.title
+    .split(/[^\p{L}\p{N}]+/u)
+    .map(fold)
+    .filter(Boolean);
+  const word = words.find((w) => !STOPWORDS.has(w)) ?? words[0] ?? "";
+  return `${fam || "anon"}${m.year ?? "nd"}${word}`;
+}
+
+function suffix(i: number): string {
+  let s = "";
+  let n = i;
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    n = Math.floor(n / 26) - 1;
+  } while (n >= 0);
+  return s;
+}
+
+/**
+ * Stable keys: the base key when unique in the set; colliding papers get a, b, c, ... in chunk-id order.
+ * The same set of papers always gets the same keys.
+ */
+export function citationKeys(metas: PaperMeta[]): Map<string, string> {
+  const groups = new Map<string, string[]>();
+  for (const m of metas) {
+    const k = baseCitationKey(m);
+    groups.set(k, [...(groups.get(k) ?? []), m.id]);
+  }
+  const out = new Map<string, string>();
+  for (const [k, ids] of groups) {
+    const sorted = [...new Set(ids)].sort();
+    if (sorted.length === 1) out.set(sorted[0] as string, k);
+    else
+      sorted.forEach((id, i) => {
+        out.set(id, `${k}${suffix(i)}`);
+      });
+  }
+  return out;
+}
+
+/** Escape the LaTeX specials so a value is literal text inside `{...}`. */
+export function latexEscape(s: string): string {
+  const map: Record<string, string> = {
+    "\\": "\\textbackslash{}",
+    "{": "\\{",
+    "}": "\\}",
+    "&": "\\&",
+    "%": "\\%",
+    $: "\\$",
+    "#": "\\#",
+    _: "\\_",
+    "~": "\\textasciitilde{}",
+    "^": "\\textasciicircum{}",
+  };
+  return s.replace(/[\r\n\t]+/g, " ").replace(/[\\{}&%$#_~^]/g, (c) => map[c] ?? c);
+}
+
+function bibName(name: string): string {
+  const fam = familyName(name);
+  const given = givenName(name);
+  // A one-word (e.g. corporate) name is braced so BibTeX does not split or reorder it.
+  if (!given) return `{${latexEscape(fam)}}`;
+  return `${latexEscape(fam)}, ${latexEscape(given)}`;
+}
+
+const VENUE_FIELD: Record<string, string> = {
+  article: "journal",
+  inproceedings: "booktitle",
+  conference: "booktitle",
+  incollection: "booktitle",
+  inbook: "booktitle",
+};
+
+export function papersOnly(records: ChunkRecord[]): ChunkRecord[] {
+  return records.filter((r) => r.kind === "paper");
+}
+
+/** BibTeX for the paper chunks among `records` (others are ignored). */
+export function renderBibtex(records: ChunkRecord[]): string {
+  const metas = papersOnly(records)
+    .map(paperMeta)
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  const keys = citationKeys(metas);
+  const entries = metas.map((m) => {
+    const fields: Array<[string, string]> = [["title", latexEscape(m.title)]];
+    if (m.authors.length) fields.push(["author", m.authors.map(bibName).join(" and ")]);
+    if (m.year !== null) fields.push(["year", String(m.year)]);
+    if (m.month !== null) fields.push(["month", String(m.month)]);
+    if (m.venue) fields.push([VENUE_FIELD[m.bibType] ?? "howpublished", latexEscape(m.venue)]);
+    if (m.doi) fields.push(["doi", latexEscape(m.doi)]);
+    if (m.arxiv) fields.push(["eprint", latexEscape(m.arxiv)], ["archiveprefix", "arXiv"]);
+    if (m.url) fields.push(["url", latexEscape(m.url)]);
+    fields.push(["note", latexEscape(`PaperGuru ${m.id} v${m.version}`)]);
+    const body = fields.map(([k, v]) => `  ${k} = {${v}}`).join(",\n");
+    return `@${m.bibType}{${keys.get(m.id)},\n${body}\n}\n`;
+  });
+  return entries.join("\n");
+}
+
+const CSL_TYPE: Record<string, string> = {
+  article: "article-journal",
+  inproceedings: "paper-conference",
+  conference: "paper-conference",
+  book: "book",
+  incollection: "chapter",
+  inbook: "chapter",
+  phdthesis: "thesis",
+  mastersthesis: "thesis",
+  techreport: "report",
+};
+
+export interface CslItem {
+  id: string;
+  type: string;
+  title: string;
+  author?: Array<{ family: string; given?: string } | { literal: string }>;
+  issued?: { "date-parts": number[][] };
+  "container-title"?: string;
+  DOI?: string;
+  URL?: string;
+  note: string;
+}
+
+/** CSL-JSON items (ids = the same stable citation keys as the BibTeX export). */
+export function renderCslItems(records: ChunkRecord[]): CslItem[] {
+  const metas = papersOnly(records)
+    .map(paperMeta)
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  const keys = citationKeys(metas);
+  return metas.map((m) => ({
+    id: keys.get(m.id) as string,
+    type: CSL_TYPE[m.bibType] ?? "article",
+    title: m.title,
+    ...(m.authors.length
+      ? {
+          author: m.authors.map((a) => {
+            const given = givenName(a);
+            return given ? { family: familyName(a), given } : { literal: familyName(a) };
+          }),
+        }
+      : {}),
+    ...(m.year !== null ? { issued: { "date-parts": [m.month ? [m.year, m.month] : [m.year]] } } : {}),
+    ...(m.venue ? { "container-title": m.venue } : {}),
+    ...(m.doi ? { DOI: m.doi } : {}),
+    ...(m.url ? { URL: m.url } : {}),
+    note: `PaperGuru ${m.id} v${m.version}${m.arxiv ? `; arXiv:${m.arxiv}` : ""}`,
+  }));
+}
+
+export { iso };

@@ -1,0 +1,159 @@
+/** The typed temporal graph as GraphML (well-formed XML) or Mermaid (capped, safe node ids). */
+import { EXPORT_LIMITS, type GraphEdge, type GraphNode, iso } from "./types";
+
+/** Drop characters XML 1.0 cannot carry (controls except TAB/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
+function xmlChars(s: string): string {
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const n = s.charCodeAt(i + 1);
+      if (n >= 0xdc00 && n <= 0xdfff) {
+        out += s.slice(i, i + 2);
+        i++;
+      }
+      continue;
+    }
+    if (c >= 0xdc00 && c <= 0xdfff) continue;
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) continue;
+    if (c === 0xfffe || c === 0xffff) continue;
+    out += s[i];
+  }
+  return out;
+}
+
+export function xmlEscape(s: string): string {
+  return xmlChars(s)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;")
+    .replace(/\r/g, "&#13;")
+    .replace(/\n/g, "&#10;")
+    .replace(/\t/g, "&#9;");
+}
+
+const NODE_KEYS = [
+  ["kind", "string"],
+  ["version", "int"],
+  ["title", "string"],
+  ["deprecated_at", "string"],
+  ["external", "boolean"],
+] as const;
+const EDGE_KEYS = [
+  ["type", "string"],
+  ["weight", "double"],
+  ["valid_from", "string"],
+  ["valid_to", "string"],
+  ["context", "string"],
+] as const;
+
+export function renderGraphml(
+  graph: { nodes: GraphNode[]; edges: GraphEdge[] },
+  meta: { archive: string; asOf: number },
+): string {
+  const out: string[] = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">',
+    ...NODE_KEYS.map(([k, t]) => `  <key id="n_${k}" for="node" attr.name="${k}" attr.type="${t}"/>`),
+    ...EDGE_KEYS.map(([k, t]) => `  <key id="e_${k}" for="edge" attr.name="${k}" attr.type="${t}"/>`),
+    `  <graph id="${xmlEscape(meta.archive)}" edgedefault="directed">`,
+    `    <desc>${xmlEscape(`PaperGuru archive ${meta.archive}: chunks visible and edges valid at ${iso(meta.asOf)}`)}</desc>`,
+  ];
+  for (const n of graph.nodes) {
+    out.push(`    <node id="${xmlEscape(n.id)}">`);
+    out.push(`      <data key="n_kind">${xmlEscape(n.kind)}</data>`);
+    out.push(`      <data key="n_version">${n.version}</data>`);
+    out.push(`      <data key="n_title">${xmlEscape(n.title)}</data>`);
+    if (n.deprecatedAt !== null) out.push(`      <data key="n_deprecated_at">${iso(n.deprecatedAt)}</data>`);
+    out.push(`      <data key="n_external">${n.external}</data>`);
+    out.push("    </node>");
+  }
+  graph.edges.forEach((e, i) => {
+    out.push(`    <edge id="e${i}" source="${xmlEscape(e.src)}" target="${xmlEscape(e.dst)}">`);
+    out.push(`      <data key="e_type">${xmlEscape(e.type)}</data>`);
+    out.push(`      <data key="e_weight">${e.weight}</data>`);
+    out.push(`      <data key="e_valid_from">${iso(e.validFrom)}</data>`);
+    if (e.validTo !== null) out.push(`      <data key="e_valid_to">${iso(e.validTo)}</data>`);
+    if (e.context) out.push(`      <data key="e_context">${xmlEscape(e.context)}</data>`);
+    out.push("    </edge>");
+  });
+  out.push("  </graph>", "</graphml>", "");
+  return out.join("\n");
+}
+
+/** A Mermaid label inside `["..."]`: entity codes for the characters Mermaid would parse. */
+export function mermaidLabel(s: string, max: number = EXPORT_LIMITS.mermaidLabelChars): string {
+  const one = s.replace(/[\r\n\t]+/g, " ").trim();
+  const clipped = one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return clipped
+    .replace(/#/g, "#35;")
+    .replace(/&/g, "#38;")
+    .replace(/"/g, "#quot;")
+    .replace(/</g, "#lt;")
+    .replace(/>/g, "#gt;")
+    .replace(/`/g, "#96;")
+    .replace(/\|/g, "#124;")
+    .replace(/[[\]{}()]/g, (c) => `#${c.charCodeAt(0)};`);
+}
+
+/** Class names are identifiers: kinds are `[a-z_]`, anything else is folded to `_`. */
+function className(kind: string): string {
+  return `k_${kind.replace(/[^a-zA-Z0-9_]/g, "_")}`;
+}
+
+/**
+ * Mermaid flowchart. Node ids are `n0, n1, …` (never the chunk id: ids hold `:`, `/`, `.`), labels are
+ * entity-escaped. Capped at EXPORT_LIMITS.mermaidMaxNodes nodes (highest degree first, then id) and
+ * mermaidMaxEdges edges among them; a comment says what was left out.
+ */
+export function renderMermaid(
+  graph: { nodes: GraphNode[]; edges: GraphEdge[] },
+  meta: { archive: string; asOf: number },
+  limits: { maxNodes: number; maxEdges: number } = {
+    maxNodes: EXPORT_LIMITS.mermaidMaxNodes,
+    maxEdges: EXPORT_LIMITS.mermaidMaxEdges,
+  },
+): string {
+  const degree = new Map<string, number>();
+  for (const e of graph.edges) {
+    degree.set(e.src, (degree.get(e.src) ?? 0) + 1);
+    degree.set(e.dst, (degree.get(e.dst) ?? 0) + 1);
+  }
+  const kept = [...graph.nodes]
+    .sort((a, b) => (degree.get(b.id) ?? 0) - (degree.get(a.id) ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, limits.maxNodes)
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const idOf = new Map(kept.map((n, i) => [n.id, `n${i}`]));
+  const edges = graph.edges.filter((e) => idOf.has(e.src) && idOf.has(e.dst));
+  const shownEdges = edges.slice(0, limits.maxEdges);
+  const out: string[] = [
+    `%% PaperGuru archive ${meta.archive.replace(/[\r\n]/g, " ")}, as of ${iso(meta.asOf)}`,
+    `%% nodes ${kept.length} of ${graph.nodes.length}, edges ${shownEdges.length} of ${graph.edges.length}${kept.length < graph.nodes.length || shownEdges.length < graph.edges.length ? " (truncated: use format=graphml for the whole graph)" : ""}`,
+    "flowchart LR",
+  ];
+  for (const n of kept) {
+    const label = n.external ? n.id : `${n.title} · ${n.id}@v${n.version}`;
+    const shape = n.external ? [`(["`, `"])`] : [`["`, `"]`];
+    out.push(`  ${idOf.get(n.id)}${shape[0]}${mermaidLabel(label)}${shape[1]}`);
+  }
+  for (const e of shownEdges) {
+    const arrow = e.type === "deprecated-by" ? "-.->" : "-->";
+    out.push(`  ${idOf.get(e.src)} ${arrow}|${mermaidLabel(e.type, 40)}| ${idOf.get(e.dst)}`);
+  }
+  const kinds = new Map<string, string[]>();
+  for (const n of kept) {
+    const k = n.external ? "external" : n.kind;
+    kinds.set(k, [...(kinds.get(k) ?? []), idOf.get(n.id) as string]);
+  }
+  const palette = ["#e8f0fe", "#e6f4ea", "#fef7e0", "#fce8e6", "#f3e8fd", "#e4f7fb", "#fdf0e6", "#eceff1"];
+  [...kinds.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .forEach(([k, ids], i) => {
+      const style = k === "external" ? "fill:#ffffff,stroke-dasharray:3 3" : `fill:${palette[i % palette.length]}`;
+      out.push(`  classDef ${className(k)} ${style}`, `  class ${ids.join(",")} ${className(k)}`);
+    });
+  out.push("");
+  return out.join("\n");
+}

@@ -1,0 +1,315 @@
+/**
+ * API documentation (issue 5): the prose of the OpenAPI document (info.description, tags, the auth
+ * scheme), the shared error responses with their examples, and the offline reference page at /docs.
+ * The page is one self-contained HTML document (inline CSS + vanilla JS, no CDN, no fonts) that
+ * fetches /openapi.json and renders it with DOM methods only (textContent, never innerHTML).
+ */
+import type { z } from "@hono/zod-openapi";
+import * as S from "./schemas";
+
+export const API_DESCRIPTION = `Lifecycle-aware long-term memory for long-horizon LLM agents: REST under \`/v1\`, JSON bodies, times as ISO 8601 dates or date-times.
+
+## Authentication
+
+- **Archive keys**: \`Authorization: Bearer pgk_...\`. Issued per archive with scopes \`read\` and/or \`write\`; the secret is shown once and stored hashed. A key never reaches another archive.
+- **Admin key**: the deployment's \`ADMIN_KEY\`, sent the same way. It passes every check (any archive, any scope) and is the only key for routes marked \`admin\`.
+- **Signed webhooks**: \`POST /v1/archives/{archive}/webhooks/{name}\` takes no bearer key; the delivery is authenticated by an HMAC-SHA256 of the raw body (see that route's header parameters).
+- \`/healthz\`, \`/openapi.json\` and \`/docs\` need no key.
+
+Each operation's security requirement names the scope it needs: \`bearer: [read]\`, \`bearer: [write]\` or \`bearer: [admin]\`.
+
+## Errors
+
+Every failure is JSON of one shape, \`{"error": {"type", "message", "field", "hint"}}\` (schema \`Error\`): \`type\` is the failure kind, \`message\` says what went wrong, \`field\` (when known) names the JSON path, parameter or header at fault (e.g. \`artifacts.3.valid_from\`, \`Authorization\`), \`hint\` (when known) says what to do. A failed request never stores part of itself.
+
+- \`validation\` (400): the body, a parameter or a header does not match the schema, or is inconsistent.
+- \`unauthorized\` (401): missing, invalid or revoked key; bad webhook signature or stale timestamp.
+- \`forbidden\` (403): the key lacks the scope, belongs to another archive, or the route needs the admin key.
+- \`not_found\` (404): no such archive, chunk, entity, key, webhook, delivery, source or route.
+- \`conflict\` (409): conflicts with stored state (versions, ids, a delivery already queued); nothing was stored.
+- \`too_large\` (413): over a named limit (body over 32 MiB, more than 200 artifacts, content over 2 MiB, more than 2,000 import records).
+- \`unavailable\` (503): a dependency (the queue) refused; retry.
+- \`internal\` (500): an unexpected error; nothing partial was stored.
+
+Human-readable reference: [/docs](/docs).`;
+
+export const TAGS = [
+  { name: "service", description: "Health, the OpenAPI document and this reference" },
+  { name: "archives", description: "Archives and their keys (admin)" },
+  { name: "ingest", description: "Artifacts in batches and files" },
+  { name: "lifecycle", description: "Versions, deprecation and history" },
+  { name: "entities", description: "Entity aliases, renames and merges with validity times" },
+  { name: "query", description: "Routing, evidence cards, context assembly, verification, sessions" },
+  { name: "webhooks", description: "Signed webhook endpoints, deliveries and dead letters" },
+  { name: "sources", description: "Scheduled sources and the ingest log" },
+  { name: "operations", description: "Capital-chunk snapshots and eviction (admin)" },
+];
+
+export const BEARER_SCHEME = {
+  type: "http" as const,
+  scheme: "bearer",
+  description:
+    "An archive key (`pgk_...`, scopes read/write, one archive) or the admin key. The roles listed in an operation's requirement name the scope it needs; the admin key satisfies all of them.",
+};
+
+/** Security requirements: the role names the scope (OpenAPI 3.1 allows roles for http schemes). */
+export const AUTH = {
+  read: [{ bearer: ["read"] }],
+  write: [{ bearer: ["write"] }],
+  admin: [{ bearer: ["admin"] }],
+  none: [] as Array<Record<string, string[]>>,
+};
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 503;
+
+const ERRORS: Record<ErrorStatus, { description: string; example: z.infer<typeof S.ErrorSchema> }> = {
+  400: {
+    description: "Invalid input (`validation`): the field names the JSON path or parameter",
+    example: {
+      error: {
+        type: "validation",
+        message: "artifacts.0.valid_from: Invalid ISO date",
+        field: "artifacts.0.valid_from",
+        hint: "see /openapi.json for the schema",
+      },
+    },
+  },
+  401: {
+    description: "Missing, invalid or revoked key (`unauthorized`)",
+    example: {
+      error: {
+        type: "unauthorized",
+        message: "missing API key",
+        field: "Authorization",
+        hint: "send `Authorization: Bearer <key>`",
+      },
+    },
+  },
+  403: {
+    description: "The key lacks the scope, is for another archive, or the route needs the admin key (`forbidden`)",
+    example: {
+      error: {
+        type: "forbidden",
+        message: "this key lacks the 'write' scope",
+        field: "Authorization",
+        hint: 'issue a key with scopes ["write"]',
+      },
+    },
+  },
+  404: {
+    description: "No such archive or resource (`not_found`)",
+    example: { error: { type: "not_found", message: "archive rag-memory does not exist", field: "archive" } },
+  },
+  409: {
+    description: "Conflicts with stored state; nothing was stored (`conflict`)",
+    example: {
+      error: {
+        type: "conflict",
+        message: "chunk decision:cache is already deprecated",
+        field: "id",
+        hint: "see its history",
+      },
+    },
+  },
+  413: {
+    description: "Over a named limit (`too_large`)",
+    example: {
+      error: {
+        type: "too_large",
+        message: "request body exceeds 33554432 bytes",
+        field: "body",
+        hint: "split the batch",
+      },
+    },
+  },
+  503: {
+    description: "A dependency refused; retry (`unavailable`)",
+    example: {
+      error: {
+        type: "unavailable",
+        message: "could not enqueue the delivery: queue overloaded",
+        field: "queue",
+        hint: "retry the delivery",
+      },
+    },
+  },
+};
+
+type ErrorResponse = {
+  description: string;
+  content: { "application/json": { schema: typeof S.ErrorSchema; example: z.infer<typeof S.ErrorSchema> } };
+};
+
+/** One documented error response (Error schema + an example of that status), optionally re-described. */
+export function errorResponse(status: ErrorStatus, description?: string): ErrorResponse {
+  const e = ERRORS[status];
+  return {
+    description: description ?? e.description,
+    content: { "application/json": { schema: S.ErrorSchema, example: e.example } },
+  };
+}
+
+/** The error responses a route can return: `...errors(400, 401, 403, 404)`. */
+export function errors<const C extends ErrorStatus>(...statuses: C[]): Record<C, ErrorResponse> {
+  const out = {} as Record<C, ErrorResponse>;
+  for (const s of statuses) out[s] = errorResponse(s);
+  return out;
+}
+
+// ------------------------------------------------------------------ the /docs page
+
+const CSS = `
+:root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--mut:#5b636d;--line:#d8dde3;--code:#f3f5f7;--acc:#0b5cad}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#14171a;--mut:#9aa3ad;--line:#2f353b;--code:#1d2125;--acc:#6fb0ff}}
+*{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--acc)}header,main{max-width:72rem;margin:0 auto;padding:0 1rem}header{padding-top:1rem}
+nav ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+code{background:var(--code);padding:0 .25em;border-radius:3px}
+pre{background:var(--code);padding:.6rem .8rem;border-radius:6px;overflow:auto;max-height:28rem;margin:.3rem 0}
+details.op{border:1px solid var(--line);border-radius:6px;margin:.4rem 0}
+details.op>summary{cursor:pointer;padding:.45rem .6rem;display:flex;gap:.6rem;align-items:baseline;flex-wrap:wrap}
+details.op>div{padding:0 .8rem .6rem;border-top:1px solid var(--line)}
+details details>summary{cursor:pointer;color:var(--mut)}
+.m{display:inline-block;min-width:4.2rem;text-align:center;font-weight:700;font-size:12px;padding:.1rem .3rem;border-radius:4px;color:#fff;background:#57606a}
+.get{background:#1f7a3d}.post{background:#0b5cad}.put{background:#8a5a00}.patch{background:#6f42c1}.delete{background:#b42318}
+.sum{color:var(--mut)}.lock{font-size:12px;color:var(--mut)}
+table{border-collapse:collapse;width:100%;margin:.3rem 0}th,td{border-bottom:1px solid var(--line);text-align:left;padding:.25rem .4rem;vertical-align:top}
+input[type=search]{width:100%;max-width:28rem;padding:.4rem;font:inherit;margin:.5rem 0}
+h2{margin-top:1.6rem;border-bottom:1px solid var(--line)}h3{margin:.7rem 0 .2rem;font-size:1rem}
+`;
+
+const JS = `
+"use strict";
+const $=(t,a,...k)=>{const e=document.createElement(t);for(const[n,v]of Object.entries(a||{}))if(v!=null)e.setAttribute(n,String(v));for(const c of k)if(c!=null)e.append(c);return e;};
+const app=document.getElementById("app");
+const status=(m)=>{app.replaceChildren($("p",{role:"status"},m));};
+let doc;
+const refName=(r)=>decodeURIComponent(String(r).split("/").pop());
+const deref=(s)=>s&&s.$ref?(doc.components&&doc.components.schemas||{})[refName(s.$ref)]||{}:s||{};
+const slug=(s)=>String(s).toLowerCase().replace(/[^a-z0-9]+/g,"-");
+const pretty=(v)=>$("pre",{},JSON.stringify(v,null,2));
+function exampleOf(media){if(!media)return undefined;if(media.example!==undefined)return media.example;
+ if(media.examples){const f=Object.values(media.examples)[0];if(f&&f.value!==undefined)return f.value;}
+ const s=deref(media.schema);if(s.example!==undefined)return s.example;if(Array.isArray(s.examples)&&s.examples.length)return s.examples[0];return undefined;}
+function typeOf(s,ind,out,depth){
+ if(!s||typeof s!=="object"){out.push("any");return;}
+ if(s.$ref){const n=refName(s.$ref);out.push($("a",{href:"#schema-"+slug(n)},n));return;}
+ const alt=s.anyOf||s.oneOf;
+ if(alt){alt.forEach((x,i)=>{if(i)out.push(" | ");typeOf(x,ind,out,depth);});return;}
+ if(s.allOf){s.allOf.forEach((x,i)=>{if(i)out.push(" & ");typeOf(x,ind,out,depth);});return;}
+ if(s.const!==undefined){out.push(JSON.stringify(s.const));return;}
+ if(s.enum){out.push(s.enum.map((x)=>JSON.stringify(x)).join(" | "));return;}
+ const t=Array.isArray(s.type)?s.type:[s.type];
+ t.forEach((ty,i)=>{if(i)out.push(" | ");
+  if(ty==="array"){const o=[];typeOf(s.items,ind,o,depth);out.push(...o,"[]");}
+  else if(ty==="object"||(!ty&&s.properties)){const p=s.properties||{};const keys=Object.keys(p);
+   if(!keys.length){const ap=s.additionalProperties;if(ap&&typeof ap==="object"&&Object.keys(ap).length){out.push("{ [key]: ");typeOf(ap,ind,out,depth);out.push(" }");}else out.push("object");return;}
+   if(depth>6){out.push("{ … }");return;}
+   out.push("{\\n");const req=new Set(s.required||[]);
+   for(const k of keys){out.push(ind+"  "+k+(req.has(k)?"":"?")+": ");typeOf(p[k],ind+"  ",out,depth+1);
+    const d=p[k]&&p[k].description;out.push(d?"  // "+d+"\\n":"\\n");}
+   if(s.additionalProperties&&typeof s.additionalProperties==="object"&&!Object.keys(s.additionalProperties).length)out.push(ind+"  …\\n");
+   out.push(ind+"}");}
+  else out.push(ty||"any");});
+}
+function schemaBlock(label,schema){const out=[];typeOf(schema,"",out,0);
+ return $("details",{},$("summary",{},label),$("pre",{},...out));}
+function mediaBlock(media,type){const f=document.createDocumentFragment();
+ f.append($("p",{},$("code",{},type)));
+ if(media.schema)f.append(schemaBlock("Schema",media.schema));
+ const ex=exampleOf(media);if(ex!==undefined)f.append($("details",{open:""},$("summary",{},"Example"),typeof ex==="string"?$("pre",{},ex):pretty(ex)));
+ return f;}
+function paragraphs(text){const f=document.createDocumentFragment();let list=null;
+ for(const block of String(text||"").split(/\\n\\s*\\n/)){for(const line of block.split("\\n")){
+  const h=/^##\\s+(.*)/.exec(line);if(h){list=null;f.append($("h3",{},...inline(h[1])));continue;}
+  const li=/^-\\s+(.*)/.exec(line);if(li){if(!list){list=$("ul");f.append(list);}list.append($("li",{},...inline(li[1])));continue;}
+  list=null;if(line.trim())f.append($("p",{},...inline(line)));}list=null;}
+ return f;}
+function inline(s){const out=[];const re=/\`([^\`]+)\`|\\*\\*([^*]+)\\*\\*|\\[([^\\]]+)\\]\\((\\/[^)\\s]*)\\)/g;let last=0,m;
+ while((m=re.exec(s))){out.push(s.slice(last,m.index));
+  if(m[1]!==undefined)out.push($("code",{},m[1]));else if(m[2]!==undefined)out.push($("strong",{},m[2]));else out.push($("a",{href:m[4]},m[3]));
+  last=re.lastIndex;}
+ out.push(s.slice(last));return out;}
+function operation(path,method,op){
+ const sec=op.security||doc.security||[];
+ const scopes=sec.flatMap((r)=>Object.entries(r).map(([k,v])=>v.length?k+": "+v.join(", "):k));
+ const body=$("div");
+ if(op.description)body.append(paragraphs(op.description));
+ body.append($("p",{class:"lock"},scopes.length?"Auth: "+scopes.join(" or "):"Auth: none"));
+ const ps=op.parameters||[];
+ if(ps.length){const tb=$("tbody");
+  for(const p0 of ps){const p=p0.$ref?{}:p0;const o=[];typeOf(p.schema,"",o,0);
+   tb.append($("tr",{},$("td",{},$("code",{},p.name||"")),$("td",{},p.in||""),$("td",{},p.required?"yes":"no"),$("td",{},$("code",{},...o)),$("td",{},p.description||"")));}
+  body.append($("h3",{},"Parameters"),$("table",{},$("thead",{},$("tr",{},$("th",{scope:"col"},"name"),$("th",{scope:"col"},"in"),$("th",{scope:"col"},"required"),$("th",{scope:"col"},"type"),$("th",{scope:"col"},"description"))),tb));}
+ if(op.requestBody&&op.requestBody.content){body.append($("h3",{},"Request body"));
+  if(op.requestBody.description)body.append($("p",{},op.requestBody.description));
+  for(const[t,m]of Object.entries(op.requestBody.content))body.append(mediaBlock(m,t));}
+ body.append($("h3",{},"Responses"));
+ for(const[code,r0]of Object.entries(op.responses||{})){const r=r0.$ref?{}:r0;
+  const d=$("details",/^2/.test(code)?{open:""}:{},$("summary",{},$("strong",{},code)," ",r.description||""));
+  for(const[t,m]of Object.entries(r.content||{}))d.append(mediaBlock(m,t));body.append(d);}
+ const id="op-"+slug(method+" "+path);
+ return $("details",{class:"op",id,"data-q":(method+" "+path+" "+(op.summary||"")).toLowerCase()},
+  $("summary",{},$("span",{class:"m "+method},method.toUpperCase()),$("code",{},path),$("span",{class:"sum"},op.summary||"")),body);}
+function render(){
+ const info=doc.info||{};document.title=(info.title||"API")+" API reference";
+ const groups=new Map();for(const t of doc.tags||[])groups.set(t.name,{tag:t,ops:[]});
+ for(const[path,item]of Object.entries(doc.paths||{}))for(const[method,op]of Object.entries(item)){
+  if(!/^(get|put|post|delete|patch|head|options|trace)$/.test(method))continue;
+  const tag=(op.tags&&op.tags[0])||"other";if(!groups.has(tag))groups.set(tag,{tag:{name:tag},ops:[]});groups.get(tag).ops.push([path,method,op]);}
+ const nav=$("ul");const main=document.createDocumentFragment();
+ const search=$("input",{type:"search",placeholder:"Filter by path, method or summary","aria-label":"Filter operations"});
+ main.append($("h1",{},(info.title||"API")+" "+(info.version||"")),paragraphs(info.description),search);
+ for(const{tag,ops}of groups.values()){if(!ops.length)continue;const id="tag-"+slug(tag.name);
+  nav.append($("li",{},$("a",{href:"#"+id},tag.name)));
+  const sec=$("section",{id,"aria-labelledby":id+"-h"},$("h2",{id:id+"-h"},tag.name));
+  if(tag.description)sec.append($("p",{},tag.description));
+  for(const[p,m,o]of ops)sec.append(operation(p,m,o));main.append(sec);}
+ const schemas=(doc.components&&doc.components.schemas)||{};const ss=$("section",{id:"schemas","aria-labelledby":"schemas-h"},$("h2",{id:"schemas-h"},"Schemas"));
+ for(const[n,s]of Object.entries(schemas)){const out=[];typeOf(s,"",out,0);
+  const d=$("details",{id:"schema-"+slug(n)},$("summary",{},$("code",{},n)," ",s.description||""),$("pre",{},...out));
+  const ex=s.example!==undefined?s.example:Array.isArray(s.examples)?s.examples[0]:undefined;if(ex!==undefined)d.append($("p",{},"Example"),pretty(ex));
+  ss.append(d);}
+ nav.append($("li",{},$("a",{href:"#schemas"},"schemas")),$("li",{},$("a",{href:"/openapi.json"},"openapi.json")));
+ main.append(ss);
+ document.getElementById("nav").replaceChildren(nav);app.replaceChildren(main);
+ search.addEventListener("input",()=>{const q=search.value.trim().toLowerCase();
+  for(const d of document.querySelectorAll("details.op"))d.hidden=!!q&&!d.dataset.q.includes(q);});
+ if(location.hash){const t=document.getElementById(location.hash.slice(1));if(t){if(t.tagName==="DETAILS")t.open=true;t.scrollIntoView();}}
+}
+status("Loading /openapi.json …");
+fetch("/openapi.json",{headers:{accept:"application/json"}}).then((r)=>{if(!r.ok)throw new Error("HTTP "+r.status);return r.json();})
+ .then((d)=>{doc=d;render();}).catch((e)=>status("Could not load /openapi.json: "+e.message));
+`;
+
+export const DOCS_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>PaperGuru API reference</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header>
+<nav id="nav" aria-label="API sections"></nav>
+</header>
+<main id="app" aria-live="polite">
+<noscript><p>This page renders <a href="/openapi.json">/openapi.json</a> with JavaScript; the document itself is readable without it.</p></noscript>
+</main>
+<script>${JS}</script>
+</body>
+</html>
+`;
+
+let csp: Promise<string> | null = null;
+
+/** CSP for /docs: only the inline script (by hash) and inline style; fetches only same-origin. */
+export function docsCsp(): Promise<string> {
+  csp ??= crypto.subtle.digest("SHA-256", new TextEncoder().encode(JS)).then((d) => {
+    const b64 = btoa(String.fromCharCode(...new Uint8Array(d)));
+    return `default-src 'none'; script-src 'sha256-${b64}'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  });
+  return csp;
+}

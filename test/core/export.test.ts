@@ -1,0 +1,215 @@
+import { XMLValidator } from "fast-xml-parser";
+import { describe, expect, it } from "vitest";
+import {
+  baseCitationKey,
+  citationKeys,
+  latexEscape,
+  paperMeta,
+  renderBibtex,
+  renderCslItems,
+} from "../../src/core/export/biblio";
+import { csvField, renderCsv } from "../../src/core/export/csv";
+import { mermaidLabel, renderGraphml, renderMermaid } from "../../src/core/export/graph";
+import { mdCode, renderContextMarkdown } from "../../src/core/export/markdown";
+import { parseDump } from "../../src/core/export/replay";
+import type { ChunkRecord, GraphEdge, GraphNode } from "../../src/core/export/types";
+
+const rec = (over: Partial<ChunkRecord>): ChunkRecord => ({
+  id: "arxiv:2005.11401",
+  kind: "paper",
+  version: 1,
+  latestVersion: 1,
+  title: "Retrieval-Augmented Generation for Knowledge-Intensive NLP Tasks",
+  synopsis: "",
+  validFrom: Date.UTC(2020, 4, 22),
+  validTo: null,
+  deprecatedAt: null,
+  deprecatedBy: null,
+  entities: [],
+  boundaries: [],
+  source: "",
+  content: "Title\nAuthors: Patrick Lewis, Ethan Perez\nDate: 2020-05",
+  ...over,
+});
+
+describe("csv", () => {
+  it("quotes only fields that need it (RFC 4180) and ends rows with CRLF", () => {
+    expect(csvField("plain")).toBe("plain");
+    expect(csvField('say "hi", then')).toBe('"say ""hi"", then"');
+    expect(csvField("two\nlines")).toBe('"two\nlines"');
+    expect(csvField(null)).toBe("");
+    const out = renderCsv([rec({ title: 'A "quoted", title', entities: ["a", "b"] })]);
+    const lines = out.split("\r\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain('"A ""quoted"", title"');
+    expect(lines[1]).toContain(",a; b,");
+  });
+});
+
+describe("bibtex and csl-json", () => {
+  it("stable keys: firstauthorYEARfirstword, a/b suffixes in id order, independent of input order", () => {
+    const a = rec({ id: "arxiv:2005.11401" });
+    const b = rec({ id: "doi:10.1/x", title: "The Retrieval of Things" });
+    const c = rec({ id: "arxiv:1234.5678", title: "Graph memory", content: "Authors: Bernal Jiménez Gutiérrez" });
+    expect(baseCitationKey(paperMeta(a))).toBe("lewis2020retrieval");
+    expect(baseCitationKey(paperMeta(c))).toBe("gutierrez2020graph");
+    const k1 = citationKeys([a, b, c].map(paperMeta));
+    const k2 = citationKeys([c, b, a].map(paperMeta));
+    expect([...k1.entries()].sort()).toEqual([...k2.entries()].sort());
+    expect(k1.get("arxiv:2005.11401")).toBe("lewis2020retrievala");
+    expect(k1.get("doi:10.1/x")).toBe("lewis2020retrievalb");
+    expect(k1.get("arxiv:1234.5678")).toBe("gutierrez2020graph");
+  });
+
+  it("escapes LaTeX specials and writes doi / eprint from the canonical ids", () => {
+    expect(latexEscape("50% of R&D costs $3 #1 a_b {x} ~ ^ \\")).toBe(
+      "50\\% of R\\&D costs \\$3 \\#1 a\\_b \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}",
+    );
+    const bib = renderBibtex([
+      rec({ title: "Costs & {Benefits}", aliases: ["10.5555/Rag.2020"] }),
+      rec({ id: "note:x", kind: "note" }),
+    ]);
+    expect(bib).toContain("@misc{lewis2020costs,");
+    expect(bib).toContain("title = {Costs \\& \\{Benefits\\}}");
+    expect(bib).toContain("author = {Lewis, Patrick and Perez, Ethan}");
+    expect(bib).toContain("doi = {10.5555/rag.2020}");
+    expect(bib).toContain("eprint = {2005.11401}");
+    expect(bib).not.toContain("note:x");
+    const csl = renderCslItems([rec({})]);
+    expect(csl).toEqual([
+      expect.objectContaining({
+        id: "lewis2020retrieval",
+        type: "article",
+        author: [
+          { family: "Lewis", given: "Patrick" },
+          { family: "Perez", given: "Ethan" },
+        ],
+        issued: { "date-parts": [[2020, 5]] },
+        URL: "https://arxiv.org/abs/2005.11401",
+      }),
+    ]);
+  });
+});
+
+const nodes: GraphNode[] = [
+  {
+    id: 'a:"x"<&>',
+    kind: "paper",
+    version: 2,
+    title: 'T <b> & "q" [x] #1 `c` |p|',
+    deprecatedAt: null,
+    external: false,
+  },
+  { id: "doi:10.1/y", kind: "external", version: 0, title: "doi:10.1/y", deprecatedAt: null, external: true },
+];
+const edges: GraphEdge[] = [
+  {
+    src: 'a:"x"<&>',
+    dst: "doi:10.1/y",
+    type: "cites",
+    weight: 1,
+    validFrom: 0,
+    validTo: null,
+    context: "ctl\u0001 & <tag>",
+  },
+];
+
+describe("graph", () => {
+  it("GraphML is well-formed XML with escaped ids, titles and contexts", () => {
+    const xml = renderGraphml({ nodes, edges }, { archive: "a&b", asOf: 0 });
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml).toContain('<node id="a:&quot;x&quot;&lt;&amp;&gt;">');
+    expect(xml).not.toContain("\u0001");
+  });
+
+  it("Mermaid uses n0.. ids, entity-escaped labels, and caps its size", () => {
+    const mmd = renderMermaid({ nodes, edges }, { archive: "a", asOf: 0 });
+    expect(mmd).toContain("flowchart LR");
+    expect(mmd).toMatch(/^ {2}n0\["[^"]*"\]$/m);
+    expect(mmd).toContain("n0 -->|cites| n1");
+    for (const line of mmd.split("\n").filter((l) => /^ {2}n\d/.test(l)))
+      expect(line.replace(/\["[^"]*"\]|\(\["[^"]*"\]\)/g, "")).toMatch(/^[\sn0-9|a-z>.-]*$/);
+    expect(mermaidLabel('a"b#c<d>[e]|f')).toBe("a#quot;b#35;c#lt;d#gt;#91;e#93;#124;f");
+    const many: GraphNode[] = Array.from({ length: 30 }, (_, i) => ({ ...nodes[0]!, id: `c${i}`, title: `c${i}` }));
+    const capped = renderMermaid({ nodes: many, edges: [] }, { archive: "a", asOf: 0 }, { maxNodes: 10, maxEdges: 5 });
+    expect(capped.match(/^ {2}n\d+\[/gm)).toHaveLength(10);
+    expect(capped).toContain("nodes 10 of 30");
+  });
+});
+
+describe("markdown", () => {
+  it("renders cards with anchors `id@vN [start,end)` and quoted snippets", () => {
+    const md = renderContextMarkdown({
+      query: "what *is* HippoRAG?",
+      asOf: 0,
+      cards: [
+        {
+          artifact_id: "arxiv:2405.14831",
+          version: 2,
+          kind: "paper",
+          title: "HippoRAG",
+          claim_boundary: "It uses PPR.",
+          logic_sketch: "",
+          assumptions: ["v2 valid from 2024"],
+          anchored_spans: [
+            { artifact_id: "arxiv:2405.14831", version: 2, start: 10, end: 22, snippet: "line1\nline2" },
+          ],
+          tokens: 100,
+          distiller: "extractive",
+        },
+      ],
+      budget: { total: 1000, cards: 100, shortTerm: 0, tokenizer: "t" },
+      skipped: [],
+    });
+    expect(md).toContain("# Context: what \\*is\\* HippoRAG?");
+    expect(md).toContain("`arxiv:2405.14831@v2 [10,22)`");
+    expect(md).toContain("> line1\n> line2");
+    expect(mdCode("a`b")).toBe("``a`b``");
+  });
+});
+
+describe("dump validation", () => {
+  it("names the failing path and rejects overlapping versions", () => {
+    const bad = parseDump('{"format":"paperguru.archive","schema_version":2}');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.field).toBe("schema_version");
+    expect(parseDump("not json").ok).toBe(false);
+    const v = (version: number, valid_from: number) => ({
+      version,
+      kind: "note",
+      title: "t",
+      synopsis: "s",
+      content: "c",
+      content_hash: "h",
+      artifact_hash: "h",
+      entities: [],
+      boundaries: [],
+      edges: [],
+      valid_from,
+      valid_to: null,
+      recorded_at: 0,
+      source: "",
+    });
+    const dump = {
+      format: "paperguru.archive",
+      schema_version: 1,
+      exported_at: 0,
+      archive: { id: "a", name: "a" },
+      chunks: [
+        {
+          id: "n",
+          kind: "note",
+          latest_version: 2,
+          first_valid_from: 5,
+          deprecated_at: null,
+          deprecated_by: null,
+          versions: [v(2, 5), v(1, 5)],
+        },
+      ],
+      entities: [],
+    };
+    const r = parseDump(JSON.stringify(dump));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.field).toBe("chunks.0.versions.1.valid_from");
+  });
+});
