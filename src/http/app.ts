@@ -18,6 +18,7 @@ import { allow, type Bindings, body, type Ctx, errorBody, failure, json, randomI
 import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, errorResponse as err, errors, TAGS } from "./docs";
 import { registerExports } from "./exports";
 import { registerMcp } from "./mcp";
+import * as Op from "./operations";
 import * as S from "./schemas";
 
 export { errorBody } from "./common";
@@ -308,7 +309,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "write");
-      const res = await c.var.services.paperguru.ingest(archive, b.artifacts.map(S.toArtifactInput));
+      const res = await Op.ingestOp(c.var.services.paperguru, archive, b.artifacts);
       if (!res.ok) return failure(c, res.error);
       return c.json(res.value, 200);
     },
@@ -335,15 +336,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "write");
-      const pg = c.var.services.paperguru;
-      if (!(await pg.store.chunkRow(archive, b.id)))
-        return failure(c, {
-          kind: "not_found",
-          message: `chunk ${b.id} does not exist`,
-          field: "id",
-          hint: "use /ingest to create it",
-        });
-      const res = await pg.ingest(archive, [S.toArtifactInput(b)]);
+      const res = await Op.reviseOp(c.var.services.paperguru, archive, b);
       if (!res.ok) return failure(c, res.error);
       return c.json(res.value, 200);
     },
@@ -370,9 +363,9 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "write");
-      const res = await c.var.services.paperguru.deprecate(archive, b.id, b.by ?? null, S.toMs(b.at), b.reason ?? "");
+      const res = await Op.deprecateOp(c.var.services.paperguru, archive, b);
       if (!res.ok) return failure(c, res.error);
-      return c.json({ deprecated: b.id, by: b.by ?? null, version: res.value.version }, 200);
+      return c.json(res.value, 200);
     },
   );
 
@@ -482,24 +475,9 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const q = c.req.valid("query");
       await allow(c, archive, "read");
-      if (!q.chunk === !q.entity)
-        return failure(c, {
-          kind: "validation",
-          message: "give exactly one of chunk or entity",
-          field: "chunk",
-          hint: "?chunk=<id> or ?entity=<id>",
-        });
-      const store = c.var.services.paperguru.store;
-      const h = q.chunk
-        ? await store.chunkHistory(archive, q.chunk)
-        : await store.entityHistory(archive, q.entity as string);
-      if (!h)
-        return failure(c, {
-          kind: "not_found",
-          message: `${q.chunk ? "chunk" : "entity"} ${q.chunk ?? q.entity} not found`,
-          field: q.chunk ? "chunk" : "entity",
-        });
-      return c.json(h, 200);
+      const res = await Op.historyOp(c.var.services.paperguru, archive, q);
+      if (!res.ok) return failure(c, res.error);
+      return c.json(res.value, 200);
     },
   );
 
@@ -523,7 +501,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const q = c.req.valid("query");
       await allow(c, archive, "read");
-      const res = await c.var.services.paperguru.neighbours(archive, q.chunk, S.toMs(q.as_of));
+      const res = await Op.neighboursOp(c.var.services.paperguru, archive, q);
       return res.ok ? c.json(res.value, 200) : failure(c, res.error);
     },
   );
@@ -544,10 +522,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const q = c.req.valid("query");
       await allow(c, archive, "read");
-      return c.json(
-        { mention: q.mention, resolved: await c.var.services.paperguru.resolve(archive, q.mention, S.toMs(q.as_of)) },
-        200,
-      );
+      return c.json(await Op.resolveOp(c.var.services.paperguru, archive, q), 200);
     },
   );
 
@@ -568,22 +543,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "read");
-      const r = await c.var.services.paperguru.route({
-        archiveId: archive,
-        query: b.query,
-        asOf: S.toMs(b.as_of),
-        boundaries: b.boundaries,
-        limit: b.limit,
-      });
-      return c.json(
-        {
-          as_of: new Date(r.asOf).toISOString(),
-          candidates: r.route.candidates,
-          selected: r.route.selected,
-          trace: { ...r.route.trace, semantic: r.semantic.slice(0, 20), timings_ms: r.timings },
-        },
-        200,
-      );
+      return c.json(await Op.routeOp(c.var.services.paperguru, archive, b), 200);
     },
   );
 
@@ -603,15 +563,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "read");
-      const r = await c.var.services.paperguru.expand({
-        archiveId: archive,
-        query: b.query,
-        chunks: b.chunks.map((x) => ({ chunk: x.id, version: x.version })),
-        asOf: S.toMs(b.as_of),
-        budgetTokens: b.budget_tokens,
-        maxCardTokens: b.max_card_tokens,
-      });
-      return c.json({ cards: r.cards, skipped: r.skipped, tokens: r.tokens, trace: { timings_ms: r.timings } }, 200);
+      return c.json(await Op.expandOp(c.var.services.paperguru, archive, b), 200);
     },
   );
 
@@ -631,33 +583,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "read");
-      const r = await c.var.services.paperguru.context({
-        archiveId: archive,
-        query: b.query,
-        asOf: S.toMs(b.as_of),
-        boundaries: b.boundaries,
-        budgetTokens: b.budget_tokens,
-        sessionId: b.session_id,
-        maxCards: b.max_cards,
-        maxCardTokens: b.max_card_tokens,
-        shortTermShare: b.short_term_share,
-      });
-      return c.json(
-        {
-          as_of: new Date(r.asOf).toISOString(),
-          short_term: r.shortTerm,
-          cards: r.cards,
-          budget: r.budget,
-          skipped: r.skipped,
-          trace: {
-            ...r.route.trace,
-            candidates: r.route.candidates.slice(0, 32),
-            selected: r.route.selected,
-            timings_ms: r.timings,
-          },
-        },
-        200,
-      );
+      return c.json(await Op.contextOp(c.var.services.paperguru, archive, b), 200);
     },
   );
 
@@ -677,8 +603,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       const { archive } = c.req.valid("param");
       const b = c.req.valid("json");
       await allow(c, archive, "read");
-      const results = await c.var.services.paperguru.verify(archive, b.anchors);
-      return c.json({ all_verified: results.every((r) => r.verified), results }, 200);
+      return c.json(await Op.verifyOp(c.var.services.paperguru, archive, b), 200);
     },
   );
 

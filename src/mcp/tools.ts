@@ -6,8 +6,6 @@
 import { z } from "@hono/zod-openapi";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { ok, type Result } from "../core/errors";
-import * as S from "../http/schemas";
-import type { PaperGuru } from "../service";
 import {
   contextOp,
   deprecateOp,
@@ -19,7 +17,9 @@ import {
   reviseOp,
   routeOp,
   verifyOp,
-} from "./operations";
+} from "../http/operations";
+import * as S from "../http/schemas";
+import type { PaperGuru } from "../service";
 
 // ------------------------------------------------------------------ times on the way out
 

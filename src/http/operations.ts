@@ -2,13 +2,12 @@
  * The archive operations behind both the REST handlers and the MCP tools: validated wire input in,
  * the REST response payload (or a typed failure) out. Authorisation is the caller's job.
  *
- * Each function is exactly the mapping the matching REST handler in src/http/app.ts does inline, so
- * the two surfaces cannot drift: app.ts can call these instead (same payloads, byte for byte).
+ * src/http/app.ts and src/mcp/tools.ts both call these, so the two surfaces cannot drift.
  */
 import type { z } from "@hono/zod-openapi";
-import { fail, ok, type Result } from "../core/errors";
-import * as S from "../http/schemas";
+import { fail, ok } from "../core/errors";
 import type { PaperGuru } from "../service";
+import * as S from "./schemas";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -32,11 +31,7 @@ export async function deprecateOp(pg: PaperGuru, archive: string, b: In<typeof S
 }
 
 /** GET /v1/archives/{a}/history?chunk=… | ?entity=… */
-export async function historyOp(
-  pg: PaperGuru,
-  archive: string,
-  q: In<typeof S.HistoryQuery>,
-): Promise<Result<Record<string, unknown>>> {
+export async function historyOp(pg: PaperGuru, archive: string, q: In<typeof S.HistoryQuery>) {
   if (!q.chunk === !q.entity)
     return fail("validation", "give exactly one of chunk or entity", "chunk", "?chunk=<id> or ?entity=<id>");
   const h = q.chunk
@@ -48,7 +43,7 @@ export async function historyOp(
       `${q.chunk ? "chunk" : "entity"} ${q.chunk ?? q.entity} not found`,
       q.chunk ? "chunk" : "entity",
     );
-  return ok(h as unknown as Record<string, unknown>);
+  return ok(h);
 }
 
 /** GET /v1/archives/{a}/neighbours?chunk=…&as_of=… */
