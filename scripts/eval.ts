@@ -567,11 +567,7 @@ async function unarxive(server: Server, dir: string) {
   for (const forms of entries) {
     const got = new Set<string | undefined>();
     for (const form of forms) {
-      if (!resolved.has(form))
-        resolved.set(
-          form,
-          (await pg.request("GET", `/v1/archives/${id}/resolve?mention=${encodeURIComponent(form)}`)).resolved?.entity,
-        );
+      if (!resolved.has(form)) resolved.set(form, (await pg.resolve(id, { mention: form })).resolved?.entity);
       got.add(resolved.get(form));
     }
     const work = find(paperIdentity(forms, "")?.id ?? "");

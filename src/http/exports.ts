@@ -8,6 +8,7 @@ import { CONTEXT_EXPORT_FORMATS, EXPORT_FORMATS, EXPORT_LIMITS } from "../core/e
 import { type ExportBody, exportArchive, exportContext } from "../feeds/export";
 import { allow, type Bindings, type Ctx, failure } from "./common";
 import { AUTH, errorResponse, errors } from "./docs";
+import { toContextRequest } from "./operations";
 import * as S from "./schemas";
 
 const ExportQuery = z.object({
@@ -120,21 +121,7 @@ export function registerExports(app: OpenAPIHono<{ Variables: Bindings }>): void
       const b = c.req.valid("json");
       await allow(c, archive, "read");
       const deps = { pg: c.var.services.paperguru, blobs: c.var.services.feeds.blobs };
-      const out = await exportContext(
-        deps,
-        {
-          archiveId: archive,
-          query: b.query,
-          asOf: S.toMs(b.as_of),
-          boundaries: b.boundaries,
-          budgetTokens: b.budget_tokens,
-          sessionId: b.session_id,
-          maxCards: b.max_cards,
-          maxCardTokens: b.max_card_tokens,
-          shortTermShare: b.short_term_share,
-        },
-        b.format,
-      );
+      const out = await exportContext(deps, toContextRequest(archive, b), b.format);
       return send(c, out) as never;
     },
   );

@@ -86,9 +86,9 @@ export async function expandOp(pg: PaperGuru, archive: string, b: In<typeof S.Ex
   return { cards: r.cards, skipped: r.skipped, tokens: r.tokens, trace: { timings_ms: r.timings } };
 }
 
-/** POST /v1/archives/{a}/context */
-export async function contextOp(pg: PaperGuru, archive: string, b: In<typeof S.ContextBody>) {
-  const r = await pg.context({
+/** The wire /context body -> the service's request (also used by the query-result export). */
+export function toContextRequest(archive: string, b: In<typeof S.ContextBody>) {
+  return {
     archiveId: archive,
     query: b.query,
     asOf: S.toMs(b.as_of),
@@ -98,7 +98,12 @@ export async function contextOp(pg: PaperGuru, archive: string, b: In<typeof S.C
     maxCards: b.max_cards,
     maxCardTokens: b.max_card_tokens,
     shortTermShare: b.short_term_share,
-  });
+  };
+}
+
+/** POST /v1/archives/{a}/context */
+export async function contextOp(pg: PaperGuru, archive: string, b: In<typeof S.ContextBody>) {
+  const r = await pg.context(toContextRequest(archive, b));
   return {
     as_of: new Date(r.asOf).toISOString(),
     short_term: r.shortTerm,
