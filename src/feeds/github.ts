@@ -21,6 +21,15 @@ import type { FeedDeps } from "./deps";
 
 /** Files fetched per push delivery or per source run; the rest is reported and picked up next run. */
 export const MAX_FILES = 100;
+/**
+ * Without a token GitHub allows 60 requests/hour: a run makes 2 (commit, tree) + one per file, so it
+ * fetches at most 50 files and the quota's reset time (x-ratelimit-reset) schedules the rest.
+ */
+export const MAX_FILES_UNAUTHENTICATED = 50;
+
+function fileBudget(deps: Pick<FeedDeps, "githubToken">): number {
+  return deps.githubToken ? MAX_FILES : MAX_FILES_UNAUTHENTICATED;
+}
 /** A fetch that takes longer than this is a failure (retried later), not a stuck invocation. */
 const FETCH_TIMEOUT_MS = 20_000;
 
@@ -72,7 +81,8 @@ async function fetchFiles(
   plan: ImportPlan,
 ): Promise<Array<{ path: string; content: string; commit: string; at: number }>> {
   const files: Array<{ path: string; content: string; commit: string; at: number }> = [];
-  for (const path of paths.slice(0, MAX_FILES)) {
+  const budget = fileBudget(deps);
+  for (const path of paths.slice(0, budget)) {
     const res = await fetchSpec(deps, rawFileRequest(repo, path, sha, deps.githubToken ?? undefined));
     if (res.status === 404) {
       plan.skipped.push({ ref: path, reason: `not found at ${sha.slice(0, 7)}` });
@@ -81,10 +91,10 @@ async function fetchFiles(
     if (!res.ok) throw await httpFailure(res, `GitHub contents ${repo}/${path}`);
     files.push({ path, content: await res.text(), commit: sha, at });
   }
-  for (const path of paths.slice(MAX_FILES))
+  for (const path of paths.slice(budget))
     plan.skipped.push({
       ref: path,
-      reason: `over ${MAX_FILES} files in one delivery; a repository source syncs the rest`,
+      reason: `over ${budget} files in one delivery${deps.githubToken ? "" : " (no GITHUB_TOKEN)"}; a repository source syncs the rest`,
     });
   return files;
 }
@@ -158,7 +168,7 @@ async function treeSync(
   const changed = tree.value.files.filter((f) => previous[f.path] !== f.sha).map((f) => f.path);
   const underPrefix = (p: string) => !prefix || p === prefix || p.startsWith(`${prefix.replace(/\/+$/, "")}/`);
   const gone = new Set([...Object.keys(previous), ...known.filter(underPrefix)].filter((p) => !current.has(p)));
-  const take = changed.slice(0, MAX_FILES);
+  const take = changed.slice(0, fileBudget(deps));
   const fetched = await fetchFiles(deps, repo, commit.sha, commit.at, take, plan);
   const code = codeArtifacts(repo, fetched, { knownPaths: current.keys() });
   plan.artifacts.push(...code.artifacts);

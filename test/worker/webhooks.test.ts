@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { DeliveryMessage } from "../../src/feeds/deps";
 import worker from "../../src/index";
 import { api, newArchive } from "./helpers";
-import { createWebhook, history, mockFetch, sendGeneric, sendGithub, versionAt, waitDelivery } from "./world";
+import { calls, createWebhook, history, mockFetch, sendGeneric, sendGithub, versionAt, waitDelivery } from "./world";
 
 const paper = (content: string, extra: Record<string, unknown> = {}) => ({
   id: "note:damping",
@@ -299,6 +299,17 @@ describe("GitHub push webhook", () => {
     await sendGithub(id, "github", secret, forced, { delivery: "f2" });
     expect(await waitDelivery(id, key, "github", "f2")).toMatchObject({ result: { unchanged: 1, deprecated: 1 } });
     expect((await history(id, key, "gh:acme/memory/src/extra.ts")).body.chunk.deprecatedAt).not.toBeNull();
+  });
+
+  it("fetches at most 50 files per push without a GitHub token (60 requests/hour) and reports the rest", async () => {
+    const { id, key } = await newArchive("gh");
+    const secret = await createWebhook(id, "github", "github");
+    const paths = Array.from({ length: 51 }, (_, i) => `src/m${String(i).padStart(2, "0")}.ts`);
+    mockFetch(githubFiles(Object.fromEntries(paths.map((p, i) => [p, `export const M${i} = ${i};\n`]))));
+    await sendGithub(id, "github", secret, pushPayload("b".repeat(40), [{ added: paths }]), { delivery: "m1" });
+    const d = await waitDelivery(id, key, "github", "m1");
+    expect(d.result).toMatchObject({ created: 50, skipped: 1 });
+    expect(calls.filter((c) => c.url.includes("/contents/"))).toHaveLength(50);
   });
 
   it("rejects a bad signature and a malformed push, storing nothing", async () => {
