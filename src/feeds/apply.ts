@@ -30,6 +30,17 @@ export interface ApplyCounts {
   failed: number;
 }
 
+export const zeroCounts = (): ApplyCounts => ({
+  created: 0,
+  updated: 0,
+  unchanged: 0,
+  deprecated: 0,
+  merged: 0,
+  duplicates: 0,
+  skipped: 0,
+  failed: 0,
+});
+
 export interface ApplyOutcome {
   counts: ApplyCounts;
   /** Per artifact (first 500): id as stored, status, version. */
@@ -112,7 +123,7 @@ function retarget(a: ArtifactInput, into: string, extraAliases: string[]): Artif
 
 export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: ImportPlan): Promise<ApplyOutcome> {
   const out: ApplyOutcome = {
-    counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
+    counts: zeroCounts(),
     items: [],
     merges: [],
     failures: [],

@@ -23,7 +23,7 @@ import {
   type SourceKind,
   validateSourceSpec,
 } from "../core/sources/types";
-import { type ApplyCounts, applyPlan } from "./apply";
+import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
 import type { FeedDeps } from "./deps";
 import { fetchSpec, githubRepoPlan, HttpError, httpFailure, type RepoSyncState } from "./github";
 import { feedPlan } from "./webhooks";
@@ -155,17 +155,6 @@ export interface RunResult {
   counts: ApplyCounts | null;
   error: string | null;
 }
-
-const zeroCounts = (): ApplyCounts => ({
-  created: 0,
-  updated: 0,
-  unchanged: 0,
-  deprecated: 0,
-  merged: 0,
-  duplicates: 0,
-  skipped: 0,
-  failed: 0,
-});
 
 /** Run one source now and record the outcome. Never throws for source-side failures. */
 export async function runSource(deps: FeedDeps, row: SourceRow): Promise<RunResult> {
