@@ -27,7 +27,14 @@ export const STRUCTURAL_EDGE_TYPES = [
   "depends-on",
 ] as const;
 export const CAUSAL_EDGE_TYPES = ["introduced-by", "discussed-in", "deprecated-by", "motivates"] as const;
-export const EDGE_TYPES = [...STRUCTURAL_EDGE_TYPES, ...CAUSAL_EDGE_TYPES] as const;
+/**
+ * Derived at ingest by the analyser, never declared by callers: `mentions` links a chunk whose text
+ * names another chunk's title or alias to that chunk.
+ */
+export const DERIVED_EDGE_TYPES = ["mentions"] as const;
+export const EDGE_TYPES = [...STRUCTURAL_EDGE_TYPES, ...CAUSAL_EDGE_TYPES, ...DERIVED_EDGE_TYPES] as const;
+/** Edge types a caller may declare on an artifact. */
+export const DECLARABLE_EDGE_TYPES = [...STRUCTURAL_EDGE_TYPES, ...CAUSAL_EDGE_TYPES] as const;
 export type EdgeType = (typeof EDGE_TYPES)[number];
 
 export const ENTITY_TYPES = ["paper", "method", "dataset", "metric", "symbol", "person", "venue", "concept"] as const;
@@ -174,6 +181,12 @@ export interface RouteInput {
   preferEdges?: EdgeType[];
   /** Max chunks the router returns. */
   limit: number;
+  /**
+   * Recency seeds: the chunks the caller's session accessed, most recent first (at most 64), with
+   * the time of the last access. Without a session this is empty, so a ranking depends only on
+   * (archive state, query, as_of, params), never on what other callers asked before.
+   */
+  recent?: Array<{ chunk: string; at: number }> | undefined;
 }
 
 export interface RouteResult {

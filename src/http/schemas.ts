@@ -3,7 +3,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
-import { CHUNK_KINDS, EDGE_TYPES, ENTITY_TYPES } from "../core/types";
+import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, ENTITY_TYPES } from "../core/types";
 
 export const ErrorSchema = z
   .object({
@@ -90,7 +90,9 @@ export const EntityInputSchema = z.object({
 });
 
 export const EdgeInputSchema = z.object({
-  type: z.enum(EDGE_TYPES),
+  type: z
+    .enum(DECLARABLE_EDGE_TYPES)
+    .openapi({ description: "`mentions` edges are derived by the analyser and cannot be declared" }),
   target: z.string().min(1).max(512),
   weight: z.number().min(0).max(1000).optional(),
   valid_from: Time.optional(),

@@ -35,6 +35,7 @@ export const TYPE_WEIGHT: Record<EdgeType, number> = {
   "discussed-in": 0.7,
   motivates: 0.7,
   "deprecated-by": 0.6,
+  mentions: 0.8,
 };
 
 /** A cited paper is relevant to its citer, but less than the other way round. */
