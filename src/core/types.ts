@@ -58,7 +58,7 @@ export interface KernelParams {
   /** Weight of recency in the seed distribution (eta in eq. 2). */
   eta: number;
   /** Expert floors: a missing signal demotes, never deletes. */
-  floors: { sem: number; sym: number; graph: number; rec: number };
+  floors: { sem: number; lex: number; sym: number; graph: number; rec: number };
   /** Recency half-life in days for p_rec. */
   recencyHalfLifeDays: number;
   /** Mass below this is not propagated further (local push); keeps diffusion O(1/epsilon). */
@@ -69,6 +69,15 @@ export interface KernelParams {
   routerBeam: number;
   /** Postings read per query entity (most recent first; 2 x topM), so a hub entity costs O(cap), not O(N). */
   maxPostingsPerEntity: number;
+  /** Lexical postings read per query term (newest first): bounds BM25 work at any archive size. */
+  maxPostingsPerTerm: number;
+  /** Lexical hits that become seeds (the best BM25 scores). */
+  lexicalSeeds: number;
+  /**
+   * Exponents of the experts in the product p = prod p_x^w_x (1 = plain product, 0 = expert off).
+   * Chosen by `npm run eval`; see README Quality.
+   */
+  weights: { sem: number; lex: number; sym: number; graph: number; rec: number };
 }
 
 export const DEFAULT_PARAMS: KernelParams = {
@@ -78,7 +87,7 @@ export const DEFAULT_PARAMS: KernelParams = {
   topM: 256,
   dMax: 2,
   eta: 0.1,
-  floors: { sem: 0.05, sym: 0.1, graph: 0.05, rec: 0.25 },
+  floors: { sem: 0.05, lex: 0.05, sym: 0.1, graph: 0.05, rec: 0.25 },
   recencyHalfLifeDays: 30,
   // 1e-3: at most 1,000 nodes push per step; on 10k-100k synthetic archives ~250 nodes end up with
   // mass and the top-10 agrees ~78% with the exact PPR (1e-4 gives ~85% at ~8x the cost; bench).
@@ -86,7 +95,23 @@ export const DEFAULT_PARAMS: KernelParams = {
   maxFrontier: 1024,
   routerBeam: 8,
   maxPostingsPerEntity: 512,
+  maxPostingsPerTerm: 8192,
+  lexicalSeeds: 100,
+  weights: { sem: 1, lex: 1, sym: 1, graph: 1, rec: 1 },
 };
+
+/** Per-archive overrides over the defaults; the nested floors and weights merge key by key. */
+export function mergeParams(over: Partial<Omit<KernelParams, "floors" | "weights">> & {
+  floors?: Partial<KernelParams["floors"]> | undefined;
+  weights?: Partial<KernelParams["weights"]> | undefined;
+}): KernelParams {
+  return {
+    ...DEFAULT_PARAMS,
+    ...over,
+    floors: { ...DEFAULT_PARAMS.floors, ...(over.floors ?? {}) },
+    weights: { ...DEFAULT_PARAMS.weights, ...(over.weights ?? {}) },
+  };
+}
 
 /**
  * Changes applied to the capital chunk, in change-log order. D1's change_log table is the source of
@@ -107,6 +132,12 @@ export type ChangeOp =
       boundaries: string[];
       /** Base64 of the 32-byte SimHash sketch of the synopsis embedding. */
       sketch: string;
+      /** The version's bag of terms for the lexical expert, "term:tf ..." (core/text/lexical). */
+      terms?: string | undefined;
+      /** Length of that bag before any cut, for BM25 length normalisation. */
+      len?: number | undefined;
+      /** Entities this chunk is itself named by (its title's concept): targets of derived `mentions` edges. */
+      owns?: string[] | undefined;
     }
   | { op: "head.deprecate"; chunk: string; at: number; by: string | null }
   | {
@@ -133,6 +164,8 @@ export interface SemanticHit {
 
 export interface ExpertScores {
   sem: number;
+  /** BM25 over the version's bag of terms, relative to the best lexical hit of the query. */
+  lex: number;
   sym: number;
   graph: number;
   rec: number;
@@ -177,6 +210,8 @@ export interface RouteInput {
   querySketch: Uint8Array;
   asOf: number;
   now: number;
+  /** Distinct query stems for the lexical expert (core/text/lexical queryTerms). */
+  terms?: string[] | undefined;
   /** Edge types the router should prefer (from query intent). */
   preferEdges?: EdgeType[];
   /** Max chunks the router returns. */

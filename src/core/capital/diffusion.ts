@@ -6,7 +6,7 @@
  * sum(g) + residual = 1, where residual is what the local variant declined to propagate.
  */
 import type { KernelParams } from "../types";
-import { type CapitalStore, MINUTE } from "./store";
+import type { CapitalStore } from "./store";
 
 export interface PprResult {
   mass: Map<number, number>;
@@ -62,7 +62,7 @@ export function scratchBytes(s: CapitalStore): number {
  */
 export function localPpr(s: CapitalStore, seeds: Map<number, number>, t: number, params: KernelParams): PprResult {
   const alpha = params.alpha;
-  const tm = Math.floor(t / MINUTE);
+  const tm = t;
   let total = 0;
   for (const w of seeds.values()) if (w > 0) total += w;
   const mass = new Map<number, number>();
@@ -149,7 +149,7 @@ export function localPpr(s: CapitalStore, seeds: Map<number, number>, t: number,
 export function fullPpr(s: CapitalStore, seeds: Map<number, number>, t: number, params: KernelParams): PprResult {
   const n = s.size;
   const alpha = params.alpha;
-  const tm = Math.floor(t / MINUTE);
+  const tm = t;
   const sums = new Float64Array(n);
   const visible = new Uint8Array(n);
   for (let i = 0; i < n; i++) visible[i] = s.visibleAt(i, t) ? 1 : 0;

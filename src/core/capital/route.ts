@@ -17,7 +17,7 @@ import {
   type RouterStep,
 } from "../types";
 import { localPpr } from "./diffusion";
-import { type CapitalStore, MINUTE, TYPE_MASK } from "./store";
+import { type CapitalStore, TYPE_MASK } from "./store";
 
 /**
  * Router priors per edge type (a transparent policy whose weights could later be learned):
@@ -57,9 +57,12 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const mentions: ResolvedMention[] = [];
   const resolvedTexts: Array<{ text: string; e: number }> = [];
   const sorted = [...input.mentions].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  // A mention inside a longer resolved one is not counted on its own ("tell" inside "kiss and
+  // tell"), except inside a name joined by "and" ("scott derrickson and ed wood" keeps its parts).
   for (const m of sorted) {
     for (const r of s.resolveIdx(m, t)) {
-      if (resolvedTexts.some((x) => x.e === r.e && ` ${x.text} `.includes(` ${m} `))) continue;
+      if (resolvedTexts.some((x) => (x.e === r.e || !x.text.includes(" and ")) && ` ${x.text} `.includes(` ${m} `)))
+        continue;
       resolvedTexts.push({ text: m, e: r.e });
       const rm = { text: m, entity: s.entIds[r.e] as string, via: r.via };
       mentions.push(rm);
@@ -81,10 +84,15 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     if (e !== undefined && !qEntities.has(e)) qEntities.set(e, { text: b, entity: `boundary:${b}`, via: "boundary" });
   }
 
-  // 2. Seeds: entity hits (hub entities weigh less), identifiers, semantic hits, recent accesses.
+  // 2. Seeds: entity hits weighted by rarity, identifiers, semantic and lexical hits, and the
+  //    chunks the caller's session accessed (no session: no recency seeds, so a ranking depends
+  //    only on the archive, the query, t and the parameters).
   const seeds = new Map<number, number>();
   const reasons = new Map<number, string[]>();
-  const symCount = new Map<number, number>();
+  const symWeight = new Map<number, number>();
+  const nHeads = Math.max(2, s.openDocs || s.size);
+  const rarity = (e: number) => Math.log(1 + nHeads / Math.max(1, s.docFreq(e))) / Math.log(1 + nHeads);
+  let symTotal = 0;
   const invisible = new Set<number>();
   const addSeed = (i: number, w: number, why: string) => {
     if (!s.visibleAt(i, t)) {
@@ -97,7 +105,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     reasons.set(i, r);
   };
   for (const e of qEntities.keys()) {
-    const w = 1 / Math.log(Math.E + s.docFreq(e));
+    const w = rarity(e);
+    symTotal += w;
     const seen = new Set<number>();
     s.postingsAt(
       e,
@@ -105,7 +114,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       (i) => {
         if (seen.has(i)) return;
         seen.add(i);
-        if (s.visibleAt(i, t)) symCount.set(i, (symCount.get(i) ?? 0) + 1);
+        if (s.visibleAt(i, t)) symWeight.set(i, (symWeight.get(i) ?? 0) + w);
         addSeed(i, w, `entity:${s.entIds[e]}`);
       },
       params.maxPostingsPerEntity,
@@ -119,12 +128,24 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     semScore.set(i, h.score);
     if (h.score > 0) addSeed(i, h.score, "semantic");
   }
+  const lex = input.terms?.length ? s.lexicalScores(input.terms, t, params.maxPostingsPerTerm) : new Map<number, number>();
+  let maxLex = 0;
+  for (const v of lex.values()) maxLex = Math.max(maxLex, v);
+  if (maxLex > 0) {
+    const top = [...lex.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, params.lexicalSeeds);
+    for (const [i, v] of top) addSeed(i, v / maxLex, "lexical");
+  }
+  const sessionAccess = new Map<number, number>();
+  for (const r of input.recent ?? []) {
+    const i = s.index.get(r.chunk);
+    if (i !== undefined && r.at <= t) sessionAccess.set(i, Math.max(sessionAccess.get(i) ?? 0, r.at));
+  }
   const halfLife = params.recencyHalfLifeDays * DAY;
   const recency = (i: number) => {
-    const last = Math.max(s.lastAccess[i] as number, s.recordedAt[i] as number);
+    const last = Math.max(sessionAccess.get(i) ?? 0, s.recordedAt[i] as number);
     return 2 ** (-Math.max(0, input.now - last) / halfLife);
   };
-  for (const i of s.recentNodes()) if ((s.lastAccess[i] as number) <= t) addSeed(i, params.eta * recency(i), "recent");
+  for (const i of sessionAccess.keys()) addSeed(i, params.eta * recency(i), "recent");
 
   // 3. Diffusion from the seeds (local; invisible nodes and edges carry no mass).
   const ppr = localPpr(s, seeds, t, params);
@@ -133,16 +154,19 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
 
   // 4. Product of experts on heads, each expert floored so a missing signal demotes, never deletes.
   const noSketch = isZero(input.querySketch);
-  const nq = qEntities.size;
+  const wt = params.weights;
   const experts = (i: number) => {
     const sem = noSketch
       ? 1
       : Math.max(f.sem, Math.min(1, semScore.get(i) ?? sketchCosine(input.querySketch, s.sketchOf(i))));
-    const sym = nq === 0 ? 1 : Math.max(f.sym, (symCount.get(i) ?? 0) / nq);
+    const lx = maxLex <= 0 ? 1 : Math.max(f.lex, (lex.get(i) ?? 0) / maxLex);
+    const sym = symTotal <= 0 ? 1 : Math.max(f.sym, Math.min(1, (symWeight.get(i) ?? 0) / symTotal));
     const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, (ppr.mass.get(i) ?? 0) / maxMass);
     const rec = Math.max(f.rec, recency(i));
-    return { sem, sym, graph, rec };
+    return { sem, lex: lx, sym, graph, rec };
   };
+  const product = (ex: { sem: number; lex: number; sym: number; graph: number; rec: number }) =>
+    ex.sem ** wt.sem * ex.lex ** wt.lex * ex.sym ** wt.sym * ex.graph ** wt.graph * ex.rec ** wt.rec;
   // Pool: every seed plus the 2*M nodes with most diffusion mass, so scoring is O(M), not O(touched).
   const byMass = [...ppr.mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 2 * params.topM);
   const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i)]);
@@ -159,7 +183,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       chunk: s.ids[i] as string,
       kind: CHUNK_KINDS[s.kind[i] as number] as ChunkKind,
       version,
-      score: ex.sem * ex.sym * ex.graph * ex.rec,
+      score: product(ex),
       experts: ex,
       mass: ppr.mass.get(i) ?? 0,
     });
@@ -174,7 +198,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   for (const c of candidates.slice(0, input.limit))
     selected.set(s.index.get(c.chunk) as number, { score: c.score, depth: 0, via: null });
   const steps: RouterStep[] = [];
-  const tm = Math.floor(t / MINUTE);
+  const tm = t;
   let frontier = candidates.slice(0, params.routerBeam).map((c) => s.index.get(c.chunk) as number);
   const minSelected = () => {
     let m = Number.POSITIVE_INFINITY;
@@ -202,7 +226,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
         let head = candScore.get(v);
         if (head === undefined) {
           const ex = experts(v);
-          head = ex.sem * ex.sym * ex.graph * ex.rec;
+          head = product(ex);
         }
         const score = head + ROUTER_LAMBDA * path;
         const cur = selected.get(v);

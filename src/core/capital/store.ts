@@ -4,7 +4,8 @@
  * It lives in one Durable Object (128 MB isolate), so it is stored as struct-of-arrays in growable
  * typed arrays, never as per-node JS objects: see stats() for the measured bytes per head.
  */
-import { canonicalPaperId, normAlias } from "../ids";
+import { canonicalPaperId, normAlias, slug } from "../ids";
+import { BM25_B, BM25_K1, parseDocTerms, termHash } from "../text/lexical";
 import { fromBase64, SKETCH_BYTES } from "../sketch";
 import {
   CHUNK_KINDS,
@@ -41,21 +42,18 @@ export const TYPE_WEIGHT: Record<EdgeType, number> = {
 /** A cited paper is relevant to its citer, but less than the other way round. */
 export const REVERSE_FACTOR = 0.5;
 
-export const MINUTE = 60_000;
-export const OPEN_FROM = -2147483648;
-export const OPEN_TO = 2147483647;
+export const OPEN_FROM = Number.NEGATIVE_INFINITY;
+export const OPEN_TO = Number.POSITIVE_INFINITY;
 
 /**
- * Edge validity is kept in Int32 minutes (4 bytes instead of 8). validFrom is rounded UP and validTo
- * DOWN, so an edge never carries mass outside its validity; it may lose under one minute of it.
+ * Edge validity is kept in exact epoch milliseconds (Float64), so an edge is usable from the very
+ * millisecond its version starts: an agent that stores something and asks right away gets the graph.
  */
-export function minutesFrom(ms: number): number {
-  if (!Number.isFinite(ms)) return OPEN_FROM;
-  return Math.max(OPEN_FROM + 1, Math.min(OPEN_TO - 1, Math.ceil(ms / MINUTE)));
+export function edgeFrom(ms: number): number {
+  return Number.isFinite(ms) ? ms : OPEN_FROM;
 }
-export function minutesTo(ms: number | null): number {
-  if (ms === null || !Number.isFinite(ms)) return OPEN_TO;
-  return Math.max(OPEN_FROM + 1, Math.min(OPEN_TO - 1, Math.floor(ms / MINUTE)));
+export function edgeTo(ms: number | null): number {
+  return ms === null || !Number.isFinite(ms) ? OPEN_TO : ms;
 }
 
 function growF64(a: Float64Array, n: number, fill = 0): Float64Array {
@@ -111,6 +109,11 @@ export interface NeighbourInfo {
 }
 
 const RING = 64;
+/** Postings per lexical block. */
+const LEX_BLOCK = 8;
+/** Heads linked per derived `mentions` step (a new owner from its mentioners, a mention to owners). */
+export const MAX_MENTION_LINKS = 64;
+const MENTIONS: EdgeType = "mentions";
 
 export class CapitalStore {
   /** Last applied change-log sequence number. */
@@ -137,13 +140,13 @@ export class CapitalStore {
   /** @internal */ nbrStart: Int32Array = new Int32Array(0);
   /** @internal */ nbrCount: Uint8Array = new Uint8Array(0);
   /** @internal */ nbrCap: Uint8Array = new Uint8Array(0);
-  // A slot is 13 bytes: dst (Int32), weight (Float32), type|dir|closed bits (Uint8), validFrom
-  // in minutes (Int32). The end of validity is kept aside for the rare closed edges (a later
+  // A slot is 17 bytes: dst (Int32), weight (Float32), type|dir|closed bits (Uint8), validFrom
+  // in epoch ms (Float64). The end of validity is kept aside for the rare closed edges (a later
   // version dropped them), so open-ended edges, the common case, pay nothing for it.
   /** @internal */ slotDst: Int32Array = new Int32Array(0);
   /** @internal */ slotW: Float32Array = new Float32Array(0);
   /** @internal */ slotType: Uint8Array = new Uint8Array(0);
-  /** @internal */ slotFrom: Int32Array = new Int32Array(0);
+  /** @internal */ slotFrom: Float64Array = new Float64Array(0);
   /** Closed slots: node -> list of (dst, type|dir bits, validTo minutes). */
   /** @internal */ closed = new Map<number, Array<[number, number, number]>>();
   /** @internal */ slotsUsed = 0;
@@ -163,6 +166,32 @@ export class CapitalStore {
   /** @internal */ postLen: number[] = [];
   /** @internal */ aliases = new Map<string, AliasEntry[]>();
   /** @internal */ aliasCount = 0;
+
+  // ---- lexical index: one document per head version (its bag of terms), postings per hashed term.
+  // Postings live in one pooled block chain (8 postings per block, newest block first), so a term
+  // costs 12 bytes plus its postings whatever the vocabulary size, and a posting 5 bytes.
+  /** @internal */ docNode: Int32Array = new Int32Array(0);
+  /** @internal */ docFrom: Float64Array = new Float64Array(0);
+  /** @internal */ docTo: Float64Array = new Float64Array(0);
+  /** @internal */ docLen: Float32Array = new Float32Array(0);
+  /** @internal */ docCount = 0;
+  /** Latest lexical document of each node (-1 = none). */
+  /** @internal */ nodeDoc: Int32Array = new Int32Array(0);
+  /** Documents currently open (the latest version of a live head) and their summed length. */
+  /** @internal */ openDocs = 0;
+  /** @internal */ openLen = 0;
+  /** @internal */ termIndex = new Map<number, number>();
+  /** @internal */ termHead: Int32Array = new Int32Array(0);
+  /** @internal */ termDf: Int32Array = new Int32Array(0);
+  /** @internal */ termCount = 0;
+  /** @internal */ blkNext: Int32Array = new Int32Array(0);
+  /** @internal */ blkFill: Uint8Array = new Uint8Array(0);
+  /** @internal */ blkDoc: Int32Array = new Int32Array(0);
+  /** @internal */ blkTf: Uint8Array = new Uint8Array(0);
+  /** @internal */ blkCount = 0;
+
+  // ---- title ownership: entity -> the chunks whose title names it (for derived `mentions` edges)
+  /** @internal */ owners = new Map<number, number[]>();
 
   // ---- recency: the 64 most recently accessed nodes (recency seeding is O(64), not O(N))
   /** @internal */ ring: Int32Array = new Int32Array(RING).fill(-1);
@@ -192,6 +221,9 @@ export class CapitalStore {
     this.nbrStart = growI32(this.nbrStart, c);
     this.nbrCount = growU8(this.nbrCount, c);
     this.nbrCap = growU8(this.nbrCap, c);
+    const nd = new Int32Array(c).fill(-1);
+    nd.set(this.nodeDoc.subarray(0, Math.min(this.nodeDoc.length, c)));
+    this.nodeDoc = nd;
     this.cap = c;
   }
 
@@ -304,7 +336,7 @@ export class CapitalStore {
     this.slotDst = growI32(this.slotDst, capacity);
     this.slotW = growF32(this.slotW, capacity);
     this.slotType = growU8(this.slotType, capacity);
-    this.slotFrom = growI32(this.slotFrom, capacity);
+    this.slotFrom = growF64(this.slotFrom, capacity);
   }
 
   /**
@@ -321,7 +353,7 @@ export class CapitalStore {
     const dst = new Int32Array(room);
     const w = new Float32Array(room);
     const ty = new Uint8Array(room);
-    const fr = new Int32Array(room);
+    const fr = new Float64Array(room);
     let pos = 0;
     for (let i = 0; i < n; i++) {
       const c = this.nbrCount[i] as number;
@@ -362,14 +394,14 @@ export class CapitalStore {
     this.slotsUsed += newCap;
   }
 
-  /** @internal Is slot k of node u valid at minute tm? */
-  slotValid(u: number, k: number, tm: number): boolean {
-    if ((this.slotFrom[k] as number) > tm) return false;
+  /** @internal Is slot k of node u valid at time t (epoch ms)? */
+  slotValid(u: number, k: number, t: number): boolean {
+    if ((this.slotFrom[k] as number) > t) return false;
     const bits = this.slotType[k] as number;
     if ((bits & CLOSED_BIT) === 0) return true;
     const d = this.slotDst[k] as number;
     const key = bits & ~CLOSED_BIT;
-    for (const [cd, cb, to] of this.closed.get(u) ?? []) if (cd === d && cb === key) return tm < to;
+    for (const [cd, cb, to] of this.closed.get(u) ?? []) if (cd === d && cb === key) return t < to;
     return true;
   }
 
@@ -434,15 +466,180 @@ export class CapitalStore {
 
   private addEdge(src: string, dst: string, type: EdgeType, weight: number, validFrom: number, validTo: number | null) {
     if (src === dst) return;
-    const a = this.nodeOf(src);
-    const b = this.nodeOf(dst);
+    this.addEdgeIdx(this.nodeOf(src), this.nodeOf(dst), type, weight, validFrom, validTo);
+  }
+
+  private addEdgeIdx(a: number, b: number, type: EdgeType, weight: number, validFrom: number, validTo: number | null) {
+    if (a === b) return;
     const t = EDGE_TYPES.indexOf(type);
     const w = Math.max(0, weight) * TYPE_WEIGHT[type];
-    const from = minutesFrom(validFrom);
-    const to = minutesTo(validTo);
+    const from = edgeFrom(validFrom);
+    const to = edgeTo(validTo);
     this.upsertSlot(a, b, t, w, from, to);
     this.upsertSlot(b, a, t | DIR_IN, w * REVERSE_FACTOR, from, to);
     this.edgeCount++;
+  }
+
+  // ------------------------------------------------------------------ grounding and mentions
+
+  /**
+   * The entity a head's entity id stands for. A `concept:` id (a name grounded in content) that is
+   * not an entity yet but whose name is an open alias of one (a declared method, a paper title)
+   * grounds to that entity instead, so "HippoRAG" in a passage meets `method:hipporag`.
+   * @internal
+   */
+  groundEntity(id: string, t: number): number {
+    const known = this.entIndex.get(id);
+    if (known !== undefined || !id.startsWith("concept:")) return known ?? this.entityOf(id);
+    const list = this.aliases.get(id.slice(8).replace(/-/g, " "));
+    const hit = list?.find((a) => a.from <= t && t < a.to);
+    return hit ? this.followMerges(hit.e, t).e : this.entityOf(id);
+  }
+
+  /**
+   * Derived `mentions` edges: a head whose text names a concept that another head's title names
+   * points at that head, in both orders of arrival. A new owner is linked from the heads already
+   * naming its concept, at most MAX_MENTION_LINKS of them (most recent first), so the cost of one
+   * head is bounded whatever the archive size. Heads sharing one title do not link each other.
+   */
+  private linkMentions(i: number, ents: number[], owns: number[], at: number) {
+    const ownSet = new Set(owns);
+    for (const e of ents) {
+      if (ownSet.has(e)) continue;
+      const list = this.owners.get(e);
+      if (!list) continue;
+      for (const o of list.slice(-MAX_MENTION_LINKS)) if (o !== i) this.addEdgeIdx(i, o, MENTIONS, 1, at, null);
+    }
+    for (const e of owns) {
+      const list = this.owners.get(e) ?? [];
+      if (list.includes(i)) continue;
+      list.push(i);
+      this.owners.set(e, list);
+      const others = new Set(list);
+      const arr = this.postings[e] as Int32Array;
+      let linked = 0;
+      for (let k = (this.postLen[e] as number) - 1; k >= 0 && linked < MAX_MENTION_LINKS; k--) {
+        const p = arr[k] as number;
+        if (others.has(p)) continue;
+        this.addEdgeIdx(p, i, MENTIONS, 1, at, null);
+        linked++;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ lexical index
+
+  private growDocs(n: number) {
+    if (n <= this.docNode.length) return;
+    const c = Math.max(64, this.docNode.length * 2, n);
+    this.docNode = growI32(this.docNode, c);
+    this.docFrom = growF64(this.docFrom, c);
+    this.docTo = growF64(this.docTo, c, Number.POSITIVE_INFINITY);
+    this.docLen = growF32(this.docLen, c);
+  }
+
+  private termOf(hash: number): number {
+    let t = this.termIndex.get(hash);
+    if (t === undefined) {
+      t = this.termCount++;
+      if (t >= this.termHead.length) {
+        const c = Math.max(256, this.termHead.length * 2);
+        const h = new Int32Array(c).fill(-1);
+        h.set(this.termHead);
+        this.termHead = h;
+        this.termDf = growI32(this.termDf, c);
+      }
+      this.termHead[t] = -1;
+      this.termIndex.set(hash, t);
+    }
+    return t;
+  }
+
+  private addTermPosting(t: number, doc: number, tf: number) {
+    let b = this.termHead[t] as number;
+    if (b < 0 || (this.blkFill[b] as number) >= LEX_BLOCK) {
+      const nb = this.blkCount++;
+      if (nb >= this.blkNext.length) {
+        const c = Math.max(256, this.blkNext.length * 2);
+        this.blkNext = growI32(this.blkNext, c);
+        this.blkFill = growU8(this.blkFill, c);
+        this.blkDoc = growI32(this.blkDoc, c * LEX_BLOCK);
+        this.blkTf = growU8(this.blkTf, c * LEX_BLOCK);
+      }
+      this.blkNext[nb] = b;
+      this.blkFill[nb] = 0;
+      this.termHead[t] = nb;
+      b = nb;
+    }
+    const k = this.blkFill[b] as number;
+    this.blkDoc[b * LEX_BLOCK + k] = doc;
+    this.blkTf[b * LEX_BLOCK + k] = tf;
+    this.blkFill[b] = k + 1;
+    this.termDf[t] = (this.termDf[t] as number) + 1;
+  }
+
+  private closeLexicalDoc(i: number, at: number) {
+    const d = this.nodeDoc[i] as number;
+    if (d < 0 || (this.docTo[d] as number) !== Number.POSITIVE_INFINITY) return;
+    this.docTo[d] = at;
+    this.openDocs--;
+    this.openLen -= this.docLen[d] as number;
+  }
+
+  /** A new version's bag of terms ("term:tf ..."); the previous version's document ends here. */
+  private addLexicalDoc(i: number, encoded: string, len: number, validFrom: number) {
+    this.closeLexicalDoc(i, validFrom);
+    const d = this.docCount++;
+    this.growDocs(d + 1);
+    this.docNode[d] = i;
+    this.docFrom[d] = validFrom;
+    this.docTo[d] = ((this.flags[i] as number) & DEPRECATED) !== 0 ? (this.endAt[i] as number) : Number.POSITIVE_INFINITY;
+    this.docLen[d] = len;
+    this.nodeDoc[i] = d;
+    if (this.docTo[d] === Number.POSITIVE_INFINITY) {
+      this.openDocs++;
+      this.openLen += len;
+    }
+    for (const [term, tf] of parseDocTerms(encoded)) this.addTermPosting(this.termOf(termHash(term)), d, tf);
+  }
+
+  /**
+   * Okapi BM25 (k1 1.2, b 0.75) of the heads visible at t whose version's bag holds the query terms;
+   * IDF = ln(1 + (N - df + 0.5) / (df + 0.5)) with N the open documents. At most `maxPostings`
+   * postings are read per term, newest first, so a query costs O(terms x maxPostings) at any size.
+   * Returns node -> score.
+   * @internal
+   */
+  lexicalScores(queryTerms: string[], t: number, maxPostings: number): Map<number, number> {
+    const out = new Map<number, number>();
+    const n = Math.max(1, this.openDocs);
+    const avg = this.openDocs > 0 ? Math.max(1, this.openLen / this.openDocs) : 1;
+    for (const q of queryTerms) {
+      const term = this.termIndex.get(termHash(q));
+      if (term === undefined) continue;
+      const df = Math.min(n, this.termDf[term] as number);
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      let read = 0;
+      for (let b = this.termHead[term] as number; b >= 0 && read < maxPostings; b = this.blkNext[b] as number) {
+        const fill = this.blkFill[b] as number;
+        for (let k = 0; k < fill; k++, read++) {
+          const d = this.blkDoc[b * LEX_BLOCK + k] as number;
+          if ((this.docFrom[d] as number) > t || t >= (this.docTo[d] as number)) continue;
+          const node = this.docNode[d] as number;
+          if (!this.visibleAt(node, t)) continue;
+          const tf = this.blkTf[b * LEX_BLOCK + k] as number;
+          const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * (this.docLen[d] as number)) / avg);
+          out.set(node, (out.get(node) ?? 0) + (idf * (tf * (BM25_K1 + 1))) / norm);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Document frequency of a query term (0 when unknown), for query analysis. */
+  termDocFreq(term: string): number {
+    const t = this.termIndex.get(termHash(term));
+    return t === undefined ? 0 : (this.termDf[t] as number);
   }
 
   // ------------------------------------------------------------------ change log
@@ -466,8 +663,15 @@ export class CapitalStore {
         this.recordedAt[i] = op.recordedAt;
         const sk = fromBase64(op.sketch);
         if (sk.length === SKETCH_BYTES) this.sketches.set(sk, i * SKETCH_BYTES);
-        for (const id of op.entities) this.addPosting(this.entityOf(id), i, had);
+        const ents: number[] = [];
+        for (const id of op.entities) {
+          const e = this.groundEntity(id, op.validFrom);
+          this.addPosting(e, i, had);
+          ents.push(e);
+        }
         for (const b of op.boundaries) this.addPosting(this.entityOf(`boundary:${b}`), i, had);
+        if (op.terms !== undefined) this.addLexicalDoc(i, op.terms, op.len ?? 0, op.validFrom);
+        this.linkMentions(i, ents, (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)), op.validFrom);
         return;
       }
       case "head.deprecate": {
@@ -475,6 +679,7 @@ export class CapitalStore {
         if (((this.flags[i] as number) & DEPRECATED) !== 0) return;
         this.endAt[i] = Math.min(this.endAt[i] as number, op.at);
         this.flags[i] = (this.flags[i] as number) | DEPRECATED;
+        this.closeLexicalDoc(i, op.at);
         if (op.by) this.addEdge(op.chunk, op.by, "deprecated-by", 1, op.at, null);
         return;
       }
@@ -486,7 +691,7 @@ export class CapitalStore {
         const b = this.index.get(op.dst);
         if (a === undefined || b === undefined) return;
         const t = EDGE_TYPES.indexOf(op.type);
-        const to = minutesTo(op.at);
+        const to = edgeTo(op.at);
         this.closeSlot(a, b, t, to);
         this.closeSlot(b, a, t | DIR_IN, to);
         return;
@@ -563,7 +768,14 @@ export class CapitalStore {
       return [{ e: m.e, via: m.merged ? "merge" : "identifier" }];
     }
     const list = this.aliases.get(normAlias(id));
-    if (!list || list.length === 0) return [];
+    if (!list || list.length === 0) {
+      // A name grounded in content is an entity without alias rows: its id is the name's slug.
+      const s = slug(id);
+      const concept = s ? this.entIndex.get(`concept:${s}`) : undefined;
+      if (concept === undefined || (this.postLen[concept] as number) === 0) return [];
+      const m = this.followMerges(concept, t);
+      return [{ e: m.e, via: m.merged ? "merge" : "grounded" }];
+    }
     let chosen = list.filter((a) => a.from <= t && t < a.to);
     let via = "alias";
     if (chosen.length === 0) {
@@ -636,11 +848,10 @@ export class CapitalStore {
   neighbours(chunk: string, t: number): NeighbourInfo[] {
     const i = this.index.get(chunk);
     if (i === undefined) return [];
-    const tm = Math.floor(t / MINUTE);
     const out: NeighbourInfo[] = [];
     const s = this.nbrStart[i] as number;
     for (let k = s; k < s + (this.nbrCount[i] as number); k++) {
-      if (!this.slotValid(i, k, tm)) continue;
+      if (!this.slotValid(i, k, t)) continue;
       const d = this.slotDst[k] as number;
       const bits = this.slotType[k] as number;
       out.push({
@@ -744,7 +955,19 @@ type ArrayName =
   | "slotType"
   | "slotFrom"
   | "postPacked"
-  | "postOffsets";
+  | "postOffsets"
+  | "docNode"
+  | "docFrom"
+  | "docTo"
+  | "docLen"
+  | "nodeDoc"
+  | "termKeys"
+  | "termHead"
+  | "termDf"
+  | "blkNext"
+  | "blkFill"
+  | "blkDoc"
+  | "blkTf";
 
 const enc = (x: number) => (Number.isFinite(x) ? x : x > 0 ? "inf" : "-inf");
 const dec = (x: number | string) =>
@@ -786,6 +1009,18 @@ function serializeStore(s: CapitalStore): Uint8Array {
     slotFrom,
     postPacked,
     postOffsets,
+    docNode: s.docNode.subarray(0, s.docCount),
+    docFrom: s.docFrom.subarray(0, s.docCount),
+    docTo: s.docTo.subarray(0, s.docCount),
+    docLen: s.docLen.subarray(0, s.docCount),
+    nodeDoc: s.nodeDoc.subarray(0, n),
+    termKeys: termKeys(s),
+    termHead: s.termHead.subarray(0, s.termCount),
+    termDf: s.termDf.subarray(0, s.termCount),
+    blkNext: s.blkNext.subarray(0, s.blkCount),
+    blkFill: s.blkFill.subarray(0, s.blkCount),
+    blkDoc: s.blkDoc.subarray(0, s.blkCount * 8),
+    blkTf: s.blkTf.subarray(0, s.blkCount * 8),
   };
   const layout: Array<{ name: ArrayName; offset: number; bytes: number }> = [];
   let off = 0;
@@ -794,13 +1029,15 @@ function serializeStore(s: CapitalStore): Uint8Array {
     off += Math.ceil(a.byteLength / 8) * 8;
   }
   const header = {
-    v: 1,
+    v: 2,
+    lex: { docCount: s.docCount, openDocs: s.openDocs, openLen: s.openLen, termCount: s.termCount, blkCount: s.blkCount },
+    owners: [...s.owners.entries()],
     seq: s.seq,
     params: s.params,
     ids: s.ids,
     slotsUsed: s.slotsUsed,
     liveSlots: s.liveSlots,
-    closed: [...s.closed.entries()],
+    closed: [...s.closed.entries()].map(([k, l]) => [k, l.map(([d, b, to]) => [d, b, enc(to)])]),
     edgeCount: s.edgeCount,
     ent: {
       ids: s.entIds,
@@ -837,12 +1074,15 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const hl = dv.getUint32(4, true);
   const h = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + hl))) as {
+    v: number;
+    lex?: { docCount: number; openDocs: number; openLen: number; termCount: number; blkCount: number };
+    owners?: Array<[number, number[]]>;
     seq: number;
     params: KernelParams;
     ids: string[];
     slotsUsed: number;
     liveSlots: number;
-    closed: Array<[number, Array<[number, number, number]>]>;
+    closed: Array<[number, Array<[number, number, number | string]>]>;
     edgeCount: number;
     ent: { ids: string[]; names: string[]; types: string[]; mergedInto: number[]; mergedAt: Array<number | string> };
     mergedFrom: Array<[number, number[]]>;
@@ -884,10 +1124,17 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
   s.slotDst = new Int32Array(raw("slotDst"));
   s.slotW = new Float32Array(raw("slotW"));
   s.slotType = new Uint8Array(raw("slotType"));
-  s.slotFrom = new Int32Array(raw("slotFrom"));
+  // Version 1 kept edge validity in Int32 minutes (rounded up); version 2 in exact ms.
+  const minutes = (m: number) => (m <= -2147483647 ? OPEN_FROM : m >= 2147483646 ? OPEN_TO : m * 60_000);
+  s.slotFrom = h.v >= 2 ? new Float64Array(raw("slotFrom")) : Float64Array.from(new Int32Array(raw("slotFrom")), minutes);
   s.slotsUsed = h.slotsUsed;
   s.liveSlots = h.liveSlots;
-  s.closed = new Map(h.closed);
+  s.closed = new Map(
+    h.closed.map(([k, l]) => [
+      k,
+      l.map(([d, b, to]) => [d, b, h.v >= 2 ? dec(to) : minutes(Number(to))] as [number, number, number]),
+    ]),
+  );
   s.edgeCount = h.edgeCount;
   s.entIds = h.ent.ids;
   s.entNames = h.ent.names;
@@ -913,5 +1160,37 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
     s.postings.push(arr);
     s.postLen.push(b - a);
   }
+  s.owners = new Map(h.owners ?? []);
+  if (h.lex) {
+    s.docCount = h.lex.docCount;
+    s.openDocs = h.lex.openDocs;
+    s.openLen = h.lex.openLen;
+    s.termCount = h.lex.termCount;
+    s.blkCount = h.lex.blkCount;
+    s.docNode = new Int32Array(raw("docNode"));
+    s.docFrom = new Float64Array(raw("docFrom"));
+    s.docTo = new Float64Array(raw("docTo"));
+    s.docLen = new Float32Array(raw("docLen"));
+    const nd = new Int32Array(cap).fill(-1);
+    nd.set(new Int32Array(raw("nodeDoc")));
+    s.nodeDoc = nd;
+    const keys = new Uint32Array(raw("termKeys"));
+    s.termIndex = new Map(Array.from(keys, (k, t) => [k, t]));
+    s.termHead = new Int32Array(raw("termHead"));
+    s.termDf = new Int32Array(raw("termDf"));
+    s.blkNext = new Int32Array(raw("blkNext"));
+    s.blkFill = new Uint8Array(raw("blkFill"));
+    s.blkDoc = new Int32Array(raw("blkDoc"));
+    s.blkTf = new Uint8Array(raw("blkTf"));
+  } else {
+    s.nodeDoc = new Int32Array(cap).fill(-1);
+  }
   return s;
+}
+
+/** Term hash of each term index, in index order (the Map is rebuilt from it). */
+function termKeys(s: CapitalStore): Uint32Array {
+  const out = new Uint32Array(s.termCount);
+  for (const [k, t] of s.termIndex) out[t] = k;
+  return out;
 }
