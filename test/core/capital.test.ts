@@ -289,13 +289,14 @@ describe("local vs full diffusion at scale", () => {
 });
 
 describe("stats", () => {
-  it("keeps bytes per head compact: < 500 B after a rebuild, live pools within 1.6x of that", () => {
-    // 8 in-archive citations and 5 entity mentions per head: 16 neighbour slots per head.
+  it("keeps bytes per head compact: < 580 B after a rebuild, live pools within 1.6x of that", () => {
+    // 8 in-archive citations and 5 entity mentions per head: 16 neighbour slots of 17 bytes per head
+    // (272 B; edge validity is exact epoch ms, a Float64 per slot).
     const live = build(syntheticArchive({ heads: 20000, seed: 5 }).ops);
     const rebuilt = CapitalStore.deserialize(live.serialize());
     expect(rebuilt.stats().heads).toBe(20000);
     expect(rebuilt.stats().bytesPerHead).toBeGreaterThan(50);
-    expect(rebuilt.stats().bytesPerHead).toBeLessThan(500);
+    expect(rebuilt.stats().bytesPerHead).toBeLessThan(580);
     const fresh = build(syntheticArchive({ heads: 20000, seed: 5 }).ops);
     expect(fresh.stats().bytesPerHead).toBeLessThan(1.6 * rebuilt.stats().bytesPerHead);
   });

@@ -622,7 +622,7 @@ export class CapitalStore {
       let read = 0;
       for (let b = this.termHead[term] as number; b >= 0 && read < maxPostings; b = this.blkNext[b] as number) {
         const fill = this.blkFill[b] as number;
-        for (let k = 0; k < fill; k++, read++) {
+        for (let k = 0; k < fill && read < maxPostings; k++, read++) {
           const d = this.blkDoc[b * LEX_BLOCK + k] as number;
           if ((this.docFrom[d] as number) > t || t >= (this.docTo[d] as number)) continue;
           const node = this.docNode[d] as number;
