@@ -797,7 +797,11 @@ export class CapitalStore {
     const r = this.resolveIdx(mention, t);
     const first = r[0];
     if (!first) return null;
-    return { entity: this.entIds[first.e] as string, name: this.entNames[first.e] as string, via: first.via };
+    const id = this.entIds[first.e] as string;
+    const name = this.entNames[first.e] as string;
+    // Grounded concepts keep no name string of their own (memory): show the words of the slug.
+    const shown = name === id && id.startsWith("concept:") ? id.slice(8).replace(/-/g, " ") : name;
+    return { entity: id, name: shown, via: first.via };
   }
 
   /** @internal Node postings of an entity as of t, including entities merged into it by then. */
@@ -894,12 +898,33 @@ export class CapitalStore {
       closedBytes;
     let postings = 0;
     for (const p of this.postings) postings += p.byteLength + 64;
+    const lexical =
+      this.docNode.byteLength +
+      this.docFrom.byteLength +
+      this.docTo.byteLength +
+      this.docLen.byteLength +
+      this.nodeDoc.byteLength +
+      this.termHead.byteLength +
+      this.termDf.byteLength +
+      this.termIndex.size * 40 +
+      this.blkNext.byteLength +
+      this.blkFill.byteLength +
+      this.blkDoc.byteLength +
+      this.blkTf.byteLength;
+    let owners = 0;
+    for (const l of this.owners.values()) owners += 40 + 16 + 8 * l.length;
     let entityStrings = 0;
     for (let e = 0; e < this.entIds.length; e++)
-      entityStrings += str(this.entIds[e] as string) + str(this.entNames[e] as string) + 40 + 3 * 8;
+      // A name that is the id itself (grounded concepts) is the same string, counted once.
+      entityStrings +=
+        str(this.entIds[e] as string) +
+        (this.entNames[e] === this.entIds[e] ? 0 : str(this.entNames[e] as string)) +
+        40 +
+        5 * 8;
     let aliases = 0;
     for (const [k, list] of this.aliases) aliases += str(k) + 40 + 16 + list.length * 48;
-    const total = ids + nodes + this.sketches.byteLength + neighbours + postings + entityStrings + aliases;
+    const total =
+      ids + nodes + this.sketches.byteLength + neighbours + postings + entityStrings + aliases + lexical + owners;
     let heads = 0;
     for (let i = 0; i < this.ids.length; i++) if (((this.flags[i] as number) & HAS_HEAD) !== 0) heads++;
     return {
@@ -918,6 +943,8 @@ export class CapitalStore {
         entities: entityStrings,
         aliases,
         ids,
+        lexical,
+        owners,
         total,
       },
       bytesPerHead: heads ? total / heads : 0,
