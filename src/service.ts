@@ -65,12 +65,18 @@ export class PaperGuru {
       clock: this.d.clock,
       chunkIdsForVectorIds: (a, ids) => store.chunkIdsForVectorIds(a, ids),
       access: {
-        // Access events feed recency: D1 is the durable log, the object keeps the live statistics.
-        async record(a: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>) {
+        // D1 is the durable log (tagged with the session, which seeds that session's recency); the
+        // object keeps archive-wide access statistics for /neighbours and stats, not for ranking.
+        async record(
+          a: string,
+          events: Array<{ chunk: string; channel: AccessChannel; at: number }>,
+          session?: string,
+        ) {
           if (events.length === 0) return;
-          await store.record(a, events);
+          await store.record(a, events, session);
           await stub.recordAccess(a, events);
         },
+        recentForSession: (a, session, asOf, limit) => store.recentForSession(a, session, asOf, limit),
       },
     };
   }
@@ -156,8 +162,8 @@ export class PaperGuru {
     return contextQuery(this.queryDeps(req.archiveId), req, TOKENIZER_NAME);
   }
 
-  verify(archiveId: string, anchors: AnchoredSpan[]) {
-    return verifyAnchors(this.queryDeps(archiveId), archiveId, anchors);
+  verify(archiveId: string, anchors: AnchoredSpan[], sessionId?: string | undefined) {
+    return verifyAnchors(this.queryDeps(archiveId), archiveId, anchors, sessionId);
   }
 
   async appendSession(

@@ -1,7 +1,7 @@
 /**
  * `paperguru import`: send files and folders to an archive's /import endpoint. Each file goes in one
- * or more pieces (JSONL 10 records, BibTeX 500 entries per request; the server splits a piece into
- * atomic batches of 200 and deduplicates papers).
+ * or more pieces (JSONL 10 records, OpenIE JSON 500 docs, BibTeX 500 entries per request; the server
+ * splits a piece into atomic batches of 200 and deduplicates papers).
  *
  * Resumable: a state file (default `.paperguru-import-state.json` in the working directory) keeps the
  * sha256 of every piece the server acknowledged, and a re-run skips those (`--restart` ignores the
@@ -21,6 +21,7 @@ export const FORMATS = [
   "markdown",
   "fulltext",
   "xkg",
+  "openie",
   "json",
   "archive",
 ] as const satisfies readonly ImportFormat[];
@@ -37,6 +38,8 @@ export function detectFormat(path: string, text: string): Format | null {
   if (/^\s*\{\s*"format"\s*:\s*"paperguru\.archive"/.test(head)) return "archive";
   if (/"artifacts"\s*:|"deprecations"\s*:/.test(head)) return "json";
   if (/"techniques"\s*:|"paper_title"\s*:|"technique_nodes"\s*:/.test(head)) return "xkg";
+  // HippoRAG's openie_results_*.json: docs with extracted_entities / extracted_triples.
+  if (/"extracted_triples"\s*:|"extracted_entities"\s*:/.test(head)) return "openie";
   if (/"body_text"\s*:|"bib_entries"\s*:|"pdf_parse"\s*:|"grobid_parse"\s*:/.test(head)) return "fulltext";
   return null;
 }
@@ -49,6 +52,8 @@ export function detectFormat(path: string, text: string): Format | null {
  */
 export const JSONL_RECORDS = 10;
 export const BIBTEX_ENTRIES = 500;
+/** OpenIE JSON files (one chunk per doc) go 500 docs per request: ~2 s of one request. */
+export const OPENIE_DOCS = 500;
 
 const BIB_ENTRY = /^[ \t]*@[a-z]+\s*[{(]/gim;
 const isBibMacro = (b: string) => /^\s*@(string|preamble)\b/i.test(b);
@@ -67,9 +72,30 @@ function splitBibtex(text: string): string[] {
   return out;
 }
 
-export function splitRecords(path: string, text: string): string[] {
+/** The docs of an OpenIE JSON file ({docs: [...]} or a bare array); null when it is neither. */
+function openIeDocs(text: string): unknown[] | null {
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (Array.isArray(v)) return v;
+    const docs = typeof v === "object" && v !== null ? (v as { docs?: unknown }).docs : undefined;
+    return Array.isArray(docs) ? docs : null;
+  } catch {
+    return null;
+  }
+}
+
+function splitOpenIe(text: string): string[] {
+  const docs = openIeDocs(text);
+  if (!docs || docs.length <= OPENIE_DOCS) return [text];
+  const out: string[] = [];
+  for (let i = 0; i < docs.length; i += OPENIE_DOCS) out.push(JSON.stringify({ docs: docs.slice(i, i + OPENIE_DOCS) }));
+  return out;
+}
+
+export function splitRecords(path: string, text: string, format?: Format): string[] {
   const ext = extname(path).toLowerCase();
   if (ext === ".bib" || ext === ".bibtex") return splitBibtex(text);
+  if (format === "openie" && ext === ".json") return splitOpenIe(text);
   if (ext !== ".jsonl") return [text];
   const lines = text.split("\n").filter((l) => l.trim());
   const out: string[] = [];
@@ -100,6 +126,7 @@ export function countRecords(format: Format, path: string, piece: string): numbe
       return 1;
     }
   }
+  if (format === "openie") return Math.max(1, openIeDocs(piece)?.length ?? 1);
   if (format === "fulltext" && piece.trimStart().startsWith("[")) {
     try {
       return Math.max(1, (JSON.parse(piece) as unknown[]).length);
@@ -236,7 +263,7 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
       unknownFiles.push(show(f));
       continue;
     }
-    const pieces = splitRecords(f, text);
+    const pieces = splitRecords(f, text, format);
     for (const [index, p] of pieces.entries())
       plan.push({
         file: f,
@@ -328,7 +355,7 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
       }
       if (loaded !== p.file) {
         text = readFileSync(p.file, "utf8");
-        pieces = splitRecords(p.file, text);
+        pieces = splitRecords(p.file, text, p.format);
         loaded = p.file;
       }
       const piece = pieces[p.index] ?? "";

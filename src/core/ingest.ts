@@ -5,6 +5,7 @@
  */
 import { type Failure, fail, ok, type Result } from "./errors";
 import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "./ids";
+import { normaliseRelations, type RelationInput, relationEntities } from "./relations";
 import { splitSentences } from "./text/sentences";
 import { truncateToTokens } from "./text/tokenizer";
 import type { ChangeOp, ChunkKind, EdgeType, EntityType } from "./types";
@@ -35,6 +36,8 @@ export interface ArtifactInput {
   entities?: EntityInput[] | undefined;
   boundaries?: string[] | undefined;
   edges?: EdgeInput[] | undefined;
+  /** Pre-extracted triples (OpenIE); their arguments become entities of the artifact (src/core/relations.ts). */
+  relations?: RelationInput[] | undefined;
   /** epoch ms; defaults to the ingest time */
   valid_from?: number | undefined;
   source?: string | undefined;
@@ -73,6 +76,8 @@ export interface VersionRow {
   entities: string[];
   boundaries: string[];
   edges: EdgeInput[];
+  /** Normalised relations of this version (absent when it has none). */
+  relations?: RelationInput[] | undefined;
   validFrom: number;
   recordedAt: number;
   source: string;
@@ -151,6 +156,8 @@ export interface NormalisedArtifact {
   entityIds: string[];
   boundaries: string[];
   edges: Array<Required<Pick<EdgeInput, "type" | "target" | "weight">> & EdgeInput>;
+  /** normaliseRelations of the input's relations; absent when it has none. */
+  relations?: RelationInput[] | undefined;
 }
 
 function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> {
@@ -163,7 +170,9 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
       "split the artifact into sections (kind 'section' with a part-of edge to the paper)",
     );
   const entityRows = new Map<string, EntityRow & { aliases: string[] }>();
-  for (const e of a.entities ?? []) {
+  const relations = a.relations?.length ? normaliseRelations(a.relations) : undefined;
+  const fromRelations = relations ? relationEntities(relations, a.entities) : [];
+  for (const e of [...(a.entities ?? []), ...fromRelations]) {
     const id = canonicalEntityId(e.type, e.id ?? e.name);
     const prev = entityRows.get(id);
     const aliases = [e.name, ...(e.aliases ?? [])];
@@ -171,6 +180,13 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
     if (prev) prev.aliases.push(...aliases);
     else entityRows.set(id, { entityId: id, type: e.type, name: e.name, aliases });
   }
+  if (relations && entityRows.size > INGEST_LIMITS.maxEntitiesPerArtifact)
+    return fail(
+      "validation",
+      `${a.id} declares ${entityRows.size} distinct entities with its relations' subjects and objects; the limit is ${INGEST_LIMITS.maxEntitiesPerArtifact}`,
+      field("relations"),
+      "send fewer relations or entities per artifact, or split the artifact",
+    );
   // A paper artifact is its own entity, so "arXiv:2405.14831v2" in a query finds it.
   const selfId = canonicalPaperId(a.id);
   if (selfId && !entityRows.has(selfId))
@@ -210,6 +226,7 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
     entityIds: [...entityRows.keys()].sort(),
     boundaries: [...new Set((a.boundaries ?? []).map(normBoundary).filter(Boolean))].sort(),
     edges: edges.sort((x, y) => (x.type + x.target < y.type + y.target ? -1 : 1)),
+    ...(relations ? { relations } : {}),
   });
 }
 
@@ -232,6 +249,8 @@ async function artifactHash(n: NormalisedArtifact): Promise<string> {
         e.valid_to ?? null,
         ...(e.context ? [e.context] : []),
       ]),
+      // Relations join the hash only when present, so artifacts without them hash as before.
+      ...(n.relations ? [n.relations] : []),
     ]),
   );
 }
@@ -342,6 +361,7 @@ export async function planIngest(
       entities: norm.entityIds,
       boundaries: norm.boundaries,
       edges: norm.edges,
+      ...(norm.relations ? { relations: norm.relations } : {}),
       validFrom,
       recordedAt: now,
       source: a.source ?? "",

@@ -102,7 +102,22 @@ export interface SessionStore {
 }
 
 export interface AccessLog {
-  record(archiveId: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>): Promise<void>;
+  /** Logs accesses; `sessionId` tags them with the caller's session (absent: no session). */
+  record(
+    archiveId: string,
+    events: Array<{ chunk: string; channel: AccessChannel; at: number }>,
+    sessionId?: string | undefined,
+  ): Promise<void>;
+  /**
+   * The distinct chunks one session accessed at or before `asOf` (any channel), each with its last
+   * access time, most recent first (ties by chunk id), at most `limit` (default 64): the recency seeds.
+   */
+  recentForSession(
+    archiveId: string,
+    sessionId: string,
+    asOf: number,
+    limit?: number,
+  ): Promise<Array<{ chunk: string; at: number }>>;
 }
 
 /** Outbound HTTP (global fetch in production; tests install a mock that fails on unmocked URLs). */

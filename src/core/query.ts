@@ -39,11 +39,18 @@ export interface RouteRequest {
   asOf?: number | undefined;
   boundaries?: string[] | undefined;
   limit?: number | undefined;
+  /**
+   * The caller's session: the chunks it accessed (at or before asOf, at most 64) seed recency, and this
+   * request's accesses are logged under it. Without one, nothing seeds recency.
+   */
+  sessionId?: string | undefined;
 }
+
+/** Recency seeds read per session (RouteInput.recent holds at most 64). */
+const RECENT_PER_SESSION = 64;
 
 export interface ContextRequest extends RouteRequest {
   budgetTokens: number;
-  sessionId?: string | undefined;
   /** Share of the budget the short-term window may take (default 0.25). */
   shortTermShare?: number | undefined;
   maxCards?: number | undefined;
@@ -113,6 +120,10 @@ export async function routeQuery(deps: QueryDeps, req: RouteRequest): Promise<Ro
   const idMap = hashed.length ? await deps.chunkIdsForVectorIds(req.archiveId, hashed) : new Map<string, string>();
   const semantic = matches.map((m) => ({ chunk: idMap.get(m.id) ?? m.id, score: m.score }));
   t.lap("semantic");
+  const recent = req.sessionId
+    ? await deps.access.recentForSession(req.archiveId, req.sessionId, asOf, RECENT_PER_SESSION)
+    : undefined;
+  t.lap("recent");
   const route = await deps.router.route({
     mentions: candidates,
     identifiers: identifiers.map((i) => i.id),
@@ -123,11 +134,13 @@ export async function routeQuery(deps: QueryDeps, req: RouteRequest): Promise<Ro
     now,
     preferEdges: preferredEdges(req.query),
     limit: req.limit ?? 32,
+    ...(recent ? { recent } : {}),
   });
   t.lap("route");
   await deps.access.record(
     req.archiveId,
     route.selected.map((s) => ({ chunk: s.chunk, channel: "routing" as const, at: now })),
+    req.sessionId,
   );
   t.lap("log");
   t.total();
@@ -154,6 +167,8 @@ export interface ExpandRequest {
   asOf?: number | undefined;
   budgetTokens: number;
   maxCardTokens?: number | undefined;
+  /** Logs the expansion accesses under this session (they seed its later routes' recency). */
+  sessionId?: string | undefined;
 }
 
 export interface ExpandResponse {
@@ -228,6 +243,7 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
   await deps.access.record(
     req.archiveId,
     cards.map((c) => ({ chunk: c.artifact_id, channel: "expansion" as const, at: now })),
+    req.sessionId,
   );
   t.total();
   return { cards, skipped, tokens: used, timings: t.timings };
@@ -271,6 +287,7 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest, tokeniz
     asOf,
     budgetTokens: req.budgetTokens - shortTokens,
     maxCardTokens: req.maxCardTokens,
+    sessionId: req.sessionId,
   });
   const cards = expanded.cards.slice(0, maxCards);
   const cardTokens = cards.reduce((s, c) => s + c.tokens, 0);
@@ -309,6 +326,7 @@ export async function verifyAnchors(
   deps: QueryDeps,
   archiveId: string,
   anchors: AnchoredSpan[],
+  sessionId?: string | undefined,
 ): Promise<VerifyResult[]> {
   const byVersion = new Map<string, AnchoredSpan[]>();
   for (const a of anchors) {
@@ -331,6 +349,7 @@ export async function verifyAnchors(
       channel: "verification" as const,
       at: now,
     })),
+    sessionId,
   );
   return anchors.map((a) => {
     const content = contents.get(`${a.artifact_id}\u0000${a.version}`);

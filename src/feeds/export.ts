@@ -39,6 +39,7 @@ import { canonicalPaperId, normAlias } from "../core/ids";
 import type { EdgeInput } from "../core/ingest";
 import type { BlobStore } from "../core/ports";
 import type { ContextRequest } from "../core/query";
+import type { RelationInput } from "../core/relations";
 import type { EvidenceCard } from "../core/types";
 import type { PaperGuru } from "../service";
 import type { ApplyOutcome } from "./apply";
@@ -102,6 +103,7 @@ function dumpVersion(v: VersionRow, content: string) {
     entities: JSON.parse(v.entities) as string[],
     boundaries: JSON.parse(v.boundaries) as string[],
     edges: JSON.parse(v.edges) as EdgeInput[],
+    ...(v.relations ? { relations: JSON.parse(v.relations) as RelationInput[] } : {}),
     valid_from: v.validFrom,
     valid_to: v.validTo,
     recorded_at: v.recordedAt,

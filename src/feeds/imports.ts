@@ -1,12 +1,13 @@
 /**
  * File imports (API endpoint and CLI): BibTeX, Markdown papers, full-text JSON (unarXive / S2ORC),
- * xKG JSON, and the feed JSON. The parsers are pure (src/core/formats); this applies their plan and
+ * xKG JSON, OpenIE results (HippoRAG), and the feed JSON. The parsers are pure (src/core/formats); this applies their plan and
  * records the run in the ingest log.
  */
 import { fail, type Result } from "../core/errors";
 import { parseBibtex } from "../core/formats/bibtex";
 import { parseFullTextPapers } from "../core/formats/fulltext";
 import { parseMarkdownPaper } from "../core/formats/markdown";
+import { parseOpenIe } from "../core/formats/openie";
 import type { ImportPlan } from "../core/formats/types";
 import { parseXkg } from "../core/formats/xkg";
 import type { IMPORT_FORMATS } from "../http/schemas";
@@ -26,6 +27,8 @@ export function parseImport(format: ImportFormat, text: string, name: string): R
       return parseMarkdownPaper(text, { source });
     case "xkg":
       return parseXkg(text, { source });
+    case "openie":
+      return parseOpenIe(text, { source });
     case "fulltext": {
       const r = parseFullTextPapers(text, { source });
       if (!r.ok) return r;

@@ -534,7 +534,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       tags: ["query"],
       summary: "Route a query",
       description:
-        "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and a trace with per-phase timings.",
+        "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and a trace with per-phase timings. With `session_id`, the chunks that session accessed (at or before `as_of`, at most 64) seed recency and this request's selections are logged under it; without it nothing seeds recency, so the ranking depends only on the archive, the query and `as_of`.",
       security: AUTH.read,
       request: { params: S.ArchiveParam, ...body(S.RouteBody) },
       responses: { 200: json(S.RouteResponse), ...errors(400, 401, 403, 404, 413) },
@@ -554,7 +554,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       tags: ["query"],
       summary: "Evidence cards for chunks",
       description:
-        "Distils evidence cards for the given chunks: the version valid at `as_of` (default: now), or an exact `version`, within `budget_tokens`. Chunks that do not fit or do not exist are listed in `skipped`.",
+        "Distils evidence cards for the given chunks: the version valid at `as_of` (default: now), or an exact `version`, within `budget_tokens`. Chunks that do not fit or do not exist are listed in `skipped`. With `session_id`, the returned cards count as that session's accesses (recency seeds of its later routes).",
       security: AUTH.read,
       request: { params: S.ArchiveParam, ...body(S.ExpandBody) },
       responses: { 200: json(S.ExpandResponse), ...errors(400, 401, 403, 404, 413) },
@@ -574,7 +574,7 @@ export function createApp(getServices: (c: Context) => AppServices) {
       tags: ["query"],
       summary: "Assemble context within a token budget",
       description:
-        "route -> expand -> distill within `budget_tokens`; with `session_id`, the session's recent events take up to `short_term_share` of the budget first.",
+        "route -> expand -> distill within `budget_tokens`; with `session_id`, the session's recent events take up to `short_term_share` of the budget first, and the chunks the session accessed seed recency.",
       security: AUTH.read,
       request: { params: S.ArchiveParam, ...body(S.ContextBody) },
       responses: { 200: json(S.ContextResponse), ...errors(400, 401, 403, 404, 413) },

@@ -64,6 +64,7 @@ export async function routeOp(pg: PaperGuru, archive: string, b: In<typeof S.Rou
     asOf: S.toMs(b.as_of),
     boundaries: b.boundaries,
     limit: b.limit,
+    sessionId: b.session_id,
   });
   return {
     as_of: new Date(r.asOf).toISOString(),
@@ -82,6 +83,7 @@ export async function expandOp(pg: PaperGuru, archive: string, b: In<typeof S.Ex
     asOf: S.toMs(b.as_of),
     budgetTokens: b.budget_tokens,
     maxCardTokens: b.max_card_tokens,
+    sessionId: b.session_id,
   });
   return { cards: r.cards, skipped: r.skipped, tokens: r.tokens, trace: { timings_ms: r.timings } };
 }
@@ -121,6 +123,6 @@ export async function contextOp(pg: PaperGuru, archive: string, b: In<typeof S.C
 
 /** POST /v1/archives/{a}/verify */
 export async function verifyOp(pg: PaperGuru, archive: string, b: In<typeof S.VerifyBody>) {
-  const results = await pg.verify(archive, b.anchors);
+  const results = await pg.verify(archive, b.anchors, b.session_id);
   return { all_verified: results.every((r) => r.verified), results };
 }

@@ -3,6 +3,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
+import { RELATION_LIMITS } from "../core/relations";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, ENTITY_TYPES } from "../core/types";
 
 export const ErrorSchema = z
@@ -100,6 +101,22 @@ export const EdgeInputSchema = z.object({
   context: z.string().max(1000).optional().openapi({ description: "why the edge exists, e.g. the citing sentence" }),
 });
 
+const relationArg = z.string().trim().min(1).max(RELATION_LIMITS.maxChars);
+
+export const RelationInputSchema = z
+  .object({
+    subject: relationArg,
+    predicate: relationArg,
+    object: relationArg,
+    subject_type: z.enum(ENTITY_TYPES).optional(),
+    object_type: z.enum(ENTITY_TYPES).optional(),
+  })
+  .openapi("Relation", {
+    description:
+      "A pre-extracted triple (OpenIE). Subject and object become entities of the artifact (type: the given one, else a declared entity's of that name, else `concept`); the triples are stored with the version and shown by /history.",
+    example: { subject: "HippoRAG", predicate: "uses", object: "Personalized PageRank", subject_type: "method" },
+  });
+
 const artifactFields = {
   kind: z.enum(CHUNK_KINDS),
   title: z.string().min(1).max(1000),
@@ -108,6 +125,13 @@ const artifactFields = {
   entities: z.array(EntityInputSchema).max(INGEST_LIMITS.maxEntitiesPerArtifact).optional(),
   boundaries: z.array(z.string().min(1).max(200)).max(100).optional(),
   edges: z.array(EdgeInputSchema).max(INGEST_LIMITS.maxEdgesPerArtifact).optional(),
+  relations: z
+    .array(RelationInputSchema)
+    .max(RELATION_LIMITS.maxRelationsPerArtifact)
+    .optional()
+    .openapi({
+      description: `Pre-extracted triples {subject, predicate, object, subject_type?, object_type?} (≤ ${RELATION_LIMITS.maxRelationsPerArtifact}, strings ≤ ${RELATION_LIMITS.maxChars} chars). Their subjects and objects count toward the ${INGEST_LIMITS.maxEntitiesPerArtifact} entities per artifact.`,
+    }),
   valid_from: Time.optional(),
   source: z.string().max(2000).optional(),
 };
@@ -120,6 +144,7 @@ const ARTIFACT_EXAMPLE = {
   entities: [{ type: "method" as const, id: "method:hipporag", name: "HippoRAG", aliases: ["Hippo RAG"] }],
   boundaries: ["task:multi-hop-qa"],
   edges: [{ type: "cites" as const, target: "arxiv:2112.01488", weight: 1 }],
+  relations: [{ subject: "HippoRAG", predicate: "uses", object: "Personalized PageRank" }],
   valid_from: "2024-05-23",
   source: "https://arxiv.org/abs/2405.14831v1",
 };
@@ -183,6 +208,12 @@ export const MergeBody = z
   .object({ entity: z.string().min(1), into: z.string().min(1), at: Time.optional() })
   .openapi("Merge", { example: { entity: "method:hippo-rag", into: "method:hipporag", at: "2024-07-01" } });
 
+const SessionId = z.string().min(1).max(200).openapi({
+  description:
+    "The caller's session: chunks it accessed (route, expand, context, verify with this id) seed recency; other sessions' accesses never do. Without it, no recency seeds.",
+  example: "s-2025-01-10",
+});
+
 const queryFields = {
   query: z.string().min(1).max(8000),
   as_of: Time.optional(),
@@ -190,7 +221,7 @@ const queryFields = {
 };
 
 export const RouteBody = z
-  .object({ ...queryFields, limit: z.number().int().min(1).max(256).optional() })
+  .object({ ...queryFields, limit: z.number().int().min(1).max(256).optional(), session_id: SessionId.optional() })
   .openapi("RouteRequest", {
     example: { query: "Which PageRank damping does HippoRAG use?", as_of: "2025-01-01", limit: 8 },
   });
@@ -199,7 +230,7 @@ export const ContextBody = z
   .object({
     ...queryFields,
     budget_tokens: z.number().int().min(50).max(200_000),
-    session_id: z.string().min(1).max(200).optional(),
+    session_id: SessionId.optional(),
     max_cards: z.number().int().min(1).max(64).optional(),
     max_card_tokens: z.number().int().min(50).max(4000).optional(),
     short_term_share: z.number().min(0).max(0.9).optional(),
@@ -218,6 +249,7 @@ export const ExpandBody = z
     as_of: Time.optional(),
     budget_tokens: z.number().int().min(50).max(200_000).default(4000),
     max_card_tokens: z.number().int().min(50).max(4000).optional(),
+    session_id: SessionId.optional(),
   })
   .openapi("ExpandRequest", {
     example: { query: "PageRank damping", chunks: [{ id: "arxiv:2405.14831" }], budget_tokens: 1200 },
@@ -241,19 +273,21 @@ export const AnchorSchema = z
     },
   });
 
-export const VerifyBody = z.object({ anchors: z.array(AnchorSchema).min(1).max(500) }).openapi("VerifyRequest", {
-  example: {
-    anchors: [
-      {
-        artifact_id: "arxiv:2405.14831",
-        version: 1,
-        start: 0,
-        end: 35,
-        snippet: "HippoRAG uses Personalized PageRank",
-      },
-    ],
-  },
-});
+export const VerifyBody = z
+  .object({ anchors: z.array(AnchorSchema).min(1).max(500), session_id: SessionId.optional() })
+  .openapi("VerifyRequest", {
+    example: {
+      anchors: [
+        {
+          artifact_id: "arxiv:2405.14831",
+          version: 1,
+          start: 0,
+          end: 35,
+          snippet: "HippoRAG uses Personalized PageRank",
+        },
+      ],
+    },
+  });
 
 const CARD_EXAMPLE = {
   artifact_id: "arxiv:2405.14831",
@@ -646,6 +680,11 @@ const VersionRowSchema = z
     validTo: z.number().nullable(),
     recordedAt: z.number(),
     source: z.string(),
+    relations: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: "JSON of the version's relations [{subject, predicate, object, ...}]; null when none" }),
   })
   .loose();
 const EdgeRowSchema = z
@@ -1193,13 +1232,13 @@ export const PatchSource = z
   })
   .openapi("PatchSource", { example: { paused: false, interval_minutes: 720 } });
 
-export const IMPORT_FORMATS = ["bibtex", "markdown", "fulltext", "xkg", "json", "archive"] as const;
+export const IMPORT_FORMATS = ["bibtex", "markdown", "fulltext", "xkg", "openie", "json", "archive"] as const;
 
 export const ImportQuery = z.object({
   format: z.enum(IMPORT_FORMATS).openapi({
     param: { name: "format", in: "query" },
     description:
-      "bibtex | markdown | fulltext (unarXive/S2ORC JSON or JSONL) | xkg | json (the feed format) | archive (a PaperGuru JSON export, replayed losslessly)",
+      "bibtex | markdown | fulltext (unarXive/S2ORC JSON or JSONL) | xkg | openie (HippoRAG-style OpenIE results: {docs: [{idx, passage, extracted_entities, extracted_triples}]} or a bare array) | json (the feed format) | archive (a PaperGuru JSON export, replayed losslessly)",
   }),
   name: z
     .string()

@@ -72,6 +72,9 @@ const query = z
 const boundaries = S.RouteBody.shape.boundaries.describe(
   'Optional boundary tags the evidence should carry, e.g. ["task:multi-hop-qa", "split:dev"] (≤ 50); chunks carrying them score higher.',
 );
+const sessionId = S.RouteBody.shape.session_id.describe(
+  "Optional session id (your agent session, e.g. s-2025-01-10): chunks this session accessed through route, expand, context or verify seed recency; other sessions never affect your ranking. Without it, no recency seeds.",
+);
 const chunkId = z.string().min(1).max(512).describe("Chunk id as stored, e.g. arxiv:2405.14831 or note:1.");
 const artifactShape = {
   ...S.ArtifactSchema.shape,
@@ -92,6 +95,9 @@ const artifactShape = {
   boundaries: S.ArtifactSchema.shape.boundaries.describe(
     "Tags that scope where the evidence holds, e.g. task:multi-hop-qa, split:dev, dataset:hotpotqa (≤ 100).",
   ),
+  relations: S.ArtifactSchema.shape.relations.describe(
+    "Optional pre-extracted triples (OpenIE): {subject, predicate, object, subject_type?, object_type?} (≤ 500, strings ≤ 300 chars). Subjects and objects become entities of the artifact (type concept unless given or declared) and count toward its entity limit; the triples are kept with the version (see history).",
+  ),
   edges: S.ArtifactSchema.shape.edges.describe(
     "Typed links from this artifact to other chunk ids: {type, target, weight? (default 1), valid_from?, valid_to?, context?}. The target need not exist yet.",
   ),
@@ -111,6 +117,7 @@ const RouteIn = z
     as_of: asOf,
     boundaries,
     limit: S.RouteBody.shape.limit.describe("Max chunks the router selects (1-256, default 32)."),
+    session_id: sessionId,
   })
   .strict();
 
@@ -124,7 +131,7 @@ const ContextIn = z
     as_of: asOf,
     boundaries,
     session_id: S.ContextBody.shape.session_id.describe(
-      "Optional short-term session id: its most recent events are returned in short_term and count against the budget.",
+      "Optional session id: its most recent events are returned in short_term and count against the budget, and the chunks it accessed (route, expand, context, verify) seed recency; other sessions never affect your ranking.",
     ),
     max_cards: S.ContextBody.shape.max_cards.describe("Max cards (1-64, default 8)."),
     max_card_tokens: S.ContextBody.shape.max_card_tokens.describe(
@@ -150,6 +157,7 @@ const ExpandIn = z
       "Token budget for all cards (50-200000, default 4000); cards that do not fit are skipped with reason over_budget.",
     ),
     max_card_tokens: S.ExpandBody.shape.max_card_tokens.describe("Max tokens per card (50-4000)."),
+    session_id: sessionId,
   })
   .strict();
 
@@ -159,6 +167,7 @@ const VerifyIn = z
     anchors: S.VerifyBody.shape.anchors.describe(
       "1-500 anchors exactly as a card's anchored_spans: {artifact_id, version, start, end, snippet}; start/end are character offsets [start, end) into that version's content.",
     ),
+    session_id: sessionId,
   })
   .strict();
 

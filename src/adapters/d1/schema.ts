@@ -70,6 +70,8 @@ export const chunkVersions = sqliteTable(
     boundaries: text("boundaries").notNull(),
     /** JSON of the declared edges of this version. */
     edges: text("edges").notNull(),
+    /** JSON of the declared relations ({subject, predicate, object, subject_type?, object_type?}); NULL when none. */
+    relations: text("relations"),
     validFrom: integer("valid_from").notNull(),
     validTo: integer("valid_to"),
     recordedAt: integer("recorded_at").notNull(),
@@ -183,8 +185,14 @@ export const accessEvents = sqliteTable(
     chunkId: text("chunk_id").notNull(),
     channel: text("channel").notNull(),
     at: integer("at").notNull(),
+    /** The caller's session (route / expand / context / verify with `session_id`); NULL without one. */
+    sessionId: text("session_id"),
   },
-  (t) => [index("access_chunk").on(t.archiveId, t.chunkId), index("access_time").on(t.archiveId, t.at)],
+  (t) => [
+    index("access_chunk").on(t.archiveId, t.chunkId),
+    index("access_time").on(t.archiveId, t.at),
+    index("access_session").on(t.archiveId, t.sessionId, t.at),
+  ],
 );
 
 export const sessionEvents = sqliteTable(

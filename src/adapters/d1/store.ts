@@ -207,6 +207,7 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
           entities: JSON.stringify(v.entities),
           boundaries: JSON.stringify(v.boundaries),
           edges: JSON.stringify(v.edges),
+          relations: v.relations?.length ? JSON.stringify(v.relations) : null,
           validFrom: v.validFrom,
           validTo: null,
           recordedAt: v.recordedAt,
@@ -650,10 +651,30 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
     return rows.map((r) => ({ role: r.role, text: r.text, tokens: r.tokens, at: r.at }));
   }
 
-  async record(archiveId: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>): Promise<void> {
-    const rows = events.map((e) => ({ archiveId, chunkId: e.chunk, channel: e.channel, at: e.at }));
-    const stmts = chunked(rows, rowsPerInsert(4)).map((r) => this.db.insert(s.accessEvents).values(r));
+  async record(
+    archiveId: string,
+    events: Array<{ chunk: string; channel: AccessChannel; at: number }>,
+    sessionId?: string | undefined,
+  ): Promise<void> {
+    const session = sessionId ?? null;
+    const rows = events.map((e) => ({ archiveId, chunkId: e.chunk, channel: e.channel, at: e.at, sessionId: session }));
+    const stmts = chunked(rows, rowsPerInsert(5)).map((r) => this.db.insert(s.accessEvents).values(r));
     if (stmts.length) await this.db.batch(stmts as unknown as [Stmt, ...Stmt[]]);
+  }
+
+  /** Reads the index access_session (archive_id, session_id, at). */
+  async recentForSession(
+    archiveId: string,
+    sessionId: string,
+    asOf: number,
+    limit = 64,
+  ): Promise<Array<{ chunk: string; at: number }>> {
+    const rows = await this.db.all<{ chunk_id: string; at: number }>(
+      sql`SELECT chunk_id, MAX(at) AS at FROM access_events
+          WHERE archive_id = ${archiveId} AND session_id = ${sessionId} AND at <= ${asOf}
+          GROUP BY chunk_id ORDER BY at DESC, chunk_id ASC LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({ chunk: r.chunk_id, at: r.at }));
   }
 
   async accessStats(

@@ -45,6 +45,17 @@ const VersionSchema = z.object({
   entities: z.array(z.string()),
   boundaries: z.array(z.string()),
   edges: z.array(EdgeSchema),
+  relations: z
+    .array(
+      z.object({
+        subject: z.string().min(1),
+        predicate: z.string().min(1),
+        object: z.string().min(1),
+        subject_type: z.enum(ENTITY_TYPES).optional(),
+        object_type: z.enum(ENTITY_TYPES).optional(),
+      }),
+    )
+    .optional(),
   valid_from: ms,
   valid_to: msOrNull,
   recorded_at: ms.default(0),
@@ -346,6 +357,7 @@ async function rebuildArtifact(
     entities: declared,
     boundaries: v.boundaries,
     edges: v.edges,
+    ...(v.relations?.length ? { relations: v.relations } : {}),
     valid_from: v.valid_from,
     source: v.source,
   };

@@ -3,6 +3,7 @@
  * (src/feeds/export.ts). Times are epoch milliseconds, exactly as stored.
  */
 import type { EdgeInput } from "../ingest";
+import type { RelationInput } from "../relations";
 
 export const EXPORT_FORMATS = ["json", "csv", "bibtex", "csljson", "markdown", "graphml", "mermaid"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -59,6 +60,8 @@ export interface DumpVersion {
   boundaries: string[];
   /** The declared edges of this version, as stored (weights, validity, context). */
   edges: EdgeInput[];
+  /** The version's relations (OpenIE triples), as stored; absent when it has none. */
+  relations?: RelationInput[] | undefined;
   valid_from: number;
   valid_to: number | null;
   recorded_at: number;

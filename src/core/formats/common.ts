@@ -7,6 +7,7 @@
 import { fail, ok, type Result } from "../errors";
 import { slug } from "../ids";
 import { type ArtifactInput, deriveSynopsis, type EdgeInput, type EntityInput, INGEST_LIMITS } from "../ingest";
+import { RELATION_LIMITS, type RelationInput } from "../relations";
 import type { Deprecation, ImportPlan } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -21,6 +22,8 @@ import type { Deprecation, ImportPlan } from "./types";
  *   max INGEST_LIMITS.maxEdgesPerArtifact;
  * - EntityInputSchema: `id` max 300, `name` max 300, `aliases` max 50 of max 300;
  * - EdgeInputSchema: `target` max 512, `context` max 1000;
+ * - artifactFields `relations` max RELATION_LIMITS.maxRelationsPerArtifact; RelationInputSchema: `subject`,
+ *   `predicate`, `object` max RELATION_LIMITS.maxChars;
  * - DeprecationItem / DeprecateBody: `reason` max 2000;
  * - content: INGEST_LIMITS.maxContentChars (checked by the core, src/core/ingest.ts).
  */
@@ -39,6 +42,8 @@ export const LIMITS = {
   edgeTarget: 512,
   edgeContext: 1000,
   edges: INGEST_LIMITS.maxEdgesPerArtifact,
+  relationPart: RELATION_LIMITS.maxChars,
+  relations: RELATION_LIMITS.maxRelationsPerArtifact,
   reason: 2000,
 } as const;
 
@@ -278,6 +283,18 @@ export function fitArtifact(a: ArtifactInput, skipped: Skipped): ArtifactInput |
   }
   if (edges.length > LIMITS.edges)
     skipped.push({ ref: a.id, reason: `kept ${LIMITS.edges} of ${edges.length} edges (the ingest limit)` });
+  const relations: RelationInput[] = [];
+  for (const r of a.relations ?? []) {
+    const x = {
+      ...r,
+      subject: clipLine(r.subject, LIMITS.relationPart),
+      predicate: clipLine(r.predicate, LIMITS.relationPart),
+      object: clipLine(r.object, LIMITS.relationPart),
+    };
+    if (x.subject && x.predicate && x.object) relations.push(x);
+  }
+  if (relations.length > LIMITS.relations)
+    skipped.push({ ref: a.id, reason: `kept ${LIMITS.relations} of ${relations.length} relations (the ingest limit)` });
   const boundaries = [...new Set((a.boundaries ?? []).map((b) => clipLine(b, LIMITS.boundary)).filter(Boolean))].slice(
     0,
     LIMITS.boundaries,
@@ -292,6 +309,7 @@ export function fitArtifact(a: ArtifactInput, skipped: Skipped): ArtifactInput |
     ...(entities.length ? { entities: entities.slice(0, LIMITS.entities) } : {}),
     ...(boundaries.length ? { boundaries } : {}),
     ...(edges.length ? { edges: edges.slice(0, LIMITS.edges) } : {}),
+    ...(relations.length ? { relations: relations.slice(0, LIMITS.relations) } : {}),
     ...(a.valid_from !== undefined && Number.isFinite(a.valid_from) ? { valid_from: a.valid_from } : {}),
     ...(a.source ? { source: clip(a.source, LIMITS.source) } : {}),
   };
