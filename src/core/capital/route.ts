@@ -104,9 +104,12 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     if (!r.includes(why) && r.length < 6) r.push(why);
     reasons.set(i, r);
   };
+  // An entity seeds its weight spread over its postings (HippoRAG's node specificity): a name in
+  // half the archive (a speaker, a country) adds little mass anywhere; a rare one concentrates it.
   for (const e of qEntities.keys()) {
     const w = rarity(e);
     symTotal += w;
+    const hits: number[] = [];
     const seen = new Set<number>();
     s.postingsAt(
       e,
@@ -115,10 +118,12 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
         if (seen.has(i)) return;
         seen.add(i);
         if (s.visibleAt(i, t)) symWeight.set(i, (symWeight.get(i) ?? 0) + w);
-        addSeed(i, w, `entity:${s.entIds[e]}`);
+        hits.push(i);
       },
       params.maxPostingsPerEntity,
     );
+    const share = w / Math.sqrt(Math.max(1, hits.length));
+    for (const i of hits) addSeed(i, share, `entity:${s.entIds[e]}`);
   }
   for (const i of idChunks) addSeed(i, 1, "identifier");
   const semScore = new Map<number, number>();
@@ -128,7 +133,9 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     semScore.set(i, h.score);
     if (h.score > 0) addSeed(i, h.score, "semantic");
   }
-  const lex = input.terms?.length ? s.lexicalScores(input.terms, t, params.maxPostingsPerTerm) : new Map<number, number>();
+  const lex = input.terms?.length
+    ? s.lexicalScores(input.terms, t, params.maxPostingsPerTerm)
+    : new Map<number, number>();
   let maxLex = 0;
   for (const v of lex.values()) maxLex = Math.max(maxLex, v);
   if (maxLex > 0) {
@@ -160,7 +167,9 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       ? 1
       : Math.max(f.sem, Math.min(1, semScore.get(i) ?? sketchCosine(input.querySketch, s.sketchOf(i))));
     const lx = maxLex <= 0 ? 1 : Math.max(f.lex, (lex.get(i) ?? 0) / maxLex);
-    const sym = symTotal <= 0 ? 1 : Math.max(f.sym, Math.min(1, (symWeight.get(i) ?? 0) / symTotal));
+    // Each query entity the head lacks demotes it by floor^rarity: missing a rare name costs the
+    // whole floor, missing a name half the archive carries (a speaker, a country) almost nothing.
+    const sym = symTotal <= 0 ? 1 : f.sym ** Math.max(0, symTotal - (symWeight.get(i) ?? 0));
     const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, (ppr.mass.get(i) ?? 0) / maxMass);
     const rec = Math.max(f.rec, recency(i));
     return { sem, lex: lx, sym, graph, rec };

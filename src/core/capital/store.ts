@@ -5,8 +5,8 @@
  * typed arrays, never as per-node JS objects: see stats() for the measured bytes per head.
  */
 import { canonicalPaperId, normAlias, slug } from "../ids";
-import { BM25_B, BM25_K1, parseDocTerms, termHash } from "../text/lexical";
 import { fromBase64, SKETCH_BYTES } from "../sketch";
+import { BM25_B, BM25_K1, parseDocTerms, termHash } from "../text/lexical";
 import {
   CHUNK_KINDS,
   type ChangeOp,
@@ -593,7 +593,8 @@ export class CapitalStore {
     this.growDocs(d + 1);
     this.docNode[d] = i;
     this.docFrom[d] = validFrom;
-    this.docTo[d] = ((this.flags[i] as number) & DEPRECATED) !== 0 ? (this.endAt[i] as number) : Number.POSITIVE_INFINITY;
+    this.docTo[d] =
+      ((this.flags[i] as number) & DEPRECATED) !== 0 ? (this.endAt[i] as number) : Number.POSITIVE_INFINITY;
     this.docLen[d] = len;
     this.nodeDoc[i] = d;
     if (this.docTo[d] === Number.POSITIVE_INFINITY) {
@@ -671,7 +672,12 @@ export class CapitalStore {
         }
         for (const b of op.boundaries) this.addPosting(this.entityOf(`boundary:${b}`), i, had);
         if (op.terms !== undefined) this.addLexicalDoc(i, op.terms, op.len ?? 0, op.validFrom);
-        this.linkMentions(i, ents, (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)), op.validFrom);
+        this.linkMentions(
+          i,
+          ents,
+          (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)),
+          op.validFrom,
+        );
         return;
       }
       case "head.deprecate": {
@@ -1057,7 +1063,13 @@ function serializeStore(s: CapitalStore): Uint8Array {
   }
   const header = {
     v: 2,
-    lex: { docCount: s.docCount, openDocs: s.openDocs, openLen: s.openLen, termCount: s.termCount, blkCount: s.blkCount },
+    lex: {
+      docCount: s.docCount,
+      openDocs: s.openDocs,
+      openLen: s.openLen,
+      termCount: s.termCount,
+      blkCount: s.blkCount,
+    },
     owners: [...s.owners.entries()],
     seq: s.seq,
     params: s.params,
@@ -1153,7 +1165,8 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
   s.slotType = new Uint8Array(raw("slotType"));
   // Version 1 kept edge validity in Int32 minutes (rounded up); version 2 in exact ms.
   const minutes = (m: number) => (m <= -2147483647 ? OPEN_FROM : m >= 2147483646 ? OPEN_TO : m * 60_000);
-  s.slotFrom = h.v >= 2 ? new Float64Array(raw("slotFrom")) : Float64Array.from(new Int32Array(raw("slotFrom")), minutes);
+  s.slotFrom =
+    h.v >= 2 ? new Float64Array(raw("slotFrom")) : Float64Array.from(new Int32Array(raw("slotFrom")), minutes);
   s.slotsUsed = h.slotsUsed;
   s.liveSlots = h.liveSlots;
   s.closed = new Map(

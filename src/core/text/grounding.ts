@@ -18,6 +18,8 @@ export const MAX_GROUNDED_PER_VERSION = 48;
 export const MAX_SPANS_PER_NAME = 3;
 /** A title of more than this many words is a sentence, not a name, and owns no concept. */
 export const MAX_TITLE_WORDS = 12;
+/** Longest name kept, in characters. */
+const MAX_NAME_CHARS = 120;
 /** Longest name run kept (longer runs are headline-cased text, not names). */
 const MAX_RUN_WORDS = 8;
 
@@ -111,85 +113,91 @@ function sentenceStart(text: string, at: number): boolean {
  * is also capitalised mid-sentence somewhere in the text (so "Born in ..." grounds nothing).
  */
 export function findNames(text: string): NameMention[] {
-  type Word = { w: string; start: number; end: number; cap: boolean; initial: boolean; idx: number };
-  const words: Word[] = [];
+  // Words as parallel number arrays (no object per word: a 2 MiB text has ~400k words).
+  const ws: number[] = [];
+  const we: number[] = [];
+  const cap: boolean[] = [];
+  const initial: boolean[] = [];
   const midCaps = new Set<string>();
   for (const m of text.matchAll(WORD)) {
     const start = m.index ?? 0;
-    let w = m[0];
-    if (POSSESSIVE.test(w)) w = w.slice(0, -2);
-    const cap = UPPER_START.test(w) && HAS_LETTER.test(w);
-    const initial = sentenceStart(text, start);
-    if (cap && !initial) midCaps.add(w.toLowerCase());
-    words.push({ w, start, end: start + w.length, cap, initial, idx: words.length });
+    let len = m[0].length;
+    if (len > 2 && POSSESSIVE.test(m[0].slice(-2))) len -= 2;
+    const w = m[0].slice(0, len);
+    const c = len <= MAX_NAME_CHARS && UPPER_START.test(w) && HAS_LETTER.test(w);
+    const ini = sentenceStart(text, start);
+    if (c && !ini) midCaps.add(w.toLowerCase());
+    ws.push(start);
+    we.push(start + len);
+    cap.push(c);
+    initial.push(ini);
   }
+  const word = (k: number) => text.slice(ws[k] as number, we[k] as number);
+  const gapOf = (k: number) => text.slice(we[k] as number, ws[k + 1] as number);
   const out: NameMention[] = [];
   const emit = (from: number, to: number) => {
     let a = from;
-    const first = words[a];
-    if (!first) return;
-    const lw0 = first.w.toLowerCase();
+    if (a >= ws.length) return;
+    const lw0 = word(a).toLowerCase();
     // A sentence opener is not part of the name: "The ...", "However ...", and "Members of Congress"
     // (an initial word never capitalised mid-sentence, followed by a joiner other than "and").
-    if (first.initial && (STOPWORDS.has(lw0) || NOT_NAMES.has(lw0))) a++;
-    else if (first.initial && !midCaps.has(lw0) && a < to && !(words[a + 1] as Word).cap && (words[a + 1] as Word).w !== "and")
-      a++;
+    if (initial[a] && (STOPWORDS.has(lw0) || NOT_NAMES.has(lw0))) a++;
+    else if (initial[a] && !midCaps.has(lw0) && a < to && !cap[a + 1] && word(a + 1) !== "and") a++;
     // Joiners never start or end a name; nor do calendar words ("University of Chicago in May").
-    while (a <= to && !(words[a] as Word).cap) a++;
+    while (a <= to && !cap[a]) a++;
     let b = to;
-    while (b >= a && (!(words[b] as Word).cap || NOT_NAMES.has((words[b] as Word).w.toLowerCase()))) b--;
+    while (b >= a && (!cap[b] || NOT_NAMES.has(word(b).toLowerCase()))) b--;
     if (b < a || b - a + 1 > MAX_RUN_WORDS) return;
-    const wa = words[a] as Word;
-    const wb = words[b] as Word;
+    // No name is longer than this; longer runs are tokens glued by punctuation ("A.B.C.…").
+    if ((we[b] as number) - (ws[a] as number) > MAX_NAME_CHARS) return;
     if (a === b) {
-      const lw = wa.w.toLowerCase();
-      if (STOPWORDS.has(lw) || NOT_NAMES.has(lw) || wa.w.length < 2) return;
-      if (wa.initial && !midCaps.has(lw)) return;
+      const lw = word(a).toLowerCase();
+      if (STOPWORDS.has(lw) || NOT_NAMES.has(lw) || lw.length < 2) return;
+      // A sentence-initial word is a name when it is capitalised mid-sentence elsewhere, or when it
+      // labels what follows ("Caroline: I went ..."), as speaker turns and transcripts do.
+      if (initial[a] && !midCaps.has(lw) && text[we[a] as number] !== ":") return;
     }
-    const surface = text.slice(wa.start, wb.end);
+    const surface = text.slice(ws[a] as number, we[b] as number);
     const norm = normAlias(surface);
-    if (norm) out.push({ text: surface, norm, start: wa.start, end: wb.end });
+    if (norm) out.push({ text: surface, norm, start: ws[a] as number, end: we[b] as number });
   };
   let i = 0;
-  while (i < words.length) {
-    const first = words[i] as Word;
-    if (!first.cap) {
+  while (i < ws.length) {
+    if (!cap[i]) {
       i++;
       continue;
     }
     // Extend the run: capitalised words, or 1-2 joiners followed by a capitalised word, no break.
     let j = i;
-    while (j + 1 < words.length) {
-      const gap = text.slice((words[j] as Word).end, (words[j + 1] as Word).start);
+    while (j + 1 < ws.length) {
+      const gap = gapOf(j);
       if (gap.length > 3 || /[^\s'\u2019-]/u.test(gap)) break;
-      const next = words[j + 1] as Word;
-      if (next.cap && !next.initial) {
+      if (cap[j + 1] && !initial[j + 1]) {
         j++;
         continue;
       }
       let k = j + 1;
       let joins = 0;
-      while (k < words.length && joins < 2 && JOINERS.has((words[k] as Word).w)) {
-        const g = text.slice((words[k - 1] as Word).end, (words[k] as Word).start);
-        if (/[^\s]/u.test(g)) break;
+      while (k < ws.length && joins < 2 && JOINERS.has(word(k))) {
+        if (/[^\s]/u.test(gapOf(k - 1))) break;
         k++;
         joins++;
       }
-      const after = words[k];
-      if (joins > 0 && after?.cap && !after.initial && /^\s+$/u.test(text.slice((words[k - 1] as Word).end, after.start))) {
+      if (joins > 0 && k < ws.length && cap[k] && !initial[k] && /^\s+$/u.test(gapOf(k - 1))) {
         j = k;
         continue;
       }
       break;
     }
+    const first = i;
     i = j + 1;
     // The whole run ("Kiss and Tell"), and when "and" joins it, each side ("Scott Derrickson",
     // "Ed Wood"): which one names something is decided by the archive, not here.
-    emit(first.idx, j);
-    let segStart = first.idx;
+    emit(first, j);
+    let segStart = first;
     let split = false;
-    for (let k = first.idx; k <= j; k++) {
-      if ((words[k] as Word).w === "and") {
+    for (let k = first; k <= j; k++) {
+      if (word(k) === "and") {
         emit(segStart, k - 1);
         segStart = k + 1;
         split = true;
@@ -206,8 +214,14 @@ export function findNames(text: string): NameMention[] {
  * Extra names (e.g. relation arguments an OpenIE tool extracted) are grounded too, without spans
  * unless they occur verbatim.
  */
-export function groundContent(content: string, extraNames: string[] = []): GroundedEntity[] {
+export function groundContent(content: string, extraNames: string[] = [], title = ""): GroundedEntity[] {
   const byId = new Map<string, GroundedEntity>();
+  // Names in the title ("Caroline, 8 May 2023" names Caroline) belong to the chunk too; a title is
+  // short and cased on purpose, so its first word counts like any other. They carry no content span.
+  for (const m of findNames(`, ${title}`)) {
+    const id = conceptId(m.text);
+    if (id && !byId.has(id) && byId.size < MAX_GROUNDED_PER_VERSION) byId.set(id, { id, name: m.text, spans: [] });
+  }
   for (const m of findNames(content)) {
     const id = conceptId(m.text);
     if (!id) continue;
