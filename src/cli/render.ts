@@ -65,7 +65,7 @@ export function renderRoute(query: string, r: RouteResponse, maxCandidates = 10)
     out.push("candidates (per-expert scores):");
     out.push(
       table([
-        ["  #", "chunk@version", "kind", "score", "sem", "sym", "graph", "rec"],
+        ["  #", "chunk@version", "kind", "score", "sem", "lex", "sym", "graph", "rec"],
         ...r.candidates
           .slice(0, maxCandidates)
           .map((c, i) => [
@@ -74,6 +74,7 @@ export function renderRoute(query: string, r: RouteResponse, maxCandidates = 10)
             c.kind,
             c.score.toFixed(4),
             c.experts.sem.toFixed(3),
+            c.experts.lex.toFixed(3),
             c.experts.sym.toFixed(3),
             c.experts.graph.toFixed(3),
             c.experts.rec.toFixed(3),

@@ -6,6 +6,8 @@
 import { type Failure, fail, ok, type Result } from "./errors";
 import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "./ids";
 import { normaliseRelations, type RelationInput, relationEntities } from "./relations";
+import { groundContent, titleConcept } from "./text/grounding";
+import { docTerms } from "./text/lexical";
 import { splitSentences } from "./text/sentences";
 import { truncateToTokens } from "./text/tokenizer";
 import type { ChangeOp, ChunkKind, EdgeType, EntityType } from "./types";
@@ -74,6 +76,8 @@ export interface VersionRow {
   content: string;
   contentChars: number;
   entities: string[];
+  /** Names the analyser grounded in this version's content: entity and exact [start, end) spans. */
+  mentions: Array<{ entity: string; spans: Array<[number, number]> }>;
   boundaries: string[];
   edges: EdgeInput[];
   /** Normalised relations of this version (absent when it has none). */
@@ -153,7 +157,15 @@ export interface NormalisedArtifact {
   input: ArtifactInput;
   synopsis: string;
   entityRows: Array<EntityRow & { aliases: string[] }>;
+  /** Declared and identifier entities: part of the artifact's identity (its hash). */
   entityIds: string[];
+  /**
+   * Derived by the ingest analyser from the content and title, not part of the hash (re-ingesting
+   * the same artifact is a no-op even if the analyser improves): grounded names with their spans,
+   * and the concepts the chunk itself is named by.
+   */
+  grounded: Array<{ id: string; spans: Array<[number, number]> }>;
+  owns: string[];
   boundaries: string[];
   edges: Array<Required<Pick<EdgeInput, "type" | "target" | "weight">> & EdgeInput>;
   /** normaliseRelations of the input's relations; absent when it has none. */
@@ -219,11 +231,20 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
     seenEdge.add(key);
     edges.push({ ...e, weight: e.weight ?? 1 });
   }
+  const owns: string[] = [];
+  if (selfId) owns.push(selfId);
+  const titled = titleConcept(a.title);
+  if (titled && !owns.includes(titled)) owns.push(titled);
+  const grounded = groundContent(a.content, [], a.title)
+    .filter((g) => !entityRows.has(g.id))
+    .map((g) => ({ id: g.id, spans: g.spans }));
   return ok({
     input: a,
     synopsis: a.synopsis?.trim() || deriveSynopsis(a.title, a.content),
     entityRows: [...entityRows.values()],
     entityIds: [...entityRows.keys()].sort(),
+    grounded,
+    owns,
     boundaries: [...new Set((a.boundaries ?? []).map(normBoundary).filter(Boolean))].sort(),
     edges: edges.sort((x, y) => (x.type + x.target < y.type + y.target ? -1 : 1)),
     ...(relations ? { relations } : {}),
@@ -359,6 +380,7 @@ export async function planIngest(
       content: a.content,
       contentChars: a.content.length,
       entities: norm.entityIds,
+      mentions: norm.grounded.map((g) => ({ entity: g.id, spans: g.spans })),
       boundaries: norm.boundaries,
       edges: norm.edges,
       ...(norm.relations ? { relations: norm.relations } : {}),
@@ -393,9 +415,11 @@ export async function planIngest(
       version,
       validFrom,
       recordedAt: now,
-      entities: norm.entityIds,
+      entities: [...new Set([...norm.entityIds, ...norm.owns, ...norm.grounded.map((g) => g.id)])],
       boundaries: norm.boundaries,
       sketch: await sketchOf(`${a.title}. ${norm.synopsis}`),
+      ...docTerms(a.title, a.content),
+      ...(norm.owns.length ? { owns: norm.owns } : {}),
     });
 
     // Temporal edges: keep unchanged open edges, close dropped/changed ones at this version's start.

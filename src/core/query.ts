@@ -15,6 +15,7 @@ import type {
   VersionReader,
 } from "./ports";
 import { simhash } from "./sketch";
+import { queryTerms } from "./text/lexical";
 import { extractMentions } from "./text/mentions";
 import { countTokens } from "./text/tokenizer";
 import type { AnchoredSpan, EdgeType, EvidenceCard, RouteResult, SemanticHit } from "./types";
@@ -130,6 +131,7 @@ export async function routeQuery(deps: QueryDeps, req: RouteRequest): Promise<Ro
     boundaries: (req.boundaries ?? []).map((b) => b.trim().toLowerCase().replace(/\s+/g, "-")),
     semantic,
     querySketch: simhash(vec),
+    terms: queryTerms(req.query),
     asOf,
     now,
     preferEdges: preferredEdges(req.query),

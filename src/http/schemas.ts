@@ -62,6 +62,18 @@ export const KernelParamsSchema = z
     pushEpsilon: z.number().min(1e-6).max(0.1),
     maxFrontier: z.number().int().min(16).max(16384),
     maxPostingsPerEntity: z.number().int().min(16).max(8192),
+    maxPostingsPerTerm: z.number().int().min(16).max(65536),
+    lexicalSeeds: z.number().int().min(0).max(1000),
+    weights: z
+      .object({
+        sem: z.number().min(0).max(4),
+        lex: z.number().min(0).max(4),
+        sym: z.number().min(0).max(4),
+        graph: z.number().min(0).max(4),
+        rec: z.number().min(0).max(4),
+      })
+      .partial()
+      .openapi({ description: "exponents of the experts in the product of experts (0 turns one off)" }),
   })
   .partial()
   .openapi("KernelParams");
@@ -366,7 +378,7 @@ export const CandidateSchema = z
     kind: z.string(),
     version: z.number(),
     score: z.number(),
-    experts: z.object({ sem: z.number(), sym: z.number(), graph: z.number(), rec: z.number() }),
+    experts: z.object({ sem: z.number(), lex: z.number(), sym: z.number(), graph: z.number(), rec: z.number() }),
     mass: z.number(),
   })
   .openapi("Candidate");
@@ -432,7 +444,7 @@ export const RouteResponse = z
           kind: "paper",
           version: 1,
           score: 0.82,
-          experts: { sem: 0.71, sym: 1, graph: 0.4, rec: 0.2 },
+          experts: { sem: 0.71, lex: 0.9, sym: 1, graph: 0.4, rec: 0.2 },
           mass: 0.31,
         },
       ],

@@ -407,7 +407,7 @@ export const TOOLS: McpTool[] = [
     title: "Rank chunks without reading them",
     description:
       "Head-only routing (reads no content, cheap): ranks the archive's chunks for a query. Returns candidates " +
-      "({chunk, kind, version, score, experts {sem, sym, graph, rec}, mass}; score is the product of the four experts, each in (0, 1]), " +
+      "({chunk, kind, version, score, experts {sem, lex, sym, graph, rec}, mass}; score is the weighted product of the five experts, each in (0, 1]), " +
       "selected (the router's pick: {chunk, version, score, depth, via} where via is the edge type it was reached by, null for a direct hit), " +
       "as_of (ISO) and trace (mentions, seeds, diffusion mass, router steps, timings in ms). Use it to see what the archive would pick " +
       "and why, or to choose ids for `expand`; use `context` to get evidence to read. Read-only.",

@@ -54,10 +54,10 @@ describe("names in plain text", () => {
     const time = (s: string) => Math.min(once(s), once(s), once(s));
     for (const unit of ["Aa ", "Aa of ", "A", " ", "Aa'", "of the and ", "X.Y.Z.", "Aa: "]) {
       time(unit.repeat(2000));
-      const small = Math.max(10, time(unit.repeat(10_000)));
+      const small = Math.max(5, time(unit.repeat(5_000)));
       const big = time(unit.repeat(80_000));
-      // 8x the input; quadratic growth would be ~64x.
-      expect(big / small).toBeLessThan(32);
+      // 16x the input: linear growth is ~16x, quadratic ~256x; 64x leaves room for a loaded machine.
+      expect(big / small).toBeLessThan(64);
     }
   }, 60_000);
 });

@@ -161,7 +161,7 @@ describe("MCP: every tool, end to end", () => {
     const routed = await ok(client, "route", { archive: id, query: "How does HippoRAG use Personalized PageRank?" });
     expect(routed.as_of).toMatch(ISO);
     expect(routed.candidates[0].chunk).toBe(HIPPO.id);
-    expect(Object.keys(routed.candidates[0].experts).sort()).toEqual(["graph", "rec", "sem", "sym"]);
+    expect(Object.keys(routed.candidates[0].experts).sort()).toEqual(["graph", "lex", "rec", "sem", "sym"]);
     expect(routed.trace.mentions.map((m: Json) => m.entity)).toContain("method:hipporag");
 
     const ctx = await ok(client, "context", {

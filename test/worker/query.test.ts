@@ -29,7 +29,7 @@ describe("route", () => {
     expect(r.status).toBe(200);
     const top = r.body.candidates[0];
     expect(["arxiv:2405.14831", "arxiv:2405.14831#method"]).toContain(top.chunk);
-    for (const k of ["sem", "sym", "graph", "rec"]) expect(top.experts[k]).toBeGreaterThan(0);
+    for (const k of ["sem", "lex", "sym", "graph", "rec"]) expect(top.experts[k]).toBeGreaterThan(0);
     const t = r.body.trace;
     expect(t.mentions.some((m: { entity: string }) => m.entity === "method:hipporag")).toBe(true);
     expect(t.seeds.length).toBeGreaterThan(0);

@@ -72,6 +72,11 @@ export const chunkVersions = sqliteTable(
     edges: text("edges").notNull(),
     /** JSON of the declared relations ({subject, predicate, object, subject_type?, object_type?}); NULL when none. */
     relations: text("relations"),
+    /**
+     * JSON [{entity, spans: [[start, end], ...]}] of the names the ingest analyser grounded in this
+     * version's content (concept entities; spans are exact offsets of the content); NULL when none.
+     */
+    mentions: text("mentions"),
     validFrom: integer("valid_from").notNull(),
     validTo: integer("valid_to"),
     recordedAt: integer("recorded_at").notNull(),

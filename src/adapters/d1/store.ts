@@ -208,6 +208,7 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
           boundaries: JSON.stringify(v.boundaries),
           edges: JSON.stringify(v.edges),
           relations: v.relations?.length ? JSON.stringify(v.relations) : null,
+          mentions: v.mentions.length ? JSON.stringify(v.mentions) : null,
           validFrom: v.validFrom,
           validTo: null,
           recordedAt: v.recordedAt,

@@ -5,6 +5,7 @@ import {
   type AccessChannel,
   DEFAULT_PARAMS,
   type KernelParams,
+  mergeParams,
   type RouteInput,
   type RouteResult,
 } from "../../core/types";
@@ -64,7 +65,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   private async rebuild(archiveId: string): Promise<CapitalStore> {
     const t0 = performance.now();
     const archive = await this.d1.getArchive(archiveId);
-    this.params = { ...DEFAULT_PARAMS, ...((archive?.params ?? {}) as Partial<KernelParams>) };
+    this.params = mergeParams((archive?.params ?? {}) as Parameters<typeof mergeParams>[0]);
     const snap = await this.d1.latestSnapshot(archiveId);
     let store: CapitalStore | null = null;
     let snapshotBytes = 0;
