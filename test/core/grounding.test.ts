@@ -56,8 +56,9 @@ describe("names in plain text", () => {
       time(unit.repeat(2000));
       const small = Math.max(5, time(unit.repeat(5_000)));
       const big = time(unit.repeat(80_000));
-      // 16x the input: linear growth is ~16x, quadratic ~256x; 64x leaves room for a loaded machine.
-      expect(big / small).toBeLessThan(64);
+      // 16x the input: linear growth is ~16x, quadratic ~256x; 100x leaves room for garbage
+      // collection and a loaded machine (measured alone: 6-30x).
+      expect(big / small).toBeLessThan(100);
     }
   }, 60_000);
 });
