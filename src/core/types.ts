@@ -71,6 +71,8 @@ export interface KernelParams {
   maxPostingsPerEntity: number;
   /** Lexical postings read per query term (newest first): bounds BM25 work at any archive size. */
   maxPostingsPerTerm: number;
+  /** Lexical postings read per query over all its terms, rarest terms first. */
+  maxLexicalPostings: number;
   /** Lexical hits that become seeds (the best BM25 scores). */
   lexicalSeeds: number;
   /**
@@ -96,6 +98,8 @@ export const DEFAULT_PARAMS: KernelParams = {
   routerBeam: 8,
   maxPostingsPerEntity: 512,
   maxPostingsPerTerm: 8192,
+  // 8 terms of the largest posting lists, or ~100 ordinary ones: ~1-3 ms of scoring (bench).
+  maxLexicalPostings: 65_536,
   lexicalSeeds: 100,
   // Chosen by the worst margin over BM25 across HotpotQA (R@5) and LoCoMo (R@10) in an in-process
   // sweep of 10 settings: with the local hashed head embedder the semantic factor only cost recall

@@ -63,6 +63,7 @@ export const KernelParamsSchema = z
     maxFrontier: z.number().int().min(16).max(16384),
     maxPostingsPerEntity: z.number().int().min(16).max(8192),
     maxPostingsPerTerm: z.number().int().min(16).max(65536),
+    maxLexicalPostings: z.number().int().min(256).max(1_048_576),
     lexicalSeeds: z.number().int().min(0).max(1000),
     weights: z
       .object({

@@ -119,6 +119,16 @@ describe("lexical expert (BM25 over each version's bag of terms)", () => {
     expect([...byChunk(s, s.lexicalScores(["common"], 1000, 16)).keys()]).toContain("d99");
   });
 
+  it("scores the rarest query terms first and stops when the postings budget is spent", () => {
+    const s = build([
+      ...Array.from({ length: 50 }, (_, i) => head(`c${i}`, 1, 100, "common")),
+      head("r", 1, 100, "common rare"),
+    ]);
+    // Budget 1: only "rare" (df 1) is scored, "common" (df 51) is skipped.
+    expect([...byChunk(s, s.lexicalScores(["common", "rare"], 1000, 8192, 1)).keys()]).toEqual(["r"]);
+    expect(s.lexicalScores(["common", "rare"], 1000, 8192).size).toBe(51);
+  });
+
   it("routes a rare word found beyond the head (seeds with reason 'lexical', lex expert 1 on the best)", () => {
     const s = build(Object.entries(docs).map(([id, t]) => head(id, 1, 100, t)));
     const r = route(s, input({ terms: queryTerms("museums") }));

@@ -134,7 +134,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     if (h.score > 0) addSeed(i, h.score, "semantic");
   }
   const lex = input.terms?.length
-    ? s.lexicalScores(input.terms, t, params.maxPostingsPerTerm)
+    ? s.lexicalScores(input.terms, t, params.maxPostingsPerTerm, params.maxLexicalPostings)
     : new Map<number, number>();
   let maxLex = 0;
   for (const v of lex.values()) maxLex = Math.max(maxLex, v);

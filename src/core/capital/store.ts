@@ -608,16 +608,30 @@ export class CapitalStore {
    * Okapi BM25 (k1 1.2, b 0.75) of the heads visible at t whose version's bag holds the query terms;
    * IDF = ln(1 + (N - df + 0.5) / (df + 0.5)) with N the open documents. At most `maxPostings`
    * postings are read per term, newest first, so a query costs O(terms x maxPostings) at any size.
+   * Terms are scored rarest first until `budget` postings have been read.
    * Returns node -> score.
    * @internal
    */
-  lexicalScores(queryTerms: string[], t: number, maxPostings: number): Map<number, number> {
+  lexicalScores(
+    queryTerms: string[],
+    t: number,
+    maxPostings: number,
+    budget = Number.POSITIVE_INFINITY,
+  ): Map<number, number> {
     const out = new Map<number, number>();
     const n = Math.max(1, this.openDocs);
     const avg = this.openDocs > 0 ? Math.max(1, this.openLen / this.openDocs) : 1;
-    for (const q of queryTerms) {
+    // Rarest terms first (they carry the most IDF); stop once the postings budget is spent.
+    const known: number[] = [];
+    for (const q of new Set(queryTerms)) {
       const term = this.termIndex.get(termHash(q));
-      if (term === undefined) continue;
+      if (term !== undefined) known.push(term);
+    }
+    known.sort((a, b) => (this.termDf[a] as number) - (this.termDf[b] as number) || a - b);
+    let spent = 0;
+    for (const term of known) {
+      if (spent >= budget) break;
+      spent += Math.min(maxPostings, this.termDf[term] as number);
       const df = Math.min(n, this.termDf[term] as number);
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       let read = 0;

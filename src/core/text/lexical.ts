@@ -17,8 +17,12 @@ export const TITLE_WEIGHT = 2;
  * frequent stems, which bounds postings at 200 x 5 bytes per version whatever the content size.
  */
 export const MAX_TERMS_PER_VERSION = 200;
-/** Query terms used for lexical scoring (distinct stems, in query order). */
-export const MAX_QUERY_TERMS = 32;
+/**
+ * Distinct query stems sent to the capital chunk (a pasted abstract has ~100-200). The chunk scores
+ * the rarest first within a postings budget (KernelParams.maxLexicalPostings), so a long query costs
+ * no more than a short one.
+ */
+export const MAX_QUERY_TERMS = 256;
 /** tf is stored in one byte. */
 const MAX_TF = 255;
 
