@@ -109,6 +109,8 @@ export interface NeighbourInfo {
 }
 
 const RING = 64;
+/** Entity postings per pooled block. */
+const P_BLOCK = 4;
 /** Postings per lexical block. */
 const LEX_BLOCK = 8;
 /** Heads linked per derived `mentions` step (a new owner from its mentioners, a mention to owners). */
@@ -161,9 +163,17 @@ export class CapitalStore {
   /** @internal */ entMergedInto: number[] = [];
   /** @internal */ entMergedAt: number[] = [];
   /** @internal */ mergedFrom = new Map<number, number[]>();
-  /** Postings per entity: node indexes, append-only (Int32Array with a length). */
-  /** @internal */ postings: Int32Array[] = [];
-  /** @internal */ postLen: number[] = [];
+  /**
+   * Postings per entity (node indexes, append-only) in one pooled block chain, 4 postings a block,
+   * newest block first: an entity costs 8 bytes plus its blocks, with no object of its own (a
+   * plain-text archive grounds ~8 names per head, most of them named once).
+   */
+  /** @internal */ entHead: Int32Array = new Int32Array(0);
+  /** @internal */ entLen: Int32Array = new Int32Array(0);
+  /** @internal */ pNext: Int32Array = new Int32Array(0);
+  /** @internal */ pFill: Uint8Array = new Uint8Array(0);
+  /** @internal */ pNode: Int32Array = new Int32Array(0);
+  /** @internal */ pCount = 0;
   /** @internal */ aliases = new Map<string, AliasEntry[]>();
   /** @internal */ aliasCount = 0;
 
@@ -249,26 +259,70 @@ export class CapitalStore {
       this.entTypes.push("concept");
       this.entMergedInto.push(-1);
       this.entMergedAt.push(Number.POSITIVE_INFINITY);
-      this.postings.push(new Int32Array(4));
-      this.postLen.push(0);
+      if (e >= this.entHead.length) {
+        const c = Math.max(256, this.entHead.length * 2);
+        const h = new Int32Array(c).fill(-1);
+        h.set(this.entHead);
+        this.entHead = h;
+        this.entLen = growI32(this.entLen, c);
+      }
+      this.entHead[e] = -1;
+      this.entLen[e] = 0;
       this.entIndex.set(id, e);
     }
     return e;
   }
 
+  /** @internal Postings of entity e (without merges). */
+  postCount(e: number): number {
+    return (this.entLen[e] as number) | 0;
+  }
+
+  /** @internal Visit e's postings newest first until `visit` returns false or `cap` were visited. */
+  eachPosting(e: number, cap: number, visit: (node: number) => boolean | undefined): number {
+    let seen = 0;
+    for (let b = this.entHead[e] as number; b >= 0 && seen < cap; b = this.pNext[b] as number) {
+      for (let k = (this.pFill[b] as number) - 1; k >= 0 && seen < cap; k--) {
+        seen++;
+        if (visit(this.pNode[b * P_BLOCK + k] as number) === false) return seen;
+      }
+    }
+    return seen;
+  }
+
   private addPosting(e: number, node: number, scan: boolean) {
-    const len = this.postLen[e] as number;
-    let arr = this.postings[e] as Int32Array;
     if (scan) {
       // Only revisions re-add entities; new heads skip this O(df) check.
-      for (let i = 0; i < len; i++) if (arr[i] === node) return;
+      let found = false;
+      this.eachPosting(e, Number.POSITIVE_INFINITY, (n) => {
+        if (n === node) found = true;
+        return !found;
+      });
+      if (found) return;
     }
-    if (len === arr.length) {
-      arr = growI32(arr, arr.length * 2);
-      this.postings[e] = arr;
+    this.pushPosting(e, node);
+  }
+
+  /** @internal */
+  pushPosting(e: number, node: number) {
+    let b = this.entHead[e] as number;
+    if (b < 0 || (this.pFill[b] as number) >= P_BLOCK) {
+      const nb = this.pCount++;
+      if (nb >= this.pNext.length) {
+        const c = Math.max(256, this.pNext.length * 2);
+        this.pNext = growI32(this.pNext, c);
+        this.pFill = growU8(this.pFill, c);
+        this.pNode = growI32(this.pNode, c * P_BLOCK);
+      }
+      this.pNext[nb] = b;
+      this.pFill[nb] = 0;
+      this.entHead[e] = nb;
+      b = nb;
     }
-    arr[len] = node;
-    this.postLen[e] = len + 1;
+    const k = this.pFill[b] as number;
+    this.pNode[b * P_BLOCK + k] = node;
+    this.pFill[b] = k + 1;
+    this.entLen[e] = (this.entLen[e] as number) + 1;
   }
 
   // ------------------------------------------------------------------ visibility
@@ -516,14 +570,13 @@ export class CapitalStore {
       list.push(i);
       this.owners.set(e, list);
       const others = new Set(list);
-      const arr = this.postings[e] as Int32Array;
       let linked = 0;
-      for (let k = (this.postLen[e] as number) - 1; k >= 0 && linked < MAX_MENTION_LINKS; k--) {
-        const p = arr[k] as number;
-        if (others.has(p)) continue;
+      this.eachPosting(e, Number.POSITIVE_INFINITY, (p) => {
+        if (others.has(p)) return true;
         this.addEdgeIdx(p, i, MENTIONS, 1, at, null);
         linked++;
-      }
+        return linked < MAX_MENTION_LINKS;
+      });
     }
   }
 
@@ -792,7 +845,7 @@ export class CapitalStore {
       // A name grounded in content is an entity without alias rows: its id is the name's slug.
       const s = slug(id);
       const concept = s ? this.entIndex.get(`concept:${s}`) : undefined;
-      if (concept === undefined || (this.postLen[concept] as number) === 0) return [];
+      if (concept === undefined || this.postCount(concept) === 0) return [];
       const m = this.followMerges(concept, t);
       return [{ e: m.e, via: m.merged ? "merge" : "grounded" }];
     }
@@ -830,9 +883,11 @@ export class CapitalStore {
     const stack = [e];
     while (stack.length) {
       const cur = stack.pop() as number;
-      const arr = this.postings[cur] as Int32Array;
       // Most recent first: the newest postings are the likeliest to be visible and relevant.
-      for (let k = (this.postLen[cur] as number) - 1; k >= 0 && seen < cap; k--, seen++) visit(arr[k] as number);
+      seen += this.eachPosting(cur, cap - seen, (node) => {
+        visit(node);
+        return true;
+      });
       for (const f of this.mergedFrom.get(cur) ?? []) if ((this.entMergedAt[f] as number) <= t) stack.push(f);
     }
     return seen;
@@ -840,8 +895,8 @@ export class CapitalStore {
 
   /** @internal */
   docFreq(e: number): number {
-    let n = this.postLen[e] as number;
-    for (const f of this.mergedFrom.get(e) ?? []) n += this.postLen[f] as number;
+    let n = this.postCount(e);
+    for (const f of this.mergedFrom.get(e) ?? []) n += this.postCount(f);
     return n;
   }
 
@@ -916,8 +971,12 @@ export class CapitalStore {
       this.slotType.byteLength +
       this.slotFrom.byteLength +
       closedBytes;
-    let postings = 0;
-    for (const p of this.postings) postings += p.byteLength + 64;
+    const postings =
+      this.entHead.byteLength +
+      this.entLen.byteLength +
+      this.pNext.byteLength +
+      this.pFill.byteLength +
+      this.pNode.byteLength;
     const lexical =
       this.docNode.byteLength +
       this.docFrom.byteLength +
@@ -1026,17 +1085,24 @@ function serializeStore(s: CapitalStore): Uint8Array {
   // and the next insert into a node relocates it with room to grow.
   s.compactSlots(true);
   const { slotDst, slotW, slotType, slotFrom } = s;
+  // Entity postings are packed oldest first per entity (the order they were appended).
+  const ne = s.entIds.length;
   let postTotal = 0;
-  for (const l of s.postLen) postTotal += l;
+  for (let e = 0; e < ne; e++) postTotal += s.postCount(e);
   const postPacked = new Int32Array(postTotal);
-  const postOffsets = new Int32Array(s.postLen.length + 1);
+  const postOffsets = new Int32Array(ne + 1);
   let p = 0;
-  for (let e = 0; e < s.postLen.length; e++) {
+  for (let e = 0; e < ne; e++) {
     postOffsets[e] = p;
-    postPacked.set((s.postings[e] as Int32Array).subarray(0, s.postLen[e] as number), p);
-    p += s.postLen[e] as number;
+    const len = s.postCount(e);
+    let k = p + len - 1;
+    s.eachPosting(e, len, (node) => {
+      postPacked[k--] = node;
+      return true;
+    });
+    p += len;
   }
-  postOffsets[s.postLen.length] = p;
+  postOffsets[ne] = p;
   const arrays: Record<ArrayName, ArrayBufferView> = {
     kind: s.kind.subarray(0, n),
     flags: s.flags.subarray(0, n),
@@ -1204,15 +1270,13 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
   s.ringPos = h.ringPos;
   const packed = new Int32Array(raw("postPacked"));
   const offsets = new Int32Array(raw("postOffsets"));
-  s.postings = [];
-  s.postLen = [];
+  const ne = h.ent.ids.length;
+  s.entHead = new Int32Array(Math.max(256, ne)).fill(-1);
+  s.entLen = new Int32Array(Math.max(256, ne));
   for (let e = 0; e < h.ent.ids.length; e++) {
     const a = offsets[e] as number;
     const b = offsets[e + 1] as number;
-    const arr = new Int32Array(Math.max(4, b - a));
-    arr.set(packed.subarray(a, b));
-    s.postings.push(arr);
-    s.postLen.push(b - a);
+    for (let k = a; k < b; k++) s.pushPosting(e, packed[k] as number);
   }
   s.owners = new Map(h.owners ?? []);
   if (h.lex) {
