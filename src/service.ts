@@ -22,7 +22,6 @@ import {
   verifyAnchors,
 } from "./core/query";
 import { simhash, toBase64 } from "./core/sketch";
-import { TOKENIZER_NAME } from "./core/text/tokenizer";
 import type { AccessChannel, AnchoredSpan } from "./core/types";
 
 export interface ServiceDeps {
@@ -159,7 +158,7 @@ export class PaperGuru {
   }
 
   context(req: ContextRequest) {
-    return contextQuery(this.queryDeps(req.archiveId), req, TOKENIZER_NAME);
+    return contextQuery(this.queryDeps(req.archiveId), req);
   }
 
   verify(archiveId: string, anchors: AnchoredSpan[], sessionId?: string | undefined) {

@@ -9,7 +9,7 @@ import { normaliseRelations, type RelationInput, relationEntities } from "./rela
 import { groundContent, titleConcept } from "./text/grounding";
 import { docTerms } from "./text/lexical";
 import { splitSentences } from "./text/sentences";
-import { truncateToTokens } from "./text/tokenizer";
+import { truncateToApproxTokens } from "./text/tokenizer";
 import type { ChangeOp, ChunkKind, EdgeType, EntityType } from "./types";
 
 export interface EntityInput {
@@ -136,7 +136,7 @@ export const INGEST_LIMITS = {
 export function deriveSynopsis(title: string, content: string): string {
   const sentences = splitSentences(content.slice(0, 4000)).slice(0, 3);
   const text = sentences.map((s) => s.text).join(" ") || title;
-  return truncateToTokens(text, 120);
+  return truncateToApproxTokens(text, 120);
 }
 
 export async function sha256Hex(text: string): Promise<string> {

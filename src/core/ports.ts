@@ -3,6 +3,7 @@
  * implementation (src/adapters/local, runs in Node and workerd) and a production one
  * (src/adapters/r2, vectorize, workers-ai, d1). One contract suite per port runs against all.
  */
+import type { TokenizerName } from "./text/tokenizer";
 import type { AccessChannel, ChunkKind, EvidenceCard, RouteInput, RouteResult } from "./types";
 
 /** Immutable blob storage for chunk contents (R2 in production). */
@@ -50,6 +51,8 @@ export interface DistillInput {
   context: { validFrom: number; validTo: number | null; boundaries: string[]; deprecatedBy: string | null };
   /** Hard token cap for the serialised card. */
   budgetTokens: number;
+  /** Encoding the budget is counted in (default cl100k_base). */
+  tokenizer?: TokenizerName | undefined;
 }
 
 export interface Distiller {

@@ -17,7 +17,7 @@ import type {
 import { simhash } from "./sketch";
 import { queryTerms } from "./text/lexical";
 import { extractMentions } from "./text/mentions";
-import { countTokens } from "./text/tokenizer";
+import { countTokens, DEFAULT_TOKENIZER, loadTokenizer, type TokenizerName } from "./text/tokenizer";
 import type { AnchoredSpan, EdgeType, EvidenceCard, RouteResult, SemanticHit } from "./types";
 
 export interface QueryDeps {
@@ -55,14 +55,29 @@ export interface ContextRequest extends RouteRequest {
   /** Share of the budget the short-term window may take (default 0.25). */
   shortTermShare?: number | undefined;
   maxCards?: number | undefined;
-  /** Upper bound per card (default: a third of the budget, within 300..600 tokens). */
+  /** Upper bound per card (default: a third of the budget, within 200..400 tokens). */
   maxCardTokens?: number | undefined;
+  /** Encoding the budget is counted in (default cl100k_base). */
+  tokenizer?: TokenizerName | undefined;
 }
 
 export type Timings = Record<string, number>;
 
-/** Smallest budget worth distilling a card into (two short anchors plus provenance). */
-export const MIN_CARD_TOKENS = 220;
+/**
+ * Smallest budget worth distilling a card into (ids, validity, an 8-word claim, two anchors). The
+ * smallest budget that yields a card, measured in cl100k_base: 200 HotpotQA passages (~500
+ * characters) p10 101, median 112, p90 133, max 165; 300 unarXive sections (~2.8 KB median) p10
+ * 111, median 126, p90 161, max 243. Below 100 almost no card fits.
+ */
+export const MIN_CARD_TOKENS = 100;
+/**
+ * Default per-card cap: a third of the budget (room for at least 3 cards, so one long chunk cannot
+ * take the whole budget), at least CARD_CAP_MIN (the smallest card fits in 200 tokens for all those
+ * HotpotQA passages and 98.7% of the sections) and at most CARD_CAP_MAX (full cards of the sections:
+ * median 331, p90 457 tokens; of the passages: median 206, p90 283).
+ */
+const CARD_CAP_MIN = 200;
+const CARD_CAP_MAX = 400;
 
 /** Vectorize returns at most 100 ids per query; that is also our semantic seed cap. */
 const SEMANTIC_TOP_K = 100;
@@ -169,6 +184,8 @@ export interface ExpandRequest {
   asOf?: number | undefined;
   budgetTokens: number;
   maxCardTokens?: number | undefined;
+  /** Encoding the budget is counted in (default cl100k_base). */
+  tokenizer?: TokenizerName | undefined;
   /** Logs the expansion accesses under this session (they seed its later routes' recency). */
   sessionId?: string | undefined;
 }
@@ -177,6 +194,8 @@ export interface ExpandResponse {
   cards: EvidenceCard[];
   skipped: Array<{ chunk: string; reason: "not_visible" | "missing_content" | "over_budget" | "version_not_found" }>;
   tokens: number;
+  /** The encoding the cards were counted in. */
+  tokenizer: TokenizerName;
   timings: Timings;
 }
 
@@ -185,9 +204,9 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
   const t = timer(perfNow);
   const now = deps.clock.now();
   const asOf = req.asOf ?? now;
-  // A third of the budget per card (300..600 tokens): room for ~3 cards, so one long chunk cannot
-  // take the whole budget. A card's JSON (ids, two anchors, validity) needs ~200 tokens by itself.
-  const maxCard = req.maxCardTokens ?? Math.min(600, Math.max(300, Math.floor(req.budgetTokens / 3)));
+  const tokenizer = req.tokenizer ?? DEFAULT_TOKENIZER;
+  await loadTokenizer(tokenizer);
+  const maxCard = req.maxCardTokens ?? Math.min(CARD_CAP_MAX, Math.max(CARD_CAP_MIN, Math.floor(req.budgetTokens / 3)));
   const skipped: ExpandResponse["skipped"] = [];
   const visible = await deps.versions.visibleAt(
     req.archiveId,
@@ -233,6 +252,7 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
         deprecatedBy: row.deprecatedBy,
       },
       budgetTokens: Math.min(remaining, maxCard),
+      tokenizer,
     });
     if (!card || card.tokens > remaining) {
       skipped.push({ chunk: c.chunk, reason: "over_budget" });
@@ -248,24 +268,27 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
     req.sessionId,
   );
   t.total();
-  return { cards, skipped, tokens: used, timings: t.timings };
+  return { cards, skipped, tokens: used, tokenizer, timings: t.timings };
 }
 
 export interface ContextResponse {
   asOf: number;
   shortTerm: SessionEvent[];
   cards: EvidenceCard[];
-  budget: { total: number; shortTerm: number; cards: number; remaining: number; tokenizer: string };
+  budget: { total: number; shortTerm: number; cards: number; remaining: number; tokenizer: TokenizerName };
   route: RouteResult;
   skipped: ExpandResponse["skipped"];
   timings: Timings;
 }
 
 /** P_B(q, t) = short-term window + cards, with Tok(window) + sum Tok(cards) <= B (eq. 1). */
-export async function contextQuery(deps: QueryDeps, req: ContextRequest, tokenizer: string): Promise<ContextResponse> {
+export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promise<ContextResponse> {
   const now = deps.clock.now();
+  const tokenizer = req.tokenizer ?? DEFAULT_TOKENIZER;
+  await loadTokenizer(tokenizer);
   const asOf = req.asOf ?? now;
-  const maxCards = req.maxCards ?? 8;
+  // 20: what 4,000 tokens hold of ~500-character passages (19 cards measured on HotpotQA).
+  const maxCards = req.maxCards ?? 20;
   const routed = await routeQuery(deps, { ...req, limit: Math.max(maxCards * 2, req.limit ?? 0) });
   const t0 = perfNow();
   const shortTerm: SessionEvent[] = [];
@@ -273,9 +296,12 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest, tokeniz
   if (req.sessionId) {
     const cap = Math.floor(req.budgetTokens * (req.shortTermShare ?? 0.25));
     for (const e of await deps.sessions.recent(req.archiveId, req.sessionId, asOf, 50)) {
-      if (shortTokens + e.tokens > cap) break;
-      shortTerm.push(e);
-      shortTokens += e.tokens;
+      // Recounted in this request's encoding (stored counts are cl100k_base, or the approximate
+      // counter for events appended before exact counting); stops at the first event over the cap.
+      const tokens = sessionEventTokens(e.role, e.text, tokenizer);
+      if (shortTokens + tokens > cap) break;
+      shortTerm.push({ ...e, tokens });
+      shortTokens += tokens;
     }
     shortTerm.reverse(); // chronological order for the prompt
   }
@@ -289,6 +315,7 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest, tokeniz
     asOf,
     budgetTokens: req.budgetTokens - shortTokens,
     maxCardTokens: req.maxCardTokens,
+    tokenizer,
     sessionId: req.sessionId,
   });
   const cards = expanded.cards.slice(0, maxCards);
@@ -364,7 +391,10 @@ export async function verifyAnchors(
   });
 }
 
-/** Session events count against the budget with the same tokenizer as cards. */
-export function sessionEventTokens(role: string, text: string): number {
-  return countTokens(JSON.stringify({ role, text }));
+/**
+ * Session events count against the budget as their JSON, with the same encoding as the cards
+ * (default cl100k_base, which is what is stored when an event is appended).
+ */
+export function sessionEventTokens(role: string, text: string, tokenizer: TokenizerName = DEFAULT_TOKENIZER): number {
+  return countTokens(JSON.stringify({ role, text }), tokenizer);
 }

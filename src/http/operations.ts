@@ -83,6 +83,7 @@ export async function expandOp(pg: PaperGuru, archive: string, b: In<typeof S.Ex
     asOf: S.toMs(b.as_of),
     budgetTokens: b.budget_tokens,
     maxCardTokens: b.max_card_tokens,
+    tokenizer: b.tokenizer,
     sessionId: b.session_id,
   });
   return { cards: r.cards, skipped: r.skipped, tokens: r.tokens, trace: { timings_ms: r.timings } };
@@ -100,6 +101,7 @@ export function toContextRequest(archive: string, b: In<typeof S.ContextBody>) {
     maxCards: b.max_cards,
     maxCardTokens: b.max_card_tokens,
     shortTermShare: b.short_term_share,
+    tokenizer: b.tokenizer,
   };
 }
 

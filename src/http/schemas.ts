@@ -4,6 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
 import { RELATION_LIMITS } from "../core/relations";
+import { TOKENIZERS } from "../core/text/tokenizer";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, ENTITY_TYPES } from "../core/types";
 
 export const ErrorSchema = z
@@ -227,6 +228,12 @@ const SessionId = z.string().min(1).max(200).openapi({
   example: "s-2025-01-10",
 });
 
+const Tokenizer = z.enum(TOKENIZERS).openapi({
+  description:
+    "Encoding budget_tokens and every card's tokens are counted in, exactly: cl100k_base (default; GPT-4, GPT-3.5 and most OpenAI-compatible tools) or o200k_base (GPT-4o and later; within a few per cent of cl100k_base on English).",
+  example: "cl100k_base",
+});
+
 const queryFields = {
   query: z.string().min(1).max(8000),
   as_of: Time.optional(),
@@ -247,6 +254,7 @@ export const ContextBody = z
     max_cards: z.number().int().min(1).max(64).optional(),
     max_card_tokens: z.number().int().min(50).max(4000).optional(),
     short_term_share: z.number().min(0).max(0.9).optional(),
+    tokenizer: Tokenizer.optional(),
   })
   .openapi("ContextRequest", {
     example: { query: "Which PageRank damping do we use?", budget_tokens: 600, session_id: "s-2025-01-10" },
@@ -263,6 +271,7 @@ export const ExpandBody = z
     budget_tokens: z.number().int().min(50).max(200_000).default(4000),
     max_card_tokens: z.number().int().min(50).max(4000).optional(),
     session_id: SessionId.optional(),
+    tokenizer: Tokenizer.optional(),
   })
   .openapi("ExpandRequest", {
     example: { query: "PageRank damping", chunks: [{ id: "arxiv:2405.14831" }], budget_tokens: 1200 },
@@ -492,7 +501,7 @@ export const ContextResponse = z
       as_of: "2025-01-10T10:00:00.000Z",
       short_term: [{ role: "user", text: "Keep the damping at 0.85 for now.", tokens: 14, at: 1736501400000 }],
       cards: [CARD_EXAMPLE],
-      budget: { total: 600, shortTerm: 14, cards: 64, remaining: 522, tokenizer: "pg-approx-cl100k-v1" },
+      budget: { total: 600, shortTerm: 14, cards: 64, remaining: 522, tokenizer: "cl100k_base" },
       skipped: [],
       trace: TRACE_EXAMPLE,
     },

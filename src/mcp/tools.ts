@@ -126,19 +126,22 @@ const ContextIn = z
     archive,
     query,
     budget_tokens: S.ContextBody.shape.budget_tokens.describe(
-      "Token budget for all cards plus the session window (50-200000), counted with pg-approx-cl100k-v1, which never counts fewer tokens than OpenAI cl100k. A card with two anchors costs ~250-300; 1500-4000 gives several cards.",
+      "Token budget for all cards plus the session window (50-200000), counted exactly in `tokenizer` (default cl100k_base). A card for a ~500-character passage costs ~130-280 tokens; 4000 holds ~19 of them.",
     ),
     as_of: asOf,
     boundaries,
     session_id: S.ContextBody.shape.session_id.describe(
       "Optional session id: its most recent events are returned in short_term and count against the budget, and the chunks it accessed (route, expand, context, verify) seed recency; other sessions never affect your ranking.",
     ),
-    max_cards: S.ContextBody.shape.max_cards.describe("Max cards (1-64, default 8)."),
+    max_cards: S.ContextBody.shape.max_cards.describe("Max cards (1-64, default 20)."),
     max_card_tokens: S.ContextBody.shape.max_card_tokens.describe(
-      "Max tokens per card (50-4000; default a third of the budget, within 300-600).",
+      "Max tokens per card (50-4000; default a third of the budget, within 200-400).",
     ),
     short_term_share: S.ContextBody.shape.short_term_share.describe(
       "Share of the budget the session window may take (0-0.9, default 0.25).",
+    ),
+    tokenizer: S.ContextBody.shape.tokenizer.describe(
+      "Encoding the budget is counted in: cl100k_base (default) or o200k_base (GPT-4o and later).",
     ),
   })
   .strict();
@@ -158,6 +161,9 @@ const ExpandIn = z
     ),
     max_card_tokens: S.ExpandBody.shape.max_card_tokens.describe("Max tokens per card (50-4000)."),
     session_id: sessionId,
+    tokenizer: S.ExpandBody.shape.tokenizer.describe(
+      "Encoding the budget is counted in: cl100k_base (default) or o200k_base (GPT-4o and later).",
+    ),
   })
   .strict();
 
@@ -389,7 +395,7 @@ export const TOOLS: McpTool[] = [
     description:
       "The main retrieval call: route -> expand -> distill. Returns evidence cards that together fit in budget_tokens. " +
       "Each card: artifact_id, version, kind, title, claim_boundary (the sentence that best answers the query), logic_sketch, " +
-      "assumptions (version, validity interval, boundaries), anchored_spans ({artifact_id, version, start, end, snippet}: exact " +
+      "assumptions (validity interval, boundaries, parameter sentences), anchored_spans ({artifact_id, version, start, end, snippet}: exact " +
       "[start, end) character offsets into that version's content; pass them to `verify` before quoting) and tokens. " +
       "Also: as_of (ISO), budget {total, shortTerm, cards, remaining, tokenizer}, skipped chunks with reasons, short_term " +
       "(session events when session_id is given) and trace (resolved mentions, seeds, candidates, router steps, timings in ms). " +

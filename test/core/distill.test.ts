@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cardSchema, cardTokens, checkAnchors } from "../../src/core/distill/card";
+import { cardSchema, cardTokens, checkAnchors, promptCard } from "../../src/core/distill/card";
 import { ExtractiveDistiller } from "../../src/core/distill/extractive";
 import type { DistillInput } from "../../src/core/ports";
 import { countTokens } from "../../src/core/text/tokenizer";
@@ -131,70 +131,106 @@ describe("extractive distiller", () => {
     expect(c?.claim_boundary).toBe("Synonymy edges join similar noun phrases.");
   });
 
-  it("carries validity, version, boundaries, deprecation and parameter sentences as assumptions", async () => {
+  it("carries validity, deprecation, boundaries and parameter sentences not quoted elsewhere as assumptions", async () => {
     const open = await d.distill(input(PAPER, 600, "PageRank"));
-    expect(open?.assumptions.slice(0, 3)).toEqual([
+    // The version is the card's own field and is not repeated; the damping sentence is already in
+    // the sketch, so it is not repeated either.
+    expect(open?.assumptions).toEqual([
       "valid from 2024-05-23",
       "current version as of query time",
-      "version 2",
+      "boundary: task:multi-hop-qa",
     ]);
-    expect(open?.assumptions).toContain("boundary: task:multi-hop-qa");
-    // "damping" is a hyper-parameter cue: the condition the claim holds under.
-    expect(open?.assumptions).toContain("The damping factor is 0.5 in all experiments.");
-    const text = `${PAPER} We train with batch size 32 on the 80/10/10 split. Results use seed 7.`;
+    expect(open?.logic_sketch).toContain("The damping factor is 0.5 in all experiments.");
+    const text = `${PAPER} We train with batch size 32 on the 80/10/10 split. Results use seed 7. The learning rate is 0.001 throughout.`;
     const closed = await d.distill(
       input(text, 800, "PageRank", {
         validTo: Date.parse("2025-01-01T12:30:00Z"),
         deprecatedBy: "arxiv:2502.14802",
-        boundaries: ["task:multi-hop-qa", "dataset:musique"],
+        boundaries: ["task:multi-hop-qa", "dataset:musique", "task:multi-hop-qa"],
       }),
     );
-    // At most two parameter sentences (best ranked first): "seed 7" is left out.
+    // Hyper-parameter cues ("seed", "learning rate") mark the conditions the claim holds under; at most
+    // two, best ranked first, none that the sketch (at most 4 sentences) already quotes; boundaries once.
     expect(closed?.assumptions).toEqual([
       "valid from 2024-05-23",
       "valid until 2025-01-01T12:30:00Z",
-      "version 2",
       "deprecated by arxiv:2502.14802",
       "boundary: task:multi-hop-qa",
       "boundary: dataset:musique",
-      "The damping factor is 0.5 in all experiments.",
-      "We train with batch size 32 on the 80/10/10 split.",
+      "Results use seed 7.",
+      "The learning rate is 0.001 throughout.",
     ]);
+    expect(closed?.logic_sketch).toContain("We train with batch size 32 on the 80/10/10 split.");
   });
 
-  it("shrinks in order: anchors, sketch, optional assumptions, claim (to 12 tokens), snippets (to ~60 chars); then null", async () => {
-    const text = `${PAPER} We train with batch size 32 on the 80/10/10 split.`;
+  it("shrinks in order: extra anchors, sketch sentences, optional assumptions, claim (to a clause); then null", async () => {
+    const text =
+      "At query time, Personalized PageRank spreads probability from the query entities over the knowledge graph, and the mass that settles on each passage node decides its rank. " +
+      "HippoRAG indexes a corpus with open information extraction, turning every passage into a set of noun phrases and relation triples that become nodes and edges of one graph. " +
+      "Synonymy edges join noun phrases whose embeddings are close. " +
+      "Passages are ranked by the mass of their nodes after twenty iterations of the walk.\n\n" +
+      "| damping | 0.5 |\n|---|---|\n| iterations | 20 |";
     const q = "How does Personalized PageRank spread probability over the graph?";
-    const full = await d.distill(input(text, 5000, q));
-    expect(full?.anchored_spans.length).toBe(5);
-    const seen = { anchors: false, sketch: false, assumptions: false, claim: false, snippets: false };
-    for (let budget = full?.tokens ?? 0; budget >= 60; budget -= 5) {
+    const full = (await d.distill(input(text, 5000, q))) as EvidenceCard;
+    // The claim, three sketch sentences, and one extra anchor on the table (anchors may point anywhere).
+    expect(full.anchored_spans.length).toBe(5);
+    const extras = (c: EvidenceCard) => promptCard(c).anchored_spans.filter((a) => a.snippet !== undefined).length;
+    expect(extras(full)).toBe(1);
+    const seen = { extras: false, sketch: false, clause: false, assumptions: false, claim: false };
+    let wasNull = false;
+    for (let budget = full.tokens; budget >= 60; budget -= 2) {
       const card = await d.distill(input(text, budget, q));
       if (card === null) {
-        // Once null, always null for smaller budgets.
-        expect(await d.distill(input(text, budget - 5, q))).toBeNull();
-        break;
+        wasNull = true;
+        continue;
       }
+      // Once null, always null for smaller budgets.
+      expect(wasNull).toBe(false);
       expectValidCard(card, text, budget);
-      if (card.anchored_spans.length < 5) seen.anchors = true;
-      if (card.logic_sketch.length < (full as EvidenceCard).logic_sketch.length) {
-        expect(card.anchored_spans.length).toBe(2);
+      if (extras(card) < extras(full)) seen.extras = true;
+      if (card.logic_sketch !== full.logic_sketch) {
+        // The extra anchor went first (one comes back only when the sketch is empty).
+        expect(extras(card)).toBe(card.logic_sketch === "" ? 1 : 0);
         seen.sketch = true;
       }
-      if (card.assumptions.length < (full as EvidenceCard).assumptions.length) {
-        expect(card.logic_sketch).toBe("");
+      // The last sentence left is cut to a clause rather than dropped for a snippet.
+      if (card.logic_sketch === "HippoRAG indexes a corpus with open information extraction…") seen.clause = true;
+      if (!card.assumptions.includes("boundary: task:multi-hop-qa")) {
+        // The sketch is down to a clause (or, with a short snippet in its place, empty).
+        expect(["HippoRAG indexes a corpus with open information extraction…", ""]).toContain(card.logic_sketch);
         seen.assumptions = true;
       }
-      if (card.claim_boundary.length < (full as EvidenceCard).claim_boundary.length) {
-        expect(card.assumptions.length).toBe(3); // version and validity are never dropped
+      if (card.claim_boundary !== full.claim_boundary) {
+        expect(card.assumptions).toEqual(["valid from 2024-05-23", "current version as of query time"]);
+        expect(card.claim_boundary).toBe(
+          "At query time, Personalized PageRank spreads probability from the query entities over the knowledge graph…",
+        );
         seen.claim = true;
       }
-      if (countTokens(card.claim_boundary) <= 12 && card.anchored_spans.every((a) => a.snippet.length <= 150))
-        seen.snippets = true;
-      // Snippets are never cut below ~60 characters (a cut lands on a word boundary at or before it).
-      for (const a of card.anchored_spans) expect(a.snippet.length >= 40 || /[.!?]$/.test(a.snippet)).toBe(true);
     }
-    expect(seen).toEqual({ anchors: true, sketch: true, assumptions: true, claim: true, snippets: true });
+    expect(wasNull).toBe(true);
+    expect(seen).toEqual({ extras: true, sketch: true, clause: true, assumptions: true, claim: true });
+  });
+
+  it("shortens the second anchor's snippet to a word boundary, not below ~60 characters, when no clause is left", async () => {
+    const text =
+      "Personalized PageRank spreads probability from the query entities over the graph. " +
+      "Every passage node then receives the probability mass of the entities that it mentions in its text.";
+    const q = "PageRank probability query entities";
+    const lengths = new Set<number>();
+    for (let budget = 200; budget >= 60; budget--) {
+      const card = await d.distill(input(text, budget, q));
+      if (!card) break;
+      expectValidCard(card, text, budget);
+      expect(card.claim_boundary).toBe(
+        "Personalized PageRank spreads probability from the query entities over the graph.",
+      );
+      const second = card.anchored_spans[1] as EvidenceCard["anchored_spans"][number];
+      expect(second.snippet.length).toBeGreaterThanOrEqual(55);
+      expect(text[second.end] === undefined || text[second.end] === " ").toBe(true);
+      lengths.add(second.snippet.length);
+    }
+    expect(Math.min(...lengths)).toBeLessThan(99);
   });
 
   it("returns null when not even a two-anchor card fits", async () => {
@@ -209,6 +245,9 @@ describe("extractive distiller", () => {
       "Personalized PageRank spreads probability",
       "over the graph",
     ]);
+    // The claim quotes the sentence whole; both halves are in it, so neither snippet is repeated.
+    expect(card?.claim_boundary).toBe(one);
+    expect(promptCard(card as EvidenceCard).anchored_spans.every((a) => a.snippet === undefined)).toBe(true);
     const word = await d.distill(input("PageRank", 400));
     expect(word?.anchored_spans.length).toBe(2);
     expectValidCard(word as EvidenceCard, "PageRank", 400);

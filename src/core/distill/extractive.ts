@@ -1,19 +1,31 @@
 /**
  * The default distiller, "extractive-v1": deterministic, no network. It picks the sentences that
- * best match the query, so every statement in the card is verbatim source text, and anchors them to
- * exact offsets of the exact version. Budget fitting degrades the card in a fixed order (fewer
- * anchors, shorter sketch, fewer optional assumptions, shorter snippets, shorter claim) and returns
- * null only when not even a two-anchor card fits.
+ * best match the query, so every statement in the card is verbatim source text (a shortened claim
+ * is a verbatim prefix ending on a clause boundary, marked "…"), and anchors them to exact offsets
+ * of the exact version. Only prose is quoted: front matter, headings, table rows, link-only list
+ * items and bibliography entries never become the claim, a sketch sentence or an assumption (see
+ * prose.ts); anchors may point anywhere. Budget fitting degrades the card in a fixed order (fewer
+ * extra anchors, fewer sketch sentences, fewer optional assumptions, a shorter claim, shorter
+ * snippets, a short fallback claim) and returns null only when not even a two-anchor card fits.
  */
 import type { Distiller, DistillInput } from "../ports";
 import { terms } from "../text/analyze";
 import { type Span, splitSentences, splitWords } from "../text/sentences";
-import { countTokens, truncateToTokens } from "../text/tokenizer";
+import { countTokens, DEFAULT_TOKENIZER, loadTokenizer, type TokenizerName } from "../text/tokenizer";
 import type { AnchoredSpan, EvidenceCard } from "../types";
 import { cardTokens, MAX_ANCHORS, MAX_CLAIM_TOKENS, MAX_SKETCH_TOKENS, MIN_ANCHORS } from "./card";
+import { clauseCuts, countWords, nonProseRanges, type Range } from "./prose";
 
 /** Snippets are not cut below this many characters (a few words): shorter ones stop being evidence. */
 const MIN_SNIPPET_CHARS = 60;
+/** A claim cut to a clause keeps at least this many words; shorter cuts read as fragments. */
+const CLAUSE_MIN_WORDS = 8;
+/** No claim is shorter than this many words when the content has a sentence this long. */
+const CLAIM_MIN_WORDS = 4;
+/** Other sentences may stand in for a best sentence that does not fit if they score at least this share of it. */
+const ALT_SCORE_SHARE = 0.5;
+/** How many other sentences are considered as shorter stand-in claims. */
+const MAX_ALT_CLAIMS = 8;
 
 /** Claim cue words: sentences that state a contribution or a requirement are likelier claims. */
 const CUE = /\b(?:we (?:propose|introduce|present|show|find|prove)|must|should|requires?)\b/i;
@@ -23,6 +35,7 @@ const QUANT = /\d|[=≤≥<>±×∑∏√∈]/;
 const PARAM =
   /\b(?:split|version|v\d+(?:\.\d+)*|learning rate|batch size|epochs?|seed|damping|threshold|top-?k|temperature|dropout|warm-?up|\d+\/\d+(?:\/\d+)?)\b|[≥≤]|>=|<=/i;
 const WS_RUN = /\s+/g;
+const WS = /\s/;
 
 /** Only a prefix this long is segmented and scored, bounding cost on pathological chunks (~2,500 sentences). */
 const MAX_SCAN_CHARS = 200_000;
@@ -32,6 +45,8 @@ const MAX_SNIPPET_CHARS = 300;
 const MAX_SKETCH_SENTENCES = MAX_ANCHORS - 1;
 const MAX_PARAM_ASSUMPTIONS = 2;
 const MAX_PARAM_TOKENS = 40;
+/** Parameter sentences are looked for among this many best-ranked prose sentences. */
+const MAX_PARAM_SCAN = 64;
 /** Sentences with fewer terms score as if they had this many, so a heading is not a claim. */
 const MIN_TERMS_NORM = 4;
 const LEAD_BONUS = [0.1, 0.05];
@@ -48,24 +63,30 @@ function iso(t: number): string {
   return `${s.slice(0, 19)}Z`;
 }
 
-/**
- * A claim cut to a token cap ends at a clause or word boundary and is marked with "…", so a reader
- * (or a model) never mistakes a fragment such as "Retrieval-augmented generation (" for the claim.
- * The full sentence stays available verbatim in the anchors.
- */
-function shortenClaim(claim: string, cap: number): string {
-  if (countTokens(claim) <= cap) return claim;
-  // Reserve one token for the ellipsis.
-  const cut = truncateToTokens(claim, Math.max(0, cap - 1));
-  const clause = Math.max(cut.lastIndexOf(", "), cut.lastIndexOf("; "), cut.lastIndexOf(": "));
-  const word = cut.lastIndexOf(" ");
-  const end = clause >= cut.length * 0.5 ? clause : word > 0 ? word : cut.length;
-  const text = cut.slice(0, end).replace(/[\s([{,;:-]+$/u, "");
-  return text ? `${text}…` : "";
-}
-
 function oneLine(s: string): string {
   return s.replace(WS_RUN, " ").trim();
+}
+
+/** A sentence (or part of one) with whether it is prose that may be quoted as a claim or sketch. */
+interface Unit extends Span {
+  prose: boolean;
+}
+
+/** The raw end offset inside span `s` of the first `len` characters of oneLine(s.text). */
+function rawEnd(s: Span, len: number): number {
+  const t = s.text;
+  let i = 0;
+  let j = 0;
+  while (i < t.length && j < len) {
+    if (WS.test(t[i] as string)) {
+      while (i < t.length && WS.test(t[i] as string)) i++;
+      j++;
+    } else {
+      i++;
+      j++;
+    }
+  }
+  return s.start + i;
 }
 
 /** The longest prefix of span `s` of at most maxChars ending at a word boundary; at least one word. */
@@ -89,53 +110,158 @@ function prefixAtWord(content: string, s: Span, maxChars: number): Span {
   return { start: s.start, end, text: content.slice(s.start, end) };
 }
 
-/** The largest x in [lo, hi] with ok(x), assuming ok is monotone (true up to some point); lo - 1 if none. */
-function largest(lo: number, hi: number, ok: (x: number) => boolean): number {
-  if (hi < lo || !ok(lo)) return lo - 1;
+/** The smallest x in [lo, hi] with ok(x), assuming ok is monotone (false up to some point); hi + 1 if none. */
+function smallest(lo: number, hi: number, ok: (x: number) => boolean): number {
   let a = lo;
-  let b = hi;
+  let b = hi + 1;
   while (a < b) {
-    const mid = Math.ceil((a + b) / 2);
-    if (ok(mid)) a = mid;
-    else b = mid - 1;
+    const mid = Math.floor((a + b) / 2);
+    if (ok(mid)) b = mid;
+    else a = mid + 1;
   }
   return a;
 }
 
+function trimmed(content: string, start: number, end: number, prose: boolean): Unit | null {
+  let s = start;
+  let e = end;
+  while (s < e && WS.test(content[s] as string)) s++;
+  while (e > s && WS.test(content[e - 1] as string)) e--;
+  return e > s ? { start: s, end: e, text: content.slice(s, e), prose } : null;
+}
+
+/** Sentence spans cut at the non-prose line ranges; each part marked prose or not. Both lists are sorted. */
+function markProse(content: string, sentences: Span[], ranges: Range[]): Unit[] {
+  const out: Unit[] = [];
+  let r = 0;
+  for (const s of sentences) {
+    while (r < ranges.length && (ranges[r] as Range).end <= s.start) r++;
+    let pos = s.start;
+    for (let k = r; k < ranges.length && (ranges[k] as Range).start < s.end; k++) {
+      const g = ranges[k] as Range;
+      const a = Math.max(g.start, s.start);
+      const b = Math.min(g.end, s.end);
+      if (a > pos) {
+        const u = trimmed(content, pos, a, true);
+        if (u) out.push(u);
+      }
+      const u = trimmed(content, a, b, false);
+      if (u) out.push(u);
+      pos = b;
+    }
+    if (pos < s.end) {
+      const u = trimmed(content, pos, s.end, true);
+      if (u) out.push(u);
+    }
+  }
+  return out;
+}
+
+interface Segmented {
+  units: Unit[];
+  /** Set when the content is one sentence: the claim may quote it whole while the anchors are its halves. */
+  whole: Unit | null;
+}
+
 /** Segment the content; guarantee at least two spans (the card contract needs two anchors). */
-function segment(content: string): Span[] {
-  const scan = content.length > MAX_SCAN_CHARS ? content.slice(0, MAX_SCAN_CHARS) : content;
-  const sentences = splitSentences(scan);
-  if (sentences.length >= 2) return sentences;
-  const only: Span = sentences[0] ?? { start: 0, end: content.length, text: content };
+function segment(content: string): Segmented {
+  const limit = Math.min(content.length, MAX_SCAN_CHARS);
+  const scan = content.length > limit ? content.slice(0, limit) : content;
+  const units = markProse(content, splitSentences(scan), nonProseRanges(content, limit));
+  if (units.length >= 2) return { units, whole: null };
+  const only: Unit = units[0] ?? { start: 0, end: content.length, text: content, prose: true };
   const words = splitWords(content, only.start, only.end);
-  if (words.length < 2) return [only, only];
-  // One sentence: split it at its middle word boundary.
+  if (words.length < 2) return { units: [only, only], whole: null };
+  // One sentence: anchor its halves (split at the middle word boundary), quote it whole.
   const mid = Math.ceil(words.length / 2);
   const aEnd = (words[mid - 1] as Span).end;
   const bStart = (words[mid] as Span).start;
-  return [
-    { start: only.start, end: aEnd, text: content.slice(only.start, aEnd) },
-    { start: bStart, end: only.end, text: content.slice(bStart, only.end) },
-  ];
+  return {
+    units: [
+      { start: only.start, end: aEnd, text: content.slice(only.start, aEnd), prose: only.prose },
+      { start: bStart, end: only.end, text: content.slice(bStart, only.end), prose: only.prose },
+    ],
+    whole: only,
+  };
+}
+
+/** A text quoted from one span: the whole span, or a prefix of oneLine(span) ending on a clause. */
+interface Quote {
+  text: string;
+  tokens: number;
+  /** The span it quotes. */
+  span: Span;
+  /** Characters of oneLine(span.text) quoted; null when whole. */
+  prefix: number | null;
+  /** Unit index, or -1 for the whole one-sentence content. */
+  unit: number;
+}
+
+/** The spans a quote anchors (within `anchorsOf`, the spans a whole quote of this unit anchors). */
+function quotedSpans(q: Quote, anchorsOf: Span[]): Span[] {
+  if (q.prefix === null) return anchorsOf;
+  const end = rawEnd(q.span, q.prefix);
+  const out: Span[] = [];
+  for (const s of anchorsOf) {
+    if (s.start >= end) break;
+    const e = Math.min(s.end, end);
+    out.push(e === s.end ? s : { start: s.start, end: e, text: s.text.slice(0, e - s.start) });
+  }
+  return out;
+}
+
+/**
+ * Quotes of `span` in decreasing token order, each under `cap` tokens: the whole (when no bracket or
+ * quote is left open and it has at least wholeMin words), then prefixes ending on clause boundaries
+ * with cutMin..cutMax words; at most `limit` of them. Cut prefixes that do not end a sentence get "…".
+ */
+function quotes(
+  span: Span,
+  unit: number,
+  cap: number,
+  words: { wholeMin: number; cutMin: number; cutMax?: number },
+  tokenizer: TokenizerName,
+  limit = Number.POSITIVE_INFINITY,
+): Quote[] {
+  const flat = oneLine(span.text);
+  const scan = clauseCuts(flat);
+  const out: Quote[] = [];
+  const cutMax = words.cutMax ?? Number.POSITIVE_INFINITY;
+  const add = (text: string, prefix: number | null) => {
+    const tokens = countTokens(text, tokenizer);
+    if (tokens <= cap && tokens < (out[out.length - 1]?.tokens ?? Number.POSITIVE_INFINITY)) {
+      out.push({ text, tokens, span, prefix, unit });
+    }
+  };
+  if (scan.balanced && scan.words >= words.wholeMin) add(flat, null);
+  for (let k = scan.cuts.length - 1; k >= 0 && out.length < limit; k--) {
+    const c = scan.cuts[k] as (typeof scan.cuts)[number];
+    if (c.words < words.cutMin || c.words > cutMax) continue;
+    const body = flat.slice(0, c.end).trimEnd();
+    add(c.sentence ? body : `${body.replace(/[\s,;:]+$/u, "")}…`, c.end);
+  }
+  return out;
 }
 
 export class ExtractiveDistiller implements Distiller {
   readonly name = "extractive-v1";
 
   async distill(input: DistillInput): Promise<EvidenceCard | null> {
+    await loadTokenizer(input.tokenizer ?? DEFAULT_TOKENIZER);
     return this.distillSync(input);
   }
 
+  /** distill without the await: the input's tokenizer must already be loaded (cl100k_base always is). */
   distillSync(input: DistillInput): EvidenceCard | null {
     const { content } = input;
-    const sentences = segment(content);
+    const tokenizer = input.tokenizer ?? DEFAULT_TOKENIZER;
+    const { units, whole } = segment(content);
 
     // 1. Score: distinct query terms matched / sqrt(sentence terms), plus small lead and cue bonuses.
     const q = new Set(terms(input.query));
-    const scores = new Float64Array(sentences.length);
-    for (let i = 0; i < sentences.length; i++) {
-      const text = (sentences[i] as Span).text;
+    const scores = new Float64Array(units.length);
+    for (let i = 0; i < units.length; i++) {
+      const text = (units[i] as Unit).text;
       let score = 0;
       if (q.size > 0) {
         const t = terms(text);
@@ -154,153 +280,269 @@ export class ExtractiveDistiller implements Distiller {
       if (QUANT.test(text)) score += QUANT_BONUS;
       scores[i] = score;
     }
-    const ranked = Array.from(sentences.keys()).sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
-    const best = ranked[0] as number;
+    const ranked = Array.from(units.keys()).sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
+    const prose = ranked.filter((i) => (units[i] as Unit).prose);
 
-    // 2. Claim: the best sentence; sketch: the next best (at most 4, so anchors can cover them), in
-    //    document order, as many as fit 150 tokens.
-    const claimFull = oneLine((sentences[best] as Span).text);
-    const sketchIdx: number[] = [];
-    let sketchBudget = MAX_SKETCH_TOKENS;
-    for (const i of ranked) {
-      if (sketchIdx.length >= MAX_SKETCH_SENTENCES || sketchBudget <= 0) break;
-      if (i === best || (sentences[i] as Span).start === (sentences[best] as Span).start) continue;
-      const c = countTokens(oneLine((sentences[i] as Span).text));
-      if (c <= sketchBudget || sketchIdx.length === 0) {
-        sketchIdx.push(i);
-        sketchBudget -= c;
+    // 2. Claim options, most preferred first, in decreasing token order so fitting can binary-search:
+    //    the best prose sentence whole, its clause prefixes of 8+ words, other well-scoring sentences
+    //    whole (8+ words); then, as a last resort, shorter clause prefixes and short sentences (4+ words).
+    // Word counts only as far down the ranking as they are needed.
+    const words = new Int32Array(units.length).fill(-1);
+    const wordsOf = (i: number): number => {
+      if ((words[i] as number) < 0) words[i] = countWords((units[i] as Unit).text);
+      return words[i] as number;
+    };
+    const minWords = prose.some((i) => wordsOf(i) >= CLAIM_MIN_WORDS) ? CLAIM_MIN_WORDS : 1;
+    const best = prose.find((i) => wordsOf(i) >= minWords);
+    const bestSpan: Span | undefined = best === undefined ? undefined : (whole ?? (units[best] as Unit));
+    const bestUnit = whole ? -1 : (best ?? -2);
+    const preferred = { wholeMin: minWords, cutMin: CLAUSE_MIN_WORDS };
+    // The first option only; the rest of the ladder is built if the card has to shrink that far.
+    let claims: Quote[] = bestSpan ? quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, preferred, tokenizer, 1) : [];
+    let tier1 = claims.length; // claims[0, tier1) are preferred; claims[tier1, ...) are the last resort
+    let laddered = false;
+    const ladder = () => {
+      if (laddered || !bestSpan || best === undefined) return;
+      laddered = true;
+      const out: Quote[] = [];
+      const push = (qs: Quote[]) => {
+        for (const x of qs) if (x.tokens < (out[out.length - 1]?.tokens ?? Number.POSITIVE_INFINITY)) out.push(x);
+      };
+      const bestScore = scores[best] as number;
+      const alts: number[] = [];
+      for (const i of whole ? [] : prose) {
+        // prose is sorted by score: nothing further down scores enough.
+        if (alts.length >= MAX_ALT_CLAIMS || (scores[i] as number) < bestScore * ALT_SCORE_SHARE) break;
+        if (i !== best && wordsOf(i) >= minWords) alts.push(i);
       }
-    }
-    const sketchFull = truncateToTokens(
-      [...sketchIdx]
-        .sort((a, b) => a - b)
-        .map((i) => oneLine((sentences[i] as Span).text))
-        .join(" "),
-      MAX_SKETCH_TOKENS,
-    );
+      // Other sentences whole, longest first (the ladder must shrink).
+      const altWhole = alts
+        .map(
+          (i) =>
+            quotes(units[i] as Unit, i, MAX_CLAIM_TOKENS, { wholeMin: minWords, cutMin: Infinity }, tokenizer, 1)[0],
+        )
+        .filter((x): x is Quote => x !== undefined)
+        .sort((a, b) => b.tokens - a.tokens);
+      push(quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, preferred, tokenizer));
+      push(altWhole.filter((x) => countWords(x.text) >= CLAUSE_MIN_WORDS));
+      tier1 = out.length;
+      const last = { wholeMin: Infinity, cutMin: minWords, cutMax: CLAUSE_MIN_WORDS - 1 };
+      push(quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, last, tokenizer));
+      push(altWhole);
+      claims = out;
+    };
+    // The best sentence has no quotable form (too long with no clause boundary, an open bracket):
+    // start from the ladder's other options.
+    if (claims.length === 0) ladder();
 
-    // 3. Assumptions: validity and version always; boundaries and parameter sentences are optional.
+    // 3. Sketch: the next best prose sentences (at most 4, so anchors can cover them), in document
+    //    order, within 150 tokens; it shrinks by dropping the lowest ranked, then by cutting the
+    //    last one left to a clause.
+    const claimUnit = claims[0]?.unit ?? -2;
+    const sketchPool: Quote[] = [];
+    let sketchBudget = MAX_SKETCH_TOKENS;
+    for (const i of prose) {
+      if (sketchPool.length >= MAX_SKETCH_SENTENCES || sketchBudget <= 0) break;
+      if (i === claimUnit || whole) continue;
+      const u = units[i] as Unit;
+      const first = quotes(u, i, sketchBudget, preferred, tokenizer, 1)[0];
+      if (!first || (first.prefix !== null && sketchPool.length > 0)) continue;
+      sketchPool.push(first);
+      sketchBudget -= first.tokens;
+    }
+    interface SketchLevel {
+      text: string;
+      parts: Quote[];
+    }
+    const sketchLevels: SketchLevel[] = [];
+    for (let k = sketchPool.length; k >= 1; k--) {
+      const parts = sketchPool.slice(0, k).sort((a, b) => a.span.start - b.span.start);
+      const text = parts.map((p) => p.text).join(" ");
+      // Joined sentences can count a token or two more than their parts: check the cap exactly.
+      if (k === 1 || countTokens(text, tokenizer) <= MAX_SKETCH_TOKENS) sketchLevels.push({ text, parts });
+    }
+    // Cut to a clause only if the card has to shrink that far.
+    const sketchCuts = () => {
+      const top = sketchPool[0];
+      if (!top) return;
+      const cuts = quotes(
+        top.span,
+        top.unit,
+        top.tokens - 1,
+        { wholeMin: Infinity, cutMin: CLAUSE_MIN_WORDS },
+        tokenizer,
+      );
+      sketchLevels.splice(sketchLevels.length - 1, 0, ...cuts.map((x) => ({ text: x.text, parts: [x] })));
+    };
+    sketchLevels.push({ text: "", parts: [] });
+
+    // 4. Assumptions: validity always; boundaries and parameter sentences are optional. The version
+    //    is the card's own field, so it is not repeated here.
     const { context } = input;
     const required = [
       `valid from ${iso(context.validFrom)}`,
       context.validTo !== null && Number.isFinite(context.validTo)
         ? `valid until ${iso(context.validTo)}`
         : "current version as of query time",
-      `version ${input.version}`,
     ];
     if (context.deprecatedBy) required.push(`deprecated by ${context.deprecatedBy}`);
-    const extras: string[] = [];
+    const optional: string[] = [];
     for (const b of context.boundaries) {
       const s = `boundary: ${b}`;
-      if (!extras.includes(s)) extras.push(s);
+      if (!optional.includes(s) && !required.includes(s)) optional.push(s);
     }
-    let params = 0;
-    for (const i of ranked) {
-      if (params >= MAX_PARAM_ASSUMPTIONS) break;
-      const text = (sentences[i] as Span).text;
-      if (i === best || !PARAM.test(text)) continue;
-      const s = truncateToTokens(oneLine(text), MAX_PARAM_TOKENS);
-      if (s && !extras.includes(s)) {
-        extras.push(s);
-        params++;
-      }
+    // Not the claim's or a sketch sentence (whether or not the sketch keeps it when it shrinks: a
+    // sentence dropped to save room does not come back as an assumption).
+    const inSketch = new Set(sketchPool.map((x) => x.unit));
+    const params: Array<{ text: string; unit: number }> = [];
+    for (const i of prose.slice(0, MAX_PARAM_SCAN)) {
+      if (params.length >= MAX_PARAM_ASSUMPTIONS) break;
+      const u = units[i] as Unit;
+      if (i === claimUnit || inSketch.has(i) || !PARAM.test(u.text)) continue;
+      const x = quotes(u, i, MAX_PARAM_TOKENS, preferred, tokenizer, 1)[0];
+      if (x && !optional.includes(x.text)) params.push({ text: x.text, unit: i });
     }
 
-    // 4. Anchors: claim sentence, sketch sentences, then the next best; at most 5.
-    const anchorOrder: number[] = [];
-    for (const i of [best, ...sketchIdx, ...ranked]) {
-      if (anchorOrder.length >= MAX_ANCHORS) break;
-      if (!anchorOrder.includes(i)) anchorOrder.push(i);
-    }
-    while (anchorOrder.length < MIN_ANCHORS) anchorOrder.push(best);
+    // 5. Extra anchors: the next best spans not quoted, prose first (a table row can be evidence too).
+    const extraPool = [...prose, ...ranked.filter((i) => !(units[i] as Unit).prose)];
 
-    // 5. Build and fit the budget.
+    // 6. Build and fit the budget.
     const budget = input.budgetTokens;
-    let nAnchors = anchorOrder.length;
-    let sketchCap = MAX_SKETCH_TOKENS;
-    let nExtras = extras.length;
-    let snippetCap = MAX_SNIPPET_CHARS;
-    let claimCap = MAX_CLAIM_TOKENS;
-
+    const st = {
+      claim: 0,
+      sketch: 0,
+      extra: MAX_ANCHORS,
+      optional: optional.length + params.length,
+      snippet: MAX_SNIPPET_CHARS,
+    };
+    const anchor = (s: Span): AnchoredSpan => ({
+      artifact_id: input.artifactId,
+      version: input.version,
+      start: s.start,
+      end: s.end,
+      snippet: s.text,
+    });
     const build = (): EvidenceCard => {
-      const anchors: AnchoredSpan[] = anchorOrder
-        .slice(0, nAnchors)
-        .map((i) => prefixAtWord(content, sentences[i] as Span, snippetCap))
-        .sort((a, b) => a.start - b.start || a.end - b.end)
-        .map((s) => ({
-          artifact_id: input.artifactId,
-          version: input.version,
-          start: s.start,
-          end: s.end,
-          snippet: s.text,
-        }));
+      const claim = claims[st.claim];
+      const sketch = sketchLevels[st.sketch] as SketchLevel;
+      const spans: Span[] = [];
+      const used = new Set<number>();
+      if (claim) {
+        const of = claim.unit === -1 ? units : [claim.span];
+        for (const s of quotedSpans(claim, of)) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
+        if (claim.unit === -1) for (let i = 0; i < units.length; i++) used.add(i);
+        else used.add(claim.unit);
+      }
+      // A stand-in claim may be one of the sketch's sentences: it is not repeated there.
+      const parts = claim ? sketch.parts.filter((p) => p.unit !== claim.unit) : sketch.parts;
+      for (const p of parts) {
+        if (spans.length >= MAX_ANCHORS) break;
+        for (const s of quotedSpans(p, [p.span])) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
+        used.add(p.unit);
+      }
+      const need = Math.max(MIN_ANCHORS - spans.length, Math.min(st.extra, MAX_ANCHORS - spans.length));
+      let added = 0;
+      for (const i of extraPool) {
+        if (added >= need) break;
+        if (used.has(i)) continue;
+        used.add(i);
+        spans.push(prefixAtWord(content, units[i] as Unit, st.snippet));
+        added++;
+      }
+      // Too few distinct spans (a one-word content): repeat the first.
+      while (spans.length < MIN_ANCHORS) spans.push(spans[0] ?? prefixAtWord(content, units[0] as Unit, st.snippet));
+      const sketchText = parts.length === sketch.parts.length ? sketch.text : parts.map((p) => p.text).join(" ");
+      const claimText = claim?.text ?? "";
+      const extras = [...optional, ...params.filter((p) => !claimText.includes(p.text)).map((p) => p.text)];
       const card: Omit<EvidenceCard, "tokens"> = {
         artifact_id: input.artifactId,
         version: input.version,
         kind: input.kind,
         title: input.title,
-        claim_boundary: shortenClaim(claimFull, claimCap),
-        logic_sketch: sketchCap >= MAX_SKETCH_TOKENS ? sketchFull : truncateToTokens(sketchFull, sketchCap),
-        assumptions: [...required, ...extras.slice(0, nExtras)],
-        anchored_spans: anchors,
+        claim_boundary: claimText,
+        logic_sketch: sketchText,
+        assumptions: [...required, ...extras.slice(0, st.optional)],
+        anchored_spans: spans.sort((a, b) => a.start - b.start || a.end - b.end).map(anchor),
         distiller: this.name,
       };
-      return { ...card, tokens: cardTokens(card) };
+      return { ...card, tokens: cardTokens(card, tokenizer) };
     };
-    const fits = (card: EvidenceCard) => card.tokens <= budget;
+    const fits = () => build().tokens <= budget;
 
     let card = build();
-    if (fits(card)) return card;
-    // Fewer anchors (the dropped sentences may still be in the sketch; the claim's anchor stays).
-    while (nAnchors > MIN_ANCHORS) {
-      nAnchors--;
+    if (card.tokens <= budget) return card;
+    // Fewer extra anchors (the sketch's and the claim's stay).
+    while (st.extra > 0) {
+      st.extra--;
       card = build();
-      if (fits(card)) return card;
+      if (card.tokens <= budget) return card;
     }
-    // A shorter sketch.
-    const sketchOk = largest(0, MAX_SKETCH_TOKENS - 1, (x) => {
-      sketchCap = x;
-      return fits(build());
-    });
-    if (sketchOk >= 0) {
-      sketchCap = sketchOk;
-      return build();
+    // Fewer sketch sentences, then a sketch cut to a clause, then none (a second anchor takes its place).
+    sketchCuts();
+    // Linear: an empty sketch needs an extra anchor's snippet, which can cost more than a clause.
+    let cheapest = sketchLevels.length - 1;
+    let least = Number.POSITIVE_INFINITY;
+    for (let x = 1; x < sketchLevels.length; x++) {
+      st.sketch = x;
+      card = build();
+      if (card.tokens <= budget) return card;
+      if (card.tokens < least) {
+        least = card.tokens;
+        cheapest = x;
+      }
     }
-    sketchCap = 0;
+    // Nothing fits yet: go on from the cheapest level.
+    st.sketch = cheapest;
     // Fewer optional assumptions (parameter sentences go before boundary tags).
-    while (nExtras > 0) {
-      nExtras--;
+    while (st.optional > 0) {
+      st.optional--;
       card = build();
-      if (fits(card)) return card;
+      if (card.tokens <= budget) return card;
     }
-    // Then alternate: the claim sentence is also anchored verbatim, so the claim shortens first,
-    // down to 12 tokens; then snippets, but not below ~60 characters (shorter excerpts stop working
-    // as evidence); then the claim down to 6 tokens. Below that the card is skipped.
-    const claimLong = largest(12, MAX_CLAIM_TOKENS - 1, (x) => {
-      claimCap = x;
-      return fits(build());
-    });
-    if (claimLong >= 12) {
-      claimCap = claimLong;
+    if (claims.length === 0) {
+      // No prose at all: only the snippets can shrink.
+      const sn = smallest(0, MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS, (x) => {
+        st.snippet = MAX_SNIPPET_CHARS - x;
+        return fits();
+      });
+      if (sn > MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS) return null;
+      st.snippet = MAX_SNIPPET_CHARS - sn;
       return build();
     }
-    claimCap = 12;
-    const snippetOk = largest(MIN_SNIPPET_CHARS, MAX_SNIPPET_CHARS - 1, (x) => {
-      snippetCap = x;
-      return fits(build());
-    });
-    if (snippetOk >= MIN_SNIPPET_CHARS) {
-      snippetCap = snippetOk;
-      return build();
+    // A shorter claim: clause prefixes of 8+ words, other sentences (linear: another sentence moves
+    // the anchors, so the card's size is not monotone along the ladder).
+    ladder();
+    for (let x = 1; x < tier1; x++) {
+      st.claim = x;
+      card = build();
+      if (card.tokens <= budget) return card;
     }
-    snippetCap = MIN_SNIPPET_CHARS;
-    const claimShort = largest(6, 11, (x) => {
-      claimCap = x;
-      return fits(build());
-    });
-    if (claimShort >= 6) {
-      claimCap = claimShort;
-      return build();
+    st.claim = Math.max(0, tier1 - 1);
+    // Shorter snippets, not below ~60 characters: the extra anchor's when the sketch is empty, so
+    // an empty sketch with a short snippet competes with the sketch's last clause.
+    const empty = sketchLevels.length - 1;
+    const levels = st.sketch === empty ? [empty] : [st.sketch, empty];
+    const span = MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS;
+    for (const level of levels) {
+      st.sketch = level;
+      const sn = smallest(0, span, (x) => {
+        st.snippet = MAX_SNIPPET_CHARS - x;
+        return fits();
+      });
+      if (sn <= span) {
+        st.snippet = MAX_SNIPPET_CHARS - sn;
+        return build();
+      }
+    }
+    st.snippet = MIN_SNIPPET_CHARS;
+    // Last resort: a short clause (4+ words) or a short sentence.
+    for (let x = Math.max(1, tier1); x < claims.length; x++) {
+      st.claim = x;
+      for (const level of levels) {
+        st.sketch = level;
+        card = build();
+        if (card.tokens <= budget) return card;
+      }
     }
     return null;
   }
