@@ -1,21 +1,37 @@
 /**
- * `npm run bench:e2e [-- --heads 1000,10000]`: end to end through a running Worker (PAPERGURU_URL,
- * default http://127.0.0.1:8787; start it with `npm start`). For each size it creates an archive,
- * bulk-ingests synthetic papers (Zipf entity mentions, preferential-attachment citations) through
- * the public API in batches of 200, then times /route and /context (concurrency 1).
+ * `npm run bench:e2e [-- --heads 1000,10000] [-- --prose 4000]`: end to end through the public API of
+ * a throwaway local Worker run from a snapshot of the working tree (or PAPERGURU_URL when set).
+ *
+ * 1. Structured papers: for each size it creates an archive, bulk-ingests synthetic papers (Zipf
+ *    entity mentions, preferential-attachment citations) in batches of 200, then times /route and
+ *    /context (concurrency 1 and 8), the server-side phases and a cold start.
+ * 2. Plain text: `--prose N` encyclopedia-style passages (500-3,000 characters, capitalised names
+ *    of other passages' subjects; scripts/lib/prose.ts) with only id, kind, title and content, in
+ *    batches of 200: ingest chunks/s and characters/s. Then ingest + query together: N/2 more
+ *    passages are ingested while one client asks /route and /context in turn without pause;
+ *    reported: ingest chunks/s and queries/s during that phase, and query latency under load.
  */
 import { execSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { PaperGuruClient } from "../src/client";
+import { proseCorpus } from "./lib/prose";
 import { gitCommit, startServer } from "./lib/server";
 import { rng } from "./lib/synthetic";
 
-const server = await startServer();
+const server = await startServer({ snapshot: true });
 const url = server.url;
 const args = process.argv.slice(2);
 const headsArg = args[args.indexOf("--heads") + 1];
-const sizes = args.includes("--heads") && headsArg ? headsArg.split(",").map(Number) : [1000, 10000];
+const sizes =
+  args.includes("--heads") && headsArg
+    ? headsArg
+        .split(",")
+        .map(Number)
+        .filter((n) => n > 0)
+    : [1000, 10000];
+const proseArg = args[args.indexOf("--prose") + 1];
+const PROSE = args.includes("--prose") && proseArg ? Number(proseArg) : 2000;
 const QUERIES = Number(process.env.QUERIES ?? 40);
 
 const WORDS =
@@ -122,6 +138,60 @@ async function run(n: number) {
   };
 }
 
+/** Plain-text ingest, then ingest and queries together, on encyclopedia-style prose. */
+async function prose(n: number) {
+  const admin = new PaperGuruClient(url, server.adminKey);
+  const id = `bench-prose-${n}-${Date.now().toString(36)}`;
+  const created = await admin.createArchive({ id, name: `bench prose ${n}` });
+  const pg = admin.withKey(created.key.secret);
+  const extra = Math.max(200, Math.floor(n / 2));
+  const corpus = proseCorpus(n + extra, 11);
+  const arts = corpus.passages.map((p) => ({ id: p.id, kind: "note" as const, title: p.title, content: p.text }));
+  const chars = (xs: typeof arts) => xs.reduce((s, a) => s + a.content.length + a.title.length, 0);
+  const first = arts.slice(0, n);
+  const t0 = performance.now();
+  for (let i = 0; i < first.length; i += 200) await pg.ingest(id, { artifacts: first.slice(i, i + 200) });
+  const ingestS = (performance.now() - t0) / 1000;
+  // Ingest + query together: one writer, one reader, until the writer is done.
+  const rest = arts.slice(n);
+  const lat: number[] = [];
+  let queries = 0;
+  let writing = true;
+  const t1 = performance.now();
+  const writer = (async () => {
+    for (let i = 0; i < rest.length; i += 200) await pg.ingest(id, { artifacts: rest.slice(i, i + 200) });
+    writing = false;
+  })();
+  const reader = (async () => {
+    while (writing) {
+      const q = corpus.questions[(queries * 7919) % corpus.questions.length] as string;
+      const t = performance.now();
+      if (queries % 2 === 0) await pg.route(id, { query: q, limit: 16 });
+      else await pg.context(id, { query: q, budget_tokens: 1200 });
+      lat.push(performance.now() - t);
+      queries++;
+    }
+  })();
+  await Promise.all([writer, reader]);
+  const mixedS = (performance.now() - t1) / 1000;
+  const stats = (await pg.archive(id)).stats.capital;
+  return {
+    passages: n,
+    meanChars: chars(first) / first.length,
+    ingestChunksPerSec: n / ingestS,
+    ingestCharsPerSec: chars(first) / ingestS,
+    mixed: {
+      passages: rest.length,
+      ingestChunksPerSec: rest.length / mixedS,
+      queries,
+      queriesPerSec: queries / mixedS,
+      queryP50: pct(lat, 50),
+      queryP99: pct(lat, 99),
+    },
+    bytesPerHead: stats.bytesPerHead as number,
+  };
+}
+
 const rows = [];
 for (const n of sizes) {
   process.stdout.write(`ingesting ${n} heads through ${url} ... `);
@@ -137,6 +207,22 @@ for (const r of rows)
   console.log(
     `| ${r.heads} | ${r.ingestPerSec.toFixed(0)} | ${r.route.p50.toFixed(1)} / ${r.route.p99.toFixed(1)} | ${r.phases.semanticP50.toFixed(1)}, ${r.phases.routeP50.toFixed(1)} | ${r.context.p50.toFixed(1)} / ${r.context.p99.toFixed(1)} | ${r.context8.p50.toFixed(1)} / ${r.context8.p99.toFixed(1)}, ${r.context8.qps.toFixed(0)} | ${r.coldStart.rebuildMs.toFixed(0)} (${(r.coldStart.snapshotBytes / 1024).toFixed(0)}) | ${r.bytesPerHead.toFixed(0)} |`,
   );
+let plain: Awaited<ReturnType<typeof prose>> | null = null;
+if (PROSE > 0) {
+  process.stdout.write(
+    `\ningesting ${PROSE} plain-text passages, then ${Math.max(200, Math.floor(PROSE / 2))} more while querying ... `,
+  );
+  plain = await prose(PROSE);
+  console.log("done");
+  console.log(
+    "| plain-text passages (mean chars) | ingest chunks/s | ingest chars/s | ingest + query together: ingest chunks/s, queries/s | query p50 / p99 ms under ingest | DO bytes/head |",
+  );
+  console.log("|---|---|---|---|---|---|");
+  const m = plain.mixed;
+  console.log(
+    `| ${plain.passages} (${plain.meanChars.toFixed(0)}) | ${plain.ingestChunksPerSec.toFixed(0)} | ${plain.ingestCharsPerSec.toFixed(0)} | ${m.ingestChunksPerSec.toFixed(0)}, ${m.queriesPerSec.toFixed(1)} | ${m.queryP50.toFixed(1)} / ${m.queryP99.toFixed(1)} | ${plain.bytesPerHead.toFixed(0)} |`,
+  );
+}
 let bundle = "unknown";
 try {
   const out = execSync("npm run -s build", { stdio: ["ignore", "pipe", "pipe"] }).toString();
@@ -145,11 +231,11 @@ try {
   // dry-run unavailable
 }
 console.log(`\nbundle (wrangler deploy --dry-run): ${bundle}`);
-const commit = gitCommit();
+const commit = server.source?.commit ?? gitCommit();
 mkdirSync("bench/results", { recursive: true });
 writeFileSync(
   "bench/results/e2e.json",
-  `${JSON.stringify({ date: new Date().toISOString(), commit, machine: { cores: cpus().length, node: process.version }, bundle, rows }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), commit, source: server.source ?? null, machine: { cores: cpus().length, node: process.version }, bundle, rows, prose: plain }, null, 2)}\n`,
 );
 console.log("wrote bench/results/e2e.json");
 server.stop();

@@ -3,8 +3,9 @@
  * process and on the same graphs: PaperGuru's route() (seeds -> local diffusion -> head scoring ->
  * router), a full-graph personalised PageRank by power iteration (HippoRAG-style), and flat top-k
  * cosine over all head embeddings. Reports p50/p99, ratios to PaperGuru, PaperGuru's growth ratio
- * latency(N)/latency(1k), top-10 agreement of local vs full PPR, and bytes per head.
- * Writes bench/results/latest.json.
+ * latency(N)/latency(1k), top-10 agreement of local vs full PPR, and bytes per head. Then the
+ * end-to-end pass (scripts/bench-e2e.ts: structured papers and plain-text prose through the Worker).
+ * Writes bench/results/latest.json (`npm run report` puts it into README.md).
  */
 import { execSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,8 +14,8 @@ import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
 import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/core/capital";
 import { simhash } from "../src/core/sketch";
 import { DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
-import { gitCommit } from "./lib/server";
-import { rng, syntheticArchive } from "./lib/synthetic";
+import { sourceState } from "./lib/server";
+import { rng, SYNTHETIC_VOCABULARY, syntheticArchive, zipfSampler } from "./lib/synthetic";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -29,7 +30,12 @@ const sizes =
 // PPR baseline costs ~1 s per query at 300k heads).
 const queriesFor = (n: number) => (quick ? 60 : n >= 300000 ? 50 : n >= 100000 ? 100 : 200);
 const e2eHeads = args.includes("--no-e2e") ? null : quick ? "1000" : "10000,100000";
+/** Plain-text passages for the end-to-end ingest run (and half as many again with queries). */
+const e2eProse = quick ? 400 : 3000;
 const DIMS = 384;
+/** The code measured: taken before the run, since the working tree may change during it. */
+const source = sourceState();
+const started = performance.now();
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -60,7 +66,9 @@ const PRECISE = { ...DEFAULT_PARAMS, pushEpsilon: 1e-4, maxFrontier: 4096 };
 
 function bench(n: number): Row {
   const QUERIES = queriesFor(n);
-  const arch = syntheticArchive({ heads: n, seed: 7 });
+  // 60 distinct words per head: the lexical expert does its real work in every query.
+  const arch = syntheticArchive({ heads: n, seed: 7, termsPerHead: 60 });
+  const qword = zipfSampler(SYNTHETIC_VOCABULARY, rng(123));
   const [store, buildMs] = time(() => {
     const s = new CapitalStore(DEFAULT_PARAMS);
     for (const op of arch.ops) s.apply(op);
@@ -106,6 +114,9 @@ function bench(n: number): Row {
       boundaries: [],
       semantic: semantic.slice(0, 20).map((m) => ({ chunk: m.id, score: m.score })),
       querySketch: simhash(qv),
+      // Eight query words, Zipf like the corpus but past its 100 most frequent words (those play
+      // the role of stopwords, which queries drop): mid-frequency words cost long posting lists.
+      terms: Array.from({ length: 8 }, () => `w${100 + (qword() % (SYNTHETIC_VOCABULARY - 100))}`),
       asOf,
       now: asOf,
       limit: 16,
@@ -178,18 +189,20 @@ for (const r of rows) {
     `| ${r.heads} | ${r.edges} | ${f(r.paperguru.p50)} / ${f(r.paperguru.p99)} | ${(r.paperguru.p50 / base).toFixed(2)}x | ${f(r.fullPpr.p50)} / ${f(r.fullPpr.p99)} | ${(r.fullPpr.p50 / r.paperguru.p50).toFixed(1)}x | ${f(r.flatCosine.p50)} / ${f(r.flatCosine.p99)} | ${(r.flatCosine.p50 / r.paperguru.p50).toFixed(1)}x | ${r.localPpr.touched.toFixed(0)} | ${(r.top10Agreement * 100).toFixed(0)}% | ${f(r.precise.p50)} ms, ${(r.precise.top10Agreement * 100).toFixed(0)}% | ${r.bytesPerHead.toFixed(0)} |`,
   );
 }
-const commit = gitCommit();
+const commit = source.commit;
 // End to end through the real Worker (a throwaway local server), merged into the same JSON.
 let e2e: unknown = null;
 if (e2eHeads) {
   console.log(`\nEnd to end through the Worker (${e2eHeads} heads):`);
-  execSync(`npx tsx scripts/bench-e2e.ts --heads ${e2eHeads}`, { stdio: "inherit" });
+  execSync(`npx tsx scripts/bench-e2e.ts --heads ${e2eHeads} --prose ${e2eProse}`, { stdio: "inherit" });
   e2e = JSON.parse(readFileSync("bench/results/e2e.json", "utf8"));
 }
 const out = {
   date: new Date().toISOString(),
   commit,
+  source,
   machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", node: process.version },
+  durationMs: performance.now() - started,
   queriesPerSize: Object.fromEntries(sizes.map((n) => [n, queriesFor(n)])),
   params: DEFAULT_PARAMS,
   routing: rows,

@@ -1,9 +1,15 @@
 /**
  * Start a throwaway local PaperGuru (scripts/start.mjs with a fresh temporary state directory) for
  * benchmarks and evaluations, or use PAPERGURU_URL when it is set.
+ *
+ * With `snapshot: true` the Worker runs from a copy of src/, migrations/ and the config taken at
+ * start, so edits to the working tree during a run (wrangler dev rebuilds on every change and
+ * restarts the Worker mid-request) neither break nor mix into the measurement; `source` records
+ * which code was measured (commit plus a hash of the uncommitted changes under src/ and migrations/).
  */
 import { type ChildProcess, execSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,9 +17,20 @@ import { fileURLToPath } from "node:url";
 /** The repository root (scripts/lib/../..), so the server starts from any working directory. */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+/** Which code a run measured: the commit, and the uncommitted changes to the Worker's sources. */
+export interface SourceState {
+  commit: string;
+  /** Files under src/ or migrations/ that differ from the commit (modified, added or untracked). */
+  dirty: string[];
+  /** sha256 (first 12 hex) of those files' contents; null when the tree is clean. */
+  dirtyHash: string | null;
+}
+
 export interface Server {
   url: string;
   adminKey: string;
+  /** Set when the server was started from a snapshot of the working tree. */
+  source?: SourceState;
   stop(): void;
 }
 
@@ -32,6 +49,53 @@ export function adminKey(local = false): string {
 export interface StartOptions {
   /** Always start a throwaway local server, even when PAPERGURU_URL is set (tests). */
   fresh?: boolean;
+  /**
+   * Run the Worker from a copy of the working tree taken now (evaluations and benchmarks), or from
+   * a commit's tree (`{ ref: "abc1234" }`, through git archive) to measure that commit.
+   */
+  snapshot?: boolean | { ref: string };
+}
+
+/** The state of src/ and migrations/ relative to HEAD. */
+export function sourceState(): SourceState {
+  const commit = gitCommit();
+  let dirty: string[] = [];
+  try {
+    const out = execSync("git status --porcelain --untracked-files=all -- src migrations", {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "ignore"],
+    }).toString();
+    dirty = out
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.slice(3).trim())
+      .sort();
+  } catch {
+    // not a git checkout
+  }
+  if (dirty.length === 0) return { commit, dirty, dirtyHash: null };
+  const h = createHash("sha256");
+  for (const f of dirty) {
+    h.update(f);
+    const p = join(ROOT, f);
+    if (existsSync(p)) h.update(readFileSync(p));
+  }
+  return { commit, dirty, dirtyHash: h.digest("hex").slice(0, 12) };
+}
+
+const TREE = ["src", "migrations", "wrangler.toml", "package.json", "tsconfig.json", "scripts/start.mjs"];
+
+/** Copy what the Worker needs into `dir` (node_modules is linked, not copied). */
+function snapshotTree(dir: string, ref: string | null): void {
+  if (ref)
+    execSync(`git archive --format=tar ${ref} ${TREE.join(" ")} | tar -x -C ${JSON.stringify(dir)}`, { cwd: ROOT });
+  else
+    for (const p of TREE) {
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      cpSync(join(ROOT, p), join(dir, p), { recursive: true });
+    }
+  if (existsSync(join(ROOT, ".dev.vars"))) cpSync(join(ROOT, ".dev.vars"), join(dir, ".dev.vars"));
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<Server> {
@@ -39,14 +103,31 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
     return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {} };
   const port = String(20000 + Math.floor(Math.random() * 20000));
   const dir = mkdtempSync(join(tmpdir(), "paperguru-"));
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, "scripts", "start.mjs")], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: port, PERSIST_TO: dir, QUIET: "1" },
-    stdio: "ignore",
+  const state = join(dir, "state");
+  let cwd = ROOT;
+  let source: SourceState | undefined;
+  if (opts.snapshot) {
+    const ref = typeof opts.snapshot === "object" ? opts.snapshot.ref : null;
+    if (ref && !/^[0-9A-Za-z._/-]+$/.test(ref)) throw new Error(`not a git ref: ${ref}`);
+    source = ref ? { commit: gitCommit(ref), dirty: [], dirtyHash: null } : sourceState();
+    cwd = join(dir, "code");
+    mkdirSync(cwd);
+    snapshotTree(cwd, ref);
+  }
+  // PAPERGURU_SERVER_LOG=<file> keeps wrangler's and the Worker's output (to diagnose a crash).
+  const logFile = process.env.PAPERGURU_SERVER_LOG;
+  const logFd = logFile ? openSync(logFile, "a") : null;
+  const child: ChildProcess = spawn(process.execPath, [join(cwd, "scripts", "start.mjs")], {
+    cwd,
+    env: { ...process.env, PORT: port, PERSIST_TO: state, ...(logFd === null ? { QUIET: "1" } : {}) },
+    stdio: logFd === null ? "ignore" : ["ignore", logFd, logFd],
     detached: true,
   });
   const url = `http://127.0.0.1:${port}`;
+  let stopped = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
     try {
       if (child.pid) process.kill(-child.pid, "SIGTERM");
     } catch {
@@ -59,7 +140,7 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
     await new Promise((r) => setTimeout(r, 500));
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.ok) return { url, adminKey: adminKey(opts.fresh), stop };
+      if (res.ok) return { url, adminKey: adminKey(opts.fresh), ...(source ? { source } : {}), stop };
     } catch {
       // not up yet
     }
@@ -68,10 +149,10 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
   throw new Error("local PaperGuru did not start within 60 s");
 }
 
-/** Short git commit of the checkout, for benchmark records ("unknown" outside a git checkout). */
-export function gitCommit(): string {
+/** Short git commit of the checkout (or of `ref`), for benchmark records ("unknown" outside a git checkout). */
+export function gitCommit(ref = "HEAD"): string {
   try {
-    return execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
+    return execSync(`git rev-parse --short ${ref}`, { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] })
       .toString()
       .trim();
   } catch {

@@ -1,0 +1,164 @@
+/**
+ * The results files the evaluation and the benchmark write, and the targets derived from them.
+ * `npm run eval` writes bench/results/eval-latest.json, `npm run bench` bench/results/latest.json;
+ * `npm run report` renders both into README.md. Recall values are fractions in [0, 1].
+ */
+import { cpus } from "node:os";
+import type { SourceState } from "./server";
+
+export interface Machine {
+  cores: number;
+  cpu: string;
+  node: string;
+}
+
+export function machine(): Machine {
+  return { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", node: process.version };
+}
+
+/** One method's numbers on one set (or one question group of a set). */
+export interface MetricRow {
+  /** Stable key: bm25, bm25-title2, minisearch, dense, route, context, route-structure, context-structure. */
+  method: string;
+  label: string;
+  /** baseline | paperguru (plain text, the headline) | structure (caller-supplied entities and edges). */
+  role: "baseline" | "paperguru" | "structure";
+  /** "R@5" -> recall in [0, 1]. */
+  recall: Record<string, number>;
+  /** /context rows: cards per context, card tokens per context. */
+  cardsPerContext?: number;
+  tokensPerContext?: number;
+}
+
+export interface SetTimings {
+  ingestMs: number;
+  ingestChunksPerS: number;
+  /** Mean wall time of one /route call (sequential). */
+  routeMsPerQuery: number;
+  /** Wall time of the whole set: ingest, baselines, every query. */
+  totalMs: number;
+}
+
+export interface EvalSet {
+  key: "hotpotqa" | "hotpotqa-2wiki" | "locomo" | "citeseer";
+  name: string;
+  /** What the numbers mean, in one or two sentences. */
+  description: string;
+  ks: number[];
+  size: Record<string, number>;
+  rows: MetricRow[];
+  /** Per question group (LoCoMo categories); `rows` then holds the overall numbers. */
+  groups?: Array<{ key: string; label: string; questions: number; rows: MetricRow[] }>;
+  timings: SetTimings;
+  notes: string[];
+}
+
+/** Cards per /context at 4,000 tokens and the recall of those cards, on the HotpotQA plain-text archive. */
+export interface ContextFigure {
+  cardsPerContext: number;
+  recall5: number;
+  date: string;
+  commit: string;
+  source: SourceState | null;
+}
+
+export interface EvalResults {
+  date: string;
+  commit: string;
+  source: SourceState | null;
+  machine: Machine;
+  durationMs: number;
+  args: string[];
+  sets: EvalSet[];
+  context: { budgetTokens: number; before: ContextFigure | null; now: ContextFigure | null };
+  staleness: {
+    s2orc: { versions: number; stored: number; asked: number; pgStale: number; blindStale: number } | null;
+    wikipedia: { articles: number; revisions: number; pgStale: number; pgMissed: number; blindStale: number } | null;
+    synthetic: Array<{ rho: number; T: number; n: number; pgStale: number; blindStale: number; bound: number }>;
+  };
+  unarxive: Record<string, unknown> | null;
+  provenance: { anchors: number; verified: number };
+  /** Wall time of each lifecycle and import check (ms). */
+  checkMs: Record<string, number>;
+  targets: Target[];
+}
+
+export interface Target {
+  label: string;
+  /** What was measured, formatted. */
+  measured: string;
+  /** The bar, formatted. */
+  target: string;
+  pass: boolean | null;
+}
+
+const pts = (x: number) => (x * 100).toFixed(1);
+
+/** The strongest BM25 variant at one cutoff (the highest recall of wink, wink with title ×2, minisearch). */
+export function strongerBm25(rows: MetricRow[], k: string): { label: string; value: number } | null {
+  const names: Record<string, string> = { bm25: "wink", "bm25-title2": "wink, title ×2", minisearch: "minisearch" };
+  let best: { label: string; value: number } | null = null;
+  for (const r of rows) {
+    const v = r.recall[k];
+    const name = names[r.method];
+    if (name && v !== undefined && (!best || v > best.value)) best = { label: name, value: v };
+  }
+  return best;
+}
+
+function row(rows: MetricRow[] | undefined, method: string): MetricRow | undefined {
+  return rows?.find((r) => r.method === method);
+}
+
+/** PaperGuru minus the stronger BM25 at k must be >= margin (points). */
+function vsBm25(label: string, rows: MetricRow[] | undefined, method: string, k: string, margin: number): Target {
+  const pg = row(rows, method)?.recall[k];
+  const bm = rows ? strongerBm25(rows, k) : null;
+  const bar = `≥ BM25 ${margin >= 0 ? "+" : "−"} ${Math.abs(margin)}`;
+  if (pg === undefined || !bm) return { label, measured: "not measured", target: bar, pass: null };
+  const diff = (pg - bm.value) * 100;
+  return {
+    label,
+    measured: `${pts(pg)} vs ${pts(bm.value)} (${bm.label}): ${signed(diff)}`,
+    target: bar,
+    pass: diff >= margin - 1e-9,
+  };
+}
+
+const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`;
+
+/** The targets the retrieval work is held to, computed from a results file. */
+export function targets(r: Pick<EvalResults, "sets" | "context">): Target[] {
+  const set = (k: EvalSet["key"]) => r.sets.find((s) => s.key === k);
+  const hp = set("hotpotqa");
+  const wiki = set("hotpotqa-2wiki");
+  const conv = set("locomo");
+  const cs = set("citeseer");
+  const out: Target[] = [
+    vsBm25("HotpotQA /route R@2", hp?.rows, "route", "R@2", 8),
+    vsBm25("HotpotQA /route R@5", hp?.rows, "route", "R@5", 8),
+    vsBm25("HotpotQA + 2Wiki distractors /route R@5", wiki?.rows, "route", "R@5", 5),
+    vsBm25("Conversations /route R@10, overall", conv?.rows, "route", "R@10", 5),
+  ];
+  if (conv?.groups)
+    for (const g of conv.groups) out.push(vsBm25(`Conversations /route R@10, ${g.label}`, g.rows, "route", "R@10", -2));
+  else out.push(vsBm25("Conversations /route R@10 per category", undefined, "route", "R@10", -2));
+  out.push(vsBm25("CiteSeer /route R@10", cs?.rows, "route", "R@10", 5));
+  const { before, now } = r.context;
+  if (before && now) {
+    const ratio = now.cardsPerContext / Math.max(1e-9, before.cardsPerContext);
+    out.push({
+      label: "/context at 4,000 tokens: cards per context",
+      measured: `${now.cardsPerContext.toFixed(1)} vs ${before.cardsPerContext.toFixed(1)} before (${before.commit}): ${ratio.toFixed(2)}×`,
+      target: "≥ 2× before",
+      pass: ratio >= 2 - 1e-9,
+    });
+    out.push({
+      label: "/context at 4,000 tokens: R@5 of the cards",
+      measured: `${pts(now.recall5)} vs ${pts(before.recall5)} before: ${signed((now.recall5 - before.recall5) * 100)}`,
+      target: "≥ before",
+      pass: now.recall5 >= before.recall5 - 1e-9,
+    });
+  } else out.push({ label: "/context at 4,000 tokens", measured: "not measured", target: "≥ 2× cards", pass: null });
+  return out;
+}

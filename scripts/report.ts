@@ -1,0 +1,450 @@
+/**
+ * `npm run report [-- --check]`: rewrites README.md's generated tables from the results files, so
+ * no figure in them is typed by hand or outlives the run that produced it:
+ * - bench/results/latest.json (`npm run bench`) -> the block `report:performance`;
+ * - bench/results/eval-latest.json (`npm run eval`) -> `report:quality`, `report:targets` and
+ *   `report:lifecycle`.
+ * A block is the text between `<!-- report:NAME:start -->` and `<!-- report:NAME:end -->`. Each
+ * names the date, commit and machine of its run. `--check` rewrites nothing and exits 1 when
+ * README.md differs from what the results files give.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import type { EvalResults, EvalSet, MetricRow } from "./lib/results";
+import { strongerBm25, targets } from "./lib/results";
+
+const args = process.argv.slice(2);
+const README = "README.md";
+const BENCH = "bench/results/latest.json";
+const EVAL = "bench/results/eval-latest.json";
+
+// ------------------------------------------------------------------ formatting
+
+const int = (x: number) => Math.round(x).toLocaleString("en");
+/** Milliseconds: 3 significant digits below 10, one decimal below 1,000, integers above. */
+const ms = (x: number) => (x < 10 ? x.toPrecision(2) : x < 1000 ? x.toFixed(1) : int(x));
+const pct = (x: number | undefined) => (x === undefined ? "–" : (x * 100).toFixed(1));
+const secs = (x: number) => `${(x / 1000).toFixed(1)} s`;
+const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`;
+
+interface SourceLike {
+  commit: string;
+  dirty?: string[];
+  dirtyHash?: string | null;
+}
+
+function runLine(
+  what: string,
+  r: {
+    date: string;
+    commit: string;
+    source?: SourceLike | null;
+    machine?: { cores: number; cpu?: string; node: string };
+  },
+): string {
+  const m = r.machine;
+  const dirty = r.source?.dirtyHash
+    ? ` plus uncommitted changes to ${r.source.dirty?.length ?? "?"} files under src/ and migrations/ (content hash \`${r.source.dirtyHash}\`)`
+    : "";
+  const cpu = m?.cpu ? `, ${m.cpu.replace(/\s+/g, " ").trim()}` : "";
+  return `_${what}: ${r.date.slice(0, 10)}, commit \`${r.commit}\`${dirty}; ${m ? `${m.cores} cores${cpu}, Node ${m.node}` : "machine not recorded"}._`;
+}
+
+function table(head: string[], rows: string[][]): string {
+  return [
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
+}
+
+// ------------------------------------------------------------------ performance (bench)
+
+interface BenchRow {
+  heads: number;
+  edges: number;
+  bytesPerHead: number;
+  paperguru: { p50: number; p99: number };
+  fullPpr: { p50: number; p99: number };
+  flatCosine: { p50: number; p99: number };
+  localPpr: { touched: number };
+  top10Agreement: number;
+  precise: { p50: number; top10Agreement: number };
+}
+
+interface E2eRow {
+  heads: number;
+  ingestPerSec: number;
+  route: { p50: number; p99: number };
+  context: { p50: number; p99: number };
+  context8: { p50: number; p99: number; qps: number };
+  phases: { semanticP50: number; routeP50: number };
+  coldStart: { rebuildMs: number; snapshotBytes: number };
+  bytesPerHead: number;
+}
+
+interface ProseRun {
+  passages: number;
+  meanChars: number;
+  ingestChunksPerSec: number;
+  ingestCharsPerSec: number;
+  mixed: {
+    passages: number;
+    ingestChunksPerSec: number;
+    queries: number;
+    queriesPerSec: number;
+    queryP50: number;
+    queryP99: number;
+  };
+  bytesPerHead: number;
+}
+
+interface BenchResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine: { cores: number; cpu: string; node: string };
+  durationMs?: number;
+  queriesPerSize: Record<string, number>;
+  routing: BenchRow[];
+  e2e: {
+    date: string;
+    commit: string;
+    source?: SourceLike | null;
+    bundle: string;
+    rows: E2eRow[];
+    prose?: ProseRun | null;
+  } | null;
+}
+
+function performance(b: BenchResults): string {
+  const out: string[] = [
+    runLine(`Last \`npm run bench\`${b.durationMs ? ` (${(b.durationMs / 60000).toFixed(1)} min in all)` : ""}`, b),
+  ];
+  const base = b.routing[0]?.paperguru.p50 ?? 1;
+  out.push(
+    "",
+    `**Routing, in one process on the same graphs** (milliseconds per query; ${Object.entries(b.queriesPerSize)
+      .map(([n, q]) => `${q} queries at ${int(Number(n))} heads`)
+      .join(", ")}):`,
+    "",
+    table(
+      [
+        "heads",
+        "edges",
+        "PaperGuru route p50 / p99",
+        "growth vs smallest",
+        "full PPR p50 / p99",
+        "full PPR ÷ PaperGuru",
+        "flat cosine p50 / p99",
+        "flat ÷ PaperGuru",
+        "nodes with mass",
+        "top-10 agreement with full PPR",
+        "ε = 10⁻⁴: route p50, agreement",
+        "capital chunk bytes/head",
+      ],
+      b.routing.map((r) => [
+        int(r.heads),
+        int(r.edges),
+        `${ms(r.paperguru.p50)} / ${ms(r.paperguru.p99)}`,
+        `${(r.paperguru.p50 / base).toFixed(2)}×`,
+        `${ms(r.fullPpr.p50)} / ${ms(r.fullPpr.p99)}`,
+        `${(r.fullPpr.p50 / r.paperguru.p50).toFixed(1)}×`,
+        `${ms(r.flatCosine.p50)} / ${ms(r.flatCosine.p99)}`,
+        `${(r.flatCosine.p50 / r.paperguru.p50).toFixed(1)}×`,
+        int(r.localPpr.touched),
+        `${(r.top10Agreement * 100).toFixed(0)}%`,
+        `${ms(r.precise.p50)} ms, ${(r.precise.top10Agreement * 100).toFixed(0)}%`,
+        int(r.bytesPerHead),
+      ]),
+    ),
+  );
+  const e = b.e2e;
+  if (e) {
+    out.push(
+      "",
+      "**End to end through the Worker, structured papers** (entities and `cites` edges given by the caller; batches of 200; 40 queries, sequential unless marked c=8):",
+      "",
+      table(
+        [
+          "heads",
+          "ingest chunks/s",
+          "`/route` p50 / p99 ms",
+          "of which: vector index p50, capital-chunk route p50 (ms)",
+          "`/context` p50 / p99 ms",
+          "`/context` c=8: p50 / p99 ms, q/s",
+          "cold start: rebuild ms (snapshot)",
+          "DO bytes/head",
+        ],
+        e.rows.map((r) => [
+          int(r.heads),
+          int(r.ingestPerSec),
+          `${ms(r.route.p50)} / ${ms(r.route.p99)}`,
+          `${ms(r.phases.semanticP50)}, ${ms(r.phases.routeP50)}`,
+          `${ms(r.context.p50)} / ${ms(r.context.p99)}`,
+          `${ms(r.context8.p50)} / ${ms(r.context8.p99)}, ${r.context8.qps.toFixed(0)}`,
+          `${int(r.coldStart.rebuildMs)} (${(r.coldStart.snapshotBytes / 1e6).toFixed(1)} MB)`,
+          int(r.bytesPerHead),
+        ]),
+      ),
+    );
+    const p = e.prose;
+    if (p)
+      out.push(
+        "",
+        `**End to end, plain text** (id, kind, title and content only; encyclopedia-style prose of 500-3,000 characters naming other passages' subjects; then ${int(p.mixed.passages)} more passages ingested while one client alternates \`/route\` and \`/context\` without pause):`,
+        "",
+        table(
+          [
+            "passages (mean characters)",
+            "ingest chunks/s",
+            "ingest characters/s",
+            "ingest + query together: ingest chunks/s, queries/s",
+            "query p50 / p99 ms during ingest",
+            "DO bytes/head",
+          ],
+          [
+            [
+              `${int(p.passages)} (${int(p.meanChars)})`,
+              int(p.ingestChunksPerSec),
+              int(p.ingestCharsPerSec),
+              `${int(p.mixed.ingestChunksPerSec)}, ${p.mixed.queriesPerSec.toFixed(1)}`,
+              `${ms(p.mixed.queryP50)} / ${ms(p.mixed.queryP99)}`,
+              int(p.bytesPerHead),
+            ],
+          ],
+        ),
+      );
+    out.push("", `Bundle (\`wrangler deploy --dry-run --minify\`): ${e.bundle}.`);
+  } else out.push("", "_The end-to-end pass did not run (`--no-e2e`)._");
+  return out.join("\n");
+}
+
+// ------------------------------------------------------------------ quality (eval)
+
+function vsCell(rows: MetricRow[], row: MetricRow, ks: number[]): string {
+  if (row.role === "baseline") return "";
+  return ks
+    .map((k) => {
+      const b = strongerBm25(rows, `R@${k}`);
+      const v = row.recall[`R@${k}`];
+      return b && v !== undefined ? signed((v - b.value) * 100) : "–";
+    })
+    .join(" / ");
+}
+
+function setTable(s: EvalSet): string {
+  const hasCards = s.rows.some((r) => r.cardsPerContext !== undefined);
+  const head = [
+    "method",
+    ...s.ks.map((k) => `R@${k}`),
+    `vs strongest BM25 (${s.ks.map((k) => `R@${k}`).join(" / ")})`,
+    ...(hasCards ? ["cards per context"] : []),
+  ];
+  const rows = s.rows.map((r) => [
+    r.role === "baseline" ? r.label : `**${r.label}**`,
+    ...s.ks.map((k) => pct(r.recall[`R@${k}`])),
+    vsCell(s.rows, r, s.ks),
+    ...(hasCards ? [r.cardsPerContext !== undefined ? r.cardsPerContext.toFixed(1) : ""] : []),
+  ]);
+  return table(head, rows);
+}
+
+function conversationTable(s: EvalSet): string {
+  const groups = s.groups ?? [];
+  const k = s.ks.includes(10) ? 10 : (s.ks[0] as number);
+  const head = [
+    "method",
+    ...s.ks.map((x) => `R@${x}`),
+    `vs strongest BM25 (${s.ks.map((x) => `R@${x}`).join(" / ")})`,
+    ...groups.map((g) => `R@${k}: ${g.label} (${g.questions} q)`),
+  ];
+  const rows = s.rows.map((r) => [
+    r.role === "baseline" ? r.label : `**${r.label}**`,
+    ...s.ks.map((x) => pct(r.recall[`R@${x}`])),
+    vsCell(s.rows, r, s.ks),
+    ...groups.map((g) => {
+      const gr = g.rows.find((x) => x.method === r.method);
+      const v = gr?.recall[`R@${k}`];
+      const b = strongerBm25(g.rows, `R@${k}`);
+      return v === undefined
+        ? "–"
+        : r.role === "baseline" || !b
+          ? pct(v)
+          : `${pct(v)} (${signed((v - b.value) * 100)})`;
+    }),
+  ]);
+  return table(head, rows);
+}
+
+function quality(r: EvalResults): string {
+  const out: string[] = [runLine(`Last \`npm run eval\` (${(r.durationMs / 60000).toFixed(1)} min in all)`, r)];
+  for (const s of r.sets) {
+    out.push("", `**${s.name}.** ${s.description} ${s.notes.join(" ")}`, "");
+    out.push(s.groups ? conversationTable(s) : setTable(s));
+  }
+  out.push(
+    "",
+    "Time per set (ingest through the API in batches of 200, while the baselines are built and run in the evaluating process; PaperGuru queries one at a time after that; wall time of the whole set):",
+    "",
+    table(
+      ["set", "ingest chunks/s", "`/route` ms per query", "wall time"],
+      r.sets.map((s) => [
+        s.name,
+        int(s.timings.ingestChunksPerS),
+        ms(s.timings.routeMsPerQuery),
+        secs(s.timings.totalMs),
+      ]),
+    ),
+  );
+  return out.join("\n");
+}
+
+function targetBlock(r: EvalResults): string {
+  const ts = targets(r);
+  const met = ts.filter((t) => t.pass === true).length;
+  const before = r.context.before;
+  const out = [
+    runLine("Targets, from the last `npm run eval`", r),
+    "",
+    `${met} of ${ts.length} met. PaperGuru is compared with the strongest BM25 baseline at each cutoff (wink with title weight 1 or 2, or minisearch); differences in recall points.${before ? ` The /context "before" figure is commit \`${before.commit}\` (${before.date.slice(0, 10)}): ${before.cardsPerContext.toFixed(1)} cards per 4,000-token context, cards R@5 ${pct(before.recall5)}.` : ""}`,
+    "",
+    table(
+      ["target", "measured", "bar", "met"],
+      ts.map((t) => [t.label, t.measured, t.target, t.pass === null ? "not measured" : t.pass ? "yes" : "**no**"]),
+    ),
+  ];
+  return out.join("\n");
+}
+
+function lifecycle(r: EvalResults): string {
+  const out: string[] = [runLine("Last `npm run eval`", r)];
+  const st = r.staleness;
+  if (st.s2orc || st.wikipedia) {
+    const rows: string[][] = [];
+    if (st.s2orc)
+      rows.push([
+        `s2orc README: ${st.s2orc.versions} dated revisions (${st.s2orc.stored} distinct), ${st.s2orc.asked} as-of questions`,
+        `${pct(st.s2orc.pgStale)}%`,
+        `${pct(st.s2orc.blindStale)}% (BM25 over every revision, top hit)`,
+      ]);
+    if (st.wikipedia)
+      rows.push([
+        `Wikipedia: ${st.wikipedia.articles} articles, ${st.wikipedia.revisions} revisions (revision k dated day k)`,
+        `${pct(st.wikipedia.pgStale)}% (${st.wikipedia.pgMissed} article(s) not retrieved, counted apart)`,
+        `${pct(st.wikipedia.blindStale)}% (BM25 over the article's revisions)`,
+      ]);
+    out.push(
+      "",
+      "Stale-evidence rate (evidence that is not the version valid at the as-of date):",
+      "",
+      table(["set", "PaperGuru with `as_of`", "version-blind"], rows),
+    );
+  }
+  if (st.synthetic.length)
+    out.push(
+      "",
+      `Synthetic archives (${st.synthetic[0]?.n ?? 100} facts revised with probability ρ per step for T steps, asked as of step 0):`,
+      "",
+      table(
+        ["ρ", "T", "PaperGuru with `as_of`", "version-blind (latest)", "bound 1 − (1 − ρ)^T"],
+        st.synthetic.map((s) => [
+          String(s.rho),
+          String(s.T),
+          `${pct(s.pgStale)}%`,
+          `${pct(s.blindStale)}%`,
+          `${pct(s.bound)}%`,
+        ]),
+      ),
+    );
+  const ua = r.unarxive as Record<string, number | Record<string, number>> | null;
+  if (ua) {
+    const n = (k: string) => (typeof ua[k] === "number" ? (ua[k] as number) : 0);
+    const again = (ua.again ?? {}) as Record<string, number>;
+    out.push(
+      "",
+      "Full-text import of the unarXive sample (`POST /import?format=fulltext`, 10 papers per request) and its references:",
+      "",
+      table(
+        [
+          "papers → chunks",
+          "import s (chunks/s)",
+          "same files again",
+          "bibliography entries (with DOI / arXiv / OpenAlex id)",
+          "distinct works by id",
+          "entries whose id forms resolve to one entity",
+          "works resolving to one entity",
+          "title-only references: distinct entities, cited by ≥ 2 papers",
+        ],
+        [
+          [
+            `${n("papers")} → ${int(n("chunks"))}`,
+            `${(n("importMs") / 1000).toFixed(1)} (${int((1000 * n("chunks")) / Math.max(1, n("importMs")))})`,
+            `${int(again.unchanged ?? 0)} unchanged, ${int((again.created ?? 0) + (again.updated ?? 0))} created or updated (${(n("reimportMs") / 1000).toFixed(1)} s)`,
+            `${int(n("refs"))} (${int(n("withIds"))}, ${pct(n("withIds") / Math.max(1, n("refs")))}%)`,
+            int(n("works")),
+            `${int(n("consistent"))}/${int(n("checked"))}`,
+            `${int(n("worksOneEntity"))}/${int(n("works"))}`,
+            `${int(n("titleEntities"))}, ${int(n("titleShared"))}`,
+          ],
+        ],
+      ),
+      "",
+      table(
+        ["lossless `json` dump", "export", "replay into a new archive", "`/route` identical (chunks and versions)"],
+        [
+          [
+            `${(n("dumpBytes") / 1e6).toFixed(1)} MB`,
+            secs(n("exportMs")),
+            secs(n("reimportDumpMs")),
+            `${n("sameRoutes")}/${n("routeQueries")} queries`,
+          ],
+        ],
+      ),
+    );
+  }
+  const p = r.provenance;
+  out.push(
+    "",
+    table(
+      ["provenance: anchors returned by `/context` during the eval", "verified by `/verify`"],
+      [[int(p.anchors), `${int(p.verified)} (${p.anchors ? pct(p.verified / p.anchors) : "–"}%)`]],
+    ),
+  );
+  return out.join("\n");
+}
+
+// ------------------------------------------------------------------ README rewriting
+
+function replaceBlock(text: string, name: string, body: string): string {
+  const start = `<!-- report:${name}:start -->`;
+  const end = `<!-- report:${name}:end -->`;
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`${README}: markers ${start} ... ${end} not found`);
+  return `${text.slice(0, i + start.length)}\n${body}\n${text.slice(j)}`;
+}
+
+function readJson<T>(f: string): T | null {
+  if (!existsSync(f)) return null;
+  return JSON.parse(readFileSync(f, "utf8")) as T;
+}
+
+const before = readFileSync(README, "utf8");
+let text = before;
+const bench = readJson<BenchResults>(BENCH);
+const ev = readJson<EvalResults>(EVAL);
+const missing = (file: string, cmd: string) => `_No results file (${file}); run \`${cmd}\`._`;
+text = replaceBlock(text, "performance", bench ? performance(bench) : missing(BENCH, "npm run bench"));
+text = replaceBlock(text, "quality", ev ? quality(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
+text = replaceBlock(text, "targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
+text = replaceBlock(text, "lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
+if (args.includes("--check")) {
+  if (text !== before) {
+    console.error(`${README} is out of date with ${BENCH} / ${EVAL}: run \`npm run report\``);
+    process.exit(1);
+  }
+  console.log(`${README} matches the results files`);
+} else if (text !== before) {
+  writeFileSync(README, text);
+  console.log(`rewrote the generated tables in ${README}`);
+} else console.log(`${README} already up to date`);
