@@ -38,7 +38,35 @@ export interface SyntheticOptions {
   entityCount?: number;
   /** Share of heads with extra revisions. */
   revisedShare?: number;
+  /**
+   * Distinct words per head in its lexical bag (0 = none), drawn Zipf(1) from a 50,000-word
+   * vocabulary like the stems of ~500-character passages.
+   */
+  termsPerHead?: number;
 }
+
+/** Zipf(1) sampler over ranks 0..n-1 (inverse of the harmonic CDF by binary search). */
+export function zipfSampler(n: number, r: () => number): () => number {
+  const cdf = new Float64Array(n);
+  let acc = 0;
+  for (let i = 0; i < n; i++) {
+    acc += 1 / (i + 1);
+    cdf[i] = acc;
+  }
+  return () => {
+    const u = r() * acc;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cdf[mid] as number) < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+export const SYNTHETIC_VOCABULARY = 50_000;
 
 const DAY = 86_400_000;
 
@@ -76,6 +104,19 @@ export function syntheticArchive(o: SyntheticOptions): SyntheticArchive {
     ops.push({ op: "alias.add", entity: entities[i] as string, alias: `Method ${i}`, validFrom: start, validTo: null });
   }
   const sketches: Uint8Array[] = [];
+  const nTerms = o.termsPerHead ?? 0;
+  const word = zipfSampler(SYNTHETIC_VOCABULARY, rng((o.seed ?? 42) + 1));
+  const bag = (): { terms: string; len: number } | Record<string, never> => {
+    if (nTerms === 0) return {};
+    const tf = new Map<number, number>();
+    let len = 0;
+    while (tf.size < nTerms && len < nTerms * 8) {
+      const w = word();
+      tf.set(w, (tf.get(w) ?? 0) + 1);
+      len++;
+    }
+    return { terms: [...tf].map(([w, c]) => `w${w}:${c}`).join(" "), len };
+  };
   // Preferential attachment: citing a uniformly chosen earlier citation target reproduces power-law in-degrees.
   const targets: number[] = [];
   let edges = 0;
@@ -96,6 +137,7 @@ export function syntheticArchive(o: SyntheticOptions): SyntheticArchive {
       entities: [...ents],
       boundaries: [`split:s${i % 7}`],
       sketch: toBase64(sk),
+      ...bag(),
     });
     if (i > 0) {
       const k = Math.max(1, Math.round(cites * (0.5 + r())));

@@ -112,7 +112,7 @@ const RING = 64;
 /** Entity postings per pooled block. */
 const P_BLOCK = 4;
 /** Postings per lexical block. */
-const LEX_BLOCK = 8;
+const LEX_BLOCK = 4;
 /** Heads linked per derived `mentions` step (a new owner from its mentioners, a mention to owners). */
 export const MAX_MENTION_LINKS = 64;
 const MENTIONS: EdgeType = "mentions";
@@ -178,7 +178,7 @@ export class CapitalStore {
   /** @internal */ aliasCount = 0;
 
   // ---- lexical index: one document per head version (its bag of terms), postings per hashed term.
-  // Postings live in one pooled block chain (8 postings per block, newest block first), so a term
+  // Postings live in one pooled block chain (4 postings per block, newest block first), so a term
   // costs 12 bytes plus its postings whatever the vocabulary size, and a posting 5 bytes.
   /** @internal */ docNode: Int32Array = new Int32Array(0);
   /** @internal */ docFrom: Float64Array = new Float64Array(0);
@@ -1132,8 +1132,8 @@ function serializeStore(s: CapitalStore): Uint8Array {
     termDf: s.termDf.subarray(0, s.termCount),
     blkNext: s.blkNext.subarray(0, s.blkCount),
     blkFill: s.blkFill.subarray(0, s.blkCount),
-    blkDoc: s.blkDoc.subarray(0, s.blkCount * 8),
-    blkTf: s.blkTf.subarray(0, s.blkCount * 8),
+    blkDoc: s.blkDoc.subarray(0, s.blkCount * LEX_BLOCK),
+    blkTf: s.blkTf.subarray(0, s.blkCount * LEX_BLOCK),
   };
   const layout: Array<{ name: ArrayName; offset: number; bytes: number }> = [];
   let off = 0;
