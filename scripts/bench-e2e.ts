@@ -32,6 +32,8 @@ const sizes =
     : [1000, 10000];
 const proseArg = args[args.indexOf("--prose") + 1];
 const PROSE = args.includes("--prose") && proseArg ? Number(proseArg) : 2000;
+const outArg = args[args.indexOf("--out") + 1];
+const outFile = args.includes("--out") && outArg ? outArg : "bench/results/e2e.json";
 const QUERIES = Number(process.env.QUERIES ?? 40);
 
 const WORDS =
@@ -232,11 +234,11 @@ try {
 }
 console.log(`\nbundle (wrangler deploy --dry-run): ${bundle}`);
 const commit = server.source?.commit ?? gitCommit();
-mkdirSync("bench/results", { recursive: true });
+mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(
-  "bench/results/e2e.json",
+  outFile,
   `${JSON.stringify({ date: new Date().toISOString(), commit, source: server.source ?? null, machine: { cores: cpus().length, node: process.version }, bundle, rows, prose: plain }, null, 2)}\n`,
 );
-console.log("wrote bench/results/e2e.json");
+console.log(`wrote ${outFile}`);
 server.stop();
 process.exit(0);

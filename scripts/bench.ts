@@ -5,11 +5,13 @@
  * cosine over all head embeddings. Reports p50/p99, ratios to PaperGuru, PaperGuru's growth ratio
  * latency(N)/latency(1k), top-10 agreement of local vs full PPR, and bytes per head. Then the
  * end-to-end pass (scripts/bench-e2e.ts: structured papers and plain-text prose through the Worker).
- * Writes bench/results/latest.json (`npm run report` puts it into README.md).
+ * A full run writes bench/results/latest.json (`npm run report` puts it into README.md); --quick,
+ * --sizes and --no-e2e runs write bench/results/latest-partial.json (or --out <file>).
  */
 import { execSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
 import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/core/capital";
 import { simhash } from "../src/core/sketch";
@@ -30,6 +32,14 @@ const sizes =
 // PPR baseline costs ~1 s per query at 300k heads).
 const queriesFor = (n: number) => (quick ? 60 : n >= 300000 ? 50 : n >= 100000 ? 100 : 200);
 const e2eHeads = args.includes("--no-e2e") ? null : quick ? "1000" : "10000,100000";
+/**
+ * Only a full run (no --quick, --sizes or --no-e2e) replaces bench/results/latest.json, the file
+ * README's tables come from; other runs write latest-partial.json unless --out says otherwise.
+ */
+const full = !quick && !args.includes("--sizes") && !args.includes("--no-e2e");
+const outArg = args[args.indexOf("--out") + 1];
+const outFile =
+  args.includes("--out") && outArg ? outArg : full ? "bench/results/latest.json" : "bench/results/latest-partial.json";
 /** Plain-text passages for the end-to-end ingest run (and half as many again with queries). */
 const e2eProse = quick ? 400 : 3000;
 const DIMS = 384;
@@ -194,8 +204,12 @@ const commit = source.commit;
 let e2e: unknown = null;
 if (e2eHeads) {
   console.log(`\nEnd to end through the Worker (${e2eHeads} heads):`);
-  execSync(`npx tsx scripts/bench-e2e.ts --heads ${e2eHeads} --prose ${e2eProse}`, { stdio: "inherit" });
-  e2e = JSON.parse(readFileSync("bench/results/e2e.json", "utf8"));
+  // Its own output file, so a concurrent `npm run bench:e2e` cannot swap results under this run.
+  const e2eFile = join(mkdtempSync(join(tmpdir(), "paperguru-bench-")), "e2e.json");
+  execSync(`npx tsx scripts/bench-e2e.ts --heads ${e2eHeads} --prose ${e2eProse} --out ${e2eFile}`, {
+    stdio: "inherit",
+  });
+  e2e = JSON.parse(readFileSync(e2eFile, "utf8"));
 }
 const out = {
   date: new Date().toISOString(),
@@ -208,6 +222,6 @@ const out = {
   routing: rows,
   e2e,
 };
-mkdirSync("bench/results", { recursive: true });
-writeFileSync("bench/results/latest.json", `${JSON.stringify(out, null, 2)}\n`);
-console.log("\nwrote bench/results/latest.json");
+mkdirSync(dirname(outFile), { recursive: true });
+writeFileSync(outFile, `${JSON.stringify(out, null, 2)}\n`);
+console.log(`\nwrote ${outFile}`);

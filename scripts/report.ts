@@ -160,6 +160,14 @@ function performance(b: BenchResults): string {
   );
   const e = b.e2e;
   if (e) {
+    if (e.commit !== b.commit || (e.source?.dirtyHash ?? null) !== (b.source?.dirtyHash ?? null))
+      out.push(
+        "",
+        runLine("End-to-end part of that run (the Worker started from the tree as it was then)", {
+          ...e,
+          machine: b.machine,
+        }),
+      );
     out.push(
       "",
       "**End to end through the Worker, structured papers** (entities and `cites` edges given by the caller; batches of 200; 40 queries, sequential unless marked c=8):",
