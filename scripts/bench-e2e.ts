@@ -14,6 +14,7 @@
 import { execSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
+import { dirname } from "node:path";
 import { PaperGuruClient } from "../src/client";
 import { proseCorpus } from "./lib/prose";
 import { gitCommit, startServer } from "./lib/server";
