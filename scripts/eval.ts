@@ -508,7 +508,7 @@ async function citeseer(server: Server, dir: string): Promise<EvalSet | null> {
       totalMs: performance.now() - t0,
     },
     notes: [
-      "Each paper is a `paper` artifact (title = its first sentence, content = title + abstract) with its citations as `cites` edges, which is what a user storing papers has; the held-out papers' edges are withheld.",
+      "Each paper is a `paper` artifact (title = its text up to the first full stop, where the paper title runs into the abstract; content = its whole text: title, abstract, start of the introduction) with its citations as `cites` edges, which is what a user storing papers has; the held-out papers' edges are withheld.",
     ],
   };
 }
