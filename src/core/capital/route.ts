@@ -42,6 +42,44 @@ export const ROUTER_LAMBDA = 0.5;
 const DAY = 86_400_000;
 const TRACE_STEPS = 200;
 
+/**
+ * The k best entries of a score map (ties by smaller node), best first, in O(n log k) with a
+ * bounded min-heap instead of sorting every hit.
+ */
+export function topK(scores: Map<number, number>, k: number): Array<[number, number]> {
+  if (k <= 0) return [];
+  const heap: Array<[number, number]> = [];
+  // Min-heap on (score, then larger node first): the root is the weakest kept entry.
+  const worse = (a: [number, number], b: [number, number]) => a[1] < b[1] || (a[1] === b[1] && a[0] > b[0]);
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l] as [number, number], heap[m] as [number, number])) m = l;
+      if (r < heap.length && worse(heap[r] as [number, number], heap[m] as [number, number])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m] as [number, number], heap[i] as [number, number]];
+      i = m;
+    }
+  };
+  for (const e of scores) {
+    if (heap.length < k) {
+      heap.push(e);
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1;
+        if (!worse(heap[i] as [number, number], heap[p] as [number, number])) break;
+        [heap[i], heap[p]] = [heap[p] as [number, number], heap[i] as [number, number]];
+        i = p;
+      }
+    } else if (worse(heap[0] as [number, number], e)) {
+      heap[0] = e;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+}
+
 function isZero(a: Uint8Array): boolean {
   for (const b of a) if (b !== 0) return false;
   return true;
@@ -139,8 +177,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   let maxLex = 0;
   for (const v of lex.values()) maxLex = Math.max(maxLex, v);
   if (maxLex > 0) {
-    const top = [...lex.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, params.lexicalSeeds);
-    for (const [i, v] of top) addSeed(i, v / maxLex, "lexical");
+    for (const [i, v] of topK(lex, params.lexicalSeeds)) addSeed(i, v / maxLex, "lexical");
   }
   const sessionAccess = new Map<number, number>();
   for (const r of input.recent ?? []) {

@@ -200,6 +200,9 @@ export class CapitalStore {
   /** @internal */ blkTf: Uint8Array = new Uint8Array(0);
   /** @internal */ blkCount = 0;
 
+  /** Scratch accumulator of lexicalScores (one slot per node, all zero between queries). */
+  private lexAcc: Float64Array = new Float64Array(0);
+
   // ---- title ownership: entity -> the chunks whose title names it (for derived `mentions` edges)
   /** @internal */ owners = new Map<number, number[]>();
 
@@ -671,9 +674,12 @@ export class CapitalStore {
     maxPostings: number,
     budget = Number.POSITIVE_INFINITY,
   ): Map<number, number> {
-    const out = new Map<number, number>();
     const n = Math.max(1, this.openDocs);
     const avg = this.openDocs > 0 ? Math.max(1, this.openLen / this.openDocs) : 1;
+    // Dense accumulator by node with a touched list: no hashing per posting, reset costs the hits.
+    if (this.lexAcc.length < this.ids.length) this.lexAcc = new Float64Array(Math.max(1024, this.ids.length * 1.25));
+    const acc = this.lexAcc;
+    const touched: number[] = [];
     // Rarest terms first (they carry the most IDF); stop once the postings budget is spent.
     const known: number[] = [];
     for (const q of new Set(queryTerms)) {
@@ -684,22 +690,31 @@ export class CapitalStore {
     let spent = 0;
     for (const term of known) {
       if (spent >= budget) break;
-      spent += Math.min(maxPostings, this.termDf[term] as number);
+      const cap = Math.min(maxPostings, budget - spent);
+      spent += Math.min(cap, this.termDf[term] as number);
       const df = Math.min(n, this.termDf[term] as number);
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       let read = 0;
-      for (let b = this.termHead[term] as number; b >= 0 && read < maxPostings; b = this.blkNext[b] as number) {
+      for (let b = this.termHead[term] as number; b >= 0 && read < cap; b = this.blkNext[b] as number) {
         const fill = this.blkFill[b] as number;
-        for (let k = 0; k < fill && read < maxPostings; k++, read++) {
+        for (let k = 0; k < fill && read < cap; k++, read++) {
           const d = this.blkDoc[b * LEX_BLOCK + k] as number;
           if ((this.docFrom[d] as number) > t || t >= (this.docTo[d] as number)) continue;
           const node = this.docNode[d] as number;
-          if (!this.visibleAt(node, t)) continue;
+          // A document exists only for a head, starts no earlier than it, and ends at its
+          // deprecation; only a deprecation dated before a later version began needs this check.
+          if (t >= (this.endAt[node] as number)) continue;
           const tf = this.blkTf[b * LEX_BLOCK + k] as number;
           const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * (this.docLen[d] as number)) / avg);
-          out.set(node, (out.get(node) ?? 0) + (idf * (tf * (BM25_K1 + 1))) / norm);
+          if (acc[node] === 0) touched.push(node);
+          acc[node] = (acc[node] as number) + (idf * (tf * (BM25_K1 + 1))) / norm;
         }
       }
+    }
+    const out = new Map<number, number>();
+    for (const node of touched) {
+      out.set(node, acc[node] as number);
+      acc[node] = 0;
     }
     return out;
   }
