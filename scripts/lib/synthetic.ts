@@ -81,24 +81,7 @@ export function syntheticArchive(o: SyntheticOptions): SyntheticArchive {
   const span = 10 * 365 * DAY;
   const ops: ChangeOp[] = [];
   const entities = Array.from({ length: nEnt }, (_, i) => `method:m${i}`);
-  // Zipf(1) sampling over entity ranks via the inverse of the harmonic CDF, approximated by a table.
-  const cdf = new Float64Array(nEnt);
-  let acc = 0;
-  for (let i = 0; i < nEnt; i++) {
-    acc += 1 / (i + 1);
-    cdf[i] = acc;
-  }
-  const zipf = () => {
-    const u = r() * acc;
-    let lo = 0;
-    let hi = nEnt - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((cdf[mid] as number) < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
+  const zipf = zipfSampler(nEnt, r);
   for (let i = 0; i < nEnt; i++) {
     ops.push({ op: "entity.upsert", id: entities[i] as string, type: "method", name: `Method ${i}`, at: start });
     ops.push({ op: "alias.add", entity: entities[i] as string, alias: `Method ${i}`, validFrom: start, validTo: null });

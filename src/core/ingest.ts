@@ -6,7 +6,7 @@
 import { type Failure, fail, ok, type Result } from "./errors";
 import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "./ids";
 import { normaliseRelations, type RelationInput, relationEntities } from "./relations";
-import { groundContent, titleConcept } from "./text/grounding";
+import { type GroundedEntity, groundContent, titleConcept } from "./text/grounding";
 import { docTerms } from "./text/lexical";
 import { splitSentences } from "./text/sentences";
 import { truncateToApproxTokens } from "./text/tokenizer";
@@ -159,13 +159,6 @@ export interface NormalisedArtifact {
   entityRows: Array<EntityRow & { aliases: string[] }>;
   /** Declared and identifier entities: part of the artifact's identity (its hash). */
   entityIds: string[];
-  /**
-   * Derived by the ingest analyser from the content and title, not part of the hash (re-ingesting
-   * the same artifact is a no-op even if the analyser improves): grounded names with their spans,
-   * and the concepts the chunk itself is named by.
-   */
-  grounded: Array<{ id: string; spans: Array<[number, number]> }>;
-  owns: string[];
   boundaries: string[];
   edges: Array<Required<Pick<EdgeInput, "type" | "target" | "weight">> & EdgeInput>;
   /** normaliseRelations of the input's relations; absent when it has none. */
@@ -231,24 +224,33 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
     seenEdge.add(key);
     edges.push({ ...e, weight: e.weight ?? 1 });
   }
-  const owns: string[] = [];
-  if (selfId) owns.push(selfId);
-  const titled = titleConcept(a.title);
-  if (titled && !owns.includes(titled)) owns.push(titled);
-  const grounded = groundContent(a.content, [], a.title)
-    .filter((g) => !entityRows.has(g.id))
-    .map((g) => ({ id: g.id, spans: g.spans }));
   return ok({
     input: a,
     synopsis: a.synopsis?.trim() || deriveSynopsis(a.title, a.content),
     entityRows: [...entityRows.values()],
     entityIds: [...entityRows.keys()].sort(),
-    grounded,
-    owns,
     boundaries: [...new Set((a.boundaries ?? []).map(normBoundary).filter(Boolean))].sort(),
     edges: edges.sort((x, y) => (x.type + x.target < y.type + y.target ? -1 : 1)),
     ...(relations ? { relations } : {}),
   });
+}
+
+/**
+ * What the ingest analyser derives from a version's title and content: the names it grounds (with
+ * spans) and the concepts the chunk itself is named by. Not part of the artifact hash (re-ingesting
+ * the same artifact is a no-op even if the analyser improves), so it runs only for versions that
+ * are actually written.
+ */
+function analyse(n: NormalisedArtifact): { grounded: GroundedEntity[]; owns: string[] } {
+  const a = n.input;
+  const owns: string[] = [];
+  const self = canonicalPaperId(a.id);
+  if (self) owns.push(self);
+  const titled = titleConcept(a.title);
+  if (titled && !owns.includes(titled)) owns.push(titled);
+  const declared = new Set(n.entityIds);
+  const grounded = groundContent(a.content, a.title).filter((g) => !declared.has(g.id));
+  return { grounded, owns };
 }
 
 /** Hash of everything that defines a version; valid_from and source are metadata, not identity. */
@@ -368,6 +370,7 @@ export async function planIngest(
     }
     const version = (prev?.latestVersion ?? 0) + 1;
     const contentHash = await sha256Hex(a.content);
+    const { grounded, owns } = analyse(norm);
     plan.versions.push({
       chunkId: a.id,
       version,
@@ -380,7 +383,7 @@ export async function planIngest(
       content: a.content,
       contentChars: a.content.length,
       entities: norm.entityIds,
-      mentions: norm.grounded.map((g) => ({ entity: g.id, spans: g.spans })),
+      mentions: grounded.map((g) => ({ entity: g.id, spans: g.spans })),
       boundaries: norm.boundaries,
       edges: norm.edges,
       ...(norm.relations ? { relations: norm.relations } : {}),
@@ -415,11 +418,11 @@ export async function planIngest(
       version,
       validFrom,
       recordedAt: now,
-      entities: [...new Set([...norm.entityIds, ...norm.owns, ...norm.grounded.map((g) => g.id)])],
+      entities: [...new Set([...norm.entityIds, ...owns, ...grounded.map((g) => g.id)])],
       boundaries: norm.boundaries,
       sketch: await sketchOf(`${a.title}. ${norm.synopsis}`),
       ...docTerms(a.title, a.content),
-      ...(norm.owns.length ? { owns: norm.owns } : {}),
+      ...(owns.length ? { owns } : {}),
     });
 
     // Temporal edges: keep unchanged open edges, close dropped/changed ones at this version's start.

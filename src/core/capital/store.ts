@@ -16,6 +16,7 @@ import {
   type EdgeType,
   type KernelParams,
 } from "../types";
+import { BlockLists } from "./blocks";
 
 const HAS_HEAD = 1;
 const DEPRECATED = 2;
@@ -109,10 +110,6 @@ export interface NeighbourInfo {
 }
 
 const RING = 64;
-/** Entity postings per pooled block. */
-const P_BLOCK = 4;
-/** Postings per lexical block. */
-const LEX_BLOCK = 4;
 /** Heads linked per derived `mentions` step (a new owner from its mentioners, a mention to owners). */
 export const MAX_MENTION_LINKS = 64;
 const MENTIONS: EdgeType = "mentions";
@@ -168,12 +165,7 @@ export class CapitalStore {
    * newest block first: an entity costs 8 bytes plus its blocks, with no object of its own (a
    * plain-text archive grounds ~8 names per head, most of them named once).
    */
-  /** @internal */ entHead: Int32Array = new Int32Array(0);
-  /** @internal */ entLen: Int32Array = new Int32Array(0);
-  /** @internal */ pNext: Int32Array = new Int32Array(0);
-  /** @internal */ pFill: Uint8Array = new Uint8Array(0);
-  /** @internal */ pNode: Int32Array = new Int32Array(0);
-  /** @internal */ pCount = 0;
+  /** @internal */ posts = new BlockLists(4, false);
   /** @internal */ aliases = new Map<string, AliasEntry[]>();
   /** @internal */ aliasCount = 0;
 
@@ -191,14 +183,8 @@ export class CapitalStore {
   /** @internal */ openDocs = 0;
   /** @internal */ openLen = 0;
   /** @internal */ termIndex = new Map<number, number>();
-  /** @internal */ termHead: Int32Array = new Int32Array(0);
-  /** @internal */ termDf: Int32Array = new Int32Array(0);
-  /** @internal */ termCount = 0;
-  /** @internal */ blkNext: Int32Array = new Int32Array(0);
-  /** @internal */ blkFill: Uint8Array = new Uint8Array(0);
-  /** @internal */ blkDoc: Int32Array = new Int32Array(0);
-  /** @internal */ blkTf: Uint8Array = new Uint8Array(0);
-  /** @internal */ blkCount = 0;
+  /** One list per term (hashed): document and term frequency per posting. */
+  /** @internal */ terms = new BlockLists(4, true);
 
   /** Scratch accumulator of lexicalScores (one slot per node, all zero between queries). */
   private lexAcc: Float64Array = new Float64Array(0);
@@ -262,15 +248,7 @@ export class CapitalStore {
       this.entTypes.push("concept");
       this.entMergedInto.push(-1);
       this.entMergedAt.push(Number.POSITIVE_INFINITY);
-      if (e >= this.entHead.length) {
-        const c = Math.max(256, this.entHead.length * 2);
-        const h = new Int32Array(c).fill(-1);
-        h.set(this.entHead);
-        this.entHead = h;
-        this.entLen = growI32(this.entLen, c);
-      }
-      this.entHead[e] = -1;
-      this.entLen[e] = 0;
+      this.posts.addList();
       this.entIndex.set(id, e);
     }
     return e;
@@ -278,19 +256,12 @@ export class CapitalStore {
 
   /** @internal Postings of entity e (without merges). */
   postCount(e: number): number {
-    return (this.entLen[e] as number) | 0;
+    return this.posts.count(e);
   }
 
   /** @internal Visit e's postings newest first until `visit` returns false or `cap` were visited. */
   eachPosting(e: number, cap: number, visit: (node: number) => boolean | undefined): number {
-    let seen = 0;
-    for (let b = this.entHead[e] as number; b >= 0 && seen < cap; b = this.pNext[b] as number) {
-      for (let k = (this.pFill[b] as number) - 1; k >= 0 && seen < cap; k--) {
-        seen++;
-        if (visit(this.pNode[b * P_BLOCK + k] as number) === false) return seen;
-      }
-    }
-    return seen;
+    return this.posts.each(e, cap, visit);
   }
 
   private addPosting(e: number, node: number, scan: boolean) {
@@ -303,29 +274,7 @@ export class CapitalStore {
       });
       if (found) return;
     }
-    this.pushPosting(e, node);
-  }
-
-  /** @internal */
-  pushPosting(e: number, node: number) {
-    let b = this.entHead[e] as number;
-    if (b < 0 || (this.pFill[b] as number) >= P_BLOCK) {
-      const nb = this.pCount++;
-      if (nb >= this.pNext.length) {
-        const c = Math.max(256, this.pNext.length * 2);
-        this.pNext = growI32(this.pNext, c);
-        this.pFill = growU8(this.pFill, c);
-        this.pNode = growI32(this.pNode, c * P_BLOCK);
-      }
-      this.pNext[nb] = b;
-      this.pFill[nb] = 0;
-      this.entHead[e] = nb;
-      b = nb;
-    }
-    const k = this.pFill[b] as number;
-    this.pNode[b * P_BLOCK + k] = node;
-    this.pFill[b] = k + 1;
-    this.entLen[e] = (this.entLen[e] as number) + 1;
+    this.posts.push(e, node);
   }
 
   // ------------------------------------------------------------------ visibility
@@ -597,41 +546,10 @@ export class CapitalStore {
   private termOf(hash: number): number {
     let t = this.termIndex.get(hash);
     if (t === undefined) {
-      t = this.termCount++;
-      if (t >= this.termHead.length) {
-        const c = Math.max(256, this.termHead.length * 2);
-        const h = new Int32Array(c).fill(-1);
-        h.set(this.termHead);
-        this.termHead = h;
-        this.termDf = growI32(this.termDf, c);
-      }
-      this.termHead[t] = -1;
+      t = this.terms.addList();
       this.termIndex.set(hash, t);
     }
     return t;
-  }
-
-  private addTermPosting(t: number, doc: number, tf: number) {
-    let b = this.termHead[t] as number;
-    if (b < 0 || (this.blkFill[b] as number) >= LEX_BLOCK) {
-      const nb = this.blkCount++;
-      if (nb >= this.blkNext.length) {
-        const c = Math.max(256, this.blkNext.length * 2);
-        this.blkNext = growI32(this.blkNext, c);
-        this.blkFill = growU8(this.blkFill, c);
-        this.blkDoc = growI32(this.blkDoc, c * LEX_BLOCK);
-        this.blkTf = growU8(this.blkTf, c * LEX_BLOCK);
-      }
-      this.blkNext[nb] = b;
-      this.blkFill[nb] = 0;
-      this.termHead[t] = nb;
-      b = nb;
-    }
-    const k = this.blkFill[b] as number;
-    this.blkDoc[b * LEX_BLOCK + k] = doc;
-    this.blkTf[b * LEX_BLOCK + k] = tf;
-    this.blkFill[b] = k + 1;
-    this.termDf[t] = (this.termDf[t] as number) + 1;
   }
 
   private closeLexicalDoc(i: number, at: number) {
@@ -657,7 +575,7 @@ export class CapitalStore {
       this.openDocs++;
       this.openLen += len;
     }
-    for (const [term, tf] of parseDocTerms(encoded)) this.addTermPosting(this.termOf(termHash(term)), d, tf);
+    for (const [term, tf] of parseDocTerms(encoded)) this.terms.push(this.termOf(termHash(term)), d, tf);
   }
 
   /**
@@ -686,30 +604,26 @@ export class CapitalStore {
       const term = this.termIndex.get(termHash(q));
       if (term !== undefined) known.push(term);
     }
-    known.sort((a, b) => (this.termDf[a] as number) - (this.termDf[b] as number) || a - b);
+    const lists = this.terms;
+    known.sort((a, b) => lists.count(a) - lists.count(b) || a - b);
     let spent = 0;
     for (const term of known) {
       if (spent >= budget) break;
       const cap = Math.min(maxPostings, budget - spent);
-      spent += Math.min(cap, this.termDf[term] as number);
-      const df = Math.min(n, this.termDf[term] as number);
+      spent += Math.min(cap, lists.count(term));
+      const df = Math.min(n, lists.count(term));
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      let read = 0;
-      for (let b = this.termHead[term] as number; b >= 0 && read < cap; b = this.blkNext[b] as number) {
-        const fill = this.blkFill[b] as number;
-        for (let k = 0; k < fill && read < cap; k++, read++) {
-          const d = this.blkDoc[b * LEX_BLOCK + k] as number;
-          if ((this.docFrom[d] as number) > t || t >= (this.docTo[d] as number)) continue;
-          const node = this.docNode[d] as number;
-          // A document exists only for a head, starts no earlier than it, and ends at its
-          // deprecation; only a deprecation dated before a later version began needs this check.
-          if (t >= (this.endAt[node] as number)) continue;
-          const tf = this.blkTf[b * LEX_BLOCK + k] as number;
-          const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * (this.docLen[d] as number)) / avg);
-          if (acc[node] === 0) touched.push(node);
-          acc[node] = (acc[node] as number) + (idf * (tf * (BM25_K1 + 1))) / norm;
-        }
-      }
+      lists.each(term, cap, (d, tf) => {
+        if ((this.docFrom[d] as number) > t || t >= (this.docTo[d] as number)) return true;
+        const node = this.docNode[d] as number;
+        // A document exists only for a head, starts no earlier than it, and ends at its
+        // deprecation; only a deprecation dated before a later version began needs this check.
+        if (t >= (this.endAt[node] as number)) return true;
+        const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * (this.docLen[d] as number)) / avg);
+        if (acc[node] === 0) touched.push(node);
+        acc[node] = (acc[node] as number) + (idf * (tf * (BM25_K1 + 1))) / norm;
+        return true;
+      });
     }
     const out = new Map<number, number>();
     for (const node of touched) {
@@ -722,7 +636,7 @@ export class CapitalStore {
   /** Document frequency of a query term (0 when unknown), for query analysis. */
   termDocFreq(term: string): number {
     const t = this.termIndex.get(termHash(term));
-    return t === undefined ? 0 : (this.termDf[t] as number);
+    return t === undefined ? 0 : this.terms.count(t);
   }
 
   // ------------------------------------------------------------------ change log
@@ -986,25 +900,15 @@ export class CapitalStore {
       this.slotType.byteLength +
       this.slotFrom.byteLength +
       closedBytes;
-    const postings =
-      this.entHead.byteLength +
-      this.entLen.byteLength +
-      this.pNext.byteLength +
-      this.pFill.byteLength +
-      this.pNode.byteLength;
+    const postings = this.posts.byteLength();
     const lexical =
       this.docNode.byteLength +
       this.docFrom.byteLength +
       this.docTo.byteLength +
       this.docLen.byteLength +
       this.nodeDoc.byteLength +
-      this.termHead.byteLength +
-      this.termDf.byteLength +
       this.termIndex.size * 40 +
-      this.blkNext.byteLength +
-      this.blkFill.byteLength +
-      this.blkDoc.byteLength +
-      this.blkTf.byteLength;
+      this.terms.byteLength();
     let owners = 0;
     for (const l of this.owners.values()) owners += 40 + 16 + 8 * l.length;
     let entityStrings = 0;
@@ -1110,11 +1014,7 @@ function serializeStore(s: CapitalStore): Uint8Array {
   for (let e = 0; e < ne; e++) {
     postOffsets[e] = p;
     const len = s.postCount(e);
-    let k = p + len - 1;
-    s.eachPosting(e, len, (node) => {
-      postPacked[k--] = node;
-      return true;
-    });
+    postPacked.set(s.posts.values(e), p);
     p += len;
   }
   postOffsets[ne] = p;
@@ -1143,12 +1043,12 @@ function serializeStore(s: CapitalStore): Uint8Array {
     docLen: s.docLen.subarray(0, s.docCount),
     nodeDoc: s.nodeDoc.subarray(0, n),
     termKeys: termKeys(s),
-    termHead: s.termHead.subarray(0, s.termCount),
-    termDf: s.termDf.subarray(0, s.termCount),
-    blkNext: s.blkNext.subarray(0, s.blkCount),
-    blkFill: s.blkFill.subarray(0, s.blkCount),
-    blkDoc: s.blkDoc.subarray(0, s.blkCount * LEX_BLOCK),
-    blkTf: s.blkTf.subarray(0, s.blkCount * LEX_BLOCK),
+    termHead: s.terms.head.subarray(0, s.terms.lists),
+    termDf: s.terms.len.subarray(0, s.terms.lists),
+    blkNext: s.terms.next.subarray(0, s.terms.blocks),
+    blkFill: s.terms.fill.subarray(0, s.terms.blocks),
+    blkDoc: s.terms.val.subarray(0, s.terms.blocks * s.terms.block),
+    blkTf: s.terms.extra.subarray(0, s.terms.blocks * s.terms.block),
   };
   const layout: Array<{ name: ArrayName; offset: number; bytes: number }> = [];
   let off = 0;
@@ -1162,8 +1062,8 @@ function serializeStore(s: CapitalStore): Uint8Array {
       docCount: s.docCount,
       openDocs: s.openDocs,
       openLen: s.openLen,
-      termCount: s.termCount,
-      blkCount: s.blkCount,
+      termCount: s.terms.lists,
+      blkCount: s.terms.blocks,
     },
     owners: [...s.owners.entries()],
     seq: s.seq,
@@ -1285,21 +1185,20 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
   s.ringPos = h.ringPos;
   const packed = new Int32Array(raw("postPacked"));
   const offsets = new Int32Array(raw("postOffsets"));
-  const ne = h.ent.ids.length;
-  s.entHead = new Int32Array(Math.max(256, ne)).fill(-1);
-  s.entLen = new Int32Array(Math.max(256, ne));
+  s.posts = new BlockLists(4, false);
   for (let e = 0; e < h.ent.ids.length; e++) {
     const a = offsets[e] as number;
     const b = offsets[e + 1] as number;
-    for (let k = a; k < b; k++) s.pushPosting(e, packed[k] as number);
+    s.posts.addList();
+    for (let k = a; k < b; k++) s.posts.push(e, packed[k] as number);
   }
   s.owners = new Map(h.owners ?? []);
   if (h.lex) {
     s.docCount = h.lex.docCount;
     s.openDocs = h.lex.openDocs;
     s.openLen = h.lex.openLen;
-    s.termCount = h.lex.termCount;
-    s.blkCount = h.lex.blkCount;
+    s.terms.lists = h.lex.termCount;
+    s.terms.blocks = h.lex.blkCount;
     s.docNode = new Int32Array(raw("docNode"));
     s.docFrom = new Float64Array(raw("docFrom"));
     s.docTo = new Float64Array(raw("docTo"));
@@ -1309,12 +1208,12 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
     s.nodeDoc = nd;
     const keys = new Uint32Array(raw("termKeys"));
     s.termIndex = new Map(Array.from(keys, (k, t) => [k, t]));
-    s.termHead = new Int32Array(raw("termHead"));
-    s.termDf = new Int32Array(raw("termDf"));
-    s.blkNext = new Int32Array(raw("blkNext"));
-    s.blkFill = new Uint8Array(raw("blkFill"));
-    s.blkDoc = new Int32Array(raw("blkDoc"));
-    s.blkTf = new Uint8Array(raw("blkTf"));
+    s.terms.head = new Int32Array(raw("termHead"));
+    s.terms.len = new Int32Array(raw("termDf"));
+    s.terms.next = new Int32Array(raw("blkNext"));
+    s.terms.fill = new Uint8Array(raw("blkFill"));
+    s.terms.val = new Int32Array(raw("blkDoc"));
+    s.terms.extra = new Uint8Array(raw("blkTf"));
   } else {
     s.nodeDoc = new Int32Array(cap).fill(-1);
   }
@@ -1323,7 +1222,7 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
 
 /** Term hash of each term index, in index order (the Map is rebuilt from it). */
 function termKeys(s: CapitalStore): Uint32Array {
-  const out = new Uint32Array(s.termCount);
+  const out = new Uint32Array(s.terms.lists);
   for (const [k, t] of s.termIndex) out[t] = k;
   return out;
 }

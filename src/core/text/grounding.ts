@@ -211,10 +211,9 @@ export function findNames(text: string): NameMention[] {
 /**
  * The concepts a version's content grounds to, first occurrence first, at most
  * MAX_GROUNDED_PER_VERSION, each with up to MAX_SPANS_PER_NAME exact spans of the content.
- * Extra names (e.g. relation arguments an OpenIE tool extracted) are grounded too, without spans
- * unless they occur verbatim.
+ * (Relation arguments are declared entities already, so they need no grounding here.)
  */
-export function groundContent(content: string, extraNames: string[] = [], title = ""): GroundedEntity[] {
+export function groundContent(content: string, title = ""): GroundedEntity[] {
   const byId = new Map<string, GroundedEntity>();
   // Names in the title ("Caroline, 8 May 2023" names Caroline) belong to the chunk too; a title is
   // short and cased on purpose, so its first word counts like any other. They carry no content span.
@@ -229,12 +228,6 @@ export function groundContent(content: string, extraNames: string[] = [], title 
     if (cur) {
       if (cur.spans.length < MAX_SPANS_PER_NAME) cur.spans.push([m.start, m.end]);
     } else if (byId.size < MAX_GROUNDED_PER_VERSION) byId.set(id, { id, name: m.text, spans: [[m.start, m.end]] });
-  }
-  for (const name of extraNames) {
-    const id = conceptId(name);
-    if (!id || byId.has(id) || byId.size >= MAX_GROUNDED_PER_VERSION) continue;
-    const at = content.indexOf(name);
-    byId.set(id, { id, name, spans: at >= 0 ? [[at, at + name.length]] : [] });
   }
   return [...byId.values()];
 }
