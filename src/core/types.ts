@@ -29,9 +29,10 @@ export const STRUCTURAL_EDGE_TYPES = [
 export const CAUSAL_EDGE_TYPES = ["introduced-by", "discussed-in", "deprecated-by", "motivates"] as const;
 /**
  * Derived at ingest by the analyser, never declared by callers: `mentions` links a chunk whose text
- * names another chunk's title or alias to that chunk.
+ * names another chunk's title or alias to that chunk; `follows` links a record (a conversation
+ * turn, an event) to the record just before it in time among records with the same boundaries.
  */
-export const DERIVED_EDGE_TYPES = ["mentions"] as const;
+export const DERIVED_EDGE_TYPES = ["mentions", "follows"] as const;
 export const EDGE_TYPES = [...STRUCTURAL_EDGE_TYPES, ...CAUSAL_EDGE_TYPES, ...DERIVED_EDGE_TYPES] as const;
 /** Edge types a caller may declare on an artifact. */
 export const DECLARABLE_EDGE_TYPES = [...STRUCTURAL_EDGE_TYPES, ...CAUSAL_EDGE_TYPES] as const;

@@ -6,10 +6,16 @@ import { toBase64 } from "../../src/core/sketch";
 import { type ChangeOp, DEFAULT_PARAMS, type KernelParams, type RouteInput } from "../../src/core/types";
 
 const SK = toBase64(new Uint8Array(32).fill(7));
-const head = (chunk: string, version: number, validFrom: number, entities: string[] = []): ChangeOp => ({
+const head = (
+  chunk: string,
+  version: number,
+  validFrom: number,
+  entities: string[] = [],
+  kind: "paper" | "record" = "paper",
+): ChangeOp => ({
   op: "head.upsert",
   chunk,
-  kind: "paper",
+  kind,
   version,
   validFrom,
   recordedAt: validFrom,
@@ -173,7 +179,13 @@ const graphArb = fc.record({
 
 function graphOps(g: { n: number; edges: Array<[number, number, number]> }): ChangeOp[] {
   const ops: ChangeOp[] = [];
-  for (let i = 0; i < g.n; i++) ops.push(head(`c${i}`, 1, 0, [`method:e${i % 5}`]));
+  // Every third head is a record, arriving out of time order, so timelines are exercised too.
+  for (let i = 0; i < g.n; i++)
+    ops.push(
+      i % 3 === 0
+        ? head(`c${i}`, 1, (i * 7) % 11, [`method:e${i % 5}`], "record")
+        : head(`c${i}`, 1, 0, [`method:e${i % 5}`]),
+    );
   for (const [a, b, w] of g.edges) if (a < g.n && b < g.n) ops.push(edge(`c${a}`, `c${b}`, w));
   return ops;
 }

@@ -35,6 +35,7 @@ export const TYPE_PRIOR: Record<EdgeType, number> = {
   motivates: 0.7,
   "deprecated-by": 0.6,
   mentions: 0.9,
+  follows: 0.9,
 };
 
 /** Weight of a path's support in the router score: score(v) = head(v) + ROUTER_LAMBDA * path(v). */

@@ -38,6 +38,7 @@ export const TYPE_WEIGHT: Record<EdgeType, number> = {
   motivates: 0.7,
   "deprecated-by": 0.6,
   mentions: 0.8,
+  follows: 0.8,
 };
 
 /** A cited paper is relevant to its citer, but less than the other way round. */
@@ -113,6 +114,17 @@ const RING = 64;
 /** Heads linked per derived `mentions` step (a new owner from its mentioners, a mention to owners). */
 export const MAX_MENTION_LINKS = 64;
 const MENTIONS: EdgeType = "mentions";
+const FOLLOWS: EdgeType = "follows";
+
+/**
+ * One timeline: the records (kind `record`) of an archive that share a boundary set, ordered by
+ * (first valid_from, arrival). Parallel arrays sorted by time; appending is O(1), a back-dated
+ * record costs one splice.
+ */
+interface Timeline {
+  at: number[];
+  node: number[];
+}
 
 export class CapitalStore {
   /** Last applied change-log sequence number. */
@@ -191,6 +203,8 @@ export class CapitalStore {
 
   // ---- title ownership: entity -> the chunks whose title names it (for derived `mentions` edges)
   /** @internal */ owners = new Map<number, number[]>();
+  // ---- timelines: records sharing a boundary set, in time order (for derived `follows` edges)
+  /** @internal */ timelines = new Map<string, Timeline>();
 
   // ---- recency: the 64 most recently accessed nodes (recency seeding is O(64), not O(N))
   /** @internal */ ring: Int32Array = new Int32Array(RING).fill(-1);
@@ -532,6 +546,40 @@ export class CapitalStore {
     }
   }
 
+  /**
+   * Derived `follows` edges: a new record (a conversation turn, an event) follows the record just
+   * before it on its timeline and is followed by the one just after it, so a question that matches
+   * one turn reaches the reply next to it. Two links per record whatever the archive size; a
+   * back-dated record adds its two links and leaves the link between its neighbours in place.
+   */
+  private linkTimeline(i: number, boundaries: string[], at: number) {
+    const key = [...boundaries].sort().join("\u0000");
+    let tl = this.timelines.get(key);
+    if (!tl) {
+      tl = { at: [], node: [] };
+      this.timelines.set(key, tl);
+    }
+    // Insertion point: after every entry at or before `at` (arrival order breaks ties).
+    let lo = 0;
+    let hi = tl.at.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((tl.at[mid] as number) <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    const prev = lo > 0 ? (tl.node[lo - 1] as number) : -1;
+    const next = lo < tl.node.length ? (tl.node[lo] as number) : -1;
+    if (lo === tl.at.length) {
+      tl.at.push(at);
+      tl.node.push(i);
+    } else {
+      tl.at.splice(lo, 0, at);
+      tl.node.splice(lo, 0, i);
+    }
+    if (prev >= 0) this.addEdgeIdx(i, prev, FOLLOWS, 1, at, null);
+    if (next >= 0) this.addEdgeIdx(next, i, FOLLOWS, 1, at, null);
+  }
+
   // ------------------------------------------------------------------ lexical index
 
   private growDocs(n: number) {
@@ -674,6 +722,7 @@ export class CapitalStore {
           (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)),
           op.validFrom,
         );
+        if (!had && op.kind === "record") this.linkTimeline(i, op.boundaries, op.validFrom);
         return;
       }
       case "head.deprecate": {
@@ -911,6 +960,7 @@ export class CapitalStore {
       this.terms.byteLength();
     let owners = 0;
     for (const l of this.owners.values()) owners += 40 + 16 + 8 * l.length;
+    for (const [k, tl] of this.timelines) owners += str(k) + 40 + 16 * tl.at.length;
     let entityStrings = 0;
     for (let e = 0; e < this.entIds.length; e++)
       // A name that is the id itself (grounded concepts) is the same string, counted once.
@@ -1066,6 +1116,7 @@ function serializeStore(s: CapitalStore): Uint8Array {
       blkCount: s.terms.blocks,
     },
     owners: [...s.owners.entries()],
+    timelines: [...s.timelines.entries()].map(([k, tl]) => [k, tl.at, tl.node]),
     seq: s.seq,
     params: s.params,
     ids: s.ids,
@@ -1111,6 +1162,7 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
     v: number;
     lex?: { docCount: number; openDocs: number; openLen: number; termCount: number; blkCount: number };
     owners?: Array<[number, number[]]>;
+    timelines?: Array<[string, number[], number[]]>;
     seq: number;
     params: KernelParams;
     ids: string[];
@@ -1193,6 +1245,7 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
     for (let k = a; k < b; k++) s.posts.push(e, packed[k] as number);
   }
   s.owners = new Map(h.owners ?? []);
+  s.timelines = new Map((h.timelines ?? []).map(([k, at, node]) => [k, { at, node }]));
   if (h.lex) {
     s.docCount = h.lex.docCount;
     s.openDocs = h.lex.openDocs;
