@@ -101,6 +101,24 @@ describe("versions", () => {
   });
 });
 
+describe("experts", () => {
+  it("stay within [floor, 1] for a query naming many things (a pasted abstract)", () => {
+    // 20 heads each carrying 3 of 30 names; the query names all 30.
+    const ops: ChangeOp[] = [];
+    for (let i = 0; i < 20; i++)
+      ops.push(head(`c${i}`, 1, 0, [0, 1, 2].map((k) => `concept:name${(i * 3 + k) % 30}`)));
+    const s = build(ops);
+    const r = route(s, input({ mentions: Array.from({ length: 30 }, (_, k) => `name${k}`) }));
+    expect(r.trace.mentions.length).toBe(30);
+    expect(r.candidates.length).toBe(20);
+    for (const c of r.candidates)
+      for (const [name, v] of Object.entries(c.experts)) {
+        expect(v, name).toBeGreaterThanOrEqual(DEFAULT_PARAMS.floors[name as keyof KernelParams["floors"]]);
+        expect(v, name).toBeLessThanOrEqual(1);
+      }
+  });
+});
+
 describe("entities", () => {
   const base: ChangeOp[] = [
     { op: "entity.upsert", id: "method:x", type: "method", name: "Old Name", at: 0 },
