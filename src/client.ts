@@ -1,7 +1,7 @@
 /**
  * A small typed client for the REST API, used by the `paperguru` CLI, the demo, the evaluation and the
  * benchmarks. Request and response types come from the zod schemas the server validates with
- * (src/http/schemas.ts), imported as types only: the client has no runtime dependency on zod, and a
+ * (src/contract), imported as types only: the client has no runtime dependency on zod, and a
  * schema change breaks callers at compile time.
  *
  * Where a schema is deliberately loose the type says so (`unknown` fields, marked LOOSE). `request()`
@@ -16,7 +16,7 @@ import {
   EXPORT_FORMATS,
   type ExportFormat,
 } from "./core/export/types";
-import type * as S from "./http/schemas";
+import type * as S from "./contract";
 
 export { CONTEXT_EXPORT_FORMATS, type ContextExportFormat, EXPORT_FORMATS, type ExportFormat };
 

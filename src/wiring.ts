@@ -13,8 +13,8 @@ import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { HashedEmbedder } from "./core/embed/hashed";
 import type { Embedder, VectorIndex } from "./core/ports";
-import type { DeliveryMessage, FeedDeps } from "./feeds/deps";
-import { PaperGuru } from "./service";
+import type { DeliveryMessage, FeedDeps } from "./app/feeds/deps";
+import { PaperGuru } from "./app/kernel";
 
 export interface Env {
   DB: D1Database;

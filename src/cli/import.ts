@@ -15,7 +15,7 @@ import cliProgress from "cli-progress";
 import { type ImportCounts, type ImportFormat, type PaperGuruClient, PaperGuruError } from "../client";
 import { EXIT, type OutStream, UsageError } from "./io";
 
-/** The server's import formats (src/http/schemas.ts IMPORT_FORMATS; `satisfies` keeps them in step). */
+/** The server's import formats (src/contract/world.ts IMPORT_FORMATS; `satisfies` keeps them in step). */
 export const FORMATS = [
   "bibtex",
   "markdown",

@@ -5,7 +5,7 @@
  * fetches /openapi.json and renders it with DOM methods only (textContent, never innerHTML).
  */
 import type { z } from "@hono/zod-openapi";
-import * as S from "./schemas";
+import * as S from "../contract";
 
 export const API_DESCRIPTION = `Lifecycle-aware long-term memory for long-horizon LLM agents: REST under \`/v1\`, JSON bodies, times as ISO 8601 dates or date-times.
 

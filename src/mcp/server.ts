@@ -17,9 +17,9 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Need, UseCases } from "../app";
+import { errorBody } from "../contract";
 import { type Failure, FailureError } from "../core/errors";
-import { errorBody, type Need } from "../http/common";
-import type { PaperGuru } from "../service";
 import { type McpTool, TOOLS } from "./tools";
 
 export const SERVER_INFO = { name: "paperguru", version: "0.1.0" };
@@ -92,7 +92,7 @@ export function validationFailure(error: z.ZodError): Failure {
 }
 
 export interface McpContext {
-  pg: PaperGuru;
+  app: UseCases;
   /** The REST authorisation of the request's bearer key for an archive and scope. */
   authorize(archive: string, need: Need): Promise<Failure | null>;
 }
@@ -106,7 +106,7 @@ async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToo
   const parsed = t.input.safeParse(args ?? {});
   if (!parsed.success) return toolError(validationFailure(parsed.error));
   try {
-    const res = await t.run(ctx.pg, archive.data.archive, parsed.data);
+    const res = await t.run(ctx.app, archive.data.archive, parsed.data);
     if (!res.ok) return toolError(res.error);
     return { content: [{ type: "text", text: JSON.stringify(res.value) }], structuredContent: res.value };
   } catch (err) {

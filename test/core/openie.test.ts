@@ -6,7 +6,7 @@ import { openIeTitle, parseOpenIe } from "../../src/core/formats/openie";
 import { canonicalEntityId } from "../../src/core/ids";
 import { type ArtifactInput, artifactHashOf, INGEST_LIMITS, prepareBatch, sha256Hex } from "../../src/core/ingest";
 import { normaliseRelations, relationEntities } from "../../src/core/relations";
-import { parseImport } from "../../src/feeds/imports";
+import { parseImport } from "../../src/app/feeds/imports";
 
 const FIXTURE = readFileSync(new URL("../fixtures/openie/openie_results_ner_fixture.json", import.meta.url), "utf8");
 

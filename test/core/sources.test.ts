@@ -8,7 +8,7 @@ import { arxivRequest, parseArxivFeed } from "../../src/core/sources/arxiv";
 import { crossrefRequest, jatsToText, parseCrossrefWorks } from "../../src/core/sources/crossref";
 import { openalexRequest, parseOpenAlexWorks, reconstructAbstract } from "../../src/core/sources/openalex";
 import { RATE_LIMITS, type SourceSpec, validateSourceSpec } from "../../src/core/sources/types";
-import { ArtifactSchema } from "../../src/http/schemas";
+import { ArtifactSchema } from "../../src/contract";
 import { emptyState, stateAfter } from "../fixtures/ingest-state";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/sources/${name}`, import.meta.url), "utf8");

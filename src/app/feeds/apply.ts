@@ -11,11 +11,11 @@
  * the other record only adds its identifiers and title as aliases. Each merge is recorded in the
  * surviving entity's history (op "deduplicated"), so `GET /history?entity=` shows where it came from.
  */
-import type { WorldStore } from "../adapters/d1/world-store";
-import type { Deprecation, ImportPlan } from "../core/formats/types";
-import { canonicalPaperId, findIdentifiers, normAlias } from "../core/ids";
-import { type ArtifactInput, artifactHashOf, INGEST_LIMITS } from "../core/ingest";
-import type { PaperGuru } from "../service";
+import type { WorldStore } from "../../adapters/d1/world-store";
+import type { Deprecation, ImportPlan } from "../../core/formats/types";
+import { canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
+import { type ArtifactInput, artifactHashOf, INGEST_LIMITS } from "../../core/ingest";
+import type { PaperGuru } from "../kernel";
 
 export interface ApplyCounts {
   created: number;

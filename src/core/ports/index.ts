@@ -3,8 +3,8 @@
  * implementation (src/adapters/local, runs in Node and workerd) and a production one
  * (src/adapters/r2, vectorize, workers-ai, d1). One contract suite per port runs against all.
  */
-import type { TokenizerName } from "./text/tokenizer";
-import type { AccessChannel, ChunkKind, EvidenceCard, RouteInput, RouteResult } from "./types";
+import type { TokenizerName } from "../text/tokenizer";
+import type { AccessChannel, ChunkKind, EvidenceCard, RouteInput, RouteResult } from "../types";
 
 /** Immutable blob storage for chunk contents (R2 in production). */
 export interface BlobStore {

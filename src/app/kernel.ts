@@ -3,13 +3,13 @@
  * composes the pure core with the ports it needs and returns a typed Result.
  */
 
-import type { D1Store } from "./adapters/d1/store";
-import type { CapitalChunk } from "./adapters/do/capital";
-import { DoCapitalRouter } from "./adapters/do/capital";
-import { fail, ok, type Result } from "./core/errors";
-import { normAlias } from "./core/ids";
-import { type ArtifactInput, planIngest, prepareBatch, sha256Hex } from "./core/ingest";
-import type { BlobStore, Clock, Distiller, Embedder, VectorIndex } from "./core/ports";
+import type { D1Store } from "../adapters/d1/store";
+import type { CapitalChunk } from "../adapters/do/capital";
+import { DoCapitalRouter } from "../adapters/do/capital";
+import { fail, ok, type Result } from "../core/errors";
+import { normAlias } from "../core/ids";
+import { type ArtifactInput, planIngest, prepareBatch, sha256Hex } from "../core/ingest";
+import type { BlobStore, Clock, Distiller, Embedder, VectorIndex } from "../core/ports";
 import {
   type ContextRequest,
   contextQuery,
@@ -20,9 +20,9 @@ import {
   routeQuery,
   sessionEventTokens,
   verifyAnchors,
-} from "./core/query";
-import { simhash, toBase64 } from "./core/sketch";
-import type { AccessChannel, AnchoredSpan } from "./core/types";
+} from "../core/query";
+import { simhash, toBase64 } from "../core/sketch";
+import type { AccessChannel, AnchoredSpan } from "../core/types";
 
 export interface ServiceDeps {
   store: D1Store;

@@ -8,21 +8,21 @@
  * creates new versions only for records whose content changed. Failures back off exponentially
  * (interval x 2^failures, at most 24 h, never sooner than the server's Retry-After).
  */
-import type { SourceRow } from "../adapters/d1/world-store";
-import { fail, ok, type Result } from "../core/errors";
-import type { ImportPlan } from "../core/formats/types";
-import { sha256Hex } from "../core/ingest";
-import { arxivRequest, parseArxivFeed } from "../core/sources/arxiv";
-import { crossrefRequest, parseCrossrefWorks } from "../core/sources/crossref";
-import { parseRepoLocation } from "../core/sources/github";
-import { openalexRequest, parseOpenAlexWorks } from "../core/sources/openalex";
+import type { SourceRow } from "../../adapters/d1/world-store";
+import { fail, ok, type Result } from "../../core/errors";
+import type { ImportPlan } from "../../core/formats/types";
+import { sha256Hex } from "../../core/ingest";
+import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
+import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
+import { parseRepoLocation } from "../../core/sources/github";
+import { openalexRequest, parseOpenAlexWorks } from "../../core/sources/openalex";
 import {
   type ConditionalHeaders,
   type HttpRequestSpec,
   RATE_LIMITS,
   type SourceKind,
   validateSourceSpec,
-} from "../core/sources/types";
+} from "../../core/sources/types";
 import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
 import type { FeedDeps } from "./deps";
 import { fetchSpec, githubRepoPlan, HttpError, httpFailure, type RepoSyncState } from "./github";

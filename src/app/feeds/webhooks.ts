@@ -3,13 +3,13 @@
  * consumer turns a delivery into an ImportPlan and applies it). Receiving validates the payload
  * fully, so a malformed delivery is refused with a 4xx and leaves nothing behind.
  */
-import type { WebhookRow } from "../adapters/d1/world-store";
-import { fail, ok, type Result } from "../core/errors";
-import type { ImportPlan } from "../core/formats/types";
-import { prepareBatch, sha256Hex } from "../core/ingest";
-import { verifyGeneric, verifyGithub } from "../core/signatures";
-import { parsePushEvent } from "../core/sources/github";
-import { FeedBody, toArtifactInput, toMs } from "../http/schemas";
+import type { WebhookRow } from "../../adapters/d1/world-store";
+import { FeedBody, toArtifactInput, toMs } from "../../contract";
+import { fail, ok, type Result } from "../../core/errors";
+import type { ImportPlan } from "../../core/formats/types";
+import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
+import { verifyGeneric, verifyGithub } from "../../core/signatures";
+import { parsePushEvent } from "../../core/sources/github";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { DeliveryMessage, FeedDeps } from "./deps";
 import { githubPushPlan, HttpError } from "./github";
@@ -37,9 +37,9 @@ export function feedPlan(json: unknown): Result<ImportPlan> {
     );
   }
   const artifacts = parsed.data.artifacts.map(toArtifactInput);
-  // The same checks as /ingest (sizes, self-edges, duplicate ids), 200 at a time as they will be applied.
-  for (let i = 0; i < artifacts.length; i += 200) {
-    const prepared = prepareBatch(artifacts.slice(i, i + 200));
+  // The same checks as /ingest (sizes, self-edges, duplicate ids), one batch at a time as they will be applied.
+  for (let i = 0; i < artifacts.length; i += INGEST_LIMITS.maxArtifacts) {
+    const prepared = prepareBatch(artifacts.slice(i, i + INGEST_LIMITS.maxArtifacts));
     if (!prepared.ok) {
       const f = prepared.error;
       const shifted = f.field?.replace(/^artifacts\.(\d+)/, (_, n: string) => `artifacts.${Number(n) + i}`);

@@ -10,13 +10,13 @@
  * 50,000-chunk CSV is ~15 MB). The re-import takes one dump per request, so it is bounded by the /v1
  * body limit (32 MiB).
  */
-import { type ChunkRow, ExportStore, type VersionRow } from "../adapters/d1/export-store";
-import { fail, ok, type Result } from "../core/errors";
-import { renderBibtex, renderCslItems } from "../core/export/biblio";
-import { renderCardsCsv, renderCsv } from "../core/export/csv";
-import { renderGraphml, renderMermaid } from "../core/export/graph";
-import { anchorLabel, renderArchiveMarkdown, renderContextMarkdown } from "../core/export/markdown";
-import { parseDump, planReplay, type ReplayPlan } from "../core/export/replay";
+import { type ChunkRow, ExportStore, type VersionRow } from "../../adapters/d1/export-store";
+import { fail, ok, type Result } from "../../core/errors";
+import { renderBibtex, renderCslItems } from "../../core/export/biblio";
+import { renderCardsCsv, renderCsv } from "../../core/export/csv";
+import { renderGraphml, renderMermaid } from "../../core/export/graph";
+import { anchorLabel, renderArchiveMarkdown, renderContextMarkdown } from "../../core/export/markdown";
+import { parseDump, planReplay, type ReplayPlan } from "../../core/export/replay";
 import {
   type ArchiveDump,
   type ChunkRecord,
@@ -34,14 +34,14 @@ import {
   FILE_EXTENSIONS,
   type GraphEdge,
   type GraphNode,
-} from "../core/export/types";
-import { canonicalPaperId, normAlias } from "../core/ids";
-import type { EdgeInput } from "../core/ingest";
-import type { BlobStore } from "../core/ports";
-import type { ContextRequest } from "../core/query";
-import type { RelationInput } from "../core/relations";
-import type { EvidenceCard } from "../core/types";
-import type { PaperGuru } from "../service";
+} from "../../core/export/types";
+import { canonicalPaperId, normAlias } from "../../core/ids";
+import type { EdgeInput } from "../../core/ingest";
+import type { BlobStore } from "../../core/ports";
+import type { ContextRequest } from "../../core/query";
+import type { RelationInput } from "../../core/relations";
+import type { EvidenceCard } from "../../core/types";
+import type { PaperGuru } from "../kernel";
 import type { ApplyOutcome } from "./apply";
 import type { FeedDeps } from "./deps";
 

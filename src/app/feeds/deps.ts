@@ -1,6 +1,6 @@
 /** What the webhook, source and import pipelines need: narrow, so tests and the CLI can supply fakes. */
-import type { WorldStore } from "../adapters/d1/world-store";
-import type { BlobStore, HttpFetch } from "../core/ports";
+import type { WorldStore } from "../../adapters/d1/world-store";
+import type { BlobStore, HttpFetch } from "../../core/ports";
 import type { ApplyDeps } from "./apply";
 
 export interface DeliveryMessage {
