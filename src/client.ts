@@ -8,15 +8,14 @@
  * stays as the raw escape hatch: it knows the response types of the GET routes it can recognise from
  * the path and returns `unknown` for the rest.
  */
-import type { z } from "@hono/zod-openapi";
-
+import type { z } from "zod";
+import type * as S from "./contract";
 import {
   CONTEXT_EXPORT_FORMATS,
   type ContextExportFormat,
   EXPORT_FORMATS,
   type ExportFormat,
 } from "./core/export/types";
-import type * as S from "./contract";
 
 export { CONTEXT_EXPORT_FORMATS, type ContextExportFormat, EXPORT_FORMATS, type ExportFormat };
 

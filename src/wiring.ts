@@ -10,11 +10,11 @@ import { DoVectorIndex, type LocalVectorIndex } from "./adapters/local/do-vector
 import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
+import type { DeliveryMessage, FeedDeps } from "./app/feeds/deps";
+import { PaperGuru } from "./app/kernel";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { HashedEmbedder } from "./core/embed/hashed";
 import type { Embedder, VectorIndex } from "./core/ports";
-import type { DeliveryMessage, FeedDeps } from "./app/feeds/deps";
-import { PaperGuru } from "./app/kernel";
 
 export interface Env {
   DB: D1Database;

@@ -1,5 +1,5 @@
 /** Archives, their keys and the operations on an archive's capital chunk. */
-import type { z } from "@hono/zod-openapi";
+import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { sha256Hex } from "../core/ingest";

@@ -1,5 +1,5 @@
 /** Exports: an archive in one of the export formats, or a /context result rendered as a document. */
-import type { z } from "@hono/zod-openapi";
+import type { z } from "zod";
 import type * as S from "../contract";
 import type { ContextExportFormat, ExportFormat } from "../core/export/types";
 import type { AppDeps } from "./deps";

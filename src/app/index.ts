@@ -3,7 +3,7 @@
  * (src/mcp), the queue consumer and cron (src/index.ts) call these and nothing else; each returns a
  * plain payload or a typed Result whose failures the interfaces map to their own error form.
  */
-import type { z } from "@hono/zod-openapi";
+import type { z } from "zod";
 import type * as S from "../contract";
 import { archiveUseCases } from "./archives";
 import { authorize, type Need } from "./auth";

@@ -3,7 +3,7 @@
  * response payload (or a typed failure) out. REST and MCP both reach them through the use cases, so
  * the two surfaces cannot drift. Authorisation is the caller's job.
  */
-import type { z } from "@hono/zod-openapi";
+import type { z } from "zod";
 import type { D1Store } from "../adapters/d1/store";
 import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";

@@ -2,7 +2,7 @@
  * Ingest from the world: webhook endpoints and their deliveries, sources cron re-ingests, file
  * imports and the ingest log. The pipelines themselves are in src/app/feeds.
  */
-import type { z } from "@hono/zod-openapi";
+import type { z } from "zod";
 import type { DeliveryRow } from "../adapters/d1/world-store";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";

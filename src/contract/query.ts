@@ -4,6 +4,7 @@
  * document; REST, MCP and the application layer all read them from src/contract.
  */
 import { z } from "@hono/zod-openapi";
+import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
 import { MS0, Time } from "./common";
 
@@ -62,23 +63,15 @@ export const ExpandBody = z
     example: { query: "PageRank damping", chunks: [{ id: "arxiv:2405.14831" }], budget_tokens: 1200 },
   });
 
-export const AnchorSchema = z
-  .object({
-    artifact_id: z.string().min(1),
-    version: z.number().int().min(1),
-    start: z.number().int().min(0),
-    end: z.number().int().min(1),
-    snippet: z.string(),
-  })
-  .openapi("Anchor", {
-    example: {
-      artifact_id: "arxiv:2405.14831",
-      version: 1,
-      start: 0,
-      end: 35,
-      snippet: "HippoRAG uses Personalized PageRank",
-    },
-  });
+export const AnchorSchema = z.object(anchorFields).openapi("Anchor", {
+  example: {
+    artifact_id: "arxiv:2405.14831",
+    version: 1,
+    start: 0,
+    end: 35,
+    snippet: "HippoRAG uses Personalized PageRank",
+  },
+});
 
 export const VerifyBody = z
   .object({ anchors: z.array(AnchorSchema).min(1).max(500), session_id: SessionId.optional() })

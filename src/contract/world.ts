@@ -4,6 +4,7 @@
  * document; REST, MCP and the application layer all read them from src/contract.
  */
 import { z } from "@hono/zod-openapi";
+import { SOURCE_KINDS } from "../core/sources/types";
 import { ArchiveParam, MS0, T0 } from "./common";
 
 export const WebhookCreated = z
@@ -300,7 +301,7 @@ export const DeliveryQuery = z.object({
     .openapi({ param: { name: "limit", in: "query" } }),
 });
 
-export const SourceKindEnum = z.enum(["arxiv", "openalex", "crossref", "github", "url"]);
+export const SourceKindEnum = z.enum(SOURCE_KINDS);
 
 export const CreateSource = z
   .object({

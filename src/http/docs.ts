@@ -1,5 +1,5 @@
 /**
- * API documentation (issue 5): the prose of the OpenAPI document (info.description, tags, the auth
+ * API documentation: the prose of the OpenAPI document (info.description, tags, the auth
  * scheme), the shared error responses with their examples, and the offline reference page at /docs.
  * The page is one self-contained HTML document (inline CSS + vanilla JS, no CDN, no fonts) that
  * fetches /openapi.json and renders it with DOM methods only (textContent, never innerHTML).

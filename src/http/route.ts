@@ -6,6 +6,7 @@
  * otherwise (the document and the page, the health check, webhook deliveries signed by HMAC).
  */
 import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { schemaFailure } from "../core/errors";
 import { type AppEnv, allow, errorBody } from "./common";
 import { AUTH } from "./docs";
 
@@ -15,19 +16,11 @@ export type Scope = keyof typeof AUTH;
 export function resourceApp(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
-      if (!result.success) {
-        const issue = result.error.issues[0];
-        const field = issue?.path.join(".") ?? "";
+      if (!result.success)
         return c.json(
-          errorBody({
-            kind: "validation",
-            message: issue ? `${field || "body"}: ${issue.message}` : "invalid request",
-            field,
-            hint: "see /openapi.json for the schema",
-          }),
+          errorBody(schemaFailure(result.error.issues, { subject: "body", hint: "see /openapi.json for the schema" })),
           400,
         );
-      }
     },
   });
 }

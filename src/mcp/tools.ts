@@ -3,8 +3,9 @@
  * plus `archive`, with descriptions an agent can act on), the output schema (the REST response,
  * with times as ISO strings), the scope it needs, and the use case it calls (src/app).
  */
-import { z } from "@hono/zod-openapi";
+
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { UseCases } from "../app";
 import * as S from "../contract";
 import { ok, type Result } from "../core/errors";

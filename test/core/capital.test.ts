@@ -106,7 +106,14 @@ describe("experts", () => {
     // 20 heads each carrying 3 of 30 names; the query names all 30.
     const ops: ChangeOp[] = [];
     for (let i = 0; i < 20; i++)
-      ops.push(head(`c${i}`, 1, 0, [0, 1, 2].map((k) => `concept:name${(i * 3 + k) % 30}`)));
+      ops.push(
+        head(
+          `c${i}`,
+          1,
+          0,
+          [0, 1, 2].map((k) => `concept:name${(i * 3 + k) % 30}`),
+        ),
+      );
     const s = build(ops);
     const r = route(s, input({ mentions: Array.from({ length: 30 }, (_, k) => `name${k}`) }));
     expect(r.trace.mentions.length).toBe(30);

@@ -1,5 +1,5 @@
 /**
- * Exports (issue 5): gather an archive (or a query result) from D1 and R2 and hand it to the pure
+ * Exports: gather an archive (or a query result) from D1 and R2 and hand it to the pure
  * renderers in src/core/export; and the lossless re-import of the JSON dump, replayed through the
  * normal write paths (ingest, entity operations, deprecate) so every invariant holds and a second
  * import of the same dump changes nothing.

@@ -5,7 +5,7 @@
  */
 import type { WebhookRow } from "../../adapters/d1/world-store";
 import { FeedBody, toArtifactInput, toMs } from "../../contract";
-import { fail, ok, type Result } from "../../core/errors";
+import { fail, ok, type Result, schemaFailure } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
 import { verifyGeneric, verifyGithub } from "../../core/signatures";
@@ -26,16 +26,15 @@ export type ReceiveOutcome =
 /** Validate a generic delivery into a plan (also used by `url` sources and the json import). */
 export function feedPlan(json: unknown): Result<ImportPlan> {
   const parsed = FeedBody.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join(".") ?? "";
-    return fail(
-      "validation",
-      `${field || "body"}: ${issue?.message ?? "invalid"}`,
-      field || "body",
-      "send {artifacts: [...], deprecations: [...]} in the ingest format (see /openapi.json, schema Feed)",
-    );
-  }
+  if (!parsed.success)
+    return {
+      ok: false,
+      error: schemaFailure(parsed.error.issues, {
+        subject: "body",
+        fieldFallback: true,
+        hint: "send {artifacts: [...], deprecations: [...]} in the ingest format (see /openapi.json, schema Feed)",
+      }),
+    };
   const artifacts = parsed.data.artifacts.map(toArtifactInput);
   // The same checks as /ingest (sizes, self-edges, duplicate ids), one batch at a time as they will be applied.
   for (let i = 0; i < artifacts.length; i += INGEST_LIMITS.maxArtifacts) {

@@ -1,5 +1,5 @@
 /**
- * Capital-first routing over heads only (DESIGN steps 1-5): mentions -> entities as of t, seed
+ * Capital-first routing over heads only, in five steps: mentions -> entities as of t, seed
  * distribution, local diffusion, product-of-experts head scoring with the version filter applied
  * BEFORE the top-M cut, then a transparent typed-edge router over the bounded neighbour tables.
  */

@@ -1,6 +1,6 @@
 /** File imports. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { failure, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 

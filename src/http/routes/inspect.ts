@@ -1,6 +1,6 @@
 /** A chunk's or entity's history, a chunk's neighbour table, resolving a mention. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { failure, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 

@@ -1,7 +1,7 @@
 /** Operations on an archive's capital chunk (admin key). */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
-import { errorResponse as err, errors } from "../docs";
+import { json } from "../common";
+import { errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
 export const operationsRoutes = resourceApp();

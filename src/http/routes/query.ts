@@ -1,7 +1,7 @@
 /** Route, expand, context and verify; session events for /context. */
 import * as S from "../../contract";
 import { body, failure, json } from "../common";
-import { errorResponse as err, errors } from "../docs";
+import { errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
 export const queryRoutes = resourceApp();
