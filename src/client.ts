@@ -77,7 +77,7 @@ export type SourceKind = z.infer<typeof S.SourceKindEnum>;
 export type ImportFormat = (typeof S.IMPORT_FORMATS)[number];
 export type LogQuery = z.input<typeof S.LogQuery>;
 
-/** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/exports.ts). */
+/** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/routes/exports.ts). */
 export interface ExportQuery {
   format: ExportFormat;
   as_of?: string | undefined;
