@@ -10,7 +10,7 @@
  * 50,000-chunk CSV is ~15 MB). The re-import takes one dump per request, so it is bounded by the /v1
  * body limit (32 MiB).
  */
-import { type ChunkRow, ExportStore, type VersionRow } from "../../adapters/d1/export-store";
+import { type ChunkRow, type EntityRow, ExportStore, type VersionRow } from "../../adapters/d1/export-store";
 import { fail, ok, type Result } from "../../core/errors";
 import { renderBibtex, renderCslItems } from "../../core/export/biblio";
 import { renderCardsCsv, renderCsv } from "../../core/export/csv";
@@ -119,6 +119,45 @@ function parseDetail(detail: string): Record<string, unknown> {
   }
 }
 
+/** One entity of the dump: its names over time, aliases with their intervals and its operations. */
+function dumpEntity(
+  e: EntityRow,
+  aliases: Awaited<ReturnType<ExportStore["aliasesOf"]>>,
+  events: Awaited<ReturnType<ExportStore["eventsOf"]>>,
+): DumpEntity {
+  const evs = events.filter((x) => x.entityId === e.entityId);
+  const created = evs.find((x) => x.op === "created");
+  const ops: DumpEntityOp[] = [];
+  for (const x of evs) {
+    const d = parseDetail(x.detail);
+    const base = { at: x.at, recorded_at: x.recordedAt, seq: x.id };
+    // Alias events of ingests are kept too: replayed after their ingest they are no-ops (the row
+    // exists), and they restore a row if the replayed ingest did not create it.
+    if (x.op === "alias" && typeof d.alias === "string") ops.push({ op: "alias", alias: d.alias, ...base });
+    else if (x.op === "rename" && typeof d.to === "string")
+      ops.push({ op: "rename", from: String(d.from ?? ""), to: d.to, ...base });
+    else if (x.op === "merged_into" && typeof d.into === "string") ops.push({ op: "merge", into: d.into, ...base });
+  }
+  return {
+    id: e.entityId,
+    type: e.type,
+    name: e.name,
+    created: created
+      ? {
+          name: String(parseDetail(created.detail).name ?? e.name),
+          at: created.at,
+          recorded_at: created.recordedAt,
+        }
+      : null,
+    merged_into: e.mergedInto,
+    merged_at: e.mergedAt,
+    aliases: aliases
+      .filter((a) => a.entityId === e.entityId)
+      .map((a) => ({ alias: a.alias, valid_from: a.validFrom, valid_to: a.validTo })),
+    ops,
+  };
+}
+
 /** The dump as a stream of JSON text: chunks (with versions and contents), entities, deprecations, edges. */
 export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: number): ReadableStream<Uint8Array> {
   const st = store(deps);
@@ -178,38 +217,7 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
       const ids = page.map((e) => e.entityId);
       const [aliases, events] = await Promise.all([st.aliasesOf(archiveId, ids), st.eventsOf(archiveId, ids)]);
       for (const e of page) {
-        const evs = events.filter((x) => x.entityId === e.entityId);
-        const created = evs.find((x) => x.op === "created");
-        const ops: DumpEntityOp[] = [];
-        for (const x of evs) {
-          const d = parseDetail(x.detail);
-          const base = { at: x.at, recorded_at: x.recordedAt, seq: x.id };
-          // Alias events of ingests are kept too: replayed after their ingest they are no-ops (the row
-          // exists), and they restore a row if the replayed ingest did not create it.
-          if (x.op === "alias" && typeof d.alias === "string") ops.push({ op: "alias", alias: d.alias, ...base });
-          else if (x.op === "rename" && typeof d.to === "string")
-            ops.push({ op: "rename", from: String(d.from ?? ""), to: d.to, ...base });
-          else if (x.op === "merged_into" && typeof d.into === "string")
-            ops.push({ op: "merge", into: d.into, ...base });
-        }
-        const item: DumpEntity = {
-          id: e.entityId,
-          type: e.type,
-          name: e.name,
-          created: created
-            ? {
-                name: String(parseDetail(created.detail).name ?? e.name),
-                at: created.at,
-                recorded_at: created.recordedAt,
-              }
-            : null,
-          merged_into: e.mergedInto,
-          merged_at: e.mergedAt,
-          aliases: aliases
-            .filter((a) => a.entityId === e.entityId)
-            .map((a) => ({ alias: a.alias, valid_from: a.validFrom, valid_to: a.validTo })),
-          ops,
-        };
+        const item = dumpEntity(e, aliases, events);
         yield `${first ? "\n" : ",\n"}${JSON.stringify(item)}`;
         first = false;
       }
