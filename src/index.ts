@@ -2,7 +2,7 @@
  * Worker entry: the REST app, the MCP endpoint, the webhook queue consumer, the cron dispatcher and
  * the Durable Objects. Every one of them calls the application layer (src/app) built by wiring.
  */
-import { createUseCases, type UseCases } from "./app";
+import type { UseCases } from "./app";
 import type { DeliveryMessage } from "./app/feeds/deps";
 import { createApp } from "./http/app";
 import { MCP_PATH, serveMcp } from "./mcp/http";
@@ -11,22 +11,10 @@ import { type Env, wire } from "./wiring";
 export { CapitalChunk } from "./adapters/do/capital";
 export { LocalVectorIndex } from "./adapters/local/do-vectors";
 
-// One service graph per isolate: bindings are stable for the isolate's lifetime.
+// One application per isolate: bindings are stable for the isolate's lifetime.
 let cached: { env: Env; app: UseCases } | null = null;
 function useCases(env: Env): UseCases {
-  if (!cached || cached.env !== env) {
-    const s = wire(env);
-    cached = {
-      env,
-      app: createUseCases({
-        kernel: s.paperguru,
-        store: s.paperguru.store,
-        feeds: s.feeds,
-        adminKey: s.adminKey,
-        clock: { now: () => Date.now() },
-      }),
-    };
-  }
+  if (!cached || cached.env !== env) cached = { env, app: wire(env) };
   return cached.app;
 }
 

@@ -18,7 +18,7 @@ async function issue(d: AppDeps, archiveId: string, label: string, scopes: strin
     createdAt: d.clock.now(),
     revokedAt: null,
   };
-  await d.store.createKey({ ...key, keyHash: await sha256Hex(secret) });
+  await d.stores.archives.createKey({ ...key, keyHash: await sha256Hex(secret) });
   return { id: key.id, secret, scopes: key.scopes, label: key.label };
 }
 
@@ -27,7 +27,7 @@ export function archiveUseCases(d: AppDeps) {
     /** A new archive (id generated when absent) with a read+write key. */
     async create(b: In<typeof S.CreateArchive>) {
       const id = b.id ?? randomId("a-", 6);
-      const res = await d.store.createArchive({
+      const res = await d.stores.archives.createArchive({
         id,
         name: b.name,
         description: b.description ?? "",
@@ -39,26 +39,26 @@ export function archiveUseCases(d: AppDeps) {
       return ok({ archive: res.value, key: { id: key.id, secret: key.secret, scopes: key.scopes } });
     },
     async list() {
-      return { archives: await d.store.listArchives() };
+      return { archives: await d.stores.archives.listArchives() };
     },
     /** The archive, its storage counts and its capital-chunk statistics. */
     async info(archive: string) {
-      return { archive: await d.store.getArchive(archive), stats: await d.kernel.stats(archive) };
+      return { archive: await d.stores.archives.getArchive(archive), stats: await d.kernel.stats(archive) };
     },
     issueKey(archive: string, b: In<typeof S.CreateKey>) {
       return issue(d, archive, b.label ?? "", b.scopes);
     },
     async listKeys(archive: string) {
-      return { keys: await d.store.listKeys(archive) };
+      return { keys: await d.stores.archives.listKeys(archive) };
     },
     async revokeKey(archive: string, key: string): Promise<Result<{ revoked: string }>> {
-      if (!(await d.store.revokeKey(archive, key, d.clock.now())))
+      if (!(await d.stores.archives.revokeKey(archive, key, d.clock.now())))
         return fail("not_found", `no active key ${key} in archive ${archive}`, "key");
       return ok({ revoked: key });
     },
     /** Write a capital-chunk snapshot now (rebuilds start from the latest one). */
     snapshot(archive: string) {
-      return d.kernel.capital(archive).snapshot(archive);
+      return d.kernel.capital(archive).snapshot();
     },
     /** Drop the in-memory capital chunk, as an eviction would. */
     async evict(archive: string) {

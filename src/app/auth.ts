@@ -36,13 +36,13 @@ export async function authorize(
     };
   const hash = await sha256Hex(m[1]);
   if (d.adminKey && timingSafeEqualHex(hash, await sha256Hex(d.adminKey))) {
-    if (archiveId && !(await d.store.getArchive(archiveId)))
+    if (archiveId && !(await d.stores.archives.getArchive(archiveId)))
       return { kind: "not_found", message: `archive ${archiveId} does not exist`, field: "archive" };
     return null;
   }
   if (need === "admin")
     return { kind: "forbidden", message: "this operation needs the admin key", field: "Authorization" };
-  const key = await d.store.findKeyByHash(hash);
+  const key = await d.stores.archives.findKeyByHash(hash);
   if (!key || key.revokedAt !== null)
     return {
       kind: "unauthorized",

@@ -3,14 +3,13 @@
  * the feed dependencies (world stores, queue, outbound HTTP), the admin key and the clock. The
  * composition root (src/wiring.ts) builds it from `env`; nothing in src/app reads `env`.
  */
-import type { D1Store } from "../adapters/d1/store";
-import type { Clock } from "../core/ports";
+import type { Clock, Stores } from "../core/ports";
 import type { FeedDeps } from "./feeds/deps";
 import type { PaperGuru } from "./kernel";
 
 export interface AppDeps {
   kernel: PaperGuru;
-  store: D1Store;
+  stores: Stores;
   feeds: FeedDeps;
   /** The deployment's admin key (a secret); null disables admin access. */
   adminKey: string | null;

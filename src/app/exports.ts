@@ -14,7 +14,7 @@ export interface ExportFormatQuery {
 }
 
 export function exportUseCases(d: AppDeps) {
-  const deps = { pg: d.kernel, blobs: d.feeds.blobs };
+  const deps = { pg: d.kernel, blobs: d.feeds.blobs, reader: d.stores.exports, archives: d.stores.archives };
   return {
     /** The archive as a download (json is streamed); 413 over the export size limit. */
     archive(archive: string, q: ExportFormatQuery) {

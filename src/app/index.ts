@@ -27,7 +27,8 @@ export function createUseCases(d: AppDeps) {
     archives: archiveUseCases(d),
     memory: {
       ingest: (archive: string, artifacts: In<typeof S.ArtifactSchema>[]) => Op.ingestOp(k, archive, artifacts),
-      revise: (archive: string, artifact: In<typeof S.ArtifactSchema>) => Op.reviseOp(k, d.store, archive, artifact),
+      revise: (archive: string, artifact: In<typeof S.ArtifactSchema>) =>
+        Op.reviseOp(k, d.stores.chunks, archive, artifact),
       deprecate: (archive: string, b: In<typeof S.DeprecateBody>) => Op.deprecateOp(k, archive, b),
       alias: (archive: string, b: In<typeof S.AliasBody>) =>
         Op.entityOp(k, archive, { op: "alias", entity: b.entity, alias: b.alias, at: b.at }),
@@ -35,7 +36,15 @@ export function createUseCases(d: AppDeps) {
         Op.entityOp(k, archive, { op: "rename", entity: b.entity, newName: b.new_name, at: b.at }),
       merge: (archive: string, b: In<typeof S.MergeBody>) =>
         Op.entityOp(k, archive, { op: "merge", entity: b.entity, into: b.into, at: b.at }),
-      history: (archive: string, q: In<typeof S.HistoryQuery>) => Op.historyOp(d.store, archive, q),
+      history: (archive: string, q: In<typeof S.HistoryQuery>) =>
+        Op.historyOp(
+          {
+            chunkHistory: (a, c) => d.stores.chunks.chunkHistory(a, c),
+            entityHistory: (a, e) => d.stores.entities.entityHistory(a, e),
+          },
+          archive,
+          q,
+        ),
       neighbours: (archive: string, q: In<typeof S.ChunkQuery>) => Op.neighboursOp(k, archive, q),
       resolve: (archive: string, q: In<typeof S.ResolveQuery>) => Op.resolveOp(k, archive, q),
     },

@@ -4,9 +4,9 @@
  * the two surfaces cannot drift. Authorisation is the caller's job.
  */
 import type { z } from "zod";
-import type { D1Store } from "../adapters/d1/store";
 import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
+import type { ChunkStore, EntityStore } from "../core/ports";
 import type { PaperGuru } from "./kernel";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -17,7 +17,12 @@ export function ingestOp(pg: PaperGuru, archive: string, artifacts: In<typeof S.
 }
 
 /** POST /v1/archives/{a}/revise: a new version of a chunk that must already exist. */
-export async function reviseOp(pg: PaperGuru, store: D1Store, archive: string, artifact: In<typeof S.ArtifactSchema>) {
+export async function reviseOp(
+  pg: PaperGuru,
+  store: ChunkStore,
+  archive: string,
+  artifact: In<typeof S.ArtifactSchema>,
+) {
   if (!(await store.chunkRow(archive, artifact.id)))
     return fail("not_found", `chunk ${artifact.id} does not exist`, "id", "use /ingest to create it");
   return pg.ingest(archive, [S.toArtifactInput(artifact)]);
@@ -31,7 +36,11 @@ export async function deprecateOp(pg: PaperGuru, archive: string, b: In<typeof S
 }
 
 /** GET /v1/archives/{a}/history?chunk=… | ?entity=… */
-export async function historyOp(store: D1Store, archive: string, q: In<typeof S.HistoryQuery>) {
+export async function historyOp(
+  store: Pick<ChunkStore, "chunkHistory"> & Pick<EntityStore, "entityHistory">,
+  archive: string,
+  q: In<typeof S.HistoryQuery>,
+) {
   if (!q.chunk === !q.entity)
     return fail("validation", "give exactly one of chunk or entity", "chunk", "?chunk=<id> or ?entity=<id>");
   const h = q.chunk

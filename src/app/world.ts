@@ -3,9 +3,9 @@
  * imports and the ingest log. The pipelines themselves are in src/app/feeds.
  */
 import type { z } from "zod";
-import type { DeliveryRow } from "../adapters/d1/world-store";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
+import type { DeliveryRecord } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
 import { type AppDeps, randomId } from "./deps";
 import type { DeliveryMessage } from "./feeds/deps";
@@ -21,7 +21,7 @@ import {
 
 type In<T extends z.ZodType> = z.infer<T>;
 
-function deliveryView(r: DeliveryRow) {
+function deliveryView(r: DeliveryRecord) {
   return {
     webhook: r.webhook,
     delivery: r.deliveryId,

@@ -5,6 +5,15 @@
  */
 import { and, asc, eq, gt, inArray, isNull, like, lte, or, sql } from "drizzle-orm";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import type {
+  AliasRecord,
+  ChunkRecord,
+  EdgeRecord,
+  EntityEventRecord,
+  EntityRecord,
+  ExportReader,
+  VersionRecord,
+} from "../../core/ports";
 import * as s from "./schema";
 
 type Db = DrizzleD1Database<typeof s>;
@@ -18,14 +27,14 @@ function chunked<T>(rows: T[], size: number): T[][] {
   return out;
 }
 
-export type ChunkRow = typeof s.chunks.$inferSelect;
-export type VersionRow = typeof s.chunkVersions.$inferSelect;
-export type EntityRow = typeof s.entities.$inferSelect;
-export type AliasRow = typeof s.entityAliases.$inferSelect;
-export type EntityEventRow = typeof s.entityEvents.$inferSelect;
-export type EdgeRow = typeof s.edges.$inferSelect;
+export type ChunkRow = ChunkRecord;
+export type VersionRow = VersionRecord;
+export type EntityRow = EntityRecord;
+export type AliasRow = AliasRecord;
+export type EntityEventRow = EntityEventRecord;
+export type EdgeRow = EdgeRecord;
 
-export class ExportStore {
+export class ExportStore implements ExportReader {
   /** Shares the D1Store's drizzle handle (`pg.store.db`), or opens one on a binding. */
   constructor(readonly db: Db) {}
 

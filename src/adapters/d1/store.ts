@@ -8,7 +8,17 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { fail, ok, type Result } from "../../core/errors";
 import type { ExistingChunk, ExistingState, IngestPlan } from "../../core/ingest";
-import type { AccessLog, SessionEvent, SessionStore, StoredVersion, VersionReader } from "../../core/ports";
+import type {
+  ArchiveRecord,
+  ArchiveStore,
+  ChangeLog,
+  ChunkStore,
+  EntityStore,
+  KeyRecord,
+  SessionEvent,
+  SessionLog,
+  StoredVersion,
+} from "../../core/ports";
 import type { AccessChannel, ChangeOp, ChunkKind, EdgeType, EntityType } from "../../core/types";
 import * as s from "./schema";
 
@@ -26,27 +36,13 @@ function rowsPerInsert(columns: number): number {
   return Math.max(1, Math.floor(MAX_PARAMS / columns));
 }
 
-export interface ArchiveRow {
-  id: string;
-  name: string;
-  description: string;
-  params: Record<string, unknown>;
-  createdAt: number;
-}
-
-export interface KeyRow {
-  id: string;
-  archiveId: string;
-  label: string;
-  scopes: string[];
-  createdAt: number;
-  revokedAt: number | null;
-}
+export type ArchiveRow = ArchiveRecord;
+export type KeyRow = KeyRecord;
 
 type Db = DrizzleD1Database<typeof s>;
 type Stmt = BatchItem<"sqlite">;
 
-export class D1Store implements VersionReader, SessionStore, AccessLog {
+export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLog, ChangeLog {
   readonly db: Db;
 
   constructor(d1: D1Database) {

@@ -10,7 +10,6 @@
  * 50,000-chunk CSV is ~15 MB). The re-import takes one dump per request, so it is bounded by the /v1
  * body limit (32 MiB).
  */
-import { type ChunkRow, type EntityRow, ExportStore, type VersionRow } from "../../adapters/d1/export-store";
 import { fail, ok, type Result } from "../../core/errors";
 import { renderBibtex, renderCslItems } from "../../core/export/biblio";
 import { renderCardsCsv, renderCsv } from "../../core/export/csv";
@@ -37,7 +36,14 @@ import {
 } from "../../core/export/types";
 import { canonicalPaperId, normAlias } from "../../core/ids";
 import type { EdgeInput } from "../../core/ingest";
-import type { BlobStore } from "../../core/ports";
+import type {
+  ArchiveStore,
+  BlobStore,
+  ChunkRecord as ChunkRow,
+  EntityRecord as EntityRow,
+  ExportReader,
+  VersionRecord as VersionRow,
+} from "../../core/ports";
 import type { ContextRequest } from "../../core/query";
 import type { RelationInput } from "../../core/relations";
 import type { EvidenceCard } from "../../core/types";
@@ -48,6 +54,8 @@ import type { FeedDeps } from "./deps";
 export interface ExportDeps {
   pg: PaperGuru;
   blobs: BlobStore;
+  reader: ExportReader;
+  archives: ArchiveStore;
 }
 
 export interface ExportBody {
@@ -60,8 +68,8 @@ const DUMP_PAGE = 100;
 const LIST_PAGE = 500;
 const EDGE_PAGE = 1000;
 
-function store(deps: ExportDeps): ExportStore {
-  return new ExportStore(deps.pg.store.db);
+function store(deps: ExportDeps): ExportReader {
+  return deps.reader;
 }
 
 function safeName(s: string): string {
@@ -122,8 +130,8 @@ function parseDetail(detail: string): Record<string, unknown> {
 /** One entity of the dump: its names over time, aliases with their intervals and its operations. */
 function dumpEntity(
   e: EntityRow,
-  aliases: Awaited<ReturnType<ExportStore["aliasesOf"]>>,
-  events: Awaited<ReturnType<ExportStore["eventsOf"]>>,
+  aliases: Awaited<ReturnType<ExportReader["aliasesOf"]>>,
+  events: Awaited<ReturnType<ExportReader["eventsOf"]>>,
 ): DumpEntity {
   const evs = events.filter((x) => x.entityId === e.entityId);
   const created = evs.find((x) => x.op === "created");
@@ -163,7 +171,7 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
   const st = store(deps);
   const enc = new TextEncoder();
   async function* pieces(): AsyncGenerator<string> {
-    const archive = await deps.pg.store.getArchive(archiveId);
+    const archive = await deps.archives.getArchive(archiveId);
     const head = {
       format: DUMP_FORMAT,
       schema_version: DUMP_SCHEMA_VERSION,
@@ -431,7 +439,7 @@ export async function exportArchive(
         filename,
       });
     case "markdown": {
-      const archive = await deps.pg.store.getArchive(archiveId);
+      const archive = await deps.archives.getArchive(archiveId);
       const records = await archiveRecords(deps, archiveId, asOf, false);
       return ok({
         body: renderArchiveMarkdown({ id: archiveId, name: archive?.name ?? archiveId }, records, {
@@ -594,7 +602,7 @@ export async function importArchive(
   if (!parsed.ok) return parsed;
   const dump: ArchiveDump = parsed.value;
   const pg = deps.apply.pg;
-  const st = new ExportStore(pg.store.db);
+  const st = deps.exports;
   const plan = await planReplay(dump);
   const outcome: ApplyOutcome & { replay: ReplayReport } = {
     counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
@@ -612,7 +620,7 @@ export async function importArchive(
       warnings: [],
     },
   };
-  const target = await pg.store.getArchive(archiveId);
+  const target = await deps.archives.getArchive(archiveId);
   if (target && JSON.stringify(target.params) !== JSON.stringify(dump.archive.params))
     outcome.replay.warnings.push(
       `kernel params differ from the source archive's (${JSON.stringify(dump.archive.params)}): routing may differ; create the archive with the same params`,

@@ -8,10 +8,10 @@
  * creates new versions only for records whose content changed. Failures back off exponentially
  * (interval x 2^failures, at most 24 h, never sooner than the server's Retry-After).
  */
-import type { SourceRow } from "../../adapters/d1/world-store";
 import { fail, ok, type Result } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { sha256Hex } from "../../core/ingest";
+import type { SourceRecord } from "../../core/ports";
 import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
 import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
 import { parseRepoLocation } from "../../core/sources/github";
@@ -46,7 +46,7 @@ export interface SourceInput {
 }
 
 /** Public view of a source row (state is internal). */
-export function sourceView(r: SourceRow) {
+export function sourceView(r: SourceRecord) {
   const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
   return {
     id: r.id,
@@ -78,7 +78,7 @@ export async function createSource(deps: FeedDeps, archiveId: string, input: Sou
   const id =
     input.id ??
     `${spec.value.kind}-${(await sha256Hex(`${spec.value.location}\u0000${spec.value.query}`)).slice(0, 10)}`;
-  const row: SourceRow = {
+  const row: SourceRecord = {
     archiveId,
     id,
     kind: spec.value.kind,
@@ -110,7 +110,7 @@ export async function createSource(deps: FeedDeps, archiveId: string, input: Sou
   return ok(row);
 }
 
-function requestFor(deps: FeedDeps, row: SourceRow): HttpRequestSpec {
+function requestFor(deps: FeedDeps, row: SourceRecord): HttpRequestSpec {
   const spec = { kind: row.kind as SourceKind, location: row.location, query: row.query };
   const cond: ConditionalHeaders = { etag: row.etag ?? undefined, lastModified: row.lastModified ?? undefined };
   const mailto = deps.contactEmail ?? undefined;
@@ -157,11 +157,11 @@ export interface RunResult {
 }
 
 /** Run one source now and record the outcome. Never throws for source-side failures. */
-export async function runSource(deps: FeedDeps, row: SourceRow): Promise<RunResult> {
+export async function runSource(deps: FeedDeps, row: SourceRecord): Promise<RunResult> {
   const started = Date.now();
   const now = deps.apply.now();
   let result: RunResult;
-  const patch: Partial<SourceRow> = {};
+  const patch: Partial<SourceRecord> = {};
   let retryAfterS: number | null = null;
   try {
     if (row.kind === "github") {

@@ -3,11 +3,11 @@
  * consumer turns a delivery into an ImportPlan and applies it). Receiving validates the payload
  * fully, so a malformed delivery is refused with a 4xx and leaves nothing behind.
  */
-import type { WebhookRow } from "../../adapters/d1/world-store";
 import { FeedBody, toArtifactInput, toMs } from "../../contract";
 import { fail, ok, type Result, schemaFailure } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
+import type { WebhookRecord } from "../../core/ports";
 import { verifyGeneric, verifyGithub } from "../../core/signatures";
 import { parsePushEvent } from "../../core/sources/github";
 import { type ApplyOutcome, applyPlan } from "./apply";
@@ -76,7 +76,7 @@ function parseJson(raw: Uint8Array): Result<unknown> {
   }
 }
 
-function branchesOf(row: WebhookRow): string[] | null {
+function branchesOf(row: WebhookRecord): string[] | null {
   try {
     const o = JSON.parse(row.options) as { branches?: string[] };
     return o.branches?.length ? o.branches : null;

@@ -125,3 +125,5 @@ export interface AccessLog {
 
 /** Outbound HTTP (global fetch in production; tests install a mock that fails on unmocked URLs). */
 export type HttpFetch = (request: Request) => Promise<Response>;
+export * from "./capital";
+export * from "./storage";
