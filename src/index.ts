@@ -4,6 +4,9 @@
  */
 import type { UseCases } from "./app";
 import type { DeliveryMessage } from "./app/feeds/deps";
+import { ConfigError } from "./config";
+import { errorBody } from "./contract";
+import { FailureError } from "./core/errors";
 import { createApp } from "./http/app";
 import { MCP_PATH, serveMcp } from "./mcp/http";
 import { type Env, wire } from "./wiring";
@@ -14,7 +17,20 @@ export { LocalVectorIndex } from "./adapters/local/do-vectors";
 // One application per isolate: bindings are stable for the isolate's lifetime.
 let cached: { env: Env; app: UseCases } | null = null;
 function useCases(env: Env): UseCases {
-  if (!cached || cached.env !== env) cached = { env, app: wire(env) };
+  if (!cached || cached.env !== env) {
+    try {
+      cached = { env, app: wire(env) };
+    } catch (err) {
+      // A misconfigured deployment answers every request with the variable at fault (503).
+      if (err instanceof ConfigError)
+        throw new FailureError({
+          kind: "unavailable",
+          message: `configuration: ${err.message}`,
+          hint: "fix the variable in wrangler.toml [vars] and deploy again",
+        });
+      throw err;
+    }
+  }
   return cached.app;
 }
 
@@ -28,6 +44,7 @@ export default {
     try {
       return await serveMcp(request, useCases(env));
     } catch (err) {
+      if (err instanceof FailureError) return Response.json(errorBody(err.failure), { status: 503 });
       console.error("unhandled", err);
       return Response.json(INTERNAL, { status: 500 });
     }

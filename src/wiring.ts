@@ -5,33 +5,24 @@
  */
 
 import { d1Stores } from "./adapters/d1";
-import { type CapitalChunk, doCapital } from "./adapters/do/capital";
-import { DoVectorIndex, type LocalVectorIndex } from "./adapters/local/do-vectors";
+import { doCapital } from "./adapters/do/capital";
+import { DoVectorIndex } from "./adapters/local/do-vectors";
 import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
 import { createUseCases, type UseCases } from "./app";
-import type { DeliveryMessage, World } from "./app/feeds/deps";
+import type { World } from "./app/feeds/deps";
 import { PaperGuru } from "./app/kernel";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { HashedEmbedder } from "./core/embed/hashed";
 
-export interface Env {
-  DB: D1Database;
-  CONTENT: R2Bucket;
-  CAPITAL: DurableObjectNamespace<CapitalChunk>;
-  LOCAL_VECTORS: DurableObjectNamespace<LocalVectorIndex>;
-  /** Production only. */
-  VECTORS?: Vectorize;
-  AI?: Ai;
-  /** Secret; local default in .dev.vars. */
-  ADMIN_KEY?: string;
-  EMBEDDER?: string;
-  VECTOR_INDEX?: string;
-  DISTILLER?: string;
-  /** Webhook deliveries: the receiver enqueues, the queue consumer ingests (with retries). */
-  DELIVERIES: Queue<DeliveryMessage>;
+/**
+ * The bindings and vars: `Cloudflare.Env` is generated from wrangler.toml by `npm run types`
+ * (worker-configuration.d.ts; a test fails when it is stale; ADMIN_KEY comes from .dev.vars.example),
+ * plus the optional secrets, which wrangler.toml does not declare.
+ */
+export interface Env extends Cloudflare.Env {
   /** Optional secret: GitHub API token for repository sources and push webhooks (5,000 req/h). */
   GITHUB_TOKEN?: string;
   /** Optional: contact address sent as mailto= to OpenAlex and Crossref (their polite pools). */
@@ -48,6 +39,8 @@ export function wire(env: Env): UseCases {
   const clock = { now };
   const stores = d1Stores(env.DB);
   const blobs = new R2BlobStore(env.CONTENT);
+  // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by
+  // `wrangler vectorize create` are V2, typed Vectorize in @cloudflare/workers-types.
   const kernel = new PaperGuru({
     chunks: stores.chunks,
     entities: stores.entities,
@@ -55,7 +48,7 @@ export function wire(env: Env): UseCases {
     blobs,
     vectors:
       config.vectorIndex === "vectorize"
-        ? new VectorizeIndex(env.VECTORS as Vectorize)
+        ? new VectorizeIndex(env.VECTORS as unknown as Vectorize)
         : new DoVectorIndex(env.LOCAL_VECTORS),
     embedder: config.embedder === "workers-ai" ? new WorkersAiEmbedder(env.AI as Ai) : new HashedEmbedder(),
     distiller: new ExtractiveDistiller(),
