@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
-import type { DeliveryRecord } from "../core/ports";
+import { type DeliveryRecord, parseJson } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
 import { type AppDeps, randomId } from "./deps";
 import type { DeliveryMessage } from "./feeds/deps";
@@ -29,7 +29,7 @@ function deliveryView(r: DeliveryRecord) {
     event: r.event,
     status: r.status,
     attempts: r.attempts,
-    result: r.result ? (JSON.parse(r.result) as unknown) : null,
+    result: parseJson<unknown>(r.result, null),
     error: r.error,
     received_at: new Date(r.receivedAt).toISOString(),
     updated_at: new Date(r.updatedAt).toISOString(),
@@ -181,7 +181,7 @@ export function importUseCases(d: AppDeps) {
           origin: r.origin,
           ref: r.ref,
           status: r.status,
-          counts: JSON.parse(r.counts) as unknown,
+          counts: parseJson<unknown>(r.counts, null),
           error: r.error,
           at: new Date(r.at).toISOString(),
           duration_ms: r.durationMs,

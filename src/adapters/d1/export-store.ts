@@ -14,18 +14,10 @@ import type {
   ExportReader,
   VersionRecord,
 } from "../../core/ports";
+import { chunked, IN_CHUNK, versionsOfChunks } from "./queries";
 import * as s from "./schema";
 
 type Db = DrizzleD1Database<typeof s>;
-
-/** IN-lists stay below D1's 100 bound parameters together with the archive id and a time. */
-const IN_CHUNK = 90;
-
-function chunked<T>(rows: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
-}
 
 export type ChunkRow = ChunkRecord;
 export type VersionRow = VersionRecord;
@@ -91,27 +83,13 @@ export class ExportStore implements ExportReader {
   ): Promise<Map<string, VersionRow>> {
     const out = new Map<string, VersionRow>();
     const latest = new Map(chunks.map((c) => [c.chunkId, c.latestVersion]));
-    for (const part of chunked(
+    const rows = await versionsOfChunks(
+      this.db,
+      archiveId,
       chunks.map((c) => c.chunkId),
-      IN_CHUNK,
-    )) {
-      const rows = await this.db
-        .select()
-        .from(s.chunkVersions)
-        .where(
-          and(
-            eq(s.chunkVersions.archiveId, archiveId),
-            inArray(s.chunkVersions.chunkId, part),
-            asOf === undefined
-              ? undefined
-              : and(
-                  lte(s.chunkVersions.validFrom, asOf),
-                  or(isNull(s.chunkVersions.validTo), gt(s.chunkVersions.validTo, asOf)),
-                ),
-          ),
-        );
-      for (const r of rows) if (asOf !== undefined || r.version === latest.get(r.chunkId)) out.set(r.chunkId, r);
-    }
+      asOf,
+    );
+    for (const r of rows) if (asOf !== undefined || r.version === latest.get(r.chunkId)) out.set(r.chunkId, r);
     return out;
   }
 

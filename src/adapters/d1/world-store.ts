@@ -17,6 +17,7 @@ import type {
   WebhookStore,
   WorldLookup,
 } from "../../core/ports";
+import { IN_CHUNK } from "./queries";
 import * as s from "./schema";
 
 type Db = DrizzleD1Database<typeof s>;
@@ -26,9 +27,6 @@ export type DeliveryRow = DeliveryRecord;
 export type SourceRow = SourceRecord;
 export type LogRow = LogRecord;
 export type { PaperMatch };
-
-/** IN-lists stay below D1's 100 bound parameters together with the archive id. */
-const IN_CHUNK = 90;
 
 export class WorldStore implements WebhookStore, SourceStore, IngestLogStore, WorldLookup {
   readonly db: Db;

@@ -36,13 +36,14 @@ import {
 } from "../../core/export/types";
 import { canonicalPaperId, normAlias } from "../../core/ids";
 import type { EdgeInput } from "../../core/ingest";
-import type {
-  ArchiveStore,
-  BlobStore,
-  ChunkRecord as ChunkRow,
-  EntityRecord as EntityRow,
-  ExportReader,
-  VersionRecord as VersionRow,
+import {
+  type ArchiveStore,
+  type BlobStore,
+  type ChunkRecord as ChunkRow,
+  type EntityRecord as EntityRow,
+  type ExportReader,
+  parseJson,
+  type VersionRecord as VersionRow,
 } from "../../core/ports";
 import type { ContextRequest } from "../../core/query";
 import type { RelationInput } from "../../core/relations";
@@ -108,10 +109,10 @@ function dumpVersion(v: VersionRow, content: string) {
     content,
     content_hash: v.contentHash,
     artifact_hash: v.artifactHash,
-    entities: JSON.parse(v.entities) as string[],
-    boundaries: JSON.parse(v.boundaries) as string[],
-    edges: JSON.parse(v.edges) as EdgeInput[],
-    ...(v.relations ? { relations: JSON.parse(v.relations) as RelationInput[] } : {}),
+    entities: parseJson<string[]>(v.entities, []),
+    boundaries: parseJson<string[]>(v.boundaries, []),
+    edges: parseJson<EdgeInput[]>(v.edges, []),
+    ...(v.relations ? { relations: parseJson<RelationInput[]>(v.relations, []) } : {}),
     valid_from: v.validFrom,
     valid_to: v.validTo,
     recorded_at: v.recordedAt,
@@ -120,11 +121,7 @@ function dumpVersion(v: VersionRow, content: string) {
 }
 
 function parseDetail(detail: string): Record<string, unknown> {
-  try {
-    return JSON.parse(detail) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
+  return parseJson<Record<string, unknown>>(detail, {});
 }
 
 /** One entity of the dump: its names over time, aliases with their intervals and its operations. */
@@ -302,8 +299,8 @@ function recordOf(c: ChunkRow, v: VersionRow): ChunkRecord {
     validTo: v.validTo,
     deprecatedAt: c.deprecatedAt,
     deprecatedBy: c.deprecatedBy,
-    entities: JSON.parse(v.entities) as string[],
-    boundaries: JSON.parse(v.boundaries) as string[],
+    entities: parseJson<string[]>(v.entities, []),
+    boundaries: parseJson<string[]>(v.boundaries, []),
     source: v.source,
   };
 }
@@ -494,7 +491,7 @@ async function cardRecords(
   // Sections cite as their paper: follow declared part-of edges to paper chunks (the version valid at as_of).
   const parents = new Set<string>();
   for (const v of versions)
-    for (const e of JSON.parse(v.edges) as EdgeInput[]) if (e.type === "part-of") parents.add(e.target);
+    for (const e of parseJson<EdgeInput[]>(v.edges, [])) if (e.type === "part-of") parents.add(e.target);
   const have = new Set(cardRecs.filter((r) => r.kind === "paper").map((r) => r.id));
   const parentRows = (
     await st.chunksByIds(

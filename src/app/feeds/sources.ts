@@ -11,7 +11,7 @@
 import { fail, ok, type Result } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { sha256Hex } from "../../core/ingest";
-import type { SourceRecord } from "../../core/ports";
+import { parseJson, type SourceRecord } from "../../core/ports";
 import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
 import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
 import { parseRepoLocation } from "../../core/sources/github";
@@ -62,7 +62,7 @@ export function sourceView(r: SourceRecord) {
       last_error: r.lastError,
       next_run: r.paused === 1 ? null : iso(r.nextRunAt),
       consecutive_failures: r.failures,
-      last_counts: r.lastCounts ? (JSON.parse(r.lastCounts) as unknown) : null,
+      last_counts: parseJson<unknown>(r.lastCounts, null),
     },
   };
 }
@@ -167,7 +167,7 @@ export async function runSource(deps: FeedDeps, row: SourceRecord): Promise<RunR
     if (row.kind === "github") {
       const loc = parseRepoLocation(row.location);
       if (!loc.ok) throw new HttpError(400, loc.error.message);
-      const state = JSON.parse(row.state) as RepoSyncState;
+      const state = parseJson<RepoSyncState>(row.state, { files: {} });
       const r = await githubRepoPlan(deps, loc.value, {
         files: state.files ?? {},
         ...(state.commit ? { commit: state.commit } : {}),

@@ -7,7 +7,7 @@ import { FeedBody, toArtifactInput, toMs } from "../../contract";
 import { fail, ok, type Result, schemaFailure } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
-import type { WebhookRecord } from "../../core/ports";
+import { parseJson as parseColumn, type WebhookRecord } from "../../core/ports";
 import { verifyGeneric, verifyGithub } from "../../core/signatures";
 import { parsePushEvent } from "../../core/sources/github";
 import { type ApplyOutcome, applyPlan } from "./apply";
@@ -77,12 +77,8 @@ function parseJson(raw: Uint8Array): Result<unknown> {
 }
 
 function branchesOf(row: WebhookRecord): string[] | null {
-  try {
-    const o = JSON.parse(row.options) as { branches?: string[] };
-    return o.branches?.length ? o.branches : null;
-  } catch {
-    return null;
-  }
+  const o = parseColumn<{ branches?: string[] }>(row.options, {});
+  return o.branches?.length ? o.branches : null;
 }
 
 /** Verify and accept one delivery. Nothing is stored unless it is authentic, fresh, new and well-formed. */
