@@ -2,7 +2,13 @@
 // `npm start`: apply D1 migrations to the local database, then serve the Worker with wrangler dev
 // (local D1/R2/Durable Objects in workerd; no Cloudflare login, no network). PORT defaults to 8787.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync } from "node:fs";
+
+// Local secrets: .dev.vars is not in git; the first start creates it from the committed example.
+if (!existsSync(".dev.vars") && existsSync(".dev.vars.example")) {
+  copyFileSync(".dev.vars.example", ".dev.vars");
+  console.log("paperguru: created .dev.vars from .dev.vars.example (the local ADMIN_KEY); edit it to change the key");
+}
 
 const env = {
   ...process.env,

@@ -1,22 +1,21 @@
 /**
  * A small typed client for the REST API, used by the `paperguru` CLI, the demo, the evaluation and the
  * benchmarks. Request and response types come from the zod schemas the server validates with
- * (src/http/schemas.ts), imported as types only: the client has no runtime dependency on zod, and a
+ * (src/contract), imported as types only: the client has no runtime dependency on zod, and a
  * schema change breaks callers at compile time.
  *
  * Where a schema is deliberately loose the type says so (`unknown` fields, marked LOOSE). `request()`
  * stays as the raw escape hatch: it knows the response types of the GET routes it can recognise from
  * the path and returns `unknown` for the rest.
  */
-import type { z } from "@hono/zod-openapi";
-
+import type { z } from "zod";
+import type * as S from "./contract";
 import {
   CONTEXT_EXPORT_FORMATS,
   type ContextExportFormat,
   EXPORT_FORMATS,
   type ExportFormat,
 } from "./core/export/types";
-import type * as S from "./http/schemas";
 
 export { CONTEXT_EXPORT_FORMATS, type ContextExportFormat, EXPORT_FORMATS, type ExportFormat };
 
@@ -78,7 +77,7 @@ export type SourceKind = z.infer<typeof S.SourceKindEnum>;
 export type ImportFormat = (typeof S.IMPORT_FORMATS)[number];
 export type LogQuery = z.input<typeof S.LogQuery>;
 
-/** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/exports.ts). */
+/** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/routes/exports.ts). */
 export interface ExportQuery {
   format: ExportFormat;
   as_of?: string | undefined;

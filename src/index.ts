@@ -1,30 +1,60 @@
-/** Worker entry: the HTTP app, the webhook queue consumer, the cron dispatcher and the Durable Objects. */
-import type { DeliveryMessage } from "./feeds/deps";
-import { dispatchDueSources } from "./feeds/sources";
-import { consumeDeliveries } from "./feeds/webhooks";
+/**
+ * Worker entry: the REST app, the MCP endpoint, the webhook queue consumer, the cron dispatcher and
+ * the Durable Objects. Every one of them calls the application layer (src/app) built by wiring.
+ */
+import type { UseCases } from "./app";
+import type { DeliveryMessage } from "./app/feeds/deps";
+import { ConfigError } from "./config";
+import { errorBody } from "./contract";
+import { FailureError } from "./core/errors";
 import { createApp } from "./http/app";
-import { type AppServices, type Env, wire } from "./wiring";
+import { MCP_PATH, serveMcp } from "./mcp/http";
+import { type Env, wire } from "./wiring";
 
 export { CapitalChunk } from "./adapters/do/capital";
 export { LocalVectorIndex } from "./adapters/local/do-vectors";
 
-// One service graph per isolate: bindings are stable for the isolate's lifetime.
-let cached: { env: Env; services: AppServices } | null = null;
-function services(env: Env): AppServices {
-  if (!cached || cached.env !== env) cached = { env, services: wire(env) };
-  return cached.services;
+// One application per isolate: bindings are stable for the isolate's lifetime.
+let cached: { env: Env; app: UseCases } | null = null;
+function useCases(env: Env): UseCases {
+  if (!cached || cached.env !== env) {
+    try {
+      cached = { env, app: wire(env) };
+    } catch (err) {
+      // A misconfigured deployment answers every request with the variable at fault (503).
+      if (err instanceof ConfigError)
+        throw new FailureError({
+          kind: "unavailable",
+          message: `configuration: ${err.message}`,
+          hint: "fix the variable in wrangler.toml [vars] and deploy again",
+        });
+      throw err;
+    }
+  }
+  return cached.app;
 }
 
-const app = createApp((c) => services(c.env as Env));
+const rest = createApp((c) => useCases(c.env as Env));
+
+const INTERNAL = { error: { type: "internal", message: "internal error; nothing partial was stored" } };
 
 export default {
-  fetch: app.fetch,
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    if (new URL(request.url).pathname !== MCP_PATH) return rest.fetch(request, env, ctx);
+    try {
+      return await serveMcp(request, useCases(env));
+    } catch (err) {
+      if (err instanceof FailureError) return Response.json(errorBody(err.failure), { status: 503 });
+      console.error("unhandled", err);
+      return Response.json(INTERNAL, { status: 500 });
+    }
+  },
   /** Webhook deliveries: ingest, retry with backoff, dead-letter after the last attempt. */
   async queue(batch: MessageBatch<DeliveryMessage>, env: Env, _ctx: ExecutionContext): Promise<void> {
-    await consumeDeliveries(services(env).feeds, batch.messages);
+    await useCases(env).webhooks.consume(batch.messages);
   },
   /** Cron: re-ingest due sources in a bounded batch. */
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-    ctx.waitUntil(dispatchDueSources(services(env).feeds));
+    ctx.waitUntil(useCases(env).sources.dispatchDue());
   },
 } satisfies ExportedHandler<Env, DeliveryMessage>;

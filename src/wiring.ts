@@ -1,81 +1,68 @@
 /**
- * Composition root: the only place that reads `env`. Picks an implementation per port:
- * local ones by default (wrangler dev, tests, CI), Workers AI / Vectorize when configured.
+ * Composition root: the only place that reads `env` (through src/config.ts, once). Picks an
+ * implementation per port: local ones by default (wrangler dev, tests, CI), Workers AI / Vectorize
+ * when configured. The Durable Object builds its own dependencies (src/adapters/do/capital.ts).
  */
 
-import { D1Store } from "./adapters/d1/store";
-import { WorldStore } from "./adapters/d1/world-store";
-import type { CapitalChunk } from "./adapters/do/capital";
-import { DoVectorIndex, type LocalVectorIndex } from "./adapters/local/do-vectors";
+import { d1Stores } from "./adapters/d1";
+import { doCapital } from "./adapters/do/capital";
+import { DoVectorIndex } from "./adapters/local/do-vectors";
 import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
+import { createUseCases, type UseCases } from "./app";
+import type { World } from "./app/feeds/deps";
+import { PaperGuru } from "./app/kernel";
+import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { HashedEmbedder } from "./core/embed/hashed";
-import type { Embedder, VectorIndex } from "./core/ports";
-import type { DeliveryMessage, FeedDeps } from "./feeds/deps";
-import { PaperGuru } from "./service";
 
-export interface Env {
-  DB: D1Database;
-  CONTENT: R2Bucket;
-  CAPITAL: DurableObjectNamespace<CapitalChunk>;
-  LOCAL_VECTORS: DurableObjectNamespace<LocalVectorIndex>;
-  /** Production only. */
-  VECTORS?: Vectorize;
-  AI?: Ai;
-  /** Secret; local default in .dev.vars. */
-  ADMIN_KEY?: string;
-  EMBEDDER?: string;
-  VECTOR_INDEX?: string;
-  DISTILLER?: string;
-  /** Webhook deliveries: the receiver enqueues, the queue consumer ingests (with retries). */
-  DELIVERIES: Queue<DeliveryMessage>;
+/**
+ * The bindings and vars: `Cloudflare.Env` is generated from wrangler.toml by `npm run types`
+ * (worker-configuration.d.ts; a test fails when it is stale; ADMIN_KEY comes from .dev.vars.example),
+ * plus the optional secrets, which wrangler.toml does not declare.
+ */
+export interface Env extends Cloudflare.Env {
   /** Optional secret: GitHub API token for repository sources and push webhooks (5,000 req/h). */
   GITHUB_TOKEN?: string;
   /** Optional: contact address sent as mailto= to OpenAlex and Crossref (their polite pools). */
   CONTACT_EMAIL?: string;
 }
 
-export interface AppServices {
-  paperguru: PaperGuru;
-  feeds: FeedDeps;
-  adminKey: string | null;
-}
-
-function embedder(env: Env): Embedder {
-  if (env.EMBEDDER === "workers-ai") {
-    if (!env.AI) throw new Error("EMBEDDER=workers-ai needs the AI binding (declared in env.production)");
-    return new WorkersAiEmbedder(env.AI);
-  }
-  return new HashedEmbedder();
-}
-
-function vectors(env: Env): VectorIndex {
-  if (env.VECTOR_INDEX === "vectorize") {
-    if (!env.VECTORS) throw new Error("VECTOR_INDEX=vectorize needs the VECTORS binding (declared in env.production)");
-    return new VectorizeIndex(env.VECTORS);
-  }
-  return new DoVectorIndex(env.LOCAL_VECTORS);
-}
-
-export function wire(env: Env): AppServices {
+/**
+ * Build the application from the bindings: the configuration is validated first (a bad var throws
+ * ConfigError naming it), then one adapter per port, the kernel, and the use cases.
+ */
+export function wire(env: Env): UseCases {
+  const config = readConfig(env);
+  const now = () => Date.now();
+  const clock = { now };
+  const stores = d1Stores(env.DB);
   const blobs = new R2BlobStore(env.CONTENT);
-  const paperguru = new PaperGuru({
-    store: new D1Store(env.DB),
+  // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by
+  // `wrangler vectorize create` are V2, typed Vectorize in @cloudflare/workers-types.
+  const kernel = new PaperGuru({
+    chunks: stores.chunks,
+    entities: stores.entities,
+    sessions: stores.sessions,
     blobs,
-    vectors: vectors(env),
-    embedder: embedder(env),
+    vectors:
+      config.vectorIndex === "vectorize"
+        ? new VectorizeIndex(env.VECTORS as unknown as Vectorize)
+        : new DoVectorIndex(env.LOCAL_VECTORS),
+    embedder: config.embedder === "workers-ai" ? new WorkersAiEmbedder(env.AI as Ai) : new HashedEmbedder(),
     distiller: new ExtractiveDistiller(),
-    capital: env.CAPITAL,
-    clock: { now: () => Date.now() },
+    capital: doCapital(env.CAPITAL),
+    clock,
   });
-  const world = new WorldStore(env.DB);
-  return {
-    paperguru,
+  return createUseCases({
+    kernel,
+    stores,
     feeds: {
-      apply: { pg: paperguru, world, now: () => Date.now() },
-      world,
+      apply: { pg: kernel, world: stores.world as World, now },
+      world: stores.world as World,
+      archives: stores.archives,
+      exports: stores.exports,
       blobs,
       queue: {
         send: async (m) => {
@@ -85,9 +72,10 @@ export function wire(env: Env): AppServices {
       // Looked up per call, not captured: tests replace globalThis.fetch with a mock.
       http: (req) => fetch(req),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      githubToken: env.GITHUB_TOKEN ?? null,
-      contactEmail: env.CONTACT_EMAIL ?? null,
+      githubToken: config.githubToken,
+      contactEmail: config.contactEmail,
     },
-    adminKey: env.ADMIN_KEY ?? null,
-  };
+    adminKey: config.adminKey,
+    clock,
+  });
 }

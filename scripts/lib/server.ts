@@ -34,14 +34,14 @@ export interface Server {
   stop(): void;
 }
 
-/** The admin key: PAPERGURU_ADMIN_KEY, else the local default in .dev.vars. */
+/** The admin key: PAPERGURU_ADMIN_KEY, else the local one in .dev.vars, else .dev.vars.example's. */
 export function adminKey(local = false): string {
   if (process.env.PAPERGURU_ADMIN_KEY && !local) return process.env.PAPERGURU_ADMIN_KEY;
-  try {
-    const m = /^ADMIN_KEY=(.*)$/m.exec(readFileSync(join(ROOT, ".dev.vars"), "utf8"));
+  for (const file of [".dev.vars", ".dev.vars.example"]) {
+    const path = join(ROOT, file);
+    if (!existsSync(path)) continue;
+    const m = /^ADMIN_KEY=(.*)$/m.exec(readFileSync(path, "utf8"));
     if (m?.[1]) return m[1].trim();
-  } catch {
-    // fall through
   }
   return "pg_admin_local_dev_key";
 }
@@ -83,7 +83,15 @@ export function sourceState(): SourceState {
   return { commit, dirty, dirtyHash: h.digest("hex").slice(0, 12) };
 }
 
-const TREE = ["src", "migrations", "wrangler.toml", "package.json", "tsconfig.json", "scripts/start.mjs"];
+const TREE = [
+  "src",
+  "migrations",
+  "wrangler.toml",
+  "package.json",
+  "tsconfig.json",
+  "scripts/start.mjs",
+  ".dev.vars.example",
+];
 
 /** Copy what the Worker needs into `dir` (node_modules is linked, not copied). */
 function snapshotTree(dir: string, ref: string | null): void {

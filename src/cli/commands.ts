@@ -10,6 +10,7 @@ import {
   type Source,
   type SourceKind,
 } from "../client";
+import { SOURCE_KINDS } from "../core/sources/types";
 import type { Command, Run } from "./command";
 import { CONFIG_KEYS, type ConfigKey, loadConfig, saveConfig, setConfigValue } from "./config";
 import { DEFAULT_STATE_FILE, FORMATS, type Format, renderSummary, runImport } from "./import";
@@ -419,8 +420,6 @@ const exportCmd: Command = {
 };
 
 // ------------------------------------------------------------------ sources and the ingest log
-
-const SOURCE_KINDS = ["arxiv", "openalex", "crossref", "github", "url"] as const;
 
 const sourceLine = (s: Source) =>
   [

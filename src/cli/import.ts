@@ -15,7 +15,7 @@ import cliProgress from "cli-progress";
 import { type ImportCounts, type ImportFormat, type PaperGuruClient, PaperGuruError } from "../client";
 import { EXIT, type OutStream, UsageError } from "./io";
 
-/** The server's import formats (src/http/schemas.ts IMPORT_FORMATS; `satisfies` keeps them in step). */
+/** The server's import formats (src/contract/world.ts IMPORT_FORMATS; `satisfies` keeps them in step). */
 export const FORMATS = [
   "bibtex",
   "markdown",
@@ -244,16 +244,18 @@ export function formatCounts(c: Counts): string {
   return `${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged, ${c.failed} failed`;
 }
 
-export async function runImport(paths: string[], o: ImportOptions): Promise<ImportSummary> {
+/** Every piece of the given files and folders, with its hash and record count (nothing is sent). */
+function planPieces(
+  paths: string[],
+  o: ImportOptions,
+  show: (f: string) => string,
+): { plan: Piece[]; unknownFiles: string[] } {
   const files: string[] = [];
   for (const p of paths) {
     const abs = resolve(o.cwd, p);
     if (!existsSync(abs)) throw new UsageError(`no such file or folder: ${p}`, "import");
     walk(abs, files);
   }
-  const show = (f: string) => (f.startsWith(o.cwd) ? relative(o.cwd, f) || f : f);
-
-  // Plan: every piece's hash and record count (files are read again when sent, one at a time).
   const plan: Piece[] = [];
   const unknownFiles: string[] = [];
   for (const f of files) {
@@ -275,6 +277,13 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
       });
   }
   for (const f of unknownFiles) o.log(`skipping ${f}: unknown format (pass --format)`);
+  return { plan, unknownFiles };
+}
+
+export async function runImport(paths: string[], o: ImportOptions): Promise<ImportSummary> {
+  const show = (f: string) => (f.startsWith(o.cwd) ? relative(o.cwd, f) || f : f);
+  // Plan: every piece's hash and record count (files are read again when sent, one at a time).
+  const { plan, unknownFiles } = planPieces(paths, o, show);
 
   let state = o.restart ? null : readState(o.statePath);
   if (state && state.archive !== o.archive) {

@@ -1,6 +1,6 @@
 /**
- * Typed failures returned by the core. One exhaustive map in src/http/errors.ts turns them into
- * HTTP statuses; the core never throws for expected bad input.
+ * Typed failures returned by the core. One exhaustive map (STATUS in src/http/common.ts) turns them
+ * into HTTP statuses; the core never throws for expected bad input.
  */
 export type FailureKind =
   | "validation"
@@ -38,4 +38,34 @@ export class FailureError extends Error {
   constructor(readonly failure: Failure) {
     super(failure.message);
   }
+}
+
+/** The parts of a zod issue a failure is built from (zod's own type, without importing zod here). */
+export interface SchemaIssue {
+  path: readonly PropertyKey[];
+  message: string;
+  code?: string;
+  keys?: readonly string[];
+}
+
+/**
+ * A schema validation failure from the first issue: `field` is the JSON path of the value at fault
+ * (an unknown key's own name for a strict object), the message starts with it. The one place zod
+ * issues become failures, for REST, MCP, feeds and archive imports alike.
+ */
+export function schemaFailure(
+  issues: readonly SchemaIssue[],
+  opts: { subject: string; hint: string; prefix?: string; fieldFallback?: boolean },
+): Failure {
+  const issue = issues[0];
+  if (!issue) return { kind: "validation", message: `${opts.prefix ?? ""}invalid ${opts.subject}`, hint: opts.hint };
+  const path = issue.path.map(String);
+  if (issue.code === "unrecognized_keys" && issue.keys?.[0]) path.push(issue.keys[0]);
+  const field = path.join(".");
+  return {
+    kind: "validation",
+    message: `${opts.prefix ?? ""}${field || opts.subject}: ${issue.message}`,
+    field: field || (opts.fieldFallback ? opts.subject : ""),
+    hint: opts.hint,
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * Identifier normalisation for the canonical entity universe (DESIGN promise 2).
+ * Identifier normalisation for the canonical entity universe (one id per paper, method, dataset).
  * Papers: DOI -> "doi:<lowercased doi>", arXiv -> "arxiv:<id without version suffix>",
  * OpenAlex -> "openalex:W<digits>". Other entities: "<type>:<slug of name>".
  */

@@ -132,7 +132,7 @@ export const INGEST_LIMITS = {
   maxEdgesPerArtifact: 500,
 } as const;
 
-/** Synopsis derived when absent: the first two sentences, at most 60 tokens (heads must stay small). */
+/** Synopsis derived when absent: the first three sentences, at most 120 tokens (heads must stay small). */
 export function deriveSynopsis(title: string, content: string): string {
   const sentences = splitSentences(content.slice(0, 4000)).slice(0, 3);
   const text = sentences.map((s) => s.text).join(" ") || title;

@@ -87,7 +87,7 @@ const HISTORY_RE =
 const BIBLIO_RE = /\b(cit\w*|reference\w*|benchmark\w*|evaluat\w*|dataset\w*|baseline\w*|compar\w*|prior work)\b/i;
 const CODE_RE = /\b(implement\w*|code|function|class|module|test\w*|repo\w*)\b/i;
 
-/** Typed edges steer the router (DESIGN step 5): infer which ones from the query's wording. */
+/** Typed edges steer the router (routing step 5): infer which ones from the query's wording. */
 export function preferredEdges(query: string): EdgeType[] {
   const out: EdgeType[] = [];
   if (HISTORY_RE.test(query)) out.push("introduced-by", "discussed-in", "deprecated-by", "motivates");

@@ -17,7 +17,7 @@ export const CHUNK_KINDS = [
 ] as const;
 export type ChunkKind = (typeof CHUNK_KINDS)[number];
 
-/** DESIGN section 1, promise 3: structural and causal/historical edge types. */
+/** Structural and causal/historical edge types a caller may declare. */
 export const STRUCTURAL_EDGE_TYPES = [
   "cites",
   "benchmarked-on",
@@ -44,7 +44,7 @@ export type EntityType = (typeof ENTITY_TYPES)[number];
 export const ACCESS_CHANNELS = ["routing", "verification", "expansion"] as const;
 export type AccessChannel = (typeof ACCESS_CHANNELS)[number];
 
-/** Protocol constants from the method (seed 000, Appendix A.1); configurable per archive. */
+/** Kernel constants (the routing method's published defaults, e.g. alpha 0.85 and 20 steps); configurable per archive. */
 export interface KernelParams {
   /** PPR continuation probability (restart = 1 - alpha). Paper: 0.85. */
   alpha: number;
@@ -258,7 +258,7 @@ export interface AnchoredSpan {
   snippet: string;
 }
 
-/** DESIGN section 2 step 7: the card schema (the contract). */
+/** The evidence card: the contract every distiller returns. */
 export interface EvidenceCard {
   artifact_id: string;
   version: number;

@@ -1,11 +1,11 @@
 /**
- * API documentation (issue 5): the prose of the OpenAPI document (info.description, tags, the auth
+ * API documentation: the prose of the OpenAPI document (info.description, tags, the auth
  * scheme), the shared error responses with their examples, and the offline reference page at /docs.
  * The page is one self-contained HTML document (inline CSS + vanilla JS, no CDN, no fonts) that
  * fetches /openapi.json and renders it with DOM methods only (textContent, never innerHTML).
  */
 import type { z } from "@hono/zod-openapi";
-import * as S from "./schemas";
+import * as S from "../contract";
 
 export const API_DESCRIPTION = `Lifecycle-aware long-term memory for long-horizon LLM agents: REST under \`/v1\`, JSON bodies, times as ISO 8601 dates or date-times.
 

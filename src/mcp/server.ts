@@ -7,7 +7,7 @@
  * included, with the REST error body {error: {type, message, field, hint}} as a tool error
  * (`isError: true`), so an agent reads one error shape everywhere and the session never breaks.
  */
-import { z } from "@hono/zod-openapi";
+
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -17,9 +17,10 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type Failure, FailureError } from "../core/errors";
-import { errorBody, type Need } from "../http/common";
-import type { PaperGuru } from "../service";
+import { z } from "zod";
+import type { Need, UseCases } from "../app";
+import { errorBody } from "../contract";
+import { type Failure, FailureError, schemaFailure } from "../core/errors";
 import { type McpTool, TOOLS } from "./tools";
 
 export const SERVER_INFO = { name: "paperguru", version: "0.1.0" };
@@ -78,21 +79,11 @@ export function toolError(f: Failure): CallToolResult {
 
 /** The first zod issue as the REST validation failure (field = the argument's JSON path). */
 export function validationFailure(error: z.ZodError): Failure {
-  const issue = error.issues[0];
-  if (!issue) return { kind: "validation", message: "invalid arguments" };
-  const path = issue.path.map(String);
-  if (issue.code === "unrecognized_keys") path.push(String(issue.keys[0] ?? ""));
-  const field = path.join(".");
-  return {
-    kind: "validation",
-    message: `${field || "arguments"}: ${issue.message}`,
-    field,
-    hint: "see the tool's inputSchema in tools/list",
-  };
+  return schemaFailure(error.issues, { subject: "arguments", hint: "see the tool's inputSchema in tools/list" });
 }
 
 export interface McpContext {
-  pg: PaperGuru;
+  app: UseCases;
   /** The REST authorisation of the request's bearer key for an archive and scope. */
   authorize(archive: string, need: Need): Promise<Failure | null>;
 }
@@ -106,7 +97,7 @@ async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToo
   const parsed = t.input.safeParse(args ?? {});
   if (!parsed.success) return toolError(validationFailure(parsed.error));
   try {
-    const res = await t.run(ctx.pg, archive.data.archive, parsed.data);
+    const res = await t.run(ctx.app, archive.data.archive, parsed.data);
     if (!res.ok) return toolError(res.error);
     return { content: [{ type: "text", text: JSON.stringify(res.value) }], structuredContent: res.value };
   } catch (err) {

@@ -1,25 +1,14 @@
 /**
  * The MCP tools: one entry per archive operation, with the input schema (the REST request schema
  * plus `archive`, with descriptions an agent can act on), the output schema (the REST response,
- * with times as ISO strings), the scope it needs, and the call into src/mcp/operations.ts.
+ * with times as ISO strings), the scope it needs, and the use case it calls (src/app).
  */
-import { z } from "@hono/zod-openapi";
+
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { UseCases } from "../app";
+import * as S from "../contract";
 import { ok, type Result } from "../core/errors";
-import {
-  contextOp,
-  deprecateOp,
-  expandOp,
-  historyOp,
-  ingestOp,
-  neighboursOp,
-  resolveOp,
-  reviseOp,
-  routeOp,
-  verifyOp,
-} from "../http/operations";
-import * as S from "../http/schemas";
-import type { PaperGuru } from "../service";
 
 // ------------------------------------------------------------------ times on the way out
 
@@ -354,7 +343,7 @@ export interface McpTool {
   output: z.ZodObject;
   annotations: ToolAnnotations;
   /** args: already parsed by `input`. Returns the structured result (an object) or a typed failure. */
-  run(pg: PaperGuru, archive: string, args: unknown): Promise<Result<Record<string, unknown>>>;
+  run(app: UseCases, archive: string, args: unknown): Promise<Result<Record<string, unknown>>>;
 }
 
 function tool<I extends z.ZodObject>(d: {
@@ -365,7 +354,7 @@ function tool<I extends z.ZodObject>(d: {
   input: I;
   output: z.ZodObject;
   annotations?: ToolAnnotations;
-  run(pg: PaperGuru, archive: string, args: Omit<z.infer<I>, "archive">): Promise<Result<object>>;
+  run(app: UseCases, archive: string, args: Omit<z.infer<I>, "archive">): Promise<Result<object>>;
 }): McpTool {
   const readOnly = d.scope === "read";
   return {
@@ -378,9 +367,9 @@ function tool<I extends z.ZodObject>(d: {
       openWorldHint: false,
       ...d.annotations,
     },
-    run: async (pg, archive, args) => {
+    run: async (app, archive, args) => {
       const { archive: _archive, ...rest } = args as z.infer<I> & { archive: string };
-      const res = await d.run(pg, archive, rest as Omit<z.infer<I>, "archive">);
+      const res = await d.run(app, archive, rest as Omit<z.infer<I>, "archive">);
       return res as Result<Record<string, unknown>>;
     },
   };
@@ -403,8 +392,8 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: ContextIn,
     output: ContextOut,
-    run: async (pg, a, args) => {
-      const r = await contextOp(pg, a, args);
+    run: async (app, a, args) => {
+      const r = await app.query.context(a, args);
       return done({ ...r, short_term: isoTimes(r.short_term) });
     },
   }),
@@ -420,7 +409,7 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: RouteIn,
     output: S.RouteResponse,
-    run: async (pg, a, args) => done(await routeOp(pg, a, args)),
+    run: async (app, a, args) => done(await app.query.route(a, args)),
   }),
   tool({
     name: "expand",
@@ -432,7 +421,7 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: ExpandIn,
     output: S.ExpandResponse,
-    run: async (pg, a, args) => done(await expandOp(pg, a, args)),
+    run: async (app, a, args) => done(await app.query.expand(a, args)),
   }),
   tool({
     name: "verify",
@@ -444,7 +433,7 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: VerifyIn,
     output: VerifyOut,
-    run: async (pg, a, args) => done(await verifyOp(pg, a, args)),
+    run: async (app, a, args) => done(await app.query.verify(a, args)),
   }),
   tool({
     name: "remember",
@@ -458,8 +447,8 @@ export const TOOLS: McpTool[] = [
     input: RememberIn,
     output: IngestOut,
     annotations: { idempotentHint: true },
-    run: async (pg, a, args) => {
-      const res = await ingestOp(pg, a, args.artifacts);
+    run: async (app, a, args) => {
+      const res = await app.memory.ingest(a, args.artifacts);
       return res.ok ? done(isoTimes(res.value)) : res;
     },
   }),
@@ -475,8 +464,8 @@ export const TOOLS: McpTool[] = [
     input: ReviseIn,
     output: IngestOut,
     annotations: { idempotentHint: true },
-    run: async (pg, a, args) => {
-      const res = await reviseOp(pg, a, args);
+    run: async (app, a, args) => {
+      const res = await app.memory.revise(a, args);
       return res.ok ? done(isoTimes(res.value)) : res;
     },
   }),
@@ -491,7 +480,7 @@ export const TOOLS: McpTool[] = [
     input: DeprecateIn,
     output: DeprecateOut,
     annotations: { destructiveHint: true },
-    run: (pg, a, args) => deprecateOp(pg, a, args),
+    run: (app, a, args) => app.memory.deprecate(a, args),
   }),
   tool({
     name: "history",
@@ -504,8 +493,8 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: HistoryIn,
     output: HistoryOut,
-    run: async (pg, a, args) => {
-      const res = await historyOp(pg, a, args);
+    run: async (app, a, args) => {
+      const res = await app.memory.history(a, args);
       return res.ok ? done(isoTimes(res.value)) : res;
     },
   }),
@@ -520,8 +509,8 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: NeighboursIn,
     output: NeighboursOut,
-    run: async (pg, a, args) => {
-      const res = await neighboursOp(pg, a, args);
+    run: async (app, a, args) => {
+      const res = await app.memory.neighbours(a, args);
       return res.ok ? done(isoTimes(res.value)) : res;
     },
   }),
@@ -536,6 +525,6 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: ResolveIn,
     output: ResolveOut,
-    run: async (pg, a, args) => done(await resolveOp(pg, a, args)),
+    run: async (app, a, args) => done(await app.memory.resolve(a, args)),
   }),
 ];

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { parseImport } from "../../src/app/feeds/imports";
 import { countRecords, detectFormat, splitRecords } from "../../src/cli/import";
 import { fitArtifact } from "../../src/core/formats/common";
 import { openIeTitle, parseOpenIe } from "../../src/core/formats/openie";
 import { canonicalEntityId } from "../../src/core/ids";
 import { type ArtifactInput, artifactHashOf, INGEST_LIMITS, prepareBatch, sha256Hex } from "../../src/core/ingest";
 import { normaliseRelations, relationEntities } from "../../src/core/relations";
-import { parseImport } from "../../src/feeds/imports";
 
 const FIXTURE = readFileSync(new URL("../fixtures/openie/openie_results_ner_fixture.json", import.meta.url), "utf8");
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ArtifactSchema } from "../../src/contract";
 import type { ImportPlan } from "../../src/core/formats/types";
 import { slug } from "../../src/core/ids";
 import { type ArtifactInput, type ExistingState, planIngest, prepareBatch } from "../../src/core/ingest";
@@ -8,7 +9,6 @@ import { arxivRequest, parseArxivFeed } from "../../src/core/sources/arxiv";
 import { crossrefRequest, jatsToText, parseCrossrefWorks } from "../../src/core/sources/crossref";
 import { openalexRequest, parseOpenAlexWorks, reconstructAbstract } from "../../src/core/sources/openalex";
 import { RATE_LIMITS, type SourceSpec, validateSourceSpec } from "../../src/core/sources/types";
-import { ArtifactSchema } from "../../src/http/schemas";
 import { emptyState, stateAfter } from "../fixtures/ingest-state";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/sources/${name}`, import.meta.url), "utf8");

@@ -1,7 +1,10 @@
-import type { Env as AppEnv } from "../../src/wiring";
-
+// The test pool's env: the generated bindings (worker-configuration.d.ts) plus what the tests bind.
 declare global {
   namespace Cloudflare {
-    interface Env extends AppEnv {}
+    interface Env {
+      TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    }
   }
 }
+
+export {};

@@ -5,27 +5,28 @@
  */
 import { and, asc, eq, gt, inArray, isNull, like, lte, or, sql } from "drizzle-orm";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import type {
+  AliasRecord,
+  ChunkRecord,
+  EdgeRecord,
+  EntityEventRecord,
+  EntityRecord,
+  ExportReader,
+  VersionRecord,
+} from "../../core/ports";
+import { chunked, IN_CHUNK, versionsOfChunks } from "./queries";
 import * as s from "./schema";
 
 type Db = DrizzleD1Database<typeof s>;
 
-/** IN-lists stay below D1's 100 bound parameters together with the archive id and a time. */
-const IN_CHUNK = 90;
+export type ChunkRow = ChunkRecord;
+export type VersionRow = VersionRecord;
+export type EntityRow = EntityRecord;
+export type AliasRow = AliasRecord;
+export type EntityEventRow = EntityEventRecord;
+export type EdgeRow = EdgeRecord;
 
-function chunked<T>(rows: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
-}
-
-export type ChunkRow = typeof s.chunks.$inferSelect;
-export type VersionRow = typeof s.chunkVersions.$inferSelect;
-export type EntityRow = typeof s.entities.$inferSelect;
-export type AliasRow = typeof s.entityAliases.$inferSelect;
-export type EntityEventRow = typeof s.entityEvents.$inferSelect;
-export type EdgeRow = typeof s.edges.$inferSelect;
-
-export class ExportStore {
+export class ExportStore implements ExportReader {
   /** Shares the D1Store's drizzle handle (`pg.store.db`), or opens one on a binding. */
   constructor(readonly db: Db) {}
 
@@ -82,27 +83,13 @@ export class ExportStore {
   ): Promise<Map<string, VersionRow>> {
     const out = new Map<string, VersionRow>();
     const latest = new Map(chunks.map((c) => [c.chunkId, c.latestVersion]));
-    for (const part of chunked(
+    const rows = await versionsOfChunks(
+      this.db,
+      archiveId,
       chunks.map((c) => c.chunkId),
-      IN_CHUNK,
-    )) {
-      const rows = await this.db
-        .select()
-        .from(s.chunkVersions)
-        .where(
-          and(
-            eq(s.chunkVersions.archiveId, archiveId),
-            inArray(s.chunkVersions.chunkId, part),
-            asOf === undefined
-              ? undefined
-              : and(
-                  lte(s.chunkVersions.validFrom, asOf),
-                  or(isNull(s.chunkVersions.validTo), gt(s.chunkVersions.validTo, asOf)),
-                ),
-          ),
-        );
-      for (const r of rows) if (asOf !== undefined || r.version === latest.get(r.chunkId)) out.set(r.chunkId, r);
-    }
+      asOf,
+    );
+    for (const r of rows) if (asOf !== undefined || r.version === latest.get(r.chunkId)) out.set(r.chunkId, r);
     return out;
   }
 

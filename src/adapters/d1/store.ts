@@ -8,45 +8,34 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import { fail, ok, type Result } from "../../core/errors";
 import type { ExistingChunk, ExistingState, IngestPlan } from "../../core/ingest";
-import type { AccessLog, SessionEvent, SessionStore, StoredVersion, VersionReader } from "../../core/ports";
+import type {
+  ArchiveRecord,
+  ArchiveStore,
+  ChangeLog,
+  ChunkStore,
+  EntityStore,
+  KeyRecord,
+  SessionEvent,
+  SessionLog,
+  StoredVersion,
+} from "../../core/ports";
 import type { AccessChannel, ChangeOp, ChunkKind, EdgeType, EntityType } from "../../core/types";
+import { chunked, IN_CHUNK, versionsOfChunks } from "./queries";
 import * as s from "./schema";
 
 const MAX_PARAMS = 100;
-/** IN-lists stay below the parameter cap together with the archive id and a time. */
-const IN_CHUNK = 90;
-
-function chunked<T>(rows: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
-}
 
 function rowsPerInsert(columns: number): number {
   return Math.max(1, Math.floor(MAX_PARAMS / columns));
 }
 
-export interface ArchiveRow {
-  id: string;
-  name: string;
-  description: string;
-  params: Record<string, unknown>;
-  createdAt: number;
-}
-
-export interface KeyRow {
-  id: string;
-  archiveId: string;
-  label: string;
-  scopes: string[];
-  createdAt: number;
-  revokedAt: number | null;
-}
+export type ArchiveRow = ArchiveRecord;
+export type KeyRow = KeyRecord;
 
 type Db = DrizzleD1Database<typeof s>;
 type Stmt = BatchItem<"sqlite">;
 
-export class D1Store implements VersionReader, SessionStore, AccessLog {
+export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLog, ChangeLog {
   readonly db: Db;
 
   constructor(d1: D1Database) {
@@ -582,20 +571,7 @@ export class D1Store implements VersionReader, SessionStore, AccessLog {
 
   async visibleAt(archiveId: string, chunkIds: string[], t: number): Promise<Map<string, StoredVersion>> {
     const out = new Map<string, StoredVersion>();
-    for (const ids of chunked([...new Set(chunkIds)], IN_CHUNK)) {
-      const rows = await this.db
-        .select()
-        .from(s.chunkVersions)
-        .where(
-          and(
-            eq(s.chunkVersions.archiveId, archiveId),
-            inArray(s.chunkVersions.chunkId, ids),
-            lte(s.chunkVersions.validFrom, t),
-            or(isNull(s.chunkVersions.validTo), gt(s.chunkVersions.validTo, t)),
-          ),
-        );
-      for (const r of rows) out.set(r.chunkId, this.toStored(r, null));
-    }
+    for (const r of await versionsOfChunks(this.db, archiveId, chunkIds, t)) out.set(r.chunkId, this.toStored(r, null));
     return out;
   }
 

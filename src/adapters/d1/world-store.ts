@@ -6,26 +6,29 @@
  */
 import { and, asc, desc, eq, inArray, isNull, lt, lte, sql } from "drizzle-orm";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import type {
+  DeliveryRecord,
+  IngestLogStore,
+  LogRecord,
+  PaperMatch,
+  SourceRecord,
+  SourceStore,
+  WebhookRecord,
+  WebhookStore,
+  WorldLookup,
+} from "../../core/ports";
+import { IN_CHUNK } from "./queries";
 import * as s from "./schema";
 
 type Db = DrizzleD1Database<typeof s>;
 
-export type WebhookRow = typeof s.webhooks.$inferSelect;
-export type DeliveryRow = typeof s.webhookDeliveries.$inferSelect;
-export type SourceRow = typeof s.sources.$inferSelect;
-export type LogRow = typeof s.ingestLog.$inferSelect;
+export type WebhookRow = WebhookRecord;
+export type DeliveryRow = DeliveryRecord;
+export type SourceRow = SourceRecord;
+export type LogRow = LogRecord;
+export type { PaperMatch };
 
-/** IN-lists stay below D1's 100 bound parameters together with the archive id. */
-const IN_CHUNK = 90;
-
-export interface PaperMatch {
-  /** Existing paper chunk the match points at. */
-  chunkId: string;
-  /** The key that matched: an entity id or a normalised alias. */
-  key: string;
-}
-
-export class WorldStore {
+export class WorldStore implements WebhookStore, SourceStore, IngestLogStore, WorldLookup {
   readonly db: Db;
 
   constructor(d1: D1Database) {

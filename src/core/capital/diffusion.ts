@@ -1,5 +1,5 @@
 /**
- * Personalised PageRank diffusion g = (1 - alpha)(I - alpha P^T)^-1 s (DESIGN step 3), truncated to
+ * Personalised PageRank diffusion g = (1 - alpha)(I - alpha P^T)^-1 s (routing step 3), truncated to
  * a fixed number of steps. Each step every node keeps (1 - alpha) of its mass and pushes alpha to its
  * neighbour slots valid at t, proportionally to slot weight; a node with no valid slot keeps all of
  * it. After the last step the remainder is absorbed where it stands. Mass is conserved:

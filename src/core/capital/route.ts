@@ -1,5 +1,5 @@
 /**
- * Capital-first routing over heads only (DESIGN steps 1-5): mentions -> entities as of t, seed
+ * Capital-first routing over heads only, in five steps: mentions -> entities as of t, seed
  * distribution, local diffusion, product-of-experts head scoring with the version filter applied
  * BEFORE the top-M cut, then a transparent typed-edge router over the bounded neighbour tables.
  */
@@ -86,6 +86,13 @@ function isZero(a: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * One query, steps 1-5 in order (~240 lines on purpose): the steps share a dozen per-query
+ * structures (resolved entities, seeds and their reasons, symbolic weights, lexical scores, the
+ * diffusion mass, the scored pool, the selection), and the expert closure is used both to score the
+ * pool and to score nodes the router reaches. Split into functions, each step would take and return
+ * most of that state; in one body each step reads as the numbered comment says.
+ */
 export function route(s: CapitalStore, input: RouteInput, params: KernelParams = s.params): RouteResult {
   const t = input.asOf;
   const f = params.floors;

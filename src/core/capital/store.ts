@@ -1,5 +1,5 @@
 /**
- * The capital chunk of one archive (DESIGN section 2): head catalog, entity -> chunk inverted index,
+ * The capital chunk of one archive: head catalog, entity -> chunk inverted index,
  * time-aware alias table, access-recency statistics and the bounded, type-aware neighbour tables.
  * It lives in one Durable Object (128 MB isolate), so it is stored as struct-of-arrays in growable
  * typed arrays, never as per-node JS objects: see stats() for the measured bytes per head.
@@ -25,7 +25,7 @@ export const TYPE_MASK = 15;
 export const DIR_IN = 16;
 export const CLOSED_BIT = 128;
 
-/** Type-aware normalisation (DESIGN step 3): how much of a node's mass an edge type may carry. */
+/** Type-aware normalisation of the diffusion (routing step 3): how much of a node's mass an edge type may carry. */
 export const TYPE_WEIGHT: Record<EdgeType, number> = {
   cites: 1.0,
   "part-of": 1.0,
@@ -452,7 +452,7 @@ export class CapitalStore {
     const kr = Math.min(this.params.kr, 255);
     let k: number;
     if (n >= kr) {
-      // Full: keep the K_r heaviest (bounded neighbour table, DESIGN section 2).
+      // Full: keep the K_r heaviest (the neighbour table is bounded).
       let min = s;
       for (let j = s + 1; j < s + n; j++) if ((this.slotW[j] as number) < (this.slotW[min] as number)) min = j;
       if ((this.slotW[min] as number) >= w) return;

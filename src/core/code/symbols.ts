@@ -1,5 +1,5 @@
 /**
- * Structural facts of a source file (ProjectGuard's "files, public symbols, signatures"; seed 002)
+ * Structural facts of a source file (ProjectGuard's "files, public symbols, signatures")
  * without a parser dependency: tree-sitter's wasm runtime plus three grammars is several MB and
  * parses into a tree far larger than the file, too much for a 128 MB Worker that also holds the
  * batch. Instead a small scanner blanks comments, strings, template literals and regex literals

@@ -1,4 +1,4 @@
-/** The evidence-card contract (DESIGN section 2 step 7), validated with zod. */
+/** The evidence-card contract (what the distiller returns), validated with zod. */
 import { z } from "zod";
 import { countTokens, DEFAULT_TOKENIZER, type TokenizerName } from "../text/tokenizer";
 import { CHUNK_KINDS, type EvidenceCard } from "../types";
@@ -10,14 +10,21 @@ export const MAX_SKETCH_TOKENS = 150;
 export const MIN_ANCHORS = 2;
 export const MAX_ANCHORS = 5;
 
+/**
+ * The fields of an anchor, defined once: the card's anchors below and the wire anchor of /verify
+ * (src/contract/query.ts) both build on them. A card's anchor must also quote its span exactly; a
+ * /verify anchor may quote anything, since answering `snippet_mismatch` is verify's job.
+ */
+export const anchorFields = {
+  artifact_id: z.string().min(1),
+  version: z.number().int().min(1),
+  start: z.number().int().min(0),
+  end: z.number().int().min(1),
+  snippet: z.string(),
+};
+
 export const anchorSchema = z
-  .object({
-    artifact_id: z.string().min(1),
-    version: z.number().int().min(1),
-    start: z.number().int().min(0),
-    end: z.number().int().min(1),
-    snippet: z.string().min(1),
-  })
+  .object({ ...anchorFields, snippet: z.string().min(1) })
   .refine((a) => a.end > a.start, { message: "end must be greater than start" })
   .refine((a) => a.snippet.length === a.end - a.start, { message: "snippet length must equal end - start" });
 

@@ -16,7 +16,7 @@
  * fields, entity ids and declared edges). Mismatches are reported, never hidden.
  */
 import { z } from "zod";
-import { fail, ok, type Result } from "../errors";
+import { fail, ok, type Result, schemaFailure } from "../errors";
 import { canonicalPaperId, findIdentifiers, normAlias } from "../ids";
 import { type ArtifactInput, artifactHashOf, type EntityInput, INGEST_LIMITS, prepareBatch } from "../ingest";
 import { CHUNK_KINDS, EDGE_TYPES, ENTITY_TYPES, type EntityType } from "../types";
@@ -138,16 +138,16 @@ export function parseDump(text: string): Result<ArchiveDump> {
     return fail("validation", "the archive dump is not valid JSON", "body", "send the body of GET /export?format=json");
   }
   const r = DumpSchema.safeParse(raw);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const path = issue?.path.join(".") ?? "";
-    return fail(
-      "validation",
-      `archive dump: ${path || "body"}: ${issue?.message ?? "invalid"}`,
-      path || "body",
-      `send the body of GET /export?format=json (format "${DUMP_FORMAT}", schema_version ${DUMP_SCHEMA_VERSION})`,
-    );
-  }
+  if (!r.success)
+    return {
+      ok: false,
+      error: schemaFailure(r.error.issues, {
+        subject: "body",
+        prefix: "archive dump: ",
+        fieldFallback: true,
+        hint: `send the body of GET /export?format=json (format "${DUMP_FORMAT}", schema_version ${DUMP_SCHEMA_VERSION})`,
+      }),
+    };
   const dump = r.data as unknown as ArchiveDump;
   // Declared edges keep their original key order (stored as JSON; zod would reorder the keys).
   const rawChunks = (

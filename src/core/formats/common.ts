@@ -15,7 +15,7 @@ import type { Deprecation, ImportPlan } from "./types";
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The HTTP ingest schema's limits (src/http/schemas.ts): importers cap to them instead of failing, so
+ * The HTTP ingest schema's limits (src/contract/artifacts.ts): importers cap to them instead of failing, so
  * the core never produces what the API would reject.
  * - ArtifactSchema: `id` max 512; artifactFields: `title` max 1000, `synopsis` max 2000, `source` max
  *   2000, `boundaries` max 100 of max 200, `entities` max INGEST_LIMITS.maxEntitiesPerArtifact, `edges`

@@ -1,5 +1,5 @@
 /**
- * xKG (Executable Knowledge Graphs, seed 003: "Executable Knowledge Graphs for Replicating AI
+ * xKG ("Executable Knowledge Graphs for Replicating AI
  * Research", section 2.2 and Figure 5) -> paper, technique and code chunks.
  *
  * The paper models xKG = (N, E) with N = paper nodes ∪ technique nodes ∪ code nodes and

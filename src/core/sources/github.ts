@@ -1,7 +1,7 @@
 /**
  * GitHub code as memory: the structural state of a repository (files, public symbols, signatures,
  * imports) as `code_unit` chunks, refreshed from `push` webhooks and from a scheduled
- * `owner/repo[/path][@ref]` source (seed 002, ProjectGuard's "structural state refreshed from
+ * `owner/repo[/path][@ref]` source (ProjectGuard's "structural state refreshed from
  * pushes"). Pure: no I/O. The caller
  *   1. parses a push (parsePushEvent) or lists a tree (commitRequest + parseCommit, treeRequest +
  *      parseTree),

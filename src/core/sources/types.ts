@@ -9,9 +9,9 @@ import { paperIdentity } from "../formats/paper";
 import { canonicalPaperId } from "../ids";
 import type { ArtifactInput } from "../ingest";
 
-export type SourceKind = "arxiv" | "openalex" | "crossref" | "github" | "url";
-
-export const SOURCE_KINDS: readonly SourceKind[] = ["arxiv", "openalex", "crossref", "github", "url"];
+/** The kinds of source cron can re-ingest: the one list the schemas, the CLI and validation use. */
+export const SOURCE_KINDS = ["arxiv", "openalex", "crossref", "github", "url"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export interface SourceSpec {
   kind: SourceKind;

@@ -1,7 +1,8 @@
 /**
- * Grounding at ingest (DESIGN promise 2 for plain text): a deterministic analyser finds the names a
- * version's content mentions (runs of capitalised words, with title-case joiners: "Shirley Temple",
- * "University of Chicago", "Kiss and Tell" is two names) and maps each to a canonical `concept:`
+ * Grounding at ingest (every textual mention resolves to a canonical entity, for plain text too): a
+ * deterministic analyser finds the names a version's content mentions (runs of capitalised words,
+ * with title-case joiners: "Shirley Temple", "University of Chicago", "Kiss and Tell" is two
+ * names) and maps each to a canonical `concept:`
  * entity whose id is the slug of the name. A chunk's title is the name of the chunk itself: the
  * chunk owns the concept of its title (without a trailing parenthetical, so "Doctor Strange (2016
  * film)" owns `concept:doctor-strange`). Because ids are slugs, a passage naming a title links to

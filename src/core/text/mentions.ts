@@ -1,5 +1,5 @@
 /**
- * Deterministic mention analysis for queries (DESIGN step 1): identifier regexes (DOI, arXiv,
+ * Deterministic mention analysis for queries (routing step 1): identifier regexes (DOI, arXiv,
  * OpenAlex) give canonical ids directly; everything else becomes normalised candidate strings
  * that the capital chunk looks up in its alias table (an exact hash lookup per candidate).
  */

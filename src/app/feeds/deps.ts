@@ -1,6 +1,14 @@
 /** What the webhook, source and import pipelines need: narrow, so tests and the CLI can supply fakes. */
-import type { WorldStore } from "../adapters/d1/world-store";
-import type { BlobStore, HttpFetch } from "../core/ports";
+import type {
+  ArchiveStore,
+  BlobStore,
+  ExportReader,
+  HttpFetch,
+  IngestLogStore,
+  SourceStore,
+  WebhookStore,
+  WorldLookup,
+} from "../../core/ports";
 import type { ApplyDeps } from "./apply";
 
 export interface DeliveryMessage {
@@ -9,9 +17,15 @@ export interface DeliveryMessage {
   delivery: string;
 }
 
+/** The world-side stores the pipelines use (one D1 adapter implements them all). */
+export type World = WebhookStore & SourceStore & IngestLogStore & WorldLookup;
+
 export interface FeedDeps {
   apply: ApplyDeps;
-  world: WorldStore;
+  world: World;
+  /** Archive metadata and the paged reads the archive-dump import compares against. */
+  archives: ArchiveStore;
+  exports: ExportReader;
   /** Raw webhook bodies (R2): kept so a dead letter can be replayed. */
   blobs: BlobStore;
   queue: { send(message: DeliveryMessage): Promise<void> };

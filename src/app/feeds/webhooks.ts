@@ -3,13 +3,13 @@
  * consumer turns a delivery into an ImportPlan and applies it). Receiving validates the payload
  * fully, so a malformed delivery is refused with a 4xx and leaves nothing behind.
  */
-import type { WebhookRow } from "../adapters/d1/world-store";
-import { fail, ok, type Result } from "../core/errors";
-import type { ImportPlan } from "../core/formats/types";
-import { prepareBatch, sha256Hex } from "../core/ingest";
-import { verifyGeneric, verifyGithub } from "../core/signatures";
-import { parsePushEvent } from "../core/sources/github";
-import { FeedBody, toArtifactInput, toMs } from "../http/schemas";
+import { FeedBody, toArtifactInput, toMs } from "../../contract";
+import { fail, ok, type Result, schemaFailure } from "../../core/errors";
+import type { ImportPlan } from "../../core/formats/types";
+import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
+import { parseJson as parseColumn, type WebhookRecord } from "../../core/ports";
+import { verifyGeneric, verifyGithub } from "../../core/signatures";
+import { parsePushEvent } from "../../core/sources/github";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { DeliveryMessage, FeedDeps } from "./deps";
 import { githubPushPlan, HttpError } from "./github";
@@ -26,20 +26,19 @@ export type ReceiveOutcome =
 /** Validate a generic delivery into a plan (also used by `url` sources and the json import). */
 export function feedPlan(json: unknown): Result<ImportPlan> {
   const parsed = FeedBody.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join(".") ?? "";
-    return fail(
-      "validation",
-      `${field || "body"}: ${issue?.message ?? "invalid"}`,
-      field || "body",
-      "send {artifacts: [...], deprecations: [...]} in the ingest format (see /openapi.json, schema Feed)",
-    );
-  }
+  if (!parsed.success)
+    return {
+      ok: false,
+      error: schemaFailure(parsed.error.issues, {
+        subject: "body",
+        fieldFallback: true,
+        hint: "send {artifacts: [...], deprecations: [...]} in the ingest format (see /openapi.json, schema Feed)",
+      }),
+    };
   const artifacts = parsed.data.artifacts.map(toArtifactInput);
-  // The same checks as /ingest (sizes, self-edges, duplicate ids), 200 at a time as they will be applied.
-  for (let i = 0; i < artifacts.length; i += 200) {
-    const prepared = prepareBatch(artifacts.slice(i, i + 200));
+  // The same checks as /ingest (sizes, self-edges, duplicate ids), one batch at a time as they will be applied.
+  for (let i = 0; i < artifacts.length; i += INGEST_LIMITS.maxArtifacts) {
+    const prepared = prepareBatch(artifacts.slice(i, i + INGEST_LIMITS.maxArtifacts));
     if (!prepared.ok) {
       const f = prepared.error;
       const shifted = f.field?.replace(/^artifacts\.(\d+)/, (_, n: string) => `artifacts.${Number(n) + i}`);
@@ -77,13 +76,9 @@ function parseJson(raw: Uint8Array): Result<unknown> {
   }
 }
 
-function branchesOf(row: WebhookRow): string[] | null {
-  try {
-    const o = JSON.parse(row.options) as { branches?: string[] };
-    return o.branches?.length ? o.branches : null;
-  } catch {
-    return null;
-  }
+function branchesOf(row: WebhookRecord): string[] | null {
+  const o = parseColumn<{ branches?: string[] }>(row.options, {});
+  return o.branches?.length ? o.branches : null;
 }
 
 /** Verify and accept one delivery. Nothing is stored unless it is authentic, fresh, new and well-formed. */

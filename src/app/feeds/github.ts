@@ -4,7 +4,7 @@
  * deprecations. Requests are bounded per delivery/run (MAX_FILES) because a Worker invocation
  * has a subrequest budget (1,000 on paid plans) and GitHub allows 60 unauthenticated requests/hour.
  */
-import type { ImportPlan } from "../core/formats/types";
+import type { ImportPlan } from "../../core/formats/types";
 import {
   codeArtifacts,
   commitRequest,
@@ -16,7 +16,7 @@ import {
   rawFileRequest,
   removedDeprecations,
   treeRequest,
-} from "../core/sources/github";
+} from "../../core/sources/github";
 import type { FeedDeps } from "./deps";
 
 /** Files fetched per push delivery or per source run; the rest is reported and picked up next run. */

@@ -1,13 +1,13 @@
 /**
- * The archive operations behind both the REST handlers and the MCP tools: validated wire input in,
- * the REST response payload (or a typed failure) out. Authorisation is the caller's job.
- *
- * src/http/app.ts and src/mcp/tools.ts both call these, so the two surfaces cannot drift.
+ * The memory and query use cases (src/app/index.ts groups them): validated wire input in, the wire
+ * response payload (or a typed failure) out. REST and MCP both reach them through the use cases, so
+ * the two surfaces cannot drift. Authorisation is the caller's job.
  */
-import type { z } from "@hono/zod-openapi";
-import { fail, ok } from "../core/errors";
-import type { PaperGuru } from "../service";
-import * as S from "./schemas";
+import type { z } from "zod";
+import * as S from "../contract";
+import { fail, ok, type Result } from "../core/errors";
+import type { ChunkStore, EntityStore } from "../core/ports";
+import type { PaperGuru } from "./kernel";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -17,8 +17,13 @@ export function ingestOp(pg: PaperGuru, archive: string, artifacts: In<typeof S.
 }
 
 /** POST /v1/archives/{a}/revise: a new version of a chunk that must already exist. */
-export async function reviseOp(pg: PaperGuru, archive: string, artifact: In<typeof S.ArtifactSchema>) {
-  if (!(await pg.store.chunkRow(archive, artifact.id)))
+export async function reviseOp(
+  pg: PaperGuru,
+  store: ChunkStore,
+  archive: string,
+  artifact: In<typeof S.ArtifactSchema>,
+) {
+  if (!(await store.chunkRow(archive, artifact.id)))
     return fail("not_found", `chunk ${artifact.id} does not exist`, "id", "use /ingest to create it");
   return pg.ingest(archive, [S.toArtifactInput(artifact)]);
 }
@@ -31,12 +36,16 @@ export async function deprecateOp(pg: PaperGuru, archive: string, b: In<typeof S
 }
 
 /** GET /v1/archives/{a}/history?chunk=… | ?entity=… */
-export async function historyOp(pg: PaperGuru, archive: string, q: In<typeof S.HistoryQuery>) {
+export async function historyOp(
+  store: Pick<ChunkStore, "chunkHistory"> & Pick<EntityStore, "entityHistory">,
+  archive: string,
+  q: In<typeof S.HistoryQuery>,
+) {
   if (!q.chunk === !q.entity)
     return fail("validation", "give exactly one of chunk or entity", "chunk", "?chunk=<id> or ?entity=<id>");
   const h = q.chunk
-    ? await pg.store.chunkHistory(archive, q.chunk)
-    : await pg.store.entityHistory(archive, q.entity as string);
+    ? await store.chunkHistory(archive, q.chunk)
+    : await store.entityHistory(archive, q.entity as string);
   if (!h)
     return fail(
       "not_found",
@@ -44,6 +53,28 @@ export async function historyOp(pg: PaperGuru, archive: string, q: In<typeof S.H
       q.chunk ? "chunk" : "entity",
     );
   return ok(h);
+}
+
+/** POST /v1/archives/{a}/entities/{alias,rename,merge}: from `at` (ISO; default now). */
+export async function entityOp(
+  pg: PaperGuru,
+  archive: string,
+  op:
+    | { op: "alias"; entity: string; alias: string; at?: string | undefined }
+    | { op: "rename"; entity: string; newName: string; at?: string | undefined }
+    | { op: "merge"; entity: string; into: string; at?: string | undefined },
+): Promise<Result<{ ok: true }>> {
+  const res = await pg.entityOp(archive, { ...op, at: S.toMs(op.at) });
+  return res.ok ? ok({ ok: true }) : res;
+}
+
+/** POST /v1/archives/{a}/sessions/{s}/events */
+export function appendSessionOp(pg: PaperGuru, archive: string, session: string, b: In<typeof S.SessionEventsBody>) {
+  return pg.appendSession(
+    archive,
+    session,
+    b.events.map((e) => ({ ...e, at: S.toMs(e.at) })),
+  );
 }
 
 /** GET /v1/archives/{a}/neighbours?chunk=…&as_of=… */

@@ -1,5 +1,5 @@
 /**
- * Exports (issue 5): gather an archive (or a query result) from D1 and R2 and hand it to the pure
+ * Exports: gather an archive (or a query result) from D1 and R2 and hand it to the pure
  * renderers in src/core/export; and the lossless re-import of the JSON dump, replayed through the
  * normal write paths (ingest, entity operations, deprecate) so every invariant holds and a second
  * import of the same dump changes nothing.
@@ -10,13 +10,12 @@
  * 50,000-chunk CSV is ~15 MB). The re-import takes one dump per request, so it is bounded by the /v1
  * body limit (32 MiB).
  */
-import { type ChunkRow, ExportStore, type VersionRow } from "../adapters/d1/export-store";
-import { fail, ok, type Result } from "../core/errors";
-import { renderBibtex, renderCslItems } from "../core/export/biblio";
-import { renderCardsCsv, renderCsv } from "../core/export/csv";
-import { renderGraphml, renderMermaid } from "../core/export/graph";
-import { anchorLabel, renderArchiveMarkdown, renderContextMarkdown } from "../core/export/markdown";
-import { parseDump, planReplay, type ReplayPlan } from "../core/export/replay";
+import { fail, ok, type Result } from "../../core/errors";
+import { renderBibtex, renderCslItems } from "../../core/export/biblio";
+import { renderCardsCsv, renderCsv } from "../../core/export/csv";
+import { renderGraphml, renderMermaid } from "../../core/export/graph";
+import { anchorLabel, renderArchiveMarkdown, renderContextMarkdown } from "../../core/export/markdown";
+import { parseDump, planReplay, type ReplayPlan } from "../../core/export/replay";
 import {
   type ArchiveDump,
   type ChunkRecord,
@@ -34,20 +33,30 @@ import {
   FILE_EXTENSIONS,
   type GraphEdge,
   type GraphNode,
-} from "../core/export/types";
-import { canonicalPaperId, normAlias } from "../core/ids";
-import type { EdgeInput } from "../core/ingest";
-import type { BlobStore } from "../core/ports";
-import type { ContextRequest } from "../core/query";
-import type { RelationInput } from "../core/relations";
-import type { EvidenceCard } from "../core/types";
-import type { PaperGuru } from "../service";
+} from "../../core/export/types";
+import { canonicalPaperId, normAlias } from "../../core/ids";
+import type { EdgeInput } from "../../core/ingest";
+import {
+  type ArchiveStore,
+  type BlobStore,
+  type ChunkRecord as ChunkRow,
+  type EntityRecord as EntityRow,
+  type ExportReader,
+  parseJson,
+  type VersionRecord as VersionRow,
+} from "../../core/ports";
+import type { ContextRequest } from "../../core/query";
+import type { RelationInput } from "../../core/relations";
+import type { EvidenceCard } from "../../core/types";
+import type { PaperGuru } from "../kernel";
 import type { ApplyOutcome } from "./apply";
 import type { FeedDeps } from "./deps";
 
 export interface ExportDeps {
   pg: PaperGuru;
   blobs: BlobStore;
+  reader: ExportReader;
+  archives: ArchiveStore;
 }
 
 export interface ExportBody {
@@ -60,8 +69,8 @@ const DUMP_PAGE = 100;
 const LIST_PAGE = 500;
 const EDGE_PAGE = 1000;
 
-function store(deps: ExportDeps): ExportStore {
-  return new ExportStore(deps.pg.store.db);
+function store(deps: ExportDeps): ExportReader {
+  return deps.reader;
 }
 
 function safeName(s: string): string {
@@ -100,10 +109,10 @@ function dumpVersion(v: VersionRow, content: string) {
     content,
     content_hash: v.contentHash,
     artifact_hash: v.artifactHash,
-    entities: JSON.parse(v.entities) as string[],
-    boundaries: JSON.parse(v.boundaries) as string[],
-    edges: JSON.parse(v.edges) as EdgeInput[],
-    ...(v.relations ? { relations: JSON.parse(v.relations) as RelationInput[] } : {}),
+    entities: parseJson<string[]>(v.entities, []),
+    boundaries: parseJson<string[]>(v.boundaries, []),
+    edges: parseJson<EdgeInput[]>(v.edges, []),
+    ...(v.relations ? { relations: parseJson<RelationInput[]>(v.relations, []) } : {}),
     valid_from: v.validFrom,
     valid_to: v.validTo,
     recorded_at: v.recordedAt,
@@ -112,11 +121,46 @@ function dumpVersion(v: VersionRow, content: string) {
 }
 
 function parseDetail(detail: string): Record<string, unknown> {
-  try {
-    return JSON.parse(detail) as Record<string, unknown>;
-  } catch {
-    return {};
+  return parseJson<Record<string, unknown>>(detail, {});
+}
+
+/** One entity of the dump: its names over time, aliases with their intervals and its operations. */
+function dumpEntity(
+  e: EntityRow,
+  aliases: Awaited<ReturnType<ExportReader["aliasesOf"]>>,
+  events: Awaited<ReturnType<ExportReader["eventsOf"]>>,
+): DumpEntity {
+  const evs = events.filter((x) => x.entityId === e.entityId);
+  const created = evs.find((x) => x.op === "created");
+  const ops: DumpEntityOp[] = [];
+  for (const x of evs) {
+    const d = parseDetail(x.detail);
+    const base = { at: x.at, recorded_at: x.recordedAt, seq: x.id };
+    // Alias events of ingests are kept too: replayed after their ingest they are no-ops (the row
+    // exists), and they restore a row if the replayed ingest did not create it.
+    if (x.op === "alias" && typeof d.alias === "string") ops.push({ op: "alias", alias: d.alias, ...base });
+    else if (x.op === "rename" && typeof d.to === "string")
+      ops.push({ op: "rename", from: String(d.from ?? ""), to: d.to, ...base });
+    else if (x.op === "merged_into" && typeof d.into === "string") ops.push({ op: "merge", into: d.into, ...base });
   }
+  return {
+    id: e.entityId,
+    type: e.type,
+    name: e.name,
+    created: created
+      ? {
+          name: String(parseDetail(created.detail).name ?? e.name),
+          at: created.at,
+          recorded_at: created.recordedAt,
+        }
+      : null,
+    merged_into: e.mergedInto,
+    merged_at: e.mergedAt,
+    aliases: aliases
+      .filter((a) => a.entityId === e.entityId)
+      .map((a) => ({ alias: a.alias, valid_from: a.validFrom, valid_to: a.validTo })),
+    ops,
+  };
 }
 
 /** The dump as a stream of JSON text: chunks (with versions and contents), entities, deprecations, edges. */
@@ -124,7 +168,7 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
   const st = store(deps);
   const enc = new TextEncoder();
   async function* pieces(): AsyncGenerator<string> {
-    const archive = await deps.pg.store.getArchive(archiveId);
+    const archive = await deps.archives.getArchive(archiveId);
     const head = {
       format: DUMP_FORMAT,
       schema_version: DUMP_SCHEMA_VERSION,
@@ -178,38 +222,7 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
       const ids = page.map((e) => e.entityId);
       const [aliases, events] = await Promise.all([st.aliasesOf(archiveId, ids), st.eventsOf(archiveId, ids)]);
       for (const e of page) {
-        const evs = events.filter((x) => x.entityId === e.entityId);
-        const created = evs.find((x) => x.op === "created");
-        const ops: DumpEntityOp[] = [];
-        for (const x of evs) {
-          const d = parseDetail(x.detail);
-          const base = { at: x.at, recorded_at: x.recordedAt, seq: x.id };
-          // Alias events of ingests are kept too: replayed after their ingest they are no-ops (the row
-          // exists), and they restore a row if the replayed ingest did not create it.
-          if (x.op === "alias" && typeof d.alias === "string") ops.push({ op: "alias", alias: d.alias, ...base });
-          else if (x.op === "rename" && typeof d.to === "string")
-            ops.push({ op: "rename", from: String(d.from ?? ""), to: d.to, ...base });
-          else if (x.op === "merged_into" && typeof d.into === "string")
-            ops.push({ op: "merge", into: d.into, ...base });
-        }
-        const item: DumpEntity = {
-          id: e.entityId,
-          type: e.type,
-          name: e.name,
-          created: created
-            ? {
-                name: String(parseDetail(created.detail).name ?? e.name),
-                at: created.at,
-                recorded_at: created.recordedAt,
-              }
-            : null,
-          merged_into: e.mergedInto,
-          merged_at: e.mergedAt,
-          aliases: aliases
-            .filter((a) => a.entityId === e.entityId)
-            .map((a) => ({ alias: a.alias, valid_from: a.validFrom, valid_to: a.validTo })),
-          ops,
-        };
+        const item = dumpEntity(e, aliases, events);
         yield `${first ? "\n" : ",\n"}${JSON.stringify(item)}`;
         first = false;
       }
@@ -286,8 +299,8 @@ function recordOf(c: ChunkRow, v: VersionRow): ChunkRecord {
     validTo: v.validTo,
     deprecatedAt: c.deprecatedAt,
     deprecatedBy: c.deprecatedBy,
-    entities: JSON.parse(v.entities) as string[],
-    boundaries: JSON.parse(v.boundaries) as string[],
+    entities: parseJson<string[]>(v.entities, []),
+    boundaries: parseJson<string[]>(v.boundaries, []),
     source: v.source,
   };
 }
@@ -423,7 +436,7 @@ export async function exportArchive(
         filename,
       });
     case "markdown": {
-      const archive = await deps.pg.store.getArchive(archiveId);
+      const archive = await deps.archives.getArchive(archiveId);
       const records = await archiveRecords(deps, archiveId, asOf, false);
       return ok({
         body: renderArchiveMarkdown({ id: archiveId, name: archive?.name ?? archiveId }, records, {
@@ -478,7 +491,7 @@ async function cardRecords(
   // Sections cite as their paper: follow declared part-of edges to paper chunks (the version valid at as_of).
   const parents = new Set<string>();
   for (const v of versions)
-    for (const e of JSON.parse(v.edges) as EdgeInput[]) if (e.type === "part-of") parents.add(e.target);
+    for (const e of parseJson<EdgeInput[]>(v.edges, [])) if (e.type === "part-of") parents.add(e.target);
   const have = new Set(cardRecs.filter((r) => r.kind === "paper").map((r) => r.id));
   const parentRows = (
     await st.chunksByIds(
@@ -586,7 +599,7 @@ export async function importArchive(
   if (!parsed.ok) return parsed;
   const dump: ArchiveDump = parsed.value;
   const pg = deps.apply.pg;
-  const st = new ExportStore(pg.store.db);
+  const st = deps.exports;
   const plan = await planReplay(dump);
   const outcome: ApplyOutcome & { replay: ReplayReport } = {
     counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
@@ -604,7 +617,7 @@ export async function importArchive(
       warnings: [],
     },
   };
-  const target = await pg.store.getArchive(archiveId);
+  const target = await deps.archives.getArchive(archiveId);
   if (target && JSON.stringify(target.params) !== JSON.stringify(dump.archive.params))
     outcome.replay.warnings.push(
       `kernel params differ from the source archive's (${JSON.stringify(dump.archive.params)}): routing may differ; create the archive with the same params`,

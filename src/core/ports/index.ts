@@ -3,8 +3,8 @@
  * implementation (src/adapters/local, runs in Node and workerd) and a production one
  * (src/adapters/r2, vectorize, workers-ai, d1). One contract suite per port runs against all.
  */
-import type { TokenizerName } from "./text/tokenizer";
-import type { AccessChannel, ChunkKind, EvidenceCard, RouteInput, RouteResult } from "./types";
+import type { TokenizerName } from "../text/tokenizer";
+import type { AccessChannel, ChunkKind, EvidenceCard, RouteInput, RouteResult } from "../types";
 
 /** Immutable blob storage for chunk contents (R2 in production). */
 export interface BlobStore {
@@ -125,3 +125,5 @@ export interface AccessLog {
 
 /** Outbound HTTP (global fetch in production; tests install a mock that fails on unmocked URLs). */
 export type HttpFetch = (request: Request) => Promise<Response>;
+export * from "./capital";
+export * from "./storage";

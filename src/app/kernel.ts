@@ -1,15 +1,23 @@
 /**
- * Application services: what the HTTP handlers (and later MCP and webhooks) call. Each method
- * composes the pure core with the ports it needs and returns a typed Result.
+ * The memory kernel inside the application layer: ingest, lifecycle and the query pipeline, each
+ * composing the pure core with the ports it needs and returning a typed Result. Use cases
+ * (src/app/index.ts) call it; it hands out no adapter.
  */
 
-import type { D1Store } from "./adapters/d1/store";
-import type { CapitalChunk } from "./adapters/do/capital";
-import { DoCapitalRouter } from "./adapters/do/capital";
-import { fail, ok, type Result } from "./core/errors";
-import { normAlias } from "./core/ids";
-import { type ArtifactInput, planIngest, prepareBatch, sha256Hex } from "./core/ingest";
-import type { BlobStore, Clock, Distiller, Embedder, VectorIndex } from "./core/ports";
+import { fail, ok, type Result } from "../core/errors";
+import { normAlias } from "../core/ids";
+import { type ArtifactInput, planIngest, prepareBatch, sha256Hex } from "../core/ingest";
+import type {
+  BlobStore,
+  CapitalFor,
+  ChunkStore,
+  Clock,
+  Distiller,
+  Embedder,
+  EntityStore,
+  SessionLog,
+  VectorIndex,
+} from "../core/ports";
 import {
   type ContextRequest,
   contextQuery,
@@ -20,17 +28,19 @@ import {
   routeQuery,
   sessionEventTokens,
   verifyAnchors,
-} from "./core/query";
-import { simhash, toBase64 } from "./core/sketch";
-import type { AccessChannel, AnchoredSpan } from "./core/types";
+} from "../core/query";
+import { simhash, toBase64 } from "../core/sketch";
+import type { AccessChannel, AnchoredSpan } from "../core/types";
 
 export interface ServiceDeps {
-  store: D1Store;
+  chunks: ChunkStore;
+  entities: EntityStore;
+  sessions: SessionLog;
   blobs: BlobStore;
   vectors: VectorIndex;
   embedder: Embedder;
   distiller: Distiller;
-  capital: DurableObjectNamespace<CapitalChunk>;
+  capital: CapitalFor;
   clock: Clock;
 }
 
@@ -42,27 +52,23 @@ async function vectorIdFor(chunkId: string): Promise<string> {
 export class PaperGuru {
   constructor(private readonly d: ServiceDeps) {}
 
-  get store(): D1Store {
-    return this.d.store;
-  }
-
-  capital(archiveId: string): DurableObjectStub<CapitalChunk> {
-    return this.d.capital.get(this.d.capital.idFromName(archiveId));
+  capital(archiveId: string) {
+    return this.d.capital(archiveId);
   }
 
   private queryDeps(archiveId: string): QueryDeps {
     const stub = this.capital(archiveId);
-    const store = this.d.store;
+    const { chunks, sessions } = this.d;
     return {
       embedder: this.d.embedder,
       vectors: this.d.vectors,
-      router: new DoCapitalRouter(stub, archiveId),
-      versions: store,
+      router: stub,
+      versions: chunks,
       blobs: this.d.blobs,
       distiller: this.d.distiller,
-      sessions: store,
+      sessions,
       clock: this.d.clock,
-      chunkIdsForVectorIds: (a, ids) => store.chunkIdsForVectorIds(a, ids),
+      chunkIdsForVectorIds: (a, ids) => chunks.chunkIdsForVectorIds(a, ids),
       access: {
         // D1 is the durable log (tagged with the session, which seeds that session's recency); the
         // object keeps archive-wide access statistics for /neighbours and stats, not for ranking.
@@ -72,10 +78,10 @@ export class PaperGuru {
           session?: string,
         ) {
           if (events.length === 0) return;
-          await store.record(a, events, session);
-          await stub.recordAccess(a, events);
+          await sessions.record(a, events, session);
+          await stub.recordAccess(events);
         },
-        recentForSession: (a, session, asOf, limit) => store.recentForSession(a, session, asOf, limit),
+        recentForSession: (a, session, asOf, limit) => sessions.recentForSession(a, session, asOf, limit),
       },
     };
   }
@@ -90,7 +96,7 @@ export class PaperGuru {
     const vectorIds = new Map<string, string>();
     for (const id of prepared.value.chunkIds) vectorIds.set(id, await vectorIdFor(id));
     for (let attempt = 0; ; attempt++) {
-      const existing = await this.d.store.loadExisting(archiveId, prepared.value.chunkIds, prepared.value.entityIds);
+      const existing = await this.d.chunks.loadExisting(archiveId, prepared.value.chunkIds, prepared.value.entityIds);
       const plan = await planIngest(archiveId, prepared.value, existing, now, async (t) => sketchByText.get(t) ?? "");
       if (!plan.ok) return plan;
       const p = plan.value;
@@ -106,12 +112,12 @@ export class PaperGuru {
               : [],
           ),
         );
-        const res = await this.d.store.executePlan(archiveId, p, now, (c) => vectorIds.get(c) ?? c);
+        const res = await this.d.chunks.executePlan(archiveId, p, now, (c) => vectorIds.get(c) ?? c);
         if (!res.ok) {
           if (res.error.kind === "conflict" && attempt === 0) continue;
           return res;
         }
-        await this.capital(archiveId).sync(archiveId);
+        await this.capital(archiveId).sync();
       }
       const counts = { created: 0, updated: 0, unchanged: 0 };
       for (const r of p.results) counts[r.status]++;
@@ -121,8 +127,8 @@ export class PaperGuru {
 
   async deprecate(archiveId: string, chunkId: string, by: string | null, at: number | undefined, reason: string) {
     const now = this.d.clock.now();
-    const res = await this.d.store.deprecate(archiveId, chunkId, by, at ?? now, reason, now);
-    if (res.ok) await this.capital(archiveId).sync(archiveId);
+    const res = await this.d.chunks.deprecate(archiveId, chunkId, by, at ?? now, reason, now);
+    if (res.ok) await this.capital(archiveId).sync();
     return res;
   }
 
@@ -135,7 +141,7 @@ export class PaperGuru {
   ): Promise<Result<void>> {
     const now = this.d.clock.now();
     const at = op.at ?? now;
-    const res = await this.d.store.entityOp(
+    const res = await this.d.entities.entityOp(
       archiveId,
       op.op === "alias"
         ? { op: "alias", entity: op.entity, alias: op.alias, at }
@@ -145,7 +151,7 @@ export class PaperGuru {
       normAlias,
       now,
     );
-    if (res.ok) await this.capital(archiveId).sync(archiveId);
+    if (res.ok) await this.capital(archiveId).sync();
     return res;
   }
 
@@ -177,24 +183,21 @@ export class PaperGuru {
       tokens: sessionEventTokens(e.role, e.text),
       at: e.at ?? now,
     }));
-    await this.d.store.appendSession(archiveId, sessionId, rows);
+    await this.d.sessions.appendSession(archiveId, sessionId, rows);
     return ok({ appended: rows.length, tokens: rows.reduce((s, r) => s + r.tokens, 0) });
   }
 
   async neighbours(archiveId: string, chunk: string, asOf: number | undefined) {
-    const res = await this.capital(archiveId).neighbours(archiveId, chunk, asOf ?? this.d.clock.now());
+    const res = await this.capital(archiveId).neighbours(chunk, asOf ?? this.d.clock.now());
     return res ? ok(res) : fail("not_found", `chunk ${chunk} is not in archive ${archiveId}`, "chunk");
   }
 
   async resolve(archiveId: string, mention: string, asOf: number | undefined) {
-    return this.capital(archiveId).resolve(archiveId, mention, asOf ?? this.d.clock.now());
+    return this.capital(archiveId).resolve(mention, asOf ?? this.d.clock.now());
   }
 
   async stats(archiveId: string) {
-    const [capital, counts] = await Promise.all([
-      this.capital(archiveId).stats(archiveId),
-      this.d.store.counts(archiveId),
-    ]);
+    const [capital, counts] = await Promise.all([this.capital(archiveId).stats(), this.d.chunks.counts(archiveId)]);
     return { capital, storage: counts };
   }
 }

@@ -11,11 +11,11 @@
  * the other record only adds its identifiers and title as aliases. Each merge is recorded in the
  * surviving entity's history (op "deduplicated"), so `GET /history?entity=` shows where it came from.
  */
-import type { WorldStore } from "../adapters/d1/world-store";
-import type { Deprecation, ImportPlan } from "../core/formats/types";
-import { canonicalPaperId, findIdentifiers, normAlias } from "../core/ids";
-import { type ArtifactInput, artifactHashOf, INGEST_LIMITS } from "../core/ingest";
-import type { PaperGuru } from "../service";
+import type { Deprecation, ImportPlan } from "../../core/formats/types";
+import { canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
+import { type ArtifactInput, artifactHashOf, INGEST_LIMITS } from "../../core/ingest";
+import type { PaperGuru } from "../kernel";
+import type { World } from "./deps";
 
 export interface ApplyCounts {
   created: number;
@@ -52,7 +52,7 @@ export interface ApplyOutcome {
 
 export interface ApplyDeps {
   pg: PaperGuru;
-  world: WorldStore;
+  world: World;
   now: () => number;
 }
 
@@ -310,7 +310,7 @@ async function addAliases(deps: ApplyDeps, archiveId: string, entity: string, al
 }
 
 async function resolveEdgeTargets(
-  world: WorldStore,
+  world: World,
   archiveId: string,
   artifacts: ArtifactInput[],
   renamed: Map<string, string>,
@@ -355,7 +355,7 @@ async function resolveEdgeTargets(
 }
 
 async function successorsForRevived(
-  world: WorldStore,
+  world: World,
   archiveId: string,
   artifacts: ArtifactInput[],
   renamed: Map<string, string>,
@@ -388,7 +388,7 @@ async function successorsForRevived(
 }
 
 /** The first successor id of a deprecated chunk that is live or free. */
-async function liveSuccessor(world: WorldStore, archiveId: string, id: string): Promise<string | null> {
+async function liveSuccessor(world: World, archiveId: string, id: string): Promise<string | null> {
   const ids = Array.from({ length: MAX_SUCCESSORS }, (_, i) => `${id}~${i + 2}`);
   const rows = await world.chunksByIds(archiveId, ids);
   return ids.find((x) => rows.get(x)?.deprecatedAt == null) ?? null;

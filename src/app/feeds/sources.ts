@@ -8,21 +8,21 @@
  * creates new versions only for records whose content changed. Failures back off exponentially
  * (interval x 2^failures, at most 24 h, never sooner than the server's Retry-After).
  */
-import type { SourceRow } from "../adapters/d1/world-store";
-import { fail, ok, type Result } from "../core/errors";
-import type { ImportPlan } from "../core/formats/types";
-import { sha256Hex } from "../core/ingest";
-import { arxivRequest, parseArxivFeed } from "../core/sources/arxiv";
-import { crossrefRequest, parseCrossrefWorks } from "../core/sources/crossref";
-import { parseRepoLocation } from "../core/sources/github";
-import { openalexRequest, parseOpenAlexWorks } from "../core/sources/openalex";
+import { fail, ok, type Result } from "../../core/errors";
+import type { ImportPlan } from "../../core/formats/types";
+import { sha256Hex } from "../../core/ingest";
+import { parseJson, type SourceRecord } from "../../core/ports";
+import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
+import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
+import { parseRepoLocation } from "../../core/sources/github";
+import { openalexRequest, parseOpenAlexWorks } from "../../core/sources/openalex";
 import {
   type ConditionalHeaders,
   type HttpRequestSpec,
   RATE_LIMITS,
   type SourceKind,
   validateSourceSpec,
-} from "../core/sources/types";
+} from "../../core/sources/types";
 import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
 import type { FeedDeps } from "./deps";
 import { fetchSpec, githubRepoPlan, HttpError, httpFailure, type RepoSyncState } from "./github";
@@ -46,7 +46,7 @@ export interface SourceInput {
 }
 
 /** Public view of a source row (state is internal). */
-export function sourceView(r: SourceRow) {
+export function sourceView(r: SourceRecord) {
   const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
   return {
     id: r.id,
@@ -62,7 +62,7 @@ export function sourceView(r: SourceRow) {
       last_error: r.lastError,
       next_run: r.paused === 1 ? null : iso(r.nextRunAt),
       consecutive_failures: r.failures,
-      last_counts: r.lastCounts ? (JSON.parse(r.lastCounts) as unknown) : null,
+      last_counts: parseJson<unknown>(r.lastCounts, null),
     },
   };
 }
@@ -78,7 +78,7 @@ export async function createSource(deps: FeedDeps, archiveId: string, input: Sou
   const id =
     input.id ??
     `${spec.value.kind}-${(await sha256Hex(`${spec.value.location}\u0000${spec.value.query}`)).slice(0, 10)}`;
-  const row: SourceRow = {
+  const row: SourceRecord = {
     archiveId,
     id,
     kind: spec.value.kind,
@@ -110,7 +110,7 @@ export async function createSource(deps: FeedDeps, archiveId: string, input: Sou
   return ok(row);
 }
 
-function requestFor(deps: FeedDeps, row: SourceRow): HttpRequestSpec {
+function requestFor(deps: FeedDeps, row: SourceRecord): HttpRequestSpec {
   const spec = { kind: row.kind as SourceKind, location: row.location, query: row.query };
   const cond: ConditionalHeaders = { etag: row.etag ?? undefined, lastModified: row.lastModified ?? undefined };
   const mailto = deps.contactEmail ?? undefined;
@@ -157,17 +157,17 @@ export interface RunResult {
 }
 
 /** Run one source now and record the outcome. Never throws for source-side failures. */
-export async function runSource(deps: FeedDeps, row: SourceRow): Promise<RunResult> {
+export async function runSource(deps: FeedDeps, row: SourceRecord): Promise<RunResult> {
   const started = Date.now();
   const now = deps.apply.now();
   let result: RunResult;
-  const patch: Partial<SourceRow> = {};
+  const patch: Partial<SourceRecord> = {};
   let retryAfterS: number | null = null;
   try {
     if (row.kind === "github") {
       const loc = parseRepoLocation(row.location);
       if (!loc.ok) throw new HttpError(400, loc.error.message);
-      const state = JSON.parse(row.state) as RepoSyncState;
+      const state = parseJson<RepoSyncState>(row.state, { files: {} });
       const r = await githubRepoPlan(deps, loc.value, {
         files: state.files ?? {},
         ...(state.commit ? { commit: state.commit } : {}),

@@ -3,14 +3,15 @@
  * xKG JSON, OpenIE results (HippoRAG), and the feed JSON. The parsers are pure (src/core/formats); this applies their plan and
  * records the run in the ingest log.
  */
-import { fail, type Result } from "../core/errors";
-import { parseBibtex } from "../core/formats/bibtex";
-import { parseFullTextPapers } from "../core/formats/fulltext";
-import { parseMarkdownPaper } from "../core/formats/markdown";
-import { parseOpenIe } from "../core/formats/openie";
-import type { ImportPlan } from "../core/formats/types";
-import { parseXkg } from "../core/formats/xkg";
-import type { IMPORT_FORMATS } from "../http/schemas";
+
+import type { IMPORT_FORMATS } from "../../contract";
+import { fail, type Result } from "../../core/errors";
+import { parseBibtex } from "../../core/formats/bibtex";
+import { parseFullTextPapers } from "../../core/formats/fulltext";
+import { parseMarkdownPaper } from "../../core/formats/markdown";
+import { parseOpenIe } from "../../core/formats/openie";
+import type { ImportPlan } from "../../core/formats/types";
+import { parseXkg } from "../../core/formats/xkg";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { FeedDeps } from "./deps";
 import { importArchiveFile } from "./export";

@@ -1,0 +1,26 @@
+/**
+ * The D1 adapters behind the storage ports: D1Store (archives and keys, chunks and versions,
+ * entities, sessions and access, the change log), WorldStore (webhooks, sources, the ingest log, the
+ * feed lookups) and ExportStore (paged export reads), all over one database.
+ */
+import type { Stores } from "../../core/ports";
+import { ExportStore } from "./export-store";
+import { D1Store } from "./store";
+import { WorldStore } from "./world-store";
+
+export function d1Stores(db: D1Database): Stores {
+  const core = new D1Store(db);
+  const world = new WorldStore(db);
+  return {
+    archives: core,
+    chunks: core,
+    entities: core,
+    sessions: core,
+    changes: core,
+    webhooks: world,
+    sources: world,
+    log: world,
+    world,
+    exports: ExportStore.of(db),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Key authorisation, shared by REST and MCP: the bearer key of a request against an archive and a
+ * scope. Archive keys never reach another archive; only the admin key reaches every archive.
+ */
+import type { Failure } from "../core/errors";
+import { sha256Hex } from "../core/ingest";
+import type { AppDeps } from "./deps";
+
+export type Need = "admin" | "read" | "write";
+
+/** Constant-time comparison of two equal-length hex digests. */
+function timingSafeEqualHex(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/**
+ * Authorise an `Authorization` header value for an archive (null: no archive, as for /mcp before a
+ * tool names one) and a scope. Returns the failure, or null when allowed.
+ */
+export async function authorize(
+  d: AppDeps,
+  authorization: string | undefined,
+  archiveId: string | null,
+  need: Need,
+): Promise<Failure | null> {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  if (!m?.[1])
+    return {
+      kind: "unauthorized",
+      message: "missing API key",
+      field: "Authorization",
+      hint: "send `Authorization: Bearer <key>`",
+    };
+  const hash = await sha256Hex(m[1]);
+  if (d.adminKey && timingSafeEqualHex(hash, await sha256Hex(d.adminKey))) {
+    if (archiveId && !(await d.stores.archives.getArchive(archiveId)))
+      return { kind: "not_found", message: `archive ${archiveId} does not exist`, field: "archive" };
+    return null;
+  }
+  if (need === "admin")
+    return { kind: "forbidden", message: "this operation needs the admin key", field: "Authorization" };
+  const key = await d.stores.archives.findKeyByHash(hash);
+  if (!key || key.revokedAt !== null)
+    return {
+      kind: "unauthorized",
+      message: "invalid or revoked API key",
+      field: "Authorization",
+      hint: "ask the archive admin for a key",
+    };
+  if (key.archiveId !== archiveId)
+    return { kind: "forbidden", message: "this key is not valid for this archive", field: "Authorization" };
+  if (!key.scopes.includes(need))
+    return {
+      kind: "forbidden",
+      message: `this key lacks the '${need}' scope`,
+      field: "Authorization",
+      hint: `issue a key with scopes ["${need}"]`,
+    };
+  return null;
+}

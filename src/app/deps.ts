@@ -1,0 +1,23 @@
+/**
+ * What the application layer is built from: the kernel service (ingest and queries over the ports),
+ * the feed dependencies (world stores, queue, outbound HTTP), the admin key and the clock. The
+ * composition root (src/wiring.ts) builds it from `env`; nothing in src/app reads `env`.
+ */
+import type { Clock, Stores } from "../core/ports";
+import type { FeedDeps } from "./feeds/deps";
+import type { PaperGuru } from "./kernel";
+
+export interface AppDeps {
+  kernel: PaperGuru;
+  stores: Stores;
+  feeds: FeedDeps;
+  /** The deployment's admin key (a secret); null disables admin access. */
+  adminKey: string | null;
+  clock: Clock;
+}
+
+/** A random id: `prefix` + `bytes` random bytes in hex. */
+export function randomId(prefix: string, bytes = 16): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  return `${prefix}${[...b].map((x) => x.toString(16).padStart(2, "0")).join("")}`;
+}

@@ -1,0 +1,66 @@
+/**
+ * The application layer: every use case of PaperGuru, grouped by resource. REST (src/http), MCP
+ * (src/mcp), the queue consumer and cron (src/index.ts) call these and nothing else; each returns a
+ * plain payload or a typed Result whose failures the interfaces map to their own error form.
+ */
+import type { z } from "zod";
+import type * as S from "../contract";
+import { archiveUseCases } from "./archives";
+import { authorize, type Need } from "./auth";
+import type { AppDeps } from "./deps";
+import { type ExportFormatQuery, exportUseCases } from "./exports";
+import * as Op from "./operations";
+import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+export type { Need } from "./auth";
+export type { AppDeps } from "./deps";
+export type { ExportFormatQuery };
+
+export function createUseCases(d: AppDeps) {
+  const k = d.kernel;
+  return {
+    /** Authorise an `Authorization` header value for an archive (or none) and a scope. */
+    authorize: (authorization: string | undefined, archive: string | null, need: Need) =>
+      authorize(d, authorization, archive, need),
+    archives: archiveUseCases(d),
+    memory: {
+      ingest: (archive: string, artifacts: In<typeof S.ArtifactSchema>[]) => Op.ingestOp(k, archive, artifacts),
+      revise: (archive: string, artifact: In<typeof S.ArtifactSchema>) =>
+        Op.reviseOp(k, d.stores.chunks, archive, artifact),
+      deprecate: (archive: string, b: In<typeof S.DeprecateBody>) => Op.deprecateOp(k, archive, b),
+      alias: (archive: string, b: In<typeof S.AliasBody>) =>
+        Op.entityOp(k, archive, { op: "alias", entity: b.entity, alias: b.alias, at: b.at }),
+      rename: (archive: string, b: In<typeof S.RenameBody>) =>
+        Op.entityOp(k, archive, { op: "rename", entity: b.entity, newName: b.new_name, at: b.at }),
+      merge: (archive: string, b: In<typeof S.MergeBody>) =>
+        Op.entityOp(k, archive, { op: "merge", entity: b.entity, into: b.into, at: b.at }),
+      history: (archive: string, q: In<typeof S.HistoryQuery>) =>
+        Op.historyOp(
+          {
+            chunkHistory: (a, c) => d.stores.chunks.chunkHistory(a, c),
+            entityHistory: (a, e) => d.stores.entities.entityHistory(a, e),
+          },
+          archive,
+          q,
+        ),
+      neighbours: (archive: string, q: In<typeof S.ChunkQuery>) => Op.neighboursOp(k, archive, q),
+      resolve: (archive: string, q: In<typeof S.ResolveQuery>) => Op.resolveOp(k, archive, q),
+    },
+    query: {
+      route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(k, archive, b),
+      expand: (archive: string, b: In<typeof S.ExpandBody>) => Op.expandOp(k, archive, b),
+      context: (archive: string, b: In<typeof S.ContextBody>) => Op.contextOp(k, archive, b),
+      verify: (archive: string, b: In<typeof S.VerifyBody>) => Op.verifyOp(k, archive, b),
+      appendSession: (archive: string, session: string, b: In<typeof S.SessionEventsBody>) =>
+        Op.appendSessionOp(k, archive, session, b),
+    },
+    webhooks: webhookUseCases(d),
+    sources: sourceUseCases(d),
+    imports: importUseCases(d),
+    exports: exportUseCases(d),
+  };
+}
+
+export type UseCases = ReturnType<typeof createUseCases>;

@@ -1,0 +1,192 @@
+/**
+ * Ingest from the world: webhook endpoints and their deliveries, sources cron re-ingests, file
+ * imports and the ingest log. The pipelines themselves are in src/app/feeds.
+ */
+import type { z } from "zod";
+import type * as S from "../contract";
+import { fail, ok, type Result } from "../core/errors";
+import { type DeliveryRecord, parseJson } from "../core/ports";
+import { type SourceKind, validateSourceSpec } from "../core/sources/types";
+import { type AppDeps, randomId } from "./deps";
+import type { DeliveryMessage } from "./feeds/deps";
+import { importFile } from "./feeds/imports";
+import { createSource, dispatchDueSources, runSource, sourceView } from "./feeds/sources";
+import {
+  consumeDeliveries,
+  type QueueMessageLike,
+  receiveWebhook,
+  replayDelivery,
+  type WebhookHeaders,
+} from "./feeds/webhooks";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+function deliveryView(r: DeliveryRecord) {
+  return {
+    webhook: r.webhook,
+    delivery: r.deliveryId,
+    kind: r.kind,
+    event: r.event,
+    status: r.status,
+    attempts: r.attempts,
+    result: parseJson<unknown>(r.result, null),
+    error: r.error,
+    received_at: new Date(r.receivedAt).toISOString(),
+    updated_at: new Date(r.updatedAt).toISOString(),
+  };
+}
+
+export function webhookUseCases(d: AppDeps) {
+  const world = d.feeds.world;
+  return {
+    /** Create or rotate an endpoint; the secret (given or generated) is returned once. */
+    async put(archive: string, name: string, b: In<typeof S.CreateWebhook>, origin: string) {
+      const secret = b.secret ?? randomId("whsec_", 32);
+      await world.putWebhook({
+        archiveId: archive,
+        name,
+        kind: b.kind,
+        secret,
+        options: JSON.stringify(b.branches ? { branches: b.branches } : {}),
+        createdAt: d.clock.now(),
+      });
+      return {
+        name,
+        kind: b.kind,
+        secret,
+        url: `${origin}/v1/archives/${archive}/webhooks/${name}`,
+        headers:
+          b.kind === "github"
+            ? { signature: "X-Hub-Signature-256", delivery: "X-GitHub-Delivery", event: "X-GitHub-Event" }
+            : {
+                signature: "X-PaperGuru-Signature",
+                timestamp: "X-PaperGuru-Timestamp",
+                delivery: "X-PaperGuru-Delivery",
+              },
+      };
+    },
+    async list(archive: string) {
+      return { webhooks: await world.listWebhooks(archive) };
+    },
+    async remove(archive: string, name: string): Promise<Result<{ deleted: string }>> {
+      if (!(await world.deleteWebhook(archive, name))) return fail("not_found", `no webhook ${name}`, "name");
+      return ok({ deleted: name });
+    },
+    /** A signed delivery: verified over the raw bytes, then queued. */
+    receive(archive: string, name: string, headers: WebhookHeaders, raw: Uint8Array) {
+      return receiveWebhook(d.feeds, archive, name, headers, raw);
+    },
+    async deliveries(archive: string, name: string, q: In<typeof S.DeliveryQuery>) {
+      const rows = await world.listDeliveries(archive, name, q.status, q.limit);
+      return { deliveries: rows.map(deliveryView) };
+    },
+    async delivery(archive: string, name: string, delivery: string) {
+      const row = await world.getDelivery(archive, name, delivery);
+      if (!row) return fail("not_found", `no delivery ${delivery}`, "delivery");
+      return ok(deliveryView(row));
+    },
+    async replay(archive: string, name: string, delivery: string) {
+      const res = await replayDelivery(d.feeds, archive, name, delivery);
+      return res.ok ? ok({ ...res.value, status: "queued" as const }) : res;
+    },
+    /** The queue consumer: ingest each delivery, retry with backoff, dead-letter after the last attempt. */
+    consume(messages: readonly QueueMessageLike[]) {
+      return consumeDeliveries(d.feeds, messages);
+    },
+  };
+}
+
+export type { DeliveryMessage };
+
+export function sourceUseCases(d: AppDeps) {
+  const world = d.feeds.world;
+  const find = async (archive: string, id: string) => {
+    const row = await world.getSource(archive, id);
+    if (!row)
+      return fail(
+        "not_found",
+        `no source ${id} in archive ${archive}`,
+        "source",
+        `GET /v1/archives/${archive}/sources lists them`,
+      );
+    return ok(row);
+  };
+  const get = async (archive: string, id: string) => {
+    const row = await find(archive, id);
+    return row.ok ? ok(sourceView(row.value)) : row;
+  };
+  return {
+    async create(archive: string, b: In<typeof S.CreateSource>) {
+      const res = await createSource(d.feeds, archive, b);
+      return res.ok ? ok(sourceView(res.value)) : res;
+    },
+    async list(archive: string) {
+      return { sources: (await world.listSources(archive)).map(sourceView) };
+    },
+    get,
+    /** Pause, resume, change the interval or the query (a new query forgets the validators). */
+    async patch(archive: string, id: string, b: In<typeof S.PatchSource>) {
+      const row = await find(archive, id);
+      if (!row.ok) return row;
+      if (b.query !== undefined) {
+        const spec = validateSourceSpec({
+          kind: row.value.kind as SourceKind,
+          location: row.value.location,
+          query: b.query,
+        });
+        if (!spec.ok) return spec;
+      }
+      await world.updateSource(archive, id, {
+        ...(b.paused !== undefined ? { paused: b.paused ? 1 : 0 } : {}),
+        ...(b.interval_minutes !== undefined ? { intervalMinutes: b.interval_minutes } : {}),
+        // A new query is a new feed: forget the validators so the next run fetches it whole.
+        ...(b.query !== undefined ? { query: b.query, etag: null, lastModified: null, contentHash: null } : {}),
+        // Resuming makes the source due at the next tick.
+        ...(b.paused === false ? { nextRunAt: d.clock.now(), failures: 0 } : {}),
+      });
+      return get(archive, id);
+    },
+    async remove(archive: string, id: string): Promise<Result<{ deleted: string }>> {
+      if (!(await world.deleteSource(archive, id))) return fail("not_found", `no source ${id}`, "source");
+      return ok({ deleted: id });
+    },
+    /** Run now, outside the schedule: the run's outcome and the source's new status. */
+    async run(archive: string, id: string) {
+      const row = await find(archive, id);
+      if (!row.ok) return row;
+      const run = await runSource(d.feeds, row.value);
+      const after = await get(archive, id);
+      return after.ok ? ok({ run, source: after.value }) : after;
+    },
+    /** Cron: run the due sources in a bounded batch. */
+    dispatchDue() {
+      return dispatchDueSources(d.feeds);
+    },
+  };
+}
+
+export function importUseCases(d: AppDeps) {
+  return {
+    /** A file in one of the import formats; records that fail are listed, the rest is stored. */
+    file(archive: string, q: In<typeof S.ImportQuery>, text: string) {
+      if (!text.trim()) return Promise.resolve(fail("validation", "empty body", "body", "send the file as the body"));
+      return importFile(d.feeds, archive, q.format, text, q.name ?? `upload.${q.format}`);
+    },
+    /** Ingest runs (webhooks, sources, imports), newest first. */
+    async log(archive: string, q: In<typeof S.LogQuery>) {
+      const rows = await d.feeds.world.listLog(archive, q.limit, q.before);
+      return {
+        entries: rows.map((r) => ({
+          id: r.id,
+          origin: r.origin,
+          ref: r.ref,
+          status: r.status,
+          counts: parseJson<unknown>(r.counts, null),
+          error: r.error,
+          at: new Date(r.at).toISOString(),
+          duration_ms: r.durationMs,
+        })),
+      };
+    },
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * Archives, keys, kernel parameters and the operations on the capital chunk.
+ * zod schemas are the single source of request validation, TypeScript types and the OpenAPI
+ * document; REST, MCP and the application layer all read them from src/contract.
+ */
+import { z } from "@hono/zod-openapi";
+import { ArchiveParam, MS0 } from "./common";
+
+export const KernelParamsSchema = z
+  .object({
+    alpha: z.number().gt(0).lt(1),
+    iterations: z.number().int().min(1).max(100),
+    kr: z.number().int().min(1).max(64),
+    topM: z.number().int().min(1).max(4096),
+    dMax: z.number().int().min(0).max(6),
+    eta: z.number().min(0).max(10),
+    recencyHalfLifeDays: z.number().positive(),
+    routerBeam: z.number().int().min(1).max(256),
+    pushEpsilon: z.number().min(1e-6).max(0.1),
+    maxFrontier: z.number().int().min(16).max(16384),
+    maxPostingsPerEntity: z.number().int().min(16).max(8192),
+    maxPostingsPerTerm: z.number().int().min(16).max(65536),
+    maxLexicalPostings: z.number().int().min(256).max(1_048_576),
+    lexicalSeeds: z.number().int().min(0).max(1000),
+    weights: z
+      .object({
+        sem: z.number().min(0).max(4),
+        lex: z.number().min(0).max(4),
+        sym: z.number().min(0).max(4),
+        graph: z.number().min(0).max(4),
+        rec: z.number().min(0).max(4),
+      })
+      .partial()
+      .openapi({ description: "exponents of the experts in the product of experts (0 turns one off)" }),
+  })
+  .partial()
+  .openapi("KernelParams");
+
+export const CreateArchive = z
+  .object({
+    id: ArchiveParam.shape.archive.optional(),
+    name: z.string().min(1).max(200),
+    description: z.string().max(2000).optional(),
+    params: KernelParamsSchema.optional(),
+  })
+  .openapi("CreateArchive", {
+    example: { id: "rag-memory", name: "RAG memory", description: "papers and notes on agent memory" },
+  });
+
+export const Scope = z.enum(["read", "write"]);
+
+export const CreateKey = z
+  .object({ scopes: z.array(Scope).min(1).default(["read", "write"]), label: z.string().max(200).optional() })
+  .openapi("CreateKey", { example: { scopes: ["read"], label: "research agent (read-only)" } });
+
+export const Healthz = z
+  .object({ ok: z.boolean(), service: z.string() })
+  .openapi("Healthz", { example: { ok: true, service: "paperguru" } });
+
+export const ArchiveSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    params: z.record(z.string(), z.unknown()).openapi({ description: "kernel parameter overrides" }),
+    createdAt: z.number().openapi({ description: "epoch ms" }),
+  })
+  .openapi("Archive", {
+    example: {
+      id: "rag-memory",
+      name: "RAG memory",
+      description: "papers and notes on agent memory",
+      params: {},
+      createdAt: MS0,
+    },
+  });
+
+const ARCHIVE_EXAMPLE = {
+  id: "rag-memory",
+  name: "RAG memory",
+  description: "papers and notes on agent memory",
+  params: {},
+  createdAt: MS0,
+};
+
+export const ArchiveCreated = z
+  .object({
+    archive: ArchiveSchema,
+    key: z.object({
+      id: z.string(),
+      secret: z.string().openapi({ description: "shown once; only its SHA-256 is stored" }),
+      scopes: z.array(z.string()),
+    }),
+  })
+  .openapi("ArchiveCreated", {
+    example: {
+      archive: ARCHIVE_EXAMPLE,
+      key: {
+        id: "k_1a2b3c4d5e6f7a8b",
+        secret: "pgk_0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978",
+        scopes: ["read", "write"],
+      },
+    },
+  });
+
+export const ArchiveList = z
+  .object({ archives: z.array(ArchiveSchema) })
+  .openapi("ArchiveList", { example: { archives: [ARCHIVE_EXAMPLE] } });
+
+/** Capital-chunk statistics are measured estimates whose fields grow with the implementation. */
+export const ArchiveInfo = z
+  .object({
+    archive: ArchiveSchema.nullable(),
+    stats: z.object({
+      capital: z
+        .object({
+          heads: z.number(),
+          nodes: z.number(),
+          edges: z.number(),
+          entities: z.number(),
+          bytes: z.record(z.string(), z.number()),
+          bytesPerHead: z.number(),
+          seq: z.number(),
+        })
+        .loose(),
+      storage: z.object({ chunks: z.number(), versions: z.number(), edges: z.number(), entities: z.number() }),
+    }),
+  })
+  .openapi("ArchiveInfo", {
+    example: {
+      archive: ARCHIVE_EXAMPLE,
+      stats: {
+        capital: {
+          heads: 1200,
+          nodes: 1450,
+          edges: 5300,
+          slots: 10600,
+          entities: 800,
+          aliases: 950,
+          bytes: { nodes: 61440, sketches: 76800, neighbours: 169600, total: 420000 },
+          bytesPerHead: 350,
+          seq: 3100,
+          lastRebuild: { ms: 41, fromSnapshotSeq: 3000, snapshotBytes: 390000, replayed: 100, seq: 3100 },
+          params: {},
+        },
+        storage: { chunks: 1200, versions: 1340, edges: 5300, entities: 800 },
+      },
+    },
+  });
+
+export const KeyIssued = z
+  .object({
+    id: z.string(),
+    secret: z.string().openapi({ description: "shown once; only its SHA-256 is stored" }),
+    scopes: z.array(z.string()),
+    label: z.string(),
+  })
+  .openapi("KeyIssued", {
+    example: {
+      id: "k_9f8e7d6c5b4a3928",
+      secret: "pgk_a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718",
+      scopes: ["read"],
+      label: "research agent (read-only)",
+    },
+  });
+
+export const KeySchema = z
+  .object({
+    id: z.string(),
+    archiveId: z.string(),
+    label: z.string(),
+    scopes: z.array(z.string()),
+    createdAt: z.number(),
+    revokedAt: z.number().nullable(),
+  })
+  .openapi("Key");
+
+export const KeyList = z.object({ keys: z.array(KeySchema) }).openapi("KeyList", {
+  example: {
+    keys: [
+      {
+        id: "k_9f8e7d6c5b4a3928",
+        archiveId: "rag-memory",
+        label: "research agent (read-only)",
+        scopes: ["read"],
+        createdAt: MS0,
+        revokedAt: null,
+      },
+    ],
+  },
+});
+
+export const KeyRevoked = z
+  .object({ revoked: z.string() })
+  .openapi("KeyRevoked", { example: { revoked: "k_9f8e7d6c5b4a3928" } });
+
+export const Snapshot = z.object({ seq: z.number(), bytes: z.number(), key: z.string() }).openapi("Snapshot", {
+  example: { seq: 3100, bytes: 390000, key: "archives/rag-memory/capital/000000003100.snap" },
+});
+
+export const Evicted = z.object({ evicted: z.string() }).openapi("Evicted", { example: { evicted: "rag-memory" } });

@@ -1,0 +1,78 @@
+/**
+ * Wire shapes every resource shares: the error body, times, the archive path parameter.
+ * zod schemas are the single source of request validation, TypeScript types and the OpenAPI
+ * document; REST, MCP and the application layer all read them from src/contract.
+ */
+import { z } from "@hono/zod-openapi";
+import type { Failure } from "../core/errors";
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      type: z.enum([
+        "validation",
+        "unauthorized",
+        "forbidden",
+        "not_found",
+        "conflict",
+        "too_large",
+        "unavailable",
+        "internal",
+      ]),
+      message: z.string(),
+      field: z.string().optional(),
+      hint: z.string().optional(),
+    }),
+  })
+  .openapi("Error", {
+    description:
+      "Every failure has this shape. `type` is the failure kind (one per HTTP status), `field` the JSON path, parameter or header at fault, `hint` what to do about it.",
+    example: {
+      error: {
+        type: "validation",
+        message: "artifacts.0.valid_from: Invalid ISO date",
+        field: "artifacts.0.valid_from",
+        hint: "see /openapi.json for the schema",
+      },
+    },
+  });
+
+/** ISO 8601 date or date-time; converted to epoch ms by the handlers. */
+export const Time = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .openapi({ example: "2024-05-23T00:00:00Z", description: "ISO 8601 date or date-time (UTC if no offset)" });
+
+export const ArchiveParam = z.object({
+  archive: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/)
+    .openapi({ param: { name: "archive", in: "path" }, example: "rag-memory" }),
+});
+
+/** Response bodies are documented loosely where they are large traces; the card schema is strict. */
+export const AnyObject = z.record(z.string(), z.unknown());
+
+/** ISO time -> epoch ms (the schemas already checked the format). */
+export function toMs(t: string | undefined): number | undefined {
+  return t === undefined ? undefined : Date.parse(t);
+}
+
+export const T0 = "2025-01-10T09:30:00.000Z";
+
+export const MS0 = 1736501400000;
+
+export const OkResult = z.object({ ok: z.boolean() }).openapi("Ok", { example: { ok: true } });
+
+export const Deleted = z.object({ deleted: z.string() }).openapi("Deleted", { example: { deleted: "github" } });
+
+/** The error body every interface answers with: REST responses and MCP tool errors alike. */
+export function errorBody(f: Failure) {
+  return {
+    error: {
+      type: f.kind,
+      message: f.message,
+      ...(f.field ? { field: f.field } : {}),
+      ...(f.hint ? { hint: f.hint } : {}),
+    },
+  };
+}

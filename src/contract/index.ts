@@ -1,0 +1,7 @@
+/** The wire contract: zod schemas for every request and response, by resource. */
+
+export * from "./archives";
+export * from "./artifacts";
+export * from "./common";
+export * from "./query";
+export * from "./world";

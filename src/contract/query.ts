@@ -1,0 +1,477 @@
+/**
+ * Route, expand, context and verify; history, neighbours, resolve and session events.
+ * zod schemas are the single source of request validation, TypeScript types and the OpenAPI
+ * document; REST, MCP and the application layer all read them from src/contract.
+ */
+import { z } from "@hono/zod-openapi";
+import { anchorFields } from "../core/distill/card";
+import { TOKENIZERS } from "../core/text/tokenizer";
+import { MS0, Time } from "./common";
+
+const SessionId = z.string().min(1).max(200).openapi({
+  description:
+    "The caller's session: chunks it accessed (route, expand, context, verify with this id) seed recency; other sessions' accesses never do. Without it, no recency seeds.",
+  example: "s-2025-01-10",
+});
+
+const Tokenizer = z.enum(TOKENIZERS).openapi({
+  description:
+    "Encoding budget_tokens and every card's tokens are counted in, exactly: cl100k_base (default; GPT-4, GPT-3.5 and most OpenAI-compatible tools) or o200k_base (GPT-4o and later; within a few per cent of cl100k_base on English).",
+  example: "cl100k_base",
+});
+
+const queryFields = {
+  query: z.string().min(1).max(8000),
+  as_of: Time.optional(),
+  boundaries: z.array(z.string().min(1).max(200)).max(50).optional(),
+};
+
+export const RouteBody = z
+  .object({ ...queryFields, limit: z.number().int().min(1).max(256).optional(), session_id: SessionId.optional() })
+  .openapi("RouteRequest", {
+    example: { query: "Which PageRank damping does HippoRAG use?", as_of: "2025-01-01", limit: 8 },
+  });
+
+export const ContextBody = z
+  .object({
+    ...queryFields,
+    budget_tokens: z.number().int().min(50).max(200_000),
+    session_id: SessionId.optional(),
+    max_cards: z.number().int().min(1).max(64).optional(),
+    max_card_tokens: z.number().int().min(50).max(4000).optional(),
+    short_term_share: z.number().min(0).max(0.9).optional(),
+    tokenizer: Tokenizer.optional(),
+  })
+  .openapi("ContextRequest", {
+    example: { query: "Which PageRank damping do we use?", budget_tokens: 600, session_id: "s-2025-01-10" },
+  });
+
+export const ExpandBody = z
+  .object({
+    query: z.string().max(8000).default(""),
+    chunks: z
+      .array(z.object({ id: z.string().min(1).max(512), version: z.number().int().min(1).optional() }))
+      .min(1)
+      .max(64),
+    as_of: Time.optional(),
+    budget_tokens: z.number().int().min(50).max(200_000).default(4000),
+    max_card_tokens: z.number().int().min(50).max(4000).optional(),
+    session_id: SessionId.optional(),
+    tokenizer: Tokenizer.optional(),
+  })
+  .openapi("ExpandRequest", {
+    example: { query: "PageRank damping", chunks: [{ id: "arxiv:2405.14831" }], budget_tokens: 1200 },
+  });
+
+export const AnchorSchema = z.object(anchorFields).openapi("Anchor", {
+  example: {
+    artifact_id: "arxiv:2405.14831",
+    version: 1,
+    start: 0,
+    end: 35,
+    snippet: "HippoRAG uses Personalized PageRank",
+  },
+});
+
+export const VerifyBody = z
+  .object({ anchors: z.array(AnchorSchema).min(1).max(500), session_id: SessionId.optional() })
+  .openapi("VerifyRequest", {
+    example: {
+      anchors: [
+        {
+          artifact_id: "arxiv:2405.14831",
+          version: 1,
+          start: 0,
+          end: 35,
+          snippet: "HippoRAG uses Personalized PageRank",
+        },
+      ],
+    },
+  });
+
+const CARD_EXAMPLE = {
+  artifact_id: "arxiv:2405.14831",
+  version: 1,
+  kind: "paper",
+  title: "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",
+  claim_boundary: "task:multi-hop-qa",
+  logic_sketch: "HippoRAG uses Personalized PageRank with a damping factor of 0.5.",
+  assumptions: [],
+  anchored_spans: [
+    { artifact_id: "arxiv:2405.14831", version: 1, start: 0, end: 35, snippet: "HippoRAG uses Personalized PageRank" },
+  ],
+  tokens: 64,
+  distiller: "extractive-v1",
+};
+
+export const CardSchema = z
+  .object({
+    artifact_id: z.string(),
+    version: z.number(),
+    kind: z.string(),
+    title: z.string(),
+    claim_boundary: z.string(),
+    logic_sketch: z.string(),
+    assumptions: z.array(z.string()),
+    anchored_spans: z.array(AnchorSchema),
+    tokens: z.number(),
+    distiller: z.string(),
+  })
+  .openapi("EvidenceCard", { example: CARD_EXAMPLE });
+
+export const SessionEventsBody = z
+  .object({
+    events: z
+      .array(z.object({ role: z.string().min(1).max(50), text: z.string().min(1).max(50_000), at: Time.optional() }))
+      .min(1)
+      .max(200),
+  })
+  .openapi("SessionEvents", {
+    example: { events: [{ role: "user", text: "Keep the damping at 0.85 for now.", at: "2025-01-10T09:30:00Z" }] },
+  });
+
+export const ChunkQuery = z.object({
+  chunk: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "chunk", in: "query" } }),
+  as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
+});
+
+export const HistoryQuery = z.object({
+  chunk: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ param: { name: "chunk", in: "query" } }),
+  entity: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ param: { name: "entity", in: "query" } }),
+});
+
+export const ResolveQuery = z.object({
+  mention: z
+    .string()
+    .min(1)
+    .max(300)
+    .openapi({ param: { name: "mention", in: "query" } }),
+  as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
+});
+
+export const CandidateSchema = z
+  .object({
+    chunk: z.string(),
+    kind: z.string(),
+    version: z.number(),
+    score: z.number(),
+    experts: z.object({ sem: z.number(), lex: z.number(), sym: z.number(), graph: z.number(), rec: z.number() }),
+    mass: z.number(),
+  })
+  .openapi("Candidate");
+
+const SelectedSchema = z.object({
+  chunk: z.string(),
+  version: z.number(),
+  score: z.number(),
+  depth: z.number(),
+  via: z.string().nullable(),
+});
+
+const TRACE_EXAMPLE = {
+  mentions: [{ text: "HippoRAG", entity: "method:hipporag", via: "alias" }],
+  seeds: [{ chunk: "arxiv:2405.14831", weight: 1, reasons: ["entity:method:hipporag"] }],
+  diffusion: { touched: 12, steps: 3, mass: [{ chunk: "arxiv:2405.14831", mass: 0.31 }] },
+  routerSteps: [],
+  filteredByTime: 0,
+  candidatePool: 12,
+  timings_ms: { resolve: 0.4, diffusion: 1.2, route: 0.6 },
+};
+
+/** The trace: resolved entities, seeds, diffusion mass, router steps, per-phase timings (ms). */
+export const TraceSchema = z
+  .object({
+    mentions: z.array(z.object({ text: z.string(), entity: z.string(), via: z.string() })),
+    seeds: z.array(z.object({ chunk: z.string(), weight: z.number(), reasons: z.array(z.string()) })),
+    diffusion: z.object({
+      touched: z.number(),
+      steps: z.number(),
+      mass: z.array(z.object({ chunk: z.string(), mass: z.number() })),
+    }),
+    routerSteps: z.array(
+      z.object({
+        depth: z.number(),
+        from: z.string(),
+        to: z.string(),
+        edgeType: z.string(),
+        score: z.number(),
+        accepted: z.boolean(),
+      }),
+    ),
+    filteredByTime: z.number(),
+    candidatePool: z.number(),
+    timings_ms: z.record(z.string(), z.number()),
+  })
+  .loose()
+  .openapi("Trace");
+
+export const RouteResponse = z
+  .object({
+    as_of: z.string(),
+    candidates: z.array(CandidateSchema),
+    selected: z.array(SelectedSchema),
+    trace: TraceSchema,
+  })
+  .openapi("RouteResponse", {
+    example: {
+      as_of: "2025-01-01T00:00:00.000Z",
+      candidates: [
+        {
+          chunk: "arxiv:2405.14831",
+          kind: "paper",
+          version: 1,
+          score: 0.82,
+          experts: { sem: 0.71, lex: 0.9, sym: 1, graph: 0.4, rec: 0.2 },
+          mass: 0.31,
+        },
+      ],
+      selected: [{ chunk: "arxiv:2405.14831", version: 1, score: 0.82, depth: 0, via: null }],
+      trace: TRACE_EXAMPLE,
+    },
+  });
+
+const Skipped = z.array(z.object({ chunk: z.string(), reason: z.string() }));
+
+export const ExpandResponse = z
+  .object({
+    cards: z.array(CardSchema),
+    skipped: Skipped,
+    tokens: z.number(),
+    trace: z.object({ timings_ms: z.record(z.string(), z.number()) }),
+  })
+  .openapi("ExpandResponse", {
+    example: {
+      cards: [CARD_EXAMPLE],
+      skipped: [],
+      tokens: 64,
+      trace: { timings_ms: { fetch: 3.1, distill: 0.8 } },
+    },
+  });
+
+export const ContextResponse = z
+  .object({
+    as_of: z.string(),
+    short_term: z.array(z.object({ role: z.string(), text: z.string(), tokens: z.number(), at: z.number() })),
+    cards: z.array(CardSchema),
+    budget: z.object({
+      total: z.number(),
+      shortTerm: z.number(),
+      cards: z.number(),
+      remaining: z.number(),
+      tokenizer: z.string(),
+    }),
+    skipped: Skipped,
+    trace: TraceSchema,
+  })
+  .openapi("ContextResponse", {
+    example: {
+      as_of: "2025-01-10T10:00:00.000Z",
+      short_term: [{ role: "user", text: "Keep the damping at 0.85 for now.", tokens: 14, at: 1736501400000 }],
+      cards: [CARD_EXAMPLE],
+      budget: { total: 600, shortTerm: 14, cards: 64, remaining: 522, tokenizer: "cl100k_base" },
+      skipped: [],
+      trace: TRACE_EXAMPLE,
+    },
+  });
+
+/** Rows as stored (times in epoch ms; entities, boundaries and edges of a version are JSON strings). */
+const ChunkRowSchema = z
+  .object({
+    chunkId: z.string(),
+    kind: z.string(),
+    latestVersion: z.number(),
+    firstValidFrom: z.number(),
+    deprecatedAt: z.number().nullable(),
+    deprecatedBy: z.string().nullable(),
+  })
+  .loose();
+
+const VersionRowSchema = z
+  .object({
+    chunkId: z.string(),
+    version: z.number(),
+    kind: z.string(),
+    title: z.string(),
+    synopsis: z.string(),
+    validFrom: z.number(),
+    validTo: z.number().nullable(),
+    recordedAt: z.number(),
+    source: z.string(),
+    relations: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: "JSON of the version's relations [{subject, predicate, object, ...}]; null when none" }),
+  })
+  .loose();
+
+const EdgeRowSchema = z
+  .object({
+    src: z.string(),
+    dst: z.string(),
+    type: z.string(),
+    weight: z.number(),
+    validFrom: z.number(),
+    validTo: z.number().nullable(),
+    version: z.number(),
+    context: z.string().nullable(),
+  })
+  .loose();
+
+export const ChunkHistory = z
+  .object({ chunk: ChunkRowSchema, versions: z.array(VersionRowSchema), edges: z.array(EdgeRowSchema) })
+  .openapi("ChunkHistory");
+
+export const EntityHistory = z
+  .object({
+    entity: z
+      .object({
+        entityId: z.string(),
+        type: z.string(),
+        name: z.string(),
+        mergedInto: z.string().nullable(),
+        mergedAt: z.number().nullable(),
+      })
+      .loose(),
+    aliases: z.array(z.object({ alias: z.string(), validFrom: z.number(), validTo: z.number().nullable() }).loose()),
+    events: z.array(z.object({ op: z.string(), detail: z.string(), at: z.number() }).loose()),
+    mentions: z.array(
+      z.object({ chunk_id: z.string(), version: z.number(), valid_from: z.number(), valid_to: z.number().nullable() }),
+    ),
+  })
+  .openapi("EntityHistory");
+
+export const History = z.union([ChunkHistory, EntityHistory]).openapi("History", {
+  description: "?chunk= answers a ChunkHistory, ?entity= an EntityHistory",
+  example: {
+    chunk: {
+      archiveId: "rag-memory",
+      chunkId: "decision:cache",
+      kind: "decision",
+      latestVersion: 2,
+      firstValidFrom: MS0,
+      deprecatedAt: null,
+      deprecatedBy: null,
+    },
+    versions: [
+      {
+        chunkId: "decision:cache",
+        version: 1,
+        kind: "decision",
+        title: "Cache capital chunks in memory",
+        synopsis: "Keep the routing surface in a Durable Object.",
+        validFrom: MS0,
+        validTo: MS0 + 86_400_000,
+        recordedAt: MS0,
+        source: "",
+      },
+    ],
+    edges: [
+      {
+        src: "decision:cache",
+        dst: "arxiv:2405.14831",
+        type: "motivates",
+        weight: 1,
+        validFrom: MS0,
+        validTo: null,
+        version: 1,
+        context: null,
+      },
+    ],
+  },
+});
+
+export const Neighbours = z
+  .object({
+    head: z
+      .object({
+        chunk: z.string(),
+        kind: z.string().nullable(),
+        latestVersion: z.number(),
+        firstValidFrom: z.number().nullable(),
+        endAt: z.number().nullable(),
+        deprecated: z.boolean(),
+        lastAccess: z.number().nullable(),
+        accessCount: z.number(),
+      })
+      .nullable(),
+    neighbours: z.array(
+      z.object({
+        chunk: z.string(),
+        type: z.string(),
+        weight: z.number(),
+        direction: z.enum(["out", "in"]),
+        visible: z.boolean().openapi({ description: "the neighbour itself is valid at as_of" }),
+      }),
+    ),
+  })
+  .openapi("Neighbours", {
+    example: {
+      head: {
+        chunk: "arxiv:2405.14831",
+        kind: "paper",
+        latestVersion: 1,
+        firstValidFrom: MS0,
+        endAt: null,
+        deprecated: false,
+        lastAccess: MS0,
+        accessCount: 4,
+      },
+      neighbours: [{ chunk: "arxiv:2112.01488", type: "cites", weight: 1, direction: "out", visible: true }],
+    },
+  });
+
+export const Resolved = z
+  .object({
+    mention: z.string(),
+    resolved: z.object({ entity: z.string(), name: z.string(), via: z.string() }).nullable(),
+  })
+  .openapi("Resolved", {
+    example: { mention: "Hippo RAG", resolved: { entity: "method:hipporag", name: "HippoRAG", via: "alias" } },
+  });
+
+export const VerifyResponse = z
+  .object({
+    all_verified: z.boolean(),
+    results: z.array(
+      z.object({
+        anchor: AnchorSchema,
+        verified: z.boolean(),
+        reason: z.enum(["ok", "snippet_mismatch", "version_not_found", "span_out_of_range"]),
+        actual: z.string().optional().openapi({ description: "the stored text, on snippet_mismatch" }),
+      }),
+    ),
+  })
+  .openapi("VerifyResponse", {
+    example: {
+      all_verified: true,
+      results: [
+        {
+          anchor: {
+            artifact_id: "arxiv:2405.14831",
+            version: 1,
+            start: 0,
+            end: 35,
+            snippet: "HippoRAG uses Personalized PageRank",
+          },
+          verified: true,
+          reason: "ok",
+        },
+      ],
+    },
+  });
+
+export const SessionAppended = z
+  .object({ appended: z.number(), tokens: z.number() })
+  .openapi("SessionAppended", { example: { appended: 1, tokens: 14 } });

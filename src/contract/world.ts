@@ -1,0 +1,387 @@
+/**
+ * Ingest from the world: webhooks and their deliveries, sources, file imports and the ingest log.
+ * zod schemas are the single source of request validation, TypeScript types and the OpenAPI
+ * document; REST, MCP and the application layer all read them from src/contract.
+ */
+import { z } from "@hono/zod-openapi";
+import { SOURCE_KINDS } from "../core/sources/types";
+import { ArchiveParam, MS0, T0 } from "./common";
+
+export const WebhookCreated = z
+  .object({
+    name: z.string(),
+    kind: z.string(),
+    secret: z.string().openapi({ description: "shown once" }),
+    url: z.string().openapi({ description: "where the producer sends deliveries" }),
+    headers: z
+      .object({
+        signature: z.string(),
+        delivery: z.string(),
+        event: z.string().optional(),
+        timestamp: z.string().optional(),
+      })
+      .openapi({ description: "the header names this kind of webhook reads" }),
+  })
+  .openapi("WebhookCreated", {
+    example: {
+      name: "github",
+      kind: "github",
+      secret: "whsec_5f4e3d2c1b0a99887766554433221100ffeeddccbbaa99887766554433221100",
+      url: "https://paperguru.example.workers.dev/v1/archives/rag-memory/webhooks/github",
+      headers: { signature: "X-Hub-Signature-256", delivery: "X-GitHub-Delivery", event: "X-GitHub-Event" },
+    },
+  });
+
+export const WebhookList = z
+  .object({
+    webhooks: z.array(
+      z.object({
+        archiveId: z.string(),
+        name: z.string(),
+        kind: z.string(),
+        options: z.string().openapi({ description: 'JSON, e.g. {"branches":["main"]}' }),
+        createdAt: z.number(),
+      }),
+    ),
+  })
+  .openapi("WebhookList", {
+    example: {
+      webhooks: [
+        { archiveId: "rag-memory", name: "github", kind: "github", options: '{"branches":["main"]}', createdAt: MS0 },
+      ],
+    },
+  });
+
+export const WebhookReceipt = z
+  .union([
+    z.object({ status: z.literal("queued"), delivery: z.string() }),
+    z.object({ status: z.literal("duplicate"), delivery: z.string(), state: z.string() }),
+    z.object({ status: z.literal("ignored"), delivery: z.string().nullable(), reason: z.string() }),
+  ])
+  .openapi("WebhookReceipt", { example: { status: "queued", delivery: "72d3162e-cc78-11e3-81ab-4c9367dc0958" } });
+
+export const DeliverySchema = z
+  .object({
+    webhook: z.string(),
+    delivery: z.string(),
+    kind: z.string(),
+    event: z.string().openapi({ description: 'GitHub event name or "ingest"' }),
+    status: z.string().openapi({ description: "received | queued | retrying | ingested | ignored | dead" }),
+    attempts: z.number(),
+    result: z.unknown().openapi({ description: "counts of the last successful run, or null" }),
+    error: z.string().nullable(),
+    received_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Delivery", {
+    example: {
+      webhook: "github",
+      delivery: "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+      kind: "github",
+      event: "push",
+      status: "ingested",
+      attempts: 1,
+      result: { created: 3, updated: 1, unchanged: 0, deprecated: 1, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
+      error: null,
+      received_at: T0,
+      updated_at: T0,
+    },
+  });
+
+export const DeliveryList = z.object({ deliveries: z.array(DeliverySchema) }).openapi("DeliveryList", {
+  example: {
+    deliveries: [
+      {
+        webhook: "github",
+        delivery: "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+        kind: "github",
+        event: "push",
+        status: "dead",
+        attempts: 5,
+        result: null,
+        error: "GitHub API 502 for contents of src/index.ts",
+        received_at: T0,
+        updated_at: T0,
+      },
+    ],
+  },
+});
+
+export const Replayed = z
+  .object({ delivery: z.string(), previous: z.string(), status: z.string() })
+  .openapi("Replayed", {
+    example: { delivery: "72d3162e-cc78-11e3-81ab-4c9367dc0958", previous: "dead", status: "queued" },
+  });
+
+export const ApplyCountsSchema = z
+  .object({
+    created: z.number(),
+    updated: z.number(),
+    unchanged: z.number(),
+    deprecated: z.number(),
+    merged: z.number().openapi({ description: "records merged into a work already in the archive" }),
+    duplicates: z.number().openapi({ description: "records folded into a richer record of the same work" }),
+    skipped: z.number(),
+    failed: z.number(),
+  })
+  .openapi("ApplyCounts");
+
+const COUNTS_EXAMPLE = {
+  created: 2,
+  updated: 0,
+  unchanged: 1,
+  deprecated: 0,
+  merged: 1,
+  duplicates: 0,
+  skipped: 0,
+  failed: 0,
+};
+
+const SOURCE_EXAMPLE = {
+  id: "arxiv-memory",
+  kind: "arxiv",
+  location: "",
+  query: 'cat:cs.CL AND abs:"long-term memory"',
+  interval_minutes: 1440,
+  paused: false,
+  status: {
+    last_run: T0,
+    last_change: T0,
+    last_status: "ok",
+    last_error: null,
+    next_run: "2025-01-11T09:30:00.000Z",
+    consecutive_failures: 0,
+    last_counts: COUNTS_EXAMPLE,
+  },
+};
+
+export const SourceSchema = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    location: z.string(),
+    query: z.string(),
+    interval_minutes: z.number(),
+    paused: z.boolean(),
+    status: z.object({
+      last_run: z.string().nullable(),
+      last_change: z.string().nullable(),
+      last_status: z.string().nullable().openapi({ description: "ok | not_modified | unchanged | error | partial" }),
+      last_error: z.string().nullable(),
+      next_run: z.string().nullable(),
+      consecutive_failures: z.number(),
+      last_counts: z.unknown().openapi({ description: "ApplyCounts of the last run, or null" }),
+    }),
+  })
+  .openapi("Source", { example: SOURCE_EXAMPLE });
+
+export const SourceList = z
+  .object({ sources: z.array(SourceSchema) })
+  .openapi("SourceList", { example: { sources: [SOURCE_EXAMPLE] } });
+
+export const SourceRun = z
+  .object({
+    run: z.object({
+      status: z.enum(["ok", "not_modified", "unchanged", "partial", "error"]),
+      counts: ApplyCountsSchema.nullable(),
+      error: z.string().nullable(),
+    }),
+    source: SourceSchema,
+  })
+  .openapi("SourceRun", {
+    example: { run: { status: "ok", counts: COUNTS_EXAMPLE, error: null }, source: SOURCE_EXAMPLE },
+  });
+
+export const IngestLog = z
+  .object({
+    entries: z.array(
+      z.object({
+        id: z.number().openapi({ description: "pass as ?before= for the next page" }),
+        origin: z.string().openapi({ description: "webhook | source | import" }),
+        ref: z.string().openapi({ description: "delivery id, source id or format:name" }),
+        status: z.string(),
+        counts: z.unknown(),
+        error: z.string().nullable(),
+        at: z.string(),
+        duration_ms: z.number(),
+      }),
+    ),
+  })
+  .openapi("IngestLog", {
+    example: {
+      entries: [
+        {
+          id: 42,
+          origin: "import",
+          ref: "bibtex:refs.bib",
+          status: "ok",
+          counts: COUNTS_EXAMPLE,
+          error: null,
+          at: T0,
+          duration_ms: 830,
+        },
+      ],
+    },
+  });
+
+export const ImportResult = z
+  .object({
+    counts: ApplyCountsSchema,
+    items: z
+      .array(z.object({ id: z.string(), status: z.string(), version: z.number().optional() }))
+      .openapi({ description: "per artifact (first 500): id as stored, status, version" }),
+    merges: z.array(
+      z.object({
+        from: z.string(),
+        into: z.string(),
+        matchedBy: z.string(),
+        kept: z.enum(["incoming", "existing"]),
+      }),
+    ),
+    failures: z.array(z.object({ id: z.string(), message: z.string(), field: z.string().optional() })),
+    skipped: z.array(z.object({ ref: z.string(), reason: z.string() })),
+  })
+  .loose()
+  .openapi("ImportResult", {
+    example: {
+      counts: COUNTS_EXAMPLE,
+      items: [
+        { id: "arxiv:2405.14831", status: "created", version: 1 },
+        { id: "doi:10.48550/arxiv.2112.01488", status: "created", version: 1 },
+        { id: "paper:colbertv2", status: "unchanged", version: 1 },
+      ],
+      merges: [
+        { from: "bibtex:gutierrez2024hipporag", into: "arxiv:2405.14831", matchedBy: "arxiv", kept: "existing" },
+      ],
+      failures: [],
+      skipped: [],
+    },
+  });
+
+export const WebhookName = z.object({
+  archive: ArchiveParam.shape.archive,
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "webhook names are 1-63 of a-z, 0-9, '-', '_'")
+    .openapi({ param: { name: "name", in: "path" }, example: "github" }),
+});
+
+export const CreateWebhook = z
+  .object({
+    kind: z.enum(["generic", "github"]),
+    /** Give your own (GitHub asks you to paste one) or let the server generate 32 random bytes. */
+    secret: z.string().min(16, "use a secret of at least 16 characters").max(256).optional(),
+    branches: z
+      .array(z.string().min(1).max(200))
+      .max(20)
+      .optional()
+      .openapi({ description: "github: branches to ingest (default: the repository's default branch)" }),
+  })
+  .openapi("CreateWebhook", { example: { kind: "github", branches: ["main"] } });
+
+export const DeliveryParam = WebhookName.extend({
+  delivery: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: "delivery", in: "path" } }),
+});
+
+export const DeliveryQuery = z.object({
+  status: z
+    .enum(["received", "queued", "retrying", "ingested", "ignored", "dead"])
+    .optional()
+    .openapi({ param: { name: "status", in: "query" } }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(100)
+    .openapi({ param: { name: "limit", in: "query" } }),
+});
+
+export const SourceKindEnum = z.enum(SOURCE_KINDS);
+
+export const CreateSource = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "source ids are 1-63 of a-z, 0-9, '-', '_'")
+      .optional(),
+    kind: SourceKindEnum,
+    location: z.string().max(2000).default("").openapi({
+      description:
+        "url: the URL; github: owner/repo[/path][@ref]; arxiv/openalex/crossref: API base (empty = the public API)",
+    }),
+    query: z.string().max(2000).default("").openapi({
+      description: "arxiv: search_query or id_list (id:...); openalex: filter/search; crossref: query/filter",
+    }),
+    interval_minutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(60 * 24 * 30)
+      .default(1440),
+    paused: z.boolean().default(false),
+  })
+  .openapi("CreateSource", {
+    example: {
+      id: "arxiv-memory",
+      kind: "arxiv",
+      query: 'cat:cs.CL AND abs:"long-term memory"',
+      interval_minutes: 1440,
+    },
+  });
+
+export const SourceParam = z.object({
+  archive: ArchiveParam.shape.archive,
+  source: z
+    .string()
+    .min(1)
+    .max(63)
+    .openapi({ param: { name: "source", in: "path" } }),
+});
+
+export const PatchSource = z
+  .object({
+    paused: z.boolean().optional(),
+    interval_minutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(60 * 24 * 30)
+      .optional(),
+    query: z.string().max(2000).optional(),
+  })
+  .openapi("PatchSource", { example: { paused: false, interval_minutes: 720 } });
+
+export const IMPORT_FORMATS = ["bibtex", "markdown", "fulltext", "xkg", "openie", "json", "archive"] as const;
+
+export const ImportQuery = z.object({
+  format: z.enum(IMPORT_FORMATS).openapi({
+    param: { name: "format", in: "query" },
+    description:
+      "bibtex | markdown | fulltext (unarXive/S2ORC JSON or JSONL) | xkg | openie (HippoRAG-style OpenIE results: {docs: [{idx, passage, extracted_entities, extracted_triples}]} or a bare array) | json (the feed format) | archive (a PaperGuru JSON export, replayed losslessly)",
+  }),
+  name: z
+    .string()
+    .max(300)
+    .optional()
+    .openapi({ param: { name: "name", in: "query" }, description: "file name, recorded as the source" }),
+});
+
+export const LogQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(100)
+    .openapi({ param: { name: "limit", in: "query" } }),
+  before: z.coerce
+    .number()
+    .int()
+    .optional()
+    .openapi({ param: { name: "before", in: "query" } }),
+});

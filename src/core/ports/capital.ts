@@ -1,0 +1,42 @@
+/**
+ * The capital chunk of one archive, as the application layer uses it: a Durable Object in the
+ * Worker (src/adapters/do), bound to one archive when obtained. Every read first applies the change
+ * log committed since the last one (read-your-writes).
+ */
+import type { capitalStats, HeadInfo, NeighbourInfo } from "../capital";
+import type { AccessChannel, KernelParams } from "../types";
+import type { CapitalRouter } from "./index";
+
+/** How the object was last rebuilt: from which snapshot, how many changes replayed, how long. */
+export interface RebuildReport {
+  ms: number;
+  fromSnapshotSeq: number | null;
+  snapshotBytes: number;
+  replayed: number;
+  seq: number;
+}
+
+export type CapitalStats = ReturnType<typeof capitalStats> & {
+  seq: number;
+  lastRebuild: RebuildReport | null;
+  params: KernelParams;
+};
+
+export interface CapitalPort extends CapitalRouter {
+  /** Apply the changes committed since the last applied sequence number. */
+  sync(): Promise<{ seq: number; applied: number }>;
+  /** Access statistics for /neighbours and stats (rebuilt from the access log on load). */
+  recordAccess(events: Array<{ chunk: string; channel: AccessChannel; at: number }>): Promise<void>;
+  /** A head and its bounded neighbour table valid at t; null for an unknown chunk. */
+  neighbours(chunk: string, t: number): Promise<{ head: HeadInfo | null; neighbours: NeighbourInfo[] } | null>;
+  /** The canonical entity a mention denotes at t, or null. */
+  resolve(mention: string, t: number): Promise<{ entity: string; name: string; via: string } | null>;
+  stats(): Promise<CapitalStats>;
+  /** Write a snapshot now (rebuilds start from the latest one). */
+  snapshot(): Promise<{ seq: number; bytes: number; key: string }>;
+  /** Drop the in-memory copy, as an eviction would; the next call rebuilds it. */
+  evict(): Promise<void>;
+}
+
+/** The capital port of an archive. */
+export type CapitalFor = (archiveId: string) => CapitalPort;

@@ -1,0 +1,384 @@
+/**
+ * Storage ports, one per aggregate: what the application layer asks of the source of truth (D1 in
+ * production, src/adapters/d1). Records are plain types with the stored field names; JSON columns
+ * that callers read are exposed as text and parsed by the one helper `parseJson` below, never with
+ * an unchecked cast at the call site.
+ */
+import type { Result } from "../errors";
+import type { ExistingState, IngestPlan } from "../ingest";
+import type { ChangeOp } from "../types";
+import type { AccessLog, SessionEvent, SessionStore, VersionReader } from "./index";
+
+// ------------------------------------------------------------------ records
+
+export interface ArchiveRecord {
+  id: string;
+  name: string;
+  description: string;
+  params: Record<string, unknown>;
+  createdAt: number;
+}
+
+export interface KeyRecord {
+  id: string;
+  archiveId: string;
+  label: string;
+  scopes: string[];
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface ChunkRecord {
+  archiveId: string;
+  chunkId: string;
+  kind: string;
+  latestVersion: number;
+  firstValidFrom: number;
+  deprecatedAt: number | null;
+  deprecatedBy: string | null;
+  vectorId: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A stored version; `entities`, `boundaries`, `edges`, `relations` and `mentions` are JSON text. */
+export interface VersionRecord {
+  archiveId: string;
+  chunkId: string;
+  version: number;
+  kind: string;
+  title: string;
+  synopsis: string;
+  artifactHash: string;
+  contentHash: string;
+  contentKey: string;
+  contentChars: number;
+  entities: string;
+  boundaries: string;
+  edges: string;
+  relations: string | null;
+  mentions: string | null;
+  validFrom: number;
+  validTo: number | null;
+  recordedAt: number;
+  source: string;
+}
+
+export interface EdgeRecord {
+  id: number;
+  archiveId: string;
+  src: string;
+  dst: string;
+  type: string;
+  weight: number;
+  validFrom: number;
+  validTo: number | null;
+  version: number;
+  recordedAt: number;
+  context: string | null;
+}
+
+export interface EntityRecord {
+  archiveId: string;
+  entityId: string;
+  type: string;
+  name: string;
+  mergedInto: string | null;
+  mergedAt: number | null;
+  createdAt: number;
+}
+
+export interface AliasRecord {
+  archiveId: string;
+  entityId: string;
+  alias: string;
+  aliasNorm: string;
+  validFrom: number;
+  validTo: number | null;
+}
+
+/** An entity event; `detail` is JSON text. */
+export interface EntityEventRecord {
+  id: number;
+  archiveId: string;
+  entityId: string;
+  op: string;
+  detail: string;
+  at: number;
+  recordedAt: number;
+}
+
+export interface SnapshotRecord {
+  archiveId: string;
+  seq: number;
+  r2Key: string;
+  bytes: number;
+  heads: number;
+  createdAt: number;
+}
+
+/** A webhook endpoint; `options` is JSON text ({branches?: string[]}). */
+export interface WebhookRecord {
+  archiveId: string;
+  name: string;
+  kind: string;
+  secret: string;
+  options: string;
+  createdAt: number;
+}
+
+/** A webhook delivery; `result` is JSON text (the apply counts) or null. */
+export interface DeliveryRecord {
+  archiveId: string;
+  webhook: string;
+  deliveryId: string;
+  kind: string;
+  event: string;
+  bodyKey: string;
+  bodySha: string;
+  status: string;
+  attempts: number;
+  result: string | null;
+  error: string | null;
+  receivedAt: number;
+  updatedAt: number;
+}
+
+/** A registered source; `state` and `lastCounts` are JSON text. */
+export interface SourceRecord {
+  archiveId: string;
+  id: string;
+  kind: string;
+  location: string;
+  query: string;
+  intervalMinutes: number;
+  paused: number;
+  createdAt: number;
+  nextRunAt: number;
+  lastRunAt: number | null;
+  lastChangeAt: number | null;
+  lastStatus: string | null;
+  lastError: string | null;
+  failures: number;
+  etag: string | null;
+  lastModified: string | null;
+  contentHash: string | null;
+  state: string;
+  lastCounts: string | null;
+}
+
+/** An ingest-log entry; `counts` is JSON text (the apply counts). */
+export interface LogRecord {
+  id: number;
+  archiveId: string;
+  origin: string;
+  ref: string;
+  status: string;
+  counts: string;
+  error: string | null;
+  at: number;
+  durationMs: number;
+}
+
+export interface PaperMatch {
+  /** Existing paper chunk the match points at. */
+  chunkId: string;
+  /** The key that matched: an entity id or a normalised alias. */
+  key: string;
+}
+
+export type EntityOperation =
+  | { op: "alias"; entity: string; alias: string; at: number }
+  | { op: "rename"; entity: string; newName: string; at: number }
+  | { op: "merge"; entity: string; into: string; at: number };
+
+// ------------------------------------------------------------------ ports
+
+/** Archives and their keys (only hashes of key secrets are stored). */
+export interface ArchiveStore {
+  createArchive(a: ArchiveRecord): Promise<Result<ArchiveRecord>>;
+  getArchive(id: string): Promise<ArchiveRecord | null>;
+  listArchives(): Promise<ArchiveRecord[]>;
+  createKey(k: KeyRecord & { keyHash: string }): Promise<void>;
+  listKeys(archiveId: string): Promise<KeyRecord[]>;
+  revokeKey(archiveId: string, keyId: string, at: number): Promise<boolean>;
+  findKeyByHash(keyHash: string): Promise<KeyRecord | null>;
+}
+
+/** Chunks and their versions: ingest plans land here atomically; reads by time and exact version. */
+export interface ChunkStore extends VersionReader {
+  loadExisting(archiveId: string, chunkIds: string[], entityIds: string[]): Promise<ExistingState>;
+  executePlan(
+    archiveId: string,
+    plan: IngestPlan,
+    now: number,
+    vectorIdOf: (chunk: string) => string,
+  ): Promise<Result<void>>;
+  chunkRow(archiveId: string, chunkId: string): Promise<ChunkRecord | null>;
+  deprecate(
+    archiveId: string,
+    chunkId: string,
+    by: string | null,
+    at: number,
+    reason: string,
+    now: number,
+  ): Promise<Result<{ version: number }>>;
+  chunkHistory(
+    archiveId: string,
+    chunkId: string,
+  ): Promise<{ chunk: ChunkRecord; versions: VersionRecord[]; edges: EdgeRecord[] } | null>;
+  chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>>;
+  counts(archiveId: string): Promise<{ chunks: number; versions: number; edges: number; entities: number }>;
+}
+
+/** Canonical entities: aliases, renames and merges, each from a time on. */
+export interface EntityStore {
+  entityRow(archiveId: string, entityId: string): Promise<EntityRecord | null>;
+  entityOp(
+    archiveId: string,
+    op: EntityOperation,
+    normAlias: (s: string) => string,
+    now: number,
+  ): Promise<Result<void>>;
+  entityHistory(
+    archiveId: string,
+    entityId: string,
+  ): Promise<{
+    entity: EntityRecord;
+    aliases: AliasRecord[];
+    events: EntityEventRecord[];
+    mentions: Array<{ chunk_id: string; version: number; valid_from: number; valid_to: number | null }>;
+  } | null>;
+}
+
+/** Agent sessions (short-term events) and the access log (recency). */
+export interface SessionLog extends SessionStore, AccessLog {
+  appendSession(
+    archiveId: string,
+    sessionId: string,
+    events: Array<{ role: string; text: string; tokens: number; at: number }>,
+  ): Promise<void>;
+  recent(archiveId: string, sessionId: string, asOf: number, limit: number): Promise<SessionEvent[]>;
+}
+
+/** The change log the capital chunk replays, and its snapshots. */
+export interface ChangeLog {
+  readLog(archiveId: string, afterSeq: number, limit: number): Promise<Array<{ seq: number; op: ChangeOp }>>;
+  latestSnapshot(archiveId: string): Promise<SnapshotRecord | null>;
+  recordSnapshot(row: SnapshotRecord): Promise<void>;
+  accessStats(
+    archiveId: string,
+  ): Promise<Array<{ chunk: string; last: number; count: number; channels: Record<string, number> }>>;
+}
+
+type DeliveryPatch = Partial<Pick<DeliveryRecord, "updatedAt" | "status" | "attempts" | "result" | "error">>;
+
+/** Webhook endpoints and their deliveries (the raw bodies are blobs). */
+export interface WebhookStore {
+  putWebhook(row: WebhookRecord): Promise<void>;
+  getWebhook(archiveId: string, name: string): Promise<WebhookRecord | null>;
+  listWebhooks(archiveId: string): Promise<Array<Omit<WebhookRecord, "secret">>>;
+  deleteWebhook(archiveId: string, name: string): Promise<boolean>;
+  getDelivery(archiveId: string, webhook: string, deliveryId: string): Promise<DeliveryRecord | null>;
+  insertDelivery(row: DeliveryRecord): Promise<boolean>;
+  updateDelivery(archiveId: string, webhook: string, deliveryId: string, patch: DeliveryPatch): Promise<void>;
+  deleteDelivery(archiveId: string, webhook: string, deliveryId: string): Promise<void>;
+  listDeliveries(
+    archiveId: string,
+    webhook: string,
+    status: string | undefined,
+    limit: number,
+  ): Promise<DeliveryRecord[]>;
+}
+
+/** Sources cron re-ingests, with their validators and status. */
+export interface SourceStore {
+  createSource(row: SourceRecord): Promise<boolean>;
+  getSource(archiveId: string, id: string): Promise<SourceRecord | null>;
+  listSources(archiveId: string): Promise<SourceRecord[]>;
+  updateSource(archiveId: string, id: string, patch: Partial<Omit<SourceRecord, "archiveId" | "id">>): Promise<void>;
+  deleteSource(archiveId: string, id: string): Promise<boolean>;
+  dueSources(now: number, limit: number): Promise<SourceRecord[]>;
+  claimSource(archiveId: string, id: string, seenNextRun: number, leaseUntil: number): Promise<boolean>;
+}
+
+/** The ingest log (webhook deliveries, source runs, file imports). */
+export interface IngestLogStore {
+  appendLog(row: Omit<LogRecord, "id">): Promise<void>;
+  listLog(archiveId: string, limit: number, before?: number): Promise<LogRecord[]>;
+}
+
+/** What the feed pipelines look up before applying a plan (dedup, links, unchanged records). */
+export interface WorldLookup {
+  chunksByIds(
+    archiveId: string,
+    ids: string[],
+  ): Promise<Map<string, { kind: string; latestVersion: number; deprecatedAt: number | null }>>;
+  chunkIdsWithPrefix(archiveId: string, prefix: string, limit: number): Promise<string[]>;
+  paperEntitiesByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]>;
+  papersByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]>;
+  liveEntities(archiveId: string, ids: string[]): Promise<Set<string>>;
+  versionsOf(
+    archiveId: string,
+    chunkId: string,
+  ): Promise<Array<{ version: number; source: string; artifactHash: string }>>;
+  latestHead(
+    archiveId: string,
+    chunkId: string,
+  ): Promise<{
+    contentChars: number;
+    entities: number;
+    edges: number;
+    synopsis: string;
+    validFrom: number;
+    source: string;
+  } | null>;
+  aliasNormsOf(archiveId: string, entityId: string): Promise<Set<string>>;
+  recordEntityEvent(archiveId: string, entityId: string, op: string, detail: unknown, at: number): Promise<void>;
+}
+
+/** Paged reads for exports and the archive-dump import. */
+export interface ExportReader {
+  countChunks(archiveId: string): Promise<number>;
+  chunkPage(archiveId: string, after: string | null, limit: number): Promise<ChunkRecord[]>;
+  chunksByIds(archiveId: string, ids: string[]): Promise<ChunkRecord[]>;
+  allVersions(archiveId: string, chunkIds: string[]): Promise<VersionRecord[]>;
+  shownVersions(
+    archiveId: string,
+    chunks: ChunkRecord[],
+    asOf: number | undefined,
+  ): Promise<Map<string, VersionRecord>>;
+  exactVersions(archiveId: string, wanted: Array<{ chunk: string; version: number }>): Promise<VersionRecord[]>;
+  entityPage(archiveId: string, after: string | null, limit: number): Promise<EntityRecord[]>;
+  entitiesByIds(archiveId: string, ids: string[]): Promise<EntityRecord[]>;
+  aliasesOf(archiveId: string, entityIds: string[]): Promise<AliasRecord[]>;
+  eventsOf(archiveId: string, entityIds: string[]): Promise<EntityEventRecord[]>;
+  deprecationEvents(archiveId: string): Promise<EntityEventRecord[]>;
+  edgePage(archiveId: string, afterId: number, limit: number, asOf?: number): Promise<EdgeRecord[]>;
+  aliasRowExists(archiveId: string, entityId: string, aliasNorm: string, validFrom: number): Promise<boolean>;
+  entityRow(archiveId: string, entityId: string): Promise<EntityRecord | null>;
+}
+
+/** Every store, as the composition root builds them. */
+export interface Stores {
+  archives: ArchiveStore;
+  chunks: ChunkStore;
+  entities: EntityStore;
+  sessions: SessionLog;
+  changes: ChangeLog;
+  webhooks: WebhookStore;
+  sources: SourceStore;
+  log: IngestLogStore;
+  world: WorldLookup;
+  exports: ExportReader;
+}
+
+/** Parse a JSON column written by the stores; `fallback` when the text is null or not JSON. */
+export function parseJson<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,131 @@
+/** Archives and their keys (admin key, except reading an archive). */
+import { z } from "@hono/zod-openapi";
+import * as S from "../../contract";
+import { body, failure, json } from "../common";
+import { errorResponse as err, errors } from "../docs";
+import { endpoint, resourceApp } from "../route";
+
+export const archivesRoutes = resourceApp();
+
+endpoint(
+  archivesRoutes,
+  "admin",
+  {
+    method: "post",
+    path: "/v1/archives",
+    tags: ["archives"],
+    summary: "Create an archive",
+    description:
+      "Admin key. Creates an archive (`id` optional: generated when absent; `params` overrides kernel parameters) and returns it with a read+write key whose secret is shown once and stored hashed.",
+    request: body(S.CreateArchive),
+    responses: {
+      201: json(S.ArchiveCreated, "Created, with the initial key"),
+      ...errors(400, 401, 403, 413),
+      409: err(409, "An archive with this id exists"),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.archives.create(c.req.valid("json"));
+    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  archivesRoutes,
+  "admin",
+  {
+    method: "get",
+    path: "/v1/archives",
+    tags: ["archives"],
+    summary: "List archives",
+    description: "Admin key. Every archive of the deployment, oldest first.",
+    responses: { 200: json(S.ArchiveList), ...errors(401, 403) },
+  },
+  async (c) => {
+    return c.json(await c.var.app.archives.list(), 200);
+  },
+);
+
+endpoint(
+  archivesRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}",
+    tags: ["archives"],
+    summary: "Archive metadata and statistics",
+    description:
+      "The archive, its storage counts (chunks, versions, edges, entities) and capital-chunk statistics (bytes per head, change-log sequence, last rebuild).",
+    request: { params: S.ArchiveParam },
+    responses: { 200: json(S.ArchiveInfo), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    return c.json(await c.var.app.archives.info(c.req.valid("param").archive), 200);
+  },
+);
+
+endpoint(
+  archivesRoutes,
+  "admin",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/keys",
+    tags: ["archives"],
+    summary: "Issue an archive key",
+    description:
+      "Admin key. A key for this archive with scopes `read` and/or `write`; the secret is shown once and only its SHA-256 is stored.",
+    request: { params: S.ArchiveParam, ...body(S.CreateKey) },
+    responses: { 201: json(S.KeyIssued, "Created"), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    const key = await c.var.app.archives.issueKey(c.req.valid("param").archive, c.req.valid("json"));
+    return c.json(key, 201);
+  },
+);
+
+endpoint(
+  archivesRoutes,
+  "admin",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/keys",
+    tags: ["archives"],
+    summary: "List keys",
+    description: "Admin key. The archive's keys, revoked ones included; never their secrets.",
+    request: { params: S.ArchiveParam },
+    responses: { 200: json(S.KeyList), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    return c.json(await c.var.app.archives.listKeys(c.req.valid("param").archive), 200);
+  },
+);
+
+endpoint(
+  archivesRoutes,
+  "admin",
+  {
+    method: "delete",
+    path: "/v1/archives/{archive}/keys/{key}",
+    tags: ["archives"],
+    summary: "Revoke a key",
+    description: "Admin key. The key stops working at once; revoking it again is a 404.",
+    request: {
+      params: S.ArchiveParam.extend({
+        key: z
+          .string()
+          .regex(/^k_[0-9a-f]{4,64}$/)
+          .openapi({ param: { name: "key", in: "path" }, example: "k_9f8e7d6c5b4a3928" }),
+      }),
+    },
+    responses: {
+      200: json(S.KeyRevoked),
+      ...errors(400, 401, 403),
+      404: err(404, "No such archive, or no active key with this id"),
+    },
+  },
+  async (c) => {
+    const { archive, key } = c.req.valid("param");
+    const res = await c.var.app.archives.revokeKey(archive, key);
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);

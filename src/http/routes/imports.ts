@@ -1,0 +1,44 @@
+/** File imports. */
+import * as S from "../../contract";
+import { failure, json } from "../common";
+import { errorResponse as err, errors } from "../docs";
+import { endpoint, resourceApp } from "../route";
+
+export const importsRoutes = resourceApp();
+
+endpoint(
+  importsRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/import",
+    tags: ["ingest"],
+    summary: "Import a file",
+    description:
+      "The file is the raw body, parsed as the `format` parameter says (see its values). Papers are deduplicated by DOI / arXiv id, then title; records that fail are listed in `failures` (the rest is stored). At most 2,000 records per request.",
+    request: {
+      params: S.ArchiveParam,
+      query: S.ImportQuery,
+      body: {
+        description: "The file, any content type (read as UTF-8 text)",
+        content: {
+          "text/plain": {
+            schema: { type: "string" },
+            example:
+              "@article{gutierrez2024hipporag,\n  title = {HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models},\n  eprint = {2405.14831},\n  archivePrefix = {arXiv},\n  year = {2024}\n}\n",
+          },
+        },
+      },
+    },
+    responses: {
+      200: json(S.ImportResult),
+      ...errors(401, 403, 404),
+      400: err(400, "Invalid query, empty body, or no records of this format in it"),
+      413: err(413, "Body over 32 MiB or more than 2,000 records"),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.imports.file(c.req.valid("param").archive, c.req.valid("query"), await c.req.text());
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);

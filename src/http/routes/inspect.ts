@@ -1,0 +1,72 @@
+/** A chunk's or entity's history, a chunk's neighbour table, resolving a mention. */
+import * as S from "../../contract";
+import { failure, json } from "../common";
+import { errorResponse as err, errors } from "../docs";
+import { endpoint, resourceApp } from "../route";
+
+export const inspectRoutes = resourceApp();
+
+endpoint(
+  inspectRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/history",
+    tags: ["lifecycle"],
+    summary: "Chunk or entity history",
+    description:
+      "Give exactly one of `chunk` (versions, deprecation, edges) or `entity` (aliases, renames, merges, mentions). Rows are as stored: times in epoch ms.",
+    request: { params: S.ArchiveParam, query: S.HistoryQuery },
+    responses: {
+      200: json(S.History),
+      ...errors(401, 403),
+      400: err(400, "Invalid input, or not exactly one of chunk and entity"),
+      404: err(404, "No such archive, chunk or entity"),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.memory.history(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  inspectRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/neighbours",
+    tags: ["query"],
+    summary: "A chunk's neighbour table",
+    description:
+      "The chunk's head (latest version, validity, access counts) and its bounded neighbour table valid at `as_of` (default: now), heaviest first.",
+    request: { params: S.ArchiveParam, query: S.ChunkQuery },
+    responses: {
+      200: json(S.Neighbours),
+      ...errors(400, 401, 403),
+      404: err(404, "No such archive or chunk"),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.memory.neighbours(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  inspectRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/resolve",
+    tags: ["query"],
+    summary: "Resolve a mention to an entity",
+    description:
+      "The canonical entity a mention (name or alias) denotes as of `as_of` (default: now), following renames and merges; `resolved` is null when none does.",
+    request: { params: S.ArchiveParam, query: S.ResolveQuery },
+    responses: { 200: json(S.Resolved), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    return c.json(await c.var.app.memory.resolve(c.req.valid("param").archive, c.req.valid("query")), 200);
+  },
+);

@@ -1,0 +1,106 @@
+/** Route, expand, context and verify; session events for /context. */
+import * as S from "../../contract";
+import { body, failure, json } from "../common";
+import { errors } from "../docs";
+import { endpoint, resourceApp } from "../route";
+
+export const queryRoutes = resourceApp();
+
+endpoint(
+  queryRoutes,
+  "read",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/route",
+    tags: ["query"],
+    summary: "Route a query",
+    description:
+      "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and a trace with per-phase timings. With `session_id`, the chunks that session accessed (at or before `as_of`, at most 64) seed recency and this request's selections are logged under it; without it nothing seeds recency, so the ranking depends only on the archive, the query and `as_of`.",
+    request: { params: S.ArchiveParam, ...body(S.RouteBody) },
+    responses: { 200: json(S.RouteResponse), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    return c.json(await c.var.app.query.route(c.req.valid("param").archive, c.req.valid("json")), 200);
+  },
+);
+
+endpoint(
+  queryRoutes,
+  "read",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/expand",
+    tags: ["query"],
+    summary: "Evidence cards for chunks",
+    description:
+      "Distils evidence cards for the given chunks: the version valid at `as_of` (default: now), or an exact `version`, within `budget_tokens`. Chunks that do not fit or do not exist are listed in `skipped`. With `session_id`, the returned cards count as that session's accesses (recency seeds of its later routes).",
+    request: { params: S.ArchiveParam, ...body(S.ExpandBody) },
+    responses: { 200: json(S.ExpandResponse), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    return c.json(await c.var.app.query.expand(c.req.valid("param").archive, c.req.valid("json")), 200);
+  },
+);
+
+endpoint(
+  queryRoutes,
+  "read",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/context",
+    tags: ["query"],
+    summary: "Assemble context within a token budget",
+    description:
+      "route -> expand -> distill within `budget_tokens`; with `session_id`, the session's recent events take up to `short_term_share` of the budget first, and the chunks the session accessed seed recency.",
+    request: { params: S.ArchiveParam, ...body(S.ContextBody) },
+    responses: { 200: json(S.ContextResponse), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    return c.json(await c.var.app.query.context(c.req.valid("param").archive, c.req.valid("json")), 200);
+  },
+);
+
+endpoint(
+  queryRoutes,
+  "read",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/verify",
+    tags: ["query"],
+    summary: "Verify anchored spans",
+    description:
+      "Re-checks anchors: is each snippet exactly the text at [start, end) of that version? Reasons: `ok`, `snippet_mismatch` (with the stored text), `version_not_found`, `span_out_of_range`.",
+    request: { params: S.ArchiveParam, ...body(S.VerifyBody) },
+    responses: { 200: json(S.VerifyResponse), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    return c.json(await c.var.app.query.verify(c.req.valid("param").archive, c.req.valid("json")), 200);
+  },
+);
+
+endpoint(
+  queryRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/sessions/{session}/events",
+    tags: ["query"],
+    summary: "Append session events",
+    description: "Short-term events of an agent session; /context counts them against its budget.",
+    request: {
+      params: S.ArchiveParam.extend({
+        session: S.ArchiveParam.shape.archive.openapi({
+          param: { name: "session", in: "path" },
+          example: "s-2025-01-10",
+        }),
+      }),
+      ...body(S.SessionEventsBody),
+    },
+    responses: { 200: json(S.SessionAppended), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    const { archive, session } = c.req.valid("param");
+    const res = await c.var.app.query.appendSession(archive, session, c.req.valid("json"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
