@@ -3,12 +3,16 @@
  * entities, sessions and access, the change log), WorldStore (webhooks, sources, the ingest log, the
  * feed lookups) and ExportStore (paged export reads), all over one database.
  */
+import { drizzle } from "drizzle-orm/d1";
 import type { Stores } from "../../core/ports";
 import { ExportStore } from "./export-store";
+import * as schema from "./schema";
 import { D1Store } from "./store";
 import { WorldStore } from "./world-store";
 
-export function d1Stores(db: D1Database): Stores {
+/** Every store over one D1 binding, sharing one drizzle instance (built once per isolate). */
+export function d1Stores(d1: D1Database): Stores {
+  const db = drizzle(d1, { schema });
   const core = new D1Store(db);
   const world = new WorldStore(db);
   return {
@@ -21,6 +25,6 @@ export function d1Stores(db: D1Database): Stores {
     sources: world,
     log: world,
     world,
-    exports: ExportStore.of(db),
+    exports: new ExportStore(db),
   };
 }

@@ -38,8 +38,9 @@ type Stmt = BatchItem<"sqlite">;
 export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLog, ChangeLog {
   readonly db: Db;
 
-  constructor(d1: D1Database) {
-    this.db = drizzle(d1, { schema: s });
+  /** Over a D1 binding, or over a drizzle instance shared with the other D1 adapters. */
+  constructor(d1: D1Database | Db) {
+    this.db = "batch" in d1 && "query" in d1 && "$client" in d1 ? d1 : drizzle(d1 as D1Database, { schema: s });
   }
 
   // ------------------------------------------------------------------ archives and keys
