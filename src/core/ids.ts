@@ -18,6 +18,7 @@ export function slug(s: string): string {
 }
 
 const DOI_RE = /\b(10\.\d{4,9}\/[^\s"'<>]+)/i;
+const TRAILING_DOI_PUNCT = new Set([".", ",", ";", ":", ")", "]"]);
 // New-style (2007+) ids: YYMM.NNNN(N), optional vN. Old-style: archive(.subject)/YYMMNNN.
 const ARXIV_NEW_RE = /^(\d{4}\.\d{4,5})(v\d+)?$/i;
 const ARXIV_OLD_RE = /^([a-z-]+(?:\.[a-z]{2})?\/\d{7})(v\d+)?$/i;
@@ -30,8 +31,11 @@ function stripDoi(raw: string): string | null {
     .replace(/^https?:\/\/(dx\.)?doi\.org\//i, "");
   const m = DOI_RE.exec(s);
   if (!m?.[1]) return null;
-  // Trailing sentence punctuation is never part of a DOI in running text.
-  return m[1].replace(/[.,;:)\]]+$/, "").toLowerCase();
+  // Trailing sentence punctuation is never part of a DOI in running text (a backwards scan: the
+  // regex /[.,;:)\]]+$/ retries from every dot of a long run, quadratic on "10.1/" + "." x n + "a").
+  let end = m[1].length;
+  while (end > 0 && TRAILING_DOI_PUNCT.has(m[1][end - 1] as string)) end--;
+  return m[1].slice(0, end).toLowerCase();
 }
 
 function stripArxiv(raw: string): { id: string; version: number | null } | null {

@@ -68,6 +68,22 @@ function readFrontMatter(text: string): FrontMatter | { error: string; line: num
 }
 
 /** ATX headings outside fenced code blocks, with exact offsets. */
+
+/**
+ * A heading's optional closing sequence (CommonMark: spaces, then #s, then spaces) removed, in one
+ * backwards scan; the regex /(?:^|[ \t]+)#+[ \t]*$/ retried from every space of a long run.
+ */
+function stripClosingHashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+  let hashes = end;
+  while (hashes > 0 && text[hashes - 1] === "#") hashes--;
+  if (hashes === end) return text.slice(0, end);
+  if (hashes === 0) return "";
+  if (text[hashes - 1] !== " " && text[hashes - 1] !== "\t") return text.slice(0, end);
+  return text.slice(0, hashes);
+}
+
 function scanHeadings(text: string, from: number): Heading[] {
   const out: Heading[] = [];
   let fence: { char: string; len: number } | null = null;
@@ -85,7 +101,7 @@ function scanHeadings(text: string, from: number): Heading[] {
     } else {
       const h = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/.exec(line);
       if (h?.[1]) {
-        const t = (h[2] ?? "").replace(/(?:^|[ \t]+)#+[ \t]*$/, "").trim();
+        const t = stripClosingHashes(h[2] ?? "").trim();
         out.push({ level: h[1].length, text: t, start: pos, bodyStart: next });
       }
     }

@@ -20,10 +20,10 @@ function cleanReference(raw: string): string {
   return oneLine(
     raw
       .replace(/^\s*(?:[-*+]|\d+[.)]|\[\d+\])\s+/, "")
-      .replace(/!?\[([^\]]*)\]\(([^)\s]*)\)/g, "$1 $2")
+      .replace(/!?\[([^\]]{0,500})\]\(([^)\s]{0,500})\)/g, "$1 $2")
       .replace(/``|''/g, '"')
       .replace(/(\*\*|__|\*|`)/g, "")
-      .replace(/(^|\s)_([^_]+)_(?=\s|[.,;:]|$)/g, "$1$2")
+      .replace(/(^|\s)_([^_]{1,500})_(?=\s|[.,;:]|$)/g, "$1$2")
       .replace(/~/g, " "),
   );
 }
@@ -47,7 +47,11 @@ function segments(s: string): string[] {
     const next = s[i + 1];
     if (next !== undefined && next !== " ") continue;
     if (c === ".") {
-      const word = /(\S+)$/.exec(s.slice(start, i))?.[1] ?? "";
+      // The word before the period, scanned back to a space (linear; a regex over s.slice(start, i)
+      // re-read every initial of "A. A. A. …" at each period).
+      let w = i;
+      while (w > start && !/\s/.test(s[w - 1] as string)) w--;
+      const word = s.slice(w, i);
       if (INITIAL.test(word)) {
         if (!surnameFirst || AUTHOR_CONTINUES.test(s.slice(i + 1, i + 6))) continue;
       } else if (ABBREV.test(word)) continue;
@@ -62,11 +66,17 @@ function segments(s: string): string[] {
   return out;
 }
 
+const MAX_TITLE_SCAN = 600;
+/** Physics-style author lists are matched in the first characters only (they open the entry). */
+const AUTHORS_SCAN = 400;
+
 const YEAR_SEG = /^\(?[12]\d{3}[a-z]?\)?[.,:]?$/;
 const ENDS_WITH_YEAR = /\(([12]\d{3})[a-z]?\)$/;
 
 function plausibleTitle(s: string | undefined): string | null {
   if (!s) return null;
+  // A title is short; longer segments are not titles, and are never scanned by the regexes below.
+  if (s.length > MAX_TITLE_SCAN) return null;
   const t = s.replace(/^[\s,;:]+|[\s,;:]+$/g, "");
   // At least two words and 10 characters; venue/locator segments are not titles.
   if (t.length < 10 || !/\p{L}{3,}.*\s.*\p{L}{3,}/u.test(t)) return null;
@@ -106,7 +116,7 @@ function looksLikeAuthors(s: string): boolean {
 export function parseReference(raw: string): ParsedReference {
   const text = cleanReference(raw);
   const ids = findIdentifiers(text).map((x) => x.id);
-  const quoted = /["“”]([^"“”]{8,}?)[,.]?["“”]/.exec(text)?.[1];
+  const quoted = /["“”]([^"“”]{8,600}?)[,.]?["“”]/.exec(text)?.[1];
   let title = plausibleTitle(quoted);
   if (!title) {
     const segs = segments(text);
@@ -116,7 +126,7 @@ export function parseReference(raw: string): ParsedReference {
     else if (segs[0] && segs.length >= 2 && looksLikeAuthors(segs[0])) title = plausibleTitle(segs[1]);
   }
   if (!title) {
-    const authors = COMMA_AUTHORS.exec(text);
+    const authors = COMMA_AUTHORS.exec(text.slice(0, AUTHORS_SCAN));
     if (authors) title = plausibleTitle(text.slice(authors[0].length).split(COMMA_TITLE_END)[0]?.replace(/\.$/, ""));
   }
   return { ids, title: title ? clip(title, LIMITS.title) : null, text };
