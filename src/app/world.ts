@@ -126,6 +126,13 @@ export function sourceUseCases(d: AppDeps) {
     get,
     /** Pause, resume, change the interval or the query (a new query forgets the validators). */
     async patch(archive: string, id: string, b: In<typeof S.PatchSource>) {
+      if (b.paused === undefined && b.interval_minutes === undefined && b.query === undefined)
+        return fail(
+          "validation",
+          "nothing to change",
+          "body",
+          'give at least one of paused, interval_minutes, query, e.g. {"paused": true}',
+        );
       const row = await find(archive, id);
       if (!row.ok) return row;
       if (b.query !== undefined) {

@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
 import { RELATION_LIMITS } from "../core/relations";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, ENTITY_TYPES } from "../core/types";
-import { Time, toMs } from "./common";
+import { MAX_ID, Time, toMs } from "./common";
 
 export const EntityInputSchema = z.object({
   type: z.enum(ENTITY_TYPES),
@@ -121,7 +121,7 @@ export const DeprecateBody = z
 
 export const AliasBody = z
   .object({
-    entity: z.string().min(1),
+    entity: z.string().min(1).max(MAX_ID),
     alias: z.string().min(1).max(300),
     at: Time.optional(),
   })
@@ -129,14 +129,14 @@ export const AliasBody = z
 
 export const RenameBody = z
   .object({
-    entity: z.string().min(1),
+    entity: z.string().min(1).max(MAX_ID),
     new_name: z.string().min(1).max(300),
     at: Time.optional(),
   })
   .openapi("Rename", { example: { entity: "method:hipporag", new_name: "HippoRAG 2", at: "2025-02-20" } });
 
 export const MergeBody = z
-  .object({ entity: z.string().min(1), into: z.string().min(1), at: Time.optional() })
+  .object({ entity: z.string().min(1).max(MAX_ID), into: z.string().min(1).max(MAX_ID), at: Time.optional() })
   .openapi("Merge", { example: { entity: "method:hippo-rag", into: "method:hipporag", at: "2024-07-01" } });
 
 /** The wire artifact (ISO times) -> the core's ArtifactInput (epoch ms). */

@@ -50,6 +50,9 @@ export const ArchiveParam = z.object({
 });
 
 /** Response bodies are documented loosely where they are large traces; the card schema is strict. */
+/** Chunk and entity ids: the ingest schema caps artifact ids at 512 characters, so no stored id is longer. */
+export const MAX_ID = 512;
+
 export const AnyObject = z.record(z.string(), z.unknown());
 
 /** ISO time -> epoch ms (the schemas already checked the format). */

@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
-import { MS0, Time } from "./common";
+import { MAX_ID, MS0, Time } from "./common";
 
 const SessionId = z.string().min(1).max(200).openapi({
   description:
@@ -134,6 +134,7 @@ export const ChunkQuery = z.object({
   chunk: z
     .string()
     .min(1)
+    .max(MAX_ID)
     .openapi({ param: { name: "chunk", in: "query" } }),
   as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
 });
@@ -142,11 +143,13 @@ export const HistoryQuery = z.object({
   chunk: z
     .string()
     .min(1)
+    .max(MAX_ID)
     .optional()
     .openapi({ param: { name: "chunk", in: "query" } }),
   entity: z
     .string()
     .min(1)
+    .max(MAX_ID)
     .optional()
     .openapi({ param: { name: "entity", in: "query" } }),
 });

@@ -292,6 +292,24 @@ export interface PreparedBatch {
 }
 
 /** Validate and normalise a batch (no I/O). Fails on the first invalid artifact, naming its field. */
+/** Offset of the first unpaired UTF-16 surrogate, or -1 (one pass). */
+export function loneSurrogateAt(s: string | undefined): number {
+  if (s === undefined) return -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    return i;
+  }
+  return -1;
+}
+
 export function prepareBatch(batch: ArtifactInput[]): Result<PreparedBatch> {
   if (batch.length > INGEST_LIMITS.maxArtifacts)
     return fail(
@@ -313,6 +331,16 @@ export function prepareBatch(batch: ArtifactInput[]): Result<PreparedBatch> {
         "send one artifact per id per batch; send revisions in a later batch",
       );
     seenIds.set(a.id, i);
+    for (const field of ["id", "title", "content", "synopsis"] as const) {
+      const bad = loneSurrogateAt(a[field]);
+      if (bad >= 0)
+        return fail(
+          "validation",
+          `${field} holds a lone UTF-16 surrogate at offset ${bad}; it cannot be stored exactly (UTF-8 would turn it into U+FFFD and the content hash would no longer match)`,
+          `artifacts.${i}.${field}`,
+          "send well-formed text: pair the surrogate or remove it",
+        );
+    }
     const n = normalise(a, i);
     if (!n.ok) return n;
     items.push(n.value);

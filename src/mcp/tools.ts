@@ -196,11 +196,13 @@ const HistoryIn = z
     chunk: z
       .string()
       .min(1)
+      .max(S.MAX_ID)
       .optional()
       .describe("A chunk id: its versions, deprecation and edges. Give this or entity."),
     entity: z
       .string()
       .min(1)
+      .max(S.MAX_ID)
       .optional()
       .describe(
         "A canonical entity id (e.g. method:hipporag, arxiv:2405.14831; `resolve` finds it from a name): its aliases, renames, merges and the chunk versions mentioning it.",

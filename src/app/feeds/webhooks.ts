@@ -81,6 +81,17 @@ function branchesOf(row: WebhookRecord): string[] | null {
   return o.branches?.length ? o.branches : null;
 }
 
+/** The delivery headers the receiver reads; each is at most MAX_HEADER_CHARS long (ids, hex digests, seconds). */
+export const SIGNED_HEADERS = [
+  "X-PaperGuru-Signature",
+  "X-PaperGuru-Timestamp",
+  "X-PaperGuru-Delivery",
+  "X-Hub-Signature-256",
+  "X-GitHub-Delivery",
+  "X-GitHub-Event",
+] as const;
+export const MAX_HEADER_CHARS = 200;
+
 /** Verify and accept one delivery. Nothing is stored unless it is authentic, fresh, new and well-formed. */
 export async function receiveWebhook(
   deps: FeedDeps,
@@ -97,6 +108,11 @@ export async function receiveWebhook(
       "name",
       `create it with PUT /v1/archives/${archiveId}/webhooks/${name}`,
     );
+  for (const h of SIGNED_HEADERS) {
+    const v = headers.get(h);
+    if (v !== null && v.length > MAX_HEADER_CHARS)
+      return fail("validation", `${h} is longer than ${MAX_HEADER_CHARS} characters`, h);
+  }
   const now = deps.apply.now();
   let deliveryId: string | null;
   let event: string;

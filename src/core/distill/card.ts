@@ -16,11 +16,12 @@ export const MAX_ANCHORS = 5;
  * /verify anchor may quote anything, since answering `snippet_mismatch` is verify's job.
  */
 export const anchorFields = {
-  artifact_id: z.string().min(1),
+  artifact_id: z.string().min(1).max(512),
   version: z.number().int().min(1),
   start: z.number().int().min(0),
   end: z.number().int().min(1),
-  snippet: z.string(),
+  // A quoted span; 200,000 characters is far past any card's snippet (at most 300).
+  snippet: z.string().max(200_000),
 };
 
 export const anchorSchema = z

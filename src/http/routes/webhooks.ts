@@ -19,7 +19,7 @@ const WEBHOOK_HEADERS = [
   in: "header" as const,
   required: false,
   description: description as string,
-  schema: { type: "string" as const },
+  schema: { type: "string" as const, maxLength: 200 },
 }));
 
 endpoint(
