@@ -19,6 +19,8 @@ export interface Config {
   adminKey: string | null;
   githubToken: string | null;
   contactEmail: string | null;
+  /** Hosts outbound fetches may reach although not public (local development only). */
+  allowHosts: string[];
 }
 
 /** The vars and the bindings the choices depend on (names as in wrangler.toml). */
@@ -29,6 +31,7 @@ export interface ConfigInput {
   ADMIN_KEY?: string | undefined;
   GITHUB_TOKEN?: string | undefined;
   CONTACT_EMAIL?: string | undefined;
+  OUTBOUND_ALLOW_HOSTS?: string | undefined;
   AI?: unknown;
   VECTORS?: unknown;
 }
@@ -57,6 +60,10 @@ export function readConfig(env: ConfigInput): Config {
     adminKey: optional(env.ADMIN_KEY),
     githubToken: optional(env.GITHUB_TOKEN),
     contactEmail: optional(env.CONTACT_EMAIL),
+    allowHosts: (env.OUTBOUND_ALLOW_HOSTS ?? "")
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
   };
   if (config.embedder === "workers-ai" && !env.AI)
     throw new ConfigError("EMBEDDER=workers-ai needs the AI binding (declared in env.production of wrangler.toml)");

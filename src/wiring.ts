@@ -27,6 +27,8 @@ export interface Env extends Cloudflare.Env {
   GITHUB_TOKEN?: string;
   /** Optional: contact address sent as mailto= to OpenAlex and Crossref (their polite pools). */
   CONTACT_EMAIL?: string;
+  /** Optional, local development only: comma-separated non-public hosts sources may fetch (e.g. localhost). */
+  OUTBOUND_ALLOW_HOSTS?: string;
 }
 
 /**
@@ -74,6 +76,7 @@ export function wire(env: Env): UseCases {
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       githubToken: config.githubToken,
       contactEmail: config.contactEmail,
+      allowHosts: config.allowHosts,
     },
     adminKey: config.adminKey,
     clock,

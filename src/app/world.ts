@@ -136,11 +136,10 @@ export function sourceUseCases(d: AppDeps) {
       const row = await find(archive, id);
       if (!row.ok) return row;
       if (b.query !== undefined) {
-        const spec = validateSourceSpec({
-          kind: row.value.kind as SourceKind,
-          location: row.value.location,
-          query: b.query,
-        });
+        const spec = validateSourceSpec(
+          { kind: row.value.kind as SourceKind, location: row.value.location, query: b.query },
+          { allowHosts: d.feeds.allowHosts },
+        );
         if (!spec.ok) return spec;
       }
       await world.updateSource(archive, id, {

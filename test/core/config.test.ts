@@ -15,7 +15,12 @@ describe("configuration", () => {
       adminKey: "k",
       githubToken: null,
       contactEmail: null,
+      allowHosts: [],
     });
+    expect(readConfig({ OUTBOUND_ALLOW_HOSTS: " localhost, 127.0.0.1 ," }).allowHosts).toEqual([
+      "localhost",
+      "127.0.0.1",
+    ]);
   });
 
   it("names the variable, the bad value and the allowed values instead of falling back", () => {

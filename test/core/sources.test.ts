@@ -79,12 +79,18 @@ describe("source specs and rate limits", () => {
       spec("crossref", "query.bibliographic=hipporag&filter=from-update-date:2024-01-01"),
       spec("crossref", "10.7717/peerj.4375"),
       spec("url", "", "https://example.org/notes.md"),
-      spec("url", "", "http://localhost:8080/feed.json"),
       spec("github", "", "octocat/hello-world"),
       spec("github", "", "octocat/hello-world/docs/guide@v1.2"),
     ])
       expect(validateSourceSpec(s).ok, JSON.stringify(s)).toBe(true);
     expect(value(validateSourceSpec(spec("arxiv", "  cat:cs.CL  ", " ")))).toEqual(spec("arxiv", "cat:cs.CL", ""));
+    // Local hosts only through the deployment's allow-list (local development).
+    const local = spec("url", "", "http://localhost:8080/feed.json");
+    expect(validateSourceSpec(local).ok).toBe(false);
+    expect(validateSourceSpec(local, { allowHosts: ["localhost"] }).ok).toBe(true);
+    for (const location of ["https://169.254.169.254/latest/meta-data/", "https://10.0.0.1/x", "https://a.nip.io/x"])
+      expect(failure(validateSourceSpec(spec("url", "", location))).field).toBe("location");
+    expect(failure(validateSourceSpec(spec("openalex", "memory", "https://192.168.0.5"))).field).toBe("location");
   });
 
   it("names the bad field with a hint", () => {

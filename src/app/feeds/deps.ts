@@ -35,4 +35,6 @@ export interface FeedDeps {
   githubToken: string | null;
   /** Contact address for the OpenAlex and Crossref polite pools (mailto=). */
   contactEmail: string | null;
+  /** Hosts outbound requests may reach although they are not public (OUTBOUND_ALLOW_HOSTS; local development). */
+  allowHosts: readonly string[];
 }

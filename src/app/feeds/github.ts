@@ -5,6 +5,7 @@
  * has a subrequest budget (1,000 on paid plans) and GitHub allows 60 unauthenticated requests/hour.
  */
 import type { ImportPlan } from "../../core/formats/types";
+import { urlRefusal } from "../../core/net";
 import {
   codeArtifacts,
   commitRequest,
@@ -17,6 +18,7 @@ import {
   removedDeprecations,
   treeRequest,
 } from "../../core/sources/github";
+import { ARXIV_HTTP_HOSTS } from "../../core/sources/types";
 import type { FeedDeps } from "./deps";
 
 /** Files fetched per push delivery or per source run; the rest is reported and picked up next run. */
@@ -32,6 +34,8 @@ function fileBudget(deps: Pick<FeedDeps, "githubToken">): number {
 }
 /** A fetch that takes longer than this is a failure (retried later), not a stuck invocation. */
 const FETCH_TIMEOUT_MS = 20_000;
+/** One repository file at most (the ingest caps content at 2 MiB of text). */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 export class HttpError extends Error {
   constructor(
@@ -43,11 +47,72 @@ export class HttpError extends Error {
   }
 }
 
+/** Redirects followed per fetch; each hop is checked like the first URL. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * Fetch a request the importers built, only from public hosts (core/net.ts; OUTBOUND_ALLOW_HOSTS
+ * for local development): redirects are followed by hand so every hop is checked, and a refused
+ * hop is an HttpError before anything is sent to it.
+ */
 export async function fetchSpec(
-  deps: Pick<FeedDeps, "http">,
+  deps: Pick<FeedDeps, "http" | "allowHosts">,
   spec: { url: string; headers: Record<string, string> },
 ): Promise<Response> {
-  return deps.http(new Request(spec.url, { headers: spec.headers, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }));
+  let url = spec.url;
+  for (let hop = 0; ; hop++) {
+    const refused = urlRefusal(url, { allowHosts: deps.allowHosts, allowHttpHosts: ARXIV_HTTP_HOSTS });
+    if (refused) {
+      let host = url.slice(0, 100);
+      try {
+        host = new URL(url).host;
+      } catch {
+        // not a URL: the refusal says so
+      }
+      throw new HttpError(400, `refused to fetch ${hop ? "the redirect target" : "the URL"} on ${host}: it ${refused}`);
+    }
+    const res = await deps.http(
+      new Request(url, { headers: spec.headers, redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }),
+    );
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
+    if (!location) return res;
+    if (hop >= MAX_REDIRECTS) throw new HttpError(508, `more than ${MAX_REDIRECTS} redirects`);
+    await res.body?.cancel();
+    url = new URL(location, url).toString();
+  }
+}
+
+/**
+ * A response body as text, at most `max` bytes however it is sent (Content-Length or chunked): the
+ * stream is read and cancelled at the cap, never buffered whole.
+ */
+export async function readCapped(res: Response, max: number): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? "0");
+  if (declared > max) {
+    await res.body?.cancel();
+    throw new HttpError(413, `response of ${declared} bytes is over ${max}`);
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw new HttpError(413, `response is over ${max} bytes`);
+    }
+    parts.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.byteLength;
+  }
+  return new TextDecoder().decode(all);
 }
 
 /** Seconds to wait before asking again: Retry-After, or GitHub's exhausted-quota reset time. */
@@ -66,9 +131,13 @@ export function retryAfter(res: Response, nowMs = Date.now()): number | null {
   return null;
 }
 
+/**
+ * The failure of an upstream response: its status only. The body is not read into the message: it
+ * is stored as the source's last_error, readable with a read-only key, and may hold anything.
+ */
 export async function httpFailure(res: Response, what: string): Promise<HttpError> {
-  const text = (await res.text().catch(() => "")).slice(0, 300);
-  return new HttpError(res.status, `${what}: HTTP ${res.status} ${text}`.trim(), retryAfter(res));
+  await res.body?.cancel().catch(() => undefined);
+  return new HttpError(res.status, `${what}: HTTP ${res.status} ${res.statusText}`.trim(), retryAfter(res));
 }
 
 /** Fetch file contents at a commit; 404s (deleted or renamed since) are reported, not fatal. */
@@ -89,7 +158,7 @@ async function fetchFiles(
       continue;
     }
     if (!res.ok) throw await httpFailure(res, `GitHub contents ${repo}/${path}`);
-    files.push({ path, content: await res.text(), commit: sha, at });
+    files.push({ path, content: await readCapped(res, MAX_FILE_BYTES), commit: sha, at });
   }
   for (const path of paths.slice(budget))
     plan.skipped.push({

@@ -25,7 +25,7 @@ import {
 } from "../../core/sources/types";
 import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
 import type { FeedDeps } from "./deps";
-import { fetchSpec, githubRepoPlan, HttpError, httpFailure, type RepoSyncState } from "./github";
+import { fetchSpec, githubRepoPlan, HttpError, httpFailure, type RepoSyncState, readCapped } from "./github";
 import { feedPlan } from "./webhooks";
 
 /** Sources run per cron tick: 10 arXiv sources at 3 s spacing fit in 30 s of wall time. */
@@ -68,7 +68,10 @@ export function sourceView(r: SourceRecord) {
 }
 
 export async function createSource(deps: FeedDeps, archiveId: string, input: SourceInput) {
-  const spec = validateSourceSpec({ kind: input.kind, location: input.location, query: input.query });
+  const spec = validateSourceSpec(
+    { kind: input.kind, location: input.location, query: input.query },
+    { allowHosts: deps.allowHosts },
+  );
   if (!spec.ok) return spec;
   if (spec.value.kind === "github") {
     const loc = parseRepoLocation(spec.value.location);
@@ -189,9 +192,7 @@ export async function runSource(deps: FeedDeps, row: SourceRecord): Promise<RunR
       if (res.status === 304) result = { status: "not_modified", counts: zeroCounts(), error: null };
       else if (!res.ok) throw await httpFailure(res, `${row.kind} ${row.location || "(default API)"}`);
       else {
-        const len = Number(res.headers.get("content-length") ?? "0");
-        if (len > MAX_BODY_BYTES) throw new HttpError(413, `response of ${len} bytes is over ${MAX_BODY_BYTES}`);
-        const body = await res.text();
+        const body = await readCapped(res, MAX_BODY_BYTES);
         const hash = await sha256Hex(body);
         patch.etag = res.headers.get("etag");
         patch.lastModified = res.headers.get("last-modified");

@@ -8,6 +8,7 @@ import { synopsisOf } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import { canonicalPaperId } from "../ids";
 import type { ArtifactInput } from "../ingest";
+import { urlRefusal } from "../net";
 
 /** The kinds of source cron can re-ingest: the one list the schemas, the CLI and validation use. */
 export const SOURCE_KINDS = ["arxiv", "openalex", "crossref", "github", "url"] as const;
@@ -113,23 +114,8 @@ export function queryPairs(query: string): Array<[string, string]> | null {
   return out;
 }
 
-function isLocalHost(host: string): boolean {
-  return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host.endsWith(".localhost");
-}
-
-/** https, or http only for localhost (tests, local mirrors) and, for arXiv, its documented http endpoint. */
-function checkUrl(raw: string, allowHttpHosts: string[] = []): string | null {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return "is not an absolute URL";
-  }
-  if (u.username || u.password) return "must not embed credentials";
-  if (u.protocol === "https:") return null;
-  if (u.protocol === "http:" && (isLocalHost(u.hostname) || allowHttpHosts.includes(u.hostname))) return null;
-  return `uses ${u.protocol} (only https, or http://localhost, is fetched)`;
-}
+/** arXiv documents an http endpoint; every other fetch is https. */
+export const ARXIV_HTTP_HOSTS = ["export.arxiv.org"];
 
 const GITHUB_LOCATION_RE = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}(?:\/[^@\s]+)?(?:@[^\s@]+)?$/;
 
@@ -144,7 +130,12 @@ const GITHUB_LOCATION_RE = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1
  *   (`from-update-date:2024-01-01,type:journal-article`); a DOI (single work); else query text.
  * - github / url: query is unused (may be empty).
  */
-export function validateSourceSpec(spec: SourceSpec): Result<SourceSpec> {
+export function validateSourceSpec(
+  spec: SourceSpec,
+  opts: { allowHosts?: readonly string[] } = {},
+): Result<SourceSpec> {
+  const checkUrl = (raw: string, allowHttpHosts: readonly string[] = []) =>
+    urlRefusal(raw, { allowHosts: opts.allowHosts ?? [], allowHttpHosts });
   const kind = spec?.kind;
   if (!SOURCE_KINDS.includes(kind))
     return fail(
@@ -167,7 +158,7 @@ export function validateSourceSpec(spec: SourceSpec): Result<SourceSpec> {
     case "openalex":
     case "crossref": {
       if (location) {
-        const bad = checkUrl(location, kind === "arxiv" ? ["export.arxiv.org"] : []);
+        const bad = checkUrl(location, kind === "arxiv" ? ARXIV_HTTP_HOSTS : []);
         if (bad)
           return fail(
             "validation",
@@ -206,7 +197,13 @@ export function validateSourceSpec(spec: SourceSpec): Result<SourceSpec> {
       if (!location)
         return fail("validation", "a url source needs a URL", "location", "e.g. https://example.org/notes.md");
       const bad = checkUrl(location);
-      if (bad) return fail("validation", `location ${bad}`, "location", "use an https URL (http only for localhost)");
+      if (bad)
+        return fail(
+          "validation",
+          `location ${bad}`,
+          "location",
+          "use an https URL on a public host (local hosts only through OUTBOUND_ALLOW_HOSTS)",
+        );
       break;
     }
     case "github": {
