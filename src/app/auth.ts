@@ -40,8 +40,6 @@ export async function authorize(
       return { kind: "not_found", message: `archive ${archiveId} does not exist`, field: "archive" };
     return null;
   }
-  if (need === "admin")
-    return { kind: "forbidden", message: "this operation needs the admin key", field: "Authorization" };
   const key = await d.stores.archives.findKeyByHash(hash);
   if (!key || key.revokedAt !== null)
     return {
@@ -50,6 +48,8 @@ export async function authorize(
       field: "Authorization",
       hint: "ask the archive admin for a key",
     };
+  if (need === "admin")
+    return { kind: "forbidden", message: "this operation needs the admin key", field: "Authorization" };
   if (key.archiveId !== archiveId)
     return { kind: "forbidden", message: "this key is not valid for this archive", field: "Authorization" };
   if (!key.scopes.includes(need))

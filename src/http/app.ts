@@ -103,6 +103,10 @@ export function createApp(getUseCases: (c: Context) => UseCases, extra: OpenAPIH
   app.use("*", async (c, next) => {
     c.set("app", getUseCases(c));
     await next();
+    // No response is sniffed as another type; API responses (some carry secrets shown once, all are
+    // per key) are never stored by caches.
+    c.header("x-content-type-options", "nosniff");
+    if (c.req.path.startsWith("/v1/")) c.header("cache-control", "no-store");
   });
   app.use(
     "/v1/*",

@@ -1,11 +1,11 @@
 /**
  * Route modules declare each route's scope once: `endpoint(app, scope, config, handler)` writes the
  * scope into the OpenAPI `security` of the route and checks the bearer key against the route's
- * `{archive}` (if any) for that scope before the handler runs, after zod has validated the request
- * (so a malformed request is a 400 whatever its key, as before). Scope `none` routes authenticate
+ * `{archive}` (if any) for that scope before zod validates the request. Scope `none` routes authenticate
  * otherwise (the document and the page, the health check, webhook deliveries signed by HMAC).
  */
 import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { schemaFailure } from "../core/errors";
 import { type AppEnv, allow, errorBody } from "./common";
 import { AUTH } from "./docs";
@@ -25,7 +25,11 @@ export function resourceApp(): OpenAPIHono<AppEnv> {
   });
 }
 
-/** Register a route whose OpenAPI `security` and key check both come from `scope` (config has none). */
+/**
+ * Register a route whose OpenAPI `security` and key check both come from `scope` (config has none).
+ * The key is checked first, as route middleware: a request without a valid key learns nothing about
+ * the schema, and its body is not parsed.
+ */
 export function endpoint<const R extends RouteConfig>(
   app: OpenAPIHono<AppEnv>,
   scope: Scope,
@@ -34,10 +38,15 @@ export function endpoint<const R extends RouteConfig>(
 ): void {
   // `security` before `parameters`, where route modules used to write it: the document stays byte-identical.
   const { parameters, ...rest } = config;
-  const route = createRoute({ ...rest, security: AUTH[scope], ...(parameters ? { parameters } : {}) } as R);
-  const guarded = async (...[c, next]: Parameters<RouteHandler<R, AppEnv>>) => {
-    if (scope !== "none") await allow(c, (c.req.param() as Record<string, string>).archive ?? null, scope);
-    return handler(c, next);
+  const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (scope !== "none") await allow(c, c.req.param("archive") ?? null, scope);
+    await next();
   };
-  app.openapi(route, guarded as never);
+  const route = createRoute({
+    ...rest,
+    security: AUTH[scope],
+    ...(parameters ? { parameters } : {}),
+    middleware: [guard],
+  } as unknown as R);
+  app.openapi(route, handler as never);
 }

@@ -127,8 +127,11 @@ describe("generic signed webhook", () => {
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.field).toBe("body");
 
+    // An unknown endpoint answers exactly as a wrong secret does: anonymous callers learn nothing.
     const noHook = await sendGeneric(id, "nope", secret, body, { delivery: "x5" });
-    expect(noHook.status).toBe(404);
+    const wrongSecret = await sendGeneric(id, "feed", "whsec_not-the-secret-at-all", body, { delivery: "x6" });
+    expect(noHook.status).toBe(401);
+    expect(noHook.body).toEqual(wrongSecret.body);
 
     // Nothing stored: no delivery rows, no chunk, no log entries.
     const list = await api("GET", `/v1/archives/${id}/webhooks/feed/deliveries`, undefined, key);

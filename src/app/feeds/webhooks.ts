@@ -91,6 +91,12 @@ export const SIGNED_HEADERS = [
   "X-GitHub-Event",
 ] as const;
 export const MAX_HEADER_CHARS = 200;
+/** A random secret per isolate, made on first use (Workers allow no random values at load time). */
+let decoySecret: string | null = null;
+function decoy(): string {
+  decoySecret ??= [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return decoySecret;
+}
 
 /** Verify and accept one delivery. Nothing is stored unless it is authentic, fresh, new and well-formed. */
 export async function receiveWebhook(
@@ -100,20 +106,26 @@ export async function receiveWebhook(
   headers: WebhookHeaders,
   raw: Uint8Array,
 ): Promise<Result<ReceiveOutcome>> {
-  const hook = await deps.world.getWebhook(archiveId, name);
-  if (!hook)
-    return fail(
-      "not_found",
-      `no webhook named ${name} in archive ${archiveId}`,
-      "name",
-      `create it with PUT /v1/archives/${archiveId}/webhooks/${name}`,
-    );
   for (const h of SIGNED_HEADERS) {
     const v = headers.get(h);
     if (v !== null && v.length > MAX_HEADER_CHARS)
       return fail("validation", `${h} is longer than ${MAX_HEADER_CHARS} characters`, h);
   }
   const now = deps.apply.now();
+  const hook = await deps.world.getWebhook(archiveId, name);
+  if (!hook) {
+    // An anonymous caller must not learn which endpoints exist: an unknown one fails exactly as a
+    // known one with a wrong secret does (verified against a random secret of this isolate).
+    const check = headers.get("x-hub-signature-256")
+      ? await verifyGithub(decoy(), headers.get("x-hub-signature-256"), raw)
+      : await verifyGeneric(
+          decoy(),
+          { signature: headers.get("x-paperguru-signature"), timestamp: headers.get("x-paperguru-timestamp") },
+          raw,
+          now,
+        );
+    return check.ok ? fail("unauthorized", "signature does not match the body", "X-PaperGuru-Signature") : check;
+  }
   let deliveryId: string | null;
   let event: string;
   if (hook.kind === "github") {
