@@ -31,7 +31,17 @@ if (mig.status !== 0) {
 }
 const dev = spawn(
   wrangler,
-  ["dev", "--port", port, "--ip", process.env.HOST ?? "127.0.0.1", "--show-interactive-dev-session=false", ...persist],
+  [
+    "dev",
+    "--port",
+    port,
+    "--ip",
+    process.env.HOST ?? "127.0.0.1",
+    "--show-interactive-dev-session=false",
+    ...persist,
+    // Local development only: non-public hosts sources may fetch (e.g. OUTBOUND_ALLOW_HOSTS=localhost).
+    ...(process.env.OUTBOUND_ALLOW_HOSTS ? ["--var", `OUTBOUND_ALLOW_HOSTS:${process.env.OUTBOUND_ALLOW_HOSTS}`] : []),
+  ],
   { env, stdio: process.env.QUIET ? "ignore" : "inherit" },
 );
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));

@@ -54,6 +54,8 @@ export interface StartOptions {
    * a commit's tree (`{ ref: "abc1234" }`, through git archive) to measure that commit.
    */
   snapshot?: boolean | { ref: string };
+  /** Non-public hosts the server's sources may fetch (OUTBOUND_ALLOW_HOSTS; tests of local feeds). */
+  allowHosts?: string;
 }
 
 /** The state of src/ and migrations/ relative to HEAD. */
@@ -127,7 +129,13 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
   const logFd = logFile ? openSync(logFile, "a") : null;
   const child: ChildProcess = spawn(process.execPath, [join(cwd, "scripts", "start.mjs")], {
     cwd,
-    env: { ...process.env, PORT: port, PERSIST_TO: state, ...(logFd === null ? { QUIET: "1" } : {}) },
+    env: {
+      ...process.env,
+      PORT: port,
+      PERSIST_TO: state,
+      ...(logFd === null ? { QUIET: "1" } : {}),
+      ...(opts.allowHosts ? { OUTBOUND_ALLOW_HOSTS: opts.allowHosts } : {}),
+    },
     stdio: logFd === null ? "ignore" : ["ignore", logFd, logFd],
     detached: true,
   });

@@ -187,7 +187,8 @@ interface Summary {
 // ------------------------------------------------------------------ lifecycle
 
 beforeAll(async () => {
-  server = await startServer({ fresh: true });
+  // 127.0.0.1 allowed for the local-feed source below (nothing listens there: its run fails).
+  server = await startServer({ fresh: true, allowHosts: "127.0.0.1" });
   expect(new URL(server.url).hostname).toBe("127.0.0.1");
   tmp = mkdtempSync(join(tmpdir(), "paperguru-cli-"));
   configPath = join(tmp, "config", "config.json");
