@@ -56,18 +56,29 @@ describe("generic signed webhook", () => {
       ).status,
     ).toBe(202);
     expect(await waitDelivery(id, key, "feed", "d2")).toMatchObject({ result: { updated: 1 } });
+    // The same bytes under a new delivery id are a replay: acknowledged, never applied again.
+    const replayed = await sendGeneric(
+      id,
+      "feed",
+      secret,
+      { artifacts: [paper("We now use a damping of 0.5.")] },
+      { delivery: "d3" },
+    );
+    expect(replayed.status).toBe(200);
+    expect(replayed.body).toMatchObject({ status: "duplicate", state: "same body as delivery d2" });
+    // The same artifact in other bytes (formatting) is ingested, and is unchanged.
     expect(
       (
         await sendGeneric(
           id,
           "feed",
           secret,
-          { artifacts: [paper("We now use a damping of 0.5.")] },
-          { delivery: "d3" },
+          JSON.stringify({ artifacts: [paper("We now use a damping of 0.5.")] }, null, 2),
+          { delivery: "d3b" },
         )
       ).status,
     ).toBe(202);
-    expect(await waitDelivery(id, key, "feed", "d3")).toMatchObject({
+    expect(await waitDelivery(id, key, "feed", "d3b")).toMatchObject({
       result: { unchanged: 1, created: 0, updated: 0 },
     });
     const h = await history(id, key, "note:damping");

@@ -264,6 +264,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.archiveId, t.webhook, t.deliveryId] }),
     index("deliveries_status").on(t.archiveId, t.status, t.receivedAt),
+    // A body accepted once is never applied again under another delivery id (replay protection).
+    index("deliveries_body").on(t.archiveId, t.webhook, t.bodySha),
   ],
 );
 

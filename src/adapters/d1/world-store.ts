@@ -83,6 +83,22 @@ export class WorldStore implements WebhookStore, SourceStore, IngestLogStore, Wo
     );
   }
 
+  async deliveryByBody(archiveId: string, webhook: string, bodySha: string): Promise<DeliveryRow | null> {
+    const rows = await this.db
+      .select()
+      .from(s.webhookDeliveries)
+      .where(
+        and(
+          eq(s.webhookDeliveries.archiveId, archiveId),
+          eq(s.webhookDeliveries.webhook, webhook),
+          eq(s.webhookDeliveries.bodySha, bodySha),
+        ),
+      )
+      .orderBy(asc(s.webhookDeliveries.receivedAt))
+      .limit(1);
+    return rows[0] ?? null;
+  }
+
   /** Insert unless the delivery id is known; false = a concurrent or earlier delivery has it. */
   async insertDelivery(row: DeliveryRow): Promise<boolean> {
     const res = await this.db

@@ -167,6 +167,15 @@ export async function receiveWebhook(
 
   const seen = await deps.world.getDelivery(archiveId, name, deliveryId);
   if (seen && seen.status !== "received") return ok({ status: "duplicate", delivery: deliveryId, state: seen.status });
+  // Replay protection: the signature does not cover the delivery id (GitHub's has no timestamp at
+  // all), so a captured body re-sent under a new id is recognised by its SHA-256 and never applied
+  // again; sending the same bytes twice can only ever mean the same change.
+  const bodySha = await sha256Hex(new TextDecoder().decode(raw));
+  if (!seen) {
+    const same = await deps.world.deliveryByBody(archiveId, name, bodySha);
+    if (same && same.deliveryId !== deliveryId)
+      return ok({ status: "duplicate", delivery: deliveryId, state: `same body as delivery ${same.deliveryId}` });
+  }
   const msg: DeliveryMessage = { archive: archiveId, webhook: name, delivery: deliveryId };
   if (!seen) {
     const bodyKey = `archives/${archiveId}/webhooks/${name}/${await sha256Hex(deliveryId)}`;
@@ -178,7 +187,7 @@ export async function receiveWebhook(
       kind: hook.kind,
       event,
       bodyKey,
-      bodySha: await sha256Hex(new TextDecoder().decode(raw)),
+      bodySha,
       status: "received",
       attempts: 0,
       result: null,

@@ -280,6 +280,8 @@ export interface WebhookStore {
   listWebhooks(archiveId: string): Promise<Array<Omit<WebhookRecord, "secret">>>;
   deleteWebhook(archiveId: string, name: string): Promise<boolean>;
   getDelivery(archiveId: string, webhook: string, deliveryId: string): Promise<DeliveryRecord | null>;
+  /** The earliest delivery of this endpoint whose raw body had this SHA-256, or null. */
+  deliveryByBody(archiveId: string, webhook: string, bodySha: string): Promise<DeliveryRecord | null>;
   insertDelivery(row: DeliveryRecord): Promise<boolean>;
   updateDelivery(archiveId: string, webhook: string, deliveryId: string, patch: DeliveryPatch): Promise<void>;
   deleteDelivery(archiveId: string, webhook: string, deliveryId: string): Promise<void>;

@@ -1,0 +1,1 @@
+CREATE INDEX `deliveries_body` ON `webhook_deliveries` (`archive_id`,`webhook`,`body_sha`);
