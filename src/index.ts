@@ -7,6 +7,7 @@ import type { DeliveryMessage } from "./app/feeds/deps";
 import { ConfigError } from "./config";
 import { errorBody } from "./contract";
 import { FailureError } from "./core/errors";
+import { errorLine } from "./core/log";
 import { createApp } from "./http/app";
 import { MCP_PATH, serveMcp } from "./mcp/http";
 import { type Env, wire } from "./wiring";
@@ -45,7 +46,7 @@ export default {
       return await serveMcp(request, useCases(env));
     } catch (err) {
       if (err instanceof FailureError) return Response.json(errorBody(err.failure), { status: 503 });
-      console.error("unhandled", err);
+      console.error(errorLine(`unhandled ${request.method} ${MCP_PATH}`, err));
       return Response.json(INTERNAL, { status: 500 });
     }
   },

@@ -12,6 +12,7 @@ import type { UseCases } from "../app";
 import * as S from "../contract";
 import { FailureError, type FailureKind } from "../core/errors";
 import { MAX_REQUEST_BYTES } from "../core/limits";
+import { errorLine } from "../core/log";
 import { type AppEnv, errorBody, STATUS } from "./common";
 import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, TAGS } from "./docs";
 import { resourceApp } from "./route";
@@ -135,7 +136,7 @@ export function createApp(getUseCases: (c: Context) => UseCases, extra: OpenAPIH
         status === 413 ? 413 : status === 401 ? 401 : 400,
       );
     }
-    console.error("unhandled", err);
+    console.error(errorLine(`unhandled ${c.req.method} ${c.req.path.slice(0, 200)}`, err));
     return c.json({ error: { type: "internal", message: "internal error; nothing partial was stored" } }, 500);
   });
   for (const r of [...RESOURCES, ...extra]) app.route("/", r);

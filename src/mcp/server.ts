@@ -21,6 +21,7 @@ import { z } from "zod";
 import type { Need, UseCases } from "../app";
 import { errorBody } from "../contract";
 import { type Failure, FailureError, schemaFailure } from "../core/errors";
+import { errorLine } from "../core/log";
 import { type McpTool, TOOLS } from "./tools";
 
 export const SERVER_INFO = { name: "paperguru", version: "0.1.0" };
@@ -102,7 +103,7 @@ async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToo
     return { content: [{ type: "text", text: JSON.stringify(res.value) }], structuredContent: res.value };
   } catch (err) {
     if (err instanceof FailureError) return toolError(err.failure);
-    console.error("mcp tool", t.name, err);
+    console.error(errorLine(`mcp tool ${t.name}`, err));
     return {
       isError: true,
       content: [

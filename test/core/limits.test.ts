@@ -87,3 +87,16 @@ describe("request limits", () => {
     expect(unbounded).toEqual([]);
   });
 });
+
+describe("error log lines", () => {
+  it("keep the name and 300 characters of the message, never megabytes", async () => {
+    const { errorLine } = await import("../../src/core/log");
+    const line = errorLine(
+      "unhandled GET /v1/archives/a/history",
+      new Error(`SQLITE_TOOBIG: ${"x".repeat(4_000_000)}`),
+    );
+    expect(line.length).toBeLessThan(420);
+    expect(line).toContain("Error: SQLITE_TOOBIG");
+    expect(line).toContain("(4000022 characters)");
+  });
+});

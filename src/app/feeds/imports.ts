@@ -27,7 +27,7 @@ export function parseImport(format: ImportFormat, text: string, name: string): R
     case "markdown":
       return parseMarkdownPaper(text, { source });
     case "xkg":
-      return parseXkg(text, { source });
+      return parseXkg(text, { source, maxRecords: MAX_IMPORT_ARTIFACTS });
     case "openie":
       return parseOpenIe(text, { source });
     case "fulltext": {

@@ -65,6 +65,27 @@ import type { ImportPlan } from "./types";
 export interface XkgOptions {
   /** File name or URL, recorded as `<source>#<path in the JSON>`. */
   source?: string;
+  /** Refuse (413) before building anything when the file holds more paper and technique nodes. */
+  maxRecords?: number;
+}
+
+/** Paper and technique nodes (components included) of the file, counted without building records. */
+function countNodes(papers: Array<{ value: JsonObject }>): number {
+  let n = 0;
+  const stack: Value[] = [];
+  for (const p of papers) {
+    n++;
+    const t = pick(p.value, TECHNIQUES);
+    if (Array.isArray(t)) stack.push(...t);
+  }
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (!isObject(v)) continue;
+    n++;
+    const c = pick(v, COMPONENTS);
+    if (Array.isArray(c)) stack.push(...c);
+  }
+  return n;
 }
 
 type Value = JsonObject[string];
@@ -353,6 +374,16 @@ export function parseXkg(text: string, opts: XkgOptions = {}): Result<ImportPlan
       papers.length ? `${papers[0]?.ref}.paper_title` : "text",
       'send {"paper_title": ..., "paper_abstract": ..., "techniques": [{"name", "description", "code": {"implementation", "test", "documentation", "package"}, "components": [...]}]}',
     );
+  if (opts.maxRecords !== undefined) {
+    const nodes = countNodes(papers);
+    if (nodes > opts.maxRecords)
+      return fail(
+        "too_large",
+        `this xkg file holds ${nodes} paper and technique nodes; one request takes at most ${opts.maxRecords}`,
+        "body",
+        "split the file (one paper per request works)",
+      );
+  }
   const usedIds = new Set<string>();
   for (const p of papers) addPaper(b, p.value, p.ref, src, usedIds);
   return ok(b.plan);
