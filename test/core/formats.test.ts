@@ -92,7 +92,7 @@ describe("parseBibtex", () => {
     const rag = byId(plan, "arxiv:2005.11401");
     expect(rag.kind).toBe("paper");
     expect(rag.title).toBe("Retrieval-Augmented Generation for Knowledge-Intensive NLP Tasks");
-    expect(rag.valid_from).toBeUndefined();
+    expect(rag.valid_from).toBe(Date.UTC(2020, 11, 1)); // year 2020, month dec: the event time
     expect(rag.source).toBe("refs.bib#lewis2020");
     expect(rag.content).toContain("Heinrich Küttler");
     expect(rag.content).toContain("Advances in Neural Information Processing Systems");
@@ -215,8 +215,9 @@ Text.
     expect(paper.title).toBe("HippoRAG: Neurobiologically Inspired Long-Term Memory");
     expect(paper.synopsis).toBe("We present HippoRAG. It indexes passages into a knowledge graph.");
     expect(paper.boundaries).toEqual(["year:2024"]);
-    expect(paper.valid_from).toBeUndefined();
+    expect(paper.valid_from).toBe(Date.UTC(2024, 4, 23)); // front matter date: 2024-05-23
     const sections = plan.artifacts.filter((a) => a.kind === "section");
+    for (const s of sections) expect(s.valid_from).toBe(Date.UTC(2024, 4, 23));
     expect(sections.map((s) => s.id)).toEqual([
       "arxiv:2405.14831#s1-1-introduction",
       "arxiv:2405.14831#s2-1-1-background",

@@ -13,14 +13,16 @@
  * rendering of the record (title, authors, venue, date, ids, abstract, note), synopsis = the
  * abstract's first sentences, entities = the paper, its authors (`person:<slug>`) and its venue
  * (`venue:<slug>`), boundaries `bibtex:<type>`, `year:<yyyy>`, `keyword:<k>`.
- * valid_from is never set: a publication date older than a version the archive already holds would be
- * rejected as a conflict (versions never overlap), so the date goes into content and boundaries.
+ * valid_from is the publication date (`date`, else `year`/`month`; publicationTime), so `as_of` a
+ * time before the paper appeared does not see it; recorded_at stays the import time. When the
+ * archive already holds a later version of the same work, the import layer records the new version
+ * from now instead (versions never overlap).
  */
 import { type Creator, type Entry, parse } from "@retorquere/bibtex-parser";
 import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EntityInput } from "../ingest";
-import { clip, oneLine, PlanBuilder, personEntity, synopsisOf, yearOf } from "./common";
+import { clip, oneLine, PlanBuilder, personEntity, publicationTime, synopsisOf, yearOf } from "./common";
 import { paperIdentity } from "./paper";
 import type { ImportPlan } from "./types";
 
@@ -213,6 +215,7 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
         title,
         ...(synopsis ? { synopsis } : {}),
         content: lines.join("\n"),
+        ...(publicationTime(date) !== undefined ? { valid_from: publicationTime(date) } : {}),
         entities,
         boundaries: [
           `bibtex:${type}`,

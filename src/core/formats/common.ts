@@ -83,6 +83,21 @@ export function yearOf(date: string | number | null | undefined): string | null 
   return m?.[1] ?? null;
 }
 
+/**
+ * The event time of a publication (epoch ms, UTC): an ISO date, year-month or year (`2024-05-23`,
+ * `2024-05`, `2024`), else the year found in the text (`May 2024` -> 2024-01-01); undefined when
+ * there is none. Importers make it the version's valid_from; recorded_at stays the import time.
+ */
+export function publicationTime(date: string | null | undefined): number | undefined {
+  if (!date) return undefined;
+  const iso = /^\s*(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?\s*$/.exec(date);
+  const y = Number(iso?.[1] ?? yearOf(date) ?? Number.NaN);
+  if (!Number.isInteger(y) || y < 1000 || y > 2999) return undefined;
+  const m = iso?.[2] ? Math.min(12, Math.max(1, Number(iso[2]))) : 1;
+  const d = iso?.[3] ? Math.min(31, Math.max(1, Number(iso[3]))) : 1;
+  return Date.UTC(y, m - 1, d);
+}
+
 /** Epoch ms of a date string; undefined when it is not a string or does not parse. */
 export function parseTime(s: unknown): number | undefined {
   if (typeof s !== "string" || !s) return undefined;

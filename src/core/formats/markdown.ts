@@ -18,14 +18,14 @@
  *   or without a number): every entry becomes a `cites` edge from the paper and a paper entity on it.
  *   See parseReference for how an entry is resolved.
  *
- * The publication date (`date:`) is NOT used as valid_from: a version dated before the version the
- * archive already holds would be rejected as a conflict (versions never overlap), so it becomes a
- * `year:YYYY` boundary instead and the version starts at ingest time.
+ * The publication date (front matter `date:` or `year:`) is the valid_from of the paper and its
+ * sections (publicationTime) and a `year:YYYY` boundary; when the archive already holds a later
+ * version, the import layer records the new one from now instead (versions never overlap).
  */
 import { fail, ok, type Result } from "../errors";
 import { slug } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
-import { clip, LIMITS, oneLine, PlanBuilder, synopsisOf, yearOf } from "./common";
+import { clip, LIMITS, oneLine, PlanBuilder, publicationTime, synopsisOf, yearOf } from "./common";
 import { paperIdentity } from "./paper";
 import { parseReference } from "./references";
 import type { ImportPlan } from "./types";
@@ -254,6 +254,7 @@ export function parseMarkdownPaper(text: string, opts: MarkdownOptions = {}): Re
   }
 
   const year = yearOf(fields.get("date") ?? fields.get("year"));
+  const published = publicationTime(fields.get("date") ?? fields.get("year"));
   const firstSection = structural.find((h) => h.level > 1);
   const lead = abstract ?? text.slice(h1?.bodyStart ?? bodyFrom, firstSection?.start ?? text.length);
   const synopsis = synopsisOf(title, prose(lead)) ?? synopsisOf(title, prose(text.slice(bodyFrom)));
@@ -264,6 +265,7 @@ export function parseMarkdownPaper(text: string, opts: MarkdownOptions = {}): Re
       title: title || paperId,
       ...(synopsis ? { synopsis } : {}),
       content: text,
+      ...(published !== undefined ? { valid_from: published } : {}),
       entities,
       edges,
       ...(year ? { boundaries: [`year:${year}`] } : {}),
@@ -271,6 +273,7 @@ export function parseMarkdownPaper(text: string, opts: MarkdownOptions = {}): Re
     },
     src,
   );
-  for (const s of sectionArtifacts) b.add(s, s.source ?? src);
+  for (const s of sectionArtifacts)
+    b.add(published !== undefined ? { ...s, valid_from: published } : s, s.source ?? src);
   return ok(b.plan);
 }
