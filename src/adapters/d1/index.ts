@@ -1,30 +1,48 @@
 /**
- * The D1 adapters behind the storage ports: D1Store (archives and keys, chunks and versions,
- * entities, sessions and access, the change log), WorldStore (webhooks, sources, the ingest log, the
- * feed lookups) and ExportStore (paged export reads), all over one database.
+ * The D1 adapters behind the storage ports (src/core/ports/storage.ts), one per aggregate, all over
+ * one drizzle handle on one database. D1Store, WorldStore and ExportStore are the same stores
+ * composed under their earlier names.
  */
-import { drizzle } from "drizzle-orm/d1";
 import type { Stores } from "../../core/ports";
-import { ExportStore } from "./export-store";
-import * as schema from "./schema";
-import { D1Store } from "./store";
-import { WorldStore } from "./world-store";
+import { D1ArchiveStore } from "./archives";
+import { D1ChangeLog } from "./changelog";
+import { D1ChunkStore } from "./chunks";
+import { D1EntityStore } from "./entities";
+import { D1ExportReader } from "./export-reader";
+import { d1Db } from "./queries";
+import { D1SessionLog } from "./sessions";
+import { WorldStore, worldParts } from "./world-store";
 
-/** Every store over one D1 binding, sharing one drizzle instance (built once per isolate). */
+export { D1ArchiveStore } from "./archives";
+export { D1ChangeLog } from "./changelog";
+export { D1ChunkStore } from "./chunks";
+export { D1EntityStore } from "./entities";
+export { D1ExportReader } from "./export-reader";
+export { ExportStore } from "./export-store";
+export { D1IngestLogStore } from "./ingest-log";
+export { D1SessionLog } from "./sessions";
+export { D1SourceStore } from "./sources";
+export { D1Store } from "./store";
+export { D1WebhookStore } from "./webhooks";
+export { D1WorldLookup } from "./world-lookup";
+export { WorldStore } from "./world-store";
+
 export function d1Stores(d1: D1Database): Stores {
-  const db = drizzle(d1, { schema });
-  const core = new D1Store(db);
-  const world = new WorldStore(db);
+  const db = d1Db(d1);
+  const world = worldParts(db);
   return {
-    archives: core,
-    chunks: core,
-    entities: core,
-    sessions: core,
-    changes: core,
-    webhooks: world,
-    sources: world,
-    log: world,
-    world,
-    exports: new ExportStore(db),
+    archives: new D1ArchiveStore(db),
+    chunks: new D1ChunkStore(db),
+    entities: new D1EntityStore(db),
+    sessions: new D1SessionLog(db),
+    changes: new D1ChangeLog(db),
+    webhooks: world.webhooks,
+    sources: world.sources,
+    log: world.log,
+    // Also answers the webhook, source and log methods: src/wiring.ts passes `stores.world` where the
+    // feed pipelines expect all four (app/feeds/deps.ts World). Once it composes World from
+    // stores.webhooks, .sources, .log and .world, this can be `world.world`.
+    world: new WorldStore(world),
+    exports: new D1ExportReader(db),
   };
 }

@@ -1,8 +1,31 @@
-/** Queries and helpers the D1 adapters share (one definition each). */
-import { and, eq, gt, inArray, isNull, lte, or, type SQL } from "drizzle-orm";
-import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type { VersionRecord } from "../../core/ports";
+/**
+ * What the D1 adapters share, each defined once: the drizzle handle, D1's bound-parameter limits
+ * (multi-row inserts and IN-lists are split to stay under them), the "valid at t" condition, the
+ * version, chunk and entity lookups several aggregates read, and the writes several aggregates make
+ * (change-log entries, entity events, one-transaction batches).
+ */
+import { and, type Column, desc, eq, gt, inArray, isNull, lte, or, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import type { ChunkRecord, EntityRecord, VersionRecord } from "../../core/ports";
+import type { ChangeOp } from "../../core/types";
 import * as s from "./schema";
+
+export type Db = DrizzleD1Database<typeof s>;
+export type Stmt = BatchItem<"sqlite">;
+
+/** One drizzle handle over a D1 binding; every adapter built by d1Stores() shares it. */
+export function d1Db(d1: D1Database): Db {
+  return drizzle(d1, { schema: s });
+}
+
+/** D1 allows at most 100 bound parameters per statement. */
+const MAX_PARAMS = 100;
+
+/** Rows per multi-row insert of a table with this many columns. */
+export function rowsPerInsert(columns: number): number {
+  return Math.max(1, Math.floor(MAX_PARAMS / columns));
+}
 
 /** IN-lists stay below D1's 100 bound parameters together with the archive id and a time. */
 export const IN_CHUNK = 90;
@@ -13,14 +36,24 @@ export function chunked<T>(rows: T[], size: number): T[][] {
   return out;
 }
 
+/** Runs the statements as one D1 batch, which D1 executes as a single transaction; none: no call. */
+export async function runBatch(db: Db, stmts: Stmt[]): Promise<void> {
+  if (stmts.length > 0) await db.batch(stmts as [Stmt, ...Stmt[]]);
+}
+
+/** A row with an interval [from, to) is valid at t when from <= t and to is NULL or after t. */
+export function validAt(from: Column, to: Column, t: number): SQL | undefined {
+  return and(lte(from, t), or(isNull(to), gt(to, t)));
+}
+
 /** A version is visible at t when t is in [valid_from, valid_to). */
 export function visibleAtTime(t: number): SQL | undefined {
-  return and(lte(s.chunkVersions.validFrom, t), or(isNull(s.chunkVersions.validTo), gt(s.chunkVersions.validTo, t)));
+  return validAt(s.chunkVersions.validFrom, s.chunkVersions.validTo, t);
 }
 
 /** The versions of these chunks: every version, or only the one visible at `t` when given. */
 export async function versionsOfChunks(
-  db: DrizzleD1Database<typeof s>,
+  db: Db,
   archiveId: string,
   chunkIds: string[],
   t?: number,
@@ -40,4 +73,79 @@ export async function versionsOfChunks(
     out.push(...rows);
   }
   return out;
+}
+
+/** One version of a chunk by number. */
+export async function exactVersion(
+  db: Db,
+  archiveId: string,
+  chunkId: string,
+  version: number,
+): Promise<VersionRecord | null> {
+  return (
+    (await db.query.chunkVersions.findFirst({
+      where: and(
+        eq(s.chunkVersions.archiveId, archiveId),
+        eq(s.chunkVersions.chunkId, chunkId),
+        eq(s.chunkVersions.version, version),
+      ),
+    })) ?? null
+  );
+}
+
+/** The highest-numbered version of a chunk (its head), or null for an unknown chunk. */
+export async function latestVersion(db: Db, archiveId: string, chunkId: string): Promise<VersionRecord | null> {
+  return (
+    (await db.query.chunkVersions.findFirst({
+      where: and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)),
+      orderBy: desc(s.chunkVersions.version),
+    })) ?? null
+  );
+}
+
+export async function chunkRow(db: Db, archiveId: string, chunkId: string): Promise<ChunkRecord | null> {
+  return (
+    (await db.query.chunks.findFirst({
+      where: and(eq(s.chunks.archiveId, archiveId), eq(s.chunks.chunkId, chunkId)),
+    })) ?? null
+  );
+}
+
+/** The chunk rows of these ids (unknown ids are omitted), in no particular order. */
+export async function chunkRows(db: Db, archiveId: string, ids: string[]): Promise<ChunkRecord[]> {
+  const out: ChunkRecord[] = [];
+  for (const part of chunked([...new Set(ids)], IN_CHUNK))
+    out.push(
+      ...(await db
+        .select()
+        .from(s.chunks)
+        .where(and(eq(s.chunks.archiveId, archiveId), inArray(s.chunks.chunkId, part)))),
+    );
+  return out;
+}
+
+export async function entityRow(db: Db, archiveId: string, entityId: string): Promise<EntityRecord | null> {
+  return (
+    (await db.query.entities.findFirst({
+      where: and(eq(s.entities.archiveId, archiveId), eq(s.entities.entityId, entityId)),
+    })) ?? null
+  );
+}
+
+/** Inserts appending these ops to the change log the capital chunk replays (in order, one `at`). */
+export function changeLogInserts(db: Db, archiveId: string, ops: ChangeOp[], at: number): Stmt[] {
+  const rows = ops.map((op) => ({ archiveId, op: JSON.stringify(op), at }));
+  return chunked(rows, rowsPerInsert(3)).map((r) => db.insert(s.changeLog).values(r));
+}
+
+/** An entity-history row; `detail` is stored as its JSON text. */
+export function entityEvent(
+  archiveId: string,
+  entityId: string,
+  op: string,
+  detail: unknown,
+  at: number,
+  recordedAt: number,
+): typeof s.entityEvents.$inferInsert {
+  return { archiveId, entityId, op, detail: JSON.stringify(detail), at, recordedAt };
 }

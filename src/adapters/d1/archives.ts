@@ -1,0 +1,75 @@
+/**
+ * D1 adapter for archives and their API keys. `params` is stored as JSON text, `scopes` as a
+ * comma-separated list; only the SHA-256 of a key's secret is stored.
+ */
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { fail, ok, type Result } from "../../core/errors";
+import type { ArchiveRecord, ArchiveStore, KeyRecord } from "../../core/ports";
+import type { Db } from "./queries";
+import * as s from "./schema";
+
+function toArchive(row: typeof s.archives.$inferSelect): ArchiveRecord {
+  return { ...row, params: JSON.parse(row.params) as Record<string, unknown> };
+}
+
+function toKey({ keyHash: _hash, ...row }: typeof s.apiKeys.$inferSelect): KeyRecord {
+  return { ...row, scopes: row.scopes.split(",") };
+}
+
+export class D1ArchiveStore implements ArchiveStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async createArchive(a: ArchiveRecord): Promise<Result<ArchiveRecord>> {
+    const res = await this.#db
+      .insert(s.archives)
+      .values({
+        id: a.id,
+        name: a.name,
+        description: a.description,
+        params: JSON.stringify(a.params),
+        createdAt: a.createdAt,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (res.length === 0)
+      return fail("conflict", `archive ${a.id} already exists`, "id", "choose another id or omit it");
+    return ok(a);
+  }
+
+  async getArchive(id: string): Promise<ArchiveRecord | null> {
+    const row = await this.#db.query.archives.findFirst({ where: eq(s.archives.id, id) });
+    return row ? toArchive(row) : null;
+  }
+
+  async listArchives(): Promise<ArchiveRecord[]> {
+    const rows = await this.#db.select().from(s.archives).orderBy(asc(s.archives.createdAt));
+    return rows.map(toArchive);
+  }
+
+  async createKey(k: KeyRecord & { keyHash: string }): Promise<void> {
+    await this.#db.insert(s.apiKeys).values({ ...k, scopes: k.scopes.join(",") });
+  }
+
+  async listKeys(archiveId: string): Promise<KeyRecord[]> {
+    const rows = await this.#db.select().from(s.apiKeys).where(eq(s.apiKeys.archiveId, archiveId));
+    return rows.map(toKey);
+  }
+
+  async revokeKey(archiveId: string, keyId: string, at: number): Promise<boolean> {
+    const res = await this.#db
+      .update(s.apiKeys)
+      .set({ revokedAt: at })
+      .where(and(eq(s.apiKeys.archiveId, archiveId), eq(s.apiKeys.id, keyId), isNull(s.apiKeys.revokedAt)))
+      .returning();
+    return res.length > 0;
+  }
+
+  async findKeyByHash(keyHash: string): Promise<KeyRecord | null> {
+    const row = await this.#db.query.apiKeys.findFirst({ where: eq(s.apiKeys.keyHash, keyHash) });
+    return row ? toKey(row) : null;
+  }
+}

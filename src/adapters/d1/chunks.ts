@@ -1,0 +1,387 @@
+/**
+ * D1 adapter for chunks and their versions: ingest plans land here atomically (one `db.batch`, which
+ * D1 runs as a single transaction), deprecation closes a chunk's head, and the query pipeline reads
+ * versions by time and by number. Multi-row inserts are split to stay under D1's 100 bound parameters.
+ */
+import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { fail, ok, type Result } from "../../core/errors";
+import type { ExistingChunk, ExistingState, IngestPlan } from "../../core/ingest";
+import type { ChunkRecord, ChunkStore, EdgeRecord, StoredVersion, VersionRecord } from "../../core/ports";
+import type { ChunkKind, EdgeType } from "../../core/types";
+import {
+  changeLogInserts,
+  chunked,
+  chunkRow,
+  type Db,
+  entityEvent,
+  exactVersion,
+  IN_CHUNK,
+  rowsPerInsert,
+  runBatch,
+  type Stmt,
+  versionsOfChunks,
+} from "./queries";
+import * as s from "./schema";
+
+function toStored(r: VersionRecord, deprecatedBy: string | null): StoredVersion {
+  return {
+    chunkId: r.chunkId,
+    version: r.version,
+    kind: r.kind as ChunkKind,
+    title: r.title,
+    synopsis: r.synopsis,
+    contentKey: r.contentKey,
+    contentChars: r.contentChars,
+    boundaries: JSON.parse(r.boundaries) as string[],
+    validFrom: r.validFrom,
+    validTo: r.validTo,
+    deprecatedBy,
+  };
+}
+
+export class D1ChunkStore implements ChunkStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  // ------------------------------------------------------------------ ingest
+
+  async loadExisting(archiveId: string, chunkIds: string[], entityIds: string[]): Promise<ExistingState> {
+    const chunks = new Map<string, ExistingChunk>();
+    for (const ids of chunked(chunkIds, IN_CHUNK)) {
+      const rows = await this.#db
+        .select({
+          chunkId: s.chunks.chunkId,
+          latestVersion: s.chunks.latestVersion,
+          deprecatedAt: s.chunks.deprecatedAt,
+          artifactHash: s.chunkVersions.artifactHash,
+          validFrom: s.chunkVersions.validFrom,
+        })
+        .from(s.chunks)
+        .innerJoin(
+          s.chunkVersions,
+          and(
+            eq(s.chunkVersions.archiveId, s.chunks.archiveId),
+            eq(s.chunkVersions.chunkId, s.chunks.chunkId),
+            eq(s.chunkVersions.version, s.chunks.latestVersion),
+          ),
+        )
+        .where(and(eq(s.chunks.archiveId, archiveId), inArray(s.chunks.chunkId, ids)));
+      for (const r of rows) chunks.set(r.chunkId, { ...r, openEdges: [] });
+      const edges = await this.#db
+        .select()
+        .from(s.edges)
+        .where(and(eq(s.edges.archiveId, archiveId), inArray(s.edges.src, ids), isNull(s.edges.validTo)));
+      for (const e of edges) {
+        chunks
+          .get(e.src)
+          ?.openEdges.push({ dst: e.dst, type: e.type as EdgeType, weight: e.weight, validFrom: e.validFrom });
+      }
+    }
+    const entities = new Set<string>();
+    const aliases = new Set<string>();
+    for (const ids of chunked(entityIds, IN_CHUNK)) {
+      const rows = await this.#db
+        .select({ entityId: s.entities.entityId })
+        .from(s.entities)
+        .where(and(eq(s.entities.archiveId, archiveId), inArray(s.entities.entityId, ids)));
+      for (const r of rows) entities.add(r.entityId);
+      const al = await this.#db
+        .select({ entityId: s.entityAliases.entityId, aliasNorm: s.entityAliases.aliasNorm })
+        .from(s.entityAliases)
+        .where(
+          and(
+            eq(s.entityAliases.archiveId, archiveId),
+            inArray(s.entityAliases.entityId, ids),
+            isNull(s.entityAliases.validTo),
+          ),
+        );
+      for (const r of al) aliases.add(`${r.entityId}\u0000${r.aliasNorm}`);
+    }
+    return { chunks, entities, aliases };
+  }
+
+  /** Execute a plan atomically. A concurrent writer makes the batch fail as a whole (PK conflict). */
+  async executePlan(
+    archiveId: string,
+    plan: IngestPlan,
+    now: number,
+    vectorIdOf: (chunk: string) => string,
+  ): Promise<Result<void>> {
+    const stmts: Stmt[] = [];
+    for (const v of plan.versions) {
+      if (v.closesVersion > 0) {
+        stmts.push(
+          this.#db
+            .update(s.chunkVersions)
+            .set({ validTo: v.validFrom })
+            .where(
+              and(
+                eq(s.chunkVersions.archiveId, archiveId),
+                eq(s.chunkVersions.chunkId, v.chunkId),
+                eq(s.chunkVersions.version, v.closesVersion),
+              ),
+            ),
+        );
+      }
+      stmts.push(
+        this.#db.insert(s.chunkVersions).values({
+          archiveId,
+          chunkId: v.chunkId,
+          version: v.version,
+          kind: v.kind,
+          title: v.title,
+          synopsis: v.synopsis,
+          artifactHash: v.artifactHash,
+          contentHash: v.contentHash,
+          contentKey: v.contentKey,
+          contentChars: v.contentChars,
+          entities: JSON.stringify(v.entities),
+          boundaries: JSON.stringify(v.boundaries),
+          edges: JSON.stringify(v.edges),
+          relations: v.relations?.length ? JSON.stringify(v.relations) : null,
+          mentions: v.mentions.length ? JSON.stringify(v.mentions) : null,
+          validFrom: v.validFrom,
+          validTo: null,
+          recordedAt: v.recordedAt,
+          source: v.source,
+        }),
+      );
+      stmts.push(
+        this.#db
+          .insert(s.chunks)
+          .values({
+            archiveId,
+            chunkId: v.chunkId,
+            kind: v.kind,
+            latestVersion: v.version,
+            firstValidFrom: v.validFrom,
+            vectorId: vectorIdOf(v.chunkId),
+            createdAt: now,
+            updatedAt: now,
+          })
+          .onConflictDoUpdate({
+            target: [s.chunks.archiveId, s.chunks.chunkId],
+            set: { latestVersion: v.version, kind: v.kind, updatedAt: now },
+          }),
+      );
+    }
+    for (const e of plan.edgeCloses) {
+      stmts.push(
+        this.#db
+          .update(s.edges)
+          .set({ validTo: e.at })
+          .where(
+            and(
+              eq(s.edges.archiveId, archiveId),
+              eq(s.edges.src, e.src),
+              eq(s.edges.dst, e.dst),
+              eq(s.edges.type, e.type),
+              isNull(s.edges.validTo),
+            ),
+          ),
+      );
+    }
+    for (const rows of chunked(plan.edgeInserts, rowsPerInsert(10))) {
+      stmts.push(
+        this.#db
+          .insert(s.edges)
+          .values(rows.map((e) => ({ archiveId, ...e, context: e.context ?? null, recordedAt: now })))
+          .onConflictDoUpdate({
+            target: [s.edges.archiveId, s.edges.src, s.edges.dst, s.edges.type, s.edges.validFrom],
+            set: {
+              weight: sql`excluded.weight`,
+              validTo: sql`excluded.valid_to`,
+              version: sql`excluded.version`,
+              context: sql`excluded.context`,
+            },
+          }),
+      );
+    }
+    for (const rows of chunked(plan.entityInserts, rowsPerInsert(5))) {
+      stmts.push(
+        this.#db
+          .insert(s.entities)
+          .values(rows.map((e) => ({ archiveId, ...e, createdAt: now })))
+          .onConflictDoNothing(),
+      );
+    }
+    for (const rows of chunked(plan.aliasInserts, rowsPerInsert(6))) {
+      stmts.push(
+        this.#db
+          .insert(s.entityAliases)
+          .values(rows.map((a) => ({ archiveId, ...a, validTo: null })))
+          .onConflictDoNothing(),
+      );
+    }
+    const events = [
+      ...plan.entityInserts.map((e) =>
+        entityEvent(
+          archiveId,
+          e.entityId,
+          "created",
+          { type: e.type, name: e.name },
+          plan.aliasInserts.find((a) => a.entityId === e.entityId)?.validFrom ?? now,
+          now,
+        ),
+      ),
+      ...plan.aliasInserts.map((a) =>
+        entityEvent(archiveId, a.entityId, "alias", { alias: a.alias }, a.validFrom, now),
+      ),
+    ];
+    for (const rows of chunked(events, rowsPerInsert(6))) stmts.push(this.#db.insert(s.entityEvents).values(rows));
+    stmts.push(...changeLogInserts(this.#db, archiveId, plan.ops, now));
+    try {
+      await runBatch(this.#db, stmts);
+      return ok(undefined);
+    } catch (e) {
+      const msg = String(e);
+      if (/UNIQUE|PRIMARY KEY|constraint/i.test(msg))
+        return fail(
+          "conflict",
+          "a concurrent write changed these artifacts; nothing was stored",
+          "artifacts",
+          "retry the request",
+        );
+      throw e;
+    }
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  async chunkRow(archiveId: string, chunkId: string): Promise<ChunkRecord | null> {
+    return chunkRow(this.#db, archiveId, chunkId);
+  }
+
+  async deprecate(
+    archiveId: string,
+    chunkId: string,
+    by: string | null,
+    at: number,
+    reason: string,
+    now: number,
+  ): Promise<Result<{ version: number }>> {
+    const chunk = await this.chunkRow(archiveId, chunkId);
+    if (!chunk) return fail("not_found", `chunk ${chunkId} does not exist in archive ${archiveId}`, "id");
+    if (chunk.deprecatedAt !== null)
+      return fail(
+        "conflict",
+        `chunk ${chunkId} is already deprecated`,
+        "id",
+        "deprecation is final; check the chunk's history",
+      );
+    const latest = await this.exact(archiveId, chunkId, chunk.latestVersion);
+    if (latest && at <= latest.validFrom)
+      return fail(
+        "conflict",
+        `deprecation time must be after the current version's valid_from (${new Date(latest.validFrom).toISOString()})`,
+        "at",
+        "give a later `at` or omit it (defaults to now)",
+      );
+    if (by === chunkId) return fail("validation", "a chunk cannot be deprecated by itself", "by");
+    const stmts: Stmt[] = [
+      this.#db
+        .update(s.chunks)
+        .set({ deprecatedAt: at, deprecatedBy: by, updatedAt: now })
+        .where(and(eq(s.chunks.archiveId, archiveId), eq(s.chunks.chunkId, chunkId), isNull(s.chunks.deprecatedAt))),
+      this.#db
+        .update(s.chunkVersions)
+        .set({ validTo: at })
+        .where(
+          and(
+            eq(s.chunkVersions.archiveId, archiveId),
+            eq(s.chunkVersions.chunkId, chunkId),
+            eq(s.chunkVersions.version, chunk.latestVersion),
+          ),
+        ),
+      ...changeLogInserts(this.#db, archiveId, [{ op: "head.deprecate", chunk: chunkId, at, by }], now),
+    ];
+    if (by) {
+      stmts.push(
+        this.#db
+          .insert(s.edges)
+          .values({
+            archiveId,
+            src: chunkId,
+            dst: by,
+            type: "deprecated-by",
+            weight: 1,
+            validFrom: at,
+            validTo: null,
+            version: chunk.latestVersion,
+            recordedAt: now,
+          })
+          .onConflictDoNothing(),
+      );
+    }
+    stmts.push(
+      this.#db
+        .insert(s.entityEvents)
+        .values(entityEvent(archiveId, `chunk:${chunkId}`, "deprecated", { by, reason }, at, now)),
+    );
+    await runBatch(this.#db, stmts);
+    return ok({ version: chunk.latestVersion });
+  }
+
+  // ------------------------------------------------------------------ history
+
+  async chunkHistory(
+    archiveId: string,
+    chunkId: string,
+  ): Promise<{ chunk: ChunkRecord; versions: VersionRecord[]; edges: EdgeRecord[] } | null> {
+    const chunk = await this.chunkRow(archiveId, chunkId);
+    if (!chunk) return null;
+    const versions = await this.#db
+      .select()
+      .from(s.chunkVersions)
+      .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)))
+      .orderBy(asc(s.chunkVersions.version));
+    const edges = await this.#db
+      .select()
+      .from(s.edges)
+      .where(and(eq(s.edges.archiveId, archiveId), or(eq(s.edges.src, chunkId), eq(s.edges.dst, chunkId))))
+      .orderBy(asc(s.edges.validFrom), asc(s.edges.id));
+    return { chunk, versions, edges };
+  }
+
+  // ------------------------------------------------------------------ versions (VersionReader)
+
+  async visibleAt(archiveId: string, chunkIds: string[], t: number): Promise<Map<string, StoredVersion>> {
+    const out = new Map<string, StoredVersion>();
+    for (const r of await versionsOfChunks(this.#db, archiveId, chunkIds, t)) out.set(r.chunkId, toStored(r, null));
+    return out;
+  }
+
+  async exact(archiveId: string, chunkId: string, version: number): Promise<StoredVersion | null> {
+    const r = await exactVersion(this.#db, archiveId, chunkId, version);
+    if (!r) return null;
+    const c = await this.chunkRow(archiveId, chunkId);
+    return toStored(r, c?.deprecatedBy ?? null);
+  }
+
+  async chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const part of chunked(ids, IN_CHUNK)) {
+      const rows = await this.#db
+        .select({ chunkId: s.chunks.chunkId, vectorId: s.chunks.vectorId })
+        .from(s.chunks)
+        .where(and(eq(s.chunks.archiveId, archiveId), inArray(s.chunks.vectorId, part)));
+      for (const r of rows) out.set(r.vectorId, r.chunkId);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ counts
+
+  async counts(archiveId: string): Promise<{ chunks: number; versions: number; edges: number; entities: number }> {
+    const [c] = await this.#db.all<{ chunks: number; versions: number; edges: number; entities: number }>(
+      sql`SELECT (SELECT COUNT(*) FROM chunks WHERE archive_id = ${archiveId}) AS chunks,
+                 (SELECT COUNT(*) FROM chunk_versions WHERE archive_id = ${archiveId}) AS versions,
+                 (SELECT COUNT(*) FROM edges WHERE archive_id = ${archiveId}) AS edges,
+                 (SELECT COUNT(*) FROM entities WHERE archive_id = ${archiveId}) AS entities`,
+    );
+    return c ?? { chunks: 0, versions: 0, edges: 0, entities: 0 };
+  }
+}

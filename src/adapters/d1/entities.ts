@@ -1,0 +1,139 @@
+/**
+ * D1 adapter for canonical entities: aliases, renames and merges, each from a time on, recorded in
+ * entity history and in the change log the capital chunk replays.
+ */
+import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
+import { fail, ok, type Result } from "../../core/errors";
+import type { AliasRecord, EntityEventRecord, EntityOperation, EntityRecord, EntityStore } from "../../core/ports";
+import type { ChangeOp } from "../../core/types";
+import { changeLogInserts, type Db, entityEvent, entityRow, runBatch, type Stmt } from "./queries";
+import * as s from "./schema";
+
+export class D1EntityStore implements EntityStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async entityRow(archiveId: string, entityId: string): Promise<EntityRecord | null> {
+    return entityRow(this.#db, archiveId, entityId);
+  }
+
+  /** alias / rename / merge, each with the time it takes effect, recorded in entity history. */
+  async entityOp(
+    archiveId: string,
+    op: EntityOperation,
+    normAlias: (s: string) => string,
+    now: number,
+  ): Promise<Result<void>> {
+    const ent = await this.entityRow(archiveId, op.entity);
+    if (!ent) return fail("not_found", `entity ${op.entity} does not exist in archive ${archiveId}`, "entity");
+    if (ent.mergedInto)
+      return fail(
+        "conflict",
+        `entity ${op.entity} was merged into ${ent.mergedInto}`,
+        "entity",
+        `use ${ent.mergedInto}`,
+      );
+    const stmts: Stmt[] = [];
+    const ops: ChangeOp[] = [];
+    if (op.op === "alias" || op.op === "rename") {
+      const text = op.op === "alias" ? op.alias : op.newName;
+      const norm = normAlias(text);
+      if (!norm)
+        return fail("validation", "the name has no letters or digits", op.op === "alias" ? "alias" : "new_name");
+      stmts.push(
+        this.#db
+          .insert(s.entityAliases)
+          .values({ archiveId, entityId: op.entity, alias: text, aliasNorm: norm, validFrom: op.at, validTo: null })
+          .onConflictDoNothing(),
+      );
+      ops.push({ op: "alias.add", entity: op.entity, alias: text, validFrom: op.at, validTo: null });
+      if (op.op === "rename") {
+        // The old name stops being current but keeps resolving historically (resolver fallback).
+        const oldNorm = normAlias(ent.name);
+        if (oldNorm !== norm) {
+          stmts.push(
+            this.#db
+              .update(s.entityAliases)
+              .set({ validTo: op.at })
+              .where(
+                and(
+                  eq(s.entityAliases.archiveId, archiveId),
+                  eq(s.entityAliases.entityId, op.entity),
+                  eq(s.entityAliases.aliasNorm, oldNorm),
+                  isNull(s.entityAliases.validTo),
+                  lte(s.entityAliases.validFrom, op.at),
+                ),
+              ),
+          );
+          ops.push({ op: "alias.close", entity: op.entity, alias: ent.name, at: op.at });
+        }
+        stmts.push(
+          this.#db
+            .update(s.entities)
+            .set({ name: op.newName })
+            .where(and(eq(s.entities.archiveId, archiveId), eq(s.entities.entityId, op.entity))),
+        );
+      }
+      const detail = op.op === "alias" ? { alias: op.alias } : { from: ent.name, to: op.newName };
+      stmts.push(this.#db.insert(s.entityEvents).values(entityEvent(archiveId, op.entity, op.op, detail, op.at, now)));
+    } else {
+      if (op.into === op.entity) return fail("validation", "an entity cannot be merged into itself", "into");
+      const into = await this.entityRow(archiveId, op.into);
+      if (!into) return fail("not_found", `entity ${op.into} does not exist in archive ${archiveId}`, "into");
+      if (into.mergedInto)
+        return fail("conflict", `entity ${op.into} was itself merged into ${into.mergedInto}`, "into");
+      stmts.push(
+        this.#db
+          .update(s.entities)
+          .set({ mergedInto: op.into, mergedAt: op.at })
+          .where(and(eq(s.entities.archiveId, archiveId), eq(s.entities.entityId, op.entity))),
+        this.#db
+          .insert(s.entityEvents)
+          .values([
+            entityEvent(archiveId, op.entity, "merged_into", { into: op.into }, op.at, now),
+            entityEvent(archiveId, op.into, "absorbed", { from: op.entity }, op.at, now),
+          ]),
+      );
+      ops.push({ op: "entity.merge", from: op.entity, into: op.into, at: op.at });
+    }
+    stmts.push(...changeLogInserts(this.#db, archiveId, ops, now));
+    await runBatch(this.#db, stmts);
+    return ok(undefined);
+  }
+
+  async entityHistory(
+    archiveId: string,
+    entityId: string,
+  ): Promise<{
+    entity: EntityRecord;
+    aliases: AliasRecord[];
+    events: EntityEventRecord[];
+    mentions: Array<{ chunk_id: string; version: number; valid_from: number; valid_to: number | null }>;
+  } | null> {
+    const entity = await this.entityRow(archiveId, entityId);
+    if (!entity) return null;
+    const aliases = await this.#db
+      .select()
+      .from(s.entityAliases)
+      .where(and(eq(s.entityAliases.archiveId, archiveId), eq(s.entityAliases.entityId, entityId)))
+      .orderBy(asc(s.entityAliases.validFrom));
+    const events = await this.#db
+      .select()
+      .from(s.entityEvents)
+      .where(and(eq(s.entityEvents.archiveId, archiveId), eq(s.entityEvents.entityId, entityId)))
+      .orderBy(asc(s.entityEvents.at), asc(s.entityEvents.id));
+    const mentions = await this.#db.all<{
+      chunk_id: string;
+      version: number;
+      valid_from: number;
+      valid_to: number | null;
+    }>(
+      sql`SELECT v.chunk_id, v.version, v.valid_from, v.valid_to FROM chunk_versions v, json_each(v.entities) j
+          WHERE v.archive_id = ${archiveId} AND j.value = ${entityId} ORDER BY v.valid_from LIMIT 500`,
+    );
+    return { entity, aliases, events, mentions };
+  }
+}

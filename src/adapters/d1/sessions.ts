@@ -1,0 +1,73 @@
+/**
+ * D1 adapter for agent sessions (short-term conversation events) and the access log (which chunk was
+ * routed to, expanded or verified, when, and in which session), the source of recency.
+ */
+import { and, desc, eq, lte, sql } from "drizzle-orm";
+import type { SessionEvent, SessionLog } from "../../core/ports";
+import type { AccessChannel } from "../../core/types";
+import { chunked, type Db, rowsPerInsert, runBatch } from "./queries";
+import * as s from "./schema";
+
+export class D1SessionLog implements SessionLog {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async appendSession(
+    archiveId: string,
+    sessionId: string,
+    events: Array<{ role: string; text: string; tokens: number; at: number }>,
+  ): Promise<void> {
+    const rows = events.map((e) => ({ archiveId, sessionId, ...e }));
+    await runBatch(
+      this.#db,
+      chunked(rows, rowsPerInsert(6)).map((r) => this.#db.insert(s.sessionEvents).values(r)),
+    );
+  }
+
+  async recent(archiveId: string, sessionId: string, asOf: number, limit: number): Promise<SessionEvent[]> {
+    const rows = await this.#db
+      .select()
+      .from(s.sessionEvents)
+      .where(
+        and(
+          eq(s.sessionEvents.archiveId, archiveId),
+          eq(s.sessionEvents.sessionId, sessionId),
+          lte(s.sessionEvents.at, asOf),
+        ),
+      )
+      .orderBy(desc(s.sessionEvents.at), desc(s.sessionEvents.id))
+      .limit(limit);
+    return rows.map((r) => ({ role: r.role, text: r.text, tokens: r.tokens, at: r.at }));
+  }
+
+  async record(
+    archiveId: string,
+    events: Array<{ chunk: string; channel: AccessChannel; at: number }>,
+    sessionId?: string | undefined,
+  ): Promise<void> {
+    const session = sessionId ?? null;
+    const rows = events.map((e) => ({ archiveId, chunkId: e.chunk, channel: e.channel, at: e.at, sessionId: session }));
+    await runBatch(
+      this.#db,
+      chunked(rows, rowsPerInsert(5)).map((r) => this.#db.insert(s.accessEvents).values(r)),
+    );
+  }
+
+  /** Reads the index access_session (archive_id, session_id, at). */
+  async recentForSession(
+    archiveId: string,
+    sessionId: string,
+    asOf: number,
+    limit = 64,
+  ): Promise<Array<{ chunk: string; at: number }>> {
+    const rows = await this.#db.all<{ chunk_id: string; at: number }>(
+      sql`SELECT chunk_id, MAX(at) AS at FROM access_events
+          WHERE archive_id = ${archiveId} AND session_id = ${sessionId} AND at <= ${asOf}
+          GROUP BY chunk_id ORDER BY at DESC, chunk_id ASC LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({ chunk: r.chunk_id, at: r.at }));
+  }
+}

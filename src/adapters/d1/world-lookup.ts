@@ -1,0 +1,152 @@
+/**
+ * D1 adapter for what the feed pipelines look up before applying a plan: which chunks exist, paper
+ * entities and chunks reachable from normalised aliases (cross-source deduplication), live entities,
+ * a paper's versions and head, and the entity events the pipelines record themselves.
+ */
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { PaperMatch, WorldLookup } from "../../core/ports";
+import { chunked, chunkRows, type Db, entityEvent, IN_CHUNK, latestVersion } from "./queries";
+import * as s from "./schema";
+
+export class D1WorldLookup implements WorldLookup {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Which of these chunk ids exist, with their kind and deprecation. */
+  async chunksByIds(
+    archiveId: string,
+    ids: string[],
+  ): Promise<Map<string, { kind: string; latestVersion: number; deprecatedAt: number | null }>> {
+    const rows = await chunkRows(this.#db, archiveId, ids);
+    return new Map(
+      rows.map((r) => [r.chunkId, { kind: r.kind, latestVersion: r.latestVersion, deprecatedAt: r.deprecatedAt }]),
+    );
+  }
+
+  /** Chunk ids starting with a prefix (a repository's files), in id order. */
+  async chunkIdsWithPrefix(archiveId: string, prefix: string, limit: number): Promise<string[]> {
+    // Range scan on the primary key instead of LIKE (ids may contain % and _).
+    const rows = await this.#db
+      .select({ id: s.chunks.chunkId })
+      .from(s.chunks)
+      .where(
+        and(
+          eq(s.chunks.archiveId, archiveId),
+          sql`${s.chunks.chunkId} >= ${prefix}`,
+          sql`${s.chunks.chunkId} < ${`${prefix}\uffff`}`,
+          isNull(s.chunks.deprecatedAt),
+        ),
+      )
+      .orderBy(asc(s.chunks.chunkId))
+      .limit(limit);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Paper entities reachable from normalised aliases (identifier forms or titles), following merges:
+   * alias -> entity (or the entity it was merged into).
+   */
+  async paperEntitiesByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]> {
+    const out: PaperMatch[] = [];
+    for (const part of chunked(aliasNorms, IN_CHUNK)) {
+      const rows = await this.#db
+        .select({
+          key: s.entityAliases.aliasNorm,
+          chunkId: sql<string>`coalesce(${s.entities.mergedInto}, ${s.entities.entityId})`,
+        })
+        .from(s.entityAliases)
+        .innerJoin(
+          s.entities,
+          and(eq(s.entities.archiveId, s.entityAliases.archiveId), eq(s.entities.entityId, s.entityAliases.entityId)),
+        )
+        .where(
+          and(
+            eq(s.entityAliases.archiveId, archiveId),
+            inArray(s.entityAliases.aliasNorm, part),
+            eq(s.entities.type, "paper"),
+          ),
+        );
+      for (const r of rows) out.push(r);
+    }
+    return out;
+  }
+
+  /** Paper chunks reachable from normalised aliases: the entity must be a paper chunk's own entity. */
+  async papersByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]> {
+    const out = await this.paperEntitiesByAliases(archiveId, aliasNorms);
+    if (out.length === 0) return out;
+    const chunks = await this.chunksByIds(archiveId, [...new Set(out.map((m) => m.chunkId))]);
+    return out.filter((m) => chunks.get(m.chunkId)?.kind === "paper");
+  }
+
+  /** Entities that exist under these ids and are not merged into another. */
+  async liveEntities(archiveId: string, ids: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const part of chunked(ids, IN_CHUNK)) {
+      const rows = await this.#db
+        .select({ id: s.entities.entityId })
+        .from(s.entities)
+        .where(
+          and(eq(s.entities.archiveId, archiveId), inArray(s.entities.entityId, part), isNull(s.entities.mergedInto)),
+        );
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
+  }
+
+  /** Every version's source and artifact hash, oldest first (a paper has a handful). */
+  async versionsOf(
+    archiveId: string,
+    chunkId: string,
+  ): Promise<Array<{ version: number; source: string; artifactHash: string }>> {
+    return this.#db
+      .select({
+        version: s.chunkVersions.version,
+        source: s.chunkVersions.source,
+        artifactHash: s.chunkVersions.artifactHash,
+      })
+      .from(s.chunkVersions)
+      .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)))
+      .orderBy(asc(s.chunkVersions.version));
+  }
+
+  /** Size of a paper chunk's latest version, for "the richer record wins". */
+  async latestHead(
+    archiveId: string,
+    chunkId: string,
+  ): Promise<{
+    contentChars: number;
+    entities: number;
+    edges: number;
+    synopsis: string;
+    validFrom: number;
+    source: string;
+  } | null> {
+    const row = await latestVersion(this.#db, archiveId, chunkId);
+    if (!row) return null;
+    return {
+      contentChars: row.contentChars,
+      entities: (JSON.parse(row.entities) as unknown[]).length,
+      edges: (JSON.parse(row.edges) as unknown[]).length,
+      synopsis: row.synopsis,
+      validFrom: row.validFrom,
+      source: row.source,
+    };
+  }
+
+  /** Normalised aliases an entity already has (open or closed). */
+  async aliasNormsOf(archiveId: string, entityId: string): Promise<Set<string>> {
+    const rows = await this.#db
+      .select({ n: s.entityAliases.aliasNorm })
+      .from(s.entityAliases)
+      .where(and(eq(s.entityAliases.archiveId, archiveId), eq(s.entityAliases.entityId, entityId)));
+    return new Set(rows.map((r) => r.n));
+  }
+
+  async recordEntityEvent(archiveId: string, entityId: string, op: string, detail: unknown, at: number): Promise<void> {
+    await this.#db.insert(s.entityEvents).values(entityEvent(archiveId, entityId, op, detail, at, at));
+  }
+}
