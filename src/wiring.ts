@@ -11,7 +11,6 @@ import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
 import { createUseCases, type UseCases } from "./app";
-import type { World } from "./app/feeds/deps";
 import { PaperGuru } from "./app/kernel";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
@@ -61,8 +60,8 @@ export function wire(env: Env): UseCases {
     kernel,
     stores,
     feeds: {
-      apply: { pg: kernel, world: stores.world as World, now },
-      world: stores.world as World,
+      apply: { pg: kernel, world: stores.world, now },
+      world: stores.world,
       archives: stores.archives,
       exports: stores.exports,
       blobs,

@@ -1,6 +1,6 @@
 /** Exports: an archive in one of the export formats, or a /context result rendered as a document. */
 import type { z } from "zod";
-import type * as S from "../contract";
+import { type ContextBody, toMs } from "../contract";
 import type { ContextExportFormat, ExportFormat } from "../core/export/types";
 import type { AppDeps } from "./deps";
 import { exportArchive, exportContext } from "./feeds/export";
@@ -18,16 +18,10 @@ export function exportUseCases(d: AppDeps) {
   return {
     /** The archive as a download (json is streamed); 413 over the export size limit. */
     archive(archive: string, q: ExportFormatQuery) {
-      return exportArchive(
-        deps,
-        archive,
-        q.format,
-        q.as_of === undefined ? undefined : Date.parse(q.as_of),
-        d.clock.now(),
-      );
+      return exportArchive(deps, archive, q.format, toMs(q.as_of), d.clock.now());
     },
     /** The cards of a /context request rendered in `format`. */
-    context(archive: string, b: In<typeof S.ContextBody> & { format: ContextExportFormat }) {
+    context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
       return exportContext(deps, toContextRequest(archive, b), b.format);
     },
   };

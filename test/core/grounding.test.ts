@@ -3,6 +3,7 @@ import { CapitalStore, route } from "../../src/core/capital";
 import { type ArtifactInput, planIngest, prepareBatch } from "../../src/core/ingest";
 import { findNames, groundContent, titleConcept } from "../../src/core/text/grounding";
 import { DEFAULT_PARAMS, type RouteInput } from "../../src/core/types";
+import { ingestInto } from "../fixtures/ingest-state";
 
 const names = (t: string) => findNames(t).map((m) => m.text);
 
@@ -63,20 +64,7 @@ describe("names in plain text", () => {
   }, 60_000);
 });
 
-async function ingest(store: CapitalStore, batch: ArtifactInput[], at: number) {
-  const prep = prepareBatch(batch);
-  if (!prep.ok) throw new Error(prep.error.message);
-  const plan = await planIngest(
-    "a",
-    prep.value,
-    { chunks: new Map(), entities: new Set(), aliases: new Set() },
-    at,
-    async () => "",
-  );
-  if (!plan.ok) throw new Error(plan.error.message);
-  for (const op of plan.value.ops) store.apply(op);
-  return plan.value;
-}
+const ingest = ingestInto;
 const q = (over: Partial<RouteInput>): RouteInput => ({
   mentions: [],
   identifiers: [],

@@ -1,22 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { CapitalStore, route } from "../../src/core/capital";
-import { type ArtifactInput, planIngest, prepareBatch } from "../../src/core/ingest";
+import type { ArtifactInput } from "../../src/core/ingest";
 import { queryTerms } from "../../src/core/text/lexical";
 import { DEFAULT_PARAMS, type RouteInput } from "../../src/core/types";
+import { ingestInto } from "../fixtures/ingest-state";
 
-async function ingest(store: CapitalStore, batch: ArtifactInput[], at: number) {
-  const prep = prepareBatch(batch);
-  if (!prep.ok) throw new Error(prep.error.message);
-  const plan = await planIngest(
-    "a",
-    prep.value,
-    { chunks: new Map(), entities: new Set(), aliases: new Set() },
-    at,
-    async () => "",
-  );
-  if (!plan.ok) throw new Error(plan.error.message);
-  for (const op of plan.value.ops) store.apply(op);
-}
+const ingest = ingestInto;
 
 const ask = (query: string, over: Partial<RouteInput> = {}): RouteInput => ({
   mentions: [],

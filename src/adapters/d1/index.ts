@@ -27,7 +27,8 @@ export { D1WebhookStore } from "./webhooks";
 export { D1WorldLookup } from "./world-lookup";
 export { WorldStore } from "./world-store";
 
-export function d1Stores(d1: D1Database): Stores {
+/** Every store; `world` also answers the webhook, source and log methods (the feeds' World). */
+export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
   const db = d1Db(d1);
   const world = worldParts(db);
   return {
@@ -39,9 +40,6 @@ export function d1Stores(d1: D1Database): Stores {
     webhooks: world.webhooks,
     sources: world.sources,
     log: world.log,
-    // Also answers the webhook, source and log methods: src/wiring.ts passes `stores.world` where the
-    // feed pipelines expect all four (app/feeds/deps.ts World). Once it composes World from
-    // stores.webhooks, .sources, .log and .world, this can be `world.world`.
     world: new WorldStore(world),
     exports: new D1ExportReader(db),
   };
