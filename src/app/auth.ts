@@ -61,3 +61,13 @@ export async function authorize(
     };
   return null;
 }
+
+/** Who a request acts as, for audit rows: "admin" or "key:<key id>" (call after authorize). */
+export async function actorOf(d: AppDeps, authorization: string | undefined): Promise<string> {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  if (!m?.[1]) return "anonymous";
+  const hash = await sha256Hex(m[1]);
+  if (d.adminKey && timingSafeEqualHex(hash, await sha256Hex(d.adminKey))) return "admin";
+  const key = await d.stores.archives.findKeyByHash(hash);
+  return key ? `key:${key.id}` : "anonymous";
+}

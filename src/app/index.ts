@@ -9,6 +9,7 @@ import { archiveUseCases } from "./archives";
 import { authorize, type Need } from "./auth";
 import type { AppDeps } from "./deps";
 import { type ExportFormatQuery, exportUseCases } from "./exports";
+import { forgetUseCases } from "./forget";
 import * as Op from "./operations";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
@@ -60,6 +61,7 @@ export function createUseCases(d: AppDeps) {
     sources: sourceUseCases(d),
     imports: importUseCases(d),
     exports: exportUseCases(d),
+    forget: forgetUseCases(d),
   };
 }
 

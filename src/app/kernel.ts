@@ -6,7 +6,7 @@
 
 import { fail, ok, type Result } from "../core/errors";
 import { normAlias } from "../core/ids";
-import { type ArtifactInput, planIngest, prepareBatch, sha256Hex } from "../core/ingest";
+import { type ArtifactInput, archivePrefix, planIngest, prepareBatch, sha256Hex, snapshotPrefix } from "../core/ingest";
 import type {
   BlobStore,
   CapitalFor,
@@ -194,6 +194,32 @@ export class PaperGuru {
 
   async resolve(archiveId: string, mention: string, asOf: number | undefined) {
     return this.capital(archiveId).resolve(mention, asOf ?? this.d.clock.now());
+  }
+
+  /** A stored version's content by its blob key. */
+  readonly contentOf = (contentKey: string): Promise<string | null> => this.d.blobs.get(contentKey);
+
+  /**
+   * After a hard delete in D1: drop the capital chunk's in-memory copy (the next call rebuilds it
+   * from the scrubbed log), its snapshot blobs, the content blobs and vectors no longer referenced;
+   * `everything` removes every blob of the archive. Returns how many blobs were removed.
+   */
+  async purge(
+    archiveId: string,
+    what: { contentKeys: string[]; vectorIds: string[]; everything: boolean },
+  ): Promise<number> {
+    await this.capital(archiveId).evict();
+    let blobs = 0;
+    if (what.everything) blobs = await this.d.blobs.deletePrefix(archivePrefix(archiveId));
+    else {
+      await this.d.blobs.delete(what.contentKeys);
+      blobs = what.contentKeys.length;
+      await this.d.blobs.deletePrefix(snapshotPrefix(archiveId));
+    }
+    // Vectorize deletes at most 1,000 ids per call.
+    for (let i = 0; i < what.vectorIds.length; i += 1000)
+      await this.d.vectors.deleteByIds(archiveId, what.vectorIds.slice(i, i + 1000));
+    return blobs;
   }
 
   async stats(archiveId: string) {

@@ -3,5 +3,6 @@
 export * from "./archives";
 export * from "./artifacts";
 export * from "./common";
+export * from "./forget";
 export * from "./query";
 export * from "./world";

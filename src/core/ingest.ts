@@ -144,6 +144,16 @@ export async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Every blob of an archive lives under this prefix (contents, snapshots, webhook bodies). */
+export function archivePrefix(archiveId: string): string {
+  return `archives/${archiveId}/`;
+}
+
+/** The capital chunk's snapshots of an archive live under this prefix. */
+export function snapshotPrefix(archiveId: string): string {
+  return `${archivePrefix(archiveId)}capital/`;
+}
+
 export function contentKey(archiveId: string, contentHash: string): string {
   // Content-addressed and immutable: a retry rewrites the same bytes to the same key.
   return `archives/${archiveId}/content/${contentHash}`;
@@ -255,16 +265,45 @@ function analyse(n: NormalisedArtifact): { grounded: GroundedEntity[]; owns: str
 
 /** Hash of everything that defines a version; valid_from and source are metadata, not identity. */
 async function artifactHash(n: NormalisedArtifact): Promise<string> {
+  return hashParts({
+    kind: n.input.kind,
+    title: n.input.title,
+    synopsis: n.synopsis,
+    content: n.input.content,
+    entityIds: n.entityIds,
+    boundaries: n.boundaries,
+    edges: n.edges,
+    relations: n.relations,
+  });
+}
+
+/** What an artifact's hash covers, as a stored version keeps it (its edges and relations parsed). */
+export interface HashedParts {
+  kind: string;
+  title: string;
+  synopsis: string;
+  content: string;
+  entityIds: string[];
+  boundaries: string[];
+  edges: NormalisedArtifact["edges"];
+  relations?: RelationInput[] | undefined;
+}
+
+/**
+ * The artifact hash of a version from its stored parts: a hard delete that drops an id from
+ * another version's entities or edges stores the hash of what remains, so exports stay verifiable.
+ */
+export function hashParts(p: HashedParts): Promise<string> {
   return sha256Hex(
     JSON.stringify([
-      n.input.kind,
-      n.input.title,
-      n.synopsis,
-      n.input.content,
-      n.entityIds,
-      n.boundaries,
+      p.kind,
+      p.title,
+      p.synopsis,
+      p.content,
+      p.entityIds,
+      p.boundaries,
       // Context joins the hash only when present, so hashes of edges without one stay as they were.
-      n.edges.map((e) => [
+      p.edges.map((e) => [
         e.type,
         e.target,
         e.weight,
@@ -273,7 +312,7 @@ async function artifactHash(n: NormalisedArtifact): Promise<string> {
         ...(e.context ? [e.context] : []),
       ]),
       // Relations join the hash only when present, so artifacts without them hash as before.
-      ...(n.relations ? [n.relations] : []),
+      ...(p.relations ? [p.relations] : []),
     ]),
   );
 }

@@ -19,6 +19,7 @@ import { resourceApp } from "./route";
 import { archivesRoutes } from "./routes/archives";
 import { entitiesRoutes } from "./routes/entities";
 import { exportsRoutes } from "./routes/exports";
+import { forgetRoutes } from "./routes/forget";
 import { importsRoutes } from "./routes/imports";
 import { inspectRoutes } from "./routes/inspect";
 import { lifecycleRoutes } from "./routes/lifecycle";
@@ -35,6 +36,7 @@ const RESOURCES = [
   serviceRoutes,
   archivesRoutes,
   lifecycleRoutes,
+  forgetRoutes,
   entitiesRoutes,
   inspectRoutes,
   queryRoutes,

@@ -37,7 +37,7 @@ export const TAGS = [
   { name: "service", description: "Health, the OpenAPI document and this reference" },
   { name: "archives", description: "Archives and their keys (admin)" },
   { name: "ingest", description: "Artifacts in batches and files" },
-  { name: "lifecycle", description: "Versions, deprecation and history" },
+  { name: "lifecycle", description: "Versions, deprecation, hard deletes and history" },
   { name: "entities", description: "Entity aliases, renames and merges with validity times" },
   { name: "query", description: "Routing, evidence cards, context assembly, verification, sessions" },
   { name: "webhooks", description: "Signed webhook endpoints, deliveries and dead letters" },

@@ -22,5 +22,18 @@ export function blobStoreContract(name: string, make: () => BlobStore) {
       await s.put("k/b", "same");
       expect(await s.get("k/b")).toBe("same");
     });
+    it("deletes keys and prefixes, leaving the rest", async () => {
+      const s = make();
+      await s.put("del/a/1", "1");
+      await s.put("del/a/2", "2");
+      await s.put("del/ab", "3");
+      await s.put("del/b/1", "4");
+      await s.delete(["del/b/1", "del/missing"]);
+      expect(await s.has("del/b/1")).toBe(false);
+      expect(await s.deletePrefix("del/a/")).toBe(2);
+      expect(await s.has("del/a/1")).toBe(false);
+      expect(await s.get("del/ab")).toBe("3");
+      expect(await s.deletePrefix("del/a/")).toBe(0);
+    });
   });
 }

@@ -71,7 +71,13 @@ function fakeDeps(passages: Passage[], events: SessionEvent[] = []): QueryDeps {
         new Map(ids.flatMap((id): Array<[string, StoredVersion]> => (rows.has(id) ? [[id, rows.get(id)!]] : []))),
       exact: async (_a, id, v) => (v === 1 ? (rows.get(id) ?? null) : null),
     },
-    blobs: { put: async () => {}, get: async (k) => texts.get(k) ?? null, has: async (k) => texts.has(k) },
+    blobs: {
+      put: async () => {},
+      get: async (k) => texts.get(k) ?? null,
+      has: async (k) => texts.has(k),
+      delete: async () => {},
+      deletePrefix: async () => 0,
+    },
     distiller: d,
     sessions: {
       // Most recent first, at or before asOf.

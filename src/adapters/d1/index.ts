@@ -9,6 +9,7 @@ import { D1ChangeLog } from "./changelog";
 import { D1ChunkStore } from "./chunks";
 import { D1EntityStore } from "./entities";
 import { D1ExportReader } from "./export-reader";
+import { D1ForgetStore } from "./forget";
 import { d1Db } from "./queries";
 import { D1SessionLog } from "./sessions";
 import { WorldStore, worldParts } from "./world-store";
@@ -19,6 +20,7 @@ export { D1ChunkStore } from "./chunks";
 export { D1EntityStore } from "./entities";
 export { D1ExportReader } from "./export-reader";
 export { ExportStore } from "./export-store";
+export { D1ForgetStore } from "./forget";
 export { D1IngestLogStore } from "./ingest-log";
 export { D1SessionLog } from "./sessions";
 export { D1SourceStore } from "./sources";
@@ -42,5 +44,6 @@ export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
     log: world.log,
     world: new WorldStore(world),
     exports: new D1ExportReader(db),
+    forget: new D1ForgetStore(db),
   };
 }

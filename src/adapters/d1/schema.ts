@@ -320,3 +320,24 @@ export const ingestLog = sqliteTable(
   },
   (t) => [index("ingest_log_archive").on(t.archiveId, t.id)],
 );
+
+/**
+ * The audit trail of hard deletes: who deleted what and when, with counts and never any content.
+ * Not keyed to a live archive, so a deleted archive's own deletion stays on record.
+ */
+export const deletions = sqliteTable(
+  "deletions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    /** chunk | entity | archive */
+    target: text("target").notNull(),
+    targetId: text("target_id").notNull(),
+    /** "admin" or "key:<key id>". */
+    actor: text("actor").notNull(),
+    at: integer("at").notNull(),
+    /** JSON counts of what was removed (versions, edges, entities, blobs, vectors, log ops). */
+    counts: text("counts").notNull().default("{}"),
+  },
+  (t) => [index("deletions_archive").on(t.archiveId, t.id)],
+);

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { CapitalStore, capitalStats, route } from "../../core/capital";
+import { snapshotPrefix } from "../../core/ingest";
 import type { ArchiveStore, CapitalFor, CapitalPort, CapitalStats, ChangeLog, RebuildReport } from "../../core/ports";
 import {
   type AccessChannel,
@@ -171,7 +172,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async snapshot(archiveId: string): Promise<{ seq: number; bytes: number; key: string }> {
     const store = await this.#ensure(archiveId);
     const buf = store.serialize();
-    const key = `archives/${archiveId}/capital/${String(store.seq).padStart(12, "0")}.snap`;
+    const key = `${snapshotPrefix(archiveId)}${String(store.seq).padStart(12, "0")}.snap`;
     await this.#deps.snapshots.put(key, buf);
     await this.#deps.log.recordSnapshot({
       archiveId,

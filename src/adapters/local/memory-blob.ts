@@ -15,4 +15,18 @@ export class MemoryBlobStore implements BlobStore {
   async has(key: string): Promise<boolean> {
     return this.objects.has(key);
   }
+
+  async delete(keys: string[]): Promise<void> {
+    for (const k of keys) this.objects.delete(k);
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    let removed = 0;
+    for (const k of [...this.objects.keys()])
+      if (k.startsWith(prefix)) {
+        this.objects.delete(k);
+        removed++;
+      }
+    return removed;
+  }
 }

@@ -18,4 +18,22 @@ export class R2BlobStore implements BlobStore {
   async has(key: string): Promise<boolean> {
     return (await this.bucket.head(key)) !== null;
   }
+
+  async delete(keys: string[]): Promise<void> {
+    // R2 deletes at most 1,000 keys per call.
+    for (let i = 0; i < keys.length; i += 1000) await this.bucket.delete(keys.slice(i, i + 1000));
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    let removed = 0;
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.bucket.list({ prefix, limit: 1000, ...(cursor ? { cursor } : {}) });
+      const keys = page.objects.map((o) => o.key);
+      if (keys.length) await this.bucket.delete(keys);
+      removed += keys.length;
+      if (!page.truncated) return removed;
+      cursor = page.cursor;
+    }
+  }
 }

@@ -12,6 +12,10 @@ export interface BlobStore {
   put(key: string, text: string): Promise<void>;
   get(key: string): Promise<string | null>;
   has(key: string): Promise<boolean>;
+  /** Remove these keys (missing ones are ignored). */
+  delete(keys: string[]): Promise<void>;
+  /** Remove every key starting with `prefix`; returns how many were removed. */
+  deletePrefix(prefix: string): Promise<number>;
 }
 
 export interface VectorRecord {

@@ -361,6 +361,65 @@ export interface ExportReader {
   entityRow(archiveId: string, entityId: string): Promise<EntityRecord | null>;
 }
 
+/** A version's content by its blob key (to re-hash versions a delete rewrites); null when missing. */
+export type ContentOf = (contentKey: string) => Promise<string | null>;
+
+/** What one hard delete removed from the source of truth, and what the caller must purge elsewhere. */
+export interface ForgetReport {
+  /** The audit row written with the delete. */
+  auditId: number;
+  versions: number;
+  edges: number;
+  /** Declared entities removed because nothing left mentions them (or the entity deleted). */
+  entities: string[];
+  /** Change-log entries dropped or rewritten, so no rebuild replays the deleted data. */
+  logOps: number;
+  /** Content objects no remaining version references (to delete from the blob store). */
+  contentKeys: string[];
+  /** Vector ids to delete from the archive's namespace. */
+  vectorIds: string[];
+  /** Rows removed from every other table (archive deletes: keys, webhooks, sources, ...). */
+  rows: number;
+}
+
+/** An audit row of a hard delete; `counts` is JSON text, never content. */
+export interface DeletionRecord {
+  id: number;
+  archiveId: string;
+  target: "chunk" | "entity" | "archive";
+  targetId: string;
+  actor: string;
+  at: number;
+  counts: string;
+}
+
+/**
+ * Hard deletes. Each runs as one D1 transaction that removes the rows, drops or rewrites every
+ * change-log entry that would bring the data back on a capital-chunk rebuild, removes the capital
+ * snapshots (they hold the old state) and writes the audit row; the caller then purges blobs,
+ * vectors and the in-memory capital chunk. Returns null when the target does not exist.
+ */
+export interface ForgetStore {
+  forgetChunk(
+    archiveId: string,
+    chunkId: string,
+    actor: string,
+    now: number,
+    contentOf: ContentOf,
+  ): Promise<ForgetReport | null>;
+  forgetEntity(
+    archiveId: string,
+    entityId: string,
+    actor: string,
+    now: number,
+    contentOf: ContentOf,
+  ): Promise<ForgetReport | null>;
+  forgetArchive(archiveId: string, actor: string, now: number): Promise<ForgetReport | null>;
+  /** Snapshot rows written since (a racing snapshot of the old in-memory state): removed. */
+  dropSnapshots(archiveId: string): Promise<void>;
+  deletions(archiveId: string, limit: number): Promise<DeletionRecord[]>;
+}
+
 /** Every store, as the composition root builds them. */
 export interface Stores {
   archives: ArchiveStore;
@@ -373,6 +432,7 @@ export interface Stores {
   log: IngestLogStore;
   world: WorldLookup;
   exports: ExportReader;
+  forget: ForgetStore;
 }
 
 /** Parse a JSON column written by the stores; `fallback` when the text is null or not JSON. */

@@ -1,0 +1,459 @@
+/**
+ * Hard deletes in D1 (the ForgetStore port). Each delete is one D1 batch, i.e. one transaction:
+ * - the rows of the target (versions, chunk, edges in either direction, access events, events);
+ * - every change-log entry that would bring it back when a capital chunk is rebuilt by replaying
+ *   the log: entries about the target are dropped, entries of other chunks that name it are
+ *   rewritten without it (a head's entity list, a deprecation's successor);
+ * - every capital snapshot of the archive (they serialise the old state; the next rebuild replays
+ *   the scrubbed log from the start and the object writes a new one);
+ * - an audit row with counts, never content.
+ * Blobs and vectors are outside D1: the report lists what the caller must purge.
+ */
+import { and, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
+import { slug } from "../../core/ids";
+import { type HashedParts, hashParts } from "../../core/ingest";
+import type { ContentOf, DeletionRecord, ForgetReport, ForgetStore } from "../../core/ports";
+import { parseJson } from "../../core/ports";
+import type { ChangeOp } from "../../core/types";
+import { chunked, type Db, IN_CHUNK, type Stmt } from "./queries";
+import * as s from "./schema";
+
+/** What a scrub removes: chunk ids and entity ids. */
+interface Targets {
+  chunks: Set<string>;
+  entities: Set<string>;
+}
+
+/** A change-log entry without the targets: null drops it, the same object keeps it unchanged. */
+export function scrubOp(op: ChangeOp, t: Targets): ChangeOp | null {
+  const gone = (id: string) => t.chunks.has(id) || t.entities.has(id);
+  switch (op.op) {
+    case "head.upsert": {
+      if (t.chunks.has(op.chunk)) return null;
+      const entities = op.entities.filter((e) => !t.entities.has(e));
+      const owns = op.owns?.filter((e) => !t.entities.has(e));
+      if (entities.length === op.entities.length && owns?.length === op.owns?.length) return op;
+      const out: ChangeOp = { ...op, entities };
+      if (owns?.length) out.owns = owns;
+      else delete out.owns;
+      return out;
+    }
+    case "head.deprecate":
+      if (t.chunks.has(op.chunk)) return null;
+      return op.by !== null && t.chunks.has(op.by) ? { ...op, by: null } : op;
+    case "edge.upsert":
+    case "edge.close":
+      return gone(op.src) || gone(op.dst) ? null : op;
+    case "entity.upsert":
+      return t.entities.has(op.id) ? null : op;
+    case "alias.add":
+    case "alias.close":
+      return t.entities.has(op.entity) ? null : op;
+    case "entity.merge":
+      return t.entities.has(op.from) || t.entities.has(op.into) ? null : op;
+    default: {
+      const never: never = op;
+      return never;
+    }
+  }
+}
+
+/** The ids a grounded mention of a name gets (core/text/grounding): "concept:<slug>". */
+function conceptIds(names: string[]): string[] {
+  return names.map((n) => slug(n)).flatMap((x) => (x ? [`concept:${x}`] : []));
+}
+
+export class D1ForgetStore implements ForgetStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Statements that drop or rewrite every change-log entry naming a target; and how many. */
+  async #scrubLog(archiveId: string, t: Targets): Promise<{ stmts: Stmt[]; touched: number }> {
+    const rows = new Map<number, string>();
+    for (const id of [...t.chunks, ...t.entities]) {
+      // instr() on the JSON-quoted id: no LIKE wildcards to escape, and a substring hit is only a
+      // candidate (the parsed entry decides).
+      const hits = await this.#db.all<{ seq: number; op: string }>(
+        sql`SELECT seq, op FROM change_log WHERE archive_id = ${archiveId} AND instr(op, ${JSON.stringify(id)}) > 0`,
+      );
+      for (const h of hits) rows.set(h.seq, h.op);
+    }
+    const drop: number[] = [];
+    const stmts: Stmt[] = [];
+    let rewritten = 0;
+    for (const [seq, text] of rows) {
+      const op = parseJson<ChangeOp | null>(text, null);
+      if (!op) continue;
+      const next = scrubOp(op, t);
+      if (next === op) continue;
+      if (next === null) drop.push(seq);
+      else {
+        rewritten++;
+        stmts.push(
+          this.#db
+            .update(s.changeLog)
+            .set({ op: JSON.stringify(next) })
+            .where(eq(s.changeLog.seq, seq)),
+        );
+      }
+    }
+    for (const part of chunked(drop, IN_CHUNK))
+      stmts.push(
+        this.#db.delete(s.changeLog).where(and(eq(s.changeLog.archiveId, archiveId), inArray(s.changeLog.seq, part))),
+      );
+    return { stmts, touched: drop.length + rewritten };
+  }
+
+  #dropSnapshots(archiveId: string): Stmt {
+    return this.#db.delete(s.capitalSnapshots).where(eq(s.capitalSnapshots.archiveId, archiveId));
+  }
+
+  #audit(
+    archiveId: string,
+    target: DeletionRecord["target"],
+    targetId: string,
+    actor: string,
+    at: number,
+    counts: object,
+  ) {
+    return this.#db
+      .insert(s.deletions)
+      .values({ archiveId, target, targetId, actor, at, counts: JSON.stringify(counts) })
+      .returning({ id: s.deletions.id });
+  }
+
+  /** Run the batch whose last statement is the audit insert; its id. */
+  async #commit(stmts: Stmt[], audit: Stmt): Promise<number> {
+    const results = (await this.#db.batch([...stmts, audit] as unknown as [Stmt, ...Stmt[]])) as unknown[];
+    const last = results[results.length - 1] as Array<{ id: number }>;
+    return last[0]?.id ?? 0;
+  }
+
+  /** Edges with an end among `ids`, and the statements removing them. */
+  async #edges(archiveId: string, ids: string[]): Promise<{ n: number; stmts: Stmt[] }> {
+    let n = 0;
+    const stmts: Stmt[] = [];
+    for (const part of chunked(ids, IN_CHUNK / 2)) {
+      const where = and(eq(s.edges.archiveId, archiveId), or(inArray(s.edges.src, part), inArray(s.edges.dst, part)));
+      const [c] = await this.#db.select({ n: sql<number>`COUNT(*)` }).from(s.edges).where(where);
+      n += c?.n ?? 0;
+      stmts.push(this.#db.delete(s.edges).where(where));
+    }
+    return { n, stmts };
+  }
+
+  /** Rows of one entity: the entity, aliases, events; merges into it undone. */
+  #entityRows(archiveId: string, ids: string[]): Stmt[] {
+    const stmts: Stmt[] = [];
+    for (const part of chunked(ids, IN_CHUNK)) {
+      stmts.push(
+        this.#db.delete(s.entities).where(and(eq(s.entities.archiveId, archiveId), inArray(s.entities.entityId, part))),
+        this.#db
+          .delete(s.entityAliases)
+          .where(and(eq(s.entityAliases.archiveId, archiveId), inArray(s.entityAliases.entityId, part))),
+        this.#db
+          .delete(s.entityEvents)
+          .where(and(eq(s.entityEvents.archiveId, archiveId), inArray(s.entityEvents.entityId, part))),
+        this.#db
+          .update(s.entities)
+          .set({ mergedInto: null, mergedAt: null })
+          .where(and(eq(s.entities.archiveId, archiveId), inArray(s.entities.mergedInto, part))),
+      );
+    }
+    return stmts;
+  }
+
+  /** Of these content objects, the ones no version of the archive references any more. */
+  async #unreferenced(archiveId: string, keys: string[]): Promise<string[]> {
+    const still = new Set<string>();
+    for (const part of chunked([...new Set(keys)], IN_CHUNK)) {
+      const rows = await this.#db
+        .selectDistinct({ k: s.chunkVersions.contentKey })
+        .from(s.chunkVersions)
+        .where(and(eq(s.chunkVersions.archiveId, archiveId), inArray(s.chunkVersions.contentKey, part)));
+      for (const r of rows) still.add(r.k);
+    }
+    return [...new Set(keys)].filter((k) => !still.has(k));
+  }
+
+  /**
+   * Other versions that name one of `ids` in their entities, grounded mentions or declared edges,
+   * rewritten without them and re-hashed (the artifact hash covers entities and edges), so a dump
+   * of the archive still verifies. Versions of `skipChunk` are left alone (they are being deleted).
+   */
+  async #rewriteVersions(
+    archiveId: string,
+    ids: Set<string>,
+    skipChunk: string | null,
+    contentOf: ContentOf,
+  ): Promise<{ n: number; stmts: Stmt[] }> {
+    const db = this.#db;
+    const hit = new Map<string, typeof s.chunkVersions.$inferSelect>();
+    for (const id of ids) {
+      const q = JSON.stringify(id);
+      const rows = await db
+        .select()
+        .from(s.chunkVersions)
+        .where(
+          and(
+            eq(s.chunkVersions.archiveId, archiveId),
+            or(
+              sql`instr(${s.chunkVersions.entities}, ${q}) > 0`,
+              and(isNotNull(s.chunkVersions.mentions), sql`instr(${s.chunkVersions.mentions}, ${q}) > 0`),
+              sql`instr(${s.chunkVersions.edges}, ${q}) > 0`,
+            ),
+          ),
+        );
+      for (const r of rows) if (r.chunkId !== skipChunk) hit.set(`${r.chunkId}\u0000${r.version}`, r);
+    }
+    const stmts: Stmt[] = [];
+    for (const v of hit.values()) {
+      const entities = parseJson<string[]>(v.entities, []).filter((e) => !ids.has(e));
+      const mentions = parseJson<Array<{ entity: string }>>(v.mentions, []).filter((m) => !ids.has(m.entity));
+      const edges = parseJson<HashedParts["edges"]>(v.edges, []).filter((e) => !ids.has(e.target));
+      const content = await contentOf(v.contentKey);
+      const artifactHash =
+        content === null
+          ? v.artifactHash
+          : await hashParts({
+              kind: v.kind,
+              title: v.title,
+              synopsis: v.synopsis,
+              content,
+              entityIds: entities,
+              boundaries: parseJson<string[]>(v.boundaries, []),
+              edges,
+              relations: parseJson<HashedParts["relations"] | null>(v.relations, null) ?? undefined,
+            });
+      stmts.push(
+        db
+          .update(s.chunkVersions)
+          .set({
+            entities: JSON.stringify(entities),
+            mentions: v.mentions === null ? null : JSON.stringify(mentions),
+            edges: JSON.stringify(edges),
+            artifactHash,
+          })
+          .where(
+            and(
+              eq(s.chunkVersions.archiveId, archiveId),
+              eq(s.chunkVersions.chunkId, v.chunkId),
+              eq(s.chunkVersions.version, v.version),
+            ),
+          ),
+      );
+    }
+    return { n: hit.size, stmts };
+  }
+
+  /** Deprecation records naming the chunk as successor: the successor becomes unknown. */
+  async #successorRecords(archiveId: string, chunkId: string): Promise<Stmt[]> {
+    const rows = await this.#db.all<{ id: number; detail: string }>(
+      sql`SELECT id, detail FROM entity_events WHERE archive_id = ${archiveId} AND op = 'deprecated'
+            AND instr(detail, ${JSON.stringify(chunkId)}) > 0`,
+    );
+    const stmts: Stmt[] = [];
+    for (const r of rows) {
+      const d = parseJson<{ by?: string | null }>(r.detail, {});
+      if (d.by !== chunkId) continue;
+      stmts.push(
+        this.#db
+          .update(s.entityEvents)
+          .set({ detail: JSON.stringify({ ...d, by: null }) })
+          .where(eq(s.entityEvents.id, r.id)),
+      );
+    }
+    return stmts;
+  }
+
+  async forgetChunk(
+    archiveId: string,
+    chunkId: string,
+    actor: string,
+    now: number,
+    contentOf: ContentOf,
+  ): Promise<ForgetReport | null> {
+    const db = this.#db;
+    const [chunk] = await db
+      .select()
+      .from(s.chunks)
+      .where(and(eq(s.chunks.archiveId, archiveId), eq(s.chunks.chunkId, chunkId)));
+    if (!chunk) return null;
+    const versions = await db
+      .select({ contentKey: s.chunkVersions.contentKey, entities: s.chunkVersions.entities })
+      .from(s.chunkVersions)
+      .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)));
+    // Declared entities (a paper's id and title) that no other version names and nothing was merged
+    // into: their names came from this chunk, so they go with it.
+    const declared = new Set(versions.flatMap((v) => parseJson<string[]>(v.entities, [])));
+    const orphans: string[] = [];
+    for (const e of declared) {
+      const [row] = await db
+        .select({ id: s.entities.entityId })
+        .from(s.entities)
+        .where(and(eq(s.entities.archiveId, archiveId), eq(s.entities.entityId, e)));
+      if (!row) continue;
+      const [used] = await db.all<{ n: number }>(
+        sql`SELECT (SELECT COUNT(*) FROM chunk_versions AS v, json_each(v.entities) AS j
+                     WHERE v.archive_id = ${archiveId} AND v.chunk_id <> ${chunkId} AND j.value = ${e})
+                 + (SELECT COUNT(*) FROM entities WHERE archive_id = ${archiveId} AND merged_into = ${e}) AS n`,
+      );
+      if ((used?.n ?? 0) === 0) orphans.push(e);
+    }
+    const log = await this.#scrubLog(archiveId, { chunks: new Set([chunkId]), entities: new Set(orphans) });
+    const edges = await this.#edges(archiveId, [chunkId, ...orphans]);
+    const rewritten = await this.#rewriteVersions(archiveId, new Set([chunkId, ...orphans]), chunkId, contentOf);
+    const stmts: Stmt[] = [
+      ...rewritten.stmts,
+      ...(await this.#successorRecords(archiveId, chunkId)),
+      db
+        .delete(s.chunkVersions)
+        .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId))),
+      db.delete(s.chunks).where(and(eq(s.chunks.archiveId, archiveId), eq(s.chunks.chunkId, chunkId))),
+      db
+        .update(s.chunks)
+        .set({ deprecatedBy: null })
+        .where(and(eq(s.chunks.archiveId, archiveId), eq(s.chunks.deprecatedBy, chunkId))),
+      db
+        .delete(s.accessEvents)
+        .where(and(eq(s.accessEvents.archiveId, archiveId), eq(s.accessEvents.chunkId, chunkId))),
+      // The deprecation event carries the caller's reason (text): it goes too.
+      db
+        .delete(s.entityEvents)
+        .where(and(eq(s.entityEvents.archiveId, archiveId), eq(s.entityEvents.entityId, `chunk:${chunkId}`))),
+      ...edges.stmts,
+      ...this.#entityRows(archiveId, orphans),
+      ...log.stmts,
+      this.#dropSnapshots(archiveId),
+    ];
+    const counts = { versions: versions.length, edges: edges.n, entities: orphans.length, log_ops: log.touched };
+    const auditId = await this.#commit(stmts, this.#audit(archiveId, "chunk", chunkId, actor, now, counts));
+    return {
+      auditId,
+      versions: versions.length,
+      edges: edges.n,
+      entities: orphans,
+      logOps: log.touched,
+      contentKeys: await this.#unreferenced(
+        archiveId,
+        versions.map((v) => v.contentKey),
+      ),
+      vectorIds: [chunk.vectorId],
+      rows: 0,
+    };
+  }
+
+  async forgetEntity(
+    archiveId: string,
+    entityId: string,
+    actor: string,
+    now: number,
+    contentOf: ContentOf,
+  ): Promise<ForgetReport | null> {
+    const db = this.#db;
+    const [row] = await db
+      .select()
+      .from(s.entities)
+      .where(and(eq(s.entities.archiveId, archiveId), eq(s.entities.entityId, entityId)));
+    const aliases = await db
+      .select({ alias: s.entityAliases.alias })
+      .from(s.entityAliases)
+      .where(and(eq(s.entityAliases.archiveId, archiveId), eq(s.entityAliases.entityId, entityId)));
+    // The entity and the grounded concepts its names produced in other chunks' text.
+    const ids = new Set([entityId, ...conceptIds([...(row ? [row.name] : []), ...aliases.map((a) => a.alias)])]);
+    const rewritten = await this.#rewriteVersions(archiveId, ids, null, contentOf);
+    if (!row && rewritten.n === 0) return null;
+    const stmts: Stmt[] = [...rewritten.stmts];
+    const versions = rewritten.n;
+    const log = await this.#scrubLog(archiveId, { chunks: new Set(), entities: ids });
+    const edges = await this.#edges(archiveId, [entityId]);
+    stmts.push(
+      ...edges.stmts,
+      ...this.#entityRows(archiveId, [entityId]),
+      ...log.stmts,
+      this.#dropSnapshots(archiveId),
+    );
+    const counts = { versions_rewritten: versions, edges: edges.n, entities: 1, log_ops: log.touched };
+    const auditId = await this.#commit(stmts, this.#audit(archiveId, "entity", entityId, actor, now, counts));
+    return {
+      auditId,
+      versions,
+      edges: edges.n,
+      entities: [entityId],
+      logOps: log.touched,
+      contentKeys: [],
+      vectorIds: [],
+      rows: 0,
+    };
+  }
+
+  async forgetArchive(archiveId: string, actor: string, now: number): Promise<ForgetReport | null> {
+    const db = this.#db;
+    const [archive] = await db.select({ id: s.archives.id }).from(s.archives).where(eq(s.archives.id, archiveId));
+    if (!archive) return null;
+    const vectors = await db.select({ v: s.chunks.vectorId }).from(s.chunks).where(eq(s.chunks.archiveId, archiveId));
+    const [c] = await db.all<{ versions: number; edges: number; entities: number; log: number }>(
+      sql`SELECT (SELECT COUNT(*) FROM chunk_versions WHERE archive_id = ${archiveId}) AS versions,
+                 (SELECT COUNT(*) FROM edges WHERE archive_id = ${archiveId}) AS edges,
+                 (SELECT COUNT(*) FROM entities WHERE archive_id = ${archiveId}) AS entities,
+                 (SELECT COUNT(*) FROM change_log WHERE archive_id = ${archiveId}) AS log`,
+    );
+    // Every table keyed by archive (ARCHIVE_TABLES is checked against the schema by a test).
+    const stmts: Stmt[] = ARCHIVE_TABLES.map((t) => db.delete(t).where(eq(t.archiveId, archiveId)));
+    stmts.push(db.delete(s.archives).where(eq(s.archives.id, archiveId)));
+    const counts = {
+      chunks: vectors.length,
+      versions: c?.versions ?? 0,
+      edges: c?.edges ?? 0,
+      entities: c?.entities ?? 0,
+      log_ops: c?.log ?? 0,
+    };
+    const auditId = await this.#commit(stmts, this.#audit(archiveId, "archive", archiveId, actor, now, counts));
+    return {
+      auditId,
+      versions: counts.versions,
+      edges: counts.edges,
+      entities: [],
+      logOps: counts.log_ops,
+      contentKeys: [],
+      vectorIds: vectors.map((v) => v.v),
+      rows: stmts.length,
+    };
+  }
+
+  async dropSnapshots(archiveId: string): Promise<void> {
+    await this.#dropSnapshots(archiveId);
+  }
+
+  async deletions(archiveId: string, limit: number): Promise<DeletionRecord[]> {
+    const rows = await this.#db
+      .select()
+      .from(s.deletions)
+      .where(eq(s.deletions.archiveId, archiveId))
+      .orderBy(desc(s.deletions.id))
+      .limit(limit);
+    return rows.map((r) => ({ ...r, target: r.target as DeletionRecord["target"] }));
+  }
+}
+
+/** Every table whose rows belong to one archive (all but `archives` itself and the audit trail). */
+export const ARCHIVE_TABLES = [
+  s.apiKeys,
+  s.chunks,
+  s.chunkVersions,
+  s.entities,
+  s.entityAliases,
+  s.entityEvents,
+  s.edges,
+  s.changeLog,
+  s.capitalSnapshots,
+  s.accessEvents,
+  s.sessionEvents,
+  s.webhooks,
+  s.webhookDeliveries,
+  s.sources,
+  s.ingestLog,
+] as const;

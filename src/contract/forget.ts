@@ -1,0 +1,70 @@
+/** Hard deletes and their audit trail. */
+import { z } from "@hono/zod-openapi";
+import { MAX_ID } from "./common";
+
+export const ForgetChunkQuery = z.object({
+  chunk: z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .openapi({ param: { name: "chunk", in: "query" }, description: "The chunk to delete with all its versions." }),
+});
+
+export const ForgetEntityQuery = z.object({
+  entity: z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .openapi({
+      param: { name: "entity", in: "query" },
+      description: "The entity whose record, aliases and mentions are deleted (the chunks' text stays).",
+    }),
+});
+
+export const DeletionsQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(100)
+    .openapi({ param: { name: "limit", in: "query" } }),
+});
+
+export const AdminDeletionsQuery = DeletionsQuery.extend({
+  archive: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "archive", in: "query" }, description: "Archive id (it may no longer exist)." }),
+});
+
+export const Forgotten = z
+  .object({
+    deleted: z.object({
+      target: z.enum(["chunk", "entity", "archive"]),
+      id: z.string(),
+      versions: z.number().int().describe("Versions removed (entity: versions whose mention lists were rewritten)."),
+      edges: z.number().int(),
+      entities: z.array(z.string()).describe("Entities removed: the target, or declared entities nothing else names."),
+      log_ops: z.number().int().describe("Change-log entries dropped or rewritten so no rebuild brings the data back."),
+      content_objects: z.number().int().describe("Content blobs removed (content another version still uses stays)."),
+      vectors: z.number().int(),
+    }),
+    audit_id: z.number().int(),
+  })
+  .openapi("Forgotten");
+
+export const Deletion = z
+  .object({
+    id: z.number().int(),
+    archive: z.string(),
+    target: z.enum(["chunk", "entity", "archive"]),
+    target_id: z.string(),
+    actor: z.string().describe('"admin" or "key:<key id>"'),
+    at: z.string().describe("ISO 8601"),
+    counts: z.record(z.string(), z.number()),
+  })
+  .openapi("Deletion");
+
+export const Deletions = z.object({ deletions: z.array(Deletion) }).openapi("Deletions");
