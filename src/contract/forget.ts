@@ -53,7 +53,21 @@ export const Forgotten = z
     }),
     audit_id: z.number().int(),
   })
-  .openapi("Forgotten");
+  .openapi("Forgotten", {
+    example: {
+      deleted: {
+        target: "chunk",
+        id: "note:draft-3",
+        versions: 2,
+        edges: 3,
+        entities: [],
+        log_ops: 6,
+        content_objects: 2,
+        vectors: 1,
+      },
+      audit_id: 41,
+    },
+  });
 
 export const Deletion = z
   .object({
@@ -67,4 +81,18 @@ export const Deletion = z
   })
   .openapi("Deletion");
 
-export const Deletions = z.object({ deletions: z.array(Deletion) }).openapi("Deletions");
+export const Deletions = z.object({ deletions: z.array(Deletion) }).openapi("Deletions", {
+  example: {
+    deletions: [
+      {
+        id: 41,
+        archive: "rag-memory",
+        target: "chunk",
+        target_id: "note:draft-3",
+        actor: "key:k_3f9a1c2e",
+        at: "2026-11-24T10:15:00.000Z",
+        counts: { versions: 2, edges: 3, entities: 0, log_ops: 6 },
+      },
+    ],
+  },
+});

@@ -215,7 +215,11 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
       const c = canonicalPaperId(x);
       if (c) declaredForms.add(c);
     }
-  for (const { id, text } of findIdentifiers(`${a.title}\n${a.synopsis ?? ""}\n${a.content.slice(0, 200_000)}`)) {
+  // A synopsis equal to the derived one (a dump replays it explicitly) is content cut at ~120 tokens,
+  // possibly inside an identifier: only a synopsis of the caller's own words is scanned.
+  const derived = deriveSynopsis(a.title, a.content);
+  const given = a.synopsis?.trim() && a.synopsis.trim() !== derived ? a.synopsis : "";
+  for (const { id, text } of findIdentifiers(`${a.title}\n${given}\n${a.content.slice(0, 200_000)}`)) {
     if (!entityRows.has(id) && !declaredForms.has(id))
       entityRows.set(id, { entityId: id, type: "paper", name: text, aliases: [] });
   }
@@ -236,7 +240,7 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
   }
   return ok({
     input: a,
-    synopsis: a.synopsis?.trim() || deriveSynopsis(a.title, a.content),
+    synopsis: a.synopsis?.trim() || derived,
     entityRows: [...entityRows.values()],
     entityIds: [...entityRows.keys()].sort(),
     boundaries: [...new Set((a.boundaries ?? []).map(normBoundary).filter(Boolean))].sort(),

@@ -435,6 +435,19 @@ describe("paperguru CLI: against a running worker", () => {
     const re = await cli(["import", "export.json", "--state", join(tmp, "copy-state.json")], { env });
     expect(re.code, re.err + re.out).toBe(0);
     expect(re.out).toMatch(/export\.json: archive, \d+ records: [1-9]\d* created/);
+    // Importing the same dump again is a no-op.
+    const again = await cli(["import", "export.json", "--state", join(tmp, "copy-state-2.json")], { env });
+    expect(again.code, again.err + again.out).toBe(0);
+    expect(again.out).toMatch(/: 0 created, 0 updated, [1-9]\d* unchanged, 0 failed/);
+    // A dump whose content no longer matches its recorded hash fails: exit 1, the chunk not imported.
+    const dump = JSON.parse(readFileSync(join(tmp, "export.json"), "utf8"));
+    dump.chunks[0].versions[0].content += " (edited by hand)";
+    writeFileSync(join(tmp, "tampered.json"), JSON.stringify(dump));
+    const bad = await cli(["import", "tampered.json", "--state", join(tmp, "tampered-state.json")], {
+      env: { ...env, PAPERGURU_ARCHIVE: "cli-copy" },
+    });
+    expect(bad.code, bad.err + bad.out).toBe(1);
+    expect(bad.err + bad.out).toContain("does not match its artifact_hash");
     const ctx = await cli(["export", "--format", "markdown", "--query", "graph memory", "--budget", "1000"]);
     expect(ctx.code, ctx.err).toBe(0);
     expect(ctx.out).toMatch(/arxiv:2301\.\d+@v1/);

@@ -216,6 +216,12 @@ export class D1ChunkStore implements ChunkStore {
           .onConflictDoNothing(),
       );
     }
+    // An entity exists from the valid_from of the version that declared it (event time, so a
+    // replayed dump recreates it at the same time), not from the moment of this write.
+    const declaredAt = new Map<string, number>();
+    for (const op of plan.ops) if (op.op === "entity.upsert" && !declaredAt.has(op.id)) declaredAt.set(op.id, op.at);
+    const firstAlias = new Map<string, number>();
+    for (const a of plan.aliasInserts) if (!firstAlias.has(a.entityId)) firstAlias.set(a.entityId, a.validFrom);
     const events = [
       ...plan.entityInserts.map((e) =>
         entityEvent(
@@ -223,7 +229,7 @@ export class D1ChunkStore implements ChunkStore {
           e.entityId,
           "created",
           { type: e.type, name: e.name },
-          plan.aliasInserts.find((a) => a.entityId === e.entityId)?.validFrom ?? now,
+          firstAlias.get(e.entityId) ?? declaredAt.get(e.entityId) ?? now,
           now,
         ),
       ),

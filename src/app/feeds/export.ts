@@ -627,6 +627,17 @@ export async function importArchive(
     outcome.counts.failed++;
     if (outcome.failures.length < 500) outcome.failures.push({ id, message, ...(field ? { field } : {}) });
   };
+  // A version that does not rebuild to its recorded hash is a failure: its chunk is not imported
+  // (a later version could not follow it), so a damaged dump never lands as different data.
+  for (const m of plan.mismatches) {
+    if (failed.has(m.chunk)) continue;
+    failed.add(m.chunk);
+    failure(
+      m.chunk,
+      `version ${m.version} of ${m.chunk} does not match its artifact_hash (expected ${m.expected.slice(0, 12)}…, got ${String(m.got).slice(0, 12)}…); the chunk was not imported`,
+      "chunks",
+    );
+  }
   for (const step of plan.steps) {
     if (step.step === "ingest") {
       const states = new Map(
