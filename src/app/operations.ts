@@ -84,7 +84,10 @@ export function neighboursOp(pg: PaperGuru, archive: string, q: In<typeof S.Chun
 
 /** GET /v1/archives/{a}/resolve?mention=…&as_of=… */
 export async function resolveOp(pg: PaperGuru, archive: string, q: In<typeof S.ResolveQuery>) {
-  return { mention: q.mention, resolved: await pg.resolve(archive, q.mention, S.toMs(q.as_of)) };
+  const r = await pg.resolve(archive, q.mention, S.toMs(q.as_of));
+  // An ambiguous name resolves to nothing: the caller picks among the candidates.
+  if (r?.candidates) return { mention: q.mention, resolved: null, candidates: r.candidates };
+  return { mention: q.mention, resolved: r ? { entity: r.entity, name: r.name, via: r.via } : null };
 }
 
 /** POST /v1/archives/{a}/route */

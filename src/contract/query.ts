@@ -439,6 +439,10 @@ export const Resolved = z
   .object({
     mention: z.string(),
     resolved: z.object({ entity: z.string(), name: z.string(), via: z.string() }).nullable(),
+    candidates: z
+      .array(z.object({ entity: z.string(), name: z.string() }))
+      .optional()
+      .openapi({ description: "When the name is an alias of several entities: all of them (resolved is then null)." }),
   })
   .openapi("Resolved", {
     example: { mention: "Hippo RAG", resolved: { entity: "method:hipporag", name: "HippoRAG", via: "alias" } },

@@ -5,7 +5,36 @@
  */
 
 /** Normalised form used as the alias-table key: NFKC, lowercase, punctuation -> single spaces. */
+/** Letters NFKD does not decompose, written as people type them without the diacritic. */
+const FOLD: Record<string, string> = {
+  ß: "ss",
+  æ: "ae",
+  œ: "oe",
+  ø: "o",
+  ł: "l",
+  đ: "d",
+  ð: "d",
+  þ: "th",
+  ı: "i",
+};
+
+/**
+ * The alias key a name is matched by: case, diacritics and punctuation folded, so "Paul Erdős",
+ * "paul erdos" and "ERDŐS, Paul"... meet on "paul erdos" (word order is kept).
+ */
 export function normAlias(s: string): string {
+  return s
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/[ßæœøłđðþı]/g, (c) => FOLD[c] ?? c)
+    .normalize("NFC")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
+
+/** The alias key before diacritics were folded (rows stored earlier keep it; lookups try both). */
+export function normAliasUnfolded(s: string): string {
   return s
     .normalize("NFKC")
     .toLowerCase()
@@ -13,8 +42,16 @@ export function normAlias(s: string): string {
     .trim();
 }
 
+/** Both alias keys of a name (one when they agree): what a lookup of stored alias rows asks for. */
+export function aliasKeys(s: string): string[] {
+  const a = normAlias(s);
+  const b = normAliasUnfolded(s);
+  return a === b ? [a] : [a, b];
+}
+
+/** Id slugs keep their letters ("person:paul-erdős"): ids stay what they were before folding. */
 export function slug(s: string): string {
-  return normAlias(s).replace(/ /g, "-");
+  return normAliasUnfolded(s).replace(/ /g, "-");
 }
 
 const DOI_RE = /\b(10\.\d{4,9}\/[^\s"'<>]+)/i;
@@ -99,7 +136,8 @@ export function findIdentifiers(text: string): Array<{ text: string; id: string 
       out.push({ text: t, id });
     }
   };
-  for (const m of text.matchAll(/\b(?:doi:\s*|https?:\/\/(?:dx\.)?doi\.org\/)?10\.\d{4,9}\/[^\s"'<>,;]+/gi)) push(m[0]);
+  for (const m of text.matchAll(/\b(?:doi:\s*|https?:\/\/(?:dx\.)?doi\.org\/)?10\.\d{4,9}\/[^\s"'<>,;{}]+/gi))
+    push(m[0]);
   for (const m of text.matchAll(
     /\b(?:arxiv:\s*|https?:\/\/(?:www\.)?arxiv\.org\/(?:abs|pdf)\/)?\d{4}\.\d{4,5}(?:v\d+)?\b/gi,
   ))

@@ -330,6 +330,7 @@ const NeighboursOut = z.object({
 const ResolveOut = z.object({
   mention: z.string(),
   resolved: z.object({ entity: z.string(), name: z.string(), via: z.string() }).nullable(),
+  candidates: z.array(z.object({ entity: z.string(), name: z.string() })).optional(),
 });
 
 // ------------------------------------------------------------------ the tool table
@@ -522,7 +523,8 @@ export const TOOLS: McpTool[] = [
     description:
       "Resolves a mention (a name, alias or identifier as written) to its canonical entity as of as_of (default now): " +
       "{mention, resolved: {entity (canonical id, e.g. method:hipporag), name (its name at as_of), via (how it matched, e.g. " +
-      "identifier, alias, alias-historical for a name in use before a rename)} or null when nothing matches}. " +
+      "identifier, alias, alias-historical for a name in use before a rename)} or null when nothing matches; " +
+      "an ambiguous name gives resolved null and candidates [{entity, name}]}. Case and diacritics do not matter. " +
       "Use the entity id with `history`. Read-only.",
     scope: "read",
     input: ResolveIn,

@@ -104,12 +104,20 @@ describe("D1 stores split by aggregate", () => {
     expect(shown).toEqual(exact);
     expect(parseJson<string[]>(exact?.entities ?? null, [])).toEqual([id, "method:rag"]);
     expect(await stores.world.latestHead(a, id)).toEqual({
+      title: exact?.title,
+      contentKey: exact?.contentKey,
       contentChars: 42,
       entities: 2,
       edges: 1,
       synopsis: "RAG combines a retriever with a generator.",
       validFrom: T0,
       source: "test",
+      parts: {
+        entities: exact?.entities,
+        boundaries: exact?.boundaries,
+        edges: exact?.edges,
+        relations: exact?.relations,
+      },
     });
     expect(await stores.chunks.counts(a)).toEqual({ chunks: 1, versions: 1, edges: 1, entities: 1 });
     expect(await stores.chunks.chunkIdsForVectorIds(a, [`v:${id}`, "v:none"])).toEqual(new Map([[`v:${id}`, id]]));

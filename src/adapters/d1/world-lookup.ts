@@ -101,12 +101,13 @@ export class D1WorldLookup implements WorldLookup {
   async versionsOf(
     archiveId: string,
     chunkId: string,
-  ): Promise<Array<{ version: number; source: string; artifactHash: string }>> {
+  ): Promise<Array<{ version: number; source: string; artifactHash: string; contentKey: string }>> {
     return this.#db
       .select({
         version: s.chunkVersions.version,
         source: s.chunkVersions.source,
         artifactHash: s.chunkVersions.artifactHash,
+        contentKey: s.chunkVersions.contentKey,
       })
       .from(s.chunkVersions)
       .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)))
@@ -118,22 +119,28 @@ export class D1WorldLookup implements WorldLookup {
     archiveId: string,
     chunkId: string,
   ): Promise<{
+    title: string;
+    contentKey: string;
     contentChars: number;
     entities: number;
     edges: number;
     synopsis: string;
     validFrom: number;
     source: string;
+    parts: { entities: string; boundaries: string; edges: string; relations: string | null };
   } | null> {
     const row = await latestVersion(this.#db, archiveId, chunkId);
     if (!row) return null;
     return {
+      title: row.title,
+      contentKey: row.contentKey,
       contentChars: row.contentChars,
       entities: (JSON.parse(row.entities) as unknown[]).length,
       edges: (JSON.parse(row.edges) as unknown[]).length,
       synopsis: row.synopsis,
       validFrom: row.validFrom,
       source: row.source,
+      parts: { entities: row.entities, boundaries: row.boundaries, edges: row.edges, relations: row.relations },
     };
   }
 

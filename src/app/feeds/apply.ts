@@ -11,9 +11,13 @@
  * the other record only adds its identifiers and title as aliases. Each merge is recorded in the
  * surviving entity's history (op "deduplicated"), so `GET /history?entity=` shows where it came from.
  */
+
+import { mergePaperContent } from "../../core/formats/paper";
 import type { Deprecation, ImportPlan } from "../../core/formats/types";
-import { canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
-import { type ArtifactInput, artifactHashOf, INGEST_LIMITS } from "../../core/ingest";
+import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
+import { type ArtifactInput, artifactHashOf, type EdgeInput, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
+import type { RelationInput } from "../../core/relations";
+import { ENTITY_TYPES } from "../../core/types";
 import type { PaperGuru } from "../kernel";
 import type { World } from "./deps";
 
@@ -92,9 +96,6 @@ function richness(a: { contentChars: number; entities: number; edges: number }):
   // Content dominates; each entity or edge is worth a sentence or two of text.
   return a.contentChars + 50 * a.entities + 20 * a.edges;
 }
-
-const incomingRichness = (a: ArtifactInput) =>
-  richness({ contentChars: a.content.length, entities: a.entities?.length ?? 0, edges: a.edges?.length ?? 0 });
 
 /**
  * The record a version came from: its source (`refs.bib#lewis2020`, an OpenAlex work URL, an arXiv
@@ -182,7 +183,7 @@ function dedupeWithinPlan(artifacts: ArtifactInput[], renamed: Map<string, strin
       kept.push(g[0] as ArtifactInput);
       continue;
     }
-    const winner = g.reduce((best, a) => (incomingRichness(a) > incomingRichness(best) ? a : best));
+    const winner = g.reduce((best, a) => (textRichness(a) > textRichness(best) ? a : best));
     const losers = g.filter((a) => a !== winner);
     const extra = losers.flatMap((l) => [l.id, l.title, ...idsOf(l)]);
     kept.push(retargetKeepTime(winner, extra));
@@ -212,10 +213,11 @@ async function dedupeAgainstArchive(
   if (papers.length === 0) return artifacts;
   const allIds = [...new Set(papers.flatMap((a) => [a.id, ...idsOf(a)]))];
   const existing = await deps.world.chunksByIds(archiveId, allIds);
-  const norms = [...new Set(papers.flatMap((a) => [...idsOf(a).map(normAlias), normAlias(a.title)]))].filter(Boolean);
+  const norms = [...new Set(papers.flatMap((a) => [...idsOf(a), a.title].flatMap(aliasKeys)))].filter(Boolean);
+  // Keyed by the folded key: rows stored before diacritic folding hold the unfolded one.
   const byAlias = new Map<string, string>();
   for (const m of await deps.world.papersByAliases(archiveId, norms))
-    if (!byAlias.has(m.key)) byAlias.set(m.key, m.chunkId);
+    if (!byAlias.has(normAlias(m.key))) byAlias.set(normAlias(m.key), m.chunkId);
 
   const result: ArtifactInput[] = [];
   for (const a of artifacts) {
@@ -261,38 +263,135 @@ async function dedupeAgainstArchive(
     // record meeting the work for the first time merges by richness.
     const record = recordOf(a.source);
     const own = (await deps.world.versionsOf(archiveId, into)).filter((v) => recordOf(v.source) === record).at(-1);
-    if (own) {
-      if (own.artifactHash === (await artifactHashOf(candidate))) {
-        note(into, "unchanged", own.version);
-        out.counts.unchanged++;
-      } else result.push(candidate);
-      if (into !== a.id) renamed.set(a.id, into);
-      continue;
-    }
-    const incomingWins = incomingRichness(a) > richness(head);
-    if (incomingWins) {
-      result.push(candidate);
-    } else {
-      const added = await addAliases(deps, archiveId, into, aliases);
-      note(into, "unchanged");
-      out.counts.unchanged++;
-      if (added === 0) {
+    // Field by field: the richer record's text and title, plus every metadata line (authors, venue,
+    // date, identifiers, the BibTeX entry as written) that only the other record has. A record's
+    // own later version always takes its own text.
+    const headContent = (await deps.pg.contentOf(head.contentKey)) ?? "";
+    const incomingWins = !own && textRichness(candidate) > textRichness({ ...head, content: headContent });
+    if (own || incomingWins) {
+      const merged = mergePaperContent(candidate.content, headContent);
+      const mergedArtifact: ArtifactInput = { ...candidate, content: merged.content };
+      if (own) {
+        // Unchanged: the record merged with what it stored last time gives that version again.
+        const ownContent = (await deps.pg.contentOf(own.contentKey)) ?? "";
+        const again = { ...candidate, content: mergePaperContent(candidate.content, ownContent).content };
+        if (
+          own.artifactHash === (await artifactHashOf(again)) ||
+          own.artifactHash === (await artifactHashOf(candidate))
+        ) {
+          note(into, "unchanged", own.version);
+          out.counts.unchanged++;
+        } else result.push(mergedArtifact);
         if (into !== a.id) renamed.set(a.id, into);
         continue;
       }
+      result.push(mergedArtifact);
+      await recordMerge(
+        deps,
+        archiveId,
+        out,
+        { from: a.id, into, matchedBy, kept: "incoming", source: a.source ?? "" },
+        {
+          text: a.source ?? "",
+          ...Object.fromEntries(merged.added.map((f) => [f, head.source])),
+        },
+      );
+      if (into !== a.id) renamed.set(a.id, into);
+      continue;
+    }
+    // The existing record keeps its text, title, entities and edges; the incoming one adds the
+    // fields it lacked as a new version of the existing record (same source, so re-imports of
+    // either record find nothing new).
+    const merged = mergePaperContent(headContent, candidate.content);
+    if (merged.added.length > 0) result.push(keepHead(into, head, merged.content, candidate));
+    const aliasesAdded = await addAliases(deps, archiveId, into, aliases);
+    if (merged.added.length === 0) {
+      note(into, "unchanged");
+      out.counts.unchanged++;
     }
     if (into !== a.id) renamed.set(a.id, into);
-    out.merges.push({ from: a.id, into, matchedBy, kept: incomingWins ? "incoming" : "existing" });
-    out.counts.merged++;
-    await deps.world.recordEntityEvent(
+    if (merged.added.length === 0 && aliasesAdded === 0) continue;
+    await recordMerge(
+      deps,
       archiveId,
-      into,
-      "deduplicated",
-      { from: a.id, matched_by: matchedBy, kept: incomingWins ? "incoming" : "existing", source: a.source ?? "" },
-      deps.now(),
+      out,
+      { from: a.id, into, matchedBy, kept: "existing", source: a.source ?? "" },
+      {
+        text: head.source,
+        ...Object.fromEntries(merged.added.map((f) => [f, a.source ?? ""])),
+      },
     );
   }
   return result;
+}
+
+/** Richness of a record's own text: the BibTeX entry it carries repeats its fields, so it is left out. */
+function textRichness(a: { content: string; entities?: unknown; edges?: unknown }): number {
+  const cut = a.content.lastIndexOf("\nBibTeX:\n");
+  const ents = Array.isArray(a.entities) ? a.entities.length : typeof a.entities === "number" ? a.entities : 0;
+  const edges = Array.isArray(a.edges) ? a.edges.length : typeof a.edges === "number" ? a.edges : 0;
+  return richness({ contentChars: cut >= 0 ? cut : a.content.length, entities: ents, edges });
+}
+
+/** The existing head as an artifact again, with merged content and the incoming record's aliases. */
+function keepHead(
+  into: string,
+  head: NonNullable<Awaited<ReturnType<World["latestHead"]>>>,
+  content: string,
+  incoming: ArtifactInput,
+): ArtifactInput {
+  const ids = parseList<string>(head.parts.entities);
+  const own = incoming.entities?.find((e) => e.id === into || e.type === "paper");
+  const entities: EntityInput[] = ids.map((id) => {
+    const prefix = id.split(":")[0] ?? "";
+    const type = (ENTITY_TYPES as readonly string[]).includes(prefix)
+      ? (prefix as EntityInput["type"])
+      : canonicalPaperId(id)
+        ? "paper"
+        : "concept";
+    return id === into && own ? { ...own, id } : { type, id, name: id };
+  });
+  const relations = head.parts.relations === null ? undefined : parseList<RelationInput>(head.parts.relations);
+  return {
+    id: into,
+    kind: "paper",
+    title: head.title,
+    synopsis: head.synopsis,
+    content,
+    entities,
+    boundaries: parseList<string>(head.parts.boundaries),
+    edges: parseList<EdgeInput>(head.parts.edges),
+    ...(relations?.length ? { relations } : {}),
+    source: head.source,
+  };
+}
+
+function parseList<T>(text: string): T[] {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? (v as T[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+async function recordMerge(
+  deps: ApplyDeps,
+  archiveId: string,
+  out: ApplyOutcome,
+  m: { from: string; into: string; matchedBy: string; kept: "incoming" | "existing"; source: string },
+  fields: Record<string, string>,
+): Promise<void> {
+  out.merges.push({ from: m.from, into: m.into, matchedBy: m.matchedBy, kept: m.kept });
+  out.counts.merged++;
+  // Where each field of the merged record came from (the record's source).
+  await deps.world.recordEntityEvent(
+    archiveId,
+    m.into,
+    "deduplicated",
+    { from: m.from, matched_by: m.matchedBy, kept: m.kept, source: m.source, fields },
+    deps.now(),
+  );
 }
 
 /** Adds the aliases the entity does not have yet; returns how many. */
@@ -331,10 +430,11 @@ async function resolveEdgeTargets(
   if (targets.size > 0) {
     const existing = await world.chunksByIds(archiveId, [...targets]);
     const open = [...targets].filter((t) => !existing.has(t) && !renamed.has(t));
-    const keyOf = (t: string) => normAlias(t.startsWith("paper:") ? t.slice("paper:".length) : t);
+    const bare = (t: string) => (t.startsWith("paper:") ? t.slice("paper:".length) : t);
+    const keyOf = (t: string) => normAlias(bare(t));
     const byAlias = new Map<string, string>();
-    for (const m of await world.papersByAliases(archiveId, [...new Set(open.map(keyOf))]))
-      if (!byAlias.has(m.key)) byAlias.set(m.key, m.chunkId);
+    for (const m of await world.papersByAliases(archiveId, [...new Set(open.flatMap((t) => aliasKeys(bare(t))))]))
+      if (!byAlias.has(normAlias(m.key))) byAlias.set(normAlias(m.key), m.chunkId);
     for (const t of open) {
       const hit = byAlias.get(keyOf(t));
       if (hit) resolved.set(t, hit);

@@ -511,7 +511,9 @@ export class CapitalStore {
   groundEntity(id: string, t: number): number {
     const known = this.entIndex.get(id);
     if (known !== undefined || !id.startsWith("concept:")) return known ?? this.entityOf(id);
-    const list = this.aliases.get(id.slice(8).replace(/-/g, " "));
+    // Concept slugs are ASCII in the common case and then already alias keys (no folding to do).
+    const key = id.slice(8).replace(/-/g, " ");
+    const list = this.aliases.get(/^[ -~]*$/.test(key) ? key : normAlias(key));
     const hit = list?.find((a) => a.from <= t && t < a.to);
     return hit ? this.followMerges(hit.e, t).e : this.entityOf(id);
   }
@@ -844,15 +846,24 @@ export class CapitalStore {
     return [...out.entries()].map(([e, v]) => ({ e, via: v }));
   }
 
-  resolve(mention: string, t: number): { entity: string; name: string; via: string } | null {
+  /**
+   * The entity a mention denotes at t; when the name is an alias of several entities (two people
+   * named "J. Smith"), `candidates` lists them all and the first is only the earliest declared.
+   */
+  resolve(
+    mention: string,
+    t: number,
+  ): { entity: string; name: string; via: string; candidates?: Array<{ entity: string; name: string }> } | null {
     const r = this.resolveIdx(mention, t);
     const first = r[0];
     if (!first) return null;
-    const id = this.entIds[first.e] as string;
-    const name = this.entNames[first.e] as string;
-    // Grounded concepts keep no name string of their own (memory): show the words of the slug.
-    const shown = name === id && id.startsWith("concept:") ? id.slice(8).replace(/-/g, " ") : name;
-    return { entity: id, name: shown, via: first.via };
+    const show = (e: number) => {
+      const id = this.entIds[e] as string;
+      const name = this.entNames[e] as string;
+      // Grounded concepts keep no name string of their own (memory): show the words of the slug.
+      return { entity: id, name: name === id && id.startsWith("concept:") ? id.slice(8).replace(/-/g, " ") : name };
+    };
+    return { ...show(first.e), via: first.via, ...(r.length > 1 ? { candidates: r.map((x) => show(x.e)) } : {}) };
   }
 
   /** @internal Node postings of an entity as of t, including entities merged into it by then. */

@@ -2,13 +2,18 @@
  * Bibliographic exports of paper chunks: BibTeX with stable citation keys and CSL-JSON items.
  * Metadata comes from the chunk itself: the `Authors:` / `In:` / `Date:` lines the importers write
  * into a paper's content (else its person / venue entities), `year:` and `bibtex:` boundaries, and the
- * canonical ids (chunk id and its own entity's id-like aliases) for DOI and arXiv eprint.
+ * canonical ids (chunk id and its own entity's id-like aliases) for DOI and arXiv eprint. A paper
+ * imported from BibTeX carries its entry as written (after a `BibTeX:` line at the end of its
+ * content): the BibTeX export gives that entry back verbatim, under the user's key.
  */
+import { BIBTEX_MARK } from "../formats/bibtex";
 import { canonicalPaperId } from "../ids";
 import { type ChunkRecord, iso } from "./types";
 
 export interface PaperMeta {
   id: string;
+  /** The entry as the user wrote it (with the @string macros it uses), when imported from BibTeX. */
+  raw: { macros: string[]; entry: string; key: string } | null;
   version: number;
   title: string;
   /** Display names in order ("Patrick Lewis" or "Lewis, Patrick"). */
@@ -27,8 +32,28 @@ function line(content: string, label: string): string | null {
   return m?.[1]?.trim() || null;
 }
 
+/** The BibTeX entry at the end of a paper's content, split into @string lines, the entry and its key. */
+export function rawEntry(content: string): PaperMeta["raw"] {
+  const at = content.lastIndexOf(`\n${BIBTEX_MARK}\n`);
+  if (at < 0) return null;
+  const block = content.slice(at + BIBTEX_MARK.length + 2);
+  const macros: string[] = [];
+  let rest = block;
+  for (;;) {
+    const m = /^@string\s*\{[^\n]*\}\n/i.exec(rest);
+    if (!m) break;
+    macros.push(m[0].trimEnd());
+    rest = rest.slice(m[0].length);
+  }
+  const key = /^@\s*[a-z]+\s*[{(]\s*([^,\s]+)\s*,/i.exec(rest)?.[1];
+  return key ? { macros, entry: rest.trim(), key } : null;
+}
+
 export function paperMeta(r: ChunkRecord): PaperMeta {
-  const content = r.content ?? "";
+  const full = r.content ?? "";
+  const raw = rawEntry(full);
+  const cut = full.lastIndexOf(`\n${BIBTEX_MARK}\n`);
+  const content = cut >= 0 ? full.slice(0, cut) : full;
   const authorsLine = line(content, "Authors?");
   const authors = authorsLine
     ? authorsLine
@@ -66,6 +91,7 @@ export function paperMeta(r: ChunkRecord): PaperMeta {
     line(content, "URL") ?? src ?? (doi ? `https://doi.org/${doi}` : arxiv ? `https://arxiv.org/abs/${arxiv}` : null);
   return {
     id: r.id,
+    raw,
     version: r.version,
     title: r.title,
     authors,
@@ -133,23 +159,35 @@ function suffix(i: number): string {
 }
 
 /**
- * Stable keys: the base key when unique in the set; colliding papers get a, b, c, ... in chunk-id order.
- * The same set of papers always gets the same keys.
+ * Stable keys: a paper imported from BibTeX keeps the user's key; the others get the base key when
+ * unique in the set (and not a user's key), colliding ones a, b, c, ... in chunk-id order. The same
+ * set of papers always gets the same keys.
  */
 export function citationKeys(metas: PaperMeta[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const m of metas)
+    if (m.raw && !taken.has(m.raw.key)) {
+      out.set(m.id, m.raw.key);
+      taken.add(m.raw.key);
+    }
   const groups = new Map<string, string[]>();
   for (const m of metas) {
+    if (out.has(m.id)) continue;
     const k = baseCitationKey(m);
     groups.set(k, [...(groups.get(k) ?? []), m.id]);
   }
-  const out = new Map<string, string>();
   for (const [k, ids] of groups) {
     const sorted = [...new Set(ids)].sort();
-    if (sorted.length === 1) out.set(sorted[0] as string, k);
-    else
-      sorted.forEach((id, i) => {
+    if (sorted.length === 1 && !taken.has(k)) out.set(sorted[0] as string, k);
+    else {
+      let i = 0;
+      for (const id of sorted) {
+        while (taken.has(`${k}${suffix(i)}`)) i++;
         out.set(id, `${k}${suffix(i)}`);
-      });
+        i++;
+      }
+    }
   }
   return out;
 }
@@ -191,13 +229,20 @@ export function papersOnly(records: ChunkRecord[]): ChunkRecord[] {
   return records.filter((r) => r.kind === "paper");
 }
 
-/** BibTeX for the paper chunks among `records` (others are ignored). */
+/**
+ * BibTeX for the paper chunks among `records` (others are ignored). Entries imported from BibTeX
+ * come back as written (the @string macros they use first, once); the others are generated, with
+ * the PaperGuru id and version in a comment line above the entry (outside it, so no field is added).
+ */
 export function renderBibtex(records: ChunkRecord[]): string {
   const metas = papersOnly(records)
     .map(paperMeta)
     .sort((a, b) => (a.id < b.id ? -1 : 1));
   const keys = citationKeys(metas);
+  const macros = new Set<string>();
+  for (const m of metas) for (const x of m.raw?.macros ?? []) macros.add(x);
   const entries = metas.map((m) => {
+    if (m.raw && keys.get(m.id) === m.raw.key) return `${m.raw.entry}\n`;
     const fields: Array<[string, string]> = [["title", latexEscape(m.title)]];
     if (m.authors.length) fields.push(["author", m.authors.map(bibName).join(" and ")]);
     if (m.year !== null) fields.push(["year", String(m.year)]);
@@ -206,11 +251,10 @@ export function renderBibtex(records: ChunkRecord[]): string {
     if (m.doi) fields.push(["doi", latexEscape(m.doi)]);
     if (m.arxiv) fields.push(["eprint", latexEscape(m.arxiv)], ["archiveprefix", "arXiv"]);
     if (m.url) fields.push(["url", latexEscape(m.url)]);
-    fields.push(["note", latexEscape(`PaperGuru ${m.id} v${m.version}`)]);
     const body = fields.map(([k, v]) => `  ${k} = {${v}}`).join(",\n");
-    return `@${m.bibType}{${keys.get(m.id)},\n${body}\n}\n`;
+    return `% PaperGuru ${m.id} v${m.version}\n@${m.bibType}{${keys.get(m.id)},\n${body}\n}\n`;
   });
-  return entries.join("\n");
+  return [...(macros.size ? [`${[...macros].join("\n")}\n`] : []), ...entries].join("\n");
 }
 
 const CSL_TYPE: Record<string, string> = {

@@ -13,6 +13,8 @@
  * rendering of the record (title, authors, venue, date, ids, abstract, note), synopsis = the
  * abstract's first sentences, entities = the paper, its authors (`person:<slug>`) and its venue
  * (`venue:<slug>`), boundaries `bibtex:<type>`, `year:<yyyy>`, `keyword:<k>`.
+ * The entry as written (with the @string macros it uses) closes the content after a `BibTeX:` line,
+ * so the BibTeX export gives it back field for field under the user's citation key.
  * valid_from is the publication date (`date`, else `year`/`month`; publicationTime), so `as_of` a
  * time before the paper appeared does not see it; recorded_at stays the import time. When the
  * archive already holds a later version of the same work, the import layer records the new version
@@ -91,6 +93,22 @@ function venueOf(f: Fields): string {
     if (v && !/^https?:/i.test(v)) return v;
   }
   return "";
+}
+
+/** The line before the entry as written, at the end of a BibTeX paper's content. */
+export const BIBTEX_MARK = "BibTeX:";
+
+/** `@string` definitions of the macros an entry uses (bare words after `=` or `#`), one per line. */
+function macrosUsed(input: string, strings: Record<string, string>): string {
+  const defined = new Map(Object.entries(strings).map(([k, v]) => [k.toLowerCase(), v]));
+  if (defined.size === 0) return "";
+  const out = new Map<string, string>();
+  for (const m of input.matchAll(/[=#][ \t\r\n]*([A-Za-z][\w:.-]*)/g)) {
+    const name = (m[1] as string).toLowerCase();
+    const v = defined.get(name);
+    if (v !== undefined && !out.has(name)) out.set(name, `@string{${m[1]} = {${v}}}\n`);
+  }
+  return [...out.values()].join("");
 }
 
 /** First line of a parse error, with the entry key when the error's input shows it. */
@@ -197,6 +215,7 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
       keywords.length ? `Keywords: ${keywords.join(", ")}` : "",
       abstract ? `\nAbstract: ${abstract}` : "",
       note ? `\nNote: ${note}` : "",
+      e.input ? `\n${BIBTEX_MARK}\n${macrosUsed(e.input, lib.strings)}${e.input.trim()}` : "",
     ].filter(Boolean);
     const self: EntityInput = { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), e.key] };
     entityOf.set(identity.id, self);

@@ -249,7 +249,8 @@ export function parseMarkdownPaper(text: string, opts: MarkdownOptions = {}): Re
     }
     if (ref.id === paperId || cited.has(ref.id)) continue;
     cited.add(ref.id);
-    entities.push({ ...ref.entity, name: r.title ?? clip(r.text, LIMITS.entityName) });
+    // A reference line is never a name: without a recognisable title the work is named by its id.
+    entities.push({ ...ref.entity, name: r.title ?? ref.id });
     edges.push({ type: "cites", target: ref.id });
   }
 

@@ -58,3 +58,39 @@ export function paperIdentity(rawIds: Array<string | null | undefined>, title: s
     },
   };
 }
+
+/** Metadata lines the importers write into a paper's content ("Authors: ..."), in this order. */
+const META_LABELS = ["Authors", "Editors", "In", "Publisher", "Date", "DOI", "arXiv", "URL", "Keywords"] as const;
+
+/** The line before a BibTeX entry as written, at the end of a paper's content (formats/bibtex). */
+const ENTRY_MARK = "\nBibTeX:\n";
+
+function metaLine(content: string, label: string): string | null {
+  return new RegExp(`^${label}:[ \\t]*\\S.*$`, "m").exec(content)?.[0] ?? null;
+}
+
+/**
+ * Two records of one work merged field by field: the winner's text, plus each metadata line
+ * (authors, venue, date, identifiers, ...) the winner lacks and the other has, plus the other's
+ * BibTeX entry when the winner has none (kept last, where the BibTeX export looks for it).
+ * Deterministic and idempotent: merging the result with either record again adds nothing.
+ */
+export function mergePaperContent(winner: string, other: string): { content: string; added: string[] } {
+  const cut = winner.lastIndexOf(ENTRY_MARK);
+  const body = cut >= 0 ? winner.slice(0, cut) : winner;
+  const otherCut = other.lastIndexOf(ENTRY_MARK);
+  const otherBody = otherCut >= 0 ? other.slice(0, otherCut) : other;
+  const entry = cut >= 0 ? winner.slice(cut) : otherCut >= 0 ? other.slice(otherCut) : "";
+  const added: string[] = [];
+  const lines: string[] = [];
+  for (const label of META_LABELS) {
+    if (metaLine(body, label)) continue;
+    const l = metaLine(otherBody, label);
+    if (l) {
+      lines.push(l);
+      added.push(label);
+    }
+  }
+  if (cut < 0 && entry) added.push("BibTeX");
+  return { content: `${body}${lines.length ? `\n${lines.join("\n")}` : ""}${entry}`, added };
+}

@@ -30,7 +30,15 @@ export interface CapitalPort extends CapitalRouter {
   /** A head and its bounded neighbour table valid at t; null for an unknown chunk. */
   neighbours(chunk: string, t: number): Promise<{ head: HeadInfo | null; neighbours: NeighbourInfo[] } | null>;
   /** The canonical entity a mention denotes at t, or null. */
-  resolve(mention: string, t: number): Promise<{ entity: string; name: string; via: string } | null>;
+  resolve(
+    mention: string,
+    t: number,
+  ): Promise<{
+    entity: string;
+    name: string;
+    via: string;
+    candidates?: Array<{ entity: string; name: string }>;
+  } | null>;
   stats(): Promise<CapitalStats>;
   /** Write a snapshot now (rebuilds start from the latest one). */
   snapshot(): Promise<{ seq: number; bytes: number; key: string }>;

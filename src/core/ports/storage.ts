@@ -323,17 +323,21 @@ export interface WorldLookup {
   versionsOf(
     archiveId: string,
     chunkId: string,
-  ): Promise<Array<{ version: number; source: string; artifactHash: string }>>;
+  ): Promise<Array<{ version: number; source: string; artifactHash: string; contentKey: string }>>;
   latestHead(
     archiveId: string,
     chunkId: string,
   ): Promise<{
+    title: string;
+    contentKey: string;
     contentChars: number;
     entities: number;
     edges: number;
     synopsis: string;
     validFrom: number;
     source: string;
+    /** The stored version's declared entity ids, boundaries, edges and relations (JSON text). */
+    parts: { entities: string; boundaries: string; edges: string; relations: string | null };
   } | null>;
   aliasNormsOf(archiveId: string, entityId: string): Promise<Set<string>>;
   recordEntityEvent(archiveId: string, entityId: string, op: string, detail: unknown, at: number): Promise<void>;

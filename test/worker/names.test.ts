@@ -1,0 +1,50 @@
+/** Names as people type them: case and diacritics fold in the alias dictionary; ambiguity is shown. */
+import { describe, expect, it } from "vitest";
+import { api, newArchive } from "./helpers";
+
+describe("resolving names", () => {
+  it("folds case and diacritics, and returns the candidates of an ambiguous name", async () => {
+    const { id, key } = await newArchive("names");
+    const r = await api(
+      "POST",
+      `/v1/archives/${id}/ingest`,
+      {
+        artifacts: [
+          {
+            id: "bio:erdos",
+            kind: "note",
+            title: "Collaboration graphs",
+            content: "Paul Erdős wrote papers with hundreds of coauthors.",
+            entities: [{ type: "person", id: "person:erdos", name: "Paul Erdős", aliases: ["Erdős Pál"] }],
+          },
+          {
+            id: "bio:smiths",
+            kind: "note",
+            title: "Two authors",
+            content: "J. Smith (John) wrote on graphs; J. Smith (Jane) on memory.",
+            entities: [
+              { type: "person", id: "person:john-smith", name: "John Smith", aliases: ["J. Smith"] },
+              { type: "person", id: "person:jane-smith", name: "Jane Smith", aliases: ["J. Smith"] },
+            ],
+          },
+        ],
+      },
+      key,
+    );
+    expect(r.status).toBe(200);
+    const resolve = async (m: string) =>
+      (await api("GET", `/v1/archives/${id}/resolve?mention=${encodeURIComponent(m)}`, undefined, key)).body;
+    for (const m of ["Paul Erdős", "Paul Erdos", "paul ERDOS", "Erdos Pal", "PAUL ERDŐS"])
+      expect((await resolve(m)).resolved?.entity, m).toBe("person:erdos");
+    const amb = await resolve("j smith");
+    expect(amb.resolved).toBeNull();
+    expect(amb.candidates.map((c: { entity: string }) => c.entity).sort()).toEqual([
+      "person:jane-smith",
+      "person:john-smith",
+    ]);
+    // A query naming the person without diacritics reaches the note through the entity.
+    const q = await api("POST", `/v1/archives/${id}/route`, { query: "Who did Paul Erdos write with?" }, key);
+    expect(q.body.trace.mentions.map((x: { entity: string }) => x.entity)).toContain("person:erdos");
+    expect(q.body.candidates[0].chunk).toBe("bio:erdos");
+  });
+});
