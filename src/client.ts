@@ -309,9 +309,12 @@ export class PaperGuruClient {
   }
 
   // ---------------------------------------------------------------- ingest from the world
-  /** Import a file's text (format: bibtex | markdown | fulltext | xkg | json); returns counts and merges. */
-  importText(archive: string, format: ImportFormat, text: string, name: string) {
-    const q = new URLSearchParams({ format, name });
+  /**
+   * Import a file's text (format: bibtex | markdown | fulltext | xkg | json); returns counts and
+   * merges. `validFrom` (ISO) replaces the event time of every record (default: the file's dates).
+   */
+  importText(archive: string, format: ImportFormat, text: string, name: string, validFrom?: string) {
+    const q = new URLSearchParams({ format, name, ...(validFrom ? { valid_from: validFrom } : {}) });
     return this.call<ImportResult>(
       "POST",
       `/v1/archives/${enc(archive)}/import?${q}`,

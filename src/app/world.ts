@@ -3,7 +3,7 @@
  * imports and the ingest log. The pipelines themselves are in src/app/feeds.
  */
 import type { z } from "zod";
-import type * as S from "../contract";
+import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { type DeliveryRecord, parseJson } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
@@ -176,7 +176,7 @@ export function importUseCases(d: AppDeps) {
     /** A file in one of the import formats; records that fail are listed, the rest is stored. */
     file(archive: string, q: In<typeof S.ImportQuery>, text: string) {
       if (!text.trim()) return Promise.resolve(fail("validation", "empty body", "body", "send the file as the body"));
-      return importFile(d.feeds, archive, q.format, text, q.name ?? `upload.${q.format}`);
+      return importFile(d.feeds, archive, q.format, text, q.name ?? `upload.${q.format}`, S.toMs(q.valid_from));
     },
     /** Ingest runs (webhooks, sources, imports), newest first. */
     async log(archive: string, q: In<typeof S.LogQuery>) {

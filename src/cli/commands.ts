@@ -235,6 +235,11 @@ const importCmd: Command = {
     state: { type: "string", arg: "<file>", description: `state file (default ./${DEFAULT_STATE_FILE})` },
     restart: { type: "boolean", description: "ignore the state file: send every piece again" },
     "stop-after": { type: "string", arg: "<n>", description: "stop (as Ctrl-C would) after n pieces were sent" },
+    "valid-from": {
+      type: "string",
+      arg: "<time>",
+      description: "event time of every record (ISO), replacing the files' own dates",
+    },
   },
   positionals: [1, Number.POSITIVE_INFINITY],
   async run(r) {
@@ -254,6 +259,7 @@ const importCmd: Command = {
       statePath: resolve(r.io.cwd, r.str("state") ?? DEFAULT_STATE_FILE),
       restart: r.values.restart === true,
       stopAfter,
+      validFrom: r.str("valid-from"),
       progress,
       log: (s) => progress.write(`${s}\n`),
       onInterrupt: r.io.onInterrupt,

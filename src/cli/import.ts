@@ -192,6 +192,8 @@ export interface ImportOptions {
   restart: boolean;
   /** Stop (as Ctrl-C would) after this many pieces were acknowledged in this run. */
   stopAfter?: number | undefined;
+  /** Event time (ISO) for every record, replacing the dates the files carry. */
+  validFrom?: string | undefined;
   /** Where progress goes: a bar on a TTY, else one line per piece. */
   progress: OutStream;
   /** Messages (warnings, failures); the same stream as progress unless --json. */
@@ -374,7 +376,7 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
         continue;
       }
       try {
-        const res = await client.importText(o.archive, p.format, piece, basename(p.file));
+        const res = await client.importText(o.archive, p.format, piece, basename(p.file), o.validFrom);
         for (const k of Object.keys(counts) as Array<keyof Counts>) counts[k] += res.counts[k] ?? 0;
         st.pieces[p.hash] = { file: show(p.file), piece: p.index, records: p.records, at: new Date().toISOString() };
         writeState(o.statePath, st);

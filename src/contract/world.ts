@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { SOURCE_KINDS } from "../core/sources/types";
-import { ArchiveParam, MS0, T0 } from "./common";
+import { ArchiveParam, MS0, T0, Time } from "./common";
 
 export const WebhookCreated = z
   .object({
@@ -369,6 +369,11 @@ export const ImportQuery = z.object({
     .max(300)
     .optional()
     .openapi({ param: { name: "name", in: "query" }, description: "file name, recorded as the source" }),
+  valid_from: Time.optional().openapi({
+    param: { name: "valid_from", in: "query" },
+    description:
+      "Event time of every record in the file, replacing the dates the file carries (BibTeX year/month/date, Markdown front matter date, full-text metadata dates). Default: those dates, else the import time. recorded_at is always the import time.",
+  }),
 });
 
 export const LogQuery = z.object({

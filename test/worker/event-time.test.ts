@@ -43,4 +43,41 @@ describe("event time on imports", () => {
     const again = await importBib(id, key, BIB);
     expect((again.counts.created ?? 0) + (again.counts.updated ?? 0)).toBe(0);
   });
+
+  it("full text: an S2ORC-style record is valid from its year; the caller can override any file's dates", async () => {
+    const { id, key } = await newArchive("evt-ft");
+    const s2orc = JSON.stringify({
+      paper_id: "s2:77",
+      metadata: {
+        title: "Sparse Retrieval Revisited for Agents",
+        authors: [{ first: "Ada", last: "Lovelace" }],
+        year: 2019,
+      },
+      body_text: [{ text: "Sparse retrieval with BM25 remains a strong baseline for agent memory.", section: "Intro" }],
+    });
+    const send = (format: string, body: string, extra = "") =>
+      SELF.fetch(`http://paperguru.test/v1/archives/${id}/import?format=${format}${extra}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
+        body,
+      });
+    expect((await send("fulltext", s2orc)).status).toBe(200);
+    const hist = async (chunk: string) =>
+      (await api("GET", `/v1/archives/${id}/history?chunk=${encodeURIComponent(chunk)}`, undefined, key)).body;
+    const items = (await api("GET", `/v1/archives/${id}/export?format=json`, undefined, key)).body as {
+      chunks: Array<{ id: string; kind: string }>;
+    };
+    const paper = items.chunks.find((c) => c.kind === "paper")?.id as string;
+    const h = await hist(paper);
+    expect(h.versions[0].validFrom).toBe(Date.UTC(2019, 0, 1));
+    expect(h.versions[0].recordedAt).toBeGreaterThan(Date.UTC(2025, 0, 1));
+    // The override: every record of the file from the given time, whatever the file says.
+    const r = await send("bibtex", BIB, "&valid_from=2030-02-03T00:00:00Z");
+    expect(r.status).toBe(200);
+    expect((await hist("arxiv:2405.14831")).versions[0].validFrom).toBe(Date.UTC(2030, 1, 3));
+    const bad = await send("bibtex", BIB, "&valid_from=not-a-date");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { field: string } }).error.field).toContain("valid_from");
+    expect((await send("archive", "{}", "&valid_from=2030-01-01")).status).toBe(400);
+  });
 });

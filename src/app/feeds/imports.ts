@@ -72,11 +72,18 @@ export async function importFile(
   format: ImportFormat,
   text: string,
   name: string,
+  validFrom?: number,
 ): Promise<Result<ApplyOutcome>> {
-  if (format === "archive") return importArchiveFile(deps, archiveId, text, name || format);
+  if (format === "archive") {
+    if (validFrom !== undefined)
+      return fail("validation", "an archive dump keeps its own times", "valid_from", "omit valid_from for format=archive");
+    return importArchiveFile(deps, archiveId, text, name || format);
+  }
   const started = Date.now();
   const plan = parseImport(format, text, name || format);
   if (!plan.ok) return plan;
+  // The caller's event time replaces the file's own dates (recorded_at stays the import time).
+  if (validFrom !== undefined) for (const a of plan.value.artifacts) a.valid_from = validFrom;
   if (plan.value.artifacts.length === 0 && plan.value.deprecations.length === 0)
     return fail(
       "validation",

@@ -32,7 +32,8 @@
  * (S2ORC) or a title guessed from the raw string (unarXive; see parseReference), so a later title
  * dedup can merge them. Entries cited nowhere in the body get their `cites` edge from the paper chunk.
  * valid_from: unarXive's metadata.versions[0].created (a historical import of the first version);
- * S2ORC has only a year, which becomes a `year:` boundary.
+ * S2ORC's publication date (or only its year, as of 1 January) is valid_from too; the year is also a
+ * `year:` boundary.
  *
  * Edges have no context field, so the sentence(s) around each citation are returned alongside the plan
  * in `citationContexts` (src = citing section, dst = cited id).
@@ -51,6 +52,7 @@ import {
   oneLine,
   parseTime,
   personEntity,
+  publicationTime,
   scalar,
   startJsonPlan,
   yearOf,
@@ -215,7 +217,13 @@ function normalise(rec: JsonObject): Normalised | string {
       ? authorsRaw.split(/,\s*|\s+and\s+/).map(oneLine)
       : arr(authorsRaw).map(authorName).filter(Boolean);
   const versions = arr(meta.versions);
-  const validFrom = isObject(versions[0]) ? parseTime(scalar(versions[0].created)) : undefined;
+  // Event time: unarXive's first version, else a publication date S2ORC-style records carry
+  // (`publication_date`, `date`, else the year, as of 1 January), else none (the import time).
+  const created = isObject(versions[0]) ? parseTime(scalar(versions[0].created)) : undefined;
+  const published = publicationTime(
+    scalar(meta.publication_date) || scalar(meta.date) || scalar(rec.publication_date) || scalar(meta.year) || null,
+  );
+  const validFrom = created ?? published;
   const year =
     yearOf(scalar(meta.year)) ?? (validFrom !== undefined ? String(new Date(validFrom).getUTCFullYear()) : null);
   const boundaries: string[] = [];
