@@ -471,7 +471,7 @@ describe("parseFullTextPapers", () => {
     const r = value(parseFullTextPapers(JSON.stringify(s2orc)));
     expectIngestable(r);
     const paper = byId(r, "doi:10.1673/031.001.0701");
-    expect(paper.valid_from).toBeUndefined();
+    expect(paper.valid_from).toBe(Date.UTC(2001, 0, 1)); // the year, as of 1 January
     expect(paper.boundaries).toContain("year:2001");
     expect(paper.entities?.[0]?.aliases).toContain("CorpusId:15772371");
     expect(paper.entities?.map((e) => e.id)).toContain("venue:journal-of-insect-science");
