@@ -16,6 +16,7 @@ import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
 import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/core/capital";
 import { simhash } from "../src/core/sketch";
 import { DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
+import { measureCpuCosts } from "./lib/cpu-costs";
 import { sourceState } from "./lib/server";
 import { rng, SYNTHETIC_VOCABULARY, syntheticArchive, zipfSampler } from "./lib/synthetic";
 
@@ -211,6 +212,13 @@ if (e2eHeads) {
   });
   e2e = JSON.parse(readFileSync(e2eFile, "utf8"));
 }
+// The per-request CPU budget's cost model (src/core/limits.ts), re-measured on this machine.
+const cpuCosts = await measureCpuCosts(quick ? 0.5 : 2);
+console.log("\nCPU per MB of input (ms): measured here / configured in CPU_MS_PER_MB");
+for (const [work, c] of Object.entries(cpuCosts))
+  console.log(
+    `  ${work}: ${c.measured} / ${c.configured}${c.measured > c.configured ? "  (over: the budget under-estimates here)" : ""}`,
+  );
 const out = {
   date: new Date().toISOString(),
   commit,
@@ -220,6 +228,7 @@ const out = {
   queriesPerSize: Object.fromEntries(sizes.map((n) => [n, queriesFor(n)])),
   params: DEFAULT_PARAMS,
   routing: rows,
+  cpuCosts,
   e2e,
 };
 mkdirSync(dirname(outFile), { recursive: true });

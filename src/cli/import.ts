@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileS
 import { basename, extname, join, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import { type ImportCounts, type ImportFormat, type PaperGuruClient, PaperGuruError } from "../client";
+import { cpuBudgetChars } from "../core/limits";
 import { EXIT, type OutStream, UsageError } from "./io";
 
 /** The server's import formats (src/contract/world.ts IMPORT_FORMATS; `satisfies` keeps them in step). */
@@ -52,6 +53,8 @@ export function detectFormat(path: string, text: string): Format | null {
  */
 export const JSONL_RECORDS = 10;
 export const BIBTEX_ENTRIES = 500;
+/** And at most this many characters of entries, inside the server's CPU budget for BibTeX parsing. */
+export const BIBTEX_PIECE_CHARS = Math.floor(cpuBudgetChars("bibtex") * 0.8);
 /** OpenIE JSON files (one chunk per doc) go 500 docs per request: ~2 s of one request. */
 export const OPENIE_DOCS = 500;
 
@@ -62,13 +65,23 @@ const isBibComment = (b: string) => /^\s*@comment\b/i.test(b);
 function splitBibtex(text: string): string[] {
   // Entries start with `@type{` or `@type(` at the beginning of a line (how every tool writes them).
   const starts = [...text.matchAll(BIB_ENTRY)].map((m) => m.index ?? 0);
-  if (starts.length <= BIBTEX_ENTRIES) return [text];
+  if (starts.length <= BIBTEX_ENTRIES && text.length <= BIBTEX_PIECE_CHARS) return [text];
   const blocks = starts.map((s, i) => text.slice(s, starts[i + 1] ?? text.length));
   const header = `${text.slice(0, starts[0])}${blocks.filter(isBibMacro).join("")}`;
   const entries = blocks.filter((b) => !isBibMacro(b) && !isBibComment(b));
   const out: string[] = [];
-  for (let i = 0; i < entries.length; i += BIBTEX_ENTRIES)
-    out.push(header + entries.slice(i, i + BIBTEX_ENTRIES).join(""));
+  let piece: string[] = [];
+  let size = header.length;
+  for (const e of entries) {
+    if (piece.length > 0 && (piece.length >= BIBTEX_ENTRIES || size + e.length > BIBTEX_PIECE_CHARS)) {
+      out.push(header + piece.join(""));
+      piece = [];
+      size = header.length;
+    }
+    piece.push(e);
+    size += e.length;
+  }
+  if (piece.length) out.push(header + piece.join(""));
   return out;
 }
 

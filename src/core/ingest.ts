@@ -5,6 +5,7 @@
  */
 import { type Failure, fail, ok, type Result } from "./errors";
 import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "./ids";
+import { cpuBudgetChars, withinCpuBudget } from "./limits";
 import { normaliseRelations, type RelationInput, relationEntities } from "./relations";
 import { type GroundedEntity, groundContent, titleConcept } from "./text/grounding";
 import { docTerms } from "./text/lexical";
@@ -361,6 +362,15 @@ export function prepareBatch(batch: ArtifactInput[]): Result<PreparedBatch> {
       "artifacts",
       `send at most ${INGEST_LIMITS.maxArtifacts} artifacts per request`,
     );
+  let chars = 0;
+  for (const a of batch) chars += a.content.length + a.title.length + (a.synopsis?.length ?? 0);
+  const budget = withinCpuBudget(
+    [["analyse", chars]],
+    `this batch holds ${chars.toLocaleString("en-US")} characters to analyse and`,
+    "artifacts",
+    `send at most ${cpuBudgetChars("analyse").toLocaleString("en-US")} characters of content per request (split the batch)`,
+  );
+  if (!budget.ok) return budget;
   const seenIds = new Map<string, number>();
   const items: NormalisedArtifact[] = [];
   const entityIds = new Set<string>();

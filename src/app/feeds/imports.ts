@@ -12,6 +12,7 @@ import { parseMarkdownPaper } from "../../core/formats/markdown";
 import { parseOpenIe } from "../../core/formats/openie";
 import type { ImportPlan } from "../../core/formats/types";
 import { parseXkg } from "../../core/formats/xkg";
+import { type CpuWork, cpuBudgetChars, withinCpuBudget } from "../../core/limits";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { FeedDeps } from "./deps";
 import { importArchiveFile } from "./export";
@@ -76,12 +77,38 @@ export async function importFile(
 ): Promise<Result<ApplyOutcome>> {
   if (format === "archive") {
     if (validFrom !== undefined)
-      return fail("validation", "an archive dump keeps its own times", "valid_from", "omit valid_from for format=archive");
+      return fail(
+        "validation",
+        "an archive dump keeps its own times",
+        "valid_from",
+        "omit valid_from for format=archive",
+      );
     return importArchiveFile(deps, archiveId, text, name || format);
   }
   const started = Date.now();
+  // The CPU budget, before any work: parsing grows with the file, analysing with the records' text.
+  const parseWork: CpuWork = format;
+  const parseBudget = withinCpuBudget(
+    [[parseWork, text.length]],
+    `parsing this ${(text.length / 1e6).toFixed(1)} MB ${format} file`,
+    "body",
+    `send at most ${cpuBudgetChars(parseWork).toLocaleString("en-US")} characters of ${format} per request (\`npx paperguru import\` splits files)`,
+  );
+  if (!parseBudget.ok) return parseBudget;
   const plan = parseImport(format, text, name || format);
   if (!plan.ok) return plan;
+  let chars = 0;
+  for (const a of plan.value.artifacts) chars += a.content.length + a.title.length + (a.synopsis?.length ?? 0);
+  const budget = withinCpuBudget(
+    [
+      [parseWork, text.length],
+      ["analyse", chars],
+    ],
+    `this ${format} file (${plan.value.artifacts.length} records, ${chars.toLocaleString("en-US")} characters of text)`,
+    "body",
+    "split the file into smaller ones (`npx paperguru import` sends large files in pieces)",
+  );
+  if (!budget.ok) return budget;
   // The caller's event time replaces the file's own dates (recorded_at stays the import time).
   if (validFrom !== undefined) for (const a of plan.value.artifacts) a.valid_from = validFrom;
   if (plan.value.artifacts.length === 0 && plan.value.deprecations.length === 0)
