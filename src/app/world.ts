@@ -17,6 +17,7 @@ import {
   receiveWebhook,
   replayDelivery,
   type WebhookHeaders,
+  webhookBodyPrefix,
 } from "./feeds/webhooks";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -70,6 +71,8 @@ export function webhookUseCases(d: AppDeps) {
     },
     async remove(archive: string, name: string): Promise<Result<{ deleted: string }>> {
       if (!(await world.deleteWebhook(archive, name))) return fail("not_found", `no webhook ${name}`, "name");
+      // The raw bodies kept for replay go with the endpoint and its deliveries.
+      await d.feeds.blobs.deletePrefix(webhookBodyPrefix(archive, name));
       return ok({ deleted: name });
     },
     /** A signed delivery: verified over the raw bytes, then queued. */

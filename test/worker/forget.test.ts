@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { ADMIN, api, newArchive } from "./helpers";
+import { createWebhook, sendGeneric, waitDelivery } from "./world";
 
 // A word that exists only in the deleted chunk's second version.
 const SECRET = "zyxqvelbrandt";
@@ -294,7 +295,28 @@ describe("hard delete", () => {
     const keep = await newArchive("forget-keep");
     await api("POST", `/v1/archives/${id}/ingest`, { artifacts: [PAPER] }, key);
     await api("POST", `/v1/archives/${keep.id}/ingest`, { artifacts: [PAPER] }, keep.key);
-    await api("POST", `/v1/archives/${id}/webhooks`, { name: "feed", kind: "generic" }, ADMIN);
+    const secret = await createWebhook(id, "feed", "generic");
+    const sent = await sendGeneric(
+      id,
+      "feed",
+      secret,
+      { artifacts: [{ ...PAPER, id: "note:hooked", content: SECRET }] },
+      {
+        delivery: "d-1",
+      },
+    );
+    expect(sent.status).toBe(202);
+    await waitDelivery(id, key, "feed", "d-1");
+    expect(
+      (
+        await api(
+          "POST",
+          `/v1/archives/${id}/sources`,
+          { id: "feed", kind: "url", location: "https://example.org/feed.json", paused: true },
+          key,
+        )
+      ).status,
+    ).toBe(201);
     await api("POST", `/v1/archives/${id}/sessions/s1/events`, { events: [{ role: "user", text: SECRET }] }, key);
     await api("POST", `/v1/archives/${id}/route`, { query: "Quillfeather", session_id: "s1" }, key);
     await api("POST", `/v1/archives/${id}/admin/snapshot`, undefined, ADMIN);
@@ -302,7 +324,7 @@ describe("hard delete", () => {
 
     const del = await api("DELETE", `/v1/archives/${id}`, undefined, ADMIN);
     expect(del.status).toBe(200);
-    expect(del.body.deleted).toMatchObject({ target: "archive", id, vectors: 1 });
+    expect(del.body.deleted).toMatchObject({ target: "archive", id, vectors: 2 });
     expect((await api("POST", `/v1/archives/${id}/route`, { query: "Quillfeather" }, key)).status).toBe(401);
     expect((await api("GET", `/v1/archives/${id}`, undefined, ADMIN)).status).toBe(404);
     for (const t of await archiveTables()) {
@@ -324,5 +346,20 @@ describe("hard delete", () => {
     const audit = await api("GET", `/v1/deletions?archive=${id}`, undefined, ADMIN);
     expect(audit.body.deletions[0]).toMatchObject({ target: "archive", target_id: id, actor: "admin" });
     expect(JSON.stringify(audit.body)).not.toContain(SECRET);
+  }, 60_000);
+
+  it("a webhook: its deliveries and the raw bodies kept for replay go with it", async () => {
+    const { id, key } = await newArchive("forget-hook");
+    const secret = await createWebhook(id, "feed", "generic");
+    const body = { artifacts: [{ id: "note:h", kind: "note", title: "Hooked", content: SECRET }] };
+    expect((await sendGeneric(id, "feed", secret, body, { delivery: "d-1" })).status).toBe(202);
+    await waitDelivery(id, key, "feed", "d-1");
+    expect(await blobsMentioning(id, [SECRET])).not.toEqual([]);
+    expect((await api("DELETE", `/v1/archives/${id}/webhooks/feed`, undefined, ADMIN)).status).toBe(200);
+    expect((await env.CONTENT.list({ prefix: `archives/${id}/webhooks/` })).objects).toEqual([]);
+    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE archive_id = ?")
+      .bind(id)
+      .first<{ n: number }>();
+    expect(rows?.n).toBe(0);
   }, 60_000);
 });

@@ -39,10 +39,15 @@ export class D1WebhookStore implements WebhookStore {
   }
 
   async deleteWebhook(archiveId: string, name: string): Promise<boolean> {
-    const res = await this.#db
-      .delete(s.webhooks)
-      .where(and(eq(s.webhooks.archiveId, archiveId), eq(s.webhooks.name, name)))
-      .returning({ name: s.webhooks.name });
+    const [res] = await this.#db.batch([
+      this.#db
+        .delete(s.webhooks)
+        .where(and(eq(s.webhooks.archiveId, archiveId), eq(s.webhooks.name, name)))
+        .returning({ name: s.webhooks.name }),
+      this.#db
+        .delete(s.webhookDeliveries)
+        .where(and(eq(s.webhookDeliveries.archiveId, archiveId), eq(s.webhookDeliveries.webhook, name))),
+    ]);
     return res.length > 0;
   }
 

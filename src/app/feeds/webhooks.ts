@@ -178,7 +178,7 @@ export async function receiveWebhook(
   }
   const msg: DeliveryMessage = { archive: archiveId, webhook: name, delivery: deliveryId };
   if (!seen) {
-    const bodyKey = `archives/${archiveId}/webhooks/${name}/${await sha256Hex(deliveryId)}`;
+    const bodyKey = `${webhookBodyPrefix(archiveId, name)}${await sha256Hex(deliveryId)}`;
     await deps.blobs.put(bodyKey, new TextDecoder().decode(raw));
     const inserted = await deps.world.insertDelivery({
       archiveId,
@@ -363,4 +363,9 @@ export async function replayDelivery(
   });
   await deps.queue.send({ archive: archiveId, webhook, delivery: deliveryId });
   return ok({ delivery: deliveryId, previous: row.status });
+}
+
+/** Where the verified raw bodies of one webhook's deliveries are kept (for replay). */
+export function webhookBodyPrefix(archiveId: string, name: string): string {
+  return `archives/${archiveId}/webhooks/${name}/`;
 }

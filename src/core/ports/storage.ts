@@ -278,6 +278,7 @@ export interface WebhookStore {
   putWebhook(row: WebhookRecord): Promise<void>;
   getWebhook(archiveId: string, name: string): Promise<WebhookRecord | null>;
   listWebhooks(archiveId: string): Promise<Array<Omit<WebhookRecord, "secret">>>;
+  /** The endpoint and every delivery row of it (their bodies are blobs the caller removes). */
   deleteWebhook(archiveId: string, name: string): Promise<boolean>;
   getDelivery(archiveId: string, webhook: string, deliveryId: string): Promise<DeliveryRecord | null>;
   /** The earliest delivery of this endpoint whose raw body had this SHA-256, or null. */
