@@ -11,7 +11,7 @@ import { CPU_BUDGET_MS, cpuBudgetChars, cpuEstimateMs, withinCpuBudget } from ".
 describe("CPU budget", () => {
   it("estimates from the measured cost per MB and refuses over the budget, naming both", () => {
     expect(cpuEstimateMs("bibtex", 1_000_000)).toBe(2300);
-    expect(withinCpuBudget([["bibtex", 1_000_000]], "parsing", "body", "split").ok).toBe(true);
+    expect(withinCpuBudget([["bibtex", 800_000]], "parsing", "body", "split").ok).toBe(true);
     const r = withinCpuBudget(
       [
         ["bibtex", 1_000_000],
