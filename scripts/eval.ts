@@ -16,7 +16,10 @@
  * category, adversarial category 5 excluded), CiteSeer citation recovery; then the staleness,
  * unarXive import and provenance checks (scripts/lib/checks.ts).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness),
+ * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
+ * dump must be lossless and a second import a no-op).
+ *
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -25,7 +28,7 @@ import { dirname, join } from "node:path";
 import { PaperGuruClient } from "../src/client";
 import { slug } from "../src/core/ids";
 import { BASELINES, type Doc, rankAll } from "./lib/baselines";
-import { staleness, syntheticStaleness, unarxive, wikipediaStaleness } from "./lib/checks";
+import { dumpRoundTrip, staleness, syntheticStaleness, unarxive, wikipediaStaleness } from "./lib/checks";
 import {
   type Conversation,
   loadCiteSeer,
@@ -138,11 +141,16 @@ interface PlainArtifact {
   edges?: Array<{ type: "cites"; target: string; weight?: number }>;
 }
 
+/** Every archive the evaluation builds, for the dump round trip at the end. */
+const built: Array<{ name: string; archive: Archive }> = [];
+
 async function newArchive(server: Server, name: string): Promise<Archive> {
   const admin = new PaperGuruClient(server.url, server.adminKey);
   const id = `eval-${slug(name).slice(0, 24)}-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name, params });
-  return { id, pg: admin.withKey(created.key.secret) };
+  const archive = { id, pg: admin.withKey(created.key.secret) };
+  built.push({ name, archive });
+  return archive;
 }
 
 /** Ingest in batches of 200, sequentially; returns wall time in ms. */
@@ -548,6 +556,10 @@ function summary(r: EvalResults): string {
     emit(s.name, s.rows, s.ks);
     for (const g of s.groups ?? []) emit(`${s.name}, cat. ${g.label} (${g.questions} q)`, g.rows, s.ks);
   }
+  for (const t of r.roundTrips ?? [])
+    lines.push(
+      `dump round trip, ${t.archive}: ${t.chunks} chunks, first import ${t.firstFailures} failures / ${t.firstMismatches} hash mismatches, same dump: ${t.sameDump}, second import: ${t.secondCreated} created or updated, ${t.secondFailures} failures, storage unchanged: ${t.storageUnchanged}`,
+    );
   lines.push("\n| set | ingest chunks/s | /route ms/q | total |\n|---|---|---|---|");
   for (const s of r.sets)
     lines.push(
@@ -640,6 +652,12 @@ async function main() {
       ua = await timed("unarXive: full-text import, references, export round trip", () =>
         unarxive(server, data, params),
       );
+    const roundTrips = [];
+    if (wants("roundtrip"))
+      for (const b of built)
+        roundTrips.push(
+          await timed(`dump round trip: ${b.name}`, () => dumpRoundTrip(server, b.archive, b.name, params)),
+        );
     log("provenance: verifying the anchors /context returned");
     let anchors = 0;
     let verified = 0;
@@ -663,6 +681,7 @@ async function main() {
       ...partial,
       staleness: { s2orc, wikipedia, synthetic },
       unarxive: ua,
+      roundTrips,
       provenance: { anchors, verified },
       checkMs,
       targets: targets(partial),

@@ -77,6 +77,8 @@ export interface EvalResults {
     synthetic: Array<{ rho: number; T: number; n: number; pgStale: number; blindStale: number; bound: number }>;
   };
   unarxive: Record<string, unknown> | null;
+  /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
+  roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };
   /** Wall time of each lifecycle and import check (ms). */
   checkMs: Record<string, number>;
