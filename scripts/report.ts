@@ -410,6 +410,32 @@ function lifecycle(r: EvalResults): string {
       ),
     );
   }
+  if (r.roundTrips?.length) {
+    const v = (t: Record<string, unknown>, k: string) => t[k] as number | boolean | undefined;
+    out.push(
+      "",
+      "Every archive the eval built, dumped (`export?format=json`), imported into a new archive, then imported again:",
+      "",
+      table(
+        [
+          "archive",
+          "chunks",
+          "first import: failures / hash mismatches",
+          "copy dumps to the same archive",
+          "second import: created or updated / failures",
+          "storage unchanged",
+        ],
+        r.roundTrips.map((t) => [
+          String(t.archive),
+          int(Number(v(t, "chunks") ?? 0)),
+          `${v(t, "firstFailures")} / ${v(t, "firstMismatches")}`,
+          v(t, "sameDump") ? "yes" : "no",
+          `${v(t, "secondCreated")} / ${v(t, "secondFailures")}`,
+          v(t, "storageUnchanged") ? "yes" : "no",
+        ]),
+      ),
+    );
+  }
   const p = r.provenance;
   out.push(
     "",

@@ -148,6 +148,9 @@ export interface ClientOptions {
   fetch?: typeof fetch | undefined;
 }
 
+/** Bodies above this many characters are sent on a connection of their own (see send()). */
+const LARGE_BODY_CHARS = 1_000_000;
+
 export class PaperGuruClient {
   constructor(
     readonly baseUrl: string,
@@ -160,12 +163,13 @@ export class PaperGuruClient {
   }
 
   private async send(method: string, path: string, body?: unknown, contentType = "application/json") {
-    const init: RequestInit = {
-      method,
-      headers: { authorization: `Bearer ${this.key}`, "content-type": contentType },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-      signal: this.options.signal ?? null,
-    };
+    const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+    const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, "content-type": contentType };
+    // After a multi-megabyte body the local runtime (wrangler dev) can leave the kept-alive socket
+    // unusable: the next request on it waited 300 s for headers (a 7 MB dump import, then any call).
+    // Large uploads close their connection instead; browsers drop the header, which is harmless.
+    if (payload !== undefined && payload.length > LARGE_BODY_CHARS) headers.connection = "close";
+    const init: RequestInit = { method, headers, body: payload, signal: this.options.signal ?? null };
     const target = `${trimSlash(this.baseUrl)}${path}`;
     const doFetch = this.options.fetch ?? fetch;
     let res: Response;

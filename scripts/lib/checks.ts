@@ -383,7 +383,8 @@ function comparableDump(text: string): string {
       ops: e.ops.map((o) => drop(o, "recorded_at", "seq")),
     })),
     deprecations: d.deprecations.map((x) => drop(x, "recorded_at")),
-    edges: d.edges,
+    // A set: exported in insertion order, which a replay (grouped by record time) need not repeat.
+    edges: (d.edges as unknown[]).map((e) => JSON.stringify(e)).sort(),
   });
 }
 
@@ -399,18 +400,37 @@ export async function dumpRoundTrip(
   params: Params,
 ) {
   const admin = new PaperGuruClient(server.url, server.adminKey);
+  const ms: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (name: string) => {
+    ms[name] = Math.round(performance.now() - t);
+    t = performance.now();
+  };
   const dump = await source.pg.export(source.id, { format: "json" });
+  lap("export");
   const copyId = `${source.id}-rt`.slice(0, 64);
   const copy = admin.withKey(
     (await admin.createArchive({ id: copyId, name: `${name} (dump copy)`, params })).key.secret,
   );
   type Replay = { counts: Record<string, number>; failures: unknown[]; replay?: { hash_mismatches: unknown[] } };
+  lap("createCopy");
   const first = (await copy.importText(copyId, "archive", dump, "dump.json")) as unknown as Replay;
+  lap("import");
   const storage = async () => JSON.stringify((await copy.archive(copyId)).stats.storage);
   const before = await storage();
+  lap("stats");
   const second = (await copy.importText(copyId, "archive", dump, "dump.json")) as unknown as Replay;
+  lap("reimport");
   const after = await storage();
-  const same = comparableDump(await copy.export(copyId, { format: "json" })) === comparableDump(dump);
+  lap("stats2");
+  const copied = await copy.export(copyId, { format: "json" });
+  lap("exportCopy");
+  const a = comparableDump(dump);
+  const b = comparableDump(copied);
+  let at = 0;
+  while (at < a.length && a[at] === b[at]) at++;
+  const same = a === b;
+  lap("compare");
   return {
     archive: name,
     chunks: (JSON.parse(dump) as { chunks: unknown[] }).chunks.length,
@@ -418,8 +438,13 @@ export async function dumpRoundTrip(
     firstFailures: first.failures.length,
     firstMismatches: first.replay?.hash_mismatches.length ?? 0,
     sameDump: same,
+    /** Where the two dumps first differ (for a diagnosis), or null. */
+    firstDifference: same
+      ? null
+      : { source: a.slice(Math.max(0, at - 200), at + 200), copy: b.slice(Math.max(0, at - 200), at + 200) },
     secondCreated: (second.counts.created ?? 0) + (second.counts.updated ?? 0),
     secondFailures: second.failures.length + (second.replay?.hash_mismatches.length ?? 0),
     storageUnchanged: before === after,
+    ms,
   };
 }
