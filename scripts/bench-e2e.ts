@@ -17,7 +17,7 @@ import { cpus } from "node:os";
 import { dirname } from "node:path";
 import { PaperGuruClient } from "../src/client";
 import { proseCorpus } from "./lib/prose";
-import { gitCommit, startServer } from "./lib/server";
+import { gitCommit, harnessFetch, startServer } from "./lib/server";
 import { rng } from "./lib/synthetic";
 
 const server = await startServer({ snapshot: true });
@@ -49,7 +49,7 @@ function pct(xs: number[], p: number): number {
 
 async function run(n: number) {
   const r = rng(n);
-  const admin = new PaperGuruClient(url, server.adminKey);
+  const admin = new PaperGuruClient(url, server.adminKey, { fetch: harnessFetch });
   const id = `bench-${n}-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name: `bench ${n}` });
   const pg = admin.withKey(created.key.secret);
@@ -143,7 +143,7 @@ async function run(n: number) {
 
 /** Plain-text ingest, then ingest and queries together, on encyclopedia-style prose. */
 async function prose(n: number) {
-  const admin = new PaperGuruClient(url, server.adminKey);
+  const admin = new PaperGuruClient(url, server.adminKey, { fetch: harnessFetch });
   const id = `bench-prose-${n}-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name: `bench prose ${n}` });
   const pg = admin.withKey(created.key.secret);

@@ -48,7 +48,7 @@ import {
   strongerBm25,
   targets,
 } from "./lib/results";
-import { type Server, startServer } from "./lib/server";
+import { harnessFetch, type Server, startServer } from "./lib/server";
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -145,7 +145,7 @@ interface PlainArtifact {
 const built: Array<{ name: string; archive: Archive }> = [];
 
 async function newArchive(server: Server, name: string): Promise<Archive> {
-  const admin = new PaperGuruClient(server.url, server.adminKey);
+  const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-${slug(name).slice(0, 24)}-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name, params });
   const archive = { id, pg: admin.withKey(created.key.secret) };

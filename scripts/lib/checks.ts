@@ -10,7 +10,7 @@ import { PaperGuruClient } from "../../src/client";
 import { parseFullTextPapers } from "../../src/core/formats/fulltext";
 import { paperIdentity } from "../../src/core/formats/paper";
 import { slug } from "../../src/core/ids";
-import type { Server } from "./server";
+import { harnessFetch, type Server } from "./server";
 
 type Params = Record<string, number> | undefined;
 
@@ -34,7 +34,7 @@ export async function staleness(server: Server, dir: string) {
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as VersionRow);
-  const admin = new PaperGuruClient(server.url, server.adminKey);
+  const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-stale-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name: "s2orc README versions" });
   const pg = admin.withKey(created.key.secret);
@@ -99,7 +99,7 @@ export async function staleness(server: Server, dir: string) {
 export async function wikipediaStaleness(server: Server, dir: string, params: Params) {
   const root = join(dir, "versions", "wikipedia");
   if (!existsSync(root)) return null;
-  const admin = new PaperGuruClient(server.url, server.adminKey);
+  const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-wiki-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name: "Wikipedia revisions", params });
   const pg = admin.withKey(created.key.secret);
@@ -161,7 +161,7 @@ export async function wikipediaStaleness(server: Server, dir: string, params: Pa
 
 /** Synthetic staleness: N chunks revised with probability rho per step for T steps. */
 export async function syntheticStaleness(server: Server, rho: number, T: number, n: number) {
-  const admin = new PaperGuruClient(server.url, server.adminKey);
+  const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-syn-${Math.round(rho * 100)}-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name: `synthetic rho=${rho}` });
   const pg = admin.withKey(created.key.secret);
@@ -244,7 +244,7 @@ export async function unarxive(server: Server, dir: string, params: Params) {
   if (!existsSync(f)) return null;
   const lines = readFileSync(f, "utf8").split("\n").filter(Boolean);
   const papers = lines.map((l) => JSON.parse(l) as UnarxivePaper);
-  const admin = new PaperGuruClient(server.url, server.adminKey);
+  const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-unarxive-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name: "unarXive sample", params });
   const pg = admin.withKey(created.key.secret);
@@ -399,7 +399,7 @@ export async function dumpRoundTrip(
   name: string,
   params: Params,
 ) {
-  const admin = new PaperGuruClient(server.url, server.adminKey);
+  const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const ms: Record<string, number> = {};
   let t = performance.now();
   const lap = (name: string) => {

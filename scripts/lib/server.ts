@@ -175,3 +175,12 @@ export function gitCommit(ref = "HEAD"): string {
     return "unknown";
   }
 }
+
+/**
+ * fetch for harness clients: every request on a connection of its own. After multi-megabyte
+ * bodies the local runtime (wrangler dev) can leave a kept-alive socket that hangs the next request
+ * on it for 300 s (undici's headers timeout); the harness sends thousands of requests, so it never
+ * reuses one. One localhost connect per request costs well under a millisecond.
+ */
+export const harnessFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), connection: "close" } });
