@@ -165,9 +165,10 @@ export class PaperGuruClient {
   private async send(method: string, path: string, body?: unknown, contentType = "application/json") {
     const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
     const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, "content-type": contentType };
-    // After a multi-megabyte body the local runtime (wrangler dev) can leave the kept-alive socket
-    // unusable: the next request on it waited 300 s for headers (a 7 MB dump import, then any call).
-    // Large uploads close their connection instead; browsers drop the header, which is harmless.
+    // After a multi-megabyte body the local runtime (wrangler dev) has left the next request on the
+    // kept-alive socket waiting 300 s for headers (a 7 MB dump import, then any call); large uploads
+    // close their connection. It does not cure every case: in the eval a request after a 7-8.5 MB
+    // import still waited 300 s on a fresh connection (open). Browsers drop the header, harmlessly.
     if (payload !== undefined && payload.length > LARGE_BODY_CHARS) headers.connection = "close";
     const init: RequestInit = { method, headers, body: payload, signal: this.options.signal ?? null };
     const target = `${trimSlash(this.baseUrl)}${path}`;

@@ -178,9 +178,10 @@ export function gitCommit(ref = "HEAD"): string {
 
 /**
  * fetch for harness clients: every request on a connection of its own. After multi-megabyte
- * bodies the local runtime (wrangler dev) can leave a kept-alive socket that hangs the next request
- * on it for 300 s (undici's headers timeout); the harness sends thousands of requests, so it never
- * reuses one. One localhost connect per request costs well under a millisecond.
+ * bodies the local runtime (wrangler dev) has left a kept-alive socket that hung the next request
+ * on it for 300 s (undici's headers timeout), so the harness never reuses one (a localhost connect
+ * costs well under a millisecond). A request right after a 7-8.5 MB import can still wait 300 s
+ * on a fresh connection (the eval's round-trip timings show it; cause not found).
  */
 export const harnessFetch: typeof fetch = (input, init) =>
   fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), connection: "close" } });
