@@ -99,6 +99,19 @@ const Artifact = z.object(artifactShape).strict();
 
 // ------------------------------------------------------------------ input schemas (archive first)
 
+/** The routing trace is most of a result's size (12,404 of 15,002 characters at budget 900): only on request. */
+const includeTrace = z
+  .boolean()
+  .optional()
+  .describe("Also return the routing trace (mentions, seeds, diffusion, router steps, timings); default false.");
+
+/** A result without its trace unless the caller asked for it. */
+function traced<T extends { trace?: unknown }>(r: T, include: boolean | undefined): T {
+  if (include) return r;
+  const { trace: _, ...rest } = r;
+  return rest as T;
+}
+
 const RouteIn = z
   .object({
     archive,
@@ -107,6 +120,7 @@ const RouteIn = z
     boundaries,
     limit: S.RouteBody.shape.limit.describe("Max chunks the router selects (1-256, default 32)."),
     session_id: sessionId,
+    include_trace: includeTrace,
   })
   .strict();
 
@@ -132,6 +146,7 @@ const ContextIn = z
     tokenizer: S.ContextBody.shape.tokenizer.describe(
       "Encoding the budget is counted in: cl100k_base (default) or o200k_base (GPT-4o and later).",
     ),
+    include_trace: includeTrace,
   })
   .strict();
 
@@ -233,7 +248,10 @@ const IngestOut = S.IngestResult.extend({
 
 const ContextOut = S.ContextResponse.extend({
   short_term: z.array(z.object({ role: z.string(), text: z.string(), tokens: z.number(), at: Iso })),
+  trace: S.ContextResponse.shape.trace.optional(),
 });
+
+const RouteOut = S.RouteResponse.extend({ trace: S.RouteResponse.shape.trace.optional() });
 
 const VerifyOut = z.object({
   all_verified: z.boolean(),
@@ -390,14 +408,14 @@ export const TOOLS: McpTool[] = [
       "assumptions (validity interval, boundaries, parameter sentences), anchored_spans ({artifact_id, version, start, end, snippet}: exact " +
       "[start, end) character offsets into that version's content; pass them to `verify` before quoting) and tokens. " +
       "Also: as_of (ISO), budget {total, shortTerm, cards, remaining, tokenizer}, skipped chunks with reasons, short_term " +
-      "(session events when session_id is given) and trace (resolved mentions, seeds, candidates, router steps, timings in ms). " +
+      "(session events when session_id is given) and, with include_trace, trace (resolved mentions, seeds, candidates, router steps, timings in ms). " +
       "Use as_of to ask what was known/valid at a past time. Read-only.",
     scope: "read",
     input: ContextIn,
     output: ContextOut,
-    run: async (app, a, args) => {
+    run: async (app, a, { include_trace, ...args }) => {
       const r = await app.query.context(a, args);
-      return done({ ...r, short_term: isoTimes(r.short_term) });
+      return done(traced({ ...r, short_term: isoTimes(r.short_term) }, include_trace));
     },
   }),
   tool({
@@ -407,12 +425,12 @@ export const TOOLS: McpTool[] = [
       "Head-only routing (reads no content, cheap): ranks the archive's chunks for a query. Returns candidates " +
       "({chunk, kind, version, score, experts {sem, lex, sym, graph, rec}, mass}; score is the weighted product of the five experts, each in (0, 1]), " +
       "selected (the router's pick: {chunk, version, score, depth, via} where via is the edge type it was reached by, null for a direct hit), " +
-      "as_of (ISO) and trace (mentions, seeds, diffusion mass, router steps, timings in ms). Use it to see what the archive would pick " +
+      "as_of (ISO) and, with include_trace, trace (mentions, seeds, diffusion mass, router steps, timings in ms). Use it to see what the archive would pick " +
       "and why, or to choose ids for `expand`; use `context` to get evidence to read. Read-only.",
     scope: "read",
     input: RouteIn,
-    output: S.RouteResponse,
-    run: async (app, a, args) => done(await app.query.route(a, args)),
+    output: RouteOut,
+    run: async (app, a, { include_trace, ...args }) => done(traced(await app.query.route(a, args), include_trace)),
   }),
   tool({
     name: "expand",

@@ -162,7 +162,25 @@ describe("MCP: every tool, end to end", () => {
     expect(routed.as_of).toMatch(ISO);
     expect(routed.candidates[0].chunk).toBe(HIPPO.id);
     expect(Object.keys(routed.candidates[0].experts).sort()).toEqual(["graph", "lex", "rec", "sem", "sym"]);
-    expect(routed.trace.mentions.map((m: Json) => m.entity)).toContain("method:hipporag");
+    // The trace only when asked: it is most of a result's size.
+    expect(routed.trace).toBeUndefined();
+    const traced = await ok(client, "route", {
+      archive: id,
+      query: "How does HippoRAG use Personalized PageRank?",
+      include_trace: true,
+    });
+    expect(traced.trace.mentions.map((m: Json) => m.entity)).toContain("method:hipporag");
+    expect(JSON.stringify(routed).length).toBeLessThan(JSON.stringify(traced).length / 2);
+    const sizes: string[] = [];
+    for (const budget_tokens of [900, 2000, 4000]) {
+      const q = { archive: id, query: "How does HippoRAG rank passages?", budget_tokens };
+      const bare = await ok(client, "context", q);
+      const full = await ok(client, "context", { ...q, include_trace: true });
+      expect(bare.trace).toBeUndefined();
+      expect(full.trace).toBeDefined();
+      sizes.push(`${budget_tokens}: ${JSON.stringify(bare).length} / ${JSON.stringify(full).length}`);
+    }
+    console.log(`mcp context result characters without / with trace, by budget: ${sizes.join("; ")}`);
 
     const ctx = await ok(client, "context", {
       archive: id,
