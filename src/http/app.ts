@@ -14,7 +14,7 @@ import { FailureError, type FailureKind } from "../core/errors";
 import { MAX_REQUEST_BYTES } from "../core/limits";
 import { errorLine } from "../core/log";
 import { type AppEnv, errorBody, STATUS } from "./common";
-import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, TAGS } from "./docs";
+import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, LANDING_CSP, LANDING_HTML, TAGS } from "./docs";
 import { resourceApp } from "./route";
 import { archivesRoutes } from "./routes/archives";
 import { entitiesRoutes } from "./routes/entities";
@@ -82,6 +82,24 @@ function document(app: OpenAPIHono<AppEnv>): void {
         content: { "text/html": { schema: { type: "string" }, example: "<!doctype html>..." } },
       },
     },
+  });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/",
+    tags: ["service"],
+    summary: "Landing page",
+    description: "What this server is, with links to /docs, /openapi.json, /mcp and /healthz (static HTML, no script).",
+    security: AUTH.none,
+    responses: {
+      200: {
+        description: "OK",
+        content: { "text/html": { schema: { type: "string" }, example: "<!doctype html>..." } },
+      },
+    },
+  });
+  app.get("/", (c) => {
+    c.header("content-security-policy", LANDING_CSP);
+    return c.html(LANDING_HTML);
   });
   app.get("/docs", async (c) => {
     c.header("content-security-policy", await docsCsp());

@@ -36,6 +36,7 @@ const IGNORED_PATHS = new Set(["/openapi.json", "/docs", "*"]);
 const MAY_BE_UNDOCUMENTED = new Set(["/mcp"]);
 /** Routes that take no bearer key. */
 const PUBLIC = new Set([
+  "GET /",
   "GET /healthz",
   "GET /openapi.json",
   "GET /docs",

@@ -1,3 +1,4 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { miniArtifacts } from "../fixtures/mini";
 import { api, newArchive } from "./helpers";
@@ -14,6 +15,19 @@ describe("service surface", () => {
     }
     expect(doc.body.components.schemas.Artifact).toBeDefined();
     expect(doc.body.components.schemas.EvidenceCard).toBeDefined();
+  });
+
+  it("serves a landing page at / that links the reference, the document, MCP and the health check", async () => {
+    const r = await SELF.fetch("http://paperguru.test/");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+    const csp = r.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain("script-src");
+    const html = await r.text();
+    for (const link of ['href="/docs"', 'href="/openapi.json"', "/mcp", 'href="/healthz"'])
+      expect(html).toContain(link);
+    expect(html).not.toMatch(/<script|https?:\/\/(?!127)/);
   });
 
   it("answers unknown routes with the error format", async () => {
