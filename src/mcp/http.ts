@@ -33,7 +33,11 @@ export async function serveMcp(request: Request, app: UseCases): Promise<Respons
       }),
       { status: 405, headers: { Allow: "POST" } },
     );
-  const server = createMcpServer({ app, authorize: (archive, need) => app.authorize(authorization, archive, need) });
+  const server = createMcpServer({
+    app,
+    authorize: (archive, need) => app.authorize(authorization, archive, need),
+    authorization,
+  });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -30,7 +30,7 @@ export const INSTRUCTIONS = `PaperGuru is long-term memory: an archive of versio
 Every tool takes \`archive\`, the archive id your key was issued for.
 - To answer a question, call \`context\` with a token budget: it returns evidence cards, each anchored to exact [start, end) character spans of one version. Call \`verify\` with a card's anchored_spans before quoting it.
 - \`route\` ranks chunks without reading them; \`expand\` gives cards for chunk ids you already have; \`neighbours\` walks typed edges; \`history\` lists a chunk's versions or an entity's names; \`resolve\` maps a name to its canonical entity id.
-- \`remember\` stores artifacts (atomic batch), \`revise\` adds a version of an existing chunk, \`deprecate\` retires one.
+- \`remember\` stores artifacts (atomic batch), \`revise\` adds a version of an existing chunk, \`deprecate\` retires one (history kept), \`forget\` deletes a chunk or an entity for good.
 - \`as_of\` (ISO 8601) answers as the archive was at that time. Output times are ISO 8601 strings.
 - A failed call returns isError with {"error": {"type", "message", "field", "hint"}}: type is validation, unauthorized, forbidden, not_found, conflict, too_large or unavailable; field names the argument at fault.`;
 
@@ -87,6 +87,8 @@ export interface McpContext {
   app: UseCases;
   /** The REST authorisation of the request's bearer key for an archive and scope. */
   authorize(archive: string, need: Need): Promise<Failure | null>;
+  /** The request's Authorization header (audit rows name the key that deleted something). */
+  authorization?: string | undefined;
 }
 
 async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToolResult> {
@@ -98,7 +100,7 @@ async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToo
   const parsed = t.input.safeParse(args ?? {});
   if (!parsed.success) return toolError(validationFailure(parsed.error));
   try {
-    const res = await t.run(ctx.app, archive.data.archive, parsed.data);
+    const res = await t.run(ctx.app, archive.data.archive, parsed.data, { authorization: ctx.authorization });
     if (!res.ok) return toolError(res.error);
     return { content: [{ type: "text", text: JSON.stringify(res.value) }], structuredContent: res.value };
   } catch (err) {

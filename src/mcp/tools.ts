@@ -8,7 +8,7 @@ import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { UseCases } from "../app";
 import * as S from "../contract";
-import { ok, type Result } from "../core/errors";
+import { fail, ok, type Result } from "../core/errors";
 
 // ------------------------------------------------------------------ times on the way out
 
@@ -364,7 +364,12 @@ export interface McpTool {
   output: z.ZodObject;
   annotations: ToolAnnotations;
   /** args: already parsed by `input`. Returns the structured result (an object) or a typed failure. */
-  run(app: UseCases, archive: string, args: unknown): Promise<Result<Record<string, unknown>>>;
+  run(app: UseCases, archive: string, args: unknown, caller?: Caller): Promise<Result<Record<string, unknown>>>;
+}
+
+/** Who calls a tool: the request's Authorization header (for audit rows). */
+export interface Caller {
+  authorization?: string | undefined;
 }
 
 function tool<I extends z.ZodObject>(d: {
@@ -375,7 +380,7 @@ function tool<I extends z.ZodObject>(d: {
   input: I;
   output: z.ZodObject;
   annotations?: ToolAnnotations;
-  run(app: UseCases, archive: string, args: Omit<z.infer<I>, "archive">): Promise<Result<object>>;
+  run(app: UseCases, archive: string, args: Omit<z.infer<I>, "archive">, caller: Caller): Promise<Result<object>>;
 }): McpTool {
   const readOnly = d.scope === "read";
   return {
@@ -388,9 +393,9 @@ function tool<I extends z.ZodObject>(d: {
       openWorldHint: false,
       ...d.annotations,
     },
-    run: async (app, archive, args) => {
+    run: async (app, archive, args, caller = {}) => {
       const { archive: _archive, ...rest } = args as z.infer<I> & { archive: string };
-      const res = await d.run(app, archive, rest as Omit<z.infer<I>, "archive">);
+      const res = await d.run(app, archive, rest as Omit<z.infer<I>, "archive">, caller);
       return res as Result<Record<string, unknown>>;
     },
   };
@@ -548,5 +553,37 @@ export const TOOLS: McpTool[] = [
     input: ResolveIn,
     output: ResolveOut,
     run: async (app, a, args) => done(await app.memory.resolve(a, args)),
+  }),
+  tool({
+    name: "forget",
+    title: "Delete a chunk or an entity for good",
+    description:
+      "Hard delete, not deprecation: give exactly one of chunk (the chunk with every version, its edges, its vector and " +
+      "content no other version uses) or entity (the entity, its aliases and its mentions in every version; the text stays). " +
+      "Afterwards no read returns it, also after a rebuild; an audit row records who deleted what, without content. " +
+      "Returns {deleted: {target, id, versions, edges, entities, log_ops, content_objects, vectors}, audit_id}. " +
+      "Use `deprecate` to end validity but keep history. Needs write scope.",
+    scope: "write",
+    input: z
+      .object({
+        archive,
+        chunk: S.ForgetChunkQuery.shape.chunk.optional().describe("The chunk id to delete."),
+        entity: S.ForgetEntityQuery.shape.entity.optional().describe("The entity id to delete (with its mentions)."),
+      })
+      .strict(),
+    output: S.Forgotten,
+    annotations: { destructiveHint: true, idempotentHint: false },
+    run: async (app, a, args, caller) => {
+      if (!args.chunk === !args.entity)
+        return fail(
+          "validation",
+          "give exactly one of chunk or entity",
+          "chunk",
+          '{"chunk": "<id>"} or {"entity": "<id>"}',
+        );
+      return args.chunk
+        ? app.forget.chunk(a, args.chunk, caller.authorization)
+        : app.forget.entity(a, args.entity as string, caller.authorization);
+    },
   }),
 ];

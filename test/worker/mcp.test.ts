@@ -95,7 +95,7 @@ const DPR = {
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe("MCP: discovery", () => {
-  it("lists the ten tools with precise input and output schemas", async () => {
+  it("lists the eleven tools with precise input and output schemas", async () => {
     const { key } = await newArchive("mcp");
     const client = await connect(key);
     expect(client.getServerVersion()?.name).toBe("paperguru");
@@ -107,6 +107,7 @@ describe("MCP: discovery", () => {
         "context",
         "deprecate",
         "expand",
+        "forget",
         "history",
         "neighbours",
         "remember",
@@ -127,7 +128,9 @@ describe("MCP: discovery", () => {
       expect(required(t.name)).toContain("archive");
       expect(t.outputSchema?.type).toBe("object");
       expect(t.description?.length ?? 0).toBeGreaterThan(100);
-      expect(t.annotations?.readOnlyHint).toBe(!["remember", "revise", "deprecate"].includes(t.name));
+      expect(t.annotations?.readOnlyHint).toBe(!["remember", "revise", "deprecate", "forget"].includes(t.name));
+      if (t.name === "forget" || t.annotations?.readOnlyHint)
+        expect(t.annotations?.destructiveHint).toBe(t.name === "forget");
     }
     expect(required("context")).toEqual(expect.arrayContaining(["query", "budget_tokens"]));
     expect(required("route")).toContain("query");
@@ -423,5 +426,24 @@ describe("MCP: authentication and archive isolation", () => {
       expect(err, name).toMatchObject({ type: "forbidden" });
       expect(err.message).toContain("'write'");
     }
+  });
+});
+
+describe("MCP: forget", () => {
+  it("deletes a chunk for good, audited under the calling key; a read-only key cannot", async () => {
+    const { id, key } = await newArchive("mcp-forget");
+    const client = await connect(key);
+    await ok(client, "remember", { archive: id, artifacts: [HIPPO, DPR] });
+    expect((await toolError(client, "forget", { archive: id })).field).toBe("chunk");
+    const readOnly = (await api("POST", `/v1/archives/${id}/keys`, { scopes: ["read"] })).body.secret as string;
+    const ro = await connect(readOnly);
+    expect((await toolError(ro, "forget", { archive: id, chunk: HIPPO.id })).type).toBe("forbidden");
+    const gone = await ok(client, "forget", { archive: id, chunk: HIPPO.id });
+    expect(gone.deleted).toMatchObject({ target: "chunk", id: HIPPO.id, versions: 1 });
+    expect((await toolError(client, "history", { archive: id, chunk: HIPPO.id })).type).toBe("not_found");
+    const routed = await ok(client, "route", { archive: id, query: "HippoRAG Personalized PageRank" });
+    expect(routed.candidates.map((c: Json) => c.chunk)).not.toContain(HIPPO.id);
+    const audit = await api("GET", `/v1/archives/${id}/deletions`, undefined, key);
+    expect(audit.body.deletions[0].actor).toMatch(/^key:/);
   });
 });
