@@ -42,7 +42,18 @@ export function detectFormat(path: string, text: string): Format | null {
   // HippoRAG's openie_results_*.json: docs with extracted_entities / extracted_triples.
   if (/"extracted_triples"\s*:|"extracted_entities"\s*:/.test(head)) return "openie";
   if (/"body_text"\s*:|"bib_entries"\s*:|"pdf_parse"\s*:|"grobid_parse"\s*:/.test(head)) return "fulltext";
+  // JSON Lines of artifacts in the ingest format (one {id, kind, title, content, ...} per line).
+  if (ext === ".jsonl" && isArtifactLine(head.slice(0, head.indexOf("\n") >>> 0))) return "json";
   return null;
+}
+
+function isArtifactLine(line: string): boolean {
+  try {
+    const v = JSON.parse(line) as Record<string, unknown>;
+    return typeof v?.id === "string" && typeof v.kind === "string" && typeof v.content === "string";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -52,6 +63,8 @@ export function detectFormat(path: string, text: string): Format | null {
  * definitions so macros still expand.
  */
 export const JSONL_RECORDS = 10;
+/** JSONL artifact feeds go 200 artifacts (one ingest batch) per request. */
+export const JSONL_ARTIFACTS = 200;
 export const BIBTEX_ENTRIES = 500;
 /** And at most this many characters of entries, inside the server's CPU budget for BibTeX parsing. */
 export const BIBTEX_PIECE_CHARS = Math.floor(cpuBudgetChars("bibtex") * 0.8);
@@ -111,8 +124,10 @@ export function splitRecords(path: string, text: string, format?: Format): strin
   if (format === "openie" && ext === ".json") return splitOpenIe(text);
   if (ext !== ".jsonl") return [text];
   const lines = text.split("\n").filter((l) => l.trim());
+  // Artifacts are small records: a full ingest batch per request; full-text papers go 10 at a time.
+  const per = format === "json" ? JSONL_ARTIFACTS : JSONL_RECORDS;
   const out: string[] = [];
-  for (let i = 0; i < lines.length; i += JSONL_RECORDS) out.push(lines.slice(i, i + JSONL_RECORDS).join("\n"));
+  for (let i = 0; i < lines.length; i += per) out.push(lines.slice(i, i + per).join("\n"));
   return out.length ? out : [text];
 }
 

@@ -54,7 +54,9 @@ export function parseImport(format: ImportFormat, text: string, name: string): R
       try {
         json = JSON.parse(text);
       } catch {
-        return fail("validation", "file is not valid JSON", "body", "send {artifacts: [...], deprecations: [...]}");
+        const lines = feedLines(text);
+        if (!lines.ok) return lines;
+        json = lines.value;
       }
       return feedPlan(json);
     }
@@ -137,4 +139,35 @@ export async function importFile(
     durationMs: Date.now() - started,
   });
   return { ok: true, value: outcome };
+}
+
+/**
+ * JSONL artifact feeds: one JSON value per line, each an artifact or a feed object
+ * ({artifacts, deprecations}), gathered into one feed. A line that is not JSON fails naming it.
+ */
+function feedLines(text: string): Result<{ artifacts: unknown[]; deprecations: unknown[] }> {
+  const artifacts: unknown[] = [];
+  const deprecations: unknown[] = [];
+  let n = 0;
+  for (const line of text.split("\n")) {
+    n++;
+    if (!line.trim()) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      return fail(
+        "validation",
+        `line ${n} is not valid JSON (the body is neither one JSON feed nor JSON Lines)`,
+        "body",
+        "send {artifacts: [...], deprecations: [...]}, or one artifact (or feed object) per line",
+      );
+    }
+    const o = typeof v === "object" && v !== null ? (v as Record<string, unknown>) : null;
+    if (o && (Array.isArray(o.artifacts) || Array.isArray(o.deprecations))) {
+      if (Array.isArray(o.artifacts)) artifacts.push(...o.artifacts);
+      if (Array.isArray(o.deprecations)) deprecations.push(...o.deprecations);
+    } else artifacts.push(v);
+  }
+  return { ok: true, value: { artifacts, deprecations } };
 }
