@@ -3,6 +3,7 @@
 // (local D1/R2/Durable Objects in workerd; no Cloudflare login, no network). PORT defaults to 8787.
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
+import { createServer } from "node:net";
 
 // Local secrets: .dev.vars is not in git; the first start creates it from the committed example.
 if (!existsSync(".dev.vars") && existsSync(".dev.vars.example")) {
@@ -17,6 +18,20 @@ const env = {
   CI: process.env.CI ?? "1", // keeps wrangler from prompting before applying migrations
 };
 const port = process.env.PORT ?? "8787";
+const host = process.env.HOST ?? "127.0.0.1";
+
+// A busy port: say how to pick another, instead of a workerd stack trace and wrangler's --port advice.
+const busy = await new Promise((resolve) => {
+  const probe = createServer();
+  probe.once("error", (e) => resolve(e.code === "EADDRINUSE" || e.code === "EACCES"));
+  probe.listen(Number(port), host, () => probe.close(() => resolve(false)));
+});
+if (busy) {
+  console.error(
+    `paperguru: port ${port} on ${host} is in use (another npm start?). Start on a free port: PORT=${Number(port) + 1} npm start`,
+  );
+  process.exit(1);
+}
 const wrangler = existsSync("node_modules/.bin/wrangler") ? "node_modules/.bin/wrangler" : "wrangler";
 
 // PERSIST_TO keeps local state elsewhere (benchmarks and evals use a fresh temporary directory).
@@ -36,7 +51,7 @@ const dev = spawn(
     "--port",
     port,
     "--ip",
-    process.env.HOST ?? "127.0.0.1",
+    host,
     "--show-interactive-dev-session=false",
     ...persist,
     // Local development only: non-public hosts sources may fetch (e.g. OUTBOUND_ALLOW_HOSTS=localhost).
