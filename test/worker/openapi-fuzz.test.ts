@@ -5,7 +5,7 @@
  * 2. fuzz: each route with mutated bodies, queries and path parameters (fast-check JSON values,
  *    wrong types, huge and malformed strings, unicode edge cases, invalid JSON, wrong content types,
  *    path tricks), sent with the admin key so validation is what is exercised: never a 5xx, and
- *    every 4xx carries the error shape {error: {type, message}}. ~2,500 requests per run.
+ *    every 4xx carries the error shape {error: {type, message}}. ~2,200 requests per run.
  *
  * Requests go straight to the Worker's fetch handler, not through SELF: vitest-pool-workers 0.15.1
  * constructs a wrapper class per SELF.fetch whose constructor re-wraps `Class.prototype` in one
