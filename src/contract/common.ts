@@ -79,3 +79,12 @@ export function errorBody(f: Failure) {
     },
   };
 }
+
+/** `?limit=` of a listing: 1-500, default 100. */
+export const PageLimit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(500)
+  .default(100)
+  .openapi({ param: { name: "limit", in: "query" } });

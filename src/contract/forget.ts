@@ -1,6 +1,6 @@
 /** Hard deletes and their audit trail. */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID } from "./common";
+import { MAX_ID, PageLimit } from "./common";
 
 export const ForgetChunkQuery = z.object({
   chunk: z
@@ -22,13 +22,7 @@ export const ForgetEntityQuery = z.object({
 });
 
 export const DeletionsQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(500)
-    .default(100)
-    .openapi({ param: { name: "limit", in: "query" } }),
+  limit: PageLimit,
 });
 
 export const AdminDeletionsQuery = DeletionsQuery.extend({

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { SOURCE_KINDS } from "../core/sources/types";
-import { ArchiveParam, MS0, T0, Time } from "./common";
+import { ArchiveParam, MS0, PageLimit, T0, Time } from "./common";
 
 export const WebhookCreated = z
   .object({
@@ -292,13 +292,7 @@ export const DeliveryQuery = z.object({
     .enum(["received", "queued", "retrying", "ingested", "ignored", "dead"])
     .optional()
     .openapi({ param: { name: "status", in: "query" } }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(500)
-    .default(100)
-    .openapi({ param: { name: "limit", in: "query" } }),
+  limit: PageLimit,
 });
 
 export const SourceKindEnum = z.enum(SOURCE_KINDS);
@@ -377,13 +371,7 @@ export const ImportQuery = z.object({
 });
 
 export const LogQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(500)
-    .default(100)
-    .openapi({ param: { name: "limit", in: "query" } }),
+  limit: PageLimit,
   before: z.coerce
     .number()
     .int()

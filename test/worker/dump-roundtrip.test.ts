@@ -7,7 +7,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, newArchive } from "./helpers";
+import { api, comparableDump, newArchive } from "./helpers";
 
 async function raw(method: string, path: string, key: string, body?: string) {
   const res = await SELF.fetch(`http://paperguru.test${path}`, {
@@ -25,26 +25,6 @@ async function importFile(archive: string, key: string, format: string, body: st
   return JSON.parse(r.text) as any;
 }
 
-/** A dump without what differs between archives by design: ids, record times, sequence numbers. */
-// biome-ignore lint/suspicious/noExplicitAny: structural comparison of dumps
-function comparable(d: any) {
-  return {
-    chunks: d.chunks.map((c: { versions: Array<Record<string, unknown>> }) => ({
-      ...c,
-      versions: c.versions.map(({ recorded_at: _r, ...v }) => v),
-    })),
-    // biome-ignore lint/suspicious/noExplicitAny: see above
-    entities: d.entities.map((e: any) => ({
-      ...e,
-      created: e.created ? { name: e.created.name, at: e.created.at } : null,
-      // biome-ignore lint/suspicious/noExplicitAny: see above
-      ops: e.ops.map(({ recorded_at: _r, seq: _s, ...o }: any) => o),
-    })),
-    deprecations: d.deprecations.map(({ recorded_at: _r, ...x }: Record<string, unknown>) => x),
-    edges: d.edges,
-  };
-}
-
 async function roundTrip(source: { id: string; key: string }) {
   const first = await raw("GET", `/v1/archives/${source.id}/export?format=json`, source.key);
   expect(first.status).toBe(200);
@@ -57,7 +37,7 @@ async function roundTrip(source: { id: string; key: string }) {
   expect(body.replay.hash_mismatches).toEqual([]);
   expect(body.failures).toEqual([]);
   const second = JSON.parse((await raw("GET", `/v1/archives/${b.id}/export?format=json`, b.key)).text);
-  expect(comparable(second)).toEqual(comparable(dump));
+  expect(comparableDump(second)).toEqual(comparableDump(dump));
   const before = (await api("GET", `/v1/archives/${b.id}`, undefined, b.key)).body.stats.storage;
   const again = JSON.parse(
     (await raw("POST", `/v1/archives/${b.id}/import?format=archive&name=dump.json`, b.key, first.text)).text,
@@ -68,8 +48,8 @@ async function roundTrip(source: { id: string; key: string }) {
   expect(again.replay.versions.created).toBe(0);
   expect(again.replay.entity_ops.applied).toBe(0);
   expect((await api("GET", `/v1/archives/${b.id}`, undefined, b.key)).body.stats.storage).toEqual(before);
-  expect(comparable(JSON.parse((await raw("GET", `/v1/archives/${b.id}/export?format=json`, b.key)).text))).toEqual(
-    comparable(dump),
+  expect(comparableDump(JSON.parse((await raw("GET", `/v1/archives/${b.id}/export?format=json`, b.key)).text))).toEqual(
+    comparableDump(dump),
   );
 }
 

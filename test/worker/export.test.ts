@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
-import { api, newArchive } from "./helpers";
+import { api, comparableDump, newArchive } from "./helpers";
 
 async function raw(method: string, path: string, key: string | null, body?: string, type = "application/json") {
   const headers: Record<string, string> = { "content-type": type };
@@ -136,28 +136,6 @@ async function importDump(id: string, key: string, text: string) {
   return { status: r.status, body: JSON.parse(r.text) as any };
 }
 
-/** A dump without what may differ between archives: ids, record times, event sequence numbers. */
-// biome-ignore lint/suspicious/noExplicitAny: structural comparison of dumps
-function comparable(d: any) {
-  return {
-    chunks: d.chunks.map((c: { versions: Array<Record<string, unknown>> }) => ({
-      ...c,
-      versions: c.versions.map(({ recorded_at: _r, ...v }) => v),
-    })),
-    entities: d.entities.map(
-      // biome-ignore lint/suspicious/noExplicitAny: see above
-      (e: any) => ({
-        ...e,
-        created: e.created ? { name: e.created.name, at: e.created.at } : null,
-        // biome-ignore lint/suspicious/noExplicitAny: see above
-        ops: e.ops.map(({ recorded_at: _r, seq: _s, ...o }: any) => o),
-      }),
-    ),
-    deprecations: d.deprecations.map(({ recorded_at: _r, ...x }: Record<string, unknown>) => x),
-    edges: [...d.edges].map((e) => JSON.stringify(e)).sort(),
-  };
-}
-
 /** Minimal RFC 4180 reader (quoted fields with doubled quotes, CRLF inside quotes). */
 function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
@@ -284,7 +262,7 @@ describe("exports", () => {
       }
     // The new archive's own dump is the same archive (up to ids and record times).
     const second = JSON.parse((await exportJson(b.id, b.key)).text);
-    expect(comparable(second)).toEqual(comparable(dump));
+    expect(comparableDump(second)).toEqual(comparableDump(dump));
 
     // Importing the same dump again changes nothing.
     const before = (await api("GET", `/v1/archives/${b.id}`, undefined, b.key)).body.stats.storage;
@@ -295,7 +273,7 @@ describe("exports", () => {
     expect(again.body.replay.versions).toEqual({ created: 0, present: 7 });
     expect(again.body.replay.entity_ops.applied).toBe(0);
     expect((await api("GET", `/v1/archives/${b.id}`, undefined, b.key)).body.stats.storage).toEqual(before);
-    expect(comparable(JSON.parse((await exportJson(b.id, b.key)).text))).toEqual(comparable(dump));
+    expect(comparableDump(JSON.parse((await exportJson(b.id, b.key)).text))).toEqual(comparableDump(dump));
 
     // A malformed dump stores nothing and names the field.
     const bad = await importDump(b.id, b.key, JSON.stringify({ ...dump, schema_version: 9 }));

@@ -39,3 +39,25 @@ export async function newArchive(prefix = "t"): Promise<{ id: string; key: strin
   if (res.status !== 201) throw new Error(`archive create failed: ${JSON.stringify(res.body)}`);
   return { id, key: res.body.key.secret as string };
 }
+
+/** A dump without what may differ between archives: ids, record times, event sequence numbers. */
+// biome-ignore lint/suspicious/noExplicitAny: structural comparison of dumps
+export function comparableDump(d: any) {
+  return {
+    chunks: d.chunks.map((c: { versions: Array<Record<string, unknown>> }) => ({
+      ...c,
+      versions: c.versions.map(({ recorded_at: _r, ...v }) => v),
+    })),
+    entities: d.entities.map(
+      // biome-ignore lint/suspicious/noExplicitAny: see above
+      (e: any) => ({
+        ...e,
+        created: e.created ? { name: e.created.name, at: e.created.at } : null,
+        // biome-ignore lint/suspicious/noExplicitAny: see above
+        ops: e.ops.map(({ recorded_at: _r, seq: _s, ...o }: any) => o),
+      }),
+    ),
+    deprecations: d.deprecations.map(({ recorded_at: _r, ...x }: Record<string, unknown>) => x),
+    edges: [...d.edges].map((e) => JSON.stringify(e)).sort(),
+  };
+}

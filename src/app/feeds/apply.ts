@@ -12,7 +12,7 @@
  * surviving entity's history (op "deduplicated"), so `GET /history?entity=` shows where it came from.
  */
 
-import { mergePaperContent } from "../../core/formats/paper";
+import { mergePaperContent, splitEntry } from "../../core/formats/paper";
 import type { Deprecation, ImportPlan } from "../../core/formats/types";
 import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
 import { type ArtifactInput, artifactHashOf, type EdgeInput, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
@@ -183,7 +183,7 @@ function dedupeWithinPlan(artifacts: ArtifactInput[], renamed: Map<string, strin
       kept.push(g[0] as ArtifactInput);
       continue;
     }
-    const winner = g.reduce((best, a) => (textRichness(a) > textRichness(best) ? a : best));
+    const winner = g.reduce((best, a) => (artifactRichness(a) > artifactRichness(best) ? a : best));
     const losers = g.filter((a) => a !== winner);
     const extra = losers.flatMap((l) => [l.id, l.title, ...idsOf(l)]);
     kept.push(retargetKeepTime(winner, extra));
@@ -267,7 +267,7 @@ async function dedupeAgainstArchive(
     // date, identifiers, the BibTeX entry as written) that only the other record has. A record's
     // own later version always takes its own text.
     const headContent = (await deps.pg.contentOf(head.contentKey)) ?? "";
-    const incomingWins = !own && textRichness(candidate) > textRichness({ ...head, content: headContent });
+    const incomingWins = !own && artifactRichness(candidate) > textRichness(headContent, head.entities, head.edges);
     if (own || incomingWins) {
       const merged = mergePaperContent(candidate.content, headContent);
       const mergedArtifact: ArtifactInput = { ...candidate, content: merged.content };
@@ -326,12 +326,11 @@ async function dedupeAgainstArchive(
 }
 
 /** Richness of a record's own text: the BibTeX entry it carries repeats its fields, so it is left out. */
-function textRichness(a: { content: string; entities?: unknown; edges?: unknown }): number {
-  const cut = a.content.lastIndexOf("\nBibTeX:\n");
-  const ents = Array.isArray(a.entities) ? a.entities.length : typeof a.entities === "number" ? a.entities : 0;
-  const edges = Array.isArray(a.edges) ? a.edges.length : typeof a.edges === "number" ? a.edges : 0;
-  return richness({ contentChars: cut >= 0 ? cut : a.content.length, entities: ents, edges });
+function textRichness(content: string, entities: number, edges: number): number {
+  return richness({ contentChars: splitEntry(content).body.length, entities, edges });
 }
+
+const artifactRichness = (a: ArtifactInput) => textRichness(a.content, a.entities?.length ?? 0, a.edges?.length ?? 0);
 
 /** The existing head as an artifact again, with merged content and the incoming record's aliases. */
 function keepHead(

@@ -6,7 +6,7 @@
  * imported from BibTeX carries its entry as written (after a `BibTeX:` line at the end of its
  * content): the BibTeX export gives that entry back verbatim, under the user's key.
  */
-import { BIBTEX_MARK } from "../formats/bibtex";
+import { ENTRY_MARK, splitEntry } from "../formats/paper";
 import { canonicalPaperId } from "../ids";
 import { type ChunkRecord, iso } from "./types";
 
@@ -34,9 +34,9 @@ function line(content: string, label: string): string | null {
 
 /** The BibTeX entry at the end of a paper's content, split into @string lines, the entry and its key. */
 export function rawEntry(content: string): PaperMeta["raw"] {
-  const at = content.lastIndexOf(`\n${BIBTEX_MARK}\n`);
-  if (at < 0) return null;
-  const block = content.slice(at + BIBTEX_MARK.length + 2);
+  const { entry } = splitEntry(content);
+  if (!entry) return null;
+  const block = entry.slice(ENTRY_MARK.length);
   const macros: string[] = [];
   let rest = block;
   for (;;) {
@@ -52,8 +52,7 @@ export function rawEntry(content: string): PaperMeta["raw"] {
 export function paperMeta(r: ChunkRecord): PaperMeta {
   const full = r.content ?? "";
   const raw = rawEntry(full);
-  const cut = full.lastIndexOf(`\n${BIBTEX_MARK}\n`);
-  const content = cut >= 0 ? full.slice(0, cut) : full;
+  const content = splitEntry(full).body;
   const authorsLine = line(content, "Authors?");
   const authors = authorsLine
     ? authorsLine

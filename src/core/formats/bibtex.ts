@@ -25,7 +25,7 @@ import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EntityInput } from "../ingest";
 import { clip, oneLine, PlanBuilder, personEntity, publicationTime, synopsisOf, yearOf } from "./common";
-import { paperIdentity } from "./paper";
+import { ENTRY_MARK, paperIdentity } from "./paper";
 import type { ImportPlan } from "./types";
 
 export interface BibtexOptions {
@@ -94,9 +94,6 @@ function venueOf(f: Fields): string {
   }
   return "";
 }
-
-/** The line before the entry as written, at the end of a BibTeX paper's content. */
-export const BIBTEX_MARK = "BibTeX:";
 
 /** `@string` definitions of the macros an entry uses (bare words after `=` or `#`), one per line. */
 function macrosUsed(input: string, strings: Record<string, string>): string {
@@ -215,7 +212,6 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
       keywords.length ? `Keywords: ${keywords.join(", ")}` : "",
       abstract ? `\nAbstract: ${abstract}` : "",
       note ? `\nNote: ${note}` : "",
-      e.input ? `\n${BIBTEX_MARK}\n${macrosUsed(e.input, lib.strings)}${e.input.trim()}` : "",
     ].filter(Boolean);
     const self: EntityInput = { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), e.key] };
     entityOf.set(identity.id, self);
@@ -233,7 +229,10 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
         kind: "paper",
         title,
         ...(synopsis ? { synopsis } : {}),
-        content: lines.join("\n"),
+        // A blank line, then the entry as written (ENTRY_MARK): the same bytes a re-import writes.
+        content: e.input
+          ? `${lines.join("\n")}\n${ENTRY_MARK}${macrosUsed(e.input, lib.strings)}${e.input.trim()}`
+          : lines.join("\n"),
         ...(publicationTime(date) !== undefined ? { valid_from: publicationTime(date) } : {}),
         entities,
         boundaries: [

@@ -62,8 +62,17 @@ export function paperIdentity(rawIds: Array<string | null | undefined>, title: s
 /** Metadata lines the importers write into a paper's content ("Authors: ..."), in this order. */
 const META_LABELS = ["Authors", "Editors", "In", "Publisher", "Date", "DOI", "arXiv", "URL", "Keywords"] as const;
 
-/** The line before a BibTeX entry as written, at the end of a paper's content (formats/bibtex). */
-const ENTRY_MARK = "\nBibTeX:\n";
+/**
+ * A paper imported from BibTeX ends its content with the entry as written, after this line
+ * (formats/bibtex writes it, the BibTeX export gives it back, merges keep it last).
+ */
+export const ENTRY_MARK = "\nBibTeX:\n";
+
+/** A paper's content split into its text and the BibTeX entry block (from ENTRY_MARK on, or ""). */
+export function splitEntry(content: string): { body: string; entry: string } {
+  const at = content.lastIndexOf(ENTRY_MARK);
+  return at < 0 ? { body: content, entry: "" } : { body: content.slice(0, at), entry: content.slice(at) };
+}
 
 function metaLine(content: string, label: string): string | null {
   return new RegExp(`^${label}:[ \\t]*\\S.*$`, "m").exec(content)?.[0] ?? null;
@@ -76,11 +85,11 @@ function metaLine(content: string, label: string): string | null {
  * Deterministic and idempotent: merging the result with either record again adds nothing.
  */
 export function mergePaperContent(winner: string, other: string): { content: string; added: string[] } {
-  const cut = winner.lastIndexOf(ENTRY_MARK);
-  const body = cut >= 0 ? winner.slice(0, cut) : winner;
-  const otherCut = other.lastIndexOf(ENTRY_MARK);
-  const otherBody = otherCut >= 0 ? other.slice(0, otherCut) : other;
-  const entry = cut >= 0 ? winner.slice(cut) : otherCut >= 0 ? other.slice(otherCut) : "";
+  const w = splitEntry(winner);
+  const o = splitEntry(other);
+  const body = w.body;
+  const otherBody = o.body;
+  const entry = w.entry || o.entry;
   const added: string[] = [];
   const lines: string[] = [];
   for (const label of META_LABELS) {
@@ -91,6 +100,6 @@ export function mergePaperContent(winner: string, other: string): { content: str
       added.push(label);
     }
   }
-  if (cut < 0 && entry) added.push("BibTeX");
+  if (!w.entry && entry) added.push("BibTeX");
   return { content: `${body}${lines.length ? `\n${lines.join("\n")}` : ""}${entry}`, added };
 }
