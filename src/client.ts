@@ -76,6 +76,9 @@ export type PatchSource = z.input<typeof S.PatchSource>;
 export type SourceKind = z.infer<typeof S.SourceKindEnum>;
 export type ImportFormat = (typeof S.IMPORT_FORMATS)[number];
 export type LogQuery = z.input<typeof S.LogQuery>;
+export type ChunkListQuery = z.input<typeof S.ChunkListQuery>;
+export type EntityListQuery = z.input<typeof S.EntityListQuery>;
+export type ContentQuery = z.input<typeof S.ContentQuery>;
 
 /** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/routes/exports.ts). */
 export interface ExportQuery {
@@ -103,8 +106,16 @@ export type KeyList = z.infer<typeof S.KeyList>;
 export type KeyRevoked = z.infer<typeof S.KeyRevoked>;
 export type Deprecated = z.infer<typeof S.Deprecated>;
 export type Ok = z.infer<typeof S.OkResult>;
-export type ChunkHistory = z.infer<typeof S.ChunkHistory>;
-export type EntityHistory = z.infer<typeof S.EntityHistory>;
+export type ChunkDetail = z.infer<typeof S.ChunkDetail>;
+export type EntityDetail = z.infer<typeof S.EntityDetail>;
+/** `history?chunk=` answers the chunk's detail (as GET /chunks/{id}). */
+export type ChunkHistory = ChunkDetail;
+/** `history?entity=` answers the entity's detail (as GET /entities/{id}). */
+export type EntityHistory = EntityDetail;
+export type ChunkPage = z.infer<typeof S.ChunkPage>;
+export type ChunkSummary = ChunkPage["chunks"][number];
+export type EntityPage = z.infer<typeof S.EntityPage>;
+export type ContentSlice = z.infer<typeof S.ContentSlice>;
 export type NeighboursResponse = z.infer<typeof S.Neighbours>;
 export type ResolveResponse = z.infer<typeof S.Resolved>;
 export type VerifyResponse = z.infer<typeof S.VerifyResponse>;
@@ -279,6 +290,35 @@ export class PaperGuruClient {
   history(archive: string, q: HistoryQuery) {
     return this.call<ChunkHistory | EntityHistory>("GET", `/v1/archives/${enc(archive)}/history?${qs(q)}`);
   }
+  // ---------------------------------------------------------------- browse
+  /** One page of chunks (filters and `cursor` = the previous page's next_cursor). */
+  chunks(archive: string, q: ChunkListQuery = {}) {
+    return this.call<ChunkPage>("GET", `/v1/archives/${enc(archive)}/chunks?${qs(q)}`);
+  }
+  /** Every chunk matching the filters, page by page. */
+  async *allChunks(archive: string, q: Omit<ChunkListQuery, "cursor"> = {}): AsyncGenerator<ChunkSummary> {
+    let cursor: string | undefined;
+    do {
+      const p = await this.chunks(archive, { ...q, cursor });
+      yield* p.chunks;
+      cursor = p.next_cursor ?? undefined;
+    } while (cursor);
+  }
+  /** A chunk: head, every version, edges, deprecation. */
+  chunk(archive: string, id: string) {
+    return this.call<ChunkDetail>("GET", `/v1/archives/${enc(archive)}/chunks/${enc(id)}`);
+  }
+  /** A version's exact content or a span of it. */
+  content(archive: string, id: string, q: ContentQuery = {}) {
+    return this.call<ContentSlice>("GET", `/v1/archives/${enc(archive)}/chunks/${enc(id)}/content?${qs(q)}`);
+  }
+  entities(archive: string, q: EntityListQuery = {}) {
+    return this.call<EntityPage>("GET", `/v1/archives/${enc(archive)}/entities?${qs(q)}`);
+  }
+  entity(archive: string, id: string) {
+    return this.call<EntityDetail>("GET", `/v1/archives/${enc(archive)}/entities/${enc(id)}`);
+  }
+
   appendSession(archive: string, session: string, body: SessionEventsBody) {
     return this.call<SessionAppended>("POST", `/v1/archives/${enc(archive)}/sessions/${enc(session)}/events`, body);
   }

@@ -71,3 +71,14 @@ export async function actorOf(d: AppDeps, authorization: string | undefined): Pr
   const key = await d.stores.archives.findKeyByHash(hash);
   return key ? `key:${key.id}` : "anonymous";
 }
+
+/** The archives a key may read: every archive for the admin key, its own for an archive key with read scope. */
+export async function readableArchives(d: AppDeps, authorization: string | undefined): Promise<string[]> {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  if (!m?.[1]) return [];
+  const hash = await sha256Hex(m[1]);
+  if (d.adminKey && timingSafeEqualHex(hash, await sha256Hex(d.adminKey)))
+    return (await d.stores.archives.listArchives()).map((a) => a.id);
+  const key = await d.stores.archives.findKeyByHash(hash);
+  return key && key.revokedAt === null && key.scopes.includes("read") ? [key.archiveId] : [];
+}

@@ -6,7 +6,8 @@
 import type { z } from "zod";
 import type * as S from "../contract";
 import { archiveUseCases } from "./archives";
-import { authorize, type Need } from "./auth";
+import { authorize, type Need, readableArchives } from "./auth";
+import { browseUseCases } from "./browse";
 import type { AppDeps } from "./deps";
 import { type ExportFormatQuery, exportUseCases } from "./exports";
 import { forgetUseCases } from "./forget";
@@ -25,6 +26,8 @@ export function createUseCases(d: AppDeps) {
     /** Authorise an `Authorization` header value for an archive (or none) and a scope. */
     authorize: (authorization: string | undefined, archive: string | null, need: Need) =>
       authorize(d, authorization, archive, need),
+    /** The archives an `Authorization` header value may read (MCP resources/list). */
+    readableArchives: (authorization: string | undefined) => readableArchives(d, authorization),
     archives: archiveUseCases(d),
     memory: {
       ingest: (archive: string, artifacts: In<typeof S.ArtifactSchema>[]) => Op.ingestOp(k, archive, artifacts),
@@ -57,6 +60,7 @@ export function createUseCases(d: AppDeps) {
       appendSession: (archive: string, session: string, b: In<typeof S.SessionEventsBody>) =>
         Op.appendSessionOp(k, archive, session, b),
     },
+    browse: browseUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

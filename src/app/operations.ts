@@ -7,6 +7,7 @@ import type { z } from "zod";
 import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore } from "../core/ports";
+import { chunkDetail, entityDetail, isoOrNull, round4 } from "./browse";
 import type { PaperGuru } from "./kernel";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -35,24 +36,20 @@ export async function deprecateOp(pg: PaperGuru, archive: string, b: In<typeof S
   return ok({ deprecated: b.id, by: b.by ?? null, version: res.value.version });
 }
 
-/** GET /v1/archives/{a}/history?chunk=… | ?entity=… */
+/** GET /v1/archives/{a}/history?chunk=… | ?entity=…: the same views as GET …/chunks/{id} and …/entities/{id}. */
 export async function historyOp(
   store: Pick<ChunkStore, "chunkHistory"> & Pick<EntityStore, "entityHistory">,
   archive: string,
   q: In<typeof S.HistoryQuery>,
-) {
+): Promise<Result<In<typeof S.ChunkDetail> | In<typeof S.EntityDetail>>> {
   if (!q.chunk === !q.entity)
     return fail("validation", "give exactly one of chunk or entity", "chunk", "?chunk=<id> or ?entity=<id>");
-  const h = q.chunk
-    ? await store.chunkHistory(archive, q.chunk)
-    : await store.entityHistory(archive, q.entity as string);
-  if (!h)
-    return fail(
-      "not_found",
-      `${q.chunk ? "chunk" : "entity"} ${q.chunk ?? q.entity} not found`,
-      q.chunk ? "chunk" : "entity",
-    );
-  return ok(h);
+  if (q.chunk) {
+    const h = await store.chunkHistory(archive, q.chunk);
+    return h ? ok(chunkDetail(h)) : fail("not_found", `chunk ${q.chunk} not found`, "chunk");
+  }
+  const h = await store.entityHistory(archive, q.entity as string);
+  return h ? ok(entityDetail(h)) : fail("not_found", `entity ${q.entity} not found`, "entity");
 }
 
 /** POST /v1/archives/{a}/entities/{alias,rename,merge}: from `at` (ISO; default now). */
@@ -78,8 +75,27 @@ export function appendSessionOp(pg: PaperGuru, archive: string, session: string,
 }
 
 /** GET /v1/archives/{a}/neighbours?chunk=…&as_of=… */
-export function neighboursOp(pg: PaperGuru, archive: string, q: In<typeof S.ChunkQuery>) {
-  return pg.neighbours(archive, q.chunk, S.toMs(q.as_of));
+export async function neighboursOp(
+  pg: PaperGuru,
+  archive: string,
+  q: In<typeof S.ChunkQuery>,
+): Promise<Result<In<typeof S.Neighbours>>> {
+  const res = await pg.neighbours(archive, q.chunk, S.toMs(q.as_of));
+  if (!res.ok) return res;
+  const h = res.value.head;
+  return ok({
+    head: h && {
+      chunk: h.chunk,
+      kind: h.kind,
+      latest_version: h.latestVersion,
+      first_valid_from: isoOrNull(h.firstValidFrom),
+      end_at: isoOrNull(h.endAt),
+      deprecated: h.deprecated,
+      last_access: isoOrNull(h.lastAccess),
+      access_count: h.accessCount,
+    },
+    neighbours: res.value.neighbours.map((n) => ({ ...n, weight: round4(n.weight) })),
+  });
 }
 
 /** GET /v1/archives/{a}/resolve?mention=…&as_of=… */

@@ -2,6 +2,7 @@
 
 export * from "./archives";
 export * from "./artifacts";
+export * from "./browse";
 export * from "./common";
 export * from "./forget";
 export * from "./query";

@@ -6,7 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
-import { MAX_ID, MS0, Time } from "./common";
+import { ChunkDetail, EntityDetail } from "./browse";
+import { MAX_ID, MS0, T0, Time } from "./common";
 
 const SessionId = z.string().min(1).max(200).openapi({
   description:
@@ -35,7 +36,15 @@ export const RouteBody = z
 export const ContextBody = z
   .object({
     ...queryFields,
-    budget_tokens: z.number().int().min(50).max(200_000),
+    budget_tokens: z
+      .number()
+      .int()
+      .min(50)
+      .max(200_000)
+      .default(2000)
+      .openapi({
+        description: "Tokens for the cards plus the session window (50-200,000; default 2,000, as in the CLI and MCP).",
+      }),
     session_id: SessionId.optional(),
     max_cards: z.number().int().min(1).max(64).optional(),
     max_card_tokens: z.number().int().min(50).max(4000).optional(),
@@ -288,110 +297,19 @@ export const ContextResponse = z
     },
   });
 
-/** Rows as stored (times in epoch ms; entities, boundaries and edges of a version are JSON strings). */
-const ChunkRowSchema = z
-  .object({
-    chunkId: z.string(),
-    kind: z.string(),
-    latestVersion: z.number(),
-    firstValidFrom: z.number(),
-    deprecatedAt: z.number().nullable(),
-    deprecatedBy: z.string().nullable(),
-  })
-  .loose();
-
-const VersionRowSchema = z
-  .object({
-    chunkId: z.string(),
-    version: z.number(),
-    kind: z.string(),
-    title: z.string(),
-    synopsis: z.string(),
-    validFrom: z.number(),
-    validTo: z.number().nullable(),
-    recordedAt: z.number(),
-    source: z.string(),
-    relations: z
-      .string()
-      .nullable()
-      .optional()
-      .openapi({ description: "JSON of the version's relations [{subject, predicate, object, ...}]; null when none" }),
-  })
-  .loose();
-
-const EdgeRowSchema = z
-  .object({
-    src: z.string(),
-    dst: z.string(),
-    type: z.string(),
-    weight: z.number(),
-    validFrom: z.number(),
-    validTo: z.number().nullable(),
-    version: z.number(),
-    context: z.string().nullable(),
-  })
-  .loose();
-
-export const ChunkHistory = z
-  .object({ chunk: ChunkRowSchema, versions: z.array(VersionRowSchema), edges: z.array(EdgeRowSchema) })
-  .openapi("ChunkHistory");
-
-export const EntityHistory = z
-  .object({
-    entity: z
-      .object({
-        entityId: z.string(),
-        type: z.string(),
-        name: z.string(),
-        mergedInto: z.string().nullable(),
-        mergedAt: z.number().nullable(),
-      })
-      .loose(),
-    aliases: z.array(z.object({ alias: z.string(), validFrom: z.number(), validTo: z.number().nullable() }).loose()),
-    events: z.array(z.object({ op: z.string(), detail: z.string(), at: z.number() }).loose()),
-    mentions: z.array(
-      z.object({ chunk_id: z.string(), version: z.number(), valid_from: z.number(), valid_to: z.number().nullable() }),
-    ),
-  })
-  .openapi("EntityHistory");
-
-export const History = z.union([ChunkHistory, EntityHistory]).openapi("History", {
-  description: "?chunk= answers a ChunkHistory, ?entity= an EntityHistory",
+export const History = z.union([ChunkDetail, EntityDetail]).openapi("History", {
+  description:
+    "?chunk= answers a ChunkDetail (as GET …/chunks/{id}), ?entity= an EntityDetail (as GET …/entities/{id})",
   example: {
-    chunk: {
-      archiveId: "rag-memory",
-      chunkId: "decision:cache",
-      kind: "decision",
-      latestVersion: 2,
-      firstValidFrom: MS0,
-      deprecatedAt: null,
-      deprecatedBy: null,
-    },
-    versions: [
-      {
-        chunkId: "decision:cache",
-        version: 1,
-        kind: "decision",
-        title: "Cache capital chunks in memory",
-        synopsis: "Keep the routing surface in a Durable Object.",
-        validFrom: MS0,
-        validTo: MS0 + 86_400_000,
-        recordedAt: MS0,
-        source: "",
-      },
-    ],
-    edges: [
-      {
-        src: "decision:cache",
-        dst: "arxiv:2405.14831",
-        type: "motivates",
-        weight: 1,
-        validFrom: MS0,
-        validTo: null,
-        version: 1,
-        context: null,
-      },
-    ],
+    id: "method:hipporag",
+    type: "method",
+    name: "HippoRAG",
+    merged_into: null,
+    merged_at: null,
+    created_at: T0,
+    aliases: [{ alias: "HippoRAG", valid_from: T0, valid_to: null }],
+    events: [{ op: "created", detail: { name: "HippoRAG" }, at: T0, recorded_at: T0 }],
+    mentions: [{ chunk: "arxiv:2405.14831", version: 1, valid_from: T0, valid_to: null }],
   },
 });
 
@@ -401,19 +319,19 @@ export const Neighbours = z
       .object({
         chunk: z.string(),
         kind: z.string().nullable(),
-        latestVersion: z.number(),
-        firstValidFrom: z.number().nullable(),
-        endAt: z.number().nullable(),
+        latest_version: z.number(),
+        first_valid_from: z.string().nullable().openapi({ description: "ISO 8601" }),
+        end_at: z.string().nullable().openapi({ description: "End of validity (deprecation), ISO 8601; null if open" }),
         deprecated: z.boolean(),
-        lastAccess: z.number().nullable(),
-        accessCount: z.number(),
+        last_access: z.string().nullable().openapi({ description: "ISO 8601; null if never accessed" }),
+        access_count: z.number(),
       })
       .nullable(),
     neighbours: z.array(
       z.object({
         chunk: z.string(),
         type: z.string(),
-        weight: z.number(),
+        weight: z.number().openapi({ description: "rounded to 4 decimals" }),
         direction: z.enum(["out", "in"]),
         visible: z.boolean().openapi({ description: "the neighbour itself is valid at as_of" }),
       }),
@@ -424,12 +342,12 @@ export const Neighbours = z
       head: {
         chunk: "arxiv:2405.14831",
         kind: "paper",
-        latestVersion: 1,
-        firstValidFrom: MS0,
-        endAt: null,
+        latest_version: 1,
+        first_valid_from: T0,
+        end_at: null,
         deprecated: false,
-        lastAccess: MS0,
-        accessCount: 4,
+        last_access: T0,
+        access_count: 4,
       },
       neighbours: [{ chunk: "arxiv:2112.01488", type: "cites", weight: 1, direction: "out", visible: true }],
     },

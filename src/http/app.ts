@@ -17,6 +17,7 @@ import { type AppEnv, errorBody, STATUS } from "./common";
 import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, LANDING_CSP, LANDING_HTML, TAGS } from "./docs";
 import { resourceApp } from "./route";
 import { archivesRoutes } from "./routes/archives";
+import { browseRoutes } from "./routes/browse";
 import { entitiesRoutes } from "./routes/entities";
 import { exportsRoutes } from "./routes/exports";
 import { forgetRoutes } from "./routes/forget";
@@ -39,6 +40,7 @@ const RESOURCES = [
   forgetRoutes,
   entitiesRoutes,
   inspectRoutes,
+  browseRoutes,
   queryRoutes,
   webhooksRoutes,
   sourcesRoutes,

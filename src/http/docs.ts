@@ -39,6 +39,7 @@ export const TAGS = [
   { name: "ingest", description: "Artifacts in batches and files" },
   { name: "lifecycle", description: "Versions, deprecation, hard deletes and history" },
   { name: "entities", description: "Entity aliases, renames and merges with validity times" },
+  { name: "browse", description: "Chunks and entities page by page, one chunk or entity, exact content" },
   { name: "query", description: "Routing, evidence cards, context assembly, verification, sessions" },
   { name: "webhooks", description: "Signed webhook endpoints, deliveries and dead letters" },
   { name: "sources", description: "Scheduled sources and the ingest log" },

@@ -37,6 +37,7 @@ export async function serveMcp(request: Request, app: UseCases): Promise<Respons
     app,
     authorize: (archive, need) => app.authorize(authorization, archive, need),
     authorization,
+    readable: () => app.readableArchives(authorization),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

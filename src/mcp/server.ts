@@ -13,8 +13,13 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -22,41 +27,71 @@ import type { Need, UseCases } from "../app";
 import { errorBody } from "../contract";
 import { type Failure, FailureError, schemaFailure } from "../core/errors";
 import { errorLine } from "../core/log";
+import { PROMPTS, renderPrompt } from "./prompts";
+import { listResources, RESOURCE_TEMPLATES, readResource } from "./resources";
 import { type McpTool, TOOLS } from "./tools";
 
 export const SERVER_INFO = { name: "paperguru", version: "0.1.0" };
 
 export const INSTRUCTIONS = `PaperGuru is long-term memory: an archive of versioned artifacts (papers, sections, code units, benchmark rows, notes, decisions) linked by typed, time-bounded edges and grounded to entities.
-Every tool takes \`archive\`, the archive id your key was issued for.
-- To answer a question, call \`context\` with a token budget: it returns evidence cards, each anchored to exact [start, end) character spans of one version. Call \`verify\` with a card's anchored_spans before quoting it.
-- \`route\` ranks chunks without reading them; \`expand\` gives cards for chunk ids you already have; \`neighbours\` walks typed edges; \`history\` lists a chunk's versions or an entity's names; \`resolve\` maps a name to its canonical entity id.
-- \`remember\` stores artifacts (atomic batch), \`revise\` adds a version of an existing chunk, \`deprecate\` retires one (history kept), \`forget\` deletes a chunk or an entity for good.
+Every tool takes \`archive\`, the archive id your key was issued for (resources/list shows it).
+- To answer a question, call \`context\` (token budget, default 2000): evidence cards, each anchored to exact [start, end) character spans of one version. Call \`verify\` with a card's anchors before quoting; without a snippet it returns the exact text.
+- \`route\` ranks chunks without reading them; \`expand\` gives cards for chunk ids you have; \`read\` returns a version's verbatim text; \`list\` pages through chunks or entities; \`neighbours\` walks typed edges; \`history\` shows a chunk's versions or an entity's names; \`resolve\` maps a name to its entity id.
+- \`remember\` stores artifacts (atomic batch; revise: true for a new version of an existing chunk), \`deprecate\` retires one (history kept), \`forget\` deletes a chunk or an entity for good, \`entity\` aliases, renames or merges entities, \`session\` logs your turns for context's short_term.
 - \`as_of\` (ISO 8601) answers as the archive was at that time. Output times are ISO 8601 strings.
+- Prompts: brief (a topic as of a time), changes (what changed about a topic between two times).
 - A failed call returns isError with {"error": {"type", "message", "field", "hint"}}: type is validation, unauthorized, forbidden, not_found, conflict, too_large or unavailable; field names the argument at fault.`;
 
+/** Keywords the listing leaves out: bounds the server checks anyway, answering a clear error naming the field and the limit. */
+const CHECKED_BY_SERVER = new Set([
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "pattern",
+  "additionalProperties",
+]);
+
+const isIsoTime = (n: unknown): boolean =>
+  n !== null && typeof n === "object" && ["date-time", "date"].includes((n as { format?: string }).format ?? "");
+
 /**
- * zod writes the full ISO date / date-time regex next to `format` (~500 characters each, ten such
- * fields): `format` says the same to a model at a fraction of its context; the server still checks.
+ * The schema as tools/list shows it: types, enums, required fields and descriptions. Bounds, patterns
+ * and `additionalProperties` are left to the server (tools/list is a fixed cost in every agent's
+ * context: with them it was 20 KB, without 12 KB), and an ISO date | date-time union is one string.
  */
-function dropFormatPatterns(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(dropFormatPatterns);
+export function compactSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compactSchema);
   if (node === null || typeof node !== "object") return node;
-  const out: Record<string, unknown> = {};
   const o = node as Record<string, unknown>;
-  const formatted = o.format === "date" || o.format === "date-time";
-  for (const [k, v] of Object.entries(o)) if (!(formatted && k === "pattern")) out[k] = dropFormatPatterns(v);
+  const anyOf = o.anyOf;
+  if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf.every(isIsoTime)) {
+    const { anyOf: _, ...rest } = o;
+    return { type: "string", ...(compactSchema(rest) as object) };
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (CHECKED_BY_SERVER.has(k)) continue;
+    if (k === "format" && (v === "date-time" || v === "date")) continue;
+    out[k] =
+      k === "properties"
+        ? Object.fromEntries(Object.entries(v as object).map(([p, x]) => [p, compactSchema(x)]))
+        : compactSchema(v);
+  }
   return out;
 }
 
-/** The JSON Schema of a tool's input or output, as tools/list shows it. */
+/** The JSON Schema of a tool's input, as tools/list shows it. */
 function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
-  // "input": what a caller may send / what a client should accept (no additionalProperties: false on
-  // response objects, which carry more fields than the documented ones).
   const { $schema: _drop, ...s } = z.toJSONSchema(schema, { io: "input", target: "draft-7" }) as Record<
     string,
     unknown
   >;
-  return dropFormatPatterns(s) as Tool["inputSchema"];
+  return compactSchema(s) as Tool["inputSchema"];
 }
 
 /** The listing is the same for every request: build it once per isolate. */
@@ -67,7 +102,9 @@ export function toolListing(): Tool[] {
     title: t.title,
     description: t.description,
     inputSchema: jsonSchema(t.input),
-    outputSchema: jsonSchema(t.output),
+    // No outputSchema: the tool descriptions say what comes back, the results are self-describing
+    // JSON, and the eleven output schemas were 15 KB of every agent's context (tests still check
+    // each result against its schema in src/mcp/tools.ts).
     annotations: t.annotations,
   }));
   return listing;
@@ -89,6 +126,8 @@ export interface McpContext {
   authorize(archive: string, need: Need): Promise<Failure | null>;
   /** The request's Authorization header (audit rows name the key that deleted something). */
   authorization?: string | undefined;
+  /** The archives the request's key may read (resources/list). */
+  readable(): Promise<string[]>;
 }
 
 async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToolResult> {
@@ -119,7 +158,10 @@ async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToo
 }
 
 export function createMcpServer(ctx: McpContext): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, resources: {}, prompts: {} },
+    instructions: INSTRUCTIONS,
+  });
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing() }));
   server.setRequestHandler(CallToolRequestSchema, (req) => {
@@ -131,5 +173,12 @@ export function createMcpServer(ctx: McpContext): Server {
       );
     return call(ctx, t, req.params.arguments);
   });
+  server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(ctx, req.params?.cursor));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(ctx, req.params.uri));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
+  server.setRequestHandler(GetPromptRequestSchema, (req) =>
+    renderPrompt(ctx, req.params.name, req.params.arguments ?? {}),
+  );
   return server;
 }

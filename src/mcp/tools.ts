@@ -1,13 +1,15 @@
 /**
  * The MCP tools: one entry per archive operation, with the input schema (the REST request schema
- * plus `archive`, with descriptions an agent can act on), the output schema (the REST response,
- * with times as ISO strings), the scope it needs, and the use case it calls (src/app).
+ * plus `archive`, described in as few words as an agent needs: tools/list is a fixed cost in every
+ * agent's context window, held under 12 KB by a test), the output schema (checked by tests, not
+ * listed), the scope it needs, and the use case it calls (src/app).
  */
 
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { UseCases } from "../app";
 import * as S from "../contract";
+import { promptCard } from "../core/distill/card";
 import { fail, ok, type Result } from "../core/errors";
 
 // ------------------------------------------------------------------ times on the way out
@@ -43,67 +45,33 @@ export function isoTimes<T>(value: T): T {
   return out as T;
 }
 
-// ------------------------------------------------------------------ shared field descriptions
+// ------------------------------------------------------------------ shared fields
 
-const archive = S.ArchiveParam.shape.archive.describe(
-  "Archive id, e.g. rag-memory. Your API key is valid for one archive only; another archive's id is refused (forbidden).",
-);
-const asOf = S.Time.optional().describe(
-  "Answer as the archive was at this instant: ISO 8601 date (2024-05-23) or date-time (2024-05-23T12:00:00Z; UTC if no offset). Versions not valid then (not yet valid, superseded, deprecated) are invisible. Default: now.",
-);
-const query = z
-  .string()
-  .min(1)
-  .max(8000)
-  .describe(
-    "What you need, in natural language (≤ 8000 chars). Names, aliases and identifiers in it (arXiv ids, DOIs, method names) are resolved to entities and seed the graph search.",
-  );
-const boundaries = S.RouteBody.shape.boundaries.describe(
-  'Optional boundary tags the evidence should carry, e.g. ["task:multi-hop-qa", "split:dev"] (≤ 50); chunks carrying them score higher.',
-);
-const sessionId = S.RouteBody.shape.session_id.describe(
-  "Optional session id (your agent session, e.g. s-2025-01-10): chunks this session accessed through route, expand, context or verify seed recency; other sessions never affect your ranking. Without it, no recency seeds.",
-);
-const chunkId = z.string().min(1).max(512).describe("Chunk id as stored, e.g. arxiv:2405.14831 or note:1.");
+// `archive` is explained once, in the server instructions.
+const archive = S.ArchiveParam.shape.archive;
+const asOf = S.Time.optional().describe("ISO 8601; answer as of then (default now).");
+const query = z.string().min(1).max(8000).describe("What you need, in natural language.");
+const boundaries = S.RouteBody.shape.boundaries.describe('Preferred boundary tags, e.g. ["split:dev"].');
+const sessionId = S.RouteBody.shape.session_id.describe("Your session id (seeds recency).");
+const chunkId = z.string().min(1).max(S.MAX_ID).describe("Chunk id.");
+const includeTrace = z.boolean().optional().describe("Add the routing trace (large). Default false.");
+const tokenizer = S.ContextBody.shape.tokenizer.describe("Budget encoding; default cl100k_base.");
+const cursor = z.string().min(1).max(1024).optional().describe("next_cursor of the previous page.");
+const limit = z.number().int().min(1).max(500).optional().describe("Page size (default 50).");
+
+/** The artifact as REST takes it; the field names say most of it, descriptions only where they do not. */
 const artifactShape = {
   ...S.ArtifactSchema.shape,
-  id: S.ArtifactSchema.shape.id.describe(
-    "Stable id of the artifact (1-512 chars), e.g. arxiv:2405.14831, repo/path.ts#fn, note:2024-05-damping. Re-using an id versions that chunk.",
-  ),
-  kind: S.ArtifactSchema.shape.kind.describe("What the artifact is."),
-  title: S.ArtifactSchema.shape.title.describe("Title (1-1000 chars); routed on together with the synopsis."),
-  synopsis: S.ArtifactSchema.shape.synopsis.describe(
-    "Optional summary (≤ 2000 chars); derived when absent (first 3 sentences, ≤ 120 tokens).",
-  ),
-  content: S.ArtifactSchema.shape.content.describe(
-    "Full text of this version (≤ 2 MiB). Cards quote it with exact [start, end) character offsets.",
-  ),
-  entities: S.ArtifactSchema.shape.entities.describe(
-    "Entities the artifact is about or mentions (≤ limit per artifact): {type, id?, name, aliases?}. Canonical ids: arxiv:<id>, doi:<lowercase doi>, else <type>:<slug> (derived from the name when id is absent).",
-  ),
-  boundaries: S.ArtifactSchema.shape.boundaries.describe(
-    "Tags that scope where the evidence holds, e.g. task:multi-hop-qa, split:dev, dataset:hotpotqa (≤ 100).",
-  ),
-  relations: S.ArtifactSchema.shape.relations.describe(
-    "Optional pre-extracted triples (OpenIE): {subject, predicate, object, subject_type?, object_type?} (≤ 500, strings ≤ 300 chars). Subjects and objects become entities of the artifact (type concept unless given or declared) and count toward its entity limit; the triples are kept with the version (see history).",
-  ),
-  edges: S.ArtifactSchema.shape.edges.describe(
-    "Typed links from this artifact to other chunk ids: {type, target, weight? (default 1), valid_from?, valid_to?, context?}. The target need not exist yet.",
-  ),
-  valid_from: S.Time.optional().describe(
-    "When this version becomes valid: ISO 8601 date or date-time. Default: now. Must be after the chunk's current version (else conflict).",
-  ),
-  source: S.ArtifactSchema.shape.source.describe("Where it came from (URL, file#chars=a-b, ...), ≤ 2000 chars."),
+  id: S.ArtifactSchema.shape.id.describe("Stable id; a known id gets a new version."),
+  synopsis: S.ArtifactSchema.shape.synopsis.describe("Derived when absent."),
+  entities: S.ArtifactSchema.shape.entities.describe("Entities it is about; id derived from type+name if absent."),
+  boundaries: S.ArtifactSchema.shape.boundaries.describe("Scope tags, e.g. split:dev."),
+  relations: S.ArtifactSchema.shape.relations.describe("Pre-extracted triples."),
+  edges: S.ArtifactSchema.shape.edges.describe("Typed links to other chunk ids."),
+  valid_from: S.Time.optional().describe("ISO 8601 event time; default now."),
+  source: S.ArtifactSchema.shape.source.describe("URL or file#chars=a-b."),
 };
 const Artifact = z.object(artifactShape).strict();
-
-// ------------------------------------------------------------------ input schemas (archive first)
-
-/** The routing trace is most of a result's size (12,404 of 15,002 characters at budget 900): only on request. */
-const includeTrace = z
-  .boolean()
-  .optional()
-  .describe("Also return the routing trace (mentions, seeds, diffusion, router steps, timings); default false.");
 
 /** A result without its trace unless the caller asked for it. */
 function traced<T extends { trace?: unknown }>(r: T, include: boolean | undefined): T {
@@ -112,142 +80,35 @@ function traced<T extends { trace?: unknown }>(r: T, include: boolean | undefine
   return rest as T;
 }
 
-const RouteIn = z
-  .object({
-    archive,
-    query,
-    as_of: asOf,
-    boundaries,
-    limit: S.RouteBody.shape.limit.describe("Max chunks the router selects (1-256, default 32)."),
-    session_id: sessionId,
-    include_trace: includeTrace,
-  })
-  .strict();
-
-const ContextIn = z
-  .object({
-    archive,
-    query,
-    budget_tokens: S.ContextBody.shape.budget_tokens.describe(
-      "Token budget for all cards plus the session window (50-200000), counted exactly in `tokenizer` (default cl100k_base). A card for a ~500-character passage costs ~130-280 tokens; 4000 holds ~19 of them.",
-    ),
-    as_of: asOf,
-    boundaries,
-    session_id: S.ContextBody.shape.session_id.describe(
-      "Optional session id: its most recent events are returned in short_term and count against the budget, and the chunks it accessed (route, expand, context, verify) seed recency; other sessions never affect your ranking.",
-    ),
-    max_cards: S.ContextBody.shape.max_cards.describe("Max cards (1-64, default 20)."),
-    max_card_tokens: S.ContextBody.shape.max_card_tokens.describe(
-      "Max tokens per card (50-4000; default a third of the budget, within 200-400).",
-    ),
-    short_term_share: S.ContextBody.shape.short_term_share.describe(
-      "Share of the budget the session window may take (0-0.9, default 0.25).",
-    ),
-    tokenizer: S.ContextBody.shape.tokenizer.describe(
-      "Encoding the budget is counted in: cl100k_base (default) or o200k_base (GPT-4o and later).",
-    ),
-    include_trace: includeTrace,
-  })
-  .strict();
-
-const ExpandIn = z
-  .object({
-    archive,
-    chunks: S.ExpandBody.shape.chunks.describe(
-      "1-64 chunks: {id, version?}. Without version: the version valid at as_of; with it: exactly that version.",
-    ),
-    query: S.ExpandBody.shape.query.describe(
-      'Optional: steers which sentences become the claim and the anchors (default "": the chunk\'s opening).',
-    ),
-    as_of: asOf,
-    budget_tokens: S.ExpandBody.shape.budget_tokens.describe(
-      "Token budget for all cards (50-200000, default 4000); cards that do not fit are skipped with reason over_budget.",
-    ),
-    max_card_tokens: S.ExpandBody.shape.max_card_tokens.describe("Max tokens per card (50-4000)."),
-    session_id: sessionId,
-    tokenizer: S.ExpandBody.shape.tokenizer.describe(
-      "Encoding the budget is counted in: cl100k_base (default) or o200k_base (GPT-4o and later).",
-    ),
-  })
-  .strict();
-
-const VerifyIn = z
-  .object({
-    archive,
-    anchors: S.VerifyBody.shape.anchors.describe(
-      "1-500 anchors exactly as a card's anchored_spans: {artifact_id, version, start, end, snippet}; start/end are character offsets [start, end) into that version's content.",
-    ),
-    session_id: sessionId,
-  })
-  .strict();
-
-const RememberIn = z
-  .object({
-    archive,
-    artifacts: z
-      .array(Artifact)
-      .min(1)
-      .describe("1-200 artifacts, stored atomically: either all of them or none (the error names the first offender)."),
-  })
-  .strict();
-
-const ReviseIn = z.object({ archive, ...artifactShape }).strict();
-
-const DeprecateIn = z
-  .object({
-    archive,
-    id: chunkId.describe("The chunk to retire."),
-    by: S.DeprecateBody.shape.by.describe("Optional successor chunk id: adds a deprecated-by edge from id to it."),
-    at: S.Time.optional().describe(
-      "When it stops being valid: ISO 8601 date or date-time, after its current version's valid_from. Default: now.",
-    ),
-    reason: S.DeprecateBody.shape.reason.describe("Optional reason, kept in the history (≤ 2000 chars)."),
-  })
-  .strict();
-
-const HistoryIn = z
-  .object({
-    archive,
-    chunk: z
-      .string()
-      .min(1)
-      .max(S.MAX_ID)
-      .optional()
-      .describe("A chunk id: its versions, deprecation and edges. Give this or entity."),
-    entity: z
-      .string()
-      .min(1)
-      .max(S.MAX_ID)
-      .optional()
-      .describe(
-        "A canonical entity id (e.g. method:hipporag, arxiv:2405.14831; `resolve` finds it from a name): its aliases, renames, merges and the chunk versions mentioning it.",
-      ),
-  })
-  .strict();
-
-const NeighboursIn = z.object({ archive, chunk: chunkId, as_of: asOf }).strict();
-
-const ResolveIn = z
-  .object({
-    archive,
-    mention: S.ResolveQuery.shape.mention.describe(
-      "A name, alias or identifier as written, e.g. HippoRAG, arXiv:2405.14831v2, 10.18653/v1/2020.emnlp-main.550 (≤ 300 chars).",
-    ),
-    as_of: asOf,
-  })
-  .strict();
-
-// ------------------------------------------------------------------ output schemas
+// ------------------------------------------------------------------ output schemas (tests check results against them)
 
 const Iso = z.string().describe("ISO 8601 date-time (UTC)");
-const IsoOrNull = Iso.nullable();
 
-const IngestOut = S.IngestResult.extend({
-  recorded_at: Iso.describe("when the batch was recorded (transaction time)"),
+const IngestOut = S.IngestResult.extend({ recorded_at: Iso });
+
+const PromptAnchorOut = z.object({
+  artifact_id: z.string().optional(),
+  version: z.number().optional(),
+  start: z.number(),
+  end: z.number(),
+  snippet: z.string().optional(),
 });
-
-const ContextOut = S.ContextResponse.extend({
-  short_term: z.array(z.object({ role: z.string(), text: z.string(), tokens: z.number(), at: Iso })),
+const PromptCardOut = z.object({
+  artifact_id: z.string(),
+  version: z.number(),
+  kind: z.string(),
+  title: z.string().optional(),
+  claim_boundary: z.string().optional(),
+  logic_sketch: z.string().optional(),
+  assumptions: z.array(z.string()).optional(),
+  anchored_spans: z.array(PromptAnchorOut),
+});
+const ContextOut = z.object({
+  as_of: Iso,
+  budget: S.ContextResponse.shape.budget,
+  short_term: z.array(z.object({ role: z.string(), text: z.string(), at: Iso })),
+  cards: z.array(PromptCardOut),
+  skipped: S.ContextResponse.shape.skipped,
   trace: S.ContextResponse.shape.trace.optional(),
 });
 
@@ -257,98 +118,20 @@ const VerifyOut = z.object({
   all_verified: z.boolean(),
   results: z.array(
     z.object({
-      anchor: S.AnchorSchema,
+      anchor: S.AnchorSchema.extend({ snippet: z.string().optional() }),
       verified: z.boolean(),
       reason: z.enum(["ok", "snippet_mismatch", "version_not_found", "span_out_of_range"]),
-      actual: z.string().optional().describe("the stored text at [start, end) when it differs from the snippet"),
+      actual: z.string().optional(),
+      text: z.string().optional(),
     }),
   ),
 });
 
-const DeprecateOut = z.object({ deprecated: z.string(), by: z.string().nullable(), version: z.number() });
-
-const row = (shape: z.ZodRawShape) => z.looseObject(shape);
-const HistoryOut = z.object({
-  chunk: row({
-    chunkId: z.string(),
-    kind: z.string(),
-    latestVersion: z.number(),
-    firstValidFrom: Iso,
-    deprecatedAt: IsoOrNull,
-    deprecatedBy: z.string().nullable(),
-  })
-    .optional()
-    .describe("chunk history: the chunk"),
-  versions: z
-    .array(
-      row({
-        version: z.number(),
-        title: z.string(),
-        synopsis: z.string(),
-        validFrom: Iso,
-        validTo: IsoOrNull,
-        recordedAt: Iso,
-        source: z.string(),
-      }),
-    )
-    .optional()
-    .describe("chunk history: every version, oldest first, with its validity [validFrom, validTo)"),
-  edges: z
-    .array(
-      row({
-        src: z.string(),
-        dst: z.string(),
-        type: z.string(),
-        weight: z.number(),
-        validFrom: Iso,
-        validTo: IsoOrNull,
-      }),
-    )
-    .optional()
-    .describe("chunk history: edges from or to the chunk"),
-  entity: row({ entityId: z.string(), type: z.string(), name: z.string(), mergedInto: z.string().nullable() })
-    .optional()
-    .describe("entity history: the entity"),
-  aliases: z
-    .array(row({ alias: z.string(), validFrom: Iso, validTo: IsoOrNull }))
-    .optional()
-    .describe("entity history: every name with its validity"),
-  events: z
-    .array(row({ op: z.string(), detail: z.string(), at: Iso }))
-    .optional()
-    .describe("entity history: created, alias, rename, merged_into, absorbed, deprecated"),
-  mentions: z
-    .array(z.object({ chunk_id: z.string(), version: z.number(), valid_from: Iso, valid_to: IsoOrNull }))
-    .optional()
-    .describe("entity history: chunk versions mentioning the entity (≤ 500)"),
-});
-
-const NeighboursOut = z.object({
-  head: row({
-    chunk: z.string(),
-    kind: z.string().nullable(),
-    latestVersion: z.number(),
-    firstValidFrom: IsoOrNull,
-    endAt: IsoOrNull.describe("end of validity (deprecation), null if open-ended"),
-    deprecated: z.boolean(),
-    lastAccess: IsoOrNull,
-    accessCount: z.number(),
-  }).nullable(),
-  neighbours: z.array(
-    z.object({
-      chunk: z.string(),
-      type: z.string().describe("edge type"),
-      weight: z.number(),
-      direction: z.enum(["in", "out"]).describe("out: this chunk -> neighbour; in: neighbour -> this chunk"),
-      visible: z.boolean().describe("whether the neighbour has a version valid at as_of"),
-    }),
-  ),
-});
-
-const ResolveOut = z.object({
-  mention: z.string(),
-  resolved: z.object({ entity: z.string(), name: z.string(), via: z.string() }).nullable(),
-  candidates: z.array(z.object({ entity: z.string(), name: z.string() })).optional(),
+const ExportOut = z.object({
+  format: z.string(),
+  chars: z.number(),
+  truncated: z.boolean(),
+  text: z.string(),
 });
 
 // ------------------------------------------------------------------ the tool table
@@ -361,7 +144,7 @@ export interface McpTool {
   description: string;
   scope: Scope;
   input: z.ZodObject;
-  output: z.ZodObject;
+  output: z.ZodType;
   annotations: ToolAnnotations;
   /** args: already parsed by `input`. Returns the structured result (an object) or a typed failure. */
   run(app: UseCases, archive: string, args: unknown, caller?: Caller): Promise<Result<Record<string, unknown>>>;
@@ -378,21 +161,17 @@ function tool<I extends z.ZodObject>(d: {
   description: string;
   scope: Scope;
   input: I;
-  output: z.ZodObject;
+  output: z.ZodType;
   annotations?: ToolAnnotations;
   run(app: UseCases, archive: string, args: Omit<z.infer<I>, "archive">, caller: Caller): Promise<Result<object>>;
 }): McpTool {
   const readOnly = d.scope === "read";
   return {
     ...d,
-    annotations: {
-      title: d.title,
-      readOnlyHint: readOnly,
-      destructiveHint: false,
-      idempotentHint: readOnly,
-      openWorldHint: false,
-      ...d.annotations,
-    },
+    // destructiveHint and idempotentHint mean something only for tools that write (MCP spec).
+    annotations: readOnly
+      ? { readOnlyHint: true, openWorldHint: false }
+      : { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, ...d.annotations },
     run: async (app, archive, args, caller = {}) => {
       const { archive: _archive, ...rest } = args as z.infer<I> & { archive: string };
       const res = await d.run(app, archive, rest as Omit<z.infer<I>, "archive">, caller);
@@ -402,175 +181,164 @@ function tool<I extends z.ZodObject>(d: {
 }
 
 const done = <T extends object>(v: T) => ok(v);
+const strict = <T extends z.ZodRawShape>(shape: T) => z.object({ archive, ...shape }).strict();
+
+/** The longest export text one call returns (characters); the REST export has no such cap. */
+export const MCP_EXPORT_MAX_CHARS = 200_000;
 
 export const TOOLS: McpTool[] = [
   tool({
     name: "context",
     title: "Evidence within a token budget",
     description:
-      "The main retrieval call: route -> expand -> distill. Returns evidence cards that together fit in budget_tokens. " +
-      "Each card: artifact_id, version, kind, title, claim_boundary (the sentence that best answers the query), logic_sketch, " +
-      "assumptions (validity interval, boundaries, parameter sentences), anchored_spans ({artifact_id, version, start, end, snippet}: exact " +
-      "[start, end) character offsets into that version's content; pass them to `verify` before quoting) and tokens. " +
-      "Also: as_of (ISO), budget {total, shortTerm, cards, remaining, tokenizer}, skipped chunks with reasons, short_term " +
-      "(session events when session_id is given) and, with include_trace, trace (resolved mentions, seeds, candidates, router steps, timings in ms). " +
-      "Use as_of to ask what was known/valid at a past time. Read-only.",
+      "Main retrieval: cards fitting budget_tokens, each a claim anchored at [start,end) of one chunk version " +
+      "(anchors omit artifact_id/version if the card's, snippet if it is the claim). Quote via verify.",
     scope: "read",
-    input: ContextIn,
+    input: strict({
+      query,
+      budget_tokens: S.ContextBody.shape.budget_tokens.describe("Tokens for cards + session; default 2000."),
+      as_of: asOf,
+      boundaries,
+      session_id: S.ContextBody.shape.session_id.describe("Your session: recent events fill short_term."),
+      max_cards: S.ContextBody.shape.max_cards,
+      max_card_tokens: S.ContextBody.shape.max_card_tokens,
+      short_term_share: S.ContextBody.shape.short_term_share,
+      tokenizer,
+      include_trace: includeTrace,
+    }),
     output: ContextOut,
     run: async (app, a, { include_trace, ...args }) => {
       const r = await app.query.context(a, args);
-      return done(traced({ ...r, short_term: isoTimes(r.short_term) }, include_trace));
+      return done(
+        traced(
+          {
+            as_of: r.as_of,
+            budget: r.budget,
+            short_term: r.short_term.map((e) => ({ role: e.role, text: e.text, at: new Date(e.at).toISOString() })),
+            cards: r.cards.map(promptCard),
+            skipped: r.skipped,
+            trace: r.trace,
+          },
+          include_trace,
+        ),
+      );
     },
   }),
   tool({
     name: "route",
     title: "Rank chunks without reading them",
     description:
-      "Head-only routing (reads no content, cheap): ranks the archive's chunks for a query. Returns candidates " +
-      "({chunk, kind, version, score, experts {sem, lex, sym, graph, rec}, mass}; score is the weighted product of the five experts, each in (0, 1]), " +
-      "selected (the router's pick: {chunk, version, score, depth, via} where via is the edge type it was reached by, null for a direct hit), " +
-      "as_of (ISO) and, with include_trace, trace (mentions, seeds, diffusion mass, router steps, timings in ms). Use it to see what the archive would pick " +
-      "and why, or to choose ids for `expand`; use `context` to get evidence to read. Read-only.",
+      "Cheap head-only ranking: candidates with per-expert scores and the router's selection. Use ids with expand.",
     scope: "read",
-    input: RouteIn,
+    input: strict({
+      query,
+      as_of: asOf,
+      boundaries,
+      limit: S.RouteBody.shape.limit,
+      session_id: sessionId,
+      include_trace: includeTrace,
+    }),
     output: RouteOut,
     run: async (app, a, { include_trace, ...args }) => done(traced(await app.query.route(a, args), include_trace)),
   }),
   tool({
     name: "expand",
     title: "Evidence cards for named chunks",
-    description:
-      "Evidence cards (same shape as in `context`) for chunks you name, e.g. ids from `route`, `neighbours` or `history`: " +
-      "for each, the version valid at as_of (default now) or the exact version given. Returns cards, skipped " +
-      "({chunk, reason: not_visible | missing_content | over_budget | version_not_found}) and tokens (total of the cards). Read-only.",
+    description: "Cards for chunks you name: the version valid at as_of, or the exact version given.",
     scope: "read",
-    input: ExpandIn,
-    output: S.ExpandResponse,
-    run: async (app, a, args) => done(await app.query.expand(a, args)),
+    input: strict({
+      chunks: S.ExpandBody.shape.chunks,
+      query: S.ExpandBody.shape.query.describe("Steers which sentences become the claim."),
+      as_of: asOf,
+      budget_tokens: S.ExpandBody.shape.budget_tokens,
+      max_card_tokens: S.ExpandBody.shape.max_card_tokens,
+      session_id: sessionId,
+      tokenizer,
+    }),
+    output: S.ExpandResponse.omit({ trace: true }),
+    run: async (app, a, args) => {
+      const { trace: _, ...r } = await app.query.expand(a, args);
+      return done(r);
+    },
   }),
   tool({
     name: "verify",
-    title: "Check card anchors against stored text",
+    title: "Check anchors against stored text",
     description:
-      "Re-checks anchors against the stored content: is each snippet exactly the text at [start, end) (character offsets) of " +
-      "that artifact version? Pass a card's anchored_spans unchanged. Returns all_verified and per anchor {anchor, verified, " +
-      "reason: ok | snippet_mismatch (with actual) | version_not_found | span_out_of_range}. Use before quoting or citing. Read-only.",
+      "Is each snippet exactly the text at [start,end) of that version? Without snippet: returns that exact text to quote.",
     scope: "read",
-    input: VerifyIn,
+    input: strict({
+      anchors: z
+        .array(S.AnchorSchema.extend({ snippet: z.string().max(200_000).optional() }))
+        .min(1)
+        .max(500),
+      session_id: sessionId,
+    }),
     output: VerifyOut,
-    run: async (app, a, args) => done(await app.query.verify(a, args)),
+    run: async (app, a, args) => {
+      const anchors = args.anchors.map((x) => ({ ...x, snippet: x.snippet ?? "" }));
+      const r = await app.query.verify(a, { anchors, session_id: args.session_id });
+      const results = r.results.map((res, i) => {
+        const given = args.anchors[i];
+        if (given?.snippet !== undefined) return res;
+        // No snippet: "" never equals a non-empty span, so a readable span comes back as snippet_mismatch.
+        const { snippet: _, ...anchor } = res.anchor;
+        return res.reason === "snippet_mismatch"
+          ? { anchor, verified: true, reason: "ok" as const, text: res.actual }
+          : { anchor, verified: false, reason: res.reason };
+      });
+      return done({ all_verified: results.every((x) => x.verified), results });
+    },
   }),
   tool({
     name: "remember",
     title: "Store artifacts",
     description:
-      "Stores artifacts (papers, sections, code units, benchmark rows, notes, decisions, ...) in one atomic batch: 1-200 artifacts, " +
-      "content ≤ 2 MiB each; if one fails nothing is stored. A new id creates version 1; a known id with changed content, title, " +
-      "synopsis, entities, boundaries or edges creates a new version valid from valid_from; identical input is a no-op. " +
-      "Returns results [{id, status: created | updated | unchanged, version}], counts and recorded_at (ISO). Needs a write key.",
+      "Store 1-200 artifacts atomically (all or none). New id: version 1; known id with changes: new version (old ones stay readable with as_of); same input: no-op.",
     scope: "write",
-    input: RememberIn,
+    input: strict({
+      artifacts: z.array(Artifact).min(1).max(200),
+      revise: z.boolean().optional().describe("true: one artifact whose id must exist (else not_found)."),
+    }),
     output: IngestOut,
     annotations: { idempotentHint: true },
     run: async (app, a, args) => {
-      const res = await app.memory.ingest(a, args.artifacts);
-      return res.ok ? done(isoTimes(res.value)) : res;
-    },
-  }),
-  tool({
-    name: "revise",
-    title: "New version of an existing chunk",
-    description:
-      "Adds a new version of a chunk that already exists: give the whole artifact (same fields as in `remember`) under its id; " +
-      "the new version is valid from valid_from (default now) and the previous one ends there, so as_of queries before it still " +
-      "see the old text. Errors: not_found if the chunk does not exist (use `remember`), conflict if valid_from is not after the " +
-      "current version's. Returns the same as `remember` (status unchanged if nothing differs). Needs a write key.",
-    scope: "write",
-    input: ReviseIn,
-    output: IngestOut,
-    annotations: { idempotentHint: true },
-    run: async (app, a, args) => {
-      const res = await app.memory.revise(a, args);
+      const [first] = args.artifacts;
+      if (args.revise && (args.artifacts.length !== 1 || !first))
+        return fail(
+          "validation",
+          "revise takes exactly one artifact",
+          "artifacts",
+          "send one artifact per revise call",
+        );
+      const res = args.revise && first ? await app.memory.revise(a, first) : await app.memory.ingest(a, args.artifacts);
       return res.ok ? done(isoTimes(res.value)) : res;
     },
   }),
   tool({
     name: "deprecate",
     title: "Retire a chunk",
-    description:
-      "Ends a chunk's validity at `at` (default now): queries with as_of at or after it no longer see the chunk; its history " +
-      "stays. `by` names the successor (adds a deprecated-by edge). Final: a second deprecation is a conflict. " +
-      "Returns {deprecated, by, version (the last version)}. Needs a write key.",
+    description: "End a chunk's validity at `at` (history kept); `by` names its successor. Final.",
     scope: "write",
-    input: DeprecateIn,
-    output: DeprecateOut,
+    input: strict({
+      id: chunkId,
+      by: S.DeprecateBody.shape.by,
+      at: S.Time.optional().describe("ISO 8601; default now."),
+      reason: S.DeprecateBody.shape.reason,
+    }),
+    output: z.object({ deprecated: z.string(), by: z.string().nullable(), version: z.number() }),
     annotations: { destructiveHint: true },
     run: (app, a, args) => app.memory.deprecate(a, args),
   }),
   tool({
-    name: "history",
-    title: "History of a chunk or an entity",
-    description:
-      "Give exactly one of chunk or entity. A chunk: {chunk (latestVersion, deprecatedAt/By), versions (oldest first: version, " +
-      "title, synopsis, validFrom, validTo, recordedAt, source, hashes), edges (from or to it, with validity)}. An entity: " +
-      "{entity, aliases (each name with validFrom/validTo), events (created, alias, rename, merged_into, absorbed, deprecated), " +
-      "mentions (chunk versions that mention it, ≤ 500)}. Times are ISO strings. Read-only.",
-    scope: "read",
-    input: HistoryIn,
-    output: HistoryOut,
-    run: async (app, a, args) => {
-      const res = await app.memory.history(a, args);
-      return res.ok ? done(isoTimes(res.value)) : res;
-    },
-  }),
-  tool({
-    name: "neighbours",
-    title: "A chunk's typed neighbours",
-    description:
-      "A chunk's head {chunk, kind, latestVersion, firstValidFrom, endAt, deprecated, lastAccess, accessCount} and its bounded " +
-      "neighbour table (the heaviest edges, at most 32 per chunk by default) valid at as_of: [{chunk, type (cites, part-of, " +
-      "implements, deprecated-by, ...), weight, direction (out: this -> neighbour, in: neighbour -> this), visible (has a version " +
-      "valid at as_of)}], heaviest first. Use it to walk citations, parts, implementations and successors. Read-only.",
-    scope: "read",
-    input: NeighboursIn,
-    output: NeighboursOut,
-    run: async (app, a, args) => {
-      const res = await app.memory.neighbours(a, args);
-      return res.ok ? done(isoTimes(res.value)) : res;
-    },
-  }),
-  tool({
-    name: "resolve",
-    title: "Resolve a name to its entity",
-    description:
-      "Resolves a mention (a name, alias or identifier as written) to its canonical entity as of as_of (default now): " +
-      "{mention, resolved: {entity (canonical id, e.g. method:hipporag), name (its name at as_of), via (how it matched, e.g. " +
-      "identifier, alias, alias-historical for a name in use before a rename)} or null when nothing matches; " +
-      "an ambiguous name gives resolved null and candidates [{entity, name}]}. Case and diacritics do not matter. " +
-      "Use the entity id with `history`. Read-only.",
-    scope: "read",
-    input: ResolveIn,
-    output: ResolveOut,
-    run: async (app, a, args) => done(await app.memory.resolve(a, args)),
-  }),
-  tool({
     name: "forget",
     title: "Delete a chunk or an entity for good",
-    description:
-      "Hard delete, not deprecation: give exactly one of chunk (the chunk with every version, its edges, its vector and " +
-      "content no other version uses) or entity (the entity, its aliases and its mentions in every version; the text stays). " +
-      "Afterwards no read returns it, also after a rebuild; an audit row records who deleted what, without content. " +
-      "Returns {deleted: {target, id, versions, edges, entities, log_ops, content_objects, vectors}, audit_id}. " +
-      "Use `deprecate` to end validity but keep history. Needs write scope.",
+    description: "Hard delete of exactly one chunk (all versions, edges) or entity (with its mentions). Audited.",
     scope: "write",
-    input: z
-      .object({
-        archive,
-        chunk: S.ForgetChunkQuery.shape.chunk.optional().describe("The chunk id to delete."),
-        entity: S.ForgetEntityQuery.shape.entity.optional().describe("The entity id to delete (with its mentions)."),
-      })
-      .strict(),
+    input: strict({
+      chunk: S.ForgetChunkQuery.shape.chunk.optional(),
+      entity: S.ForgetEntityQuery.shape.entity.optional(),
+    }),
     output: S.Forgotten,
     annotations: { destructiveHint: true, idempotentHint: false },
     run: async (app, a, args, caller) => {
@@ -584,6 +352,139 @@ export const TOOLS: McpTool[] = [
       return args.chunk
         ? app.forget.chunk(a, args.chunk, caller.authorization)
         : app.forget.entity(a, args.entity as string, caller.authorization);
+    },
+  }),
+  tool({
+    name: "entity",
+    title: "Alias, rename or merge an entity",
+    description: "op alias (needs name), rename (needs name), merge (needs into); each from `at` on.",
+    scope: "write",
+    input: strict({
+      op: z.enum(["alias", "rename", "merge"]),
+      entity: z.string().min(1).max(S.MAX_ID).describe("Entity id."),
+      name: z.string().min(1).max(300).optional(),
+      into: z.string().min(1).max(S.MAX_ID).optional().describe("Surviving entity id."),
+      at: S.Time.optional().describe("ISO 8601; default now."),
+    }),
+    output: S.OkResult,
+    annotations: { idempotentHint: false },
+    run: async (app, a, args) => {
+      if (args.op === "merge") {
+        if (!args.into) return fail("validation", "merge needs `into`", "into", "the entity id that survives");
+        return app.memory.merge(a, { entity: args.entity, into: args.into, at: args.at });
+      }
+      if (!args.name) return fail("validation", `${args.op} needs \`name\``, "name");
+      return args.op === "alias"
+        ? app.memory.alias(a, { entity: args.entity, alias: args.name, at: args.at })
+        : app.memory.rename(a, { entity: args.entity, new_name: args.name, at: args.at });
+    },
+  }),
+  tool({
+    name: "session",
+    title: "Append session events",
+    description: "Log turns of your session; context with this session_id returns the recent ones in short_term.",
+    scope: "write",
+    input: strict({
+      session_id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
+      events: S.SessionEventsBody.shape.events,
+    }),
+    output: S.SessionAppended,
+    annotations: { idempotentHint: false },
+    run: (app, a, { session_id, events }) => app.query.appendSession(a, session_id, { events }),
+  }),
+  tool({
+    name: "list",
+    title: "List chunks or entities",
+    description: "One page in id order; pass next_cursor back. Chunks: as of as_of, filterable.",
+    scope: "read",
+    input: strict({
+      of: z.enum(["chunks", "entities"]),
+      kind: S.ChunkListQuery.shape.kind,
+      type: S.EntityListQuery.shape.type,
+      entity: z.string().min(1).max(S.MAX_ID).optional().describe("Chunks mentioning this entity id."),
+      boundary: z.string().min(1).max(S.MAX_ID).optional(),
+      prefix: z.string().min(1).max(S.MAX_ID).optional().describe("Id prefix."),
+      as_of: asOf,
+      cursor,
+      limit,
+    }),
+    output: z.union([S.ChunkPage, S.EntityPage]),
+    run: (app, a, q) =>
+      q.of === "chunks"
+        ? app.browse.listChunks(a, {
+            kind: q.kind,
+            entity: q.entity,
+            boundary: q.boundary,
+            prefix: q.prefix,
+            as_of: q.as_of,
+            cursor: q.cursor,
+            limit: q.limit ?? 50,
+          })
+        : app.browse.listEntities(a, { type: q.type, prefix: q.prefix, cursor: q.cursor, limit: q.limit ?? 50 }),
+  }),
+  tool({
+    name: "read",
+    title: "Exact content of a chunk version",
+    description: "Verbatim text of a version (default: valid at as_of), whole or [start,end); next_start continues.",
+    scope: "read",
+    input: strict({
+      chunk: chunkId,
+      version: z.number().int().min(1).optional(),
+      as_of: asOf,
+      start: z.number().int().min(0).optional(),
+      end: z.number().int().min(0).optional(),
+      max_chars: z.number().int().min(1).max(S.CONTENT_MAX_CHARS).optional().describe("Default 100000."),
+    }),
+    output: S.ContentSlice,
+    run: (app, a, { chunk, ...q }) => app.browse.content(a, chunk, q),
+  }),
+  tool({
+    name: "history",
+    title: "History of a chunk or an entity",
+    description: "Exactly one of chunk (versions, edges, deprecation) or entity (names over time, merges, mentions).",
+    scope: "read",
+    input: strict({
+      chunk: chunkId.optional(),
+      entity: z.string().min(1).max(S.MAX_ID).optional().describe("Entity id (see resolve)."),
+    }),
+    output: S.History,
+    run: (app, a, args) => app.memory.history(a, args),
+  }),
+  tool({
+    name: "neighbours",
+    title: "A chunk's typed neighbours",
+    description: "The chunk's head and heaviest typed edges (cites, part-of, ...) valid at as_of.",
+    scope: "read",
+    input: strict({ chunk: chunkId, as_of: asOf }),
+    output: S.Neighbours,
+    run: (app, a, args) => app.memory.neighbours(a, args),
+  }),
+  tool({
+    name: "resolve",
+    title: "Resolve a name to its entity",
+    description: "Name, alias or identifier -> canonical entity as of as_of; ambiguous names list candidates.",
+    scope: "read",
+    input: strict({ mention: S.ResolveQuery.shape.mention, as_of: asOf }),
+    output: S.Resolved,
+    run: async (app, a, args) => done(await app.memory.resolve(a, args)),
+  }),
+  tool({
+    name: "export",
+    title: "Export the archive",
+    description: `The archive as of as_of in a citation, table or graph format, cut at max_chars (≤ ${MCP_EXPORT_MAX_CHARS}).`,
+    scope: "read",
+    input: strict({
+      format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml"]),
+      as_of: asOf,
+      max_chars: z.number().int().min(1).max(MCP_EXPORT_MAX_CHARS).optional(),
+    }),
+    output: ExportOut,
+    run: async (app, a, { format, as_of, max_chars }) => {
+      const res = await app.exports.archive(a, { format, as_of });
+      if (!res.ok) return res;
+      const text = typeof res.value.body === "string" ? res.value.body : await new Response(res.value.body).text();
+      const cap = max_chars ?? MCP_EXPORT_MAX_CHARS;
+      return done({ format, chars: text.length, truncated: text.length > cap, text: text.slice(0, cap) });
     },
   }),
 ];

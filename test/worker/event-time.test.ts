@@ -69,12 +69,12 @@ describe("event time on imports", () => {
     };
     const paper = items.chunks.find((c) => c.kind === "paper")?.id as string;
     const h = await hist(paper);
-    expect(h.versions[0].validFrom).toBe(Date.UTC(2019, 0, 1));
-    expect(h.versions[0].recordedAt).toBeGreaterThan(Date.UTC(2025, 0, 1));
+    expect(Date.parse(h.versions[0].valid_from)).toBe(Date.UTC(2019, 0, 1));
+    expect(Date.parse(h.versions[0].recorded_at)).toBeGreaterThan(Date.UTC(2025, 0, 1));
     // The override: every record of the file from the given time, whatever the file says.
     const r = await send("bibtex", BIB, "&valid_from=2030-02-03T00:00:00Z");
     expect(r.status).toBe(200);
-    expect((await hist("arxiv:2405.14831")).versions[0].validFrom).toBe(Date.UTC(2030, 1, 3));
+    expect(Date.parse((await hist("arxiv:2405.14831")).versions[0].valid_from)).toBe(Date.UTC(2030, 1, 3));
     const bad = await send("bibtex", BIB, "&valid_from=not-a-date");
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { field: string } }).error.field).toContain("valid_from");

@@ -186,10 +186,11 @@ describe("hard delete", () => {
     const before = await everyReadPath(id, key);
     expect(before).toContain(SECRET);
     expect(before).toContain("paper:quill");
-    const v1 = (await api("GET", `/v1/archives/${id}/history?chunk=paper%3Aquill`, undefined, key)).body
-      .versions as Array<{
-      contentKey: string;
-    }>;
+    const v1 = (
+      (await api("GET", `/v1/archives/${id}/history?chunk=paper%3Aquill`, undefined, key)).body.versions as Array<{
+        content_sha256: string;
+      }>
+    ).map((v) => ({ contentKey: `archives/${id}/content/${v.content_sha256}` }));
     expect(v1).toHaveLength(2);
 
     const del = await api("DELETE", `/v1/archives/${id}/chunks?chunk=paper%3Aquill`, undefined, key);
@@ -229,8 +230,8 @@ describe("hard delete", () => {
     const rest = await api("POST", `/v1/archives/${id}/route`, { query: "graph memories long dialogues" }, key);
     expect(rest.body.candidates.map((c: { chunk: string }) => c.chunk)).toContain("note:cites");
     const hist = await api("GET", `/v1/archives/${id}/history?chunk=note%3Aold`, undefined, key);
-    expect(hist.body.chunk.deprecatedAt).not.toBeNull();
-    expect(hist.body.chunk.deprecatedBy).toBeNull();
+    expect(hist.body.deprecated_at).not.toBeNull();
+    expect(hist.body.deprecated_by).toBeNull();
     const theirs = await api(
       "POST",
       `/v1/archives/${other.id}/context`,

@@ -31,11 +31,11 @@ describe("ingest", () => {
       key,
     );
     expect(hist.status).toBe(200);
-    const versions = hist.body.versions as Array<{ version: number; validFrom: number; validTo: number | null }>;
+    const versions = hist.body.versions as Array<{ version: number; valid_from: string; valid_to: string | null }>;
     expect(versions.map((v) => v.version)).toEqual([1, 2]);
     // Intervals are contiguous and never overlap: v1 ends exactly where v2 starts.
-    expect(versions[0]?.validTo).toBe(Date.parse(T.y2021));
-    expect(versions[1]?.validTo).toBeNull();
+    expect(Date.parse(versions[0]?.valid_to ?? "")).toBe(Date.parse(T.y2021));
+    expect(versions[1]?.valid_to).toBeNull();
 
     // Contents are stored per version in R2 and both remain readable.
     const rows = await env.DB.prepare(
@@ -136,7 +136,7 @@ describe("ingest", () => {
       undefined,
       key,
     );
-    expect(hist.body.chunk.deprecatedBy).toBe("arxiv:2405.14831");
+    expect(hist.body.deprecated_by).toBe("arxiv:2405.14831");
     expect((hist.body.edges as Array<{ type: string }>).some((e) => e.type === "deprecated-by")).toBe(true);
     // New versions of a deprecated chunk are refused (the successor is a new id).
     const rev = await ingest(id, key, [{ ...miniArtifacts[3], content: "new text" }]);

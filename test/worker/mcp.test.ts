@@ -6,6 +6,7 @@ import { SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { TOOLS } from "../../src/mcp/tools";
 import { api, newArchive } from "./helpers";
 
 const URL_MCP = "http://paperguru.test/mcp";
@@ -19,8 +20,7 @@ async function connect(key: string | null): Promise<Client> {
   const client = new Client({ name: "paperguru-test", version: "0.0.0" });
   await client.connect(transport);
   open.push(client);
-  // As agents do: list the tools first. The client then checks every structured result against the
-  // tool's output schema (and fails the call when it does not match).
+  // As agents do: list the tools first.
   if (key) await client.listTools();
   return client;
 }
@@ -49,10 +49,14 @@ async function call(
   };
 }
 
+/** A successful call: the text is the structured result, and it matches the tool's output schema. */
 async function ok(client: Client, name: string, args: Json): Promise<Any> {
   const r = await call(client, name, args);
   if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.json)}`);
   expect(r.structured).toEqual(r.json);
+  const schema = TOOLS.find((t) => t.name === name)?.output;
+  const checked = schema?.safeParse(r.json);
+  expect(checked?.success, `${name} output: ${JSON.stringify(checked?.error?.issues?.slice(0, 3))}`).toBe(true);
   return r.json;
 }
 
@@ -94,29 +98,34 @@ const DPR = {
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+const TOOL_NAMES = [
+  "context",
+  "deprecate",
+  "entity",
+  "expand",
+  "export",
+  "forget",
+  "history",
+  "list",
+  "neighbours",
+  "read",
+  "remember",
+  "resolve",
+  "route",
+  "session",
+  "verify",
+];
+const WRITERS = ["remember", "deprecate", "forget", "entity", "session"];
+
 describe("MCP: discovery", () => {
-  it("lists the eleven tools with precise input and output schemas", async () => {
+  it("lists the fifteen tools in at most 12 KB, with the arguments an agent needs", async () => {
     const { key } = await newArchive("mcp");
     const client = await connect(key);
     expect(client.getServerVersion()?.name).toBe("paperguru");
     expect(client.getInstructions()).toContain("context");
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    expect([...byName.keys()].sort()).toEqual(
-      [
-        "context",
-        "deprecate",
-        "expand",
-        "forget",
-        "history",
-        "neighbours",
-        "remember",
-        "resolve",
-        "revise",
-        "route",
-        "verify",
-      ].sort(),
-    );
+    expect([...byName.keys()].sort()).toEqual(TOOL_NAMES);
     const schemaOf = (n: string) => {
       const t = byName.get(n);
       if (!t) throw new Error(`no tool ${n}`);
@@ -126,27 +135,51 @@ describe("MCP: discovery", () => {
     for (const t of tools) {
       expect(t.inputSchema.type).toBe("object");
       expect(required(t.name)).toContain("archive");
-      expect(t.outputSchema?.type).toBe("object");
-      expect(t.description?.length ?? 0).toBeGreaterThan(100);
-      expect(t.annotations?.readOnlyHint).toBe(!["remember", "revise", "deprecate", "forget"].includes(t.name));
-      if (t.name === "forget" || t.annotations?.readOnlyHint)
-        expect(t.annotations?.destructiveHint).toBe(t.name === "forget");
+      expect(t.description?.length ?? 0).toBeGreaterThan(40);
+      expect(t.title).toBeTruthy();
+      expect(t.annotations?.readOnlyHint, t.name).toBe(!WRITERS.includes(t.name));
+      expect(t.annotations?.openWorldHint).toBe(false);
+      if (!t.annotations?.readOnlyHint)
+        expect(t.annotations?.destructiveHint, t.name).toBe(["forget", "deprecate"].includes(t.name));
     }
-    expect(required("context")).toEqual(expect.arrayContaining(["query", "budget_tokens"]));
+    expect(required("context")).toEqual(["archive", "query"]);
     expect(required("route")).toContain("query");
     expect(required("expand")).toContain("chunks");
     expect(required("verify")).toContain("anchors");
     expect(required("remember")).toContain("artifacts");
-    expect(required("revise")).toEqual(expect.arrayContaining(["id", "kind", "title", "content"]));
     expect(required("deprecate")).toContain("id");
     expect(required("neighbours")).toContain("chunk");
     expect(required("resolve")).toContain("mention");
     expect(required("history")).toEqual(["archive"]);
+    expect(required("list")).toEqual(["archive", "of"]);
+    expect(required("entity")).toEqual(["archive", "op", "entity"]);
     const budget = (schemaOf("context").properties as Json).budget_tokens as Json;
-    expect(budget).toMatchObject({ type: "integer", minimum: 50, maximum: 200000 });
-    expect(budget.description).toMatch(/token/);
-    // Unknown arguments are refused, not ignored: the schema says so.
-    expect((schemaOf("route") as Json).additionalProperties).toBe(false);
+    expect(budget).toMatchObject({ type: "integer", default: 2000 });
+
+    // The listing's size, as an agent's context pays it: the JSON-RPC response body.
+    const res = await SELF.fetch(URL_MCP, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    const bytes = new TextEncoder().encode(await res.text()).length;
+    console.log(`mcp tools/list response: ${bytes} bytes for ${tools.length} tools`);
+    expect(bytes).toBeLessThanOrEqual(12 * 1024);
+  });
+
+  it("a POST without the Accept header MCP requires is a 406 naming the header", async () => {
+    const { key } = await newArchive("mcp");
+    const res = await SELF.fetch(URL_MCP, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(406);
+    expect(await res.text()).toMatch(/Accept/i);
   });
 });
 
@@ -181,6 +214,8 @@ describe("MCP: every tool, end to end", () => {
       const full = await ok(client, "context", { ...q, include_trace: true });
       expect(bare.trace).toBeUndefined();
       expect(full.trace).toBeDefined();
+      // The cards an agent reads are the prompt form the budget counts.
+      expect(bare.budget.cards).toBeLessThanOrEqual(budget_tokens);
       sizes.push(`${budget_tokens}: ${JSON.stringify(bare).length} / ${JSON.stringify(full).length}`);
     }
     console.log(`mcp context result characters without / with trace, by budget: ${sizes.join("; ")}`);
@@ -194,12 +229,12 @@ describe("MCP: every tool, end to end", () => {
     expect(ctx.as_of).toBe("2025-01-01T00:00:00.000Z");
     expect(ctx.cards.length).toBeGreaterThan(0);
     expect(ctx.budget.total).toBe(900);
-    const used = ctx.cards.reduce((s: number, c: Json) => s + (c.tokens as number), 0);
-    expect(used).toBeLessThanOrEqual(900);
-    expect(ctx.budget.cards).toBe(used);
+    expect(ctx.budget.cards).toBeLessThanOrEqual(900);
     const hippoCard = ctx.cards.find((c: Json) => c.artifact_id === HIPPO.id);
     expect(hippoCard.version).toBe(1);
     expect(hippoCard.anchored_spans.length).toBeGreaterThanOrEqual(2);
+    // Without a budget: the 2,000-token default, as on REST and in the CLI.
+    expect((await ok(client, "context", { archive: id, query: "HippoRAG" })).budget.total).toBe(2000);
 
     // Before HippoRAG existed, only DPR is visible.
     const early = await ok(client, "context", {
@@ -214,10 +249,22 @@ describe("MCP: every tool, end to end", () => {
     expect(expanded.cards.map((c: Json) => c.artifact_id)).toEqual([DPR.id]);
     expect(expanded.tokens).toBe(expanded.cards[0].tokens);
 
-    const anchors = [...hippoCard.anchored_spans, ...expanded.cards[0].anchored_spans];
+    const anchors = expanded.cards[0].anchored_spans;
     const verified = await ok(client, "verify", { archive: id, anchors });
     expect(verified.all_verified).toBe(true);
     expect(verified.results.every((r: Json) => r.reason === "ok")).toBe(true);
+    // A context card's anchors in prompt form (no snippet, card's id and version implied): verify reads
+    // the exact text back, which is what the claim quotes.
+    const promptAnchors = hippoCard.anchored_spans.map((a: Json) => ({
+      artifact_id: hippoCard.artifact_id,
+      version: hippoCard.version,
+      start: a.start,
+      end: a.end,
+    }));
+    const readBack = await ok(client, "verify", { archive: id, anchors: promptAnchors });
+    expect(readBack.all_verified).toBe(true);
+    expect(readBack.results[0].text.length).toBe(promptAnchors[0].end - promptAnchors[0].start);
+    expect(HIPPO.content.slice(promptAnchors[0].start, promptAnchors[0].end)).toBe(readBack.results[0].text);
     const tampered = await ok(client, "verify", {
       archive: id,
       anchors: [{ ...anchors[0], snippet: `${anchors[0].snippet}!` }],
@@ -225,23 +272,42 @@ describe("MCP: every tool, end to end", () => {
     expect(tampered.all_verified).toBe(false);
     expect(tampered.results[0].reason).toBe("snippet_mismatch");
 
-    const revised = await ok(client, "revise", {
+    const revised = await ok(client, "remember", {
       archive: id,
-      ...HIPPO,
-      content: `${HIPPO.content} A revision adds recognition memory for filtering triples.`,
-      valid_from: "2025-02-01",
+      revise: true,
+      artifacts: [
+        {
+          ...HIPPO,
+          content: `${HIPPO.content} A revision adds recognition memory for filtering triples.`,
+          valid_from: "2025-02-01",
+        },
+      ],
     });
     expect(revised.results).toEqual([{ id: HIPPO.id, status: "updated", version: 2 }]);
 
     const hist = await ok(client, "history", { archive: id, chunk: HIPPO.id });
     expect(hist.versions.map((v: Json) => v.version)).toEqual([1, 2]);
-    expect(hist.versions[0].validFrom).toBe("2024-05-23T00:00:00.000Z");
-    expect(hist.versions[0].validTo).toBe("2025-02-01T00:00:00.000Z");
-    expect(hist.versions[1].validFrom).toBe("2025-02-01T00:00:00.000Z");
-    expect(hist.versions[1].validTo).toBeNull();
-    expect(hist.chunk.latestVersion).toBe(2);
-    // The version-1 anchors still verify after the revision (versions are immutable).
-    expect((await ok(client, "verify", { archive: id, anchors: hippoCard.anchored_spans })).all_verified).toBe(true);
+    expect(hist.versions[0].valid_from).toBe("2024-05-23T00:00:00.000Z");
+    expect(hist.versions[0].valid_to).toBe("2025-02-01T00:00:00.000Z");
+    expect(hist.versions[1].valid_from).toBe("2025-02-01T00:00:00.000Z");
+    expect(hist.versions[1].valid_to).toBeNull();
+    expect(hist.latest_version).toBe(2);
+    // The version-1 anchors still read back after the revision (versions are immutable).
+    expect((await ok(client, "verify", { archive: id, anchors: promptAnchors })).results[0].text).toBe(
+      readBack.results[0].text,
+    );
+    const v1 = await ok(client, "read", { archive: id, chunk: HIPPO.id, version: 1, start: 0, end: 8 });
+    expect(v1).toMatchObject({ version: 1, text: "HippoRAG", truncated: false });
+    const listed = await ok(client, "list", { archive: id, of: "chunks", limit: 1 });
+    expect(listed.chunks).toHaveLength(1);
+    const rest2 = await ok(client, "list", { archive: id, of: "chunks", limit: 1, cursor: listed.next_cursor });
+    expect(rest2.chunks[0].id).not.toBe(listed.chunks[0].id);
+    expect(rest2.next_cursor).toBeNull();
+    const ents = await ok(client, "list", { archive: id, of: "entities", prefix: "method:" });
+    expect(ents.entities.map((e: Json) => e.id)).toEqual(["method:dpr", "method:hipporag"]);
+    const bib = await ok(client, "export", { archive: id, format: "bibtex" });
+    expect(bib.text).toContain("HippoRAG");
+    expect((await ok(client, "export", { archive: id, format: "markdown", max_chars: 20 })).truncated).toBe(true);
 
     const dep = await ok(client, "deprecate", {
       archive: id,
@@ -252,25 +318,30 @@ describe("MCP: every tool, end to end", () => {
     });
     expect(dep).toEqual({ deprecated: DPR.id, by: HIPPO.id, version: 1 });
     const depHist = await ok(client, "history", { archive: id, chunk: DPR.id });
-    expect(depHist.chunk.deprecatedAt).toBe("2025-06-01T00:00:00.000Z");
+    expect(depHist.deprecated_at).toBe("2025-06-01T00:00:00.000Z");
+    expect(depHist.deprecation_reason).toBe("superseded in our notes");
     expect(depHist.edges.some((e: Json) => e.type === "deprecated-by" && e.dst === HIPPO.id)).toBe(true);
 
     const nb = await ok(client, "neighbours", { archive: id, chunk: HIPPO.id, as_of: "2025-03-01" });
     expect(nb.head.chunk).toBe(HIPPO.id);
-    expect(nb.head.latestVersion).toBe(2);
-    expect(nb.head.firstValidFrom).toBe("2024-05-23T00:00:00.000Z");
+    expect(nb.head.latest_version).toBe(2);
+    expect(nb.head.first_valid_from).toBe("2024-05-23T00:00:00.000Z");
     expect(nb.neighbours).toContainEqual(expect.objectContaining({ chunk: DPR.id, type: "cites", direction: "out" }));
     const nbLater = await ok(client, "neighbours", { archive: id, chunk: DPR.id, as_of: "2025-07-01" });
     expect(nbLater.head.deprecated).toBe(true);
-    expect(nbLater.head.endAt).toBe("2025-06-01T00:00:00.000Z");
+    expect(nbLater.head.end_at).toBe("2025-06-01T00:00:00.000Z");
 
     const res = await ok(client, "resolve", { archive: id, mention: "Hippo RAG" });
     expect(res.mention).toBe("Hippo RAG");
     expect(res.resolved.entity).toBe("method:hipporag");
     expect((await ok(client, "resolve", { archive: id, mention: "nothing like this" })).resolved).toBeNull();
 
+    await ok(client, "entity", { archive: id, op: "alias", entity: "method:hipporag", name: "HPRAG" });
+    expect((await ok(client, "resolve", { archive: id, mention: "HPRAG" })).resolved.entity).toBe("method:hipporag");
+    await ok(client, "entity", { archive: id, op: "rename", entity: "method:hipporag", name: "HippoRAG 2" });
     const ent = await ok(client, "history", { archive: id, entity: "method:hipporag" });
-    expect(ent.entity.entityId).toBe("method:hipporag");
+    expect(ent.id).toBe("method:hipporag");
+    expect(ent.name).toBe("HippoRAG 2");
     expect(ent.aliases.map((a: Json) => a.alias)).toEqual(expect.arrayContaining(["HippoRAG", "Hippo RAG"]));
     expect(ent.mentions.map((m: Json) => m.version)).toEqual([1, 2]);
     expect(ent.mentions[0].valid_from).toMatch(ISO);
@@ -292,9 +363,16 @@ describe("MCP: errors are tool errors with the REST error body", () => {
       type: "not_found",
       field: "chunk",
     });
-    expect(await toolError(client, "revise", { archive: id, ...DPR })).toMatchObject({
+    expect(await toolError(client, "remember", { archive: id, revise: true, artifacts: [DPR] })).toMatchObject({
       type: "not_found",
       field: "id",
+    });
+    expect(await toolError(client, "entity", { archive: id, op: "merge", entity: "method:x" })).toMatchObject({
+      type: "validation",
+      field: "into",
+    });
+    expect(await toolError(client, "read", { archive: id, chunk: "no:such-chunk" })).toMatchObject({
+      type: "not_found",
     });
     expect(await toolError(client, "deprecate", { archive: id, id: "no:such-chunk" })).toMatchObject({
       type: "not_found",
@@ -307,10 +385,6 @@ describe("MCP: errors are tool errors with the REST error body", () => {
     expect(await toolError(client, "route", { archive: id, query: "x", as_of: "yesterday" })).toMatchObject({
       type: "validation",
       field: "as_of",
-    });
-    expect(await toolError(client, "context", { archive: id, query: "x" })).toMatchObject({
-      type: "validation",
-      field: "budget_tokens",
     });
     expect(
       await toolError(client, "remember", {
@@ -327,7 +401,11 @@ describe("MCP: errors are tool errors with the REST error body", () => {
 
     await ok(client, "remember", { archive: id, artifacts: [DPR] });
     expect(
-      await toolError(client, "revise", { archive: id, ...DPR, content: "older", valid_from: "2019-01-01" }),
+      await toolError(client, "remember", {
+        archive: id,
+        revise: true,
+        artifacts: [{ ...DPR, content: "older", valid_from: "2019-01-01" }],
+      }),
     ).toMatchObject({ type: "conflict" });
     await ok(client, "deprecate", { archive: id, id: DPR.id });
     expect(await toolError(client, "deprecate", { archive: id, id: DPR.id })).toMatchObject({ type: "conflict" });
@@ -387,12 +465,19 @@ describe("MCP: authentication and archive isolation", () => {
       ["history", { chunk: DPR.id }],
       ["neighbours", { chunk: DPR.id }],
       ["resolve", { mention: "DPR" }],
+      ["list", { of: "chunks" }],
+      ["read", { chunk: DPR.id }],
+      ["export", { format: "markdown" }],
     ];
     const writes: Array<[string, Json]> = [
       ["remember", { artifacts: [HIPPO] }],
-      ["revise", { ...DPR, content: "overwritten by A" }],
+      ["remember", { revise: true, artifacts: [{ ...DPR, content: "overwritten by A" }] }],
       ["deprecate", { id: DPR.id }],
+      ["entity", { op: "rename", entity: "method:dpr", name: "X" }],
+      ["session", { session_id: "s1", events: [{ role: "user", text: "hi" }] }],
+      ["forget", { chunk: DPR.id }],
     ];
+    expect(new Set([...reads, ...writes].map(([n]) => n)).size).toBe(TOOL_NAMES.length);
     for (const [name, args] of [...reads, ...writes]) {
       const err = await toolError(asA, name, { archive: b.id, ...args });
       expect(err, name).toMatchObject({ type: "forbidden", field: "Authorization" });
@@ -404,7 +489,7 @@ describe("MCP: authentication and archive isolation", () => {
     // B is untouched; A's own archive is empty.
     const hist = await ok(asB, "history", { archive: b.id, chunk: DPR.id });
     expect(hist.versions).toHaveLength(1);
-    expect(hist.chunk.deprecatedAt).toBeNull();
+    expect(hist.deprecated_at).toBeNull();
     expect(await toolError(asB, "history", { archive: b.id, chunk: HIPPO.id })).toMatchObject({ type: "not_found" });
     expect(await toolError(asA, "history", { archive: a.id, chunk: DPR.id })).toMatchObject({ type: "not_found" });
     expect((await ok(asA, "route", { archive: a.id, query: "dense passage retrieval" })).candidates).toEqual([]);
@@ -419,8 +504,9 @@ describe("MCP: authentication and archive isolation", () => {
     expect((await ok(reader, "history", { archive: id, chunk: DPR.id })).versions).toHaveLength(1);
     for (const [name, args] of [
       ["remember", { artifacts: [HIPPO] }],
-      ["revise", { ...DPR, content: "changed" }],
       ["deprecate", { id: DPR.id }],
+      ["entity", { op: "alias", entity: "method:dpr", name: "X" }],
+      ["session", { session_id: "s1", events: [{ role: "user", text: "hi" }] }],
     ] as Array<[string, Json]>) {
       const err = await toolError(reader, name, { archive: id, ...args });
       expect(err, name).toMatchObject({ type: "forbidden" });
@@ -445,5 +531,91 @@ describe("MCP: forget", () => {
     expect(routed.candidates.map((c: Json) => c.chunk)).not.toContain(HIPPO.id);
     const audit = await api("GET", `/v1/archives/${id}/deletions`, undefined, key);
     expect(audit.body.deletions[0].actor).toMatch(/^key:/);
+  });
+});
+
+describe("MCP: resources and prompts", () => {
+  it("lists the key's archive and its chunks as resources, page by page, and reads exact text", async () => {
+    const { id, key } = await newArchive("mcp-res");
+    const other = await newArchive("mcp-res-other");
+    const client = await connect(key);
+    const many = Array.from({ length: 120 }, (_, i) => ({
+      id: `note:${String(i).padStart(3, "0")}`,
+      kind: "note",
+      title: `Note ${i}`,
+      content: `Observation number ${i} about damping.`,
+    }));
+    await ok(client, "remember", { archive: id, artifacts: many.slice(0, 100) });
+    await ok(client, "remember", { archive: id, artifacts: [...many.slice(100), HIPPO] });
+    const first = await client.listResources();
+    expect(first.resources[0]).toMatchObject({ uri: `paperguru://${id}`, mimeType: "application/json" });
+    expect(first.resources).toHaveLength(100);
+    expect(first.nextCursor).toBeTruthy();
+    const second = await client.listResources({ cursor: first.nextCursor as string });
+    const uris = [...first.resources, ...second.resources].map((r) => r.uri);
+    expect(uris).toHaveLength(1 + 121);
+    expect(new Set(uris).size).toBe(uris.length);
+    expect(second.nextCursor).toBeUndefined();
+    // Another archive never appears for this key.
+    expect(uris.some((u) => u.includes(other.id))).toBe(false);
+
+    const hippoUri = `paperguru://${id}/chunks/${encodeURIComponent(HIPPO.id)}`;
+    expect(uris).toContain(hippoUri);
+    const read = await client.readResource({ uri: hippoUri });
+    expect(read.contents[0]).toMatchObject({ uri: `${hippoUri}/v/1`, mimeType: "text/plain", text: HIPPO.content });
+    const meta = await client.readResource({ uri: `paperguru://${id}` });
+    expect(JSON.parse(meta.contents[0]?.text as string)).toMatchObject({ archive: id, counts: { chunks: 121 } });
+    const templates = await client.listResourceTemplates();
+    expect(templates.resourceTemplates.map((t) => t.name)).toEqual(["chunk", "chunk-version"]);
+    await expect(client.readResource({ uri: `paperguru://${other.id}` })).rejects.toThrow(/forbidden/);
+    await expect(client.readResource({ uri: `paperguru://${id}/chunks/no%3Asuch` })).rejects.toThrow(/not_found/);
+    await expect(client.readResource({ uri: "https://example.com/x" })).rejects.toThrow(/unknown resource/);
+    await expect(client.listResources({ cursor: "bm90IG1pbmU" })).rejects.toThrow(/cursor/);
+  });
+
+  it("brief and changes prompts inline evidence as of the times asked; session events feed short_term", async () => {
+    const { id, key } = await newArchive("mcp-prompts");
+    const client = await connect(key);
+    await ok(client, "remember", { archive: id, artifacts: [HIPPO, DPR] });
+    await ok(client, "remember", {
+      archive: id,
+      revise: true,
+      artifacts: [
+        { ...HIPPO, content: `${HIPPO.content} Version two adds recognition memory.`, valid_from: "2025-02-01" },
+      ],
+    });
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(["brief", "changes"]);
+    const brief = await client.getPrompt({
+      name: "brief",
+      arguments: { archive: id, topic: "HippoRAG", as_of: "2024-12-01" },
+    });
+    const text = (brief.messages[0]?.content as { text: string }).text;
+    expect(text).toContain("as of 2024-12-01T00:00:00.000Z");
+    expect(text).toContain(`[${HIPPO.id} v1]`);
+    const changes = await client.getPrompt({
+      name: "changes",
+      arguments: { archive: id, topic: "HippoRAG", since: "2024-12-01", until: "2025-03-01" },
+    });
+    const ct = (changes.messages[0]?.content as { text: string }).text;
+    expect(ct).toMatch(/Now in a different version \(1\):\n1\. .*\[arxiv:2405\.14831 v2\]/);
+    await expect(client.getPrompt({ name: "brief", arguments: { archive: id } })).rejects.toThrow(/topic/);
+    await expect(
+      client.getPrompt({ name: "brief", arguments: { archive: id, topic: "x", as_of: "last week" } }),
+    ).rejects.toThrow(/ISO 8601/);
+    const other = await newArchive("mcp-prompts-other");
+    await expect(client.getPrompt({ name: "brief", arguments: { archive: other.id, topic: "x" } })).rejects.toThrow(
+      /forbidden/,
+    );
+
+    const logged = await ok(client, "session", {
+      archive: id,
+      session_id: "s-1",
+      events: [{ role: "user", text: "Keep the damping at 0.85." }],
+    });
+    expect(logged.appended).toBe(1);
+    const ctx = await ok(client, "context", { archive: id, query: "damping", session_id: "s-1" });
+    expect(ctx.short_term.map((e: Json) => e.text)).toEqual(["Keep the damping at 0.85."]);
+    expect(ctx.short_term[0].at).toMatch(ISO);
   });
 });

@@ -65,16 +65,14 @@ describe("merging the same paper from two formats", () => {
       expect(entry).toContain("NeurIPS");
       const ent = await api("GET", `/v1/archives/${id}/history?entity=doi%3A10.5555%2Fhipporag.2024`, undefined, key);
       expect(ent.status).toBe(200);
-      expect(ent.body.entity.name).toBe(
-        "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",
-      );
+      expect(ent.body.name).toBe("HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models");
       console.log(
         JSON.stringify(ent.body.events),
         JSON.stringify(ent.body.aliases.map((a: { alias: string }) => a.alias)),
       );
       const merged = ent.body.events.filter((e: { op: string }) => e.op === "deduplicated");
       expect(merged).toHaveLength(1);
-      const detail = JSON.parse(merged[0].detail);
+      const detail = merged[0].detail;
       expect(detail.kept).toBe(order[0] === "bibtex" ? "incoming" : "existing");
       expect(Object.keys(detail.fields).sort()).toEqual(["Authors", "BibTeX", "Date", "DOI", "In", "text"].sort());
       expect(detail.fields.text).toBe("f.markdown");
@@ -91,6 +89,6 @@ describe("merging the same paper from two formats", () => {
       }
       // A reference line without a recognisable title names the work by its id, never by the line.
       const ref = await api("GET", `/v1/archives/${id}/history?entity=doi%3A10.9999%2Fpagerank.1999`, undefined, key);
-      expect(ref.body.entity.name).not.toContain("Page, L.");
+      expect(ref.body.name).not.toContain("Page, L.");
     });
 });

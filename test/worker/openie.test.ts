@@ -38,12 +38,12 @@ describe("import format openie (HippoRAG OpenIE results)", () => {
     expect(h.status).toBe(200);
     const v1 = h.body.versions[0];
     expect(v1.title).toBe("Lake Verrin");
-    expect(JSON.parse(v1.relations) as Relation[]).toEqual([
+    expect(v1.relations as Relation[]).toEqual([
       { subject: "Lake Verrin", predicate: "located in", object: "Halden Range" },
       { subject: "Lake Verrin", predicate: "feeds", object: "Osk River" },
       { subject: "Osk River", predicate: "flows to", object: "Port Amsel" },
     ]);
-    expect(JSON.parse(v1.entities)).toEqual([
+    expect(v1.entities).toEqual([
       "concept:halden-range",
       "concept:lake-verrin",
       "concept:osk-river",
@@ -52,11 +52,7 @@ describe("import format openie (HippoRAG OpenIE results)", () => {
 
     // The entity's history lists the chunks that mention it.
     const e = await api("GET", `/v1/archives/${id}/history?entity=concept:port-amsel`, undefined, key);
-    expect(e.body.mentions.map((m: { chunk_id: string }) => m.chunk_id).sort()).toEqual([
-      "openie:0",
-      "openie:1",
-      "openie:3",
-    ]);
+    expect(e.body.mentions.map((m: { chunk: string }) => m.chunk).sort()).toEqual(["openie:0", "openie:1", "openie:3"]);
 
     // Importing the same file again stores nothing.
     const again = await importOpenIe(id, key, FIXTURE);
@@ -84,12 +80,12 @@ describe("import format openie (HippoRAG OpenIE results)", () => {
     await api("POST", `/v1/archives/${id}/ingest`, { artifacts: [plain] }, key);
 
     const h = await api("GET", `/v1/archives/${id}/history?chunk=note:quill`, undefined, key);
-    expect(h.body.versions.map((v: { relations: string }) => JSON.parse(v.relations)[0].predicate)).toEqual([
+    expect(h.body.versions.map((v: { relations: Relation[] }) => v.relations[0]?.predicate)).toEqual([
       "surveyed",
       "mapped",
     ]);
     const p = await api("GET", `/v1/archives/${id}/history?chunk=note:plain`, undefined, key);
-    expect(p.body.versions[0].relations).toBeNull();
+    expect(p.body.versions[0].relations).toEqual([]);
     const who = await api("GET", `/v1/archives/${id}/resolve?mention=Mara%20Quill`, undefined, key);
     expect(who.body.resolved?.entity).toBe("person:mara-quill");
 
@@ -112,11 +108,11 @@ describe("import format openie (HippoRAG OpenIE results)", () => {
     });
     expect(rep.status).toBe(200);
     const h2 = await api("GET", `/v1/archives/${copy.id}/history?chunk=note:quill`, undefined, copy.key);
-    expect(h2.body.versions.map((v: { relations: string }) => v.relations)).toEqual(
-      h.body.versions.map((v: { relations: string }) => v.relations),
+    expect(h2.body.versions.map((v: { relations: Relation[] }) => v.relations)).toEqual(
+      h.body.versions.map((v: { relations: Relation[] }) => v.relations),
     );
-    expect(h2.body.versions.map((v: { artifactHash: string }) => v.artifactHash)).toEqual(
-      h.body.versions.map((v: { artifactHash: string }) => v.artifactHash),
+    expect(h2.body.versions.map((v: { artifact_sha256: string }) => v.artifact_sha256)).toEqual(
+      h.body.versions.map((v: { artifact_sha256: string }) => v.artifact_sha256),
     );
   });
 

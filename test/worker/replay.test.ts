@@ -24,6 +24,6 @@ describe("webhook replay", () => {
     expect(replay.body.status).toBe("duplicate");
     const h = await history(id, key, "decision:db");
     expect(h.body.versions).toHaveLength(2);
-    expect(h.body.chunk.latestVersion).toBe(2);
+    expect(h.body.latest_version).toBe(2);
   });
 });

@@ -106,7 +106,7 @@ describe("Crossref source", () => {
     const r2 = await runSource(id, key, src.body.id);
     expect(r2.counts.deprecated).toBeGreaterThanOrEqual(1);
     const h = await history(id, key, "doi:10.5555/retracted.2019");
-    expect(h.body.chunk.deprecatedBy).toBe("doi:10.5555/notice.retraction.1");
+    expect(h.body.deprecated_by).toBe("doi:10.5555/notice.retraction.1");
     expect(
       h.body.edges.some(
         (e: { type: string; dst: string }) => e.type === "deprecated-by" && e.dst === "doi:10.5555/notice.retraction.1",
@@ -164,7 +164,9 @@ describe("GitHub repository source", () => {
     });
     const r1 = await runSource(id, key, src.body.id);
     expect(r1.counts, JSON.stringify(r1)).toMatchObject({ created: 2 });
-    expect((await history(id, key, "gh:acme/memory/src/a.ts")).body.versions[0].validFrom).toBe(Date.parse(repo.date));
+    expect(Date.parse((await history(id, key, "gh:acme/memory/src/a.ts")).body.versions[0].valid_from)).toBe(
+      Date.parse(repo.date),
+    );
 
     expect((await runSource(id, key, src.body.id)).status).toBe("not_modified");
 

@@ -71,7 +71,7 @@ describe("arXiv source", () => {
     expect(calls[0]?.url).toContain("search_query=cat%3Acs.CL");
     expect(r1.source.status.last_change).not.toBeNull();
     const h1 = await history(id, key, "arxiv:2405.14831");
-    expect(h1.body.versions[0].validFrom).toBe(Date.parse("2024-05-23T17:47:55Z"));
+    expect(Date.parse(h1.body.versions[0].valid_from)).toBe(Date.parse("2024-05-23T17:47:55Z"));
 
     // Same ETag: a conditional request answered 304, nothing ingested.
     const r2 = await run(id, key, sid);

@@ -312,7 +312,7 @@ describe("GitHub push webhook", () => {
     const forced = { ...pushPayload("9".repeat(40), []), forced: true };
     await sendGithub(id, "github", secret, forced, { delivery: "f2" });
     expect(await waitDelivery(id, key, "github", "f2")).toMatchObject({ result: { unchanged: 1, deprecated: 1 } });
-    expect((await history(id, key, "gh:acme/memory/src/extra.ts")).body.chunk.deprecatedAt).not.toBeNull();
+    expect((await history(id, key, "gh:acme/memory/src/extra.ts")).body.deprecated_at).not.toBeNull();
   });
 
   it("fetches at most 50 files per push without a GitHub token (60 requests/hour) and reports the rest", async () => {

@@ -3,10 +3,19 @@
  * D1 runs as a single transaction), deprecation closes a chunk's head, and the query pipeline reads
  * versions by time and by number. Multi-row inserts are split to stay under D1's 100 bound parameters.
  */
-import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "../../core/errors";
 import type { ExistingChunk, ExistingState, IngestPlan } from "../../core/ingest";
-import type { ChunkRecord, ChunkStore, EdgeRecord, StoredVersion, VersionRecord } from "../../core/ports";
+import {
+  type ChunkFilter,
+  type ChunkListRow,
+  type ChunkRecord,
+  type ChunkStore,
+  type EdgeRecord,
+  parseJson,
+  type StoredVersion,
+  type VersionRecord,
+} from "../../core/ports";
 import type { ChunkKind, EdgeType } from "../../core/types";
 import {
   changeLogInserts,
@@ -336,7 +345,12 @@ export class D1ChunkStore implements ChunkStore {
   async chunkHistory(
     archiveId: string,
     chunkId: string,
-  ): Promise<{ chunk: ChunkRecord; versions: VersionRecord[]; edges: EdgeRecord[] } | null> {
+  ): Promise<{
+    chunk: ChunkRecord;
+    versions: VersionRecord[];
+    edges: EdgeRecord[];
+    deprecationReason: string | null;
+  } | null> {
     const chunk = await this.chunkRow(archiveId, chunkId);
     if (!chunk) return null;
     const versions = await this.#db
@@ -349,7 +363,52 @@ export class D1ChunkStore implements ChunkStore {
       .from(s.edges)
       .where(and(eq(s.edges.archiveId, archiveId), or(eq(s.edges.src, chunkId), eq(s.edges.dst, chunkId))))
       .orderBy(asc(s.edges.validFrom), asc(s.edges.id));
-    return { chunk, versions, edges };
+    let deprecationReason: string | null = null;
+    if (chunk.deprecatedAt !== null) {
+      // The reason is kept with the deprecation event (entity id chunk:<id>, op deprecated).
+      const [ev] = await this.#db
+        .select({ detail: s.entityEvents.detail })
+        .from(s.entityEvents)
+        .where(
+          and(
+            eq(s.entityEvents.archiveId, archiveId),
+            eq(s.entityEvents.entityId, `chunk:${chunkId}`),
+            eq(s.entityEvents.op, "deprecated"),
+          ),
+        )
+        .orderBy(desc(s.entityEvents.id))
+        .limit(1);
+      const reason = ev ? parseJson<{ reason?: unknown }>(ev.detail, {}).reason : undefined;
+      deprecationReason = typeof reason === "string" && reason !== "" ? reason : null;
+    }
+    return { chunk, versions, edges, deprecationReason };
+  }
+
+  async listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]> {
+    const t = f.asOf;
+    const conds: SQL[] = [
+      sql`c.archive_id = ${archiveId}`,
+      sql`v.valid_from <= ${t}`,
+      sql`(v.valid_to IS NULL OR v.valid_to > ${t})`,
+      sql`(c.deprecated_at IS NULL OR c.deprecated_at > ${t})`,
+    ];
+    if (after !== null) conds.push(sql`c.chunk_id > ${after}`);
+    // A prefix as a range keeps the primary-key index usable (LIKE would not, and would treat % and _).
+    if (f.prefix)
+      conds.push(sql`c.chunk_id >= ${f.prefix} AND substr(c.chunk_id, 1, ${f.prefix.length}) = ${f.prefix}`);
+    if (f.kind) conds.push(sql`v.kind = ${f.kind}`);
+    if (f.titlePrefix) conds.push(sql`lower(substr(v.title, 1, ${f.titlePrefix.length})) = lower(${f.titlePrefix})`);
+    if (f.entity) conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.entities) j WHERE j.value = ${f.entity})`);
+    if (f.boundary) conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.boundaries) j WHERE j.value = ${f.boundary})`);
+    return this.#db.all<ChunkListRow>(
+      sql`SELECT c.chunk_id AS chunkId, v.kind AS kind, v.version AS version, c.latest_version AS latestVersion,
+                 v.title AS title, v.synopsis AS synopsis, v.valid_from AS validFrom, v.valid_to AS validTo,
+                 v.content_chars AS contentChars, v.boundaries AS boundaries, v.entities AS entities,
+                 c.deprecated_at AS deprecatedAt, c.deprecated_by AS deprecatedBy
+          FROM chunks c JOIN chunk_versions v ON v.archive_id = c.archive_id AND v.chunk_id = c.chunk_id
+          WHERE ${sql.join(conds, sql` AND `)}
+          ORDER BY c.chunk_id LIMIT ${limit}`,
+    );
   }
 
   // ------------------------------------------------------------------ versions (VersionReader)

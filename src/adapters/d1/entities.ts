@@ -2,9 +2,16 @@
  * D1 adapter for canonical entities: aliases, renames and merges, each from a time on, recorded in
  * entity history and in the change log the capital chunk replays.
  */
-import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "../../core/errors";
-import type { AliasRecord, EntityEventRecord, EntityOperation, EntityRecord, EntityStore } from "../../core/ports";
+import type {
+  AliasRecord,
+  EntityEventRecord,
+  EntityFilter,
+  EntityOperation,
+  EntityRecord,
+  EntityStore,
+} from "../../core/ports";
 import type { ChangeOp } from "../../core/types";
 import { changeLogInserts, type Db, entityEvent, entityRow, runBatch, type Stmt } from "./queries";
 import * as s from "./schema";
@@ -102,6 +109,26 @@ export class D1EntityStore implements EntityStore {
     stmts.push(...changeLogInserts(this.#db, archiveId, ops, now));
     await runBatch(this.#db, stmts);
     return ok(undefined);
+  }
+
+  async listEntities(
+    archiveId: string,
+    f: EntityFilter,
+    after: string | null,
+    limit: number,
+  ): Promise<Array<EntityRecord & { aliases: number }>> {
+    const conds: SQL[] = [sql`e.archive_id = ${archiveId}`];
+    if (after !== null) conds.push(sql`e.entity_id > ${after}`);
+    if (f.prefix)
+      conds.push(sql`e.entity_id >= ${f.prefix} AND substr(e.entity_id, 1, ${f.prefix.length}) = ${f.prefix}`);
+    if (f.type) conds.push(sql`e.type = ${f.type}`);
+    if (!f.merged) conds.push(sql`e.merged_into IS NULL`);
+    return this.#db.all<EntityRecord & { aliases: number }>(
+      sql`SELECT e.archive_id AS archiveId, e.entity_id AS entityId, e.type AS type, e.name AS name,
+                 e.merged_into AS mergedInto, e.merged_at AS mergedAt, e.created_at AS createdAt,
+                 (SELECT COUNT(*) FROM entity_aliases a WHERE a.archive_id = e.archive_id AND a.entity_id = e.entity_id) AS aliases
+          FROM entities e WHERE ${sql.join(conds, sql` AND `)} ORDER BY e.entity_id LIMIT ${limit}`,
+    );
   }
 
   async entityHistory(

@@ -50,6 +50,8 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   chunkHistory: ChunkStore["chunkHistory"] = (archiveId, chunkId) => this.#chunks.chunkHistory(archiveId, chunkId);
   visibleAt: ChunkStore["visibleAt"] = (archiveId, chunkIds, t) => this.#chunks.visibleAt(archiveId, chunkIds, t);
   exact: ChunkStore["exact"] = (archiveId, chunkId, version) => this.#chunks.exact(archiveId, chunkId, version);
+  listChunks: ChunkStore["listChunks"] = (archiveId, f, after, limit) =>
+    this.#chunks.listChunks(archiveId, f, after, limit);
   chunkIdsForVectorIds: ChunkStore["chunkIdsForVectorIds"] = (archiveId, ids) =>
     this.#chunks.chunkIdsForVectorIds(archiveId, ids);
   counts: ChunkStore["counts"] = (archiveId) => this.#chunks.counts(archiveId);
@@ -59,6 +61,8 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   entityRow: EntityStore["entityRow"] = (archiveId, entityId) => this.#entities.entityRow(archiveId, entityId);
   entityOp: EntityStore["entityOp"] = (archiveId, op, normAlias, now) =>
     this.#entities.entityOp(archiveId, op, normAlias, now);
+  listEntities: EntityStore["listEntities"] = (archiveId, f, after, limit) =>
+    this.#entities.listEntities(archiveId, f, after, limit);
   entityHistory: EntityStore["entityHistory"] = (archiveId, entityId) =>
     this.#entities.entityHistory(archiveId, entityId);
 

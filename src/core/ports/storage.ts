@@ -78,6 +78,46 @@ export interface EdgeRecord {
   context: string | null;
 }
 
+/** Filters of a chunk listing; every one optional, all applied in D1 before the page is cut. */
+export interface ChunkFilter {
+  /** The instant the listing shows: a chunk is listed when it has a version valid then. */
+  asOf: number;
+  kind?: string | undefined;
+  /** A canonical entity id the visible version mentions. */
+  entity?: string | undefined;
+  /** A boundary tag the visible version carries. */
+  boundary?: string | undefined;
+  /** Chunk id prefix (case-sensitive). */
+  prefix?: string | undefined;
+  /** Title prefix (case-insensitive, ASCII folding as SQLite's LIKE). */
+  titlePrefix?: string | undefined;
+}
+
+/** A listed chunk: its head and the version valid at the listing's instant. */
+export interface ChunkListRow {
+  chunkId: string;
+  kind: string;
+  version: number;
+  latestVersion: number;
+  title: string;
+  synopsis: string;
+  validFrom: number;
+  validTo: number | null;
+  contentChars: number;
+  boundaries: string;
+  entities: string;
+  deprecatedAt: number | null;
+  deprecatedBy: string | null;
+}
+
+export interface EntityFilter {
+  type?: string | undefined;
+  /** Entity id prefix, e.g. "method:". */
+  prefix?: string | undefined;
+  /** Include entities merged into another one (default false). */
+  merged?: boolean | undefined;
+}
+
 export interface EntityRecord {
   archiveId: string;
   entityId: string;
@@ -226,7 +266,14 @@ export interface ChunkStore extends VersionReader {
   chunkHistory(
     archiveId: string,
     chunkId: string,
-  ): Promise<{ chunk: ChunkRecord; versions: VersionRecord[]; edges: EdgeRecord[] } | null>;
+  ): Promise<{
+    chunk: ChunkRecord;
+    versions: VersionRecord[];
+    edges: EdgeRecord[];
+    deprecationReason: string | null;
+  } | null>;
+  /** One page of chunks in id order, strictly after `after`; `limit + 1` rows tell whether more follow. */
+  listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]>;
   chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>>;
   counts(archiveId: string): Promise<{ chunks: number; versions: number; edges: number; entities: number }>;
 }
@@ -240,6 +287,13 @@ export interface EntityStore {
     normAlias: (s: string) => string,
     now: number,
   ): Promise<Result<void>>;
+  /** One page of entities in id order, strictly after `after`, with their alias counts. */
+  listEntities(
+    archiveId: string,
+    f: EntityFilter,
+    after: string | null,
+    limit: number,
+  ): Promise<Array<EntityRecord & { aliases: number }>>;
   entityHistory(
     archiveId: string,
     entityId: string,

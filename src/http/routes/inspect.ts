@@ -15,7 +15,7 @@ endpoint(
     tags: ["lifecycle"],
     summary: "Chunk or entity history",
     description:
-      "Give exactly one of `chunk` (versions, deprecation, edges) or `entity` (aliases, renames, merges, mentions). Rows are as stored: times in epoch ms.",
+      "Give exactly one of `chunk` (answers as GET …/chunks/{id}: versions, deprecation with its reason, edges) or `entity` (as GET …/entities/{id}: names over time, events, mentions).",
     request: { params: S.ArchiveParam, query: S.HistoryQuery },
     responses: {
       200: json(S.History),

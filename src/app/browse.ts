@@ -1,0 +1,315 @@
+/**
+ * Browse use cases: chunk and entity listings (cursor pages), one chunk or entity with its history,
+ * and exact content reads. Stored records become public views here (snake_case, ISO 8601 times,
+ * weights rounded to 4 decimals, JSON columns parsed, no storage keys).
+ */
+import type { z } from "zod";
+import type * as S from "../contract";
+import { CONTENT_DEFAULT_CHARS } from "../contract/browse";
+import { fail, ok, type Result } from "../core/errors";
+import {
+  type AliasRecord,
+  type ChunkListRow,
+  type ChunkRecord,
+  type EdgeRecord,
+  type EntityEventRecord,
+  type EntityRecord,
+  parseJson,
+  type VersionRecord,
+} from "../core/ports";
+import type { AppDeps } from "./deps";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+export const isoOrNull = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : iso(ms);
+/** Weights are float32 in the routing tables; 4 decimals is what they carry (0.35, not 0.3499999940395355). */
+export const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
+
+// ------------------------------------------------------------------ cursors
+
+/** A cursor is the last id of the page, base64url-encoded so it passes through URLs untouched. */
+export function encodeCursor(lastId: string): string {
+  const bytes = new TextEncoder().encode(lastId);
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export function decodeCursor(cursor: string | undefined): Result<string | null> {
+  if (cursor === undefined) return ok(null);
+  try {
+    const bin = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    const id = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(bin, (c) => c.charCodeAt(0)),
+    );
+    if (id !== "") return ok(id);
+  } catch {
+    // falls through to the failure below
+  }
+  return fail(
+    "validation",
+    "cursor is not one this server issued",
+    "cursor",
+    "pass next_cursor of the previous page unchanged",
+  );
+}
+
+function page<R, V>(rows: R[], limit: number, idOf: (r: R) => string, view: (r: R) => V) {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return { items: kept.map(view), next_cursor: more && last !== undefined ? encodeCursor(idOf(last)) : null };
+}
+
+// ------------------------------------------------------------------ views
+
+const strings = (json: string | null): string[] => parseJson<unknown[]>(json, []).filter((x) => typeof x === "string");
+
+function chunkSummary(r: ChunkListRow) {
+  return {
+    id: r.chunkId,
+    kind: r.kind,
+    version: r.version,
+    latest_version: r.latestVersion,
+    title: r.title,
+    synopsis: r.synopsis,
+    valid_from: iso(r.validFrom),
+    valid_to: isoOrNull(r.validTo),
+    content_chars: r.contentChars,
+    boundaries: strings(r.boundaries),
+    entities: strings(r.entities),
+    deprecated_at: isoOrNull(r.deprecatedAt),
+    deprecated_by: r.deprecatedBy,
+  };
+}
+
+interface StoredEdge {
+  type: string;
+  target: string;
+  weight?: number;
+  valid_from?: number;
+  valid_to?: number | null;
+  context?: string;
+}
+
+function versionView(v: VersionRecord) {
+  const edges = parseJson<StoredEdge[]>(v.edges, []).map((e) => ({
+    type: e.type,
+    target: e.target,
+    weight: round4(e.weight ?? 1),
+    ...(e.valid_from !== undefined ? { valid_from: isoOrNull(e.valid_from) } : {}),
+    ...(e.valid_to !== undefined ? { valid_to: isoOrNull(e.valid_to) } : {}),
+    ...(e.context !== undefined ? { context: e.context } : {}),
+  }));
+  return {
+    version: v.version,
+    kind: v.kind,
+    title: v.title,
+    synopsis: v.synopsis,
+    valid_from: iso(v.validFrom),
+    valid_to: isoOrNull(v.validTo),
+    recorded_at: iso(v.recordedAt),
+    source: v.source,
+    content_chars: v.contentChars,
+    content_sha256: v.contentHash,
+    artifact_sha256: v.artifactHash,
+    entities: strings(v.entities),
+    boundaries: strings(v.boundaries),
+    edges,
+    relations: parseJson<Array<Record<string, string>>>(v.relations, []).map((r) => ({
+      subject: r.subject ?? "",
+      predicate: r.predicate ?? "",
+      object: r.object ?? "",
+      ...(r.subject_type ? { subject_type: r.subject_type } : {}),
+      ...(r.object_type ? { object_type: r.object_type } : {}),
+    })),
+  };
+}
+
+function edgeView(e: EdgeRecord) {
+  return {
+    src: e.src,
+    dst: e.dst,
+    type: e.type,
+    weight: round4(e.weight),
+    valid_from: iso(e.validFrom),
+    valid_to: isoOrNull(e.validTo),
+    version: e.version,
+    context: e.context,
+  };
+}
+
+export function chunkDetail(h: {
+  chunk: ChunkRecord;
+  versions: VersionRecord[];
+  edges: EdgeRecord[];
+  deprecationReason: string | null;
+}): In<typeof S.ChunkDetail> {
+  return {
+    id: h.chunk.chunkId,
+    kind: h.chunk.kind,
+    latest_version: h.chunk.latestVersion,
+    first_valid_from: iso(h.chunk.firstValidFrom),
+    deprecated_at: isoOrNull(h.chunk.deprecatedAt),
+    deprecated_by: h.chunk.deprecatedBy,
+    deprecation_reason: h.deprecationReason,
+    versions: h.versions.map(versionView),
+    edges: h.edges.map(edgeView),
+  };
+}
+
+function entitySummary(e: EntityRecord & { aliases: number }) {
+  return {
+    id: e.entityId,
+    type: e.type,
+    name: e.name,
+    aliases: e.aliases,
+    merged_into: e.mergedInto,
+    merged_at: isoOrNull(e.mergedAt),
+    created_at: iso(e.createdAt),
+  };
+}
+
+export function entityDetail(h: {
+  entity: EntityRecord;
+  aliases: AliasRecord[];
+  events: EntityEventRecord[];
+  mentions: Array<{ chunk_id: string; version: number; valid_from: number; valid_to: number | null }>;
+}): In<typeof S.EntityDetail> {
+  return {
+    id: h.entity.entityId,
+    type: h.entity.type,
+    name: h.entity.name,
+    merged_into: h.entity.mergedInto,
+    merged_at: isoOrNull(h.entity.mergedAt),
+    created_at: iso(h.entity.createdAt),
+    aliases: h.aliases.map((a) => ({ alias: a.alias, valid_from: iso(a.validFrom), valid_to: isoOrNull(a.validTo) })),
+    events: h.events.map((e) => ({
+      op: e.op,
+      detail: parseJson<Record<string, unknown>>(e.detail, {}),
+      at: iso(e.at),
+      recorded_at: iso(e.recordedAt),
+    })),
+    mentions: h.mentions.map((m) => ({
+      chunk: m.chunk_id,
+      version: m.version,
+      valid_from: iso(m.valid_from),
+      valid_to: isoOrNull(m.valid_to),
+    })),
+  };
+}
+
+// ------------------------------------------------------------------ use cases
+
+export function browseUseCases(d: AppDeps) {
+  const { chunks, entities } = d.stores;
+  return {
+    async listChunks(archive: string, q: In<typeof S.ChunkListQuery>): Promise<Result<In<typeof S.ChunkPage>>> {
+      const after = decodeCursor(q.cursor);
+      if (!after.ok) return after;
+      const asOf = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const rows = await chunks.listChunks(
+        archive,
+        {
+          asOf,
+          kind: q.kind,
+          entity: q.entity,
+          boundary: q.boundary,
+          prefix: q.prefix,
+          titlePrefix: q.title_prefix,
+        },
+        after.value,
+        q.limit + 1,
+      );
+      const p = page(rows, q.limit, (r) => r.chunkId, chunkSummary);
+      return ok({ as_of: iso(asOf), chunks: p.items, next_cursor: p.next_cursor });
+    },
+
+    async listEntities(archive: string, q: In<typeof S.EntityListQuery>): Promise<Result<In<typeof S.EntityPage>>> {
+      const after = decodeCursor(q.cursor);
+      if (!after.ok) return after;
+      const rows = await entities.listEntities(
+        archive,
+        { type: q.type, prefix: q.prefix, merged: q.merged === "true" },
+        after.value,
+        q.limit + 1,
+      );
+      const p = page(rows, q.limit, (r) => r.entityId, entitySummary);
+      return ok({ entities: p.items, next_cursor: p.next_cursor });
+    },
+
+    async chunk(archive: string, id: string): Promise<Result<In<typeof S.ChunkDetail>>> {
+      const h = await chunks.chunkHistory(archive, id);
+      return h
+        ? ok(chunkDetail(h))
+        : fail("not_found", `chunk ${id} is not in archive ${archive}`, "id", "list chunks with GET …/chunks");
+    },
+
+    async entity(archive: string, id: string): Promise<Result<In<typeof S.EntityDetail>>> {
+      const h = await entities.entityHistory(archive, id);
+      return h
+        ? ok(entityDetail(h))
+        : fail("not_found", `entity ${id} is not in archive ${archive}`, "id", "resolve a name with GET …/resolve");
+    },
+
+    async content(
+      archive: string,
+      id: string,
+      q: Partial<In<typeof S.ContentQuery>>,
+    ): Promise<Result<In<typeof S.ContentSlice>>> {
+      let v: { version: number; contentKey: string } | null;
+      if (q.version !== undefined) {
+        v = await chunks.exact(archive, id, q.version);
+        if (!v) {
+          const head = await chunks.chunkRow(archive, id);
+          return head
+            ? fail("not_found", `chunk ${id} has no version ${q.version} (latest is ${head.latestVersion})`, "version")
+            : fail("not_found", `chunk ${id} is not in archive ${archive}`, "id");
+        }
+      } else {
+        const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+        v = (await chunks.visibleAt(archive, [id], t)).get(id) ?? null;
+        if (!v) {
+          const head = await chunks.chunkRow(archive, id);
+          return head
+            ? fail(
+                "not_found",
+                `chunk ${id} has no version valid at ${iso(t)}`,
+                "as_of",
+                "give `version` to read a superseded or deprecated version",
+              )
+            : fail("not_found", `chunk ${id} is not in archive ${archive}`, "id");
+        }
+      }
+      const text = await d.kernel.contentOf(v.contentKey);
+      if (text === null) return fail("unavailable", `content of ${id} v${v.version} is missing from the blob store`);
+      const start = q.start ?? 0;
+      const wantEnd = q.end ?? text.length;
+      if (start > text.length)
+        return fail("validation", `start ${start} is past the end of the content (${text.length} characters)`, "start");
+      if (wantEnd < start) return fail("validation", `end ${wantEnd} is before start ${start}`, "end");
+      const requestedEnd = Math.min(wantEnd, text.length);
+      const max = q.max_chars ?? CONTENT_DEFAULT_CHARS;
+      const end = Math.min(requestedEnd, start + max);
+      const truncated = end < requestedEnd;
+      return ok({
+        chunk: id,
+        version: v.version,
+        start,
+        end,
+        content_chars: text.length,
+        content_sha256: contentSha(v.contentKey),
+        text: text.slice(start, end),
+        truncated,
+        next_start: truncated ? end : null,
+      });
+    },
+  };
+}
+
+/** Content is stored content-addressed: the key ends in the content's SHA-256 (src/core/ingest.ts contentKey). */
+function contentSha(contentKey: string): string {
+  return contentKey.slice(contentKey.lastIndexOf("/") + 1);
+}

@@ -1,0 +1,400 @@
+/**
+ * Browsing an archive: chunk and entity listings with cursor pagination, one chunk (head, versions,
+ * edges, deprecation), one entity (names over time, events, mentions) and a version's exact content.
+ * Public views: snake_case, ISO 8601 times, weights rounded to 4 decimals, no storage internals.
+ */
+import { z } from "@hono/zod-openapi";
+import { CHUNK_KINDS, ENTITY_TYPES } from "../core/types";
+import { MAX_ID, PageLimit, T0, Time } from "./common";
+
+const Iso = z.string().openapi({ description: "ISO 8601 date-time (UTC)", example: T0 });
+const IsoOrNull = Iso.nullable();
+
+/** An opaque page cursor: `next_cursor` of the previous page. */
+const Cursor = z
+  .string()
+  .min(1)
+  .max(1024)
+  .optional()
+  .openapi({
+    param: { name: "cursor", in: "query" },
+    description: "`next_cursor` of the previous page; omit for the first page.",
+  });
+
+const tagParam = (name: string, description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .optional()
+    .openapi({ param: { name, in: "query" }, description });
+
+export const ChunkListQuery = z.object({
+  kind: z
+    .enum(CHUNK_KINDS)
+    .optional()
+    .openapi({ param: { name: "kind", in: "query" }, description: "Only chunks of this kind (as of `as_of`)." }),
+  entity: tagParam(
+    "entity",
+    "Only chunks whose visible version mentions this canonical entity id, e.g. method:hipporag.",
+  ),
+  boundary: tagParam("boundary", "Only chunks whose visible version carries this boundary tag, e.g. split:dev."),
+  prefix: tagParam("prefix", "Only chunk ids starting with this (case-sensitive), e.g. arxiv:."),
+  title_prefix: z
+    .string()
+    .min(1)
+    .max(1000)
+    .optional()
+    .openapi({
+      param: { name: "title_prefix", in: "query" },
+      description: "Only chunks whose title starts with this (ASCII case-insensitive).",
+    }),
+  as_of: Time.optional().openapi({
+    param: { name: "as_of", in: "query" },
+    description: "List the archive as it was then: chunks with a version valid at that instant. Default: now.",
+  }),
+  cursor: Cursor,
+  limit: PageLimit.openapi({ description: "Page size, 1-500 (default 100)." }),
+});
+
+export const ChunkSummary = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    version: z.number().int().openapi({ description: "The version valid at `as_of`." }),
+    latest_version: z.number().int(),
+    title: z.string(),
+    synopsis: z.string(),
+    valid_from: Iso,
+    valid_to: IsoOrNull,
+    content_chars: z.number().int(),
+    boundaries: z.array(z.string()),
+    entities: z.array(z.string()).openapi({ description: "Canonical entity ids of the version." }),
+    deprecated_at: IsoOrNull,
+    deprecated_by: z.string().nullable(),
+  })
+  .openapi("ChunkSummary");
+
+export const ChunkPage = z
+  .object({
+    as_of: Iso,
+    chunks: z.array(ChunkSummary),
+    next_cursor: z
+      .string()
+      .nullable()
+      .openapi({ description: "Pass as `cursor` for the next page; null on the last." }),
+  })
+  .openapi("ChunkPage", {
+    example: {
+      as_of: T0,
+      chunks: [
+        {
+          id: "arxiv:2405.14831",
+          kind: "paper",
+          version: 1,
+          latest_version: 1,
+          title: "HippoRAG",
+          synopsis: "Neurobiologically inspired long-term memory for LLMs.",
+          valid_from: T0,
+          valid_to: null,
+          content_chars: 1840,
+          boundaries: ["task:multi-hop-qa"],
+          entities: ["arxiv:2405.14831", "method:hipporag"],
+          deprecated_at: null,
+          deprecated_by: null,
+        },
+      ],
+      next_cursor: null,
+    },
+  });
+
+export const EntityListQuery = z.object({
+  type: z
+    .enum(ENTITY_TYPES)
+    .optional()
+    .openapi({ param: { name: "type", in: "query" }, description: "Only entities of this type." }),
+  prefix: tagParam("prefix", "Only entity ids starting with this, e.g. method:."),
+  merged: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({
+      param: { name: "merged", in: "query" },
+      description: "true: also list entities merged into another (default false).",
+    }),
+  cursor: Cursor,
+  limit: PageLimit.openapi({ description: "Page size, 1-500 (default 100)." }),
+});
+
+export const EntitySummary = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    name: z.string().openapi({ description: "Current name." }),
+    aliases: z.number().int().openapi({ description: "How many names (current and past) it has had." }),
+    merged_into: z.string().nullable(),
+    merged_at: IsoOrNull,
+    created_at: Iso,
+  })
+  .openapi("EntitySummary");
+
+export const EntityPage = z
+  .object({ entities: z.array(EntitySummary), next_cursor: z.string().nullable() })
+  .openapi("EntityPage", {
+    example: {
+      entities: [
+        {
+          id: "method:hipporag",
+          type: "method",
+          name: "HippoRAG",
+          aliases: 2,
+          merged_into: null,
+          merged_at: null,
+          created_at: T0,
+        },
+      ],
+      next_cursor: null,
+    },
+  });
+
+/** `{id}` of /chunks/{id}: percent-encode it (`/` as %2F, `#` as %23). */
+export const ChunkIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: "Chunk id, percent-encoded (repo/a.ts#f is repo%2Fa.ts%23f).",
+      example: "arxiv:2405.14831",
+    }),
+});
+
+export const EntityIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: "Canonical entity id, percent-encoded.",
+      example: "method:hipporag",
+    }),
+});
+
+export const VersionView = z
+  .object({
+    version: z.number().int(),
+    kind: z.string(),
+    title: z.string(),
+    synopsis: z.string(),
+    valid_from: Iso,
+    valid_to: IsoOrNull.openapi({ description: "End of validity: the next version's start or the deprecation." }),
+    recorded_at: Iso.openapi({ description: "Transaction time: when PaperGuru stored it." }),
+    source: z.string(),
+    content_chars: z.number().int(),
+    content_sha256: z.string(),
+    artifact_sha256: z
+      .string()
+      .openapi({
+        description: "SHA-256 of the normalised artifact (content and head fields): equal hash, same version.",
+      }),
+    entities: z.array(z.string()),
+    boundaries: z.array(z.string()),
+    edges: z
+      .array(
+        z.object({
+          type: z.string(),
+          target: z.string(),
+          weight: z.number(),
+          valid_from: IsoOrNull.optional(),
+          valid_to: IsoOrNull.optional(),
+          context: z.string().optional(),
+        }),
+      )
+      .openapi({ description: "Edges as this version declared them." }),
+    relations: z
+      .array(
+        z.object({
+          subject: z.string(),
+          predicate: z.string(),
+          object: z.string(),
+          subject_type: z.string().optional(),
+          object_type: z.string().optional(),
+        }),
+      )
+      .openapi({ description: "Triples given with this version (empty when none)." }),
+  })
+  .openapi("VersionView");
+
+export const EdgeView = z
+  .object({
+    src: z.string(),
+    dst: z.string(),
+    type: z.string(),
+    weight: z.number(),
+    valid_from: Iso,
+    valid_to: IsoOrNull,
+    version: z.number().int().openapi({ description: "The source version that declared it." }),
+    context: z.string().nullable(),
+  })
+  .openapi("EdgeView");
+
+export const ChunkDetail = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    latest_version: z.number().int(),
+    first_valid_from: Iso,
+    deprecated_at: IsoOrNull,
+    deprecated_by: z.string().nullable(),
+    deprecation_reason: z.string().nullable(),
+    versions: z.array(VersionView).openapi({ description: "Every version, oldest first." }),
+    edges: z.array(EdgeView).openapi({ description: "Every edge from or to the chunk, with its validity." }),
+  })
+  .openapi("ChunkDetail", {
+    example: {
+      id: "decision:cache",
+      kind: "decision",
+      latest_version: 2,
+      first_valid_from: T0,
+      deprecated_at: null,
+      deprecated_by: null,
+      deprecation_reason: null,
+      versions: [
+        {
+          version: 1,
+          kind: "decision",
+          title: "Cache capital chunks in memory",
+          synopsis: "Keep the routing surface in a Durable Object.",
+          valid_from: T0,
+          valid_to: "2025-01-11T09:30:00.000Z",
+          recorded_at: T0,
+          source: "",
+          content_chars: 120,
+          content_sha256: "9f2c…",
+          artifact_sha256: "41d7…",
+          entities: [],
+          boundaries: [],
+          edges: [{ type: "motivates", target: "arxiv:2405.14831", weight: 1 }],
+          relations: [],
+        },
+      ],
+      edges: [
+        {
+          src: "decision:cache",
+          dst: "arxiv:2405.14831",
+          type: "motivates",
+          weight: 1,
+          valid_from: T0,
+          valid_to: null,
+          version: 1,
+          context: null,
+        },
+      ],
+    },
+  });
+
+export const EntityDetail = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    name: z.string(),
+    merged_into: z.string().nullable(),
+    merged_at: IsoOrNull,
+    created_at: Iso,
+    aliases: z.array(z.object({ alias: z.string(), valid_from: Iso, valid_to: IsoOrNull })),
+    events: z
+      .array(
+        z.object({
+          op: z.string().openapi({ description: "created, alias, rename, merged_into, absorbed or deprecated" }),
+          detail: z.record(z.string(), z.unknown()),
+          at: Iso,
+          recorded_at: Iso,
+        }),
+      )
+      .openapi({ description: "Oldest first." }),
+    mentions: z
+      .array(z.object({ chunk: z.string(), version: z.number().int(), valid_from: Iso, valid_to: IsoOrNull }))
+      .openapi({ description: "Chunk versions mentioning the entity, oldest first (at most 500)." }),
+  })
+  .openapi("EntityDetail", {
+    example: {
+      id: "method:hipporag",
+      type: "method",
+      name: "HippoRAG",
+      merged_into: null,
+      merged_at: null,
+      created_at: T0,
+      aliases: [{ alias: "HippoRAG", valid_from: T0, valid_to: null }],
+      events: [{ op: "created", detail: { name: "HippoRAG" }, at: T0, recorded_at: T0 }],
+      mentions: [{ chunk: "arxiv:2405.14831", version: 1, valid_from: T0, valid_to: null }],
+    },
+  });
+
+/** Default and largest slice of content one read returns (characters). */
+export const CONTENT_DEFAULT_CHARS = 100_000;
+export const CONTENT_MAX_CHARS = 2 * 1024 * 1024;
+
+const offset = (name: string, description: string) =>
+  z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(CONTENT_MAX_CHARS)
+    .optional()
+    .openapi({ param: { name, in: "query" }, description });
+
+export const ContentQuery = z.object({
+  version: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .openapi({
+      param: { name: "version", in: "query" },
+      description: "Exact version; default: the version valid at `as_of`.",
+    }),
+  as_of: Time.optional().openapi({
+    param: { name: "as_of", in: "query" },
+    description: "Without `version`: read the version valid then (default now).",
+  }),
+  start: offset("start", "First character, inclusive (default 0); offsets count UTF-16 code units, as anchors do."),
+  end: offset("end", "Last character, exclusive (default: end of content, capped by max_chars)."),
+  max_chars: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(CONTENT_MAX_CHARS)
+    .default(CONTENT_DEFAULT_CHARS)
+    .openapi({
+      param: { name: "max_chars", in: "query" },
+      description: `Longest text returned (default ${CONTENT_DEFAULT_CHARS.toLocaleString("en")}); longer spans are cut and say where to continue.`,
+    }),
+});
+
+export const ContentSlice = z
+  .object({
+    chunk: z.string(),
+    version: z.number().int(),
+    start: z.number().int(),
+    end: z.number().int(),
+    content_chars: z.number().int(),
+    content_sha256: z.string().openapi({ description: "SHA-256 of the whole version's content (hex)." }),
+    text: z.string().openapi({ description: "Exactly content[start, end)." }),
+    truncated: z.boolean().openapi({ description: "true when max_chars cut the requested span." }),
+    next_start: z.number().int().nullable().openapi({ description: "Where the next slice starts when truncated." }),
+  })
+  .openapi("ContentSlice", {
+    example: {
+      chunk: "arxiv:2405.14831",
+      version: 1,
+      start: 0,
+      end: 35,
+      content_chars: 1840,
+      content_sha256: "9f2c…",
+      text: "HippoRAG uses Personalized PageRank",
+      truncated: false,
+      next_start: null,
+    },
+  });

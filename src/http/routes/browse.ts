@@ -1,0 +1,109 @@
+/** Browse an archive: list chunks and entities page by page, read one chunk, entity or exact content. */
+import * as S from "../../contract";
+import { failure, json } from "../common";
+import { errorResponse as err, errors } from "../docs";
+import { endpoint, resourceApp } from "../route";
+
+export const browseRoutes = resourceApp();
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/chunks",
+    tags: ["browse"],
+    summary: "List chunks",
+    description:
+      "Chunks with a version valid at `as_of` (default now), in id order, filtered by kind, entity, boundary, id prefix or title prefix, one page at a time: pass `next_cursor` back as `cursor` until it is null.",
+    request: { params: S.ArchiveParam, query: S.ChunkListQuery },
+    responses: { 200: json(S.ChunkPage), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    const res = await c.var.app.browse.listChunks(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/chunks/{id}",
+    tags: ["browse"],
+    summary: "One chunk with its history",
+    description:
+      "The chunk's head, every version (oldest first, with validity, content length and SHA-256, entities, boundaries, declared edges and relations), its edges over time and its deprecation with the reason. Percent-encode the id.",
+    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape) },
+    responses: { 200: json(S.ChunkDetail), ...errors(400, 401, 403), 404: err(404, "No such archive or chunk") },
+  },
+  async (c) => {
+    const p = c.req.valid("param");
+    const res = await c.var.app.browse.chunk(p.archive, p.id);
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/chunks/{id}/content",
+    tags: ["browse"],
+    summary: "Exact content of a version",
+    description:
+      "The stored text of one version (`version`, or the one valid at `as_of`), whole or the span [start, end) in the same offsets as card anchors, at most `max_chars` characters per call; `next_start` continues a cut read.",
+    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.ContentQuery },
+    responses: {
+      200: json(S.ContentSlice),
+      ...errors(400, 401, 403, 503),
+      404: err(404, "No such archive, chunk or version"),
+    },
+  },
+  async (c) => {
+    const p = c.req.valid("param");
+    const res = await c.var.app.browse.content(p.archive, p.id, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/entities",
+    tags: ["browse"],
+    summary: "List entities",
+    description:
+      "Canonical entities in id order with their current name and alias count, filtered by type or id prefix (merged ones only with merged=true), one page at a time.",
+    request: { params: S.ArchiveParam, query: S.EntityListQuery },
+    responses: { 200: json(S.EntityPage), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    const res = await c.var.app.browse.listEntities(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/entities/{id}",
+    tags: ["browse"],
+    summary: "One entity with its history",
+    description:
+      "The entity, every name it has had with validity, its events (created, alias, rename, merged_into, absorbed) and the chunk versions mentioning it (at most 500). Percent-encode the id.",
+    request: { params: S.ArchiveParam.extend(S.EntityIdParam.shape) },
+    responses: { 200: json(S.EntityDetail), ...errors(400, 401, 403), 404: err(404, "No such archive or entity") },
+  },
+  async (c) => {
+    const p = c.req.valid("param");
+    const res = await c.var.app.browse.entity(p.archive, p.id);
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
