@@ -193,11 +193,9 @@ export const VersionView = z
     source: z.string(),
     content_chars: z.number().int(),
     content_sha256: z.string(),
-    artifact_sha256: z
-      .string()
-      .openapi({
-        description: "SHA-256 of the normalised artifact (content and head fields): equal hash, same version.",
-      }),
+    artifact_sha256: z.string().openapi({
+      description: "SHA-256 of the normalised artifact (content and head fields): equal hash, same version.",
+    }),
     entities: z.array(z.string()),
     boundaries: z.array(z.string()),
     edges: z

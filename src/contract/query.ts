@@ -36,15 +36,9 @@ export const RouteBody = z
 export const ContextBody = z
   .object({
     ...queryFields,
-    budget_tokens: z
-      .number()
-      .int()
-      .min(50)
-      .max(200_000)
-      .default(2000)
-      .openapi({
-        description: "Tokens for the cards plus the session window (50-200,000; default 2,000, as in the CLI and MCP).",
-      }),
+    budget_tokens: z.number().int().min(50).max(200_000).default(2000).openapi({
+      description: "Tokens for the cards plus the session window (50-200,000; default 2,000, as in the CLI and MCP).",
+    }),
     session_id: SessionId.optional(),
     max_cards: z.number().int().min(1).max(64).optional(),
     max_card_tokens: z.number().int().min(50).max(4000).optional(),

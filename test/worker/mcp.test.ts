@@ -564,7 +564,10 @@ describe("MCP: resources and prompts", () => {
     const read = await client.readResource({ uri: hippoUri });
     expect(read.contents[0]).toMatchObject({ uri: `${hippoUri}/v/1`, mimeType: "text/plain", text: HIPPO.content });
     const meta = await client.readResource({ uri: `paperguru://${id}` });
-    expect(JSON.parse(meta.contents[0]?.text as string)).toMatchObject({ archive: id, counts: { chunks: 121 } });
+    expect(JSON.parse((meta.contents[0] as { text: string }).text)).toMatchObject({
+      archive: id,
+      counts: { chunks: 121 },
+    });
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.name)).toEqual(["chunk", "chunk-version"]);
     await expect(client.readResource({ uri: `paperguru://${other.id}` })).rejects.toThrow(/forbidden/);
@@ -590,14 +593,14 @@ describe("MCP: resources and prompts", () => {
       name: "brief",
       arguments: { archive: id, topic: "HippoRAG", as_of: "2024-12-01" },
     });
-    const text = (brief.messages[0]?.content as { text: string }).text;
+    const text = (brief.messages[0] as { content: { text: string } }).content.text;
     expect(text).toContain("as of 2024-12-01T00:00:00.000Z");
     expect(text).toContain(`[${HIPPO.id} v1]`);
     const changes = await client.getPrompt({
       name: "changes",
       arguments: { archive: id, topic: "HippoRAG", since: "2024-12-01", until: "2025-03-01" },
     });
-    const ct = (changes.messages[0]?.content as { text: string }).text;
+    const ct = (changes.messages[0] as { content: { text: string } }).content.text;
     expect(ct).toMatch(/Now in a different version \(1\):\n1\. .*\[arxiv:2405\.14831 v2\]/);
     await expect(client.getPrompt({ name: "brief", arguments: { archive: id } })).rejects.toThrow(/topic/);
     await expect(
