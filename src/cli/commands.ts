@@ -499,6 +499,11 @@ const sourcesRun: Command = {
         `source ${res.source.id}: ${res.run.status}${c ? `; created ${c.created}, updated ${c.updated}, unchanged ${c.unchanged}, deprecated ${c.deprecated}, failed ${c.failed}` : ""}`,
       );
       if (res.run.error) r.out(`  error: ${res.run.error}`);
+      const st = res.source.status;
+      if (res.run.status === "error")
+        r.out(
+          `  next run: ${st.next_run ?? "paused"} (${st.consecutive_failures} consecutive failure${st.consecutive_failures === 1 ? "" : "s"}; the interval doubles from the second)`,
+        );
     }
     return res.run.status === "error" ? EXIT.failed : EXIT.ok;
   },

@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
 import { ChunkDetail, EntityDetail } from "./browse";
-import { MAX_ID, MS0, T0, Time } from "./common";
+import { MAX_ID, T0, Time } from "./common";
 
 const SessionId = z.string().min(1).max(200).openapi({
   description:

@@ -196,4 +196,40 @@ describe("sources registry and cron", () => {
     expect(r2.source.status.consecutive_failures).toBe(2);
     expect((await history(id, key, "note:x")).status).toBe(404);
   });
+
+  it("a host that cannot be reached: the cause in the run and the status; backoff only after repeated failures", async () => {
+    const { id, key } = await newArchive("src");
+    const sid = await addSource(id, key, {
+      kind: "url",
+      location: "https://down.example.org/feed.json",
+      interval_minutes: 60,
+    });
+    // What workerd throws for a DNS failure, a refused connection or a TLS error alike.
+    mockFetch({
+      "https://down.example.org/": () => {
+        throw new Error("internal error; reference = 0123456789abcdef");
+      },
+    });
+    const t0 = Date.now();
+    const r1 = await run(id, key, sid);
+    expect(r1.run.status).toBe("error");
+    expect(r1.run.error).toMatch(/^could not reach down\.example\.org: the connection failed \(unknown host/);
+    expect(r1.run.error).not.toContain("reference =");
+    expect(r1.source.status.last_error).toBe(r1.run.error);
+    expect(r1.source.status.consecutive_failures).toBe(1);
+    // First failure: the normal interval (60 min), not a backoff.
+    const next1 = Date.parse(r1.source.status.next_run) - t0;
+    expect(next1).toBeGreaterThanOrEqual(59 * 60_000);
+    expect(next1).toBeLessThan(62 * 60_000);
+    const r2 = await run(id, key, sid);
+    expect(r2.source.status.consecutive_failures).toBe(2);
+    expect(Date.parse(r2.source.status.next_run) - t0).toBeGreaterThanOrEqual(119 * 60_000);
+    // A timeout says so.
+    mockFetch({
+      "https://down.example.org/": () => {
+        throw new DOMException("The operation was aborted due to timeout", "TimeoutError");
+      },
+    });
+    expect((await run(id, key, sid)).run.error).toMatch(/no response within 20 s/);
+  });
 });

@@ -47,6 +47,28 @@ export class HttpError extends Error {
   }
 }
 
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url.slice(0, 100);
+  }
+}
+
+/**
+ * Why a request never got a response, in words a user can act on. workerd reports DNS failures,
+ * refused connections and TLS errors alike as "internal error; reference = <id>", so that message
+ * is replaced by the three causes it stands for; other messages are kept (first 300 characters).
+ */
+export function connectionCause(e: unknown): string {
+  const name = e instanceof Error ? e.name : "";
+  const message = e instanceof Error ? e.message : String(e);
+  if (name === "TimeoutError" || /timed? ?out/i.test(message)) return `no response within ${FETCH_TIMEOUT_MS / 1000} s`;
+  if (/internal error; reference/i.test(message) || message === "")
+    return "the connection failed (unknown host, connection refused or TLS error); check the URL and that the host is reachable from this server";
+  return message.slice(0, 300);
+}
+
 /** Redirects followed per fetch; each hop is checked like the first URL. */
 const MAX_REDIRECTS = 5;
 
@@ -71,9 +93,14 @@ export async function fetchSpec(
       }
       throw new HttpError(400, `refused to fetch ${hop ? "the redirect target" : "the URL"} on ${host}: it ${refused}`);
     }
-    const res = await deps.http(
-      new Request(url, { headers: spec.headers, redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }),
-    );
+    let res: Response;
+    try {
+      res = await deps.http(
+        new Request(url, { headers: spec.headers, redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }),
+      );
+    } catch (e) {
+      throw new HttpError(502, `could not reach ${hostOf(url)}: ${connectionCause(e)}`);
+    }
     const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
     if (!location) return res;
     if (hop >= MAX_REDIRECTS) throw new HttpError(508, `more than ${MAX_REDIRECTS} redirects`);
