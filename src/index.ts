@@ -3,7 +3,7 @@
  * the Durable Objects. Every one of them calls the application layer (src/app) built by wiring.
  */
 import type { UseCases } from "./app";
-import type { DeliveryMessage } from "./app/feeds/deps";
+import type { QueueMessage } from "./app/feeds/deps";
 import { ConfigError } from "./config";
 import { errorBody } from "./contract";
 import { FailureError } from "./core/errors";
@@ -50,12 +50,16 @@ export default {
       return Response.json(INTERNAL, { status: 500 });
     }
   },
-  /** Webhook deliveries: ingest, retry with backoff, dead-letter after the last attempt. */
-  async queue(batch: MessageBatch<DeliveryMessage>, env: Env, _ctx: ExecutionContext): Promise<void> {
-    await useCases(env).webhooks.consume(batch.messages);
+  /** Inbound webhook deliveries and outbound events: deliver, retry with backoff, dead after the last attempt. */
+  async queue(batch: MessageBatch<QueueMessage>, env: Env, _ctx: ExecutionContext): Promise<void> {
+    const app = useCases(env);
+    const events = batch.messages.filter((m) => m.body?.kind === "event");
+    if (events.length) await app.events.consume(events);
+    if (events.length < batch.messages.length)
+      await app.webhooks.consume(batch.messages.filter((m) => m.body?.kind !== "event"));
   },
   /** Cron: re-ingest due sources in a bounded batch. */
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     ctx.waitUntil(useCases(env).sources.dispatchDue());
   },
-} satisfies ExportedHandler<Env, DeliveryMessage>;
+} satisfies ExportedHandler<Env, QueueMessage>;

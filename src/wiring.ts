@@ -11,6 +11,8 @@ import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
 import { createUseCases, type UseCases } from "./app";
+import { eventSink } from "./app/events";
+import type { QueueMessage } from "./app/feeds/deps";
 import { PaperGuru } from "./app/kernel";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
@@ -40,6 +42,15 @@ export function wire(env: Env): UseCases {
   const clock = { now };
   const stores = d1Stores(env.DB);
   const blobs = new R2BlobStore(env.CONTENT);
+  const queue = {
+    send: async (m: QueueMessage) => {
+      await env.DELIVERIES.send(m);
+    },
+  };
+  // Looked up per call, not captured: tests replace globalThis.fetch with a mock.
+  const http = (req: Request) => fetch(req);
+  const events = { store: stores.events, queue, http, clock, allowHosts: config.allowHosts };
+  const sink = eventSink(events);
   // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by
   // `wrangler vectorize create` are V2, typed Vectorize in @cloudflare/workers-types.
   const kernel = new PaperGuru({
@@ -55,6 +66,7 @@ export function wire(env: Env): UseCases {
     distiller: new ExtractiveDistiller(),
     capital: doCapital(env.CAPITAL),
     clock,
+    events: sink,
   });
   return createUseCases({
     kernel,
@@ -65,18 +77,15 @@ export function wire(env: Env): UseCases {
       archives: stores.archives,
       exports: stores.exports,
       blobs,
-      queue: {
-        send: async (m) => {
-          await env.DELIVERIES.send(m);
-        },
-      },
-      // Looked up per call, not captured: tests replace globalThis.fetch with a mock.
-      http: (req) => fetch(req),
+      queue,
+      events: sink,
+      http,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       githubToken: config.githubToken,
       contactEmail: config.contactEmail,
       allowHosts: config.allowHosts,
     },
+    events,
     adminKey: config.adminKey,
     clock,
   });

@@ -4,6 +4,7 @@
  * composition root (src/wiring.ts) builds it from `env`; nothing in src/app reads `env`.
  */
 import type { Clock, Stores } from "../core/ports";
+import type { EventDeps } from "./events";
 import type { FeedDeps } from "./feeds/deps";
 import type { PaperGuru } from "./kernel";
 
@@ -11,6 +12,8 @@ export interface AppDeps {
   kernel: PaperGuru;
   stores: Stores;
   feeds: FeedDeps;
+  /** Outbound event subscribers and their deliveries. */
+  events: EventDeps;
   /** The deployment's admin key (a secret); null disables admin access. */
   adminKey: string | null;
   clock: Clock;

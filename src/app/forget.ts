@@ -44,6 +44,8 @@ export function forgetUseCases(d: AppDeps) {
       everything: target === "archive",
     });
     await forget.dropSnapshots(archive);
+    if (target === "chunk")
+      await d.feeds.events.emit(archive, "chunk.deleted", { id, versions: r.versions, audit_id: r.auditId });
     return ok(view(target, id, r, blobs));
   }
   const rows = (list: DeletionRecord[]) => ({

@@ -9,6 +9,7 @@ import { archiveUseCases } from "./archives";
 import { authorize, type Need, readableArchives } from "./auth";
 import { browseUseCases } from "./browse";
 import type { AppDeps } from "./deps";
+import { eventUseCases } from "./events";
 import { type ExportFormatQuery, exportUseCases } from "./exports";
 import { forgetUseCases } from "./forget";
 import * as Op from "./operations";
@@ -66,6 +67,7 @@ export function createUseCases(d: AppDeps) {
     imports: importUseCases(d),
     exports: exportUseCases(d),
     forget: forgetUseCases(d),
+    events: eventUseCases(d.events),
   };
 }
 

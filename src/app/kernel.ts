@@ -15,6 +15,7 @@ import type {
   Distiller,
   Embedder,
   EntityStore,
+  EventSink,
   SessionLog,
   VectorIndex,
 } from "../core/ports";
@@ -31,6 +32,7 @@ import {
 } from "../core/query";
 import { simhash, toBase64 } from "../core/sketch";
 import type { AccessChannel, AnchoredSpan } from "../core/types";
+import { chunkList } from "./events";
 
 export interface ServiceDeps {
   chunks: ChunkStore;
@@ -42,6 +44,8 @@ export interface ServiceDeps {
   distiller: Distiller;
   capital: CapitalFor;
   clock: Clock;
+  /** Outbound events: chunk.created / chunk.versioned per ingest call, chunk.deprecated. */
+  events?: EventSink | undefined;
 }
 
 /** Vectorize ids are limited to 64 bytes; longer chunk ids are hashed (and mapped back via D1). */
@@ -121,6 +125,12 @@ export class PaperGuru {
       }
       const counts = { created: 0, updated: 0, unchanged: 0 };
       for (const r of p.results) counts[r.status]++;
+      if (this.d.events && counts.created + counts.updated > 0) {
+        const pick = (status: string) =>
+          p.results.filter((r) => r.status === status).map((r) => ({ id: r.id, version: r.version }));
+        if (counts.created > 0) await this.d.events.emit(archiveId, "chunk.created", chunkList(pick("created")));
+        if (counts.updated > 0) await this.d.events.emit(archiveId, "chunk.versioned", chunkList(pick("updated")));
+      }
       return ok({ results: p.results, counts, recorded_at: now });
     }
   }
@@ -128,7 +138,15 @@ export class PaperGuru {
   async deprecate(archiveId: string, chunkId: string, by: string | null, at: number | undefined, reason: string) {
     const now = this.d.clock.now();
     const res = await this.d.chunks.deprecate(archiveId, chunkId, by, at ?? now, reason, now);
-    if (res.ok) await this.capital(archiveId).sync();
+    if (res.ok) {
+      await this.capital(archiveId).sync();
+      await this.d.events?.emit(archiveId, "chunk.deprecated", {
+        id: chunkId,
+        version: res.value.version,
+        at: new Date(at ?? now).toISOString(),
+        by,
+      });
+    }
     return res;
   }
 

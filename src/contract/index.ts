@@ -4,6 +4,7 @@ export * from "./archives";
 export * from "./artifacts";
 export * from "./browse";
 export * from "./common";
+export * from "./events";
 export * from "./forget";
 export * from "./query";
 export * from "./world";

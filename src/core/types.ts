@@ -271,3 +271,15 @@ export interface EvidenceCard {
   tokens: number;
   distiller: string;
 }
+
+/** Events PaperGuru sends to subscribers (src/app/events.ts). */
+export const EVENT_TYPES = [
+  "chunk.created",
+  "chunk.versioned",
+  "chunk.deprecated",
+  "chunk.deleted",
+  "import.completed",
+  "source.run_finished",
+  "delivery.dead",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

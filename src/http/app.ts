@@ -28,6 +28,7 @@ import { operationsRoutes } from "./routes/operations";
 import { queryRoutes } from "./routes/query";
 import { serviceRoutes } from "./routes/service";
 import { sourcesRoutes } from "./routes/sources";
+import { subscriptionsRoutes } from "./routes/subscriptions";
 import { webhooksRoutes } from "./routes/webhooks";
 
 export { errorBody } from "./common";
@@ -43,6 +44,7 @@ const RESOURCES = [
   browseRoutes,
   queryRoutes,
   webhooksRoutes,
+  subscriptionsRoutes,
   sourcesRoutes,
   importsRoutes,
   operationsRoutes,

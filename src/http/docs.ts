@@ -42,6 +42,7 @@ export const TAGS = [
   { name: "browse", description: "Chunks and entities page by page, one chunk or entity, exact content" },
   { name: "query", description: "Routing, evidence cards, context assembly, verification, sessions" },
   { name: "webhooks", description: "Signed webhook endpoints, deliveries and dead letters" },
+  { name: "events", description: "Outbound events: subscribers, signed deliveries, retries and redelivery" },
   { name: "sources", description: "Scheduled sources and the ingest log" },
   { name: "operations", description: "Capital-chunk snapshots and eviction (admin)" },
 ];

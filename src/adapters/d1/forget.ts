@@ -320,6 +320,16 @@ export class D1ForgetStore implements ForgetStore {
       db
         .delete(s.accessEvents)
         .where(and(eq(s.accessEvents.archiveId, archiveId), eq(s.accessEvents.chunkId, chunkId))),
+      // Outbound events that named the chunk (created, versioned, deprecated) go; the chunk.deleted
+      // event emitted after this delete names it like the audit row does, never with content.
+      db
+        .delete(s.eventDeliveries)
+        .where(
+          and(
+            eq(s.eventDeliveries.archiveId, archiveId),
+            sql`instr(${s.eventDeliveries.payload}, ${JSON.stringify(chunkId)}) > 0`,
+          ),
+        ),
       // The deprecation event carries the caller's reason (text): it goes too.
       db
         .delete(s.entityEvents)
@@ -456,4 +466,6 @@ export const ARCHIVE_TABLES = [
   s.webhookDeliveries,
   s.sources,
   s.ingestLog,
+  s.subscriptions,
+  s.eventDeliveries,
 ] as const;

@@ -8,6 +8,7 @@ import { D1ArchiveStore } from "./archives";
 import { D1ChangeLog } from "./changelog";
 import { D1ChunkStore } from "./chunks";
 import { D1EntityStore } from "./entities";
+import { D1EventStore } from "./events";
 import { D1ExportReader } from "./export-reader";
 import { D1ForgetStore } from "./forget";
 import { d1Db } from "./queries";
@@ -45,5 +46,6 @@ export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
     world: new WorldStore(world),
     exports: new D1ExportReader(db),
     forget: new D1ForgetStore(db),
+    events: new D1EventStore(db),
   };
 }

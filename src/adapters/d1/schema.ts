@@ -341,3 +341,42 @@ export const deletions = sqliteTable(
   },
   (t) => [index("deletions_archive").on(t.archiveId, t.id)],
 );
+
+/** Outbound event subscribers: a URL and an HMAC secret per archive, with the event types they take. */
+export const subscriptions = sqliteTable(
+  "subscriptions",
+  {
+    archiveId: text("archive_id").notNull(),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    secret: text("secret").notNull(),
+    /** JSON string[] of event types; [] = every type. */
+    events: text("events").notNull().default("[]"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.name] })],
+);
+
+/** One event for one subscriber: its payload (ids and counts, never content) and delivery state. */
+export const eventDeliveries = sqliteTable(
+  "event_deliveries",
+  {
+    archiveId: text("archive_id").notNull(),
+    id: text("id").notNull(),
+    subscription: text("subscription").notNull(),
+    type: text("type").notNull(),
+    /** The JSON body sent, exactly (the signature covers these bytes). */
+    payload: text("payload").notNull(),
+    /** pending | retrying | delivered | dead */
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    responseStatus: integer("response_status"),
+    error: text("error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.archiveId, t.id] }),
+    index("event_deliveries_sub").on(t.archiveId, t.subscription, t.createdAt),
+  ],
+);

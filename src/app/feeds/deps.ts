@@ -2,6 +2,7 @@
 import type {
   ArchiveStore,
   BlobStore,
+  EventSink,
   ExportReader,
   HttpFetch,
   IngestLogStore,
@@ -12,10 +13,21 @@ import type {
 import type { ApplyDeps } from "./apply";
 
 export interface DeliveryMessage {
+  kind?: undefined;
   archive: string;
   webhook: string;
   delivery: string;
 }
+
+/** An outbound event to deliver to one subscriber (src/app/events.ts). */
+export interface EventMessage {
+  kind: "event";
+  archive: string;
+  event: string;
+}
+
+/** What the one queue carries: inbound webhook deliveries and outbound events. */
+export type QueueMessage = DeliveryMessage | EventMessage;
 
 /** The world-side stores the pipelines use (one D1 adapter implements them all). */
 export type World = WebhookStore & SourceStore & IngestLogStore & WorldLookup;
@@ -28,7 +40,9 @@ export interface FeedDeps {
   exports: ExportReader;
   /** Raw webhook bodies (R2): kept so a dead letter can be replayed. */
   blobs: BlobStore;
-  queue: { send(message: DeliveryMessage): Promise<void> };
+  queue: { send(message: QueueMessage): Promise<void> };
+  /** Outbound events (import completed, source run finished, delivery dead). */
+  events: EventSink;
   http: HttpFetch;
   sleep: (ms: number) => Promise<void>;
   /** Optional GitHub token: 5,000 requests/hour instead of 60, and private repositories. */

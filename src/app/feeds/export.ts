@@ -760,5 +760,11 @@ export async function importArchiveFile(
     at: deps.apply.now(),
     durationMs: Date.now() - started,
   });
+  await deps.events.emit(archiveId, "import.completed", {
+    name: name.slice(0, 300),
+    format: "archive",
+    counts: res.value.counts,
+    error: res.value.failures[0]?.message ?? null,
+  });
   return res;
 }

@@ -138,6 +138,12 @@ export async function importFile(
     at: deps.apply.now(),
     durationMs: Date.now() - started,
   });
+  await deps.events.emit(archiveId, "import.completed", {
+    name: name.slice(0, 300),
+    format,
+    counts: outcome.counts,
+    error: outcome.failures[0]?.message ?? null,
+  });
   return { ok: true, value: outcome };
 }
 

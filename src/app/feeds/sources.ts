@@ -245,6 +245,14 @@ export async function runSource(deps: FeedDeps, row: SourceRecord): Promise<RunR
     at: now,
     durationMs: Date.now() - started,
   });
+  await deps.events.emit(row.archiveId, "source.run_finished", {
+    source: row.id,
+    kind: row.kind,
+    status: result.status,
+    counts: c,
+    error: result.error,
+    next_run: row.paused === 1 ? null : new Date(next).toISOString(),
+  });
   return result;
 }
 

@@ -334,6 +334,12 @@ export async function consumeDeliveries(deps: FeedDeps, messages: readonly Queue
           at: now,
           durationMs: 0,
         });
+        await deps.events.emit(msg.archive, "delivery.dead", {
+          webhook: msg.webhook,
+          delivery: msg.delivery,
+          attempts: m.attempts,
+          error: message.slice(0, 2000),
+        });
         m.ack();
       } else {
         // A rate-limited upstream says when to come back; Queues accept delays up to 12 hours.

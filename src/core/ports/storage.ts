@@ -6,7 +6,7 @@
  */
 import type { Result } from "../errors";
 import type { ExistingState, IngestPlan } from "../ingest";
-import type { ChangeOp } from "../types";
+import type { ChangeOp, EventType } from "../types";
 import type { AccessLog, SessionEvent, SessionStore, VersionReader } from "./index";
 
 // ------------------------------------------------------------------ records
@@ -480,6 +480,60 @@ export interface ForgetStore {
 }
 
 /** Every store, as the composition root builds them. */
+/** An outbound event subscriber; `events` is JSON text (string[]; [] = every type). */
+export interface SubscriptionRecord {
+  archiveId: string;
+  name: string;
+  url: string;
+  secret: string;
+  events: string;
+  createdAt: number;
+}
+
+/** One event for one subscriber: the exact JSON body sent and its delivery state. */
+export interface EventDeliveryRecord {
+  archiveId: string;
+  id: string;
+  subscription: string;
+  type: string;
+  payload: string;
+  /** pending | retrying | delivered | dead */
+  status: string;
+  attempts: number;
+  responseStatus: number | null;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type EventDeliveryPatch = Partial<
+  Pick<EventDeliveryRecord, "status" | "attempts" | "responseStatus" | "error" | "updatedAt">
+>;
+
+export interface EventStore {
+  putSubscription(row: SubscriptionRecord): Promise<void>;
+  getSubscription(archiveId: string, name: string): Promise<SubscriptionRecord | null>;
+  listSubscriptions(archiveId: string): Promise<SubscriptionRecord[]>;
+  /** Deletes the subscriber and every event queued or kept for it. */
+  deleteSubscription(archiveId: string, name: string): Promise<boolean>;
+  insertEvents(rows: EventDeliveryRecord[]): Promise<void>;
+  getEvent(archiveId: string, id: string): Promise<EventDeliveryRecord | null>;
+  updateEvent(archiveId: string, id: string, patch: EventDeliveryPatch): Promise<void>;
+  /** Newest first, ids strictly below `before`; `limit + 1` rows tell whether more follow. */
+  listEvents(
+    archiveId: string,
+    subscription: string,
+    status: string | undefined,
+    before: string | null,
+    limit: number,
+  ): Promise<EventDeliveryRecord[]>;
+}
+
+/** Where the application announces changes (outbound events); never fails the change it reports. */
+export interface EventSink {
+  emit(archiveId: string, type: EventType, data: Record<string, unknown>): Promise<void>;
+}
+
 export interface Stores {
   archives: ArchiveStore;
   chunks: ChunkStore;
@@ -492,6 +546,7 @@ export interface Stores {
   world: WorldLookup;
   exports: ExportReader;
   forget: ForgetStore;
+  events: EventStore;
 }
 
 /** Parse a JSON column written by the stores; `fallback` when the text is null or not JSON. */
