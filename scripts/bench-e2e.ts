@@ -118,9 +118,9 @@ async function run(n: number) {
   const tc = performance.now();
   await pg.route(id, { query: queries[0] as string, limit: 16 });
   const coldMs = performance.now() - tc;
-  const rebuild = (await pg.archive(id)).stats.capital.lastRebuild as {
+  const rebuild = (await pg.archive(id)).stats.capital.last_rebuild as {
     ms: number;
-    snapshotBytes: number;
+    snapshot_bytes: number;
     replayed: number;
   };
   const stats = (await pg.archive(id)).stats.capital;
@@ -134,10 +134,10 @@ async function run(n: number) {
     coldStart: {
       firstQueryMs: coldMs,
       rebuildMs: rebuild.ms,
-      snapshotBytes: rebuild.snapshotBytes,
+      snapshotBytes: rebuild.snapshot_bytes,
       replayed: rebuild.replayed,
     },
-    bytesPerHead: stats.bytesPerHead as number,
+    bytesPerHead: stats.bytes_per_head as number,
   };
 }
 
@@ -191,7 +191,7 @@ async function prose(n: number) {
       queryP50: pct(lat, 50),
       queryP99: pct(lat, 99),
     },
-    bytesPerHead: stats.bytesPerHead as number,
+    bytesPerHead: stats.bytes_per_head as number,
   };
 }
 

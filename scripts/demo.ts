@@ -79,7 +79,7 @@ async function main() {
     if (q.why) console.log(`   ${q.why}`);
     console.log(`   mentions: ${res.trace.mentions.map((m) => `${m.text} -> ${m.entity}`).join(", ") || "none"}`);
     console.log(
-      `   budget ${res.budget.total} tokens (${res.budget.tokenizer}): cards ${res.budget.cards}, short-term ${res.budget.shortTerm}, left ${res.budget.remaining}; ${(res.trace.timings_ms.total ?? 0).toFixed(1)} ms`,
+      `   budget ${res.budget.total} tokens (${res.budget.tokenizer}): cards ${res.budget.cards}, short-term ${res.budget.short_term}, left ${res.budget.remaining}; ${(res.trace.timings_ms.total ?? 0).toFixed(1)} ms`,
     );
     for (const [i, c] of res.cards.entries()) {
       console.log(`\n   [${i + 1}] ${c.title}  <${c.artifact_id} v${c.version}, ${c.kind}, ${c.tokens} tok>`);
@@ -103,7 +103,7 @@ async function main() {
   console.log(`\n${"=".repeat(100)}`);
   console.log(`anchors verified: ${verified}/${anchors}`);
   console.log(
-    `capital chunk: ${cap.heads} heads, ${cap.edges} edges, ${cap.entities} entities, ${cap.bytes.total} bytes (${cap.bytesPerHead.toFixed(0)} bytes/head)`,
+    `capital chunk: ${cap.heads} heads, ${cap.edges} edges, ${cap.entities} entities, ${cap.bytes.total} bytes (${(cap.bytes_per_head as number).toFixed(0)} bytes/head)`,
   );
   console.log(`storage: ${JSON.stringify(stats.stats.storage)}`);
 }

@@ -136,6 +136,13 @@ export type SourceRun = z.infer<typeof S.SourceRun>;
 export type IngestLog = z.infer<typeof S.IngestLog>;
 export type LogEntry = IngestLog["entries"][number];
 export type Snapshot = z.infer<typeof S.Snapshot>;
+export type Forgotten = z.infer<typeof S.Forgotten>;
+export type PutSubscription = z.input<typeof S.PutSubscription>;
+export type SubscriptionCreated = z.infer<typeof S.SubscriptionCreated>;
+export type SubscriptionList = z.infer<typeof S.SubscriptionList>;
+export type EventListQuery = z.input<typeof S.EventListQuery>;
+export type EventList = z.infer<typeof S.EventList>;
+export type Redelivered = z.infer<typeof S.Redelivered>;
 export type Evicted = z.infer<typeof S.Evicted>;
 
 /** Responses `request()` knows from the path (GET only); anything else is `unknown`. */
@@ -408,6 +415,40 @@ export class PaperGuruClient {
   }
   ingestLog(archive: string, q: LogQuery = {}) {
     return this.call<IngestLog>("GET", `/v1/archives/${enc(archive)}/ingest-log?${qs(q)}`);
+  }
+
+  // ---------------------------------------------------------------- hard deletes
+  /** Delete a chunk with every version for good (audited). */
+  forgetChunk(archive: string, chunk: string) {
+    return this.call<Forgotten>("DELETE", `/v1/archives/${enc(archive)}/chunks?${qs({ chunk })}`);
+  }
+  /** Delete an entity and its mentions for good (audited). */
+  forgetEntity(archive: string, entity: string) {
+    return this.call<Forgotten>("DELETE", `/v1/archives/${enc(archive)}/entities?${qs({ entity })}`);
+  }
+  /** Delete a whole archive (admin key). */
+  deleteArchive(archive: string) {
+    return this.call<Forgotten>("DELETE", `/v1/archives/${enc(archive)}`);
+  }
+
+  // ---------------------------------------------------------------- outbound events
+  subscribe(archive: string, name: string, body: PutSubscription) {
+    return this.call<SubscriptionCreated>("PUT", `/v1/archives/${enc(archive)}/subscriptions/${enc(name)}`, body);
+  }
+  subscriptions(archive: string) {
+    return this.call<SubscriptionList>("GET", `/v1/archives/${enc(archive)}/subscriptions`);
+  }
+  unsubscribe(archive: string, name: string) {
+    return this.call<Deleted>("DELETE", `/v1/archives/${enc(archive)}/subscriptions/${enc(name)}`);
+  }
+  events(archive: string, name: string, q: EventListQuery = {}) {
+    return this.call<EventList>("GET", `/v1/archives/${enc(archive)}/subscriptions/${enc(name)}/events?${qs(q)}`);
+  }
+  redeliver(archive: string, name: string, event: string) {
+    return this.call<Redelivered>(
+      "POST",
+      `/v1/archives/${enc(archive)}/subscriptions/${enc(name)}/events/${enc(event)}/redeliver`,
+    );
   }
 
   // ---------------------------------------------------------------- operations (admin key)

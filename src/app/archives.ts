@@ -1,9 +1,21 @@
 /** Archives, their keys and the operations on an archive's capital chunk. */
 import type { z } from "zod";
-import type * as S from "../contract";
+import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { sha256Hex } from "../core/ingest";
+import type { ArchiveRecord } from "../core/ports";
+import { iso, isoOrNull } from "./browse";
 import { type AppDeps, randomId } from "./deps";
+import { tidy } from "./style";
+
+/** The public archive: its kernel parameter overrides keep the names POST /v1/archives takes. */
+export const archiveView = (a: ArchiveRecord) => ({
+  id: a.id,
+  name: a.name,
+  description: a.description,
+  params: tidy(a.params),
+  created_at: iso(a.createdAt),
+});
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -31,25 +43,35 @@ export function archiveUseCases(d: AppDeps) {
         id,
         name: b.name,
         description: b.description ?? "",
-        params: b.params ?? {},
+        params: S.toKernelParams(b.params ?? {}),
         createdAt: d.clock.now(),
       });
       if (!res.ok) return res;
       const key = await issue(d, id, "initial", ["read", "write"]);
-      return ok({ archive: res.value, key: { id: key.id, secret: key.secret, scopes: key.scopes } });
+      return ok({ archive: archiveView(res.value), key: { id: key.id, secret: key.secret, scopes: key.scopes } });
     },
     async list() {
-      return { archives: await d.stores.archives.listArchives() };
+      return { archives: (await d.stores.archives.listArchives()).map(archiveView) };
     },
     /** The archive, its storage counts and its capital-chunk statistics. */
     async info(archive: string) {
-      return { archive: await d.stores.archives.getArchive(archive), stats: await d.kernel.stats(archive) };
+      const a = await d.stores.archives.getArchive(archive);
+      const stats = await d.kernel.stats(archive);
+      return { archive: a && archiveView(a), stats: { capital: tidy(stats.capital), storage: stats.storage } };
     },
     issueKey(archive: string, b: In<typeof S.CreateKey>) {
       return issue(d, archive, b.label ?? "", b.scopes);
     },
     async listKeys(archive: string) {
-      return { keys: await d.stores.archives.listKeys(archive) };
+      return {
+        keys: (await d.stores.archives.listKeys(archive)).map((k) => ({
+          id: k.id,
+          label: k.label,
+          scopes: k.scopes,
+          created_at: iso(k.createdAt),
+          revoked_at: isoOrNull(k.revokedAt),
+        })),
+      };
     },
     async revokeKey(archive: string, key: string): Promise<Result<{ revoked: string }>> {
       if (!(await d.stores.archives.revokeKey(archive, key, d.clock.now())))

@@ -9,6 +9,7 @@ import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore } from "../core/ports";
 import { chunkDetail, entityDetail, isoOrNull, round4 } from "./browse";
 import type { PaperGuru } from "./kernel";
+import { tidy } from "./style";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -116,12 +117,12 @@ export async function routeOp(pg: PaperGuru, archive: string, b: In<typeof S.Rou
     limit: b.limit,
     sessionId: b.session_id,
   });
-  return {
+  return tidy({
     as_of: new Date(r.asOf).toISOString(),
     candidates: r.route.candidates,
     selected: r.route.selected,
     trace: { ...r.route.trace, semantic: r.semantic.slice(0, 20), timings_ms: r.timings },
-  };
+  });
 }
 
 /** POST /v1/archives/{a}/expand */
@@ -158,18 +159,30 @@ export function toContextRequest(archive: string, b: In<typeof S.ContextBody>) {
 /** POST /v1/archives/{a}/context */
 export async function contextOp(pg: PaperGuru, archive: string, b: In<typeof S.ContextBody>) {
   const r = await pg.context(toContextRequest(archive, b));
+  const { shortTerm, ...budget } = r.budget;
   return {
     as_of: new Date(r.asOf).toISOString(),
-    short_term: r.shortTerm,
+    short_term: r.shortTerm.map((e) => ({
+      role: e.role,
+      text: e.text,
+      tokens: e.tokens,
+      at: new Date(e.at).toISOString(),
+    })),
     cards: r.cards,
-    budget: r.budget,
+    budget: {
+      total: budget.total,
+      short_term: shortTerm,
+      cards: budget.cards,
+      remaining: budget.remaining,
+      tokenizer: budget.tokenizer,
+    },
     skipped: r.skipped,
-    trace: {
+    trace: tidy({
       ...r.route.trace,
       candidates: r.route.candidates.slice(0, 32),
       selected: r.route.selected,
       timings_ms: r.timings,
-    },
+    }),
   };
 }
 

@@ -66,8 +66,16 @@ export function webhookUseCases(d: AppDeps) {
               },
       };
     },
-    async list(archive: string) {
-      return { webhooks: await world.listWebhooks(archive) };
+    async list(archive: string, origin: string) {
+      return {
+        webhooks: (await world.listWebhooks(archive)).map((w) => ({
+          name: w.name,
+          kind: w.kind,
+          url: `${origin}/v1/archives/${archive}/webhooks/${w.name}`,
+          branches: parseJson<{ branches?: string[] }>(w.options, {}).branches ?? null,
+          created_at: new Date(w.createdAt).toISOString(),
+        })),
+      };
     },
     async remove(archive: string, name: string): Promise<Result<{ deleted: string }>> {
       if (!(await world.deleteWebhook(archive, name))) return fail("not_found", `no webhook ${name}`, "name");

@@ -2,7 +2,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { PaperGuruClient } from "../client";
 import { resolveSettings, type Settings } from "./config";
-import { type Io, line, UsageError } from "./io";
+import { didYouMean, type Io, line, UsageError, wrap } from "./io";
 
 export interface OptionSpec {
   type: "string" | "boolean";
@@ -54,11 +54,20 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   help: { type: "boolean", short: "h", description: "this help" },
 };
 
+/** Option lines: the flag, then its description wrapped at 100 columns under itself (never cut). */
 const optionLines = (opts: Record<string, OptionSpec>) =>
   Object.entries(opts).map(([name, o]) => {
-    const flag = `${o.short ? `-${o.short}, ` : "    "}--${name}${o.arg ? ` ${o.arg}` : ""}`;
-    return `  ${flag.padEnd(30)} ${o.description}`;
+    const flag = `  ${o.short ? `-${o.short}, ` : "    "}--${name}${o.arg ? ` ${o.arg}` : ""}`;
+    const indent = " ".repeat(33);
+    if (flag.length > 32) return `${flag}\n${wrap(o.description, indent)}`;
+    return `${flag.padEnd(33)}${wrap(o.description, indent).trimStart()}`;
   });
+
+/** The names of the positional arguments in a usage string: `<x>` outside [optional] groups, and [<y>] ones. */
+export function positionalNames(args: string): string[] {
+  const required = args.replace(/\[[^\]]*\]/g, " ").match(/<[^>]+>(\.\.\.)?/g) ?? [];
+  return required.map((n) => n.replace(/\.\.\.$/, ""));
+}
 
 export function commandHelp(c: Command): string {
   const out = [`usage: paperguru ${c.name}${c.args ? ` ${c.args}` : ""}`, "", c.summary];
@@ -82,7 +91,11 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as typeof parsed;
   } catch (e) {
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ""), c.name);
+    const message = (e as Error).message.replace(/\. To specify a positional.*$/s, "");
+    // node:util names the flag as in "Unknown option '--budjet'": suggest the closest known one.
+    const unknown = /Unknown option '-{1,2}([^']+)'/.exec(message)?.[1];
+    const hint = unknown ? didYouMean(unknown, Object.keys(specs), (n) => `--${n}`) : "";
+    throw new UsageError(`${message}${hint}`, c.name);
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -90,8 +103,13 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
     return 0;
   }
   const [min, max] = c.positionals;
-  if (positionals.length < min)
-    throw new UsageError(`missing argument${min - positionals.length > 1 ? "s" : ""}: ${c.args}`, c.name);
+  if (positionals.length < min) {
+    const names = positionalNames(c.args).slice(positionals.length, min);
+    throw new UsageError(
+      `missing ${names.length > 1 ? "arguments" : "argument"} ${names.length ? names.join(" ") : `(${min - positionals.length})`}`,
+      c.name,
+    );
+  }
   if (positionals.length > max)
     throw new UsageError(
       `unexpected argument${positionals.length - max > 1 ? "s" : ""}: ${positionals.slice(max).join(" ")}`,
@@ -114,10 +132,11 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
     out: (s = "") => line(io.stdout, s),
     err: (s = "") => line(io.stderr, s),
     client(signal) {
-      const key = settings.key.value;
+      // The admin key reaches every archive: it serves when no archive key is configured.
+      const key = settings.key.value ?? settings.adminKey.value;
       if (!key)
         throw new UsageError(
-          "no archive key: pass --key, set PAPERGURU_KEY, or `paperguru config set key <secret>` (`paperguru archives create <id> --save` stores one)",
+          "no key: pass --key (or --admin-key), set PAPERGURU_KEY, or `paperguru config set key <secret>` (`paperguru archives create <id> --save` stores one)",
         );
       return new PaperGuruClient(url, key, { signal });
     },

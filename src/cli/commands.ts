@@ -15,10 +15,10 @@ import type { Command, Run } from "./command";
 import { CONFIG_KEYS, type ConfigKey, loadConfig, saveConfig, setConfigValue } from "./config";
 import { DEFAULT_STATE_FILE, FORMATS, type Format, renderSummary, runImport } from "./import";
 import { EXIT, mask, table, UsageError } from "./io";
+import { ADMIN_COMMANDS, MEMORY_COMMANDS } from "./memory";
 import { extractAnchors, renderContext, renderRoute, renderVerify } from "./render";
 
 const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
-const iso = (t: number | null | undefined) => (t ? new Date(t).toISOString() : "-");
 
 // ------------------------------------------------------------------ config
 
@@ -132,7 +132,7 @@ const archivesList: Command = {
     const res = await r.admin().listArchives();
     if (r.json) printJson(r, res);
     else if (!res.archives.length) r.out("no archives");
-    else r.out(table([["id", "name", "created"], ...res.archives.map((a) => [a.id, a.name, iso(a.createdAt)])]));
+    else r.out(table([["id", "name", "created"], ...res.archives.map((a) => [a.id, a.name, a.created_at])]));
     return EXIT.ok;
   },
 };
@@ -150,11 +150,13 @@ const archivesGet: Command = {
       return EXIT.ok;
     }
     const cap = res.stats.capital;
-    r.out(`archive ${id}${res.archive ? ` ("${res.archive.name}", created ${iso(res.archive.createdAt)})` : ""}`);
+    r.out(`archive ${id}${res.archive ? ` ("${res.archive.name}", created ${res.archive.created_at})` : ""}`);
     r.out(
       `  storage: ${res.stats.storage.chunks} chunks, ${res.stats.storage.versions} versions, ${res.stats.storage.edges} edges, ${res.stats.storage.entities} entities`,
     );
-    r.out(`  capital chunk: ${cap.heads} heads, ${cap.bytes.total} bytes (${cap.bytesPerHead.toFixed(0)} bytes/head)`);
+    r.out(
+      `  capital chunk: ${cap.heads} heads, ${cap.bytes.total} bytes (${cap.bytes_per_head.toFixed(0)} bytes/head)`,
+    );
     return EXIT.ok;
   },
 };
@@ -197,7 +199,7 @@ const keysList: Command = {
       r.out(
         table([
           ["id", "scopes", "label", "created", "revoked"],
-          ...res.keys.map((k) => [k.id, k.scopes.join("+"), k.label || "-", iso(k.createdAt), iso(k.revokedAt)]),
+          ...res.keys.map((k) => [k.id, k.scopes.join("+"), k.label || "-", k.created_at, k.revoked_at ?? "-"]),
         ]),
       );
     return EXIT.ok;
@@ -580,6 +582,7 @@ export const COMMANDS: Command[] = [
   archivesCreate,
   archivesList,
   archivesGet,
+  ...ADMIN_COMMANDS,
   keysCreate,
   keysList,
   keysRevoke,
@@ -595,4 +598,5 @@ export const COMMANDS: Command[] = [
   patchCommand("resume"),
   sourcesDelete,
   logCmd,
+  ...MEMORY_COMMANDS,
 ];

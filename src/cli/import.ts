@@ -3,7 +3,8 @@
  * or more pieces (JSONL 10 records, OpenIE JSON 500 docs, BibTeX 500 entries per request; the server
  * splits a piece into atomic batches of 200 and deduplicates papers).
  *
- * Resumable: a state file (default `.paperguru-import-state.json` in the working directory) keeps the
+ * Resumable: a state file (default `.paperguru-import-state.json` in the working directory; one entry
+ * per archive and server, so imports into several archives from one folder keep their own) keeps the
  * sha256 of every piece the server acknowledged, and a re-run skips those (`--restart` ignores the
  * state). Ctrl-C lets the piece in flight finish, writes the state and exits 130 (a second Ctrl-C
  * aborts the request; the server's ingest is idempotent, so resending it later is harmless).
@@ -191,20 +192,44 @@ export interface ImportState {
   pieces: Record<string, { file: string; piece: number; records: number; at: string }>;
 }
 
-export function readState(path: string): ImportState | null {
-  if (!existsSync(path)) return null;
+/** The file: one ImportState per archive and server, so imports into several archives share it. */
+interface StateFile {
+  version: 2;
+  archives: Record<string, ImportState>;
+}
+
+const stateKey = (archive: string, url: string) => `${archive} ${url}`;
+
+function readFile(path: string): StateFile {
+  const empty: StateFile = { version: 2, archives: {} };
+  if (!existsSync(path)) return empty;
   try {
-    const s = JSON.parse(readFileSync(path, "utf8")) as ImportState;
-    return s && s.version === 1 && typeof s.pieces === "object" ? s : null;
+    const raw = JSON.parse(readFileSync(path, "utf8")) as Partial<StateFile> | ImportState;
+    // Version 1 held one archive.
+    if (raw && raw.version === 1 && typeof (raw as ImportState).pieces === "object") {
+      const one = raw as ImportState;
+      return { version: 2, archives: { [stateKey(one.archive, one.url)]: one } };
+    }
+    const two = raw as Partial<StateFile>;
+    return two && two.version === 2 && typeof two.archives === "object" ? (two as StateFile) : empty;
   } catch {
-    return null;
+    return empty;
   }
+}
+
+/** The state of one archive on one server (without them: the most recently updated one in the file). */
+export function readState(path: string, archive?: string, url?: string): ImportState | null {
+  const all = Object.values(readFile(path).archives);
+  if (archive === undefined) return all.sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))[0] ?? null;
+  return all.find((s) => s.archive === archive && (url === undefined || s.url === url)) ?? null;
 }
 
 function writeState(path: string, s: ImportState): void {
   s.updated_at = new Date().toISOString();
+  const file = readFile(path);
+  file.archives[stateKey(s.archive, s.url)] = s;
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(s, null, 1)}\n`);
+  writeFileSync(tmp, `${JSON.stringify(file, null, 1)}\n`);
   renameSync(tmp, path);
 }
 
@@ -315,11 +340,8 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
   // Plan: every piece's hash and record count (files are read again when sent, one at a time).
   const { plan, unknownFiles } = planPieces(paths, o, show);
 
-  let state = o.restart ? null : readState(o.statePath);
-  if (state && state.archive !== o.archive) {
-    o.log(`state file ${show(o.statePath)} is for archive ${state.archive}; starting over for ${o.archive}`);
-    state = null;
-  }
+  // One file keeps the state of every archive (and server) imported into from this folder.
+  const state = o.restart ? null : readState(o.statePath, o.archive, o.url);
   const st: ImportState = state ?? {
     version: 1,
     url: o.url,

@@ -94,3 +94,35 @@ export function table(rows: string[][]): string {
   for (const r of rows) for (const [i, c] of r.entries()) widths[i] = Math.max(widths[i] ?? 0, c.length);
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ")).join("\n");
 }
+
+/** Edit distance (insert, delete, substitute, swap adjacent), for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const prev = d[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/** The closest candidates within a third of the word's length (at least 1, at most 3 edits). */
+export function suggest(word: string, candidates: readonly string[]): string[] {
+  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  const scored = candidates
+    .map((c) => ({ c, d: Math.min(editDistance(word, c), c.startsWith(word) && word.length >= 3 ? 1 : 99) }))
+    .filter((x) => x.d <= limit)
+    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c));
+  return scored.slice(0, 3).map((x) => x.c);
+}
+
+/** " (did you mean a or b?)" or "". */
+export function didYouMean(word: string, candidates: readonly string[], quote = (s: string) => s): string {
+  const s = suggest(word, candidates);
+  return s.length ? `; did you mean ${s.map(quote).join(" or ")}?` : "";
+}

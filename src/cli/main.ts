@@ -9,12 +9,11 @@
  */
 import { type Command, commandHelp, runCommand } from "./command";
 import { COMMANDS } from "./commands";
-import { EXIT, type Io, line, printError, processIo, UsageError } from "./io";
+import { didYouMean, EXIT, type Io, line, printError, processIo, UsageError, wrap } from "./io";
 
 export function overview(): string {
-  const rows = COMMANDS.map(
-    (c) => `  ${`${c.name}${c.args ? ` ${c.args}` : ""}`.slice(0, 60).padEnd(60)}  ${c.summary}`,
-  );
+  // Each command's whole usage, then its summary wrapped under it: nothing is cut.
+  const rows = COMMANDS.map((c) => `  ${c.name}${c.args ? ` ${c.args}` : ""}\n${wrap(c.summary, "      ")}`);
   return [
     "usage: paperguru <command> [options]",
     "",
@@ -70,11 +69,22 @@ export async function main(argv: string[], io: Partial<Io> = {}): Promise<number
     if (group) {
       const sub = argv[1];
       const wantsHelp = sub === undefined || sub === "--help" || sub === "-h";
-      if (!wantsHelp) line(full.stderr, `paperguru: unknown command "${group} ${sub}"\n`);
+      if (!wantsHelp) {
+        const subs = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.slice(group.length + 1));
+        line(
+          full.stderr,
+          `paperguru: unknown command "${group} ${sub}"${didYouMean(sub, subs, (s) => `"${group} ${s}"`)}\n`,
+        );
+      }
       line(wantsHelp && sub !== undefined ? full.stdout : full.stderr, groupHelp(group));
       return wantsHelp && sub !== undefined ? EXIT.ok : EXIT.usage;
     }
-    line(full.stderr, `paperguru: unknown command "${first}"\n\n${overview()}`);
+    const names = [...new Set(COMMANDS.map((c) => c.name.split(" ")[0] as string))];
+    const hint = didYouMean(first, names, (s) => `"${s}"`);
+    line(
+      full.stderr,
+      hint ? `paperguru: unknown command "${first}"${hint}` : `paperguru: unknown command "${first}"\n\n${overview()}`,
+    );
     return EXIT.usage;
   }
   try {

@@ -4,24 +4,27 @@
  * document; REST, MCP and the application layer all read them from src/contract.
  */
 import { z } from "@hono/zod-openapi";
-import { ArchiveParam, MS0 } from "./common";
+import { ArchiveParam, T0 } from "./common";
 
-export const KernelParamsSchema = z
+/** camelCase -> snake_case (kernel parameters were camelCase on the wire before 2026-11-25). */
+const snakeKey = (k: string) => k.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+
+const KernelParamsObject = z
   .object({
     alpha: z.number().gt(0).lt(1),
     iterations: z.number().int().min(1).max(100),
     kr: z.number().int().min(1).max(64),
-    topM: z.number().int().min(1).max(4096),
-    dMax: z.number().int().min(0).max(6),
+    top_m: z.number().int().min(1).max(4096),
+    d_max: z.number().int().min(0).max(6),
     eta: z.number().min(0).max(10),
-    recencyHalfLifeDays: z.number().positive(),
-    routerBeam: z.number().int().min(1).max(256),
-    pushEpsilon: z.number().min(1e-6).max(0.1),
-    maxFrontier: z.number().int().min(16).max(16384),
-    maxPostingsPerEntity: z.number().int().min(16).max(8192),
-    maxPostingsPerTerm: z.number().int().min(16).max(65536),
-    maxLexicalPostings: z.number().int().min(256).max(1_048_576),
-    lexicalSeeds: z.number().int().min(0).max(1000),
+    recency_half_life_days: z.number().positive(),
+    router_beam: z.number().int().min(1).max(256),
+    push_epsilon: z.number().min(1e-6).max(0.1),
+    max_frontier: z.number().int().min(16).max(16384),
+    max_postings_per_entity: z.number().int().min(16).max(8192),
+    max_postings_per_term: z.number().int().min(16).max(65536),
+    max_lexical_postings: z.number().int().min(256).max(1_048_576),
+    lexical_seeds: z.number().int().min(0).max(1000),
     weights: z
       .object({
         sem: z.number().min(0).max(4),
@@ -34,7 +37,25 @@ export const KernelParamsSchema = z
       .openapi({ description: "exponents of the experts in the product of experts (0 turns one off)" }),
   })
   .partial()
-  .openapi("KernelParams");
+  .strict();
+
+/** Kernel parameter overrides, snake_case; the camelCase names of before (topM, pushEpsilon, ...) are accepted too. */
+export const KernelParamsSchema = z
+  .preprocess(
+    (v) =>
+      v !== null && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [snakeKey(k), x]))
+        : v,
+    KernelParamsObject,
+  )
+  .openapi("KernelParams", { example: { top_m: 256, push_epsilon: 0.0001 } });
+
+/** Wire (snake_case) kernel parameters -> the names the kernel uses (src/core/types KernelParams). */
+export function toKernelParams(p: z.infer<typeof KernelParamsObject>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(p).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]),
+  );
+}
 
 export const CreateArchive = z
   .object({
@@ -63,7 +84,7 @@ export const ArchiveSchema = z
     name: z.string(),
     description: z.string(),
     params: z.record(z.string(), z.unknown()).openapi({ description: "kernel parameter overrides" }),
-    createdAt: z.number().openapi({ description: "epoch ms" }),
+    created_at: z.string().openapi({ description: "ISO 8601" }),
   })
   .openapi("Archive", {
     example: {
@@ -71,7 +92,7 @@ export const ArchiveSchema = z
       name: "RAG memory",
       description: "papers and notes on agent memory",
       params: {},
-      createdAt: MS0,
+      created_at: T0,
     },
   });
 
@@ -80,7 +101,7 @@ const ARCHIVE_EXAMPLE = {
   name: "RAG memory",
   description: "papers and notes on agent memory",
   params: {},
-  createdAt: MS0,
+  created_at: T0,
 };
 
 export const ArchiveCreated = z
@@ -119,7 +140,7 @@ export const ArchiveInfo = z
           edges: z.number(),
           entities: z.number(),
           bytes: z.record(z.string(), z.number()),
-          bytesPerHead: z.number(),
+          bytes_per_head: z.number(),
           seq: z.number(),
         })
         .loose(),
@@ -138,9 +159,9 @@ export const ArchiveInfo = z
           entities: 800,
           aliases: 950,
           bytes: { nodes: 61440, sketches: 76800, neighbours: 169600, total: 420000 },
-          bytesPerHead: 350,
+          bytes_per_head: 350,
           seq: 3100,
-          lastRebuild: { ms: 41, fromSnapshotSeq: 3000, snapshotBytes: 390000, replayed: 100, seq: 3100 },
+          last_rebuild: { ms: 41, from_snapshot_seq: 3000, snapshot_bytes: 390000, replayed: 100, seq: 3100 },
           params: {},
         },
         storage: { chunks: 1200, versions: 1340, edges: 5300, entities: 800 },
@@ -167,11 +188,10 @@ export const KeyIssued = z
 export const KeySchema = z
   .object({
     id: z.string(),
-    archiveId: z.string(),
     label: z.string(),
     scopes: z.array(z.string()),
-    createdAt: z.number(),
-    revokedAt: z.number().nullable(),
+    created_at: z.string(),
+    revoked_at: z.string().nullable(),
   })
   .openapi("Key");
 
@@ -180,11 +200,10 @@ export const KeyList = z.object({ keys: z.array(KeySchema) }).openapi("KeyList",
     keys: [
       {
         id: "k_9f8e7d6c5b4a3928",
-        archiveId: "rag-memory",
         label: "research agent (read-only)",
         scopes: ["read"],
-        createdAt: MS0,
-        revokedAt: null,
+        created_at: T0,
+        revoked_at: null,
       },
     ],
   },

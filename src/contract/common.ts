@@ -45,7 +45,7 @@ export const Time = z
 export const ArchiveParam = z.object({
   archive: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/)
+    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, "archive ids are 2-63 of a-z, 0-9 and '-', starting with a letter or digit")
     .openapi({ param: { name: "archive", in: "path" }, example: "rag-memory" }),
 });
 

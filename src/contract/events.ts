@@ -121,7 +121,7 @@ export const EventList = z
 export const EventParam = SubscriptionName.extend({
   event: z
     .string()
-    .regex(/^evt_[0-9a-z]{1,40}$/)
+    .regex(/^evt_[0-9a-z]{1,40}$/, "event ids look like evt_0mb8x2k1c3f9a0b1c2 (see …/events)")
     .openapi({ param: { name: "event", in: "path" }, example: "evt_0mb8x2k1c3f9a0b1c2" }),
 });
 

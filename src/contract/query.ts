@@ -9,7 +9,7 @@ import { TOKENIZERS } from "../core/text/tokenizer";
 import { ChunkDetail, EntityDetail } from "./browse";
 import { MAX_ID, T0, Time } from "./common";
 
-const SessionId = z.string().min(1).max(200).openapi({
+export const SessionId = z.string().min(1).max(200).openapi({
   description:
     "The caller's session: chunks it accessed (route, expand, context, verify with this id) seed recency; other sessions' accesses never do. Without it, no recency seeds.",
   example: "s-2025-01-10",
@@ -189,9 +189,9 @@ const TRACE_EXAMPLE = {
   mentions: [{ text: "HippoRAG", entity: "method:hipporag", via: "alias" }],
   seeds: [{ chunk: "arxiv:2405.14831", weight: 1, reasons: ["entity:method:hipporag"] }],
   diffusion: { touched: 12, steps: 3, mass: [{ chunk: "arxiv:2405.14831", mass: 0.31 }] },
-  routerSteps: [],
-  filteredByTime: 0,
-  candidatePool: 12,
+  router_steps: [],
+  filtered_by_time: 0,
+  candidate_pool: 12,
   timings_ms: { resolve: 0.4, diffusion: 1.2, route: 0.6 },
 };
 
@@ -205,18 +205,18 @@ export const TraceSchema = z
       steps: z.number(),
       mass: z.array(z.object({ chunk: z.string(), mass: z.number() })),
     }),
-    routerSteps: z.array(
+    router_steps: z.array(
       z.object({
         depth: z.number(),
         from: z.string(),
         to: z.string(),
-        edgeType: z.string(),
+        edge_type: z.string(),
         score: z.number(),
         accepted: z.boolean(),
       }),
     ),
-    filteredByTime: z.number(),
-    candidatePool: z.number(),
+    filtered_by_time: z.number(),
+    candidate_pool: z.number(),
     timings_ms: z.record(z.string(), z.number()),
   })
   .loose()
@@ -268,11 +268,18 @@ export const ExpandResponse = z
 export const ContextResponse = z
   .object({
     as_of: z.string(),
-    short_term: z.array(z.object({ role: z.string(), text: z.string(), tokens: z.number(), at: z.number() })),
+    short_term: z.array(
+      z.object({
+        role: z.string(),
+        text: z.string(),
+        tokens: z.number(),
+        at: z.string().openapi({ description: "ISO 8601" }),
+      }),
+    ),
     cards: z.array(CardSchema),
     budget: z.object({
       total: z.number(),
-      shortTerm: z.number(),
+      short_term: z.number(),
       cards: z.number(),
       remaining: z.number(),
       tokenizer: z.string(),
@@ -283,9 +290,9 @@ export const ContextResponse = z
   .openapi("ContextResponse", {
     example: {
       as_of: "2025-01-10T10:00:00.000Z",
-      short_term: [{ role: "user", text: "Keep the damping at 0.85 for now.", tokens: 14, at: 1736501400000 }],
+      short_term: [{ role: "user", text: "Keep the damping at 0.85 for now.", tokens: 14, at: T0 }],
       cards: [CARD_EXAMPLE],
-      budget: { total: 600, shortTerm: 14, cards: 64, remaining: 522, tokenizer: "cl100k_base" },
+      budget: { total: 600, short_term: 14, cards: 64, remaining: 522, tokenizer: "cl100k_base" },
       skipped: [],
       trace: TRACE_EXAMPLE,
     },

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { SOURCE_KINDS } from "../core/sources/types";
-import { ArchiveParam, MS0, PageLimit, T0, Time } from "./common";
+import { ArchiveParam, PageLimit, T0, Time } from "./common";
 
 export const WebhookCreated = z
   .object({
@@ -36,18 +36,27 @@ export const WebhookList = z
   .object({
     webhooks: z.array(
       z.object({
-        archiveId: z.string(),
         name: z.string(),
         kind: z.string(),
-        options: z.string().openapi({ description: 'JSON, e.g. {"branches":["main"]}' }),
-        createdAt: z.number(),
+        url: z.string().openapi({ description: "where the producer sends deliveries" }),
+        branches: z
+          .array(z.string())
+          .nullable()
+          .openapi({ description: "github: branches ingested; null: the default" }),
+        created_at: z.string(),
       }),
     ),
   })
   .openapi("WebhookList", {
     example: {
       webhooks: [
-        { archiveId: "rag-memory", name: "github", kind: "github", options: '{"branches":["main"]}', createdAt: MS0 },
+        {
+          name: "github",
+          kind: "github",
+          url: "https://paperguru.example.workers.dev/v1/archives/rag-memory/webhooks/github",
+          branches: ["main"],
+          created_at: T0,
+        },
       ],
     },
   });

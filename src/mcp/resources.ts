@@ -115,7 +115,7 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
       archive,
       name: a?.name ?? archive,
       description: a?.description ?? "",
-      created_at: a ? new Date(a.createdAt).toISOString() : null,
+      created_at: a?.created_at ?? null,
       counts: info.stats.storage,
     };
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(body) }] };

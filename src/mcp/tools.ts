@@ -385,7 +385,7 @@ export const TOOLS: McpTool[] = [
     description: "Log turns of your session; context with this session_id returns the recent ones in short_term.",
     scope: "write",
     input: strict({
-      session_id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
+      session_id: S.SessionId,
       events: S.SessionEventsBody.shape.events,
     }),
     output: S.SessionAppended,

@@ -225,6 +225,33 @@ describe("paperguru CLI: usage", () => {
     expect((await cli(["context", "q", "--budget", "ten"])).err).toContain("--budget must be an integer");
   });
 
+  it("help never cuts a word; typos get suggestions; a missing argument is named", async () => {
+    const top = await cli(["--help"]);
+    // Every command's whole usage appears in the overview.
+    for (const usage of [
+      "import <file|folder>... [--format <f>] [--state <file>] [--restart]",
+      "chunks [--kind <k>]",
+      "subscriptions add <name> --to <https-url>",
+    ])
+      expect(top.out).toContain(usage);
+    for (const l of top.out.split("\n")) expect(l.length, l).toBeLessThanOrEqual(160);
+    for (const name of ["import", "context", "revise", "webhooks add"]) {
+      const h = await cli([...name.split(" "), "--help"]);
+      for (const l of h.out.split("\n").filter((x) => x.startsWith("  ") && x.length > 34))
+        expect(l.length, l).toBeLessThanOrEqual(100);
+    }
+    const typo = await cli(["contxt", "q"]);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('did you mean "context"');
+    expect((await cli(["sources", "lst"])).err).toContain('did you mean "sources list"');
+    const flag = await cli(["context", "q", "--budjet", "100"]);
+    expect(flag.err).toContain("did you mean --budget");
+    const missing = await cli(["context"]);
+    expect(missing.err).toContain("missing argument <query>");
+    expect(missing.err).not.toContain("missing argument: ");
+    expect((await cli(["entity", "rename", "method:x"])).err).toContain("missing argument <name>");
+  });
+
   it("keeps settings in a 0600 config file; env and flags override it", async () => {
     const set = await cli(["config", "set", "url", "http://127.0.0.1:9"]);
     expect(set.code).toBe(0);
@@ -254,7 +281,7 @@ describe("paperguru CLI: usage", () => {
     expect(down.err).toContain("hint:");
     const noKey = await cli(["context", "q", "--archive", "x"]);
     expect(noKey.code).toBe(2);
-    expect(noKey.err).toContain("no archive key");
+    expect(noKey.err).toContain("no key: pass --key");
     expect((await cli(["archives", "list"])).err).toContain("needs the admin key");
   });
 });
@@ -493,6 +520,104 @@ describe("paperguru CLI: against a running worker", () => {
     expect(log.out).toMatch(/import\s+ok\s+markdown:d-study\.md/);
     const entries = json<{ entries: Array<{ origin: string }> }>((await cli(["log", "--json"])).out).entries;
     expect(entries.filter((e) => e.origin === "import").length).toBeGreaterThanOrEqual(PIECES * 2);
+  });
+
+  it("notes, browse, revise, history, entities, deprecate, forget; the admin key serves when no archive key is set", async () => {
+    const env = { PAPERGURU_ARCHIVE: "cli-test" };
+    const added = await cli(["note", "We keep the PageRank damping at 0.85 for HippoRAG.", "--tag", "team:core"], {
+      env,
+    });
+    expect(added.code, added.err).toBe(0);
+    const id = /^(note:[0-9a-f]{12}): created \(version 1\)$/m.exec(added.out)?.[1] as string;
+    expect(id).toBeTruthy();
+    // The same text again is the same note (a retry does not duplicate it).
+    expect(
+      (await cli(["note", "We keep the PageRank damping at 0.85 for HippoRAG.", "--tag", "team:core"], { env })).out,
+    ).toContain(`${id}: unchanged`);
+    const listed = await cli(["chunks", "--kind", "note", "--tag", "team:core"], { env });
+    expect(listed.out).toContain(id);
+    const all = await cli(["chunks", "--all", "--limit", "2", "--json"], { env });
+    const lines = all.out.trim().split("\n");
+    expect(lines.length).toBeGreaterThan(4);
+    expect(new Set(lines.map((l) => json<{ id: string }>(l).id)).size).toBe(lines.length);
+
+    const shown = await cli(["show", id, "--start", "12", "--end", "20"], { env });
+    expect(shown.out).toBe("PageRank\n");
+    const revised = await cli(
+      ["revise", id, "--content", "We now keep the PageRank damping at 0.5.", "--valid-from", "2030-01-01"],
+      { env },
+    );
+    expect(revised.out).toContain(`${id}: updated (version 2)`);
+    expect((await cli(["show", id, "--version", "1"], { env })).out).toContain("0.85");
+    const hist = await cli(["history", id], { env });
+    expect(hist.out).toMatch(/2 versions/);
+    expect(hist.out).toMatch(/^2\s+2030-01-01T00:00:00.000Z/m);
+    // Tags survive a revise made from the CLI.
+    expect((await cli(["chunks", "--tag", "team:core", "--as-of", "2031-01-01"], { env })).out).toContain(id);
+
+    expect((await cli(["resolve", "HippoRAG"], { env })).out).toMatch(/HippoRAG -> /);
+    const ents = await cli(["entities", "--limit", "500"], { env });
+    expect(ents.code).toBe(0);
+    expect(ents.out).toMatch(/^id\s+type\s+names\s+name/);
+
+    const dep = await cli(["deprecate", id, "--reason", "superseded", "--at", "2031-06-01"], { env });
+    expect(dep.out).toContain(`deprecated ${id}`);
+    expect((await cli(["history", id], { env })).out).toContain("superseded");
+
+    const noYes = await cli(["forget", id], { env });
+    expect(noYes.code).toBe(2);
+    expect(noYes.err).toContain("--yes");
+    // No archive key configured anywhere: the admin key serves.
+    const gone = await cli(["forget", id, "--yes"], {
+      env: { ...env, PAPERGURU_ADMIN_KEY: server.adminKey, PAPERGURU_KEY: undefined },
+    });
+    expect(gone.code, gone.err).toBe(0);
+    expect(gone.out).toMatch(/deleted chunk note:[0-9a-f]{12}: 2 versions/);
+    expect((await cli(["show", id], { env })).code).toBe(1);
+  });
+
+  it("keeps one import state per archive in a shared state file", async () => {
+    const admin = { PAPERGURU_ADMIN_KEY: server.adminKey };
+    const second = json<{ archive: { id: string }; key: { secret: string } }>(
+      (await cli(["archives", "create", "cli-second", "--json"], { env: admin })).out,
+    );
+    const state = join(tmp, "shared-state.json");
+    const md = join(papers, "d-study.md");
+    expect((await cli(["import", md, "--state", state], { env: { PAPERGURU_ARCHIVE: "cli-test" } })).code).toBe(0);
+    const other = { PAPERGURU_ARCHIVE: "cli-second", PAPERGURU_KEY: second.key.secret };
+    const first = await cli(["import", md, "--state", state], { env: other });
+    expect(first.code, first.err).toBe(0);
+    // The other archive's entry did not make this one skip the file.
+    expect(first.out + first.err).not.toContain("already imported");
+    expect(Object.keys(readState(state, "cli-test")?.pieces ?? {})).toHaveLength(1);
+    expect(Object.keys(readState(state, "cli-second")?.pieces ?? {})).toHaveLength(1);
+    const again = await cli(["import", md, "--state", state], { env: other });
+    expect(again.out + again.err).toContain("1 pieces already imported");
+  });
+
+  it("manages webhooks and event subscriptions", async () => {
+    const env = { PAPERGURU_ARCHIVE: "cli-test", PAPERGURU_ADMIN_KEY: server.adminKey };
+    const hook = await cli(["webhooks", "add", "feed", "--kind", "generic"], { env });
+    expect(hook.code, hook.err).toBe(0);
+    expect(hook.out).toMatch(/secret: whsec_/);
+    expect((await cli(["webhooks", "list"], { env })).out).toMatch(/feed\s+generic\s+http:\/\/127\.0\.0\.1/);
+    expect((await cli(["webhooks", "deliveries", "feed"], { env })).out).toBe("no deliveries\n");
+    expect((await cli(["webhooks", "delete", "feed"], { env })).out).toContain("deleted webhook feed");
+    // Only dead inbound deliveries are announced here, so nothing is sent to the network.
+    const sub = await cli(
+      ["subscriptions", "add", "ops", "--to", "https://hooks.example.com/pg", "--events", "delivery.dead"],
+      { env },
+    );
+    expect(sub.code, sub.err).toBe(0);
+    expect(sub.out).toMatch(/secret: [0-9a-f]{64}/);
+    expect((await cli(["subscriptions", "list"], { env })).out).toMatch(
+      /ops\s+https:\/\/hooks\.example\.com\/pg\s+delivery\.dead/,
+    );
+    expect((await cli(["subscriptions", "events", "ops"], { env })).out).toBe("no events\n");
+    const bad = await cli(["subscriptions", "add", "x", "--to", "http://169.254.169.254/"], { env });
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("field: url");
+    expect((await cli(["subscriptions", "delete", "ops"], { env })).out).toContain("deleted subscription ops");
   });
 
   it("bin/paperguru.mjs: a real SIGINT saves the state and exits 130; the next run resumes", async () => {

@@ -60,10 +60,15 @@ describe("auth and isolation", () => {
     const badParams = await api("POST", "/v1/archives", { name: "p", params: { alpha: 1.5 } });
     expect(badParams.status).toBe(400);
     expect(badParams.body.error.field).toBe("params.alpha");
-    const tuned = await api("POST", "/v1/archives", { name: "p", params: { pushEpsilon: 1e-4, maxFrontier: 4096 } });
+    // snake_case, and the camelCase names of before as an alias.
+    const tuned = await api("POST", "/v1/archives", { name: "p", params: { push_epsilon: 1e-4, maxFrontier: 4096 } });
     expect(tuned.status).toBe(201);
+    expect(tuned.body.archive.params).toEqual({ push_epsilon: 1e-4, max_frontier: 4096 });
     const stats = await api("GET", `/v1/archives/${tuned.body.archive.id}`, undefined, tuned.body.key.secret);
-    expect(stats.body.stats.capital.params.pushEpsilon).toBe(1e-4);
+    expect(stats.body.stats.capital.params.push_epsilon).toBe(1e-4);
+    expect(stats.body.stats.capital.params.max_frontier).toBe(4096);
+    const unknown = await api("POST", "/v1/archives", { name: "p", params: { top_n: 3 } });
+    expect(unknown.status).toBe(400);
   });
 
   it("a key of one archive can neither read nor write another, and queries never cross archives", async () => {

@@ -34,7 +34,7 @@ describe("event time on imports", () => {
     const june = await api("POST", `/v1/archives/${id}/route`, { ...q, as_of: "2024-06-01" }, key);
     const ids = june.body.selected.map((s: { chunk: string }) => s.chunk);
     expect(ids).toContain("arxiv:2405.14831");
-    expect(june.body.trace.filteredByTime).toBe(0);
+    expect(june.body.trace.filtered_by_time).toBe(0);
     const y2000 = await api("POST", `/v1/archives/${id}/route`, { ...q, as_of: "2000-01-01" }, key);
     const old = y2000.body.selected.map((s: { chunk: string }) => s.chunk);
     expect(old).not.toContain("arxiv:2405.14831");

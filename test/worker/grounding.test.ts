@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
 
-type Step = { from: string; to: string; edgeType: string };
+type Step = { from: string; to: string; edge_type: string };
 type Seed = { chunk: string; reasons: string[] };
 
 describe("plain text is grounded at ingest (title + content only, no entities or edges declared)", () => {
@@ -44,9 +44,9 @@ describe("plain text is grounded at ingest (title + content only, no entities or
     expect(r.status).toBe(200);
     const chunks = (r.body.selected as Array<{ chunk: string }>).map((s) => s.chunk);
     expect(chunks.slice(0, 2)).toEqual(expect.arrayContaining(["kiss-and-tell", "shirley-temple"]));
-    const steps = r.body.trace.routerSteps as Step[];
+    const steps = r.body.trace.router_steps as Step[];
     expect(
-      steps.some((s) => s.from === "kiss-and-tell" && s.to === "shirley-temple" && s.edgeType === "mentions"),
+      steps.some((s) => s.from === "kiss-and-tell" && s.to === "shirley-temple" && s.edge_type === "mentions"),
     ).toBe(true);
     const res = await api("GET", `/v1/archives/${id}/resolve?mention=Corliss%20Archer`, undefined, key);
     expect(res.body.resolved).toEqual({ entity: "concept:corliss-archer", name: "corliss archer", via: "grounded" });
@@ -66,8 +66,8 @@ describe("plain text is grounded at ingest (title + content only, no entities or
     ];
     expect((await api("POST", `/v1/archives/${id}/ingest`, { artifacts }, key)).status).toBe(200);
     const r = await api("POST", `/v1/archives/${id}/route`, { query: "zebra protocol" }, key);
-    const steps = r.body.trace.routerSteps as Step[];
-    expect(steps.some((s) => s.from === "a" && s.to === "b" && s.edgeType === "cites")).toBe(true);
+    const steps = r.body.trace.router_steps as Step[];
+    expect(steps.some((s) => s.from === "a" && s.to === "b" && s.edge_type === "cites")).toBe(true);
     const mass = (r.body.trace.diffusion.mass as Array<{ chunk: string }>).map((m) => m.chunk);
     expect(mass).toContain("b");
   });

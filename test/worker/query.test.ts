@@ -34,7 +34,7 @@ describe("route", () => {
     expect(t.mentions.some((m: { entity: string }) => m.entity === "method:hipporag")).toBe(true);
     expect(t.seeds.length).toBeGreaterThan(0);
     expect(t.diffusion.mass.length).toBeGreaterThan(0);
-    expect(Array.isArray(t.routerSteps)).toBe(true);
+    expect(Array.isArray(t.router_steps)).toBe(true);
     for (const phase of ["analyse", "embed", "semantic", "route", "total"])
       expect(typeof t.timings_ms[phase]).toBe("number");
   });
@@ -121,7 +121,7 @@ describe("context", () => {
       );
       expect(r.status).toBe(200);
       const cards = r.body.cards as Card[];
-      const used = cards.reduce((s, c) => s + c.tokens, 0) + r.body.budget.shortTerm;
+      const used = cards.reduce((s, c) => s + c.tokens, 0) + r.body.budget.short_term;
       expect(used).toBeLessThanOrEqual(budget);
       expect(r.body.budget.tokenizer).toBeTruthy();
       if (budget >= 900) {
@@ -242,10 +242,10 @@ describe("capital chunk durability", () => {
     const before = await api("POST", `/v1/archives/${id}/route`, query, key);
     await api("POST", `/v1/archives/${id}/admin/evict`, undefined, ADMIN);
     const stats = await api("GET", `/v1/archives/${id}`, undefined, key);
-    const rebuild = stats.body.stats.capital.lastRebuild;
-    expect(rebuild.fromSnapshotSeq).toBe(snap.body.seq);
+    const rebuild = stats.body.stats.capital.last_rebuild;
+    expect(rebuild.from_snapshot_seq).toBe(snap.body.seq);
     expect(rebuild.replayed).toBeGreaterThan(0);
-    expect(stats.body.stats.capital.bytesPerHead).toBeGreaterThan(0);
+    expect(stats.body.stats.capital.bytes_per_head).toBeGreaterThan(0);
     const after = await api("POST", `/v1/archives/${id}/route`, query, key);
     // Recency depends on the wall clock between the two calls; everything else must be identical.
     type C = { chunk: string; version: number; mass: number; experts: Record<string, number> };

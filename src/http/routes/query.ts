@@ -89,10 +89,8 @@ endpoint(
     description: "Short-term events of an agent session; /context counts them against its budget.",
     request: {
       params: S.ArchiveParam.extend({
-        session: S.ArchiveParam.shape.archive.openapi({
-          param: { name: "session", in: "path" },
-          example: "s-2025-01-10",
-        }),
+        // The same ids route, expand and context take as session_id (percent-encode other characters).
+        session: S.SessionId.openapi({ param: { name: "session", in: "path" }, example: "s-2025-01-10" }),
       }),
       ...body(S.SessionEventsBody),
     },

@@ -55,7 +55,7 @@ endpoint(
     responses: { 200: json(S.WebhookList), ...errors(400, 401, 403, 404) },
   },
   async (c) => {
-    return c.json(await c.var.app.webhooks.list(c.req.valid("param").archive), 200);
+    return c.json(await c.var.app.webhooks.list(c.req.valid("param").archive, new URL(c.req.url).origin), 200);
   },
 );
 

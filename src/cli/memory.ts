@@ -1,0 +1,713 @@
+/**
+ * CLI commands for what a person does by hand between imports and queries: add a note, revise,
+ * deprecate, delete; look around (chunks, show, history, entities, resolve); entity aliases, renames
+ * and merges; session events; webhooks and outbound event subscriptions.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Artifact, ChunkDetail, EntityDetail } from "../client";
+import { sha256Hex } from "../core/ingest";
+import { EVENT_TYPES } from "../core/types";
+import type { Command, Run } from "./command";
+import { EXIT, table, UsageError } from "./io";
+
+const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
+const asOf = {
+  "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
+} as const;
+const short = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const list = (v: string | undefined) =>
+  v
+    ?.split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/** Text from --content, --file or stdin (-). */
+async function textArg(r: Run): Promise<string | undefined> {
+  const content = r.str("content");
+  const file = r.str("file");
+  if (content !== undefined && file !== undefined) throw new UsageError("give --content or --file, not both");
+  if (file === "-") return r.io.readStdin();
+  if (file !== undefined) return readFileSync(resolve(r.io.cwd, file), "utf8");
+  return content;
+}
+
+function requireYes(r: Run, what: string): void {
+  if (r.values.yes !== true) throw new UsageError(`${what} cannot be undone: add --yes to confirm`);
+}
+
+// ------------------------------------------------------------------ write
+
+const noteCmd: Command = {
+  name: "note",
+  args: '"<text>" [--id <id>] [--title <title>] [--tag <boundary>]... [--valid-from <time>]',
+  summary: "Remember a note. Without --id the id is note:<first 12 hex of sha256(text)>, so a retry stores it once.",
+  options: {
+    id: { type: "string", arg: "<id>", description: "chunk id (re-using one adds a version)" },
+    title: { type: "string", arg: "<title>", description: "title (default: the first 80 characters)" },
+    tag: { type: "string", arg: "<a,b>", description: "boundary tags, comma-separated (e.g. split:dev)" },
+    "valid-from": { type: "string", arg: "<time>", description: "event time (default: now)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const text = r.positionals[0] as string;
+    const id = r.str("id") ?? `note:${(await sha256Hex(text)).slice(0, 12)}`;
+    const firstLine = text.split("\n")[0] ?? text;
+    const artifact: Artifact = {
+      id,
+      kind: "note",
+      title: r.str("title") ?? short(firstLine, 80),
+      content: text,
+      boundaries: list(r.str("tag")),
+      valid_from: r.str("valid-from"),
+    };
+    const res = await r.client().ingest(r.archive(), { artifacts: [artifact] });
+    if (r.json) printJson(r, res);
+    else for (const x of res.results) r.out(`${x.id}: ${x.status} (version ${x.version})`);
+    return EXIT.ok;
+  },
+};
+
+/** The latest version as an artifact again (entities need their type and name: one lookup each). */
+async function currentArtifact(r: Run, archive: string, d: ChunkDetail): Promise<Artifact> {
+  const v = d.versions[d.versions.length - 1];
+  if (!v) throw new UsageError(`chunk ${d.id} has no versions`);
+  const client = r.client();
+  const entities = [];
+  for (const id of v.entities.slice(0, 200)) {
+    try {
+      const e = await client.entity(archive, id);
+      entities.push({ type: e.type as NonNullable<Artifact["entities"]>[number]["type"], id: e.id, name: e.name });
+    } catch {
+      // A grounded concept the text produced: it is derived again from the new text.
+    }
+  }
+  const c = await client.content(archive, d.id, { version: v.version, max_chars: 2 * 1024 * 1024 });
+  return {
+    id: d.id,
+    kind: v.kind as Artifact["kind"],
+    title: v.title,
+    synopsis: v.synopsis,
+    content: c.text,
+    entities,
+    boundaries: v.boundaries,
+    edges: v.edges.map((e) => ({
+      type: e.type as NonNullable<Artifact["edges"]>[number]["type"],
+      target: e.target,
+      weight: e.weight,
+      ...(e.valid_from ? { valid_from: e.valid_from } : {}),
+      ...(e.valid_to !== undefined ? { valid_to: e.valid_to } : {}),
+      ...(e.context ? { context: e.context } : {}),
+    })),
+    relations: v.relations.map((x) => ({
+      subject: x.subject,
+      predicate: x.predicate,
+      object: x.object,
+      ...(x.subject_type ? { subject_type: x.subject_type as "concept" } : {}),
+      ...(x.object_type ? { object_type: x.object_type as "concept" } : {}),
+    })),
+    source: v.source || undefined,
+  };
+}
+
+const reviseCmd: Command = {
+  name: "revise",
+  args: "<id> [--content <text> | --file <path|->] [--title <title>] [--valid-from <time>]",
+  summary:
+    "Add a version of an existing chunk: the latest version with the new text and/or title (entities, tags and edges kept).",
+  options: {
+    content: { type: "string", arg: "<text>", description: "the new content" },
+    file: { type: "string", arg: "<path|->", description: "read the new content from a file (- for stdin)" },
+    title: { type: "string", arg: "<title>", description: "a new title" },
+    "valid-from": { type: "string", arg: "<time>", description: "when the new version becomes valid (default: now)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const archive = r.archive();
+    const id = r.positionals[0] as string;
+    const content = await textArg(r);
+    const title = r.str("title");
+    if (content === undefined && title === undefined) throw new UsageError("give --content, --file or --title");
+    const base = await currentArtifact(r, archive, await r.client().chunk(archive, id));
+    const res = await r.client().revise(archive, {
+      ...base,
+      ...(content !== undefined ? { content, synopsis: undefined } : {}),
+      ...(title !== undefined ? { title } : {}),
+      valid_from: r.str("valid-from"),
+    });
+    if (r.json) printJson(r, res);
+    else for (const x of res.results) r.out(`${x.id}: ${x.status} (version ${x.version})`);
+    return EXIT.ok;
+  },
+};
+
+const deprecateCmd: Command = {
+  name: "deprecate",
+  args: "<id> [--by <successor>] [--at <time>] [--reason <text>]",
+  summary: "End a chunk's validity (history kept; queries as of earlier times still see it).",
+  options: {
+    by: { type: "string", arg: "<id>", description: "the successor chunk (adds a deprecated-by edge)" },
+    at: { type: "string", arg: "<time>", description: "when it stops being valid (default: now)" },
+    reason: { type: "string", arg: "<text>", description: "why (kept in the history)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().deprecate(r.archive(), {
+      id: r.positionals[0] as string,
+      by: r.str("by"),
+      at: r.str("at"),
+      reason: r.str("reason"),
+    });
+    if (r.json) printJson(r, res);
+    else r.out(`deprecated ${res.deprecated} (last version ${res.version})${res.by ? `, succeeded by ${res.by}` : ""}`);
+    return EXIT.ok;
+  },
+};
+
+const forgetCmd: Command = {
+  name: "forget",
+  args: "<chunk-id> | --entity <id>  --yes",
+  summary: "Delete a chunk (every version) or an entity (with its mentions) for good; audited. Needs --yes.",
+  options: {
+    entity: { type: "string", arg: "<id>", description: "delete this entity instead of a chunk" },
+    yes: { type: "boolean", description: "confirm: the delete cannot be undone" },
+  },
+  positionals: [0, 1],
+  async run(r) {
+    const entity = r.str("entity");
+    const chunk = r.positionals[0];
+    if (!entity === !chunk) throw new UsageError("give a chunk id or --entity <id>", "forget");
+    requireYes(r, `deleting ${chunk ?? entity}`);
+    const res = entity
+      ? await r.client().forgetEntity(r.archive(), entity)
+      : await r.client().forgetChunk(r.archive(), chunk as string);
+    if (r.json) printJson(r, res);
+    else {
+      const d = res.deleted;
+      r.out(
+        `deleted ${d.target} ${d.id}: ${d.versions} versions, ${d.edges} edges, ${d.entities.length} entities, ${d.content_objects} content objects (audit #${res.audit_id})`,
+      );
+    }
+    return EXIT.ok;
+  },
+};
+
+const archivesDelete: Command = {
+  name: "archives delete",
+  args: "<id> --yes",
+  summary: "Delete an archive with everything in it (admin key; audited). Needs --yes.",
+  options: { yes: { type: "boolean", description: "confirm: the delete cannot be undone" } },
+  positionals: [1, 1],
+  async run(r) {
+    const id = r.positionals[0] as string;
+    requireYes(r, `deleting archive ${id}`);
+    const res = await r.admin().deleteArchive(id);
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        `deleted archive ${id}: ${res.deleted.versions} versions, ${res.deleted.content_objects} blobs (audit #${res.audit_id})`,
+      );
+    return EXIT.ok;
+  },
+};
+
+// ------------------------------------------------------------------ read
+
+const chunksCmd: Command = {
+  name: "chunks",
+  args: "[--kind <k>] [--entity <id>] [--tag <t>] [--prefix <p>] [--title <t>] [--as-of <time>] [--limit <n>] [--all]",
+  summary: "List chunks valid at a time, in id order, one page (or --all pages).",
+  options: {
+    ...asOf,
+    kind: { type: "string", arg: "<kind>", description: "paper, section, code_unit, note, ..." },
+    entity: { type: "string", arg: "<id>", description: "chunks mentioning this entity id" },
+    tag: { type: "string", arg: "<tag>", description: "chunks carrying this boundary tag" },
+    prefix: { type: "string", arg: "<p>", description: "chunk ids starting with this" },
+    title: { type: "string", arg: "<t>", description: "titles starting with this (case-insensitive)" },
+    limit: { type: "string", arg: "<n>", description: "page size (1-500, default 50)" },
+    cursor: { type: "string", arg: "<c>", description: "next page (the cursor a previous page printed)" },
+    all: { type: "boolean", description: "every page" },
+  },
+  positionals: [0, 0],
+  async run(r) {
+    const q = {
+      kind: r.str("kind") as "paper" | undefined,
+      entity: r.str("entity"),
+      boundary: r.str("tag"),
+      prefix: r.str("prefix"),
+      title_prefix: r.str("title"),
+      as_of: r.str("as-of"),
+      limit: r.int("limit", 1, 500) ?? 50,
+    };
+    const client = r.client();
+    const archive = r.archive();
+    const rows: string[][] = [["id", "kind", "v", "valid from", "title"]];
+    const add = (c: { id: string; kind: string; version: number; valid_from: string; title: string }) =>
+      rows.push([c.id, c.kind, String(c.version), c.valid_from.slice(0, 10), short(c.title, 60)]);
+    if (r.values.all === true) {
+      let n = 0;
+      for await (const c of client.allChunks(archive, q)) {
+        if (r.json) r.out(JSON.stringify(c));
+        else add(c);
+        n++;
+      }
+      if (!r.json) r.out(n ? table(rows) : "no chunks");
+      return EXIT.ok;
+    }
+    const page = await client.chunks(archive, { ...q, cursor: r.str("cursor") });
+    if (r.json) printJson(r, page);
+    else {
+      for (const c of page.chunks) add(c);
+      r.out(page.chunks.length ? table(rows) : "no chunks");
+      if (page.next_cursor) r.out(`more: --cursor ${page.next_cursor}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+const showCmd: Command = {
+  name: "show",
+  args: "<id> [--version <n>] [--as-of <time>] [--start <a>] [--end <b>]",
+  summary: "Print a version's exact content (or the span [start, end), as card anchors count it).",
+  options: {
+    ...asOf,
+    version: { type: "string", arg: "<n>", description: "exact version (default: valid at --as-of)" },
+    start: { type: "string", arg: "<a>", description: "first character (default 0)" },
+    end: { type: "string", arg: "<b>", description: "end character, exclusive (default: the end)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const id = r.positionals[0] as string;
+    const client = r.client();
+    const archive = r.archive();
+    const q = {
+      version: r.int("version", 1, 1_000_000),
+      as_of: r.str("as-of"),
+      start: r.int("start", 0, 2 ** 31),
+      end: r.int("end", 0, 2 ** 31),
+    };
+    let res = await client.content(archive, id, q);
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.io.stdout.write(res.text);
+    while (res.truncated && res.next_start !== null) {
+      res = await client.content(archive, id, { ...q, version: res.version, start: res.next_start });
+      r.io.stdout.write(res.text);
+    }
+    if (!res.text.endsWith("\n")) r.out();
+    return EXIT.ok;
+  },
+};
+
+function renderChunk(d: ChunkDetail): string {
+  const out = [
+    `${d.id} (${d.kind}), ${d.versions.length} version${d.versions.length === 1 ? "" : "s"}${d.deprecated_at ? `, deprecated ${d.deprecated_at}${d.deprecated_by ? ` by ${d.deprecated_by}` : ""}${d.deprecation_reason ? `: ${d.deprecation_reason}` : ""}` : ""}`,
+    table([
+      ["v", "valid from", "valid to", "chars", "title"],
+      ...d.versions.map((v) => [
+        String(v.version),
+        v.valid_from,
+        v.valid_to ?? "-",
+        String(v.content_chars),
+        short(v.title, 50),
+      ]),
+    ]),
+  ];
+  if (d.edges.length)
+    out.push(
+      "edges:",
+      table(
+        d.edges.map((e) => [
+          `  ${e.src === d.id ? `-> ${e.dst}` : `<- ${e.src}`}`,
+          e.type,
+          String(e.weight),
+          `${e.valid_from.slice(0, 10)}..${e.valid_to?.slice(0, 10) ?? ""}`,
+        ]),
+      ),
+    );
+  return out.join("\n");
+}
+
+function renderEntity(e: EntityDetail): string {
+  return [
+    `${e.id} (${e.type}): ${e.name}${e.merged_into ? `, merged into ${e.merged_into} at ${e.merged_at}` : ""}`,
+    "names:",
+    table(e.aliases.map((a) => [`  ${a.alias}`, `${a.valid_from} .. ${a.valid_to ?? ""}`])),
+    "events:",
+    table(e.events.map((x) => [`  ${x.at}`, x.op, JSON.stringify(x.detail)])),
+    `mentioned by ${e.mentions.length} chunk version${e.mentions.length === 1 ? "" : "s"}${
+      e.mentions.length
+        ? `: ${e.mentions
+            .slice(0, 10)
+            .map((m) => `${m.chunk}@v${m.version}`)
+            .join(", ")}${e.mentions.length > 10 ? ", …" : ""}`
+        : ""
+    }`,
+  ].join("\n");
+}
+
+const historyCmd: Command = {
+  name: "history",
+  args: "<chunk-id> | --entity <id>",
+  summary: "A chunk's versions, edges and deprecation, or an entity's names, merges and mentions over time.",
+  options: { entity: { type: "string", arg: "<id>", description: "an entity id instead of a chunk" } },
+  positionals: [0, 1],
+  async run(r) {
+    const entity = r.str("entity");
+    const chunk = r.positionals[0];
+    if (!entity === !chunk) throw new UsageError("give a chunk id or --entity <id>", "history");
+    if (entity) {
+      const e = await r.client().entity(r.archive(), entity);
+      r.out(r.json ? JSON.stringify(e, null, 2) : renderEntity(e));
+    } else {
+      const d = await r.client().chunk(r.archive(), chunk as string);
+      r.out(r.json ? JSON.stringify(d, null, 2) : renderChunk(d));
+    }
+    return EXIT.ok;
+  },
+};
+
+const resolveCmd: Command = {
+  name: "resolve",
+  args: '"<name>" [--as-of <time>]',
+  summary: "The entity a name, alias or identifier denotes (as of a time), following renames and merges.",
+  options: { ...asOf },
+  positionals: [1, 1],
+  async run(r) {
+    const mention = r.positionals[0] as string;
+    const res = await r.client().resolve(r.archive(), { mention, as_of: r.str("as-of") });
+    if (r.json) printJson(r, res);
+    else if (res.resolved)
+      r.out(`${mention} -> ${res.resolved.entity} (${res.resolved.name}; via ${res.resolved.via})`);
+    else if (res.candidates?.length)
+      r.out(`${mention} is ambiguous: ${res.candidates.map((c) => `${c.entity} (${c.name})`).join(", ")}`);
+    else r.out(`${mention}: no entity`);
+    return res.resolved ? EXIT.ok : EXIT.failed;
+  },
+};
+
+const entitiesCmd: Command = {
+  name: "entities",
+  args: "[--type <t>] [--prefix <p>] [--merged] [--limit <n>] [--cursor <c>]",
+  summary: "List entities in id order with their current name and number of names.",
+  options: {
+    type: { type: "string", arg: "<type>", description: "method, dataset, paper, person, concept, ..." },
+    prefix: { type: "string", arg: "<p>", description: "ids starting with this, e.g. method:" },
+    merged: { type: "boolean", description: "include entities merged into another" },
+    limit: { type: "string", arg: "<n>", description: "page size (1-500, default 50)" },
+    cursor: { type: "string", arg: "<c>", description: "next page" },
+  },
+  positionals: [0, 0],
+  async run(r) {
+    const page = await r.client().entities(r.archive(), {
+      type: r.str("type") as "method" | undefined,
+      prefix: r.str("prefix"),
+      merged: r.values.merged === true ? "true" : undefined,
+      limit: r.int("limit", 1, 500) ?? 50,
+      cursor: r.str("cursor"),
+    });
+    if (r.json) printJson(r, page);
+    else {
+      r.out(
+        page.entities.length
+          ? table([
+              ["id", "type", "names", "name"],
+              ...page.entities.map((e) => [
+                e.id,
+                e.type,
+                String(e.aliases),
+                `${e.name}${e.merged_into ? ` (merged into ${e.merged_into})` : ""}`,
+              ]),
+            ])
+          : "no entities",
+      );
+      if (page.next_cursor) r.out(`more: --cursor ${page.next_cursor}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+const entityOp = (op: "alias" | "rename" | "merge"): Command => ({
+  name: `entity ${op}`,
+  args: op === "merge" ? "<id> --into <id> [--at <time>]" : `<id> "<name>" [--at <time>]`,
+  summary:
+    op === "alias"
+      ? "Add a name an entity is also known by (from --at on)."
+      : op === "rename"
+        ? "Rename an entity (the old name still resolves as a historical alias)."
+        : "Merge an entity into another (its names and mentions follow from --at on).",
+  options: {
+    at: { type: "string", arg: "<time>", description: "when it takes effect (default: now)" },
+    ...(op === "merge" ? { into: { type: "string", arg: "<id>", description: "the entity that survives" } } : {}),
+  },
+  positionals: op === "merge" ? [1, 1] : [2, 2],
+  async run(r) {
+    const [entity, name] = r.positionals as [string, string];
+    const client = r.client();
+    const at = r.str("at");
+    if (op === "merge") {
+      const into = r.str("into");
+      if (!into) throw new UsageError("missing --into <id>", "entity merge");
+      await client.merge(r.archive(), { entity, into, at });
+      r.out(`merged ${entity} into ${into}`);
+    } else if (op === "alias") {
+      await client.alias(r.archive(), { entity, alias: name, at });
+      r.out(`${entity} is also "${name}"`);
+    } else {
+      await client.rename(r.archive(), { entity, new_name: name, at });
+      r.out(`${entity} is now "${name}"`);
+    }
+    return EXIT.ok;
+  },
+});
+
+const sessionAdd: Command = {
+  name: "session add",
+  args: '<session-id> "<text>" [--role user|assistant|tool]',
+  summary: "Log a turn of a session; `context --session <id>` returns the recent ones in its short-term window.",
+  options: { role: { type: "string", arg: "<role>", description: "who said it (default user)" } },
+  positionals: [2, 2],
+  async run(r) {
+    const [session, text] = r.positionals as [string, string];
+    const res = await r
+      .client()
+      .appendSession(r.archive(), session, { events: [{ role: r.str("role") ?? "user", text }] });
+    if (r.json) printJson(r, res);
+    else r.out(`session ${session}: ${res.appended} event, ${res.tokens} tokens`);
+    return EXIT.ok;
+  },
+};
+
+// ------------------------------------------------------------------ webhooks and events
+
+const webhooksAdd: Command = {
+  name: "webhooks add",
+  args: "<name> --kind generic|github [--branches <a,b>] [--secret <s>]",
+  summary: "Create (or rotate) a signed webhook endpoint (admin key); prints its URL and secret once.",
+  options: {
+    kind: { type: "string", arg: "<kind>", description: "generic (signed feed JSON) or github (push events)" },
+    branches: { type: "string", arg: "<a,b>", description: "github: branches to ingest (default: the default branch)" },
+    secret: { type: "string", arg: "<s>", description: "your own secret (≥ 16 characters; default: generated)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const kind = r.str("kind");
+    if (kind !== "generic" && kind !== "github")
+      throw new UsageError("--kind must be generic or github", "webhooks add");
+    const res = await r.admin().putWebhook(r.archive(), r.positionals[0] as string, {
+      kind,
+      branches: list(r.str("branches")),
+      secret: r.str("secret"),
+    });
+    if (r.json) printJson(r, res);
+    else r.out(`webhook ${res.name} (${res.kind})\n  url:    ${res.url}\n  secret: ${res.secret}  (shown once)`);
+    return EXIT.ok;
+  },
+};
+
+const webhooksList: Command = {
+  name: "webhooks list",
+  args: "",
+  summary: "List webhook endpoints (admin key).",
+  positionals: [0, 0],
+  async run(r) {
+    const res = await r.admin().webhooks(r.archive());
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        res.webhooks.length
+          ? table([["name", "kind", "url"], ...res.webhooks.map((w) => [w.name, w.kind, w.url])])
+          : "no webhooks",
+      );
+    return EXIT.ok;
+  },
+};
+
+const webhooksDelete: Command = {
+  name: "webhooks delete",
+  args: "<name>",
+  summary: "Delete a webhook endpoint with its deliveries (admin key).",
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.admin().deleteWebhook(r.archive(), r.positionals[0] as string);
+    r.out(r.json ? JSON.stringify(res) : `deleted webhook ${res.deleted}`);
+    return EXIT.ok;
+  },
+};
+
+const webhooksDeliveries: Command = {
+  name: "webhooks deliveries",
+  args: "<name> [--status <s>]",
+  summary: "A webhook's deliveries, newest first (status: received, queued, retrying, ingested, ignored, dead).",
+  options: { status: { type: "string", arg: "<s>", description: "only deliveries in this state" } },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r
+      .client()
+      .deliveries(r.archive(), r.positionals[0] as string, { status: r.str("status") as "dead" | undefined });
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        res.deliveries.length
+          ? table([
+              ["delivery", "status", "attempts", "received", "error"],
+              ...res.deliveries.map((d) => [d.delivery, d.status, String(d.attempts), d.received_at, d.error ?? ""]),
+            ])
+          : "no deliveries",
+      );
+    return EXIT.ok;
+  },
+};
+
+const webhooksReplay: Command = {
+  name: "webhooks replay",
+  args: "<name> <delivery>",
+  summary: "Queue a delivery again (e.g. a dead letter once the upstream is back).",
+  positionals: [2, 2],
+  async run(r) {
+    const [name, delivery] = r.positionals as [string, string];
+    const res = await r.client().replayDelivery(r.archive(), name, delivery);
+    r.out(r.json ? JSON.stringify(res) : `delivery ${delivery}: ${res.status}`);
+    return EXIT.ok;
+  },
+};
+
+const subscribeCmd: Command = {
+  name: "subscriptions add",
+  args: "<name> --to <https-url> [--events <a,b>] [--secret <s>]",
+  summary: "Send the archive's events to a URL, signed with HMAC-SHA256 (secret printed once).",
+  details: `Event types: ${EVENT_TYPES.join(", ")} (default: all).`,
+  options: {
+    to: { type: "string", arg: "<url>", description: "where events are POSTed (--url is the server's)" },
+    events: { type: "string", arg: "<a,b>", description: "only these event types" },
+    secret: { type: "string", arg: "<s>", description: "your own secret (≥ 16 characters; default: generated)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const url = r.str("to");
+    if (!url) throw new UsageError("missing --to <https-url>", "subscriptions add");
+    const res = await r.client().subscribe(r.archive(), r.positionals[0] as string, {
+      url,
+      events: list(r.str("events")) as Array<(typeof EVENT_TYPES)[number]> | undefined,
+      secret: r.str("secret"),
+    });
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        `subscription ${res.name} -> ${res.url} (${res.events.length ? res.events.join(", ") : "all events"})\n  secret: ${res.secret}  (shown once)`,
+      );
+    return EXIT.ok;
+  },
+};
+
+const subscriptionsList: Command = {
+  name: "subscriptions list",
+  args: "",
+  summary: "List event subscribers.",
+  positionals: [0, 0],
+  async run(r) {
+    const res = await r.client().subscriptions(r.archive());
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        res.subscriptions.length
+          ? table([
+              ["name", "url", "events"],
+              ...res.subscriptions.map((s) => [s.name, s.url, s.events.join(",") || "all"]),
+            ])
+          : "no subscriptions",
+      );
+    return EXIT.ok;
+  },
+};
+
+const subscriptionsDelete: Command = {
+  name: "subscriptions delete",
+  args: "<name>",
+  summary: "Unsubscribe (its queued and past events go too).",
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().unsubscribe(r.archive(), r.positionals[0] as string);
+    r.out(r.json ? JSON.stringify(res) : `deleted subscription ${res.deleted}`);
+    return EXIT.ok;
+  },
+};
+
+const subscriptionsEvents: Command = {
+  name: "subscriptions events",
+  args: "<name> [--status pending|retrying|delivered|dead] [--limit <n>]",
+  summary: "Events sent to a subscriber, newest first, with status, attempts and the last error.",
+  options: {
+    status: { type: "string", arg: "<s>", description: "only events in this state" },
+    limit: { type: "string", arg: "<n>", description: "at most n (1-500, default 100)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().events(r.archive(), r.positionals[0] as string, {
+      status: r.str("status") as "dead" | undefined,
+      limit: r.int("limit", 1, 500),
+    });
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        res.events.length
+          ? table([
+              ["event", "type", "status", "attempts", "http", "created", "error"],
+              ...res.events.map((e) => [
+                e.id,
+                e.type,
+                e.status,
+                String(e.attempts),
+                e.response_status === null ? "-" : String(e.response_status),
+                e.created_at,
+                e.error ?? "",
+              ]),
+            ])
+          : "no events",
+      );
+    return EXIT.ok;
+  },
+};
+
+const subscriptionsRedeliver: Command = {
+  name: "subscriptions redeliver",
+  args: "<name> <event>",
+  summary: "Send an event again (a dead one once the receiver is back).",
+  positionals: [2, 2],
+  async run(r) {
+    const [name, event] = r.positionals as [string, string];
+    const res = await r.client().redeliver(r.archive(), name, event);
+    r.out(r.json ? JSON.stringify(res) : `event ${res.event}: ${res.status}`);
+    return EXIT.ok;
+  },
+};
+
+export const MEMORY_COMMANDS: Command[] = [
+  noteCmd,
+  reviseCmd,
+  deprecateCmd,
+  forgetCmd,
+  chunksCmd,
+  showCmd,
+  historyCmd,
+  resolveCmd,
+  entitiesCmd,
+  entityOp("alias"),
+  entityOp("rename"),
+  entityOp("merge"),
+  sessionAdd,
+  webhooksAdd,
+  webhooksList,
+  webhooksDelete,
+  webhooksDeliveries,
+  webhooksReplay,
+  subscribeCmd,
+  subscriptionsList,
+  subscriptionsDelete,
+  subscriptionsEvents,
+  subscriptionsRedeliver,
+];
+
+export const ADMIN_COMMANDS: Command[] = [archivesDelete];
