@@ -13,9 +13,15 @@ import { tidy } from "./style";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
+/** The kernel's ingest result with its transaction time as ISO 8601. */
+async function ingested(res: ReturnType<PaperGuru["ingest"]>) {
+  const r = await res;
+  return r.ok ? ok({ ...r.value, recorded_at: new Date(r.value.recorded_at).toISOString() }) : r;
+}
+
 /** POST /v1/archives/{a}/ingest */
 export function ingestOp(pg: PaperGuru, archive: string, artifacts: In<typeof S.ArtifactSchema>[]) {
-  return pg.ingest(archive, artifacts.map(S.toArtifactInput));
+  return ingested(pg.ingest(archive, artifacts.map(S.toArtifactInput)));
 }
 
 /** POST /v1/archives/{a}/revise: a new version of a chunk that must already exist. */
@@ -27,7 +33,7 @@ export async function reviseOp(
 ) {
   if (!(await store.chunkRow(archive, artifact.id)))
     return fail("not_found", `chunk ${artifact.id} does not exist`, "id", "use /ingest to create it");
-  return pg.ingest(archive, [S.toArtifactInput(artifact)]);
+  return ingested(pg.ingest(archive, [S.toArtifactInput(artifact)]));
 }
 
 /** POST /v1/archives/{a}/deprecate */

@@ -93,13 +93,13 @@ export const IngestResult = z
       z.object({ id: z.string(), status: z.enum(["created", "updated", "unchanged"]), version: z.number() }),
     ),
     counts: z.object({ created: z.number(), updated: z.number(), unchanged: z.number() }),
-    recorded_at: z.number().openapi({ description: "transaction time (epoch ms)" }),
+    recorded_at: z.string().openapi({ description: "transaction time (ISO 8601)" }),
   })
   .openapi("IngestResult", {
     example: {
       results: [{ id: "arxiv:2405.14831", status: "created", version: 1 }],
       counts: { created: 1, updated: 0, unchanged: 0 },
-      recorded_at: 1735689600000,
+      recorded_at: "2025-01-01T00:00:00.000Z",
     },
   });
 

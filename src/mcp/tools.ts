@@ -12,39 +12,6 @@ import * as S from "../contract";
 import { promptCard } from "../core/distill/card";
 import { fail, ok, type Result } from "../core/errors";
 
-// ------------------------------------------------------------------ times on the way out
-
-/** Fields that hold epoch-ms instants in the payloads the tools return (store rows and REST bodies). */
-const TIME_KEYS = new Set([
-  "at",
-  "as_of",
-  "valid_from",
-  "valid_to",
-  "recorded_at",
-  "validFrom",
-  "validTo",
-  "firstValidFrom",
-  "recordedAt",
-  "createdAt",
-  "updatedAt",
-  "deprecatedAt",
-  "revokedAt",
-  "mergedAt",
-  "endAt",
-  "lastAccess",
-]);
-
-/** A deep copy with every epoch-ms instant under a TIME_KEYS field as an ISO 8601 string (null stays null). */
-export function isoTimes<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(isoTimes) as T;
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = TIME_KEYS.has(k) && typeof v === "number" && Number.isFinite(v) ? new Date(v).toISOString() : isoTimes(v);
-  }
-  return out as T;
-}
-
 // ------------------------------------------------------------------ shared fields
 
 // `archive` is explained once, in the server instructions.
@@ -312,7 +279,7 @@ export const TOOLS: McpTool[] = [
           "send one artifact per revise call",
         );
       const res = args.revise && first ? await app.memory.revise(a, first) : await app.memory.ingest(a, args.artifacts);
-      return res.ok ? done(isoTimes(res.value)) : res;
+      return res;
     },
   }),
   tool({
