@@ -14,6 +14,7 @@ import { FailureError, type FailureKind } from "../core/errors";
 import { MAX_REQUEST_BYTES } from "../core/limits";
 import { errorLine } from "../core/log";
 import { type AppEnv, errorBody, STATUS } from "./common";
+import { describeDocument } from "./descriptions";
 import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, LANDING_CSP, LANDING_HTML, TAGS } from "./docs";
 import { resourceApp } from "./route";
 import { archivesRoutes } from "./routes/archives";
@@ -110,13 +111,20 @@ function document(app: OpenAPIHono<AppEnv>): void {
     c.header("x-content-type-options", "nosniff");
     return c.html(DOCS_HTML);
   });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "PaperGuru", version: "0.1.0", description: API_DESCRIPTION },
-    tags: TAGS,
-    security: [{ bearer: [] }],
-  });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", BEARER_SCHEME);
+  // Generated once per isolate from the registry, with the shared parameter and schema descriptions.
+  let built: unknown = null;
+  app.get("/openapi.json", (c) => {
+    built ??= describeDocument(
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: { title: "PaperGuru", version: "0.1.0", description: API_DESCRIPTION },
+        tags: TAGS,
+        security: [{ bearer: [] }],
+      }),
+    );
+    return c.json(built as object);
+  });
 }
 
 /**

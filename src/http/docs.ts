@@ -7,14 +7,64 @@
 import type { z } from "@hono/zod-openapi";
 import * as S from "../contract";
 
-export const API_DESCRIPTION = `Lifecycle-aware long-term memory for long-horizon LLM agents: REST under \`/v1\`, JSON bodies, times as ISO 8601 dates or date-times.
+export const API_DESCRIPTION = `Lifecycle-aware long-term memory for long-horizon LLM agents: REST under \`/v1\`, JSON bodies, times as ISO 8601 dates or date-times; MCP at \`/mcp\`; a CLI and a typed client in the \`paperguru\` package.
+
+## Quick start
+
+Start a local server (\`npm install && npm start\` in the repository prints its URL and admin key), then:
+
+\`\`\`
+U=http://127.0.0.1:8787     # the URL npm start printed (PORT=... changes it)
+ADMIN=$(grep ADMIN_KEY .dev.vars | cut -d= -f2)
+KEY=$(curl -s -X POST $U/v1/archives -H "authorization: Bearer $ADMIN" -H 'content-type: application/json' \\
+  -d '{"id":"mine","name":"My memory"}' | jq -r .key.secret)
+curl -s -X POST $U/v1/archives/mine/ingest -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\
+  -d '{"artifacts":[{"id":"note:damping","kind":"note","title":"Damping","content":"We use a PageRank damping of 0.85."}]}'
+curl -s -X POST $U/v1/archives/mine/context -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\
+  -d '{"query":"Which damping do we use?"}'
+curl -s "$U/v1/archives/mine/chunks?limit=10" -H "authorization: Bearer $KEY"
+\`\`\`
+
+The context answer holds evidence cards: a claim, its logic sketch and anchors, exact \`[start, end)\` spans of one version's content; \`POST …/verify\` re-checks them and \`GET …/chunks/{id}/content?version=&start=&end=\` reads them.
+
+## Conventions
+
+- Output is snake_case; times are ISO 8601 (UTC); weights and scores carry 4 significant digits.
+- Listings page with \`limit\` and an opaque \`cursor\` (\`next_cursor\` of the previous page; null on the last); the ingest log pages with \`before\`.
+- \`as_of\` answers as the archive was at that time: versions not yet valid, superseded or deprecated then are invisible.
+- Writes are idempotent: the same artifact again is \`unchanged\`; a retried webhook delivery is a duplicate.
+
+## MCP
+
+\`/mcp\` speaks MCP over streamable HTTP, statelessly: POST JSON-RPC with \`Authorization: Bearer <key>\` and \`Accept: application/json, text/event-stream\` (without that Accept header the transport answers 406). Tools: context, route, expand, verify, read, list, history, neighbours, resolve, export, remember, deprecate, forget, entity, session; resources: each archive the key reads and its chunks (\`paperguru://<archive>/chunks/<id>\`); prompts: brief, changes. A client configuration:
+
+\`\`\`
+{"mcpServers": {"paperguru": {"type": "http", "url": "http://127.0.0.1:8787/mcp",
+  "headers": {"Authorization": "Bearer pgk_..."}}}}
+\`\`\`
+
+## CLI and client
+
+\`npm pack\` in the repository makes a tarball; \`npm install ./paperguru-0.1.0.tgz\` installs the \`paperguru\` command and the typed client (\`import { PaperGuruClient } from "paperguru"\`). The command reads PAPERGURU_URL, PAPERGURU_KEY (or PAPERGURU_ADMIN_KEY) and PAPERGURU_ARCHIVE:
+
+\`\`\`
+export PAPERGURU_URL=$U PAPERGURU_KEY=$KEY PAPERGURU_ARCHIVE=mine
+paperguru import papers/            # BibTeX, Markdown, full text, JSON/JSONL, xKG; resumable
+paperguru note "We moved the damping to 0.5."
+paperguru context "Which damping do we use?"
+paperguru chunks --kind paper       # then: show, history, revise, deprecate, forget
+paperguru subscriptions add agent --to https://agent.example.com/hooks
+\`\`\`
+
+\`paperguru --help\` lists every command.
 
 ## Authentication
 
 - **Archive keys**: \`Authorization: Bearer pgk_...\`. Issued per archive with scopes \`read\` and/or \`write\`; the secret is shown once and stored hashed. A key never reaches another archive.
 - **Admin key**: the deployment's \`ADMIN_KEY\`, sent the same way. It passes every check (any archive, any scope) and is the only key for routes marked \`admin\`.
 - **Signed webhooks**: \`POST /v1/archives/{archive}/webhooks/{name}\` takes no bearer key; the delivery is authenticated by an HMAC-SHA256 of the raw body (see that route's header parameters).
-- \`/healthz\`, \`/openapi.json\` and \`/docs\` need no key.
+- **Outbound events** are signed the same way (\`X-PaperGuru-Timestamp\`, \`X-PaperGuru-Signature: sha256=<hex>\` over \`<timestamp>.<body>\`).
+- \`/\`, \`/healthz\`, \`/openapi.json\` and \`/docs\` need no key.
 
 Each operation's security requirement names the scope it needs: \`bearer: [read]\`, \`bearer: [write]\` or \`bearer: [admin]\`.
 
@@ -194,35 +244,39 @@ const pretty=(v)=>$("pre",{},JSON.stringify(v,null,2));
 function exampleOf(media){if(!media)return undefined;if(media.example!==undefined)return media.example;
  if(media.examples){const f=Object.values(media.examples)[0];if(f&&f.value!==undefined)return f.value;}
  const s=deref(media.schema);if(s.example!==undefined)return s.example;if(Array.isArray(s.examples)&&s.examples.length)return s.examples[0];return undefined;}
-function typeOf(s,ind,out,depth){
+function typeOf(s,ind,out,depth,open){
  if(!s||typeof s!=="object"){out.push("any");return;}
- if(s.$ref){const n=refName(s.$ref);out.push($("a",{href:"#schema-"+slug(n)},n));return;}
+ if(s.$ref){const n=refName(s.$ref);if(open&&depth<4){out.push($("a",{href:"#schema-"+slug(n)},n)," ");typeOf(deref(s),ind,out,depth+1,open);return;}
+  out.push($("a",{href:"#schema-"+slug(n)},n));return;}
  const alt=s.anyOf||s.oneOf;
- if(alt){alt.forEach((x,i)=>{if(i)out.push(" | ");typeOf(x,ind,out,depth);});return;}
- if(s.allOf){s.allOf.forEach((x,i)=>{if(i)out.push(" & ");typeOf(x,ind,out,depth);});return;}
+ if(alt){alt.forEach((x,i)=>{if(i)out.push(" | ");typeOf(x,ind,out,depth,open);});return;}
+ if(s.allOf){s.allOf.forEach((x,i)=>{if(i)out.push(" & ");typeOf(x,ind,out,depth,open);});return;}
  if(s.const!==undefined){out.push(JSON.stringify(s.const));return;}
  if(s.enum){out.push(s.enum.map((x)=>JSON.stringify(x)).join(" | "));return;}
  const t=Array.isArray(s.type)?s.type:[s.type];
  t.forEach((ty,i)=>{if(i)out.push(" | ");
-  if(ty==="array"){const o=[];typeOf(s.items,ind,o,depth);out.push(...o,"[]");}
+  if(ty==="array"){const o=[];typeOf(s.items,ind,o,depth,open);out.push(...o,"[]");}
   else if(ty==="object"||(!ty&&s.properties)){const p=s.properties||{};const keys=Object.keys(p);
-   if(!keys.length){const ap=s.additionalProperties;if(ap&&typeof ap==="object"&&Object.keys(ap).length){out.push("{ [key]: ");typeOf(ap,ind,out,depth);out.push(" }");}else out.push("object");return;}
+   if(!keys.length){const ap=s.additionalProperties;if(ap&&typeof ap==="object"&&Object.keys(ap).length){out.push("{ [key]: ");typeOf(ap,ind,out,depth,open);out.push(" }");}else out.push("object");return;}
    if(depth>6){out.push("{ … }");return;}
    out.push("{\\n");const req=new Set(s.required||[]);
-   for(const k of keys){out.push(ind+"  "+k+(req.has(k)?"":"?")+": ");typeOf(p[k],ind+"  ",out,depth+1);
-    const d=p[k]&&p[k].description;out.push(d?"  // "+d+"\\n":"\\n");}
+   for(const k of keys){out.push(ind+"  "+k+(req.has(k)?"":"?")+": ");typeOf(p[k],ind+"  ",out,depth+1,open);
+    const d=p[k]&&(p[k].description||deref(p[k]).description);out.push(d?"  // "+plain(d)+"\\n":"\\n");}
    if(s.additionalProperties&&typeof s.additionalProperties==="object"&&!Object.keys(s.additionalProperties).length)out.push(ind+"  …\\n");
    out.push(ind+"}");}
   else out.push(ty||"any");});
 }
-function schemaBlock(label,schema){const out=[];typeOf(schema,"",out,0);
- return $("details",{},$("summary",{},label),$("pre",{},...out));}
-function mediaBlock(media,type){const f=document.createDocumentFragment();
+const plain=(t)=>String(t).replace(/\\x60/g,"");
+function schemaBlock(label,schema,open){const out=[];typeOf(schema,"",out,0,open);
+ return $("details",open?{open:""}:{},$("summary",{},label),$("pre",{},...out));}
+function mediaBlock(media,type,open){const f=document.createDocumentFragment();
  f.append($("p",{},$("code",{},type)));
- if(media.schema)f.append(schemaBlock("Schema",media.schema));
+ if(media.schema)f.append(schemaBlock("Schema",media.schema,open));
  const ex=exampleOf(media);if(ex!==undefined)f.append($("details",{open:""},$("summary",{},"Example"),typeof ex==="string"?$("pre",{},ex):pretty(ex)));
  return f;}
 function paragraphs(text){const f=document.createDocumentFragment();let list=null;
+ const parts=String(text||"").split(/^\\x60\\x60\\x60[^\\n]*\\n([\\s\\S]*?)^\\x60\\x60\\x60\\s*$/m);
+ if(parts.length>1){parts.forEach((p,i)=>{f.append(i%2?$("pre",{},p.replace(/\\n$/,"")):paragraphs(p));});return f;}
  for(const block of String(text||"").split(/\\n\\s*\\n/)){for(const line of block.split("\\n")){
   const h=/^##\\s+(.*)/.exec(line);if(h){list=null;f.append($("h3",{},...inline(h[1])));continue;}
   const li=/^-\\s+(.*)/.exec(line);if(li){if(!list){list=$("ul");f.append(list);}list.append($("li",{},...inline(li[1])));continue;}
@@ -242,14 +296,14 @@ function operation(path,method,op){
  const ps=op.parameters||[];
  if(ps.length){const tb=$("tbody");
   for(const p0 of ps){const p=p0.$ref?{}:p0;const o=[];typeOf(p.schema,"",o,0);
-   tb.append($("tr",{},$("td",{},$("code",{},p.name||"")),$("td",{},p.in||""),$("td",{},p.required?"yes":"no"),$("td",{},$("code",{},...o)),$("td",{},p.description||"")));}
+   tb.append($("tr",{},$("td",{},$("code",{},p.name||"")),$("td",{},p.in||""),$("td",{},p.required?"yes":"no"),$("td",{},$("code",{},...o)),$("td",{},...inline(p.description||""))));}
   body.append($("h3",{},"Parameters"),$("table",{},$("thead",{},$("tr",{},$("th",{scope:"col"},"name"),$("th",{scope:"col"},"in"),$("th",{scope:"col"},"required"),$("th",{scope:"col"},"type"),$("th",{scope:"col"},"description"))),tb));}
  if(op.requestBody&&op.requestBody.content){body.append($("h3",{},"Request body"));
-  if(op.requestBody.description)body.append($("p",{},op.requestBody.description));
-  for(const[t,m]of Object.entries(op.requestBody.content))body.append(mediaBlock(m,t));}
+  if(op.requestBody.description)body.append($("p",{},...inline(op.requestBody.description)));
+  for(const[t,m]of Object.entries(op.requestBody.content))body.append(mediaBlock(m,t,true));}
  body.append($("h3",{},"Responses"));
  for(const[code,r0]of Object.entries(op.responses||{})){const r=r0.$ref?{}:r0;
-  const d=$("details",/^2/.test(code)?{open:""}:{},$("summary",{},$("strong",{},code)," ",r.description||""));
+  const d=$("details",/^2/.test(code)?{open:""}:{},$("summary",{},$("strong",{},code)," ",...inline(r.description||"")));
   for(const[t,m]of Object.entries(r.content||{}))d.append(mediaBlock(m,t));body.append(d);}
  const id="op-"+slug(method+" "+path);
  return $("details",{class:"op",id,"data-q":(method+" "+path+" "+(op.summary||"")).toLowerCase()},
@@ -266,11 +320,11 @@ function render(){
  for(const{tag,ops}of groups.values()){if(!ops.length)continue;const id="tag-"+slug(tag.name);
   nav.append($("li",{},$("a",{href:"#"+id},tag.name)));
   const sec=$("section",{id,"aria-labelledby":id+"-h"},$("h2",{id:id+"-h"},tag.name));
-  if(tag.description)sec.append($("p",{},tag.description));
+  if(tag.description)sec.append($("p",{},...inline(tag.description)));
   for(const[p,m,o]of ops)sec.append(operation(p,m,o));main.append(sec);}
  const schemas=(doc.components&&doc.components.schemas)||{};const ss=$("section",{id:"schemas","aria-labelledby":"schemas-h"},$("h2",{id:"schemas-h"},"Schemas"));
  for(const[n,s]of Object.entries(schemas)){const out=[];typeOf(s,"",out,0);
-  const d=$("details",{id:"schema-"+slug(n)},$("summary",{},$("code",{},n)," ",s.description||""),$("pre",{},...out));
+  const d=$("details",{id:"schema-"+slug(n)},$("summary",{},$("code",{},n)," ",...inline(s.description||"")),$("pre",{},...out));
   const ex=s.example!==undefined?s.example:Array.isArray(s.examples)?s.examples[0]:undefined;if(ex!==undefined)d.append($("p",{},"Example"),pretty(ex));
   ss.append(d);}
  nav.append($("li",{},$("a",{href:"#schemas"},"schemas")),$("li",{},$("a",{href:"/openapi.json"},"openapi.json")));

@@ -224,3 +224,107 @@ describe("/docs", () => {
     expect(res.headers.get("content-security-policy")).toContain(`'sha256-${b64}'`);
   });
 });
+
+describe("/openapi.json descriptions", () => {
+  it("describes every parameter and every named schema", async () => {
+    const doc = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string; description?: string }> }>>;
+      components: { schemas: Record<string, { description?: string }> };
+    };
+    const bare: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(item))
+        for (const p of op.parameters ?? []) if (!p.description) bare.push(`${method} ${path} ${p.in}:${p.name}`);
+    for (const [name, s] of Object.entries(doc.components.schemas)) if (!s.description) bare.push(`schema ${name}`);
+    expect(bare).toEqual([]);
+  });
+});
+
+/** Just enough DOM to run the /docs script in Node and read what it renders. */
+class El {
+  children: Array<El | string> = [];
+  attrs: Record<string, string> = {};
+  dataset: Record<string, string> = {};
+  hidden = false;
+  constructor(readonly tag: string) {}
+  setAttribute(n: string, v: string) {
+    this.attrs[n] = v;
+    if (n.startsWith("data-")) this.dataset[n.slice(5)] = v;
+  }
+  append(...kids: Array<El | string>) {
+    for (const k of kids) {
+      if (k instanceof El && k.tag === "#fragment") this.children.push(...k.children);
+      else this.children.push(k instanceof El ? k : String(k));
+    }
+  }
+  replaceChildren(...kids: Array<El | string>) {
+    this.children = [];
+    this.append(...kids);
+  }
+  addEventListener() {}
+  get text(): string {
+    return this.children.map((c) => (typeof c === "string" ? c : c.text)).join("");
+  }
+  all(tag: string): El[] {
+    const out: El[] = [];
+    for (const c of this.children)
+      if (c instanceof El) {
+        if (c.tag === tag) out.push(c);
+        out.push(...c.all(tag));
+      }
+    return out;
+  }
+  /** Text outside <pre> and <code>, where Markdown must have been rendered. */
+  get prose(): string {
+    return this.children
+      .map((c) => (typeof c === "string" ? c : c.tag === "pre" || c.tag === "code" ? "" : c.prose))
+      .join("");
+  }
+}
+
+async function renderDocs(): Promise<El> {
+  const html = await (await app.request("/docs")).text();
+  const script = /<script>([\s\S]*)<\/script>/.exec(html)?.[1] ?? "";
+  const doc = await (await app.request("/openapi.json")).json();
+  const byId: Record<string, El> = { app: new El("main"), nav: new El("nav") };
+  const document = {
+    title: "",
+    createElement: (t: string) => new El(t),
+    createDocumentFragment: () => new El("#fragment"),
+    getElementById: (id: string) => byId[id] ?? null,
+    querySelectorAll: () => [],
+  };
+  const fetchDoc = async () => ({ ok: true, status: 200, json: async () => doc });
+  new Function("document", "location", "fetch", script)(document, { hash: "" }, fetchDoc);
+  await new Promise((r) => setTimeout(r, 20));
+  return byId.app as El;
+}
+
+describe("/docs renders", () => {
+  it("a quick start, MCP and CLI sections, expanded request bodies and no raw Markdown", async () => {
+    const page = await renderDocs();
+    const text = page.text;
+    for (const h of ["Quick start", "Conventions", "MCP", "CLI and client", "Authentication", "Errors"])
+      expect(page.all("h3").map((e) => e.text)).toContain(h);
+    const pres = page.all("pre").map((p) => p.text);
+    expect(pres.some((p) => p.includes("curl -s -X POST $U/v1/archives/mine/ingest"))).toBe(true);
+    expect(pres.some((p) => p.includes('"mcpServers"'))).toBe(true);
+    expect(pres.some((p) => p.includes("paperguru context"))).toBe(true);
+    expect(text).toContain("Accept: application/json, text/event-stream");
+    // Markdown outside code is rendered: no backtick survives in prose.
+    expect(page.prose).not.toContain("`");
+    // The ingest request body shows the artifact's fields, not only the schema's name.
+    const ingest = page.all("details").find((d) => d.attrs.id === "op-post-v1-archives-archive-ingest");
+    const bodySchema =
+      ingest
+        ?.all("pre")
+        .map((p) => p.text)
+        .join("\n") ?? "";
+    expect(bodySchema).toContain("artifacts");
+    expect(bodySchema).toContain("content");
+    expect(bodySchema).toContain("valid_from");
+    // Every parameter row has a description cell.
+    for (const row of page.all("tr").filter((r) => r.all("td").length === 5))
+      expect((row.all("td")[4] as El).text.length, row.text).toBeGreaterThan(0);
+  });
+});
