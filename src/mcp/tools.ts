@@ -11,6 +11,7 @@ import type { UseCases } from "../app";
 import * as S from "../contract";
 import { promptCard } from "../core/distill/card";
 import { fail, ok, type Result } from "../core/errors";
+import { countTokens, DEFAULT_TOKENIZER } from "../core/text/tokenizer";
 
 // ------------------------------------------------------------------ shared fields
 
@@ -72,12 +73,16 @@ const PromptCardOut = z.object({
 });
 const ContextOut = z.object({
   as_of: Iso,
-  budget: S.ContextResponse.shape.budget,
+  budget: S.ContextResponse.shape.budget.describe("remaining: budget_tokens less the tokens of this whole result"),
   short_term: z.array(z.object({ role: z.string(), text: z.string(), at: Iso })),
   cards: z.array(PromptCardOut),
-  skipped: S.ContextResponse.shape.skipped,
+  omitted: z.number().int().describe("chunks routed to but not in the result (budget, visibility)"),
+  skipped: S.ContextResponse.shape.skipped.optional(),
   trace: S.ContextResponse.shape.trace.optional(),
 });
+
+/** Tokens the MCP context result spends outside the cards: as_of, budget, keys, brackets (~45 measured). */
+const ENVELOPE_TOKENS = 64;
 
 const RouteOut = S.RouteResponse.extend({ trace: S.RouteResponse.shape.trace.optional() });
 
@@ -163,7 +168,7 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: strict({
       query,
-      budget_tokens: S.ContextBody.shape.budget_tokens.describe("Tokens for cards + session; default 2000."),
+      budget_tokens: S.ContextBody.shape.budget_tokens.describe("Tokens for the whole result; default 2000."),
       as_of: asOf,
       boundaries,
       session_id: S.ContextBody.shape.session_id.describe("Your session: recent events fill short_term."),
@@ -175,20 +180,33 @@ export const TOOLS: McpTool[] = [
     }),
     output: ContextOut,
     run: async (app, a, { include_trace, ...args }) => {
-      const r = await app.query.context(a, args);
-      return done(
-        traced(
-          {
-            as_of: r.as_of,
-            budget: r.budget,
-            short_term: r.short_term.map((e) => ({ role: e.role, text: e.text, at: new Date(e.at).toISOString() })),
-            cards: r.cards.map(promptCard),
-            skipped: r.skipped,
-            trace: r.trace,
-          },
-          include_trace,
-        ),
-      );
+      // The whole result, not only the cards, fits budget_tokens (without the trace, which is asked
+      // for on top): the cards get the budget less a reserve for the envelope, and should the
+      // serialised result still be over, the lowest-ranked cards go.
+      const budget = args.budget_tokens ?? 2000;
+      const tokenizer = args.tokenizer ?? DEFAULT_TOKENIZER;
+      const r = await app.query.context(a, { ...args, budget_tokens: Math.max(50, budget - ENVELOPE_TOKENS) });
+      const cards = r.cards.map(promptCard);
+      const short_term = r.short_term.map((e) => ({ role: e.role, text: e.text, at: e.at }));
+      const body = () => {
+        const cardTokens = cards.length ? countTokens(JSON.stringify(cards), tokenizer) : 0;
+        return {
+          as_of: r.as_of,
+          budget: { total: budget, short_term: r.budget.short_term, cards: cardTokens, remaining: 0, tokenizer },
+          short_term,
+          cards,
+          omitted: r.skipped.length + r.cards.length - cards.length,
+        };
+      };
+      let out = body();
+      let used = countTokens(JSON.stringify(out), tokenizer);
+      while (used > budget && cards.length > 0) {
+        cards.pop();
+        out = body();
+        used = countTokens(JSON.stringify(out), tokenizer);
+      }
+      out.budget.remaining = budget - used;
+      return done(include_trace ? { ...out, skipped: r.skipped, trace: r.trace } : out);
     },
   }),
   tool({

@@ -6,6 +6,7 @@ import { SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { countTokens } from "../../src/core/text/tokenizer";
 import { TOOLS } from "../../src/mcp/tools";
 import { api, newArchive } from "./helpers";
 
@@ -214,8 +215,11 @@ describe("MCP: every tool, end to end", () => {
       const full = await ok(client, "context", { ...q, include_trace: true });
       expect(bare.trace).toBeUndefined();
       expect(full.trace).toBeDefined();
-      // The cards an agent reads are the prompt form the budget counts.
-      expect(bare.budget.cards).toBeLessThanOrEqual(budget_tokens);
+      // Everything the agent reads (the whole text, cards in the prompt form) fits the budget.
+      expect(countTokens(JSON.stringify(bare))).toBeLessThanOrEqual(budget_tokens);
+      expect(bare.budget.remaining).toBe(
+        budget_tokens - countTokens(JSON.stringify({ ...bare, budget: { ...bare.budget, remaining: 0 } })),
+      );
       sizes.push(`${budget_tokens}: ${JSON.stringify(bare).length} / ${JSON.stringify(full).length}`);
     }
     console.log(`mcp context result characters without / with trace, by budget: ${sizes.join("; ")}`);
@@ -349,6 +353,29 @@ describe("MCP: every tool, end to end", () => {
     // The same store as REST: what MCP wrote, REST reads.
     const rest = await api("GET", `/v1/archives/${id}/history?chunk=${encodeURIComponent(HIPPO.id)}`, undefined, key);
     expect(rest.body.versions).toHaveLength(2);
+  });
+});
+
+describe("MCP: context fits the budget it was given", () => {
+  it("the whole result, envelope included, stays within budget_tokens on a crowded archive", async () => {
+    const { id, key } = await newArchive("mcp-budget");
+    const client = await connect(key);
+    const notes = Array.from({ length: 40 }, (_, i) => ({
+      id: `note:${i}`,
+      kind: "note",
+      title: `Damping study ${i}`,
+      content: `Study ${i} sets the PageRank damping to 0.${50 + i}. It reports recall on multi-hop questions. The damping matters for hubs. We tried ${i} settings before this one.`,
+    }));
+    await ok(client, "remember", { archive: id, artifacts: notes });
+    for (const budget_tokens of [60, 120, 300, 900]) {
+      const r = await ok(client, "context", { archive: id, query: "Which PageRank damping?", budget_tokens });
+      const used = countTokens(JSON.stringify(r));
+      expect(used, `budget ${budget_tokens}`).toBeLessThanOrEqual(budget_tokens);
+      // Below one card plus the envelope nothing fits; from 300 tokens on there is evidence.
+      if (budget_tokens >= 300) expect(r.cards.length).toBeGreaterThan(0);
+      expect(r.omitted).toBeGreaterThan(0);
+      expect(r.skipped).toBeUndefined();
+    }
   });
 });
 
