@@ -137,6 +137,7 @@ export type IngestLog = z.infer<typeof S.IngestLog>;
 export type LogEntry = IngestLog["entries"][number];
 export type Snapshot = z.infer<typeof S.Snapshot>;
 export type Forgotten = z.infer<typeof S.Forgotten>;
+export type Deletions = z.infer<typeof S.Deletions>;
 export type PutSubscription = z.input<typeof S.PutSubscription>;
 export type SubscriptionCreated = z.infer<typeof S.SubscriptionCreated>;
 export type SubscriptionList = z.infer<typeof S.SubscriptionList>;
@@ -425,6 +426,10 @@ export class PaperGuruClient {
   /** Delete an entity and its mentions for good (audited). */
   forgetEntity(archive: string, entity: string) {
     return this.call<Forgotten>("DELETE", `/v1/archives/${enc(archive)}/entities?${qs({ entity })}`);
+  }
+  /** The audit trail of hard deletes in an archive, newest first. */
+  deletions(archive: string, limit?: number) {
+    return this.call<Deletions>("GET", `/v1/archives/${enc(archive)}/deletions?${qs({ limit })}`);
   }
   /** Delete a whole archive (admin key). */
   deleteArchive(archive: string) {

@@ -369,6 +369,56 @@ const historyCmd: Command = {
   },
 };
 
+const neighboursCmd: Command = {
+  name: "neighbours",
+  args: "<id> [--as-of <time>]",
+  summary:
+    "A chunk's typed neighbours valid at a time (cites, part-of, implements, deprecated-by, ...), heaviest first.",
+  options: { ...asOf },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().neighbours(r.archive(), { chunk: r.positionals[0] as string, as_of: r.str("as-of") });
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        res.neighbours.length
+          ? table([
+              ["direction", "type", "weight", "chunk"],
+              ...res.neighbours.map((n) => [
+                n.direction === "out" ? "->" : "<-",
+                n.type,
+                String(n.weight),
+                `${n.chunk}${n.visible ? "" : " (not valid then)"}`,
+              ]),
+            ])
+          : "no neighbours",
+      );
+    return EXIT.ok;
+  },
+};
+
+const deletionsCmd: Command = {
+  name: "deletions",
+  args: "[--limit <n>]",
+  summary: "The audit trail of hard deletes in the archive: what, who, when (never content).",
+  options: { limit: { type: "string", arg: "<n>", description: "entries (1-500, default 100)" } },
+  positionals: [0, 0],
+  async run(r) {
+    const res = await r.client().deletions(r.archive(), r.int("limit", 1, 500));
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        res.deletions.length
+          ? table([
+              ["#", "at", "target", "id", "actor"],
+              ...res.deletions.map((d) => [String(d.id), d.at, d.target, d.target_id, d.actor]),
+            ])
+          : "no deletions",
+      );
+    return EXIT.ok;
+  },
+};
+
 const resolveCmd: Command = {
   name: "resolve",
   args: '"<name>" [--as-of <time>]',
@@ -693,6 +743,8 @@ export const MEMORY_COMMANDS: Command[] = [
   showCmd,
   historyCmd,
   resolveCmd,
+  neighboursCmd,
+  deletionsCmd,
   entitiesCmd,
   entityOp("alias"),
   entityOp("rename"),

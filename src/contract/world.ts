@@ -243,7 +243,7 @@ export const ImportResult = z
       z.object({
         from: z.string(),
         into: z.string(),
-        matchedBy: z.string(),
+        matched_by: z.string(),
         kept: z.enum(["incoming", "existing"]),
       }),
     ),
@@ -260,7 +260,7 @@ export const ImportResult = z
         { id: "paper:colbertv2", status: "unchanged", version: 1 },
       ],
       merges: [
-        { from: "bibtex:gutierrez2024hipporag", into: "arxiv:2405.14831", matchedBy: "arxiv", kept: "existing" },
+        { from: "bibtex:gutierrez2024hipporag", into: "arxiv:2405.14831", matched_by: "arxiv", kept: "existing" },
       ],
       failures: [],
       skipped: [],

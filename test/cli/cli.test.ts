@@ -569,11 +569,19 @@ describe("paperguru CLI: against a running worker", () => {
     expect(noYes.err).toContain("--yes");
     // No archive key configured anywhere: the admin key serves.
     const gone = await cli(["forget", id, "--yes"], {
-      env: { ...env, PAPERGURU_ADMIN_KEY: server.adminKey, PAPERGURU_KEY: undefined },
+      env: {
+        ...env,
+        PAPERGURU_ADMIN_KEY: server.adminKey,
+        PAPERGURU_KEY: undefined,
+        PAPERGURU_CONFIG: join(tmp, "no-config.json"),
+      },
     });
     expect(gone.code, gone.err).toBe(0);
     expect(gone.out).toMatch(/deleted chunk note:[0-9a-f]{12}: 2 versions/);
     expect((await cli(["show", id], { env })).code).toBe(1);
+    expect((await cli(["deletions"], { env })).out).toMatch(new RegExp(`chunk\\s+${id}\\s+admin`));
+    const nb = await cli(["neighbours", "decision:cache"], { env });
+    expect(nb.code, nb.err).toBe(0);
   });
 
   it("keeps one import state per archive in a shared state file", async () => {

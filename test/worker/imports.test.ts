@@ -173,7 +173,7 @@ describe("file imports", () => {
     // A poorer record with only the title: merged into the existing chunk, which is kept.
     const poor = `@misc{hr, title = {HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models}, year = {2024}}`;
     const p = await importFile(id, key, "bibtex", poor);
-    expect(p.body.merges).toEqual([expect.objectContaining({ matchedBy: "title", kept: "existing" })]);
+    expect(p.body.merges).toEqual([expect.objectContaining({ matched_by: "title", kept: "existing" })]);
     expect((await history(id, key, "doi:10.5555/hipporag.2024")).body.versions).toHaveLength(2);
     // Re-importing it records nothing new.
     const p2 = await importFile(id, key, "bibtex", poor);

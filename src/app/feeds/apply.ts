@@ -49,7 +49,7 @@ export interface ApplyOutcome {
   counts: ApplyCounts;
   /** Per artifact (first 500): id as stored, status, version. */
   items: Array<{ id: string; status: string; version?: number }>;
-  merges: Array<{ from: string; into: string; matchedBy: string; kept: "incoming" | "existing" }>;
+  merges: Array<{ from: string; into: string; matched_by: string; kept: "incoming" | "existing" }>;
   failures: Array<{ id: string; message: string; field?: string }>;
   skipped: Array<{ ref: string; reason: string }>;
 }
@@ -189,7 +189,7 @@ function dedupeWithinPlan(artifacts: ArtifactInput[], renamed: Map<string, strin
     kept.push(retargetKeepTime(winner, extra));
     for (const l of losers) {
       renamed.set(l.id, winner.id);
-      out.merges.push({ from: l.id, into: winner.id, matchedBy: "same import", kept: "incoming" });
+      out.merges.push({ from: l.id, into: winner.id, matched_by: "same import", kept: "incoming" });
       out.counts.duplicates++;
     }
   }
@@ -227,24 +227,24 @@ async function dedupeAgainstArchive(
     }
     const ids = idsOf(a);
     let into: string | null = null;
-    let matchedBy = "";
+    let matched_by = "";
     if (existing.get(a.id)?.kind === "paper") {
       into = a.id;
-      matchedBy = "id";
+      matched_by = "id";
     }
     for (const x of ids) {
       if (into) break;
       const hit = existing.get(x)?.kind === "paper" ? x : byAlias.get(normAlias(x));
       if (hit) {
         into = hit;
-        matchedBy = x.split(":")[0] ?? "id";
+        matched_by = x.split(":")[0] ?? "id";
       }
     }
     if (!into) {
       const hit = byAlias.get(normAlias(a.title));
       if (hit) {
         into = hit;
-        matchedBy = "title";
+        matched_by = "title";
       }
     }
     if (!into) {
@@ -290,7 +290,7 @@ async function dedupeAgainstArchive(
         deps,
         archiveId,
         out,
-        { from: a.id, into, matchedBy, kept: "incoming", source: a.source ?? "" },
+        { from: a.id, into, matched_by, kept: "incoming", source: a.source ?? "" },
         {
           text: a.source ?? "",
           ...Object.fromEntries(merged.added.map((f) => [f, head.source])),
@@ -315,7 +315,7 @@ async function dedupeAgainstArchive(
       deps,
       archiveId,
       out,
-      { from: a.id, into, matchedBy, kept: "existing", source: a.source ?? "" },
+      { from: a.id, into, matched_by, kept: "existing", source: a.source ?? "" },
       {
         text: head.source,
         ...Object.fromEntries(merged.added.map((f) => [f, a.source ?? ""])),
@@ -378,17 +378,17 @@ async function recordMerge(
   deps: ApplyDeps,
   archiveId: string,
   out: ApplyOutcome,
-  m: { from: string; into: string; matchedBy: string; kept: "incoming" | "existing"; source: string },
+  m: { from: string; into: string; matched_by: string; kept: "incoming" | "existing"; source: string },
   fields: Record<string, string>,
 ): Promise<void> {
-  out.merges.push({ from: m.from, into: m.into, matchedBy: m.matchedBy, kept: m.kept });
+  out.merges.push({ from: m.from, into: m.into, matched_by: m.matched_by, kept: m.kept });
   out.counts.merged++;
   // Where each field of the merged record came from (the record's source).
   await deps.world.recordEntityEvent(
     archiveId,
     m.into,
     "deduplicated",
-    { from: m.from, matched_by: m.matchedBy, kept: m.kept, source: m.source, fields },
+    { from: m.from, matched_by: m.matched_by, kept: m.kept, source: m.source, fields },
     deps.now(),
   );
 }
@@ -556,7 +556,7 @@ async function mergeSplitEntities(deps: ApplyDeps, archiveId: string, artifacts:
     const res = await deps.pg.entityOp(archiveId, { op: "merge", entity: from, into: h.chunkId });
     if (!res.ok) continue;
     standalone.delete(from);
-    out.merges.push({ from, into: h.chunkId, matchedBy: "identifier", kept: "existing" });
+    out.merges.push({ from, into: h.chunkId, matched_by: "identifier", kept: "existing" });
     out.counts.merged++;
   }
 }

@@ -732,7 +732,7 @@ export async function importArchive(
         outcome.replay.entity_ops.applied++;
         if (step.step === "merge") {
           outcome.counts.merged++;
-          outcome.merges.push({ from: step.entity, into: step.into, matchedBy: "archive-dump", kept: "existing" });
+          outcome.merges.push({ from: step.entity, into: step.into, matched_by: "archive-dump", kept: "existing" });
         }
       }
     }
