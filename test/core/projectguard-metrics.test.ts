@@ -1,0 +1,50 @@
+/** ProjectGuard's metrics against the seed's Table 3 and §5.2. */
+import { describe, expect, it } from "vitest";
+import { dir, if50, mcf, recovery } from "../../src/core/projectguard/metrics";
+
+describe("IF50 and Recovery (seed 002, Table 3, §5.2)", () => {
+  it("reproduces Table 3's IF50 from MCF and DIR", () => {
+    const rows: Array<[number, number, number]> = [
+      [2.718, 0.149, 0.414],
+      [3.031, 0.303, 0.53],
+      [3.242, 0.148, 0.479],
+      [3.245, 0.289, 0.55],
+    ];
+    for (const [m, d, want] of rows) expect(if50(m, d).toFixed(3)).toBe(want.toFixed(3));
+  });
+
+  it("reproduces the 90% MCF recovery on Claude Code (2.718 -> 3.000 against 3.031)", () => {
+    expect(recovery(3.0, 2.718, 3.031)?.toFixed(3)).toBe("0.901");
+    expect(recovery(1, 2, 2)).toBeNull();
+  });
+
+  it("MCF is the mean rubric score and refuses scores outside 0-4", () => {
+    expect(mcf([4, 3, 2, 3])).toBe(3);
+    expect(() => mcf([5])).toThrow(RangeError);
+    expect(() => if50(4.2, 0.1)).toThrow(RangeError);
+  });
+});
+
+describe("DIR", () => {
+  it("counts standalone exports reused by integration code, not by other components", () => {
+    const r = dir([
+      { id: "ppr.ts", standalone: true, exports: ["ppr", "damping"], uses: [] },
+      { id: "index.ts", standalone: true, exports: ["buildIndex", "Index"], uses: [["ppr.ts", "damping"]] },
+      {
+        id: "main.ts",
+        standalone: false,
+        exports: ["run"],
+        uses: [
+          ["ppr.ts", "ppr"],
+          ["index.ts", "buildIndex"],
+          ["x.ts", "y"],
+        ],
+      },
+    ]);
+    expect(r.total).toEqual(["index.ts#Index", "index.ts#buildIndex", "ppr.ts#damping", "ppr.ts#ppr"]);
+    // damping is used only by another standalone module: not integration.
+    expect(r.used).toEqual(["index.ts#buildIndex", "ppr.ts#ppr"]);
+    expect(r.dir).toBe(0.5);
+    expect(dir([]).dir).toBe(0);
+  });
+});
