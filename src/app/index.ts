@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type * as S from "../contract";
+import { annotationUseCases } from "./annotations";
 import { archiveUseCases } from "./archives";
 import { authorize, type Need, readableArchives } from "./auth";
 import { browseUseCases } from "./browse";
@@ -62,6 +63,7 @@ export function createUseCases(d: AppDeps) {
         Op.appendSessionOp(k, archive, session, b),
     },
     browse: browseUseCases(d),
+    annotations: annotationUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

@@ -330,6 +330,7 @@ export class D1ForgetStore implements ForgetStore {
             sql`instr(${s.eventDeliveries.payload}, ${JSON.stringify(chunkId)}) > 0`,
           ),
         ),
+      db.delete(s.annotations).where(and(eq(s.annotations.archiveId, archiveId), eq(s.annotations.chunkId, chunkId))),
       // The deprecation event carries the caller's reason (text): it goes too.
       db
         .delete(s.entityEvents)
@@ -468,4 +469,5 @@ export const ARCHIVE_TABLES = [
   s.ingestLog,
   s.subscriptions,
   s.eventDeliveries,
+  s.annotations,
 ] as const;

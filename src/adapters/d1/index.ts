@@ -4,6 +4,7 @@
  * composed under their earlier names.
  */
 import type { Stores } from "../../core/ports";
+import { D1AnnotationStore } from "./annotations";
 import { D1ArchiveStore } from "./archives";
 import { D1ChangeLog } from "./changelog";
 import { D1ChunkStore } from "./chunks";
@@ -47,5 +48,6 @@ export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
     exports: new D1ExportReader(db),
     forget: new D1ForgetStore(db),
     events: new D1EventStore(db),
+    annotations: new D1AnnotationStore(db),
   };
 }

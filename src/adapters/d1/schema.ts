@@ -380,3 +380,33 @@ export const eventDeliveries = sqliteTable(
     index("event_deliveries_sub").on(t.archiveId, t.subscription, t.createdAt),
   ],
 );
+
+/**
+ * Append-only annotations of a chunk (statuses, counters): `set` replaces a key's value, `add` adds
+ * a number to it; the value at t folds the events with `at <= t` in (at, id) order.
+ */
+export const annotations = sqliteTable(
+  "annotations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    chunkId: text("chunk_id").notNull(),
+    /** The version the event is about; NULL: the chunk as a whole. */
+    version: integer("version"),
+    key: text("key").notNull(),
+    /** set | add */
+    op: text("op").notNull(),
+    /** JSON: the value (set) or the number added (add). */
+    value: text("value").notNull(),
+    actor: text("actor").notNull(),
+    reason: text("reason").notNull().default(""),
+    at: integer("at").notNull(),
+    recordedAt: integer("recorded_at").notNull(),
+    /** The caller's id for the event: a retry with the same id is the same event. */
+    eventId: text("event_id"),
+  },
+  (t) => [
+    index("annotations_chunk").on(t.archiveId, t.chunkId, t.key, t.at),
+    uniqueIndex("annotations_event").on(t.archiveId, t.eventId),
+  ],
+);

@@ -529,6 +529,34 @@ export interface EventStore {
   ): Promise<EventDeliveryRecord[]>;
 }
 
+/** A stored annotation event (`value` is JSON text). */
+export interface AnnotationRecord {
+  id: number;
+  archiveId: string;
+  chunkId: string;
+  version: number | null;
+  key: string;
+  op: string;
+  value: string;
+  actor: string;
+  reason: string;
+  at: number;
+  recordedAt: number;
+  eventId: string | null;
+}
+
+export interface AnnotationStore {
+  /** Appends one event; with an eventId already stored, returns that event and appends nothing. */
+  appendAnnotation(row: Omit<AnnotationRecord, "id">): Promise<{ row: AnnotationRecord; duplicate: boolean }>;
+  /** The events of these chunks (optionally one key), at <= asOf, in (at, id) order. */
+  annotationsOf(
+    archiveId: string,
+    chunkIds: string[],
+    key: string | undefined,
+    asOf: number,
+  ): Promise<AnnotationRecord[]>;
+}
+
 /** Where the application announces changes (outbound events); never fails the change it reports. */
 export interface EventSink {
   emit(archiveId: string, type: EventType, data: Record<string, unknown>): Promise<void>;
@@ -547,6 +575,7 @@ export interface Stores {
   exports: ExportReader;
   forget: ForgetStore;
   events: EventStore;
+  annotations: AnnotationStore;
 }
 
 /** Parse a JSON column written by the stores; `fallback` when the text is null or not JSON. */

@@ -1,6 +1,6 @@
 /** Browse an archive: list chunks and entities page by page, read one chunk, entity or exact content. */
 import * as S from "../../contract";
-import { failure, json } from "../common";
+import { body, failure, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -104,6 +104,55 @@ endpoint(
   async (c) => {
     const p = c.req.valid("param");
     const res = await c.var.app.browse.entity(p.archive, p.id);
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/chunks/{id}/annotations",
+    tags: ["browse"],
+    summary: "Annotate a chunk",
+    description:
+      "Appends one event to the chunk's annotations: `value` sets a key (a status such as proposed, committed, rejected), `add` adds to it (a counter). Events are never changed; reads fold them as of a time. `at` is the valid time (default now); `event_id` makes a retry the same event.",
+    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), ...body(S.AnnotateBody) },
+    responses: {
+      201: json(S.Annotated, "Appended (or, with a known event_id, the event already stored)"),
+      ...errors(400, 401, 403, 413),
+      404: err(404, "No such archive, chunk or version"),
+      409: err(409, "event_id already used for another chunk or key"),
+    },
+  },
+  async (c) => {
+    const p = c.req.valid("param");
+    const res = await c.var.app.annotations.annotate(
+      p.archive,
+      p.id,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
+    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/chunks/{id}/annotations",
+    tags: ["browse"],
+    summary: "A chunk's annotations as of a time",
+    description: "Each key's value at `as_of` (default now), folded from the events up to then, and those events.",
+    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.AnnotationsQuery },
+    responses: { 200: json(S.Annotations), ...errors(400, 401, 403), 404: err(404, "No such archive or chunk") },
+  },
+  async (c) => {
+    const p = c.req.valid("param");
+    const res = await c.var.app.annotations.read(p.archive, p.id, c.req.valid("query"));
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );

@@ -1,0 +1,58 @@
+/** D1 adapter for annotation events (the AnnotationStore port). */
+import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import type { AnnotationRecord, AnnotationStore } from "../../core/ports";
+import { chunked, type Db, IN_CHUNK } from "./queries";
+import * as s from "./schema";
+
+export class D1AnnotationStore implements AnnotationStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async appendAnnotation(row: Omit<AnnotationRecord, "id">): Promise<{ row: AnnotationRecord; duplicate: boolean }> {
+    if (row.eventId !== null) {
+      const [prior] = await this.#db
+        .select()
+        .from(s.annotations)
+        .where(and(eq(s.annotations.archiveId, row.archiveId), eq(s.annotations.eventId, row.eventId)));
+      if (prior) return { row: prior, duplicate: true };
+    }
+    const [inserted] = await this.#db.insert(s.annotations).values(row).onConflictDoNothing().returning();
+    if (inserted) return { row: inserted, duplicate: false };
+    // Lost a race with the same event id: the stored one is the event.
+    const [prior] = await this.#db
+      .select()
+      .from(s.annotations)
+      .where(and(eq(s.annotations.archiveId, row.archiveId), eq(s.annotations.eventId, row.eventId ?? "")));
+    if (!prior) throw new Error("annotation insert returned nothing");
+    return { row: prior, duplicate: true };
+  }
+
+  async annotationsOf(
+    archiveId: string,
+    chunkIds: string[],
+    key: string | undefined,
+    asOf: number,
+  ): Promise<AnnotationRecord[]> {
+    const out: AnnotationRecord[] = [];
+    for (const ids of chunked([...new Set(chunkIds)], IN_CHUNK)) {
+      out.push(
+        ...(await this.#db
+          .select()
+          .from(s.annotations)
+          .where(
+            and(
+              eq(s.annotations.archiveId, archiveId),
+              inArray(s.annotations.chunkId, ids),
+              key === undefined ? undefined : eq(s.annotations.key, key),
+              lte(s.annotations.at, asOf),
+            ),
+          )
+          .orderBy(asc(s.annotations.at), asc(s.annotations.id))),
+      );
+    }
+    return out;
+  }
+}

@@ -1,0 +1,102 @@
+/** Annotation use cases: append a status or counter event to a chunk; read values as of a time. */
+import type { z } from "zod";
+import type * as S from "../contract";
+import { type AnnotationEvent, type AnnotationValue, foldAnnotations } from "../core/annotations";
+import { fail, ok, type Result } from "../core/errors";
+import { type AnnotationRecord, parseJson } from "../core/ports";
+import { actorOf } from "./auth";
+import { iso } from "./browse";
+import type { AppDeps } from "./deps";
+
+type In<T extends z.ZodType> = z.infer<T>;
+type Scalar = string | number | boolean | null;
+
+export const toEvent = (r: AnnotationRecord): AnnotationEvent => ({
+  id: r.id,
+  chunkId: r.chunkId,
+  version: r.version,
+  key: r.key,
+  op: r.op === "add" ? "add" : "set",
+  value: parseJson<unknown>(r.value, null),
+  actor: r.actor,
+  reason: r.reason,
+  at: r.at,
+});
+
+const eventView = (r: AnnotationRecord) => ({
+  id: r.id,
+  key: r.key,
+  op: (r.op === "add" ? "add" : "set") as "set" | "add",
+  value: parseJson<Scalar>(r.value, null),
+  version: r.version,
+  actor: r.actor,
+  reason: r.reason,
+  at: iso(r.at),
+  recorded_at: iso(r.recordedAt),
+});
+
+export const valueView = (v: AnnotationValue) => ({
+  value: v.value as Scalar,
+  at: iso(v.at),
+  actor: v.actor,
+  reason: v.reason,
+  version: v.version,
+  events: v.events,
+});
+
+export function annotationUseCases(d: AppDeps) {
+  const store = d.stores.annotations;
+  return {
+    async annotate(
+      archive: string,
+      chunk: string,
+      b: In<typeof S.AnnotateBody>,
+      authorization: string | undefined,
+    ): Promise<Result<In<typeof S.Annotated>>> {
+      if ((b.value === undefined) === (b.add === undefined))
+        return fail("validation", "give exactly one of value (set) or add (a number to add)", "value");
+      const head = await d.stores.chunks.chunkRow(archive, chunk);
+      if (!head) return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, "id");
+      if (b.version !== undefined && b.version > head.latestVersion)
+        return fail(
+          "not_found",
+          `chunk ${chunk} has no version ${b.version} (latest ${head.latestVersion})`,
+          "version",
+        );
+      const now = d.clock.now();
+      const res = await store.appendAnnotation({
+        archiveId: archive,
+        chunkId: chunk,
+        version: b.version ?? null,
+        key: b.key,
+        op: b.add !== undefined ? "add" : "set",
+        value: JSON.stringify(b.add !== undefined ? b.add : b.value),
+        actor: await actorOf(d, authorization),
+        reason: b.reason ?? "",
+        at: b.at === undefined ? now : Date.parse(b.at),
+        recordedAt: now,
+        eventId: b.event_id ?? null,
+      });
+      if (res.duplicate && (res.row.chunkId !== chunk || res.row.key !== b.key))
+        return fail("conflict", `event_id ${b.event_id} was used for ${res.row.chunkId} ${res.row.key}`, "event_id");
+      const all = await store.annotationsOf(archive, [chunk], b.key, Number.MAX_SAFE_INTEGER);
+      const current = foldAnnotations(all.map(toEvent), Math.max(now, res.row.at)).get(b.key);
+      if (!current) return fail("unavailable", "the annotation was stored but could not be read back");
+      return ok({ event: eventView(res.row), duplicate: res.duplicate, current: valueView(current) });
+    },
+
+    async read(
+      archive: string,
+      chunk: string,
+      q: In<typeof S.AnnotationsQuery>,
+    ): Promise<Result<In<typeof S.Annotations>>> {
+      if (!(await d.stores.chunks.chunkRow(archive, chunk)))
+        return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, "id");
+      const asOf = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const rows = await store.annotationsOf(archive, [chunk], q.key, asOf);
+      const values: Record<string, ReturnType<typeof valueView>> = {};
+      for (const [k, v] of foldAnnotations(rows.map(toEvent), asOf)) values[k] = valueView(v);
+      return ok({ chunk, as_of: iso(asOf), values, events: rows.map(eventView) });
+    },
+  };
+}
