@@ -5,6 +5,7 @@ import { dir, if50, mcf, recovery } from "../../src/core/projectguard/metrics";
 describe("IF50 and Recovery (seed 002, Table 3, §5.2)", () => {
   it("reproduces Table 3's IF50 from MCF and DIR", () => {
     const rows: Array<[number, number, number]> = [
+      // biome-ignore lint/suspicious/noApproximativeNumericConstant: Table 3's MCF, not e
       [2.718, 0.149, 0.414],
       [3.031, 0.303, 0.53],
       [3.242, 0.148, 0.479],
@@ -14,6 +15,7 @@ describe("IF50 and Recovery (seed 002, Table 3, §5.2)", () => {
   });
 
   it("reproduces the 90% MCF recovery on Claude Code (2.718 -> 3.000 against 3.031)", () => {
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant: the emergent MCF of §5.2, not e
     expect(recovery(3.0, 2.718, 3.031)?.toFixed(3)).toBe("0.901");
     expect(recovery(1, 2, 2)).toBeNull();
   });
