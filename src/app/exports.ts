@@ -4,7 +4,7 @@ import { type ContextBody, toMs } from "../contract";
 import type { ContextExportFormat, ExportFormat } from "../core/export/types";
 import type { AppDeps } from "./deps";
 import { exportArchive, exportContext } from "./feeds/export";
-import { toContextRequest } from "./operations";
+import { resolveFilter, toContextRequest } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -21,8 +21,9 @@ export function exportUseCases(d: AppDeps) {
       return exportArchive(deps, archive, q.format, toMs(q.as_of), d.clock.now());
     },
     /** The cards of a /context request rendered in `format`. */
-    context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
-      return exportContext(deps, toContextRequest(archive, b), b.format);
+    async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
+      const filter = await resolveFilter(d.stores.chunks, archive, b.filter, toMs(b.as_of) ?? d.clock.now());
+      return exportContext(deps, toContextRequest(archive, b, filter), b.format);
     },
   };
 }

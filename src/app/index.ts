@@ -55,9 +55,9 @@ export function createUseCases(d: AppDeps) {
       resolve: (archive: string, q: In<typeof S.ResolveQuery>) => Op.resolveOp(k, archive, q),
     },
     query: {
-      route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(k, archive, b),
-      expand: (archive: string, b: In<typeof S.ExpandBody>) => Op.expandOp(k, archive, b),
-      context: (archive: string, b: In<typeof S.ContextBody>) => Op.contextOp(k, archive, b),
+      route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(k, d.stores.chunks, archive, b),
+      expand: (archive: string, b: In<typeof S.ExpandBody>) => Op.expandOp(k, d.stores.chunks, archive, b),
+      context: (archive: string, b: In<typeof S.ContextBody>) => Op.contextOp(k, d.stores.chunks, archive, b),
       verify: (archive: string, b: In<typeof S.VerifyBody>) => Op.verifyOp(k, archive, b),
       appendSession: (archive: string, session: string, b: In<typeof S.SessionEventsBody>) =>
         Op.appendSessionOp(k, archive, session, b),

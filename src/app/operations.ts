@@ -7,6 +7,7 @@ import type { z } from "zod";
 import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore } from "../core/ports";
+import type { RouteFilter } from "../core/types";
 import { chunkDetail, entityDetail, isoOrNull, round4 } from "./browse";
 import type { PaperGuru } from "./kernel";
 import { tidy } from "./style";
@@ -113,15 +114,82 @@ export async function resolveOp(pg: PaperGuru, archive: string, q: In<typeof S.R
   return { mention: q.mention, resolved: r ? { entity: r.entity, name: r.name, via: r.via } : null };
 }
 
+/** What the query operations read from D1 besides the kernel: exact subtrees, grounding, neighbours. */
+export type GraphReads = Pick<ChunkStore, "subtree" | "implementedAt" | "edgesAt" | "visibleAt">;
+
+/** A subtree's size above which `within` refuses (the exact set travels to the routing object). */
+export const MAX_SUBTREE = 50_000;
+
+/** The wire filter -> the kernel's, with `within` and `grounded` resolved exactly from D1 at t. */
+export async function resolveFilter(
+  store: GraphReads,
+  archive: string,
+  f: In<typeof S.FilterSchema> | Omit<In<typeof S.FilterSchema>, "min_similarity"> | undefined,
+  t: number,
+): Promise<RouteFilter | undefined> {
+  if (!f) return undefined;
+  let only: string[] | undefined;
+  if (f.within !== undefined) only = await store.subtree(archive, f.within, t, MAX_SUBTREE);
+  if (f.grounded) {
+    const grounded = new Set(await store.implementedAt(archive, t));
+    only = only ? only.filter((x) => grounded.has(x)) : [...grounded];
+  }
+  return {
+    kinds: f.kinds,
+    boundariesAny: f.boundaries_any,
+    boundariesAll: f.boundaries_all,
+    minSimilarity: "min_similarity" in f ? f.min_similarity : undefined,
+    only,
+  };
+}
+
+/** Exact neighbours over the requested edge types attached to each card (`follow`). */
+export async function withFollow<C extends { artifact_id: string }>(
+  store: GraphReads,
+  archive: string,
+  cards: C[],
+  follow: In<typeof S.FollowSchema>[] | undefined,
+  t: number,
+): Promise<
+  Array<
+    C & {
+      follow?: Array<{ type: string; direction: "out" | "in"; chunk: string; version: number | null; weight: number }>;
+    }
+  >
+> {
+  if (!follow?.length || cards.length === 0) return cards;
+  const ids = cards.map((c) => c.artifact_id);
+  const lists = new Map<string, Array<{ type: string; direction: "out" | "in"; chunk: string; weight: number }>>();
+  for (const f of follow) {
+    const count = new Map<string, number>();
+    for (const e of await store.edgesAt(archive, ids, f.type, f.direction, t)) {
+      const n = count.get(e.from) ?? 0;
+      if (n >= f.limit) continue;
+      count.set(e.from, n + 1);
+      const l = lists.get(e.from) ?? [];
+      l.push({ type: f.type, direction: f.direction, chunk: e.to, weight: round4(e.weight) });
+      lists.set(e.from, l);
+    }
+  }
+  const targets = [...new Set([...lists.values()].flat().map((x) => x.chunk))];
+  const visible = targets.length ? await store.visibleAt(archive, targets, t) : new Map();
+  return cards.map((c) => ({
+    ...c,
+    follow: (lists.get(c.artifact_id) ?? []).map((x) => ({ ...x, version: visible.get(x.chunk)?.version ?? null })),
+  }));
+}
+
 /** POST /v1/archives/{a}/route */
-export async function routeOp(pg: PaperGuru, archive: string, b: In<typeof S.RouteBody>) {
+export async function routeOp(pg: PaperGuru, store: GraphReads, archive: string, b: In<typeof S.RouteBody>) {
+  const asOf = S.toMs(b.as_of);
   const r = await pg.route({
     archiveId: archive,
     query: b.query,
-    asOf: S.toMs(b.as_of),
+    asOf,
     boundaries: b.boundaries,
     limit: b.limit,
     sessionId: b.session_id,
+    filter: await resolveFilter(store, archive, b.filter, asOf ?? Date.now()),
   });
   return tidy({
     as_of: new Date(r.asOf).toISOString(),
@@ -132,7 +200,8 @@ export async function routeOp(pg: PaperGuru, archive: string, b: In<typeof S.Rou
 }
 
 /** POST /v1/archives/{a}/expand */
-export async function expandOp(pg: PaperGuru, archive: string, b: In<typeof S.ExpandBody>) {
+export async function expandOp(pg: PaperGuru, store: GraphReads, archive: string, b: In<typeof S.ExpandBody>) {
+  const t = S.toMs(b.as_of) ?? Date.now();
   const r = await pg.expand({
     archiveId: archive,
     query: b.query,
@@ -142,13 +211,16 @@ export async function expandOp(pg: PaperGuru, archive: string, b: In<typeof S.Ex
     maxCardTokens: b.max_card_tokens,
     tokenizer: b.tokenizer,
     sessionId: b.session_id,
+    filter: await resolveFilter(store, archive, b.filter, t),
   });
-  return { cards: r.cards, skipped: r.skipped, tokens: r.tokens, trace: { timings_ms: r.timings } };
+  const cards = await withFollow(store, archive, r.cards, b.follow, t);
+  return { cards, skipped: r.skipped, tokens: r.tokens, trace: { timings_ms: r.timings } };
 }
 
 /** The wire /context body -> the service's request (also used by the query-result export). */
-export function toContextRequest(archive: string, b: In<typeof S.ContextBody>) {
+export function toContextRequest(archive: string, b: In<typeof S.ContextBody>, filter?: RouteFilter) {
   return {
+    filter,
     archiveId: archive,
     query: b.query,
     asOf: S.toMs(b.as_of),
@@ -163,8 +235,10 @@ export function toContextRequest(archive: string, b: In<typeof S.ContextBody>) {
 }
 
 /** POST /v1/archives/{a}/context */
-export async function contextOp(pg: PaperGuru, archive: string, b: In<typeof S.ContextBody>) {
-  const r = await pg.context(toContextRequest(archive, b));
+export async function contextOp(pg: PaperGuru, store: GraphReads, archive: string, b: In<typeof S.ContextBody>) {
+  const t = S.toMs(b.as_of) ?? Date.now();
+  const r = await pg.context(toContextRequest(archive, b, await resolveFilter(store, archive, b.filter, t)));
+  const cards = await withFollow(store, archive, r.cards, b.follow, r.asOf);
   const { shortTerm, ...budget } = r.budget;
   return {
     as_of: new Date(r.asOf).toISOString(),
@@ -174,7 +248,7 @@ export async function contextOp(pg: PaperGuru, archive: string, b: In<typeof S.C
       tokens: e.tokens,
       at: new Date(e.at).toISOString(),
     })),
-    cards: r.cards,
+    cards,
     budget: {
       total: budget.total,
       short_term: shortTerm,

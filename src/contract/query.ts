@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
+import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import { ChunkDetail, EntityDetail } from "./browse";
 import { MAX_ID, T0, Time } from "./common";
 
@@ -21,10 +22,59 @@ const Tokenizer = z.enum(TOKENIZERS).openapi({
   example: "cl100k_base",
 });
 
+const Tags = z.array(z.string().min(1).max(200)).max(50);
+
+/** What a query may return: applied to every head before the top-M cut and to every router target. */
+export const FilterSchema = z
+  .object({
+    kinds: z
+      .array(z.enum(CHUNK_KINDS))
+      .max(CHUNK_KINDS.length)
+      .optional()
+      .openapi({ description: "Only these kinds." }),
+    boundaries_any: Tags.optional().openapi({ description: "At least one of these boundary tags." }),
+    boundaries_all: Tags.optional().openapi({ description: "Every one of these boundary tags." }),
+    within: z.string().min(1).max(MAX_ID).optional().openapi({
+      description: "Only the subtree under this chunk: it and what reaches it over part-of edges (exact, from D1).",
+    }),
+    min_similarity: z
+      .number()
+      .min(-1)
+      .max(1)
+      .optional()
+      .openapi({ description: "Minimum semantic similarity (cosine) of the head to the query." }),
+    grounded: z
+      .boolean()
+      .optional()
+      .openapi({ description: "true: only chunks something implements (techniques or designs with code)." }),
+  })
+  .strict()
+  .openapi("Filter", { example: { kinds: ["technique"], grounded: true, min_similarity: 0.2 } });
+
+/** Exact neighbours to attach to each card (read from D1, not the bounded routing tables). */
+export const FollowSchema = z
+  .object({
+    type: z.enum(EDGE_TYPES).openapi({ description: "Edge type, e.g. implements." }),
+    direction: z
+      .enum(["out", "in"])
+      .default("out")
+      .openapi({ description: "out: card -> neighbour; in: neighbour -> card." }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(20)
+      .openapi({ description: "Neighbours per card (heaviest first)." }),
+  })
+  .strict()
+  .openapi("Follow", { example: { type: "implements", direction: "in", limit: 5 } });
+
 const queryFields = {
   query: z.string().min(1).max(8000),
   as_of: Time.optional(),
-  boundaries: z.array(z.string().min(1).max(200)).max(50).optional(),
+  boundaries: Tags.optional(),
+  filter: FilterSchema.optional(),
 };
 
 export const RouteBody = z
@@ -44,6 +94,7 @@ export const ContextBody = z
     max_card_tokens: z.number().int().min(50).max(4000).optional(),
     short_term_share: z.number().min(0).max(0.9).optional(),
     tokenizer: Tokenizer.optional(),
+    follow: z.array(FollowSchema).max(4).optional(),
   })
   .openapi("ContextRequest", {
     example: { query: "Which PageRank damping do we use?", budget_tokens: 600, session_id: "s-2025-01-10" },
@@ -61,6 +112,8 @@ export const ExpandBody = z
     max_card_tokens: z.number().int().min(50).max(4000).optional(),
     session_id: SessionId.optional(),
     tokenizer: Tokenizer.optional(),
+    filter: FilterSchema.omit({ min_similarity: true }).optional(),
+    follow: z.array(FollowSchema).max(4).optional(),
   })
   .openapi("ExpandRequest", {
     example: { query: "PageRank damping", chunks: [{ id: "arxiv:2405.14831" }], budget_tokens: 1200 },
@@ -216,6 +269,7 @@ export const TraceSchema = z
       }),
     ),
     filtered_by_time: z.number(),
+    filtered_by_filter: z.number().optional().openapi({ description: "heads and router targets the filter excluded" }),
     candidate_pool: z.number(),
     timings_ms: z.record(z.string(), z.number()),
   })
@@ -249,9 +303,25 @@ export const RouteResponse = z
 
 const Skipped = z.array(z.object({ chunk: z.string(), reason: z.string() }));
 
+/** A card with the exact neighbours `follow` asked for. */
+const FollowedCard = CardSchema.extend({
+  follow: z
+    .array(
+      z.object({
+        type: z.string(),
+        direction: z.enum(["out", "in"]),
+        chunk: z.string(),
+        version: z.number().int().nullable().openapi({ description: "valid at as_of; null when none is" }),
+        weight: z.number(),
+      }),
+    )
+    .optional()
+    .openapi({ description: "With `follow`: the card's neighbours over those edge types, heaviest first." }),
+});
+
 export const ExpandResponse = z
   .object({
-    cards: z.array(CardSchema),
+    cards: z.array(FollowedCard),
     skipped: Skipped,
     tokens: z.number(),
     trace: z.object({ timings_ms: z.record(z.string(), z.number()) }),
@@ -276,7 +346,7 @@ export const ContextResponse = z
         at: z.string().openapi({ description: "ISO 8601" }),
       }),
     ),
-    cards: z.array(CardSchema),
+    cards: z.array(FollowedCard),
     budget: z.object({
       total: z.number(),
       short_term: z.number(),

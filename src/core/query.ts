@@ -18,7 +18,7 @@ import { simhash } from "./sketch";
 import { queryTerms } from "./text/lexical";
 import { extractMentions } from "./text/mentions";
 import { countTokens, DEFAULT_TOKENIZER, loadTokenizer, type TokenizerName } from "./text/tokenizer";
-import type { AnchoredSpan, EdgeType, EvidenceCard, RouteResult, SemanticHit } from "./types";
+import type { AnchoredSpan, EdgeType, EvidenceCard, RouteFilter, RouteResult, SemanticHit } from "./types";
 
 export interface QueryDeps {
   embedder: Embedder;
@@ -45,6 +45,8 @@ export interface RouteRequest {
    * request's accesses are logged under it. Without one, nothing seeds recency.
    */
   sessionId?: string | undefined;
+  /** What may be returned (applied before the top-M cut and on router targets). */
+  filter?: RouteFilter | undefined;
 }
 
 /** Recency seeds read per session (RouteInput.recent holds at most 64). */
@@ -152,6 +154,7 @@ export async function routeQuery(deps: QueryDeps, req: RouteRequest): Promise<Ro
     preferEdges: preferredEdges(req.query),
     limit: req.limit ?? 32,
     ...(recent ? { recent } : {}),
+    ...(req.filter ? { filter: req.filter } : {}),
   });
   t.lap("route");
   await deps.access.record(
@@ -188,15 +191,32 @@ export interface ExpandRequest {
   tokenizer?: TokenizerName | undefined;
   /** Logs the expansion accesses under this session (they seed its later routes' recency). */
   sessionId?: string | undefined;
+  /** Kinds, boundaries and the exact id set of a route filter (similarity needs a route). */
+  filter?: RouteFilter | undefined;
 }
 
 export interface ExpandResponse {
   cards: EvidenceCard[];
-  skipped: Array<{ chunk: string; reason: "not_visible" | "missing_content" | "over_budget" | "version_not_found" }>;
+  skipped: Array<{
+    chunk: string;
+    reason: "not_visible" | "missing_content" | "over_budget" | "version_not_found" | "filtered";
+  }>;
   tokens: number;
   /** The encoding the cards were counted in. */
   tokenizer: TokenizerName;
   timings: Timings;
+}
+
+/** A version against the filters expand can check on its own (kinds, boundaries, the exact id set). */
+function expandPasses(f: RouteFilter, row: { chunkId: string; kind: string; boundaries: string[] }): boolean {
+  const tags = new Set(row.boundaries.map((b) => b.trim().toLowerCase().replace(/\s+/g, "-")));
+  const norm = (b: string) => b.trim().toLowerCase().replace(/\s+/g, "-");
+  return (
+    (!f.kinds?.length || (f.kinds as string[]).includes(row.kind)) &&
+    (!f.boundariesAny?.length || f.boundariesAny.some((b) => tags.has(norm(b)))) &&
+    (f.boundariesAll ?? []).every((b) => tags.has(norm(b))) &&
+    (!f.only || f.only.includes(row.chunkId))
+  );
 }
 
 /** Open contents lazily (only chunks already chosen) and distill them in order within the budget. */
@@ -227,6 +247,10 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
     const content = contents[i];
     if (!row) {
       skipped.push({ chunk: c.chunk, reason: c.version !== undefined ? "version_not_found" : "not_visible" });
+      continue;
+    }
+    if (req.filter && !expandPasses(req.filter, row)) {
+      skipped.push({ chunk: c.chunk, reason: "filtered" });
       continue;
     }
     if (content == null) {

@@ -210,6 +210,22 @@ export interface RouterStep {
   accepted: boolean;
 }
 
+/**
+ * What a route may return, applied to every head before the top-M cut and to every node the router
+ * reaches. `only` is an exact set of chunk ids the caller computed (a subtree, the grounded chunks);
+ * the other filters are checked on the heads.
+ */
+export interface RouteFilter {
+  kinds?: ChunkKind[] | undefined;
+  /** At least one of these boundary tags. */
+  boundariesAny?: string[] | undefined;
+  /** Every one of these boundary tags. */
+  boundariesAll?: string[] | undefined;
+  only?: string[] | undefined;
+  /** Minimum semantic similarity of the head to the query (cosine; the sketch estimate where the index gave none). */
+  minSimilarity?: number | undefined;
+}
+
 export interface RouteInput {
   /** Normalised mention candidates from the analyser (see core/text/mentions). */
   mentions: string[];
@@ -234,6 +250,7 @@ export interface RouteInput {
    * (archive state, query, as_of, params), never on what other callers asked before.
    */
   recent?: Array<{ chunk: string; at: number }> | undefined;
+  filter?: RouteFilter | undefined;
 }
 
 export interface RouteResult {
@@ -246,6 +263,8 @@ export interface RouteResult {
     diffusion: { touched: number; steps: number; mass: Array<{ chunk: string; mass: number }> };
     routerSteps: RouterStep[];
     filteredByTime: number;
+    /** Heads and router targets the filter excluded. */
+    filteredByFilter?: number;
     candidatePool: number;
   };
 }

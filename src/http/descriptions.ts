@@ -110,6 +110,9 @@ const SCHEMAS: Record<string, string> = {
   Snapshot: "A capital-chunk snapshot written now.",
   Evicted: "The archive whose in-memory capital chunk was dropped.",
   ContextExportRequest: "A context request plus the export format of its cards.",
+  Filter:
+    "What a query may return, applied to every head before the top-M cut and to every router target: kinds, boundary tags (any or all), a part-of subtree, grounding, a minimum similarity.",
+  Follow: "Exact neighbours to attach to each card: an edge type, a direction and how many per card.",
   Annotate: "One annotation event: set a key's value (a status) or add to it (a counter), from a time on.",
   Annotated: "The event appended (or the one a repeated event_id names) and the key's value now.",
   Annotations: "A chunk's annotation values as of a time and the events they fold.",

@@ -384,6 +384,61 @@ export class D1ChunkStore implements ChunkStore {
     return { chunk, versions, edges, deprecationReason };
   }
 
+  async subtree(archiveId: string, root: string, t: number, max: number): Promise<string[]> {
+    // Depth-bounded so a cycle of part-of edges ends; UNION drops repeated (id, depth) rows.
+    const rows = await this.#db.all<{ id: string }>(
+      sql`WITH RECURSIVE sub(id, depth) AS (
+            SELECT ${root}, 0
+            UNION
+            SELECT e.src, sub.depth + 1 FROM edges e JOIN sub ON e.dst = sub.id
+            WHERE e.archive_id = ${archiveId} AND e.type = 'part-of' AND e.valid_from <= ${t}
+              AND (e.valid_to IS NULL OR e.valid_to > ${t}) AND sub.depth < 64)
+          SELECT DISTINCT id FROM sub LIMIT ${max}`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async implementedAt(archiveId: string, t: number): Promise<string[]> {
+    const rows = await this.#db.all<{ dst: string }>(
+      sql`SELECT DISTINCT dst FROM edges WHERE archive_id = ${archiveId} AND type = 'implements'
+          AND valid_from <= ${t} AND (valid_to IS NULL OR valid_to > ${t})`,
+    );
+    return rows.map((r) => r.dst);
+  }
+
+  async edgesAt(
+    archiveId: string,
+    chunkIds: string[],
+    type: string,
+    direction: "out" | "in",
+    t: number,
+  ): Promise<Array<{ from: string; to: string; weight: number }>> {
+    const out: Array<{ from: string; to: string; weight: number }> = [];
+    for (const ids of chunked([...new Set(chunkIds)], IN_CHUNK)) {
+      const near = direction === "out" ? s.edges.src : s.edges.dst;
+      const rows = await this.#db
+        .select({ src: s.edges.src, dst: s.edges.dst, weight: s.edges.weight })
+        .from(s.edges)
+        .where(
+          and(
+            eq(s.edges.archiveId, archiveId),
+            eq(s.edges.type, type),
+            inArray(near, ids),
+            sql`${s.edges.validFrom} <= ${t}`,
+            sql`(${s.edges.validTo} IS NULL OR ${s.edges.validTo} > ${t})`,
+          ),
+        )
+        .orderBy(desc(s.edges.weight), asc(direction === "out" ? s.edges.dst : s.edges.src));
+      for (const r of rows)
+        out.push(
+          direction === "out"
+            ? { from: r.src, to: r.dst, weight: r.weight }
+            : { from: r.dst, to: r.src, weight: r.weight },
+        );
+    }
+    return out;
+  }
+
   async listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]> {
     const t = f.asOf;
     const conds: SQL[] = [

@@ -199,6 +199,45 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   };
   for (const i of sessionAccess.keys()) addSeed(i, params.eta * recency(i), "recent");
 
+  // Filters (exact sets from postings; checked before the top-M cut and on router targets).
+  const flt = input.filter;
+  let allowed: Set<number> | null = null;
+  const restrict = (set: Set<number>) => {
+    allowed = allowed === null ? set : new Set([...allowed].filter((x) => set.has(x)));
+  };
+  const tagged = (tag: string) => {
+    const out = new Set<number>();
+    const e = s.entIndex.get(`boundary:${tag.trim().toLowerCase().replace(/\s+/g, "-")}`);
+    if (e !== undefined) s.postingsAt(e, t, (i) => out.add(i), Number.MAX_SAFE_INTEGER);
+    return out;
+  };
+  if (flt?.only) {
+    const ids = new Set<number>();
+    for (const id of flt.only) {
+      const i = s.index.get(id);
+      if (i !== undefined) ids.add(i);
+    }
+    restrict(ids);
+  }
+  if (flt?.boundariesAny?.length) {
+    const any = new Set<number>();
+    for (const b of flt.boundariesAny) for (const i of tagged(b)) any.add(i);
+    restrict(any);
+  }
+  for (const b of flt?.boundariesAll ?? []) restrict(tagged(b));
+  const kindsOk = flt?.kinds?.length ? new Set(flt.kinds.map((k) => CHUNK_KINDS.indexOf(k))) : null;
+  const noSketchQ = isZero(input.querySketch);
+  const rawSem = (i: number) => semScore.get(i) ?? (noSketchQ ? 1 : sketchCosine(input.querySketch, s.sketchOf(i)));
+  const excluded = new Set<number>();
+  const passes = (i: number): boolean => {
+    const ok =
+      (allowed === null || (allowed as Set<number>).has(i)) &&
+      (kindsOk === null || kindsOk.has(s.kind[i] as number)) &&
+      (flt?.minSimilarity === undefined || rawSem(i) >= flt.minSimilarity);
+    if (!ok) excluded.add(i);
+    return ok;
+  };
+
   // 3. Diffusion from the seeds (local; invisible nodes and edges carry no mass).
   const ppr = localPpr(s, seeds, t, params);
   let maxMass = 0;
@@ -224,11 +263,17 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   };
   const product = (ex: { sem: number; lex: number; sym: number; graph: number; rec: number }) =>
     ex.sem ** wt.sem * ex.lex ** wt.lex * ex.sym ** wt.sym * ex.graph ** wt.graph * ex.rec ** wt.rec;
-  // Pool: every seed plus the 2*M nodes with most diffusion mass, so scoring is O(M), not O(touched).
-  const byMass = [...ppr.mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 2 * params.topM);
+  // Pool: every seed plus the 2*M nodes with most diffusion mass (among those the filter lets
+  // through), so scoring is O(M), not O(touched); a filter's exact set of at most 4*M chunks joins
+  // whole, so a narrow filter (a subtree) is never left with nothing to rank.
+  const massOrder = [...ppr.mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
   const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i)]);
+  const narrow = allowed as Set<number> | null;
+  if (narrow !== null && narrow.size <= 4 * params.topM) for (const i of narrow) pool.add(i);
   const scored: Candidate[] = [];
   for (const i of pool) {
+    if (flt && !passes(i)) continue;
     // Version filter BEFORE the top-M cut (seeds and diffusion are already restricted to visible nodes).
     const version = s.versionAtIdx(i, t);
     if (version === 0) {
@@ -277,6 +322,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       for (let k = start; k < end && k < start + params.kr; k++) {
         const v = s.slotDst[k] as number;
         if (!s.slotValid(u, k, tm) || !s.visibleAt(v, t)) continue;
+        if (flt && !passes(v)) continue;
         const type = EDGE_TYPES[(s.slotType[k] as number) & TYPE_MASK] as EdgeType;
         const prior = TYPE_PRIOR[type] * (prefer.has(type) ? 2 : 1);
         const path = uScore * prior * ((s.slotW[k] as number) / sum);
@@ -331,6 +377,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       diffusion: { touched: ppr.touched, steps: ppr.steps, mass: massTop },
       routerSteps: steps,
       filteredByTime: invisible.size,
+      filteredByFilter: excluded.size,
       candidatePool: pool.size,
     },
   };

@@ -272,6 +272,18 @@ export interface ChunkStore extends VersionReader {
     edges: EdgeRecord[];
     deprecationReason: string | null;
   } | null>;
+  /** Chunks reached from `root` backwards over part-of edges valid at t (the root included), at most `max`. */
+  subtree(archiveId: string, root: string, t: number, max: number): Promise<string[]>;
+  /** Chunks some chunk `implements` at t (grounded techniques, designs with code). */
+  implementedAt(archiveId: string, t: number): Promise<string[]>;
+  /** Edges of one type valid at t from (out) or to (in) these chunks, heaviest first per chunk. */
+  edgesAt(
+    archiveId: string,
+    chunkIds: string[],
+    type: string,
+    direction: "out" | "in",
+    t: number,
+  ): Promise<Array<{ from: string; to: string; weight: number }>>;
   /** One page of chunks in id order, strictly after `after`; `limit + 1` rows tell whether more follow. */
   listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]>;
   chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>>;
