@@ -118,6 +118,17 @@ function versionView(v: VersionRecord) {
     entities: strings(v.entities),
     boundaries: strings(v.boundaries),
     edges,
+    symbols: parseJson<
+      Array<{
+        name: string;
+        kind: string;
+        signature: string;
+        line: number;
+        exported: boolean;
+        start: number;
+        end: number;
+      }>
+    >(v.symbols ?? null, []),
     relations: parseJson<Array<Record<string, string>>>(v.relations, []).map((r) => ({
       subject: r.subject ?? "",
       predicate: r.predicate ?? "",

@@ -221,6 +221,22 @@ export const VersionView = z
         }),
       )
       .openapi({ description: "Triples given with this version (empty when none)." }),
+    symbols: z
+      .array(
+        z.object({
+          name: z.string(),
+          kind: z.string(),
+          signature: z.string(),
+          line: z.number().int(),
+          exported: z.boolean(),
+          start: z.number().int(),
+          end: z.number().int(),
+        }),
+      )
+      .openapi({
+        description:
+          "A code unit's top-level declarations (TS/JS/Python): [start, end) is the exact signature line in this version's content, an anchor `verify` checks.",
+      }),
   })
   .openapi("VersionView");
 
@@ -275,6 +291,7 @@ export const ChunkDetail = z
           boundaries: [],
           edges: [{ type: "motivates", target: "arxiv:2405.14831", weight: 1 }],
           relations: [],
+          symbols: [],
         },
       ],
       edges: [

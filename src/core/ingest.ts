@@ -3,6 +3,7 @@
  * The storage adapter executes the plan in one atomic D1 batch, so a batch lands whole or not at all,
  * and re-running the same batch plans nothing (idempotent: equal artifact hash = no-op).
  */
+import { type CodeSymbol, extractSymbols, languageOf } from "./code/symbols";
 import { type Failure, fail, ok, type Result } from "./errors";
 import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "./ids";
 import { cpuBudgetChars, withinCpuBudget } from "./limits";
@@ -65,6 +66,16 @@ export interface ExistingState {
   aliases: Set<string>;
 }
 
+/**
+ * The declarations of a code unit whose language the path in its id (before `#`) or its source
+ * tells: `repo/src/index.ts#buildIndex`, `gh:owner/repo/pkg/mod.py`, `https://…/a.ts`.
+ */
+export function codeSymbols(id: string, source: string | undefined, content: string): CodeSymbol[] {
+  const paths = [id.split("#")[0] ?? id, (source ?? "").split(/[#?]/)[0] ?? ""];
+  const path = paths.find((p) => languageOf(p) !== null);
+  return path ? extractSymbols(path, content) : [];
+}
+
 export interface VersionRow {
   chunkId: string;
   version: number;
@@ -79,6 +90,8 @@ export interface VersionRow {
   entities: string[];
   /** Names the analyser grounded in this version's content: entity and exact [start, end) spans. */
   mentions: Array<{ entity: string; spans: Array<[number, number]> }>;
+  /** A code unit's top-level declarations with exact signature offsets (empty for other kinds). */
+  symbols: CodeSymbol[];
   boundaries: string[];
   edges: EdgeInput[];
   /** Normalised relations of this version (absent when it has none). */
@@ -465,6 +478,7 @@ export async function planIngest(
       contentChars: a.content.length,
       entities: norm.entityIds,
       mentions: grounded.map((g) => ({ entity: g.id, spans: g.spans })),
+      symbols: a.kind === "code_unit" ? codeSymbols(a.id, a.source, a.content) : [],
       boundaries: norm.boundaries,
       edges: norm.edges,
       ...(norm.relations ? { relations: norm.relations } : {}),

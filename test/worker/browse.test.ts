@@ -128,6 +128,20 @@ describe("GET /chunks/{id}, /content, /entities", () => {
     expect(d.body.versions[0].edges).toEqual([{ type: "implements", target: "arxiv:2405.14831", weight: 0.35 }]);
     expect(d.body.edges[0].weight).toBe(0.35);
     expect(d.body.versions[0].content_sha256).toMatch(/^[0-9a-f]{64}$/);
+    // A code unit's declarations are stored per version; a signature is an exact, verifiable span.
+    const sym = d.body.versions[0].symbols[0];
+    expect(sym).toMatchObject({ name: "rank", kind: "function", exported: true, line: 1 });
+    expect(sym.signature).toContain("rank(g: Graph)");
+    const snippet = code.content.slice(sym.start, sym.end);
+    expect(snippet).toContain("export function rank");
+    const verified = await api(
+      "POST",
+      `${base(id)}/verify`,
+      { anchors: [{ artifact_id: code.id, version: 1, start: sym.start, end: sym.end, snippet }] },
+      key,
+    );
+    expect(verified.body.all_verified).toBe(true);
+    expect(d.body.versions[1].symbols[0].signature).toContain("rank(g: Graph)");
     const text = JSON.stringify(d.body);
     for (const internal of ["contentKey", "content_key", "vectorId", "archiveId", "archives/"])
       expect(text).not.toContain(internal);

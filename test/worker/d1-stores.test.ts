@@ -32,6 +32,7 @@ function plan(chunkId: string): IngestPlan {
         contentChars: 42,
         entities: [chunkId, "method:rag"],
         mentions: [{ entity: "method:rag", spans: [[0, 3]] }],
+        symbols: [],
         boundaries: ["nlp"],
         edges: [{ type: "cites", target: "arxiv:1", weight: 0.5 }],
         relations: [{ subject: "RAG", predicate: "uses", object: "retriever" }],

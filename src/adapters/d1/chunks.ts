@@ -152,6 +152,7 @@ export class D1ChunkStore implements ChunkStore {
           edges: JSON.stringify(v.edges),
           relations: v.relations?.length ? JSON.stringify(v.relations) : null,
           mentions: v.mentions.length ? JSON.stringify(v.mentions) : null,
+          symbols: v.symbols.length ? JSON.stringify(v.symbols) : null,
           validFrom: v.validFrom,
           validTo: null,
           recordedAt: v.recordedAt,

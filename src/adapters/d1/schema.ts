@@ -77,6 +77,12 @@ export const chunkVersions = sqliteTable(
      * version's content (concept entities; spans are exact offsets of the content); NULL when none.
      */
     mentions: text("mentions"),
+    /**
+     * JSON [{name, kind, signature, line, exported, start, end}] of a code unit's top-level
+     * declarations (TS/JS/Python, by the path in its id or source); [start, end) are exact offsets of
+     * the signature line in the content, so a signature is an anchored span. NULL for other chunks.
+     */
+    symbols: text("symbols"),
     validFrom: integer("valid_from").notNull(),
     validTo: integer("valid_to"),
     recordedAt: integer("recorded_at").notNull(),

@@ -58,6 +58,8 @@ export interface VersionRecord {
   edges: string;
   relations: string | null;
   mentions: string | null;
+  /** JSON of a code unit's declarations with exact signature offsets; NULL for other chunks. */
+  symbols?: string | null;
   validFrom: number;
   validTo: number | null;
   recordedAt: number;

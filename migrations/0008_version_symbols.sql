@@ -1,0 +1,1 @@
+ALTER TABLE `chunk_versions` ADD `symbols` text;
