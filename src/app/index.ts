@@ -13,6 +13,7 @@ import type { AppDeps } from "./deps";
 import { eventUseCases } from "./events";
 import { type ExportFormatQuery, exportUseCases } from "./exports";
 import { forgetUseCases } from "./forget";
+import { metricsUseCases } from "./metrics";
 import * as Op from "./operations";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
@@ -64,6 +65,7 @@ export function createUseCases(d: AppDeps) {
     },
     browse: browseUseCases(d),
     annotations: annotationUseCases(d),
+    metrics: metricsUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

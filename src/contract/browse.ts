@@ -413,3 +413,50 @@ export const ContentSlice = z
       next_start: null,
     },
   });
+
+export const DirQuery = z.object({
+  prefix: z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .openapi({
+      param: { name: "prefix", in: "query" },
+      description: "The repository's chunk id prefix, e.g. gh:acme/memory/.",
+      example: "gh:acme/memory/",
+    }),
+  as_of: Time.optional().openapi({
+    param: { name: "as_of", in: "query" },
+    description: "The state as of then (default now).",
+  }),
+});
+
+export const DirResult = z
+  .object({
+    prefix: z.string(),
+    as_of: z.string(),
+    dir: z.number().openapi({ description: "|E_used| / |E_total| (4 decimals); 0 without standalone exports." }),
+    total: z.number().int().openapi({ description: "|E_total|: exported declarations of standalone modules." }),
+    used: z
+      .number()
+      .int()
+      .openapi({ description: "|E_used|: those an integration module that depends on them names." }),
+    integration: z
+      .array(z.string())
+      .openapi({ description: "Modules that depend on others and that none depends on." }),
+    standalone: z.array(z.string()),
+    tests: z.array(z.string()).openapi({ description: "Modules with a tests edge (left out of both sets)." }),
+    unused: z.array(z.string()).openapi({ description: "module#symbol of E_total not in E_used." }),
+  })
+  .openapi("DirResult", {
+    example: {
+      prefix: "gh:acme/memory/",
+      as_of: T0,
+      dir: 0.5,
+      total: 4,
+      used: 2,
+      integration: ["gh:acme/memory/main.py"],
+      standalone: ["gh:acme/memory/index.py", "gh:acme/memory/ppr.py"],
+      tests: [],
+      unused: ["gh:acme/memory/index.py#Index", "gh:acme/memory/ppr.py#damping"],
+    },
+  });

@@ -113,6 +113,8 @@ const SCHEMAS: Record<string, string> = {
   Filter:
     "What a query may return, applied to every head before the top-M cut and to every router target: kinds, boundary tags (any or all), a part-of subtree, grounding, a minimum similarity.",
   Follow: "Exact neighbours to attach to each card: an edge type, a direction and how many per card.",
+  DirResult:
+    "The dependency integration ratio of a repository's code as of a time, with the module sets and the unused exports it was computed from.",
   Annotate: "One annotation event: set a key's value (a status) or add to it (a counter), from a time on.",
   Annotated: "The event appended (or the one a repeated event_id names) and the key's value now.",
   Annotations: "A chunk's annotation values as of a time and the events they fold.",

@@ -385,6 +385,23 @@ export class D1ChunkStore implements ChunkStore {
     return { chunk, versions, edges, deprecationReason };
   }
 
+  async codeModules(
+    archiveId: string,
+    prefix: string,
+    t: number,
+    max: number,
+  ): Promise<Array<{ chunkId: string; version: number; contentKey: string; symbols: string | null }>> {
+    return this.#db.all(
+      sql`SELECT v.chunk_id AS chunkId, v.version AS version, v.content_key AS contentKey, v.symbols AS symbols
+          FROM chunk_versions v JOIN chunks c ON c.archive_id = v.archive_id AND c.chunk_id = v.chunk_id
+          WHERE v.archive_id = ${archiveId} AND v.kind = 'code_unit'
+            AND v.chunk_id >= ${prefix} AND substr(v.chunk_id, 1, ${prefix.length}) = ${prefix}
+            AND v.valid_from <= ${t} AND (v.valid_to IS NULL OR v.valid_to > ${t})
+            AND (c.deprecated_at IS NULL OR c.deprecated_at > ${t})
+          ORDER BY v.chunk_id LIMIT ${max}`,
+    );
+  }
+
   async subtree(archiveId: string, root: string, t: number, max: number): Promise<string[]> {
     // Depth-bounded so a cycle of part-of edges ends; UNION drops repeated (id, depth) rows.
     const rows = await this.#db.all<{ id: string }>(

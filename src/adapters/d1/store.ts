@@ -50,6 +50,8 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   chunkHistory: ChunkStore["chunkHistory"] = (archiveId, chunkId) => this.#chunks.chunkHistory(archiveId, chunkId);
   visibleAt: ChunkStore["visibleAt"] = (archiveId, chunkIds, t) => this.#chunks.visibleAt(archiveId, chunkIds, t);
   exact: ChunkStore["exact"] = (archiveId, chunkId, version) => this.#chunks.exact(archiveId, chunkId, version);
+  codeModules: ChunkStore["codeModules"] = (archiveId, prefix, t, max) =>
+    this.#chunks.codeModules(archiveId, prefix, t, max);
   subtree: ChunkStore["subtree"] = (archiveId, root, t, max) => this.#chunks.subtree(archiveId, root, t, max);
   implementedAt: ChunkStore["implementedAt"] = (archiveId, t) => this.#chunks.implementedAt(archiveId, t);
   edgesAt: ChunkStore["edgesAt"] = (archiveId, ids, type, direction, t) =>

@@ -274,6 +274,13 @@ export interface ChunkStore extends VersionReader {
     edges: EdgeRecord[];
     deprecationReason: string | null;
   } | null>;
+  /** Code units with an id prefix and a version valid at t, with that version's declarations (JSON). */
+  codeModules(
+    archiveId: string,
+    prefix: string,
+    t: number,
+    max: number,
+  ): Promise<Array<{ chunkId: string; version: number; contentKey: string; symbols: string | null }>>;
   /** Chunks reached from `root` backwards over part-of edges valid at t (the root included), at most `max`. */
   subtree(archiveId: string, root: string, t: number, max: number): Promise<string[]>;
   /** Chunks some chunk `implements` at t (grounded techniques, designs with code). */

@@ -156,3 +156,22 @@ endpoint(
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/metrics/dir",
+    tags: ["browse"],
+    summary: "Dependency integration ratio of a repository",
+    description:
+      "DIR = |E_used| / |E_total| (ProjectGuard, §4.1) over the code units under `prefix` as of `as_of`: E_total the exported declarations of standalone modules, E_used those that integration code (modules that depend on others and that none depends on) names and depends on. Test modules are left out.",
+    request: { params: S.ArchiveParam, query: S.DirQuery },
+    responses: { 200: json(S.DirResult), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    const res = await c.var.app.metrics.dir(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);

@@ -1,0 +1,80 @@
+/**
+ * Project metrics over the structural state (ProjectGuard, seed 002 §4.1). DIR, the dependency
+ * integration ratio, is computed from the code units of one repository (an id prefix) as of a time,
+ * by these rules:
+ * - modules: code units with stored declarations; tests: modules with a `tests` edge out (left out);
+ * - integration code: modules that depend on another module (`depends-on`) and that no module depends
+ *   on (the entry points that wire the components together); standalone: every other module;
+ * - E_total: the exported declarations of the standalone modules; E_used: those whose name appears as
+ *   a whole word in an integration module that depends on the module declaring them.
+ */
+import type { z } from "zod";
+import type * as S from "../contract";
+import type { CodeSymbol } from "../core/code/symbols";
+import { fail, ok, type Result } from "../core/errors";
+import { parseJson } from "../core/ports";
+import { dir, type ModuleSymbols } from "../core/projectguard/metrics";
+import { iso } from "./browse";
+import type { AppDeps } from "./deps";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+/** Modules read per call (each integration module's content is read once). */
+export const MAX_MODULES = 2000;
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+export function metricsUseCases(d: AppDeps) {
+  const chunks = d.stores.chunks;
+  return {
+    async dir(archive: string, q: In<typeof S.DirQuery>): Promise<Result<In<typeof S.DirResult>>> {
+      const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const rows = await chunks.codeModules(archive, q.prefix, t, MAX_MODULES + 1);
+      if (rows.length > MAX_MODULES)
+        return fail(
+          "too_large",
+          `more than ${MAX_MODULES} code units under ${q.prefix}`,
+          "prefix",
+          "give a narrower prefix",
+        );
+      const ids = rows.map((r) => r.chunkId);
+      const known = new Set(ids);
+      const deps = (await chunks.edgesAt(archive, ids, "depends-on", "out", t)).filter((e) => known.has(e.to));
+      const tests = new Set((await chunks.edgesAt(archive, ids, "tests", "out", t)).map((e) => e.from));
+      const dependedOn = new Set(deps.map((e) => e.to));
+      const out = new Map<string, string[]>();
+      for (const e of deps) out.set(e.from, [...(out.get(e.from) ?? []), e.to]);
+      const symbols = new Map(rows.map((r) => [r.chunkId, parseJson<CodeSymbol[]>(r.symbols, [])]));
+      const integration = ids.filter((id) => !tests.has(id) && (out.get(id)?.length ?? 0) > 0 && !dependedOn.has(id));
+      const standalone = ids.filter((id) => !tests.has(id) && !integration.includes(id));
+      const modules: ModuleSymbols[] = standalone.map((id) => ({
+        id,
+        standalone: true,
+        exports: (symbols.get(id) ?? []).filter((s) => s.exported).map((s) => s.name),
+        uses: [],
+      }));
+      for (const id of integration) {
+        const row = rows.find((r) => r.chunkId === id);
+        const content = row ? ((await d.kernel.contentOf(row.contentKey)) ?? "") : "";
+        const uses: Array<[string, string]> = [];
+        for (const target of out.get(id) ?? [])
+          for (const s of symbols.get(target) ?? [])
+            if (s.exported && new RegExp(`\\b${escapeRe(s.name.split(".").pop() ?? s.name)}\\b`).test(content))
+              uses.push([target, s.name]);
+        modules.push({ id, standalone: false, exports: [], uses });
+      }
+      const r = dir(modules);
+      return ok({
+        prefix: q.prefix,
+        as_of: iso(t),
+        dir: Math.round(r.dir * 10_000) / 10_000,
+        total: r.total.length,
+        used: r.used.length,
+        integration,
+        standalone,
+        tests: [...tests].sort(),
+        unused: r.total.filter((x) => !r.used.includes(x)),
+      });
+    },
+  };
+}
