@@ -15,6 +15,7 @@ import { type ExportFormatQuery, exportUseCases } from "./exports";
 import { forgetUseCases } from "./forget";
 import { metricsUseCases } from "./metrics";
 import * as Op from "./operations";
+import { projectUseCases } from "./project";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -66,6 +67,7 @@ export function createUseCases(d: AppDeps) {
     browse: browseUseCases(d),
     annotations: annotationUseCases(d),
     metrics: metricsUseCases(d),
+    project: projectUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

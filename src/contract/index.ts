@@ -7,5 +7,6 @@ export * from "./browse";
 export * from "./common";
 export * from "./events";
 export * from "./forget";
+export * from "./project";
 export * from "./query";
 export * from "./world";

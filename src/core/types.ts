@@ -14,6 +14,8 @@ export const CHUNK_KINDS = [
   "note",
   "dataset",
   "technique",
+  // Appended last: the capital chunk stores a kind as its index here, so existing snapshots keep theirs.
+  "design",
 ] as const;
 export type ChunkKind = (typeof CHUNK_KINDS)[number];
 

@@ -115,6 +115,10 @@ const SCHEMAS: Record<string, string> = {
   Follow: "Exact neighbours to attach to each card: an edge type, a direction and how many per card.",
   DirResult:
     "The dependency integration ratio of a repository's code as of a time, with the module sets and the unused exports it was computed from.",
+  BriefRequest:
+    "The upcoming request (and the session's last ones), a time, a token budget and optionally a repository prefix.",
+  BriefResult:
+    "What to know before the next request: committed designs and decisions, modules to preserve, revise or reuse, exported signatures as anchors, within the budget.",
   Annotate: "One annotation event: set a key's value (a status) or add to it (a counter), from a time on.",
   Annotated: "The event appended (or the one a repeated event_id names) and the key's value now.",
   Annotations: "A chunk's annotation values as of a time and the events they fold.",

@@ -175,3 +175,22 @@ endpoint(
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/brief",
+    tags: ["query"],
+    summary: "Pre-turn brief for a coding agent",
+    description:
+      "Within `budget_tokens`: the committed designs and decisions relevant to the upcoming request (status annotation `committed` at `as_of`; superseded and deprecated ones are invisible), the modules implementing them to revise (a commitment changed after the module did), preserve (others depend on or test them) or reuse, and the exported signatures of the modules to preserve as exact anchors. Deterministic; the rules are in the README.",
+    request: { params: S.ArchiveParam, ...body(S.BriefBody) },
+    responses: { 200: json(S.BriefResult), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    const res = await c.var.app.project.brief(c.req.valid("param").archive, c.req.valid("json"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);

@@ -1,0 +1,113 @@
+/** ProjectGuard's pre-turn brief: what an agent must know before the next request. */
+import { z } from "@hono/zod-openapi";
+import { MAX_ID, T0, Time } from "./common";
+
+export const BriefBody = z
+  .object({
+    request: z.string().min(1).max(8000).openapi({ description: "The upcoming user request." }),
+    recent_requests: z
+      .array(z.string().min(1).max(8000))
+      .max(5)
+      .optional()
+      .openapi({ description: "The session's last user requests, most recent last (they join the query)." }),
+    as_of: Time.optional(),
+    budget_tokens: z.number().int().min(100).max(200_000).default(2000),
+    prefix: z
+      .string()
+      .min(1)
+      .max(MAX_ID)
+      .optional()
+      .openapi({ description: "Only code units under this id prefix (one repository)." }),
+  })
+  .openapi("BriefRequest", {
+    example: { request: "Make the cache evict least recently used heads", budget_tokens: 1500 },
+  });
+
+const Commitment = z.object({
+  id: z.string(),
+  kind: z.string(),
+  version: z.number().int(),
+  title: z.string(),
+  synopsis: z.string(),
+  valid_from: z.string(),
+  score: z.number(),
+});
+
+const ModuleRef = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  implements: z.array(z.string()),
+  reason: z.string(),
+});
+
+const Constraint = z.object({
+  module: z.string(),
+  symbol: z.string(),
+  signature: z.string(),
+  anchor: z.object({
+    artifact_id: z.string(),
+    version: z.number().int(),
+    start: z.number().int(),
+    end: z.number().int(),
+    snippet: z.string(),
+  }),
+});
+
+export const BriefResult = z
+  .object({
+    as_of: z.string(),
+    commitments: z
+      .array(Commitment)
+      .openapi({ description: "Committed designs and decisions relevant to the request, best first." }),
+    held_back: z
+      .array(z.object({ id: z.string(), status: z.string() }))
+      .openapi({ description: "Relevant records not committed (proposed, rejected, no status): never briefed." }),
+    preserve: z.array(ModuleRef).openapi({ description: "Modules other modules depend on or test." }),
+    revise: z.array(ModuleRef).openapi({ description: "Modules whose commitment changed after they last did." }),
+    reuse: z.array(ModuleRef).openapi({ description: "Other modules implementing the commitments." }),
+    constraints: z
+      .array(Constraint)
+      .openapi({ description: "Exported signatures of the modules to preserve, as exact anchors." }),
+    tokens: z.number().int().openapi({ description: "Tokens of this whole result (cl100k_base)." }),
+    omitted: z
+      .array(z.string())
+      .openapi({ description: "What did not fit the budget (ids; module#symbol for constraints)." }),
+  })
+  .openapi("BriefResult", {
+    example: {
+      as_of: T0,
+      commitments: [
+        {
+          id: "decision:cache",
+          kind: "decision",
+          version: 1,
+          title: "Cache heads in memory",
+          synopsis: "Heads live in the Durable Object.",
+          valid_from: T0,
+          score: 0.41,
+        },
+      ],
+      held_back: [{ id: "decision:lru", status: "proposed" }],
+      preserve: [
+        { id: "repo/cache.ts", version: 2, implements: ["decision:cache"], reason: "depended on by 1, tested by 0" },
+      ],
+      revise: [],
+      reuse: [],
+      constraints: [
+        {
+          module: "repo/cache.ts",
+          symbol: "getHead",
+          signature: "export function getHead(id: string): Head",
+          anchor: {
+            artifact_id: "repo/cache.ts",
+            version: 2,
+            start: 0,
+            end: 41,
+            snippet: "export function getHead(id: string): Head {",
+          },
+        },
+      ],
+      tokens: 310,
+      omitted: [],
+    },
+  });

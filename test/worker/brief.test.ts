@@ -1,0 +1,158 @@
+/**
+ * The pre-turn brief over a scripted project history: committed records only, superseded and
+ * deprecated ones never, modules to preserve / revise / reuse, signatures as verifiable anchors, and
+ * the budget held.
+ */
+import { describe, expect, it } from "vitest";
+import { api, newArchive } from "./helpers";
+
+const rec = (id: string, kind: string, title: string, content: string, valid_from: string, extra = {}) => ({
+  id,
+  kind,
+  title,
+  content,
+  valid_from,
+  ...extra,
+});
+
+describe("POST /brief", () => {
+  it("briefs committed commitments and the modules they bind, within the budget", async () => {
+    const { id, key } = await newArchive("brief");
+    const a = (path: string, body: unknown) => api("POST", `/v1/archives/${id}${path}`, body, key);
+    await a("/ingest", {
+      artifacts: [
+        rec(
+          "design:storage",
+          "design",
+          "Heads live in a Durable Object cache",
+          "Every archive keeps its heads cache in one Durable Object; the cache is rebuilt from the change log.",
+          "2024-01-01",
+        ),
+        rec("design:old-store", "design", "Heads cache in KV", "The heads cache lives in KV.", "2023-06-01"),
+        rec(
+          "decision:cache-lru",
+          "decision",
+          "Evict the cache by least recent use",
+          "The heads cache evicts the least recently used heads.",
+          "2024-02-01",
+          {
+            edges: [{ type: "part-of", target: "design:storage" }],
+          },
+        ),
+        rec(
+          "decision:cache-ttl",
+          "decision",
+          "Expire the cache after an hour",
+          "Cache entries expire after an hour.",
+          "2024-02-02",
+        ),
+        rec(
+          "decision:cache-redis",
+          "decision",
+          "Put the cache in Redis",
+          "Move the heads cache to Redis.",
+          "2024-02-03",
+        ),
+        rec(
+          "repo/cache.ts",
+          "code_unit",
+          "cache.ts",
+          "export function getHead(id: string): string {\n  return id;\n}\nexport const CACHE_SIZE = 512;\n",
+          "2024-03-01",
+          {
+            edges: [{ type: "implements", target: "decision:cache-lru" }],
+          },
+        ),
+        rec("repo/store.ts", "code_unit", "store.ts", "export class Store {\n  heads = new Map();\n}\n", "2024-03-01", {
+          edges: [{ type: "implements", target: "design:storage" }],
+        }),
+        rec(
+          "repo/evict.ts",
+          "code_unit",
+          "evict.ts",
+          "export function evict(n: number) {\n  return n;\n}\n",
+          "2024-03-01",
+          {
+            edges: [{ type: "implements", target: "decision:cache-lru" }],
+          },
+        ),
+        rec(
+          "repo/main.ts",
+          "code_unit",
+          "main.ts",
+          "import { getHead } from './cache';\ngetHead('x');\n",
+          "2024-03-01",
+          {
+            edges: [{ type: "depends-on", target: "repo/cache.ts" }],
+          },
+        ),
+      ],
+    });
+    const status = (chunk: string, value: string, at: string) =>
+      a(`/chunks/${encodeURIComponent(chunk)}/annotations`, { key: "status", value, at });
+    await status("design:storage", "committed", "2024-01-02");
+    await status("design:old-store", "committed", "2023-06-02");
+    await status("decision:cache-lru", "committed", "2024-02-02");
+    await status("decision:cache-ttl", "proposed", "2024-02-03");
+    await status("decision:cache-redis", "rejected", "2024-02-04");
+    await a("/deprecate", { id: "design:old-store", by: "design:storage", at: "2024-01-01T12:00:00Z" });
+    // The storage design changes after store.ts was written: store.ts must be revised.
+    await a("/ingest", {
+      artifacts: [
+        rec(
+          "design:storage",
+          "design",
+          "Heads live in a Durable Object cache",
+          "Every archive keeps its heads cache in one Durable Object, snapshotted to R2 every 1,000 changes.",
+          "2024-06-01",
+        ),
+      ],
+    });
+
+    const brief = await a("/brief", {
+      request: "Change how the heads cache evicts entries",
+      as_of: "2024-07-01",
+      budget_tokens: 3000,
+    });
+    expect(brief.status, JSON.stringify(brief.body)).toBe(200);
+    const b = brief.body;
+    const committed = b.commitments.map((c: { id: string }) => c.id).sort();
+    expect(committed).toEqual(["decision:cache-lru", "design:storage"]);
+    expect(b.commitments.find((c: { id: string }) => c.id === "design:storage").version).toBe(2);
+    // Superseded and deprecated records never reach the brief; uncommitted ones are held back.
+    const text = JSON.stringify(b);
+    expect(text).not.toContain("design:old-store");
+    expect(text).not.toContain("in KV");
+    const held = new Map(b.held_back.map((h: { id: string; status: string }) => [h.id, h.status]));
+    expect(held.get("decision:cache-ttl")).toBe("proposed");
+    expect(held.get("decision:cache-redis")).toBe("rejected");
+    expect(b.preserve.map((m: { id: string }) => m.id)).toEqual(["repo/cache.ts"]);
+    expect(b.revise.map((m: { id: string }) => m.id)).toEqual(["repo/store.ts"]);
+    expect(b.reuse.map((m: { id: string }) => m.id)).toEqual(["repo/evict.ts"]);
+    expect(b.constraints.map((c: { symbol: string }) => c.symbol).sort()).toEqual(["CACHE_SIZE", "getHead"]);
+    const verified = await a("/verify", { anchors: b.constraints.map((c: { anchor: unknown }) => c.anchor) });
+    expect(verified.body.all_verified).toBe(true);
+    expect(b.tokens).toBeLessThanOrEqual(3000);
+    expect(b.omitted).toEqual([]);
+
+    // Before the LRU decision was committed, it is held back, and so nothing binds cache.ts.
+    const early = await a("/brief", {
+      request: "Change how the heads cache evicts entries",
+      as_of: "2024-02-01T12:00:00Z",
+    });
+    expect(early.body.commitments.map((c: { id: string }) => c.id)).toEqual(["design:storage"]);
+
+    // A small budget: the result still fits, and what was cut is listed.
+    const small = await a("/brief", {
+      request: "Change how the heads cache evicts entries",
+      as_of: "2024-07-01",
+      budget_tokens: 300,
+    });
+    expect(small.body.tokens).toBeLessThanOrEqual(300);
+    expect(small.body.omitted.length).toBeGreaterThan(0);
+    expect(small.body.omitted).toContain("decision:cache-redis");
+    const tiny = await a("/brief", { request: "cache", as_of: "2024-07-01", budget_tokens: 100 });
+    expect(tiny.body.tokens).toBeLessThanOrEqual(100);
+    expect((await a("/brief", { request: "x", budget_tokens: 10 })).body.error.field).toBe("budget_tokens");
+  });
+});
