@@ -67,7 +67,7 @@ export function createUseCases(d: AppDeps) {
     browse: browseUseCases(d),
     annotations: annotationUseCases(d),
     metrics: metricsUseCases(d),
-    project: projectUseCases(d),
+    project: projectUseCases(d, browseUseCases(d)),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

@@ -23,20 +23,177 @@ import { fail, ok, type Result } from "../core/errors";
 import { parseJson } from "../core/ports";
 import { countTokens } from "../core/text/tokenizer";
 import { toEvent } from "./annotations";
-import { iso, round4 } from "./browse";
+import { type browseUseCases, iso, round4 } from "./browse";
 import type { AppDeps } from "./deps";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Brief = In<typeof S.BriefResult>;
+type Render = In<typeof S.RenderResult>;
+
+/** Records and modules a render reads (beyond: 413 naming the prefix to narrow). */
+const MAX_RENDER_RECORDS = 2000;
 
 /** Relevant records considered per brief (the router's selection size). */
 const RELEVANT = 24;
 /** Modules whose signatures are read for constraints. */
 const MAX_CONSTRAINT_MODULES = 20;
 
-export function projectUseCases(d: AppDeps) {
+export function projectUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCases>) {
   const chunks = d.stores.chunks;
+
+  /** Every chunk of a kind visible at t, in id order (bounded). */
+  async function allOf(archive: string, kind: "design" | "decision" | "code_unit", t: number, prefix?: string) {
+    const out: Array<{ id: string; version: number; title: string }> = [];
+    let cursor: string | undefined;
+    do {
+      const page = await browse.listChunks(archive, {
+        kind,
+        as_of: new Date(t).toISOString(),
+        limit: 500,
+        ...(prefix ? { prefix } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      if (!page.ok) return page;
+      out.push(...page.value.chunks.map((c) => ({ id: c.id, version: c.version, title: c.title })));
+      cursor = page.value.next_cursor ?? undefined;
+      if (out.length > MAX_RENDER_RECORDS)
+        return fail(
+          "too_large",
+          `more than ${MAX_RENDER_RECORDS} ${kind} chunks`,
+          "prefix",
+          "narrow the render with prefix",
+        );
+    } while (cursor);
+    return ok(out);
+  }
+
   return {
+    /**
+     * The whole current state for a fresh session: committed designs and decisions with their text,
+     * then the code units with what they implement, what they depend on and their exported
+     * signatures. Cut to the budget from the end: module signatures, modules, decisions, designs.
+     */
+    async render(archive: string, b: In<typeof S.RenderBody>): Promise<Result<Render>> {
+      const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+      const designs = await allOf(archive, "design", t);
+      const decisions = await allOf(archive, "decision", t);
+      const code = await allOf(archive, "code_unit", t, b.prefix);
+      for (const r of [designs, decisions, code]) if (!r.ok) return r;
+      if (!designs.ok || !decisions.ok || !code.ok) return fail("unavailable", "listing failed");
+      const records = [...designs.value, ...decisions.value];
+      const events = await d.stores.annotations.annotationsOf(
+        archive,
+        records.map((r) => r.id),
+        "status",
+        t,
+      );
+      const committed = (id: string) =>
+        foldAnnotations(events.filter((e) => e.chunkId === id).map(toEvent), t).get("status")?.value === "committed";
+      const text = async (id: string) => {
+        const r = await browse.content(archive, id, { as_of: new Date(t).toISOString(), max_chars: 2 * 1024 * 1024 });
+        return r.ok ? r.value.text : "";
+      };
+      const partOf = new Map<string, string[]>();
+      for (const e of await chunks.edgesAt(
+        archive,
+        decisions.value.map((x) => x.id),
+        "part-of",
+        "out",
+        t,
+      ))
+        partOf.set(e.from, [...(partOf.get(e.from) ?? []), e.to]);
+      const out: Render = {
+        as_of: iso(t),
+        designs: [],
+        decisions: [],
+        modules: [],
+        tokens: 0,
+        state_chars: 0,
+        omitted: [],
+      };
+      for (const r of designs.value)
+        if (committed(r.id))
+          out.designs.push({ id: r.id, version: r.version, title: r.title, content: await text(r.id) });
+      for (const r of decisions.value)
+        if (committed(r.id))
+          out.decisions.push({
+            id: r.id,
+            version: r.version,
+            title: r.title,
+            content: await text(r.id),
+            part_of: partOf.get(r.id) ?? [],
+          });
+      const ids = code.value.map((c) => c.id);
+      const impl = new Map<string, string[]>();
+      for (const e of await chunks.edgesAt(archive, ids, "implements", "out", t))
+        impl.set(e.from, [...(impl.get(e.from) ?? []), e.to]);
+      const deps = new Map<string, string[]>();
+      for (const e of await chunks.edgesAt(archive, ids, "depends-on", "out", t))
+        deps.set(e.from, [...(deps.get(e.from) ?? []), e.to]);
+      const mods = b.prefix ? await chunks.codeModules(archive, b.prefix, t, MAX_RENDER_RECORDS) : [];
+      const symbolsOf = new Map(mods.map((m) => [m.chunkId, parseJson<CodeSymbol[]>(m.symbols, [])]));
+      for (const c of code.value) {
+        let syms = symbolsOf.get(c.id);
+        if (!syms) {
+          const h = await chunks.chunkHistory(archive, c.id);
+          syms = parseJson<CodeSymbol[]>(h?.versions.find((v) => v.version === c.version)?.symbols ?? null, []);
+        }
+        out.modules.push({
+          id: c.id,
+          version: c.version,
+          implements: impl.get(c.id) ?? [],
+          depends_on: deps.get(c.id) ?? [],
+          signatures: syms
+            .filter((s) => s.exported)
+            .map((s) => ({ symbol: s.name, signature: s.signature, start: s.start, end: s.end })),
+        });
+      }
+      out.state_chars = JSON.stringify(out).length;
+      const size = () => countTokens(JSON.stringify(out));
+      let tokens = size();
+      // Each cut returns what it removed and that item's own tokens: items are dropped until their
+      // tokens cover the excess, then the whole is counted again (linear, not one recount per item).
+      const cost = (x: unknown) => countTokens(JSON.stringify(x));
+      const cuts: Array<() => { id: string; tokens: number } | null> = [
+        () => {
+          for (let i = out.modules.length - 1; i >= 0; i--) {
+            const m = out.modules[i];
+            const s = m?.signatures.pop();
+            if (m && s) return { id: `${m.id}#${s.symbol}`, tokens: cost(s) };
+          }
+          return null;
+        },
+        () => {
+          const m = out.modules.pop();
+          return m ? { id: m.id, tokens: cost(m) } : null;
+        },
+        () => {
+          const x = out.decisions.pop();
+          return x ? { id: x.id, tokens: cost(x) } : null;
+        },
+        () => {
+          const x = out.designs.pop();
+          return x ? { id: x.id, tokens: cost(x) } : null;
+        },
+      ];
+      for (const cut of cuts)
+        while (tokens > b.budget_tokens) {
+          let saved = 0;
+          while (saved < tokens - b.budget_tokens) {
+            const gone = cut();
+            if (gone === null) break;
+            out.omitted.push(gone.id);
+            saved += gone.tokens;
+          }
+          if (saved === 0) break;
+          tokens = size();
+        }
+      out.tokens = tokens;
+      out.tokens = size();
+      out.tokens = size();
+      return ok(out);
+    },
+
     async brief(archive: string, b: In<typeof S.BriefBody>): Promise<Result<Brief>> {
       const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
       const query = [...(b.recent_requests ?? []), b.request].join("\n");

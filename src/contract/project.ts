@@ -111,3 +111,81 @@ export const BriefResult = z
       omitted: [],
     },
   });
+
+export const RenderBody = z
+  .object({
+    as_of: Time.optional(),
+    budget_tokens: z.number().int().min(100).max(200_000).default(8000),
+    prefix: z
+      .string()
+      .min(1)
+      .max(MAX_ID)
+      .optional()
+      .openapi({ description: "Only code units under this id prefix (one repository); default all code units." }),
+  })
+  .openapi("RenderRequest", { example: { budget_tokens: 8000, prefix: "gh:acme/memory/" } });
+
+export const RenderResult = z
+  .object({
+    as_of: z.string(),
+    designs: z.array(z.object({ id: z.string(), version: z.number().int(), title: z.string(), content: z.string() })),
+    decisions: z.array(
+      z.object({
+        id: z.string(),
+        version: z.number().int(),
+        title: z.string(),
+        content: z.string(),
+        part_of: z.array(z.string()),
+      }),
+    ),
+    modules: z.array(
+      z.object({
+        id: z.string(),
+        version: z.number().int(),
+        implements: z.array(z.string()),
+        depends_on: z.array(z.string()),
+        signatures: z.array(
+          z.object({ symbol: z.string(), signature: z.string(), start: z.number().int(), end: z.number().int() }),
+        ),
+      }),
+    ),
+    tokens: z.number().int().openapi({ description: "Tokens of this whole result (cl100k_base)." }),
+    state_chars: z.number().int().openapi({ description: "Characters of the whole state before the budget cut." }),
+    omitted: z.array(z.string()).openapi({ description: "Ids left out to fit the budget." }),
+  })
+  .openapi("RenderResult", {
+    example: {
+      as_of: T0,
+      designs: [
+        {
+          id: "design:storage",
+          version: 2,
+          title: "Heads live in a Durable Object cache",
+          content: "Every archive keeps …",
+        },
+      ],
+      decisions: [
+        {
+          id: "decision:cache-lru",
+          version: 1,
+          title: "Evict by least recent use",
+          content: "The heads cache evicts …",
+          part_of: ["design:storage"],
+        },
+      ],
+      modules: [
+        {
+          id: "repo/cache.ts",
+          version: 1,
+          implements: ["decision:cache-lru"],
+          depends_on: [],
+          signatures: [
+            { symbol: "getHead", signature: "export function getHead(id: string): string", start: 0, end: 44 },
+          ],
+        },
+      ],
+      tokens: 412,
+      state_chars: 1630,
+      omitted: [],
+    },
+  });

@@ -119,6 +119,9 @@ const SCHEMAS: Record<string, string> = {
     "The upcoming request (and the session's last ones), a time, a token budget and optionally a repository prefix.",
   BriefResult:
     "What to know before the next request: committed designs and decisions, modules to preserve, revise or reuse, exported signatures as anchors, within the budget.",
+  RenderRequest: "A time, a token budget and optionally a repository prefix.",
+  RenderResult:
+    "The whole committed state (designs, decisions with their text, code units with links and signatures) within the budget, with its token count and what was left out.",
   Annotate: "One annotation event: set a key's value (a status) or add to it (a counter), from a time on.",
   Annotated: "The event appended (or the one a repeated event_id names) and the key's value now.",
   Annotations: "A chunk's annotation values as of a time and the events they fold.",

@@ -155,4 +155,62 @@ describe("POST /brief", () => {
     expect(tiny.body.tokens).toBeLessThanOrEqual(100);
     expect((await a("/brief", { request: "x", budget_tokens: 10 })).body.error.field).toBe("budget_tokens");
   });
+
+  it("renders the committed state for a fresh session within the budget", async () => {
+    const { id, key } = await newArchive("render");
+    const a = (path: string, body: unknown) => api("POST", `/v1/archives/${id}${path}`, body, key);
+    await a("/ingest", {
+      artifacts: [
+        rec(
+          "design:storage",
+          "design",
+          "Heads in a Durable Object",
+          "Every archive keeps its heads in one Durable Object.",
+          "2024-01-01",
+        ),
+        rec("decision:lru", "decision", "LRU eviction", "Evict the least recently used heads.", "2024-02-01", {
+          edges: [{ type: "part-of", target: "design:storage" }],
+        }),
+        rec("decision:redis", "decision", "Redis", "Move heads to Redis.", "2024-02-02"),
+        rec(
+          "repo/cache.ts",
+          "code_unit",
+          "cache.ts",
+          "export function getHead(id: string): string {\n  return id;\n}\n",
+          "2024-03-01",
+          {
+            edges: [{ type: "implements", target: "decision:lru" }],
+          },
+        ),
+      ],
+    });
+    for (const [c, v] of [
+      ["design:storage", "committed"],
+      ["decision:lru", "committed"],
+      ["decision:redis", "rejected"],
+    ])
+      await a(`/chunks/${encodeURIComponent(c as string)}/annotations`, { key: "status", value: v, at: "2024-02-05" });
+    const r = await a("/render", { as_of: "2024-06-01" });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.designs.map((x: { id: string }) => x.id)).toEqual(["design:storage"]);
+    expect(r.body.decisions).toEqual([
+      {
+        id: "decision:lru",
+        version: 1,
+        title: "LRU eviction",
+        content: "Evict the least recently used heads.",
+        part_of: ["design:storage"],
+      },
+    ]);
+    expect(r.body.modules[0]).toMatchObject({ id: "repo/cache.ts", implements: ["decision:lru"] });
+    expect(r.body.modules[0].signatures[0].symbol).toBe("getHead");
+    expect(r.body.omitted).toEqual([]);
+    expect(r.body.tokens).toBeLessThanOrEqual(8000);
+    expect(JSON.stringify(r.body)).not.toContain("Redis");
+    const small = await a("/render", { as_of: "2024-06-01", budget_tokens: 150 });
+    expect(small.body.tokens).toBeLessThanOrEqual(150);
+    expect(small.body.omitted[0]).toBe("repo/cache.ts#getHead");
+    // Before the statuses were set nothing was committed.
+    expect((await a("/render", { as_of: "2024-02-03" })).body.designs).toEqual([]);
+  });
 });

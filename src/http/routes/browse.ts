@@ -194,3 +194,22 @@ endpoint(
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/render",
+    tags: ["query"],
+    summary: "The whole project state for a fresh session",
+    description:
+      "Committed designs and decisions (status annotation `committed` at `as_of`) with their text, then the code units (under `prefix`) with what they implement and depend on and their exported signatures, cut to `budget_tokens` from the end (signatures, modules, decisions, designs) with the token count and what was left out.",
+    request: { params: S.ArchiveParam, ...body(S.RenderBody) },
+    responses: { 200: json(S.RenderResult), ...errors(400, 401, 403, 404, 413) },
+  },
+  async (c) => {
+    const res = await c.var.app.project.render(c.req.valid("param").archive, c.req.valid("json"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
