@@ -27,6 +27,34 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 export function metricsUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
   return {
+    /** How many chunks of a kind something `implements` at t (xKG: a technique is grounded iff code implements it). */
+    async grounding(archive: string, q: In<typeof S.GroundingQuery>): Promise<Result<In<typeof S.GroundingResult>>> {
+      const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const implemented = new Set(await chunks.implementedAt(archive, t));
+      let total = 0;
+      let grounded = 0;
+      const ungrounded: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const rows = await chunks.listChunks(archive, { asOf: t, kind: q.kind, prefix: q.prefix }, after, 501);
+        for (const r of rows.slice(0, 500)) {
+          total++;
+          if (implemented.has(r.chunkId)) grounded++;
+          else if (ungrounded.length < 1000) ungrounded.push(r.chunkId);
+        }
+        if (rows.length <= 500) break;
+        after = (rows[499] as { chunkId: string }).chunkId;
+      }
+      return ok({
+        kind: q.kind,
+        as_of: iso(t),
+        total,
+        grounded,
+        ungrounded,
+        share: total ? Math.round((grounded / total) * 10_000) / 10_000 : 0,
+      });
+    },
+
     async dir(archive: string, q: In<typeof S.DirQuery>): Promise<Result<In<typeof S.DirResult>>> {
       const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
       const rows = await chunks.codeModules(archive, q.prefix, t, MAX_MODULES + 1);

@@ -460,3 +460,36 @@ export const DirResult = z
       unused: ["gh:acme/memory/index.py#Index", "gh:acme/memory/ppr.py#damping"],
     },
   });
+
+export const GroundingQuery = z.object({
+  kind: z
+    .enum(CHUNK_KINDS)
+    .default("technique")
+    .openapi({
+      param: { name: "kind", in: "query" },
+      description: "The kind whose grounding is counted (default technique).",
+    }),
+  prefix: z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .optional()
+    .openapi({
+      param: { name: "prefix", in: "query" },
+      description: "Only chunk ids starting with this (one paper's graph).",
+    }),
+  as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" }, description: "As of then (default now)." }),
+});
+
+export const GroundingResult = z
+  .object({
+    kind: z.string(),
+    as_of: z.string(),
+    total: z.number().int(),
+    grounded: z.number().int().openapi({ description: "Chunks some chunk implements (xKG: techniques with code)." }),
+    ungrounded: z.array(z.string()).openapi({ description: "The others, in id order (at most 1,000 listed)." }),
+    share: z.number().openapi({ description: "grounded / total (4 decimals; 0 when total is 0)." }),
+  })
+  .openapi("GroundingResult", {
+    example: { kind: "technique", as_of: T0, total: 3, grounded: 2, ungrounded: ["paper:x#t:loss"], share: 0.6667 },
+  });

@@ -320,6 +320,17 @@ describe("file imports", () => {
       true,
     );
     expect((await importFile(id, key, "xkg", JSON.stringify(xkg))).body.counts.created).toBe(0);
+    // Grounding: CCS has code, its component "Contrast pairs" has none.
+    const g = await api("GET", `/v1/archives/${id}/metrics/grounding`, undefined, key);
+    expect(g.body).toMatchObject({ kind: "technique", total: 2, grounded: 1, share: 0.5 });
+    expect(g.body.ungrounded).toHaveLength(1);
+    expect(g.body.ungrounded[0]).toMatch(/contrast-pairs$/);
+    expect(
+      (await api("GET", `/v1/archives/${id}/metrics/grounding?prefix=nothing`, undefined, key)).body,
+    ).toMatchObject({
+      total: 0,
+      share: 0,
+    });
   });
 
   it("feed JSON: deprecations are visible to as_of queries", async () => {

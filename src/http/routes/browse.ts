@@ -213,3 +213,22 @@ endpoint(
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/metrics/grounding",
+    tags: ["browse"],
+    summary: "Grounding coverage",
+    description:
+      "Of the chunks of `kind` (default technique) valid at `as_of`, how many something `implements` (xKG: a technique is grounded iff some code implements it), with the ungrounded ones listed.",
+    request: { params: S.ArchiveParam, query: S.GroundingQuery },
+    responses: { 200: json(S.GroundingResult), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    const res = await c.var.app.metrics.grounding(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
