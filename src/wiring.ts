@@ -72,7 +72,7 @@ export function wire(env: Env): UseCases {
     kernel,
     stores,
     feeds: {
-      apply: { pg: kernel, world: stores.world, now },
+      apply: { pg: kernel, world: stores.world, now, annotations: stores.annotations },
       world: stores.world,
       archives: stores.archives,
       exports: stores.exports,

@@ -11,14 +11,21 @@ type In<T extends z.ZodType> = z.infer<T>;
 export interface ExportFormatQuery {
   format: ExportFormat;
   as_of?: string | undefined;
+  paper?: string | undefined;
 }
 
 export function exportUseCases(d: AppDeps) {
-  const deps = { pg: d.kernel, blobs: d.feeds.blobs, reader: d.stores.exports, archives: d.stores.archives };
+  const deps = {
+    pg: d.kernel,
+    blobs: d.feeds.blobs,
+    reader: d.stores.exports,
+    archives: d.stores.archives,
+    annotations: d.stores.annotations,
+  };
   return {
     /** The archive as a download (json is streamed); 413 over the export size limit. */
     archive(archive: string, q: ExportFormatQuery) {
-      return exportArchive(deps, archive, q.format, toMs(q.as_of), d.clock.now());
+      return exportArchive(deps, archive, q.format, toMs(q.as_of), d.clock.now(), q.paper);
     },
     /** The cards of a /context request rendered in `format`. */
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {

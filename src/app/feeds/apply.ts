@@ -12,12 +12,15 @@
  * surviving entity's history (op "deduplicated"), so `GET /history?entity=` shows where it came from.
  */
 
+import { foldAnnotations } from "../../core/annotations";
 import { mergePaperContent, splitEntry } from "../../core/formats/paper";
 import type { Deprecation, ImportPlan } from "../../core/formats/types";
 import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
 import { type ArtifactInput, artifactHashOf, type EdgeInput, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
+import type { AnnotationStore } from "../../core/ports";
 import type { RelationInput } from "../../core/relations";
 import { ENTITY_TYPES } from "../../core/types";
+import { toEvent } from "../annotations";
 import type { PaperGuru } from "../kernel";
 import type { World } from "./deps";
 
@@ -58,6 +61,8 @@ export interface ApplyDeps {
   pg: PaperGuru;
   world: World;
   now: () => number;
+  /** Where a plan's annotations go (xKG weights, package lists, positions). */
+  annotations: AnnotationStore;
 }
 
 export interface Origin {
@@ -157,9 +162,82 @@ export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: Import
   //    somewhere) while another paper entity carries it as an alias is merged into that entity.
   await mergeSplitEntities(deps, archiveId, artifacts, out);
 
-  // 7. Lifecycle: deprecations after the artifacts, so a notice that supersedes a paper exists first.
+  // 7. Annotations of the chunks that landed, written only where the value changed.
+  if (plan.annotations?.length) await applyAnnotations(deps, archiveId, plan, renamed, out);
+
+  // 8. Lifecycle: deprecations after the artifacts, so a notice that supersedes a paper exists first.
   for (const d of plan.deprecations) await applyDeprecation(deps, archiveId, d, renamed, out);
   out.counts.skipped = out.skipped.length;
+  return out;
+}
+
+/**
+ * Set each planned annotation whose value differs from the key's current one (JSON text compared), so
+ * re-importing the same file appends nothing. Valid time: the artifact's valid_from, else now. Chunks
+ * that did not land (failed, skipped) get none.
+ */
+async function applyAnnotations(
+  deps: ApplyDeps,
+  archiveId: string,
+  plan: ImportPlan,
+  renamed: Map<string, string>,
+  out: ApplyOutcome,
+) {
+  const failed = new Set(out.failures.map((f) => f.id));
+  const validFrom = new Map(plan.artifacts.map((a) => [a.id, a.valid_from]));
+  const wanted = new Map<string, { chunk: string; key: string; value: string; at: number | undefined }>();
+  for (const a of plan.annotations ?? []) {
+    if (failed.has(a.chunk) || !validFrom.has(a.chunk)) continue;
+    const chunk = renamed.get(a.chunk) ?? a.chunk;
+    wanted.set(`${chunk}\u0000${a.key}`, {
+      chunk,
+      key: a.key,
+      value: JSON.stringify(a.value),
+      at: validFrom.get(a.chunk),
+    });
+  }
+  if (wanted.size === 0) return;
+  const now = deps.now();
+  const ids = [...new Set([...wanted.values()].map((w) => w.chunk))];
+  const landed = await deps.world.chunksByIds(archiveId, ids);
+  const current = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += 200) {
+    const rows = await deps.annotations.annotationsOf(
+      archiveId,
+      ids.slice(i, i + 200),
+      undefined,
+      Number.MAX_SAFE_INTEGER,
+    );
+    for (const [chunk, events] of groupBy(rows, (r) => r.chunkId))
+      for (const [key, v] of foldAnnotations(events.map(toEvent), Number.MAX_SAFE_INTEGER))
+        current.set(`${chunk}\u0000${key}`, JSON.stringify(v.value));
+  }
+  for (const [k, w] of wanted) {
+    if (!landed.has(w.chunk) || current.get(k) === w.value) continue;
+    await deps.annotations.appendAnnotation({
+      archiveId,
+      chunkId: w.chunk,
+      version: null,
+      key: w.key,
+      op: "set",
+      value: w.value,
+      actor: "import",
+      reason: "imported",
+      at: w.at ?? now,
+      recordedAt: now,
+      eventId: null,
+    });
+  }
+}
+
+function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const g = out.get(k);
+    if (g) g.push(r);
+    else out.set(k, [r]);
+  }
   return out;
 }
 

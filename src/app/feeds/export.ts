@@ -10,6 +10,8 @@
  * 50,000-chunk CSV is ~15 MB). The re-import takes one dump per request, so it is bounded by the /v1
  * body limit (32 MiB).
  */
+
+import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
 import { renderBibtex, renderCslItems } from "../../core/export/biblio";
 import { renderCardsCsv, renderCsv } from "../../core/export/csv";
@@ -23,6 +25,7 @@ import {
   type ContextExportFormat,
   DUMP_FORMAT,
   DUMP_SCHEMA_VERSION,
+  type DumpAnnotation,
   type DumpChunk,
   type DumpDeprecation,
   type DumpEdge,
@@ -34,8 +37,11 @@ import {
   type GraphEdge,
   type GraphNode,
 } from "../../core/export/types";
+import { buildXkgPapers, type XkgExportNode } from "../../core/export/xkg";
+import { XKG_KEY, type XkgNode } from "../../core/formats/xkg";
 import { canonicalPaperId, normAlias } from "../../core/ids";
 import type { EdgeInput } from "../../core/ingest";
+import type { AnnotationRecord, AnnotationStore } from "../../core/ports";
 import {
   type ArchiveStore,
   type BlobStore,
@@ -48,6 +54,7 @@ import {
 import type { ContextRequest } from "../../core/query";
 import type { RelationInput } from "../../core/relations";
 import type { EvidenceCard } from "../../core/types";
+import { toEvent } from "../annotations";
 import type { PaperGuru } from "../kernel";
 import type { ApplyOutcome } from "./apply";
 import type { FeedDeps } from "./deps";
@@ -57,6 +64,8 @@ export interface ExportDeps {
   blobs: BlobStore;
   reader: ExportReader;
   archives: ArchiveStore;
+  /** Annotations: the xKG export's attributes, and the dump's annotation events. */
+  annotations: AnnotationStore;
 }
 
 export interface ExportBody {
@@ -117,6 +126,21 @@ function dumpVersion(v: VersionRow, content: string) {
     valid_to: v.validTo,
     recorded_at: v.recordedAt,
     source: v.source,
+  };
+}
+
+function dumpAnnotation(r: AnnotationRecord): DumpAnnotation {
+  return {
+    key: r.key,
+    op: r.op === "add" ? "add" : "set",
+    value: parseJson<unknown>(r.value, null),
+    version: r.version,
+    actor: r.actor,
+    reason: r.reason,
+    at: r.at,
+    recorded_at: r.recordedAt,
+    event_id: r.eventId,
+    seq: r.id,
   };
 }
 
@@ -193,6 +217,14 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
         page.map((c) => c.chunkId),
       );
       const contents = await Promise.all(versions.map((v) => contentOf(deps, v)));
+      const notes = new Map<string, DumpAnnotation[]>();
+      for (const r of await deps.annotations.annotationsOf(
+        archiveId,
+        page.map((c) => c.chunkId),
+        undefined,
+        Number.MAX_SAFE_INTEGER,
+      ))
+        notes.set(r.chunkId, [...(notes.get(r.chunkId) ?? []), dumpAnnotation(r)]);
       const byChunk = new Map<string, ReturnType<typeof dumpVersion>[]>();
       versions.forEach((v, i) => {
         byChunk.set(v.chunkId, [...(byChunk.get(v.chunkId) ?? []), dumpVersion(v, contents[i] ?? "")]);
@@ -207,6 +239,7 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
           deprecated_at: c.deprecatedAt,
           deprecated_by: c.deprecatedBy,
           versions: byChunk.get(c.chunkId) ?? [],
+          ...(notes.has(c.chunkId) ? { annotations: notes.get(c.chunkId) } : {}),
         };
         yield `${first ? "\n" : ",\n"}${JSON.stringify(item)}`;
         first = false;
@@ -417,6 +450,7 @@ export async function exportArchive(
   format: ExportFormat,
   asOf: number | undefined,
   now: number,
+  paper?: string | undefined,
 ): Promise<Result<ExportBody>> {
   const size = await checkExportSize(deps, archiveId);
   if (!size.ok) return size;
@@ -425,6 +459,8 @@ export async function exportArchive(
   switch (format) {
     case "json":
       return ok({ body: streamArchiveDump(deps, archiveId, now), contentType, filename });
+    case "xkg":
+      return exportXkg(deps, archiveId, asOf, now, paper);
     case "csv":
       return ok({ body: renderCsv(await archiveRecords(deps, archiveId, asOf, false)), contentType, filename });
     case "bibtex":
@@ -459,6 +495,82 @@ export async function exportArchive(
       });
     }
   }
+}
+
+// ------------------------------------------------------------------ xKG (Figure 5 layout)
+
+/**
+ * The chunks an xKG import wrote (a boundary starting `xkg:` and an `xkg` annotation), at the version
+ * shown at `asOf`, rebuilt into one Figure 5 object per paper. `paper` picks one paper chunk: the
+ * body is then that paper's JSON file; otherwise JSON Lines, one paper per line (re-importable).
+ */
+export async function exportXkg(
+  deps: ExportDeps,
+  archiveId: string,
+  asOf: number | undefined,
+  now: number,
+  paper: string | undefined,
+): Promise<Result<ExportBody>> {
+  const st = store(deps);
+  const t = asOf ?? now;
+  const picked: Array<{ c: ChunkRow; v: VersionRow }> = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = await st.chunkPage(archiveId, after, LIST_PAGE);
+    if (page.length === 0) break;
+    after = page[page.length - 1]?.chunkId ?? null;
+    const shown = await st.shownVersions(archiveId, page, asOf);
+    for (const c of page) {
+      const v = shown.get(c.chunkId);
+      if (v && parseJson<string[]>(v.boundaries, []).some((b) => b.startsWith("xkg:"))) picked.push({ c, v });
+    }
+  }
+  const roles = new Map<string, XkgNode>();
+  const ids = picked.map((x) => x.c.chunkId);
+  for (let i = 0; i < ids.length; i += 200) {
+    const rows = await deps.annotations.annotationsOf(archiveId, ids.slice(i, i + 200), XKG_KEY, t);
+    const byChunk = new Map<string, AnnotationRecord[]>();
+    for (const r of rows) byChunk.set(r.chunkId, [...(byChunk.get(r.chunkId) ?? []), r]);
+    for (const [chunk, evs] of byChunk) {
+      const v = foldAnnotations(evs.map(toEvent), t).get(XKG_KEY)?.value;
+      if (v && typeof v === "object" && typeof (v as { role?: unknown }).role === "string")
+        roles.set(chunk, v as XkgNode);
+    }
+  }
+  const nodes: XkgExportNode[] = [];
+  const withRole = picked.filter((x) => roles.has(x.c.chunkId));
+  for (let i = 0; i < withRole.length; i += 50) {
+    const slice = withRole.slice(i, i + 50);
+    const contents = await Promise.all(slice.map((x) => contentOf(deps, x.v)));
+    for (const [j, x] of slice.entries())
+      nodes.push({
+        id: x.c.chunkId,
+        content: contents[j] ?? "",
+        edges: parseJson<EdgeInput[]>(x.v.edges, []).map((e) => ({ type: e.type, target: e.target })),
+        node: roles.get(x.c.chunkId) as XkgNode,
+      });
+  }
+  const papers = buildXkgPapers(nodes);
+  if (paper !== undefined) {
+    const one = papers.find((p) => p.id === paper);
+    if (!one)
+      return fail(
+        "not_found",
+        `no xKG paper ${paper} in archive ${archiveId}${asOf !== undefined ? " at as_of" : ""}`,
+        "paper",
+        "give the id of a paper chunk an xkg import wrote (GET /chunks?boundary=xkg:paper lists them)",
+      );
+    return ok({
+      body: `${JSON.stringify(one.paper, null, 2)}\n`,
+      contentType: "application/json; charset=utf-8",
+      filename: `${safeName(paper)}.json`,
+    });
+  }
+  return ok({
+    body: papers.map((p) => `${JSON.stringify(p.paper)}\n`).join(""),
+    contentType: CONTENT_TYPES.xkg,
+    filename: exportFilename(archiveId, "xkg"),
+  });
 }
 
 // ------------------------------------------------------------------ query results
@@ -579,6 +691,7 @@ export interface ReplayReport {
   versions: { created: number; present: number };
   entity_ops: { applied: number; present: number };
   deprecations: { applied: number; present: number };
+  annotations: { applied: number; present: number };
   /** Versions whose rebuilt artifact does not hash like the dump's (empty when lossless). */
   hash_mismatches: ReplayPlan["mismatches"];
   warnings: string[];
@@ -613,6 +726,7 @@ export async function importArchive(
       versions: { created: 0, present: 0 },
       entity_ops: { applied: 0, present: 0 },
       deprecations: { applied: 0, present: 0 },
+      annotations: { applied: 0, present: 0 },
       hash_mismatches: plan.mismatches,
       warnings: [],
     },
@@ -735,6 +849,27 @@ export async function importArchive(
           outcome.merges.push({ from: step.entity, into: step.into, matched_by: "archive-dump", kept: "existing" });
         }
       }
+    }
+  }
+  // Annotation events after the chunks they annotate; an event id makes each append idempotent.
+  for (const c of dump.chunks) {
+    if (failed.has(c.id) || !c.annotations?.length) continue;
+    for (const a of c.annotations) {
+      const res = await deps.apply.annotations.appendAnnotation({
+        archiveId,
+        chunkId: c.id,
+        version: a.version,
+        key: a.key,
+        op: a.op,
+        value: JSON.stringify(a.value ?? null),
+        actor: a.actor,
+        reason: a.reason,
+        at: a.at,
+        recordedAt: a.recorded_at,
+        eventId: a.event_id ?? `dump:${a.seq}`,
+      });
+      if (res.duplicate) outcome.replay.annotations.present++;
+      else outcome.replay.annotations.applied++;
     }
   }
   return ok(outcome);

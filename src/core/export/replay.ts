@@ -100,6 +100,22 @@ export const DumpSchema = z.object({
       deprecated_at: msOrNull,
       deprecated_by: z.string().nullable(),
       versions: z.array(VersionSchema).min(1),
+      annotations: z
+        .array(
+          z.object({
+            key: z.string().min(1).max(200),
+            op: z.enum(["set", "add"]),
+            value: z.unknown(),
+            version: z.number().int().min(1).nullable(),
+            actor: z.string(),
+            reason: z.string(),
+            at: ms,
+            recorded_at: ms,
+            event_id: z.string().nullable(),
+            seq: z.number().int(),
+          }),
+        )
+        .optional(),
     }),
   ),
   entities: z.array(

@@ -5,7 +5,7 @@
 import type { EdgeInput } from "../ingest";
 import type { RelationInput } from "../relations";
 
-export const EXPORT_FORMATS = ["json", "csv", "bibtex", "csljson", "markdown", "graphml", "mermaid"] as const;
+export const EXPORT_FORMATS = ["json", "csv", "bibtex", "csljson", "markdown", "graphml", "mermaid", "xkg"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const CONTEXT_EXPORT_FORMATS = ["json", "markdown", "csljson", "bibtex", "csv"] as const;
 export type ContextExportFormat = (typeof CONTEXT_EXPORT_FORMATS)[number];
@@ -28,6 +28,7 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
   markdown: "text/markdown; charset=utf-8",
   graphml: "application/graphml+xml; charset=utf-8",
   mermaid: "text/vnd.mermaid; charset=utf-8",
+  xkg: "application/x-ndjson; charset=utf-8",
 };
 
 export const FILE_EXTENSIONS: Record<ExportFormat, string> = {
@@ -38,6 +39,7 @@ export const FILE_EXTENSIONS: Record<ExportFormat, string> = {
   markdown: "md",
   graphml: "graphml",
   mermaid: "mmd",
+  xkg: "xkg.jsonl",
 };
 
 // ------------------------------------------------------------------ the lossless JSON dump
@@ -76,6 +78,23 @@ export interface DumpChunk {
   deprecated_at: number | null;
   deprecated_by: string | null;
   versions: DumpVersion[];
+  /** The chunk's annotation events in (at, id) order; absent when it has none. */
+  annotations?: DumpAnnotation[] | undefined;
+}
+
+export interface DumpAnnotation {
+  key: string;
+  op: "set" | "add";
+  value: unknown;
+  version: number | null;
+  actor: string;
+  reason: string;
+  at: number;
+  recorded_at: number;
+  /** The caller's idempotency key; a replay uses `dump:<seq>` when there was none. */
+  event_id: string | null;
+  /** The event's sequence number in the source archive. */
+  seq: number;
 }
 
 export interface DumpAlias {

@@ -16,9 +16,20 @@ export interface Deprecation {
   reason: string;
 }
 
+/** A value the source gives a record that is not text: set as an annotation after the artifacts land. */
+export interface PlanAnnotation {
+  /** Chunk id as planned (renames by deduplication are followed). */
+  chunk: string;
+  key: string;
+  /** Any JSON value; written only when it differs from the key's current value (re-imports add nothing). */
+  value: unknown;
+}
+
 export interface ImportPlan {
   artifacts: ArtifactInput[];
   deprecations: Deprecation[];
+  /** Optional: attributes kept as annotations (xKG's weights, package lists, positions). */
+  annotations?: PlanAnnotation[];
   /** Records a parser could not use, with why; a malformed whole input is a Failure instead. */
   skipped: Array<{ ref: string; reason: string }>;
 }

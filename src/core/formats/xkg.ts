@@ -31,18 +31,30 @@
  * children, description/definition, code/code_node (an object or a list), implementation/code/source,
  * test/tests/test_script, documentation/doc/docs/readme, package/packages/dependencies/requirements.
  *
- * Mapping:
- * - paper -> `paper` chunk (paperIdentity), content = title + abstract + findings; references ->
- *   paper entities and `cites` edges (parseReference: DOI/arXiv, else a title slug);
+ * Mapping (lossless: `exportXkg` in src/core/export/xkg.ts rebuilds the file from it, and
+ * import -> export -> import changes nothing on the 43 released graphs):
+ * - paper -> `paper` chunk (paperIdentity), content = title + "\n\n" + abstract, both verbatim;
+ *   references -> paper entities and `cites` edges (parseReference: DOI/arXiv, else a title slug);
+ * - findings -> `note` chunks `<paper id>#finding-<n>`, resources -> `dataset` chunks
+ *   `<paper id>#resource-<n>`, code_overview -> a `section` chunk `<paper id>#code-overview`, code_file
+ *   (the repository's file list) -> a `record` chunk `<paper id>#code-files`; each `part-of` the paper,
+ *   content verbatim;
  * - technique -> `technique` chunk `<paper id>#t:<name slug>[/<sub slug>...]` with `part-of` its paper
- *   and its parent technique, a `method:<slug>` entity (the same technique in two papers shares it);
- *   type Finding -> `note`, Resource -> `dataset` (the extraction prompt's categories);
- * - code -> `code_unit` chunk `<technique id>#code` (content = implementation, synopsis = documentation)
- *   with `implements` -> technique; a test script -> `code_unit` `<technique id>#test` with `tests` ->
+ *   and its parent technique, a `method:<slug>` entity (the same technique in two papers shares it),
+ *   content = name + "\n\n" + description verbatim; type Finding -> `note`, Resource -> `dataset`
+ *   (the extraction prompt's categories);
+ * - code -> `code_unit` chunk `<technique id>#code` (content = implementation, then the documentation
+ *   verbatim after "\n\n# Documentation\n"; synopsis = the documentation's first sentences) with
+ *   `implements` -> technique; a test script -> `code_unit` `<technique id>#test` with `tests` ->
  *   the implementation; a composite technique's code `depends-on` its sub-techniques' code (the paper's
  *   composite-code prompt reuses the sub-technique code);
  * - packages -> `package:<name>` boundaries, not edges: every numpy-using snippet pointing at one
- *   `numpy` node would make it a hub that spreads diffusion mass across unrelated code.
+ *   `numpy` node would make it a hub that spreads diffusion mass across unrelated code;
+ * - what is not text is one `xkg` annotation per chunk (readable as of any time, see XkgNode): its
+ *   role and position in the file, a technique's `weight` and `type`, a code node's exact `package`
+ *   list and `pass_exec`, the paper's `paper_references` strings.
+ * Unknown fields are not kept; names are stored on one line (a name holding a line break comes back
+ * with spaces).
  */
 import { fail, ok, type Result } from "../errors";
 import { slug } from "../ids";
@@ -50,6 +62,7 @@ import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import type { ChunkKind } from "../types";
 import {
   clip,
+  clipLine,
   isObject,
   type JsonObject,
   oneLine,
@@ -60,7 +73,63 @@ import {
 } from "./common";
 import { paperIdentity } from "./paper";
 import { parseReference } from "./references";
-import type { ImportPlan } from "./types";
+import type { ImportPlan, PlanAnnotation } from "./types";
+
+/** A paper object's keys in the released graphs' order. */
+export const XKG_PAPER_KEYS = [
+  "paper_title",
+  "paper_abstract",
+  "paper_references",
+  "resources",
+  "findings",
+  "code_file",
+  "code_overview",
+  "techniques",
+] as const;
+
+export const XKG_TECHNIQUE_KEYS = ["name", "description", "type", "weight", "code", "components"] as const;
+export const XKG_CODE_KEYS = ["implementation", "test", "documentation", "package", "pass_exec"] as const;
+
+/** The object's keys among `known` when their order is not `known`'s (kept so the export matches). */
+function keyOrder(o: JsonObject, known: readonly string[]): { keys?: string[] } {
+  const keys = Object.keys(o).filter((k) => known.includes(k));
+  const usual = known.filter((k) => keys.includes(k));
+  return keys.join() === usual.join() ? {} : { keys };
+}
+
+/** Separates a code node's implementation from its documentation in the code chunk's content. */
+export const XKG_DOC_MARK = "\n\n# Documentation\n";
+/** The annotation key holding an xKG node's non-text fields. */
+export const XKG_KEY = "xkg";
+
+/** The `xkg` annotation of each imported chunk: what the export needs beyond the chunk's text and edges. */
+export type XkgNode =
+  | {
+      role: "paper";
+      paper_references?: unknown;
+      code_list?: boolean;
+      /** The file's key order, when it is not the released one (XKG_PAPER_KEYS). */
+      keys?: string[];
+    }
+  | { role: "technique"; index: number; weight?: unknown; type?: unknown; code_list?: boolean; keys?: string[] }
+  | {
+      role: "code";
+      index: number;
+      package?: unknown;
+      pass_exec?: unknown;
+      /** Offset in the content where the documentation starts (after XKG_DOC_MARK), if any. */
+      documentation_at?: number;
+      keys?: string[];
+    }
+  | { role: "test"; index: number; documentation?: string; package?: unknown; pass_exec?: unknown }
+  | { role: "finding" | "resource"; index: number }
+  | { role: "code_overview" | "code_file" };
+
+/** Text kept verbatim unless it would break the `first line(s)\n\nrest` layout of the content. */
+function verbatimHead(raw: string): string {
+  const t = raw.trim();
+  return t.includes("\n\n") ? oneLine(t) : t;
+}
 
 export interface XkgOptions {
   /** File name or URL, recorded as `<source>#<path in the JSON>`. */
@@ -89,6 +158,12 @@ function countNodes(papers: Array<{ value: JsonObject }>): number {
 }
 
 type Value = JsonObject[string];
+
+/** The value of the first lenient name the object has, null included (pick skips nulls). */
+function raw(o: JsonObject, names: string[]): Value | undefined {
+  for (const n of names) if (Object.hasOwn(o, n)) return o[n];
+  return undefined;
+}
 
 /** First present field among lenient names. */
 function pick(o: JsonObject, names: string[]): Value | undefined {
@@ -127,6 +202,7 @@ const KIND_OF_TYPE: Record<string, ChunkKind> = { finding: "note", resource: "da
 
 interface Ctx {
   b: PlanBuilder;
+  note: (chunk: string, node: XkgNode) => void;
   paperId: string;
   paperTitle: string;
   src: string;
@@ -155,10 +231,15 @@ function addCode(
     const node: JsonObject = isObject(c) ? c : { implementation: c };
     const impl = text(node, IMPLEMENTATION);
     const test = text(node, TEST);
-    const doc = oneLine(text(node, DOCUMENTATION));
+    const doc = text(node, DOCUMENTATION);
+    const rawPackages = raw(node, PACKAGES);
     const packages = list(node, PACKAGES)
       .map((p) => oneLine(scalar(p)).split(/[<>=~!\s[]/)[0] ?? "")
       .filter(Boolean);
+    const extra = {
+      ...(rawPackages !== undefined ? { package: rawPackages } : {}),
+      ...(Object.hasOwn(node, "pass_exec") ? { pass_exec: node.pass_exec } : {}),
+    };
     const cref = `${ref}.code${codes.length > 1 ? `[${i}]` : ""}`;
     if (!impl.trim() && !test.trim()) {
       ctx.b.skip(cref, "code node without implementation or test");
@@ -169,28 +250,40 @@ function addCode(
     const relation: EdgeInput =
       kind === "technique" ? { type: "implements", target: ownerId } : { type: "part-of", target: ownerId };
     if (impl.trim()) {
-      const synopsis = doc ? synopsisOf(ownerName, doc) : undefined;
-      ctx.b.add(
+      const line = oneLine(doc);
+      const synopsis = line ? synopsisOf(ownerName, line) : undefined;
+      // The documentation follows the code verbatim: BM25 and the embedder see both, and the export
+      // cuts it back at documentation_at.
+      const content = doc ? `${impl}${XKG_DOC_MARK}${doc}` : impl;
+      const added = ctx.b.add(
         {
           id: base,
           kind: "code_unit",
           title: `${clip(ownerName, 200)} (implementation)`,
           ...(synopsis ? { synopsis } : {}),
-          // Documentation that does not fit the synopsis is kept after the code, so nothing is lost.
-          content: doc && doc !== synopsis ? `${impl}\n\n# Documentation\n${doc}` : impl,
+          content,
           boundaries: ["xkg:code", ...boundaries],
           edges: [relation, { type: "part-of", target: ctx.paperId }],
           source: `${ctx.src}#${cref}`,
         },
         cref,
       );
-      out.push(base);
+      if (added) {
+        ctx.note(base, {
+          role: "code",
+          index: i,
+          ...extra,
+          ...(doc ? { documentation_at: impl.length + XKG_DOC_MARK.length } : {}),
+          ...keyOrder(node, XKG_CODE_KEYS),
+        });
+        out.push(base);
+      }
     }
     if (test.trim()) {
       const testId = uniqueId(ctx, `${ownerId}#test${codes.length > 1 ? i + 1 : ""}`);
       const edges: EdgeInput[] = impl.trim() ? [{ type: "tests", target: base }] : [{ type: "tests", target: ownerId }];
       edges.push({ type: "part-of", target: ctx.paperId });
-      ctx.b.add(
+      const added = ctx.b.add(
         {
           id: testId,
           kind: "code_unit",
@@ -202,6 +295,13 @@ function addCode(
         },
         `${cref}.test`,
       );
+      // Without an implementation chunk, the test's annotation keeps the node's other fields.
+      if (added)
+        ctx.note(testId, {
+          role: "test",
+          index: i,
+          ...(impl.trim() ? {} : { ...extra, ...(doc ? { documentation: doc } : {}) }),
+        });
     }
   }
   return out;
@@ -214,6 +314,7 @@ function addTechnique(
   parent: { id: string; path: string } | null,
   ref: string,
   depth: number,
+  index: number,
 ): { id: string; code: string[] } | null {
   if (typeof t === "string") t = { name: t };
   if (!isObject(t)) {
@@ -235,6 +336,7 @@ function addTechnique(
   const path = `${parent ? `${parent.path}/` : ""}${slug(name).slice(0, 48) || "technique"}`;
   const id = uniqueId(ctx, `${ctx.paperId}#t:${path}`);
   const description = text(t, DESCRIPTION);
+  const head = verbatimHead(text(t, ["name", "title", "technique"]));
   const edges: EdgeInput[] = [{ type: "part-of", target: ctx.paperId }];
   if (parent) edges.push({ type: "part-of", target: parent.id });
   const entities: EntityInput[] =
@@ -247,16 +349,25 @@ function addTechnique(
     id,
     kind,
     title: `${clip(name, 300)} (${clip(ctx.paperTitle, 150)})`,
-    content: description.trim() ? `${name}\n\n${description}` : name,
+    content: description ? `${head}\n\n${description}` : head,
     entities,
     boundaries: [`xkg:${type || "technique"}`],
     edges,
     source: `${ctx.src}#${ref}`,
   };
-  ctx.b.add(artifact, ref);
+  if (!ctx.b.add(artifact, ref)) return null;
+  const rawType = pick(t, ["type", "category"]);
+  ctx.note(id, {
+    role: "technique",
+    index,
+    ...(Object.hasOwn(t, "weight") ? { weight: t.weight } : {}),
+    ...(rawType !== undefined ? { type: rawType } : {}),
+    ...(Array.isArray(pick(t, CODE)) ? { code_list: true } : {}),
+    ...keyOrder(t, XKG_TECHNIQUE_KEYS),
+  });
   const code = addCode(ctx, t, id, name, ref, kind);
   for (const [i, c] of components.entries()) {
-    const child = addTechnique(ctx, c, { id, path }, `${ref}.components[${i}]`, depth + 1);
+    const child = addTechnique(ctx, c, { id, path }, `${ref}.components[${i}]`, depth + 1, i);
     if (child) {
       childIds.push(child.id);
       childCode.push(...child.code);
@@ -274,7 +385,14 @@ function addTechnique(
   return { id, code };
 }
 
-function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, usedIds: Set<string>): boolean {
+function addPaper(
+  b: PlanBuilder,
+  p: JsonObject,
+  ref: string,
+  src: string,
+  usedIds: Set<string>,
+  note: Ctx["note"],
+): boolean {
   const title = oneLine(text(p, TITLE));
   const rawIds = [
     ...["arxiv_id", "arxiv", "doi", "openalex", "openalex_id", "url", "paper_url", "paper_id", "id"].map((k) =>
@@ -288,10 +406,9 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, usedI
     return false;
   }
   const paperId = identity.id;
-  const abstract = oneLine(text(p, ABSTRACT));
-  const findings = list(p, ["findings"]).map((f) =>
-    oneLine(isObject(f) ? text(f, ["name", "description"]) : scalar(f)),
-  );
+  const abstract = text(p, ABSTRACT);
+  const findings = list(p, ["findings"]).map((f) => (isObject(f) ? text(f, ["name", "description"]) : scalar(f)));
+  const resources = list(p, ["resources"]).map((f) => (isObject(f) ? text(f, ["name", "description"]) : scalar(f)));
   const entities: EntityInput[] = [identity.entity];
   const edges: EdgeInput[] = [];
   for (const [i, r] of list(p, REFERENCES).entries()) {
@@ -315,21 +432,15 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, usedI
     b.skip(ref, `same chunk id ${paperId} as an earlier paper; kept the first`);
     return false;
   }
-  const content = [
-    title || paperId,
-    abstract,
-    findings.length ? `Findings:\n${findings.map((f) => `- ${f}`).join("\n")}` : "",
-  ]
-    .filter(Boolean)
-    .join("\n\n");
-  const synopsis = abstract ? synopsisOf(title, abstract) : undefined;
-  b.add(
+  const head = verbatimHead(text(p, TITLE)) || paperId;
+  const synopsis = abstract.trim() ? synopsisOf(title, oneLine(abstract)) : undefined;
+  const added = b.add(
     {
       id: paperId,
       kind: "paper",
       title: title || paperId,
       ...(synopsis ? { synopsis } : {}),
-      content,
+      content: abstract ? `${head}\n\n${abstract}` : head,
       entities,
       edges,
       boundaries: ["xkg:paper"],
@@ -337,9 +448,68 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, usedI
     },
     ref,
   );
+  if (!added) return false;
+  const refs = raw(p, REFERENCES);
+  note(paperId, {
+    role: "paper",
+    ...keyOrder(p, XKG_PAPER_KEYS),
+    ...(refs !== undefined ? { paper_references: refs } : {}),
+    ...(Array.isArray(pick(p, CODE)) ? { code_list: true } : {}),
+  });
+  const short = clip(title || paperId, 150);
+  const part: EdgeInput[] = [{ type: "part-of", target: paperId }];
+  const items: Array<{ role: "finding" | "resource"; texts: string[]; kind: ChunkKind }> = [
+    { role: "finding", texts: findings, kind: "note" },
+    { role: "resource", texts: resources, kind: "dataset" },
+  ];
+  for (const { role, texts, kind } of items)
+    for (const [i, f] of texts.entries()) {
+      if (!f.trim()) {
+        b.skip(`${ref}.${role}s[${i}]`, `empty ${role}`);
+        continue;
+      }
+      const id = `${paperId}#${role}-${i + 1}`;
+      // "Name: what it is" (the released graphs' form) is titled by its name.
+      const name = /^([^:\n]{3,160}):\s/.exec(f.replace(/^Finding:\s*/, ""))?.[1];
+      const ok = b.add(
+        {
+          id,
+          kind,
+          title: `${clipLine(name ?? f, 200)} (${short})`,
+          content: f,
+          boundaries: [`xkg:${role}`],
+          edges: part,
+          source: `${src}#${ref}.${role}s[${i}]`,
+        },
+        `${ref}.${role}s[${i}]`,
+      );
+      if (ok) note(id, { role, index: i });
+    }
+  const repo: Array<{ role: "code_overview" | "code_file"; kind: ChunkKind; suffix: string; label: string }> = [
+    { role: "code_overview", kind: "section", suffix: "code-overview", label: "Code overview" },
+    { role: "code_file", kind: "record", suffix: "code-files", label: "Code files" },
+  ];
+  for (const r of repo) {
+    const body = text(p, [r.role]);
+    if (!body.trim()) continue;
+    const id = `${paperId}#${r.suffix}`;
+    const ok = b.add(
+      {
+        id,
+        kind: r.kind,
+        title: `${r.label} (${short})`,
+        content: body,
+        boundaries: [`xkg:${r.role}`],
+        edges: part,
+        source: `${src}#${ref}.${r.role}`,
+      },
+      `${ref}.${r.role}`,
+    );
+    if (ok) note(id, { role: r.role });
+  }
   usedIds.add(paperId);
-  const ctx: Ctx = { b, paperId, paperTitle: title || paperId, src, usedIds };
-  for (const [i, t] of techniques.entries()) addTechnique(ctx, t, null, `${ref}.techniques[${i}]`, 0);
+  const ctx: Ctx = { b, note, paperId, paperTitle: title || paperId, src, usedIds };
+  for (const [i, t] of techniques.entries()) addTechnique(ctx, t, null, `${ref}.techniques[${i}]`, 0, i);
   addCode(ctx, p, paperId, title || paperId, ref, "paper");
   return true;
 }
@@ -385,6 +555,10 @@ export function parseXkg(text: string, opts: XkgOptions = {}): Result<ImportPlan
       );
   }
   const usedIds = new Set<string>();
-  for (const p of papers) addPaper(b, p.value, p.ref, src, usedIds);
-  return ok(b.plan);
+  const annotations: PlanAnnotation[] = [];
+  const note = (chunk: string, node: XkgNode) => {
+    annotations.push({ chunk, key: XKG_KEY, value: node });
+  };
+  for (const p of papers) addPaper(b, p.value, p.ref, src, usedIds, note);
+  return ok({ ...b.plan, annotations });
 }

@@ -20,12 +20,23 @@ const ExportQuery = z.object({
       example: "bibtex",
       description:
         "json: lossless dump (all versions with contents, entities with alias intervals, renames, merges, deprecations, edges), re-importable with POST /import?format=archive | csv: one row per chunk | bibtex / csljson: paper chunks with stable citation keys | markdown: a listing | graphml / mermaid: chunks and typed edges valid at as_of (mermaid capped at " +
-        `${EXPORT_LIMITS.mermaidMaxNodes} nodes / ${EXPORT_LIMITS.mermaidMaxEdges} edges)`,
+        `${EXPORT_LIMITS.mermaidMaxNodes} nodes / ${EXPORT_LIMITS.mermaidMaxEdges} edges) | xkg: what xkg imports wrote, rebuilt in the xKG layout (Figure 5: paper_title, paper_abstract, paper_references, resources, findings, code_file, code_overview, techniques with weight, code and components), JSON Lines with one paper per line, or one paper's JSON file with \`paper\``,
+    }),
+  paper: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .openapi({
+      param: { name: "paper", in: "query" },
+      example: "paper:classifier-free-diffusion-guidance",
+      description:
+        "format=xkg only: the paper chunk to export alone, as one JSON file (re-importable with POST /import?format=xkg)",
     }),
   as_of: S.Time.optional().openapi({
     param: { name: "as_of", in: "query" },
     description:
-      "csv, bibtex, csljson, markdown: only chunks visible then, at the version valid then (default: every chunk, latest version); graphml, mermaid: edges valid then (default: now); json ignores it (always the whole history)",
+      "csv, bibtex, csljson, markdown: only chunks visible then, at the version valid then (default: every chunk, latest version); graphml, mermaid: edges valid then (default: now); xkg: the versions and annotations valid then (default: now); json ignores it (always the whole history)",
   }),
 });
 
@@ -77,7 +88,7 @@ endpoint(
     path: "/v1/archives/{archive}/export",
     tags: ["exports"],
     summary:
-      "Export the archive: json (lossless, streamed), csv, bibtex, csljson, markdown, graphml or mermaid; with a content-disposition filename",
+      "Export the archive: json (lossless, streamed), csv, bibtex, csljson, markdown, graphml, mermaid or xkg; with a content-disposition filename",
     description: `At most ${EXPORT_LIMITS.maxChunks} chunks (413 beyond). Re-import the json dump into another archive with POST /v1/archives/{archive}/import?format=archive.`,
     request: { params: S.ArchiveParam, query: ExportQuery },
     responses: {
@@ -87,7 +98,15 @@ endpoint(
     },
   },
   async (c) => {
-    const res = await c.var.app.exports.archive(c.req.valid("param").archive, c.req.valid("query"));
+    const q = c.req.valid("query");
+    if (q.paper !== undefined && q.format !== "xkg")
+      return failure(c, {
+        kind: "validation",
+        message: "paper applies to format=xkg only",
+        field: "paper",
+        hint: "add format=xkg, or drop paper",
+      });
+    const res = await c.var.app.exports.archive(c.req.valid("param").archive, q);
     if (!res.ok) return failure(c, res.error);
     return send(c, res.value) as never;
   },
