@@ -49,6 +49,7 @@ import {
   targets,
 } from "./lib/results";
 import { harnessFetch, type Server, startServer } from "./lib/server";
+import { xkgRoundTrip } from "./lib/xkg-roundtrip";
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -652,6 +653,9 @@ async function main() {
       ua = await timed("unarXive: full-text import, references, export round trip", () =>
         unarxive(server, data, params),
       );
+    let xkgRt = null;
+    if (wants("xkg"))
+      xkgRt = await timed("xKG: import, export format=xkg, re-import", () => xkgRoundTrip(server, data));
     const roundTrips = [];
     if (wants("roundtrip"))
       for (const b of built)
@@ -681,6 +685,7 @@ async function main() {
       ...partial,
       staleness: { s2orc, wikipedia, synthetic },
       unarxive: ua,
+      xkgRoundTrip: xkgRt,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

@@ -5,6 +5,7 @@
  */
 import { cpus } from "node:os";
 import type { SourceState } from "./server";
+import type { XkgRoundTrip } from "./xkg-roundtrip";
 
 export interface Machine {
   cores: number;
@@ -77,6 +78,8 @@ export interface EvalResults {
     synthetic: Array<{ rho: number; T: number; n: number; pgStale: number; blindStale: number; bound: number }>;
   };
   unarxive: Record<string, unknown> | null;
+  /** xKG import -> export format=xkg -> import on the released graphs (absent in older runs). */
+  xkgRoundTrip?: XkgRoundTrip | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };

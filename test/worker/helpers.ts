@@ -44,10 +44,13 @@ export async function newArchive(prefix = "t"): Promise<{ id: string; key: strin
 // biome-ignore lint/suspicious/noExplicitAny: structural comparison of dumps
 export function comparableDump(d: any) {
   return {
-    chunks: d.chunks.map((c: { versions: Array<Record<string, unknown>> }) => ({
-      ...c,
-      versions: c.versions.map(({ recorded_at: _r, ...v }) => v),
-    })),
+    chunks: d.chunks.map(
+      (c: { versions: Array<Record<string, unknown>>; annotations?: Array<Record<string, unknown>> }) => ({
+        ...c,
+        versions: c.versions.map(({ recorded_at: _r, ...v }) => v),
+        ...(c.annotations ? { annotations: c.annotations.map(({ seq: _s, event_id: _e, ...a }) => a) } : {}),
+      }),
+    ),
     entities: d.entities.map(
       // biome-ignore lint/suspicious/noExplicitAny: see above
       (e: any) => ({
