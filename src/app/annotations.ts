@@ -9,7 +9,6 @@ import { iso } from "./browse";
 import type { AppDeps } from "./deps";
 
 type In<T extends z.ZodType> = z.infer<T>;
-type Scalar = string | number | boolean | null;
 
 export const toEvent = (r: AnnotationRecord): AnnotationEvent => ({
   id: r.id,
@@ -27,7 +26,7 @@ const eventView = (r: AnnotationRecord) => ({
   id: r.id,
   key: r.key,
   op: (r.op === "add" ? "add" : "set") as "set" | "add",
-  value: parseJson<Scalar>(r.value, null),
+  value: parseJson<unknown>(r.value, null),
   version: r.version,
   actor: r.actor,
   reason: r.reason,
@@ -36,7 +35,7 @@ const eventView = (r: AnnotationRecord) => ({
 });
 
 export const valueView = (v: AnnotationValue) => ({
-  value: v.value as Scalar,
+  value: v.value,
   at: iso(v.at),
   actor: v.actor,
   reason: v.reason,

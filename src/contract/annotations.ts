@@ -3,6 +3,10 @@ import { z } from "@hono/zod-openapi";
 import { T0, Time } from "./common";
 
 const JsonScalar = z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]);
+/** What a stored value can be: a caller sets scalars; an import may set an object (xKG's `xkg` key). */
+const StoredValue = z.unknown().openapi({
+  description: "A string, number, boolean or null; an object for keys an import set (xkg: an xKG node's fields)",
+});
 
 export const AnnotateBody = z
   .object({
@@ -26,7 +30,7 @@ export const AnnotateBody = z
   .openapi("Annotate", { example: { key: "status", value: "committed", reason: "approved in review" } });
 
 const Value = z.object({
-  value: JsonScalar,
+  value: StoredValue,
   at: z.string(),
   actor: z.string(),
   reason: z.string(),
@@ -40,7 +44,7 @@ export const Annotated = z
       id: z.number().int(),
       key: z.string(),
       op: z.enum(["set", "add"]),
-      value: JsonScalar,
+      value: StoredValue,
       version: z.number().int().nullable(),
       actor: z.string(),
       reason: z.string(),

@@ -97,9 +97,9 @@ function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
 /** The listing is the same for every request: build it once per isolate. */
 let listing: Tool[] | null = null;
 export function toolListing(): Tool[] {
+  // No title: a display name for people (clients fall back to the name), 600 bytes of every agent's context.
   listing ??= TOOLS.map((t) => ({
     name: t.name,
-    title: t.title,
     description: t.description,
     inputSchema: jsonSchema(t.input),
     // No outputSchema: the tool descriptions say what comes back, the results are self-describing

@@ -11,7 +11,10 @@ import type { UseCases } from "../app";
 import * as S from "../contract";
 import { promptCard } from "../core/distill/card";
 import { fail, ok, type Result } from "../core/errors";
+import { INGEST_LIMITS } from "../core/ingest";
+import { RELATION_LIMITS } from "../core/relations";
 import { countTokens, DEFAULT_TOKENIZER } from "../core/text/tokenizer";
+import { CHUNK_KINDS, ENTITY_TYPES } from "../core/types";
 
 // ------------------------------------------------------------------ shared fields
 
@@ -27,14 +30,30 @@ const tokenizer = S.ContextBody.shape.tokenizer.describe("Budget encoding; defau
 const cursor = z.string().min(1).max(1024).optional().describe("next_cursor of the previous page.");
 const limit = z.number().int().min(1).max(500).optional().describe("Page size (default 50).");
 
+/**
+ * An enum listed as a plain string (the server still checks it and names the field and the values):
+ * the entity-type list repeated in four places was 340 bytes of tools/list.
+ */
+const named = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.string().pipe(z.enum(values, { error: () => `expected one of ${values.join(", ")}` }));
+const entityType = named(ENTITY_TYPES);
+
 /** The artifact as REST takes it; the field names say most of it, descriptions only where they do not. */
 const artifactShape = {
   ...S.ArtifactSchema.shape,
   id: S.ArtifactSchema.shape.id.describe("Stable id; a known id gets a new version."),
   synopsis: S.ArtifactSchema.shape.synopsis.describe("Derived when absent."),
-  entities: S.ArtifactSchema.shape.entities.describe("Entities it is about; id derived from type+name if absent."),
+  entities: z
+    .array(S.EntityInputSchema.extend({ type: entityType }))
+    .max(INGEST_LIMITS.maxEntitiesPerArtifact)
+    .optional()
+    .describe("Entities it is about; id derived from type+name if absent."),
   boundaries: S.ArtifactSchema.shape.boundaries.describe("Scope tags, e.g. split:dev."),
-  relations: S.ArtifactSchema.shape.relations.describe("Pre-extracted triples."),
+  relations: z
+    .array(S.RelationInputSchema.extend({ subject_type: entityType.optional(), object_type: entityType.optional() }))
+    .max(RELATION_LIMITS.maxRelationsPerArtifact)
+    .optional()
+    .describe("Pre-extracted triples."),
   edges: S.ArtifactSchema.shape.edges.describe("Typed links to other chunk ids."),
   valid_from: S.Time.optional().describe("ISO 8601 event time; default now."),
   source: S.ArtifactSchema.shape.source.describe("URL or file#chars=a-b."),
@@ -279,7 +298,7 @@ export const TOOLS: McpTool[] = [
     name: "remember",
     title: "Store artifacts",
     description:
-      "Store 1-200 artifacts atomically (all or none). New id: version 1; known id with changes: new version (old ones stay readable with as_of); same input: no-op.",
+      "Store 1-200 artifacts, all or none. A known id with changes gets a new version (old ones stay readable as_of); same input: no-op.",
     scope: "write",
     input: strict({
       artifacts: z.array(Artifact).min(1).max(200),
@@ -384,8 +403,8 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: strict({
       of: z.enum(["chunks", "entities"]),
-      kind: S.ChunkListQuery.shape.kind,
-      type: S.EntityListQuery.shape.type,
+      kind: named(CHUNK_KINDS).optional(),
+      type: entityType.optional(),
       entity: z.string().min(1).max(S.MAX_ID).optional().describe("Chunks mentioning this entity id."),
       boundary: z.string().min(1).max(S.MAX_ID).optional(),
       prefix: z.string().min(1).max(S.MAX_ID).optional().describe("Id prefix."),
@@ -452,6 +471,53 @@ export const TOOLS: McpTool[] = [
     input: strict({ mention: S.ResolveQuery.shape.mention, as_of: asOf }),
     output: S.Resolved,
     run: async (app, a, args) => done(await app.memory.resolve(a, args)),
+  }),
+  tool({
+    name: "project",
+    title: "Project state for a coding agent",
+    description:
+      "With request: pre-turn brief (committed designs/decisions, modules to preserve/revise/reuse, signatures); else the whole state.",
+    scope: "read",
+    input: strict({
+      request: S.BriefBody.shape.request.optional(),
+      recent_requests: S.BriefBody.shape.recent_requests,
+      as_of: asOf,
+      budget_tokens: z
+        .number()
+        .int()
+        .min(100)
+        .max(200_000)
+        .optional()
+        .describe("Default 2000 with request, else 8000."),
+      prefix: S.BriefBody.shape.prefix.describe("Code ids under this prefix only."),
+    }),
+    output: z.union([S.BriefResult, S.RenderResult]),
+    run: async (app, a, { request, recent_requests, budget_tokens, ...rest }) => {
+      if (request !== undefined)
+        return app.project.brief(a, { request, recent_requests, budget_tokens: budget_tokens ?? 2000, ...rest });
+      if (recent_requests !== undefined)
+        return fail("validation", "recent_requests needs request", "request", "add the upcoming request");
+      return app.project.render(a, { budget_tokens: budget_tokens ?? 8000, ...rest });
+    },
+  }),
+  tool({
+    name: "annotate",
+    title: "Status or counter on a chunk",
+    description: "Append an event: value sets key, add adds to it; earlier values stay readable as_of.",
+    scope: "write",
+    input: strict({
+      chunk: chunkId,
+      key: S.AnnotateBody.shape.key,
+      value: S.AnnotateBody.shape.value,
+      add: S.AnnotateBody.shape.add,
+      version: S.AnnotateBody.shape.version,
+      reason: S.AnnotateBody.shape.reason,
+      at: S.AnnotateBody.shape.at,
+      event_id: S.AnnotateBody.shape.event_id.describe("Retry with the same id: no double count."),
+    }),
+    output: S.Annotated,
+    annotations: { idempotentHint: true },
+    run: (app, a, { chunk, ...b }, caller) => app.annotations.annotate(a, chunk, b, caller.authorization),
   }),
   tool({
     name: "export",

@@ -100,6 +100,7 @@ const DPR = {
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const TOOL_NAMES = [
+  "annotate",
   "context",
   "deprecate",
   "entity",
@@ -109,6 +110,7 @@ const TOOL_NAMES = [
   "history",
   "list",
   "neighbours",
+  "project",
   "read",
   "remember",
   "resolve",
@@ -116,10 +118,10 @@ const TOOL_NAMES = [
   "session",
   "verify",
 ];
-const WRITERS = ["remember", "deprecate", "forget", "entity", "session"];
+const WRITERS = ["remember", "deprecate", "forget", "entity", "session", "annotate"];
 
 describe("MCP: discovery", () => {
-  it("lists the fifteen tools in at most 12 KB, with the arguments an agent needs", async () => {
+  it("lists the seventeen tools in at most 12 KB, with the arguments an agent needs", async () => {
     const { key } = await newArchive("mcp");
     const client = await connect(key);
     expect(client.getServerVersion()?.name).toBe("paperguru");
@@ -137,7 +139,7 @@ describe("MCP: discovery", () => {
       expect(t.inputSchema.type).toBe("object");
       expect(required(t.name)).toContain("archive");
       expect(t.description?.length ?? 0).toBeGreaterThan(40);
-      expect(t.title).toBeTruthy();
+      expect(t.title).toBeUndefined();
       expect(t.annotations?.readOnlyHint, t.name).toBe(!WRITERS.includes(t.name));
       expect(t.annotations?.openWorldHint).toBe(false);
       if (!t.annotations?.readOnlyHint)
@@ -495,6 +497,7 @@ describe("MCP: authentication and archive isolation", () => {
       ["list", { of: "chunks" }],
       ["read", { chunk: DPR.id }],
       ["export", { format: "markdown" }],
+      ["project", { request: "dense retrieval" }],
     ];
     const writes: Array<[string, Json]> = [
       ["remember", { artifacts: [HIPPO] }],
@@ -503,6 +506,7 @@ describe("MCP: authentication and archive isolation", () => {
       ["entity", { op: "rename", entity: "method:dpr", name: "X" }],
       ["session", { session_id: "s1", events: [{ role: "user", text: "hi" }] }],
       ["forget", { chunk: DPR.id }],
+      ["annotate", { chunk: DPR.id, key: "status", value: "committed" }],
     ];
     expect(new Set([...reads, ...writes].map(([n]) => n)).size).toBe(TOOL_NAMES.length);
     for (const [name, args] of [...reads, ...writes]) {
@@ -647,5 +651,56 @@ describe("MCP: resources and prompts", () => {
     const ctx = await ok(client, "context", { archive: id, query: "damping", session_id: "s-1" });
     expect(ctx.short_term.map((e: Json) => e.text)).toEqual(["Keep the damping at 0.85."]);
     expect(ctx.short_term[0].at).toMatch(ISO);
+  });
+});
+
+describe("MCP: coding-agent memory", () => {
+  it("annotate sets and counts; project briefs only committed records and renders the state", async () => {
+    const { id, key } = await newArchive("mcp");
+    const client = await connect(key);
+    await ok(client, "remember", {
+      archive: id,
+      artifacts: [
+        {
+          id: "design:cache",
+          kind: "design",
+          title: "Heads are cached in the Durable Object",
+          content: "Every archive keeps its chunk heads cached in one Durable Object; eviction is least recently used.",
+        },
+        {
+          id: "design:queue",
+          kind: "design",
+          title: "Ingest goes through a queue",
+          content: "Large imports are split into queue messages of at most 200 artifacts each.",
+        },
+      ],
+    });
+    const set = await ok(client, "annotate", {
+      archive: id,
+      chunk: "design:cache",
+      key: "status",
+      value: "committed",
+      reason: "approved",
+    });
+    expect(set.current).toMatchObject({ value: "committed", events: 1 });
+    await ok(client, "annotate", { archive: id, chunk: "design:queue", key: "status", value: "rejected" });
+    const count = { archive: id, chunk: "design:cache", key: "uses", add: 1, event_id: "turn-7" };
+    await ok(client, "annotate", count);
+    const again = await ok(client, "annotate", count);
+    expect(again).toMatchObject({ duplicate: true, current: { value: 1 } });
+    expect((await toolError(client, "annotate", { archive: id, chunk: "design:cache", key: "status" })).field).toBe(
+      "value",
+    );
+
+    const brief = await ok(client, "project", {
+      archive: id,
+      request: "Change how cached heads are evicted and how imports are queued",
+      budget_tokens: 1500,
+    });
+    expect(brief.commitments.map((c: { id: string }) => c.id)).toEqual(["design:cache"]);
+    expect(brief.held_back).toEqual([{ id: "design:queue", status: "rejected" }]);
+    const render = await ok(client, "project", { archive: id });
+    expect(JSON.stringify(render)).toContain("design:cache");
+    expect((await toolError(client, "project", { archive: id, recent_requests: ["earlier"] })).field).toBe("request");
   });
 });
