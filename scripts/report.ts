@@ -436,6 +436,33 @@ function lifecycle(r: EvalResults): string {
       ),
     );
   }
+  const x = r.xkgRoundTrip;
+  if (x)
+    out.push(
+      "",
+      `xKG: the ${x.files} released graphs imported with \`POST /import?format=xkg\`, exported with \`export?format=xkg\`, and the export imported again:`,
+      "",
+      table(
+        [
+          "files identical (parsed JSON / compact JSON bytes)",
+          "chunks created",
+          "re-import: created / updated",
+          "techniques in the files (with code)",
+          "`/metrics/grounding`: total / grounded / ungrounded",
+          "import / export / re-import",
+        ],
+        [
+          [
+            `${x.exactJson}/${x.files} / ${x.exactBytes}/${x.files}`,
+            int(x.firstImport.created ?? 0),
+            `${x.reimport.created ?? 0} / ${x.reimport.updated ?? 0}`,
+            `${x.techniques.inFiles} (${x.techniques.withCode})`,
+            `${x.techniques.grounding.total} / ${x.techniques.grounding.grounded} / ${x.techniques.grounding.ungrounded}`,
+            `${secs(x.ms.import)} / ${secs(x.ms.export)} / ${secs(x.ms.reimport)}`,
+          ],
+        ],
+      ),
+    );
   const p = r.provenance;
   out.push(
     "",
