@@ -71,6 +71,11 @@ interface Row {
   top10Agreement: number;
   /** Same, with pushEpsilon 1e-4 (more exact, slower). */
   precise: { p50: number; p99: number; touched: number; top10Agreement: number };
+  /**
+   * route() with a filter before the top-M cut: `kinds: ["paper"]` (a fifth of the heads) and `only`
+   * (an exact set of 256 heads, what a `within` subtree resolves to). Absent in older results.
+   */
+  filtered?: { kinds: { p50: number; p99: number }; only: { p50: number; p99: number } };
 }
 
 const PRECISE = { ...DEFAULT_PARAMS, pushEpsilon: 1e-4, maxFrontier: 4096 };
@@ -108,6 +113,8 @@ function bench(n: number): Row {
   const local: number[] = [];
   let touched = 0;
   let agree = 0;
+  const byKind: number[] = [];
+  const byOnly: number[] = [];
   const precise: number[] = [];
   let pTouched = 0;
   let pAgree = 0;
@@ -134,6 +141,9 @@ function bench(n: number): Row {
     };
     const [res, ms] = time(() => route(store, input, DEFAULT_PARAMS));
     pg.push(ms);
+    byKind.push(time(() => route(store, { ...input, filter: { kinds: ["paper"] } }, DEFAULT_PARAMS))[1]);
+    const only = Array.from({ length: 256 }, (_, j) => `c${(target + j * 37) % n}`);
+    byOnly.push(time(() => route(store, { ...input, filter: { only } }, DEFAULT_PARAMS))[1]);
     // Diffusion alone, local vs global, from the same seeds.
     const seeds = new Map<number, number>();
     for (const s of res.trace.seeds) {
@@ -177,6 +187,10 @@ function bench(n: number): Row {
       p99: pct(precise, 99),
       touched: pTouched / QUERIES,
       top10Agreement: pAgree / QUERIES,
+    },
+    filtered: {
+      kinds: { p50: pct(byKind, 50), p99: pct(byKind, 99) },
+      only: { p50: pct(byOnly, 50), p99: pct(byOnly, 99) },
     },
   };
 }

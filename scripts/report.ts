@@ -69,6 +69,7 @@ interface BenchRow {
   localPpr: { touched: number };
   top10Agreement: number;
   precise: { p50: number; top10Agreement: number };
+  filtered?: { kinds: { p50: number; p99: number }; only: { p50: number; p99: number } };
 }
 
 interface E2eRow {
@@ -158,6 +159,27 @@ function performance(b: BenchResults): string {
       ]),
     ),
   );
+  const filtered = b.routing.filter((r) => r.filtered);
+  if (filtered.length)
+    out.push(
+      "",
+      "**Filters before the top-M cut**, same queries and graphs (`kinds: [paper]` keeps a fifth of the heads; `only` is an exact set of 256 heads, what a `within` subtree resolves to):",
+      "",
+      table(
+        ["heads", "no filter p50 / p99", "kinds p50 / p99", "÷ no filter", "only (256) p50 / p99", "÷ no filter"],
+        filtered.map((r) => {
+          const f = r.filtered as NonNullable<BenchRow["filtered"]>;
+          return [
+            int(r.heads),
+            `${ms(r.paperguru.p50)} / ${ms(r.paperguru.p99)}`,
+            `${ms(f.kinds.p50)} / ${ms(f.kinds.p99)}`,
+            `${(f.kinds.p50 / r.paperguru.p50).toFixed(2)}×`,
+            `${ms(f.only.p50)} / ${ms(f.only.p99)}`,
+            `${(f.only.p50 / r.paperguru.p50).toFixed(2)}×`,
+          ];
+        }),
+      ),
+    );
   const e = b.e2e;
   if (e) {
     if (e.commit !== b.commit || (e.source?.dirtyHash ?? null) !== (b.source?.dirtyHash ?? null))

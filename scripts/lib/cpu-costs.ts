@@ -36,8 +36,9 @@ function inputs(mb: number): Record<Exclude<CpuWork, "analyse">, string> {
   for (let i = 0; md.length < size; i++) md += `## Section ${i}\n\n${prose(150, i)}\n\n`;
   const artifacts: unknown[] = [];
   let jsonLen = 0;
-  for (let i = 0; jsonLen < size; i++) {
-    const content = prose(120, i);
+  // At most 2,000 artifacts per request (the feed's limit): 400 words each keeps 1 MB under it.
+  for (let i = 0; jsonLen < size && i < 2000; i++) {
+    const content = prose(400, i);
     artifacts.push({ id: `n${i}`, kind: "note", title: `Note ${i}`, content });
     jsonLen += content.length + 60;
   }
