@@ -132,6 +132,10 @@ export const ApplyCountsSchema = z
     duplicates: z.number().openapi({ description: "records folded into a richer record of the same work" }),
     skipped: z.number(),
     failed: z.number(),
+    annotated: z.number().optional().openapi({
+      description:
+        "annotation events written (imports whose records carry attributes, e.g. xkg weights and package lists); a re-import writes only changed values",
+    }),
   })
   .openapi("ApplyCounts");
 

@@ -72,7 +72,7 @@ describe("xKG export", () => {
 
     const again = await importXkg(id, key, all.text, "exported.jsonl");
     expect(again.status).toBe(200);
-    expect(again.body.counts).toMatchObject({ created: 0, updated: 0 });
+    expect(again.body.counts).toMatchObject({ created: 0, updated: 0, annotated: 0 });
     // Annotations are written only when their value changes: one event per key, after two imports.
     const code = "paper:classifier-free-diffusion-guidance#t:classifier-free-diffusion-guidance-sampler#code";
     const ann = await api("GET", `/v1/archives/${id}/chunks/${encodeURIComponent(code)}/annotations`, undefined, key);
@@ -116,7 +116,8 @@ describe("xKG export", () => {
     await new Promise((r) => setTimeout(r, 5));
     const changed = paper("Classifier-Free Diffusion Guidance", 0.75);
     const res = await importXkg(id, key, JSON.stringify(changed));
-    expect(res.body.counts).toMatchObject({ created: 0, updated: 0 });
+    // Only the technique's weight changed: one annotation event, no new version.
+    expect(res.body.counts).toMatchObject({ created: 0, updated: 0, annotated: 1 });
     expect(JSON.parse((await exportXkg(id, key)).text)).toEqual(changed);
     expect(JSON.parse((await exportXkg(id, key, `&as_of=${encodeURIComponent(before)}`)).text)).toEqual(a);
   });

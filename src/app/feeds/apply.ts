@@ -35,6 +35,8 @@ export interface ApplyCounts {
   duplicates: number;
   skipped: number;
   failed: number;
+  /** Annotation events written; present when the plan carries annotations. */
+  annotated?: number;
 }
 
 export const zeroCounts = (): ApplyCounts => ({
@@ -196,6 +198,7 @@ async function applyAnnotations(
       at: validFrom.get(a.chunk),
     });
   }
+  out.counts.annotated = 0;
   if (wanted.size === 0) return;
   const now = deps.now();
   const ids = [...new Set([...wanted.values()].map((w) => w.chunk))];
@@ -227,6 +230,7 @@ async function applyAnnotations(
       recordedAt: now,
       eventId: null,
     });
+    out.counts.annotated++;
   }
 }
 
