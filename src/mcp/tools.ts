@@ -35,7 +35,10 @@ const limit = z.number().int().min(1).max(500).optional().describe("Page size (d
  * the entity-type list repeated in four places was 340 bytes of tools/list.
  */
 const named = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.string().pipe(z.enum(values, { error: () => `expected one of ${values.join(", ")}` }));
+  z
+    .string()
+    .max(40)
+    .pipe(z.enum(values, { error: () => `expected one of ${values.join(", ")}` }));
 const entityType = named(ENTITY_TYPES);
 
 /** The artifact as REST takes it; the field names say most of it, descriptions only where they do not. */
