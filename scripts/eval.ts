@@ -19,7 +19,7 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip),
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -49,6 +49,7 @@ import {
   targets,
 } from "./lib/results";
 import { harnessFetch, type Server, startServer } from "./lib/server";
+import { xkgRetrieval } from "./lib/xkg-retrieval";
 import { xkgRoundTrip } from "./lib/xkg-roundtrip";
 
 const args = process.argv.slice(2);
@@ -654,8 +655,13 @@ async function main() {
         unarxive(server, data, params),
       );
     let xkgRt = null;
-    if (wants("xkg"))
+    let xkgRet = null;
+    if (wants("xkg")) {
       xkgRt = await timed("xKG: import, export format=xkg, re-import", () => xkgRoundTrip(server, data));
+      xkgRet = await timed("xKG: technique -> code retrieval", () =>
+        xkgRetrieval(server, data, join(import.meta.dirname, "data", "xkg-target-labels.json")),
+      );
+    }
     const roundTrips = [];
     if (wants("roundtrip"))
       for (const b of built)
@@ -686,6 +692,7 @@ async function main() {
       staleness: { s2orc, wikipedia, synthetic },
       unarxive: ua,
       xkgRoundTrip: xkgRt,
+      xkgRetrieval: xkgRet,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

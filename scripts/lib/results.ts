@@ -5,6 +5,7 @@
  */
 import { cpus } from "node:os";
 import type { SourceState } from "./server";
+import type { XkgRetrieval } from "./xkg-retrieval";
 import type { XkgRoundTrip } from "./xkg-roundtrip";
 
 export interface Machine {
@@ -80,6 +81,8 @@ export interface EvalResults {
   unarxive: Record<string, unknown> | null;
   /** xKG import -> export format=xkg -> import on the released graphs (absent in older runs). */
   xkgRoundTrip?: XkgRoundTrip | null;
+  /** Technique -> code retrieval on the xKG graphs (absent in older runs). */
+  xkgRetrieval?: XkgRetrieval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };

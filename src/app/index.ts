@@ -3,12 +3,14 @@
  * (src/mcp), the queue consumer and cron (src/index.ts) call these and nothing else; each returns a
  * plain payload or a typed Result whose failures the interfaces map to their own error form.
  */
+
 import type { z } from "zod";
 import type * as S from "../contract";
 import { annotationUseCases } from "./annotations";
 import { archiveUseCases } from "./archives";
 import { authorize, type Need, readableArchives } from "./auth";
 import { browseUseCases } from "./browse";
+import { codePairUseCases } from "./code-pairs";
 import type { AppDeps } from "./deps";
 import { eventUseCases } from "./events";
 import { type ExportFormatQuery, exportUseCases } from "./exports";
@@ -68,6 +70,7 @@ export function createUseCases(d: AppDeps) {
     annotations: annotationUseCases(d),
     metrics: metricsUseCases(d),
     project: projectUseCases(d, browseUseCases(d)),
+    codePairs: codePairUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

@@ -189,3 +189,88 @@ export const RenderResult = z
       omitted: [],
     },
   });
+
+/** xKG technique -> code pairs. */
+export const CodePairsBody = z
+  .object({
+    query: z.string().min(1).max(8000).openapi({ description: "The technique you need code for, in words." }),
+    as_of: Time.optional(),
+    limit: z.number().int().min(1).max(50).default(10).openapi({ description: "Techniques routed (1-50)." }),
+    threshold: z.number().min(-1).max(1).optional().openapi({
+      description:
+        "Minimum pair score (the technique's cosine similarity to the query); default 0.15, calibrated for reuse on the released xKG graphs; 0.55 for the exact technique's own code (README: how). -1 returns every routed technique.",
+    }),
+    include_ungrounded: z
+      .boolean()
+      .default(true)
+      .openapi({ description: "true: techniques without code come back flagged grounded: false." }),
+    within: z
+      .string()
+      .min(1)
+      .max(MAX_ID)
+      .optional()
+      .openapi({ description: "Only techniques in this chunk's part-of subtree (one paper)." }),
+  })
+  .strict()
+  .openapi("CodePairsRequest", { example: { query: "classifier-free guidance sampling", limit: 5 } });
+
+const PairNode = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  title: z.string(),
+  anchor: z
+    .object({ artifact_id: z.string(), version: z.number().int(), start: z.number().int(), end: z.number().int() })
+    .openapi({ description: "The whole content of that version; read it with GET /chunks/{id}/content." }),
+});
+
+export const CodePairsResult = z
+  .object({
+    as_of: z.string(),
+    threshold: z.number(),
+    pairs: z.array(
+      z.object({
+        technique: PairNode,
+        code: PairNode.nullable().openapi({ description: "null for a technique no code implements." }),
+        grounded: z.boolean(),
+        score: z.number().openapi({ description: "The technique's cosine similarity to the query." }),
+        route_score: z.number().openapi({ description: "The router's score of the technique." }),
+      }),
+    ),
+    below_threshold: z.number().int().openapi({ description: "Routed techniques left out by the threshold." }),
+  })
+  .openapi("CodePairs", {
+    example: {
+      as_of: T0,
+      threshold: 0.15,
+      pairs: [
+        {
+          technique: {
+            id: "paper:classifier-free-diffusion-guidance#t:classifier-free-diffusion-guidance",
+            version: 1,
+            title: "Classifier-Free Diffusion Guidance (Classifier-Free Diffusion Guidance)",
+            anchor: {
+              artifact_id: "paper:classifier-free-diffusion-guidance#t:classifier-free-diffusion-guidance",
+              version: 1,
+              start: 0,
+              end: 612,
+            },
+          },
+          code: {
+            id: "paper:classifier-free-diffusion-guidance#t:classifier-free-diffusion-guidance#code",
+            version: 1,
+            title: "Classifier-Free Diffusion Guidance (implementation)",
+            anchor: {
+              artifact_id: "paper:classifier-free-diffusion-guidance#t:classifier-free-diffusion-guidance#code",
+              version: 1,
+              start: 0,
+              end: 5210,
+            },
+          },
+          grounded: true,
+          score: 0.62,
+          route_score: 0.41,
+        },
+      ],
+      below_threshold: 3,
+    },
+  });

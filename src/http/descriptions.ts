@@ -122,6 +122,10 @@ const SCHEMAS: Record<string, string> = {
   RenderRequest: "A time, a token budget and optionally a repository prefix.",
   RenderResult:
     "The whole committed state (designs, decisions with their text, code units with links and signatures) within the budget, with its token count and what was left out.",
+  CodePairsRequest:
+    "A technique described in words, a time, how many techniques to route, a score threshold and optionally one paper's subtree.",
+  CodePairs:
+    "(technique, code) pairs above the threshold, each with exact anchors; techniques without code flagged as ungrounded.",
   GroundingResult: "How many chunks of a kind are implemented by something, and which are not.",
   Annotate: "One annotation event: set a key's value (a status) or add to it (a counter), from a time on.",
   Annotated: "The event appended (or the one a repeated event_id names) and the key's value now.",

@@ -185,8 +185,8 @@ export const TOOLS: McpTool[] = [
     name: "context",
     title: "Evidence within a token budget",
     description:
-      "Main retrieval: cards fitting budget_tokens, each a claim anchored at [start,end) of one chunk version " +
-      "(anchors omit artifact_id/version if the card's, snippet if it is the claim). Quote via verify.",
+      "Main retrieval: cards within budget_tokens, each a claim anchored at [start,end) of a chunk version " +
+      "(anchors omit artifact_id/version if the card's, snippet if the claim). Quote via verify.",
     scope: "read",
     input: strict({
       query,
@@ -234,8 +234,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "route",
     title: "Rank chunks without reading them",
-    description:
-      "Cheap head-only ranking: candidates with per-expert scores and the router's selection. Use ids with expand.",
+    description: "Cheap head-only ranking: per-expert scores and the router's selection; ids go to expand.",
     scope: "read",
     input: strict({
       query,
@@ -244,14 +243,23 @@ export const TOOLS: McpTool[] = [
       limit: S.RouteBody.shape.limit,
       session_id: sessionId,
       include_trace: includeTrace,
+      code_pairs: z.boolean().optional().describe("xKG: techniques with the code implementing them."),
     }),
-    output: RouteOut,
-    run: async (app, a, { include_trace, ...args }) => done(traced(await app.query.route(a, args), include_trace)),
+    output: z.union([RouteOut, S.CodePairsResult]),
+    run: async (app, a, { include_trace, code_pairs, ...args }) => {
+      if (!code_pairs) return done(traced(await app.query.route(a, args), include_trace));
+      return app.codePairs.pairs(a, {
+        query: args.query,
+        as_of: args.as_of,
+        limit: Math.min(args.limit ?? 10, 50),
+        include_ungrounded: true,
+      });
+    },
   }),
   tool({
     name: "expand",
     title: "Evidence cards for named chunks",
-    description: "Cards for chunks you name: the version valid at as_of, or the exact version given.",
+    description: "Cards for chunks you name, at the version valid at as_of or the one given.",
     scope: "read",
     input: strict({
       chunks: S.ExpandBody.shape.chunks,
@@ -271,8 +279,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "verify",
     title: "Check anchors against stored text",
-    description:
-      "Is each snippet exactly the text at [start,end) of that version? Without snippet: returns that exact text to quote.",
+    description: "Is each snippet the exact text at [start,end) of that version? Without snippet: returns that text.",
     scope: "read",
     input: strict({
       anchors: z
@@ -340,7 +347,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "forget",
     title: "Delete a chunk or an entity for good",
-    description: "Hard delete of exactly one chunk (all versions, edges) or entity (with its mentions). Audited.",
+    description: "Hard delete of one chunk (all versions, edges) or entity (and its mentions). Audited.",
     scope: "write",
     input: strict({
       chunk: S.ForgetChunkQuery.shape.chunk.optional(),
@@ -389,7 +396,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "session",
     title: "Append session events",
-    description: "Log turns of your session; context with this session_id returns the recent ones in short_term.",
+    description: "Log your session's turns; context with this session_id returns recent ones in short_term.",
     scope: "write",
     input: strict({
       session_id: S.SessionId,
@@ -448,7 +455,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "history",
     title: "History of a chunk or an entity",
-    description: "Exactly one of chunk (versions, edges, deprecation) or entity (names over time, merges, mentions).",
+    description: "One of chunk (versions, edges, deprecation) or entity (names over time, merges, mentions).",
     scope: "read",
     input: strict({
       chunk: chunkId.optional(),
@@ -460,7 +467,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "neighbours",
     title: "A chunk's typed neighbours",
-    description: "The chunk's head and heaviest typed edges (cites, part-of, ...) valid at as_of.",
+    description: "A chunk's head and heaviest typed edges (cites, part-of, ...) at as_of.",
     scope: "read",
     input: strict({ chunk: chunkId, as_of: asOf }),
     output: S.Neighbours,
@@ -469,7 +476,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "resolve",
     title: "Resolve a name to its entity",
-    description: "Name, alias or identifier -> canonical entity as of as_of; ambiguous names list candidates.",
+    description: "Name, alias or id -> canonical entity as of as_of; ambiguous: candidates listed.",
     scope: "read",
     input: strict({ mention: S.ResolveQuery.shape.mention, as_of: asOf }),
     output: S.Resolved,
@@ -479,7 +486,7 @@ export const TOOLS: McpTool[] = [
     name: "project",
     title: "Project state for a coding agent",
     description:
-      "With request: pre-turn brief (committed designs/decisions, modules to preserve/revise/reuse, signatures); else the whole state.",
+      "With request: pre-turn brief (committed designs/decisions, modules to preserve/revise/reuse, signatures); else whole state.",
     scope: "read",
     input: strict({
       request: S.BriefBody.shape.request.optional(),
@@ -506,7 +513,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "annotate",
     title: "Status or counter on a chunk",
-    description: "Append an event: value sets key, add adds to it; earlier values stay readable as_of.",
+    description: "Append an event: value sets key, add adds to it; old values stay readable as_of.",
     scope: "write",
     input: strict({
       chunk: chunkId,
@@ -525,7 +532,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "export",
     title: "Export the archive",
-    description: `The archive as of as_of in a citation, table or graph format, cut at max_chars (≤ ${MCP_EXPORT_MAX_CHARS}).`,
+    description: `The archive as of as_of as citations, a table or a graph, cut at max_chars (≤ ${MCP_EXPORT_MAX_CHARS}).`,
     scope: "read",
     input: strict({
       format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml"]),

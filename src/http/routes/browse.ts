@@ -232,3 +232,22 @@ endpoint(
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/code-pairs",
+    tags: ["query"],
+    summary: "Technique -> code pairs (xKG)",
+    description:
+      "Routes the query over `technique` chunks only, follows `implements` edges to the code that implements each (exact, from D1, at `as_of`) and returns the (technique, code) pairs whose score (the technique's cosine similarity to the query) is at least `threshold` (default 0.15, calibrated on the 43 released xKG graphs for reuse; 0.55 asks for the exact technique; the README says how). Techniques without code come back with `code: null, grounded: false` unless `include_ungrounded` is false.",
+    request: { params: S.ArchiveParam, ...body(S.CodePairsBody) },
+    responses: { 200: json(S.CodePairsResult), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    const res = await c.var.app.codePairs.pairs(c.req.valid("param").archive, c.req.valid("json"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);

@@ -1,0 +1,132 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { api, newArchive } from "./helpers";
+
+async function importXkg(archive: string, key: string, doc: unknown, validFrom?: string) {
+  const q = validFrom ? `&valid_from=${encodeURIComponent(validFrom)}` : "";
+  const res = await SELF.fetch(`http://paperguru.test/v1/archives/${archive}/import?format=xkg&name=kg.json${q}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
+    body: JSON.stringify(doc),
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+const guidance = {
+  paper_title: "Classifier-Free Diffusion Guidance",
+  paper_abstract: "Guidance for diffusion models without a classifier.",
+  techniques: [
+    {
+      name: "Classifier-free guidance sampling",
+      description:
+        "At sampling time, combine the conditional and unconditional noise predictions of one diffusion model with a guidance weight to trade diversity for fidelity.",
+      weight: 1,
+      code: {
+        implementation:
+          "def guided_eps(eps_cond, eps_uncond, w):\n    # classifier-free guidance: mix conditional and unconditional predictions\n    return (1 + w) * eps_cond - w * eps_uncond\n",
+        test: "assert guided_eps(1.0, 0.0, 0.5) == 1.5\n",
+        documentation: "Mixes conditional and unconditional noise predictions with guidance weight w.",
+        package: ["torch"],
+      },
+      components: [
+        {
+          name: "Conditioning dropout",
+          description:
+            "During training, drop the class label with a fixed probability so the model also learns the unconditional score.",
+          weight: 0.5,
+          code: null,
+          components: [],
+        },
+      ],
+    },
+  ],
+};
+
+const replay = {
+  paper_title: "Rethinking Experience Replay",
+  paper_abstract: "Tricks for rehearsal-based continual learning.",
+  techniques: [
+    {
+      name: "Reservoir sampling buffer",
+      description: "Keep a fixed-size memory of past examples, each seen example kept with equal probability.",
+      weight: 1,
+      code: {
+        implementation:
+          "import random\n\ndef reservoir_add(buffer, item, seen, size):\n    if len(buffer) < size:\n        buffer.append(item)\n    else:\n        j = random.randint(0, seen)\n        if j < size:\n            buffer[j] = item\n",
+        test: "",
+        documentation: "Reservoir sampling into a fixed-size replay buffer.",
+        package: [],
+      },
+      components: [],
+    },
+  ],
+};
+
+type Pair = {
+  technique: { id: string; anchor: { end: number } };
+  code: { id: string } | null;
+  grounded: boolean;
+  score: number;
+};
+
+describe("POST /code-pairs", () => {
+  it("routes over techniques, follows implements to code, flags ungrounded ones, respects threshold and as_of", async () => {
+    const { id, key } = await newArchive("pairs");
+    await importXkg(id, key, guidance, "2024-01-01T00:00:00Z");
+    const beforeReplay = "2024-06-01T00:00:00Z";
+    await importXkg(id, key, replay, "2025-01-01T00:00:00Z");
+    const ask = (body: Record<string, unknown>) => api("POST", `/v1/archives/${id}/code-pairs`, body, key);
+
+    const res = await ask({
+      query: "classifier-free guidance: mix conditional and unconditional predictions",
+      threshold: -1,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const pairs: Pair[] = res.body.pairs;
+    const top = pairs[0] as Pair;
+    expect(top.technique.id).toMatch(/#t:classifier-free-guidance-sampling$/);
+    expect(top.code?.id).toBe(`${top.technique.id}#code`);
+    expect(top.grounded).toBe(true);
+    expect(top.technique.anchor.end).toBeGreaterThan(50);
+    // The component without code comes back flagged; tests are never paired (only implements is followed).
+    const dropout = pairs.find((p) => p.technique.id.endsWith("/conditioning-dropout"));
+    expect(dropout).toMatchObject({ code: null, grounded: false });
+    expect(pairs.some((p) => p.code?.id.endsWith("#test"))).toBe(false);
+    const grounded = await ask({
+      query: "conditioning dropout of the class label",
+      threshold: -1,
+      include_ungrounded: false,
+    });
+    expect(grounded.body.pairs.every((p: Pair) => p.grounded)).toBe(true);
+
+    // A threshold above every score returns nothing and counts what it dropped.
+    const none = await ask({ query: "reservoir sampling replay buffer", threshold: 0.999 });
+    expect(none.body.pairs).toEqual([]);
+    expect(none.body.below_threshold).toBeGreaterThan(0);
+    // Scores are in [-1, 1] and ordered pairs clear the threshold.
+    const some = await ask({ query: "reservoir sampling replay buffer", threshold: 0.05 });
+    for (const p of some.body.pairs as Pair[]) expect(p.score).toBeGreaterThanOrEqual(0.05);
+    expect((some.body.pairs as Pair[])[0]?.code?.id).toMatch(/reservoir-sampling-buffer#code$/);
+
+    // As of before the second import, its technique and code do not exist.
+    const early = await ask({ query: "reservoir sampling replay buffer", threshold: -1, as_of: beforeReplay });
+    expect((early.body.pairs as Pair[]).some((p) => p.technique.id.includes("reservoir"))).toBe(false);
+
+    // within one paper's subtree.
+    const paper = top.technique.id.split("#")[0] as string;
+    const inside = await ask({ query: "reservoir sampling replay buffer", threshold: -1, within: paper });
+    expect((inside.body.pairs as Pair[]).every((p) => p.technique.id.startsWith(paper))).toBe(true);
+  });
+
+  it("names the field of bad input, and another archive's key is refused", async () => {
+    const { id, key } = await newArchive("pairs");
+    const bad = await api("POST", `/v1/archives/${id}/code-pairs`, { query: "x", threshold: 2 }, key);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe("threshold");
+    const extra = await api("POST", `/v1/archives/${id}/code-pairs`, { query: "x", kinds: ["paper"] }, key);
+    expect(extra.status).toBe(400);
+    const other = await newArchive("pairs");
+    expect((await api("POST", `/v1/archives/${id}/code-pairs`, { query: "x" }, other.key)).status).toBe(403);
+  });
+});
