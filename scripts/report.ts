@@ -326,6 +326,45 @@ function quality(r: EvalResults): string {
       ]),
     ),
   );
+  const x = r.xkgRetrieval;
+  if (x) {
+    const label: Record<string, string> = {
+      "code-pairs": "PaperGuru `/code-pairs` (techniques routed, `implements` followed)",
+      "route-code": "PaperGuru `/route` over code chunks",
+      "bm25-code": "BM25 over code chunks (implementation + documentation)",
+      "bm25-code-title": "BM25 over code chunks with their titles",
+      "bm25-technique+code": "BM25 over technique + its code, one document each",
+    };
+    const rows = (m: Record<string, { mrr: number; r1: number; r5: number; r10: number }>) => {
+      const bm = Math.max(
+        ...Object.entries(m)
+          .filter(([k]) => k.startsWith("bm25"))
+          .map(([, v]) => v.mrr),
+      );
+      return Object.entries(m).map(([k, v]) => [
+        label[k] ?? k,
+        v.mrr.toFixed(3),
+        pct(v.r1),
+        pct(v.r5),
+        pct(v.r10),
+        k.startsWith("bm25") ? "" : `${(v.mrr / bm).toFixed(2)}×`,
+      ]);
+    };
+    const head = ["method", "MRR", "R@1 %", "R@5 %", "R@10 %", "MRR ÷ strongest BM25"];
+    const th = x.threshold;
+    out.push(
+      "",
+      `**xKG technique → code** (${x.graphs} released graphs imported as files through the API). Self-retrieval: each of the ${x.self["bm25-code"]?.queries ?? 0} techniques with code asks for its code by its own name and description:`,
+      "",
+      table(head, rows(x.self)),
+      "",
+      `Realistic queries: the ${x.targetQueries} techniques of ${x.targetGuides} target guides (\`../shared/testdata/xkg/targets\`) against all ${x.graphs} graphs; a hit is a graph labelled relevant to the guide in \`scripts/data/xkg-target-labels.json\` (labelled from titles before any run; the sixth guide has no relevant graph); graph level, first relevant graph:`,
+      "",
+      table(head, rows(x.targets)),
+      "",
+      `\`/code-pairs\` threshold (the technique's cosine to the query): default ${th.default.value}, the lowest in steps of 0.05 with pair precision ≥ 0.85 on the target queries' top-10 pairs (precision ${pct(th.reuse.precision)}%, recall ${pct(th.reuse.recall)}%; chosen leave-one-guide-out: ${pct(th.reuseLeaveOneGuideOut.precision)}% / ${pct(th.reuseLeaveOneGuideOut.recall)}% on the guide left out). For an exact technique's own code, ${th.exact?.value ?? "–"} separates it from the other routed pairs best (F1 ${th.exact ? th.exact.f1.toFixed(3) : "–"}, precision ${th.exact ? pct(th.exact.precision) : "–"}%, recall ${th.exact ? pct(th.exact.recall) : "–"}%).`,
+    );
+  }
   return out.join("\n");
 }
 
