@@ -3,6 +3,7 @@
  * and exact content reads. Stored records become public views here (snake_case, ISO 8601 times,
  * weights rounded to 4 decimals, JSON columns parsed, no storage keys).
  */
+import { lineDiff } from "../core/text/diff";
 import type { z } from "zod";
 import type * as S from "../contract";
 import { CONTENT_DEFAULT_CHARS } from "../contract/browse";
@@ -263,6 +264,32 @@ export function browseUseCases(d: AppDeps) {
       return h
         ? ok(entityDetail(h))
         : fail("not_found", `entity ${id} is not in archive ${archive}`, "id", "resolve a name with GET …/resolve");
+    },
+
+    /** A line diff between two versions of a chunk (default: the latest and the one before). */
+    async diff(archive: string, id: string, q: In<typeof S.DiffQuery>): Promise<Result<In<typeof S.ChunkDiff>>> {
+      const head = await chunks.chunkRow(archive, id);
+      if (!head) return fail("not_found", `chunk ${id} is not in archive ${archive}`, "id");
+      const to = q.to ?? head.latestVersion;
+      const from = q.from ?? to - 1;
+      if (to > head.latestVersion)
+        return fail("not_found", `chunk ${id} has no version ${to} (latest is ${head.latestVersion})`, "to");
+      if (from < 1)
+        return fail("validation", `chunk ${id} has one version: nothing to diff`, "from", "give from and to");
+      if (from > head.latestVersion)
+        return fail("not_found", `chunk ${id} has no version ${from} (latest is ${head.latestVersion})`, "from");
+      const [a, b] = await Promise.all([chunks.exact(archive, id, from), chunks.exact(archive, id, to)]);
+      if (!a || !b) return fail("not_found", `chunk ${id} is missing version ${!a ? from : to}`, !a ? "from" : "to");
+      const [ta, tb] = await Promise.all([d.kernel.contentOf(a.contentKey), d.kernel.contentOf(b.contentKey)]);
+      if (ta === null || tb === null) return fail("unavailable", `content of ${id} is missing from the blob store`);
+      const res = lineDiff(ta, tb, [`${id}@v${from}`, `${id}@v${to}`], q.context);
+      if (!res.ok) return res;
+      return ok({
+        chunk: id,
+        from: { version: from, valid_from: iso(a.validFrom), content_chars: ta.length },
+        to: { version: to, valid_from: iso(b.validFrom), content_chars: tb.length },
+        ...res.value,
+      });
     },
 
     async content(

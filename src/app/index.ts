@@ -37,6 +37,11 @@ export function createUseCases(d: AppDeps) {
     archives: archiveUseCases(d),
     memory: {
       ingest: (archive: string, artifacts: In<typeof S.ArtifactSchema>[]) => Op.ingestOp(k, archive, artifacts),
+      /** POST /ingest with its options (near_duplicates: revise). */
+      ingestBatch: (archive: string, b: In<typeof S.IngestBody>) =>
+        b.near_duplicates === "revise"
+          ? Op.ingestRevisingOp(k, d.stores.chunks, archive, b, d.clock.now())
+          : Op.ingestOp(k, archive, b.artifacts),
       revise: (archive: string, artifact: In<typeof S.ArtifactSchema>) =>
         Op.reviseOp(k, d.stores.chunks, archive, artifact),
       deprecate: (archive: string, b: In<typeof S.DeprecateBody>) => Op.deprecateOp(k, archive, b),

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import * as S from "../contract";
+import { NEAR_DUPLICATE_THRESHOLD, overlap, wordSet } from "../core/dedupe";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore } from "../core/ports";
 import type { RouteFilter } from "../core/types";
@@ -23,6 +24,71 @@ async function ingested(res: ReturnType<PaperGuru["ingest"]>) {
 /** POST /v1/archives/{a}/ingest */
 export function ingestOp(pg: PaperGuru, archive: string, artifacts: In<typeof S.ArtifactSchema>[]) {
   return ingested(pg.ingest(archive, artifacts.map(S.toArtifactInput)));
+}
+
+/** Artifacts per request that `near_duplicates: "revise"` checks (one routed lookup each). */
+export const MAX_NEAR_DUPLICATE_CHECKS = 50;
+
+/**
+ * POST /ingest with `near_duplicates: "revise"`: each artifact whose id the archive does not hold is
+ * matched against the 5 records of its kind (and all its boundaries) that its title and content
+ * route to at now; the one with the highest word overlap (src/core/dedupe.ts) at or above the
+ * threshold takes it as its next version. Retrying the same text is a no-op: it matches the record
+ * it revised, whose content it now equals.
+ */
+export async function ingestRevisingOp(
+  pg: PaperGuru,
+  store: Pick<ChunkStore, "chunkRow" | "visibleAt">,
+  archive: string,
+  b: In<typeof S.IngestBody>,
+  now: number,
+) {
+  if (b.artifacts.length > MAX_NEAR_DUPLICATE_CHECKS)
+    return fail(
+      "validation",
+      `near_duplicates: revise checks at most ${MAX_NEAR_DUPLICATE_CHECKS} artifacts per request; got ${b.artifacts.length}`,
+      "artifacts",
+      `send at most ${MAX_NEAR_DUPLICATE_CHECKS} artifacts per request with near_duplicates: revise`,
+    );
+  const threshold = b.near_duplicate_threshold ?? NEAR_DUPLICATE_THRESHOLD;
+  const matched = new Map<number, { id: string; overlap: number }>();
+  const taken = new Set<string>();
+  for (const [i, a] of b.artifacts.entries()) {
+    if (await store.chunkRow(archive, a.id)) continue;
+    const r = await pg.route({
+      archiveId: archive,
+      query: `${a.title}\n${a.content.slice(0, 4000)}`,
+      asOf: now,
+      limit: 5,
+      filter: { kinds: [a.kind], ...(a.boundaries?.length ? { boundariesAll: a.boundaries } : {}) },
+    });
+    const ids = r.route.selected.map((x) => x.chunk).filter((x) => !taken.has(x));
+    const heads = ids.length ? await store.visibleAt(archive, ids, now) : new Map();
+    const mine = wordSet(`${a.title}\n${a.content}`);
+    let best: { id: string; overlap: number } | null = null;
+    for (const id of ids) {
+      const h = heads.get(id);
+      if (!h) continue;
+      const text = await pg.contentOf(h.contentKey);
+      if (text === null) continue;
+      const o = overlap(mine, wordSet(`${h.title}\n${text}`));
+      if (o >= threshold && (!best || o > best.overlap)) best = { id, overlap: o };
+    }
+    if (best) {
+      matched.set(i, best);
+      taken.add(best.id);
+    }
+  }
+  const artifacts = b.artifacts.map((a, i) => ({ ...a, id: matched.get(i)?.id ?? a.id }));
+  const res = await ingested(pg.ingest(archive, artifacts.map(S.toArtifactInput)));
+  if (!res.ok) return res;
+  return ok({
+    ...res.value,
+    results: res.value.results.map((x, i) => {
+      const m = matched.get(i);
+      return m ? { ...x, requested_id: b.artifacts[i]?.id ?? x.id, overlap: round4(m.overlap) } : x;
+    }),
+  });
 }
 
 /** POST /v1/archives/{a}/revise: a new version of a chunk that must already exist. */

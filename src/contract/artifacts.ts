@@ -84,13 +84,31 @@ export const ArtifactSchema = z
 
 /** Batch size is checked by the core (413 with the limit), not here (that would be a 400). */
 export const IngestBody = z
-  .object({ artifacts: z.array(ArtifactSchema).min(1) })
+  .object({
+    artifacts: z.array(ArtifactSchema).min(1),
+    near_duplicates: z.enum(["add", "revise"]).default("add").openapi({
+      description:
+        "revise: an artifact whose id is new becomes the next version of an existing record of the same kind (and boundaries) whose words overlap it enough (|A∩B| / min(|A|,|B|) over title + content words ≥ near_duplicate_threshold); at most 50 artifacts per request. add (default): ids decide.",
+    }),
+    near_duplicate_threshold: z.number().min(0).max(1).optional().openapi({
+      description: "Overlap for near_duplicates: revise (default 0.4, measured; README).",
+    }),
+  })
   .openapi("IngestBatch", { example: { artifacts: [ARTIFACT_EXAMPLE] } });
 
 export const IngestResult = z
   .object({
     results: z.array(
-      z.object({ id: z.string(), status: z.enum(["created", "updated", "unchanged"]), version: z.number() }),
+      z.object({
+        id: z.string(),
+        status: z.enum(["created", "updated", "unchanged"]),
+        version: z.number(),
+        requested_id: z
+          .string()
+          .optional()
+          .openapi({ description: "near_duplicates: revise: the id you gave, when it was stored as `id` instead." }),
+        overlap: z.number().optional().openapi({ description: "The word overlap that matched it to `id`." }),
+      }),
     ),
     counts: z.object({ created: z.number(), updated: z.number(), unchanged: z.number() }),
     recorded_at: z.string().openapi({ description: "transaction time (ISO 8601)" }),

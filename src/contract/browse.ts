@@ -493,3 +493,60 @@ export const GroundingResult = z
   .openapi("GroundingResult", {
     example: { kind: "technique", as_of: T0, total: 3, grounded: 2, ungrounded: ["paper:x#t:loss"], share: 0.6667 },
   });
+
+const versionParam = (name: string, description: string) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .openapi({ param: { name, in: "query" }, description });
+
+export const DiffQuery = z.object({
+  from: versionParam("from", "The older version (default: the one before `to`)."),
+  to: versionParam("to", "The newer version (default: the latest)."),
+  context: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .default(3)
+    .openapi({ param: { name: "context", in: "query" }, description: "Lines of context in `unified` (default 3)." }),
+});
+
+export const ChunkDiff = z
+  .object({
+    chunk: z.string(),
+    from: z.object({ version: z.number().int(), valid_from: Iso, content_chars: z.number().int() }),
+    to: z.object({ version: z.number().int(), valid_from: Iso, content_chars: z.number().int() }),
+    inserted_lines: z.number().int(),
+    deleted_lines: z.number().int(),
+    ops: z
+      .array(
+        z.object({
+          op: z.enum(["equal", "insert", "delete"]),
+          from: z.tuple([z.number().int(), z.number().int()]).openapi({ description: "[start, end) in `from`." }),
+          to: z.tuple([z.number().int(), z.number().int()]).openapi({ description: "[start, end) in `to`." }),
+          lines: z.number().int(),
+          text: z.string().openapi({ description: "The inserted or deleted text; empty for equal spans." }),
+        }),
+      )
+      .openapi({ description: "Line operations in order; equal + delete spans rebuild `from`, equal + insert `to`." }),
+    unified: z.string().openapi({ description: "The same diff in unified format." }),
+  })
+  .openapi("ChunkDiff", {
+    example: {
+      chunk: "design:cache",
+      from: { version: 1, valid_from: T0, content_chars: 44 },
+      to: { version: 2, valid_from: T0, content_chars: 53 },
+      inserted_lines: 2,
+      deleted_lines: 1,
+      ops: [
+        { op: "equal", from: [0, 20], to: [0, 20], lines: 1, text: "" },
+        { op: "delete", from: [20, 31], to: [20, 20], lines: 1, text: "evict: LRU\n" },
+        { op: "insert", from: [31, 31], to: [20, 31], lines: 1, text: "evict: LFU\n" },
+      ],
+      unified: "--- design:cache@v1\n+++ design:cache@v2\n@@ -1,3 +1,4 @@\n design: cache heads\n-evict: LRU\n+evict: LFU\n",
+    },
+  });

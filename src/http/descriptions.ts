@@ -122,6 +122,7 @@ const SCHEMAS: Record<string, string> = {
   RenderRequest: "A time, a token budget and optionally a repository prefix.",
   RenderResult:
     "The whole committed state (designs, decisions with their text, code units with links and signatures) within the budget, with its token count and what was left out.",
+  ChunkDiff: "The line operations and unified diff between two versions of a chunk, with offsets into both.",
   CodePairsRequest:
     "A technique described in words, a time, how many techniques to route, a score threshold and optionally one paper's subtree.",
   CodePairs:

@@ -74,6 +74,30 @@ endpoint(
   "read",
   {
     method: "get",
+    path: "/v1/archives/{archive}/chunks/{id}/diff",
+    tags: ["browse"],
+    summary: "Line diff between two versions",
+    description:
+      "What changed between versions `from` and `to` (default: the latest and the one before): line operations with exact [start, end) offsets into both versions (the offsets anchors use) and the unified diff. Versions differing in more than 1,000 lines get 413.",
+    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.DiffQuery },
+    responses: {
+      200: json(S.ChunkDiff),
+      ...errors(400, 401, 403, 413, 503),
+      404: err(404, "No such archive, chunk or version"),
+    },
+  },
+  async (c) => {
+    const p = c.req.valid("param");
+    const res = await c.var.app.browse.diff(p.archive, p.id, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
+    method: "get",
     path: "/v1/archives/{archive}/entities",
     tags: ["browse"],
     summary: "List entities",

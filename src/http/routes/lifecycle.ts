@@ -15,7 +15,7 @@ endpoint(
     tags: ["ingest"],
     summary: "Ingest a batch of artifacts",
     description:
-      "Atomic: the whole batch lands or nothing does. Unchanged artifacts are no-ops, changed ones get a new version. Limits: at most 200 artifacts, content at most 2 MiB each, body at most 32 MiB (413 names the limit).",
+      "Atomic: the whole batch lands or nothing does. Unchanged artifacts are no-ops, changed ones get a new version. With `near_duplicates: revise`, an artifact with a new id that overlaps an existing record of its kind becomes that record's next version (`requested_id` and `overlap` in its result). Limits: at most 200 artifacts (50 with near_duplicates: revise), content at most 2 MiB each, body at most 32 MiB (413 names the limit).",
     request: { params: S.ArchiveParam, ...body(S.IngestBody) },
     responses: {
       200: json(S.IngestResult),
@@ -25,7 +25,7 @@ endpoint(
     },
   },
   async (c) => {
-    const res = await c.var.app.memory.ingest(c.req.valid("param").archive, c.req.valid("json").artifacts);
+    const res = await c.var.app.memory.ingestBatch(c.req.valid("param").archive, c.req.valid("json"));
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );
