@@ -290,6 +290,64 @@ describe("GitHub push webhook", () => {
     expect(await waitDelivery(id, key, "github", "g5")).toMatchObject({ status: "ignored" });
   });
 
+  it("refreshes only the files a push changed: one fetch, one new version, its symbols and edges", async () => {
+    const { id, key } = await newArchive("gh");
+    const secret = await createWebhook(id, "github", "github");
+    const UTIL = `export function normalise(s: string): string {\n  return s.trim().toLowerCase();\n}\n`;
+    const INDEX_V3 = `import { normalise } from "./util";\n${INDEX_V2}export function find(index: Map<string, number>, q: string) {\n  return index.get(normalise(q));\n}\n`;
+    const files: Record<string, string> = {
+      "src/index.ts": INDEX_V1,
+      "src/util.ts": UTIL,
+      "test/index.test.ts": TEST_FILE,
+    };
+    const fetched: string[] = [];
+    const serve = githubFiles(files);
+    const handler = Object.values(serve)[0] as (req: Request) => Response;
+    mockFetch({
+      "https://api.github.com/repos/acme/memory/contents/": (req: Request) => {
+        fetched.push(decodeURIComponent(new URL(req.url).pathname.replace("/repos/acme/memory/contents/", "")));
+        return handler(req);
+      },
+    });
+    await sendGithub(id, "github", secret, pushPayload("a".repeat(40), [{ added: Object.keys(files) }]), {
+      delivery: "r1",
+    });
+    expect(await waitDelivery(id, key, "github", "r1")).toMatchObject({ result: { created: 3 } });
+    expect(fetched.sort()).toEqual(Object.keys(files).sort());
+
+    fetched.length = 0;
+    files["src/index.ts"] = INDEX_V3;
+    await sendGithub(id, "github", secret, pushPayload("b".repeat(40), [{ modified: ["src/index.ts"] }]), {
+      delivery: "r2",
+    });
+    expect(await waitDelivery(id, key, "github", "r2")).toMatchObject({ result: { updated: 1, created: 0 } });
+    expect(fetched).toEqual(["src/index.ts"]);
+    const index = await api(
+      "GET",
+      `/v1/archives/${id}/chunks/${encodeURIComponent("gh:acme/memory/src/index.ts")}`,
+      undefined,
+      key,
+    );
+    expect(index.body.latest_version).toBe(2);
+    const names = (index.body.versions.at(-1).symbols ?? []).map((x: { name: string }) => x.name);
+    expect(names).toEqual(expect.arrayContaining(["buildIndex", "queryIndex", "find"]));
+    expect(
+      index.body.edges.some(
+        (e: { type: string; dst: string; valid_to: string | null }) =>
+          e.type === "depends-on" && e.dst === "gh:acme/memory/src/util.ts" && e.valid_to === null,
+      ),
+    ).toBe(true);
+    for (const other of ["src/util.ts", "test/index.test.ts"]) {
+      const c = await api(
+        "GET",
+        `/v1/archives/${id}/chunks/${encodeURIComponent(`gh:acme/memory/${other}`)}`,
+        undefined,
+        key,
+      );
+      expect(c.body.latest_version, other).toBe(1);
+    }
+  });
+
   it("re-lists the tree after a forced push: files the rewritten history dropped are deprecated", async () => {
     const { id, key } = await newArchive("gh");
     const secret = await createWebhook(id, "github", "github");
