@@ -79,11 +79,21 @@ export type LogQuery = z.input<typeof S.LogQuery>;
 export type ChunkListQuery = z.input<typeof S.ChunkListQuery>;
 export type EntityListQuery = z.input<typeof S.EntityListQuery>;
 export type ContentQuery = z.input<typeof S.ContentQuery>;
+export type DiffQuery = z.input<typeof S.DiffQuery>;
+export type AnnotateBody = z.input<typeof S.AnnotateBody>;
+export type AnnotationsQuery = z.input<typeof S.AnnotationsQuery>;
+export type BriefBody = z.input<typeof S.BriefBody>;
+export type RenderBody = z.input<typeof S.RenderBody>;
+export type CodePairsBody = z.input<typeof S.CodePairsBody>;
+export type DirQuery = z.input<typeof S.DirQuery>;
+export type GroundingQuery = z.input<typeof S.GroundingQuery>;
 
 /** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/routes/exports.ts). */
 export interface ExportQuery {
   format: ExportFormat;
   as_of?: string | undefined;
+  /** format=xkg only: one paper's file. */
+  paper?: string | undefined;
 }
 /** The body of `POST /export/context`: a context request plus the format. */
 export type ExportContextBody = ContextBody & { format: ContextExportFormat };
@@ -91,6 +101,14 @@ export type ExportContextBody = ContextBody & { format: ContextExportFormat };
 // ------------------------------------------------------------------ response types (schema outputs)
 
 export type IngestResult = z.infer<typeof S.IngestResult>;
+export type ChunkDiff = z.infer<typeof S.ChunkDiff>;
+export type Annotated = z.infer<typeof S.Annotated>;
+export type Annotations = z.infer<typeof S.Annotations>;
+export type Brief = z.infer<typeof S.BriefResult>;
+export type Render = z.infer<typeof S.RenderResult>;
+export type CodePairs = z.infer<typeof S.CodePairsResult>;
+export type DirResult = z.infer<typeof S.DirResult>;
+export type GroundingResult = z.infer<typeof S.GroundingResult>;
 export type Card = z.infer<typeof S.CardSchema>;
 export type RouteResponse = z.infer<typeof S.RouteResponse>;
 export type ExpandResponse = z.infer<typeof S.ExpandResponse>;
@@ -319,6 +337,38 @@ export class PaperGuruClient {
   /** A version's exact content or a span of it. */
   content(archive: string, id: string, q: ContentQuery = {}) {
     return this.call<ContentSlice>("GET", `/v1/archives/${enc(archive)}/chunks/${enc(id)}/content?${qs(q)}`);
+  }
+  /** Line diff between two versions (default: the latest and the one before). */
+  diff(archive: string, id: string, q: DiffQuery = {}) {
+    return this.call<ChunkDiff>("GET", `/v1/archives/${enc(archive)}/chunks/${enc(id)}/diff?${qs(q)}`);
+  }
+  /** Append a status (`value`) or counter (`add`) event to a chunk. */
+  annotate(archive: string, id: string, body: AnnotateBody) {
+    return this.call<Annotated>("POST", `/v1/archives/${enc(archive)}/chunks/${enc(id)}/annotations`, body);
+  }
+  /** A chunk's annotation values as of a time, with the events. */
+  annotations(archive: string, id: string, q: AnnotationsQuery = {}) {
+    return this.call<Annotations>("GET", `/v1/archives/${enc(archive)}/chunks/${enc(id)}/annotations?${qs(q)}`);
+  }
+  /** ProjectGuard's pre-turn brief for the upcoming request. */
+  brief(archive: string, body: BriefBody) {
+    return this.call<Brief>("POST", `/v1/archives/${enc(archive)}/brief`, body);
+  }
+  /** The whole committed project state within a budget. */
+  render(archive: string, body: RenderBody = {}) {
+    return this.call<Render>("POST", `/v1/archives/${enc(archive)}/render`, body);
+  }
+  /** xKG: techniques routed for the query, paired with the code implementing them. */
+  codePairs(archive: string, body: CodePairsBody) {
+    return this.call<CodePairs>("POST", `/v1/archives/${enc(archive)}/code-pairs`, body);
+  }
+  /** The dependency integration ratio of the code under a prefix. */
+  dir(archive: string, q: DirQuery) {
+    return this.call<DirResult>("GET", `/v1/archives/${enc(archive)}/metrics/dir?${qs(q)}`);
+  }
+  /** Chunks of a kind that something implements, and the others. */
+  grounding(archive: string, q: GroundingQuery = {}) {
+    return this.call<GroundingResult>("GET", `/v1/archives/${enc(archive)}/metrics/grounding?${qs(q)}`);
   }
   entities(archive: string, q: EntityListQuery = {}) {
     return this.call<EntityPage>("GET", `/v1/archives/${enc(archive)}/entities?${qs(q)}`);

@@ -68,7 +68,11 @@ describe("npm pack -> npm install", () => {
       `import { PaperGuruClient } from "paperguru";
 const c = new PaperGuruClient(process.env.U, process.env.K);
 const page = await c.chunks("pkg-test", { kind: "note" });
-console.log(JSON.stringify(page.chunks.map((x) => x.id)));`,
+const id = page.chunks[0].id;
+await c.annotate("pkg-test", id, { key: "status", value: "committed" });
+const status = (await c.annotations("pkg-test", id)).values.status.value;
+const brief = await c.brief("pkg-test", { request: "anything" });
+console.log(JSON.stringify({ ids: page.chunks.map((x) => x.id), status, tokens: brief.tokens > 0 }));`,
     );
     const created = JSON.parse(
       (
@@ -85,7 +89,8 @@ console.log(JSON.stringify(page.chunks.map((x) => x.id)));`,
       cwd: app,
       env: { ...process.env, U: server.url, K: created.secret },
     });
-    expect(JSON.parse(out.stdout)).toHaveLength(1);
+    expect(JSON.parse(out.stdout)).toMatchObject({ status: "committed", tokens: true });
+    expect(JSON.parse(out.stdout).ids).toHaveLength(1);
 
     writeFileSync(
       join(app, "good.ts"),
