@@ -19,7 +19,7 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg),
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -39,6 +39,7 @@ import {
   type Question,
   shuffled,
 } from "./lib/datasets";
+import { projectGuardEval } from "./lib/eval-projectguard";
 import {
   type ContextFigure,
   type EvalResults,
@@ -662,6 +663,9 @@ async function main() {
         xkgRetrieval(server, data, join(import.meta.dirname, "data", "xkg-target-labels.json")),
       );
     }
+    let pgEval = null;
+    if (wants("projectguard"))
+      pgEval = await timed("ProjectGuard: briefs and renders over scripted histories", () => projectGuardEval(server));
     const roundTrips = [];
     if (wants("roundtrip"))
       for (const b of built)
@@ -693,6 +697,7 @@ async function main() {
       unarxive: ua,
       xkgRoundTrip: xkgRt,
       xkgRetrieval: xkgRet,
+      projectguard: pgEval,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

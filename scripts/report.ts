@@ -365,6 +365,45 @@ function quality(r: EvalResults): string {
       `\`/code-pairs\` threshold (the technique's cosine to the query): default ${th.default.value}, the lowest in steps of 0.05 with pair precision ≥ 0.85 on the target queries' top-10 pairs (precision ${pct(th.reuse.precision)}%, recall ${pct(th.reuse.recall)}%; chosen leave-one-guide-out: ${pct(th.reuseLeaveOneGuideOut.precision)}% / ${pct(th.reuseLeaveOneGuideOut.recall)}% on the guide left out). For an exact technique's own code, ${th.exact?.value ?? "–"} separates it from the other routed pairs best (F1 ${th.exact ? th.exact.f1.toFixed(3) : "–"}, precision ${th.exact ? pct(th.exact.precision) : "–"}%, recall ${th.exact ? pct(th.exact.recall) : "–"}%).`,
     );
   }
+  const g = r.projectguard;
+  if (g) {
+    const b = g.brief;
+    out.push(
+      "",
+      `**ProjectGuard brief and render** (\`scripts/lib/eval-projectguard.ts\`: ${g.projects} generated project histories, ${g.steps} steps, ${g.briefs} briefs at ${int(g.budgetTokens)} tokens; designs and decisions proposed, committed, rejected, revised and superseded, code pushed that implements, tests and depends on modules; ground truth from the generator):`,
+      "",
+      table(
+        ["", "`POST /brief`", "version-blind BM25 over every version, same budget"],
+        [
+          [
+            "stale items per briefed record (superseded, rejected or uncommitted: records or their text)",
+            `${pct(b.staleShare)}% (${b.staleItems} of ${b.items})`,
+            `${pct(g.baseline.staleShare)}% (${g.baseline.staleItems} of ${g.baseline.items})`,
+          ],
+          [
+            "commitment recall (the asked aspect's live commitments briefed)",
+            `${pct(b.commitmentRecall)}%`,
+            `${pct(g.baseline.commitmentRecall)}%`,
+          ],
+          ["commitment precision (briefed records that are the asked aspect's)", `${pct(b.commitmentPrecision)}%`, "–"],
+          [
+            "modules to preserve: precision / recall",
+            `${pct(b.preserve.precision)}% / ${pct(b.preserve.recall)}% (${b.preserve.predicted} given, ${b.preserve.expected} expected)`,
+            "–",
+          ],
+          [
+            "modules to revise: precision / recall",
+            `${pct(b.revise.precision)}% / ${pct(b.revise.recall)}% (${b.revise.predicted} given, ${b.revise.expected} expected)`,
+            "–",
+          ],
+          ["signature anchors that verify", `${b.anchorsVerified} of ${b.anchors}`, "–"],
+          ["largest brief ÷ budget", b.maxTokensOverBudget.toFixed(2), "–"],
+        ],
+      ),
+      "",
+      `Render of each final state: at ${g.render.tight.budget} tokens the largest was ${g.render.tight.maxTokens} tokens and ${g.render.tight.withOmitted} of ${g.projects} listed what they left out; at ${int(g.render.generous.budget)} tokens (nothing left out: ${g.render.generous.omitted} omitted) ${g.render.generous.commitmentsRendered} of ${g.render.generous.commitmentsLive} live commitments were rendered; stale items in renders: ${g.render.tight.staleItems + g.render.generous.staleItems}.`,
+    );
+  }
   return out.join("\n");
 }
 

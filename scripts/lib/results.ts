@@ -4,6 +4,7 @@
  * `npm run report` renders both into README.md. Recall values are fractions in [0, 1].
  */
 import { cpus } from "node:os";
+import type { ProjectGuardEval } from "./eval-projectguard";
 import type { SourceState } from "./server";
 import type { XkgRetrieval } from "./xkg-retrieval";
 import type { XkgRoundTrip } from "./xkg-roundtrip";
@@ -83,6 +84,8 @@ export interface EvalResults {
   xkgRoundTrip?: XkgRoundTrip | null;
   /** Technique -> code retrieval on the xKG graphs (absent in older runs). */
   xkgRetrieval?: XkgRetrieval | null;
+  /** ProjectGuard briefs and renders over scripted histories (absent in older runs). */
+  projectguard?: ProjectGuardEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };

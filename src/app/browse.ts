@@ -3,7 +3,7 @@
  * and exact content reads. Stored records become public views here (snake_case, ISO 8601 times,
  * weights rounded to 4 decimals, JSON columns parsed, no storage keys).
  */
-import { lineDiff } from "../core/text/diff";
+
 import type { z } from "zod";
 import type * as S from "../contract";
 import { CONTENT_DEFAULT_CHARS } from "../contract/browse";
@@ -18,6 +18,7 @@ import {
   parseJson,
   type VersionRecord,
 } from "../core/ports";
+import { lineDiff } from "../core/text/diff";
 import type { AppDeps } from "./deps";
 
 type In<T extends z.ZodType> = z.infer<T>;

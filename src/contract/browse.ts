@@ -547,6 +547,7 @@ export const ChunkDiff = z
         { op: "delete", from: [20, 31], to: [20, 20], lines: 1, text: "evict: LRU\n" },
         { op: "insert", from: [31, 31], to: [20, 31], lines: 1, text: "evict: LFU\n" },
       ],
-      unified: "--- design:cache@v1\n+++ design:cache@v2\n@@ -1,3 +1,4 @@\n design: cache heads\n-evict: LRU\n+evict: LFU\n",
+      unified:
+        "--- design:cache@v1\n+++ design:cache@v2\n@@ -1,3 +1,4 @@\n design: cache heads\n-evict: LRU\n+evict: LFU\n",
     },
   });

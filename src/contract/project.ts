@@ -18,6 +18,10 @@ export const BriefBody = z
       .max(MAX_ID)
       .optional()
       .openapi({ description: "Only code units under this id prefix (one repository)." }),
+    min_score: z.number().min(0).max(100).optional().openapi({
+      description:
+        "Records the router scores below this are not about the request and are not briefed (default 0.1; 0 keeps all).",
+    }),
   })
   .openapi("BriefRequest", {
     example: { request: "Make the cache evict least recently used heads", budget_tokens: 1500 },

@@ -125,7 +125,18 @@ describe("POST /brief", () => {
     expect(text).not.toContain("in KV");
     const held = new Map(b.held_back.map((h: { id: string; status: string }) => [h.id, h.status]));
     expect(held.get("decision:cache-ttl")).toBe("proposed");
-    expect(held.get("decision:cache-redis")).toBe("rejected");
+    // The Redis decision scores under the relevance floor for this request; min_score 0 keeps every
+    // routed record, and it is held back as rejected, never briefed.
+    expect(held.has("decision:cache-redis")).toBe(false);
+    const all = await a("/brief", {
+      request: "Change how the heads cache evicts entries",
+      as_of: "2024-07-01",
+      budget_tokens: 3000,
+      min_score: 0,
+    });
+    const heldAll = new Map(all.body.held_back.map((h: { id: string; status: string }) => [h.id, h.status]));
+    expect(heldAll.get("decision:cache-redis")).toBe("rejected");
+    expect(all.body.commitments.map((c: { id: string }) => c.id)).not.toContain("decision:cache-redis");
     expect(b.preserve.map((m: { id: string }) => m.id)).toEqual(["repo/cache.ts"]);
     expect(b.revise.map((m: { id: string }) => m.id)).toEqual(["repo/store.ts"]);
     expect(b.reuse.map((m: { id: string }) => m.id)).toEqual(["repo/evict.ts"]);
@@ -150,7 +161,8 @@ describe("POST /brief", () => {
     });
     expect(small.body.tokens).toBeLessThanOrEqual(300);
     expect(small.body.omitted.length).toBeGreaterThan(0);
-    expect(small.body.omitted).toContain("decision:cache-redis");
+    // The held-back list goes first.
+    expect(small.body.omitted).toContain("decision:cache-ttl");
     const tiny = await a("/brief", { request: "cache", as_of: "2024-07-01", budget_tokens: 100 });
     expect(tiny.body.tokens).toBeLessThanOrEqual(100);
     expect((await a("/brief", { request: "x", budget_tokens: 10 })).body.error.field).toBe("budget_tokens");
