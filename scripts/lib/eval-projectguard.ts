@@ -8,7 +8,8 @@
  * per aspect that `implements` the aspect's current decision, a test module that `tests` it, and an
  * API module that `depends-on` the others. Every version's content carries a unique marker word, so
  * text of a superseded version, or of a rejected or uncommitted record, is found wherever it appears.
- * Then 1-3 requests per step, each about one aspect, are briefed as of that step.
+ * Then 1-3 requests per step, each about one aspect (a third of them about two), are briefed as of
+ * that step.
  *
  * Ground truth comes from the generator's own bookkeeping, by ProjectGuard's definitions: relevant
  * commitments = the aspect's committed, live records; a module implementing one is to revise when a
@@ -489,15 +490,19 @@ export async function projectGuardEval(
         allVersions.length >= 3 ? await winkBm25(allVersions) : { search: () => allVersions.map((x) => x.id) };
       for (let q = 0; q < 1 + Math.floor(r() * 3); q++) {
         const aspect = pick(domain.aspects);
-        const request = pick([
-          `Change the ${aspect.topic} of the ${domain.name} and update ${aspect.fn}.`,
-          `Why does ${aspect.fn} behave this way? Explain the ${aspect.topic}.`,
-          `Add a test around the ${aspect.topic} before we touch ${aspect.fn}.`,
-        ]);
+        // A third of the requests are about two aspects at once.
+        const second = r() < 1 / 3 ? pick(domain.aspects.filter((x) => x !== aspect)) : null;
+        const request =
+          pick([
+            `Change the ${aspect.topic} of the ${domain.name} and update ${aspect.fn}.`,
+            `Why does ${aspect.fn} behave this way? Explain the ${aspect.topic}.`,
+            `Add a test around the ${aspect.topic} before we touch ${aspect.fn}.`,
+          ]) + (second ? ` Also revisit the ${second.topic}.` : "");
+        const asked = new Set([aspect.key, ...(second ? [second.key] : [])]);
         const brief = await pg.brief(id, { request, as_of: iso(base + 12 * 3_600_000), budget_tokens: BUDGET });
         tally.briefs++;
         tally.maxOver = Math.max(tally.maxOver, brief.tokens / BUDGET);
-        const relevant = [...records.values()].filter((x) => x.aspect === aspect.key && live(x) && x.versions.length);
+        const relevant = [...records.values()].filter((x) => asked.has(x.aspect) && live(x) && x.versions.length);
         const current = new Set(relevant.map((x) => x.id));
         const ids = brief.commitments.map((c) => c.id);
         // Stale = a briefed record that is not live, or any marker word of a version that is not a

@@ -125,8 +125,8 @@ describe("POST /brief", () => {
     expect(text).not.toContain("in KV");
     const held = new Map(b.held_back.map((h: { id: string; status: string }) => [h.id, h.status]));
     expect(held.get("decision:cache-ttl")).toBe("proposed");
-    // The Redis decision scores under the relevance floor for this request; min_score 0 keeps every
-    // routed record, and it is held back as rejected, never briefed.
+    // The Redis decision scores under the default relevance floor (0.02 of the best) for this request;
+    // with min_score 0 every routed record counts, and it is held back as rejected, never briefed.
     expect(held.has("decision:cache-redis")).toBe(false);
     const all = await a("/brief", {
       request: "Change how the heads cache evicts entries",
@@ -137,6 +137,17 @@ describe("POST /brief", () => {
     const heldAll = new Map(all.body.held_back.map((h: { id: string; status: string }) => [h.id, h.status]));
     expect(heldAll.get("decision:cache-redis")).toBe("rejected");
     expect(all.body.commitments.map((c: { id: string }) => c.id)).not.toContain("decision:cache-redis");
+    // A high relevance floor keeps only the records the request is most about.
+    const strict = await a("/brief", {
+      request: "Change how the heads cache evicts entries",
+      as_of: "2024-07-01",
+      budget_tokens: 3000,
+      min_score: 0.9,
+    });
+    expect(strict.body.commitments.length + strict.body.held_back.length).toBeLessThan(
+      b.commitments.length + b.held_back.length,
+    );
+    for (const c of strict.body.commitments) expect(c.score).toBeGreaterThanOrEqual(0.9);
     expect(b.preserve.map((m: { id: string }) => m.id)).toEqual(["repo/cache.ts"]);
     expect(b.revise.map((m: { id: string }) => m.id)).toEqual(["repo/store.ts"]);
     expect(b.reuse.map((m: { id: string }) => m.id)).toEqual(["repo/evict.ts"]);
