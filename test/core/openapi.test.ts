@@ -6,6 +6,8 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app";
+import { API_DESCRIPTION } from "../../src/http/docs";
+import { TOOLS } from "../../src/mcp/tools";
 
 type Json = Record<string, unknown>;
 type Media = { schema?: Json; example?: unknown; examples?: Record<string, { value?: unknown }> };
@@ -213,6 +215,12 @@ describe("/docs", () => {
     // Text goes in through textContent/append, never innerHTML.
     expect(html).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
     expect(html).toContain('<html lang="en">');
+  });
+
+  it("names every MCP tool in its MCP section", () => {
+    const mcp = API_DESCRIPTION.slice(API_DESCRIPTION.indexOf("speaks MCP"));
+    const listed = /Tools: ([^;]*(?:;[^;]*?)*?); resources/.exec(mcp)?.[1] ?? "";
+    for (const t of TOOLS) expect(listed, t.name).toMatch(new RegExp(`\\b${t.name}\\b`));
   });
 
   it("its CSP hash matches the inline script", async () => {
