@@ -44,13 +44,11 @@ const entityType = named(ENTITY_TYPES);
 /** The artifact as REST takes it; the field names say most of it, descriptions only where they do not. */
 const artifactShape = {
   ...S.ArtifactSchema.shape,
-  id: S.ArtifactSchema.shape.id.describe("Stable id; a known id gets a new version."),
-  synopsis: S.ArtifactSchema.shape.synopsis.describe("Derived when absent."),
   entities: z
     .array(S.EntityInputSchema.extend({ type: entityType }))
     .max(INGEST_LIMITS.maxEntitiesPerArtifact)
     .optional()
-    .describe("Entities it is about; id derived from type+name if absent."),
+    .describe("Entities; id derived from type+name if absent."),
   boundaries: S.ArtifactSchema.shape.boundaries.describe("Scope tags, e.g. split:dev."),
   relations: z
     .array(S.RelationInputSchema.extend({ subject_type: entityType.optional(), object_type: entityType.optional() }))
@@ -59,7 +57,6 @@ const artifactShape = {
     .describe("Pre-extracted triples."),
   edges: S.ArtifactSchema.shape.edges.describe("Typed links to other chunk ids."),
   valid_from: S.Time.optional().describe("ISO 8601 event time; default now."),
-  source: S.ArtifactSchema.shape.source.describe("URL or file#chars=a-b."),
 };
 const Artifact = z.object(artifactShape).strict();
 
@@ -313,6 +310,10 @@ export const TOOLS: McpTool[] = [
     input: strict({
       artifacts: z.array(Artifact).min(1).max(200),
       revise: z.boolean().optional().describe("true: one artifact whose id must exist (else not_found)."),
+      near_duplicates: z
+        .enum(["add", "revise"])
+        .optional()
+        .describe("revise: a new id repeating a record of its kind revises it."),
     }),
     output: IngestOut,
     annotations: { idempotentHint: true },
@@ -325,8 +326,8 @@ export const TOOLS: McpTool[] = [
           "artifacts",
           "send one artifact per revise call",
         );
-      const res = args.revise && first ? await app.memory.revise(a, first) : await app.memory.ingest(a, args.artifacts);
-      return res;
+      if (args.revise && first) return app.memory.revise(a, first);
+      return app.memory.ingestBatch(a, { artifacts: args.artifacts, near_duplicates: args.near_duplicates ?? "add" });
     },
   }),
   tool({

@@ -702,5 +702,43 @@ describe("MCP: coding-agent memory", () => {
     const render = await ok(client, "project", { archive: id });
     expect(JSON.stringify(render)).toContain("design:cache");
     expect((await toolError(client, "project", { archive: id, recent_requests: ["earlier"] })).field).toBe("request");
+
+    // remember with near_duplicates: revise stores a reworded design as the next version of the match.
+    const revised = await ok(client, "remember", {
+      archive: id,
+      near_duplicates: "revise",
+      artifacts: [
+        {
+          id: "design:cache-draft",
+          kind: "design",
+          title: "Heads are cached in the Durable Object",
+          content:
+            "Every archive keeps its chunk heads cached in one Durable Object; eviction is least frequently used.",
+        },
+      ],
+    });
+    expect(revised.results[0]).toMatchObject({ id: "design:cache", version: 2, requested_id: "design:cache-draft" });
+
+    // route with code_pairs: techniques with the code that implements them (xKG).
+    await ok(client, "remember", {
+      archive: id,
+      artifacts: [
+        {
+          id: "t:lru",
+          kind: "technique",
+          title: "Least recently used eviction",
+          content: "Evict the least recently used entry when the cache is full.",
+        },
+        {
+          id: "code:lru",
+          kind: "code_unit",
+          title: "lru.ts",
+          content: "export function evictLru(cache: Map<string, number>) { cache.delete(cache.keys().next().value); }",
+          edges: [{ type: "implements", target: "t:lru" }],
+        },
+      ],
+    });
+    const pairs = await ok(client, "route", { archive: id, query: "least recently used eviction", code_pairs: true });
+    expect(pairs.pairs[0]).toMatchObject({ technique: { id: "t:lru" }, code: { id: "code:lru" }, grounded: true });
   });
 });
