@@ -335,34 +335,49 @@ function quality(r: EvalResults): string {
       "bm25-code-title": "BM25 over code chunks with their titles",
       "bm25-technique+code": "BM25 over technique + its code, one document each",
     };
-    const rows = (m: Record<string, { mrr: number; r1: number; r5: number; r10: number }>) => {
+    const rows = (m: Record<string, { mrr: number; r1: number; r5: number; r10: number; p5?: number }>) => {
       const bm = Math.max(
         ...Object.entries(m)
           .filter(([k]) => k.startsWith("bm25"))
           .map(([, v]) => v.mrr),
       );
+      const withP5 = Object.values(m).some((v) => v.p5 !== undefined);
       return Object.entries(m).map(([k, v]) => [
         label[k] ?? k,
         v.mrr.toFixed(3),
         pct(v.r1),
         pct(v.r5),
         pct(v.r10),
+        ...(withP5 ? [v.p5 === undefined ? "–" : pct(v.p5)] : []),
         k.startsWith("bm25") ? "" : `${(v.mrr / bm).toFixed(2)}×`,
       ]);
     };
     const head = ["method", "MRR", "R@1 %", "R@5 %", "R@10 %", "MRR ÷ strongest BM25"];
+    const headP5 = ["method", "MRR", "R@1 %", "R@5 %", "R@10 %", "P@5 %", "MRR ÷ strongest BM25"];
+    const pairedLine = (p: { against: string; wins: number; ties: number; losses: number } | undefined) =>
+      p
+        ? ` Query by query against ${label[p.against] ?? p.against}: ${p.wins} better, ${p.ties} equal, ${p.losses} worse.`
+        : "";
     const th = x.threshold;
+    const eb = th.exactBestWrong;
     out.push(
       "",
       `**xKG technique → code** (${x.graphs} released graphs imported as files through the API). Self-retrieval: each of the ${x.self["bm25-code"]?.queries ?? 0} techniques with code asks for its code by its own name and description:`,
       "",
       table(head, rows(x.self)),
       "",
-      `Realistic queries: the ${x.targetQueries} techniques of ${x.targetGuides} target guides (\`../shared/testdata/xkg/targets\`) against all ${x.graphs} graphs; a hit is a graph labelled relevant to the guide in \`scripts/data/xkg-target-labels.json\` (labelled from titles before any run; the sixth guide has no relevant graph); graph level, first relevant graph:`,
+      `\`/code-pairs\` routes over the techniques, whose text is the query here: BM25 over technique + code is the comparison on the same text.${pairedLine(x.paired?.self)}`,
       "",
-      table(head, rows(x.targets)),
+      `Realistic queries: the ${x.targetQueries} techniques of ${x.targetGuides} target guides (\`../shared/testdata/xkg/targets\`) against all ${x.graphs} graphs; a hit is a graph labelled relevant to the guide in \`scripts/data/xkg-target-labels.json\` (labelled from titles before any run; the sixth guide has no relevant graph); graph level, first relevant graph; P@5: the share of the first 5 distinct graphs labelled relevant:`,
       "",
-      `\`/code-pairs\` threshold (the technique's cosine to the query): default ${th.default.value}, the lowest in steps of 0.05 with pair precision ≥ 0.85 on the target queries' top-10 pairs (precision ${pct(th.reuse.precision)}%, recall ${pct(th.reuse.recall)}%; chosen leave-one-guide-out: ${pct(th.reuseLeaveOneGuideOut.precision)}% / ${pct(th.reuseLeaveOneGuideOut.recall)}% on the guide left out). For an exact technique's own code, ${th.exact?.value ?? "–"} separates it from the other routed pairs best (F1 ${th.exact ? th.exact.f1.toFixed(3) : "–"}, precision ${th.exact ? pct(th.exact.precision) : "–"}%, recall ${th.exact ? pct(th.exact.recall) : "–"}%).`,
+      table(Object.values(x.targets).some((v) => v.p5 !== undefined) ? headP5 : head, rows(x.targets)),
+      ...(x.paired ? ["", pairedLine(x.paired.targets).trim()] : []),
+      "",
+      `\`/code-pairs\` threshold (the technique's cosine to the query, local embedder): default ${th.default.value}, the lowest in steps of 0.05 with pair precision ≥ 0.85 on the target queries' top-10 pairs (precision ${pct(th.reuse.precision)}%, recall ${pct(th.reuse.recall)}%; chosen leave-one-guide-out: ${pct(th.reuseLeaveOneGuideOut.precision)}% / ${pct(th.reuseLeaveOneGuideOut.recall)}% on the guide left out).${
+        eb
+          ? ` For a technique's own code asked by its exact name and description (right technique vs the best wrong one per query): F1 is highest at ${eb.f1.value} (precision ${pct(eb.f1.precision)}%, recall ${pct(eb.f1.recall)}%)${eb.precision90 ? `, precision reaches 90% at ${eb.precision90.value} (recall ${pct(eb.precision90.recall)}%)` : ""}; at ${eb.f1.value} the target queries keep ${pct(eb.f1.targets.recall)}% of their relevant pairs, hence the lower default, which on exact lookups keeps ${th.default.selfBestWrong ? `${pct(th.default.selfBestWrong.recall)}% of the right pairs at ${pct(th.default.selfBestWrong.precision)}% precision` : "every right pair"}.`
+          : ` For an exact technique's own code, ${th.exact?.value ?? "–"} separates it from the other routed pairs best (F1 ${th.exact ? th.exact.f1.toFixed(3) : "–"}, precision ${th.exact ? pct(th.exact.precision) : "–"}%, recall ${th.exact ? pct(th.exact.recall) : "–"}%).`
+      }`,
     );
   }
   const g = r.projectguard;

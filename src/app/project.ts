@@ -159,6 +159,9 @@ export function projectUseCases(d: AppDeps, browse: ReturnType<typeof browseUseC
       }
       out.state_chars = JSON.stringify(out).length;
       const size = () => countTokens(JSON.stringify(out));
+      // The result holds its own token count: while cutting it is counted at the budget's digits, an
+      // upper bound for any final count within the budget ("1200" is 2 cl100k tokens, "0" is 1).
+      out.tokens = b.budget_tokens;
       let tokens = size();
       // Each cut returns what it removed and that item's own tokens: items are dropped until their
       // tokens cover the excess, then the whole is counted again (linear, not one recount per item).
@@ -197,6 +200,14 @@ export function projectUseCases(d: AppDeps, browse: ReturnType<typeof browseUseC
           if (saved === 0) break;
           tokens = size();
         }
+      if (tokens > b.budget_tokens)
+        return fail(
+          "validation",
+          `budget_tokens ${b.budget_tokens} cannot hold the render: with every record and module cut, the list of ${out.omitted.length} omitted ids alone makes it ${tokens} tokens`,
+          "budget_tokens",
+          `raise budget_tokens to at least ${tokens}, or narrow the modules with prefix`,
+        );
+      // Settle the count on its own digits (at most the budget's, so still within it).
       out.tokens = tokens;
       out.tokens = size();
       out.tokens = size();
@@ -319,6 +330,8 @@ export function projectUseCases(d: AppDeps, browse: ReturnType<typeof browseUseC
         omitted: [],
       };
       const size = () => countTokens(JSON.stringify(out));
+      // Counted at the budget's digits while cutting, as in render.
+      out.tokens = b.budget_tokens;
       const lists: Array<() => string | null> = [
         () => out.held_back.pop()?.id ?? null,
         () => {
@@ -341,10 +354,11 @@ export function projectUseCases(d: AppDeps, browse: ReturnType<typeof browseUseC
       if (tokens > b.budget_tokens)
         return fail(
           "validation",
-          `budget_tokens ${b.budget_tokens} cannot hold even an empty brief (${tokens} tokens)`,
+          `budget_tokens ${b.budget_tokens} cannot hold the brief: with everything cut it is ${tokens} tokens (${out.omitted.length} omitted ids listed)`,
           "budget_tokens",
+          `raise budget_tokens to at least ${tokens}`,
         );
-      // The count includes its own digits: settle it (two passes suffice).
+      // The count includes its own digits (at most the budget's): settle it (two passes suffice).
       out.tokens = tokens;
       out.tokens = size();
       out.tokens = size();

@@ -202,7 +202,7 @@ export const CodePairsBody = z
     limit: z.number().int().min(1).max(50).default(10).openapi({ description: "Techniques routed (1-50)." }),
     threshold: z.number().min(-1).max(1).optional().openapi({
       description:
-        "Minimum pair score (the technique's cosine similarity to the query); default 0.15, calibrated for reuse on the released xKG graphs; 0.55 for the exact technique's own code (README: how). -1 returns every routed technique.",
+        "Minimum pair score (the technique's cosine similarity to the query); default 0.15, measured for reuse (a technique of another paper asking for related code) on the released xKG graphs with the local embedder; 0.55 for a technique's own code by its exact description (README: how). -1 returns every routed technique.",
     }),
     include_ungrounded: z
       .boolean()
@@ -214,17 +214,45 @@ export const CodePairsBody = z
       .max(MAX_ID)
       .optional()
       .openapi({ description: "Only techniques in this chunk's part-of subtree (one paper)." }),
+    boundaries_any: z
+      .array(z.string().min(1).max(200))
+      .max(50)
+      .optional()
+      .openapi({ description: "Only techniques carrying at least one of these boundary tags." }),
+    boundaries_all: z
+      .array(z.string().min(1).max(200))
+      .max(50)
+      .optional()
+      .openapi({ description: "Only techniques carrying every one of these boundary tags." }),
   })
   .strict()
   .openapi("CodePairsRequest", { example: { query: "classifier-free guidance sampling", limit: 5 } });
+
+const PairAnchor = z.object({
+  artifact_id: z.string(),
+  version: z.number().int(),
+  start: z.number().int(),
+  end: z.number().int(),
+});
 
 const PairNode = z.object({
   id: z.string(),
   version: z.number().int(),
   title: z.string(),
-  anchor: z
-    .object({ artifact_id: z.string(), version: z.number().int(), start: z.number().int(), end: z.number().int() })
-    .openapi({ description: "The whole content of that version; read it with GET /chunks/{id}/content." }),
+  anchor: PairAnchor.openapi({
+    description: "The whole content of that version; read it with GET /chunks/{id}/content.",
+  }),
+});
+
+const PairCode = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  title: z.string(),
+  anchor: PairAnchor.openapi({
+    description:
+      "The code span of that version: an imported xKG code node's implementation, without the documentation stored after it (the whole content for other code); read it with GET /chunks/{id}/content?version=&start=&end=.",
+  }),
+  bytes: z.number().int().openapi({ description: "UTF-8 bytes of the code span." }),
 });
 
 export const CodePairsResult = z
@@ -234,10 +262,22 @@ export const CodePairsResult = z
     pairs: z.array(
       z.object({
         technique: PairNode,
-        code: PairNode.nullable().openapi({ description: "null for a technique no code implements." }),
+        code: PairCode.nullable().openapi({ description: "null for a technique no code implements." }),
         grounded: z.boolean(),
-        score: z.number().openapi({ description: "The technique's cosine similarity to the query." }),
-        route_score: z.number().openapi({ description: "The router's score of the technique." }),
+        score: z.number().openapi({
+          description: "The pair's score, compared with the threshold: the technique's cosine similarity to the query.",
+        }),
+        parts: z
+          .object({
+            semantic: z.number(),
+            semantic_from: z.enum(["index", "sketch"]),
+            lexical: z.number(),
+            route: z.number(),
+          })
+          .openapi({
+            description:
+              "What the router knew of the technique: semantic (the cosine, = score), semantic_from (index: the vector index's cosine; sketch: estimated from 256-bit sketches, about ±0.1, for a technique outside the index's top 100), lexical (BM25 relative to the query's best lexical hit, 0-1) and route (the router's score, which orders the pairs; relative to the other candidates).",
+          }),
       }),
     ),
     below_threshold: z.number().int().openapi({ description: "Routed techniques left out by the threshold." }),
@@ -267,12 +307,13 @@ export const CodePairsResult = z
               artifact_id: "paper:classifier-free-diffusion-guidance#t:classifier-free-diffusion-guidance#code",
               version: 1,
               start: 0,
-              end: 5210,
+              end: 4710,
             },
+            bytes: 4738,
           },
           grounded: true,
           score: 0.62,
-          route_score: 0.41,
+          parts: { semantic: 0.62, semantic_from: "index", lexical: 1, route: 0.41 },
         },
       ],
       below_threshold: 3,

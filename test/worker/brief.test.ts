@@ -237,3 +237,86 @@ describe("POST /brief", () => {
     expect((await a("/render", { as_of: "2024-02-03" })).body.designs).toEqual([]);
   });
 });
+
+describe("the token budget of /brief and /render", () => {
+  // 40 committed decisions about one topic, each with two implementing modules: a brief and a render
+  // well over 1,000 tokens, where a token count takes 2 cl100k tokens ("1234" is "123" + "4").
+  async function bigState() {
+    const { id, key } = await newArchive("budget");
+    const a = (path: string, body: unknown) => api("POST", `/v1/archives/${id}${path}`, body, key);
+    const artifacts = [];
+    for (let i = 0; i < 40; i++) {
+      artifacts.push(
+        rec(
+          `decision:cache-${i}`,
+          "decision",
+          `Cache rule ${i}`,
+          `The heads cache keeps rule ${i}: entries of shard ${i} are evicted after ${i + 2} minutes.`,
+          "2024-01-01",
+        ),
+      );
+      for (const m of ["a", "b"])
+        artifacts.push(
+          rec(
+            `repo/cache/shard-${i}-${m}.ts`,
+            "code_unit",
+            `shard-${i}-${m}.ts`,
+            `export function evictShard${i}${m}(n: number): number {\n  return n;\n}\n`,
+            "2024-02-01",
+            { edges: [{ type: "implements", target: `decision:cache-${i}` }] },
+          ),
+        );
+    }
+    expect((await a("/ingest", { artifacts })).status).toBe(200);
+    for (let i = 0; i < 40; i++)
+      await a(`/chunks/${encodeURIComponent(`decision:cache-${i}`)}/annotations`, {
+        key: "status",
+        value: "committed",
+        at: "2024-01-02",
+      });
+    return a;
+  }
+
+  it("counts the result's own token count: a budget one under the uncut size is held", async () => {
+    const a = await bigState();
+    const body = { request: "heads cache eviction rule", as_of: "2024-06-01", min_score: 0 };
+    const full = await a("/brief", { ...body, budget_tokens: 50_000 });
+    expect(full.status, JSON.stringify(full.body)).toBe(200);
+    expect(full.body.omitted).toEqual([]);
+    expect(full.body.tokens).toBeGreaterThan(1000);
+    for (const budget of [full.body.tokens - 1, full.body.tokens - 2]) {
+      const cut = await a("/brief", { ...body, budget_tokens: budget });
+      expect(cut.body.tokens, `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(cut.body.omitted.length).toBeGreaterThan(0);
+    }
+    const render = await a("/render", { as_of: "2024-06-01", budget_tokens: 50_000 });
+    expect(render.body.omitted).toEqual([]);
+    expect(render.body.tokens).toBeGreaterThan(1000);
+    for (const budget of [render.body.tokens - 1, render.body.tokens - 2]) {
+      const cut = await a("/render", { as_of: "2024-06-01", budget_tokens: budget });
+      expect(cut.body.tokens, `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(cut.body.omitted.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("never answers over the budget: a budget the omitted list alone exceeds is a 400 naming budget_tokens", async () => {
+    const a = await bigState();
+    // 80 module ids and 40 decision ids cannot be listed in 100 tokens.
+    const r = await a("/render", { as_of: "2024-06-01", budget_tokens: 100 });
+    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(400);
+    expect(r.body.error.field).toBe("budget_tokens");
+    const b = await a("/brief", {
+      request: "heads cache eviction rule",
+      as_of: "2024-06-01",
+      budget_tokens: 100,
+      min_score: 0,
+    });
+    expect(b.status, JSON.stringify(b.body).slice(0, 300)).toBe(400);
+    expect(b.body.error.field).toBe("budget_tokens");
+    // At a budget that holds the omitted lists, both answer within it.
+    const r2 = await a("/render", { as_of: "2024-06-01", budget_tokens: 2500 });
+    expect(r2.status).toBe(200);
+    expect(r2.body.tokens).toBeLessThanOrEqual(2500);
+    expect(r2.body.omitted.length).toBeGreaterThan(0);
+  });
+});

@@ -65,9 +65,29 @@ const replay = {
 
 type Pair = {
   technique: { id: string; anchor: { end: number } };
-  code: { id: string } | null;
+  code: {
+    id: string;
+    version: number;
+    anchor: { artifact_id: string; start: number; end: number };
+    bytes: number;
+  } | null;
   grounded: boolean;
   score: number;
+  parts: { semantic: number; semantic_from: string; lexical: number; route: number };
+};
+
+/** The guidance paper again, its conditioning-dropout component now with code (a later import). */
+const guidanceWithDropoutCode = structuredClone(guidance);
+const dropoutImpl =
+  "import torch\n\ndef drop_labels(labels, p_uncond, null_label):\n    # conditioning dropout: replace a label by the null label with probability p_uncond (ω-free)\n    keep = torch.rand(labels.shape) >= p_uncond\n    return torch.where(keep, labels, torch.full_like(labels, null_label))\n";
+(guidanceWithDropoutCode.techniques[0] as { components: Array<Record<string, unknown>> }).components[0] = {
+  ...(guidance.techniques[0]?.components[0] as Record<string, unknown>),
+  code: {
+    implementation: dropoutImpl,
+    test: "",
+    documentation: "Drops class labels to the null label so one model learns the unconditional score.",
+    package: ["torch"],
+  },
 };
 
 describe("POST /code-pairs", () => {
@@ -89,6 +109,22 @@ describe("POST /code-pairs", () => {
     expect(top.code?.id).toBe(`${top.technique.id}#code`);
     expect(top.grounded).toBe(true);
     expect(top.technique.anchor.end).toBeGreaterThan(50);
+    // The score is the technique's cosine, reported again among its parts.
+    expect(top.parts.semantic).toBe(top.score);
+    expect(top.parts.semantic_from).toBe("index");
+    expect(top.parts.route).toBeGreaterThan(0);
+    // The code anchor spans the implementation only (the documentation is stored after it), and it
+    // reads back verbatim; bytes count UTF-8.
+    const impl = guidance.techniques[0]?.code.implementation as string;
+    expect(top.code?.anchor).toMatchObject({ artifact_id: top.code?.id, start: 0, end: impl.length });
+    expect(top.code?.bytes).toBe(new TextEncoder().encode(impl).length);
+    const span = await api(
+      "GET",
+      `/v1/archives/${id}/chunks/${encodeURIComponent(top.code?.id as string)}/content?start=0&end=${top.code?.anchor.end}`,
+      undefined,
+      key,
+    );
+    expect(span.body.text).toBe(impl);
     // The component without code comes back flagged; tests are never paired (only implements is followed).
     const dropout = pairs.find((p) => p.technique.id.endsWith("/conditioning-dropout"));
     expect(dropout).toMatchObject({ code: null, grounded: false });
@@ -116,7 +152,45 @@ describe("POST /code-pairs", () => {
     // within one paper's subtree.
     const paper = top.technique.id.split("#")[0] as string;
     const inside = await ask({ query: "reservoir sampling replay buffer", threshold: -1, within: paper });
+    expect((inside.body.pairs as Pair[]).length).toBeGreaterThan(0);
     expect((inside.body.pairs as Pair[]).every((p) => p.technique.id.startsWith(paper))).toBe(true);
+    // Boundary tags: every imported technique carries xkg:technique, none carries the other tag.
+    const tagged = await ask({
+      query: "reservoir sampling replay buffer",
+      threshold: -1,
+      boundaries_any: ["xkg:technique"],
+    });
+    expect((tagged.body.pairs as Pair[]).some((p) => p.technique.id.includes("reservoir"))).toBe(true);
+    const untagged = await ask({
+      query: "reservoir sampling replay buffer",
+      threshold: -1,
+      boundaries_all: ["xkg:technique", "package:torch"],
+    });
+    expect(untagged.body.pairs).toEqual([]);
+  });
+
+  it("pairs code added to a technique later only from then on", async () => {
+    const { id, key } = await newArchive("pairs");
+    await importXkg(id, key, guidance, "2024-01-01T00:00:00Z");
+    await importXkg(id, key, guidanceWithDropoutCode, "2024-09-01T00:00:00Z");
+    const ask = (as_of?: string) =>
+      api(
+        "POST",
+        `/v1/archives/${id}/code-pairs`,
+        { query: "conditioning dropout of the class label", threshold: -1, ...(as_of ? { as_of } : {}) },
+        key,
+      );
+    const dropout = (pairs: Pair[]) => pairs.find((p) => p.technique.id.endsWith("/conditioning-dropout"));
+    const before = await ask("2024-06-01T00:00:00Z");
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expect(dropout(before.body.pairs)).toMatchObject({ grounded: false, code: null });
+    const now = await ask();
+    const later = dropout(now.body.pairs) as Pair;
+    expect(later).toMatchObject({ grounded: true });
+    expect(later.code?.id).toBe(`${later.technique.id}#code`);
+    expect(later.code?.anchor.end).toBe(dropoutImpl.length);
+    // "ω" is 2 bytes in UTF-8 and one UTF-16 unit: bytes and the anchor's length differ by one.
+    expect(later.code?.bytes).toBe(dropoutImpl.length + 1);
   });
 
   it("names the field of bad input, and another archive's key is refused", async () => {
@@ -126,6 +200,20 @@ describe("POST /code-pairs", () => {
     expect(bad.body.error.field).toBe("threshold");
     const extra = await api("POST", `/v1/archives/${id}/code-pairs`, { query: "x", kinds: ["paper"] }, key);
     expect(extra.status).toBe(400);
+    const limit = await api("POST", `/v1/archives/${id}/code-pairs`, { query: "x", limit: 51 }, key);
+    expect(limit.status).toBe(400);
+    expect(limit.body.error.field).toBe("limit");
+    const tags = await api(
+      "POST",
+      `/v1/archives/${id}/code-pairs`,
+      { query: "x", boundaries_any: "xkg:technique" },
+      key,
+    );
+    expect(tags.status).toBe(400);
+    expect(tags.body.error.field).toBe("boundaries_any");
+    const empty = await api("POST", `/v1/archives/${id}/code-pairs`, { query: "" }, key);
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.field).toBe("query");
     const other = await newArchive("pairs");
     expect((await api("POST", `/v1/archives/${id}/code-pairs`, { query: "x" }, other.key)).status).toBe(403);
   });

@@ -228,7 +228,7 @@ endpoint(
     tags: ["query"],
     summary: "The whole project state for a fresh session",
     description:
-      "Committed designs and decisions (status annotation `committed` at `as_of`) with their text, then the code units (under `prefix`) with what they implement and depend on and their exported signatures, cut to `budget_tokens` from the end (signatures, modules, decisions, designs) with the token count and what was left out.",
+      "Committed designs and decisions (status annotation `committed` at `as_of`) with their text, then the code units (under `prefix`) with what they implement and depend on and their exported signatures, cut to `budget_tokens` from the end (signatures, modules, decisions, designs) with the token count and what was left out; a budget the list of left-out ids alone exceeds is a 400 naming the budget needed.",
     request: { params: S.ArchiveParam, ...body(S.RenderBody) },
     responses: { 200: json(S.RenderResult), ...errors(400, 401, 403, 404, 413) },
   },
@@ -266,7 +266,7 @@ endpoint(
     tags: ["query"],
     summary: "Technique -> code pairs (xKG)",
     description:
-      "Routes the query over `technique` chunks only, follows `implements` edges to the code that implements each (exact, from D1, at `as_of`) and returns the (technique, code) pairs whose score (the technique's cosine similarity to the query) is at least `threshold` (default 0.15, calibrated on the 43 released xKG graphs for reuse; 0.55 asks for the exact technique; the README says how). Techniques without code come back with `code: null, grounded: false` unless `include_ungrounded` is false.",
+      "Routes the query over `technique` chunks only (optionally within one paper's subtree or boundary tags), follows `implements` edges to the code that implements each (exact, from D1, at `as_of`) and returns the (technique, code) pairs whose score (the technique's cosine similarity to the query) is at least `threshold` (default 0.15, measured on the 43 released xKG graphs for reuse; 0.55 asks for the exact technique; the README says how), in the router's order, with the score's parts. Each code comes with the anchor of its code span and its size in bytes. Techniques without code come back with `code: null, grounded: false` unless `include_ungrounded` is false.",
     request: { params: S.ArchiveParam, ...body(S.CodePairsBody) },
     responses: { 200: json(S.CodePairsResult), ...errors(400, 401, 403, 404) },
   },
