@@ -319,12 +319,9 @@ export const FeedbackSelectBody = z
       description: "Only feedback records that also carry this boundary tag (e.g. agent:drafter).",
     }),
     as_of: Time.optional(),
-    tie: z
-      .enum(["oldest", "newest"])
-      .default("oldest")
-      .openapi({
-        description: "Among equally used records of R_min: the oldest (default) or newest by first valid time.",
-      }),
+    tie: z.enum(["oldest", "newest"]).default("oldest").openapi({
+      description: "Among equally used records of R_min: the oldest (default) or newest by first valid time.",
+    }),
   })
   .strict()
   .openapi("FeedbackSelectRequest", { example: { scope: "agent:drafter" } });

@@ -187,12 +187,7 @@ describe("hubs, drafts, convergence and assembly", () => {
     expect(v.body.all_verified).toBe(true);
 
     // A second iteration with the default query; the hub keeps both, readable as of each time.
-    const g2 = await api(
-      "POST",
-      `${base(a.id)}/hubs/gather`,
-      { node: "rev/features", at: "2024-03-01" },
-      a.key,
-    );
+    const g2 = await api("POST", `${base(a.id)}/hubs/gather`, { node: "rev/features", at: "2024-03-01" }, a.key);
     expect(g2.status).toBe(200);
     expect(g2.body.query).toBe("Features. Which features.");
     expect(new Set(g2.body.cards.map((c: { artifact_id: string }) => c.artifact_id))).toEqual(
@@ -243,7 +238,12 @@ describe("hubs, drafts, convergence and assembly", () => {
       a.key,
     );
     expect(d2.body.draft.version).toBe(2);
-    const read = await api("GET", `${base(a.id)}/drafts?node=${enc("rev/features")}&as_of=2024-03-15`, undefined, a.key);
+    const read = await api(
+      "GET",
+      `${base(a.id)}/drafts?node=${enc("rev/features")}&as_of=2024-03-15`,
+      undefined,
+      a.key,
+    );
     expect(read.body).toMatchObject({ version: 1, iteration: 0, text: "the cat sat on the mat" });
     expect(read.body.evidence).toEqual([anchor]);
     const rv = await api("POST", `${base(a.id)}/verify`, { anchors: read.body.evidence }, a.key);
