@@ -143,7 +143,27 @@ export const GatherResult = z
     cards: z.array(CardSchema),
     evidence: z.array(Evidence).openapi({ description: "Every anchor of the cards: what the hub version stores." }),
   })
-  .openapi("Gathered");
+  .openapi("Gathered", {
+    example: {
+      node: "review:eeg/features",
+      as_of: T0,
+      hub: { id: "review:eeg/features#hub", version: 1, status: "created" },
+      iteration: 0,
+      query: "Features. Which features.",
+      references: 2,
+      cards: [],
+      evidence: [
+        {
+          artifact_id: "paper:de",
+          version: 1,
+          start: 0,
+          end: 20,
+          snippet: "Differential entropy",
+          title: "Differential entropy features",
+        },
+      ],
+    },
+  });
 
 export const HubQuery = z.object({
   node: q(Id, "node", "The outline node."),
@@ -165,7 +185,31 @@ export const HubResult = z
       }),
     ),
   })
-  .openapi("Hub");
+  .openapi("Hub", {
+    example: {
+      node: "review:eeg/features",
+      hub: "review:eeg/features#hub",
+      as_of: T0,
+      iterations: [
+        {
+          iteration: 0,
+          version: 1,
+          valid_from: T0,
+          query: "Features. Which features.",
+          evidence: [
+            {
+              artifact_id: "paper:de",
+              version: 1,
+              start: 0,
+              end: 20,
+              snippet: "Differential entropy",
+              title: "Differential entropy features",
+            },
+          ],
+        },
+      ],
+    },
+  });
 
 export const DraftBody = z
   .object({
@@ -198,7 +242,15 @@ export const DraftResult = z
     cites: z.array(z.string()),
     evidence: z.array(AnchorSchema),
   })
-  .openapi("Drafted");
+  .openapi("Drafted", {
+    example: {
+      node: "review:eeg/features",
+      draft: { id: "review:eeg/features#draft", version: 2, status: "updated" },
+      iteration: 1,
+      cites: ["paper:de"],
+      evidence: [{ artifact_id: "paper:de", version: 1, start: 0, end: 20, snippet: "Differential entropy" }],
+    },
+  });
 
 export const DraftQuery = z.object({
   node: q(Id, "node", "The outline node."),
@@ -219,7 +271,19 @@ export const DraftView = z
       .array(AnchorSchema)
       .openapi({ description: "The anchors stored with this version; POST /verify them." }),
   })
-  .openapi("Draft");
+  .openapi("Draft", {
+    example: {
+      node: "review:eeg/features",
+      draft: "review:eeg/features#draft",
+      as_of: T0,
+      version: 2,
+      iteration: 1,
+      valid_from: T0,
+      text: "Differential entropy features dominate recent work.",
+      cites: ["paper:de"],
+      evidence: [{ artifact_id: "paper:de", version: 1, start: 0, end: 20, snippet: "Differential entropy" }],
+    },
+  });
 
 export const ConvergenceQuery = z.object({
   draft: q(Id, "draft", "A chunk whose successive versions are the drafts (`<node>#draft`, or any chunk)."),
@@ -269,7 +333,22 @@ export const ConvergenceResult = z
       .openapi({ description: "Eq. 10's t* and its version; null while neither condition holds." }),
     truncated: z.boolean().openapi({ description: "More versions exist up to as_of than max_versions." }),
   })
-  .openapi("Convergence");
+  .openapi("Convergence", {
+    example: {
+      draft: "review:eeg/features#draft",
+      as_of: T0,
+      epsilon: 0.9,
+      t_max: 4,
+      measure: "f1",
+      versions: [
+        { iteration: 0, version: 1, valid_from: T0, words: 6 },
+        { iteration: 1, version: 2, valid_from: T0, words: 7 },
+      ],
+      pairs: [{ from: 1, to: 2, precision: 0.8571, recall: 1, f1: 0.9231 }],
+      stop: { iteration: 1, version: 2, reason: "similar" },
+      truncated: false,
+    },
+  });
 
 export const AssembleBody = z
   .object({
@@ -311,7 +390,17 @@ export const AssembleResult = z
       }),
     ),
   })
-  .openapi("Assembled");
+  .openapi("Assembled", {
+    example: {
+      root: "review:eeg",
+      as_of: T0,
+      text: "## Features\n\nDifferential entropy features dominate recent work.\n\n",
+      tokens: 12,
+      budget_tokens: 8000,
+      sections: [{ node: "review:eeg/features", depth: 1, draft: "review:eeg/features#draft", version: 2, tokens: 12 }],
+      left_out: [{ node: "review:eeg", reason: "no_draft", tokens: null }],
+    },
+  });
 
 export const FeedbackSelectBody = z
   .object({
@@ -346,6 +435,24 @@ export const FeedbackSelectResult = z
     selected: FeedbackRecord.nullable(),
     candidates: z.array(FeedbackRecord).openapi({ description: "R_min, most used first (at most 20)." }),
   })
-  .openapi("FeedbackSelected");
+  .openapi("FeedbackSelected", {
+    example: {
+      as_of: T0,
+      tie: "oldest",
+      records: 3,
+      r_min: 0,
+      r_min_size: 1,
+      selected: {
+        id: "fb:cite-check",
+        version: 1,
+        title: "Check every citation against its span",
+        synopsis: "Check every citation against its span.",
+        revisions: 0,
+        uses: 4,
+        created_at: T0,
+      },
+      candidates: [],
+    },
+  });
 
 export type EvidenceItem = z.infer<typeof Evidence>;
