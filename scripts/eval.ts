@@ -19,7 +19,7 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard),
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -50,6 +50,7 @@ import {
   targets,
 } from "./lib/results";
 import { harnessFetch, type Server, startServer } from "./lib/server";
+import { sgmcEval } from "./lib/sgmc";
 import { xkgRetrieval } from "./lib/xkg-retrieval";
 import { xkgRoundTrip } from "./lib/xkg-roundtrip";
 
@@ -586,6 +587,22 @@ function summary(r: EvalResults): string {
     lines.push(
       `unarXive import: ${ua.papers} papers -> ${ua.chunks} chunks in ${secs(ua.importMs ?? 0)}; ids resolve to one entity for ${ua.consistent}/${ua.checked} entries, ${ua.worksOneEntity}/${ua.works} works; export replay same routes ${ua.sameRoutes}/${ua.routeQueries}`,
     );
+  for (const c of r.sgmc?.convergence ?? []) {
+    const f = c.f1;
+    lines.push(
+      `SGMC convergence, ${c.name}: ${c.documents} documents, ${c.pairs} consecutive pairs, ROUGE-1 F1 min ${f.min.toFixed(3)} p25 ${f.p25.toFixed(3)} median ${f.median.toFixed(3)} p75 ${f.p75.toFixed(3)} max ${f.max.toFixed(3)}; API = core on ${c.agree}/${c.pairs}`,
+    );
+    for (const s of c.stops)
+      lines.push(
+        `  eps ${s.epsilon}, t_max ${s.tMax}: stopped ${s.stopped}/${s.documents} (similar ${s.bySimilar}, t_max ${s.byTMax}), t* median ${s.stop ? s.stop.median : "-"}, histogram ${JSON.stringify(s.histogram)}`,
+      );
+  }
+  if (r.sgmc) {
+    const fb = r.sgmc.feedback;
+    lines.push(
+      `SGMC Eq. 12 simulation (${fb.runs} runs x ${fb.steps} steps, ${fb.records} records): revisions per output eq12 ${fb.revisionsPerOutput.eq12.toFixed(3)}, random ${fb.revisionsPerOutput.random.toFixed(3)}, most-used ${fb.revisionsPerOutput.mostUsed.toFixed(3)}; API = core selector ${fb.agree}/${fb.runs * fb.steps}; ${fb.msPerSelect.toFixed(1)} ms per select`,
+    );
+  }
   lines.push(`provenance: ${r.provenance.verified}/${r.provenance.anchors} anchors verified by /verify`);
   lines.push("\n| target | measured | bar | pass |\n|---|---|---|---|");
   for (const t of r.targets)
@@ -666,6 +683,11 @@ async function main() {
     let pgEval = null;
     if (wants("projectguard"))
       pgEval = await timed("ProjectGuard: briefs and renders over scripted histories", () => projectGuardEval(server));
+    let sgmc = null;
+    if (wants("sgmc"))
+      sgmc = await timed("SGMC: draft convergence on revisions, Eq. 12 feedback simulation", () =>
+        sgmcEval(server, data),
+      );
     const roundTrips = [];
     if (wants("roundtrip"))
       for (const b of built)
@@ -698,6 +720,7 @@ async function main() {
       xkgRoundTrip: xkgRt,
       xkgRetrieval: xkgRet,
       projectguard: pgEval,
+      sgmc,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

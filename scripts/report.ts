@@ -419,6 +419,70 @@ function quality(r: EvalResults): string {
       `Render of each final state: at ${g.render.tight.budget} tokens the largest was ${g.render.tight.maxTokens} tokens and ${g.render.tight.withOmitted} of ${g.projects} listed what they left out; at ${int(g.render.generous.budget)} tokens (nothing left out: ${g.render.generous.omitted} omitted) ${g.render.generous.commitmentsRendered} of ${g.render.generous.commitmentsLive} live commitments were rendered; stale items in renders: ${g.render.tight.staleItems + g.render.generous.staleItems}.`,
     );
   }
+  const sg = r.sgmc;
+  if (sg) {
+    const f3 = (x: number) => x.toFixed(3);
+    out.push(
+      "",
+      "**SGMC draft convergence** (`scripts/lib/sgmc.ts`): each document of `versions/` ingested as successive versions of one chunk (title and content), then `GET /convergence`: ROUGE-1 of each version against the one before (the API's scores equal the core ROUGE-1 recomputed on the original texts for every pair), and Eq. 10's stop iteration t* (t counted from 0) with t_max = 4 (the seed's) and with t_max = the whole history:",
+      "",
+      table(
+        ["set", "documents", "versions", "consecutive pairs", "F1 min", "p25", "median", "p75", "max", "API = core"],
+        sg.convergence.map((c) => [
+          c.name,
+          String(c.documents),
+          String(c.versions),
+          String(c.pairs),
+          f3(c.f1.min),
+          f3(c.f1.p25),
+          f3(c.f1.median),
+          f3(c.f1.p75),
+          f3(c.f1.max),
+          `${c.agree}/${c.pairs}`,
+        ]),
+      ),
+      "",
+      table(
+        ["set", "ε", "t_max", "stopped: ψ > ε / at t_max / not yet", "t* median", "t* histogram"],
+        sg.convergence.flatMap((c) =>
+          c.stops.map((s) => [
+            c.name,
+            String(s.epsilon),
+            s.tMax === "full" ? "whole history" : String(s.tMax),
+            `${s.bySimilar} / ${s.byTMax} / ${s.open}`,
+            s.stop ? String(s.stop.median) : "–",
+            Object.entries(s.histogram)
+              .map(([k, v]) => `${k === "open" ? "open" : `t=${k}`}: ${v}`)
+              .join(", "),
+          ]),
+        ),
+      ),
+    );
+    const fb = sg.feedback;
+    out.push(
+      "",
+      `**SGMC feedback selector (Eq. 12)**, seeded simulation through the API: ${fb.runs} runs of ${fb.steps} outputs over ${fb.records} \`feedback\` records with latent failure rates p ~ U(0, 0.9); each output selects a record with \`POST /feedback/select\` as of that step, counts a use and its failed attempts (each fails with p, at most 5) as \`uses\` / \`revisions\` annotations. Baselines on the same seeds:`,
+      "",
+      table(
+        ["policy", "revisions per output", "Eq. 12 ÷ policy"],
+        [
+          ["**Eq. 12 (`/feedback/select`)**", f3(fb.revisionsPerOutput.eq12), ""],
+          [
+            "random record",
+            f3(fb.revisionsPerOutput.random),
+            `${f3(fb.revisionsPerOutput.eq12 / fb.revisionsPerOutput.random)}×`,
+          ],
+          [
+            "most used alone",
+            f3(fb.revisionsPerOutput.mostUsed),
+            `${f3(fb.revisionsPerOutput.eq12 / fb.revisionsPerOutput.mostUsed)}×`,
+          ],
+        ],
+      ),
+      "",
+      `The API's choice equals the core selector's on the same counters in ${fb.agree} of ${fb.runs * fb.steps} steps; ${ms(fb.msPerSelect)} ms per select.`,
+    );
+  }
   return out.join("\n");
 }
 

@@ -513,6 +513,44 @@ export class PaperGuruClient {
   evict(archive: string) {
     return this.call<Evicted>("POST", `/v1/archives/${enc(archive)}/admin/evict`);
   }
+
+  // ---------------------------------------------------------------- research memory (SGMC)
+  /** The outline tree under a root, exactly from D1, with φ (Eq. 3) and Eq. 5's done flag. */
+  tree(archive: string, q: z.input<typeof S.TreeQuery>) {
+    return this.call<z.infer<typeof S.TreeResult>>("GET", `/v1/archives/${enc(archive)}/tree?${qs(q)}`);
+  }
+  /** One hub iteration: evidence from the node's references, stored as the next hub version. */
+  gather(archive: string, body: z.input<typeof S.GatherBody>) {
+    return this.call<z.infer<typeof S.GatherResult>>("POST", `/v1/archives/${enc(archive)}/hubs/gather`, body);
+  }
+  /** A node's hub iterations as of a time. */
+  hub(archive: string, q: z.input<typeof S.HubQuery>) {
+    return this.call<z.infer<typeof S.HubResult>>("GET", `/v1/archives/${enc(archive)}/hubs?${qs(q)}`);
+  }
+  /** The next draft of a node's section (its evidence anchors must verify). */
+  draft(archive: string, body: z.input<typeof S.DraftBody>) {
+    return this.call<z.infer<typeof S.DraftResult>>("POST", `/v1/archives/${enc(archive)}/drafts`, body);
+  }
+  /** A node's draft as of a time, with the anchors it rests on. */
+  readDraft(archive: string, q: z.input<typeof S.DraftQuery>) {
+    return this.call<z.infer<typeof S.DraftView>>("GET", `/v1/archives/${enc(archive)}/drafts?${qs(q)}`);
+  }
+  /** ROUGE-1 between consecutive versions of a chunk and Eq. 10's stop iteration. */
+  convergence(archive: string, q: z.input<typeof S.ConvergenceQuery>) {
+    return this.call<z.infer<typeof S.ConvergenceResult>>("GET", `/v1/archives/${enc(archive)}/convergence?${qs(q)}`);
+  }
+  /** The finished sections in tree order within a budget. */
+  assemble(archive: string, body: z.input<typeof S.AssembleBody>) {
+    return this.call<z.infer<typeof S.AssembleResult>>("POST", `/v1/archives/${enc(archive)}/assemble`, body);
+  }
+  /** Eq. 12: among the feedback records with the fewest revisions, the most used. */
+  selectFeedback(archive: string, body: z.input<typeof S.FeedbackSelectBody> = {}) {
+    return this.call<z.infer<typeof S.FeedbackSelectResult>>(
+      "POST",
+      `/v1/archives/${enc(archive)}/feedback/select`,
+      body,
+    );
+  }
 }
 
 /** A query string from defined values. */

@@ -18,6 +18,7 @@ import { forgetUseCases } from "./forget";
 import { metricsUseCases } from "./metrics";
 import * as Op from "./operations";
 import { projectUseCases } from "./project";
+import { researchUseCases } from "./research";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -76,6 +77,7 @@ export function createUseCases(d: AppDeps) {
     metrics: metricsUseCases(d),
     project: projectUseCases(d, browseUseCases(d)),
     codePairs: codePairUseCases(d),
+    research: researchUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

@@ -9,4 +9,5 @@ export * from "./events";
 export * from "./forget";
 export * from "./project";
 export * from "./query";
+export * from "./research";
 export * from "./world";

@@ -27,6 +27,7 @@ import { inspectRoutes } from "./routes/inspect";
 import { lifecycleRoutes } from "./routes/lifecycle";
 import { operationsRoutes } from "./routes/operations";
 import { queryRoutes } from "./routes/query";
+import { researchRoutes } from "./routes/research";
 import { serviceRoutes } from "./routes/service";
 import { sourcesRoutes } from "./routes/sources";
 import { subscriptionsRoutes } from "./routes/subscriptions";
@@ -44,6 +45,7 @@ const RESOURCES = [
   inspectRoutes,
   browseRoutes,
   queryRoutes,
+  researchRoutes,
   webhooksRoutes,
   subscriptionsRoutes,
   sourcesRoutes,

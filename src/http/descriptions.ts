@@ -131,6 +131,23 @@ const SCHEMAS: Record<string, string> = {
   Annotate: "One annotation event: set a key's value (a status) or add to it (a counter), from a time on.",
   Annotated: "The event appended (or the one a repeated event_id names) and the key's value now.",
   Annotations: "A chunk's annotation values as of a time and the events they fold.",
+  OutlineTree:
+    "An outline tree read exactly from D1 as of a time: nodes in tree order with depth, children, references, word counts, φ (Eq. 3), draft and hub; whether the tree is done (Eq. 5) and which leaves to split.",
+  GatherRequest:
+    "An outline node, optionally a query, the time its references are read at, the hub version's time and a budget.",
+  Gathered:
+    "One hub iteration: the cards gathered from the node's references and the hub version that stores their anchors.",
+  Hub: "A node's hub iteration by iteration as of a time, each with its query and evidence anchors.",
+  DraftRequest: "An outline node, the next section draft and the anchors it rests on (each must verify).",
+  Drafted: "The draft version stored, the sources it cites and its anchors.",
+  Draft: "A node's draft valid at a time: its text, the sources it cites and the anchors it rests on.",
+  Convergence: "ROUGE-1 between consecutive versions of a draft and Eq. 10's stop iteration.",
+  AssembleRequest: "An outline root, a time, a token budget and Eq. 10's ε and t_max for what counts as finished.",
+  Assembled:
+    "The finished sections in tree order within the budget, with their token counts and what was left out and why.",
+  FeedbackSelectRequest: "Optionally a scope boundary, a time and the tie-break.",
+  FeedbackSelected:
+    "The feedback record Eq. 12 selects (fewest revisions, then most used) and the records with the fewest revisions.",
 };
 
 interface Doc {

@@ -94,6 +94,11 @@ export const TAGS = [
   { name: "webhooks", description: "Signed webhook endpoints, deliveries and dead letters" },
   { name: "events", description: "Outbound events: subscribers, signed deliveries, retries and redelivery" },
   { name: "sources", description: "Scheduled sources and the ingest log" },
+  {
+    name: "research",
+    description:
+      "Literature-review memory (SGMC): outline tree, evidence hubs, section drafts, convergence, assembly, feedback",
+  },
   { name: "operations", description: "Capital-chunk snapshots and eviction (admin)" },
 ];
 

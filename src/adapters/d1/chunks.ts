@@ -477,7 +477,8 @@ export class D1ChunkStore implements ChunkStore {
       sql`SELECT c.chunk_id AS chunkId, v.kind AS kind, v.version AS version, c.latest_version AS latestVersion,
                  v.title AS title, v.synopsis AS synopsis, v.valid_from AS validFrom, v.valid_to AS validTo,
                  v.content_chars AS contentChars, v.boundaries AS boundaries, v.entities AS entities,
-                 c.deprecated_at AS deprecatedAt, c.deprecated_by AS deprecatedBy
+                 c.deprecated_at AS deprecatedAt, c.deprecated_by AS deprecatedBy,
+                 c.first_valid_from AS firstValidFrom
           FROM chunks c JOIN chunk_versions v ON v.archive_id = c.archive_id AND v.chunk_id = c.chunk_id
           WHERE ${sql.join(conds, sql` AND `)}
           ORDER BY c.chunk_id LIMIT ${limit}`,

@@ -110,6 +110,8 @@ export interface ChunkListRow {
   entities: string;
   deprecatedAt: number | null;
   deprecatedBy: string | null;
+  /** Valid-from of the chunk's first version. */
+  firstValidFrom: number;
 }
 
 export interface EntityFilter {
