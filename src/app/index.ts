@@ -18,6 +18,7 @@ import { forgetUseCases } from "./forget";
 import { metricsUseCases } from "./metrics";
 import * as Op from "./operations";
 import { projectUseCases } from "./project";
+import { reviewUseCases } from "./review";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -82,6 +83,7 @@ export function createUseCases(d: AppDeps) {
     exports: exportUseCases(d),
     forget: forgetUseCases(d),
     events: eventUseCases(d.events),
+    review: reviewUseCases(d),
   };
 }
 

@@ -10,3 +10,4 @@ export * from "./forget";
 export * from "./project";
 export * from "./query";
 export * from "./world";
+export * from "./review";

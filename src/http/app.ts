@@ -27,6 +27,7 @@ import { inspectRoutes } from "./routes/inspect";
 import { lifecycleRoutes } from "./routes/lifecycle";
 import { operationsRoutes } from "./routes/operations";
 import { queryRoutes } from "./routes/query";
+import { reviewRoutes } from "./routes/review";
 import { serviceRoutes } from "./routes/service";
 import { sourcesRoutes } from "./routes/sources";
 import { subscriptionsRoutes } from "./routes/subscriptions";
@@ -50,6 +51,7 @@ const RESOURCES = [
   importsRoutes,
   operationsRoutes,
   exportsRoutes,
+  reviewRoutes,
 ];
 
 /** The document and the reference page: public, documented like the routes. */

@@ -95,6 +95,10 @@ export const TAGS = [
   { name: "events", description: "Outbound events: subscribers, signed deliveries, retries and redelivery" },
   { name: "sources", description: "Scheduled sources and the ingest log" },
   { name: "operations", description: "Capital-chunk snapshots and eviction (admin)" },
+  {
+    name: "review",
+    description: "Human verification of nodes and edges (statuses with history) and retrieval metrics with stored runs",
+  },
 ];
 
 export const BEARER_SCHEME = {
