@@ -9,5 +9,5 @@ export * from "./events";
 export * from "./forget";
 export * from "./project";
 export * from "./query";
-export * from "./world";
 export * from "./review";
+export * from "./world";

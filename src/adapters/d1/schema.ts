@@ -439,8 +439,5 @@ export const retrievalRuns = sqliteTable(
     perQuery: text("per_query").notNull(),
     actor: text("actor").notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.archiveId, t.id] }),
-    index("retrieval_runs_created").on(t.archiveId, t.createdAt),
-  ],
+  (t) => [primaryKey({ columns: [t.archiveId, t.id] }), index("retrieval_runs_created").on(t.archiveId, t.createdAt)],
 );
