@@ -46,6 +46,7 @@ export const ReviewBody = z
   })
   .strict()
   .openapi("ReviewRequest", {
+    description: "One human-verification operation on a node or an edge.",
     example: { op: "flag", chunk: "concept:ppr", reason: "definition contradicts Section 3" },
   });
 
@@ -72,6 +73,7 @@ export const ReviewResult = z
     event: z.number().int().openapi({ description: "The id of the status event." }),
   })
   .openapi("ReviewResult", {
+    description: "The status the operation left, the one before, and the version it wrote.",
     example: {
       op: "flag",
       target: { chunk: "concept:ppr" },
@@ -138,6 +140,7 @@ export const ReviewState = z
       .openapi({ description: "Nodes: the reviewed out-edges of the chunk and their status at as_of." }),
   })
   .openapi("ReviewState", {
+    description: "A node's or an edge's review status at as_of with its history.",
     example: {
       target: { chunk: "concept:ppr" },
       as_of: T0,
@@ -192,6 +195,7 @@ export const RetrievalMetricsBody = z
   })
   .strict()
   .openapi("RetrievalMetricsRequest", {
+    description: "Queries with gold ids, the K values, and a run name.",
     example: {
       queries: [{ query: "personalized pagerank memory", gold: ["arxiv:2405.14831"] }],
       k: [1, 5, 10],
@@ -231,6 +235,7 @@ const RunHead = z.object({
 });
 
 export const RetrievalRun = RunHead.extend({ per_query: z.array(PerQuery) }).openapi("RetrievalRun", {
+  description: "A retrieval-metrics run: aggregate and per-query hit, reciprocal rank, Recall@K and Precision@K.",
   example: {
     id: "run_3f2a9c",
     name: "baseline",
@@ -262,7 +267,29 @@ export const RetrievalRun = RunHead.extend({ per_query: z.array(PerQuery) }).ope
 
 export const RetrievalRunPage = z
   .object({ items: z.array(RunHead), next_cursor: z.string().nullable() })
-  .openapi("RetrievalRunPage");
+  .openapi("RetrievalRunPage", {
+    description: "Stored runs, newest first, without their per-query rows.",
+    example: {
+      items: [
+        {
+          id: "run_3f2a9c",
+          name: "baseline",
+          created_at: T0,
+          as_of: T0,
+          k: [1, 5, 10],
+          actor: "key:k_1a2b3c4d",
+          aggregate: {
+            queries: 50,
+            hit_rate: 0.8,
+            mrr: 0.627,
+            recall: { "1": 0.52, "5": 0.74, "10": 0.8 },
+            precision: { "1": 0.52, "5": 0.148, "10": 0.08 },
+          },
+        },
+      ],
+      next_cursor: null,
+    },
+  });
 
 export const RunListQuery = z.object({
   limit: PageLimit,
@@ -279,5 +306,5 @@ export const RunParam = z.object({
     .string()
     .min(1)
     .max(100)
-    .openapi({ param: { name: "run", in: "path" }, example: "run_3f2a9c" }),
+    .openapi({ param: { name: "run", in: "path" }, example: "run_3f2a9c", description: "The run's id." }),
 });
