@@ -1,10 +1,11 @@
 /** Exports: an archive in one of the export formats, or a /context result rendered as a document. */
 import type { z } from "zod";
 import { type ContextBody, toMs } from "../contract";
+import { fail } from "../core/errors";
 import type { ContextExportFormat, ExportFormat } from "../core/export/types";
 import type { AppDeps } from "./deps";
 import { exportArchive, exportContext } from "./feeds/export";
-import { resolveFilter, toContextRequest } from "./operations";
+import { MAX_SUBTREE, resolveFilter, toContextRequest } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -12,6 +13,10 @@ export interface ExportFormatQuery {
   format: ExportFormat;
   as_of?: string | undefined;
   paper?: string | undefined;
+  /** Only the members of this collection: the targets of its `cites` edges at as_of. */
+  collection?: string | undefined;
+  /** Only this chunk's part-of subtree at as_of (the chunk included). */
+  within?: string | undefined;
 }
 
 export function exportUseCases(d: AppDeps) {
@@ -23,9 +28,27 @@ export function exportUseCases(d: AppDeps) {
     annotations: d.stores.annotations,
   };
   return {
-    /** The archive as a download (json is streamed); 413 over the export size limit. */
-    archive(archive: string, q: ExportFormatQuery) {
-      return exportArchive(deps, archive, q.format, toMs(q.as_of), d.clock.now(), q.paper);
+    /** The archive (or a collection or subtree of it) as a download (json is streamed); 413 over the export size limit. */
+    async archive(archive: string, q: ExportFormatQuery) {
+      const now = d.clock.now();
+      const asOf = toMs(q.as_of);
+      if (q.collection === undefined && q.within === undefined)
+        return exportArchive(deps, archive, q.format, asOf, now, q.paper);
+      if (q.collection !== undefined && q.within !== undefined)
+        return fail("validation", "give collection or within, not both", "within");
+      if (q.format === "xkg")
+        return fail("validation", "collection and within do not apply to format=xkg", "format", "use paper=");
+      const root = (q.collection ?? q.within) as string;
+      const field = q.collection !== undefined ? "collection" : "within";
+      if (!(await d.stores.chunks.chunkRow(archive, root)))
+        return fail("not_found", `chunk ${root} is not in archive ${archive}`, field);
+      const t = asOf ?? now;
+      const only =
+        q.collection !== undefined
+          ? new Set((await d.stores.chunks.edgesAt(archive, [root], "cites", "out", t)).map((e) => e.to))
+          : new Set(await d.stores.chunks.subtree(archive, root, t, MAX_SUBTREE));
+      const label = q.collection !== undefined ? `collection ${root} (${only.size} members)` : `subtree of ${root}`;
+      return exportArchive(deps, archive, q.format, asOf, now, q.paper, { only, label });
     },
     /** The cards of a /context request rendered in `format`. */
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {

@@ -19,6 +19,7 @@ import { metricsUseCases } from "./metrics";
 import * as Op from "./operations";
 import { projectUseCases } from "./project";
 import { researchUseCases } from "./research";
+import { reviewUseCases } from "./review";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -84,6 +85,7 @@ export function createUseCases(d: AppDeps) {
     exports: exportUseCases(d),
     forget: forgetUseCases(d),
     events: eventUseCases(d.events),
+    review: reviewUseCases(d),
   };
 }
 

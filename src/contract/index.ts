@@ -10,4 +10,5 @@ export * from "./forget";
 export * from "./project";
 export * from "./query";
 export * from "./research";
+export * from "./review";
 export * from "./world";

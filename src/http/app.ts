@@ -28,6 +28,7 @@ import { lifecycleRoutes } from "./routes/lifecycle";
 import { operationsRoutes } from "./routes/operations";
 import { queryRoutes } from "./routes/query";
 import { researchRoutes } from "./routes/research";
+import { reviewRoutes } from "./routes/review";
 import { serviceRoutes } from "./routes/service";
 import { sourcesRoutes } from "./routes/sources";
 import { subscriptionsRoutes } from "./routes/subscriptions";
@@ -52,6 +53,7 @@ const RESOURCES = [
   importsRoutes,
   operationsRoutes,
   exportsRoutes,
+  reviewRoutes,
 ];
 
 /** The document and the reference page: public, documented like the routes. */

@@ -100,6 +100,10 @@ export const TAGS = [
       "Literature-review memory (SGMC): outline tree, evidence hubs, section drafts, convergence, assembly, feedback",
   },
   { name: "operations", description: "Capital-chunk snapshots and eviction (admin)" },
+  {
+    name: "review",
+    description: "Human verification of nodes and edges (statuses with history) and retrieval metrics with stored runs",
+  },
 ];
 
 export const BEARER_SCHEME = {

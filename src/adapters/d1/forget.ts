@@ -470,4 +470,5 @@ export const ARCHIVE_TABLES = [
   s.subscriptions,
   s.eventDeliveries,
   s.annotations,
+  s.retrievalRuns,
 ] as const;

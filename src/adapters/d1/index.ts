@@ -13,6 +13,7 @@ import { D1EventStore } from "./events";
 import { D1ExportReader } from "./export-reader";
 import { D1ForgetStore } from "./forget";
 import { d1Db } from "./queries";
+import { D1RetrievalRunStore } from "./retrieval-runs";
 import { D1SessionLog } from "./sessions";
 import { WorldStore, worldParts } from "./world-store";
 
@@ -49,5 +50,6 @@ export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
     forget: new D1ForgetStore(db),
     events: new D1EventStore(db),
     annotations: new D1AnnotationStore(db),
+    retrievalRuns: new D1RetrievalRunStore(db),
   };
 }

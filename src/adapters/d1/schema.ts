@@ -416,3 +416,28 @@ export const annotations = sqliteTable(
     uniqueIndex("annotations_event").on(t.archiveId, t.eventId),
   ],
 );
+
+/**
+ * Stored retrieval-metric runs (hit rate, MRR, Recall@K, Precision@K against gold ids), kept so runs
+ * can be compared over time. `id` is random; listings page by (created_at, id), newest first.
+ */
+export const retrievalRuns = sqliteTable(
+  "retrieval_runs",
+  {
+    archiveId: text("archive_id").notNull(),
+    id: text("id").notNull(),
+    name: text("name").notNull().default(""),
+    createdAt: integer("created_at").notNull(),
+    /** The as_of the queries ran at (epoch ms). */
+    asOf: integer("as_of").notNull(),
+    /** JSON array of the K values. */
+    ks: text("ks").notNull(),
+    queries: integer("queries").notNull(),
+    /** JSON: the aggregate metrics. */
+    aggregate: text("aggregate").notNull(),
+    /** JSON: per query (text, gold, filter, returned ids, metrics). */
+    perQuery: text("per_query").notNull(),
+    actor: text("actor").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.id] }), index("retrieval_runs_created").on(t.archiveId, t.createdAt)],
+);

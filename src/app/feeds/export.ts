@@ -16,6 +16,7 @@ import { fail, ok, type Result } from "../../core/errors";
 import { renderBibtex, renderCslItems } from "../../core/export/biblio";
 import { renderCardsCsv, renderCsv } from "../../core/export/csv";
 import { renderGraphml, renderMermaid } from "../../core/export/graph";
+import { renderHtml } from "../../core/export/html";
 import { anchorLabel, renderArchiveMarkdown, renderContextMarkdown } from "../../core/export/markdown";
 import { parseDump, planReplay, type ReplayPlan } from "../../core/export/replay";
 import {
@@ -53,6 +54,7 @@ import {
 } from "../../core/ports";
 import type { ContextRequest } from "../../core/query";
 import type { RelationInput } from "../../core/relations";
+import { NODE_REVIEW_KEY, parseEdgeReviewKey, reviewStatusAt } from "../../core/review";
 import type { EvidenceCard } from "../../core/types";
 import { toEvent } from "../annotations";
 import type { PaperGuru } from "../kernel";
@@ -188,7 +190,12 @@ function dumpEntity(
 }
 
 /** The dump as a stream of JSON text: chunks (with versions and contents), entities, deprecations, edges. */
-export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: number): ReadableStream<Uint8Array> {
+export function streamArchiveDump(
+  deps: ExportDeps,
+  archiveId: string,
+  now: number,
+  only?: ReadonlySet<string> | undefined,
+): ReadableStream<Uint8Array> {
   const st = store(deps);
   const enc = new TextEncoder();
   async function* pieces(): AsyncGenerator<string> {
@@ -208,10 +215,14 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
     const deprecated: ChunkRow[] = [];
     let after: string | null = null;
     let first = true;
+    // A selection (collection or subtree) keeps its chunks, the entities they name and their edges.
+    const named = new Set<string>();
     for (;;) {
-      const page = await st.chunkPage(archiveId, after, DUMP_PAGE);
-      if (page.length === 0) break;
-      after = page[page.length - 1]?.chunkId ?? null;
+      const all = await st.chunkPage(archiveId, after, DUMP_PAGE);
+      if (all.length === 0) break;
+      after = all[all.length - 1]?.chunkId ?? null;
+      const page = only ? all.filter((c) => only.has(c.chunkId)) : all;
+      if (page.length === 0) continue;
       const versions = await st.allVersions(
         archiveId,
         page.map((c) => c.chunkId),
@@ -226,6 +237,7 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
       ))
         notes.set(r.chunkId, [...(notes.get(r.chunkId) ?? []), dumpAnnotation(r)]);
       const byChunk = new Map<string, ReturnType<typeof dumpVersion>[]>();
+      if (only) for (const v of versions) for (const e of parseJson<string[]>(v.entities, [])) named.add(e);
       versions.forEach((v, i) => {
         byChunk.set(v.chunkId, [...(byChunk.get(v.chunkId) ?? []), dumpVersion(v, contents[i] ?? "")]);
       });
@@ -252,9 +264,11 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
       const page = await st.entityPage(archiveId, eAfter, LIST_PAGE);
       if (page.length === 0) break;
       eAfter = page[page.length - 1]?.entityId ?? null;
-      const ids = page.map((e) => e.entityId);
+      const ids = page.map((e) => e.entityId).filter((e) => !only || named.has(e));
+      if (ids.length === 0) continue;
       const [aliases, events] = await Promise.all([st.aliasesOf(archiveId, ids), st.eventsOf(archiveId, ids)]);
       for (const e of page) {
+        if (only && !named.has(e.entityId)) continue;
         const item = dumpEntity(e, aliases, events);
         yield `${first ? "\n" : ",\n"}${JSON.stringify(item)}`;
         first = false;
@@ -288,6 +302,7 @@ export function streamArchiveDump(deps: ExportDeps, archiveId: string, now: numb
       if (page.length === 0) break;
       edgeAfter = page[page.length - 1]?.id ?? edgeAfter;
       for (const e of page) {
+        if (only && !only.has(e.src)) continue;
         const item: DumpEdge = {
           src: e.src,
           dst: e.dst,
@@ -371,13 +386,20 @@ export async function archiveRecords(
   archiveId: string,
   asOf: number | undefined,
   withPapers: boolean,
+  only?: ReadonlySet<string> | undefined,
 ): Promise<ChunkRecord[]> {
   const st = store(deps);
   const out: ChunkRecord[] = [];
   let after: string | null = null;
-  for (;;) {
-    const page = await st.chunkPage(archiveId, after, LIST_PAGE);
-    if (page.length === 0) break;
+  const wanted = only ? [...only].sort() : null;
+  for (let i = 0; !wanted || i < wanted.length; i += LIST_PAGE) {
+    // A selection reads its ids page by page (ids not in the archive are skipped), else the archive in id order.
+    const page: ChunkRow[] = wanted
+      ? (await st.chunksByIds(archiveId, wanted.slice(i, i + LIST_PAGE))).sort((a, b) =>
+          a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0,
+        )
+      : await st.chunkPage(archiveId, after, LIST_PAGE);
+    if (!wanted && page.length === 0) break;
     after = page[page.length - 1]?.chunkId ?? null;
     const shown = await st.shownVersions(archiveId, page, asOf);
     const recs: ChunkRecord[] = [];
@@ -391,13 +413,43 @@ export async function archiveRecords(
   return out;
 }
 
+/** Set each record's review status at t (annotation key `review`; auto-generated when never reviewed). */
+export async function withReviewStatus(deps: ExportDeps, archiveId: string, records: ChunkRecord[], t: number) {
+  const rows = await deps.annotations.annotationsOf(
+    archiveId,
+    records.map((r) => r.id),
+    NODE_REVIEW_KEY,
+    t,
+  );
+  const by = new Map<string, Array<{ id: number; at: number; value: unknown }>>();
+  for (const r of rows) by.set(r.chunkId, [...(by.get(r.chunkId) ?? []), { ...r, value: parseJson(r.value, null) }]);
+  for (const r of records) r.reviewStatus = reviewStatusAt(by.get(r.id) ?? [], t).status;
+  return records;
+}
+
+/** Set each edge's review status at t (key `review:edge:<type>:<to>` on its source chunk). */
+async function withEdgeStatus(deps: ExportDeps, archiveId: string, edges: GraphEdge[], t: number) {
+  const rows = await deps.annotations.annotationsOf(archiveId, [...new Set(edges.map((e) => e.src))], undefined, t);
+  const by = new Map<string, Array<{ id: number; at: number; value: unknown }>>();
+  for (const r of rows) {
+    const k = parseEdgeReviewKey(r.key);
+    if (!k) continue;
+    const key = `${r.chunkId}\u0000${k.type}\u0000${k.to}`;
+    by.set(key, [...(by.get(key) ?? []), { ...r, value: parseJson(r.value, null) }]);
+  }
+  for (const e of edges)
+    e.reviewStatus = reviewStatusAt(by.get(`${e.src}\u0000${e.type}\u0000${e.dst}`) ?? [], t).status;
+  return edges;
+}
+
 export async function archiveGraph(
   deps: ExportDeps,
   archiveId: string,
   asOf: number,
+  only?: ReadonlySet<string> | undefined,
 ): Promise<{ nodes: GraphNode[]; edges: GraphEdge[] }> {
   const st = store(deps);
-  const records = await archiveRecords(deps, archiveId, asOf, false);
+  const records = await archiveRecords(deps, archiveId, asOf, false, only);
   const nodes = new Map<string, GraphNode>(
     records.map((r) => [
       r.id,
@@ -411,15 +463,16 @@ export async function archiveGraph(
     if (page.length === 0) break;
     after = page[page.length - 1]?.id ?? after;
     for (const e of page)
-      edges.push({
-        src: e.src,
-        dst: e.dst,
-        type: e.type,
-        weight: e.weight,
-        validFrom: e.validFrom,
-        validTo: e.validTo,
-        context: e.context,
-      });
+      if (!only || only.has(e.src))
+        edges.push({
+          src: e.src,
+          dst: e.dst,
+          type: e.type,
+          weight: e.weight,
+          validFrom: e.validFrom,
+          validTo: e.validTo,
+          context: e.context,
+        });
   }
   // Endpoints not visible at as_of: chunks of the archive (latest head, e.g. a deprecated one) or external ids.
   const missing = [...new Set(edges.flatMap((e) => [e.src, e.dst]))].filter((id) => !nodes.has(id));
@@ -451,31 +504,35 @@ export async function exportArchive(
   asOf: number | undefined,
   now: number,
   paper?: string | undefined,
+  sel?: { only: ReadonlySet<string>; label: string } | undefined,
 ): Promise<Result<ExportBody>> {
   const size = await checkExportSize(deps, archiveId);
   if (!size.ok) return size;
   const filename = exportFilename(archiveId, format);
   const contentType = CONTENT_TYPES[format];
+  const only = sel?.only;
+  // Review statuses are read at as_of (default now), like the versions shown.
+  const records = async (withPapers: boolean) =>
+    withReviewStatus(deps, archiveId, await archiveRecords(deps, archiveId, asOf, withPapers, only), asOf ?? now);
   switch (format) {
     case "json":
-      return ok({ body: streamArchiveDump(deps, archiveId, now), contentType, filename });
+      return ok({ body: streamArchiveDump(deps, archiveId, now, only), contentType, filename });
     case "xkg":
       return exportXkg(deps, archiveId, asOf, now, paper);
     case "csv":
-      return ok({ body: renderCsv(await archiveRecords(deps, archiveId, asOf, false)), contentType, filename });
+      return ok({ body: renderCsv(await records(false)), contentType, filename });
     case "bibtex":
-      return ok({ body: renderBibtex(await archiveRecords(deps, archiveId, asOf, true)), contentType, filename });
+      return ok({ body: renderBibtex(await records(true)), contentType, filename });
     case "csljson":
       return ok({
-        body: `${JSON.stringify(renderCslItems(await archiveRecords(deps, archiveId, asOf, true)), null, 2)}\n`,
+        body: `${JSON.stringify(renderCslItems(await records(true)), null, 2)}\n`,
         contentType,
         filename,
       });
     case "markdown": {
       const archive = await deps.archives.getArchive(archiveId);
-      const records = await archiveRecords(deps, archiveId, asOf, false);
       return ok({
-        body: renderArchiveMarkdown({ id: archiveId, name: archive?.name ?? archiveId }, records, {
+        body: renderArchiveMarkdown({ id: archiveId, name: archive?.name ?? archiveId }, await records(false), {
           asOf,
           exportedAt: now,
         }),
@@ -483,10 +540,26 @@ export async function exportArchive(
         filename,
       });
     }
+    case "html": {
+      const t = asOf ?? now;
+      const archive = await deps.archives.getArchive(archiveId);
+      const graph = await archiveGraph(deps, archiveId, t, only);
+      const recs = await withReviewStatus(deps, archiveId, await archiveRecords(deps, archiveId, t, false, only), t);
+      return ok({
+        body: await renderHtml(
+          { id: archiveId, name: archive?.name ?? archiveId },
+          recs,
+          await withEdgeStatus(deps, archiveId, graph.edges, t),
+          { asOf: t, exportedAt: now, scope: sel?.label },
+        ),
+        contentType,
+        filename,
+      });
+    }
     case "graphml":
     case "mermaid": {
       const t = asOf ?? now;
-      const graph = await archiveGraph(deps, archiveId, t);
+      const graph = await archiveGraph(deps, archiveId, t, only);
       const meta = { archive: archiveId, asOf: t };
       return ok({
         body: format === "graphml" ? renderGraphml(graph, meta) : renderMermaid(graph, meta),
@@ -662,6 +735,7 @@ export async function exportContext(
       };
     case "csv": {
       const { cardRecs } = await cardRecords(deps, req.archiveId, r.cards, r.asOf, false);
+      await withReviewStatus(deps, req.archiveId, cardRecs, r.asOf);
       const byKey = new Map(cardRecs.map((x) => [`${x.id}\u0000${x.version}`, x]));
       const rows = r.cards.flatMap((c) => {
         const record = byKey.get(`${c.artifact_id}\u0000${c.version}`);

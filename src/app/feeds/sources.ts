@@ -14,8 +14,10 @@ import { sha256Hex } from "../../core/ingest";
 import { parseJson, type SourceRecord } from "../../core/ports";
 import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
 import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
+import { dblpRequest, parseDblp } from "../../core/sources/dblp";
 import { parseRepoLocation } from "../../core/sources/github";
 import { openalexRequest, parseOpenAlexWorks } from "../../core/sources/openalex";
+import { parseSemanticScholar, semanticScholarRequest } from "../../core/sources/semanticscholar";
 import {
   type ConditionalHeaders,
   type HttpRequestSpec,
@@ -124,6 +126,10 @@ function requestFor(deps: FeedDeps, row: SourceRecord): HttpRequestSpec {
       return openalexRequest(spec, cond, { mailto });
     case "crossref":
       return crossrefRequest(spec, cond, { mailto });
+    case "semanticscholar":
+      return semanticScholarRequest(spec, cond);
+    case "dblp":
+      return dblpRequest(spec, cond);
     default: {
       const headers: Record<string, string> = { Accept: "application/json", "User-Agent": "paperguru" };
       if (cond.etag) headers["If-None-Match"] = cond.etag;
@@ -141,6 +147,10 @@ function parseBody(kind: string, body: string, source: string): Result<ImportPla
       return parseOpenAlexWorks(body);
     case "crossref":
       return parseCrossrefWorks(body);
+    case "semanticscholar":
+      return parseSemanticScholar(body);
+    case "dblp":
+      return parseDblp(body);
     default: {
       let json: unknown;
       try {

@@ -240,8 +240,15 @@ export function renderBibtex(records: ChunkRecord[]): string {
   const keys = citationKeys(metas);
   const macros = new Set<string>();
   for (const m of metas) for (const x of m.raw?.macros ?? []) macros.add(x);
+  const status = new Map(records.map((r) => [r.id, r.reviewStatus]));
+  // The review status (when reviewed) goes in the comment line above the entry: no field is added.
+  const note = (id: string) => {
+    const st = status.get(id);
+    return st && st !== "auto-generated" ? `; review: ${st}` : "";
+  };
   const entries = metas.map((m) => {
-    if (m.raw && keys.get(m.id) === m.raw.key) return `${m.raw.entry}\n`;
+    if (m.raw && keys.get(m.id) === m.raw.key)
+      return `${note(m.id) ? `% PaperGuru ${m.id} v${m.version}${note(m.id)}\n` : ""}${m.raw.entry}\n`;
     const fields: Array<[string, string]> = [["title", latexEscape(m.title)]];
     if (m.authors.length) fields.push(["author", m.authors.map(bibName).join(" and ")]);
     if (m.year !== null) fields.push(["year", String(m.year)]);
@@ -251,7 +258,7 @@ export function renderBibtex(records: ChunkRecord[]): string {
     if (m.arxiv) fields.push(["eprint", latexEscape(m.arxiv)], ["archiveprefix", "arXiv"]);
     if (m.url) fields.push(["url", latexEscape(m.url)]);
     const body = fields.map(([k, v]) => `  ${k} = {${v}}`).join(",\n");
-    return `% PaperGuru ${m.id} v${m.version}\n@${m.bibType}{${keys.get(m.id)},\n${body}\n}\n`;
+    return `% PaperGuru ${m.id} v${m.version}${note(m.id)}\n@${m.bibType}{${keys.get(m.id)},\n${body}\n}\n`;
   });
   return [...(macros.size ? [`${[...macros].join("\n")}\n`] : []), ...entries].join("\n");
 }
@@ -286,6 +293,7 @@ export function renderCslItems(records: ChunkRecord[]): CslItem[] {
     .map(paperMeta)
     .sort((a, b) => (a.id < b.id ? -1 : 1));
   const keys = citationKeys(metas);
+  const status = new Map(records.map((r) => [r.id, r.reviewStatus]));
   return metas.map((m) => ({
     id: keys.get(m.id) as string,
     type: CSL_TYPE[m.bibType] ?? "article",
@@ -302,7 +310,9 @@ export function renderCslItems(records: ChunkRecord[]): CslItem[] {
     ...(m.venue ? { "container-title": m.venue } : {}),
     ...(m.doi ? { DOI: m.doi } : {}),
     ...(m.url ? { URL: m.url } : {}),
-    note: `PaperGuru ${m.id} v${m.version}${m.arxiv ? `; arXiv:${m.arxiv}` : ""}`,
+    note: `PaperGuru ${m.id} v${m.version}${m.arxiv ? `; arXiv:${m.arxiv}` : ""}${
+      status.get(m.id) && status.get(m.id) !== "auto-generated" ? `; review: ${status.get(m.id)}` : ""
+    }`,
   }));
 }
 

@@ -14,6 +14,7 @@ export const CSV_COLUMNS = [
   "entities",
   "boundaries",
   "source",
+  "review_status",
 ] as const;
 
 /** One RFC 4180 field: quoted (inner quotes doubled) only when it needs to be. */
@@ -40,6 +41,7 @@ function baseValues(r: ChunkRecord): Array<string | number | null> {
     r.entities.join("; "),
     r.boundaries.join("; "),
     r.source,
+    r.reviewStatus ?? "auto-generated",
   ];
 }
 

@@ -52,12 +52,12 @@ export function renderArchiveMarkdown(
   for (const kind of [...byKind.keys()].sort()) {
     const rows = byKind.get(kind) ?? [];
     out.push(`## ${kind} (${rows.length})`, "");
-    out.push("| id | version | title | valid from | deprecated |", "|---|---|---|---|---|");
+    out.push("| id | version | title | valid from | deprecated | review |", "|---|---|---|---|---|---|");
     for (const r of rows) {
       const dep =
         r.deprecatedAt !== null ? `${iso(r.deprecatedAt)}${r.deprecatedBy ? ` by ${r.deprecatedBy}` : ""}` : "";
       out.push(
-        `| ${mdCell(r.id)} | v${r.version}${r.version !== r.latestVersion ? ` of ${r.latestVersion}` : ""} | ${mdCell(r.title)} | ${iso(r.validFrom)} | ${mdCell(dep)} |`,
+        `| ${mdCell(r.id)} | v${r.version}${r.version !== r.latestVersion ? ` of ${r.latestVersion}` : ""} | ${mdCell(r.title)} | ${iso(r.validFrom)} | ${mdCell(dep)} | ${r.reviewStatus ?? "auto-generated"} |`,
       );
     }
     out.push("");

@@ -5,7 +5,17 @@
 import type { EdgeInput } from "../ingest";
 import type { RelationInput } from "../relations";
 
-export const EXPORT_FORMATS = ["json", "csv", "bibtex", "csljson", "markdown", "graphml", "mermaid", "xkg"] as const;
+export const EXPORT_FORMATS = [
+  "json",
+  "csv",
+  "bibtex",
+  "csljson",
+  "markdown",
+  "graphml",
+  "mermaid",
+  "xkg",
+  "html",
+] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const CONTEXT_EXPORT_FORMATS = ["json", "markdown", "csljson", "bibtex", "csv"] as const;
 export type ContextExportFormat = (typeof CONTEXT_EXPORT_FORMATS)[number];
@@ -29,6 +39,7 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
   graphml: "application/graphml+xml; charset=utf-8",
   mermaid: "text/vnd.mermaid; charset=utf-8",
   xkg: "application/x-ndjson; charset=utf-8",
+  html: "text/html; charset=utf-8",
 };
 
 export const FILE_EXTENSIONS: Record<ExportFormat, string> = {
@@ -40,6 +51,7 @@ export const FILE_EXTENSIONS: Record<ExportFormat, string> = {
   graphml: "graphml",
   mermaid: "mmd",
   xkg: "xkg.jsonl",
+  html: "html",
 };
 
 // ------------------------------------------------------------------ the lossless JSON dump
@@ -180,6 +192,8 @@ export interface ChunkRecord {
   entityInfo?: Array<{ id: string; type: string; name: string }> | undefined;
   /** Identifier-like aliases of the chunk's own entity (its DOI when keyed by arXiv id, ...). */
   aliases?: string[] | undefined;
+  /** Human-verification status at the export's time (auto-generated, human-verified, human-edited, flagged). */
+  reviewStatus?: string | undefined;
 }
 
 export interface GraphNode {
@@ -200,6 +214,8 @@ export interface GraphEdge {
   validFrom: number;
   validTo: number | null;
   context: string | null;
+  /** Human-verification status of the edge, when the export reads statuses. */
+  reviewStatus?: string | undefined;
 }
 
 export function iso(t: number | null | undefined): string {

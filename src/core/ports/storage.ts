@@ -585,6 +585,31 @@ export interface EventSink {
   emit(archiveId: string, type: EventType, data: Record<string, unknown>): Promise<void>;
 }
 
+/** A stored retrieval-metrics run (JSON columns as text). */
+export interface RetrievalRunRecord {
+  archiveId: string;
+  id: string;
+  name: string;
+  createdAt: number;
+  asOf: number;
+  ks: string;
+  queries: number;
+  aggregate: string;
+  perQuery: string;
+  actor: string;
+}
+
+export interface RetrievalRunStore {
+  insertRun(row: RetrievalRunRecord): Promise<void>;
+  getRun(archiveId: string, id: string): Promise<RetrievalRunRecord | null>;
+  /** Newest first, strictly before the cursor (created_at, id); `limit + 1` rows tell whether more follow. */
+  listRuns(
+    archiveId: string,
+    before: { createdAt: number; id: string } | null,
+    limit: number,
+  ): Promise<Array<Omit<RetrievalRunRecord, "perQuery">>>;
+}
+
 export interface Stores {
   archives: ArchiveStore;
   chunks: ChunkStore;
@@ -599,6 +624,7 @@ export interface Stores {
   forget: ForgetStore;
   events: EventStore;
   annotations: AnnotationStore;
+  retrievalRuns: RetrievalRunStore;
 }
 
 /** Parse a JSON column written by the stores; `fallback` when the text is null or not JSON. */

@@ -29,7 +29,7 @@ import {
   str,
 } from "../formats/common";
 import { type PaperIdentity, paperIdentity } from "../formats/paper";
-import type { Deprecation, ImportPlan } from "../formats/types";
+import type { Deprecation, ImportPlan, PlanAnnotation } from "../formats/types";
 import { canonicalPaperId } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import {
@@ -245,6 +245,8 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
       "pass the body of GET https://api.crossref.org/works?... or /works/{doi}",
     );
 
+  // `is-referenced-by-count` (Crossref's citation count) becomes the chunk's `citations` annotation.
+  const annotations: PlanAnnotation[] = [];
   // First pass: identities, so a notice whose target is in the same response deprecates the right chunk.
   const rows: Array<{ item: JsonObject; doi: string; title: string; identity: PaperIdentity }> = [];
   const chunkOfDoi = new Map<string, string>();
@@ -339,6 +341,9 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
         },
       ),
     );
+    const cited = num(item["is-referenced-by-count"]);
+    if (cited !== undefined && cited >= 0) annotations.push({ chunk: id, key: "citations", value: cited });
   }
-  return ok(finishPlan(artifacts, deprecations, skipped));
+  const plan = finishPlan(artifacts, deprecations, skipped);
+  return ok(annotations.length ? { ...plan, annotations } : plan);
 }

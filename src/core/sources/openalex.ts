@@ -10,7 +10,7 @@
 import { fail, ok, type Result } from "../errors";
 import { arr, finishPlan, isObject, type JsonObject, num, parseJson, personEntity, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
-import { type Deprecation, emptyPlan, type ImportPlan } from "../formats/types";
+import { type Deprecation, emptyPlan, type ImportPlan, type PlanAnnotation } from "../formats/types";
 import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import {
@@ -147,7 +147,7 @@ function topConcepts(w: JsonObject): string[] {
 function workToPlan(
   w: JsonObject,
   ref: string,
-): { artifact?: ArtifactInput; deprecation?: Deprecation; skip?: string; ref: string } {
+): { artifact?: ArtifactInput; citations?: number; deprecation?: Deprecation; skip?: string; ref: string } {
   const ids = isObject(w.ids) ? w.ids : {};
   const oaUrl = str(w.id) ?? str(ids.openalex);
   const doi = str(w.doi) ?? str(ids.doi);
@@ -198,8 +198,10 @@ function workToPlan(
   if (type) lines.push(`Type: ${type}`);
   if (concepts.length) lines.push(`Topics: ${concepts.join(", ")}`);
 
+  const cited = num(w.cited_by_count);
   return {
     ref: label,
+    ...(cited !== undefined && cited >= 0 ? { citations: cited } : {}),
     artifact: paperArtifact(
       { id: identity.id, title: title || identity.id, header: lines, abstract },
       {
@@ -249,6 +251,8 @@ export function parseOpenAlexWorks(json: string): Result<ImportPlan> {
     );
 
   const { artifacts, deprecations, skipped } = emptyPlan();
+  // `cited_by_count` becomes the chunk's `citations` annotation (op set).
+  const annotations: PlanAnnotation[] = [];
   for (const [i, w] of works.entries()) {
     if (!isObject(w)) {
       skipped.push({ ref: `results.${i}`, reason: "work is not an object" });
@@ -256,8 +260,11 @@ export function parseOpenAlexWorks(json: string): Result<ImportPlan> {
     }
     const r = workToPlan(w, `results.${i}`);
     if (r.artifact) artifacts.push(r.artifact);
+    if (r.artifact && r.citations !== undefined)
+      annotations.push({ chunk: r.artifact.id, key: "citations", value: r.citations });
     if (r.deprecation) deprecations.push(r.deprecation);
     if (r.skip) skipped.push({ ref: r.ref, reason: r.skip });
   }
-  return ok(finishPlan(artifacts, deprecations, skipped));
+  const plan = finishPlan(artifacts, deprecations, skipped);
+  return ok(annotations.length ? { ...plan, annotations } : plan);
 }

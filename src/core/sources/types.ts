@@ -11,7 +11,7 @@ import type { ArtifactInput } from "../ingest";
 import { urlRefusal } from "../net";
 
 /** The kinds of source cron can re-ingest: the one list the schemas, the CLI and validation use. */
-export const SOURCE_KINDS = ["arxiv", "openalex", "crossref", "github", "url"] as const;
+export const SOURCE_KINDS = ["arxiv", "openalex", "crossref", "github", "url", "semanticscholar", "dblp"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export interface SourceSpec {
@@ -78,6 +78,14 @@ export const RATE_LIMITS: Record<SourceKind, { minIntervalMs: number; note: stri
     note: "GitHub REST: 60 requests/hour unauthenticated, 5,000/hour with a token (720 ms)",
   },
   url: { minIntervalMs: 1_000, note: "no published limit; 1 request/second courtesy default" },
+  semanticscholar: {
+    minIntervalMs: 1_000,
+    note: "Semantic Scholar Academic Graph API: unauthenticated requests share one pool (5,000 per 5 minutes), an API key starts at 1 request/second; paced at 1/s; obey 429",
+  },
+  dblp: {
+    minIntervalMs: 1_000,
+    note: "dblp search API: no published number; it answers bursts with 429 and Retry-After; 1 request/second courtesy default",
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -191,6 +199,33 @@ export function validateSourceSpec(
             ? checkOpenAlexQuery(query)
             : checkCrossrefQuery(query);
       if (bad) return fail("validation", bad.message, "query", bad.hint);
+      break;
+    }
+    case "semanticscholar":
+    case "dblp": {
+      if (location) {
+        const bad = checkUrl(location);
+        if (bad)
+          return fail(
+            "validation",
+            `location ${bad}`,
+            "location",
+            `leave it empty for the default API base, or give an https URL such as ${
+              kind === "dblp" ? "https://dblp.org/search/publ/api" : "https://api.semanticscholar.org/graph/v1"
+            }`,
+          );
+      }
+      if (!query)
+        return fail(
+          "validation",
+          `a ${kind} source needs a query`,
+          "query",
+          kind === "dblp"
+            ? "e.g. `retrieval augmented generation year:2024`"
+            : "e.g. `long-term memory for LLM agents` or `ARXIV:2405.14831`",
+        );
+      if (/^(?:CorpusId|DOI|ARXIV|MAG|ACL|PMID|PMCID|URL):\s*$/i.test(query))
+        return fail("validation", "Semantic Scholar paper id has no value", "query", "e.g. `ARXIV:2405.14831`");
       break;
     }
     case "url": {

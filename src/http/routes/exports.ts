@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import type { ExportBody } from "../../app/feeds/export";
 import * as S from "../../contract";
+import { htmlCsp } from "../../core/export/html";
 import { CONTEXT_EXPORT_FORMATS, EXPORT_FORMATS, EXPORT_LIMITS } from "../../core/export/types";
 import { type Ctx, failure } from "../common";
 import { errorResponse, errors } from "../docs";
@@ -20,7 +21,7 @@ const ExportQuery = z.object({
       example: "bibtex",
       description:
         "json: lossless dump (all versions with contents, entities with alias intervals, renames, merges, deprecations, edges), re-importable with POST /import?format=archive | csv: one row per chunk | bibtex / csljson: paper chunks with stable citation keys | markdown: a listing | graphml / mermaid: chunks and typed edges valid at as_of (mermaid capped at " +
-        `${EXPORT_LIMITS.mermaidMaxNodes} nodes / ${EXPORT_LIMITS.mermaidMaxEdges} edges) | xkg: what xkg imports wrote, rebuilt in the xKG layout (Figure 5: paper_title, paper_abstract, paper_references, resources, findings, code_file, code_overview, techniques with weight, code and components), JSON Lines with one paper per line, or one paper's JSON file with \`paper\``,
+        `${EXPORT_LIMITS.mermaidMaxNodes} nodes / ${EXPORT_LIMITS.mermaidMaxEdges} edges) | xkg: what xkg imports wrote, rebuilt in the xKG layout (Figure 5: paper_title, paper_abstract, paper_references, resources, findings, code_file, code_overview, techniques with weight, code and components), JSON Lines with one paper per line, or one paper's JSON file with \`paper\` | html: one self-contained page (no script, no external resource, its own CSP; every text escaped) listing chunks by kind and the edges valid at as_of. csv, markdown, bibtex, csljson and html carry each chunk's review status (auto-generated, human-verified, human-edited, flagged) at as_of; the json dump carries the review events themselves`,
     }),
   paper: z
     .string()
@@ -32,6 +33,26 @@ const ExportQuery = z.object({
       example: "paper:classifier-free-diffusion-guidance",
       description:
         "format=xkg only: the paper chunk to export alone, as one JSON file (re-importable with POST /import?format=xkg)",
+    }),
+  collection: z
+    .string()
+    .min(1)
+    .max(S.MAX_ID)
+    .optional()
+    .openapi({
+      param: { name: "collection", in: "query" },
+      description:
+        "Only the members of this collection chunk: the targets of its `cites` edges valid at as_of (default now); not with format=xkg",
+    }),
+  within: z
+    .string()
+    .min(1)
+    .max(S.MAX_ID)
+    .optional()
+    .openapi({
+      param: { name: "within", in: "query" },
+      description:
+        "Only this chunk and what reaches it over part-of edges valid at as_of (its subtree); not with format=xkg",
     }),
   as_of: S.Time.optional().openapi({
     param: { name: "as_of", in: "query" },
@@ -67,10 +88,12 @@ const EXAMPLES: Array<[string, string]> = [
   ["text/markdown", "## 1. HippoRAG\n\n- `arxiv:2405.14831@v2 [120,340)`\n\n> …"],
   ["application/graphml+xml", '<?xml version="1.0" encoding="UTF-8"?>\n<graphml …>…</graphml>'],
   ["text/vnd.mermaid", 'flowchart LR\n  n0["HippoRAG · arxiv:2405.14831@v2"]\n  n0 -->|cites| n1'],
+  ["text/html", '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">…<h1>my archive <code>mine</code></h1>…'],
 ];
 
-function send(c: Ctx, out: ExportBody): Response {
+async function send(c: Ctx, out: ExportBody): Promise<Response> {
   return c.body(out.body, 200, {
+    ...(out.contentType.startsWith("text/html") ? { "content-security-policy": await htmlCsp() } : {}),
     "content-type": out.contentType,
     "content-disposition": `attachment; filename="${out.filename}"`,
     "cache-control": "no-store",
@@ -88,7 +111,7 @@ endpoint(
     path: "/v1/archives/{archive}/export",
     tags: ["exports"],
     summary:
-      "Export the archive: json (lossless, streamed), csv, bibtex, csljson, markdown, graphml, mermaid or xkg; with a content-disposition filename",
+      "Export the archive, a collection or a subtree: json (lossless, streamed), csv, bibtex, csljson, markdown, graphml, mermaid, xkg or html; with a content-disposition filename",
     description: `At most ${EXPORT_LIMITS.maxChunks} chunks (413 beyond). Re-import the json dump into another archive with POST /v1/archives/{archive}/import?format=archive.`,
     request: { params: S.ArchiveParam, query: ExportQuery },
     responses: {
@@ -108,7 +131,7 @@ endpoint(
       });
     const res = await c.var.app.exports.archive(c.req.valid("param").archive, q);
     if (!res.ok) return failure(c, res.error);
-    return send(c, res.value) as never;
+    return (await send(c, res.value)) as never;
   },
 );
 
@@ -136,6 +159,6 @@ endpoint(
   },
   async (c) => {
     const out = await c.var.app.exports.context(c.req.valid("param").archive, c.req.valid("json"));
-    return send(c, out) as never;
+    return (await send(c, out)) as never;
   },
 );

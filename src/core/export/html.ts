@@ -1,0 +1,87 @@
+/**
+ * HTML export: one self-contained page (no script, no external resource: the style is inline and
+ * allowed by its SHA-256 in the page's own Content-Security-Policy, `default-src 'none'`), so it opens
+ * from disk or behind a strict CSP alike. Every stored text is escaped (& < > " '), so a title such as
+ * `<script>` renders as text. Chunks are grouped by kind with their version, validity, deprecation and
+ * review status; edges (valid at the export time) with theirs.
+ */
+import { type ChunkRecord, type GraphEdge, iso } from "./types";
+
+export const HTML_STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}code{font-size:.85em}
+.s{border-radius:.6rem;padding:0 .45rem;font-size:.8em;white-space:nowrap;background:#eee}
+.s-human-verified{background:#d8f0d8}.s-human-edited{background:#dde6fb}.s-flagged{background:#fbd9d3}
+.dep{color:#8a3b12}p.syn{margin:.2rem 0 0;color:#444}`;
+
+/** Text for element content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+async function sha256Base64(text: string): Promise<string> {
+  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return btoa(String.fromCharCode(...new Uint8Array(d)));
+}
+
+/** The CSP the page carries (and the route sends): nothing but the inline style, by hash. */
+export async function htmlCsp(): Promise<string> {
+  return `default-src 'none'; style-src 'sha256-${await sha256Base64(HTML_STYLE)}'; base-uri 'none'; form-action 'none'`;
+}
+
+const status = (s: string | undefined) => {
+  const v = s ?? "auto-generated";
+  return `<span class="s s-${escapeHtml(v)}">${escapeHtml(v)}</span>`;
+};
+
+export async function renderHtml(
+  archive: { id: string; name: string },
+  records: ChunkRecord[],
+  edges: GraphEdge[],
+  opts: { asOf: number; exportedAt: number; scope?: string | undefined },
+): Promise<string> {
+  const e = escapeHtml;
+  const csp = await htmlCsp();
+  const out: string[] = [
+    "<!doctype html>",
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta http-equiv="Content-Security-Policy" content="${e(csp)}">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<title>${e(archive.name)} - PaperGuru export</title>`,
+    `<style>${HTML_STYLE}</style></head><body>`,
+    `<h1>${e(archive.name)} <code>${e(archive.id)}</code></h1>`,
+    `<p>${records.length} chunk${records.length === 1 ? "" : "s"} and ${edges.length} edge${edges.length === 1 ? "" : "s"} as of ${e(iso(opts.asOf))}${opts.scope ? `, ${e(opts.scope)}` : ""}; exported ${e(iso(opts.exportedAt))}.</p>`,
+  ];
+  const byKind = new Map<string, ChunkRecord[]>();
+  for (const r of records) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+  for (const kind of [...byKind.keys()].sort()) {
+    const rows = byKind.get(kind) ?? [];
+    out.push(`<h2>${e(kind)} (${rows.length})</h2>`, "<table><thead><tr>");
+    out.push("<th>id</th><th>version</th><th>title</th><th>valid from</th><th>review</th></tr></thead><tbody>");
+    for (const r of rows) {
+      const dep =
+        r.deprecatedAt !== null
+          ? `<div class="dep">deprecated ${e(iso(r.deprecatedAt))}${r.deprecatedBy ? ` by <code>${e(r.deprecatedBy)}</code>` : ""}</div>`
+          : "";
+      const ver = `v${r.version}${r.version !== r.latestVersion ? ` of ${r.latestVersion}` : ""}`;
+      const syn = r.synopsis ? `<p class="syn">${e(r.synopsis)}</p>` : "";
+      out.push(
+        `<tr id="${e(r.id)}"><td><code>${e(r.id)}</code></td><td>${ver}</td><td>${e(r.title)}${syn}${dep}</td><td>${e(iso(r.validFrom))}</td><td>${status(r.reviewStatus)}</td></tr>`,
+      );
+    }
+    out.push("</tbody></table>");
+  }
+  if (edges.length) {
+    out.push(`<h2>Edges (${edges.length})</h2>`, "<table><thead><tr>");
+    out.push(
+      "<th>from</th><th>type</th><th>to</th><th>weight</th><th>valid from</th><th>review</th></tr></thead><tbody>",
+    );
+    for (const g of edges)
+      out.push(
+        `<tr><td><code>${e(g.src)}</code></td><td>${e(g.type)}</td><td><code>${e(g.dst)}</code></td><td>${Number(g.weight.toPrecision(4))}</td><td>${e(iso(g.validFrom))}</td><td>${status(g.reviewStatus)}</td></tr>`,
+      );
+    out.push("</tbody></table>");
+  }
+  out.push("</body></html>", "");
+  return out.join("\n");
+}

@@ -1,0 +1,144 @@
+/**
+ * DBLP publication search API (https://dblp.org/faq/How+to+use+the+dblp+search+API.html): request builder
+ * and parser for `GET https://dblp.org/search/publ/api?q=…&format=json&h=…`, answered
+ * `{result: {query, status: {"@code", text}, hits: {"@total", "@sent", hit: [{"@score", "@id", info,
+ * url}]}}}`. `info`: `authors.author` (one object or an array of `{"@pid", text}`), `title` (ending in a
+ * period), `venue` (a string or an array), `year`, `type` ("Conference and Workshop Papers", "Journal
+ * Articles", "Informal and Other Publications", ...), `key` (the dblp record key), `doi`, `ee` (electronic
+ * editions: a string or an array of URLs), `url` (the record page).
+ *
+ * DBLP has no abstracts and no citation counts: a record is its header (title, authors, venue, year,
+ * type). The dblp key is an alias of the paper entity (`dblp:conf/nips/GutierrezSGYS24`).
+ */
+import { fail, ok, type Result } from "../errors";
+import { arr, finishPlan, isObject, type JsonObject, num, parseJson, personEntity, str } from "../formats/common";
+import { paperIdentity } from "../formats/paper";
+import { emptyPlan, type ImportPlan } from "../formats/types";
+import { slug } from "../ids";
+import type { ArtifactInput, EntityInput } from "../ingest";
+import {
+  authorsLine,
+  type ConditionalHeaders,
+  clampInt,
+  conditionalHeaders,
+  type HttpRequestSpec,
+  paperArtifact,
+  type SourceSpec,
+} from "./types";
+
+export const DBLP_API = "https://dblp.org/search/publ/api";
+
+/** GET request for DBLP: `query` is the search text (DBLP's own syntax: words, `author:`, `venue:`, `year:`…); `h` default 100 (max 1000). */
+export function dblpRequest(
+  spec: SourceSpec,
+  cond: ConditionalHeaders = {},
+  opts: { hits?: number } = {},
+): HttpRequestSpec {
+  const base = (spec.location.trim() || DBLP_API).replace(/\/+$/, "");
+  const params = new URLSearchParams({
+    q: spec.query.trim(),
+    format: "json",
+    h: String(clampInt(opts.hits, 100, 1, 1000)),
+  });
+  return { url: `${base}?${params.toString()}`, headers: conditionalHeaders(cond, { Accept: "application/json" }) };
+}
+
+/** A string or the `text` of an object (DBLP's JSON writes XML text nodes so). */
+function text(v: unknown): string | undefined {
+  return str(v) ?? (isObject(v) ? str(v.text) : undefined);
+}
+
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
+
+/** DBLP disambiguates homonyms with a 4-digit suffix ("Wei Wang 0001"): not part of the name. */
+const personName = (s: string) => s.replace(/\s+\d{4}$/, "").trim();
+
+function hitToPlan(info: JsonObject, ref: string): { artifact?: ArtifactInput; skip?: string; ref: string } {
+  const title = (text(info.title) ?? "").replace(/\.\s*$/, "").trim();
+  const key = str(info.key);
+  const ees = list(info.ee)
+    .map(text)
+    .filter((x): x is string => !!x);
+  const arxivEe = ees.map((u) => /arxiv\.org\/(?:abs|pdf)\/([^?#\s]+?)(?:\.pdf)?$/i.exec(u)?.[1]).find(Boolean);
+  const identity = paperIdentity(
+    [arxivEe ? `arXiv:${arxivEe}` : undefined, str(info.doi), ...ees.filter((u) => /doi\.org\//i.test(u))],
+    title,
+  );
+  const label = key ? `dblp:${key}` : ref;
+  if (!identity) return { skip: "record has no DOI, arXiv id or title", ref: label };
+  const entities: EntityInput[] = [
+    { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), ...(key ? [`dblp:${key}`] : [])] },
+  ];
+  const venues = list(info.venue)
+    .map(text)
+    .filter((x): x is string => !!x);
+  for (const v of venues) entities.push({ type: "venue", name: v });
+  const authors: string[] = [];
+  for (const a of list(isObject(info.authors) ? info.authors.author : undefined)) {
+    const name = text(a);
+    if (!name) continue;
+    authors.push(personName(name));
+    const e = personEntity(personName(name));
+    if (e) entities.push(e);
+  }
+  const year = num(info.year) ?? (str(info.year) ? Number(str(info.year)) : undefined);
+  const type = str(info.type);
+  const lines = [title || identity.id];
+  if (authors.length) lines.push(authorsLine(authors));
+  if (venues.length) lines.push(`Venue: ${venues.join(", ")}`);
+  if (year !== undefined && Number.isFinite(year)) lines.push(`Year: ${year}`);
+  if (type) lines.push(`Type: ${type}`);
+  if (key) lines.push(`DBLP: ${key}`);
+  const source = str(info.url) ?? (key ? `https://dblp.org/rec/${key}` : undefined);
+  return {
+    ref: label,
+    artifact: paperArtifact(
+      { id: identity.id, title: title || identity.id, header: lines, abstract: "" },
+      {
+        entities,
+        boundaries: [
+          ...(year !== undefined && Number.isFinite(year) ? [`year:${year}`] : []),
+          ...(type ? [`type:${slug(type)}`] : []),
+          "source:dblp",
+        ],
+        ...(source ? { source } : {}),
+      },
+    ),
+  };
+}
+
+/**
+ * A DBLP search response as an ImportPlan: one `paper` artifact per hit (identity arXiv (from `ee`) > DOI >
+ * title; the dblp key as an alias; authors without DBLP's homonym numbers; venues; boundaries `year:`,
+ * `type:`, `source:dblp`).
+ */
+export function parseDblp(json: string): Result<ImportPlan> {
+  const parsed = parseJson(json, "DBLP");
+  if (!parsed.ok) return parsed;
+  const body = parsed.value;
+  const result = isObject(body) && isObject(body.result) ? body.result : null;
+  if (!result)
+    return fail(
+      "validation",
+      "DBLP response has no `result` object",
+      "body",
+      "pass the body of /search/publ/api?format=json",
+    );
+  const status = isObject(result.status) ? result.status : {};
+  const code = str(status["@code"]);
+  if (code && code !== "200")
+    return fail("validation", `DBLP API error ${code}: ${text(status) ?? ""}`.trim(), "query", "check the DBLP query");
+  const hits = isObject(result.hits) ? list(result.hits.hit) : [];
+  const { artifacts, deprecations, skipped } = emptyPlan();
+  for (const [i, h] of arr(hits).entries()) {
+    const info = isObject(h) && isObject(h.info) ? h.info : null;
+    if (!info) {
+      skipped.push({ ref: `hits.${i}`, reason: "hit has no info object" });
+      continue;
+    }
+    const r = hitToPlan(info, `hits.${i}`);
+    if (r.artifact) artifacts.push(r.artifact);
+    if (r.skip) skipped.push({ ref: r.ref, reason: r.skip });
+  }
+  return ok(finishPlan(artifacts, deprecations, skipped));
+}

@@ -1,0 +1,121 @@
+/** Human verification (statuses and history of nodes and edges) and retrieval metrics with stored runs. */
+import * as S from "../../contract";
+import { body, failure, json } from "../common";
+import { errorResponse as err, errors } from "../docs";
+import { endpoint, resourceApp } from "../route";
+
+export const reviewRoutes = resourceApp();
+
+endpoint(
+  reviewRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/review",
+    tags: ["review"],
+    summary: "Verify, edit, add or remove an edge, flag",
+    description:
+      "One human-verification operation on a node (`chunk`) or an edge (`edge`: from, type, to), recorded with the calling key as actor, the `reason` and the valid time `at` (default now). Statuses: auto-generated (never reviewed), human-verified (verify), human-edited (edit, add_edge, remove_edge), flagged (flag, reason required). `edit` writes a new version with `changes`; `add_edge` and `remove_edge` write a new version of `from` with the edge added or without it, so a removed edge's validity ends at `at` and reads as of an earlier time still see it. Statuses are append-only annotation events (`review`, `review:edge:<type>:<to>` on the source chunk): `GET /review` reads them as of any time, and the exports carry them.",
+    request: { params: S.ArchiveParam, ...body(S.ReviewBody) },
+    responses: {
+      201: json(S.ReviewResult, "Recorded"),
+      ...errors(400, 401, 403, 413, 503),
+      404: err(404, "No such archive, chunk or edge"),
+      409: err(
+        409,
+        "The edge already exists, the chunk is deprecated, `at` is not after the current version, or the edit changes nothing",
+      ),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.review.apply(
+      c.req.valid("param").archive,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
+    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  reviewRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/review",
+    tags: ["review"],
+    summary: "Review status and history of a node or an edge",
+    description:
+      "`chunk=` (a node) or `from=`, `type=`, `to=` (an edge): the status at `as_of` (default now), who set it, when and why, and every review event up to then. An edge also shows its stored validity interval (`exists`: valid at as_of); a node lists its reviewed out-edges with their statuses.",
+    request: { params: S.ArchiveParam, query: S.ReviewQuery },
+    responses: { 200: json(S.ReviewState), ...errors(400, 401, 403), 404: err(404, "No such archive or chunk") },
+  },
+  async (c) => {
+    const res = await c.var.app.review.state(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  reviewRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/metrics/retrieval",
+    tags: ["review"],
+    summary: "Retrieval metrics against gold ids",
+    description:
+      "Runs each query (at most 100 per call) through the router (`/route` with `limit` = the largest K, the query's `filter`, `as_of`) and scores the returned chunk ids against its `gold` ids: hit (a gold id in the top max K), reciprocal rank, Recall@K = |gold ∩ top K| / |gold| and Precision@K = |gold ∩ top K| / K per query, and their means (hit rate, MRR, Recall@K, Precision@K). The run is stored (unless `store` is false) with its id, `name`, time and actor, to be compared with later runs.",
+    request: { params: S.ArchiveParam, ...body(S.RetrievalMetricsBody) },
+    responses: {
+      201: json(S.RetrievalRun, "The run with per-query and aggregate metrics"),
+      ...errors(400, 401, 403, 404, 413),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.review.retrieval(
+      c.req.valid("param").archive,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
+    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  reviewRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/metrics/retrieval/runs",
+    tags: ["review"],
+    summary: "Stored retrieval-metric runs",
+    description:
+      "The runs of this archive, newest first, with their aggregates (no per-query rows), one page at a time.",
+    request: { params: S.ArchiveParam, query: S.RunListQuery },
+    responses: { 200: json(S.RetrievalRunPage), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    const res = await c.var.app.review.runs(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  reviewRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/metrics/retrieval/runs/{run}",
+    tags: ["review"],
+    summary: "One retrieval-metric run",
+    description: "The run with its aggregate and per-query metrics (query, gold ids, returned ids).",
+    request: { params: S.ArchiveParam.extend(S.RunParam.shape) },
+    responses: { 200: json(S.RetrievalRun), ...errors(400, 401, 403), 404: err(404, "No such archive or run") },
+  },
+  async (c) => {
+    const p = c.req.valid("param");
+    const res = await c.var.app.review.run(p.archive, p.run);
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
