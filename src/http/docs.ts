@@ -36,7 +36,7 @@ The context answer holds evidence cards: a claim, its logic sketch and anchors, 
 
 ## MCP
 
-\`/mcp\` speaks MCP over streamable HTTP, statelessly: POST JSON-RPC with \`Authorization: Bearer <key>\` and \`Accept: application/json, text/event-stream\` (without that Accept header the transport answers 406). Tools: context, route (with \`code_pairs: true\`: xKG technique → code pairs), expand, verify, read, list, history, neighbours, resolve, export, remember, deprecate, forget, entity, session, project (the pre-turn brief with \`request\`, else the whole project state), annotate; resources: each archive the key reads and its chunks (\`paperguru://<archive>/chunks/<id>\`); prompts: brief, changes. A client configuration:
+\`/mcp\` speaks MCP over streamable HTTP, statelessly: POST JSON-RPC with \`Authorization: Bearer <key>\` and \`Accept: application/json, text/event-stream\` (without that Accept header the transport answers 406). Tools: context, route (with \`code_pairs: true\`: xKG technique → code pairs), expand, verify, read, list, history, neighbours, resolve, export, remember, deprecate, forget, entity, session, project (the pre-turn brief with \`request\`, else the whole project state), annotate, research and curate (research memory: \`op\` names the capability, \`args\` is the request of its REST route in this page; research reads, curate writes); resources: each archive the key reads and its chunks (\`paperguru://<archive>/chunks/<id>\`); prompts: brief, changes. A client configuration:
 
 \`\`\`
 {"mcpServers": {"paperguru": {"type": "http", "url": "http://127.0.0.1:8787/mcp",

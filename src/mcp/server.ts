@@ -54,6 +54,7 @@ const CHECKED_BY_SERVER = new Set([
   "exclusiveMaximum",
   "pattern",
   "additionalProperties",
+  "propertyNames",
 ]);
 
 const isIsoTime = (n: unknown): boolean =>

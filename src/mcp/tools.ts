@@ -15,18 +15,22 @@ import { INGEST_LIMITS } from "../core/ingest";
 import { RELATION_LIMITS } from "../core/relations";
 import { countTokens, DEFAULT_TOKENIZER } from "../core/text/tokenizer";
 import { CHUNK_KINDS, ENTITY_TYPES } from "../core/types";
+import { type Op, READ_OPS, runOp, WRITE_OPS } from "./ops";
 
 // ------------------------------------------------------------------ shared fields
 
 // `archive` is explained once, in the server instructions.
 const archive = S.ArchiveParam.shape.archive;
-const asOf = S.Time.optional().describe("ISO 8601; answer as of then (default now).");
+// as_of and session_id are explained once, in the server instructions (each description here is paid
+// for in every agent's context: the as_of one, repeated in 11 tools, was 500 bytes of tools/list).
+const asOf = S.Time.optional();
 const query = z.string().min(1).max(8000).describe("What you need, in natural language.");
 const boundaries = S.RouteBody.shape.boundaries.describe('Preferred boundary tags, e.g. ["split:dev"].');
-const sessionId = S.RouteBody.shape.session_id.describe("Your session id (seeds recency).");
-const chunkId = z.string().min(1).max(S.MAX_ID).describe("Chunk id.");
-const includeTrace = z.boolean().optional().describe("Add the routing trace (large). Default false.");
-const tokenizer = S.ContextBody.shape.tokenizer.describe("Budget encoding; default cl100k_base.");
+const sessionId = S.RouteBody.shape.session_id;
+const chunkId = z.string().min(1).max(S.MAX_ID);
+const includeTrace = z.boolean().optional().describe("Adds the routing trace (large).");
+/** The budget's encoding; the default, cl100k_base, is listed first. */
+const tokenizer = S.ContextBody.shape.tokenizer;
 const cursor = z.string().min(1).max(1024).optional().describe("next_cursor of the previous page.");
 const limit = z.number().int().min(1).max(500).optional().describe("Page size (default 50).");
 
@@ -159,10 +163,12 @@ function tool<I extends z.ZodObject>(d: {
   const readOnly = d.scope === "read";
   return {
     ...d,
-    // destructiveHint and idempotentHint mean something only for tools that write (MCP spec).
+    // destructiveHint and idempotentHint mean something only for tools that write (MCP spec). Hints
+    // equal to the spec's defaults (readOnlyHint false, idempotentHint false) are left out of writes:
+    // 270 bytes of tools/list; destructiveHint (default true) and openWorldHint (default true) stay.
     annotations: readOnly
       ? { readOnlyHint: true, openWorldHint: false }
-      : { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, ...d.annotations },
+      : { destructiveHint: false, openWorldHint: false, ...d.annotations },
     run: async (app, archive, args, caller = {}) => {
       const { archive: _archive, ...rest } = args as z.infer<I> & { archive: string };
       const res = await d.run(app, archive, rest as Omit<z.infer<I>, "archive">, caller);
@@ -177,6 +183,10 @@ const strict = <T extends z.ZodRawShape>(shape: T) => z.object({ archive, ...sha
 /** The longest export text one call returns (characters); the REST export has no such cap. */
 export const MCP_EXPORT_MAX_CHARS = 200_000;
 
+/** An op table's names as the tool's `op` enum. */
+const opName = (t: Record<string, Op>) => z.enum(Object.keys(t) as [string, ...string[]]);
+const opArgs = z.record(z.string().max(64), z.unknown()).optional().describe("The op's fields; default {}.");
+
 export const TOOLS: McpTool[] = [
   tool({
     name: "context",
@@ -190,7 +200,7 @@ export const TOOLS: McpTool[] = [
       budget_tokens: S.ContextBody.shape.budget_tokens.describe("Tokens for the whole result; default 2000."),
       as_of: asOf,
       boundaries,
-      session_id: S.ContextBody.shape.session_id.describe("Your session: recent events fill short_term."),
+      session_id: sessionId,
       max_cards: S.ContextBody.shape.max_cards,
       max_card_tokens: S.ContextBody.shape.max_card_tokens,
       short_term_share: S.ContextBody.shape.short_term_share,
@@ -548,5 +558,25 @@ export const TOOLS: McpTool[] = [
       const cap = max_chars ?? MCP_EXPORT_MAX_CHARS;
       return done({ format, chars: text.length, truncated: text.length > cap, text: text.slice(0, cap) });
     },
+  }),
+  tool({
+    name: "research",
+    title: "Research memory: reads",
+    description:
+      "Outline tree, hubs, drafts, convergence, assembly, feedback pick, statuses, metric runs; args: the op's REST request (/docs).",
+    scope: "read",
+    input: strict({ op: opName(READ_OPS), args: opArgs }),
+    output: z.object({}).passthrough(),
+    run: (app, a, { op, args }, caller) => runOp(READ_OPS, app, a, op, args, caller.authorization),
+  }),
+  tool({
+    name: "curate",
+    title: "Research memory: writes",
+    description:
+      "Gather hub evidence, write a draft, review a node or edge, run retrieval metrics; args: the op's REST request (/docs).",
+    scope: "write",
+    input: strict({ op: opName(WRITE_OPS), args: opArgs }),
+    output: z.object({}).passthrough(),
+    run: (app, a, { op, args }, caller) => runOp(WRITE_OPS, app, a, op, args, caller.authorization),
   }),
 ];

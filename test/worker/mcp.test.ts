@@ -102,6 +102,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TOOL_NAMES = [
   "annotate",
   "context",
+  "curate",
   "deprecate",
   "entity",
   "expand",
@@ -113,15 +114,16 @@ const TOOL_NAMES = [
   "project",
   "read",
   "remember",
+  "research",
   "resolve",
   "route",
   "session",
   "verify",
 ];
-const WRITERS = ["remember", "deprecate", "forget", "entity", "session", "annotate"];
+const WRITERS = ["remember", "deprecate", "forget", "entity", "session", "annotate", "curate"];
 
 describe("MCP: discovery", () => {
-  it("lists the seventeen tools in at most 12 KB, with the arguments an agent needs", async () => {
+  it("lists the nineteen tools in at most 12 KB, with the arguments an agent needs", async () => {
     const { key } = await newArchive("mcp");
     const client = await connect(key);
     expect(client.getServerVersion()?.name).toBe("paperguru");
@@ -140,7 +142,8 @@ describe("MCP: discovery", () => {
       expect(required(t.name)).toContain("archive");
       expect(t.description?.length ?? 0).toBeGreaterThan(40);
       expect(t.title).toBeUndefined();
-      expect(t.annotations?.readOnlyHint, t.name).toBe(!WRITERS.includes(t.name));
+      // readOnlyHint is left out of writers: false is the MCP default.
+      expect(t.annotations?.readOnlyHint ?? false, t.name).toBe(!WRITERS.includes(t.name));
       expect(t.annotations?.openWorldHint).toBe(false);
       if (!t.annotations?.readOnlyHint)
         expect(t.annotations?.destructiveHint, t.name).toBe(["forget", "deprecate"].includes(t.name));
@@ -498,6 +501,7 @@ describe("MCP: authentication and archive isolation", () => {
       ["read", { chunk: DPR.id }],
       ["export", { format: "markdown" }],
       ["project", { request: "dense retrieval" }],
+      ["research", { op: "tree", args: { root: DPR.id } }],
     ];
     const writes: Array<[string, Json]> = [
       ["remember", { artifacts: [HIPPO] }],
@@ -507,6 +511,7 @@ describe("MCP: authentication and archive isolation", () => {
       ["session", { session_id: "s1", events: [{ role: "user", text: "hi" }] }],
       ["forget", { chunk: DPR.id }],
       ["annotate", { chunk: DPR.id, key: "status", value: "committed" }],
+      ["curate", { op: "review", args: { op: "verify", chunk: DPR.id } }],
     ];
     expect(new Set([...reads, ...writes].map(([n]) => n)).size).toBe(TOOL_NAMES.length);
     for (const [name, args] of [...reads, ...writes]) {
@@ -740,5 +745,93 @@ describe("MCP: coding-agent memory", () => {
     });
     const pairs = await ok(client, "route", { archive: id, query: "least recently used eviction", code_pairs: true });
     expect(pairs.pairs[0]).toMatchObject({ technique: { id: "t:lru" }, code: { id: "code:lru" }, grounded: true });
+  });
+});
+
+describe("MCP: research memory (research reads, curate writes)", () => {
+  it("ops take the REST request as args: an outline tree, a draft with verified evidence, its convergence; bad args name the field", async () => {
+    const { id, key } = await newArchive("mcp-research");
+    const client = await connect(key);
+    const section = (sid: string, title: string, extra: Json[]) => ({
+      id: sid,
+      kind: "section",
+      title,
+      content: `${title}: what the review says about it.`,
+      boundaries: ["outline"],
+      edges: extra,
+      valid_from: "2024-01-01T00:00:00Z",
+    });
+    await ok(client, "remember", {
+      archive: id,
+      artifacts: [
+        {
+          id: "paper:de",
+          kind: "paper",
+          title: "Differential entropy features for EEG emotion recognition",
+          content: "Differential entropy of band-passed EEG signals is a strong feature for emotion recognition.",
+          valid_from: "2023-01-01T00:00:00Z",
+        },
+        section("rev", "EEG emotion recognition review", []),
+        section("rev/features", "Features", [
+          { type: "part-of", target: "rev" },
+          { type: "cites", target: "paper:de" },
+        ]),
+      ],
+    });
+    const tree = await ok(client, "research", { archive: id, op: "tree", args: { root: "rev" } });
+    expect(tree.nodes.map((n: Json) => n.id)).toEqual(["rev", "rev/features"]);
+    const features = tree.nodes.find((n: Json) => n.id === "rev/features");
+    expect(features.references.map((r: Json) => r.id)).toEqual(["paper:de"]);
+
+    // A draft resting on an exact span of the paper; curate writes it, research reads it back.
+    const drafted = await call(client, "curate", {
+      archive: id,
+      op: "draft",
+      args: {
+        node: "rev/features",
+        text: "Differential entropy features dominate.",
+        evidence: [{ artifact_id: "paper:de", version: 1, start: 0, end: 20, snippet: "Differential entropy" }],
+        at: "2024-02-01T00:00:00Z",
+      },
+    });
+    expect(drafted.isError, JSON.stringify(drafted.json)).toBe(false);
+    const read = await ok(client, "research", { archive: id, op: "draft", args: { node: "rev/features" } });
+    expect(JSON.stringify(read)).toContain("Differential entropy features dominate.");
+    const conv = await ok(client, "research", {
+      archive: id,
+      op: "convergence",
+      args: { draft: "rev/features#draft" },
+    });
+    expect(conv).toBeTypeOf("object");
+
+    // Bad args name the field under args; an unknown op names op.
+    const bad = await call(client, "research", { archive: id, op: "tree", args: {} });
+    expect(bad.isError).toBe(true);
+    expect(bad.json.error.field).toBe("args.root");
+    const wrongOp = await call(client, "research", { archive: id, op: "gather", args: {} });
+    expect(wrongOp.isError).toBe(true);
+    expect(wrongOp.json.error.field).toBe("op");
+    const badEvidence = await call(client, "curate", {
+      archive: id,
+      op: "draft",
+      args: {
+        node: "rev/features",
+        text: "x",
+        evidence: [{ artifact_id: "paper:de", version: 1, start: 0, end: 5, snippet: "Nope!" }],
+      },
+    });
+    expect(badEvidence.isError).toBe(true);
+
+    // A read-only key may call research but not curate.
+    const readOnly = (await api("POST", `/v1/archives/${id}/keys`, { scopes: ["read"] })).body.secret as string;
+    const reader = await connect(readOnly);
+    await ok(reader, "research", { archive: id, op: "tree", args: { root: "rev" } });
+    const refused = await call(reader, "curate", {
+      archive: id,
+      op: "draft",
+      args: { node: "rev/features", text: "y" },
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.json.error.type).toBe("forbidden");
   });
 });

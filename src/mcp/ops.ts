@@ -1,0 +1,68 @@
+/**
+ * The research-memory operations behind two MCP tools, `research` (reads) and `curate` (writes):
+ * each op takes the REST request of the same capability as `args` (the fields /docs lists for it)
+ * and calls the same use case. One tool per op would list every schema in tools/list, a fixed cost
+ * in every agent's context held under 12 KB; here the listing names the ops and the server checks
+ * `args` against the op's zod schema, naming the field at fault (`args.<field>`).
+ */
+import type { z } from "zod";
+import type { UseCases } from "../app";
+import * as S from "../contract";
+import { fail, type Result, schemaFailure } from "../core/errors";
+
+/** One op: the schema its `args` must match and the use case it calls. */
+export interface Op {
+  /** The REST route whose request `args` is, for the error hint and the docs. */
+  rest: string;
+  schema: z.ZodType;
+  run(app: UseCases, archive: string, args: never, authorization: string | undefined): Promise<Result<object>>;
+}
+
+function op<T extends z.ZodType>(
+  rest: string,
+  schema: T,
+  run: (app: UseCases, archive: string, args: z.infer<T>, authorization: string | undefined) => Promise<Result<object>>,
+): Op {
+  return { rest, schema, run: run as Op["run"] };
+}
+
+/** Reads: they change nothing. */
+export const READ_OPS = {
+  tree: op("GET /tree", S.TreeQuery, (app, a, x) => app.research.tree(a, x)),
+  hub: op("GET /hubs", S.HubQuery, (app, a, x) => app.research.hub(a, x)),
+  draft: op("GET /drafts", S.DraftQuery, (app, a, x) => app.research.readDraft(a, x)),
+  convergence: op("GET /convergence", S.ConvergenceQuery, (app, a, x) => app.research.convergence(a, x)),
+  assemble: op("POST /assemble", S.AssembleBody, (app, a, x) => app.research.assemble(a, x)),
+  feedback: op("POST /feedback/select", S.FeedbackSelectBody, (app, a, x) => app.research.selectFeedback(a, x)),
+  review_state: op("GET /review", S.ReviewQuery, (app, a, x) => app.review.state(a, x)),
+  runs: op("GET /metrics/retrieval/runs", S.RunListQuery, (app, a, x) => app.review.runs(a, x)),
+  run: op("GET /metrics/retrieval/runs/{run}", S.RunParam.pick({ run: true }), (app, a, x) => app.review.run(a, x.run)),
+} satisfies Record<string, Op>;
+
+/** Writes: each adds versions, annotations or a stored run. */
+export const WRITE_OPS = {
+  gather: op("POST /hubs/gather", S.GatherBody, (app, a, x) => app.research.gather(a, x)),
+  draft: op("POST /drafts", S.DraftBody, (app, a, x) => app.research.draft(a, x)),
+  review: op("POST /review", S.ReviewBody, (app, a, x, auth) => app.review.apply(a, x, auth)),
+  metrics: op("POST /metrics/retrieval", S.RetrievalMetricsBody, (app, a, x, auth) => app.review.retrieval(a, x, auth)),
+} satisfies Record<string, Op>;
+
+/** Run `op` of `table` with `args` checked against its schema. */
+export async function runOp(
+  table: Record<string, Op>,
+  app: UseCases,
+  archive: string,
+  name: string,
+  args: unknown,
+  authorization: string | undefined,
+): Promise<Result<object>> {
+  const o = table[name];
+  if (!o) return fail("validation", `op: unknown op ${name}`, "op", `one of ${Object.keys(table).join(", ")}`);
+  const parsed = o.schema.safeParse(args ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ ...i, path: ["args", ...i.path] }));
+    const hint = `args is the request of ${o.rest} (see /docs)`;
+    return { ok: false, error: schemaFailure(issues, { subject: "args", hint, fieldFallback: true }) };
+  }
+  return o.run(app, archive, parsed.data as never, authorization);
+}
