@@ -8,6 +8,7 @@ import { D1AnnotationStore } from "./annotations";
 import { D1ArchiveStore } from "./archives";
 import { D1ChangeLog } from "./changelog";
 import { D1ChunkStore } from "./chunks";
+import { D1DiscoveryStore } from "./discovery";
 import { D1EntityStore } from "./entities";
 import { D1EventStore } from "./events";
 import { D1ExportReader } from "./export-reader";
@@ -49,5 +50,6 @@ export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
     forget: new D1ForgetStore(db),
     events: new D1EventStore(db),
     annotations: new D1AnnotationStore(db),
+    discovery: new D1DiscoveryStore(db),
   };
 }
