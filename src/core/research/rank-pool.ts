@@ -17,7 +17,7 @@
  */
 import {
   type Candidate,
-  cosine,
+  dot,
   MODES,
   mmr,
   type RankingMode,
@@ -89,13 +89,13 @@ const byCombined = (a: RankedItem, b: RankedItem) =>
 
 const fold = (s: string) => s.trim().toLowerCase();
 
-/** Mean pairwise cosine of the given TF-IDF vectors. */
+/** Mean pairwise cosine of the given L2-normalised TF-IDF vectors. */
 export function intraListSimilarity(vecs: ReadonlyArray<Map<string, number>>): number {
   let sum = 0;
   let n = 0;
   for (let i = 0; i < vecs.length; i++)
     for (let j = i + 1; j < vecs.length; j++) {
-      sum += cosine(vecs[i] as Map<string, number>, vecs[j] as Map<string, number>);
+      sum += dot(vecs[i] as Map<string, number>, vecs[j] as Map<string, number>);
       n++;
     }
   return n ? sum / n : 0;
@@ -104,8 +104,9 @@ export function intraListSimilarity(vecs: ReadonlyArray<Map<string, number>>): n
 export function rankPool(pool: readonly PoolCandidate[], o: RankOptions): RankOutcome {
   const base = o.mode === "poe" ? null : MODES[o.mode as RankingMode];
   const weights = base ? { ...base.weights, ...definedOnly(o.weights ?? {}) } : null;
+  const vecs = tfidf(pool.map((p) => p.text));
   // poe: the other scores are still computed (shown per item); combined is PoE / max PoE.
-  const scored = scorePool(pool, weights ?? { similarity: 0, recency: 0, novelty: 0, bm25: 0 });
+  const scored = scorePool(pool, weights ?? { similarity: 0, recency: 0, novelty: 0, bm25: 0 }, vecs);
   if (!weights) {
     const maxPoe = Math.max(0, ...pool.map((p) => p.poe));
     scored.forEach((s, i) => {
@@ -147,7 +148,7 @@ export function rankPool(pool: readonly PoolCandidate[], o: RankOptions): RankOu
       .sort((a, b) => (b.citations ?? 0) - (a.citations ?? 0) || byCombined(a, b));
   } else if (lambda !== null) {
     const byId = new Map(items.map((x) => [x.id, x]));
-    const picks = mmr(pool, scored, lambda, Math.min(o.k, pool.length));
+    const picks = mmr(pool, scored, lambda, Math.min(o.k, pool.length), vecs);
     comparisons = picks.length > 1 ? (picks.length - 1) * pool.length : 0;
     picks.forEach((id, i) => {
       (byId.get(id) as RankedItem).mmrRank = i + 1;
@@ -160,7 +161,6 @@ export function rankPool(pool: readonly PoolCandidate[], o: RankOptions): RankOu
     order = [...combinedOrder].sort((a, b) => val(b) - val(a) || byCombined(a, b));
   }
   const index = new Map(pool.map((p, i) => [p.id, i]));
-  const vecs = tfidf(pool.map((p) => p.text));
   const top = order.slice(0, ILS_K).map((x) => vecs[index.get(x.id) as number] as Map<string, number>);
   return {
     mode: o.mode,
