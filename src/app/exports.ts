@@ -4,7 +4,7 @@ import { type ContextBody, toMs } from "../contract";
 import type { ContextExportFormat, ExportFormat } from "../core/export/types";
 import type { AppDeps } from "./deps";
 import { exportArchive, exportContext } from "./feeds/export";
-import { resolveFilter, toContextRequest } from "./operations";
+import { contextRanking, resolveFilter, toContextRequest } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -30,7 +30,12 @@ export function exportUseCases(d: AppDeps) {
     /** The cards of a /context request rendered in `format`. */
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
       const filter = await resolveFilter(d.stores.chunks, archive, b.filter, toMs(b.as_of) ?? d.clock.now());
-      return exportContext(deps, toContextRequest(archive, b, filter), b.format);
+      const { order } = contextRanking(
+        { discovery: d.stores.discovery, annotations: d.stores.annotations },
+        archive,
+        b,
+      );
+      return exportContext(deps, { ...toContextRequest(archive, b, filter), order }, b.format);
     },
   };
 }

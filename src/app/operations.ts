@@ -319,6 +319,24 @@ export function toContextRequest(archive: string, b: In<typeof S.ContextBody>, f
   };
 }
 
+/**
+ * A /context body's `ranking` as the kernel's reorder hook (undefined without one) and, after the
+ * call, the ranking result it produced.
+ */
+export function contextRanking(reads: DiscoveryReads, archive: string, b: In<typeof S.ContextBody>) {
+  const rk = b.ranking;
+  let result: In<typeof S.RankingResult> | undefined;
+  const order = rk
+    ? async (route: RouteResult, at: number) => {
+        // The cards come from the first max_cards + 4 (some may not fit the budget).
+        const ranked = await rankCandidates(reads, archive, route.candidates, rk, at, (b.max_cards ?? 20) + 4);
+        result = ranked.result;
+        return reorders(rk) ? ranked.order.map((x) => x.chunk) : null;
+      }
+    : undefined;
+  return { order, result: () => result };
+}
+
 /** POST /v1/archives/{a}/context */
 export async function contextOp(
   pg: PaperGuru,
@@ -328,21 +346,12 @@ export async function contextOp(
   reads?: DiscoveryReads,
 ) {
   const t = S.toMs(b.as_of) ?? Date.now();
-  let ranking: In<typeof S.RankingResult> | undefined;
-  const rk = b.ranking;
-  const order =
-    rk && reads
-      ? async (route: RouteResult, at: number) => {
-          // The cards come from the first max_cards + 4 (some may not fit the budget).
-          const ranked = await rankCandidates(reads, archive, route.candidates, rk, at, (b.max_cards ?? 20) + 4);
-          ranking = ranked.result;
-          return reorders(rk) ? ranked.order.map((x) => x.chunk) : null;
-        }
-      : undefined;
+  const ranker = reads ? contextRanking(reads, archive, b) : undefined;
   const r = await pg.context({
     ...toContextRequest(archive, b, await resolveFilter(store, archive, b.filter, t)),
-    order,
+    order: ranker?.order,
   });
+  const ranking = ranker?.result();
   const cards = await withFollow(store, archive, r.cards, b.follow, r.asOf);
   const { shortTerm, ...budget } = r.budget;
   return {

@@ -180,6 +180,22 @@ describe("ranking modes, MMR and views over the candidate pool", () => {
       "p25",
     ]);
     expect(ctx.body.ranking.items[0].chunk).toBe("p29");
+    // The context export renders the same ranked cards.
+    const exp = await api(
+      "POST",
+      `${base(id)}/export/context`,
+      {
+        query: "graph retrieval",
+        budget_tokens: 3000,
+        max_cards: 5,
+        format: "csv",
+        ranking: { mode: "stable", weights: { similarity: 0, recency: 1, novelty: 0, bm25: 0 } },
+      },
+      key,
+    );
+    expect(exp.status).toBe(200);
+    const order = ["p29", "p28", "p27", "p26", "p25"].map((p) => String(exp.body).indexOf(p));
+    expect(order.every((x, i) => x >= 0 && (i === 0 || x > (order[i - 1] as number)))).toBe(true);
   });
 
   it("refuses contradictory ranking inputs with a 400 naming the field", async () => {
