@@ -390,7 +390,7 @@ function quality(r: EvalResults): string {
       const bm = set.rows.find((x) => x.method === "bm25");
       out.push(
         "",
-        `${set.name}: ${int(set.documents)} documents, ${set.queries} queries (${set.scoped} scoped), ${set.meanGold.toFixed(1)} gold per query; e.g. ${set.examples.map((e) => `“${e}”`).join(", ")}.`,
+        `${set.name}: ${int(set.documents)} documents, ${set.queries} queries (${set.scoped} scoped), ${set.meanGold.toFixed(1)} gold per query; e.g. ${set.examples.map((e) => `“${e}”`).join(", ")}. \`/route\` ms per call through the local Worker: product of experts ${ms(set.routeMs.poe)}, a mode ${ms(set.routeMs.mode)}, a mode with MMR (k = 50) ${ms(set.routeMs.mmr)}.`,
         "",
         table(
           [

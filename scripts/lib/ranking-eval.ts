@@ -58,7 +58,8 @@ export interface RankingSet {
   /** Balanced mode with MMR at each λ (and without: λ = 1). */
   mmr: Array<{ lambda: number; ils10: number; recall10: number; recall50: number; mrr: number }>;
   ingestMs: number;
-  routeMs: number;
+  /** Mean /route wall ms per call through the local Worker: poe, a mode, a mode with MMR (k = 50). */
+  routeMs: { poe: number; mode: number; mmr: number };
 }
 
 export interface RankingEval {
@@ -221,8 +222,7 @@ async function runSet(
   const methods = ["bm25", "poe", "stable", "discovery", "balanced"];
   const scores = new Map(methods.map((m) => [m, new Scores(vec)]));
   const mmr = new Map<number, Scores>(LAMBDAS.map((l) => [l, new Scores(vec)]));
-  let routeMs = 0;
-  let calls = 0;
+  const ms = { poe: { total: 0, calls: 0 }, mode: { total: 0, calls: 0 }, mmr: { total: 0, calls: 0 } };
   const route = async (q: Query, ranking?: Record<string, unknown>) => {
     const t = performance.now();
     const r = await pg.route(id, {
@@ -231,8 +231,9 @@ async function runSet(
       ...(q.scope ? { filter: { boundaries_any: [q.scope] } } : {}),
       ...(ranking ? { ranking } : {}),
     } as Parameters<typeof pg.route>[1]);
-    routeMs += performance.now() - t;
-    calls++;
+    const m = ms[!ranking ? "poe" : ranking.mmr ? "mmr" : "mode"];
+    m.total += performance.now() - t;
+    m.calls++;
     return r.selected.map((s) => s.chunk);
   };
   for (const [i, q] of queries.entries()) {
@@ -271,7 +272,11 @@ async function runSet(
       }),
     ],
     ingestMs,
-    routeMs: routeMs / Math.max(1, calls),
+    routeMs: {
+      poe: ms.poe.total / Math.max(1, ms.poe.calls),
+      mode: ms.mode.total / Math.max(1, ms.mode.calls),
+      mmr: ms.mmr.total / Math.max(1, ms.mmr.calls),
+    },
   };
 }
 

@@ -71,8 +71,11 @@ export async function rankCandidates(
 ): Promise<{ order: Array<{ chunk: string; version: number; score: number }>; result: In<typeof S.RankingResult> }> {
   const t0 = perfNow();
   const ids = candidates.map((c) => c.chunk);
-  const rows = new Map((await reads.discovery.papersOf(archive, ids, t)).map((x) => [x.chunkId, x]));
-  const cites = await annotationValues(reads.annotations, archive, ids, "citations", t);
+  const [papers, cites] = await Promise.all([
+    reads.discovery.papersOf(archive, ids, t),
+    annotationValues(reads.annotations, archive, ids, "citations", t),
+  ]);
+  const rows = new Map(papers.map((x) => [x.chunkId, x]));
   const venueIds = [...new Set([...rows.values()].flatMap((x) => x.entities.filter((e) => e.startsWith("venue:"))))];
   const venueNames = venueIds.length ? await reads.discovery.entityNames(archive, venueIds) : new Map<string, string>();
   const t1 = perfNow();

@@ -6,6 +6,8 @@ import * as s from "./schema";
 
 /** Ids per statement: with the archive id and four bindings of t, under D1's 100 parameters. */
 const IDS_PER_STATEMENT = 80;
+/** Statements in flight at once (the Workers limit on simultaneous outbound connections is 6). */
+const CONCURRENT = 6;
 
 interface RawRow {
   chunkId: string;
@@ -50,18 +52,24 @@ export class D1DiscoveryStore implements DiscoveryStore {
   }
 
   async papersOf(archiveId: string, chunkIds: string[], t: number): Promise<PaperRow[]> {
+    // The statements are independent: issued CONCURRENT at a time (a 256-candidate pool is 4 of them).
+    const batches = chunked([...new Set(chunkIds)], IDS_PER_STATEMENT);
     const out: PaperRow[] = [];
-    for (const ids of chunked([...new Set(chunkIds)], IDS_PER_STATEMENT)) {
-      const rows = await this.#select(
-        archiveId,
-        t,
-        sql`v.chunk_id IN (${sql.join(
-          ids.map((id) => sql`${id}`),
-          sql`, `,
-        )})`,
-        sql``,
+    for (const group of chunked(batches, CONCURRENT)) {
+      const parts = await Promise.all(
+        group.map((ids) =>
+          this.#select(
+            archiveId,
+            t,
+            sql`v.chunk_id IN (${sql.join(
+              ids.map((id) => sql`${id}`),
+              sql`, `,
+            )})`,
+            sql``,
+          ),
+        ),
       );
-      out.push(...rows.map(toRow));
+      for (const p of parts) out.push(...p.map(toRow));
     }
     return out;
   }
