@@ -17,6 +17,7 @@ import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/cor
 import { simhash } from "../src/core/sketch";
 import { DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
 import { measureCpuCosts } from "./lib/cpu-costs";
+import { measureRankingCost } from "./lib/ranking-cost";
 import { sourceState } from "./lib/server";
 import { rng, SYNTHETIC_VOCABULARY, syntheticArchive, zipfSampler } from "./lib/synthetic";
 
@@ -233,6 +234,10 @@ for (const [work, c] of Object.entries(cpuCosts))
   console.log(
     `  ${work}: ${c.measured} / ${c.configured}${c.measured > c.configured ? "  (over: the budget under-estimates here)" : ""}`,
   );
+// Paper Circle's ranking modes and MMR over a route's candidate pool (top-M = 256): O(pool), MMR O(k·pool).
+const rankingCost = measureRankingCost(quick ? 10 : 30);
+console.log("\nRanking a candidate pool (median CPU ms: combined / MMR k=10 / MMR k=50)");
+for (const c of rankingCost) console.log(`  pool ${c.pool}: ${c.combined} / ${c.mmr10} / ${c.mmr50}`);
 const out = {
   date: new Date().toISOString(),
   commit,
@@ -243,6 +248,7 @@ const out = {
   params: DEFAULT_PARAMS,
   routing: rows,
   cpuCosts,
+  rankingCost,
   e2e,
 };
 mkdirSync(dirname(outFile), { recursive: true });

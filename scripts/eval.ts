@@ -19,7 +19,7 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc),
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -40,6 +40,7 @@ import {
   shuffled,
 } from "./lib/datasets";
 import { projectGuardEval } from "./lib/eval-projectguard";
+import { rankingEval } from "./lib/ranking-eval";
 import {
   type ContextFigure,
   type EvalResults,
@@ -680,6 +681,11 @@ async function main() {
         xkgRetrieval(server, data, join(import.meta.dirname, "data", "xkg-target-labels.json")),
       );
     }
+    let ranking = null;
+    if (wants("ranking"))
+      ranking = await timed("ranking modes and MMR: template queries on CiteSeer and the unArXive bibliography", () =>
+        rankingEval(server, data, (f) => (existsSync(f) ? readFileSync(f, "utf8") : null), log),
+      );
     let pgEval = null;
     if (wants("projectguard"))
       pgEval = await timed("ProjectGuard: briefs and renders over scripted histories", () => projectGuardEval(server));
@@ -721,6 +727,7 @@ async function main() {
       xkgRetrieval: xkgRet,
       projectguard: pgEval,
       sgmc,
+      ranking,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

@@ -380,6 +380,63 @@ function quality(r: EvalResults): string {
       }`,
     );
   }
+  const rk = r.ranking;
+  if (rk) {
+    out.push(
+      "",
+      `**Ranking modes and MMR** (\`--only ranking\`, scripts/lib/ranking-eval.ts). Template queries, generated deterministically before any run: ${rk.generator}. Each document is a \`paper\` artifact with title and content and its class as a boundary (CiteSeer also its \`cites\` edges); neither set has years as a user has them, so recency is equal within each pool. \`/route\` with limit 50 (the modes rank the top-256 candidate pool after the scope filter); BM25 ranks the whole set and keeps the scope's documents. Hit rate: a gold document in the first 10; MRR: first gold document within 50; ILS@10: mean pairwise TF-IDF cosine of the first 10 (vectors over the set).`,
+    );
+    for (const set of rk.sets) {
+      const bm = set.rows.find((x) => x.method === "bm25");
+      out.push(
+        "",
+        `${set.name}: ${int(set.documents)} documents, ${set.queries} queries (${set.scoped} scoped), ${set.meanGold.toFixed(1)} gold per query; e.g. ${set.examples.map((e) => `“${e}”`).join(", ")}. \`/route\` ms per call through the local Worker: product of experts ${ms(set.routeMs.poe)}, a mode ${ms(set.routeMs.mode)}, a mode with MMR (k = 50) ${ms(set.routeMs.mmr)}.`,
+        "",
+        table(
+          [
+            "method",
+            "hit@10 %",
+            "MRR",
+            "R@1 %",
+            "R@5 %",
+            "R@10 %",
+            "R@20 %",
+            "R@50 %",
+            "ILS@10",
+            "MRR ÷ BM25",
+            "R@10 ÷ BM25",
+          ],
+          set.rows.map((x) => [
+            x.label,
+            pct(x.hitRate10),
+            x.mrr.toFixed(3),
+            pct(x.recall["R@1"] ?? 0),
+            pct(x.recall["R@5"] ?? 0),
+            pct(x.recall["R@10"] ?? 0),
+            pct(x.recall["R@20"] ?? 0),
+            pct(x.recall["R@50"] ?? 0),
+            x.ils10.toFixed(3),
+            bm && x.method !== "bm25" ? `${(x.mrr / bm.mrr).toFixed(2)}×` : "",
+            bm && x.method !== "bm25" ? `${((x.recall["R@10"] ?? 0) / (bm.recall["R@10"] ?? 1)).toFixed(2)}×` : "",
+          ]),
+        ),
+        "",
+        table(
+          ["balanced + MMR, λ", "ILS@10", "R@10 %", "R@50 %", "MRR", "R@10 vs no MMR"],
+          set.mmr.map((m) => [
+            m.lambda === 1 ? "1 (no MMR)" : String(m.lambda),
+            m.ils10.toFixed(3),
+            pct(m.recall10),
+            pct(m.recall50),
+            m.mrr.toFixed(3),
+            m.lambda === 1
+              ? ""
+              : `${(m.recall10 - (set.mmr[0]?.recall10 ?? 0)) * 100 >= 0 ? "+" : ""}${((m.recall10 - (set.mmr[0]?.recall10 ?? 0)) * 100).toFixed(1)}`,
+          ]),
+        ),
+      );
+    }
+  }
   const g = r.projectguard;
   if (g) {
     const b = g.brief;

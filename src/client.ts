@@ -551,6 +551,11 @@ export class PaperGuruClient {
       body,
     );
   }
+  // ---------------------------------------------------------------- discovery
+  /** Collection statistics and insights (kinds and boundaries_any comma-separated). */
+  stats(archive: string, q: z.input<typeof S.StatsQuery> = {}) {
+    return this.call<z.infer<typeof S.StatsResponse>>("GET", `/v1/archives/${enc(archive)}/stats?${qs(q)}`);
+  }
 }
 
 /** A query string from defined values. */

@@ -5,6 +5,7 @@
  */
 import { cpus } from "node:os";
 import type { ProjectGuardEval } from "./eval-projectguard";
+import type { RankingEval } from "./ranking-eval";
 import type { SourceState } from "./server";
 import type { SgmcEval } from "./sgmc";
 import type { XkgRetrieval } from "./xkg-retrieval";
@@ -85,6 +86,8 @@ export interface EvalResults {
   xkgRoundTrip?: XkgRoundTrip | null;
   /** Technique -> code retrieval on the xKG graphs (absent in older runs). */
   xkgRetrieval?: XkgRetrieval | null;
+  /** Paper Circle's ranking modes and MMR on template queries (absent in older runs). */
+  ranking?: RankingEval | null;
   /** ProjectGuard briefs and renders over scripted histories (absent in older runs). */
   projectguard?: ProjectGuardEval | null;
   /** SGMC: draft convergence on real revisions, Eq. 12's feedback simulation (absent in older runs). */

@@ -5,7 +5,7 @@ import { fail } from "../core/errors";
 import type { ContextExportFormat, ExportFormat } from "../core/export/types";
 import type { AppDeps } from "./deps";
 import { exportArchive, exportContext } from "./feeds/export";
-import { MAX_SUBTREE, resolveFilter, toContextRequest } from "./operations";
+import { contextRanking, MAX_SUBTREE, resolveFilter, toContextRequest } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -53,7 +53,12 @@ export function exportUseCases(d: AppDeps) {
     /** The cards of a /context request rendered in `format`. */
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
       const filter = await resolveFilter(d.stores.chunks, archive, b.filter, toMs(b.as_of) ?? d.clock.now());
-      return exportContext(deps, toContextRequest(archive, b, filter), b.format);
+      const { order } = contextRanking(
+        { discovery: d.stores.discovery, annotations: d.stores.annotations },
+        archive,
+        b,
+      );
+      return exportContext(deps, { ...toContextRequest(archive, b, filter), order }, b.format);
     },
   };
 }

@@ -12,6 +12,7 @@ import { authorize, type Need, readableArchives } from "./auth";
 import { browseUseCases } from "./browse";
 import { codePairUseCases } from "./code-pairs";
 import type { AppDeps } from "./deps";
+import { discoveryUseCases } from "./discovery";
 import { eventUseCases } from "./events";
 import { type ExportFormatQuery, exportUseCases } from "./exports";
 import { forgetUseCases } from "./forget";
@@ -30,6 +31,7 @@ export type { ExportFormatQuery };
 
 export function createUseCases(d: AppDeps) {
   const k = d.kernel;
+  const reads = { discovery: d.stores.discovery, annotations: d.stores.annotations };
   return {
     /** Authorise an `Authorization` header value for an archive (or none) and a scope. */
     authorize: (authorization: string | undefined, archive: string | null, need: Need) =>
@@ -66,9 +68,9 @@ export function createUseCases(d: AppDeps) {
       resolve: (archive: string, q: In<typeof S.ResolveQuery>) => Op.resolveOp(k, archive, q),
     },
     query: {
-      route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(k, d.stores.chunks, archive, b),
+      route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(k, d.stores.chunks, archive, b, reads),
       expand: (archive: string, b: In<typeof S.ExpandBody>) => Op.expandOp(k, d.stores.chunks, archive, b),
-      context: (archive: string, b: In<typeof S.ContextBody>) => Op.contextOp(k, d.stores.chunks, archive, b),
+      context: (archive: string, b: In<typeof S.ContextBody>) => Op.contextOp(k, d.stores.chunks, archive, b, reads),
       verify: (archive: string, b: In<typeof S.VerifyBody>) => Op.verifyOp(k, archive, b),
       appendSession: (archive: string, session: string, b: In<typeof S.SessionEventsBody>) =>
         Op.appendSessionOp(k, archive, session, b),
@@ -84,6 +86,7 @@ export function createUseCases(d: AppDeps) {
     imports: importUseCases(d),
     exports: exportUseCases(d),
     forget: forgetUseCases(d),
+    discovery: discoveryUseCases(d),
     events: eventUseCases(d.events),
     review: reviewUseCases(d),
   };

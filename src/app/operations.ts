@@ -8,8 +8,9 @@ import * as S from "../contract";
 import { NEAR_DUPLICATE_THRESHOLD, overlap, wordSet } from "../core/dedupe";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore } from "../core/ports";
-import type { RouteFilter } from "../core/types";
+import type { Candidate, RouteFilter, RouteResult } from "../core/types";
 import { chunkDetail, entityDetail, isoOrNull, round4 } from "./browse";
+import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
 import type { PaperGuru } from "./kernel";
 import { tidy } from "./style";
 
@@ -245,8 +246,17 @@ export async function withFollow<C extends { artifact_id: string }>(
   }));
 }
 
+/** Candidates on the wire: the raw signals stay internal (the ranking reports them per item). */
+const wireCandidates = (cs: readonly Candidate[]) => cs.map(({ raw: _raw, ...c }) => c);
+
 /** POST /v1/archives/{a}/route */
-export async function routeOp(pg: PaperGuru, store: GraphReads, archive: string, b: In<typeof S.RouteBody>) {
+export async function routeOp(
+  pg: PaperGuru,
+  store: GraphReads,
+  archive: string,
+  b: In<typeof S.RouteBody>,
+  reads?: DiscoveryReads,
+) {
   const asOf = S.toMs(b.as_of);
   const r = await pg.route({
     archiveId: archive,
@@ -257,10 +267,19 @@ export async function routeOp(pg: PaperGuru, store: GraphReads, archive: string,
     sessionId: b.session_id,
     filter: await resolveFilter(store, archive, b.filter, asOf ?? Date.now()),
   });
+  let selected = r.route.selected;
+  let ranking: In<typeof S.RankingResult> | undefined;
+  if (b.ranking && reads) {
+    const k = b.limit ?? 32;
+    const ranked = await rankCandidates(reads, archive, r.route.candidates, b.ranking, r.asOf, k);
+    ranking = ranked.result;
+    if (reorders(b.ranking)) selected = ranked.order.slice(0, k).map((x) => ({ ...x, depth: 0, via: null }));
+  }
   return tidy({
     as_of: new Date(r.asOf).toISOString(),
-    candidates: r.route.candidates,
-    selected: r.route.selected,
+    candidates: wireCandidates(r.route.candidates),
+    selected,
+    ...(ranking ? { ranking } : {}),
     trace: { ...r.route.trace, semantic: r.semantic.slice(0, 20), timings_ms: r.timings },
   });
 }
@@ -300,10 +319,39 @@ export function toContextRequest(archive: string, b: In<typeof S.ContextBody>, f
   };
 }
 
+/**
+ * A /context body's `ranking` as the kernel's reorder hook (undefined without one) and, after the
+ * call, the ranking result it produced.
+ */
+export function contextRanking(reads: DiscoveryReads, archive: string, b: In<typeof S.ContextBody>) {
+  const rk = b.ranking;
+  let result: In<typeof S.RankingResult> | undefined;
+  const order = rk
+    ? async (route: RouteResult, at: number) => {
+        // The cards come from the first max_cards + 4 (some may not fit the budget).
+        const ranked = await rankCandidates(reads, archive, route.candidates, rk, at, (b.max_cards ?? 20) + 4);
+        result = ranked.result;
+        return reorders(rk) ? ranked.order.map((x) => x.chunk) : null;
+      }
+    : undefined;
+  return { order, result: () => result };
+}
+
 /** POST /v1/archives/{a}/context */
-export async function contextOp(pg: PaperGuru, store: GraphReads, archive: string, b: In<typeof S.ContextBody>) {
+export async function contextOp(
+  pg: PaperGuru,
+  store: GraphReads,
+  archive: string,
+  b: In<typeof S.ContextBody>,
+  reads?: DiscoveryReads,
+) {
   const t = S.toMs(b.as_of) ?? Date.now();
-  const r = await pg.context(toContextRequest(archive, b, await resolveFilter(store, archive, b.filter, t)));
+  const ranker = reads ? contextRanking(reads, archive, b) : undefined;
+  const r = await pg.context({
+    ...toContextRequest(archive, b, await resolveFilter(store, archive, b.filter, t)),
+    order: ranker?.order,
+  });
+  const ranking = ranker?.result();
   const cards = await withFollow(store, archive, r.cards, b.follow, r.asOf);
   const { shortTerm, ...budget } = r.budget;
   return {
@@ -323,9 +371,10 @@ export async function contextOp(pg: PaperGuru, store: GraphReads, archive: strin
       tokenizer: budget.tokenizer,
     },
     skipped: r.skipped,
+    ...(ranking ? { ranking: tidy(ranking as In<typeof S.RankingResult>) } : {}),
     trace: tidy({
       ...r.route.trace,
-      candidates: r.route.candidates.slice(0, 32),
+      candidates: wireCandidates(r.route.candidates.slice(0, 32)),
       selected: r.route.selected,
       timings_ms: r.timings,
     }),

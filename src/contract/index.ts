@@ -5,6 +5,7 @@ export * from "./archives";
 export * from "./artifacts";
 export * from "./browse";
 export * from "./common";
+export * from "./discovery";
 export * from "./events";
 export * from "./forget";
 export * from "./project";

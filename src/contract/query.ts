@@ -9,6 +9,7 @@ import { TOKENIZERS } from "../core/text/tokenizer";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import { ChunkDetail, EntityDetail } from "./browse";
 import { MAX_ID, T0, Time } from "./common";
+import { RankingResult, RankingSchema } from "./discovery";
 
 export const SessionId = z.string().min(1).max(200).openapi({
   description:
@@ -75,6 +76,10 @@ const queryFields = {
   as_of: Time.optional(),
   boundaries: Tags.optional(),
   filter: FilterSchema.optional(),
+  ranking: RankingSchema.optional().openapi({
+    description:
+      "Rank the candidate pool (the top 256 after filters, never the archive) by a Paper Circle mode, a single score, MMR or a view; the result order follows it and `ranking` gives each item's scores. O(pool); MMR O(k·pool).",
+  }),
 };
 
 export const RouteBody = z
@@ -281,6 +286,7 @@ export const RouteResponse = z
     as_of: z.string(),
     candidates: z.array(CandidateSchema),
     selected: z.array(SelectedSchema),
+    ranking: RankingResult.optional().openapi({ description: "With `ranking`: the pool's order and per-item scores." }),
     trace: TraceSchema,
   })
   .openapi("RouteResponse", {
@@ -355,6 +361,9 @@ export const ContextResponse = z
       tokenizer: z.string(),
     }),
     skipped: Skipped,
+    ranking: RankingResult.optional().openapi({
+      description: "With `ranking`: the order the cards were expanded in and per-item scores.",
+    }),
     trace: TraceSchema,
   })
   .openapi("ContextResponse", {

@@ -61,6 +61,11 @@ export interface ContextRequest extends RouteRequest {
   maxCardTokens?: number | undefined;
   /** Encoding the budget is counted in (default cl100k_base). */
   tokenizer?: TokenizerName | undefined;
+  /**
+   * Reorders the route's result before expansion (a ranking mode over the candidate pool): the chunk
+   * ids to expand, in order; null keeps the route's selection.
+   */
+  order?: ((route: RouteResult, asOf: number) => Promise<string[] | null>) | undefined;
 }
 
 export type Timings = Record<string, number>;
@@ -331,7 +336,10 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
   }
   const sessionMs = perfNow() - t0;
   // Expand a few more than maxCards: some may not fit or may have become invisible.
-  const chosen = routed.route.selected.slice(0, maxCards + 4);
+  const reordered = req.order ? await req.order(routed.route, asOf) : null;
+  const chosen = reordered
+    ? reordered.slice(0, maxCards + 4).map((chunk) => ({ chunk }))
+    : routed.route.selected.slice(0, maxCards + 4);
   const expanded = await expandChunks(deps, {
     archiveId: req.archiveId,
     query: req.query,

@@ -194,6 +194,11 @@ export interface Candidate {
   experts: ExpertScores;
   /** Raw diffusion mass g_i. */
   mass: number;
+  /**
+   * The unfloored signals behind sem and lex: the route's cosine (vector index, else the sketch;
+   * null when the query has no vector) and the lexical expert's raw BM25 score (0 without a hit).
+   */
+  raw?: { sem: number | null; lex: number };
 }
 
 export interface ResolvedMention {

@@ -19,6 +19,7 @@ import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, LANDING_CSP, 
 import { resourceApp } from "./route";
 import { archivesRoutes } from "./routes/archives";
 import { browseRoutes } from "./routes/browse";
+import { discoveryRoutes } from "./routes/discovery";
 import { entitiesRoutes } from "./routes/entities";
 import { exportsRoutes } from "./routes/exports";
 import { forgetRoutes } from "./routes/forget";
@@ -47,6 +48,7 @@ const RESOURCES = [
   browseRoutes,
   queryRoutes,
   researchRoutes,
+  discoveryRoutes,
   webhooksRoutes,
   subscriptionsRoutes,
   sourcesRoutes,

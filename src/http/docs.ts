@@ -91,6 +91,10 @@ export const TAGS = [
   { name: "entities", description: "Entity aliases, renames and merges with validity times" },
   { name: "browse", description: "Chunks and entities page by page, one chunk or entity, exact content" },
   { name: "query", description: "Routing, evidence cards, context assembly, verification, sessions" },
+  {
+    name: "discovery",
+    description: "Collection statistics; ranking modes, MMR and views are route and context's ranking",
+  },
   { name: "webhooks", description: "Signed webhook endpoints, deliveries and dead letters" },
   { name: "events", description: "Outbound events: subscribers, signed deliveries, retries and redelivery" },
   { name: "sources", description: "Scheduled sources and the ingest log" },

@@ -8,6 +8,7 @@ import { D1AnnotationStore } from "./annotations";
 import { D1ArchiveStore } from "./archives";
 import { D1ChangeLog } from "./changelog";
 import { D1ChunkStore } from "./chunks";
+import { D1DiscoveryStore } from "./discovery";
 import { D1EntityStore } from "./entities";
 import { D1EventStore } from "./events";
 import { D1ExportReader } from "./export-reader";
@@ -51,5 +52,6 @@ export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
     events: new D1EventStore(db),
     annotations: new D1AnnotationStore(db),
     retrievalRuns: new D1RetrievalRunStore(db),
+    discovery: new D1DiscoveryStore(db),
   };
 }

@@ -288,6 +288,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       score: product(ex),
       experts: ex,
       mass: ppr.mass.get(i) ?? 0,
+      raw: { sem: noSketch && !semScore.has(i) ? null : rawSem(i), lex: lex.get(i) ?? 0 },
     });
   }
   scored.sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0));

@@ -580,6 +580,36 @@ export interface AnnotationStore {
   ): Promise<AnnotationRecord[]>;
 }
 
+/** A chunk's version visible at t with what discovery reads beside it. */
+export interface PaperRow {
+  chunkId: string;
+  version: number;
+  kind: string;
+  title: string;
+  synopsis: string;
+  boundaries: string[];
+  entities: string[];
+  validFrom: number;
+  source: string;
+  /** Distinct chunks with a `cites` edge to it valid at t. */
+  citesIn: number;
+}
+
+/** Exact reads for ranking pools and collection statistics (batched under D1's 100 parameters). */
+export interface DiscoveryStore {
+  /** The versions of these chunks visible at t (not deprecated at t), with their cites in-degree at t. */
+  papersOf(archiveId: string, chunkIds: string[], t: number): Promise<PaperRow[]>;
+  /** Chunks visible at t of these kinds (any) with any of these boundaries (any), id order, at most `limit`. */
+  papersIn(
+    archiveId: string,
+    f: { kinds?: string[] | undefined; boundariesAny?: string[] | undefined },
+    t: number,
+    limit: number,
+  ): Promise<PaperRow[]>;
+  /** Current names of these entities (missing ids are omitted). */
+  entityNames(archiveId: string, entityIds: string[]): Promise<Map<string, string>>;
+}
+
 /** Where the application announces changes (outbound events); never fails the change it reports. */
 export interface EventSink {
   emit(archiveId: string, type: EventType, data: Record<string, unknown>): Promise<void>;
@@ -625,6 +655,7 @@ export interface Stores {
   events: EventStore;
   annotations: AnnotationStore;
   retrievalRuns: RetrievalRunStore;
+  discovery: DiscoveryStore;
 }
 
 /** Parse a JSON column written by the stores; `fallback` when the text is null or not JSON. */

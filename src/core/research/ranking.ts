@@ -88,17 +88,42 @@ export function cosine(a: Map<string, number>, b: Map<string, number>): number {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
+/** Dot product of two sparse vectors, iterating the smaller: the cosine of L2-normalised ones. */
+export function dot(a: Map<string, number>, b: Map<string, number>): number {
+  const [s, l] = a.size <= b.size ? [a, b] : [b, a];
+  let d = 0;
+  for (const [w, x] of s) d += x * (l.get(w) ?? 0);
+  return d;
+}
+
+function dotOwn(v: Map<string, number>, c: Map<string, number>): number {
+  let d = 0;
+  for (const [w, x] of v) d += x * (c.get(w) ?? 0);
+  return d;
+}
+
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
 
-/** Every candidate's scores and Eq. 3's combined score with `weights`. */
-export function scorePool(pool: readonly Candidate[], weights: Weights): Scored[] {
+/**
+ * Every candidate's scores and Eq. 3's combined score with `weights`. `vecs`: the pool's tfidf()
+ * vectors when the caller has them. O(pool · terms per text): the centroid's norm is taken once and
+ * each distance iterates only the candidate's own terms.
+ */
+export function scorePool(
+  pool: readonly Candidate[],
+  weights: Weights,
+  vecs: ReadonlyArray<Map<string, number>> = tfidf(pool.map((p) => p.text)),
+): Scored[] {
   const years = pool.map((p) => p.year).filter((y): y is number => y !== null);
   const yMin = Math.min(...years);
   const yMax = Math.max(...years);
-  const vecs = tfidf(pool.map((p) => p.text));
   const centroid = new Map<string, number>();
   for (const v of vecs) for (const [w, x] of v) centroid.set(w, (centroid.get(w) ?? 0) + x / vecs.length);
-  const dist = vecs.map((v) => 1 - cosine(v, centroid));
+  let cNorm = 0;
+  for (const x of centroid.values()) cNorm += x * x;
+  cNorm = Math.sqrt(cNorm);
+  // tfidf() vectors are L2-normalised (an empty text's is empty: cosine 0, distance 1).
+  const dist = vecs.map((v) => 1 - (cNorm > 0 && v.size > 0 ? dotOwn(v, centroid) / cNorm : 0));
   const maxDist = Math.max(0, ...dist);
   const maxBm25 = Math.max(0, ...pool.map((p) => p.bm25));
   return pool.map((p, i) => {
@@ -114,10 +139,15 @@ export function scorePool(pool: readonly Candidate[], weights: Weights): Scored[
 
 /**
  * Eq. 4: repeatedly pick argmax λ·combined(p) − (1 − λ)·max_{s∈S} sim(p, s) until `k` are chosen.
- * O(k · n) similarity lookups over precomputed TF-IDF vectors.
+ * O(k · n) similarity lookups over the TF-IDF vectors (L2-normalised, so the cosine is a dot product).
  */
-export function mmr(pool: readonly Candidate[], scored: readonly Scored[], lambda: number, k: number): string[] {
-  const vecs = tfidf(pool.map((p) => p.text));
+export function mmr(
+  pool: readonly Candidate[],
+  scored: readonly Scored[],
+  lambda: number,
+  k: number,
+  vecs: ReadonlyArray<Map<string, number>> = tfidf(pool.map((p) => p.text)),
+): string[] {
   const left = new Set(scored.map((_, i) => i));
   const maxSim = scored.map(() => 0);
   const out: string[] = [];
@@ -134,10 +164,7 @@ export function mmr(pool: readonly Candidate[], scored: readonly Scored[], lambd
     left.delete(best);
     out.push((scored[best] as Scored).id);
     for (const i of left)
-      maxSim[i] = Math.max(
-        maxSim[i] as number,
-        cosine(vecs[i] as Map<string, number>, vecs[best] as Map<string, number>),
-      );
+      maxSim[i] = Math.max(maxSim[i] as number, dot(vecs[i] as Map<string, number>, vecs[best] as Map<string, number>));
   }
   return out;
 }

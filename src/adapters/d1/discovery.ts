@@ -1,0 +1,107 @@
+/** D1 adapter for discovery reads (the DiscoveryStore port): ranking pools and collection statistics. */
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { type DiscoveryStore, type PaperRow, parseJson } from "../../core/ports";
+import { chunked, type Db } from "./queries";
+import * as s from "./schema";
+
+/** Ids per statement: with the archive id and four bindings of t, under D1's 100 parameters. */
+const IDS_PER_STATEMENT = 80;
+/** Statements in flight at once (the Workers limit on simultaneous outbound connections is 6). */
+const CONCURRENT = 6;
+
+interface RawRow {
+  chunkId: string;
+  version: number;
+  kind: string;
+  title: string;
+  synopsis: string;
+  boundaries: string;
+  entities: string;
+  validFrom: number;
+  source: string;
+  citesIn: number;
+}
+
+const toRow = (r: RawRow): PaperRow => ({
+  ...r,
+  boundaries: parseJson<string[]>(r.boundaries, []),
+  entities: parseJson<string[]>(r.entities, []),
+  citesIn: Number(r.citesIn) || 0,
+});
+
+export class D1DiscoveryStore implements DiscoveryStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  #select(archiveId: string, t: number, where: SQL, tail: SQL) {
+    return this.#db.all<RawRow>(
+      sql`SELECT v.chunk_id AS chunkId, v.version AS version, v.kind AS kind, v.title AS title,
+                 v.synopsis AS synopsis, v.boundaries AS boundaries, v.entities AS entities,
+                 v.valid_from AS validFrom, v.source AS source,
+                 (SELECT COUNT(DISTINCT e.src) FROM edges e
+                   WHERE e.archive_id = v.archive_id AND e.dst = v.chunk_id AND e.type = 'cites'
+                     AND e.valid_from <= ${t} AND (e.valid_to IS NULL OR e.valid_to > ${t})) AS citesIn
+          FROM chunk_versions v JOIN chunks c ON c.archive_id = v.archive_id AND c.chunk_id = v.chunk_id
+          WHERE v.archive_id = ${archiveId} AND v.valid_from <= ${t} AND (v.valid_to IS NULL OR v.valid_to > ${t})
+            AND (c.deprecated_at IS NULL OR c.deprecated_at > ${t}) AND ${where}
+          ${tail}`,
+    );
+  }
+
+  async papersOf(archiveId: string, chunkIds: string[], t: number): Promise<PaperRow[]> {
+    // The statements are independent: issued CONCURRENT at a time (a 256-candidate pool is 4 of them).
+    const batches = chunked([...new Set(chunkIds)], IDS_PER_STATEMENT);
+    const out: PaperRow[] = [];
+    for (const group of chunked(batches, CONCURRENT)) {
+      const parts = await Promise.all(
+        group.map((ids) =>
+          this.#select(
+            archiveId,
+            t,
+            sql`v.chunk_id IN (${sql.join(
+              ids.map((id) => sql`${id}`),
+              sql`, `,
+            )})`,
+            sql``,
+          ),
+        ),
+      );
+      for (const p of parts) out.push(...p.map(toRow));
+    }
+    return out;
+  }
+
+  async papersIn(
+    archiveId: string,
+    f: { kinds?: string[] | undefined; boundariesAny?: string[] | undefined },
+    t: number,
+    limit: number,
+  ): Promise<PaperRow[]> {
+    const conds: SQL[] = [sql`1 = 1`];
+    const list = (xs: string[]) =>
+      sql.join(
+        xs.map((x) => sql`${x}`),
+        sql`, `,
+      );
+    if (f.kinds?.length) conds.push(sql`v.kind IN (${list(f.kinds)})`);
+    if (f.boundariesAny?.length)
+      conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.boundaries) j WHERE j.value IN (${list(f.boundariesAny)}))`);
+    const rows = await this.#select(archiveId, t, sql.join(conds, sql` AND `), sql`ORDER BY v.chunk_id LIMIT ${limit}`);
+    return rows.map(toRow);
+  }
+
+  async entityNames(archiveId: string, entityIds: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const ids of chunked([...new Set(entityIds)], 90)) {
+      const rows = await this.#db
+        .select({ id: s.entities.entityId, name: s.entities.name })
+        .from(s.entities)
+        .where(and(eq(s.entities.archiveId, archiveId), inArray(s.entities.entityId, ids)));
+      for (const r of rows) out.set(r.id, r.name);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * Discovery use cases: Paper Circle's ranking of a route's candidate pool (modes, sorts, MMR,
+ * views; src/core/research/rank-pool.ts) with the metadata it needs read exactly from D1 for the
+ * pool only, and collection statistics (src/core/research/stats.ts) within a scope as of a time.
+ */
+import type { z } from "zod";
+import * as S from "../contract";
+import { foldAnnotations } from "../core/annotations";
+import { fail, ok, type Result } from "../core/errors";
+import type { AnnotationStore, ChunkStore, DiscoveryStore, PaperRow } from "../core/ports";
+import { type PoolCandidate, type RankOutcome, rankPool } from "../core/research/rank-pool";
+import { collectionStats, openAccessOf, paperYear, type StatsPaper } from "../core/research/stats";
+import { type Candidate, CHUNK_KINDS } from "../core/types";
+import { toEvent } from "./annotations";
+import { round4 } from "./browse";
+import type { AppDeps } from "./deps";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+export interface DiscoveryReads {
+  discovery: DiscoveryStore;
+  annotations: Pick<AnnotationStore, "annotationsOf">;
+}
+
+const perfNow = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
+
+/** The value of one annotation key per chunk at t. */
+async function annotationValues(
+  store: Pick<AnnotationStore, "annotationsOf">,
+  archive: string,
+  ids: string[],
+  key: string,
+  t: number,
+): Promise<Map<string, unknown>> {
+  const byChunk = new Map<string, ReturnType<typeof toEvent>[]>();
+  for (const r of await store.annotationsOf(archive, ids, key, t)) {
+    const l = byChunk.get(r.chunkId) ?? [];
+    l.push(toEvent(r));
+    byChunk.set(r.chunkId, l);
+  }
+  const out = new Map<string, unknown>();
+  for (const [chunk, evs] of byChunk) {
+    const v = foldAnnotations(evs, t).get(key);
+    if (v) out.set(chunk, v.value);
+  }
+  return out;
+}
+
+const citationsOf = (annotation: unknown, row: PaperRow | undefined) =>
+  typeof annotation === "number" && Number.isFinite(annotation)
+    ? { citations: annotation, from: "annotation" as const }
+    : row
+      ? { citations: row.citesIn, from: "cites" as const }
+      : { citations: null, from: null };
+
+/** Whether the ranking input changes the route's order (mode poe alone only adds the scores). */
+export const reorders = (r: In<typeof S.RankingSchema>) =>
+  r.mode !== "poe" || r.mmr || r.view !== undefined || (r.sort !== undefined && r.sort !== "combined");
+
+/**
+ * Ranks the route's candidates (never more: the pool is the top-M after filters) with the scores
+ * read for them at t: title + synopsis, year, citations, venues. `k` = results wanted.
+ */
+export async function rankCandidates(
+  reads: DiscoveryReads,
+  archive: string,
+  candidates: readonly Candidate[],
+  r: In<typeof S.RankingSchema>,
+  t: number,
+  k: number,
+): Promise<{ order: Array<{ chunk: string; version: number; score: number }>; result: In<typeof S.RankingResult> }> {
+  const t0 = perfNow();
+  const ids = candidates.map((c) => c.chunk);
+  const [papers, cites] = await Promise.all([
+    reads.discovery.papersOf(archive, ids, t),
+    annotationValues(reads.annotations, archive, ids, "citations", t),
+  ]);
+  const rows = new Map(papers.map((x) => [x.chunkId, x]));
+  const venueIds = [...new Set([...rows.values()].flatMap((x) => x.entities.filter((e) => e.startsWith("venue:"))))];
+  const venueNames = venueIds.length ? await reads.discovery.entityNames(archive, venueIds) : new Map<string, string>();
+  const t1 = perfNow();
+  const from = new Map<string, "annotation" | "cites" | null>();
+  const pool: PoolCandidate[] = candidates.map((c) => {
+    const row = rows.get(c.chunk);
+    const cit = citationsOf(cites.get(c.chunk), row);
+    from.set(c.chunk, cit.from);
+    const venues = (row?.entities ?? []).filter((e) => e.startsWith("venue:"));
+    return {
+      id: c.chunk,
+      version: c.version,
+      text: row ? `${row.title}\n${row.synopsis}` : "",
+      year: row ? paperYear(row.boundaries, row.validFrom) : null,
+      similarity: c.raw?.sem ?? c.experts.sem,
+      bm25: c.raw?.lex ?? c.experts.lex,
+      citations: cit.citations,
+      poe: c.score,
+      venues: [...venues, ...venues.map((v) => venueNames.get(v) ?? "").filter(Boolean)],
+    };
+  });
+  const out: RankOutcome = rankPool(pool, {
+    mode: r.mode,
+    weights: r.weights,
+    sort: r.sort,
+    mmr: r.mmr,
+    lambda: r.lambda,
+    view: r.view,
+    canonical: r.canonical && {
+      minCitations: r.canonical.min_citations,
+      topShare: r.canonical.top_share,
+      venues: r.canonical.venues,
+    },
+    k,
+  });
+  const t2 = perfNow();
+  const items = out.items.slice(0, k).map((x, i) => ({
+    chunk: x.id,
+    version: x.version,
+    rank: i + 1,
+    combined_rank: x.combinedRank,
+    mmr_rank: x.mmrRank,
+    year: x.year,
+    similarity: round4(x.similarity),
+    recency: round4(x.recency),
+    novelty: round4(x.novelty),
+    bm25: round4(x.bm25),
+    citations: x.citations,
+    citations_from: from.get(x.id) ?? null,
+    combined: round4(x.combined),
+  }));
+  return {
+    order: out.items.map((x) => ({ chunk: x.id, version: x.version, score: x.combined })),
+    result: {
+      mode: out.mode,
+      weights: out.weights,
+      lambda: out.lambda,
+      sort: r.sort ?? "combined",
+      view: r.view ?? null,
+      pool: out.pool,
+      intra_list_similarity: round4(out.intraListSimilarity),
+      mmr_comparisons: out.mmrComparisons,
+      items,
+      timings_ms: { read: round4(t1 - t0), rank: round4(t2 - t1) },
+    },
+  };
+}
+
+/** Chunk ids a `within` scope reads at most before the statistics say truncated. */
+export const MAX_STATS_SUBTREE = 5000;
+
+const OPEN_ACCESS_HOW =
+  "known from an open_access annotation (true/false), an open-access boundary, or an arxiv.org source; share over the papers where it is known";
+
+const csvList = (s: string | undefined) =>
+  s === undefined
+    ? []
+    : s
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean);
+
+export async function statsOp(
+  reads: DiscoveryReads & { chunks: Pick<ChunkStore, "subtree"> },
+  archive: string,
+  q: In<typeof S.StatsQuery>,
+  now: number,
+): Promise<Result<In<typeof S.StatsResponse>>> {
+  const t = S.toMs(q.as_of) ?? now;
+  const kinds = csvList(q.kinds);
+  const badKind = kinds.find((k) => !(CHUNK_KINDS as readonly string[]).includes(k));
+  if (badKind !== undefined)
+    return fail(
+      "validation",
+      `kinds: unknown kind ${JSON.stringify(badKind)}`,
+      "kinds",
+      `use ${CHUNK_KINDS.join(", ")}`,
+    );
+  if (kinds.length === 0) kinds.push("paper");
+  const tags = csvList(q.boundaries_any).map((b) => b.toLowerCase().replace(/\s+/g, "-"));
+  if (tags.length > 50) return fail("validation", "boundaries_any: at most 50 tags", "boundaries_any");
+  let rows: PaperRow[];
+  let truncated: boolean;
+  if (q.within !== undefined) {
+    const ids = await reads.chunks.subtree(archive, q.within, t, MAX_STATS_SUBTREE + 1);
+    const tagSet = new Set(tags);
+    const all = (await reads.discovery.papersOf(archive, ids.slice(0, MAX_STATS_SUBTREE), t))
+      .filter((r) => kinds.includes(r.kind) && (tags.length === 0 || r.boundaries.some((b) => tagSet.has(b))))
+      .sort((a, b) => (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
+    truncated = ids.length > MAX_STATS_SUBTREE || all.length > q.limit;
+    rows = all.slice(0, q.limit);
+  } else {
+    const all = await reads.discovery.papersIn(archive, { kinds, boundariesAny: tags }, t, q.limit + 1);
+    truncated = all.length > q.limit;
+    rows = all.slice(0, q.limit);
+  }
+  const ids = rows.map((r) => r.chunkId);
+  const cites = await annotationValues(reads.annotations, archive, ids, "citations", t);
+  const oa = await annotationValues(reads.annotations, archive, ids, "open_access", t);
+  const named = [
+    ...new Set(rows.flatMap((r) => r.entities.filter((e) => e.startsWith("person:") || e.startsWith("venue:")))),
+  ];
+  const names = named.length ? await reads.discovery.entityNames(archive, named) : new Map<string, string>();
+  const ent = (r: PaperRow, prefix: string) =>
+    r.entities.filter((e) => e.startsWith(prefix)).map((id) => ({ id, name: names.get(id) ?? id }));
+  const papers: StatsPaper[] = rows.map((r) => {
+    const c = citationsOf(cites.get(r.chunkId), r);
+    return {
+      chunk: r.chunkId,
+      title: r.title,
+      boundaries: r.boundaries,
+      validFrom: r.validFrom,
+      source: r.source,
+      authors: ent(r, "person:"),
+      venues: ent(r, "venue:"),
+      citations: c.citations ?? 0,
+      citationsFrom: c.from ?? "cites",
+      openAccess: openAccessOf(oa.get(r.chunkId), r.boundaries, r.source),
+    };
+  });
+  const st = collectionStats(papers);
+  const r4 = (x: number | null) => (x === null ? null : round4(x));
+  return ok({
+    as_of: new Date(t).toISOString(),
+    truncated,
+    limit: q.limit,
+    ...st,
+    citations: { ...st.citations, mean: r4(st.citations.mean), median: r4(st.citations.median) },
+    insights: {
+      ...st.insights,
+      primary_source: st.insights.primary_source && {
+        ...st.insights.primary_source,
+        share: round4(st.insights.primary_source.share),
+      },
+      open_access: { ...st.insights.open_access, share: r4(st.insights.open_access.share), how: OPEN_ACCESS_HOW },
+    },
+  });
+}
+
+export function discoveryUseCases(d: AppDeps) {
+  const reads = { discovery: d.stores.discovery, annotations: d.stores.annotations, chunks: d.stores.chunks };
+  return {
+    stats: (archive: string, q: In<typeof S.StatsQuery>) => statsOp(reads, archive, q, d.clock.now()),
+  };
+}

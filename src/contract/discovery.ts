@@ -1,0 +1,207 @@
+/**
+ * Discovery: Paper Circle's ranking modes, MMR and views over a route's candidate pool (the
+ * `ranking` input of route and context), and collection statistics.
+ */
+import { z } from "@hono/zod-openapi";
+import { POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
+import { CHUNK_KINDS } from "../core/types";
+import { MAX_ID, Time } from "./common";
+
+const Weight = z.number().min(0).max(10);
+
+export const RankingSchema = z
+  .object({
+    mode: z.enum(POOL_MODES).default("poe").openapi({
+      description:
+        "poe: the product of experts (default, unchanged). stable / discovery / balanced: Eq. 3's combined score w_s·similarity + w_r·recency + w_n·novelty + w_b·bm25 with 0.5/0.2/0.1/0.2, 0.3/0.1/0.4/0.2, 0.3/0.2/0.2/0.3 over the route's candidate pool (top 256 after filters).",
+    }),
+    weights: z
+      .object({
+        similarity: Weight.optional(),
+        recency: Weight.optional(),
+        novelty: Weight.optional(),
+        bm25: Weight.optional(),
+      })
+      .strict()
+      .optional()
+      .openapi({ description: "Override some of the mode's Eq. 3 weights (not with mode poe)." }),
+    sort: z.enum(SORT_KEYS).optional().openapi({
+      description: "Order the pool by one score instead of combined (ties by combined). Not with mmr or a view.",
+    }),
+    mmr: z.boolean().default(false).openapi({
+      description:
+        "Maximal Marginal Relevance (Eq. 4) over the pool: λ·combined − (1 − λ)·max TF-IDF cosine to the picks; picks `limit` results (context: max_cards + 4), then the rest in combined order.",
+    }),
+    lambda: z.number().min(0).max(1).optional().openapi({
+      description: "MMR's λ (default 0.8 stable, 0.5 discovery, 0.65 balanced, 0.8 poe). Needs mmr: true.",
+    }),
+    view: z.enum(VIEWS).optional().openapi({
+      description:
+        "hidden_gems: items below rank 20 of the combined ranking, by novelty. canonical: citations ≥ min_citations, or in the pool's top top_share by citations (≥ 1), or a venue in venues; by citations.",
+    }),
+    canonical: z
+      .object({
+        min_citations: z.number().int().min(0).max(1_000_000_000).optional().openapi({ description: "default 50" }),
+        top_share: z.number().min(0).max(1).optional().openapi({ description: "default 0.1" }),
+        venues: z.array(z.string().min(1).max(MAX_ID)).max(50).optional().openapi({
+          description: "venue entity ids or names (case-insensitive); default none",
+        }),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    const bad = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+    if (r.weights && r.mode === "poe")
+      bad("weights", "weights apply to modes stable, discovery and balanced; set mode too");
+    if (r.lambda !== undefined && !r.mmr) bad("lambda", "lambda is MMR's: set mmr: true");
+    if (r.sort && r.sort !== "combined" && (r.mmr || r.view))
+      bad("sort", "sort cannot be combined with mmr or a view: give one of them");
+    if (r.view && r.mmr) bad("view", "a view cannot be combined with mmr: give one of them");
+    if (r.canonical && r.view !== "canonical") bad("canonical", "canonical thresholds need view: canonical");
+  })
+  .openapi("Ranking", { example: { mode: "discovery", mmr: true } });
+
+export const RankedItemSchema = z
+  .object({
+    chunk: z.string(),
+    version: z.number(),
+    rank: z.number().openapi({ description: "1-based position in the final order" }),
+    combined_rank: z.number().openapi({ description: "1-based position in the combined ranking" }),
+    mmr_rank: z.number().nullable(),
+    year: z.number().nullable().openapi({ description: "the year: boundary, else valid_from's year" }),
+    similarity: z.number(),
+    recency: z.number(),
+    novelty: z.number(),
+    bm25: z.number(),
+    citations: z.number().nullable(),
+    citations_from: z.enum(["annotation", "cites"]).nullable(),
+    combined: z.number(),
+  })
+  .openapi("RankedItem", {
+    description:
+      "One pool item's scores in [0, 1] (similarity: the route's cosine; recency: Eq. 2 over the pool's years; novelty: TF-IDF distance from the pool's mean, over the largest; bm25: the lexical expert's raw score over the pool's best) and its combined score (Eq. 3, or PoE over the pool's best in mode poe).",
+  });
+
+export const RankingResult = z
+  .object({
+    mode: z.enum(POOL_MODES),
+    weights: z
+      .object({ similarity: z.number(), recency: z.number(), novelty: z.number(), bm25: z.number() })
+      .nullable(),
+    lambda: z.number().nullable(),
+    sort: z.enum(SORT_KEYS),
+    view: z.enum(VIEWS).nullable(),
+    pool: z.number().openapi({ description: "candidates ranked (the route's top-M after filters)" }),
+    intra_list_similarity: z
+      .number()
+      .openapi({ description: "mean pairwise TF-IDF cosine (title + synopsis) of the first 10 items" }),
+    mmr_comparisons: z.number(),
+    items: z.array(RankedItemSchema),
+    timings_ms: z.record(z.string(), z.number()),
+  })
+  .openapi("RankingResult", {
+    description: "The ranking applied to the route's candidate pool: its parameters, cost and the first items.",
+  });
+
+/** Papers GET …/stats reads at most. */
+export const MAX_STATS_PAPERS = 2000;
+
+const csv = (name: string, description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(4000)
+    .optional()
+    .openapi({ param: { name, in: "query" }, description });
+
+export const StatsQuery = z.object({
+  within: z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .optional()
+    .openapi({
+      param: { name: "within", in: "query" },
+      description: "Only the subtree under this chunk (part-of, exact, from D1).",
+    }),
+  kinds: csv("kinds", `Comma-separated kinds (default paper), of: ${CHUNK_KINDS.join(", ")}.`),
+  boundaries_any: csv("boundaries_any", "Comma-separated boundary tags; a chunk must carry at least one."),
+  as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_STATS_PAPERS)
+    .default(MAX_STATS_PAPERS)
+    .openapi({
+      param: { name: "limit", in: "query" },
+      description: `Papers read at most (id order; default and maximum ${MAX_STATS_PAPERS}); truncated says when more matched.`,
+    }),
+});
+
+const EntityCount = z.object({ entity: z.string(), name: z.string(), count: z.number() });
+
+export const StatsResponse = z
+  .object({
+    as_of: z.string(),
+    papers: z.number(),
+    truncated: z.boolean(),
+    limit: z.number(),
+    years: z.array(z.object({ year: z.number(), count: z.number() })),
+    sources: z.array(z.object({ source: z.string(), count: z.number() })),
+    top_authors: z.array(EntityCount),
+    top_venues: z.array(EntityCount),
+    title_keywords: z.array(z.object({ term: z.string(), count: z.number() })),
+    citations: z.object({
+      total: z.number(),
+      mean: z.number().nullable(),
+      median: z.number().nullable(),
+      min: z.number().nullable(),
+      max: z.number().nullable(),
+      from_annotation: z.number(),
+      from_cites: z.number(),
+    }),
+    insights: z.object({
+      peak_year: z.object({ year: z.number(), count: z.number() }).nullable(),
+      primary_source: z.object({ source: z.string(), count: z.number(), share: z.number() }).nullable(),
+      prolific_authors: z.array(EntityCount),
+      citation_leader: z.object({ chunk: z.string(), title: z.string(), citations: z.number() }).nullable(),
+      hot_topics: z.array(z.string()),
+      open_access: z.object({
+        known: z.number(),
+        open: z.number(),
+        share: z.number().nullable(),
+        how: z.string(),
+      }),
+    }),
+  })
+  .openapi("CollectionStats", {
+    description: "Statistics and insights of the chunks in scope at as_of (seed 004, E.3-E.4).",
+    example: {
+      as_of: "2025-01-01T00:00:00.000Z",
+      papers: 2,
+      truncated: false,
+      limit: 2000,
+      years: [{ year: 2024, count: 2 }],
+      sources: [{ source: "arxiv.org", count: 2 }],
+      top_authors: [{ entity: "person:alice-smith", name: "Alice Smith", count: 2 }],
+      top_venues: [{ entity: "venue:neurips", name: "NeurIPS", count: 1 }],
+      title_keywords: [{ term: "retrieval", count: 2 }],
+      citations: { total: 7, mean: 3.5, median: 3.5, min: 2, max: 5, from_annotation: 1, from_cites: 1 },
+      insights: {
+        peak_year: { year: 2024, count: 2 },
+        primary_source: { source: "arxiv.org", count: 2, share: 1 },
+        prolific_authors: [{ entity: "person:alice-smith", name: "Alice Smith", count: 2 }],
+        citation_leader: { chunk: "arxiv:2405.14831", title: "HippoRAG", citations: 5 },
+        hot_topics: ["retrieval"],
+        open_access: {
+          known: 2,
+          open: 2,
+          share: 1,
+          how: "known from an open_access annotation, an open-access boundary, or an arxiv.org source",
+        },
+      },
+    },
+  });

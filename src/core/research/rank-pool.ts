@@ -1,0 +1,178 @@
+/**
+ * Paper Circle's ranking modes, sorts, MMR and views (seed 004, Appendices D and E.2) applied to a
+ * route's candidate pool (the top-M heads after filters, M = 256 by default), never to the archive.
+ * Pure; the caller supplies each candidate's text (title + synopsis), year, citations, venues and
+ * the product-of-experts score.
+ *
+ * Cost: scoring is O(pool · terms) (TF-IDF, centroid, Eq. 3), sorting O(pool log pool); MMR adds
+ * k · pool TF-IDF cosines (Eq. 4, k = the number of results asked for).
+ *
+ * PaperGuru's choices where the seed leaves a value out:
+ * - mode `poe` (the default) keeps the product of experts: its "combined" score is the PoE score
+ *   divided by the pool's best, and MMR in that mode uses λ = 0.8 (the relevance-focused λ of stable);
+ * - hidden gems: novelty-sorted items whose combined rank is below 20 (rank 21 on), as the seed says;
+ * - canonical: citations ≥ `minCitations` (default 50), or a citation count in the pool's top
+ *   `topShare` (default 10%, at least one citation: in-archive counts are small), or a venue in
+ *   `venues` (entity id or name, case-insensitive; default none). Ordered by citations, then combined.
+ */
+import {
+  type Candidate,
+  dot,
+  MODES,
+  mmr,
+  type RankingMode,
+  type Scored,
+  scorePool,
+  tfidf,
+  type Weights,
+} from "./ranking";
+
+export const POOL_MODES = ["poe", "stable", "discovery", "balanced"] as const;
+export type PoolMode = (typeof POOL_MODES)[number];
+export const SORT_KEYS = ["combined", "similarity", "recency", "novelty", "bm25", "citations"] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export const VIEWS = ["hidden_gems", "canonical"] as const;
+export type View = (typeof VIEWS)[number];
+
+/** Hidden gems start below this combined rank (seed 004, E.2). */
+export const HIDDEN_GEM_RANK = 20;
+/** MMR's λ in mode poe (PaperGuru's: stable's relevance-focused 0.8). */
+export const POE_LAMBDA = 0.8;
+export const CANONICAL_DEFAULTS = { minCitations: 50, topShare: 0.1 } as const;
+/** Results whose intra-list similarity is reported. */
+export const ILS_K = 10;
+
+export interface PoolCandidate extends Candidate {
+  version: number;
+  /** The product-of-experts score the route gave it. */
+  poe: number;
+  /** Venue entity ids and names (for the canonical view). */
+  venues: string[];
+}
+
+export interface RankOptions {
+  mode: PoolMode;
+  weights?: Partial<Weights> | undefined;
+  sort?: SortKey | undefined;
+  mmr?: boolean | undefined;
+  lambda?: number | undefined;
+  view?: View | undefined;
+  canonical?: { minCitations?: number | undefined; topShare?: number | undefined; venues?: string[] | undefined };
+  /** Results wanted (MMR picks this many). */
+  k: number;
+}
+
+export interface RankedItem extends Scored {
+  version: number;
+  year: number | null;
+  /** 1-based position in the combined ranking (the mode's Eq. 3 score, or PoE). */
+  combinedRank: number;
+  /** 1-based MMR pick order, null when MMR is off or the item was not picked. */
+  mmrRank: number | null;
+}
+
+export interface RankOutcome {
+  mode: PoolMode;
+  weights: Weights | null;
+  lambda: number | null;
+  /** The final order: the view, the sort, MMR's picks then the rest, or the combined ranking. */
+  items: RankedItem[];
+  pool: number;
+  /** Mean pairwise TF-IDF cosine of the first ILS_K items (0 with fewer than 2). */
+  intraListSimilarity: number;
+  /** Pairwise similarity evaluations MMR made (k · pool at most). */
+  mmrComparisons: number;
+}
+
+const byCombined = (a: RankedItem, b: RankedItem) =>
+  b.combined - a.combined || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+const fold = (s: string) => s.trim().toLowerCase();
+
+/** Mean pairwise cosine of the given L2-normalised TF-IDF vectors. */
+export function intraListSimilarity(vecs: ReadonlyArray<Map<string, number>>): number {
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < vecs.length; i++)
+    for (let j = i + 1; j < vecs.length; j++) {
+      sum += dot(vecs[i] as Map<string, number>, vecs[j] as Map<string, number>);
+      n++;
+    }
+  return n ? sum / n : 0;
+}
+
+export function rankPool(pool: readonly PoolCandidate[], o: RankOptions): RankOutcome {
+  const base = o.mode === "poe" ? null : MODES[o.mode as RankingMode];
+  const weights = base ? { ...base.weights, ...definedOnly(o.weights ?? {}) } : null;
+  const vecs = tfidf(pool.map((p) => p.text));
+  // poe: the other scores are still computed (shown per item); combined is PoE / max PoE.
+  const scored = scorePool(pool, weights ?? { similarity: 0, recency: 0, novelty: 0, bm25: 0 }, vecs);
+  if (!weights) {
+    const maxPoe = Math.max(0, ...pool.map((p) => p.poe));
+    scored.forEach((s, i) => {
+      s.combined = maxPoe > 0 ? (pool[i] as PoolCandidate).poe / maxPoe : 0;
+    });
+  }
+  const items: RankedItem[] = scored.map((s, i) => ({
+    ...s,
+    version: (pool[i] as PoolCandidate).version,
+    year: (pool[i] as PoolCandidate).year,
+    combinedRank: 0,
+    mmrRank: null,
+  }));
+  const combinedOrder = [...items].sort(byCombined);
+  combinedOrder.forEach((x, i) => {
+    x.combinedRank = i + 1;
+  });
+  const lambda = o.mmr ? (o.lambda ?? base?.lambda ?? POE_LAMBDA) : null;
+  let order = combinedOrder;
+  let comparisons = 0;
+  if (o.view === "hidden_gems") {
+    order = combinedOrder
+      .filter((x) => x.combinedRank > HIDDEN_GEM_RANK)
+      .sort((a, b) => b.novelty - a.novelty || byCombined(a, b));
+  } else if (o.view === "canonical") {
+    const minCitations = o.canonical?.minCitations ?? CANONICAL_DEFAULTS.minCitations;
+    const topShare = o.canonical?.topShare ?? CANONICAL_DEFAULTS.topShare;
+    const venues = new Set((o.canonical?.venues ?? []).map(fold));
+    const counts = items.map((x) => x.citations ?? 0).sort((a, b) => b - a);
+    const topN = Math.ceil(topShare * items.length);
+    const cut = topN > 0 ? Math.max(1, counts[topN - 1] ?? 0) : Number.POSITIVE_INFINITY;
+    const byId = new Map(pool.map((p) => [p.id, p]));
+    order = combinedOrder
+      .filter((x) => {
+        const c = x.citations ?? 0;
+        const v = byId.get(x.id)?.venues ?? [];
+        return c >= minCitations || c >= cut || v.some((n) => venues.has(fold(n)));
+      })
+      .sort((a, b) => (b.citations ?? 0) - (a.citations ?? 0) || byCombined(a, b));
+  } else if (lambda !== null) {
+    const byId = new Map(items.map((x) => [x.id, x]));
+    const picks = mmr(pool, scored, lambda, Math.min(o.k, pool.length), vecs);
+    comparisons = picks.length > 1 ? (picks.length - 1) * pool.length : 0;
+    picks.forEach((id, i) => {
+      (byId.get(id) as RankedItem).mmrRank = i + 1;
+    });
+    const picked = new Set(picks);
+    order = [...picks.map((id) => byId.get(id) as RankedItem), ...combinedOrder.filter((x) => !picked.has(x.id))];
+  } else if (o.sort && o.sort !== "combined") {
+    const key = o.sort;
+    const val = (x: RankedItem) => (key === "citations" ? (x.citations ?? -1) : x[key]);
+    order = [...combinedOrder].sort((a, b) => val(b) - val(a) || byCombined(a, b));
+  }
+  const index = new Map(pool.map((p, i) => [p.id, i]));
+  const top = order.slice(0, ILS_K).map((x) => vecs[index.get(x.id) as number] as Map<string, number>);
+  return {
+    mode: o.mode,
+    weights,
+    lambda,
+    items: order,
+    pool: pool.length,
+    intraListSimilarity: intraListSimilarity(top),
+    mmrComparisons: comparisons,
+  };
+}
+
+function definedOnly(w: Partial<Weights>): Partial<Weights> {
+  return Object.fromEntries(Object.entries(w).filter(([, v]) => v !== undefined)) as Partial<Weights>;
+}
