@@ -17,6 +17,7 @@ import { type ExportFormatQuery, exportUseCases } from "./exports";
 import { forgetUseCases } from "./forget";
 import { metricsUseCases } from "./metrics";
 import * as Op from "./operations";
+import { paperUseCases } from "./papers";
 import { projectUseCases } from "./project";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
@@ -76,6 +77,7 @@ export function createUseCases(d: AppDeps) {
     metrics: metricsUseCases(d),
     project: projectUseCases(d, browseUseCases(d)),
     codePairs: codePairUseCases(d),
+    papers: paperUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

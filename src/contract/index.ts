@@ -7,6 +7,7 @@ export * from "./browse";
 export * from "./common";
 export * from "./events";
 export * from "./forget";
+export * from "./papers";
 export * from "./project";
 export * from "./query";
 export * from "./world";

@@ -26,6 +26,7 @@ import { importsRoutes } from "./routes/imports";
 import { inspectRoutes } from "./routes/inspect";
 import { lifecycleRoutes } from "./routes/lifecycle";
 import { operationsRoutes } from "./routes/operations";
+import { papersRoutes } from "./routes/papers";
 import { queryRoutes } from "./routes/query";
 import { serviceRoutes } from "./routes/service";
 import { sourcesRoutes } from "./routes/sources";
@@ -50,6 +51,7 @@ const RESOURCES = [
   importsRoutes,
   operationsRoutes,
   exportsRoutes,
+  papersRoutes,
 ];
 
 /** The document and the reference page: public, documented like the routes. */

@@ -94,6 +94,7 @@ export const TAGS = [
   { name: "webhooks", description: "Signed webhook endpoints, deliveries and dead letters" },
   { name: "events", description: "Outbound events: subscribers, signed deliveries, retries and redelivery" },
   { name: "sources", description: "Scheduled sources and the ingest log" },
+  { name: "papers", description: "Paper analysis: locate a topic in one paper, coverage of its sections and elements" },
   { name: "operations", description: "Capital-chunk snapshots and eviction (admin)" },
 ];
 
