@@ -213,7 +213,11 @@ describe("GET /coverage", () => {
     const grounded = await coverage(id, key, `${q}&rule=grounded`);
     expect(grounded.body).toMatchObject({ total: 8, linked: 1, share: 0.125 });
     expect(
-      grounded.body.types.section.unlinked.map((x: { chunk: string }) => [x.chunk, x.referenced, x.grounded]),
+      grounded.body.types.section.unlinked.map((x: { chunk: string; referenced: boolean; grounded: boolean }) => [
+        x.chunk,
+        x.referenced,
+        x.grounded,
+      ]),
     ).toEqual([
       [S2, true, false],
       [S3, true, false],
