@@ -19,7 +19,7 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard),
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, papers),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -40,6 +40,7 @@ import {
   shuffled,
 } from "./lib/datasets";
 import { projectGuardEval } from "./lib/eval-projectguard";
+import { papersEval } from "./lib/papers-eval";
 import {
   type ContextFigure,
   type EvalResults,
@@ -663,6 +664,9 @@ async function main() {
         xkgRetrieval(server, data, join(import.meta.dirname, "data", "xkg-target-labels.json")),
       );
     }
+    let papers = null;
+    if (wants("papers"))
+      papers = await timed("papers: locate on unarXive, per-node references", () => papersEval(server, data, params));
     let pgEval = null;
     if (wants("projectguard"))
       pgEval = await timed("ProjectGuard: briefs and renders over scripted histories", () => projectGuardEval(server));
@@ -698,6 +702,7 @@ async function main() {
       xkgRoundTrip: xkgRt,
       xkgRetrieval: xkgRet,
       projectguard: pgEval,
+      papers,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

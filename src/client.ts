@@ -513,6 +513,16 @@ export class PaperGuruClient {
   evict(archive: string) {
     return this.call<Evicted>("POST", `/v1/archives/${enc(archive)}/admin/evict`);
   }
+
+  // ---------------------------------------------------------------- papers
+  /** Where in one paper something is discussed: sections, elements, exact snippets. */
+  locate(archive: string, body: z.input<typeof S.LocateBody>) {
+    return this.call<z.infer<typeof S.LocateResult>>("POST", `/v1/archives/${enc(archive)}/locate`, body);
+  }
+  /** Coverage of a paper's sections, figures, tables and equations. */
+  coverage(archive: string, q: z.input<typeof S.CoverageQuery>) {
+    return this.call<z.infer<typeof S.CoverageResult>>("GET", `/v1/archives/${enc(archive)}/coverage?${qs(q)}`);
+  }
 }
 
 /** A query string from defined values. */

@@ -5,6 +5,7 @@
  */
 import { cpus } from "node:os";
 import type { ProjectGuardEval } from "./eval-projectguard";
+import type { PapersEval } from "./papers-eval";
 import type { SourceState } from "./server";
 import type { XkgRetrieval } from "./xkg-retrieval";
 import type { XkgRoundTrip } from "./xkg-roundtrip";
@@ -86,6 +87,8 @@ export interface EvalResults {
   xkgRetrieval?: XkgRetrieval | null;
   /** ProjectGuard briefs and renders over scripted histories (absent in older runs). */
   projectguard?: ProjectGuardEval | null;
+  /** Locate and per-node references on the unarXive sample (absent in older runs). */
+  papers?: PapersEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };

@@ -29,6 +29,7 @@ export const LocateBody = z
       .openapi({ description: "Exact snippets per item (0-5, default 2)." }),
   })
   .openapi("LocateRequest", {
+    description: "Where in one paper something is discussed.",
     example: { paper: "arxiv:2212.11867", query: "recall against pool size", limit: 5 },
   });
 
@@ -78,7 +79,33 @@ export const LocateResult = z
       }),
     trace: z.object({ subtree: z.number().int(), candidates: z.number().int() }),
   })
-  .openapi("LocateResult");
+  .openapi("LocateResult", {
+    description: "The paper's items where the query is discussed, best first, with exact snippets.",
+    example: {
+      paper: "arxiv:2301.00001",
+      as_of: "2024-05-23T00:00:00.000Z",
+      items: [
+        {
+          rank: 1,
+          chunk: "arxiv:2301.00001#tab1",
+          kind: "element",
+          element_type: "table",
+          title: "Routing memory for research agents: Table 1",
+          version: 1,
+          score: 0.8125,
+          page: null,
+          discussed_in: ["arxiv:2301.00001#s2-2-method", "arxiv:2301.00001#s3-3-results"],
+          discusses: [],
+          snippets: [{ start: 0, end: 36, text: "Latency per query on three datasets.", score: 1 }],
+        },
+      ],
+      sections: [
+        { chunk: "arxiv:2301.00001#s2-2-method", score: 0.8125, via: "arxiv:2301.00001#tab1" },
+        { chunk: "arxiv:2301.00001#s3-3-results", score: 0.8125, via: "arxiv:2301.00001#tab1" },
+      ],
+      trace: { subtree: 9, candidates: 9 },
+    },
+  });
 
 export const COVERAGE_RULES = ["referenced", "grounded", "both", "either"] as const;
 export const COVERAGE_AGGREGATES = ["micro", "macro"] as const;
@@ -141,4 +168,47 @@ export const CoverageResult = z
     linked: z.number().int(),
     types: z.object({ section: CoverageType, figure: CoverageType, table: CoverageType, equation: CoverageType }),
   })
-  .openapi("CoverageResult");
+  .openapi("CoverageResult", {
+    description: "Per type, the paper's linked items, the share and the unlinked items.",
+    example: {
+      paper: "arxiv:2301.00001",
+      as_of: "2024-05-23T00:00:00.000Z",
+      rule: "referenced",
+      aggregate: "micro",
+      share: 0.75,
+      total: 8,
+      linked: 6,
+      types: {
+        section: {
+          total: 4,
+          linked: 3,
+          share: 0.75,
+          unlinked: [
+            {
+              chunk: "arxiv:2301.00001#s4-a-appendix",
+              title: "Routing memory for research agents: A Appendix",
+              version: 1,
+              referenced: false,
+              grounded: false,
+            },
+          ],
+        },
+        figure: {
+          total: 2,
+          linked: 1,
+          share: 0.5,
+          unlinked: [
+            {
+              chunk: "arxiv:2301.00001#fig2",
+              title: "Routing memory for research agents: Figure 2",
+              version: 1,
+              referenced: false,
+              grounded: false,
+            },
+          ],
+        },
+        table: { total: 1, linked: 1, share: 1, unlinked: [] },
+        equation: { total: 1, linked: 1, share: 1, unlinked: [] },
+      },
+    },
+  });
