@@ -49,6 +49,7 @@ interface Paper {
 type Params = Record<string, unknown> | undefined;
 
 const K = 10;
+const log = (m: string) => process.stderr.write(`  papers: ${m}\n`);
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
 
 /** Sections as the importer cuts them: runs of consecutive paragraphs with the same heading. */
@@ -108,6 +109,8 @@ export interface PapersEval {
     paperguru: PaperMetrics;
     bm25: PaperMetrics;
     bm25Title2: PaperMetrics;
+    /** Share of queries (%) whose PaperGuru top 10 is the same set as BM25's. */
+    sameTop10AsBm25: number;
     msPerQuery: number;
   };
   coverage: { papers: number; share: number; figures: number; tables: number; sections: number; equations: number };
@@ -141,7 +144,9 @@ export async function papersEval(server: Server, dir: string, params: Params): P
     section: [0, 0],
     equation: [0, 0],
   };
-  for (const p of papers) {
+  log(`imported ${papers.length} papers`);
+  for (const [pi, p] of papers.entries()) {
+    if (pi % 10 === 0) log(`locate: paper ${pi + 1}/${papers.length}`);
     const pid = `arxiv:${p.paper_id}`;
     const secIds = new Map<number, string>();
     const docs: Doc[] = [];
@@ -266,6 +271,8 @@ export async function papersEval(server: Server, dir: string, params: Params): P
   const refBm = tally();
   const refBm2 = tally();
   let routeMs = 0;
+  let sameSet = 0;
+  log(`references: ${queries.length} sections over ${works.length} works`);
   for (const q of queries) {
     const t0 = performance.now();
     const r = await rg.route(rid, { query: q.query, limit: K, filter: { kinds: ["paper"] } });
@@ -275,7 +282,10 @@ export async function papersEval(server: Server, dir: string, params: Params): P
       r.selected.map((x) => x.chunk),
       q.gold,
     );
-    add(refBm, b1.search(q.query, K), q.gold);
+    const bmTop = b1.search(q.query, K);
+    const pgTop = new Set(r.selected.slice(0, K).map((x) => x.chunk));
+    if (bmTop.length === pgTop.size && bmTop.every((x) => pgTop.has(x))) sameSet++;
+    add(refBm, bmTop, q.gold);
     add(refBm2, b2.search(q.query, K), q.gold);
   }
   const share = (x: [number, number]) => (x[1] ? (100 * x[0]) / x[1] : 0);
@@ -296,6 +306,7 @@ export async function papersEval(server: Server, dir: string, params: Params): P
       paperguru: done(refPg),
       bm25: done(refBm),
       bm25Title2: done(refBm2),
+      sameTop10AsBm25: queries.length ? (100 * sameSet) / queries.length : 0,
       msPerQuery: queries.length ? routeMs / queries.length : 0,
     },
     coverage: {
