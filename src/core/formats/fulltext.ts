@@ -88,8 +88,8 @@ export interface CitationContext {
 
 export type FullTextPlan = ImportPlan & { citationContexts: CitationContext[] };
 
-/** Display equations kept as element chunks per paper (a long derivation can hold hundreds). */
-export const MAX_EQUATION_ELEMENTS = 50;
+/** Display equations kept as element chunks per paper (a long derivation can hold hundreds; the unarXive sample has up to 425, median 17). */
+export const MAX_EQUATION_ELEMENTS = 20;
 
 export const ELEMENT_TYPES = ["figure", "table", "equation"] as const;
 export type ElementType = (typeof ELEMENT_TYPES)[number];
