@@ -19,7 +19,7 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking),
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -41,6 +41,7 @@ import {
 } from "./lib/datasets";
 import { projectGuardEval } from "./lib/eval-projectguard";
 import { rankingEval } from "./lib/ranking-eval";
+import { papersEval } from "./lib/papers-eval";
 import {
   type ContextFigure,
   type EvalResults,
@@ -686,6 +687,9 @@ async function main() {
       ranking = await timed("ranking modes and MMR: template queries on CiteSeer and the unArXive bibliography", () =>
         rankingEval(server, data, (f) => (existsSync(f) ? readFileSync(f, "utf8") : null), log),
       );
+    let papers = null;
+    if (wants("papers"))
+      papers = await timed("papers: locate on unarXive, per-node references", () => papersEval(server, data, params));
     let pgEval = null;
     if (wants("projectguard"))
       pgEval = await timed("ProjectGuard: briefs and renders over scripted histories", () => projectGuardEval(server));
@@ -728,6 +732,7 @@ async function main() {
       projectguard: pgEval,
       sgmc,
       ranking,
+      papers,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

@@ -556,6 +556,15 @@ export class PaperGuruClient {
   stats(archive: string, q: z.input<typeof S.StatsQuery> = {}) {
     return this.call<z.infer<typeof S.StatsResponse>>("GET", `/v1/archives/${enc(archive)}/stats?${qs(q)}`);
   }
+  // ---------------------------------------------------------------- papers
+  /** Where in one paper something is discussed: sections, elements, exact snippets. */
+  locate(archive: string, body: z.input<typeof S.LocateBody>) {
+    return this.call<z.infer<typeof S.LocateResult>>("POST", `/v1/archives/${enc(archive)}/locate`, body);
+  }
+  /** Coverage of a paper's sections, figures, tables and equations. */
+  coverage(archive: string, q: z.input<typeof S.CoverageQuery>) {
+    return this.call<z.infer<typeof S.CoverageResult>>("GET", `/v1/archives/${enc(archive)}/coverage?${qs(q)}`);
+  }
 }
 
 /** A query string from defined values. */

@@ -6,6 +6,7 @@
 import { cpus } from "node:os";
 import type { ProjectGuardEval } from "./eval-projectguard";
 import type { RankingEval } from "./ranking-eval";
+import type { PapersEval } from "./papers-eval";
 import type { SourceState } from "./server";
 import type { SgmcEval } from "./sgmc";
 import type { XkgRetrieval } from "./xkg-retrieval";
@@ -92,6 +93,8 @@ export interface EvalResults {
   projectguard?: ProjectGuardEval | null;
   /** SGMC: draft convergence on real revisions, Eq. 12's feedback simulation (absent in older runs). */
   sgmc?: SgmcEval | null;
+  /** Locate and per-node references on the unarXive sample (absent in older runs). */
+  papers?: PapersEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };

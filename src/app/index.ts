@@ -18,6 +18,7 @@ import { type ExportFormatQuery, exportUseCases } from "./exports";
 import { forgetUseCases } from "./forget";
 import { metricsUseCases } from "./metrics";
 import * as Op from "./operations";
+import { paperUseCases } from "./papers";
 import { projectUseCases } from "./project";
 import { researchUseCases } from "./research";
 import { reviewUseCases } from "./review";
@@ -81,6 +82,7 @@ export function createUseCases(d: AppDeps) {
     project: projectUseCases(d, browseUseCases(d)),
     codePairs: codePairUseCases(d),
     research: researchUseCases(d),
+    papers: paperUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

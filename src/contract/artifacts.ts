@@ -46,7 +46,7 @@ export const RelationInputSchema = z
 const artifactFields = {
   kind: z.enum(CHUNK_KINDS).openapi({
     description:
-      "paper, section, code_unit, benchmark_row, record (an event or a conversation turn: records with the same boundaries form a timeline by valid_from, each linked to the one before it), decision (an implementation choice, part-of the design it makes concrete), note, dataset, technique, design (a long-lived project commitment)",
+      "paper, section, code_unit, benchmark_row, record (an event or a conversation turn: records with the same boundaries form a timeline by valid_from, each linked to the one before it), decision (an implementation choice, part-of the design it makes concrete), note, dataset, technique, design (a long-lived project commitment), element (a figure, table or display equation of a paper: part-of the paper, discussed-in the sections that reference it; boundary element:figure, element:table or element:equation)",
   }),
   title: z.string().min(1).max(1000),
   synopsis: z.string().max(2000).optional(),

@@ -8,6 +8,7 @@ export * from "./common";
 export * from "./discovery";
 export * from "./events";
 export * from "./forget";
+export * from "./papers";
 export * from "./project";
 export * from "./query";
 export * from "./research";

@@ -16,6 +16,8 @@ export const CHUNK_KINDS = [
   "technique",
   // Appended last: the capital chunk stores a kind as its index here, so existing snapshots keep theirs.
   "design",
+  // A figure, table or display equation of a paper (boundary `element:figure|table|equation`).
+  "element",
 ] as const;
 export type ChunkKind = (typeof CHUNK_KINDS)[number];
 

@@ -27,6 +27,7 @@ import { importsRoutes } from "./routes/imports";
 import { inspectRoutes } from "./routes/inspect";
 import { lifecycleRoutes } from "./routes/lifecycle";
 import { operationsRoutes } from "./routes/operations";
+import { papersRoutes } from "./routes/papers";
 import { queryRoutes } from "./routes/query";
 import { researchRoutes } from "./routes/research";
 import { reviewRoutes } from "./routes/review";
@@ -56,6 +57,7 @@ const RESOURCES = [
   operationsRoutes,
   exportsRoutes,
   reviewRoutes,
+  papersRoutes,
 ];
 
 /** The document and the reference page: public, documented like the routes. */

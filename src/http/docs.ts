@@ -103,6 +103,7 @@ export const TAGS = [
     description:
       "Literature-review memory (SGMC): outline tree, evidence hubs, section drafts, convergence, assembly, feedback",
   },
+  { name: "papers", description: "Paper analysis: locate a topic in one paper, coverage of its sections and elements" },
   { name: "operations", description: "Capital-chunk snapshots and eviction (admin)" },
   {
     name: "review",

@@ -416,6 +416,34 @@ export class D1ChunkStore implements ChunkStore {
     return rows.map((r) => r.id);
   }
 
+  async entitiesAt(
+    archiveId: string,
+    chunkIds: string[],
+    t: number,
+  ): Promise<Map<string, Array<{ id: string; type: string }>>> {
+    const named = new Map<string, string[]>();
+    for (const r of await versionsOfChunks(this.#db, archiveId, chunkIds, t))
+      named.set(
+        r.chunkId,
+        (JSON.parse(r.entities) as unknown[]).filter((x): x is string => typeof x === "string"),
+      );
+    const types = new Map<string, string>();
+    for (const ids of chunked([...new Set([...named.values()].flat())], IN_CHUNK)) {
+      const rows = await this.#db
+        .select({ id: s.entities.entityId, type: s.entities.type })
+        .from(s.entities)
+        .where(and(eq(s.entities.archiveId, archiveId), inArray(s.entities.entityId, ids)));
+      for (const r of rows) types.set(r.id, r.type);
+    }
+    const out = new Map<string, Array<{ id: string; type: string }>>();
+    for (const [chunk, ids] of named)
+      out.set(
+        chunk,
+        ids.map((id) => ({ id, type: types.get(id) ?? "concept" })),
+      );
+    return out;
+  }
+
   async implementedAt(archiveId: string, t: number): Promise<string[]> {
     const rows = await this.#db.all<{ dst: string }>(
       sql`SELECT DISTINCT dst FROM edges WHERE archive_id = ${archiveId} AND type = 'implements'

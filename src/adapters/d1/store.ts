@@ -53,6 +53,7 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   codeModules: ChunkStore["codeModules"] = (archiveId, prefix, t, max) =>
     this.#chunks.codeModules(archiveId, prefix, t, max);
   subtree: ChunkStore["subtree"] = (archiveId, root, t, max) => this.#chunks.subtree(archiveId, root, t, max);
+  entitiesAt: ChunkStore["entitiesAt"] = (archiveId, ids, t) => this.#chunks.entitiesAt(archiveId, ids, t);
   implementedAt: ChunkStore["implementedAt"] = (archiveId, t) => this.#chunks.implementedAt(archiveId, t);
   edgesAt: ChunkStore["edgesAt"] = (archiveId, ids, type, direction, t) =>
     this.#chunks.edgesAt(archiveId, ids, type, direction, t);

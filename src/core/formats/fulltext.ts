@@ -35,6 +35,17 @@
  * S2ORC's publication date (or only its year, as of 1 January) is valid_from too; the year is also a
  * `year:` boundary.
  *
+ * Elements: every figure and table of `ref_entries` (unarXive `caption`, S2ORC `text`), every
+ * equation entry (S2ORC `type: "equation"`), and each unarXive display formula (a `{{formula:…}}`
+ * marker alone on its line; inline formulas stay in the text) becomes an `element` chunk
+ * `<paper id>#fig<n>` / `#tab<n>` / `#eq<n>` (n counts per type in file order; at most
+ * MAX_EQUATION_ELEMENTS display equations per paper, the rest stay inline and are reported as skipped),
+ * kind `element` with the boundary `element:figure|table|equation`, content = the caption (or
+ * `$latex$`), `part-of` the paper and `discussed-in` every section whose text references it (an
+ * unarXive `{{figure:…}}` / `{{table:…}}` marker, a `ref_spans` entry naming it, or, for an equation,
+ * the section it is displayed in). In section text a figure or table marker reads `[Figure n]` /
+ * `[Table n]`. Neither format has page numbers, so elements carry none.
+ *
  * Edges have no context field, so the sentence(s) around each citation are returned alongside the plan
  * in `citationContexts` (src = citing section, dst = cited id).
  */
@@ -77,6 +88,19 @@ export interface CitationContext {
 
 export type FullTextPlan = ImportPlan & { citationContexts: CitationContext[] };
 
+/** Display equations kept as element chunks per paper (a long derivation can hold hundreds; the unarXive sample has up to 425, median 17). */
+export const MAX_EQUATION_ELEMENTS = 20;
+
+export const ELEMENT_TYPES = ["figure", "table", "equation"] as const;
+export type ElementType = (typeof ELEMENT_TYPES)[number];
+const ELEMENT_ID = { figure: "fig", table: "tab", equation: "eq" } as const;
+const ELEMENT_LABEL = { figure: "Figure", table: "Table", equation: "Equation" } as const;
+
+/** The element chunk id of the n-th element of a type. */
+export function elementId(paper: string, type: ElementType, n: number): string {
+  return `${paper}#${ELEMENT_ID[type]}${n}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Normalised paper
 // ---------------------------------------------------------------------------------------------
@@ -90,6 +114,16 @@ interface Paragraph {
   section: string;
   text: string;
   cites: Cite[];
+  /** ref_entries keys this paragraph references (markers and ref_spans), in text order. */
+  refs: string[];
+  /** ref_entries keys of formulas displayed on a line of their own. */
+  display: string[];
+}
+interface Element {
+  key: string;
+  type: ElementType;
+  n: number;
+  content: string;
 }
 interface Bib {
   identity: PaperIdentity;
@@ -99,13 +133,20 @@ interface Bib {
   n: number;
 }
 
-/** Replace unarXive placeholders; citations get their bibliography position. */
-function render(text: string, refEntries: JsonObject, bibs: Map<string, Bib>): string {
+/** Replace unarXive placeholders; citations get their bibliography position, figures and tables their number. */
+function render(
+  text: string,
+  refEntries: JsonObject,
+  bibs: Map<string, Bib>,
+  elements: Map<string, Element> = new Map(),
+): string {
   return text.replace(/\{\{(\w+):([^}]+)\}\}/g, (_, kind: string, id: string) => {
     if (kind === "cite") {
       const b = bibs.get(id);
       return b ? `[${b.n}]` : "[?]";
     }
+    const el = elements.get(id);
+    if (el && el.type !== "equation") return `[${ELEMENT_LABEL[el.type]} ${el.n}]`;
     const r = refEntries[id];
     if (kind === "formula") {
       const latex = isObject(r) ? oneLine(scalar(r.latex)) : "";
@@ -255,8 +296,14 @@ function normalise(rec: JsonObject): Normalised | string {
     if (!cites.length)
       for (const m of text.matchAll(/\{\{cite:([^}]+)\}\}/g))
         if (m[1]) cites.push({ start: m.index, end: m.index + m[0].length, ref: m[1] });
+    const refs: string[] = [];
+    for (const r of arr(p.ref_spans)) if (isObject(r) && scalar(r.ref_id)) refs.push(scalar(r.ref_id));
+    for (const m of text.matchAll(/\{\{(?:figure|table):([^}]+)\}\}/g)) if (m[1]) refs.push(m[1]);
+    for (const r of arr(p.eq_spans)) if (isObject(r) && scalar(r.ref_id)) refs.push(scalar(r.ref_id));
+    const display: string[] = [];
+    for (const m of text.matchAll(/^[ \t]*\{\{formula:([^}]+)\}\}[ \t]*$/gm)) if (m[1]) display.push(m[1]);
     const section = oneLine([scalar(p.sec_number), scalar(p.section)].filter(Boolean).join(" ")) || "Body";
-    paragraphs.push({ section, text, cites });
+    paragraphs.push({ section, text, cites, refs, display });
   }
   return {
     ids,
@@ -273,6 +320,47 @@ function normalise(rec: JsonObject): Normalised | string {
     refEntries: isObject(rec.ref_entries) ? rec.ref_entries : isObject(parse.ref_entries) ? parse.ref_entries : {},
     unusableBibs,
   };
+}
+
+/**
+ * The paper's elements: figures and tables in `ref_entries` order, then equations in text order
+ * (S2ORC equation entries referenced from the text and unarXive display formulas; unreferenced
+ * equation entries after them), at most MAX_EQUATION_ELEMENTS; `dropped` counts the equations past it.
+ */
+function elementsOf(p: Normalised): { elements: Map<string, Element>; dropped: number } {
+  const elements = new Map<string, Element>();
+  const count = { figure: 0, table: 0, equation: 0 };
+  let dropped = 0;
+  const typeOf = (key: string): string => {
+    const e = p.refEntries[key];
+    return isObject(e) ? scalar(e.type).toLowerCase() : "";
+  };
+  const addEquation = (key: string) => {
+    if (elements.has(key)) return;
+    const e = p.refEntries[key];
+    const latex = isObject(e) ? oneLine(scalar(e.latex) || scalar(e.text)) : "";
+    if (!latex) return;
+    if (count.equation >= MAX_EQUATION_ELEMENTS) {
+      dropped++;
+      return;
+    }
+    count.equation++;
+    elements.set(key, { key, type: "equation", n: count.equation, content: `$${clip(latex, 4000)}$` });
+  };
+  for (const [key, e] of Object.entries(p.refEntries)) {
+    const type = typeOf(key);
+    if (!isObject(e) || (type !== "figure" && type !== "table")) continue;
+    count[type]++;
+    const caption = oneLine(scalar(e.caption) || scalar(e.text));
+    const label = `${ELEMENT_LABEL[type]} ${count[type]}`;
+    elements.set(key, { key, type, n: count[type], content: caption ? clip(caption, 4000) : `${label} (no caption)` });
+  }
+  for (const para of p.paragraphs) {
+    for (const key of para.refs) if (typeOf(key) === "equation") addEquation(key);
+    for (const key of para.display) addEquation(key);
+  }
+  for (const key of Object.keys(p.refEntries)) if (typeOf(key) === "equation") addEquation(key);
+  return { elements, dropped };
 }
 
 /** Sentence of `text` containing offset `at` (the cite span's start). */
@@ -319,6 +407,14 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
       continue;
     }
     const title = p.title || pid;
+    const { elements, dropped } = elementsOf(p);
+    if (dropped > 0)
+      b.skip(
+        `${pid}#eq`,
+        `${dropped} display equations past the first ${MAX_EQUATION_ELEMENTS} stay inline in their sections, not element chunks`,
+      );
+    /** Element key -> the section chunks that reference it, in section order. */
+    const discussedIn = new Map<string, string[]>();
     for (const key of p.unusableBibs) b.skip(`${pid}#bib:${key}`, "bibliography entry with no identifier and no title");
 
     // Sections: runs of consecutive paragraphs with the same section name.
@@ -338,7 +434,7 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
         for (const c of para.cites) {
           const bib = p.bibs.get(c.ref);
           if (!bib || bib.identity.id === pid) continue;
-          const sentence = clip(oneLine(render(sentenceAt(para.text, c.start), p.refEntries, p.bibs)), 1000);
+          const sentence = clip(oneLine(render(sentenceAt(para.text, c.start), p.refEntries, p.bibs, elements)), 1000);
           const ctxKey = `${id}\u0000${bib.identity.id}\u0000${sentence}`;
           if (sentence && !contextKeys.has(ctxKey)) {
             contextKeys.add(ctxKey);
@@ -348,6 +444,13 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
           cited.set(c.ref, bib);
           citedAnywhere.add(c.ref);
         }
+      for (const para of run.paras)
+        for (const key of [...para.refs, ...para.display]) {
+          if (!elements.has(key)) continue;
+          const l = discussedIn.get(key) ?? [];
+          if (l[l.length - 1] !== id) l.push(id);
+          discussedIn.set(key, l);
+        }
       const seen = new Set<string>();
       for (const bib of cited.values()) {
         if (seen.has(bib.identity.id)) continue;
@@ -355,7 +458,7 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
         entities.push(bib.identity.entity);
         edges.push({ type: "cites", target: bib.identity.id });
       }
-      const body = run.paras.map((x) => render(x.text, p.refEntries, p.bibs).trim()).join("\n\n");
+      const body = run.paras.map((x) => render(x.text, p.refEntries, p.bibs, elements).trim()).join("\n\n");
       const refList = [...cited.values()].sort((a, z) => a.n - z.n).map((x) => `[${x.n}] ${x.display}`);
       return {
         id,
@@ -398,6 +501,25 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
       where,
     );
     for (const s of sections) b.add(s, `${where}:${s.title}`);
+    for (const el of elements.values()) {
+      const label = `${ELEMENT_LABEL[el.type]} ${el.n}`;
+      b.add(
+        {
+          id: elementId(pid, el.type, el.n),
+          kind: "element",
+          title: `${clip(title, 150)}: ${label}`,
+          content: el.content,
+          boundaries: [`element:${el.type}`],
+          edges: [
+            { type: "part-of", target: pid },
+            ...(discussedIn.get(el.key) ?? []).map((sec) => ({ type: "discussed-in" as const, target: sec })),
+          ],
+          ...(p.validFrom !== undefined ? { valid_from: p.validFrom } : {}),
+          source: `${src}#${pid}`,
+        },
+        `${where}:${label}`,
+      );
+    }
   }
   if (usable === 0)
     return fail(

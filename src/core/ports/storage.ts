@@ -285,6 +285,12 @@ export interface ChunkStore extends VersionReader {
   ): Promise<Array<{ chunkId: string; version: number; contentKey: string; symbols: string | null }>>;
   /** Chunks reached from `root` backwards over part-of edges valid at t (the root included), at most `max`. */
   subtree(archiveId: string, root: string, t: number, max: number): Promise<string[]>;
+  /** The entities (id and type) named by each chunk's version valid at t; chunks with none valid are omitted. */
+  entitiesAt(
+    archiveId: string,
+    chunkIds: string[],
+    t: number,
+  ): Promise<Map<string, Array<{ id: string; type: string }>>>;
   /** Chunks some chunk `implements` at t (grounded techniques, designs with code). */
   implementedAt(archiveId: string, t: number): Promise<string[]>;
   /** Edges of one type valid at t from (out) or to (in) these chunks, heaviest first per chunk. */

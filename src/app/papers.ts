@@ -1,0 +1,187 @@
+/**
+ * Paper analysis use cases: locate (where in one paper something is discussed: sections, figure /
+ * table / equation elements and exact snippets, routed within the paper's `part-of` subtree) and
+ * coverage (which of its sections and elements are linked). The subtree, edges and entities are read
+ * exactly from D1 at `as_of`; snippets are spans of the versions valid then.
+ */
+import type { z } from "zod";
+import type * as S from "../contract";
+import { LOCATE_KINDS } from "../contract/papers";
+import { fail, ok, type Result } from "../core/errors";
+import type { ChunkStore } from "../core/ports";
+import { bestSentences, type CoverageInputItem, type CoverageType, coverage } from "../core/research/papers";
+import type { ChunkKind } from "../core/types";
+import { iso } from "./browse";
+import type { AppDeps } from "./deps";
+import { MAX_SUBTREE } from "./operations";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+/** Candidates asked of the router per locate call: enough that `limit` items survive the subtree filter. */
+const LOCATE_POOL = 64;
+
+const round4 = (x: number) => Number(x.toPrecision(4));
+
+const elementType = (boundaries: string[]): "figure" | "table" | "equation" | null => {
+  for (const b of boundaries)
+    if (b === "element:figure" || b === "element:table" || b === "element:equation")
+      return b.slice("element:".length) as "figure" | "table" | "equation";
+  return null;
+};
+
+export function paperUseCases(d: AppDeps) {
+  const chunks: ChunkStore = d.stores.chunks;
+
+  /** The paper's version at t, or the failure that says why there is none. */
+  async function paperAt(archive: string, paper: string, t: number, field: string) {
+    const head = (await chunks.visibleAt(archive, [paper], t)).get(paper);
+    if (head) {
+      if (head.kind !== "paper")
+        return fail(
+          "validation",
+          `${paper} is a ${head.kind} chunk, not a paper`,
+          field,
+          "give a paper chunk id (list them with GET …/chunks?kind=paper)",
+        );
+      return ok(head);
+    }
+    const row = await chunks.chunkRow(archive, paper);
+    return row
+      ? fail("not_found", `paper ${paper} has no version valid at ${iso(t)}`, "as_of", "give a later as_of")
+      : fail(
+          "not_found",
+          `chunk ${paper} is not in archive ${archive}`,
+          field,
+          "list papers with GET …/chunks?kind=paper",
+        );
+  }
+
+  return {
+    async locate(archive: string, b: In<typeof S.LocateBody>): Promise<Result<In<typeof S.LocateResult>>> {
+      const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+      const head = await paperAt(archive, b.paper, t, "paper");
+      if (!head.ok) return head;
+      const subtree = await chunks.subtree(archive, b.paper, t, MAX_SUBTREE);
+      const inTree = new Set(subtree);
+      const kinds: ChunkKind[] = [...(b.kinds ?? LOCATE_KINDS)];
+      const r = await d.kernel.route({
+        archiveId: archive,
+        query: b.query,
+        asOf: t,
+        limit: Math.max(b.limit, 8),
+        filter: { kinds, only: subtree },
+      });
+      // The router's picks first, then the rest of the filtered pool by score.
+      const score = new Map(r.route.candidates.map((c) => [c.chunk, c.score]));
+      const order: string[] = [];
+      const seen = new Set<string>();
+      for (const s of r.route.selected)
+        if (inTree.has(s.chunk) && !seen.has(s.chunk)) {
+          seen.add(s.chunk);
+          order.push(s.chunk);
+          if (!score.has(s.chunk)) score.set(s.chunk, s.score);
+        }
+      const rest = r.route.candidates
+        .filter((c) => inTree.has(c.chunk) && !seen.has(c.chunk))
+        .sort((a, z) => z.score - a.score || (a.chunk < z.chunk ? -1 : 1));
+      for (const c of rest.slice(0, LOCATE_POOL)) order.push(c.chunk);
+      const ids = order.slice(0, b.limit);
+      const [visible, out, into] = await Promise.all([
+        chunks.visibleAt(archive, ids, t),
+        chunks.edgesAt(archive, ids, "discussed-in", "out", t),
+        chunks.edgesAt(archive, ids, "discussed-in", "in", t),
+      ]);
+      const discussedIn = new Map<string, string[]>();
+      for (const e of out) if (inTree.has(e.to)) discussedIn.set(e.from, [...(discussedIn.get(e.from) ?? []), e.to]);
+      const discusses = new Map<string, string[]>();
+      for (const e of into) if (inTree.has(e.to)) discusses.set(e.from, [...(discusses.get(e.from) ?? []), e.to]);
+      const byOrder = (a: string, z: string) => a.localeCompare(z, "en", { numeric: true });
+      const items: In<typeof S.LocateResult>["items"] = [];
+      for (const id of ids) {
+        const v = visible.get(id);
+        if (!v || !(LOCATE_KINDS as readonly string[]).includes(v.kind)) continue;
+        const text = b.snippets > 0 ? await d.kernel.contentOf(v.contentKey) : null;
+        items.push({
+          rank: items.length + 1,
+          chunk: id,
+          kind: v.kind as (typeof LOCATE_KINDS)[number],
+          element_type: v.kind === "element" ? elementType(v.boundaries) : null,
+          title: v.title,
+          version: v.version,
+          score: round4(score.get(id) ?? 0),
+          page: null,
+          discussed_in: (discussedIn.get(id) ?? []).sort(byOrder),
+          discusses: (discusses.get(id) ?? []).sort(byOrder),
+          snippets:
+            text === null
+              ? []
+              : bestSentences(text, b.query, b.snippets).map((s) => ({ ...s, score: round4(s.score) })),
+        });
+      }
+      const sections: In<typeof S.LocateResult>["sections"] = [];
+      const placed = new Set<string>();
+      for (const it of items) {
+        const add = (chunk: string, via: string | null) => {
+          if (placed.has(chunk)) return;
+          placed.add(chunk);
+          sections.push({ chunk, score: it.score, via });
+        };
+        if (it.kind === "section") add(it.chunk, null);
+        else if (it.kind === "element") for (const s of it.discussed_in) add(s, it.chunk);
+      }
+      return ok({
+        paper: b.paper,
+        as_of: iso(t),
+        items,
+        sections,
+        trace: { subtree: subtree.length, candidates: rest.length + seen.size },
+      });
+    },
+
+    async coverage(archive: string, q: In<typeof S.CoverageQuery>): Promise<Result<In<typeof S.CoverageResult>>> {
+      const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const head = await paperAt(archive, q.paper, t, "paper");
+      if (!head.ok) return head;
+      const ids = (await chunks.subtree(archive, q.paper, t, MAX_SUBTREE)).filter((x) => x !== q.paper);
+      const visible = await chunks.visibleAt(archive, ids, t);
+      const entities = await chunks.entitiesAt(archive, ids, t);
+      const items: CoverageInputItem[] = [];
+      for (const [id, v] of visible) {
+        const type: CoverageType | null =
+          v.kind === "section" ? "section" : v.kind === "element" ? elementType(v.boundaries) : null;
+        if (!type) continue;
+        items.push({ chunk: id, title: v.title, version: v.version, type, entities: entities.get(id) ?? [] });
+      }
+      const elements = items.filter((x) => x.type !== "section").map((x) => x.chunk);
+      const sections = items.filter((x) => x.type === "section").map((x) => x.chunk);
+      const [discussed, cites] = await Promise.all([
+        chunks.edgesAt(archive, elements, "discussed-in", "out", t),
+        chunks.edgesAt(archive, sections, "cites", "out", t),
+      ]);
+      const res = coverage(
+        {
+          paper: q.paper,
+          items,
+          discussedIn: discussed.map((e) => ({ element: e.from, section: e.to })),
+          citing: new Set(cites.map((e) => e.from)),
+        },
+        q.rule,
+        q.aggregate,
+      );
+      const r4 = (x: number | null) => (x === null ? null : round4(x));
+      const types = Object.fromEntries(
+        Object.entries(res.types).map(([k, v]) => [k, { ...v, share: r4(v.share) }]),
+      ) as In<typeof S.CoverageResult>["types"];
+      return ok({
+        paper: q.paper,
+        as_of: iso(t),
+        rule: q.rule,
+        aggregate: q.aggregate,
+        share: r4(res.share),
+        total: res.total,
+        linked: res.linked,
+        types,
+      });
+    },
+  };
+}
