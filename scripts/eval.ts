@@ -19,7 +19,7 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard),
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, retrieval-metrics),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -49,6 +49,7 @@ import {
   strongerBm25,
   targets,
 } from "./lib/results";
+import { retrievalMetricsEval } from "./lib/retrieval-metrics";
 import { harnessFetch, type Server, startServer } from "./lib/server";
 import { xkgRetrieval } from "./lib/xkg-retrieval";
 import { xkgRoundTrip } from "./lib/xkg-roundtrip";
@@ -666,6 +667,11 @@ async function main() {
     let pgEval = null;
     if (wants("projectguard"))
       pgEval = await timed("ProjectGuard: briefs and renders over scripted histories", () => projectGuardEval(server));
+    let rm = null;
+    if (wants("retrieval-metrics"))
+      rm = await timed("retrieval metrics: POST /metrics/retrieval on CiteSeer vs BM25", () =>
+        retrievalMetricsEval(server, data),
+      );
     const roundTrips = [];
     if (wants("roundtrip"))
       for (const b of built)
@@ -698,6 +704,7 @@ async function main() {
       xkgRoundTrip: xkgRt,
       xkgRetrieval: xkgRet,
       projectguard: pgEval,
+      retrievalMetrics: rm,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

@@ -5,6 +5,7 @@
  */
 import { cpus } from "node:os";
 import type { ProjectGuardEval } from "./eval-projectguard";
+import type { RetrievalMetricsEval } from "./retrieval-metrics";
 import type { SourceState } from "./server";
 import type { XkgRetrieval } from "./xkg-retrieval";
 import type { XkgRoundTrip } from "./xkg-roundtrip";
@@ -86,6 +87,8 @@ export interface EvalResults {
   xkgRetrieval?: XkgRetrieval | null;
   /** ProjectGuard briefs and renders over scripted histories (absent in older runs). */
   projectguard?: ProjectGuardEval | null;
+  /** POST /metrics/retrieval on CiteSeer known-item queries vs BM25 (absent in older runs). */
+  retrievalMetrics?: RetrievalMetricsEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };
