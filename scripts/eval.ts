@@ -19,7 +19,8 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers),
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
+ *   retrieval-metrics),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
  */
@@ -40,8 +41,8 @@ import {
   shuffled,
 } from "./lib/datasets";
 import { projectGuardEval } from "./lib/eval-projectguard";
-import { rankingEval } from "./lib/ranking-eval";
 import { papersEval } from "./lib/papers-eval";
+import { rankingEval } from "./lib/ranking-eval";
 import {
   type ContextFigure,
   type EvalResults,
@@ -51,6 +52,7 @@ import {
   strongerBm25,
   targets,
 } from "./lib/results";
+import { retrievalMetricsEval } from "./lib/retrieval-metrics";
 import { harnessFetch, type Server, startServer } from "./lib/server";
 import { sgmcEval } from "./lib/sgmc";
 import { xkgRetrieval } from "./lib/xkg-retrieval";
@@ -698,6 +700,11 @@ async function main() {
       sgmc = await timed("SGMC: draft convergence on revisions, Eq. 12 feedback simulation", () =>
         sgmcEval(server, data),
       );
+    let rm = null;
+    if (wants("retrieval-metrics"))
+      rm = await timed("retrieval metrics: POST /metrics/retrieval on CiteSeer vs BM25", () =>
+        retrievalMetricsEval(server, data),
+      );
     const roundTrips = [];
     if (wants("roundtrip"))
       for (const b of built)
@@ -733,6 +740,7 @@ async function main() {
       sgmc,
       ranking,
       papers,
+      retrievalMetrics: rm,
       roundTrips,
       provenance: { anchors, verified },
       checkMs,

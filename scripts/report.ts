@@ -437,6 +437,24 @@ function quality(r: EvalResults): string {
       );
     }
   }
+  const rm = r.retrievalMetrics;
+  if (rm) {
+    const row = (name: string, a: typeof rm.bm25) => [
+      name,
+      pct(a.hit_rate),
+      pct(a.mrr),
+      ...rm.k.map((k) => pct(a.recall[String(k)])),
+    ];
+    out.push(
+      "",
+      `**Retrieval metrics** (\`scripts/lib/retrieval-metrics.ts\`: \`POST /metrics/retrieval\` on CiteSeer, ${int(rm.papers)} papers, ${rm.queries} known-item queries = a paper's second sentence, gold = that paper; BM25 scored by the same metric code; ${ms(rm.msPerQuery)} per query through the endpoint; runs stored ${rm.runs.stored}, listed ${rm.runs.listed}, read back equal: ${rm.runs.readBackEqual}):`,
+      "",
+      table(
+        ["", `hit@${rm.k[rm.k.length - 1]}`, "MRR", ...rm.k.map((k) => `R@${k}`)],
+        [row("PaperGuru `/route`", rm.paperguru), row("BM25 (k1 1.2, b 0.75)", rm.bm25)],
+      ),
+    );
+  }
   const g = r.projectguard;
   if (g) {
     const b = g.brief;

@@ -87,6 +87,13 @@ export type RenderBody = z.input<typeof S.RenderBody>;
 export type CodePairsBody = z.input<typeof S.CodePairsBody>;
 export type DirQuery = z.input<typeof S.DirQuery>;
 export type GroundingQuery = z.input<typeof S.GroundingQuery>;
+export type ReviewBody = z.input<typeof S.ReviewBody>;
+export type ReviewResult = z.infer<typeof S.ReviewResult>;
+export type ReviewQuery = z.input<typeof S.ReviewQuery>;
+export type ReviewState = z.infer<typeof S.ReviewState>;
+export type RetrievalMetricsBody = z.input<typeof S.RetrievalMetricsBody>;
+export type RetrievalRun = z.infer<typeof S.RetrievalRun>;
+export type RetrievalRunPage = z.infer<typeof S.RetrievalRunPage>;
 
 /** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/routes/exports.ts). */
 export interface ExportQuery {
@@ -94,6 +101,10 @@ export interface ExportQuery {
   as_of?: string | undefined;
   /** format=xkg only: one paper's file. */
   paper?: string | undefined;
+  /** Only the members of this collection chunk (its cites targets). */
+  collection?: string | undefined;
+  /** Only this chunk's part-of subtree. */
+  within?: string | undefined;
 }
 /** The body of `POST /export/context`: a context request plus the format. */
 export type ExportContextBody = ContextBody & { format: ContextExportFormat };
@@ -564,6 +575,25 @@ export class PaperGuruClient {
   /** Coverage of a paper's sections, figures, tables and equations. */
   coverage(archive: string, q: z.input<typeof S.CoverageQuery>) {
     return this.call<z.infer<typeof S.CoverageResult>>("GET", `/v1/archives/${enc(archive)}/coverage?${qs(q)}`);
+  }
+  // ---------------------------------------------------------------- review and retrieval metrics
+  /** verify, edit, add_edge, remove_edge or flag a node or an edge. */
+  review(archive: string, body: ReviewBody) {
+    return this.call<ReviewResult>("POST", `/v1/archives/${enc(archive)}/review`, body);
+  }
+  /** A node's (chunk) or an edge's (from, type, to) review status and history as of a time. */
+  reviewState(archive: string, q: ReviewQuery) {
+    return this.call<ReviewState>("GET", `/v1/archives/${enc(archive)}/review?${qs(q)}`);
+  }
+  /** Hit rate, MRR, Recall@K and Precision@K of the router against gold ids; the run is stored. */
+  retrievalMetrics(archive: string, body: RetrievalMetricsBody) {
+    return this.call<RetrievalRun>("POST", `/v1/archives/${enc(archive)}/metrics/retrieval`, body);
+  }
+  retrievalRuns(archive: string, q: { limit?: number; cursor?: string } = {}) {
+    return this.call<RetrievalRunPage>("GET", `/v1/archives/${enc(archive)}/metrics/retrieval/runs?${qs(q)}`);
+  }
+  retrievalRun(archive: string, run: string) {
+    return this.call<RetrievalRun>("GET", `/v1/archives/${enc(archive)}/metrics/retrieval/runs/${enc(run)}`);
   }
 }
 

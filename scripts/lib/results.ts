@@ -5,8 +5,9 @@
  */
 import { cpus } from "node:os";
 import type { ProjectGuardEval } from "./eval-projectguard";
-import type { RankingEval } from "./ranking-eval";
 import type { PapersEval } from "./papers-eval";
+import type { RankingEval } from "./ranking-eval";
+import type { RetrievalMetricsEval } from "./retrieval-metrics";
 import type { SourceState } from "./server";
 import type { SgmcEval } from "./sgmc";
 import type { XkgRetrieval } from "./xkg-retrieval";
@@ -95,6 +96,8 @@ export interface EvalResults {
   sgmc?: SgmcEval | null;
   /** Locate and per-node references on the unarXive sample (absent in older runs). */
   papers?: PapersEval | null;
+  /** POST /metrics/retrieval on CiteSeer known-item queries vs BM25 (absent in older runs). */
+  retrievalMetrics?: RetrievalMetricsEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };

@@ -13,9 +13,9 @@ import { type AnnotationRecord, parseJson } from "../core/ports";
 import type { RelationInput } from "../core/relations";
 import { aggregateMetrics, normaliseKs, queryMetrics } from "../core/research/retrieval";
 import {
+  EDGE_REVIEW_PREFIX,
   edgeReviewKey,
   NODE_REVIEW_KEY,
-  parseEdgeReviewKey,
   type ReviewStatus,
   readReviewValue,
   reviewStatusAt,
@@ -111,9 +111,16 @@ export function reviewUseCases(d: AppDeps) {
     });
   }
 
-  async function eventsOf(archive: string, chunk: string, key: string, asOf: number) {
+  /** The review events of a node, or of one edge of it (matched on the edge the value names). */
+  async function eventsOf(
+    archive: string,
+    chunk: string,
+    key: string,
+    asOf: number,
+    edge?: { type: string; to: string },
+  ) {
     return (await d.stores.annotations.annotationsOf(archive, [chunk], key, asOf)).filter(
-      (r) => readReviewValue(parseJson<unknown>(r.value, null)) !== null,
+      (r) => readReviewValue(parseJson<unknown>(r.value, null), edge) !== null,
     );
   }
 
@@ -149,7 +156,12 @@ export function reviewUseCases(d: AppDeps) {
       const head = await chunks.chunkRow(archive, chunk);
       if (!head)
         return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, b.edge ? "edge.from" : "chunk");
-      const before = reviewStatusAt((await eventsOf(archive, chunk, key, at)).map(asEvent), at).status;
+      const edgeRef = b.edge ? { type: b.edge.type, to: b.edge.to } : undefined;
+      const before = reviewStatusAt(
+        (await eventsOf(archive, chunk, key, at, edgeRef)).map(asEvent),
+        at,
+        edgeRef,
+      ).status;
 
       let version: number | null = null;
       if (b.edge && (b.op === "verify" || b.op === "flag")) {
@@ -228,7 +240,7 @@ export function reviewUseCases(d: AppDeps) {
         version,
         key,
         op: "set",
-        value: JSON.stringify(reviewValue(b.op)),
+        value: JSON.stringify(reviewValue(b.op, edgeRef)),
         actor,
         reason: b.reason ?? "",
         at,
@@ -264,8 +276,9 @@ export function reviewUseCases(d: AppDeps) {
       const h = await chunks.chunkHistory(archive, chunk);
       if (!h) return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, isEdge ? "from" : "chunk");
       const key = isEdge ? edgeReviewKey(q.type as string, q.to as string) : NODE_REVIEW_KEY;
-      const rows = await eventsOf(archive, chunk, key, asOf);
-      const { status, last } = reviewStatusAt(rows.map(asEvent), asOf);
+      const edgeRef = isEdge ? { type: q.type as string, to: q.to as string } : undefined;
+      const rows = await eventsOf(archive, chunk, key, asOf, edgeRef);
+      const { status, last } = reviewStatusAt(rows.map(asEvent), asOf, edgeRef);
       const history = rows.flatMap((r) => {
         const v = readReviewValue(parseJson<unknown>(r.value, null));
         return v
@@ -305,15 +318,23 @@ export function reviewUseCases(d: AppDeps) {
           },
         });
       }
-      // The chunk's reviewed out-edges.
+      // The chunk's reviewed out-edges: events under edge keys, grouped by the edge their value names.
       const all = await d.stores.annotations.annotationsOf(archive, [chunk], undefined, asOf);
-      const byKey = new Map<string, AnnotationRecord[]>();
-      for (const r of all) if (parseEdgeReviewKey(r.key)) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
-      const edges = [...byKey.entries()].flatMap(([k, evs]) => {
-        const e = parseEdgeReviewKey(k);
-        const s = reviewStatusAt(evs.map(asEvent), asOf);
-        return e && s.last ? [{ type: e.type, to: e.to, status: s.status }] : [];
-      });
+      const byEdge = new Map<string, { type: string; to: string; events: AnnotationRecord[] }>();
+      for (const r of all) {
+        if (!r.key.startsWith(EDGE_REVIEW_PREFIX)) continue;
+        const e = readReviewValue(parseJson<unknown>(r.value, null))?.edge;
+        if (!e) continue;
+        const k = `${e.type}\u0000${e.to}`;
+        const cur = byEdge.get(k) ?? { ...e, events: [] };
+        cur.events.push(r);
+        byEdge.set(k, cur);
+      }
+      const edges = [...byEdge.values()].map((e) => ({
+        type: e.type,
+        to: e.to,
+        status: reviewStatusAt(e.events.map(asEvent), asOf, e).status,
+      }));
       return ok({ target: { chunk }, ...base, edges });
     },
 

@@ -3,8 +3,12 @@
  * (from, type, to) and the status each leaves. A status is an append-only annotation event, so the
  * status and its history read as of any time:
  * - a node's events are key `review` on the chunk;
- * - an edge's are key `review:edge:<type>:<to>` on its source chunk `from`;
- * - the value is `{status, op}`; actor, reason and valid time are the event's own fields.
+ * - an edge's are key `review:edge:<h>` on its source chunk `from`, h = FNV-1a 64-bit hex of
+ *   `type \0 to` (keys stay 28 characters whatever the target id's length, inside the dump's
+ *   200-character key limit); the value names the edge, and reads match it exactly, so a hash
+ *   collision cannot mix two edges' histories;
+ * - the value is `{status, op}` (and `edge: {type, to}` for an edge); actor, reason and valid time
+ *   are the event's own fields.
  * Nothing reviewed is `auto-generated`. verify -> human-verified; edit, add_edge, remove_edge ->
  * human-edited; flag -> flagged.
  */
@@ -16,34 +20,55 @@ export type ReviewOp = (typeof REVIEW_OPS)[number];
 
 export const DEFAULT_STATUS: ReviewStatus = "auto-generated";
 export const NODE_REVIEW_KEY = "review";
-const EDGE_PREFIX = "review:edge:";
 
-export const edgeReviewKey = (type: string, to: string): string => `${EDGE_PREFIX}${type}:${to}`;
+export const EDGE_REVIEW_PREFIX = "review:edge:";
 
-/** (type, to) of an edge key, or null for other keys. Edge types contain no ':'. */
-export function parseEdgeReviewKey(key: string): { type: string; to: string } | null {
-  if (!key.startsWith(EDGE_PREFIX)) return null;
-  const rest = key.slice(EDGE_PREFIX.length);
-  const i = rest.indexOf(":");
-  return i > 0 && i < rest.length - 1 ? { type: rest.slice(0, i), to: rest.slice(i + 1) } : null;
+/** FNV-1a, 64 bits, over the UTF-16 code units; 16 hex digits. */
+function fnv1a64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i));
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, "0");
 }
+
+export const edgeReviewKey = (type: string, to: string): string =>
+  `${EDGE_REVIEW_PREFIX}${fnv1a64(`${type}\u0000${to}`)}`;
 
 export function statusForOp(op: ReviewOp): ReviewStatus {
   return op === "verify" ? "human-verified" : op === "flag" ? "flagged" : "human-edited";
 }
 
-/** The review event stored as an annotation value. */
-export function reviewValue(op: ReviewOp): { status: ReviewStatus; op: ReviewOp } {
-  return { status: statusForOp(op), op };
+export interface ReviewValue {
+  status: ReviewStatus;
+  op: ReviewOp;
+  edge?: { type: string; to: string };
 }
 
-/** A stored value read back as a review event; null for anything else (a caller's own `review` key). */
-export function readReviewValue(v: unknown): { status: ReviewStatus; op: ReviewOp } | null {
+/** The review event stored as an annotation value. */
+export function reviewValue(op: ReviewOp, edge?: { type: string; to: string }): ReviewValue {
+  return { status: statusForOp(op), op, ...(edge ? { edge: { type: edge.type, to: edge.to } } : {}) };
+}
+
+/**
+ * A stored value read back as a review event; null for anything else (a caller's own `review` key).
+ * With `edge`, only an event naming exactly that edge.
+ */
+export function readReviewValue(v: unknown, edge?: { type: string; to: string }): ReviewValue | null {
   if (typeof v !== "object" || v === null) return null;
-  const { status, op } = v as { status?: unknown; op?: unknown };
+  const { status, op, edge: e } = v as { status?: unknown; op?: unknown; edge?: unknown };
   if (!(REVIEW_STATUSES as readonly unknown[]).includes(status) || !(REVIEW_OPS as readonly unknown[]).includes(op))
     return null;
-  return { status: status as ReviewStatus, op: op as ReviewOp };
+  const named =
+    typeof e === "object" &&
+    e !== null &&
+    typeof (e as { type?: unknown }).type === "string" &&
+    typeof (e as { to?: unknown }).to === "string"
+      ? { type: (e as { type: string }).type, to: (e as { to: string }).to }
+      : undefined;
+  if (edge && (named?.type !== edge.type || named?.to !== edge.to)) return null;
+  return { status: status as ReviewStatus, op: op as ReviewOp, ...(named ? { edge: named } : {}) };
 }
 
 export interface ReviewEventLike {
@@ -56,12 +81,13 @@ export interface ReviewEventLike {
 export function reviewStatusAt<E extends ReviewEventLike>(
   events: readonly E[],
   asOf: number,
+  edge?: { type: string; to: string },
 ): { status: ReviewStatus; last: E | null } {
   let last: E | null = null;
   for (const e of [...events].sort((a, b) => a.at - b.at || a.id - b.id)) {
     if (e.at > asOf) break;
-    if (readReviewValue(e.value)) last = e;
+    if (readReviewValue(e.value, edge)) last = e;
   }
-  const r = last ? readReviewValue(last.value) : null;
+  const r = last ? readReviewValue(last.value, edge) : null;
   return { status: r?.status ?? DEFAULT_STATUS, last };
 }

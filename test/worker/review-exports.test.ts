@@ -147,6 +147,33 @@ describe("exports with review statuses", () => {
     );
     expect(dump.entities.map((e: { id: string }) => e.id).filter((e: string) => !named.has(e))).toEqual([]);
 
+    // The whole dump replayed into another archive keeps every status and its history.
+    const whole = (await get(`/v1/archives/${a.id}/export?format=json`, a.key)).text;
+    const b = await newArchive("rexp2");
+    const imp = await SELF.fetch(`http://paperguru.test/v1/archives/${b.id}/import?format=archive&name=d.json`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${b.key}`, "content-type": "application/json" },
+      body: whole,
+    });
+    expect(imp.status).toBe(200);
+    const edgeState = await api(
+      "GET",
+      `/v1/archives/${b.id}/review?from=note%3Areading&type=cites&to=paper%3Abeta`,
+      undefined,
+      b.key,
+    );
+    expect(edgeState.body).toMatchObject({ status: "flagged", reason: "off topic" });
+    const nodeState = await api(
+      "GET",
+      `/v1/archives/${b.id}/review?chunk=paper%3Aalpha&as_of=2024-02-01`,
+      undefined,
+      b.key,
+    );
+    expect(nodeState.body.status).toBe("auto-generated");
+    expect((await api("GET", `/v1/archives/${b.id}/review?chunk=paper%3Aalpha`, undefined, b.key)).body.status).toBe(
+      "human-verified",
+    );
+
     const both = await api("GET", `/v1/archives/${a.id}/export?format=csv&collection=x&within=y`, undefined, a.key);
     expect(both.status).toBe(400);
     const missing = await api("GET", `/v1/archives/${a.id}/export?format=csv&within=nope`, undefined, a.key);

@@ -54,7 +54,7 @@ import {
 } from "../../core/ports";
 import type { ContextRequest } from "../../core/query";
 import type { RelationInput } from "../../core/relations";
-import { NODE_REVIEW_KEY, parseEdgeReviewKey, reviewStatusAt } from "../../core/review";
+import { EDGE_REVIEW_PREFIX, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { EvidenceCard } from "../../core/types";
 import { toEvent } from "../annotations";
 import type { PaperGuru } from "../kernel";
@@ -432,7 +432,8 @@ async function withEdgeStatus(deps: ExportDeps, archiveId: string, edges: GraphE
   const rows = await deps.annotations.annotationsOf(archiveId, [...new Set(edges.map((e) => e.src))], undefined, t);
   const by = new Map<string, Array<{ id: number; at: number; value: unknown }>>();
   for (const r of rows) {
-    const k = parseEdgeReviewKey(r.key);
+    if (!r.key.startsWith(EDGE_REVIEW_PREFIX)) continue;
+    const k = readReviewValue(parseJson(r.value, null))?.edge;
     if (!k) continue;
     const key = `${r.chunkId}\u0000${k.type}\u0000${k.to}`;
     by.set(key, [...(by.get(key) ?? []), { ...r, value: parseJson(r.value, null) }]);
