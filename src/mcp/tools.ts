@@ -13,6 +13,7 @@ import { promptCard } from "../core/distill/card";
 import { fail, ok, type Result } from "../core/errors";
 import { INGEST_LIMITS } from "../core/ingest";
 import { RELATION_LIMITS } from "../core/relations";
+import { POOL_MODES } from "../core/research/rank-pool";
 import { countTokens, DEFAULT_TOKENIZER } from "../core/text/tokenizer";
 import { CHUNK_KINDS, ENTITY_TYPES } from "../core/types";
 import { type Op, READ_OPS, runOp, WRITE_OPS } from "./ops";
@@ -25,7 +26,7 @@ const archive = S.ArchiveParam.shape.archive;
 // for in every agent's context: the as_of one, repeated in 11 tools, was 500 bytes of tools/list).
 const asOf = S.Time.optional();
 const query = z.string().min(1).max(8000).describe("What you need, in natural language.");
-const boundaries = S.RouteBody.shape.boundaries.describe('Preferred boundary tags, e.g. ["split:dev"].');
+const boundaries = S.RouteBody.shape.boundaries.describe("Preferred scope tags (split:dev).");
 const sessionId = S.RouteBody.shape.session_id;
 const chunkId = z.string().min(1).max(S.MAX_ID);
 const includeTrace = z.boolean().optional().describe("Adds the routing trace (large).");
@@ -197,24 +198,31 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: strict({
       query,
-      budget_tokens: S.ContextBody.shape.budget_tokens.describe("Tokens for the whole result; default 2000."),
+      budget_tokens: S.ContextBody.shape.budget_tokens.describe("For the whole result."),
       as_of: asOf,
       boundaries,
       session_id: sessionId,
       max_cards: S.ContextBody.shape.max_cards,
       max_card_tokens: S.ContextBody.shape.max_card_tokens,
       short_term_share: S.ContextBody.shape.short_term_share,
+      mode: z.enum(POOL_MODES).optional().describe("Rank the pool: poe (default) or a Paper Circle mode."),
+      mmr: z.boolean().optional().describe("Diversify (MMR)."),
       tokenizer,
       include_trace: includeTrace,
     }),
     output: ContextOut,
-    run: async (app, a, { include_trace, ...args }) => {
+    run: async (app, a, { include_trace, mode, mmr, ...args }) => {
       // The whole result, not only the cards, fits budget_tokens (without the trace, which is asked
       // for on top): the cards get the budget less a reserve for the envelope, and should the
       // serialised result still be over, the lowest-ranked cards go.
       const budget = args.budget_tokens ?? 2000;
       const tokenizer = args.tokenizer ?? DEFAULT_TOKENIZER;
-      const r = await app.query.context(a, { ...args, budget_tokens: Math.max(50, budget - ENVELOPE_TOKENS) });
+      const ranking = mode || mmr ? S.RankingSchema.parse({ mode, mmr }) : undefined;
+      const r = await app.query.context(a, {
+        ...args,
+        ...(ranking ? { ranking } : {}),
+        budget_tokens: Math.max(50, budget - ENVELOPE_TOKENS),
+      });
       const cards = r.cards.map(promptCard);
       const short_term = r.short_term.map((e) => ({ role: e.role, text: e.text, at: e.at }));
       const body = () => {

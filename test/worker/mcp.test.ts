@@ -804,6 +804,21 @@ describe("MCP: research memory (research reads, curate writes)", () => {
     });
     expect(conv).toBeTypeOf("object");
 
+    // Paper Circle reads: statistics over the archive, and context ranked by a mode with MMR.
+    const stats = await ok(client, "research", { archive: id, op: "stats", args: {} });
+    expect(JSON.stringify(stats)).toContain("year");
+    const ranked = await ok(client, "context", {
+      archive: id,
+      query: "differential entropy features",
+      mode: "discovery",
+      mmr: true,
+      include_trace: true,
+    });
+    expect(ranked.cards.length).toBeGreaterThan(0);
+    const badMode = await call(client, "context", { archive: id, query: "x", mode: "fancy" });
+    expect(badMode.isError).toBe(true);
+    expect(badMode.json.error.field).toBe("mode");
+
     // Bad args name the field under args; an unknown op names op.
     const bad = await call(client, "research", { archive: id, op: "tree", args: {} });
     expect(bad.isError).toBe(true);
