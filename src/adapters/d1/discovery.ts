@@ -4,7 +4,7 @@ import { type DiscoveryStore, type PaperRow, parseJson } from "../../core/ports"
 import { chunked, type Db } from "./queries";
 import * as s from "./schema";
 
-/** Ids per statement: with the archive id and four bindings of t, under D1's 100 parameters. */
+/** Ids per statement: with the archive id, the type and two bindings of t, under D1's 100 parameters. */
 const IDS_PER_STATEMENT = 80;
 /** Statements in flight at once (the Workers limit on simultaneous outbound connections is 6). */
 const CONCURRENT = 6;
@@ -40,15 +40,42 @@ export class D1DiscoveryStore implements DiscoveryStore {
     return this.#db.all<RawRow>(
       sql`SELECT v.chunk_id AS chunkId, v.version AS version, v.kind AS kind, v.title AS title,
                  v.synopsis AS synopsis, v.boundaries AS boundaries, v.entities AS entities,
-                 v.valid_from AS validFrom, v.source AS source,
-                 (SELECT COUNT(DISTINCT e.src) FROM edges e
-                   WHERE e.archive_id = v.archive_id AND e.dst = v.chunk_id AND e.type = 'cites'
-                     AND e.valid_from <= ${t} AND (e.valid_to IS NULL OR e.valid_to > ${t})) AS citesIn
+                 v.valid_from AS validFrom, v.source AS source, 0 AS citesIn
           FROM chunk_versions v JOIN chunks c ON c.archive_id = v.archive_id AND c.chunk_id = v.chunk_id
           WHERE v.archive_id = ${archiveId} AND v.valid_from <= ${t} AND (v.valid_to IS NULL OR v.valid_to > ${t})
             AND (c.deprecated_at IS NULL OR c.deprecated_at > ${t}) AND ${where}
           ${tail}`,
     );
+  }
+
+  /** Distinct chunks with a `cites` edge to each id valid at t (one grouped statement per batch). */
+  async #citesIn(archiveId: string, ids: string[], t: number): Promise<Map<string, number>> {
+    const rows = await this.#db
+      .select({ dst: s.edges.dst, n: sql<number>`COUNT(DISTINCT ${s.edges.src})` })
+      .from(s.edges)
+      .where(
+        and(
+          eq(s.edges.archiveId, archiveId),
+          inArray(s.edges.dst, ids),
+          eq(s.edges.type, "cites"),
+          sql`${s.edges.validFrom} <= ${t}`,
+          sql`(${s.edges.validTo} IS NULL OR ${s.edges.validTo} > ${t})`,
+        ),
+      )
+      .groupBy(s.edges.dst);
+    return new Map(rows.map((r) => [r.dst, Number(r.n) || 0]));
+  }
+
+  /** The rows with their cites in-degree. */
+  async #withCites(archiveId: string, rows: RawRow[], t: number): Promise<PaperRow[]> {
+    const counts = rows.length
+      ? await this.#citesIn(
+          archiveId,
+          rows.map((r) => r.chunkId),
+          t,
+        )
+      : new Map<string, number>();
+    return rows.map((r) => toRow({ ...r, citesIn: counts.get(r.chunkId) ?? 0 }));
   }
 
   async papersOf(archiveId: string, chunkIds: string[], t: number): Promise<PaperRow[]> {
@@ -66,10 +93,10 @@ export class D1DiscoveryStore implements DiscoveryStore {
               sql`, `,
             )})`,
             sql``,
-          ),
+          ).then((rows) => this.#withCites(archiveId, rows, t)),
         ),
       );
-      for (const p of parts) out.push(...p.map(toRow));
+      for (const p of parts) out.push(...p);
     }
     return out;
   }
@@ -90,7 +117,10 @@ export class D1DiscoveryStore implements DiscoveryStore {
     if (f.boundariesAny?.length)
       conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.boundaries) j WHERE j.value IN (${list(f.boundariesAny)}))`);
     const rows = await this.#select(archiveId, t, sql.join(conds, sql` AND `), sql`ORDER BY v.chunk_id LIMIT ${limit}`);
-    return rows.map(toRow);
+    const out: PaperRow[] = [];
+    for (const group of chunked(chunked(rows, IDS_PER_STATEMENT), CONCURRENT))
+      for (const p of await Promise.all(group.map((part) => this.#withCites(archiveId, part, t)))) out.push(...p);
+    return out;
   }
 
   async entityNames(archiveId: string, entityIds: string[]): Promise<Map<string, string>> {
