@@ -606,7 +606,7 @@ function quality(r: EvalResults): string {
         ],
       ),
       "",
-      `PaperGuru's top 10 is the same set as BM25's for ${p1(f.sameTop10AsBm25 ?? 0)}% of the queries: these candidates are bare reference strings without edges, so routing has only its lexical expert (BM25 with the title weighted 2) to go on.`,
+      `PaperGuru's top 10 is the same set as BM25's for ${p1(f.sameTop10AsBm25 ?? 0)}% of the queries, yet recall and MRR tie: the candidates are bare reference strings without edges, so routing has its lexical expert and names grounded in the strings (mostly author names) to go on, and BM25 sees the same words.`,
       "",
       `**Coverage** (\`GET /coverage\`, default rule \`either\`, micro) over the ${pp.coverage.papers} papers: mean share ${p1(pp.coverage.share)}%; linked figures ${p1(pp.coverage.figures)}%, tables ${p1(pp.coverage.tables)}%, sections ${p1(pp.coverage.sections)}%, equations ${p1(pp.coverage.equations)}%.`,
     );
