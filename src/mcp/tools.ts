@@ -554,7 +554,7 @@ export const TOOLS: McpTool[] = [
     description: `The archive as of as_of as citations, a table or a graph, cut at max_chars (≤ ${MCP_EXPORT_MAX_CHARS}).`,
     scope: "read",
     input: strict({
-      format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml"]),
+      format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html"]),
       as_of: asOf,
       max_chars: z.number().int().min(1).max(MCP_EXPORT_MAX_CHARS).optional(),
     }),
