@@ -3,12 +3,14 @@
  * no figure in them is typed by hand or outlives the run that produced it:
  * - bench/results/latest.json (`npm run bench`) -> the block `report:performance`;
  * - bench/results/eval-latest.json (`npm run eval`) -> `report:quality`, `report:targets` and
- *   `report:lifecycle`.
+ *   `report:lifecycle`;
+ * - the research-memory sections (`report:research`) from eval-latest.json when it has them, else
+ *   from the newest section run in bench/results/eval-sections/ that does.
  * A block is the text between `<!-- report:NAME:start -->` and `<!-- report:NAME:end -->`. Each
  * names the date, commit and machine of its run. `--check` rewrites nothing and exits 1 when
  * README.md differs from what the results files give.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { EvalResults, EvalSet, MetricRow } from "./lib/results";
 import { strongerBm25, targets } from "./lib/results";
 
@@ -380,6 +382,61 @@ function quality(r: EvalResults): string {
       }`,
     );
   }
+  const g = r.projectguard;
+  if (g) {
+    const b = g.brief;
+    out.push(
+      "",
+      `**ProjectGuard brief and render** (\`scripts/lib/eval-projectguard.ts\`: ${g.projects} generated project histories, ${g.steps} steps, ${g.briefs} briefs at ${int(g.budgetTokens)} tokens; designs and decisions proposed, committed, rejected, revised and superseded, code pushed that implements, tests and depends on modules; ground truth from the generator):`,
+      "",
+      table(
+        ["", "`POST /brief`", "version-blind BM25 over every version, same budget"],
+        [
+          [
+            "stale items per briefed record (superseded, rejected or uncommitted: records or their text)",
+            `${pct(b.staleShare)}% (${b.staleItems} of ${b.items})`,
+            `${pct(g.baseline.staleShare)}% (${g.baseline.staleItems} of ${g.baseline.items})`,
+          ],
+          [
+            "commitment recall (the asked aspect's live commitments briefed)",
+            `${pct(b.commitmentRecall)}%`,
+            `${pct(g.baseline.commitmentRecall)}%`,
+          ],
+          ["commitment precision (briefed records that are the asked aspect's)", `${pct(b.commitmentPrecision)}%`, "–"],
+          [
+            "modules to preserve: precision / recall",
+            `${pct(b.preserve.precision)}% / ${pct(b.preserve.recall)}% (${b.preserve.predicted} given, ${b.preserve.expected} expected)`,
+            "–",
+          ],
+          [
+            "modules to revise: precision / recall",
+            `${pct(b.revise.precision)}% / ${pct(b.revise.recall)}% (${b.revise.predicted} given, ${b.revise.expected} expected)`,
+            "–",
+          ],
+          ["signature anchors that verify", `${b.anchorsVerified} of ${b.anchors}`, "–"],
+          ["largest brief ÷ budget", b.maxTokensOverBudget.toFixed(2), "–"],
+        ],
+      ),
+      "",
+      `Render of each final state: at ${g.render.tight.budget} tokens the largest was ${g.render.tight.maxTokens} tokens and ${g.render.tight.withOmitted} of ${g.projects} listed what they left out; at ${int(g.render.generous.budget)} tokens (nothing left out: ${g.render.generous.omitted} omitted) ${g.render.generous.commitmentsRendered} of ${g.render.generous.commitmentsLive} live commitments were rendered; stale items in renders: ${g.render.tight.staleItems + g.render.generous.staleItems}.`,
+    );
+  }
+  return out.join("\n");
+}
+
+/** Research-memory sections: each rendered from the full eval when it has it, else from a section run. */
+const SECTIONS = [
+  { key: "ranking", flag: "ranking" },
+  { key: "retrievalMetrics", flag: "retrieval-metrics" },
+  { key: "sgmc", flag: "sgmc" },
+  { key: "papers", flag: "papers" },
+] as const;
+type SectionKey = (typeof SECTIONS)[number]["key"];
+type SectionResults = Pick<EvalResults, SectionKey>;
+
+/** The tables of the research-memory sections present in `r`. */
+function researchTables(r: Partial<SectionResults>): string[] {
+  const out: string[] = [];
   const rk = r.ranking;
   if (rk) {
     out.push(
@@ -453,45 +510,6 @@ function quality(r: EvalResults): string {
         ["", `hit@${rm.k[rm.k.length - 1]}`, "MRR", ...rm.k.map((k) => `R@${k}`)],
         [row("PaperGuru `/route`", rm.paperguru), row("BM25 (k1 1.2, b 0.75)", rm.bm25)],
       ),
-    );
-  }
-  const g = r.projectguard;
-  if (g) {
-    const b = g.brief;
-    out.push(
-      "",
-      `**ProjectGuard brief and render** (\`scripts/lib/eval-projectguard.ts\`: ${g.projects} generated project histories, ${g.steps} steps, ${g.briefs} briefs at ${int(g.budgetTokens)} tokens; designs and decisions proposed, committed, rejected, revised and superseded, code pushed that implements, tests and depends on modules; ground truth from the generator):`,
-      "",
-      table(
-        ["", "`POST /brief`", "version-blind BM25 over every version, same budget"],
-        [
-          [
-            "stale items per briefed record (superseded, rejected or uncommitted: records or their text)",
-            `${pct(b.staleShare)}% (${b.staleItems} of ${b.items})`,
-            `${pct(g.baseline.staleShare)}% (${g.baseline.staleItems} of ${g.baseline.items})`,
-          ],
-          [
-            "commitment recall (the asked aspect's live commitments briefed)",
-            `${pct(b.commitmentRecall)}%`,
-            `${pct(g.baseline.commitmentRecall)}%`,
-          ],
-          ["commitment precision (briefed records that are the asked aspect's)", `${pct(b.commitmentPrecision)}%`, "–"],
-          [
-            "modules to preserve: precision / recall",
-            `${pct(b.preserve.precision)}% / ${pct(b.preserve.recall)}% (${b.preserve.predicted} given, ${b.preserve.expected} expected)`,
-            "–",
-          ],
-          [
-            "modules to revise: precision / recall",
-            `${pct(b.revise.precision)}% / ${pct(b.revise.recall)}% (${b.revise.predicted} given, ${b.revise.expected} expected)`,
-            "–",
-          ],
-          ["signature anchors that verify", `${b.anchorsVerified} of ${b.anchors}`, "–"],
-          ["largest brief ÷ budget", b.maxTokensOverBudget.toFixed(2), "–"],
-        ],
-      ),
-      "",
-      `Render of each final state: at ${g.render.tight.budget} tokens the largest was ${g.render.tight.maxTokens} tokens and ${g.render.tight.withOmitted} of ${g.projects} listed what they left out; at ${int(g.render.generous.budget)} tokens (nothing left out: ${g.render.generous.omitted} omitted) ${g.render.generous.commitmentsRendered} of ${g.render.generous.commitmentsLive} live commitments were rendered; stale items in renders: ${g.render.tight.staleItems + g.render.generous.staleItems}.`,
     );
   }
   const sg = r.sgmc;
@@ -611,7 +629,42 @@ function quality(r: EvalResults): string {
       `**Coverage** (\`GET /coverage\`, default rule \`either\`, micro) over the ${pp.coverage.papers} papers: mean share ${p1(pp.coverage.share)}%; linked figures ${p1(pp.coverage.figures)}%, tables ${p1(pp.coverage.tables)}%, sections ${p1(pp.coverage.sections)}%, equations ${p1(pp.coverage.equations)}%.`,
     );
   }
-  return out.join("\n");
+  return out;
+}
+
+/**
+ * Section runs (`npm run eval -- --data … --only <key> --out bench/results/eval-sections/<key>.json`)
+ * stand in for a section the last full eval lacks; each is shown with its own date and commit.
+ */
+const SECTION_DIR = "bench/results/eval-sections";
+
+function sectionRun(key: SectionKey): (Partial<EvalResults> & { date: string; commit: string }) | null {
+  if (!existsSync(SECTION_DIR)) return null;
+  let best: (Partial<EvalResults> & { date: string; commit: string }) | null = null;
+  for (const f of readdirSync(SECTION_DIR)
+    .filter((x) => x.endsWith(".json"))
+    .sort()) {
+    const r = JSON.parse(readFileSync(`${SECTION_DIR}/${f}`, "utf8")) as Partial<EvalResults> & {
+      date: string;
+      commit: string;
+    };
+    if (r[key] && (!best || r.date > best.date)) best = r;
+  }
+  return best;
+}
+
+function research(ev: EvalResults | null): string {
+  const out: string[] = [];
+  for (const { key, flag } of SECTIONS) {
+    const src = ev?.[key] ? ev : sectionRun(key);
+    if (!src) {
+      out.push("", `_No results for \`${flag}\` yet: \`npm run eval -- --data ../shared/testdata --only ${flag}\`._`);
+      continue;
+    }
+    const what = src === ev ? "From the last `npm run eval`" : `From \`npm run eval -- --only ${flag}\``;
+    out.push("", runLine(what, src as EvalResults), ...researchTables({ [key]: src[key] }));
+  }
+  return out.join("\n").trim();
 }
 
 function targetBlock(r: EvalResults): string {
@@ -805,6 +858,7 @@ const missing = (file: string, cmd: string) => `_No results file (${file}); run 
 text = replaceBlock(text, "performance", bench ? performance(bench) : missing(BENCH, "npm run bench"));
 text = replaceBlock(text, "quality", ev ? quality(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 text = replaceBlock(text, "targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
+text = replaceBlock(text, "research", research(ev));
 text = replaceBlock(text, "lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 if (args.includes("--check")) {
   if (text !== before) {
