@@ -438,6 +438,11 @@ type SectionResults = Pick<EvalResults, SectionKey>;
 function researchTables(r: Partial<SectionResults>): string[] {
   const out: string[] = [];
   const rk = r.ranking;
+  // Recall points with a sign (−0.0 printed as 0.0).
+  const signedPts = (d: number) => {
+    const x = Math.round(d * 1000) / 10;
+    return x > 0 ? `+${x.toFixed(1)}` : x < 0 ? `−${(-x).toFixed(1)}` : "0.0";
+  };
   if (rk) {
     out.push(
       "",
@@ -486,9 +491,7 @@ function researchTables(r: Partial<SectionResults>): string[] {
             pct(m.recall10),
             pct(m.recall50),
             m.mrr.toFixed(3),
-            m.lambda === 1
-              ? ""
-              : `${(m.recall10 - (set.mmr[0]?.recall10 ?? 0)) * 100 >= 0 ? "+" : ""}${((m.recall10 - (set.mmr[0]?.recall10 ?? 0)) * 100).toFixed(1)}`,
+            m.lambda === 1 ? "" : signedPts(m.recall10 - (set.mmr[0]?.recall10 ?? 0)),
           ]),
         ),
       );

@@ -123,7 +123,8 @@ export function scorePool(
   for (const x of centroid.values()) cNorm += x * x;
   cNorm = Math.sqrt(cNorm);
   // tfidf() vectors are L2-normalised (an empty text's is empty: cosine 0, distance 1).
-  const dist = vecs.map((v) => 1 - (cNorm > 0 && v.size > 0 ? dotOwn(v, centroid) / cNorm : 0));
+  // Clamped: a text equal to the centroid's direction gives 1 − 1 ± rounding.
+  const dist = vecs.map((v) => Math.max(0, 1 - (cNorm > 0 && v.size > 0 ? dotOwn(v, centroid) / cNorm : 0)));
   const maxDist = Math.max(0, ...dist);
   const maxBm25 = Math.max(0, ...pool.map((p) => p.bm25));
   return pool.map((p, i) => {
