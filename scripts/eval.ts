@@ -53,7 +53,7 @@ import {
   targets,
 } from "./lib/results";
 import { retrievalMetricsEval } from "./lib/retrieval-metrics";
-import { harnessFetch, type Server, startServer } from "./lib/server";
+import { harnessFetch, runtimeRestarts, type Server, startServer } from "./lib/server";
 import { sgmcEval } from "./lib/sgmc";
 import { xkgRetrieval } from "./lib/xkg-retrieval";
 import { xkgRoundTrip } from "./lib/xkg-roundtrip";
@@ -744,6 +744,7 @@ async function main() {
       roundTrips,
       provenance: { anchors, verified },
       checkMs,
+      runtimeRestarts: runtimeRestarts.count,
       targets: targets(partial),
     };
     mkdirSync(dirname(out), { recursive: true });

@@ -310,6 +310,11 @@ function conversationTable(s: EvalSet): string {
 
 function quality(r: EvalResults): string {
   const out: string[] = [runLine(`Last \`npm run eval\` (${(r.durationMs / 60000).toFixed(1)} min in all)`, r)];
+  if (r.runtimeRestarts)
+    out.push(
+      "",
+      `The local runtime restarted its Worker mid-request ${r.runtimeRestarts} times during this run (after multi-megabyte imports); the harness re-sent those requests, as the runtime's answer asks.`,
+    );
   for (const s of r.sets) {
     out.push("", `**${s.name}.** ${s.description} ${s.notes.join(" ")}`, "");
     out.push(s.groups ? conversationTable(s) : setTable(s));

@@ -102,6 +102,8 @@ export interface EvalResults {
   roundTrips?: Array<Record<string, unknown>>;
   provenance: { anchors: number; verified: number };
   /** Wall time of each lifecycle and import check (ms). */
+  /** Requests re-sent because the local runtime restarted mid-request (absent in older runs). */
+  runtimeRestarts?: number;
   checkMs: Record<string, number>;
   targets: Target[];
 }

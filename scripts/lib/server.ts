@@ -183,5 +183,26 @@ export function gitCommit(ref = "HEAD"): string {
  * costs well under a millisecond). A request right after a 7-8.5 MB import can still wait 300 s
  * on a fresh connection (the eval's round-trip timings show it; cause not found).
  */
-export const harnessFetch: typeof fetch = (input, init) =>
-  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), connection: "close" } });
+export const harnessFetch: typeof fetch = async (input, init) => {
+  const send = () =>
+    fetch(input, {
+      ...init,
+      headers: { ...(init?.headers as Record<string, string> | undefined), connection: "close" },
+    });
+  let res = await send();
+  // The local runtime sometimes restarts its Worker right after a multi-megabyte import and answers
+  // the next request 503 "Your worker restarted mid-request. Please try sending the request again."
+  // The harness does as it says, up to 3 times, and counts it (results: runtimeRestarts), so a run
+  // completes and says how often it happened. Bodies are strings here, so a resend is exact.
+  for (let i = 0; i < 3 && res.status === 503; i++) {
+    const text = await res.clone().text();
+    if (!text.includes("restarted mid-request")) break;
+    runtimeRestarts.count++;
+    await new Promise((r) => setTimeout(r, 2000));
+    res = await send();
+  }
+  return res;
+};
+
+/** How many requests the harness re-sent after the local runtime restarted mid-request. */
+export const runtimeRestarts = { count: 0 };
