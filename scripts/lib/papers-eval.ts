@@ -126,20 +126,10 @@ export async function papersEval(server: Server, dir: string, params: Params): P
   // ------------------------------------------------------------------ locate
   const id = `eval-papers-${Date.now().toString(36)}`;
   const pg = admin.withKey((await admin.createArchive({ id, name: "unarXive papers", params })).key.secret);
-  // 5 papers per request (about 250 chunks with their elements); a request the local runtime drops
-  // midway is sent again: re-importing the same file stores only what is missing.
-  for (let i = 0; i < lines.length; i += 5) {
-    const body = lines.slice(i, i + 5).join("\n");
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await pg.importText(id, "fulltext", body, `unarxive-${i}.jsonl`);
-        break;
-      } catch (e) {
-        if (attempt >= 3 || !/restarted mid-request/.test(String(e))) throw e;
-        log(`import of papers ${i + 1}-${i + 5} dropped by the runtime (attempt ${attempt}); sending it again`);
-      }
-    }
-  }
+  // 5 papers per request (about 250 chunks with their elements); harnessFetch re-sends a request the
+  // local runtime drops midway (re-importing the same file stores only what is missing).
+  for (let i = 0; i < lines.length; i += 5)
+    await pg.importText(id, "fulltext", lines.slice(i, i + 5).join("\n"), `unarxive-${i}.jsonl`);
   const sectionsOnly = tally();
   const withElements = tally();
   const bm = tally();

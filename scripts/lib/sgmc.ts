@@ -22,6 +22,7 @@ import { PaperGuruClient } from "../../src/client";
 import { type FeedbackCounters, selectFeedback } from "../../src/core/research/feedback";
 import { rouge1 } from "../../src/core/research/rouge";
 import { harnessFetch, type Server } from "./server";
+import { mixedRng } from "./synthetic";
 
 const EPSILONS = [0.8, 0.9, 0.95] as const;
 const T_MAX = 4;
@@ -101,19 +102,6 @@ export function distribution(xs: number[]): Distribution {
     max: s[s.length - 1] ?? Number.NaN,
     mean: s.length ? s.reduce((a, b) => a + b, 0) / s.length : Number.NaN,
   };
-}
-
-/** xorshift32 from a mixed seed, its first 20 outputs dropped (small seeds start with tiny values). */
-function rng(seed: number) {
-  let x = Math.imul(seed, 2654435761) >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x100000000;
-  };
-  for (let i = 0; i < 20; i++) next();
-  return next;
 }
 
 interface Doc {
@@ -255,7 +243,7 @@ async function feedbackSimulation(admin: PaperGuruClient, runs = 10, steps = 100
     const id = `eval-sgmc-feedback-${seed}-${Date.now().toString(36)}`;
     const created = await admin.createArchive({ id, name: `SGMC feedback simulation ${seed}` });
     const pg = admin.withKey(created.key.secret);
-    const latent = rng(seed);
+    const latent = mixedRng(seed);
     const p = Array.from({ length: records }, () => latent() * 0.9);
     await pg.ingest(id, {
       artifacts: p.map((_, i) => ({
@@ -279,7 +267,7 @@ async function feedbackSimulation(admin: PaperGuruClient, runs = 10, steps = 100
     };
     for (const name of Object.keys(policies) as Array<keyof typeof policies>) {
       const rs = fresh();
-      const act = rng(seed * 7919);
+      const act = mixedRng(seed * 7919);
       for (let s = 0; s < steps; s++) {
         const at = t0 + DAY + s * 60_000;
         let chosen: FeedbackCounters;

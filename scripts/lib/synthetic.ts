@@ -16,6 +16,13 @@ export function rng(seed: number) {
   };
 }
 
+/** xorshift32 from a mixed seed, its first 20 outputs dropped (small seeds start with tiny values). */
+export function mixedRng(seed: number) {
+  const next = rng(Math.imul(seed, 2654435761) >>> 0 || 1);
+  for (let i = 0; i < 20; i++) next();
+  return next;
+}
+
 export interface SyntheticArchive {
   ops: ChangeOp[];
   heads: number;

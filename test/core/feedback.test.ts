@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mixedRng } from "../../scripts/lib/synthetic";
 import { type FeedbackCounters, selectFeedback } from "../../src/core/research/feedback";
 
 const record = fc.record({
@@ -8,19 +9,6 @@ const record = fc.record({
   uses: fc.integer({ min: 0, max: 5 }),
   createdAt: fc.integer({ min: 0, max: 10 }),
 });
-
-/** xorshift32 from a mixed seed, its first 20 outputs dropped (small seeds start with tiny values). */
-function rng(seed: number) {
-  let x = Math.imul(seed, 2654435761) >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x100000000;
-  };
-  for (let i = 0; i < 20; i++) next();
-  return next;
-}
 
 describe("Eq. 12 feedback selection", () => {
   it("property: the choice has the fewest revisions, and the most uses among those", () => {
@@ -63,13 +51,13 @@ describe("Eq. 12 feedback selection", () => {
       const runs = 50;
       const steps = 300;
       for (let seed = 1; seed <= runs; seed++) {
-        const r = rng(seed);
+        const r = mixedRng(seed);
         const p = new Map<string, number>();
         const rs: FeedbackCounters[] = Array.from({ length: 20 }, (_, i) => {
           p.set(`f${i}`, r() * 0.9);
           return { id: `f${i}`, revisions: 0, uses: 0, createdAt: i };
         });
-        const act = rng(seed * 7919);
+        const act = mixedRng(seed * 7919);
         for (let s = 0; s < steps; s++) {
           const chosen = pick(rs, act);
           let failures = 0;

@@ -164,7 +164,10 @@ export function validateSourceSpec(
   switch (kind) {
     case "arxiv":
     case "openalex":
-    case "crossref": {
+    case "crossref":
+    case "semanticscholar":
+    case "dblp": {
+      const api = SCHOLARLY[kind];
       if (location) {
         const bad = checkUrl(location, kind === "arxiv" ? ARXIV_HTTP_HOSTS : []);
         if (bad)
@@ -172,60 +175,12 @@ export function validateSourceSpec(
             "validation",
             `location ${bad}`,
             "location",
-            `leave it empty for the default API base, or give an https URL such as ${
-              kind === "arxiv"
-                ? "https://export.arxiv.org/api/query"
-                : kind === "openalex"
-                  ? "https://api.openalex.org"
-                  : "https://api.crossref.org"
-            }`,
+            `leave it empty for the default API base, or give an https URL such as ${api.base}`,
           );
       }
-      if (!query)
-        return fail(
-          "validation",
-          `a ${kind} source needs a query`,
-          "query",
-          kind === "arxiv"
-            ? "e.g. `cat:cs.CL AND ti:memory` or `id:2405.14831`"
-            : kind === "openalex"
-              ? "e.g. `filter=concepts.id:C41008148&search=long-term memory`"
-              : "e.g. `query=retrieval augmented generation&filter=from-update-date:2024-01-01`",
-        );
-      const bad =
-        kind === "arxiv"
-          ? checkArxivQuery(query)
-          : kind === "openalex"
-            ? checkOpenAlexQuery(query)
-            : checkCrossrefQuery(query);
+      if (!query) return fail("validation", `a ${kind} source needs a query`, "query", `e.g. ${api.example}`);
+      const bad = api.check?.(query);
       if (bad) return fail("validation", bad.message, "query", bad.hint);
-      break;
-    }
-    case "semanticscholar":
-    case "dblp": {
-      if (location) {
-        const bad = checkUrl(location);
-        if (bad)
-          return fail(
-            "validation",
-            `location ${bad}`,
-            "location",
-            `leave it empty for the default API base, or give an https URL such as ${
-              kind === "dblp" ? "https://dblp.org/search/publ/api" : "https://api.semanticscholar.org/graph/v1"
-            }`,
-          );
-      }
-      if (!query)
-        return fail(
-          "validation",
-          `a ${kind} source needs a query`,
-          "query",
-          kind === "dblp"
-            ? "e.g. `retrieval augmented generation year:2024`"
-            : "e.g. `long-term memory for LLM agents` or `ARXIV:2405.14831`",
-        );
-      if (/^(?:CorpusId|DOI|ARXIV|MAG|ACL|PMID|PMCID|URL):\s*$/i.test(query))
-        return fail("validation", "Semantic Scholar paper id has no value", "query", "e.g. `ARXIV:2405.14831`");
       break;
     }
     case "url": {
@@ -255,6 +210,36 @@ export function validateSourceSpec(
   return ok({ kind, location, query });
 }
 
+/** Per scholarly source: a default API base for the hint, a query example, and its query check. */
+const SCHOLARLY: Record<
+  "arxiv" | "openalex" | "crossref" | "semanticscholar" | "dblp",
+  { base: string; example: string; check?: (query: string) => { message: string; hint: string } | null }
+> = {
+  arxiv: {
+    base: "https://export.arxiv.org/api/query",
+    example: "`cat:cs.CL AND ti:memory` or `id:2405.14831`",
+    check: (q) => checkArxivQuery(q),
+  },
+  openalex: {
+    base: "https://api.openalex.org",
+    example: "`filter=concepts.id:C41008148&search=long-term memory`",
+    check: (q) => checkOpenAlexQuery(q),
+  },
+  crossref: {
+    base: "https://api.crossref.org",
+    example: "`query=retrieval augmented generation&filter=from-update-date:2024-01-01`",
+    check: (q) => checkCrossrefQuery(q),
+  },
+  semanticscholar: {
+    base: "https://api.semanticscholar.org/graph/v1",
+    example: "`long-term memory for LLM agents` or `ARXIV:2405.14831`",
+    check: (q) =>
+      /^(?:CorpusId|DOI|ARXIV|MAG|ACL|PMID|PMCID|URL):\s*$/i.test(q)
+        ? { message: "Semantic Scholar paper id has no value", hint: "e.g. `ARXIV:2405.14831`" }
+        : null,
+  },
+  dblp: { base: "https://dblp.org/search/publ/api", example: "`retrieval augmented generation year:2024`" },
+};
 function checkArxivQuery(query: string): { message: string; hint: string } | null {
   const hint =
     "write an arXiv API search_query with field prefixes (ti au abs co jr cat rn id all), e.g. `cat:cs.CL AND ti:memory`, or an id list `id:2405.14831,2312.10997`";
