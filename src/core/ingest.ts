@@ -45,6 +45,12 @@ export interface ArtifactInput {
   /** epoch ms; defaults to the ingest time */
   valid_from?: number | undefined;
   source?: string | undefined;
+  /**
+   * Create only: when the id already holds a chunk (any version, deprecated or not) the artifact is
+   * planned as unchanged, so a stand-in never overwrites a record. Imports set it on the works a
+   * bibliography names; not part of the hash.
+   */
+  placeholder?: boolean | undefined;
 }
 
 /** What storage knows about an artifact id before the batch. */
@@ -441,7 +447,7 @@ export async function planIngest(
     const a = norm.input;
     const hash = await artifactHash(norm);
     const prev = existing.chunks.get(a.id);
-    if (prev && prev.artifactHash === hash) {
+    if (prev && (prev.artifactHash === hash || a.placeholder)) {
       plan.results.push({ id: a.id, status: "unchanged", version: prev.latestVersion });
       continue;
     }

@@ -493,15 +493,40 @@ describe("parseFullTextPapers", () => {
       '{"x": 1}',
     ].join("\n");
     const r = value(parseFullTextPapers(jsonl));
-    expect(r.artifacts.filter((a) => a.kind === "paper").map((a) => a.id)).toEqual([
-      "arxiv:2212.00001",
-      "doi:10.1673/031.001.0701",
-    ]);
+    const records = (x: typeof r) => x.artifacts.filter((a) => a.kind === "paper" && !a.placeholder);
+    expect(records(r).map((a) => a.id)).toEqual(["arxiv:2212.00001", "doi:10.1673/031.001.0701"]);
     expect(r.skipped.map((s) => s.ref)).toEqual(
       expect.arrayContaining(["fulltext#line 2", "fulltext#line 4", "fulltext#line 5"]),
     );
     const arr = value(parseFullTextPapers(JSON.stringify([unarxive, s2orc])));
-    expect(arr.artifacts.filter((a) => a.kind === "paper")).toHaveLength(2);
+    expect(records(arr)).toHaveLength(2);
+  });
+
+  it("makes every cited work a paper chunk of its own, created only when absent, a record winning", () => {
+    const r = value(parseFullTextPapers(JSON.stringify(unarxive), { source: "sample.jsonl" }));
+    const intro = byId(r, "arxiv:2212.00001#s1-1-introduction");
+    const stubs = r.artifacts.filter((a) => a.placeholder);
+    // Every cites target of the sections and of the paper has a chunk: the works are retrievable heads.
+    const targets = r.artifacts.flatMap((a) => edgesOf(a, "cites"));
+    expect(new Set(stubs.map((a) => a.id))).toEqual(new Set(targets));
+    const pemantle = byId(r, "arxiv:1109.5975");
+    expect(pemantle).toMatchObject({ kind: "paper", placeholder: true, valid_from: 0, boundaries: ["reference-only"] });
+    expect(pemantle.content).toMatch(/^R\. Pemantle and I\. Rivin\./);
+    expect(pemantle.source).toBe("sample.jsonl#arxiv:2212.00001");
+    expect(pemantle.entities?.[0]?.aliases).toContain("openalex:W1");
+    expect(edgesOf(intro, "cites")).toContain(pemantle.id);
+    // A second file citing a paper the first one holds as a record: the record stays, no stand-in.
+    const citing = {
+      ...unarxive,
+      paper_id: "2212.99999",
+      metadata: { ...unarxive.metadata, title: "A reply" },
+      bib_entries: { r1: { bib_entry_raw: "A. Lovelace. Zeros of random polynomials. arXiv:2212.00001" } },
+      body_text: [{ section: "Intro", text: "As shown {{cite:r1}}.", cite_spans: [] }],
+    };
+    const both = value(parseFullTextPapers(JSON.stringify([citing, unarxive])));
+    const held = both.artifacts.filter((a) => a.id === "arxiv:2212.00001");
+    expect(held).toHaveLength(1);
+    expect(held[0]?.placeholder).toBeUndefined();
   });
 
   it("fails on non-JSON or records that are not papers", () => {

@@ -284,6 +284,60 @@ describe("file imports", () => {
     expect((await importFile(id, key, "fulltext", "{not json")).status).toBe(400);
   });
 
+  it("full-text JSON: a cited work is a paper chunk until its own record arrives, which never conflicts", async () => {
+    const { id, key } = await newArchive("imp");
+    const record = (paperId: string, title: string, created: string, bib: Record<string, unknown>, text: string) => ({
+      paper_id: paperId,
+      metadata: { title, abstract: `${title} abstract.`, versions: [{ version: "v1", created }] },
+      body_text: [{ section: "Introduction", text, cite_spans: [] }],
+      bib_entries: bib,
+    });
+    const citing = record(
+      "2212.00001",
+      "Graph Memory for Question Answering",
+      "Thu, 1 Dec 2022 10:00:00 GMT",
+      {
+        a: {
+          bib_entry_raw: "B. Gutierrez et al. HippoRAG: neurobiologically inspired memory. 2024",
+          ids: { arxiv_id: "2405.14831" },
+        },
+      },
+      "Memory as a graph {{cite:a}}.",
+    );
+    const first = await importFile(id, key, "fulltext", JSON.stringify(citing));
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const stub = await history(id, key, "arxiv:2405.14831");
+    expect(stub.status).toBe(200);
+    expect(stub.body.versions).toHaveLength(1);
+    expect(stub.body.versions[0]).toMatchObject({ kind: "paper", boundaries: ["reference-only"] });
+    expect(stub.body.versions[0].valid_from).toBe("1970-01-01T00:00:00.000Z");
+    // The cited work's own record, dated before the citing paper: a later version of the same chunk.
+    const own = record("2405.14831", "HippoRAG", "Thu, 23 May 2024 17:00:00 GMT", {}, "We index passages as a graph.");
+    const second = await importFile(id, key, "fulltext", JSON.stringify(own));
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.counts).toMatchObject({ created: 1, updated: 1 });
+    const held = await history(id, key, "arxiv:2405.14831");
+    const titles = held.body.versions.map((v: { title: string }) => v.title);
+    expect(titles[0]).toMatch(/^B\. Gutierrez et al\. HippoRAG/);
+    expect(titles[1]).toBe("HippoRAG");
+    expect(held.body.versions[1].boundaries).not.toContain("reference-only");
+    // The citing file again, and a new file citing it: the record stays as it is.
+    expect((await importFile(id, key, "fulltext", JSON.stringify(citing))).body.counts).toMatchObject({
+      created: 0,
+      updated: 0,
+    });
+    const later = record(
+      "2301.00002",
+      "Another reader",
+      "Mon, 2 Jan 2023 10:00:00 GMT",
+      { z: { bib_entry_raw: "Gutierrez. HippoRAG. arXiv:2405.14831", ids: {} } },
+      "See {{cite:z}}.",
+    );
+    const third = await importFile(id, key, "fulltext", JSON.stringify(later));
+    expect(third.status, JSON.stringify(third.body)).toBe(200);
+    expect((await history(id, key, "arxiv:2405.14831")).body.versions).toHaveLength(2);
+  });
+
   it("xKG JSON: paper, technique and code nodes with implements and tests edges", async () => {
     const { id, key } = await newArchive("imp");
     const xkg = {

@@ -13,6 +13,7 @@
  */
 
 import { foldAnnotations } from "../../core/annotations";
+import { REFERENCE_ONLY } from "../../core/formats/fulltext";
 import { mergePaperContent, splitEntry } from "../../core/formats/paper";
 import type { Deprecation, ImportPlan } from "../../core/formats/types";
 import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
@@ -265,7 +266,9 @@ function dedupeWithinPlan(artifacts: ArtifactInput[], renamed: Map<string, strin
       kept.push(g[0] as ArtifactInput);
       continue;
     }
-    const winner = g.reduce((best, a) => (artifactRichness(a) > artifactRichness(best) ? a : best));
+    // A record always wins over a bibliography stand-in for the same work, then the richer one.
+    const rank = (a: ArtifactInput) => (a.placeholder ? 0 : 1e12) + artifactRichness(a);
+    const winner = g.reduce((best, a) => (rank(a) > rank(best) ? a : best));
     const losers = g.filter((a) => a !== winner);
     const extra = losers.flatMap((l) => [l.id, l.title, ...idsOf(l)]);
     kept.push(retargetKeepTime(winner, extra));
@@ -333,6 +336,13 @@ async function dedupeAgainstArchive(
       result.push(a);
       continue;
     }
+    if (a.placeholder) {
+      // A stand-in for a work the archive already holds changes nothing (no read of its head).
+      note(into, "unchanged");
+      out.counts.unchanged++;
+      if (into !== a.id) renamed.set(a.id, into);
+      continue;
+    }
     const head = await deps.world.latestHead(archiveId, into);
     if (!head) {
       result.push(a);
@@ -349,9 +359,14 @@ async function dedupeAgainstArchive(
     // date, identifiers, the BibTeX entry as written) that only the other record has. A record's
     // own later version always takes its own text.
     const headContent = (await deps.pg.contentOf(head.contentKey)) ?? "";
-    const incomingWins = !own && artifactRichness(candidate) > textRichness(headContent, head.entities, head.edges);
+    // A bibliography stand-in is replaced whole by the work's first record (its text is another
+    // paper's reference line, not metadata of this one).
+    const standIn = (JSON.parse(head.parts.boundaries) as string[]).includes(REFERENCE_ONLY);
+    const incomingWins =
+      !own && (standIn || artifactRichness(candidate) > textRichness(headContent, head.entities, head.edges));
     if (own || incomingWins) {
-      const merged = mergePaperContent(candidate.content, headContent);
+      const merged =
+        standIn && !own ? { content: candidate.content, added: [] } : mergePaperContent(candidate.content, headContent);
       const mergedArtifact: ArtifactInput = { ...candidate, content: merged.content };
       if (own) {
         // Unchanged: the record merged with what it stored last time gives that version again.

@@ -327,6 +327,7 @@ export function fitArtifact(a: ArtifactInput, skipped: Skipped): ArtifactInput |
     ...(relations.length ? { relations: relations.slice(0, LIMITS.relations) } : {}),
     ...(a.valid_from !== undefined && Number.isFinite(a.valid_from) ? { valid_from: a.valid_from } : {}),
     ...(a.source ? { source: clip(a.source, LIMITS.source) } : {}),
+    ...(a.placeholder ? { placeholder: true } : {}),
   };
 }
 

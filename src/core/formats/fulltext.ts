@@ -30,7 +30,9 @@
  * text can be read and cited on its own. Bibliography entries become paper entities: with ids
  * (arXiv/DOI/OpenAlex, the others aliases) or, without, `paper:<title slug>` from the entry's title
  * (S2ORC) or a title guessed from the raw string (unarXive; see parseReference), so a later title
- * dedup can merge them. Entries cited nowhere in the body get their `cites` edge from the paper chunk.
+ * dedup can merge them; each such work is also a `paper` chunk (boundary `reference-only`, the entry
+ * as written, created only when its id holds nothing yet: see REFERENCE_ONLY). Entries cited nowhere
+ * in the body get their `cites` edge from the paper chunk.
  * valid_from: unarXive's metadata.versions[0].created (a historical import of the first version);
  * S2ORC's publication date (or only its year, as of 1 January) is valid_from too; the year is also a
  * `year:` boundary.
@@ -125,6 +127,9 @@ interface Element {
   n: number;
   content: string;
 }
+/** Boundary of a `paper` chunk known only from a bibliography entry (no record of its own yet). */
+export const REFERENCE_ONLY = "reference-only";
+
 interface Bib {
   identity: PaperIdentity;
   /** Display line for the section's reference list. */
@@ -382,6 +387,8 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
   const contextKeys = new Set<string>();
   let firstProblem: { ref: string; reason: string } | null = null;
   let usable = 0;
+  /** Works named by the bibliographies, first naming kept: id -> entry and the citing record. */
+  const stubs = new Map<string, { bib: Bib; source: string }>();
   for (const { ref, value } of records) {
     const where = `${src}#${ref}`;
     if (!isObject(value)) {
@@ -416,6 +423,9 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
     /** Element key -> the section chunks that reference it, in section order. */
     const discussedIn = new Map<string, string[]>();
     for (const key of p.unusableBibs) b.skip(`${pid}#bib:${key}`, "bibliography entry with no identifier and no title");
+    for (const bib of p.bibs.values())
+      if (bib.identity.id !== pid && !stubs.has(bib.identity.id))
+        stubs.set(bib.identity.id, { bib, source: `${src}#${pid}` });
 
     // Sections: runs of consecutive paragraphs with the same section name.
     const runs: Array<{ name: string; paras: Paragraph[] }> = [];
@@ -520,6 +530,29 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
         `${where}:${label}`,
       );
     }
+  }
+  // Every work a bibliography names becomes a `paper` chunk of its own, so a section's references
+  // are retrievable heads the `cites` edges reach (not only entity names). A stand-in is created
+  // only when the id holds nothing yet (placeholder): a record of the work, in this file or stored,
+  // always wins. Its text is the entry as the citing paper wrote it; it is valid from the epoch,
+  // since the work predates every citation of it and its own record, imported later with its real
+  // date, must be a later version.
+  for (const [id, w] of stubs) {
+    if (b.has(id)) continue;
+    b.add(
+      {
+        id,
+        kind: "paper",
+        title: w.bib.identity.entity.name || w.bib.display,
+        content: w.bib.display,
+        entities: [w.bib.identity.entity],
+        boundaries: [REFERENCE_ONLY],
+        valid_from: 0,
+        source: w.source,
+        placeholder: true,
+      },
+      `${w.source}:bib`,
+    );
   }
   if (usable === 0)
     return fail(
