@@ -22,12 +22,28 @@
  * one work: query = its heading and first paragraph with the citation markers (and the other
  * `{{…}}` placeholders) removed, gold = the works it cites; PaperGuru `/route` (kinds: paper, limit 10)
  * vs Okapi BM25 (the same text) over the same candidates; Recall@10 and MRR.
+ *
+ * Per-node references with the papers' full text (the headline rows). A section's references are
+ * its `cites` edges, so the question is asked of a section the archive has not seen: the sections
+ * of each paper (as `runs` cuts them) alternate between two folds; for fold k the file is imported
+ * as a user would (`POST /import?format=fulltext`, 5 papers per request) with fold k's sections
+ * removed, and each removed section that cites a work is a query (heading and first paragraph,
+ * markers removed). The bibliographies stay whole: the importer makes every work a `paper` chunk
+ * and gives the works no remaining section cites a `cites` edge from the paper, so the archive knows
+ * which works each paper cites but not which held-out section cites them. Gold = the works the
+ * section cites, named as the importer names them (`bibliographyIds`, then the import's merges).
+ * Candidates = every `paper` chunk of the archive (the works and the 49 papers) except the query's
+ * own paper (route `filter.exclude`; dropped from the baselines' lists too). Compared with
+ * Okapi BM25 over the same chunks (title + content as stored) and, as the strongest honest lexical
+ * baseline with the same knowledge, BM25 over each work's text plus the text of the kept sections
+ * that cite it (citation-context expansion, built from the file by the harness).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PaperGuruClient } from "../../src/client";
+import { bibliographyIds } from "../../src/core/formats/fulltext";
 import { paperIdentity } from "../../src/core/formats/paper";
-import { type Doc, winkBm25 } from "./baselines";
+import { type Doc, type Ranker, winkBm25 } from "./baselines";
 import { harnessFetch, type Server } from "./server";
 
 interface Para {
@@ -36,7 +52,7 @@ interface Para {
   text: string;
   cite_spans?: Array<{ ref_id: string }>;
 }
-interface Paper {
+export interface Paper {
   paper_id: string;
   body_text: Para[];
   bib_entries: Record<
@@ -112,8 +128,198 @@ export interface PapersEval {
     /** Share of queries (%) whose PaperGuru top 10 is the same set as BM25's. */
     sameTop10AsBm25: number;
     msPerQuery: number;
+    /** With the papers' full text, each query section held out (absent in older runs). */
+    heldOut?: HeldOutReferences;
   };
   coverage: { papers: number; share: number; figures: number; tables: number; sections: number; equations: number };
+}
+
+export interface HeldOutPool {
+  paperguru: PaperMetrics;
+  bm25: PaperMetrics;
+  bm25Contexts: PaperMetrics;
+  /** Per query, PaperGuru's reciprocal rank against the stronger BM25's. */
+  vsBest: { better: number; equal: number; worse: number };
+  msPerQuery: number;
+}
+export interface HeldOutReferences {
+  folds: number;
+  sections: number;
+  /** `paper` chunks of the fold archives (works and papers), mean over folds. */
+  candidates: number;
+  /** Mean size of a query's own paper's bibliography (works). */
+  bibliography: number;
+  /** Candidates: every paper chunk of the archive but the query's own paper. */
+  archive: HeldOutPool;
+  /** Candidates: the works the query's paper cites (route `filter.cited_by`). */
+  ownBibliography: HeldOutPool;
+}
+
+const MARKERS = /\{\{\w+:[^}]+\}\}/g;
+const citedKeys = (para: Para): string[] => [
+  ...(para.cite_spans ?? []).map((c) => c.ref_id),
+  ...[...para.text.matchAll(/\{\{cite:([^}]+)\}\}/g)].map((m) => m[1] as string),
+];
+
+export async function heldOutReferences(
+  admin: PaperGuruClient,
+  papers: Paper[],
+  params: Params,
+): Promise<HeldOutReferences> {
+  const FOLDS = 2;
+  const pool = () => ({ pg: tally(), bm: tally(), ctx: tally(), vs: { better: 0, equal: 0, worse: 0 }, ms: 0 });
+  const pools = { archive: pool(), own: pool() };
+  let candidates = 0;
+  let bibSize = 0;
+  const score = (
+    p: ReturnType<typeof pool>,
+    gold: Set<string>,
+    pgTop: string[],
+    bmTop: string[],
+    ctxTop: string[],
+    ms: number,
+  ) => {
+    add(p.pg, pgTop, gold);
+    add(p.bm, bmTop, gold);
+    add(p.ctx, ctxTop, gold);
+    p.ms += ms;
+    const mine = rankOf(pgTop, gold);
+    const best = Math.max(rankOf(bmTop, gold), rankOf(ctxTop, gold));
+    if (mine > best) p.vs.better++;
+    else if (mine < best) p.vs.worse++;
+    else p.vs.equal++;
+  };
+  for (let fold = 0; fold < FOLDS; fold++) {
+    const fid = `eval-refs-held${fold}-${Date.now().toString(36)}`;
+    const c = admin.withKey(
+      (await admin.createArchive({ id: fid, name: `unarXive, section fold ${fold} held out`, params })).key.secret,
+    );
+    const queries: Array<{ query: string; gold: Set<string>; paper: string }> = [];
+    /** Paper chunk id -> the works its bibliography names (as the importer names them). */
+    const bibOf = new Map<string, Set<string>>();
+    /** Work id (as the importer names it) -> text of the kept sections citing it. */
+    const contexts = new Map<string, string[]>();
+    const records: string[] = [];
+    for (const p of papers) {
+      const ids = bibliographyIds(JSON.parse(JSON.stringify(p))) ?? new Map<string, string>();
+      bibOf.set(`arxiv:${p.paper_id}`, new Set(ids.values()));
+      const keep: Para[] = [];
+      for (const [i, r] of runs(p).entries()) {
+        const cited = new Set<string>();
+        for (const para of r.paras)
+          for (const k of citedKeys(para)) {
+            const w = ids.get(k);
+            if (w) cited.add(w);
+          }
+        if (i % FOLDS === fold) {
+          const first = oneLine((r.paras[0] as Para).text.replace(MARKERS, " "));
+          if (cited.size)
+            queries.push({ query: `${r.heading}\n${first}`.slice(0, 8000), gold: cited, paper: `arxiv:${p.paper_id}` });
+          continue;
+        }
+        keep.push(...r.paras);
+        const text = `${r.heading} ${oneLine(
+          r.paras
+            .map((x) => x.text)
+            .join(" ")
+            .replace(MARKERS, " "),
+        )}`;
+        for (const w of cited) contexts.set(w, [...(contexts.get(w) ?? []), text]);
+      }
+      records.push(JSON.stringify({ ...p, body_text: keep }));
+    }
+    const renamed = new Map<string, string>();
+    for (let i = 0; i < records.length; i += 5) {
+      const r = await c.importText(
+        fid,
+        "fulltext",
+        records.slice(i, i + 5).join("\n"),
+        `unarxive-fold${fold}-${i}.jsonl`,
+      );
+      for (const m of r.merges) renamed.set(m.from, m.into);
+    }
+    const named = (w: string) => renamed.get(w) ?? w;
+    const docs: Doc[] = [];
+    for await (const x of c.allChunks(fid, { kind: "paper" }))
+      docs.push({ id: x.id, title: x.title, text: (await c.content(fid, x.id)).text });
+    candidates += docs.length / FOLDS;
+    const ctxOf = new Map<string, string[]>();
+    for (const [w, t] of contexts) ctxOf.set(named(w), [...(ctxOf.get(named(w)) ?? []), ...t]);
+    const bm = await winkBm25(docs, 1);
+    const bmCtx = await winkBm25(
+      docs.map((d) => ({ ...d, text: [d.text, ...(ctxOf.get(d.id) ?? [])].join("\n") })),
+      1,
+    );
+    log(`references, fold ${fold}: ${queries.length} held-out sections over ${docs.length} paper chunks`);
+    const docById = new Map(docs.map((d) => [d.id, d]));
+    const perPaper = new Map<string, { bm: Ranker | null; ctx: Ranker | null; ids: string[] }>();
+    const paperRankers = async (paper: string) => {
+      const have = perPaper.get(paper);
+      if (have) return have;
+      const mine = [...new Set([...(bibOf.get(paper) ?? [])].map(named))]
+        .map((w) => docById.get(w))
+        .filter((d): d is Doc => d !== undefined);
+      // wink's BM25 needs at least 3 documents to consolidate; smaller pools rank in id order.
+      const r = {
+        bm: mine.length >= 3 ? await winkBm25(mine, 1) : null,
+        ctx:
+          mine.length >= 3
+            ? await winkBm25(
+                mine.map((d) => ({ ...d, text: [d.text, ...(ctxOf.get(d.id) ?? [])].join("\n") })),
+                1,
+              )
+            : null,
+        ids: mine.map((d) => d.id),
+      };
+      perPaper.set(paper, r);
+      return r;
+    };
+    for (const q of queries) {
+      const gold = new Set([...q.gold].map(named));
+      const own = await paperRankers(q.paper);
+      bibSize += own.ids.length;
+      const t1 = performance.now();
+      const inBib = await c.route(fid, { query: q.query, limit: K, filter: { kinds: ["paper"], cited_by: q.paper } });
+      const msBib = performance.now() - t1;
+      score(
+        pools.own,
+        gold,
+        inBib.selected.map((x) => x.chunk),
+        own.bm ? own.bm.search(q.query, K) : own.ids.slice(0, K),
+        own.ctx ? own.ctx.search(q.query, K) : own.ids.slice(0, K),
+        msBib,
+      );
+      const t0 = performance.now();
+      // The section's own paper is not one of its references: excluded for every method.
+      const r = await c.route(fid, { query: q.query, limit: K, filter: { kinds: ["paper"], exclude: [q.paper] } });
+      const ms = performance.now() - t0;
+      const others = (ids: string[]) => ids.filter((x) => x !== q.paper).slice(0, K);
+      score(
+        pools.archive,
+        gold,
+        r.selected.map((x) => x.chunk),
+        others(bm.search(q.query, K + 1)),
+        others(bmCtx.search(q.query, K + 1)),
+        ms,
+      );
+    }
+  }
+  const out = (p: ReturnType<typeof pool>): HeldOutPool => ({
+    paperguru: done(p.pg),
+    bm25: done(p.bm),
+    bm25Contexts: done(p.ctx),
+    vsBest: p.vs,
+    msPerQuery: p.pg.n ? p.ms / p.pg.n : 0,
+  });
+  const n = pools.archive.pg.n;
+  return {
+    folds: FOLDS,
+    sections: n,
+    candidates: Math.round(candidates),
+    bibliography: n ? bibSize / n : 0,
+    archive: out(pools.archive),
+    ownBibliography: out(pools.own),
+  };
 }
 
 export async function papersEval(server: Server, dir: string, params: Params): Promise<PapersEval | null> {
@@ -290,6 +496,7 @@ export async function papersEval(server: Server, dir: string, params: Params): P
     add(refBm, bmTop, q.gold);
     add(refBm2, b2.search(q.query, K), q.gold);
   }
+  const heldOut = await heldOutReferences(admin, papers, params);
   const share = (x: [number, number]) => (x[1] ? (100 * x[0]) / x[1] : 0);
   return {
     papers: papers.length,
@@ -310,6 +517,7 @@ export async function papersEval(server: Server, dir: string, params: Params): P
       bm25Title2: done(refBm2),
       sameTop10AsBm25: queries.length ? (100 * sameSet) / queries.length : 0,
       msPerQuery: queries.length ? routeMs / queries.length : 0,
+      heldOut,
     },
     coverage: {
       papers: cov.papers,

@@ -187,7 +187,7 @@ export type GraphReads = Pick<ChunkStore, "subtree" | "implementedAt" | "edgesAt
 /** A subtree's size above which `within` refuses (the exact set travels to the routing object). */
 export const MAX_SUBTREE = 50_000;
 
-/** The wire filter -> the kernel's, with `within` and `grounded` resolved exactly from D1 at t. */
+/** The wire filter -> the kernel's, with `within`, `cited_by` and `grounded` resolved exactly from D1 at t. */
 export async function resolveFilter(
   store: GraphReads,
   archive: string,
@@ -197,6 +197,11 @@ export async function resolveFilter(
   if (!f) return undefined;
   let only: string[] | undefined;
   if (f.within !== undefined) only = await store.subtree(archive, f.within, t, MAX_SUBTREE);
+  if (f.cited_by !== undefined) {
+    const citing = await store.subtree(archive, f.cited_by, t, MAX_SUBTREE);
+    const cited = new Set((await store.edgesAt(archive, citing, "cites", "out", t)).map((e) => e.to));
+    only = only ? only.filter((x) => cited.has(x)) : [...cited];
+  }
   if (f.grounded) {
     const grounded = new Set(await store.implementedAt(archive, t));
     only = only ? only.filter((x) => grounded.has(x)) : [...grounded];
@@ -207,6 +212,7 @@ export async function resolveFilter(
     boundariesAll: f.boundaries_all,
     minSimilarity: "min_similarity" in f ? f.min_similarity : undefined,
     only,
+    exclude: f.exclude,
   };
 }
 

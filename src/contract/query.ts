@@ -38,6 +38,10 @@ export const FilterSchema = z
     within: z.string().min(1).max(MAX_ID).optional().openapi({
       description: "Only the subtree under this chunk: it and what reaches it over part-of edges (exact, from D1).",
     }),
+    cited_by: z.string().min(1).max(MAX_ID).optional().openapi({
+      description:
+        "Only what this chunk or anything in its part-of subtree cites (exact, from D1): a paper's or a section's references.",
+    }),
     min_similarity: z
       .number()
       .min(-1)
@@ -48,6 +52,10 @@ export const FilterSchema = z
       .boolean()
       .optional()
       .openapi({ description: "true: only chunks something implements (techniques or designs with code)." }),
+    exclude: z.array(z.string().min(1).max(MAX_ID)).max(1000).optional().openapi({
+      description:
+        "Never these chunk ids (the chunk a question is about, cards already in hand); relevance still flows through their edges.",
+    }),
   })
   .strict()
   .openapi("Filter", { example: { kinds: ["technique"], grounded: true, min_similarity: 0.2 } });

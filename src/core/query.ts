@@ -220,7 +220,8 @@ function expandPasses(f: RouteFilter, row: { chunkId: string; kind: string; boun
     (!f.kinds?.length || (f.kinds as string[]).includes(row.kind)) &&
     (!f.boundariesAny?.length || f.boundariesAny.some((b) => tags.has(norm(b)))) &&
     (f.boundariesAll ?? []).every((b) => tags.has(norm(b))) &&
-    (!f.only || f.only.includes(row.chunkId))
+    (!f.only || f.only.includes(row.chunkId)) &&
+    !f.exclude?.includes(row.chunkId)
   );
 }
 

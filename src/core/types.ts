@@ -233,6 +233,8 @@ export interface RouteFilter {
   only?: string[] | undefined;
   /** Minimum semantic similarity of the head to the query (cosine; the sketch estimate where the index gave none). */
   minSimilarity?: number | undefined;
+  /** Never returned; mass still flows through them in diffusion and the router's hops. */
+  exclude?: string[] | undefined;
 }
 
 export interface RouteInput {

@@ -25,11 +25,17 @@ const ARTIFACTS = [
     },
   ),
   A("sec:ppr/method", "section", "Method: PageRank damping", "The PageRank damping is 0.85 in every run.", {
-    edges: [{ type: "part-of", target: "paper:ppr" }],
+    edges: [
+      { type: "part-of", target: "paper:ppr" },
+      { type: "cites", target: "tech:ppr" },
+    ],
     boundaries: ["area:retrieval", "split:dev"],
   }),
   A("sec:ppr/method/seeds", "section", "Seeding PageRank", "PageRank seeds come from entity mentions.", {
-    edges: [{ type: "part-of", target: "sec:ppr/method" }],
+    edges: [
+      { type: "part-of", target: "sec:ppr/method" },
+      { type: "cites", target: "tech:bm25" },
+    ],
   }),
   A("sec:other/intro", "section", "Intro of another PageRank paper", "Another paper also uses PageRank.", {
     boundaries: ["split:dev"],
@@ -79,6 +85,20 @@ describe("filters and follow", () => {
     ]);
     expect((await route({ min_similarity: 1 })).selected.length).toBeLessThan(all.selected.length);
     expect((await route({ within: "no:such" })).selected).toEqual([]);
+    // cited_by: what a chunk and its part-of subtree cite (exact; as of the query's time).
+    expect((await route({ cited_by: "paper:ppr" })).selected).toEqual(["tech:bm25", "tech:ppr"]);
+    expect((await route({ cited_by: "sec:ppr/method/seeds" })).selected).toEqual(["tech:bm25"]);
+    expect((await route({ cited_by: "sec:ppr/method/seeds", kinds: ["paper"] })).selected).toEqual([]);
+    expect((await route({ cited_by: "tech:ppr" })).selected).toEqual([]);
+    // exclude: never returned, yet the paper still passes relevance to its sections over part-of.
+    const without = await route({ exclude: ["paper:ppr", "no:such"] });
+    expect(without.candidates).not.toContain("paper:ppr");
+    expect(without.selected).not.toContain("paper:ppr");
+    expect(without.selected).toEqual(expect.arrayContaining(["sec:ppr/method", "sec:ppr/method/seeds"]));
+    expect((await route({ within: "paper:ppr", exclude: ["paper:ppr"] })).selected).toEqual([
+      "sec:ppr/method",
+      "sec:ppr/method/seeds",
+    ]);
 
     // Context: the filter, and follow reads the exact implements edges into each technique.
     const ctx = await api(
@@ -116,12 +136,27 @@ describe("filters and follow", () => {
       { type: "implements", direction: "out", chunk: "tech:ppr", version: 1, weight: 0.9 },
     ]);
     expect(ex.body.skipped).toEqual([{ chunk: "paper:ppr", reason: "filtered" }]);
+    const ex2 = await api(
+      "POST",
+      `${base(id)}/expand`,
+      { chunks: [{ id: "code:ppr.ts#ppr" }, { id: "paper:ppr" }], filter: { exclude: ["paper:ppr"] } },
+      key,
+    );
+    expect(ex2.body.cards.map((c: { artifact_id: string }) => c.artifact_id)).toEqual(["code:ppr.ts#ppr"]);
 
     // Bad filters are a 400 naming the field.
     const bad = await api("POST", `${base(id)}/route`, { query: "x", filter: { kinds: ["poem"] } }, key);
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe("filter.kinds.0");
     expect((await api("POST", `${base(id)}/route`, { query: "x", filter: { colour: "red" } }, key)).status).toBe(400);
+    const tooMany = await api(
+      "POST",
+      `${base(id)}/route`,
+      { query: "x", filter: { exclude: Array.from({ length: 1001 }, (_, i) => `c${i}`) } },
+      key,
+    );
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.field).toBe("filter.exclude");
   });
 
   it("as_of applies to the subtree and to grounding", async () => {

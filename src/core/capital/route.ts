@@ -226,22 +226,34 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   }
   for (const b of flt?.boundariesAll ?? []) restrict(tagged(b));
   const kindsOk = flt?.kinds?.length ? new Set(flt.kinds.map((k) => CHUNK_KINDS.indexOf(k))) : null;
+  const never = new Set<number>();
+  for (const id of flt?.exclude ?? []) {
+    const i = s.index.get(id);
+    if (i !== undefined) never.add(i);
+  }
   const noSketchQ = isZero(input.querySketch);
   const rawSem = (i: number) => semScore.get(i) ?? (noSketchQ ? 1 : sketchCosine(input.querySketch, s.sketchOf(i)));
   const excluded = new Set<number>();
   const passes = (i: number): boolean => {
     const ok =
       (allowed === null || (allowed as Set<number>).has(i)) &&
+      !never.has(i) &&
       (kindsOk === null || kindsOk.has(s.kind[i] as number)) &&
       (flt?.minSimilarity === undefined || rawSem(i) >= flt.minSimilarity);
     if (!ok) excluded.add(i);
     return ok;
   };
+  const eligible = (i: number): boolean =>
+    (allowed === null || (allowed as Set<number>).has(i)) &&
+    !never.has(i) &&
+    (kindsOk === null || kindsOk.has(s.kind[i] as number));
 
   // 3. Diffusion from the seeds (local; invisible nodes and edges carry no mass).
   const ppr = localPpr(s, seeds, t, params);
+  // The graph expert is relative to the most mass any node the filter lets through received: with
+  // `kinds: [paper]`, sections (filtered out) can hold the maximum and floor every paper otherwise.
   let maxMass = 0;
-  for (const m of ppr.mass.values()) maxMass = Math.max(maxMass, m);
+  for (const [i, m] of ppr.mass) if (m > maxMass && (!flt || eligible(i))) maxMass = m;
 
   // 4. Product of experts on heads, each expert floored so a missing signal demotes, never deletes.
   const noSketch = isZero(input.querySketch);

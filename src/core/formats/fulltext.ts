@@ -378,6 +378,18 @@ function sentenceAt(text: string, at: number): string {
  * Parse unarXive / S2ORC full-text JSON, JSON arrays or JSONL. Fails (validation) when the text is not
  * JSON or when no record has the shape of a paper; single unusable records are skipped.
  */
+/**
+ * The chunk id the importer gives each bibliography entry of one record (entry key -> id), before
+ * any merge with works stored under another id; null when the record is not a paper. Lets a caller
+ * name a section's cited works the way an import of the same record does.
+ */
+export function bibliographyIds(record: Json): Map<string, string> | null {
+  if (!isObject(record)) return null;
+  const p = normalise(record);
+  if (typeof p === "string") return null;
+  return new Map([...p.bibs].map(([key, bib]) => [key, bib.identity.id]));
+}
+
 export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): Result<FullTextPlan> {
   const src = opts.source ?? "fulltext";
   const start = startJsonPlan(text, src);
