@@ -183,6 +183,15 @@ describe("hard delete", () => {
     await api("POST", `/v1/archives/${id}/route`, { query: "Quillfeather", session_id: "s1" }, key);
     expect((await api("POST", `/v1/archives/${id}/admin/snapshot`, undefined, ADMIN)).status).toBe(200);
 
+    // A stored metrics run naming the chunk as gold (and, likely, as returned).
+    const run = await api(
+      "POST",
+      `/v1/archives/${id}/metrics/retrieval`,
+      { queries: [{ query: "graph memories for agents", gold: ["paper:quill", "note:cites"] }], k: [1, 5] },
+      key,
+    );
+    expect(run.status, JSON.stringify(run.body)).toBe(201);
+
     const before = await everyReadPath(id, key);
     expect(before).toContain(SECRET);
     expect(before).toContain("paper:quill");
@@ -219,6 +228,11 @@ describe("hard delete", () => {
       for (const n of [SECRET, "paper:quill", "method:quillfeather", TITLE]) expect(after).not.toContain(n);
     };
     await check();
+    // The run keeps its numbers (computed when it ran); the id reads as forgotten.
+    const kept = await api("GET", `/v1/archives/${id}/metrics/retrieval/runs/${run.body.id}`, undefined, key);
+    expect(kept.body.aggregate).toEqual(run.body.aggregate);
+    expect(kept.body.per_query[0].gold).toEqual(["(forgotten)", "note:cites"]);
+    expect(JSON.stringify(kept.body)).not.toContain("paper:quill");
     await api("POST", `/v1/archives/${id}/admin/evict`, undefined, ADMIN);
     await check();
     expect((await api("POST", `/v1/archives/${id}/admin/snapshot`, undefined, ADMIN)).status).toBe(200);

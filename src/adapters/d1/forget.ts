@@ -18,6 +18,9 @@ import type { ChangeOp } from "../../core/types";
 import { chunked, type Db, IN_CHUNK, type Stmt } from "./queries";
 import * as s from "./schema";
 
+/** What a hard-deleted chunk's id reads as where a stored record keeps its place (metric runs). */
+export const FORGOTTEN_ID = "(forgotten)";
+
 /** What a scrub removes: chunk ids and entity ids. */
 interface Targets {
   chunks: Set<string>;
@@ -105,6 +108,30 @@ export class D1ForgetStore implements ForgetStore {
         this.#db.delete(s.changeLog).where(and(eq(s.changeLog.archiveId, archiveId), inArray(s.changeLog.seq, part))),
       );
     return { stmts, touched: drop.length + rewritten };
+  }
+
+  /**
+   * Stored retrieval-metric runs naming the chunk (as a gold or a returned id) keep their numbers,
+   * computed when they ran, but the id becomes FORGOTTEN_ID.
+   */
+  async #scrubRuns(archiveId: string, chunkId: string): Promise<Stmt[]> {
+    const r = s.retrievalRuns;
+    const rows = await this.#db
+      .select({ id: r.id, perQuery: r.perQuery })
+      .from(r)
+      .where(and(eq(r.archiveId, archiveId), sql`instr(${r.perQuery}, ${JSON.stringify(chunkId)}) > 0`));
+    const swap = (ids: unknown) => (Array.isArray(ids) ? ids.map((x) => (x === chunkId ? FORGOTTEN_ID : x)) : ids);
+    return rows.map((row) => {
+      const per = parseJson<Array<Record<string, unknown>>>(row.perQuery, []).map((q) => ({
+        ...q,
+        gold: swap(q.gold),
+        returned: swap(q.returned),
+      }));
+      return this.#db
+        .update(r)
+        .set({ perQuery: JSON.stringify(per) })
+        .where(and(eq(r.archiveId, archiveId), eq(r.id, row.id)));
+    });
   }
 
   #dropSnapshots(archiveId: string): Stmt {
@@ -335,6 +362,7 @@ export class D1ForgetStore implements ForgetStore {
       db
         .delete(s.entityEvents)
         .where(and(eq(s.entityEvents.archiveId, archiveId), eq(s.entityEvents.entityId, `chunk:${chunkId}`))),
+      ...(await this.#scrubRuns(archiveId, chunkId)),
       ...edges.stmts,
       ...this.#entityRows(archiveId, orphans),
       ...log.stmts,

@@ -17,7 +17,7 @@ endpoint(
     path: "/v1/archives/{archive}/chunks",
     tags: ["lifecycle"],
     summary: "Delete a chunk for good",
-    description: `Removes the chunk with every version, its edges in both directions, its access events and deprecation record, its vector, its content objects (content another version still uses stays) and the declared entities nothing else names. ${AFTER}`,
+    description: `Removes the chunk with every version, its edges in both directions, its access events and deprecation record, its vector, its content objects (content another version still uses stays) and the declared entities nothing else names. Stored retrieval-metric runs keep their numbers; the id reads \`(forgotten)\` in their gold and returned lists. ${AFTER}`,
     request: { params: S.ArchiveParam, query: S.ForgetChunkQuery },
     responses: {
       200: json(S.Forgotten),
