@@ -157,6 +157,33 @@ export function reviewUseCases(d: AppDeps) {
       if (!head)
         return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, b.edge ? "edge.from" : "chunk");
       const edgeRef = b.edge ? { type: b.edge.type, to: b.edge.to } : undefined;
+      const eventId = b.event_id === undefined ? null : `review:${b.event_id}`;
+      if (eventId !== null) {
+        const prior = await d.stores.annotations.annotationByEventId(archive, eventId);
+        if (prior) {
+          const v = readReviewValue(parseJson<unknown>(prior.value, null), edgeRef);
+          if (!v || v.op !== b.op || prior.chunkId !== chunk || prior.key !== key)
+            return fail(
+              "conflict",
+              `event_id ${b.event_id} was already used for another operation (${v?.op ?? prior.key} on ${prior.chunkId})`,
+              "event_id",
+              "use a new event_id for a new operation",
+            );
+          const earlier = (await eventsOf(archive, chunk, key, prior.at, edgeRef)).filter((r) => r.id !== prior.id);
+          return ok({
+            op: b.op,
+            target: b.edge ? { edge: { from: b.edge.from, type: b.edge.type, to: b.edge.to } } : { chunk },
+            status: v.status,
+            previous_status: reviewStatusAt(earlier.map(asEvent), prior.at, edgeRef).status,
+            at: iso(prior.at),
+            actor: prior.actor,
+            reason: prior.reason,
+            version: prior.version,
+            event: prior.id,
+            duplicate: true,
+          });
+        }
+      }
       const before = reviewStatusAt(
         (await eventsOf(archive, chunk, key, at, edgeRef)).map(asEvent),
         at,
@@ -245,7 +272,7 @@ export function reviewUseCases(d: AppDeps) {
         reason: b.reason ?? "",
         at,
         recordedAt: now,
-        eventId: null,
+        eventId,
       });
       return ok({
         op: b.op,
@@ -257,6 +284,7 @@ export function reviewUseCases(d: AppDeps) {
         reason: b.reason ?? "",
         version: b.edge && !edgeOps ? null : version,
         event: stored.row.id,
+        duplicate: false,
       });
     },
 

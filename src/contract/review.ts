@@ -43,6 +43,10 @@ export const ReviewBody = z
       .strict()
       .optional()
       .openapi({ description: "edit: the fields of the new version that change (at least one)." }),
+    event_id: z.string().min(1).max(200).optional().openapi({
+      description:
+        "Your id for this operation: a retry with the same id returns the first answer (`duplicate: true`) and changes nothing; the same id with another operation is a 409.",
+    }),
   })
   .strict()
   .openapi("ReviewRequest", {
@@ -71,6 +75,9 @@ export const ReviewResult = z
         "The version written (edit, add_edge, remove_edge: of the node or of `from`); null for verify and flag.",
     }),
     event: z.number().int().openapi({ description: "The id of the status event." }),
+    duplicate: z
+      .boolean()
+      .openapi({ description: "true: event_id was already applied; this is its first answer, nothing changed." }),
   })
   .openapi("ReviewResult", {
     description: "The status the operation left, the one before, and the version it wrote.",
@@ -84,6 +91,7 @@ export const ReviewResult = z
       reason: "definition contradicts Section 3",
       version: null,
       event: 12,
+      duplicate: false,
     },
   });
 

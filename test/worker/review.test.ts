@@ -157,6 +157,22 @@ describe("review", () => {
     expect(a.status).toBe(201);
     expect(a.body).toMatchObject({ version: 3, status: "human-edited" });
     expect((await api("POST", `${base(id)}/review`, { op: "add_edge", edge: add }, key)).status).toBe(409);
+    // With an event_id, a retry is the first answer again and writes nothing.
+    const add2 = { from: "concept:ppr", type: "cites", to: "paper:hipporag" };
+    const once = { op: "add_edge", edge: add2, at: "2024-07-01", event_id: "agent-7/step-3" };
+    const first = await api("POST", `${base(id)}/review`, once, key);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body).toMatchObject({ version: 4, duplicate: false });
+    const retry = await api("POST", `${base(id)}/review`, once, key);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ ...first.body, duplicate: true });
+    const versions = await api("GET", `${base(id)}/history?chunk=concept%3Appr`, undefined, key);
+    expect(versions.body.versions).toHaveLength(4);
+    const reused = await api("POST", `${base(id)}/review`, { ...once, op: "remove_edge" }, key);
+    expect(reused.status).toBe(409);
+    expect(reused.body.error.field).toBe("event_id");
+    const rm2 = await api("POST", `${base(id)}/review`, { op: "remove_edge", edge: add2, at: "2024-07-02" }, key);
+    expect(rm2.status).toBe(201);
     const fl = await api("POST", `${base(id)}/review`, { op: "flag", edge: add, reason: "unsure" }, key);
     expect(fl.body).toMatchObject({ status: "flagged", previous_status: "human-edited", version: null });
     const node = await api("GET", `${base(id)}/review?chunk=concept%3Appr`, undefined, key);

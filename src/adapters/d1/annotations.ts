@@ -30,6 +30,14 @@ export class D1AnnotationStore implements AnnotationStore {
     return { row: prior, duplicate: true };
   }
 
+  async annotationByEventId(archiveId: string, eventId: string): Promise<AnnotationRecord | null> {
+    const [row] = await this.#db
+      .select()
+      .from(s.annotations)
+      .where(and(eq(s.annotations.archiveId, archiveId), eq(s.annotations.eventId, eventId)));
+    return row ?? null;
+  }
+
   async annotationsOf(
     archiveId: string,
     chunkIds: string[],

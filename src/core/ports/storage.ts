@@ -577,6 +577,8 @@ export interface AnnotationRecord {
 export interface AnnotationStore {
   /** Appends one event; with an eventId already stored, returns that event and appends nothing. */
   appendAnnotation(row: Omit<AnnotationRecord, "id">): Promise<{ row: AnnotationRecord; duplicate: boolean }>;
+  /** The event stored under this eventId, or null. */
+  annotationByEventId(archiveId: string, eventId: string): Promise<AnnotationRecord | null>;
   /** The events of these chunks (optionally one key), at <= asOf, in (at, id) order. */
   annotationsOf(
     archiveId: string,

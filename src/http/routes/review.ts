@@ -19,11 +19,12 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.ReviewBody) },
     responses: {
       201: json(S.ReviewResult, "Recorded"),
+      200: json(S.ReviewResult, "A retry of an `event_id` already applied: its first answer, nothing changed"),
       ...errors(400, 401, 403, 413, 503),
       404: err(404, "No such archive, chunk or edge"),
       409: err(
         409,
-        "The edge already exists, the chunk is deprecated, `at` is not after the current version, or the edit changes nothing",
+        "The edge already exists, the chunk is deprecated, `at` is not after the current version, the edit changes nothing, or `event_id` was used for another operation",
       ),
     },
   },
@@ -33,7 +34,7 @@ endpoint(
       c.req.valid("json"),
       c.req.header("authorization"),
     );
-    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
+    return res.ok ? c.json(res.value, res.value.duplicate ? 200 : 201) : failure(c, res.error);
   },
 );
 
