@@ -7,6 +7,7 @@ import type { z } from "zod";
 import * as S from "../contract";
 import { foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
+import { REFERENCE_ONLY } from "../core/formats/fulltext";
 import type { AnnotationStore, ChunkStore, DiscoveryStore, PaperRow } from "../core/ports";
 import { type PoolCandidate, type RankOutcome, rankPool } from "../core/research/rank-pool";
 import { collectionStats, openAccessOf, paperYear, type StatsPaper } from "../core/research/stats";
@@ -176,6 +177,13 @@ export async function statsOp(
     );
   if (kinds.length === 0) kinds.push("paper");
   const tags = csvList(q.boundaries_any).map((b) => b.toLowerCase().replace(/\s+/g, "-"));
+  // Works known only from a bibliography: left out, counted too, or counted alone.
+  const refs = q.references ?? "exclude";
+  if (refs === "only") tags.push(REFERENCE_ONLY);
+  const boundaryNot = refs === "exclude" ? REFERENCE_ONLY : undefined;
+  const refOk = (r: PaperRow) =>
+    refs === "include" ||
+    (refs === "only" ? r.boundaries.includes(REFERENCE_ONLY) : !r.boundaries.includes(REFERENCE_ONLY));
   if (tags.length > 50) return fail("validation", "boundaries_any: at most 50 tags", "boundaries_any");
   let rows: PaperRow[];
   let truncated: boolean;
@@ -183,12 +191,16 @@ export async function statsOp(
     const ids = await reads.chunks.subtree(archive, q.within, t, MAX_STATS_SUBTREE + 1);
     const tagSet = new Set(tags);
     const all = (await reads.discovery.papersOf(archive, ids.slice(0, MAX_STATS_SUBTREE), t))
-      .filter((r) => kinds.includes(r.kind) && (tags.length === 0 || r.boundaries.some((b) => tagSet.has(b))))
+      .filter(
+        (r) => kinds.includes(r.kind) && (tags.length === 0 || r.boundaries.some((b) => tagSet.has(b))) && refOk(r),
+      )
       .sort((a, b) => (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0));
     truncated = ids.length > MAX_STATS_SUBTREE || all.length > q.limit;
     rows = all.slice(0, q.limit);
   } else {
-    const all = await reads.discovery.papersIn(archive, { kinds, boundariesAny: tags }, t, q.limit + 1);
+    const all = (
+      await reads.discovery.papersIn(archive, { kinds, boundariesAny: tags, boundaryNot }, t, q.limit + 1)
+    ).filter(refOk);
     truncated = all.length > q.limit;
     rows = all.slice(0, q.limit);
   }

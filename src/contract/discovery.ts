@@ -128,6 +128,14 @@ export const StatsQuery = z.object({
     }),
   kinds: csv("kinds", `Comma-separated kinds (default paper), of: ${CHUNK_KINDS.join(", ")}.`),
   boundaries_any: csv("boundaries_any", "Comma-separated boundary tags; a chunk must carry at least one."),
+  references: z
+    .enum(["exclude", "include", "only"])
+    .default("exclude")
+    .openapi({
+      param: { name: "references", in: "query" },
+      description:
+        "Works known only from a bibliography (boundary `reference-only`: a full-text import's cited works without a record of their own): left out (default), counted too, or counted alone.",
+    }),
   as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
   limit: z.coerce
     .number()

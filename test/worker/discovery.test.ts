@@ -331,6 +331,24 @@ describe("GET …/stats", () => {
     const cut = (await api("GET", `${base(id)}/stats?limit=2`, undefined, key)).body;
     expect([cut.papers, cut.truncated]).toEqual([2, true]);
 
+    // Works known only from a bibliography are left out unless asked for.
+    const stub = {
+      id: "doi:10.1/cited",
+      kind: "paper",
+      title: "A cited work",
+      content: "A. Author. A cited work. 1999.",
+      boundaries: ["reference-only"],
+      valid_from: "1970-01-01",
+    };
+    expect((await api("POST", `${base(id)}/ingest`, { artifacts: [stub] }, key)).status).toBe(200);
+    expect((await api("GET", `${base(id)}/stats`, undefined, key)).body.papers).toBe(4);
+    expect((await api("GET", `${base(id)}/stats?references=include`, undefined, key)).body.papers).toBe(5);
+    const only = (await api("GET", `${base(id)}/stats?references=only`, undefined, key)).body;
+    expect([only.papers, only.years]).toEqual([1, []]);
+    const cut2 = (await api("GET", `${base(id)}/stats?limit=4`, undefined, key)).body;
+    expect([cut2.papers, cut2.truncated]).toEqual([4, false]);
+    expect((await api("GET", `${base(id)}/stats?references=some`, undefined, key)).body.error.field).toBe("references");
+
     const badKind = await api("GET", `${base(id)}/stats?kinds=paper,book`, undefined, key);
     expect([badKind.status, badKind.body.error.field]).toEqual([400, "kinds"]);
     const other = await newArchive("stats2");

@@ -103,7 +103,7 @@ export class D1DiscoveryStore implements DiscoveryStore {
 
   async papersIn(
     archiveId: string,
-    f: { kinds?: string[] | undefined; boundariesAny?: string[] | undefined },
+    f: { kinds?: string[] | undefined; boundariesAny?: string[] | undefined; boundaryNot?: string | undefined },
     t: number,
     limit: number,
   ): Promise<PaperRow[]> {
@@ -116,6 +116,8 @@ export class D1DiscoveryStore implements DiscoveryStore {
     if (f.kinds?.length) conds.push(sql`v.kind IN (${list(f.kinds)})`);
     if (f.boundariesAny?.length)
       conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.boundaries) j WHERE j.value IN (${list(f.boundariesAny)}))`);
+    if (f.boundaryNot !== undefined)
+      conds.push(sql`NOT EXISTS (SELECT 1 FROM json_each(v.boundaries) j WHERE j.value = ${f.boundaryNot})`);
     const rows = await this.#select(archiveId, t, sql.join(conds, sql` AND `), sql`ORDER BY v.chunk_id LIMIT ${limit}`);
     const out: PaperRow[] = [];
     for (const group of chunked(chunked(rows, IDS_PER_STATEMENT), CONCURRENT))

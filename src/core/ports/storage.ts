@@ -610,7 +610,12 @@ export interface DiscoveryStore {
   /** Chunks visible at t of these kinds (any) with any of these boundaries (any), id order, at most `limit`. */
   papersIn(
     archiveId: string,
-    f: { kinds?: string[] | undefined; boundariesAny?: string[] | undefined },
+    f: {
+      kinds?: string[] | undefined;
+      boundariesAny?: string[] | undefined;
+      /** Leave out chunks carrying this boundary (after the others). */
+      boundaryNot?: string | undefined;
+    },
     t: number,
     limit: number,
   ): Promise<PaperRow[]>;

@@ -35,12 +35,13 @@ export const TOP_VENUES = 10;
 export const TOP_KEYWORDS = 20;
 export const HOT_TOPICS = 5;
 
-export function paperYear(boundaries: readonly string[], validFrom: number): number {
+export function paperYear(boundaries: readonly string[], validFrom: number): number | null {
   for (const b of boundaries) {
     const m = /^year:(\d{4})$/.exec(b);
     if (m) return Number(m[1]);
   }
-  return new Date(validFrom).getUTCFullYear();
+  // Valid from the epoch: a work known only from a bibliography, date unknown.
+  return validFrom <= 0 ? null : new Date(validFrom).getUTCFullYear();
 }
 
 export function sourceName(source: string): string {
@@ -86,7 +87,7 @@ export function collectionStats(papers: readonly StatsPaper[]) {
   const words = new Map<string, number>();
   for (const p of papers) {
     const y = paperYear(p.boundaries, p.validFrom);
-    years.set(y, (years.get(y) ?? 0) + 1);
+    if (y !== null) years.set(y, (years.get(y) ?? 0) + 1);
     const s = sourceName(p.source);
     sources.set(s, (sources.get(s) ?? 0) + 1);
     for (const w of titleWords(p.title)) words.set(w, (words.get(w) ?? 0) + 1);
