@@ -18,6 +18,8 @@ export interface Session {
   archive: ArchiveAccess;
   /** The key may write (replay, redeliver): write controls render only then. */
   canWrite: boolean;
+  /** The admin key: the only one that may list an archive's webhooks. */
+  isAdmin: boolean;
 }
 
 export const storedKey = (): string | null => sessionStorage.getItem(KEY);

@@ -58,7 +58,9 @@ function App() {
       me.archives.find((x) => x.id === id) ?? (me.archives.length === 1 ? me.archives[0] : undefined);
     setWho({ key, me });
     remember(key, a?.id ?? null);
-    setSession(a ? { client: clientFor(key), archive: a, canWrite: a.scopes.includes("write") } : null);
+    setSession(
+      a ? { client: clientFor(key), archive: a, canWrite: a.scopes.includes("write"), isAdmin: me.admin } : null,
+    );
     setTarget(null);
   };
 

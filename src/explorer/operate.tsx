@@ -127,6 +127,19 @@ function Sources({ session }: { session: Session }) {
 }
 
 function Webhooks({ session }: { session: Session }) {
+  if (!session.isAdmin)
+    return (
+      <section class="panel" aria-labelledby="webhooks-h">
+        <h2 id="webhooks-h">Webhook deliveries</h2>
+        <p class="muted">
+          Listing an archive's webhooks needs the admin key; reading their deliveries needs a write key.
+        </p>
+      </section>
+    );
+  return <WebhookList session={session} />;
+}
+
+function WebhookList({ session }: { session: Session }) {
   const { client, archive } = session;
   const [hooks] = useLoad(() => client.webhooks(archive.id), [client, archive.id]);
   return (

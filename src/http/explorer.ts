@@ -28,6 +28,10 @@ async function sha256(text: string): Promise<{ hex: string; b64: string }> {
   };
 }
 
+/**
+ * The stylesheet link carries the id cytoscape looks for before it inserts its own inline <style>
+ * (which this policy would refuse); app.css holds that one rule instead.
+ */
 function page(js: { hex: string; b64: string }, css: { hex: string; b64: string }): string {
   return `<!doctype html>
 <html lang="en">
@@ -36,7 +40,7 @@ function page(js: { hex: string; b64: string }, css: { hex: string; b64: string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>PaperGuru explorer</title>
-<link rel="stylesheet" href="/explore/app.css?v=${css.hex.slice(0, 16)}" integrity="sha256-${css.b64}">
+<link rel="stylesheet" id="__________cytoscape_stylesheet" href="/explore/app.css?v=${css.hex.slice(0, 16)}" integrity="sha256-${css.b64}">
 <script defer src="/explore/app.js?v=${js.hex.slice(0, 16)}" integrity="sha256-${js.b64}"></script>
 </head>
 <body>

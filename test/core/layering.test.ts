@@ -42,7 +42,9 @@ const FORBIDDEN_PACKAGES: Partial<Record<Layer, RegExp>> = {
 
 function layerOf(file: string): Layer {
   // A path as imported ("../client", "../app") or as a file ("client.ts", "app/index.ts").
-  const rel = relative(SRC, file).replace(/\.tsx?$/, "").split(/[\\/]/);
+  const rel = relative(SRC, file)
+    .replace(/\.tsx?$/, "")
+    .split(/[\\/]/);
   const top = rel[0] ?? "";
   if (top === "client") return "client";
   if (top === "explorer") return "explorer";
