@@ -40,6 +40,7 @@ function page(js: { hex: string; b64: string }, css: { hex: string; b64: string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>PaperGuru explorer</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" id="__________cytoscape_stylesheet" href="/explore/app.css?v=${css.hex.slice(0, 16)}" integrity="sha256-${css.b64}">
 <script defer src="/explore/app.js?v=${js.hex.slice(0, 16)}" integrity="sha256-${js.b64}"></script>
 </head>
