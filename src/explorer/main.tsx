@@ -4,7 +4,7 @@
  * prefers-color-scheme unless the toggle chose one (remembered in localStorage; it is no secret).
  */
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import type { WhoAmI } from "../client";
 import {
   type ArchiveAccess,
@@ -48,7 +48,7 @@ function App() {
   const [target, setTarget] = useState<BrowseTarget>(null);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem(THEME_KEY) as Theme | null) ?? "auto");
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     applyTheme(theme);
     localStorage.setItem(THEME_KEY, theme);
   }, [theme]);
