@@ -47,7 +47,7 @@ function page(js: { hex: string; b64: string }, css: { hex: string; b64: string 
 <body>
 <div id="app">
 <noscript><p>The explorer needs JavaScript. The API reference is at <a href="/docs">/docs</a>, the OpenAPI document at
-<a href="/openapi.json">/openapi.json</a>, MCP at <code>/mcp</code>.</p></noscript>
+<a href="/openapi.json">/openapi.json</a>, MCP at <code>/mcp</code>, the health check at <a href="/healthz">/healthz</a>.</p></noscript>
 </div>
 </body>
 </html>
