@@ -3,8 +3,8 @@
 // esbuild: preact and cytoscape are bundled in, minified, with no runtime fetch of anything. The
 // Worker entry imports both files as text modules. wrangler's [build] command runs this before
 // `wrangler dev` and `wrangler deploy`; the Workers test project runs it in its global setup.
-// Prints the sizes (raw and gzip). `--check` only reports whether the output is older than a source.
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+// Prints the sizes (raw and gzip; also written to build/explorer/sizes.json).
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -53,29 +53,5 @@ export async function buildExplorer({ quiet = false } = {}) {
   return sizes;
 }
 
-/** Newest modification time under a directory. */
-function newest(dir) {
-  let t = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const s = statSync(p);
-    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
-  }
-  return t;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  if (process.argv.includes("--check")) {
-    let stale = true;
-    try {
-      stale = statSync(join(OUT, "app.js.txt")).mtimeMs < newest(SRC);
-    } catch {
-      stale = true;
-    }
-    console.log(stale ? "stale" : "fresh");
-  } else {
-    await buildExplorer({ quiet: process.argv.includes("--quiet") });
-  }
-}
-// readFileSync is kept for callers that read the sizes after a build.
-export const readSizes = () => JSON.parse(readFileSync(join(OUT, "sizes.json"), "utf8"));
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  await buildExplorer({ quiet: process.argv.includes("--quiet") });
