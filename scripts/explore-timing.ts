@@ -30,6 +30,15 @@ async function timed(action: () => Promise<unknown>, ready: () => Promise<unknow
   return performance.now() - t;
 }
 
+/** Poll a condition every 10 ms (the page's CSP refuses the eval that string predicates need). */
+async function until(cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function main() {
@@ -97,8 +106,8 @@ async function main() {
     const add = (k: string, v: number) => results[k]?.push(v);
     for (let run = 0; run < RUNS; run++) {
       await page.goto(`${server.url}/`);
-      await page.evaluate("sessionStorage.clear()");
-      await page.reload();
+      const signOut = page.getByRole("button", { name: "Sign out" });
+      if (await signOut.count()) await signOut.click();
       await page.getByLabel("Key").fill(created.key.secret);
       add(
         "sign in (key -> tabs)",
@@ -125,7 +134,7 @@ async function main() {
         "as_of slider step (-> cards)",
         await timed(
           () => page.keyboard.press("PageDown"),
-          () => page.waitForFunction(`document.querySelector("#cards-h")?.textContent !== ${JSON.stringify(before)}`),
+          () => until(async () => (await page.locator("#cards-h").textContent()) !== before),
         ),
       );
       await page.keyboard.press("End");
@@ -141,7 +150,7 @@ async function main() {
         "browse (tab -> 25 chunks)",
         await timed(
           () => page.getByRole("tab", { name: "Browse" }).click(),
-          () => page.waitForFunction('document.querySelectorAll(".chunk-table tbody tr").length === 25'),
+          () => until(async () => (await page.locator(".chunk-table tbody tr").count()) === 25),
         ),
       );
       add(
@@ -151,7 +160,7 @@ async function main() {
           async () => {
             await page.getByRole("list", { name: "Version timeline" }).waitFor();
             await page.getByRole("heading", { name: "Neighbours" }).waitFor();
-            await page.waitForFunction('!document.body.textContent.includes("Loading…")');
+            await until(async () => (await page.getByRole("status").filter({ hasText: "Loading…" }).count()) === 0);
           },
         ),
       );
@@ -159,10 +168,10 @@ async function main() {
         "operate (tab -> counts, log, events)",
         await timed(
           () => page.getByRole("tab", { name: "Operate" }).click(),
-          () =>
-            page.waitForFunction(
-              'document.querySelector("#counts-h") && !document.body.textContent.includes("Loading…")',
-            ),
+          async () => {
+            await page.locator("#counts-h").waitFor();
+            await until(async () => (await page.getByRole("status").filter({ hasText: "Loading…" }).count()) === 0);
+          },
         ),
       );
     }

@@ -244,7 +244,7 @@ describe("explorer", () => {
     // Filters and paging: kind=note lists the two notes only.
     await page.getByLabel("Kind").selectOption("note");
     await page.getByRole("button", { name: "Filter" }).click();
-    await page.waitForFunction('document.querySelectorAll(".chunk-table tbody tr").length === 2');
+    await expect.poll(() => page.locator(".chunk-table tbody tr").count()).toBe(2);
     await shot(page, "browse-light-laptop");
   });
 
