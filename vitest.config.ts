@@ -1,8 +1,9 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
-// Two projects: the pure core in Node (fast, property tests), and the Worker in workerd with real
-// local D1 / R2 / Durable Objects (integration and port contract tests).
+// Projects: the pure core in Node (fast, property tests); the CLI and the explorer page (headless
+// Chromium) against throwaway local Workers; the Worker in workerd with real local D1 / R2 /
+// Durable Objects (integration and port contract tests).
 export default defineConfig({
   test: {
     projects: [
@@ -20,6 +21,17 @@ export default defineConfig({
           include: ["test/cli/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        // The explorer page in headless Chromium (playwright-core, the system /usr/bin/chromium)
+        // against a throwaway local Worker started like the CLI project's.
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 240_000,
           hookTimeout: 120_000,
         },
       },
@@ -42,6 +54,8 @@ export default defineConfig({
           // Webhook tests go through the real local Queue, which batches for ~1 s per delivery.
           testTimeout: 30_000,
           setupFiles: ["./test/worker/setup.ts"],
+          // src/index.ts imports the built explorer assets (build/explorer/*.txt).
+          globalSetup: ["./test/build-explorer.setup.ts"],
         },
       },
     ],

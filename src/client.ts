@@ -174,6 +174,7 @@ export type EventListQuery = z.input<typeof S.EventListQuery>;
 export type EventList = z.infer<typeof S.EventList>;
 export type Redelivered = z.infer<typeof S.Redelivered>;
 export type Evicted = z.infer<typeof S.Evicted>;
+export type WhoAmI = z.infer<typeof S.WhoAmI>;
 
 /** Responses `request()` knows from the path (GET only); anything else is `unknown`. */
 type KnownGet<P extends string> = P extends `/v1/archives/${string}/resolve?${string}`
@@ -279,6 +280,12 @@ export class PaperGuruClient {
   /** A typed JSON call (the route's response type is given by the method below). */
   private call<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
     return this.request(method, path, body, contentType) as Promise<T>;
+  }
+
+  // ---------------------------------------------------------------- the calling key (any key)
+  /** The archives this key reaches and its scopes there. */
+  whoami() {
+    return this.call<WhoAmI>("GET", "/v1/whoami");
   }
 
   // ---------------------------------------------------------------- archives and keys (admin key)

@@ -2,6 +2,11 @@
  * Worker entry: the REST app, the MCP endpoint, the webhook queue consumer, the cron dispatcher and
  * the Durable Objects. Every one of them calls the application layer (src/app) built by wiring.
  */
+
+// The explorer page's script and stylesheet, built by scripts/build-explorer.mjs (wrangler's [build]
+// command) and bundled as text modules.
+import EXPLORER_CSS from "../build/explorer/app.css.txt";
+import EXPLORER_JS from "../build/explorer/app.js.txt";
 import type { UseCases } from "./app";
 import type { QueueMessage } from "./app/feeds/deps";
 import { ConfigError } from "./config";
@@ -35,7 +40,7 @@ function useCases(env: Env): UseCases {
   return cached.app;
 }
 
-const rest = createApp((c) => useCases(c.env as Env));
+const rest = createApp((c) => useCases(c.env as Env), [], { js: EXPLORER_JS, css: EXPLORER_CSS });
 
 const INTERNAL = { error: { type: "internal", message: "internal error; nothing partial was stored" } };
 

@@ -92,6 +92,8 @@ const TREE = [
   "package.json",
   "tsconfig.json",
   "scripts/start.mjs",
+  // wrangler's [build] command: the explorer page's assets.
+  "scripts/build-explorer.mjs",
   ".dev.vars.example",
 ];
 

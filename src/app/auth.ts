@@ -2,7 +2,7 @@
  * Key authorisation, shared by REST and MCP: the bearer key of a request against an archive and a
  * scope. Archive keys never reach another archive; only the admin key reaches every archive.
  */
-import type { Failure } from "../core/errors";
+import { type Failure, fail, ok, type Result } from "../core/errors";
 import { sha256Hex } from "../core/ingest";
 import type { AppDeps } from "./deps";
 
@@ -81,4 +81,39 @@ export async function readableArchives(d: AppDeps, authorization: string | undef
     return (await d.stores.archives.listArchives()).map((a) => a.id);
   const key = await d.stores.archives.findKeyByHash(hash);
   return key && key.revokedAt === null && key.scopes.includes("read") ? [key.archiveId] : [];
+}
+
+export interface Identity {
+  admin: boolean;
+  key_id: string | null;
+  archives: Array<{ id: string; name: string; scopes: Array<"read" | "write" | "admin"> }>;
+}
+
+/**
+ * Who an `Authorization` header value is: the admin key (every archive, every scope) or one archive
+ * key with its scopes. Missing, unknown and revoked keys are `unauthorized`, as on every route.
+ */
+export async function whoami(d: AppDeps, authorization: string | undefined): Promise<Result<Identity>> {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  if (!m?.[1]) return fail("unauthorized", "missing API key", "Authorization", "send `Authorization: Bearer <key>`");
+  const hash = await sha256Hex(m[1]);
+  if (d.adminKey && timingSafeEqualHex(hash, await sha256Hex(d.adminKey))) {
+    const all = await d.stores.archives.listArchives();
+    const scopes: Identity["archives"][number]["scopes"] = ["read", "write", "admin"];
+    return ok({
+      admin: true,
+      key_id: null,
+      archives: all.map((a) => ({ id: a.id, name: a.name, scopes: [...scopes] })),
+    });
+  }
+  const key = await d.stores.archives.findKeyByHash(hash);
+  if (!key || key.revokedAt !== null)
+    return fail("unauthorized", "invalid or revoked API key", "Authorization", "ask the archive admin for a key");
+  const archive = await d.stores.archives.getArchive(key.archiveId);
+  const scopes = (["read", "write"] as const).filter((s) => key.scopes.includes(s));
+  return ok({
+    admin: false,
+    key_id: key.id,
+    archives: archive ? [{ id: archive.id, name: archive.name, scopes: [...scopes] }] : [],
+  });
 }

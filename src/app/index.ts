@@ -8,7 +8,7 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { annotationUseCases } from "./annotations";
 import { archiveUseCases } from "./archives";
-import { authorize, type Need, readableArchives } from "./auth";
+import { authorize, type Need, readableArchives, whoami } from "./auth";
 import { browseUseCases } from "./browse";
 import { codePairUseCases } from "./code-pairs";
 import type { AppDeps } from "./deps";
@@ -39,6 +39,8 @@ export function createUseCases(d: AppDeps) {
       authorize(d, authorization, archive, need),
     /** The archives an `Authorization` header value may read (MCP resources/list). */
     readableArchives: (authorization: string | undefined) => readableArchives(d, authorization),
+    /** Who an `Authorization` header value is: the admin key or one archive key, with its archives and scopes. */
+    whoami: (authorization: string | undefined) => whoami(d, authorization),
     archives: archiveUseCases(d),
     memory: {
       ingest: (archive: string, artifacts: In<typeof S.ArtifactSchema>[]) => Op.ingestOp(k, archive, artifacts),

@@ -74,6 +74,29 @@ export const CreateKey = z
   .object({ scopes: z.array(Scope).min(1).default(["read", "write"]), label: z.string().max(200).optional() })
   .openapi("CreateKey", { example: { scopes: ["read"], label: "research agent (read-only)" } });
 
+/** GET /v1/whoami: what the calling key may reach (nothing a key could not already read). */
+export const WhoAmI = z
+  .object({
+    admin: z.boolean().openapi({ description: "true for the deployment's admin key (every archive, every scope)" }),
+    key_id: z.string().nullable().openapi({ description: "the archive key's id; null for the admin key" }),
+    archives: z
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          scopes: z.array(z.enum(["read", "write", "admin"])),
+        }),
+      )
+      .openapi({ description: "the archives the key reaches with its scopes, oldest first (one for an archive key)" }),
+  })
+  .openapi("WhoAmI", {
+    example: {
+      admin: false,
+      key_id: "k_1a2b3c4d5e6f7a8b",
+      archives: [{ id: "rag-memory", name: "RAG memory", scopes: ["read"] }],
+    },
+  });
+
 export const Healthz = z
   .object({ ok: z.boolean(), service: z.string() })
   .openapi("Healthz", { example: { ok: true, service: "paperguru" } });

@@ -15,7 +15,8 @@ import { MAX_REQUEST_BYTES } from "../core/limits";
 import { errorLine } from "../core/log";
 import { type AppEnv, errorBody, STATUS } from "./common";
 import { describeDocument } from "./descriptions";
-import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, LANDING_CSP, LANDING_HTML, TAGS } from "./docs";
+import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, TAGS } from "./docs";
+import { type ExplorerAssets, mountExplorer } from "./explorer";
 import { resourceApp } from "./route";
 import { archivesRoutes } from "./routes/archives";
 import { browseRoutes } from "./routes/browse";
@@ -61,7 +62,7 @@ const RESOURCES = [
 ];
 
 /** The document and the reference page: public, documented like the routes. */
-function document(app: OpenAPIHono<AppEnv>): void {
+function document(app: OpenAPIHono<AppEnv>, explorer: ExplorerAssets | null): void {
   app.openAPIRegistry.register("Feed", S.FeedBody);
   app.openAPIRegistry.registerPath({
     method: "get",
@@ -96,24 +97,7 @@ function document(app: OpenAPIHono<AppEnv>): void {
       },
     },
   });
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/",
-    tags: ["service"],
-    summary: "Landing page",
-    description: "What this server is, with links to /docs, /openapi.json, /mcp and /healthz (static HTML, no script).",
-    security: AUTH.none,
-    responses: {
-      200: {
-        description: "OK",
-        content: { "text/html": { schema: { type: "string" }, example: "<!doctype html>..." } },
-      },
-    },
-  });
-  app.get("/", (c) => {
-    c.header("content-security-policy", LANDING_CSP);
-    return c.html(LANDING_HTML);
-  });
+  mountExplorer(app, explorer);
   app.get("/docs", async (c) => {
     c.header("content-security-policy", await docsCsp());
     c.header("x-content-type-options", "nosniff");
@@ -137,9 +121,14 @@ function document(app: OpenAPIHono<AppEnv>): void {
 
 /**
  * The REST app. `extra` sub-apps (the MCP endpoint, mounted by the Worker entry) are mounted after
- * the resources and before the document, sharing the middleware and the error map.
+ * the resources and before the document, sharing the middleware and the error map. `explorer` is
+ * the built explorer page (the Worker entry passes it; without it `/` says it was not built).
  */
-export function createApp(getUseCases: (c: Context) => UseCases, extra: OpenAPIHono<AppEnv>[] = []) {
+export function createApp(
+  getUseCases: (c: Context) => UseCases,
+  extra: OpenAPIHono<AppEnv>[] = [],
+  explorer: ExplorerAssets | null = null,
+) {
   const app = resourceApp();
   app.use("*", async (c, next) => {
     c.set("app", getUseCases(c));
@@ -180,7 +169,7 @@ export function createApp(getUseCases: (c: Context) => UseCases, extra: OpenAPIH
     return c.json({ error: { type: "internal", message: "internal error; nothing partial was stored" } }, 500);
   });
   for (const r of [...RESOURCES, ...extra]) app.route("/", r);
-  document(app);
+  document(app, explorer);
   app.notFound((c) =>
     c.json(
       errorBody({ kind: "not_found", message: `no route ${c.req.method} ${c.req.path}`, hint: "see /openapi.json" }),

@@ -38,6 +38,7 @@ const SCHEMAS: Record<string, string> = {
     "Overrides of the routing kernel's parameters (snake_case; the camelCase names of before are accepted too). Unknown names are refused.",
   ArchiveList: "Every archive (admin key).",
   ArchiveInfo: "An archive with its storage counts and its capital-chunk statistics (measured, snake_case).",
+  WhoAmI: "The calling key: admin or one archive key, and the archives it reaches with their scopes.",
   KeyIssued: "A new key: the secret is shown once; only its SHA-256 is stored.",
   CreateKey: "Scopes (read, write) and an optional label for a new key.",
   KeyList: "The archive's keys (never their secrets), revoked ones included.",

@@ -66,7 +66,7 @@ paperguru subscriptions add agent --to https://agent.example.com/hooks
 - **Outbound events** are signed the same way (\`X-PaperGuru-Timestamp\`, \`X-PaperGuru-Signature: sha256=<hex>\` over \`<timestamp>.<body>\`).
 - \`/\`, \`/healthz\`, \`/openapi.json\` and \`/docs\` need no key.
 
-Each operation's security requirement names the scope it needs: \`bearer: [read]\`, \`bearer: [write]\` or \`bearer: [admin]\`.
+Each operation's security requirement names the scope it needs: \`bearer: [read]\`, \`bearer: [write]\` or \`bearer: [admin]\`; \`bearer: []\` (only \`GET /v1/whoami\`) takes any valid key. \`GET /v1/whoami\` answers which archives a key reaches and with which scopes.
 
 ## Errors
 
@@ -123,6 +123,8 @@ export const AUTH = {
   read: [{ bearer: ["read"] }],
   write: [{ bearer: ["write"] }],
   admin: [{ bearer: ["admin"] }],
+  /** Any valid key, whatever its archive and scopes (GET /v1/whoami). */
+  key: [{ bearer: [] as string[] }],
   none: [] as Array<Record<string, string[]>>,
 };
 
@@ -383,35 +385,3 @@ export function docsCsp(): Promise<string> {
   });
   return csp;
 }
-
-/** The landing page at `/`: what this server is and where to go (static, no script). */
-export const LANDING_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>PaperGuru</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b;background:#fff}
-code,pre{font:14px ui-monospace,monospace;background:#f3f3f3;border-radius:4px}pre{padding:.75rem;overflow-x:auto}
-a{color:#0b57d0}@media (prefers-color-scheme:dark){body{color:#e8e8e8;background:#161616}code,pre{background:#262626}a{color:#8ab4f8}}
-</style></head><body>
-<h1>PaperGuru</h1>
-<p>Lifecycle-aware long-term memory for LLM agents: store papers, sections, code, conversation turns and
-decisions; get back a small, budgeted context of evidence cards, each anchored to an exact span of an
-exact version.</p>
-<ul>
-<li><a href="/docs">/docs</a>: the API reference (REST under <code>/v1</code>, bearer keys)</li>
-<li><a href="/openapi.json">/openapi.json</a>: the OpenAPI 3.1 document</li>
-<li><code>/mcp</code>: the MCP endpoint (streamable HTTP; POST JSON-RPC with
-<code>Accept: application/json, text/event-stream</code> and <code>Authorization: Bearer &lt;key&gt;</code>)</li>
-<li><a href="/healthz">/healthz</a>: health check</li>
-</ul>
-<h2>Quick start</h2>
-<pre>U=&lt;this server's URL&gt;; KEY=&lt;an archive key&gt;
-curl -s -X POST $U/v1/archives/mine/ingest -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\
-  -d '{"artifacts":[{"id":"note:1","kind":"note","title":"Damping","content":"We use a PageRank damping of 0.85."}]}'
-curl -s -X POST $U/v1/archives/mine/context -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\
-  -d '{"query":"Which damping do we use?","budget_tokens":600}'</pre>
-</body></html>`;
-
-/** The landing page's policy: no script, no remote origin. */
-export const LANDING_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

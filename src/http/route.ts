@@ -1,12 +1,12 @@
 /**
  * Route modules declare each route's scope once: `endpoint(app, scope, config, handler)` writes the
  * scope into the OpenAPI `security` of the route and checks the bearer key against the route's
- * `{archive}` (if any) for that scope before zod validates the request. Scope `none` routes authenticate
- * otherwise (the document and the page, the health check, webhook deliveries signed by HMAC).
+ * `{archive}` (if any) for that scope before zod validates the request. Scope `key` takes any valid key
+ * (admin or archive, any scope). Scope `none` routes authenticate otherwise (the document and the page, the health check, webhook deliveries signed by HMAC).
  */
 import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { schemaFailure } from "../core/errors";
+import { FailureError, schemaFailure } from "../core/errors";
 import { type AppEnv, allow, errorBody } from "./common";
 import { AUTH } from "./docs";
 
@@ -39,7 +39,10 @@ export function endpoint<const R extends RouteConfig>(
   // `security` before `parameters`, where route modules used to write it: the document stays byte-identical.
   const { parameters, ...rest } = config;
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
-    if (scope !== "none") await allow(c, c.req.param("archive") ?? null, scope);
+    if (scope === "key") {
+      const who = await c.var.app.whoami(c.req.header("authorization"));
+      if (!who.ok) throw new FailureError(who.error);
+    } else if (scope !== "none") await allow(c, c.req.param("archive") ?? null, scope);
     await next();
   };
   const route = createRoute({

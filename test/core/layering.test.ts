@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 
 const SRC = resolve(__dirname, "../../src");
 
-type Layer = "core" | "contract" | "app" | "adapters" | "http" | "mcp" | "cli" | "client" | "root";
+type Layer = "core" | "contract" | "app" | "adapters" | "http" | "mcp" | "cli" | "client" | "explorer" | "root";
 
 /** Which layers a layer may import (itself included). */
 const ALLOWED: Record<Layer, Layer[]> = {
@@ -22,6 +22,8 @@ const ALLOWED: Record<Layer, Layer[]> = {
   mcp: ["mcp", "app", "contract", "core"],
   cli: ["cli", "client", "core"],
   client: ["client", "contract", "core"],
+  // The browser page: the REST API through the typed client only.
+  explorer: ["explorer", "client", "core"],
   root: ["root", "core", "contract", "app", "adapters", "http", "mcp"],
 };
 
@@ -35,13 +37,17 @@ const FORBIDDEN_PACKAGES: Partial<Record<Layer, RegExp>> = {
   mcp: /^(hono|@hono\/|drizzle-orm|cloudflare:)/,
   cli: /^(hono|@hono\/|drizzle-orm|cloudflare:|@modelcontextprotocol\/)/,
   client: /^(hono|@hono\/|drizzle-orm|cloudflare:|@modelcontextprotocol\/)/,
+  explorer: /^(hono|@hono\/|drizzle-orm|cloudflare:|@modelcontextprotocol\/|zod)/,
 };
 
 function layerOf(file: string): Layer {
   // A path as imported ("../client", "../app") or as a file ("client.ts", "app/index.ts").
-  const rel = relative(SRC, file).replace(/\.ts$/, "").split(/[\\/]/);
+  const rel = relative(SRC, file)
+    .replace(/\.tsx?$/, "")
+    .split(/[\\/]/);
   const top = rel[0] ?? "";
   if (top === "client") return "client";
+  if (top === "explorer") return "explorer";
   if (top === "adapters" && rel[1] === "do") return "root";
   return (["core", "contract", "app", "adapters", "http", "mcp", "cli"].includes(top) ? top : "root") as Layer;
 }
@@ -72,7 +78,7 @@ function violations(file: string, text: string): string[] {
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
-    return statSync(p).isDirectory() ? sources(p) : p.endsWith(".ts") ? [p] : [];
+    return statSync(p).isDirectory() ? sources(p) : /\.tsx?$/.test(p) ? [p] : [];
   });
 }
 

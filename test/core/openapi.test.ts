@@ -39,6 +39,9 @@ const MAY_BE_UNDOCUMENTED = new Set(["/mcp"]);
 /** Routes that take no bearer key. */
 const PUBLIC = new Set([
   "GET /",
+  "GET /explore",
+  "GET /explore/app.js",
+  "GET /explore/app.css",
   "GET /healthz",
   "GET /openapi.json",
   "GET /docs",

@@ -17,17 +17,47 @@ describe("service surface", () => {
     expect(doc.body.components.schemas.EvidenceCard).toBeDefined();
   });
 
-  it("serves a landing page at / that links the reference, the document, MCP and the health check", async () => {
-    const r = await SELF.fetch("http://paperguru.test/");
-    expect(r.status).toBe(200);
-    expect(r.headers.get("content-type")).toMatch(/^text\/html/);
-    const csp = r.headers.get("content-security-policy") ?? "";
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).not.toContain("script-src");
-    const html = await r.text();
-    for (const link of ['href="/docs"', 'href="/openapi.json"', "/mcp", 'href="/healthz"'])
-      expect(html).toContain(link);
-    expect(html).not.toMatch(/<script|https?:\/\/(?!127)/);
+  it("serves the explorer at / and /explore: same-origin script and style only, links for readers without script", async () => {
+    for (const path of ["/", "/explore"]) {
+      const r = await SELF.fetch(`http://paperguru.test${path}`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+      const csp = r.headers.get("content-security-policy") ?? "";
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self';");
+      expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+      const html = await r.text();
+      for (const link of ['href="/docs"', 'href="/openapi.json"', "/mcp", 'href="/healthz"'])
+        expect(html).toContain(link);
+      expect(html).not.toMatch(/<script>|https?:\/\/(?!127)/);
+      const js = /src="(\/explore\/app\.js\?v=[0-9a-f]{16})" integrity="sha256-([^"]+)"/.exec(html);
+      expect(js).not.toBeNull();
+      const asset = await SELF.fetch(`http://paperguru.test${js?.[1]}`);
+      expect(asset.headers.get("cache-control")).toContain("immutable");
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(await asset.text()));
+      expect(btoa(String.fromCharCode(...new Uint8Array(digest)))).toBe(js?.[2]);
+    }
+  });
+
+  it("GET /v1/whoami answers the calling key's archives and scopes, and 401 without a valid key", async () => {
+    const { id, key } = await newArchive("who");
+    const read = (await api("POST", `/v1/archives/${id}/keys`, { scopes: ["read"] })).body;
+    const me = await api("GET", "/v1/whoami", undefined, key);
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ admin: false, archives: [{ id, scopes: ["read", "write"] }] });
+    expect(me.body.archives).toHaveLength(1);
+    const ro = await api("GET", "/v1/whoami", undefined, read.secret);
+    expect(ro.body).toMatchObject({ admin: false, key_id: read.id, archives: [{ id, scopes: ["read"] }] });
+    const admin = await api("GET", "/v1/whoami");
+    expect(admin.body.admin).toBe(true);
+    expect(admin.body.archives.map((a: { id: string }) => a.id)).toContain(id);
+    expect(admin.body.archives[0].scopes).toEqual(["read", "write", "admin"]);
+    expect((await api("GET", "/v1/whoami", undefined, null)).status).toBe(401);
+    expect((await api("GET", "/v1/whoami", undefined, "pgk_wrong")).status).toBe(401);
+    await api("DELETE", `/v1/archives/${id}/keys/${read.id}`);
+    const revoked = await api("GET", "/v1/whoami", undefined, read.secret);
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error.type).toBe("unauthorized");
   });
 
   it("answers unknown routes with the error format", async () => {

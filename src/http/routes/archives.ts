@@ -129,3 +129,21 @@ endpoint(
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );
+
+endpoint(
+  archivesRoutes,
+  "key",
+  {
+    method: "get",
+    path: "/v1/whoami",
+    tags: ["archives"],
+    summary: "The calling key: its archives and scopes",
+    description:
+      "Any valid key. An archive key answers its one archive and its scopes (`read`, `write`); the admin key answers every archive with `read`, `write` and `admin`. Nothing here is readable that the key could not already read; the explorer at `/` uses it to offer the archives and hide write controls from read-only keys.",
+    responses: { 200: json(S.WhoAmI), ...errors(401, 403) },
+  },
+  async (c) => {
+    const who = await c.var.app.whoami(c.req.header("authorization"));
+    return who.ok ? c.json(who.value, 200) : failure(c, who.error);
+  },
+);
