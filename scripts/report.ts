@@ -920,7 +920,7 @@ function heldOutBlock(h: HeldOutReferences | undefined, papers: number): string[
       [...rows("own bibliography", own), ...rows("whole archive", all)],
     ),
     "",
-    `Query by query against the better of the two BM25 runs for that query: own bibliography ${own.vsBest.better} better / ${own.vsBest.equal} equal / ${own.vsBest.worse} worse; whole archive ${all.vsBest.better} / ${all.vsBest.equal} / ${all.vsBest.worse}. Over the whole archive the other papers are hubs (each of their sections that matches the query passes mass to them), so PaperGuru ranks them among the references, and BM25 with citation contexts stays ahead there.`,
+    `Query by query against the better of the two BM25 runs for that query: own bibliography ${own.vsBest.better} better / ${own.vsBest.equal} equal / ${own.vsBest.worse} worse; whole archive ${all.vsBest.better} / ${all.vsBest.equal} / ${all.vsBest.worse}. Over the whole archive the other papers are hubs (each of their sections that matches the query passes mass to them), so PaperGuru ranks them among the references: there its R@10 is ${ratio(all.paperguru.recall10, all.bm25.recall10)} BM25's and its MRR ${ratio(all.paperguru.mrr, all.bm25.mrr)}, and BM25 with citation contexts is ahead of both.`,
     "",
   ];
 }
