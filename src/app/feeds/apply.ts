@@ -337,9 +337,8 @@ async function dedupeAgainstArchive(
       continue;
     }
     if (a.placeholder) {
-      // A stand-in for a work the archive already holds changes nothing (no read of its head).
-      note(into, "unchanged");
-      out.counts.unchanged++;
+      // A stand-in for a work the archive already holds changes nothing and is no record of this
+      // file, so it is not counted (no read of its head either).
       if (into !== a.id) renamed.set(a.id, into);
       continue;
     }
