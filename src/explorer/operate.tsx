@@ -180,21 +180,15 @@ function Deliveries({ session, webhook }: { session: Session; webhook: string })
                 </span>
                 {d.error && <div class="error">{d.error}</div>}
                 {canWrite && d.status === "dead" && (
-                  <button
-                    type="button"
-                    class="write"
-                    onClick={() =>
-                      client.replayDelivery(archive.id, webhook, d.delivery).then(
-                        (r) => {
-                          setNote(`Replayed ${r.delivery} (was ${r.previous}; now ${r.status}).`);
-                          reload();
-                        },
-                        (e: unknown) => setNote(describeError(e)),
-                      )
+                  <ReplayButton
+                    replay={() =>
+                      client
+                        .replayDelivery(archive.id, webhook, d.delivery)
+                        .then((r) => `Replayed ${r.delivery} (was ${r.previous}; now ${r.status}).`)
                     }
-                  >
-                    Replay
-                  </button>
+                    setNote={setNote}
+                    reload={reload}
+                  />
                 )}
               </li>
             ))}
@@ -259,21 +253,13 @@ function Events({ session, name, url }: { session: Session; name: string; url: s
                 </span>
                 {ev.error && <div class="error">{ev.error}</div>}
                 {canWrite && ev.status === "dead" && (
-                  <button
-                    type="button"
-                    class="write"
-                    onClick={() =>
-                      client.redeliver(archive.id, name, ev.id).then(
-                        (r) => {
-                          setNote(`Redelivering ${r.event}: ${r.status}.`);
-                          reload();
-                        },
-                        (e: unknown) => setNote(describeError(e)),
-                      )
+                  <ReplayButton
+                    replay={() =>
+                      client.redeliver(archive.id, name, ev.id).then((r) => `Redelivering ${r.event}: ${r.status}.`)
                     }
-                  >
-                    Replay
-                  </button>
+                    setNote={setNote}
+                    reload={reload}
+                  />
                 )}
               </li>
             ))}
@@ -281,5 +267,34 @@ function Events({ session, name, url }: { session: Session; name: string; url: s
         )}
       </Status>
     </div>
+  );
+}
+
+/** Replay one dead letter (write keys only): the outcome or the error goes to the list's note. */
+function ReplayButton({
+  replay,
+  setNote,
+  reload,
+}: {
+  replay: () => Promise<string>;
+  setNote: (note: string) => void;
+  reload: () => void;
+}) {
+  return (
+    <button
+      type="button"
+      class="write"
+      onClick={() =>
+        replay().then(
+          (note) => {
+            setNote(note);
+            reload();
+          },
+          (e: unknown) => setNote(describeError(e)),
+        )
+      }
+    >
+      Replay
+    </button>
   );
 }
