@@ -224,7 +224,11 @@ export async function heldOutReferences(
             .join(" ")
             .replace(MARKERS, " "),
         )}`;
-        for (const w of cited) contexts.set(w, [...(contexts.get(w) ?? []), text]);
+        for (const w of cited) {
+          const list = contexts.get(w) ?? [];
+          list.push(text);
+          contexts.set(w, list);
+        }
       }
       records.push(JSON.stringify({ ...p, body_text: keep }));
     }
