@@ -681,13 +681,13 @@ async function main() {
     if (wants("xkg")) {
       xkgRt = await timed("xKG: import, export format=xkg, re-import", () => xkgRoundTrip(server, data));
       xkgRet = await timed("xKG: technique -> code retrieval", () =>
-        xkgRetrieval(server, data, join(import.meta.dirname, "data", "xkg-target-labels.json")),
+        xkgRetrieval(server, data, join(import.meta.dirname, "data", "xkg-target-labels.json"), params),
       );
     }
     let ranking = null;
     if (wants("ranking"))
       ranking = await timed("ranking modes and MMR: template queries on CiteSeer and the unArXive bibliography", () =>
-        rankingEval(server, data, (f) => (existsSync(f) ? readFileSync(f, "utf8") : null), log),
+        rankingEval(server, data, (f) => (existsSync(f) ? readFileSync(f, "utf8") : null), log, params),
       );
     let papers = null;
     if (wants("papers"))
@@ -703,7 +703,7 @@ async function main() {
     let rm = null;
     if (wants("retrieval-metrics"))
       rm = await timed("retrieval metrics: POST /metrics/retrieval on CiteSeer vs BM25", () =>
-        retrievalMetricsEval(server, data),
+        retrievalMetricsEval(server, data, params),
       );
     const roundTrips = [];
     if (wants("roundtrip"))

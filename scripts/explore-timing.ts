@@ -4,11 +4,16 @@
  * `npx tsx scripts/explore-timing.ts` (`--chunks N` to change the size; PAPERGURU_URL is ignored,
  * the archive always goes to a fresh server). Prints one line per screen: the median and the
  * maximum of `--runs` (default 5) measurements, from the click (or navigation) to the screen's
- * content being in the DOM.
+ * content being in the DOM. Writes bench/results/explore-latest.json (`--out <file>` elsewhere) with
+ * the date, commit, machine and the explorer's built sizes, from which `npm run report` writes the
+ * README's explorer numbers.
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { chromium } from "playwright-core";
 import { PaperGuruClient } from "../src/client";
-import { harnessFetch, startServer } from "./lib/server";
+import { machine } from "./lib/results";
+import { harnessFetch, sourceState, startServer } from "./lib/server";
 import { rng } from "./lib/synthetic";
 
 const arg = (name: string, dflt: number) => {
@@ -17,6 +22,10 @@ const arg = (name: string, dflt: number) => {
 };
 const N = arg("chunks", 10_000);
 const RUNS = arg("runs", 5);
+const OUT = (() => {
+  const i = process.argv.indexOf("--out");
+  return i >= 0 ? (process.argv[i + 1] as string) : "bench/results/explore-latest.json";
+})();
 const WORDS = (
   "graph memory retrieval damping pagerank entity version anchor budget card route seed diffusion router " +
   "expert semantic lexical recency temporal lifecycle deprecation alias merge rename citation paper section " +
@@ -42,6 +51,7 @@ async function until(cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function main() {
+  const source = sourceState();
   const server = await startServer({ fresh: true });
   const errors: string[] = [];
   try {
@@ -51,6 +61,7 @@ async function main() {
     const r = rng(42);
     const nEnt = Math.max(20, Math.floor(N / 4));
     const t0 = performance.now();
+    let ingestMs = 0;
     for (let start = 0; start < N; start += 200) {
       const artifacts = [];
       for (let i = start; i < Math.min(N, start + 200); i++) {
@@ -71,7 +82,8 @@ async function main() {
       process.stderr.write(`\ringested ${Math.min(N, start + 200)} / ${N}`);
     }
     process.stderr.write("\n");
-    console.log(`ingest: ${N} chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s through POST /ingest`);
+    ingestMs = performance.now() - t0;
+    console.log(`ingest: ${N} chunks in ${(ingestMs / 1000).toFixed(1)} s through POST /ingest`);
     // A revision, so the chunk screen has two versions and a diff.
     await pg.revise("timing", {
       id: "p:1",
@@ -187,6 +199,34 @@ async function main() {
           .padStart(6)}`,
       );
     if (errors.length) console.log(`page errors: ${errors.join(" | ")}`);
+    const sizesFile = "build/explorer/sizes.json";
+    const sizes = existsSync(sizesFile) ? JSON.parse(readFileSync(sizesFile, "utf8")) : null;
+    mkdirSync(dirname(OUT), { recursive: true });
+    writeFileSync(
+      OUT,
+      `${JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          commit: source.commit,
+          source,
+          machine: machine(),
+          chunks: N,
+          runs: RUNS,
+          viewport: "1280x800",
+          ingestMs,
+          screens: Object.entries(results).map(([screen, xs]) => ({
+            screen,
+            medianMs: median(xs),
+            maxMs: Math.max(...xs),
+          })),
+          pageErrors: errors,
+          sizes,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    console.log(`wrote ${OUT}`);
   } catch (e) {
     if (errors.length) console.log(`page errors: ${errors.join(" | ")}`);
     throw e;

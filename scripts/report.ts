@@ -19,6 +19,7 @@ const args = process.argv.slice(2);
 const README = "README.md";
 const BENCH = "bench/results/latest.json";
 const EVAL = "bench/results/eval-latest.json";
+const EXPLORE = "bench/results/explore-latest.json";
 
 // ------------------------------------------------------------------ formatting
 
@@ -844,6 +845,42 @@ function lifecycle(r: EvalResults): string {
   return out.join("\n");
 }
 
+// ------------------------------------------------------------------ explorer (scripts/explore-timing.ts)
+
+interface ExploreResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine: { cores: number; cpu: string; node: string };
+  chunks: number;
+  runs: number;
+  viewport: string;
+  ingestMs: number;
+  screens: Array<{ screen: string; medianMs: number; maxMs: number }>;
+  pageErrors: string[];
+  sizes: { js: { bytes: number; gzip: number }; css: { bytes: number; gzip: number } } | null;
+}
+
+function explorer(x: ExploreResults, bench: BenchResults | null): string {
+  const kib = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
+  const out = [
+    runLine("Last `npx tsx scripts/explore-timing.ts`", x),
+    "",
+    `Render times on a ${int(x.chunks)}-chunk archive (ingested through \`POST /ingest\` in ${secs(x.ingestMs)}), headless Chromium at ${x.viewport}, ${x.runs} runs, from the click to the content in the DOM; page errors: ${x.pageErrors.length}.`,
+    "",
+    table(
+      ["screen", "median ms", "max ms"],
+      x.screens.map((r) => [r.screen, int(r.medianMs), int(r.maxMs)]),
+    ),
+  ];
+  if (x.sizes)
+    out.push(
+      "",
+      `Built explorer (esbuild, minified): script ${kib(x.sizes.js.bytes)} (${kib(x.sizes.js.gzip)} gzip), stylesheet ${kib(x.sizes.css.bytes)} (${kib(x.sizes.css.gzip)} gzip), carried by the Worker as text modules, so this is what the explorer adds to the upload${bench?.e2e ? `; the whole Worker upload (\`wrangler deploy --dry-run --minify\`, from the last bench) is ${bench.e2e.bundle}` : ""}.`,
+    );
+  return out.join("\n");
+}
+
 // ------------------------------------------------------------------ README rewriting
 
 function replaceBlock(text: string, name: string, body: string): string {
@@ -869,6 +906,12 @@ text = replaceBlock(text, "performance", bench ? performance(bench) : missing(BE
 text = replaceBlock(text, "quality", ev ? quality(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 text = replaceBlock(text, "targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 text = replaceBlock(text, "research", research(ev));
+const explore = readJson<ExploreResults>(EXPLORE);
+text = replaceBlock(
+  text,
+  "explorer",
+  explore ? explorer(explore, bench) : missing(EXPLORE, "npx tsx scripts/explore-timing.ts"),
+);
 text = replaceBlock(text, "lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 if (args.includes("--check")) {
   if (text !== before) {

@@ -197,10 +197,11 @@ async function runSet(
   docs: Doc[],
   queries: Query[],
   log: (m: string) => void,
+  params?: Record<string, number>,
 ): Promise<RankingSet> {
   const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-rank-${key}-${Date.now().toString(36)}`;
-  const created = await admin.createArchive({ id, name: `ranking ${name}` });
+  const created = await admin.createArchive({ id, name: `ranking ${name}`, params });
   const pg = admin.withKey(created.key.secret);
   const t0 = performance.now();
   const arts = docs.map((d) => ({
@@ -333,19 +334,20 @@ export async function rankingEval(
   data: string,
   read: (f: string) => string | null,
   log: (m: string) => void,
+  params?: Record<string, number>,
 ): Promise<RankingEval | null> {
   const sets: RankingSet[] = [];
   const cs = citeseerDocs(data, read);
   if (cs) {
     const q = generateQueries("citeseer", cs, 120, false);
     log(`ranking: CiteSeer, ${cs.length} papers, ${q.length} template queries`);
-    sets.push(await runSet(server, "citeseer", "CiteSeer", cs, q, log));
+    sets.push(await runSet(server, "citeseer", "CiteSeer", cs, q, log, params));
   }
   const ua = unarxiveDocs(data, read);
   if (ua) {
     const q = generateQueries("unarxive", ua, 80, true);
     log(`ranking: unArXive bibliography, ${ua.length} references, ${q.length} template queries`);
-    sets.push(await runSet(server, "unarxive", "unArXive bibliography", ua, q, log));
+    sets.push(await runSet(server, "unarxive", "unArXive bibliography", ua, q, log, params));
   }
   if (!sets.length) return null;
   return {

@@ -34,7 +34,11 @@ export interface RetrievalMetricsEval {
 
 const K = [1, 5, 10, 20, 50];
 
-export async function retrievalMetricsEval(server: Server, dir: string): Promise<RetrievalMetricsEval | null> {
+export async function retrievalMetricsEval(
+  server: Server,
+  dir: string,
+  params?: Record<string, number>,
+): Promise<RetrievalMetricsEval | null> {
   const cs = loadCiteSeer(dir);
   if (!cs) return null;
   const sentences = (t: string) => t.split(/(?<=[.?!])\s+/);
@@ -57,7 +61,7 @@ export async function retrievalMetricsEval(server: Server, dir: string): Promise
 
   const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-retrieval-metrics-${Date.now().toString(36)}`;
-  const created = await admin.createArchive({ id, name: "CiteSeer retrieval metrics" });
+  const created = await admin.createArchive({ id, name: "CiteSeer retrieval metrics", params });
   const pg = admin.withKey(created.key.secret);
   const arts = docs.map((d) => ({
     id: d.id,

@@ -124,7 +124,12 @@ function dedupe(ids: string[]): string[] {
   return [...new Set(ids)];
 }
 
-export async function xkgRetrieval(server: Server, data: string, labelsFile: string): Promise<XkgRetrieval | null> {
+export async function xkgRetrieval(
+  server: Server,
+  data: string,
+  labelsFile: string,
+  params?: Record<string, number>,
+): Promise<XkgRetrieval | null> {
   const dir = join(data, "xkg", "kg");
   const targetsDir = join(data, "xkg", "targets");
   if (!existsSync(dir) || !existsSync(targetsDir) || !existsSync(labelsFile)) return null;
@@ -133,7 +138,7 @@ export async function xkgRetrieval(server: Server, data: string, labelsFile: str
     .sort();
   const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-xkg-${Date.now().toString(36)}`;
-  const secret = (await admin.createArchive({ id, name: "xKG retrieval" })).key.secret;
+  const secret = (await admin.createArchive({ id, name: "xKG retrieval", params })).key.secret;
   const pg = admin.withKey(secret);
   const ms: Record<string, number> = {};
   let t = performance.now();

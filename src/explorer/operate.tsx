@@ -232,7 +232,7 @@ function Events({ session, name, url }: { session: Session; name: string; url: s
         {name} <span class="muted mono">{url}</span>
       </h3>
       <div class="row">
-        <label>
+        <label class="check">
           <input type="checkbox" checked={dead} onChange={(e) => setDead(e.currentTarget.checked)} /> dead letters only
         </label>
         <button type="button" onClick={reload}>
