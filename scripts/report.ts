@@ -845,6 +845,104 @@ function lifecycle(r: EvalResults): string {
   return out.join("\n");
 }
 
+// ------------------------------------------------------------------ kernel parameter runs (bench/results/params)
+
+const PARAMS_DIR = "bench/results/params";
+
+/**
+ * The default kernel against each run with overridden parameters (`npm run eval -- --params '{..}'
+ * --only .. --out bench/results/params/<name>.json`), on every figure both runs have.
+ */
+function paramRuns(ev: EvalResults | null): string {
+  if (!ev) return missing(EVAL, "npm run eval -- --data ../shared/testdata");
+  const runs = existsSync(PARAMS_DIR)
+    ? readdirSync(PARAMS_DIR)
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+        .map((f) => JSON.parse(readFileSync(`${PARAMS_DIR}/${f}`, "utf8")) as EvalResults & { args?: string[] })
+    : [];
+  if (!runs.length) return `_No runs in ${PARAMS_DIR}._`;
+  const paramsOf = (r: { args?: string[] }) => {
+    const i = r.args?.indexOf("--params") ?? -1;
+    return i >= 0 ? (r.args?.[i + 1] ?? "") : "";
+  };
+  type Fig = [string, (r: EvalResults) => number | undefined, number | undefined];
+  const setRecall = (name: string, method: string, k: string) => (r: EvalResults) =>
+    r.sets.find((x) => x.name === name)?.rows.find((x) => x.method === method)?.recall[k];
+  const bm = (name: string, k: string) => {
+    const set = ev.sets.find((x) => x.name === name);
+    return set
+      ? Math.max(...set.rows.filter((x) => x.role === "baseline" && x.method !== "dense").map((x) => x.recall[k] ?? 0))
+      : undefined;
+  };
+  const rank = (set: string, method: string) => (r: EvalResults) =>
+    r.ranking?.sets.find((x) => x.name === set)?.rows.find((x) => x.method === method)?.mrr;
+  const held = (pool: "archive" | "ownBibliography") => (r: EvalResults) =>
+    r.papers?.references?.heldOut?.[pool].paperguru.mrr;
+  const figs: Fig[] = [
+    ["HotpotQA /route R@5", setRecall("HotpotQA", "route", "R@5"), bm("HotpotQA", "R@5")],
+    [
+      "HotpotQA + 2Wiki /route R@5",
+      setRecall("HotpotQA + 2Wiki distractors", "route", "R@5"),
+      bm("HotpotQA + 2Wiki distractors", "R@5"),
+    ],
+    ["LoCoMo /route R@10", setRecall("Conversations (LoCoMo)", "route", "R@10"), bm("Conversations (LoCoMo)", "R@10")],
+    [
+      "CiteSeer citation recovery /route R@10",
+      setRecall("CiteSeer citation recovery", "route", "R@10"),
+      bm("CiteSeer citation recovery", "R@10"),
+    ],
+    [
+      "CiteSeer known items (retrieval metrics) MRR",
+      (r) => r.retrievalMetrics?.paperguru.mrr,
+      ev.retrievalMetrics?.bm25.mrr,
+    ],
+    [
+      "CiteSeer template queries, product of experts MRR",
+      rank("CiteSeer", "poe"),
+      ev.ranking?.sets.find((x) => x.name === "CiteSeer")?.rows.find((x) => x.method === "bm25")?.mrr,
+    ],
+    [
+      "unArXive per-node references, own bibliography MRR",
+      held("ownBibliography"),
+      ev.papers?.references?.heldOut?.ownBibliography.bm25.mrr,
+    ],
+    [
+      "unArXive per-node references, whole archive MRR",
+      held("archive"),
+      ev.papers?.references?.heldOut?.archive.bm25.mrr,
+    ],
+    ["unArXive locate, sections only MRR", (r) => r.papers?.locate.sectionsOnly.mrr, ev.papers?.locate.bm25.mrr],
+    [
+      "xKG target guides /code-pairs MRR",
+      (r) => r.xkgRetrieval?.targets["code-pairs"]?.mrr,
+      ev.xkgRetrieval?.targets["bm25-technique+code"]?.mrr,
+    ],
+    [
+      "xKG target guides /route over code MRR",
+      (r) => r.xkgRetrieval?.targets["route-code"]?.mrr,
+      ev.xkgRetrieval?.targets["bm25-technique+code"]?.mrr,
+    ],
+  ];
+  const fmt = (x: number | undefined, recall: boolean) =>
+    x === undefined ? "–" : recall ? (x * 100).toFixed(1) : x.toFixed(3);
+  const out: string[] = [
+    runLine("Default kernel: the last `npm run eval`", ev),
+    ...runs.map((r) => runLine(`\`--params ${paramsOf(r)}\``, r)),
+    "",
+    table(
+      ["figure", "default", ...runs.map((r) => `\`${paramsOf(r)}\``), "strongest plain BM25"],
+      figs
+        .filter(([, f]) => f(ev) !== undefined && runs.some((r) => f(r) !== undefined))
+        .map(([label, f, b]) => {
+          const recall = label.includes("R@");
+          return [label, fmt(f(ev), recall), ...runs.map((r) => fmt(f(r), recall)), fmt(b, recall)];
+        }),
+    ),
+  ];
+  return out.join("\n");
+}
+
 // ------------------------------------------------------------------ explorer (scripts/explore-timing.ts)
 
 interface ExploreResults {
@@ -906,6 +1004,7 @@ text = replaceBlock(text, "performance", bench ? performance(bench) : missing(BE
 text = replaceBlock(text, "quality", ev ? quality(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 text = replaceBlock(text, "targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 text = replaceBlock(text, "research", research(ev));
+text = replaceBlock(text, "params", paramRuns(ev));
 const explore = readJson<ExploreResults>(EXPLORE);
 text = replaceBlock(
   text,
