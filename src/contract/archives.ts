@@ -25,6 +25,7 @@ const KernelParamsObject = z
     max_postings_per_term: z.number().int().min(16).max(65536),
     max_lexical_postings: z.number().int().min(256).max(1_048_576),
     lexical_seeds: z.number().int().min(0).max(1000),
+    degree_exponent: z.number().min(0).max(2),
     weights: z
       .object({
         sem: z.number().min(0).max(4),

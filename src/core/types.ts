@@ -81,6 +81,12 @@ export interface KernelParams {
   /** Lexical hits that become seeds (the best BM25 scores). */
   lexicalSeeds: number;
   /**
+   * The graph expert reads mass / slots^degreeExponent (slots in the node's bounded neighbour table,
+   * at least 1): 0 = raw diffusion mass; > 0 damps hubs that collect mass from many seeds, as BM25's
+   * length normalisation damps long documents.
+   */
+  degreeExponent: number;
+  /**
    * Exponents of the experts in the product p = prod p_x^w_x (1 = plain product, 0 = expert off).
    * Chosen by `npm run eval`; see README Quality.
    */
@@ -108,6 +114,7 @@ export const DEFAULT_PARAMS: KernelParams = {
   // LoCoMo or CiteSeer (pasted abstracts) against an unbounded budget.
   maxLexicalPostings: 16_384,
   lexicalSeeds: 100,
+  degreeExponent: 0,
   // Chosen by the worst margin over BM25 across HotpotQA (R@5) and LoCoMo (R@10) in an in-process
   // sweep of 10 settings: with the local hashed head embedder the semantic factor only cost recall
   // on chat turns (its hits still seed the diffusion), and a full symbolic factor cost 2 points there.

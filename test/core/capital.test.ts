@@ -126,6 +126,49 @@ describe("experts", () => {
   });
 });
 
+describe("graph expert degree exponent", () => {
+  // Six seeds (they carry the query's name) all cite a hub; one of them also cites a leaf.
+  const ops: ChangeOp[] = [
+    { op: "entity.upsert", id: "concept:topic", type: "concept", name: "topic", at: 0 },
+    { op: "alias.add", entity: "concept:topic", alias: "topic", validFrom: 0, validTo: null },
+    head("hub", 1, 0),
+    head("leaf", 1, 0),
+  ];
+  for (let i = 0; i < 6; i++) ops.push(head(`s${i}`, 1, 0, ["concept:topic"]), edge(`s${i}`, "hub"));
+  ops.push(edge("s0", "leaf"));
+  const expertsAt = (beta: number) => {
+    const params = { ...DEFAULT_PARAMS, degreeExponent: beta };
+    const s = build(ops, params);
+    const r = route(s, input({ mentions: ["topic"] }), params);
+    const c = (id: string) => r.candidates.find((x) => x.chunk === id);
+    const slots = (id: string) => s.nbrCount[s.index.get(id) as number] as number;
+    return { hub: c("hub"), leaf: c("leaf"), slots };
+  };
+
+  it("0 reads raw mass: the hub that collects from six seeds leads the leaf", () => {
+    const { hub, leaf } = expertsAt(0);
+    expect(hub && leaf).toBeTruthy();
+    expect(hub?.mass as number).toBeGreaterThan(leaf?.mass as number);
+    expect((hub?.experts.graph as number) / (leaf?.experts.graph as number)).toBeCloseTo(
+      (hub?.mass as number) / (leaf?.mass as number),
+      9,
+    );
+  });
+
+  it("beta divides mass by slots^beta before the relative cut, so the hub's lead shrinks", () => {
+    const raw = expertsAt(0);
+    for (const beta of [0.5, 1]) {
+      const { hub, leaf, slots } = expertsAt(beta);
+      expect(slots("hub")).toBeGreaterThan(slots("leaf"));
+      const ratio = (hub?.experts.graph as number) / (leaf?.experts.graph as number);
+      const expected = (hub?.mass as number) / slots("hub") ** beta / ((leaf?.mass as number) / slots("leaf") ** beta);
+      expect(ratio).toBeCloseTo(expected, 9);
+      expect(ratio).toBeLessThan((raw.hub?.experts.graph as number) / (raw.leaf?.experts.graph as number));
+      for (const c of [hub, leaf]) expect(c?.experts.graph as number).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
 describe("entities", () => {
   const base: ChangeOp[] = [
     { op: "entity.upsert", id: "method:x", type: "method", name: "Old Name", at: 0 },

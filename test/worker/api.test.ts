@@ -97,6 +97,13 @@ describe("auth and isolation", () => {
     const stats = await api("GET", `/v1/archives/${tuned.body.archive.id}`, undefined, tuned.body.key.secret);
     expect(stats.body.stats.capital.params.push_epsilon).toBe(1e-4);
     expect(stats.body.stats.capital.params.max_frontier).toBe(4096);
+    const hubs = await api("POST", "/v1/archives", { name: "p", params: { degree_exponent: 0.5 } });
+    expect(hubs.status).toBe(201);
+    const hubStats = await api("GET", `/v1/archives/${hubs.body.archive.id}`, undefined, hubs.body.key.secret);
+    expect(hubStats.body.stats.capital.params.degree_exponent).toBe(0.5);
+    const badHubs = await api("POST", "/v1/archives", { name: "p", params: { degree_exponent: 3 } });
+    expect(badHubs.status).toBe(400);
+    expect(badHubs.body.error.field).toBe("params.degree_exponent");
     const unknown = await api("POST", "/v1/archives", { name: "p", params: { top_n: 3 } });
     expect(unknown.status).toBe(400);
   });

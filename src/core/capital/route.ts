@@ -250,8 +250,13 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   // the nodes the filter lets through instead: per-node references over the unarXive sample rose
   // (MRR 0.502 -> 0.539 within a paper's bibliography), xKG's target queries fell (/code-pairs MRR
   // 0.936 -> 0.919), so the simpler rule stays.
+  const beta = params.degreeExponent;
+  const graphMass = (i: number) => {
+    const m = ppr.mass.get(i) ?? 0;
+    return beta > 0 && m > 0 ? m / Math.max(1, s.nbrCount[i] as number) ** beta : m;
+  };
   let maxMass = 0;
-  for (const m of ppr.mass.values()) maxMass = Math.max(maxMass, m);
+  for (const i of ppr.mass.keys()) maxMass = Math.max(maxMass, graphMass(i));
 
   // 4. Product of experts on heads, each expert floored so a missing signal demotes, never deletes.
   const noSketch = isZero(input.querySketch);
@@ -267,7 +272,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     // below the floor (unnormalised, 0.1^20 left only the pasted paper itself: CiteSeer R@10 36.0
     // against 48.0 normalised, the same HotpotQA R@5 and LoCoMo R@10).
     const sym = symTotal <= 0 ? 1 : f.sym ** (Math.max(0, symTotal - (symWeight.get(i) ?? 0)) / Math.max(1, symTotal));
-    const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, (ppr.mass.get(i) ?? 0) / maxMass);
+    const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, graphMass(i) / maxMass);
     const rec = Math.max(f.rec, recency(i));
     return { sem, lex: lx, sym, graph, rec };
   };
