@@ -912,6 +912,14 @@ function paramRuns(ev: EvalResults | null): string {
       held("archive"),
       ev.papers?.references?.heldOut?.archive.bm25.mrr,
     ],
+    [
+      "unArXive per-node references, whole archive R@10",
+      (r) => {
+        const x = r.papers?.references?.heldOut?.archive.paperguru.recall10;
+        return x === undefined ? undefined : x / 100;
+      },
+      (ev.papers?.references?.heldOut?.archive.bm25.recall10 ?? 0) / 100,
+    ],
     ["unArXive locate, sections only MRR", (r) => r.papers?.locate.sectionsOnly.mrr, ev.papers?.locate.bm25.mrr],
     [
       "xKG target guides /code-pairs MRR",
@@ -1062,7 +1070,7 @@ function heldOutBlock(h: HeldOutReferences | undefined, papers: number): string[
       [...rows("own bibliography", own), ...rows("whole archive", all)],
     ),
     "",
-    `Query by query against the better of the two BM25 runs for that query: own bibliography ${own.vsBest.better} better / ${own.vsBest.equal} equal / ${own.vsBest.worse} worse; whole archive ${all.vsBest.better} / ${all.vsBest.equal} / ${all.vsBest.worse}. Over the whole archive the other papers are hubs (each of their sections that matches the query passes mass to them), so PaperGuru ranks them among the references: there its R@10 is ${ratio(all.paperguru.recall10, all.bm25.recall10)} BM25's and its MRR ${ratio(all.paperguru.mrr, all.bm25.mrr)}, and BM25 with citation contexts is ahead of both.`,
+    `Query by query against the better of the two BM25 runs for that query: own bibliography ${own.vsBest.better} better / ${own.vsBest.equal} equal / ${own.vsBest.worse} worse; whole archive ${all.vsBest.better} / ${all.vsBest.equal} / ${all.vsBest.worse}. Over the whole archive the other papers are hubs (each of their sections that matches the query passes mass to them), so PaperGuru ranks them among the references: there its R@10 is ${ratio(all.paperguru.recall10, all.bm25.recall10)} BM25's and its MRR ${ratio(all.paperguru.mrr, all.bm25.mrr)}, and BM25 with citation contexts is ahead of both. The archive parameter \`degree_exponent\` damps such hubs; its run is under Quality › Kernel parameters.`,
     "",
   ];
 }
