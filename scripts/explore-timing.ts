@@ -61,7 +61,6 @@ async function main() {
     const r = rng(42);
     const nEnt = Math.max(20, Math.floor(N / 4));
     const t0 = performance.now();
-    let ingestMs = 0;
     for (let start = 0; start < N; start += 200) {
       const artifacts = [];
       for (let i = start; i < Math.min(N, start + 200); i++) {
@@ -82,7 +81,7 @@ async function main() {
       process.stderr.write(`\ringested ${Math.min(N, start + 200)} / ${N}`);
     }
     process.stderr.write("\n");
-    ingestMs = performance.now() - t0;
+    const ingestMs = performance.now() - t0;
     console.log(`ingest: ${N} chunks in ${(ingestMs / 1000).toFixed(1)} s through POST /ingest`);
     // A revision, so the chunk screen has two versions and a diff.
     await pg.revise("timing", {

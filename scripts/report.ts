@@ -869,14 +869,11 @@ function paramRuns(ev: EvalResults | null): string {
   type Fig = [string, (r: EvalResults) => number | undefined, number | undefined];
   const setRecall = (name: string, method: string, k: string) => (r: EvalResults) =>
     r.sets.find((x) => x.name === name)?.rows.find((x) => x.method === method)?.recall[k];
-  const bm = (name: string, k: string) => {
-    const set = ev.sets.find((x) => x.name === name);
-    return set
-      ? Math.max(...set.rows.filter((x) => x.role === "baseline" && x.method !== "dense").map((x) => x.recall[k] ?? 0))
-      : undefined;
-  };
+  const bm = (name: string, k: string) => strongerBm25(ev.sets.find((x) => x.name === name)?.rows ?? [], k)?.value;
   const rank = (set: string, method: string) => (r: EvalResults) =>
     r.ranking?.sets.find((x) => x.name === set)?.rows.find((x) => x.method === method)?.mrr;
+  /** The papers eval stores recall in percent; the table's recall cells take a share. */
+  const per100 = (x: number | undefined) => (x === undefined ? undefined : x / 100);
   const held = (pool: "archive" | "ownBibliography") => (r: EvalResults) =>
     r.papers?.references?.heldOut?.[pool].paperguru.mrr;
   const figs: Fig[] = [
@@ -914,11 +911,8 @@ function paramRuns(ev: EvalResults | null): string {
     ],
     [
       "unArXive per-node references, whole archive R@10",
-      (r) => {
-        const x = r.papers?.references?.heldOut?.archive.paperguru.recall10;
-        return x === undefined ? undefined : x / 100;
-      },
-      (ev.papers?.references?.heldOut?.archive.bm25.recall10 ?? 0) / 100,
+      (r) => per100(r.papers?.references?.heldOut?.archive.paperguru.recall10),
+      per100(ev.papers?.references?.heldOut?.archive.bm25.recall10),
     ],
     ["unArXive locate, sections only MRR", (r) => r.papers?.locate.sectionsOnly.mrr, ev.papers?.locate.bm25.mrr],
     [

@@ -197,7 +197,7 @@ async function runSet(
   docs: Doc[],
   queries: Query[],
   log: (m: string) => void,
-  params?: Record<string, number>,
+  params?: Record<string, unknown>,
 ): Promise<RankingSet> {
   const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `eval-rank-${key}-${Date.now().toString(36)}`;
@@ -334,7 +334,7 @@ export async function rankingEval(
   data: string,
   read: (f: string) => string | null,
   log: (m: string) => void,
-  params?: Record<string, number>,
+  params?: Record<string, unknown>,
 ): Promise<RankingEval | null> {
   const sets: RankingSet[] = [];
   const cs = citeseerDocs(data, read);

@@ -37,7 +37,7 @@ const K = [1, 5, 10, 20, 50];
 export async function retrievalMetricsEval(
   server: Server,
   dir: string,
-  params?: Record<string, number>,
+  params?: Record<string, unknown>,
 ): Promise<RetrievalMetricsEval | null> {
   const cs = loadCiteSeer(dir);
   if (!cs) return null;

@@ -128,7 +128,7 @@ export async function xkgRetrieval(
   server: Server,
   data: string,
   labelsFile: string,
-  params?: Record<string, number>,
+  params?: Record<string, unknown>,
 ): Promise<XkgRetrieval | null> {
   const dir = join(data, "xkg", "kg");
   const targetsDir = join(data, "xkg", "targets");

@@ -83,7 +83,9 @@ export interface KernelParams {
   /**
    * The graph expert reads mass / slots^degreeExponent (slots in the node's bounded neighbour table,
    * at least 1): 0 = raw diffusion mass; > 0 damps hubs that collect mass from many seeds, as BM25's
-   * length normalisation damps long documents.
+   * length normalisation damps long documents. At 0.5: unArXive per-node references over the whole
+   * archive MRR 0.251 -> 0.351, but HotpotQA R@5 93.0 -> 90.5 and CiteSeer citation recovery R@10
+   * 48.0 -> 40.7, hence off by default.
    */
   degreeExponent: number;
   /**

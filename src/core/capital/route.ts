@@ -251,12 +251,9 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   // (MRR 0.502 -> 0.539 within a paper's bibliography), xKG's target queries fell (/code-pairs MRR
   // 0.936 -> 0.919), so the simpler rule stays.
   const beta = params.degreeExponent;
-  const graphMass = (i: number) => {
-    const m = ppr.mass.get(i) ?? 0;
-    return beta > 0 && m > 0 ? m / Math.max(1, s.nbrCount[i] as number) ** beta : m;
-  };
+  const damped = (i: number, m: number) => (beta > 0 && m > 0 ? m / Math.max(1, s.nbrCount[i] as number) ** beta : m);
   let maxMass = 0;
-  for (const i of ppr.mass.keys()) maxMass = Math.max(maxMass, graphMass(i));
+  for (const [i, m] of ppr.mass) maxMass = Math.max(maxMass, damped(i, m));
 
   // 4. Product of experts on heads, each expert floored so a missing signal demotes, never deletes.
   const noSketch = isZero(input.querySketch);
@@ -272,7 +269,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     // below the floor (unnormalised, 0.1^20 left only the pasted paper itself: CiteSeer R@10 36.0
     // against 48.0 normalised, the same HotpotQA R@5 and LoCoMo R@10).
     const sym = symTotal <= 0 ? 1 : f.sym ** (Math.max(0, symTotal - (symWeight.get(i) ?? 0)) / Math.max(1, symTotal));
-    const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, graphMass(i) / maxMass);
+    const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, damped(i, ppr.mass.get(i) ?? 0) / maxMass);
     const rec = Math.max(f.rec, recency(i));
     return { sem, lex: lx, sym, graph, rec };
   };
