@@ -226,7 +226,7 @@ export class PaperGuru {
     archiveId: string,
     what: { contentKeys: string[]; vectorIds: string[]; everything: boolean },
   ): Promise<number> {
-    await this.capital(archiveId).evict();
+    await this.capital(archiveId).forget();
     let blobs = 0;
     if (what.everything) blobs = await this.d.blobs.deletePrefix(archivePrefix(archiveId));
     else {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, readConfig } from "../../src/config";
@@ -53,6 +53,9 @@ describe("configuration", () => {
         ],
         { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, encoding: "utf8" },
       ).status;
+    // wrangler's --check regenerates from .dev.vars, not from the --env-file the header names; a
+    // fresh clone has none until `npm start` copies the example, so do what `npm start` does.
+    if (!existsSync(join(ROOT, ".dev.vars"))) copyFileSync(join(ROOT, ".dev.vars.example"), join(ROOT, ".dev.vars"));
     expect(check("wrangler.toml")).toBe(0);
     const stale = join(ROOT, "wrangler.stale-check.toml");
     copyFileSync(join(ROOT, "wrangler.toml"), stale);

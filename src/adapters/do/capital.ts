@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { CapitalStore, capitalStats, route } from "../../core/capital";
-import { snapshotPrefix } from "../../core/ingest";
+import { SqlTables, type SqlValue, type SyncSql } from "../../core/capital/sql-tables";
 import type { ArchiveStore, CapitalFor, CapitalPort, CapitalStats, ChangeLog, RebuildReport } from "../../core/ports";
 import {
   type AccessChannel,
@@ -17,10 +17,9 @@ interface CapitalEnv {
   CONTENT: R2Bucket;
 }
 
-/** What a capital chunk reads and writes: the change log and archive params (D1), snapshots (R2). */
+/** What a capital chunk reads from D1: the change log, access statistics and archive params. */
 export interface CapitalDeps {
   log: ChangeLog & Pick<ArchiveStore, "getArchive">;
-  snapshots: { get(key: string): Promise<Uint8Array | null>; put(key: string, bytes: Uint8Array): Promise<void> };
 }
 
 /**
@@ -31,21 +30,41 @@ export interface CapitalDeps {
 export function capitalDeps(env: CapitalEnv): CapitalDeps {
   return {
     log: new D1Store(env.DB),
-    snapshots: {
-      async get(key) {
-        const obj = await env.CONTENT.get(key);
-        return obj ? new Uint8Array(await obj.arrayBuffer()) : null;
-      },
-      async put(key, bytes) {
-        await env.CONTENT.put(key, bytes);
-      },
-    },
   };
 }
 
-/** Write a snapshot after this many replayed changes, so a cold start replays at most ~2k ops. */
-const SNAPSHOT_EVERY = 2000;
+/**
+ * Checkpoint after this many applied changes, or a twentieth of the heads when that is more (a
+ * checkpoint rewrites the heap snapshot, ~200 B a head, so its cost stays amortised O(1) per change
+ * and a cold start replays at most max(2,000, heads / 20) changes).
+ */
+const CHECKPOINT_EVERY = 2000;
+/** ...or when the write buffer holds this many values (~8 B each in the heap). */
+const CHECKPOINT_PENDING = 400_000;
 const LOG_PAGE = 1000;
+
+/** The object's own SQLite storage as the capital chunk's synchronous SQL port. */
+export function storageSql(storage: DurableObjectStorage): SyncSql {
+  const bind = (p: SqlValue[]) =>
+    p.map((v) => (v instanceof Uint8Array ? v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength) : v));
+  return {
+    all(q, ...p) {
+      return storage.sql
+        .exec(q, ...bind(p))
+        .toArray()
+        .map((row) => {
+          const out: Record<string, SqlValue> = {};
+          for (const [k, v] of Object.entries(row))
+            out[k] = v instanceof ArrayBuffer ? new Uint8Array(v) : (v as SqlValue);
+          return out;
+        });
+    },
+    run(q, ...p) {
+      storage.sql.exec(q, ...bind(p)).toArray();
+    },
+    atomic: (fn) => storage.transactionSync(fn),
+  };
+}
 
 export type { RebuildReport };
 
@@ -56,16 +75,23 @@ export type { RebuildReport };
  */
 export class CapitalChunk extends DurableObject<CapitalEnv> {
   #store: CapitalStore | null = null;
+  #tables: SqlTables | null = null;
   #archiveId: string | null = null;
   #loading: Promise<CapitalStore> | null = null;
   #params: KernelParams = DEFAULT_PARAMS;
-  #sinceSnapshot = 0;
+  #sinceCheckpoint = 0;
   #lastRebuild: RebuildReport | null = null;
+  /** Bumped by evict and forget: a rebuild that started before is discarded. */
+  #generation = 0;
   readonly #deps: CapitalDeps;
+  readonly #sql: SyncSql;
+  readonly #storage: DurableObjectStorage;
 
   constructor(ctx: DurableObjectState, env: CapitalEnv) {
     super(ctx, env);
     this.#deps = capitalDeps(env);
+    this.#storage = ctx.storage;
+    this.#sql = storageSql(ctx.storage);
   }
 
   async #ensure(archiveId: string): Promise<CapitalStore> {
@@ -83,30 +109,56 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     return this.#loading;
   }
 
+  /**
+   * Load the last checkpoint from the object's own storage (heap snapshot and tables at one
+   * change-log position) and replay the log after it; without a usable checkpoint, empty the
+   * tables and replay the whole log (D1 keeps it whole).
+   */
   async #rebuild(archiveId: string): Promise<CapitalStore> {
+    const generation = this.#generation;
+    try {
+      return await this.#load(archiveId, generation);
+    } catch (e) {
+      // Forgotten meanwhile (its storage deleted under the load): start again on the empty storage.
+      if (generation !== this.#generation) return this.#rebuild(archiveId);
+      throw e;
+    }
+  }
+
+  async #load(archiveId: string, generation: number): Promise<CapitalStore> {
     const t0 = performance.now();
     const archive = await this.#deps.log.getArchive(archiveId);
     this.#params = mergeParams((archive?.params ?? {}) as Parameters<typeof mergeParams>[0]);
-    const snap = await this.#deps.log.latestSnapshot(archiveId);
+    const tables = new SqlTables(this.#sql);
     let store: CapitalStore | null = null;
     let snapshotBytes = 0;
+    const from = tables.checkpointSeq();
+    const snap = from > 0 ? tables.heapSnapshot() : null;
     if (snap) {
-      const buf = await this.#deps.snapshots.get(snap.r2Key);
-      if (buf) {
-        snapshotBytes = buf.byteLength;
-        store = CapitalStore.deserialize(buf);
+      try {
+        store = CapitalStore.deserialize(snap, tables);
+        snapshotBytes = snap.byteLength;
+      } catch {
+        store = null; // an older snapshot format: rebuild from the log
       }
     }
-    store ??= new CapitalStore(this.#params);
+    if (!store) {
+      tables.clear();
+      store = new CapitalStore(this.#params, tables);
+    }
+    this.#tables = tables;
+    this.#sinceCheckpoint = 0;
     const replayed = await this.#replay(archiveId, store);
     // Recency statistics come from the access log (all three channels).
     const stats = await this.#deps.log.accessStats(archiveId);
     stats.sort((a, b) => a.last - b.last);
     for (const s of stats) store.recordAccess(s.chunk, s.last);
+    // Evicted or forgotten meanwhile: what was read may predate a delete; start again.
+    if (generation !== this.#generation) return this.#rebuild(archiveId);
     this.#store = store;
     this.#lastRebuild = {
       ms: performance.now() - t0,
-      fromSnapshotSeq: snap && snapshotBytes ? snap.seq : null,
+      fromSnapshotSeq: snapshotBytes ? from : null,
       snapshotBytes,
       replayed,
       seq: store.seq,
@@ -118,6 +170,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     let applied = 0;
     for (;;) {
       const page = await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
+      // Evicted or forgotten while reading: this store is no longer the object's.
+      if (this.#store !== null && this.#store !== store) return applied;
       for (const { seq, op } of page) {
         store.apply(op);
         store.seq = seq;
@@ -125,15 +179,32 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       applied += page.length;
       if (page.length < LOG_PAGE) break;
     }
-    this.#sinceSnapshot += applied;
+    this.#sinceCheckpoint += applied;
     return applied;
+  }
+
+  /** Checkpoint when enough changes or buffered values have accumulated. */
+  #maybeCheckpoint(store: CapitalStore): void {
+    const tables = this.#tables;
+    if (!tables || store !== this.#store) return;
+    const every = Math.max(CHECKPOINT_EVERY, Math.floor(store.size / 20));
+    if (this.#sinceCheckpoint >= every || tables.pendingValues() >= CHECKPOINT_PENDING) this.#checkpoint(store);
+  }
+
+  #checkpoint(store: CapitalStore): number {
+    const tables = this.#tables;
+    if (!tables || store !== this.#store) return 0;
+    const heap = store.serialize();
+    tables.checkpoint(store.seq, heap);
+    this.#sinceCheckpoint = 0;
+    return heap.byteLength;
   }
 
   /** Pull changes committed to D1 since the last applied sequence number. */
   async sync(archiveId: string): Promise<{ seq: number; applied: number }> {
     const store = await this.#ensure(archiveId);
     const applied = await this.#replay(archiveId, store);
-    if (this.#sinceSnapshot >= SNAPSHOT_EVERY) await this.snapshot(archiveId);
+    this.#maybeCheckpoint(store);
     return { seq: store.seq, applied };
   }
 
@@ -141,6 +212,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     const store = await this.#ensure(archiveId);
     // Read-your-writes: one indexed range read of the change log (normally empty) per query.
     await this.#replay(archiveId, store);
+    this.#maybeCheckpoint(store);
     return route(store, input, this.#params);
   }
 
@@ -165,31 +237,49 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async stats(archiveId: string) {
     const store = await this.#ensure(archiveId);
     await this.#replay(archiveId, store);
-    return { ...capitalStats(store), seq: store.seq, lastRebuild: this.#lastRebuild, params: this.#params };
+    return {
+      ...capitalStats(store),
+      storageBytes: this.#storage.sql.databaseSize,
+      seq: store.seq,
+      lastRebuild: this.#lastRebuild,
+      params: this.#params,
+    };
   }
 
-  /** Serialise the capital chunk to R2 and record it in D1 (the rebuild starting point). */
+  /**
+   * Checkpoint now: the heap snapshot, the buffered tables and the change-log position in one
+   * transaction of the object's own storage (rebuilds start from the latest checkpoint).
+   */
   async snapshot(archiveId: string): Promise<{ seq: number; bytes: number; key: string }> {
     const store = await this.#ensure(archiveId);
-    const buf = store.serialize();
-    const key = `${snapshotPrefix(archiveId)}${String(store.seq).padStart(12, "0")}.snap`;
-    await this.#deps.snapshots.put(key, buf);
+    const bytes = this.#checkpoint(store);
+    const key = `capital/${archiveId}/${String(store.seq).padStart(12, "0")}`;
     await this.#deps.log.recordSnapshot({
       archiveId,
       seq: store.seq,
       r2Key: key,
-      bytes: buf.byteLength,
+      bytes,
       heads: store.stats().heads,
       createdAt: Date.now(),
     });
-    this.#sinceSnapshot = 0;
-    return { seq: store.seq, bytes: buf.byteLength, key };
+    return { seq: store.seq, bytes, key };
   }
 
-  /** Drop the in-memory copy, as an eviction would; the next call rebuilds from D1 + R2. */
+  /** Drop the in-memory copy, as an eviction would; the next call rebuilds from the checkpoint. */
   evict(): void {
+    this.#generation++;
     this.#store = null;
+    this.#tables = null;
     this.#lastRebuild = null;
+  }
+
+  /**
+   * After a hard delete: drop the in-memory copy and every byte of the object's storage (its
+   * checkpoint holds the deleted data); the next call replays the scrubbed change log.
+   */
+  async forget(): Promise<void> {
+    this.evict();
+    await this.#storage.deleteAll();
   }
 }
 
@@ -206,6 +296,7 @@ export function doCapital(ns: DurableObjectNamespace<CapitalChunk>): CapitalFor 
       stats: () => stub.stats(archiveId) as Promise<CapitalStats>,
       snapshot: () => stub.snapshot(archiveId),
       evict: () => stub.evict(),
+      forget: () => stub.forget(),
     };
   };
 }

@@ -110,7 +110,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       if (resolvedTexts.some((x) => (x.e === r.e || !x.text.includes(" and ")) && ` ${x.text} `.includes(` ${m} `)))
         continue;
       resolvedTexts.push({ text: m, e: r.e });
-      const rm = { text: m, entity: s.entIds[r.e] as string, via: r.via };
+      const rm = { text: m, entity: s.entityId(r.e), via: r.via };
       mentions.push(rm);
       if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
     }
@@ -118,7 +118,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const idChunks: number[] = [];
   for (const id of input.identifiers) {
     for (const r of s.resolveIdx(id, t)) {
-      const rm = { text: id, entity: s.entIds[r.e] as string, via: r.via };
+      const rm = { text: id, entity: s.entityId(r.e), via: r.via };
       mentions.push(rm);
       if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
     }
@@ -126,7 +126,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     if (node !== undefined) idChunks.push(node);
   }
   for (const b of input.boundaries) {
-    const e = s.entIndex.get(`boundary:${b}`);
+    const e = s.entityIndex(`boundary:${b}`);
     if (e !== undefined && !qEntities.has(e)) qEntities.set(e, { text: b, entity: `boundary:${b}`, via: "boundary" });
   }
 
@@ -169,7 +169,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       params.maxPostingsPerEntity,
     );
     const share = w / Math.sqrt(Math.max(1, hits.length));
-    for (const i of hits) addSeed(i, share, `entity:${s.entIds[e]}`);
+    const why = `entity:${s.entityId(e)}`;
+    for (const i of hits) addSeed(i, share, why);
   }
   for (const i of idChunks) addSeed(i, 1, "identifier");
   const semScore = new Map<number, number>();
@@ -207,7 +208,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   };
   const tagged = (tag: string) => {
     const out = new Set<number>();
-    const e = s.entIndex.get(`boundary:${tag.trim().toLowerCase().replace(/\s+/g, "-")}`);
+    const e = s.entityIndex(`boundary:${tag.trim().toLowerCase().replace(/\s+/g, "-")}`);
     if (e !== undefined) s.postingsAt(e, t, (i) => out.add(i), Number.MAX_SAFE_INTEGER);
     return out;
   };

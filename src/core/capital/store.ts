@@ -16,7 +16,7 @@ import {
   type EdgeType,
   type KernelParams,
 } from "../types";
-import { BlockLists } from "./blocks";
+import { type CapitalTables, MAP_ENTRY_BYTES, MemoryTables, type MemoryTablesDump, stringBytes } from "./tables";
 
 const HAS_HEAD = 1;
 const DEPRECATED = 2;
@@ -85,12 +85,6 @@ function growF32(a: Float32Array, n: number): Float32Array {
   return b;
 }
 
-interface AliasEntry {
-  e: number;
-  from: number;
-  to: number;
-}
-
 export interface HeadInfo {
   chunk: string;
   kind: ChunkKind | null;
@@ -115,16 +109,6 @@ const RING = 64;
 export const MAX_MENTION_LINKS = 64;
 const MENTIONS: EdgeType = "mentions";
 const FOLLOWS: EdgeType = "follows";
-
-/**
- * One timeline: the records (kind `record`) of an archive that share a boundary set, ordered by
- * (first valid_from, arrival). Parallel arrays sorted by time; appending is O(1), a back-dated
- * record costs one splice.
- */
-interface Timeline {
-  at: number[];
-  node: number[];
-}
 
 export class CapitalStore {
   /** Last applied change-log sequence number. */
@@ -164,26 +148,16 @@ export class CapitalStore {
   /** @internal */ liveSlots = 0;
   /** @internal */ edgeCount = 0;
 
-  // ---- entities
-  /** @internal */ entIndex = new Map<string, number>();
-  /** @internal */ entIds: string[] = [];
-  /** @internal */ entNames: string[] = [];
-  /** @internal */ entTypes: string[] = [];
-  /** @internal */ entMergedInto: number[] = [];
-  /** @internal */ entMergedAt: number[] = [];
+  // ---- entities, postings, aliases, title owners and timelines: read a few entries per query,
+  // so they live behind the tables port (SQLite storage in a Durable Object, see tables.ts).
+  readonly tables: CapitalTables;
+  /** Entity merges (rare): merged entity -> (into, at), and into -> entities merged into it. */
+  /** @internal */ mergedInto = new Map<number, { into: number; at: number }>();
   /** @internal */ mergedFrom = new Map<number, number[]>();
-  /**
-   * Postings per entity (node indexes, append-only) in one pooled block chain, 4 postings a block,
-   * newest block first: an entity costs 8 bytes plus its blocks, with no object of its own (a
-   * plain-text archive grounds ~8 names per head, most of them named once).
-   */
-  /** @internal */ posts = new BlockLists(4, false);
-  /** @internal */ aliases = new Map<string, AliasEntry[]>();
   /** @internal */ aliasCount = 0;
 
-  // ---- lexical index: one document per head version (its bag of terms), postings per hashed term.
-  // Postings live in one pooled block chain (4 postings per block, newest block first), so a term
-  // costs 12 bytes plus its postings whatever the vocabulary size, and a posting 5 bytes.
+  // ---- lexical index: one document per head version (its bag of terms); the postings per hashed
+  // term (document and term frequency) are in the tables.
   /** @internal */ docNode: Int32Array = new Int32Array(0);
   /** @internal */ docFrom: Float64Array = new Float64Array(0);
   /** @internal */ docTo: Float64Array = new Float64Array(0);
@@ -194,24 +168,17 @@ export class CapitalStore {
   /** Documents currently open (the latest version of a live head) and their summed length. */
   /** @internal */ openDocs = 0;
   /** @internal */ openLen = 0;
-  /** @internal */ termIndex = new Map<number, number>();
-  /** One list per term (hashed): document and term frequency per posting. */
-  /** @internal */ terms = new BlockLists(4, true);
 
   /** Scratch accumulator of lexicalScores (one slot per node, all zero between queries). */
   private lexAcc: Float64Array = new Float64Array(0);
-
-  // ---- title ownership: entity -> the chunks whose title names it (for derived `mentions` edges)
-  /** @internal */ owners = new Map<number, number[]>();
-  // ---- timelines: records sharing a boundary set, in time order (for derived `follows` edges)
-  /** @internal */ timelines = new Map<string, Timeline>();
 
   // ---- recency: the 64 most recently accessed nodes (recency seeding is O(64), not O(N))
   /** @internal */ ring: Int32Array = new Int32Array(RING).fill(-1);
   /** @internal */ ringPos = 0;
 
-  constructor(params: KernelParams = DEFAULT_PARAMS) {
+  constructor(params: KernelParams = DEFAULT_PARAMS, tables: CapitalTables = new MemoryTables()) {
     this.params = params;
+    this.tables = tables;
   }
 
   get size(): number {
@@ -254,28 +221,27 @@ export class CapitalStore {
   }
 
   private entityOf(id: string): number {
-    let e = this.entIndex.get(id);
-    if (e === undefined) {
-      e = this.entIds.length;
-      this.entIds.push(id);
-      this.entNames.push(id);
-      this.entTypes.push("concept");
-      this.entMergedInto.push(-1);
-      this.entMergedAt.push(Number.POSITIVE_INFINITY);
-      this.posts.addList();
-      this.entIndex.set(id, e);
-    }
-    return e;
+    return this.tables.entityIndex(id) ?? this.tables.entityAdd(id);
+  }
+
+  /** @internal The entity with this id, if any. */
+  entityIndex(id: string): number | undefined {
+    return this.tables.entityIndex(id);
+  }
+
+  /** @internal The id of entity e. */
+  entityId(e: number): string {
+    return this.tables.entityId(e);
   }
 
   /** @internal Postings of entity e (without merges). */
   postCount(e: number): number {
-    return this.posts.count(e);
+    return this.tables.entityPosts.count(e);
   }
 
   /** @internal Visit e's postings newest first until `visit` returns false or `cap` were visited. */
   eachPosting(e: number, cap: number, visit: (node: number) => boolean | undefined): number {
-    return this.posts.each(e, cap, visit);
+    return this.tables.entityPosts.each(e, cap, visit);
   }
 
   private addPosting(e: number, node: number, scan: boolean) {
@@ -288,7 +254,7 @@ export class CapitalStore {
       });
       if (found) return;
     }
-    this.posts.push(e, node);
+    this.tables.entityPosts.push(e, node, 0);
   }
 
   // ------------------------------------------------------------------ visibility
@@ -509,13 +475,13 @@ export class CapitalStore {
    * @internal
    */
   groundEntity(id: string, t: number): number {
-    const known = this.entIndex.get(id);
-    if (known !== undefined || !id.startsWith("concept:")) return known ?? this.entityOf(id);
+    const known = this.tables.entityIndex(id);
+    if (known !== undefined || !id.startsWith("concept:")) return known ?? this.tables.entityAdd(id);
     // Concept slugs are ASCII in the common case and then already alias keys (no folding to do).
     const key = id.slice(8).replace(/-/g, " ");
-    const list = this.aliases.get(/^[ -~]*$/.test(key) ? key : normAlias(key));
+    const list = this.tables.aliases(/^[ -~]*$/.test(key) ? key : normAlias(key));
     const hit = list?.find((a) => a.from <= t && t < a.to);
-    return hit ? this.followMerges(hit.e, t).e : this.entityOf(id);
+    return hit ? this.followMerges(hit.e, t).e : this.tables.entityAdd(id);
   }
 
   /**
@@ -528,16 +494,15 @@ export class CapitalStore {
     const ownSet = new Set(owns);
     for (const e of ents) {
       if (ownSet.has(e)) continue;
-      const list = this.owners.get(e);
-      if (!list) continue;
+      const list = this.tables.owners(e);
       for (const o of list.slice(-MAX_MENTION_LINKS)) if (o !== i) this.addEdgeIdx(i, o, MENTIONS, 1, at, null);
     }
     for (const e of owns) {
-      const list = this.owners.get(e) ?? [];
-      if (list.includes(i)) continue;
-      list.push(i);
-      this.owners.set(e, list);
-      const others = new Set(list);
+      const before = this.tables.owners(e);
+      if (before.includes(i)) continue;
+      this.tables.addOwner(e, i);
+      const others = new Set(before);
+      others.add(i);
       let linked = 0;
       this.eachPosting(e, Number.POSITIVE_INFINITY, (p) => {
         if (others.has(p)) return true;
@@ -556,28 +521,7 @@ export class CapitalStore {
    */
   private linkTimeline(i: number, boundaries: string[], at: number) {
     const key = [...boundaries].sort().join("\u0000");
-    let tl = this.timelines.get(key);
-    if (!tl) {
-      tl = { at: [], node: [] };
-      this.timelines.set(key, tl);
-    }
-    // Insertion point: after every entry at or before `at` (arrival order breaks ties).
-    let lo = 0;
-    let hi = tl.at.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((tl.at[mid] as number) <= at) lo = mid + 1;
-      else hi = mid;
-    }
-    const prev = lo > 0 ? (tl.node[lo - 1] as number) : -1;
-    const next = lo < tl.node.length ? (tl.node[lo] as number) : -1;
-    if (lo === tl.at.length) {
-      tl.at.push(at);
-      tl.node.push(i);
-    } else {
-      tl.at.splice(lo, 0, at);
-      tl.node.splice(lo, 0, i);
-    }
+    const { prev, next } = this.tables.timelineInsert(key, at, i);
     if (prev >= 0) this.addEdgeIdx(i, prev, FOLLOWS, 1, at, null);
     if (next >= 0) this.addEdgeIdx(next, i, FOLLOWS, 1, at, null);
   }
@@ -591,15 +535,6 @@ export class CapitalStore {
     this.docFrom = growF64(this.docFrom, c);
     this.docTo = growF64(this.docTo, c, Number.POSITIVE_INFINITY);
     this.docLen = growF32(this.docLen, c);
-  }
-
-  private termOf(hash: number): number {
-    let t = this.termIndex.get(hash);
-    if (t === undefined) {
-      t = this.terms.addList();
-      this.termIndex.set(hash, t);
-    }
-    return t;
   }
 
   private closeLexicalDoc(i: number, at: number) {
@@ -625,7 +560,7 @@ export class CapitalStore {
       this.openDocs++;
       this.openLen += len;
     }
-    for (const [term, tf] of parseDocTerms(encoded)) this.terms.push(this.termOf(termHash(term)), d, tf);
+    for (const [term, tf] of parseDocTerms(encoded)) this.tables.termPosts.push(termHash(term), d, tf);
   }
 
   /**
@@ -649,19 +584,20 @@ export class CapitalStore {
     const acc = this.lexAcc;
     const touched: number[] = [];
     // Rarest terms first (they carry the most IDF); stop once the postings budget is spent.
-    const known: number[] = [];
+    const lists = this.tables.termPosts;
+    const known: Array<[number, number]> = [];
     for (const q of new Set(queryTerms)) {
-      const term = this.termIndex.get(termHash(q));
-      if (term !== undefined) known.push(term);
+      const term = termHash(q);
+      const count = lists.count(term);
+      if (count > 0) known.push([term, count]);
     }
-    const lists = this.terms;
-    known.sort((a, b) => lists.count(a) - lists.count(b) || a - b);
+    known.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
     let spent = 0;
-    for (const term of known) {
+    for (const [term, count] of known) {
       if (spent >= budget) break;
       const cap = Math.min(maxPostings, budget - spent);
-      spent += Math.min(cap, lists.count(term));
-      const df = Math.min(n, lists.count(term));
+      spent += Math.min(cap, count);
+      const df = Math.min(n, count);
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       lists.each(term, cap, (d, tf) => {
         if ((this.docFrom[d] as number) > t || t >= (this.docTo[d] as number)) return true;
@@ -685,8 +621,7 @@ export class CapitalStore {
 
   /** Document frequency of a query term (0 when unknown), for query analysis. */
   termDocFreq(term: string): number {
-    const t = this.termIndex.get(termHash(term));
-    return t === undefined ? 0 : this.terms.count(t);
+    return this.tables.termPosts.count(termHash(term));
   }
 
   // ------------------------------------------------------------------ change log
@@ -750,16 +685,14 @@ export class CapitalStore {
         return;
       }
       case "entity.upsert": {
-        const e = this.entityOf(op.id);
-        this.entNames[e] = op.name;
-        this.entTypes[e] = op.type;
+        this.tables.setEntityInfo(this.entityOf(op.id), op.name, op.type);
         return;
       }
       case "alias.add": {
         const norm = normAlias(op.alias);
         if (!norm) return;
         const e = this.entityOf(op.entity);
-        const list = this.aliases.get(norm) ?? [];
+        const list = (this.tables.aliases(norm) ?? []).map((a) => ({ ...a }));
         const to = op.validTo ?? Number.POSITIVE_INFINITY;
         const cur = list.find((a) => a.e === e && a.from === op.validFrom);
         if (cur) cur.to = to;
@@ -767,22 +700,24 @@ export class CapitalStore {
           list.push({ e, from: op.validFrom, to });
           this.aliasCount++;
         }
-        this.aliases.set(norm, list);
+        this.tables.setAliases(norm, list);
         return;
       }
       case "alias.close": {
-        const list = this.aliases.get(normAlias(op.alias));
-        const e = this.entIndex.get(op.entity);
-        if (!list || e === undefined) return;
+        const norm = normAlias(op.alias);
+        const stored = this.tables.aliases(norm);
+        const e = this.tables.entityIndex(op.entity);
+        if (!stored || e === undefined) return;
+        const list = stored.map((a) => ({ ...a }));
         for (const a of list) if (a.e === e && a.from <= op.at && a.to > op.at) a.to = op.at;
+        this.tables.setAliases(norm, list);
         return;
       }
       case "entity.merge": {
         const from = this.entityOf(op.from);
         const into = this.entityOf(op.into);
-        if (this.entMergedInto[from] === into) return;
-        this.entMergedInto[from] = into;
-        this.entMergedAt[from] = op.at;
+        if (this.mergedInto.get(from)?.into === into) return;
+        this.mergedInto.set(from, { into, at: op.at });
         const list = this.mergedFrom.get(into) ?? [];
         list.push(from);
         this.mergedFrom.set(into, list);
@@ -802,9 +737,9 @@ export class CapitalStore {
     let cur = e;
     let merged = false;
     for (let hops = 0; hops < 16; hops++) {
-      const into = this.entMergedInto[cur] as number;
-      if (into < 0 || (this.entMergedAt[cur] as number) > t) break;
-      cur = into;
+      const m = this.mergedInto.get(cur);
+      if (!m || m.at > t) break;
+      cur = m.into;
       merged = true;
     }
     return { e: cur, merged };
@@ -815,16 +750,16 @@ export class CapitalStore {
     // A paper identifier in any written form ("arXiv:2104.06921v2", "https://doi.org/...") is
     // canonicalised first; a work known under another id has this one as an alias.
     const id = canonicalPaperId(mention) ?? mention.trim();
-    const direct = this.entIndex.get(id);
+    const direct = this.tables.entityIndex(id);
     if (direct !== undefined) {
       const m = this.followMerges(direct, t);
       return [{ e: m.e, via: m.merged ? "merge" : "identifier" }];
     }
-    const list = this.aliases.get(normAlias(id));
+    const list = this.tables.aliases(normAlias(id));
     if (!list || list.length === 0) {
       // A name grounded in content is an entity without alias rows: its id is the name's slug.
       const s = slug(id);
-      const concept = s ? this.entIndex.get(`concept:${s}`) : undefined;
+      const concept = s ? this.tables.entityIndex(`concept:${s}`) : undefined;
       if (concept === undefined || this.postCount(concept) === 0) return [];
       const m = this.followMerges(concept, t);
       return [{ e: m.e, via: m.merged ? "merge" : "grounded" }];
@@ -858,8 +793,8 @@ export class CapitalStore {
     const first = r[0];
     if (!first) return null;
     const show = (e: number) => {
-      const id = this.entIds[e] as string;
-      const name = this.entNames[e] as string;
+      const id = this.tables.entityId(e);
+      const name = this.tables.entityName(e);
       // Grounded concepts keep no name string of their own (memory): show the words of the slug.
       return { entity: id, name: name === id && id.startsWith("concept:") ? id.slice(8).replace(/-/g, " ") : name };
     };
@@ -877,7 +812,8 @@ export class CapitalStore {
         visit(node);
         return true;
       });
-      for (const f of this.mergedFrom.get(cur) ?? []) if ((this.entMergedAt[f] as number) <= t) stack.push(f);
+      for (const f of this.mergedFrom.get(cur) ?? [])
+        if ((this.mergedInto.get(f)?.at ?? Number.POSITIVE_INFINITY) <= t) stack.push(f);
     }
     return seen;
   }
@@ -934,11 +870,10 @@ export class CapitalStore {
   }
 
   stats() {
-    // Estimate: typed arrays by byteLength (capacity); strings 2 bytes/char + 32 bytes header;
-    // Map entries ~40 bytes; JS array slots 8 bytes; small objects ~40 bytes.
-    const str = (s: string) => 32 + 2 * s.length;
+    // Heap bytes: typed arrays by byteLength (capacity); strings, map entries and array slots with
+    // the constants of tables.ts (calibrated against heap growth after GC in Node).
     let ids = 0;
-    for (const s of this.ids) ids += str(s) + 40 + 8;
+    for (const s of this.ids) ids += stringBytes(s) + MAP_ENTRY_BYTES + 8;
     const nodes =
       this.kind.byteLength +
       this.flags.byteLength +
@@ -951,39 +886,26 @@ export class CapitalStore {
       this.nbrStart.byteLength +
       this.nbrCount.byteLength +
       this.nbrCap.byteLength +
-      [...this.versionStarts.values()].reduce((s, v) => s + 40 + 8 * v.length + 16, 0);
+      [...this.versionStarts.values()].reduce((s, v) => s + MAP_ENTRY_BYTES + 8 * v.length + 16, 0);
     let closedBytes = 0;
-    for (const l of this.closed.values()) closedBytes += 40 + 16 + l.length * 56;
+    for (const l of this.closed.values()) closedBytes += MAP_ENTRY_BYTES + 16 + l.length * 56;
     const neighbours =
       this.slotDst.byteLength +
       this.slotW.byteLength +
       this.slotType.byteLength +
       this.slotFrom.byteLength +
       closedBytes;
-    const postings = this.posts.byteLength();
     const lexical =
       this.docNode.byteLength +
       this.docFrom.byteLength +
       this.docTo.byteLength +
       this.docLen.byteLength +
       this.nodeDoc.byteLength +
-      this.termIndex.size * 40 +
-      this.terms.byteLength();
-    let owners = 0;
-    for (const l of this.owners.values()) owners += 40 + 16 + 8 * l.length;
-    for (const [k, tl] of this.timelines) owners += str(k) + 40 + 16 * tl.at.length;
-    let entityStrings = 0;
-    for (let e = 0; e < this.entIds.length; e++)
-      // A name that is the id itself (grounded concepts) is the same string, counted once.
-      entityStrings +=
-        str(this.entIds[e] as string) +
-        (this.entNames[e] === this.entIds[e] ? 0 : str(this.entNames[e] as string)) +
-        40 +
-        5 * 8;
-    let aliases = 0;
-    for (const [k, list] of this.aliases) aliases += str(k) + 40 + 16 + list.length * 48;
-    const total =
-      ids + nodes + this.sketches.byteLength + neighbours + postings + entityStrings + aliases + lexical + owners;
+      this.lexAcc.byteLength;
+    let merges = 0;
+    for (const l of this.mergedFrom.values()) merges += 2 * MAP_ENTRY_BYTES + 32 + 8 * l.length + 32 * l.length;
+    const tables = this.tables.heapBytes();
+    const total = ids + nodes + this.sketches.byteLength + neighbours + lexical + merges + tables;
     let heads = 0;
     for (let i = 0; i < this.ids.length; i++) if (((this.flags[i] as number) & HAS_HEAD) !== 0) heads++;
     return {
@@ -992,18 +914,17 @@ export class CapitalStore {
       edges: this.edgeCount,
       slots: this.liveSlots,
       slotPool: this.slotDst.length,
-      entities: this.entIds.length,
+      entities: this.tables.entityCount(),
       aliases: this.aliasCount,
+      terms: this.tables.termCount(),
       bytes: {
         nodes,
         sketches: this.sketches.byteLength,
         neighbours,
-        postings,
-        entities: entityStrings,
-        aliases,
         ids,
         lexical,
-        owners,
+        merges,
+        tables,
         total,
       },
       bytesPerHead: heads ? total / heads : 0,
@@ -1014,14 +935,22 @@ export class CapitalStore {
     return serializeStore(this);
   }
 
-  static deserialize(buf: Uint8Array): CapitalStore {
-    return deserializeStore(buf);
+  /**
+   * A store from a snapshot. With `tables` (SQLite storage at the snapshot's change-log position)
+   * the snapshot holds the heap arrays only; without, it must carry in-memory tables.
+   */
+  static deserialize(buf: Uint8Array, tables?: CapitalTables): CapitalStore {
+    return deserializeStore(buf, tables);
   }
 }
 
 // ------------------------------------------------------------------ snapshot format
 // "PGC1" | u32 header length | header JSON (UTF-8) | padding to 8 | typed arrays, 8-byte aligned.
-// Neighbour slots are compacted (holes left by relocations are dropped).
+// Neighbour slots are compacted (holes left by relocations are dropped). Version 3: entities,
+// postings, aliases, owners and timelines are in the tables; a snapshot of a store whose tables are
+// in memory carries them in the header (`tables`), one over SQLite storage does not (the storage is
+// written at the same change-log position). Versions 1-2 kept them in the snapshot itself; a
+// Durable Object that finds no version-3 checkpoint rebuilds from the change log instead.
 
 type ArrayName =
   | "kind"
@@ -1040,21 +969,13 @@ type ArrayName =
   | "slotW"
   | "slotType"
   | "slotFrom"
-  | "postPacked"
-  | "postOffsets"
   | "docNode"
   | "docFrom"
   | "docTo"
   | "docLen"
-  | "nodeDoc"
-  | "termKeys"
-  | "termHead"
-  | "termDf"
-  | "blkNext"
-  | "blkFill"
-  | "blkDoc"
-  | "blkTf";
+  | "nodeDoc";
 
+const SNAPSHOT_VERSION = 3;
 const enc = (x: number) => (Number.isFinite(x) ? x : x > 0 ? "inf" : "-inf");
 const dec = (x: number | string) =>
   x === "inf" ? Number.POSITIVE_INFINITY : x === "-inf" ? Number.NEGATIVE_INFINITY : (x as number);
@@ -1065,20 +986,6 @@ function serializeStore(s: CapitalStore): Uint8Array {
   // and the next insert into a node relocates it with room to grow.
   s.compactSlots(true);
   const { slotDst, slotW, slotType, slotFrom } = s;
-  // Entity postings are packed oldest first per entity (the order they were appended).
-  const ne = s.entIds.length;
-  let postTotal = 0;
-  for (let e = 0; e < ne; e++) postTotal += s.postCount(e);
-  const postPacked = new Int32Array(postTotal);
-  const postOffsets = new Int32Array(ne + 1);
-  let p = 0;
-  for (let e = 0; e < ne; e++) {
-    postOffsets[e] = p;
-    const len = s.postCount(e);
-    postPacked.set(s.posts.values(e), p);
-    p += len;
-  }
-  postOffsets[ne] = p;
   const arrays: Record<ArrayName, ArrayBufferView> = {
     kind: s.kind.subarray(0, n),
     flags: s.flags.subarray(0, n),
@@ -1096,20 +1003,11 @@ function serializeStore(s: CapitalStore): Uint8Array {
     slotW,
     slotType,
     slotFrom,
-    postPacked,
-    postOffsets,
     docNode: s.docNode.subarray(0, s.docCount),
     docFrom: s.docFrom.subarray(0, s.docCount),
     docTo: s.docTo.subarray(0, s.docCount),
     docLen: s.docLen.subarray(0, s.docCount),
     nodeDoc: s.nodeDoc.subarray(0, n),
-    termKeys: termKeys(s),
-    termHead: s.terms.head.subarray(0, s.terms.lists),
-    termDf: s.terms.len.subarray(0, s.terms.lists),
-    blkNext: s.terms.next.subarray(0, s.terms.blocks),
-    blkFill: s.terms.fill.subarray(0, s.terms.blocks),
-    blkDoc: s.terms.val.subarray(0, s.terms.blocks * s.terms.block),
-    blkTf: s.terms.extra.subarray(0, s.terms.blocks * s.terms.block),
   };
   const layout: Array<{ name: ArrayName; offset: number; bytes: number }> = [];
   let off = 0;
@@ -1118,16 +1016,8 @@ function serializeStore(s: CapitalStore): Uint8Array {
     off += Math.ceil(a.byteLength / 8) * 8;
   }
   const header = {
-    v: 2,
-    lex: {
-      docCount: s.docCount,
-      openDocs: s.openDocs,
-      openLen: s.openLen,
-      termCount: s.terms.lists,
-      blkCount: s.terms.blocks,
-    },
-    owners: [...s.owners.entries()],
-    timelines: [...s.timelines.entries()].map(([k, tl]) => [k, tl.at, tl.node]),
+    v: SNAPSHOT_VERSION,
+    lex: { docCount: s.docCount, openDocs: s.openDocs, openLen: s.openLen },
     seq: s.seq,
     params: s.params,
     ids: s.ids,
@@ -1135,19 +1025,12 @@ function serializeStore(s: CapitalStore): Uint8Array {
     liveSlots: s.liveSlots,
     closed: [...s.closed.entries()].map(([k, l]) => [k, l.map(([d, b, to]) => [d, b, enc(to)])]),
     edgeCount: s.edgeCount,
-    ent: {
-      ids: s.entIds,
-      names: s.entNames,
-      types: s.entTypes,
-      mergedInto: s.entMergedInto,
-      mergedAt: s.entMergedAt.map(enc),
-    },
-    mergedFrom: [...s.mergedFrom.entries()],
-    aliases: [...s.aliases.entries()].map(([k, l]) => [k, l.map((a) => [a.e, enc(a.from), enc(a.to)])]),
+    merges: [...s.mergedInto.entries()].map(([from, m]) => [from, m.into, enc(m.at)]),
     aliasCount: s.aliasCount,
     versionStarts: [...s.versionStarts.entries()],
     ring: [...s.ring],
     ringPos: s.ringPos,
+    tables: s.tables instanceof MemoryTables ? s.tables.dump() : null,
     layout,
   };
   const hb = new TextEncoder().encode(JSON.stringify(header));
@@ -1164,16 +1047,14 @@ function serializeStore(s: CapitalStore): Uint8Array {
   return out;
 }
 
-function deserializeStore(buf: Uint8Array): CapitalStore {
+function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore {
   if (buf[0] !== 0x50 || buf[1] !== 0x47 || buf[2] !== 0x43 || buf[3] !== 0x31)
     throw new Error("not a capital-chunk snapshot");
   const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const hl = dv.getUint32(4, true);
   const h = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + hl))) as {
     v: number;
-    lex?: { docCount: number; openDocs: number; openLen: number; termCount: number; blkCount: number };
-    owners?: Array<[number, number[]]>;
-    timelines?: Array<[string, number[], number[]]>;
+    lex: { docCount: number; openDocs: number; openLen: number };
     seq: number;
     params: KernelParams;
     ids: string[];
@@ -1181,15 +1062,17 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
     liveSlots: number;
     closed: Array<[number, Array<[number, number, number | string]>]>;
     edgeCount: number;
-    ent: { ids: string[]; names: string[]; types: string[]; mergedInto: number[]; mergedAt: Array<number | string> };
-    mergedFrom: Array<[number, number[]]>;
-    aliases: Array<[string, Array<[number, number | string, number | string]>]>;
+    merges: Array<[number, number, number | string]>;
     aliasCount: number;
     versionStarts: Array<[number, number[]]>;
     ring: number[];
     ringPos: number;
+    tables: MemoryTablesDump | null;
     layout: Array<{ name: ArrayName; offset: number; bytes: number }>;
   };
+  if (h.v !== SNAPSHOT_VERSION) throw new Error(`capital-chunk snapshot version ${h.v}: rebuild from the change log`);
+  const t = tables ?? (h.tables ? MemoryTables.load(h.tables) : null);
+  if (!t) throw new Error("this snapshot's tables are in SQLite storage: pass them");
   const base = Math.ceil((8 + hl) / 8) * 8;
   const raw = (name: ArrayName): ArrayBuffer => {
     const l = h.layout.find((x) => x.name === name);
@@ -1197,7 +1080,7 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
     const start = buf.byteOffset + base + l.offset;
     return buf.buffer.slice(start, start + l.bytes) as ArrayBuffer;
   };
-  const s = new CapitalStore(h.params);
+  const s = new CapitalStore(h.params, t);
   s.seq = h.seq;
   const n = h.ids.length;
   s.ids = h.ids;
@@ -1221,72 +1104,31 @@ function deserializeStore(buf: Uint8Array): CapitalStore {
   s.slotDst = new Int32Array(raw("slotDst"));
   s.slotW = new Float32Array(raw("slotW"));
   s.slotType = new Uint8Array(raw("slotType"));
-  // Version 1 kept edge validity in Int32 minutes (rounded up); version 2 in exact ms.
-  const minutes = (m: number) => (m <= -2147483647 ? OPEN_FROM : m >= 2147483646 ? OPEN_TO : m * 60_000);
-  s.slotFrom =
-    h.v >= 2 ? new Float64Array(raw("slotFrom")) : Float64Array.from(new Int32Array(raw("slotFrom")), minutes);
+  s.slotFrom = new Float64Array(raw("slotFrom"));
   s.slotsUsed = h.slotsUsed;
   s.liveSlots = h.liveSlots;
-  s.closed = new Map(
-    h.closed.map(([k, l]) => [
-      k,
-      l.map(([d, b, to]) => [d, b, h.v >= 2 ? dec(to) : minutes(Number(to))] as [number, number, number]),
-    ]),
-  );
+  s.closed = new Map(h.closed.map(([k, l]) => [k, l.map(([d, b, to]) => [d, b, dec(to)] as [number, number, number])]));
   s.edgeCount = h.edgeCount;
-  s.entIds = h.ent.ids;
-  s.entNames = h.ent.names;
-  s.entTypes = h.ent.types;
-  s.entMergedInto = h.ent.mergedInto;
-  s.entMergedAt = h.ent.mergedAt.map(dec);
-  s.entIndex = new Map(h.ent.ids.map((id, e) => [id, e]));
-  s.mergedFrom = new Map(h.mergedFrom);
-  s.aliases = new Map(h.aliases.map(([k, l]) => [k, l.map(([e, from, to]) => ({ e, from: dec(from), to: dec(to) }))]));
+  for (const [from, into, at] of h.merges) {
+    s.mergedInto.set(from, { into, at: dec(at) });
+    const list = s.mergedFrom.get(into) ?? [];
+    list.push(from);
+    s.mergedFrom.set(into, list);
+  }
   s.aliasCount = h.aliasCount;
   s.versionStarts = new Map(h.versionStarts);
   s.ring = Int32Array.from(h.ring);
   s.ringPos = h.ringPos;
-  const packed = new Int32Array(raw("postPacked"));
-  const offsets = new Int32Array(raw("postOffsets"));
-  s.posts = new BlockLists(4, false);
-  for (let e = 0; e < h.ent.ids.length; e++) {
-    const a = offsets[e] as number;
-    const b = offsets[e + 1] as number;
-    s.posts.addList();
-    for (let k = a; k < b; k++) s.posts.push(e, packed[k] as number);
-  }
-  s.owners = new Map(h.owners ?? []);
-  s.timelines = new Map((h.timelines ?? []).map(([k, at, node]) => [k, { at, node }]));
-  if (h.lex) {
-    s.docCount = h.lex.docCount;
-    s.openDocs = h.lex.openDocs;
-    s.openLen = h.lex.openLen;
-    s.terms.lists = h.lex.termCount;
-    s.terms.blocks = h.lex.blkCount;
-    s.docNode = new Int32Array(raw("docNode"));
-    s.docFrom = new Float64Array(raw("docFrom"));
-    s.docTo = new Float64Array(raw("docTo"));
-    s.docLen = new Float32Array(raw("docLen"));
-    const nd = new Int32Array(cap).fill(-1);
-    nd.set(new Int32Array(raw("nodeDoc")));
-    s.nodeDoc = nd;
-    const keys = new Uint32Array(raw("termKeys"));
-    s.termIndex = new Map(Array.from(keys, (k, t) => [k, t]));
-    s.terms.head = new Int32Array(raw("termHead"));
-    s.terms.len = new Int32Array(raw("termDf"));
-    s.terms.next = new Int32Array(raw("blkNext"));
-    s.terms.fill = new Uint8Array(raw("blkFill"));
-    s.terms.val = new Int32Array(raw("blkDoc"));
-    s.terms.extra = new Uint8Array(raw("blkTf"));
-  } else {
-    s.nodeDoc = new Int32Array(cap).fill(-1);
-  }
+  s.docCount = h.lex.docCount;
+  s.openDocs = h.lex.openDocs;
+  s.openLen = h.lex.openLen;
+  const docCap = Math.max(64, s.docCount);
+  s.docNode = growI32(new Int32Array(raw("docNode")), docCap);
+  s.docFrom = growF64(new Float64Array(raw("docFrom")), docCap);
+  s.docTo = growF64(new Float64Array(raw("docTo")), docCap, Number.POSITIVE_INFINITY);
+  s.docLen = growF32(new Float32Array(raw("docLen")), docCap);
+  const nd = new Int32Array(cap).fill(-1);
+  nd.set(new Int32Array(raw("nodeDoc")));
+  s.nodeDoc = nd;
   return s;
-}
-
-/** Term hash of each term index, in index order (the Map is rebuilt from it). */
-function termKeys(s: CapitalStore): Uint32Array {
-  const out = new Uint32Array(s.terms.lists);
-  for (const [k, t] of s.termIndex) out[t] = k;
-  return out;
 }

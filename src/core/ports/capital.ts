@@ -40,10 +40,12 @@ export interface CapitalPort extends CapitalRouter {
     candidates?: Array<{ entity: string; name: string }>;
   } | null>;
   stats(): Promise<CapitalStats>;
-  /** Write a snapshot now (rebuilds start from the latest one). */
+  /** Checkpoint now (rebuilds start from the latest checkpoint). */
   snapshot(): Promise<{ seq: number; bytes: number; key: string }>;
   /** Drop the in-memory copy, as an eviction would; the next call rebuilds it. */
   evict(): Promise<void>;
+  /** After a hard delete: drop the in-memory copy and the object's stored checkpoint and tables. */
+  forget(): Promise<void>;
 }
 
 /** The capital port of an archive. */
