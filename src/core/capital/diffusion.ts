@@ -25,7 +25,7 @@ function validWeight(s: CapitalStore, i: number, t: number, tm: number): number 
   const end = start + (s.nbrCount[i] as number);
   for (let k = start; k < end; k++) {
     if (!s.slotValid(i, k, tm) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
-    sum += s.slotW[k] as number;
+    sum += s.slotWeight(k);
   }
   return sum;
 }
@@ -37,10 +37,12 @@ interface Scratch {
   g: Float64Array;
 }
 const scratchOf = new WeakMap<CapitalStore, Scratch>();
-function scratch(s: CapitalStore): Scratch {
+/** @internal The scratch vectors of a store (all zero between queries). */
+export function scratch(s: CapitalStore): Scratch {
   let sc = scratchOf.get(s);
   if (!sc || sc.x.length < s.size) {
-    const n = Math.max(1024, Math.ceil(s.size * 1.25));
+    // Exact on first use (a rebuilt store); with room to grow once the store outgrows it.
+    const n = Math.max(1024, sc ? Math.ceil(s.size * 1.25) : s.size);
     sc = { x: new Float64Array(n), next: new Float64Array(n), g: new Float64Array(n) };
     scratchOf.set(s, sc);
   }
@@ -117,7 +119,7 @@ export function localPpr(s: CapitalStore, seeds: Map<number, number>, t: number,
       const push = (alpha * m) / sum;
       for (let k = start; k < end; k++) {
         const d = s.slotDst[k] as number;
-        const w = s.slotW[k] as number;
+        const w = s.slotWeight(k);
         if (w <= 0 || !s.slotValid(u, k, tm) || !s.visibleAt(d, t)) continue;
         if (next[d] === 0) nextList.push(d);
         next[d] = (next[d] as number) + push * w;
@@ -160,7 +162,7 @@ export function fullPpr(s: CapitalStore, seeds: Map<number, number>, t: number, 
     let sum = 0;
     for (let k = start; k < end; k++) {
       if (!s.slotValid(i, k, tm) || !visible[s.slotDst[k] as number]) continue;
-      sum += s.slotW[k] as number;
+      sum += s.slotWeight(k);
     }
     sums[i] = sum;
   }
@@ -188,7 +190,7 @@ export function fullPpr(s: CapitalStore, seeds: Map<number, number>, t: number, 
       for (let k = start; k < end; k++) {
         const d = s.slotDst[k] as number;
         if (!visible[d] || !s.slotValid(u, k, tm)) continue;
-        next[d] = (next[d] as number) + push * (s.slotW[k] as number);
+        next[d] = (next[d] as number) + push * s.slotWeight(k);
       }
     }
     x = next;

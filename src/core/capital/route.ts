@@ -330,7 +330,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       let sum = 0;
       for (let k = start; k < end; k++) {
         if (!s.slotValid(u, k, tm) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
-        sum += s.slotW[k] as number;
+        sum += s.slotWeight(k);
       }
       if (sum <= 0) continue;
       for (let k = start; k < end && k < start + params.kr; k++) {
@@ -339,7 +339,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
         if (flt && !passes(v)) continue;
         const type = EDGE_TYPES[(s.slotType[k] as number) & TYPE_MASK] as EdgeType;
         const prior = TYPE_PRIOR[type] * (prefer.has(type) ? 2 : 1);
-        const path = uScore * prior * ((s.slotW[k] as number) / sum);
+        const path = uScore * prior * (s.slotWeight(k) / sum);
         let head = candScore.get(v);
         if (head === undefined) {
           const ex = experts(v);

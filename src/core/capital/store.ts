@@ -16,14 +16,48 @@ import {
   type EdgeType,
   type KernelParams,
 } from "../types";
+import { scratch } from "./diffusion";
+import { IdIndex } from "./id-index";
 import { type CapitalTables, MAP_ENTRY_BYTES, MemoryTables, type MemoryTablesDump, stringBytes } from "./tables";
 
 const HAS_HEAD = 1;
 const DEPRECATED = 2;
-/** Slot type byte: bits 0-3 edge type, bit 4 direction (reverse slot), bit 7 closed. */
+/**
+ * Slot type byte: bits 0-3 edge type, bit 4 direction (reverse slot), bits 5-6 where the edge's
+ * start of validity comes from, bit 7 closed.
+ */
 export const TYPE_MASK = 15;
 export const DIR_IN = 16;
+/** Type and direction: what identifies a slot of a node. */
+export const KEY_MASK = 31;
 export const CLOSED_BIT = 128;
+/**
+ * Valid from the first version of the slot's own node / of its neighbour / always; 0 means an
+ * explicit start kept aside (`fromAt`). Edges start with the version that declares them, so the
+ * first two cover nearly every slot and a slot needs no 8-byte time of its own.
+ */
+const FROM_SELF = 32;
+const FROM_DST = 64;
+const FROM_OPEN = 96;
+const FROM_MASK = 96;
+/**
+ * A slot holds its weight as a 16-bit code: below PALETTE_MAX an index into the store's palette of
+ * distinct weights (exact as Float32; edge weights are mostly a few type factors times a few user
+ * weights), above it a point of a fixed geometric grid from 1e-6 to 1e6 (relative error <= 0.023%)
+ * once an archive has used up its palette on continuous weights.
+ */
+const PALETTE_MAX = 1024;
+const GRID = 65536 - PALETTE_MAX;
+const GRID_MIN = 1e-6;
+const GRID_STEP = Math.log(1e12) / (GRID - 1);
+let gridTable: Float32Array | null = null;
+function gridValue(code: number): number {
+  if (!gridTable) {
+    gridTable = new Float32Array(GRID);
+    for (let k = 0; k < GRID; k++) gridTable[k] = GRID_MIN * Math.exp(k * GRID_STEP);
+  }
+  return gridTable[code - PALETTE_MAX] as number;
+}
 
 /** Type-aware normalisation of the diffusion (routing step 3): how much of a node's mass an edge type may carry. */
 export const TYPE_WEIGHT: Record<EdgeType, number> = {
@@ -79,6 +113,11 @@ function growU8(a: Uint8Array, n: number): Uint8Array {
   b.set(a);
   return b;
 }
+function growU16(a: Uint16Array, n: number): Uint16Array {
+  const b = new Uint16Array(n);
+  b.set(a);
+  return b;
+}
 function growF32(a: Float32Array, n: number): Float32Array {
   const b = new Float32Array(n);
   b.set(a);
@@ -117,33 +156,46 @@ export class CapitalStore {
 
   // ---- nodes (struct of arrays, grown by doubling)
   /** @internal */ ids: string[] = [];
-  /** @internal */ index = new Map<string, number>();
+  /** @internal */ index = new IdIndex(() => this.ids);
   private cap = 0;
   /** @internal */ kind: Uint8Array = new Uint8Array(0);
   /** @internal */ flags: Uint8Array = new Uint8Array(0);
   /** @internal */ firstValidFrom: Float64Array = new Float64Array(0);
-  /** @internal */ endAt: Float64Array = new Float64Array(0);
+  /** End of validity of deprecated nodes (flag DEPRECATED); every other node is open-ended. */
+  /** @internal */ endAt = new Map<number, number>();
   /** @internal */ latestVersion: Uint32Array = new Uint32Array(0);
   /** @internal */ recordedAt: Float64Array = new Float64Array(0);
   /** @internal */ lastAccess: Float64Array = new Float64Array(0);
   /** @internal */ accessCount: Uint32Array = new Uint32Array(0);
   /** @internal */ sketches: Uint8Array = new Uint8Array(0);
   /** Version start times, only for chunks with more than one version (most have one). */
-  /** @internal */ versionStarts = new Map<number, number[]>();
+  /**
+   * Version start times of the chunks with more than one version (most have one), pooled: at a
+   * node's offset the count, the capacity, then the starts (capacity doubles, so appends are
+   * amortised O(1) and holes stay under half the pool).
+   */
+  /** @internal */ vsPool: Float64Array = new Float64Array(0);
+  /** @internal */ vsUsed = 0;
+  /** @internal */ vsAt = new Map<number, number>();
 
   // ---- neighbour slots (pooled; per node a contiguous run of capacity 4/8/16/32)
   /** @internal */ nbrStart: Int32Array = new Int32Array(0);
   /** @internal */ nbrCount: Uint8Array = new Uint8Array(0);
   /** @internal */ nbrCap: Uint8Array = new Uint8Array(0);
-  // A slot is 17 bytes: dst (Int32), weight (Float32), type|dir|closed bits (Uint8), validFrom
-  // in epoch ms (Float64). The end of validity is kept aside for the rare closed edges (a later
-  // version dropped them), so open-ended edges, the common case, pay nothing for it.
+  // A slot is 7 bytes: dst (Int32), weight as a palette index (Uint16), type|dir|from|closed bits
+  // (Uint8). Validity times are exact epoch ms: the start is the first version of one of the two
+  // nodes for nearly every edge (FROM_SELF / FROM_DST); other starts and the end of the rare closed
+  // edges (a later version dropped them) are kept aside, so the common case pays nothing for them.
   /** @internal */ slotDst: Int32Array = new Int32Array(0);
-  /** @internal */ slotW: Float32Array = new Float32Array(0);
+  /** @internal */ slotWi: Uint16Array = new Uint16Array(0);
   /** @internal */ slotType: Uint8Array = new Uint8Array(0);
-  /** @internal */ slotFrom: Float64Array = new Float64Array(0);
-  /** Closed slots: node -> list of (dst, type|dir bits, validTo minutes). */
+  /** @internal */ palette: Float32Array = new Float32Array(64);
+  /** @internal */ paletteSize = 0;
+  private paletteIndex = new Map<number, number>();
+  /** Closed slots: node -> list of (dst, type|dir bits, validTo ms). */
   /** @internal */ closed = new Map<number, Array<[number, number, number]>>();
+  /** Slots with an explicit start: node -> list of (dst, type|dir bits, validFrom ms). */
+  /** @internal */ fromAt = new Map<number, Array<[number, number, number]>>();
   /** @internal */ slotsUsed = 0;
   /** @internal */ liveSlots = 0;
   /** @internal */ edgeCount = 0;
@@ -158,19 +210,19 @@ export class CapitalStore {
 
   // ---- lexical index: one document per head version (its bag of terms); the postings per hashed
   // term (document and term frequency) are in the tables.
+  // A document is valid while its version is (from that version's start to the next one's and the
+  // head's end), so it keeps the version's position among the node's starts, not the times.
   /** @internal */ docNode: Int32Array = new Int32Array(0);
-  /** @internal */ docFrom: Float64Array = new Float64Array(0);
-  /** @internal */ docTo: Float64Array = new Float64Array(0);
+  /** @internal */ docVer: Uint32Array = new Uint32Array(0);
   /** @internal */ docLen: Float32Array = new Float32Array(0);
+  /** 1 once the document no longer counts among the open ones (superseded or deprecated). */
+  /** @internal */ docClosed: Uint8Array = new Uint8Array(0);
   /** @internal */ docCount = 0;
   /** Latest lexical document of each node (-1 = none). */
   /** @internal */ nodeDoc: Int32Array = new Int32Array(0);
   /** Documents currently open (the latest version of a live head) and their summed length. */
   /** @internal */ openDocs = 0;
   /** @internal */ openLen = 0;
-
-  /** Scratch accumulator of lexicalScores (one slot per node, all zero between queries). */
-  private lexAcc: Float64Array = new Float64Array(0);
 
   // ---- recency: the 64 most recently accessed nodes (recency seeding is O(64), not O(N))
   /** @internal */ ring: Int32Array = new Int32Array(RING).fill(-1);
@@ -192,7 +244,6 @@ export class CapitalStore {
     this.kind = growU8(this.kind, c);
     this.flags = growU8(this.flags, c);
     this.firstValidFrom = growF64(this.firstValidFrom, c);
-    this.endAt = growF64(this.endAt, c, Number.POSITIVE_INFINITY);
     this.latestVersion = growU32(this.latestVersion, c);
     this.recordedAt = growF64(this.recordedAt, c);
     this.lastAccess = growF64(this.lastAccess, c);
@@ -215,7 +266,6 @@ export class CapitalStore {
       this.ensureNodeCapacity(i + 1);
       this.ids.push(chunk);
       this.index.set(chunk, i);
-      this.endAt[i] = Number.POSITIVE_INFINITY;
     }
     return i;
   }
@@ -259,26 +309,84 @@ export class CapitalStore {
 
   // ------------------------------------------------------------------ visibility
 
+  /** @internal Version starts of node i (0 when it has one version: its start is firstValidFrom). */
+  startsLen(i: number): number {
+    const o = this.vsAt.get(i);
+    return o === undefined ? 0 : (this.vsPool[o] as number);
+  }
+
+  /** @internal Start of the k-th version (0-based) of a node with several. */
+  startAt(i: number, k: number): number {
+    return this.vsPool[(this.vsAt.get(i) as number) + 2 + k] as number;
+  }
+
+  /** @internal The version starts of node i, oldest first ([] with one version). */
+  startsOf(i: number): number[] {
+    const o = this.vsAt.get(i);
+    if (o === undefined) return [];
+    return Array.from(this.vsPool.subarray(o + 2, o + 2 + (this.vsPool[o] as number)));
+  }
+
+  private pushStart(i: number, t: number) {
+    let o = this.vsAt.get(i);
+    const n = o === undefined ? 0 : (this.vsPool[o] as number);
+    const cap = o === undefined ? 0 : (this.vsPool[o + 1] as number);
+    if (o === undefined || n >= cap) {
+      const first = o === undefined ? [this.firstValidFrom[i] as number] : this.startsOf(i);
+      const room = Math.max(4, cap * 2);
+      if (this.vsUsed + 2 + room > this.vsPool.length) this.compactStarts(2 + room);
+      o = this.vsUsed;
+      this.vsPool[o] = first.length;
+      this.vsPool[o + 1] = room;
+      this.vsPool.set(first, o + 2);
+      this.vsUsed += 2 + room;
+      this.vsAt.set(i, o);
+    }
+    const m = this.vsPool[o] as number;
+    this.vsPool[o + 2 + m] = t;
+    this.vsPool[o] = m + 1;
+  }
+
+  /** Rewrite the starts pool without holes, with room for `extra` more values. */
+  private compactStarts(extra: number) {
+    let live = 0;
+    for (const o of this.vsAt.values()) live += 2 + (this.vsPool[o + 1] as number);
+    const pool = new Float64Array(Math.max(64, Math.ceil((live + extra) * 1.5)));
+    let pos = 0;
+    for (const [i, o] of this.vsAt) {
+      const len = 2 + (this.vsPool[o + 1] as number);
+      pool.set(this.vsPool.subarray(o, o + len), pos);
+      this.vsAt.set(i, pos);
+      pos += len;
+    }
+    this.vsPool = pool;
+    this.vsUsed = pos;
+  }
+
   /** @internal */
   visibleAt(i: number, t: number): boolean {
-    return (
-      ((this.flags[i] as number) & HAS_HEAD) !== 0 &&
-      (this.firstValidFrom[i] as number) <= t &&
-      t < (this.endAt[i] as number)
-    );
+    const f = this.flags[i] as number;
+    if ((f & HAS_HEAD) === 0 || (this.firstValidFrom[i] as number) > t) return false;
+    return (f & DEPRECATED) === 0 || t < (this.endAt.get(i) as number);
+  }
+
+  /** @internal End of validity of node i (+Infinity unless deprecated). */
+  endOf(i: number): number {
+    return ((this.flags[i] as number) & DEPRECATED) === 0 ? OPEN_TO : (this.endAt.get(i) as number);
   }
 
   /** @internal */
   versionAtIdx(i: number, t: number): number {
     if (!this.visibleAt(i, t)) return 0;
-    const starts = this.versionStarts.get(i);
-    if (!starts) return this.latestVersion[i] as number;
+    const o = this.vsAt.get(i);
+    if (o === undefined) return this.latestVersion[i] as number;
     // Largest k with starts[k] <= t; versions are 1-based.
+    const pool = this.vsPool;
     let lo = 0;
-    let hi = starts.length - 1;
+    let hi = (pool[o] as number) - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] as number) <= t) lo = mid;
+      if ((pool[o + 2 + mid] as number) <= t) lo = mid;
       else hi = mid - 1;
     }
     return lo + 1;
@@ -298,7 +406,7 @@ export class CapitalStore {
     const i = this.index.get(chunk);
     if (i === undefined) return null;
     const has = ((this.flags[i] as number) & HAS_HEAD) !== 0;
-    const end = this.endAt[i] as number;
+    const end = this.endOf(i);
     return {
       chunk,
       kind: has ? (CHUNK_KINDS[this.kind[i] as number] ?? null) : null,
@@ -320,9 +428,35 @@ export class CapitalStore {
 
   private growSlots(capacity: number) {
     this.slotDst = growI32(this.slotDst, capacity);
-    this.slotW = growF32(this.slotW, capacity);
+    this.slotWi = growU16(this.slotWi, capacity);
     this.slotType = growU8(this.slotType, capacity);
-    this.slotFrom = growF64(this.slotFrom, capacity);
+  }
+
+  /** @internal Weight of slot k. */
+  slotWeight(k: number): number {
+    const c = this.slotWi[k] as number;
+    return c < PALETTE_MAX ? (this.palette[c] as number) : gridValue(c);
+  }
+
+  /** @internal Append a weight to the palette (snapshot load, in palette order). */
+  addWeight(w: number): void {
+    this.weightIndex(w);
+  }
+
+  /** The 16-bit code of a weight: its palette index, or past the palette, the nearest grid point. */
+  private weightIndex(w: number): number {
+    const f = Math.fround(w);
+    const known = this.paletteIndex.get(f);
+    if (known !== undefined) return known;
+    if (this.paletteSize >= PALETTE_MAX) {
+      const g = Math.round(Math.log(Math.max(f, GRID_MIN) / GRID_MIN) / GRID_STEP);
+      return PALETTE_MAX + Math.min(GRID - 1, Math.max(0, g));
+    }
+    if (this.paletteSize >= this.palette.length) this.palette = growF32(this.palette, this.palette.length * 2);
+    const k = this.paletteSize++;
+    this.palette[k] = f;
+    this.paletteIndex.set(f, k);
+    return k;
   }
 
   /**
@@ -337,25 +471,22 @@ export class CapitalStore {
     for (let i = 0; i < n; i++) total += capOf(this.nbrCount[i] as number);
     const room = exact ? total : Math.max(256, Math.ceil(total * 1.25));
     const dst = new Int32Array(room);
-    const w = new Float32Array(room);
+    const w = new Uint16Array(room);
     const ty = new Uint8Array(room);
-    const fr = new Float64Array(room);
     let pos = 0;
     for (let i = 0; i < n; i++) {
       const c = this.nbrCount[i] as number;
       const from = this.nbrStart[i] as number;
       dst.set(this.slotDst.subarray(from, from + c), pos);
-      w.set(this.slotW.subarray(from, from + c), pos);
+      w.set(this.slotWi.subarray(from, from + c), pos);
       ty.set(this.slotType.subarray(from, from + c), pos);
-      fr.set(this.slotFrom.subarray(from, from + c), pos);
       this.nbrStart[i] = pos;
       this.nbrCap[i] = capOf(c);
       pos += capOf(c);
     }
     this.slotDst = dst;
-    this.slotW = w;
+    this.slotWi = w;
     this.slotType = ty;
-    this.slotFrom = fr;
     this.slotsUsed = pos;
   }
 
@@ -371,35 +502,75 @@ export class CapitalStore {
     const to = this.slotsUsed;
     if (n > 0) {
       this.slotDst.copyWithin(to, from, from + n);
-      this.slotW.copyWithin(to, from, from + n);
+      this.slotWi.copyWithin(to, from, from + n);
       this.slotType.copyWithin(to, from, from + n);
-      this.slotFrom.copyWithin(to, from, from + n);
     }
     this.nbrStart[i] = to;
     this.nbrCap[i] = newCap;
     this.slotsUsed += newCap;
   }
 
+  /** @internal Start of validity of slot k of node u (epoch ms). */
+  slotFrom(u: number, k: number): number {
+    const bits = this.slotType[k] as number;
+    switch (bits & FROM_MASK) {
+      case FROM_SELF:
+        return this.firstValidFrom[u] as number;
+      case FROM_DST:
+        return this.firstValidFrom[this.slotDst[k] as number] as number;
+      case FROM_OPEN:
+        return OPEN_FROM;
+      default: {
+        const d = this.slotDst[k] as number;
+        const key = bits & KEY_MASK;
+        for (const [fd, fb, from] of this.fromAt.get(u) ?? []) if (fd === d && fb === key) return from;
+        return OPEN_FROM;
+      }
+    }
+  }
+
   /** @internal Is slot k of node u valid at time t (epoch ms)? */
   slotValid(u: number, k: number, t: number): boolean {
-    if ((this.slotFrom[k] as number) > t) return false;
     const bits = this.slotType[k] as number;
+    if ((bits & FROM_MASK) !== FROM_OPEN && this.slotFrom(u, k) > t) return false;
     if ((bits & CLOSED_BIT) === 0) return true;
     const d = this.slotDst[k] as number;
-    const key = bits & ~CLOSED_BIT;
+    const key = bits & KEY_MASK;
     for (const [cd, cb, to] of this.closed.get(u) ?? []) if (cd === d && cb === key) return t < to;
     return true;
   }
 
+  /** Keyed side lists (closed ends, explicit starts): set, replace or (null) drop an entry. */
+  private static setAside(
+    map: Map<number, Array<[number, number, number]>>,
+    u: number,
+    dst: number,
+    bits: number,
+    at: number | null,
+  ) {
+    const list = map.get(u) ?? [];
+    const i = list.findIndex(([d, b]) => d === dst && b === bits);
+    if (at === null) {
+      if (i >= 0) list.splice(i, 1);
+    } else if (i >= 0) (list[i] as [number, number, number])[2] = at;
+    else list.push([dst, bits, at]);
+    if (list.length) map.set(u, list);
+    else map.delete(u);
+  }
+
   private setClosed(u: number, dst: number, bits: number, to: number | null) {
-    const list = this.closed.get(u) ?? [];
-    const at = list.findIndex(([d, b]) => d === dst && b === bits);
-    if (to === null) {
-      if (at >= 0) list.splice(at, 1);
-    } else if (at >= 0) (list[at] as [number, number, number])[2] = to;
-    else list.push([dst, bits, to]);
-    if (list.length) this.closed.set(u, list);
-    else this.closed.delete(u);
+    CapitalStore.setAside(this.closed, u, dst, bits, to);
+  }
+
+  /** The from bits of a slot of u to dst starting at `from`, keeping an explicit start aside. */
+  private fromBits(u: number, dst: number, bits: number, from: number): number {
+    const has = (i: number) => ((this.flags[i] as number) & HAS_HEAD) !== 0;
+    let code = 0;
+    if (from === OPEN_FROM) code = FROM_OPEN;
+    else if (has(u) && from === this.firstValidFrom[u]) code = FROM_SELF;
+    else if (has(dst) && from === this.firstValidFrom[dst]) code = FROM_DST;
+    CapitalStore.setAside(this.fromAt, u, dst, bits, code === 0 ? from : null);
+    return code;
   }
 
   private upsertSlot(i: number, dst: number, bits: number, w: number, from: number, to: number) {
@@ -407,10 +578,9 @@ export class CapitalStore {
     const n = this.nbrCount[i] as number;
     const closedBit = to === OPEN_TO ? 0 : CLOSED_BIT;
     for (let k = s; k < s + n; k++) {
-      if (this.slotDst[k] === dst && ((this.slotType[k] as number) & ~CLOSED_BIT) === bits) {
-        this.slotW[k] = w;
-        this.slotFrom[k] = from;
-        this.slotType[k] = bits | closedBit;
+      if (this.slotDst[k] === dst && ((this.slotType[k] as number) & KEY_MASK) === bits) {
+        this.slotWi[k] = this.weightIndex(w);
+        this.slotType[k] = bits | closedBit | this.fromBits(i, dst, bits, from);
         this.setClosed(i, dst, bits, closedBit ? to : null);
         return;
       }
@@ -420,10 +590,11 @@ export class CapitalStore {
     if (n >= kr) {
       // Full: keep the K_r heaviest (the neighbour table is bounded).
       let min = s;
-      for (let j = s + 1; j < s + n; j++) if ((this.slotW[j] as number) < (this.slotW[min] as number)) min = j;
-      if ((this.slotW[min] as number) >= w) return;
-      const old = (this.slotType[min] as number) & ~CLOSED_BIT;
+      for (let j = s + 1; j < s + n; j++) if (this.slotWeight(j) < this.slotWeight(min)) min = j;
+      if (this.slotWeight(min) >= Math.fround(w)) return;
+      const old = (this.slotType[min] as number) & KEY_MASK;
       this.setClosed(i, this.slotDst[min] as number, old, null);
+      CapitalStore.setAside(this.fromAt, i, this.slotDst[min] as number, old, null);
       k = min;
     } else {
       if (n >= (this.nbrCap[i] as number)) this.relocate(i, Math.min(kr, Math.max(4, (this.nbrCap[i] as number) * 2)));
@@ -432,19 +603,18 @@ export class CapitalStore {
       this.liveSlots++;
     }
     this.slotDst[k] = dst;
-    this.slotW[k] = w;
-    this.slotType[k] = bits | closedBit;
-    this.slotFrom[k] = from;
+    this.slotWi[k] = this.weightIndex(w);
+    this.slotType[k] = bits | closedBit | this.fromBits(i, dst, bits, from);
     if (closedBit) this.setClosed(i, dst, bits, to);
   }
 
   private closeSlot(i: number, dst: number, bits: number, to: number) {
     const s = this.nbrStart[i] as number;
     for (let k = s; k < s + (this.nbrCount[i] as number); k++) {
-      if (this.slotDst[k] === dst && ((this.slotType[k] as number) & ~CLOSED_BIT) === bits) {
+      if (this.slotDst[k] === dst && ((this.slotType[k] as number) & KEY_MASK) === bits) {
         let cur = OPEN_TO;
         for (const [cd, cb, t] of this.closed.get(i) ?? []) if (cd === dst && cb === bits) cur = t;
-        this.slotType[k] = bits | CLOSED_BIT;
+        this.slotType[k] = (this.slotType[k] as number) | CLOSED_BIT;
         this.setClosed(i, dst, bits, Math.min(cur, to));
       }
     }
@@ -532,31 +702,30 @@ export class CapitalStore {
     if (n <= this.docNode.length) return;
     const c = Math.max(64, this.docNode.length * 2, n);
     this.docNode = growI32(this.docNode, c);
-    this.docFrom = growF64(this.docFrom, c);
-    this.docTo = growF64(this.docTo, c, Number.POSITIVE_INFINITY);
+    this.docVer = growU32(this.docVer, c);
     this.docLen = growF32(this.docLen, c);
+    this.docClosed = growU8(this.docClosed, c);
   }
 
-  private closeLexicalDoc(i: number, at: number) {
+  private closeLexicalDoc(i: number) {
     const d = this.nodeDoc[i] as number;
-    if (d < 0 || (this.docTo[d] as number) !== Number.POSITIVE_INFINITY) return;
-    this.docTo[d] = at;
+    if (d < 0 || this.docClosed[d] === 1) return;
+    this.docClosed[d] = 1;
     this.openDocs--;
     this.openLen -= this.docLen[d] as number;
   }
 
   /** A new version's bag of terms ("term:tf ..."); the previous version's document ends here. */
-  private addLexicalDoc(i: number, encoded: string, len: number, validFrom: number) {
-    this.closeLexicalDoc(i, validFrom);
+  private addLexicalDoc(i: number, encoded: string, len: number) {
+    this.closeLexicalDoc(i);
     const d = this.docCount++;
     this.growDocs(d + 1);
     this.docNode[d] = i;
-    this.docFrom[d] = validFrom;
-    this.docTo[d] =
-      ((this.flags[i] as number) & DEPRECATED) !== 0 ? (this.endAt[i] as number) : Number.POSITIVE_INFINITY;
+    this.docVer[d] = Math.max(1, this.startsLen(i)) - 1;
     this.docLen[d] = len;
     this.nodeDoc[i] = d;
-    if (this.docTo[d] === Number.POSITIVE_INFINITY) {
+    if (((this.flags[i] as number) & DEPRECATED) !== 0) this.docClosed[d] = 1;
+    else {
       this.openDocs++;
       this.openLen += len;
     }
@@ -580,8 +749,8 @@ export class CapitalStore {
     const n = Math.max(1, this.openDocs);
     const avg = this.openDocs > 0 ? Math.max(1, this.openLen / this.openDocs) : 1;
     // Dense accumulator by node with a touched list: no hashing per posting, reset costs the hits.
-    if (this.lexAcc.length < this.ids.length) this.lexAcc = new Float64Array(Math.max(1024, this.ids.length * 1.25));
-    const acc = this.lexAcc;
+    // It borrows the diffusion's scratch vector, which is all zero between queries too.
+    const acc = scratch(this).g;
     const touched: number[] = [];
     // Rarest terms first (they carry the most IDF); stop once the postings budget is spent.
     const lists = this.tables.termPosts;
@@ -600,11 +769,15 @@ export class CapitalStore {
       const df = Math.min(n, count);
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       lists.each(term, cap, (d, tf) => {
-        if ((this.docFrom[d] as number) > t || t >= (this.docTo[d] as number)) return true;
         const node = this.docNode[d] as number;
+        // Valid from its version's start to the next version's start.
+        const v = this.docVer[d] as number;
+        const several = v > 0 || this.nodeDoc[node] !== d ? this.startsLen(node) : 0;
+        const from = several ? this.startAt(node, v) : (this.firstValidFrom[node] as number);
+        if (from > t || (v + 1 < several && t >= this.startAt(node, v + 1))) return true;
         // A document exists only for a head, starts no earlier than it, and ends at its
         // deprecation; only a deprecation dated before a later version began needs this check.
-        if (t >= (this.endAt[node] as number)) return true;
+        if (t >= this.endOf(node)) return true;
         const norm = tf + BM25_K1 * (1 - BM25_B + (BM25_B * (this.docLen[d] as number)) / avg);
         if (acc[node] === 0) touched.push(node);
         acc[node] = (acc[node] as number) + (idf * (tf * (BM25_K1 + 1))) / norm;
@@ -636,9 +809,7 @@ export class CapitalStore {
           this.firstValidFrom[i] = op.validFrom;
           this.flags[i] = (this.flags[i] as number) | HAS_HEAD;
         } else {
-          const starts = this.versionStarts.get(i) ?? [this.firstValidFrom[i] as number];
-          starts.push(op.validFrom);
-          this.versionStarts.set(i, starts);
+          this.pushStart(i, op.validFrom);
         }
         this.kind[i] = Math.max(0, CHUNK_KINDS.indexOf(op.kind));
         this.latestVersion[i] = op.version;
@@ -652,7 +823,7 @@ export class CapitalStore {
           ents.push(e);
         }
         for (const b of op.boundaries) this.addPosting(this.entityOf(`boundary:${b}`), i, had);
-        if (op.terms !== undefined) this.addLexicalDoc(i, op.terms, op.len ?? 0, op.validFrom);
+        if (op.terms !== undefined) this.addLexicalDoc(i, op.terms, op.len ?? 0);
         this.linkMentions(
           i,
           ents,
@@ -665,9 +836,9 @@ export class CapitalStore {
       case "head.deprecate": {
         const i = this.nodeOf(op.chunk);
         if (((this.flags[i] as number) & DEPRECATED) !== 0) return;
-        this.endAt[i] = Math.min(this.endAt[i] as number, op.at);
+        this.endAt.set(i, op.at);
         this.flags[i] = (this.flags[i] as number) | DEPRECATED;
-        this.closeLexicalDoc(i, op.at);
+        this.closeLexicalDoc(i);
         if (op.by) this.addEdge(op.chunk, op.by, "deprecated-by", 1, op.at, null);
         return;
       }
@@ -861,7 +1032,7 @@ export class CapitalStore {
       out.push({
         chunk: this.ids[d] as string,
         type: EDGE_TYPES[bits & TYPE_MASK] as EdgeType,
-        weight: this.slotW[k] as number,
+        weight: this.slotWeight(k),
         direction: bits & DIR_IN ? "in" : "out",
         visible: this.visibleAt(d, t),
       });
@@ -873,12 +1044,13 @@ export class CapitalStore {
     // Heap bytes: typed arrays by byteLength (capacity); strings, map entries and array slots with
     // the constants of tables.ts (calibrated against heap growth after GC in Node).
     let ids = 0;
-    for (const s of this.ids) ids += stringBytes(s) + MAP_ENTRY_BYTES + 8;
+    for (const s of this.ids) ids += stringBytes(s) + 8;
+    ids += this.index.byteLength();
     const nodes =
       this.kind.byteLength +
       this.flags.byteLength +
       this.firstValidFrom.byteLength +
-      this.endAt.byteLength +
+      this.endAt.size * MAP_ENTRY_BYTES +
       this.latestVersion.byteLength +
       this.recordedAt.byteLength +
       this.lastAccess.byteLength +
@@ -886,22 +1058,24 @@ export class CapitalStore {
       this.nbrStart.byteLength +
       this.nbrCount.byteLength +
       this.nbrCap.byteLength +
-      [...this.versionStarts.values()].reduce((s, v) => s + MAP_ENTRY_BYTES + 8 * v.length + 16, 0);
-    let closedBytes = 0;
-    for (const l of this.closed.values()) closedBytes += MAP_ENTRY_BYTES + 16 + l.length * 56;
+      this.vsPool.byteLength +
+      this.vsAt.size * MAP_ENTRY_BYTES;
+    let aside = 0;
+    for (const l of this.closed.values()) aside += MAP_ENTRY_BYTES + 16 + l.length * 56;
+    for (const l of this.fromAt.values()) aside += MAP_ENTRY_BYTES + 16 + l.length * 56;
     const neighbours =
       this.slotDst.byteLength +
-      this.slotW.byteLength +
+      this.slotWi.byteLength +
       this.slotType.byteLength +
-      this.slotFrom.byteLength +
-      closedBytes;
+      this.palette.byteLength +
+      this.paletteSize * MAP_ENTRY_BYTES +
+      aside;
     const lexical =
       this.docNode.byteLength +
-      this.docFrom.byteLength +
-      this.docTo.byteLength +
+      this.docVer.byteLength +
       this.docLen.byteLength +
-      this.nodeDoc.byteLength +
-      this.lexAcc.byteLength;
+      this.docClosed.byteLength +
+      this.nodeDoc.byteLength;
     let merges = 0;
     for (const l of this.mergedFrom.values()) merges += 2 * MAP_ENTRY_BYTES + 32 + 8 * l.length + 32 * l.length;
     const tables = this.tables.heapBytes();
@@ -956,7 +1130,6 @@ type ArrayName =
   | "kind"
   | "flags"
   | "firstValidFrom"
-  | "endAt"
   | "latestVersion"
   | "recordedAt"
   | "lastAccess"
@@ -966,13 +1139,13 @@ type ArrayName =
   | "nbrCount"
   | "nbrCap"
   | "slotDst"
-  | "slotW"
+  | "slotWi"
   | "slotType"
-  | "slotFrom"
+  | "palette"
   | "docNode"
-  | "docFrom"
-  | "docTo"
+  | "docVer"
   | "docLen"
+  | "docClosed"
   | "nodeDoc";
 
 const SNAPSHOT_VERSION = 3;
@@ -985,12 +1158,11 @@ function serializeStore(s: CapitalStore): Uint8Array {
   // Snapshots are compacted exactly (capacity = count): most nodes never change after a rebuild,
   // and the next insert into a node relocates it with room to grow.
   s.compactSlots(true);
-  const { slotDst, slotW, slotType, slotFrom } = s;
+  const { slotDst, slotWi, slotType } = s;
   const arrays: Record<ArrayName, ArrayBufferView> = {
     kind: s.kind.subarray(0, n),
     flags: s.flags.subarray(0, n),
     firstValidFrom: s.firstValidFrom.subarray(0, n),
-    endAt: s.endAt.subarray(0, n),
     latestVersion: s.latestVersion.subarray(0, n),
     recordedAt: s.recordedAt.subarray(0, n),
     lastAccess: s.lastAccess.subarray(0, n),
@@ -1000,13 +1172,13 @@ function serializeStore(s: CapitalStore): Uint8Array {
     nbrCount: s.nbrCount.subarray(0, n),
     nbrCap: s.nbrCap.subarray(0, n),
     slotDst,
-    slotW,
+    slotWi,
     slotType,
-    slotFrom,
+    palette: s.palette.subarray(0, s.paletteSize),
     docNode: s.docNode.subarray(0, s.docCount),
-    docFrom: s.docFrom.subarray(0, s.docCount),
-    docTo: s.docTo.subarray(0, s.docCount),
+    docVer: s.docVer.subarray(0, s.docCount),
     docLen: s.docLen.subarray(0, s.docCount),
+    docClosed: s.docClosed.subarray(0, s.docCount),
     nodeDoc: s.nodeDoc.subarray(0, n),
   };
   const layout: Array<{ name: ArrayName; offset: number; bytes: number }> = [];
@@ -1024,10 +1196,12 @@ function serializeStore(s: CapitalStore): Uint8Array {
     slotsUsed: s.slotsUsed,
     liveSlots: s.liveSlots,
     closed: [...s.closed.entries()].map(([k, l]) => [k, l.map(([d, b, to]) => [d, b, enc(to)])]),
+    fromAt: [...s.fromAt.entries()].map(([k, l]) => [k, l.map(([d, b, from]) => [d, b, enc(from)])]),
     edgeCount: s.edgeCount,
+    ends: [...s.endAt.entries()],
     merges: [...s.mergedInto.entries()].map(([from, m]) => [from, m.into, enc(m.at)]),
     aliasCount: s.aliasCount,
-    versionStarts: [...s.versionStarts.entries()],
+    versionStarts: [...s.vsAt.keys()].map((i) => [i, s.startsOf(i)]),
     ring: [...s.ring],
     ringPos: s.ringPos,
     tables: s.tables instanceof MemoryTables ? s.tables.dump() : null,
@@ -1061,7 +1235,9 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
     slotsUsed: number;
     liveSlots: number;
     closed: Array<[number, Array<[number, number, number | string]>]>;
+    fromAt: Array<[number, Array<[number, number, number | string]>]>;
     edgeCount: number;
+    ends: Array<[number, number]>;
     merges: Array<[number, number, number | string]>;
     aliasCount: number;
     versionStarts: Array<[number, number[]]>;
@@ -1084,14 +1260,13 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
   s.seq = h.seq;
   const n = h.ids.length;
   s.ids = h.ids;
-  s.index = new Map(h.ids.map((id, i) => [id, i]));
+  s.index = IdIndex.of(() => s.ids);
   const cap = Math.max(64, n);
   // Re-grow to capacity so appends after a rebuild do not reallocate immediately.
   const f64 = (name: ArrayName, fill = 0) => growF64(new Float64Array(raw(name)), cap, fill);
   s.kind = growU8(new Uint8Array(raw("kind")), cap);
   s.flags = growU8(new Uint8Array(raw("flags")), cap);
   s.firstValidFrom = f64("firstValidFrom");
-  s.endAt = f64("endAt", Number.POSITIVE_INFINITY);
   s.latestVersion = growU32(new Uint32Array(raw("latestVersion")), cap);
   s.recordedAt = f64("recordedAt");
   s.lastAccess = f64("lastAccess");
@@ -1102,13 +1277,16 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
   s.nbrCap = growU8(new Uint8Array(raw("nbrCap")), cap);
   (s as unknown as { cap: number }).cap = cap;
   s.slotDst = new Int32Array(raw("slotDst"));
-  s.slotW = new Float32Array(raw("slotW"));
+  s.slotWi = new Uint16Array(raw("slotWi"));
   s.slotType = new Uint8Array(raw("slotType"));
-  s.slotFrom = new Float64Array(raw("slotFrom"));
+  const palette = new Float32Array(raw("palette"));
+  for (const w of palette) s.addWeight(w);
   s.slotsUsed = h.slotsUsed;
   s.liveSlots = h.liveSlots;
   s.closed = new Map(h.closed.map(([k, l]) => [k, l.map(([d, b, to]) => [d, b, dec(to)] as [number, number, number])]));
+  s.fromAt = new Map(h.fromAt.map(([k, l]) => [k, l.map(([d, b, f]) => [d, b, dec(f)] as [number, number, number])]));
   s.edgeCount = h.edgeCount;
+  s.endAt = new Map(h.ends);
   for (const [from, into, at] of h.merges) {
     s.mergedInto.set(from, { into, at: dec(at) });
     const list = s.mergedFrom.get(into) ?? [];
@@ -1116,7 +1294,17 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
     s.mergedFrom.set(into, list);
   }
   s.aliasCount = h.aliasCount;
-  s.versionStarts = new Map(h.versionStarts);
+  for (const [i, starts] of h.versionStarts) {
+    s.vsAt.set(i, s.vsUsed);
+    s.vsUsed += 2 + starts.length;
+  }
+  s.vsPool = new Float64Array(Math.max(64, s.vsUsed));
+  for (const [i, starts] of h.versionStarts) {
+    const o = s.vsAt.get(i) as number;
+    s.vsPool[o] = starts.length;
+    s.vsPool[o + 1] = starts.length;
+    s.vsPool.set(starts, o + 2);
+  }
   s.ring = Int32Array.from(h.ring);
   s.ringPos = h.ringPos;
   s.docCount = h.lex.docCount;
@@ -1124,9 +1312,9 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
   s.openLen = h.lex.openLen;
   const docCap = Math.max(64, s.docCount);
   s.docNode = growI32(new Int32Array(raw("docNode")), docCap);
-  s.docFrom = growF64(new Float64Array(raw("docFrom")), docCap);
-  s.docTo = growF64(new Float64Array(raw("docTo")), docCap, Number.POSITIVE_INFINITY);
+  s.docVer = growU32(new Uint32Array(raw("docVer")), docCap);
   s.docLen = growF32(new Float32Array(raw("docLen")), docCap);
+  s.docClosed = growU8(new Uint8Array(raw("docClosed")), docCap);
   const nd = new Int32Array(cap).fill(-1);
   nd.set(new Int32Array(raw("nodeDoc")));
   s.nodeDoc = nd;

@@ -1,0 +1,177 @@
+/**
+ * The capital chunk's tables port: one contract for every implementation (in memory; SQLite through
+ * better-sqlite3, the engine of a Durable Object's storage), and the store built over SQLite with
+ * checkpoints and rebuilds answering exactly like the in-memory one.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { nodeSql } from "../../scripts/lib/sqlite";
+import { CapitalStore, route } from "../../src/core/capital";
+import { BLOCK, SqlTables } from "../../src/core/capital/sql-tables";
+import { type CapitalTables, MemoryTables } from "../../src/core/capital/tables";
+import type { ChangeOp } from "../../src/core/types";
+import { prose, proseOps, queryInput } from "../fixtures/prose";
+
+interface Impl {
+  name: string;
+  /** A fresh empty implementation, and a way to checkpoint and reopen it (SQLite) or keep it (memory). */
+  make(): { tables: CapitalTables; reopen(): CapitalTables };
+}
+
+const IMPLS: Impl[] = [
+  {
+    name: "memory",
+    make() {
+      const tables = new MemoryTables();
+      return { tables, reopen: () => tables };
+    },
+  },
+  {
+    name: "sqlite",
+    make() {
+      const sql = nodeSql();
+      const tables = new SqlTables(sql);
+      return {
+        tables,
+        reopen() {
+          tables.checkpoint(1, new Uint8Array(0));
+          return new SqlTables(sql);
+        },
+      };
+    },
+  },
+];
+
+const all = (t: CapitalTables, lists: "entityPosts" | "termPosts", key: number, cap = Number.POSITIVE_INFINITY) => {
+  const out: Array<[number, number]> = [];
+  t[lists].each(key, cap, (v, x) => {
+    out.push([v, x]);
+    return true;
+  });
+  return out;
+};
+
+for (const impl of IMPLS) {
+  describe(`tables contract: ${impl.name}`, () => {
+    it("lists: newest first, counts, caps and early stop, across a checkpoint", () => {
+      const { tables, reopen } = impl.make();
+      for (let k = 0; k < 10; k++) tables.termPosts.push(7, k, k % 3);
+      tables.entityPosts.push(3, 42, 0);
+      const t = reopen();
+      for (let k = 10; k < 15; k++) t.termPosts.push(7, k, k % 3);
+      expect(t.termPosts.count(7)).toBe(15);
+      expect(all(t, "termPosts", 7).map(([v]) => v)).toEqual([14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+      expect(all(t, "termPosts", 7, 7).map(([v, x]) => [v, x])).toEqual(
+        [14, 13, 12, 11, 10, 9, 8].map((v) => [v, v % 3]),
+      );
+      let seen = 0;
+      expect(t.termPosts.each(7, 100, () => ++seen < 4)).toBe(4);
+      expect(all(t, "entityPosts", 3)).toEqual([[42, 0]]);
+      expect(t.termPosts.count(99)).toBe(0);
+      expect(all(t, "termPosts", 99)).toEqual([]);
+    });
+
+    it("a list longer than a stored block keeps every value in order", () => {
+      const { tables, reopen } = impl.make();
+      const n = BLOCK + BLOCK / 2;
+      for (let k = 0; k < n; k++) tables.termPosts.push(1, k, k & 255);
+      const t = reopen();
+      for (let k = n; k < n + 10; k++) t.termPosts.push(1, k, k & 255);
+      if (t instanceof SqlTables) t.checkpoint(2, new Uint8Array(0));
+      const vals = all(t, "termPosts", 1);
+      expect(vals.length).toBe(n + 10);
+      expect(vals.every(([v, x], i) => v === n + 9 - i && x === (v & 255))).toBe(true);
+    });
+
+    it("entities, names, aliases, owners and timelines", () => {
+      const { tables, reopen } = impl.make();
+      const a = tables.entityAdd("method:hipporag");
+      const b = tables.entityAdd("concept:ardmore");
+      tables.setEntityInfo(a, "HippoRAG", "method");
+      tables.setAliases("hipporag", [{ e: a, from: 0, to: Number.POSITIVE_INFINITY }]);
+      tables.addOwner(b, 5);
+      expect(tables.timelineInsert("s", 100, 1)).toEqual({ prev: -1, next: -1 });
+      expect(tables.timelineInsert("s", 300, 3)).toEqual({ prev: 1, next: -1 });
+      const t = reopen();
+      expect(t.entityCount()).toBe(2);
+      expect(t.entityIndex("concept:ardmore")).toBe(b);
+      expect(t.entityIndex("nothing")).toBeUndefined();
+      expect([t.entityId(a), t.entityName(a), t.entityType(a)]).toEqual(["method:hipporag", "HippoRAG", "method"]);
+      expect([t.entityName(b), t.entityType(b)]).toEqual(["concept:ardmore", "concept"]);
+      expect(t.aliases("hipporag")).toEqual([{ e: a, from: 0, to: Number.POSITIVE_INFINITY }]);
+      expect(t.aliases("nope")).toBeUndefined();
+      t.addOwner(b, 9);
+      expect(t.owners(b)).toEqual([5, 9]);
+      expect(t.owners(a)).toEqual([]);
+      // A back-dated entry lands between its neighbours; a tie goes after the earlier arrival.
+      expect(t.timelineInsert("s", 200, 2)).toEqual({ prev: 1, next: 3 });
+      expect(t.timelineInsert("s", 200, 4)).toEqual({ prev: 2, next: 3 });
+      expect(t.timelineInsert("other", 200, 5)).toEqual({ prev: -1, next: -1 });
+      const c = t.entityAdd("concept:new");
+      expect(c).toBe(2);
+      expect(t.entityId(c)).toBe("concept:new");
+    });
+  });
+}
+
+/** Route answers (ids, scores to 12 digits) of a set of queries. */
+function answers(s: CapitalStore, queries: string[]) {
+  return queries.map((q) =>
+    route(s, queryInput(q)).selected.map((x) => `${x.chunk}:${x.version}:${x.score.toPrecision(12)}`),
+  );
+}
+
+describe("a store over SQLite answers like one in memory", () => {
+  it("with checkpoints at arbitrary points and a rebuild from the last one (property)", async () => {
+    const passages = prose(300, 5);
+    const base = await proseOps(passages);
+    // Revisions, deprecations and aliases among the heads, so every op kind crosses checkpoints.
+    const extra: ChangeOp[] = [
+      { op: "entity.upsert", id: "place:ardmore", type: "concept", name: "Ardmore", at: 0 },
+      { op: "alias.add", entity: "place:ardmore", alias: passages[3]?.title ?? "x", validFrom: 0, validTo: null },
+      { op: "head.deprecate", chunk: passages[7]?.id ?? "", at: Date.UTC(2026, 0, 1), by: passages[8]?.id ?? null },
+      ...(
+        await proseOps(
+          passages.slice(0, 20).map((p) => ({ ...p, content: `${p.content} Revised with Ardmore.` })),
+          Date.UTC(2026, 5, 1),
+        )
+      ).map((op) => (op.op === "head.upsert" ? { ...op, version: 2 } : op)),
+    ];
+    const ops = [...base, ...extra];
+    const queries = passages.slice(0, 12).map((p) => `Who described ${p.title} and when was it founded?`);
+    const reference = new CapitalStore();
+    for (const op of ops) reference.apply(op);
+    const expected = answers(reference, queries);
+    expect(expected.flat().length).toBeGreaterThan(60);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: ops.length - 1 }), { maxLength: 4 }),
+        fc.integer({ min: 0, max: ops.length }),
+        async (checkpoints, crashAt) => {
+          const sql = nodeSql();
+          let store = new CapitalStore(undefined, new SqlTables(sql));
+          const marks = new Set(checkpoints);
+          for (let k = 0; k < ops.length; k++) {
+            store.apply(ops[k] as ChangeOp);
+            store.seq = k + 1;
+            if (marks.has(k + 1)) (store.tables as SqlTables).checkpoint(store.seq, store.serialize());
+            if (k + 1 === crashAt) {
+              // Eviction: the heap and the write buffer are lost; the checkpoint and the log remain.
+              const tables = new SqlTables(sql);
+              const snap = tables.heapSnapshot();
+              store = snap ? CapitalStore.deserialize(snap, tables) : new CapitalStore(undefined, tables);
+              if (!snap) tables.clear();
+              for (let j = store.seq; j < k + 1; j++) {
+                store.apply(ops[j] as ChangeOp);
+                store.seq = j + 1;
+              }
+            }
+          }
+          expect(answers(store, queries)).toEqual(expected);
+          sql.close();
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+});
