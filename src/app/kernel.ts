@@ -104,6 +104,8 @@ export class PaperGuru {
       const plan = await planIngest(archiveId, prepared.value, existing, now, async (t) => sketchByText.get(t) ?? "");
       if (!plan.ok) return plan;
       const p = plan.value;
+      const full = await this.overBudget(archiveId, p.results.filter((r) => r.status === "created").length);
+      if (full) return full;
       if (p.versions.length > 0) {
         // Contents first: content-addressed, immutable, so a failed batch leaves only harmless orphans.
         await Promise.all(p.versions.map((v) => this.d.blobs.put(v.contentKey, v.content)));
@@ -133,6 +135,28 @@ export class PaperGuru {
       }
       return ok({ results: p.results, counts, recorded_at: now });
     }
+  }
+
+  /**
+   * The capital chunk's heap budget (params.heap_budget_bytes) against what `created` new heads
+   * would add: the archive's own bytes per head once it holds 1,000 heads, 300 B before (the
+   * measured ceiling of a rebuilt head, test/core/heap.test.ts), plus an eighth of the budget for
+   * the object's write buffer. Past it the batch is refused whole,
+   * before anything is written, so the Durable Object never meets the isolate's memory limit.
+   */
+  private async overBudget(archiveId: string, created: number) {
+    if (created === 0) return null;
+    const cap = await this.capital(archiveId).capacity();
+    const perHead = cap.heads >= 1000 ? cap.bytes / cap.heads : 300;
+    // An eighth of the budget is the object's write buffer between checkpoints.
+    const projected = cap.bytes + created * perHead + cap.budget / 8;
+    if (projected <= cap.budget) return null;
+    return fail(
+      "too_large",
+      `archive ${archiveId} is full: its capital chunk holds ${cap.heads} heads in ${cap.bytes} bytes and ${created} new ones would take it to ~${Math.round(projected)} bytes, past its heap budget of ${cap.budget}`,
+      "params.heap_budget_bytes",
+      "raise the archive's params.heap_budget_bytes (at most 100663296, 96 MiB), deprecate or delete what is no longer needed, or store new material in another archive",
+    );
   }
 
   async deprecate(archiveId: string, chunkId: string, by: string | null, at: number | undefined, reason: string) {

@@ -26,6 +26,15 @@ const KernelParamsObject = z
     max_lexical_postings: z.number().int().min(256).max(1_048_576),
     lexical_seeds: z.number().int().min(0).max(1000),
     degree_exponent: z.number().min(0).max(2),
+    heap_budget_bytes: z
+      .number()
+      .int()
+      .min(65_536)
+      .max(96 * 1024 * 1024)
+      .openapi({
+        description:
+          "heap the capital chunk may hold (default 64 MiB); ingest past it answers 413; at most 96 MiB of the 128 MB isolate",
+      }),
     weights: z
       .object({
         sem: z.number().min(0).max(4),

@@ -89,6 +89,12 @@ export interface KernelParams {
    */
   degreeExponent: number;
   /**
+   * Heap the capital chunk may hold (its own accounting, `stats.bytes.total`): half of a Worker
+   * isolate's 128 MB by default. An ingest that would take it past the budget is refused (413) and
+   * nothing is written, so the object never meets the isolate's limit.
+   */
+  heapBudgetBytes: number;
+  /**
    * Exponents of the experts in the product p = prod p_x^w_x (1 = plain product, 0 = expert off).
    * Chosen by `npm run eval`; see README Quality.
    */
@@ -117,6 +123,7 @@ export const DEFAULT_PARAMS: KernelParams = {
   maxLexicalPostings: 16_384,
   lexicalSeeds: 100,
   degreeExponent: 0,
+  heapBudgetBytes: 64 * 1024 * 1024,
   // Chosen by the worst margin over BM25 across HotpotQA (R@5) and LoCoMo (R@10) in an in-process
   // sweep of 10 settings: with the local hashed head embedder the semantic factor only cost recall
   // on chat turns (its hits still seed the diffusion), and a full symbolic factor cost 2 points there.

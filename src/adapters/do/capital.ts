@@ -1,7 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { CapitalStore, capitalStats, route } from "../../core/capital";
 import { SqlTables, type SqlValue, type SyncSql } from "../../core/capital/sql-tables";
-import type { ArchiveStore, CapitalFor, CapitalPort, CapitalStats, ChangeLog, RebuildReport } from "../../core/ports";
+import type {
+  ArchiveStore,
+  CapitalCapacity,
+  CapitalFor,
+  CapitalPort,
+  CapitalStats,
+  ChangeLog,
+  RebuildReport,
+} from "../../core/ports";
 import {
   type AccessChannel,
   DEFAULT_PARAMS,
@@ -79,7 +87,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   #archiveId: string | null = null;
   #loading: Promise<CapitalStore> | null = null;
   #params: KernelParams = DEFAULT_PARAMS;
-  #sinceCheckpoint = 0;
+  /** Change-log position of the last checkpoint. */
+  #checkpointSeq = 0;
   #lastRebuild: RebuildReport | null = null;
   /** Bumped by evict and forget: a rebuild that started before is discarded. */
   #generation = 0;
@@ -147,7 +156,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       store = new CapitalStore(this.#params, tables);
     }
     this.#tables = tables;
-    this.#sinceCheckpoint = 0;
+    this.#checkpointSeq = store.seq;
     const replayed = await this.#replay(archiveId, store);
     // Recency statistics come from the access log (all three channels).
     const stats = await this.#deps.log.accessStats(archiveId);
@@ -172,31 +181,41 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       const page = await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
       // Evicted or forgotten while reading: this store is no longer the object's.
       if (this.#store !== null && this.#store !== store) return applied;
-      for (const { seq, op } of page) {
+      for (const [k, { seq, op }] of page.entries()) {
         store.apply(op);
         store.seq = seq;
+        // The write buffer is heap too: keep it within an eighth of the budget as a page applies.
+        if (k % 100 === 99) this.#maybeCheckpoint(store);
       }
       applied += page.length;
       if (page.length < LOG_PAGE) break;
     }
-    this.#sinceCheckpoint += applied;
     return applied;
   }
 
-  /** Checkpoint when enough changes or buffered values have accumulated. */
+  /**
+   * Checkpoint when enough changes have accumulated, or when the write buffer holds more than an
+   * eighth of the heap budget (the ingest guard reserves that eighth for it).
+   */
   #maybeCheckpoint(store: CapitalStore): void {
     const tables = this.#tables;
-    if (!tables || store !== this.#store) return;
+    if (!tables || store.tables !== tables) return;
     const every = Math.max(CHECKPOINT_EVERY, Math.floor(store.size / 20));
-    if (this.#sinceCheckpoint >= every || tables.pendingValues() >= CHECKPOINT_PENDING) this.#checkpoint(store);
+    if (
+      store.seq - this.#checkpointSeq >= every ||
+      tables.pendingValues() >= CHECKPOINT_PENDING ||
+      tables.heapBytes() >= this.#params.heapBudgetBytes / 8
+    )
+      this.#checkpoint(store);
   }
 
   #checkpoint(store: CapitalStore): number {
     const tables = this.#tables;
-    if (!tables || store !== this.#store) return 0;
+    // Only the object's current store writes to its storage (not one an eviction left behind).
+    if (!tables || store.tables !== tables) return 0;
     const heap = store.serialize();
     tables.checkpoint(store.seq, heap);
-    this.#sinceCheckpoint = 0;
+    this.#checkpointSeq = store.seq;
     return heap.byteLength;
   }
 
@@ -214,6 +233,14 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     await this.#replay(archiveId, store);
     this.#maybeCheckpoint(store);
     return route(store, input, this.#params);
+  }
+
+  /** Heap held (the store's accounting), heads and the archive's budget, for the ingest guard. */
+  async capacity(archiveId: string): Promise<CapitalCapacity> {
+    const store = await this.#ensure(archiveId);
+    await this.#replay(archiveId, store);
+    const st = capitalStats(store);
+    return { bytes: st.bytes.total, heads: st.heads, budget: this.#params.heapBudgetBytes };
   }
 
   recordAccess(archiveId: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>): void {
@@ -290,6 +317,7 @@ export function doCapital(ns: DurableObjectNamespace<CapitalChunk>): CapitalFor 
     return {
       route: (input) => stub.route(archiveId, input) as Promise<RouteResult>,
       sync: () => stub.sync(archiveId),
+      capacity: () => stub.capacity(archiveId),
       recordAccess: (events) => stub.recordAccess(archiveId, events),
       neighbours: (chunk, t) => stub.neighbours(archiveId, chunk, t) as ReturnType<CapitalPort["neighbours"]>,
       resolve: (mention, t) => stub.resolve(archiveId, mention, t),

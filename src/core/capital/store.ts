@@ -196,6 +196,9 @@ export class CapitalStore {
   /** @internal */ closed = new Map<number, Array<[number, number, number]>>();
   /** Slots with an explicit start: node -> list of (dst, type|dir bits, validFrom ms). */
   /** @internal */ fromAt = new Map<number, Array<[number, number, number]>>();
+  /** Heads (nodes with a head) and the accounted bytes of the id strings, kept as they change. */
+  /** @internal */ headCount = 0;
+  /** @internal */ idBytes = 0;
   /** @internal */ slotsUsed = 0;
   /** @internal */ liveSlots = 0;
   /** @internal */ edgeCount = 0;
@@ -265,6 +268,7 @@ export class CapitalStore {
       i = this.ids.length;
       this.ensureNodeCapacity(i + 1);
       this.ids.push(chunk);
+      this.idBytes += stringBytes(chunk) + 8;
       this.index.set(chunk, i);
     }
     return i;
@@ -806,6 +810,7 @@ export class CapitalStore {
         const had = ((this.flags[i] as number) & HAS_HEAD) !== 0;
         if (had && op.version <= (this.latestVersion[i] as number)) return; // replay: already applied
         if (!had) {
+          this.headCount++;
           this.firstValidFrom[i] = op.validFrom;
           this.flags[i] = (this.flags[i] as number) | HAS_HEAD;
         } else {
@@ -1043,9 +1048,7 @@ export class CapitalStore {
   stats() {
     // Heap bytes: typed arrays by byteLength (capacity); strings, map entries and array slots with
     // the constants of tables.ts (calibrated against heap growth after GC in Node).
-    let ids = 0;
-    for (const s of this.ids) ids += stringBytes(s) + 8;
-    ids += this.index.byteLength();
+    const ids = this.idBytes + this.index.byteLength();
     const nodes =
       this.kind.byteLength +
       this.flags.byteLength +
@@ -1080,8 +1083,7 @@ export class CapitalStore {
     for (const l of this.mergedFrom.values()) merges += 2 * MAP_ENTRY_BYTES + 32 + 8 * l.length + 32 * l.length;
     const tables = this.tables.heapBytes();
     const total = ids + nodes + this.sketches.byteLength + neighbours + lexical + merges + tables;
-    let heads = 0;
-    for (let i = 0; i < this.ids.length; i++) if (((this.flags[i] as number) & HAS_HEAD) !== 0) heads++;
+    const heads = this.headCount;
     return {
       heads,
       nodes: this.ids.length,
@@ -1261,11 +1263,13 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
   const n = h.ids.length;
   s.ids = h.ids;
   s.index = IdIndex.of(() => s.ids);
+  for (const id of s.ids) s.idBytes += stringBytes(id) + 8;
   const cap = Math.max(64, n);
   // Re-grow to capacity so appends after a rebuild do not reallocate immediately.
   const f64 = (name: ArrayName, fill = 0) => growF64(new Float64Array(raw(name)), cap, fill);
   s.kind = growU8(new Uint8Array(raw("kind")), cap);
   s.flags = growU8(new Uint8Array(raw("flags")), cap);
+  for (let i = 0; i < n; i++) if (((s.flags[i] as number) & HAS_HEAD) !== 0) s.headCount++;
   s.firstValidFrom = f64("firstValidFrom");
   s.latestVersion = growU32(new Uint32Array(raw("latestVersion")), cap);
   s.recordedAt = f64("recordedAt");

@@ -22,7 +22,16 @@ export type CapitalStats = ReturnType<typeof capitalStats> & {
   params: KernelParams;
 };
 
+/** What the capital chunk holds against its heap budget (params.heapBudgetBytes). */
+export interface CapitalCapacity {
+  bytes: number;
+  heads: number;
+  budget: number;
+}
+
 export interface CapitalPort extends CapitalRouter {
+  /** Heap held and the budget, read before an ingest writes anything. */
+  capacity(): Promise<CapitalCapacity>;
   /** Apply the changes committed since the last applied sequence number. */
   sync(): Promise<{ seq: number; applied: number }>;
   /** Access statistics for /neighbours and stats (rebuilt from the access log on load). */
