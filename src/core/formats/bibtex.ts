@@ -24,6 +24,7 @@ import { type Creator, type Entry, parse } from "@retorquere/bibtex-parser";
 import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EntityInput } from "../ingest";
+import { bibtexWithinBudget, measureBibtex } from "./bibtex-size";
 import { clip, oneLine, PlanBuilder, personEntity, publicationTime, synopsisOf, yearOf } from "./common";
 import { ENTRY_MARK, paperIdentity } from "./paper";
 import type { ImportPlan } from "./types";
@@ -95,17 +96,17 @@ function venueOf(f: Fields): string {
   return "";
 }
 
-/** `@string` definitions of the macros an entry uses (bare words after `=` or `#`), one per line. */
-function macrosUsed(input: string, strings: Record<string, string>): string {
-  const defined = new Map(Object.entries(strings).map(([k, v]) => [k.toLowerCase(), v]));
+/**
+ * `@string` definitions of the macros an entry's values use, one per line, as the entry first writes
+ * their names. `defined` maps the file's macros (upper-cased, as the parser keys them) to their
+ * lengths; measureBibtex reads only the entry's values (a `= name` inside braces is text, not a use),
+ * so an entry carries each macro it uses once and no other.
+ */
+function macrosUsed(input: string, strings: Record<string, string>, defined: ReadonlyMap<string, number>): string {
   if (defined.size === 0) return "";
-  const out = new Map<string, string>();
-  for (const m of input.matchAll(/[=#][ \t\r\n]*([A-Za-z][\w:.-]*)/g)) {
-    const name = (m[1] as string).toLowerCase();
-    const v = defined.get(name);
-    if (v !== undefined && !out.has(name)) out.set(name, `@string{${m[1]} = {${v}}}\n`);
-  }
-  return [...out.values()].join("");
+  return measureBibtex(input, { macros: defined, cap: Number.POSITIVE_INFINITY })
+    .used.map((name) => `@string{${name} = {${strings[name.toUpperCase()] ?? ""}}}\n`)
+    .join("");
 }
 
 /** First line of a parse error, with the entry key when the error's input shows it. */
@@ -127,6 +128,9 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
       "text",
       "send the contents of a .bib file",
     );
+  // Before parsing: macros that expand past what one request may decode are refused, naming them.
+  const size = bibtexWithinBudget(text);
+  if (!size.ok) return size;
   let lib: ReturnType<typeof parse>;
   try {
     lib = parse(text, { sentenceCase: false, applyCrossRef: true, unsupported: "ignore" });
@@ -157,6 +161,7 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
   const entityOf = new Map<string, EntityInput>();
   // Added after the loop: a later duplicate entry adds its key to an earlier entry's aliases.
   const pending: Array<{ artifact: ArtifactInput; ref: string }> = [];
+  const macroChars = new Map(Object.entries(lib.strings).map(([k, v]) => [k, Math.max(1, v.length)]));
   for (const e of lib.entries) {
     const type = e.type.toLowerCase();
     // @proceedings/@collection parents exist to donate fields through crossref; they are skipped only
@@ -231,7 +236,7 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
         ...(synopsis ? { synopsis } : {}),
         // A blank line, then the entry as written (ENTRY_MARK): the same bytes a re-import writes.
         content: e.input
-          ? `${lines.join("\n")}\n${ENTRY_MARK}${macrosUsed(e.input, lib.strings)}${e.input.trim()}`
+          ? `${lines.join("\n")}\n${ENTRY_MARK}${macrosUsed(e.input, lib.strings, macroChars)}${e.input.trim()}`
           : lines.join("\n"),
         ...(publicationTime(date) !== undefined ? { valid_from: publicationTime(date) } : {}),
         entities,
