@@ -145,4 +145,23 @@ describe("measureBibtex", () => {
     // `= acl` inside braces is title text, not a use of the macro.
     expect(note?.content).not.toContain("@string{");
   });
+
+  it("refuses entries that inherit more than the budget through crossref, naming the parent", () => {
+    // 100 children each inherit the parent's 10,000-character publisher: 1 million characters of
+    // fields (and of records) from a 15 KB file.
+    const parent = `@proceedings{proc1, title = {P}, publisher = {${"pub ".repeat(2500)}}}\n`;
+    const kids = Array.from({ length: 100 }, (_, i) => `@inproceedings{k${i}, crossref = {proc1}, title = {T${i}}}\n`);
+    const text = parent + kids.join("");
+    expect(bibtexWithinBudget(text).ok).toBe(true);
+    const r = parseBibtex(text);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.kind).toBe("too_large");
+    expect(r.error.message).toContain("1,000,000 of them inherited through crossref from proc1");
+    expect(r.error.hint).toContain("proc1");
+    // Ten children inherit 100,000 characters: imported as before, the publisher in each record
+    // (the parent's and its ten children's).
+    const few = parseBibtex(parent + kids.slice(0, 10).join(""));
+    expect(few.ok && few.value.artifacts.filter((a) => a.content.includes("Publisher: pub pub")).length).toBe(11);
+  });
 });
