@@ -3,11 +3,11 @@
  *
  * @retorquere/bibtex-parser joins every @string, @preamble and field value into a string with its
  * macros expanded, then decodes each one's LaTeX (about 2,300 ms of CPU per MB; CPU_MS_PER_MB.bibtex).
- * Macros compound: `@string{a1 = a0 # a0}` doubles a0, so 24 such lines (590 bytes) make a value of
- * 2^24 = 16,777,216 characters and held a request for 91 s. The parser also restarts one character
- * after every syntax error and scans on from there, and builds each error's location from the input's
- * start, so a file of repeated unterminated values costs O(n^2): 160,000 characters of `@a{k,t={`
- * took 4.6 s.
+ * Macros compound: `@string{a1 = a0 # a0}` doubles a0, so `a0 = "xx"` and 23 such lines (a file of
+ * 556 bytes) make a23 2^24 = 16,777,216 characters, which held an import request 91 s. The parser also
+ * restarts one character after every syntax error and scans on from there, and builds each error's
+ * location from the input's start, so a file of repeated unterminated values costs O(n^2): 160,000
+ * characters of `@a{k,t={` took 4.6 s.
  *
  * measureBibtex follows the parser's grammar (src: its verbatim.js; the same tokens, the same
  * restarts) but keeps lengths instead of strings: a value's length is the sum of its parts (a braced
