@@ -14,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileS
 import { basename, extname, join, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
 import { type ImportCounts, type ImportFormat, type PaperGuruClient, PaperGuruError } from "../client";
+import { measureBibtex } from "../core/formats/bibtex-size";
 import { cpuBudgetChars } from "../core/limits";
 import { EXIT, type OutStream, UsageError } from "./io";
 
@@ -76,24 +77,55 @@ const BIB_ENTRY = /^[ \t]*@[a-z]+\s*[{(]/gim;
 const isBibMacro = (b: string) => /^\s*@(string|preamble)\b/i.test(b);
 const isBibComment = (b: string) => /^\s*@comment\b/i.test(b);
 
+/** A file the server would refuse whole, however it is split; nothing of it is sent. */
+export class RefusedFile extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The server's measure of a BibTeX text (src/core/formats/bibtex-size.ts): its size with macros
+ * expanded, or RefusedFile when a value expands past what one request may parse (every piece carries
+ * the file's @string lines, so splitting cannot help).
+ */
+function bibtexSize(text: string, macros?: ReadonlyMap<string, number>) {
+  const m = measureBibtex(text, macros ? { macros } : {});
+  if (m.over)
+    throw new RefusedFile(
+      `${m.over.what} expands to ${m.over.chars.toLocaleString("en-US")} characters, more than the server parses in one value`,
+      "write the value out, or define the macro without repeating other macros (`a # a` doubles a)",
+    );
+  return m;
+}
+
 function splitBibtex(text: string): string[] {
   // Entries start with `@type{` or `@type(` at the beginning of a line (how every tool writes them).
   const starts = [...text.matchAll(BIB_ENTRY)].map((m) => m.index ?? 0);
-  if (starts.length <= BIBTEX_ENTRIES && text.length <= BIBTEX_PIECE_CHARS) return [text];
   const blocks = starts.map((s, i) => text.slice(s, starts[i + 1] ?? text.length));
   const header = `${text.slice(0, starts[0])}${blocks.filter(isBibMacro).join("")}`;
   const entries = blocks.filter((b) => !isBibMacro(b) && !isBibComment(b));
+  // Pieces are sized by their text with macros expanded (what the server's CPU budget counts).
+  const head = bibtexSize(header);
+  const headSize = Math.max(header.length, head.expanded);
+  const sizes = entries.map((e) => Math.max(e.length, bibtexSize(e, head.macros).expanded));
+  const total = sizes.reduce((a, b) => a + b, headSize);
+  if (starts.length <= BIBTEX_ENTRIES && Math.max(text.length, total) <= BIBTEX_PIECE_CHARS) return [text];
   const out: string[] = [];
   let piece: string[] = [];
-  let size = header.length;
-  for (const e of entries) {
-    if (piece.length > 0 && (piece.length >= BIBTEX_ENTRIES || size + e.length > BIBTEX_PIECE_CHARS)) {
+  let size = headSize;
+  for (const [i, e] of entries.entries()) {
+    const chars = sizes[i] ?? e.length;
+    if (piece.length > 0 && (piece.length >= BIBTEX_ENTRIES || size + chars > BIBTEX_PIECE_CHARS)) {
       out.push(header + piece.join(""));
       piece = [];
-      size = header.length;
+      size = headSize;
     }
     piece.push(e);
-    size += e.length;
+    size += chars;
   }
   if (piece.length) out.push(header + piece.join(""));
   return out;
@@ -271,6 +303,8 @@ export interface ImportSummary {
   files: number;
   /** Files skipped because their format is unknown. */
   unknownFiles: string[];
+  /** Files not sent because the server would refuse them whole (a BibTeX macro expanding past its limit). */
+  refusedFiles: string[];
   pieces: number;
   sent: number;
   /** Pieces skipped because the state file says the server already acknowledged them. */
@@ -304,7 +338,7 @@ function planPieces(
   paths: string[],
   o: ImportOptions,
   show: (f: string) => string,
-): { plan: Piece[]; unknownFiles: string[] } {
+): { plan: Piece[]; unknownFiles: string[]; refusedFiles: string[] } {
   const files: string[] = [];
   for (const p of paths) {
     const abs = resolve(o.cwd, p);
@@ -313,6 +347,7 @@ function planPieces(
   }
   const plan: Piece[] = [];
   const unknownFiles: string[] = [];
+  const refusedFiles: string[] = [];
   for (const f of files) {
     const text = readFileSync(f, "utf8");
     const format = o.format ?? detectFormat(f, text);
@@ -320,7 +355,15 @@ function planPieces(
       unknownFiles.push(show(f));
       continue;
     }
-    const pieces = splitRecords(f, text, format);
+    let pieces: string[];
+    try {
+      pieces = splitRecords(f, text, format);
+    } catch (e) {
+      if (!(e instanceof RefusedFile)) throw e;
+      o.log(`skipping ${show(f)}: ${e.message}\n    hint: ${e.hint}`);
+      refusedFiles.push(show(f));
+      continue;
+    }
     for (const [index, p] of pieces.entries())
       plan.push({
         file: f,
@@ -332,13 +375,13 @@ function planPieces(
       });
   }
   for (const f of unknownFiles) o.log(`skipping ${f}: unknown format (pass --format)`);
-  return { plan, unknownFiles };
+  return { plan, unknownFiles, refusedFiles };
 }
 
 export async function runImport(paths: string[], o: ImportOptions): Promise<ImportSummary> {
   const show = (f: string) => (f.startsWith(o.cwd) ? relative(o.cwd, f) || f : f);
   // Plan: every piece's hash and record count (files are read again when sent, one at a time).
-  const { plan, unknownFiles } = planPieces(paths, o, show);
+  const { plan, unknownFiles, refusedFiles } = planPieces(paths, o, show);
 
   // One file keeps the state of every archive (and server) imported into from this folder.
   const state = o.restart ? null : readState(o.statePath, o.archive, o.url);
@@ -365,6 +408,7 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
   const summary: ImportSummary = {
     files: new Set(plan.map((p) => p.file)).size,
     unknownFiles,
+    refusedFiles,
     pieces: plan.length,
     sent: 0,
     alreadyImported: 0,
@@ -470,7 +514,7 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
   summary.interrupted = interrupted || controller.signal.aborted;
   summary.exitCode = summary.interrupted
     ? EXIT.interrupted
-    : summary.failedPieces > 0 || counts.failed > 0
+    : summary.failedPieces > 0 || counts.failed > 0 || refusedFiles.length > 0
       ? EXIT.failed
       : EXIT.ok;
   return summary;
@@ -489,6 +533,10 @@ export function renderSummary(s: ImportSummary, cwd: string): string {
   );
   if (s.failedPieces) out.push(`  ${s.failedPieces} pieces failed (not recorded; a re-run retries them)`);
   if (s.unknownFiles.length) out.push(`  ${s.unknownFiles.length} files of unknown format skipped`);
+  if (s.refusedFiles.length)
+    out.push(
+      `  ${s.refusedFiles.length} files refused before sending (the reason is above): ${s.refusedFiles.join(", ")}`,
+    );
   if (s.interrupted)
     out.push(
       `  state saved to ${state} (${s.alreadyImported + s.sent} of ${s.pieces} pieces done); run the same command again to resume`,

@@ -4,7 +4,8 @@
  * inside it.
  */
 import { describe, expect, it } from "vitest";
-import { BIBTEX_PIECE_CHARS, splitRecords } from "../../src/cli/import";
+import { BIBTEX_PIECE_CHARS, RefusedFile, splitRecords } from "../../src/cli/import";
+import { measureBibtex } from "../../src/core/formats/bibtex-size";
 import { prepareBatch } from "../../src/core/ingest";
 import { CPU_BUDGET_MS, cpuBudgetChars, cpuEstimateMs, withinCpuBudget } from "../../src/core/limits";
 
@@ -61,5 +62,26 @@ describe("CPU budget", () => {
     }
     const keys = pieces.flatMap((p) => [...p.matchAll(/@article\{(k\d+),/g)].map((m) => m[1]));
     expect(keys).toEqual(Array.from({ length: 400 }, (_, i) => `k${i}`));
+  });
+
+  it("the CLI sizes BibTeX pieces by their text with macros expanded, and refuses a macro bomb before sending", () => {
+    // A 65,536-character macro (16 doublings, ~400 bytes) used by 40 short entries: 2.6 million
+    // characters expanded from a file of ~2,000.
+    const header = [
+      '@string{a0 = "xx"}',
+      ...Array.from({ length: 15 }, (_, i) => `@string{a${i + 1} = a${i} # a${i}}`),
+    ];
+    const entries = Array.from({ length: 40 }, (_, i) => `@misc{k${i}, title = {Entry ${i}}, note = a15}\n`);
+    const text = `${header.join("\n")}\n${entries.join("")}`;
+    expect(text.length).toBeLessThan(BIBTEX_PIECE_CHARS);
+    const pieces = splitRecords("refs.bib", text);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const p of pieces) expect(measureBibtex(p).expanded).toBeLessThanOrEqual(BIBTEX_PIECE_CHARS);
+    const keys = pieces.flatMap((p) => [...p.matchAll(/@misc\{(k\d+),/g)].map((m) => m[1]));
+    expect(keys).toEqual(entries.map((_, i) => `k${i}`));
+
+    const bomb = `${header.join("\n")}\n@string{a16 = a15 # a15}\n@misc{x, title = a16}\n`;
+    expect(() => splitRecords("bomb.bib", bomb)).toThrow(RefusedFile);
+    expect(() => splitRecords("bomb.bib", bomb)).toThrow(/@string a16 expands to 131,072 characters/);
   });
 });

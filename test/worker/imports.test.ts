@@ -1,4 +1,5 @@
 import { SELF } from "cloudflare:test";
+import { parse } from "@retorquere/bibtex-parser";
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
 import { history, versionAt } from "./world";
@@ -88,6 +89,43 @@ describe("file imports", () => {
     expect(res.body.error).toMatchObject({ type: "too_large", field: "body" });
     expect(res.body.error.hint).toMatch(/paperguru import/);
     expect((await api("GET", `/v1/archives/${id}`, undefined, key)).body.stats.storage).toMatchObject({ chunks: 0 });
+  });
+
+  it("refuses a BibTeX macro bomb with a 413 naming the macro, storing nothing; macros in a normal file still expand", async () => {
+    const { id, key } = await newArchive("imp");
+    // 590 bytes: a_i = a_(i-1) # a_(i-1), 23 times; a23 would be 16,777,216 characters.
+    const lines = ['@string{a0 = "xx"}'];
+    for (let i = 1; i <= 23; i++) lines.push(`@string{a${i} = a${i - 1} # a${i - 1}}`);
+    const bomb = `${lines.join("\n")}\n@misc{bomb, title = a23}\n`;
+    expect(bomb.length).toBeLessThan(600);
+    const res = await importFile(id, key, "bibtex", bomb);
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ type: "too_large", field: "text" });
+    expect(res.body.error.message).toMatch(
+      /^@string a16 expands to 131,072 characters; one BibTeX value may expand to at most 100,000/,
+    );
+    expect(res.body.error.hint).toMatch(/macro/);
+    expect((await api("GET", `/v1/archives/${id}`, undefined, key)).body.stats.storage).toMatchObject({ chunks: 0 });
+    expect((await api("GET", `/v1/archives/${id}/ingest-log`, undefined, key)).body.entries).toEqual([]);
+
+    const macros = `@string{nips = "Advances in Neural Information Processing Systems"}
+@string{ms = "Microsoft" # " Research"}
+${BIB.replace("journal = {Advances in Neural Information Processing Systems}", "journal = nips,\n  note = ms # { Asia}")}`;
+    const ok = await importFile(id, key, "bibtex", macros);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.counts).toMatchObject({ created: 2, failed: 0 });
+    // The export gives each entry back with the @string lines it uses; decoded, the macros expand.
+    const out = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/export?format=bibtex`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const text = await out.text();
+    expect(text).toContain("@string{nips = {Advances in Neural Information Processing Systems}}");
+    expect(text).toContain("@string{ms = {Microsoft Research}}");
+    const rag = parse(text, { sentenceCase: false, unsupported: "ignore" }).entries.find(
+      (e) => e.key === "lewis2020rag",
+    );
+    expect(rag?.fields.journal).toBe("Advances in Neural Information Processing Systems");
+    expect(rag?.fields.note).toBe("Microsoft Research Asia");
   });
 
   it("Markdown: exact section spans, references resolved to existing papers by DOI and by title", async () => {

@@ -24,6 +24,8 @@ import { type Creator, type Entry, parse } from "@retorquere/bibtex-parser";
 import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EntityInput } from "../ingest";
+import { withinCpuBudget } from "../limits";
+import { bibtexWithinBudget, measureBibtex } from "./bibtex-size";
 import { clip, oneLine, PlanBuilder, personEntity, publicationTime, synopsisOf, yearOf } from "./common";
 import { ENTRY_MARK, paperIdentity } from "./paper";
 import type { ImportPlan } from "./types";
@@ -53,6 +55,54 @@ function field(f: Fields, name: string): string {
   if (typeof v === "string") return plain(v);
   if (Array.isArray(v)) return plain(v.filter((x): x is string => typeof x === "string").join("; "));
   return "";
+}
+
+/** Characters of one parsed field: a string, a list, or creators (the parts creatorName joins). */
+function valueChars(v: unknown): number {
+  if (typeof v === "string") return v.length;
+  if (!Array.isArray(v)) return 0;
+  let n = 0;
+  for (const x of v as Array<string | Creator>)
+    n +=
+      typeof x === "string"
+        ? x.length
+        : (x.name?.length ?? 0) +
+          (x.firstName?.length ?? 0) +
+          (x.prefix?.length ?? 0) +
+          (x.lastName?.length ?? 0) +
+          (x.suffix?.length ?? 0);
+  return n;
+}
+
+/**
+ * The parsed entries' fields, inheritance included, before records are built from them: `crossref`
+ * shares a parent's fields with every child (no copy in the parser), but each child's record copies
+ * them, so 1,000 children of one entry with an 80,000-character publisher made 80 million characters
+ * of content (8 s) from a 228 KB file. Over the CPU budget: a 413 naming the parent that donates most.
+ */
+function withinFieldBudget(entries: readonly Entry[]): Result<void> {
+  let chars = 0;
+  const donated = new Map<string, number>();
+  for (const e of entries) {
+    const f = e.fields as Record<string, unknown>;
+    for (const v of Object.values(f)) chars += valueChars(v);
+    const parent = typeof f.crossref === "string" ? f.crossref : "";
+    if (!parent || !e.crossref?.inherited.length) continue;
+    let n = 0;
+    for (const name of e.crossref.inherited) n += valueChars(f[name]);
+    donated.set(parent, (donated.get(parent) ?? 0) + n);
+  }
+  let top: [string, number] | null = null;
+  for (const d of donated) if (!top || d[1] > top[1]) top = d;
+  const fmt = (n: number) => n.toLocaleString("en-US");
+  return withinCpuBudget(
+    [["bibtex", chars]],
+    `building records from these ${fmt(entries.length)} entries (${fmt(chars)} characters of fields${top ? `, ${fmt(top[1])} of them inherited through crossref from ${top[0]}` : ""})`,
+    "text",
+    top
+      ? `give the entries their own short fields instead of inheriting long ones from ${top[0]}, or send fewer of them per request`
+      : "send fewer entries per request (`npx paperguru import` splits files)",
+  );
 }
 
 /** Identifier candidates in priority-free order; paperIdentity ranks them (arXiv > DOI > OpenAlex). */
@@ -95,17 +145,17 @@ function venueOf(f: Fields): string {
   return "";
 }
 
-/** `@string` definitions of the macros an entry uses (bare words after `=` or `#`), one per line. */
-function macrosUsed(input: string, strings: Record<string, string>): string {
-  const defined = new Map(Object.entries(strings).map(([k, v]) => [k.toLowerCase(), v]));
+/**
+ * `@string` definitions of the macros an entry's values use, one per line, as the entry first writes
+ * their names. `defined` maps the file's macros (upper-cased, as the parser keys them) to their
+ * lengths; measureBibtex reads only the entry's values (a `= name` inside braces is text, not a use),
+ * so an entry carries each macro it uses once and no other.
+ */
+function macrosUsed(input: string, strings: Record<string, string>, defined: ReadonlyMap<string, number>): string {
   if (defined.size === 0) return "";
-  const out = new Map<string, string>();
-  for (const m of input.matchAll(/[=#][ \t\r\n]*([A-Za-z][\w:.-]*)/g)) {
-    const name = (m[1] as string).toLowerCase();
-    const v = defined.get(name);
-    if (v !== undefined && !out.has(name)) out.set(name, `@string{${m[1]} = {${v}}}\n`);
-  }
-  return [...out.values()].join("");
+  return measureBibtex(input, { macros: defined, cap: Number.POSITIVE_INFINITY })
+    .used.map((name) => `@string{${name} = {${strings[name.toUpperCase()] ?? ""}}}\n`)
+    .join("");
 }
 
 /** First line of a parse error, with the entry key when the error's input shows it. */
@@ -127,6 +177,9 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
       "text",
       "send the contents of a .bib file",
     );
+  // Before parsing: macros that expand past what one request may decode are refused, naming them.
+  const size = bibtexWithinBudget(text);
+  if (!size.ok) return size;
   let lib: ReturnType<typeof parse>;
   try {
     lib = parse(text, { sentenceCase: false, applyCrossRef: true, unsupported: "ignore" });
@@ -138,6 +191,8 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
       "check the file for unbalanced braces or quotes",
     );
   }
+  const fields = withinFieldBudget(lib.entries);
+  if (!fields.ok) return fields;
   const b = new PlanBuilder();
   const errorKeys = new Set<string>();
   for (const [i, err] of lib.errors.entries()) {
@@ -157,6 +212,7 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
   const entityOf = new Map<string, EntityInput>();
   // Added after the loop: a later duplicate entry adds its key to an earlier entry's aliases.
   const pending: Array<{ artifact: ArtifactInput; ref: string }> = [];
+  const macroChars = new Map(Object.entries(lib.strings).map(([k, v]) => [k, Math.max(1, v.length)]));
   for (const e of lib.entries) {
     const type = e.type.toLowerCase();
     // @proceedings/@collection parents exist to donate fields through crossref; they are skipped only
@@ -231,7 +287,7 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
         ...(synopsis ? { synopsis } : {}),
         // A blank line, then the entry as written (ENTRY_MARK): the same bytes a re-import writes.
         content: e.input
-          ? `${lines.join("\n")}\n${ENTRY_MARK}${macrosUsed(e.input, lib.strings)}${e.input.trim()}`
+          ? `${lines.join("\n")}\n${ENTRY_MARK}${macrosUsed(e.input, lib.strings, macroChars)}${e.input.trim()}`
           : lines.join("\n"),
         ...(publicationTime(date) !== undefined ? { valid_from: publicationTime(date) } : {}),
         entities,

@@ -1,0 +1,454 @@
+/**
+ * What a BibTeX file costs to parse, measured before the parser sees it.
+ *
+ * @retorquere/bibtex-parser joins every @string, @preamble and field value into a string with its
+ * macros expanded, then decodes each one's LaTeX (about 2,300 ms of CPU per MB; CPU_MS_PER_MB.bibtex).
+ * Macros compound: `@string{a1 = a0 # a0}` doubles a0, so `a0 = "xx"` and 23 such lines (a file of
+ * 556 bytes) make a23 2^24 = 16,777,216 characters, which held an import request 91 s. The parser also
+ * restarts one character after every syntax error and scans on from there, and builds each error's
+ * location from the input's start, so a file of repeated unterminated values costs O(n^2): 160,000
+ * characters of `@a{k,t={` took 4.6 s.
+ *
+ * measureBibtex follows the parser's grammar (src: its verbatim.js; the same tokens, the same
+ * restarts) but keeps lengths instead of strings: a value's length is the sum of its parts (a braced
+ * or quoted literal, a number, a macro's length at that point of the file; an unknown name becomes
+ * `{{name}}`). A @string defined twice takes its new length from there on, as in the parser, so
+ * definitions are read in file order and no macro refers to one not yet read: cycles cannot loop.
+ * It stops at the first value over `cap` (which it names) and after `maxSteps` characters scanned
+ * (restarts and error locations included), so it is linear in the input and sums stay exact
+ * (at most `steps * cap`, far below 2^53); additions saturate at Number.MAX_SAFE_INTEGER anyway.
+ */
+import { fail, ok, type Result } from "../errors";
+import { CPU_BUDGET_MS, cpuBudgetChars, withinCpuBudget } from "../limits";
+
+/**
+ * The most characters one value may expand to. The parser's LaTeX decoding grows faster than the
+ * length of one value (Node 20, 2-core development machine under load: one field of 100,000
+ * characters 1.1 s, 200,000 4.7 s, 400,000 22.6 s), so the per-request budget (869,565 characters)
+ * is no bound for one value: at 100,000 one value takes about 1 s. Abstracts are ~1,000-5,000.
+ */
+export const BIBTEX_MAX_VALUE_CHARS = 100_000;
+
+/**
+ * The most characters the parser may scan, restarts after syntax errors and error locations
+ * included: 40 per character of the per-request budget (34.8 million). Measured at about 8 ns per
+ * such step in the parser (Node 20, 2-core development machine: 20,000 errors over 60,000 characters,
+ * 6.3 s for ~8e8 steps), this adds at most ~0.3 s to a request. A well-formed file scans each
+ * character about once; every syntax error adds its position (the parser locates it from line 1), so
+ * a file at the budget still parses with ~80 broken entries.
+ */
+export const BIBTEX_MAX_SCAN_STEPS = 40 * cpuBudgetChars("bibtex");
+
+/** The parser's built-in macros (verbatim.js default_strings): month numbers and journal names. */
+const BUILTIN = new Map<string, number>([
+  ...["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"].map((m): [string, number] => [
+    m,
+    2,
+  ]),
+  ...["JANUARY", "FEBRUARY", "MARCH", "APRIL", "JUNE", "JULY", "AUGUST", "SEPTEMBER", "OCTOBER", "NOVEMBER"].map(
+    (m): [string, number] => [m, 2],
+  ),
+  ["DECEMBER", 2],
+  ...Object.entries({
+    ACMCS: "ACM Computing Surveys",
+    ACTA: "Acta Informatica",
+    CACM: "Communications of the ACM",
+    IBMJRD: "IBM Journal of Research and Development",
+    IBMSJ: "IBM Systems Journal",
+    IEEESE: "IEEE Transactions on Software Engineering",
+    IEEETC: "IEEE Transactions on Computers",
+    IEEETCAD: "IEEE Transactions on Computer-Aided Design of Integrated Circuits",
+    IPL: "Information Processing Letters",
+    JACM: "Journal of the ACM",
+    JCSS: "Journal of Computer and System Sciences",
+    SCP: "Science of Computer Programming",
+    SICOMP: "SIAM Journal on Computing",
+    TOCS: "ACM Transactions on Computer Systems",
+    TODS: "ACM Transactions on Database Systems",
+    TOG: "ACM Transactions on Graphics",
+    TOMS: "ACM Transactions on Mathematical Software",
+    TOOIS: "ACM Transactions on Office Information Systems",
+    TOPLAS: "ACM Transactions on Programming Languages and Systems",
+    TCS: "Theoretical Computer Science",
+  }).map(([k, v]): [string, number] => [k, v.length]),
+]);
+
+export interface BibtexSize {
+  /** Characters of every @string, @preamble and field value, expanded (what the parser decodes). */
+  expanded: number;
+  /** The first value, in file order, that expands past the cap: `@string a19`, `field title of @misc{x}`. */
+  over: { what: string; chars: number } | null;
+  /** True when the scan stopped at maxSteps. */
+  tooManySteps: boolean;
+  /** Syntax errors the parser will meet (each one restarts it). */
+  errors: number;
+  /** The macro whose uses add the most characters: those characters, over that many uses. */
+  heaviest: { name: string; chars: number; uses: number } | null;
+  /** Expanded length of each @string macro this text defines (upper-cased name), at its end. */
+  macros: Map<string, number>;
+  /** The macros (defined here or given) that values use, as first written, in order of first use. */
+  used: string[];
+  /** Value parts read (literals, numbers, macro uses): at most one per input character. */
+  parts: number;
+  /** Characters scanned, restarts and error locations included. */
+  steps: number;
+}
+
+export interface MeasureOptions {
+  /** Largest length of one value (default BIBTEX_MAX_VALUE_CHARS). */
+  cap?: number;
+  /** Largest number of scan steps (default BIBTEX_MAX_SCAN_STEPS). */
+  maxSteps?: number;
+  /** Macros defined before this text (a piece carries its file's @string lines; the CLI measures entries alone). */
+  macros?: ReadonlyMap<string, number>;
+}
+
+const add = (a: number, b: number) => Math.min(a + b, Number.MAX_SAFE_INTEGER);
+
+/** Thrown for what the parser throws a ParsingError for; one object, no stack trace per error. */
+const SYNTAX = new Error("BibTeX syntax error");
+/** Thrown to stop the scan (a value over the cap, or the step limit). */
+const STOP = new Error("BibTeX measurement stopped");
+
+const LETTER = /[\p{Lu}\p{Lt}\p{Ll}\p{Lm}\p{Lo}]/u;
+const KEY_ASCII = /[+'a-zA-Z0-9&;_:\\./-]/;
+
+function isKeyChar(c: string, allow: string): boolean {
+  return KEY_ASCII.test(c) || LETTER.test(c) || (allow !== "" && allow.includes(c));
+}
+
+class Scanner {
+  pos = 0;
+  steps = 0;
+  parts = 0;
+  errors = 0;
+  expanded = 0;
+  over: { what: string; chars: number } | null = null;
+  tooManySteps = false;
+  parsing = "";
+  citeKey = "";
+  preambles = 0;
+  /** Distinct unknown macro names (the parser lists one error per name). */
+  readonly unresolved = new Set<string>();
+  readonly macros = new Map<string, number>();
+  /** Macros defined before the text (not copied: a lookup falls back to them). */
+  readonly base: ReadonlyMap<string, number> | undefined;
+  readonly uses = new Map<string, { name: string; chars: number; uses: number }>();
+
+  constructor(
+    readonly input: string,
+    readonly cap: number,
+    readonly maxSteps: number,
+    macros: ReadonlyMap<string, number> | undefined,
+  ) {
+    this.base = macros;
+  }
+
+  step(n = 1): void {
+    this.steps += n;
+    if (this.steps > this.maxSteps) {
+      this.tooManySteps = true;
+      throw STOP;
+    }
+  }
+
+  skipWhitespace(): void {
+    const s = this.input;
+    while (this.pos < s.length) {
+      const c = s[this.pos];
+      if (c === "%") {
+        while (this.pos < s.length && s[this.pos] !== "\n") {
+          this.pos++;
+          this.step();
+        }
+      } else if (c === " " || c === "\t" || c === "\r" || c === "\n") {
+        this.pos++;
+        this.step();
+      } else return;
+    }
+  }
+
+  tryMatch(c: string, consume = false): boolean {
+    this.skipWhitespace();
+    const m = this.input[this.pos] === c;
+    if (m && consume) this.pos++;
+    return m;
+  }
+
+  match(c: string, sws = true): void {
+    this.skipWhitespace();
+    if (this.input[this.pos] !== c) throw SYNTAX;
+    this.pos++;
+    if (sws) this.skipWhitespace();
+  }
+
+  key(allow = ""): string {
+    const start = this.pos;
+    const s = this.input;
+    for (;;) {
+      if (this.pos === s.length) throw SYNTAX;
+      if (!isKeyChar(s[this.pos] as string, allow)) return s.substring(start, this.pos);
+      this.pos++;
+      this.step();
+    }
+  }
+
+  /** A `{...}` literal's length (verbatim.js value_braces). */
+  braces(): number {
+    this.match("{", false);
+    const s = this.input;
+    const start = this.pos;
+    let depth = 0;
+    let math = false;
+    for (;;) {
+      switch (s[this.pos]) {
+        case "\\":
+          this.pos += 1;
+          break;
+        case "{":
+          depth++;
+          break;
+        case "}":
+          if (depth === 0) {
+            if (math) throw SYNTAX;
+            this.pos++;
+            return this.pos - 1 - start;
+          }
+          depth--;
+          break;
+        case "$":
+          math = !math;
+          break;
+      }
+      this.pos++;
+      this.step();
+      if (this.pos >= s.length) throw SYNTAX;
+    }
+  }
+
+  /** A `"..."` literal's length (verbatim.js value_quotes). */
+  quotes(): number {
+    this.match('"', false);
+    const s = this.input;
+    const start = this.pos;
+    let depth = 0;
+    for (;;) {
+      switch (s[this.pos]) {
+        case "\\":
+          this.pos += 1;
+          break;
+        case "{":
+          depth++;
+          break;
+        case "}":
+          depth--;
+          break;
+        case '"':
+          if (depth <= 0) {
+            this.pos++;
+            return this.pos - 1 - start;
+          }
+      }
+      this.pos++;
+      this.step();
+      if (this.pos >= s.length) throw SYNTAX;
+    }
+  }
+
+  single(): number {
+    this.parts++;
+    if (this.tryMatch("{")) return this.braces();
+    if (this.tryMatch('"')) return this.quotes();
+    const bare = this.key();
+    if (/^\d+$/.test(bare)) return bare.length;
+    const name = bare.toUpperCase();
+    // verbatim.js: `this.strings[name] || default_strings[name]`, else an error and `{{name}}`.
+    const own = this.macros.get(name) ?? this.base?.get(name);
+    const resolved = own ? own : BUILTIN.get(name);
+    if (own) {
+      const u = this.uses.get(name) ?? { name: bare, chars: 0, uses: 0 };
+      u.chars = add(u.chars, own);
+      u.uses++;
+      this.uses.set(name, u);
+    }
+    if (resolved !== undefined) return resolved;
+    // The parser records the error unless an equal message is already in its list (a linear search).
+    this.unresolved.add(name);
+    this.step(this.errors + this.unresolved.size);
+    return bare.length + 4;
+  }
+
+  value(): number {
+    let n = this.single();
+    while (this.tryMatch("#")) {
+      this.match("#");
+      n = add(n, this.single());
+    }
+    return n;
+  }
+
+  /** One value is materialised: count it, and stop at the first one over the cap. */
+  counted(what: () => string, chars: number): void {
+    this.expanded = add(this.expanded, chars);
+    if (chars > this.cap) {
+      this.over = { what: what(), chars };
+      throw STOP;
+    }
+  }
+
+  keyEqualsValue(given = ""): void {
+    const key = given || this.key();
+    if (!key) return;
+    if (!this.tryMatch("=")) throw SYNTAX;
+    this.match("=");
+    const chars = this.value();
+    if (this.parsing === "string") {
+      this.counted(() => `@string ${key}`, chars);
+      this.macros.set(key.toUpperCase(), chars);
+    } else this.counted(() => `field ${key.toLowerCase()} of @${this.parsing}{${this.citeKey.slice(0, 100)}}`, chars);
+  }
+
+  matchGuard(): string {
+    if (this.tryMatch("{")) {
+      this.match("{");
+      return "}";
+    }
+    if (this.tryMatch("(")) {
+      this.match("(");
+      return ")";
+    }
+    throw SYNTAX;
+  }
+
+  entry(guard: string): void {
+    if (this.tryMatch(guard)) return;
+    const key = this.tryMatch(",") ? "" : this.key('[]*"');
+    if (this.tryMatch("=")) this.keyEqualsValue(key);
+    else this.citeKey = key;
+    this.tryMatch(",", true);
+    if (this.tryMatch(guard)) return;
+    this.keyEqualsValue();
+    while (this.tryMatch(",", true)) {
+      if (this.tryMatch(guard)) return;
+      this.keyEqualsValue();
+    }
+  }
+
+  next(): void {
+    const s = this.input;
+    this.skipWhitespace();
+    while (this.pos < s.length && s[this.pos] !== "@") {
+      if (s[this.pos] === "%") this.skipWhitespace();
+      else {
+        this.pos++;
+        this.step();
+      }
+    }
+    if (this.pos >= s.length) return;
+    const start = this.pos;
+    try {
+      this.match("@");
+      const d = this.key().toLowerCase();
+      this.parsing = d;
+      this.citeKey = "";
+      if (d === "string") {
+        const guard = this.matchGuard();
+        this.keyEqualsValue();
+        this.match(guard);
+      } else if (d === "preamble") {
+        const n = ++this.preambles;
+        this.counted(() => `@preamble number ${n}`, this.value());
+      } else if (d === "comment") {
+        while (s[this.pos] === " " || s[this.pos] === "\t") {
+          this.pos++;
+          this.step();
+        }
+        if (s[this.pos] === "{") this.braces();
+        else
+          while (this.pos < s.length && s[this.pos] !== "\n") {
+            this.pos++;
+            this.step();
+          }
+      } else {
+        const guard = this.matchGuard();
+        this.entry(guard);
+        this.match(guard);
+      }
+    } catch (e) {
+      if (e !== SYNTAX) throw e;
+      // The parser locates the error from the input's start and compares it with every earlier
+      // error, then resumes at the next `@` after this one's.
+      this.errors++;
+      this.step(this.pos + this.errors);
+      this.pos = start + 1;
+      while (this.pos < s.length && s[this.pos] !== "@") {
+        this.pos++;
+        this.step();
+      }
+    }
+  }
+
+  run(): void {
+    try {
+      while (this.pos < this.input.length) this.next();
+    } catch (e) {
+      if (e !== STOP) throw e;
+    }
+  }
+}
+
+/** Measure what parsing `text` expands to, in one linear pass (see the module comment). */
+export function measureBibtex(text: string, opts: MeasureOptions = {}): BibtexSize {
+  const sc = new Scanner(text, opts.cap ?? BIBTEX_MAX_VALUE_CHARS, opts.maxSteps ?? BIBTEX_MAX_SCAN_STEPS, opts.macros);
+  sc.run();
+  let heaviest: BibtexSize["heaviest"] = null;
+  for (const u of sc.uses.values()) if (!heaviest || u.chars > heaviest.chars) heaviest = u;
+  return {
+    expanded: sc.expanded,
+    over: sc.over,
+    tooManySteps: sc.tooManySteps,
+    errors: sc.errors,
+    heaviest,
+    macros: sc.macros,
+    used: [...sc.uses.values()].map((u) => u.name),
+    parts: sc.parts,
+    steps: sc.steps,
+  };
+}
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * Refuse BibTeX whose parse would exceed the request's CPU budget, before parsing: a value over
+ * BIBTEX_MAX_VALUE_CHARS (named), expanded values over the budget (naming the macro that adds the
+ * most), or more than BIBTEX_MAX_SCAN_STEPS of rescanning after syntax errors. 413 `too_large`.
+ */
+export function bibtexWithinBudget(
+  text: string,
+  field = "text",
+  macros?: ReadonlyMap<string, number>,
+): Result<BibtexSize> {
+  const m = measureBibtex(text, macros ? { macros } : {});
+  if (m.over)
+    return fail(
+      "too_large",
+      `${m.over.what} expands to ${fmt(m.over.chars)} characters; one BibTeX value may expand to at most ${fmt(BIBTEX_MAX_VALUE_CHARS)} (what one request may parse within its ${fmt(CPU_BUDGET_MS)} ms CPU budget)`,
+      field,
+      "write the value out, or define the macro without repeating other macros (`a # a` doubles a)",
+    );
+  if (m.tooManySteps)
+    return fail(
+      "too_large",
+      `this BibTeX file has ${fmt(m.errors)}+ syntax errors, and the parser rescans the file after each one: over ${fmt(BIBTEX_MAX_SCAN_STEPS)} characters of scanning, more than one request's ${fmt(CPU_BUDGET_MS)} ms CPU budget`,
+      field,
+      "fix the unbalanced braces or quotes (the first broken entry swallows the rest of the file), or send fewer entries per request",
+    );
+  const heavy = m.heaviest && m.heaviest.chars > 0 ? m.heaviest : null;
+  const budget = withinCpuBudget(
+    [["bibtex", Math.max(text.length, m.expanded)]],
+    `parsing this BibTeX file (its values expand to ${fmt(m.expanded)} characters${heavy ? `, ${fmt(heavy.chars)} of them from ${fmt(heavy.uses)} uses of @string ${heavy.name}` : ""})`,
+    field,
+    "send fewer entries per request (`npx paperguru import` splits files), or use shorter macros",
+  );
+  return budget.ok ? ok(m) : budget;
+}
