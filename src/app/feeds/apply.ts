@@ -216,9 +216,9 @@ async function applyAnnotations(
       for (const [key, v] of foldAnnotations(events.map(toEvent), Number.MAX_SAFE_INTEGER))
         current.set(`${chunk}\u0000${key}`, JSON.stringify(v.value));
   }
-  for (const [k, w] of wanted) {
-    if (!landed.has(w.chunk) || current.get(k) === w.value) continue;
-    await deps.annotations.appendAnnotation({
+  const rows = [...wanted]
+    .filter(([k, w]) => landed.has(w.chunk) && current.get(k) !== w.value)
+    .map(([, w]) => ({
       archiveId,
       chunkId: w.chunk,
       version: null,
@@ -230,9 +230,9 @@ async function applyAnnotations(
       at: w.at ?? now,
       recordedAt: now,
       eventId: null,
-    });
-    out.counts.annotated++;
-  }
+    }));
+  // One multi-row write for the whole plan (an xKG file has one annotation per chunk).
+  if (rows.length > 0) out.counts.annotated = await deps.annotations.appendAnnotations(rows);
 }
 
 function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {

@@ -206,13 +206,25 @@ interface Ctx {
   paperId: string;
   paperTitle: string;
   src: string;
-  usedIds: Set<string>;
+  ids: UsedIds;
 }
 
+/** Chunk ids taken in this file, and per base id the next suffix to try (ids are never released). */
+interface UsedIds {
+  used: Set<string>;
+  next: Map<string, number>;
+}
+
+/** `base`, else `base-2`, `base-3`, ...: the first free one, in time linear in the file (not per name). */
 function uniqueId(ctx: Ctx, base: string): string {
   let id = base;
-  for (let i = 2; ctx.usedIds.has(id); i++) id = `${base}-${i}`;
-  ctx.usedIds.add(id);
+  let i = ctx.ids.next.get(base) ?? 2;
+  if (ctx.ids.used.has(id)) {
+    while (ctx.ids.used.has(`${base}-${i}`)) i++;
+    id = `${base}-${i}`;
+    ctx.ids.next.set(base, i + 1);
+  }
+  ctx.ids.used.add(id);
   return id;
 }
 
@@ -365,7 +377,10 @@ function addTechnique(
     ...(Array.isArray(pick(t, CODE)) ? { code_list: true } : {}),
     ...keyOrder(t, XKG_TECHNIQUE_KEYS),
   });
+  const codeFrom = ctx.b.plan.artifacts.length;
   const code = addCode(ctx, t, id, name, ref, kind);
+  // This technique's own code and test chunks: the ones addCode just added.
+  const ownCode = ctx.b.plan.artifacts.slice(codeFrom);
   for (const [i, c] of components.entries()) {
     const child = addTechnique(ctx, c, { id, path }, `${ref}.components[${i}]`, depth + 1, i);
     if (child) {
@@ -375,7 +390,7 @@ function addTechnique(
   }
   // A composite technique's code reuses its components' code (paper, C.3 composite-code prompt).
   if (code.length && childCode.length) {
-    const fitted = ctx.b.plan.artifacts.filter((a) => code.includes(a.id));
+    const fitted = ownCode.filter((a) => code.includes(a.id));
     for (const a of fitted)
       a.edges = [
         ...(a.edges ?? []),
@@ -385,14 +400,7 @@ function addTechnique(
   return { id, code };
 }
 
-function addPaper(
-  b: PlanBuilder,
-  p: JsonObject,
-  ref: string,
-  src: string,
-  usedIds: Set<string>,
-  note: Ctx["note"],
-): boolean {
+function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, ids: UsedIds, note: Ctx["note"]): boolean {
   const title = oneLine(text(p, TITLE));
   const rawIds = [
     ...["arxiv_id", "arxiv", "doi", "openalex", "openalex_id", "url", "paper_url", "paper_id", "id"].map((k) =>
@@ -507,8 +515,8 @@ function addPaper(
     );
     if (ok) note(id, { role: r.role });
   }
-  usedIds.add(paperId);
-  const ctx: Ctx = { b, note, paperId, paperTitle: title || paperId, src, usedIds };
+  ids.used.add(paperId);
+  const ctx: Ctx = { b, note, paperId, paperTitle: title || paperId, src, ids };
   for (const [i, t] of techniques.entries()) addTechnique(ctx, t, null, `${ref}.techniques[${i}]`, 0, i);
   addCode(ctx, p, paperId, title || paperId, ref, "paper");
   return true;
@@ -554,11 +562,11 @@ export function parseXkg(text: string, opts: XkgOptions = {}): Result<ImportPlan
         "split the file (one paper per request works)",
       );
   }
-  const usedIds = new Set<string>();
+  const ids: UsedIds = { used: new Set(), next: new Map() };
   const annotations: PlanAnnotation[] = [];
   const note = (chunk: string, node: XkgNode) => {
     annotations.push({ chunk, key: XKG_KEY, value: node });
   };
-  for (const p of papers) addPaper(b, p.value, p.ref, src, usedIds, note);
+  for (const p of papers) addPaper(b, p.value, p.ref, src, ids, note);
   return ok({ ...b.plan, annotations });
 }

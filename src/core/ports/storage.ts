@@ -577,6 +577,11 @@ export interface AnnotationRecord {
 export interface AnnotationStore {
   /** Appends one event; with an eventId already stored, returns that event and appends nothing. */
   appendAnnotation(row: Omit<AnnotationRecord, "id">): Promise<{ row: AnnotationRecord; duplicate: boolean }>;
+  /**
+   * Appends events without an eventId (an import's), in order, in multi-row statements (a handful of
+   * round trips for thousands of rows, not one each); returns how many were appended.
+   */
+  appendAnnotations(rows: Array<Omit<AnnotationRecord, "id"> & { eventId: null }>): Promise<number>;
   /** The event stored under this eventId, or null. */
   annotationByEventId(archiveId: string, eventId: string): Promise<AnnotationRecord | null>;
   /** The events of these chunks (optionally one key), at <= asOf, in (at, id) order. */

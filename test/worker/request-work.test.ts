@@ -1,0 +1,109 @@
+/**
+ * Work per request, counted in D1 statements through a counting binding (not timed): a render reads
+ * the archive in a fixed number of statements plus one per IN-list of 90 ids, not one history read
+ * per code unit; an xKG import writes its annotations in multi-row statements, not one per chunk.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { wire } from "../../src/wiring";
+import { api, newArchive } from "./helpers";
+
+/** The Worker's use cases over a D1 binding that counts prepared statements (all, or those matching). */
+function countingApp() {
+  const seen: string[] = [];
+  const db = new Proxy(env.DB, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop === "prepare")
+        return (query: string) => {
+          seen.push(query);
+          return target.prepare(query);
+        };
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const app = wire({ ...env, DB: db });
+  const count = async (f: () => Promise<unknown>, match?: RegExp) => {
+    seen.length = 0;
+    await f();
+    return match ? seen.filter((q) => match.test(q)).length : seen.length;
+  };
+  return { app, count };
+}
+
+async function projectWith(units: number) {
+  const { id, key } = await newArchive("work");
+  const artifacts: unknown[] = [
+    {
+      id: "decision:a",
+      kind: "decision",
+      title: "Cache heads",
+      content: "Heads stay cached.",
+      valid_from: "2024-01-01",
+    },
+  ];
+  for (let i = 0; i < units; i++)
+    artifacts.push({
+      id: `repo/m${i}.ts`,
+      kind: "code_unit",
+      title: `m${i}.ts`,
+      content: `export function f${i}(x: number): number {\n  return x;\n}\n`,
+      valid_from: "2024-01-01",
+      edges: [{ type: "implements", target: "decision:a" }],
+    });
+  for (let i = 0; i < artifacts.length; i += 200) {
+    const res = await api("POST", `/v1/archives/${id}/ingest`, { artifacts: artifacts.slice(i, i + 200) }, key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+  const note = await api(
+    "POST",
+    `/v1/archives/${id}/chunks/decision:a/annotations`,
+    { key: "status", value: "committed", at: "2024-01-02" },
+    key,
+  );
+  expect(note.status).toBe(201);
+  return id;
+}
+
+describe("work per request", () => {
+  it("a render reads its modules' signatures in batches, not one read per code unit", async () => {
+    const { app, count } = countingApp();
+    const statements: number[] = [];
+    for (const units of [100, 200]) {
+      const id = await projectWith(units);
+      const n = await count(async () => {
+        const r = await app.project.render(id, { budget_tokens: 200_000 });
+        expect(r.ok).toBe(true);
+        if (!r.ok) return;
+        expect(r.value.modules).toHaveLength(units);
+        expect(r.value.modules[0]?.signatures.map((s) => s.symbol)).toEqual(["f0"]);
+        expect(r.value.decisions.map((d) => d.content)).toEqual(["Heads stay cached."]);
+      });
+      statements.push(n);
+    }
+    // 100 more code units: a few more IN-list pages (90 ids each), not 100 more reads.
+    expect(statements[1] as number, statements.join(" -> ")).toBeLessThan((statements[0] as number) + 10);
+  }, 60_000);
+
+  it("an xKG import writes its annotations in multi-row statements", async () => {
+    const { app, count } = countingApp();
+    const { id } = await newArchive("work");
+    const techniques = Array.from({ length: 60 }, (_, i) => ({
+      name: `T${i}`,
+      description: "Scales x.",
+      code: { implementation: `def f${i}(x): return ${i} * x` },
+    }));
+    const file = JSON.stringify({ paper_title: "A paper", paper_abstract: "About scaling.", techniques });
+    let annotated = 0;
+    const inserts = await count(async () => {
+      const r = await app.imports.file(id, { format: "xkg", name: "a.json" }, file);
+      expect(r.ok).toBe(true);
+      annotated = r.ok ? (r.value.counts.annotated ?? 0) : 0;
+    }, /^insert into "annotations"/i);
+    // A paper, 60 techniques and their 60 code chunks: one annotation each, 9 rows per statement.
+    expect(annotated).toBe(121);
+    expect(inserts).toBe(Math.ceil(121 / 9));
+    const again = await app.imports.file(id, { format: "xkg", name: "a.json" }, file);
+    expect(again.ok && again.value.counts.annotated).toBe(0);
+  }, 60_000);
+});
