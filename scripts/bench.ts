@@ -12,14 +12,30 @@ import { execSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
 import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/core/capital";
+import { SqlTables } from "../src/core/capital/sql-tables";
 import { simhash } from "../src/core/sketch";
 import { DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
 import { measureCpuCosts } from "./lib/cpu-costs";
 import { measureRankingCost } from "./lib/ranking-cost";
 import { sourceState } from "./lib/server";
+import { nodeSql } from "./lib/sqlite";
 import { rng, SYNTHETIC_VOCABULARY, syntheticArchive, zipfSampler } from "./lib/synthetic";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+/** V8 heap plus ArrayBuffer bytes after collections (external buffers are released a few ticks later). */
+async function heapUsed(): Promise<number> {
+  for (let k = 0; k < 4; k++) {
+    gc();
+    await new Promise((r) => setImmediate(r));
+  }
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -29,10 +45,12 @@ const sizes =
     ? sizesArg.split(",").map(Number)
     : quick
       ? [1000, 10000]
-      : [1000, 10000, 100000, 300000];
+      : [1000, 10000, 100000, 300000, 1000000];
 // Fewer queries on the largest graphs keep the full run under 10 minutes on 2 cores (the full-graph
 // PPR baseline costs ~1 s per query at 300k heads).
 const queriesFor = (n: number) => (quick ? 60 : n >= 300000 ? 50 : n >= 100000 ? 100 : 200);
+/** The full-graph PPR baseline costs ~1.7 s per query at 300k heads: a subset of queries past 100k. */
+const baselineQueriesFor = (n: number) => (n >= 1000000 ? 5 : n >= 300000 ? 20 : queriesFor(n));
 const e2eHeads = args.includes("--no-e2e") ? null : quick ? "1000" : "10000,100000";
 /**
  * Only a full run (no --quick, --sizes or --no-e2e) replaces bench/results/latest.json, the file
@@ -64,7 +82,14 @@ interface Row {
   heads: number;
   edges: number;
   buildMs: number;
+  /** Change-log ops applied per second while building over SQLite tables, checkpoints included. */
+  applyPerSec: number;
+  /** The store's own accounting (stats.bytes.total / heads). */
   bytesPerHead: number;
+  /** Measured heap per head of a store rebuilt from its checkpoint (one copy vs three, after GC). */
+  heapPerHead: number;
+  /** SQLite bytes per head (tables and checkpoint), outside the heap. */
+  storagePerHead: number;
   paperguru: { p50: number; p99: number };
   fullPpr: { p50: number; p99: number };
   flatCosine: { p50: number; p99: number };
@@ -81,16 +106,55 @@ interface Row {
 
 const PRECISE = { ...DEFAULT_PARAMS, pushEpsilon: 1e-4, maxFrontier: 4096 };
 
-function bench(n: number): Row {
+async function bench(n: number): Promise<Row> {
   const QUERIES = queriesFor(n);
   // 60 distinct words per head: the lexical expert does its real work in every query.
   const arch = syntheticArchive({ heads: n, seed: 7, termsPerHead: 60 });
   const qword = zipfSampler(SYNTHETIC_VOCABULARY, rng(123));
-  const [store, buildMs] = time(() => {
-    const s = new CapitalStore(DEFAULT_PARAMS);
-    for (const op of arch.ops) s.apply(op);
+  // As the Durable Object holds it: tables in SQLite, checkpointed like the object does.
+  const sql = nodeSql();
+  let [built, buildMs]: [CapitalStore | null, number] = time(() => {
+    const s = new CapitalStore(DEFAULT_PARAMS, new SqlTables(sql));
+    let last = 0;
+    for (const [k, op] of arch.ops.entries()) {
+      s.apply(op);
+      s.seq = k + 1;
+      if (s.seq - last >= Math.max(2000, Math.floor(s.size / 20))) {
+        (s.tables as SqlTables).checkpoint(s.seq, s.serialize());
+        last = s.seq;
+      }
+    }
+    (s.tables as SqlTables).checkpoint(s.seq, s.serialize());
     return s;
   });
+  const snap = new Uint8Array((built?.tables as SqlTables).heapSnapshot() as Uint8Array);
+  // Released before the readings: a store collected between them would be subtracted from them.
+  built = null;
+  // Heap per head: hold one rebuilt copy, then three; the difference cancels garbage released late.
+  const copies: CapitalStore[] = [];
+  const rebuild = () => {
+    const c = CapitalStore.deserialize(snap, new SqlTables(sql));
+    route(c, {
+      mentions: [],
+      identifiers: [],
+      boundaries: [],
+      semantic: [],
+      querySketch: new Uint8Array(32),
+      terms: ["w200"],
+      asOf: arch.end,
+      now: arch.end,
+      limit: 10,
+    });
+    copies.push(c);
+  };
+  rebuild();
+  const one = await heapUsed();
+  rebuild();
+  rebuild();
+  const heapPerHead = ((await heapUsed()) - one) / 2 / n;
+  const store = copies[0] as CapitalStore;
+  copies.length = 1;
+  const storagePerHead = sql.bytes() / n;
   const r = rng(99);
   // Head embeddings for the flat baseline and the semantic seeds (the vector index's role).
   const space = new ExactCosineSpace();
@@ -126,7 +190,7 @@ function bench(n: number): Row {
     const qv = Float32Array.from(vecs[target] as Float32Array, (x) => x + (r() - 0.5) * 0.05);
     const ents = [arch.entities[Math.floor(r() * Math.min(arch.entities.length, 2000))] as string];
     const [semantic, flatMs] = time(() => space.query(qv, 100));
-    flat.push(flatMs);
+    if (q < baselineQueriesFor(n)) flat.push(flatMs);
     const input: RouteInput = {
       mentions: ents.map((e) => `method ${e.slice("method:m".length)}`),
       identifiers: [],
@@ -155,6 +219,7 @@ function bench(n: number): Row {
     const [lp, lms] = time(() => localPpr(store, seeds, asOf, DEFAULT_PARAMS));
     local.push(lms);
     touched += lp.touched;
+    if (q >= baselineQueriesFor(n)) continue;
     const [fp, fms] = time(() => fullPpr(store, seeds, asOf, DEFAULT_PARAMS));
     full.push(fms);
     const top = (m: Map<number, number>) =>
@@ -173,21 +238,25 @@ function bench(n: number): Row {
     pAgree += exact.filter((k) => pa.has(k)).length / 10;
   }
   const stats = capitalStats(store);
+  sql.close();
   return {
     heads: n,
     edges: arch.edges,
     buildMs,
+    applyPerSec: arch.ops.length / (buildMs / 1000),
     bytesPerHead: stats.bytesPerHead,
+    heapPerHead,
+    storagePerHead,
     paperguru: { p50: pct(pg, 50), p99: pct(pg, 99) },
     fullPpr: { p50: pct(full, 50), p99: pct(full, 99) },
     flatCosine: { p50: pct(flat, 50), p99: pct(flat, 99) },
     localPpr: { p50: pct(local, 50), p99: pct(local, 99), touched: touched / QUERIES },
-    top10Agreement: agree / QUERIES,
+    top10Agreement: agree / Math.min(QUERIES, baselineQueriesFor(n)),
     precise: {
       p50: pct(precise, 50),
       p99: pct(precise, 99),
-      touched: pTouched / QUERIES,
-      top10Agreement: pAgree / QUERIES,
+      touched: pTouched / Math.min(QUERIES, baselineQueriesFor(n)),
+      top10Agreement: pAgree / Math.min(QUERIES, baselineQueriesFor(n)),
     },
     filtered: {
       kinds: { p50: pct(byKind, 50), p99: pct(byKind, 99) },
@@ -199,9 +268,11 @@ function bench(n: number): Row {
 const rows: Row[] = [];
 for (const n of sizes) {
   process.stdout.write(`building and querying ${n} heads ... `);
-  const row = bench(n);
+  const row = await bench(n);
   rows.push(row);
-  console.log(`done (${(row.buildMs / 1000).toFixed(1)} s build)`);
+  console.log(
+    `done (${(row.buildMs / 1000).toFixed(1)} s build, ${row.applyPerSec.toFixed(0)} ops/s, heap ${row.heapPerHead.toFixed(0)} B/head measured, ${row.bytesPerHead.toFixed(0)} accounted, SQLite ${row.storagePerHead.toFixed(0)} B/head)`,
+  );
 }
 const base = rows[0]?.paperguru.p50 ?? 1;
 const f = (x: number) => (x < 10 ? x.toFixed(3) : x.toFixed(1));

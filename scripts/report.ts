@@ -67,6 +67,10 @@ interface BenchRow {
   heads: number;
   edges: number;
   bytesPerHead: number;
+  /** Absent before the tables moved to SQLite. */
+  heapPerHead?: number;
+  storagePerHead?: number;
+  applyPerSec?: number;
   paperguru: { p50: number; p99: number };
   fullPpr: { p50: number; p99: number };
   flatCosine: { p50: number; p99: number };
@@ -145,7 +149,9 @@ function performance(b: BenchResults): string {
         "nodes with mass",
         "top-10 agreement with full PPR",
         "ε = 10⁻⁴: route p50, agreement",
-        "capital chunk bytes/head",
+        "heap B/head: measured (accounted)",
+        "SQLite B/head",
+        "apply ops/s",
       ],
       b.routing.map((r) => [
         int(r.heads),
@@ -159,7 +165,9 @@ function performance(b: BenchResults): string {
         int(r.localPpr.touched),
         `${(r.top10Agreement * 100).toFixed(0)}%`,
         `${ms(r.precise.p50)} ms, ${(r.precise.top10Agreement * 100).toFixed(0)}%`,
-        int(r.bytesPerHead),
+        r.heapPerHead === undefined ? int(r.bytesPerHead) : `${int(r.heapPerHead)} (${int(r.bytesPerHead)})`,
+        r.storagePerHead === undefined ? "–" : int(r.storagePerHead),
+        r.applyPerSec === undefined ? "–" : int(r.applyPerSec),
       ]),
     ),
   );
