@@ -50,6 +50,11 @@ const CHECKPOINT_EVERY = 2000;
 /** ...or when the write buffer holds this many values (~8 B each in the heap). */
 const CHECKPOINT_PENDING = 400_000;
 const LOG_PAGE = 1000;
+/**
+ * Changes applied in one synchronous slice of a replay; between slices the object yields, so a
+ * query that arrives while a large batch is applied waits for at most one slice, not the batch.
+ */
+const SLICE = 200;
 
 /** The object's own SQLite storage as the capital chunk's synchronous SQL port. */
 export function storageSql(storage: DurableObjectStorage): SyncSql {
@@ -90,6 +95,10 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   /** Change-log position of the last checkpoint. */
   #checkpointSeq = 0;
   #lastRebuild: RebuildReport | null = null;
+  /** Replays run one at a time (two would read the same page and apply it twice). */
+  #lock: Promise<unknown> = Promise.resolve();
+  /** A replay is applying changes (between its slices, reads use the state as it stands). */
+  #replaying = false;
   /** Bumped by evict and forget: a rebuild that started before is discarded. */
   #generation = 0;
   readonly #deps: CapitalDeps;
@@ -175,22 +184,45 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     return store;
   }
 
-  async #replay(archiveId: string, store: CapitalStore): Promise<number> {
+  /** Apply the change log after the store's position, one replay at a time. */
+  #replay(archiveId: string, store: CapitalStore): Promise<number> {
+    const run = this.#lock.then(() => this.#replayNow(archiveId, store));
+    this.#lock = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Read-your-writes for a read: replay what was committed since (normally nothing). While a
+   * replay is already applying a batch, read the state as it stands instead of waiting behind it:
+   * that batch's writer has not been answered yet, and every answered write was applied.
+   */
+  async #catchUp(archiveId: string, store: CapitalStore): Promise<void> {
+    if (!this.#replaying) await this.#replay(archiveId, store);
+  }
+
+  async #replayNow(archiveId: string, store: CapitalStore): Promise<number> {
     let applied = 0;
-    for (;;) {
-      const page = await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
-      // Evicted or forgotten while reading: this store is no longer the object's.
-      if (this.#store !== null && this.#store !== store) return applied;
-      for (const [k, { seq, op }] of page.entries()) {
-        store.apply(op);
-        store.seq = seq;
-        // The write buffer is heap too: keep it within an eighth of the budget as a page applies.
-        if (k % 100 === 99) this.#maybeCheckpoint(store);
+    this.#replaying = true;
+    try {
+      for (;;) {
+        const page = await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
+        for (const [k, { seq, op }] of page.entries()) {
+          // Evicted or forgotten meanwhile: this store is no longer the object's.
+          if (store.tables !== this.#tables) return applied;
+          if (seq <= store.seq) continue;
+          store.apply(op);
+          store.seq = seq;
+          applied++;
+          // The write buffer is heap too: keep it within an eighth of the budget as a page applies.
+          if (k % 100 === 99) this.#maybeCheckpoint(store);
+          if (k % SLICE === SLICE - 1) await new Promise((r) => setTimeout(r, 0));
+        }
+        if (page.length < LOG_PAGE) break;
       }
-      applied += page.length;
-      if (page.length < LOG_PAGE) break;
+      return applied;
+    } finally {
+      this.#replaying = false;
     }
-    return applied;
   }
 
   /**
@@ -230,8 +262,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async route(archiveId: string, input: RouteInput): Promise<RouteResult> {
     const store = await this.#ensure(archiveId);
     // Read-your-writes: one indexed range read of the change log (normally empty) per query.
-    await this.#replay(archiveId, store);
-    this.#maybeCheckpoint(store);
+    await this.#catchUp(archiveId, store);
     return route(store, input, this.#params);
   }
 
@@ -250,14 +281,14 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
 
   async neighbours(archiveId: string, chunk: string, t: number) {
     const store = await this.#ensure(archiveId);
-    await this.#replay(archiveId, store);
+    await this.#catchUp(archiveId, store);
     if (!store.has(chunk)) return null;
     return { head: store.head(chunk), neighbours: store.neighbours(chunk, t) };
   }
 
   async resolve(archiveId: string, mention: string, t: number) {
     const store = await this.#ensure(archiveId);
-    await this.#replay(archiveId, store);
+    await this.#catchUp(archiveId, store);
     return store.resolve(mention, t);
   }
 
