@@ -1,16 +1,21 @@
 /**
- * `node --expose-gc --import tsx scripts/heap-per-head.ts <testdata dir> [--out file]`: real heap
+ * `npx tsx scripts/heap-per-head.ts <testdata dir> [--out file]`: real heap
  * growth per head of the capital chunk built from plain-text passages (HotpotQA + 2Wiki, stored as
  * `note` artifacts with title and content only, planned by the same ingest code as the Worker),
  * measured as (V8 heap used + ArrayBuffer bytes) after GC, before and after building the store and
  * after a snapshot rebuild, next to the store's own accounting (`stats.bytes`).
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { CapitalStore, capitalStats, route } from "../src/core/capital";
 import { SqlTables } from "../src/core/capital/sql-tables";
 import { planIngest, prepareBatch } from "../src/core/ingest";
 import type { ChangeOp } from "../src/core/types";
 import { loadHotpot, loadTwoWiki } from "./lib/datasets";
+import { sourceState } from "./lib/server";
 import { nodeSql } from "./lib/sqlite";
 
 const dir = process.argv[2];
@@ -18,8 +23,11 @@ if (!dir || !existsSync(`${dir}/multihop`)) {
   console.log(`heap-per-head: no data folder at ${dir ?? "(none given)"}; skipped`);
   process.exit(0);
 }
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error("run with node --expose-gc");
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const outArg = process.argv[process.argv.indexOf("--out") + 1];
+const outFile = process.argv.includes("--out") && outArg ? outArg : "bench/results/heap-latest.json";
+const source = sourceState();
 /** Heap used plus ArrayBuffer bytes after GC; external buffers are released by finalizers a few ticks later. */
 const used = async () => {
   for (let k = 0; k < 4; k++) {
@@ -98,6 +106,11 @@ const rebuiltBytes = ((await used()) - one) / 2;
 const rebuilt = copies[0] as CapitalStore;
 const st2 = capitalStats(rebuilt);
 const out = {
+  date: new Date().toISOString(),
+  commit: source.commit,
+  source,
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown", node: process.version },
+  corpus: "HotpotQA + 2WikiMultihopQA passages (testdata/multihop), notes with title and content",
   passages: passages.length,
   ops: ops.length,
   heads: st.heads,
@@ -109,3 +122,6 @@ const out = {
   breakdownPerHead: Object.fromEntries(Object.entries(st2.bytes).map(([k, v]) => [k, Math.round(v / st2.heads)])),
 };
 console.log(JSON.stringify(out, null, 2));
+mkdirSync(dirname(outFile), { recursive: true });
+writeFileSync(outFile, `${JSON.stringify(out, null, 2)}\n`);
+console.log(`wrote ${outFile}`);

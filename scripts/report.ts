@@ -20,6 +20,7 @@ const README = "README.md";
 const BENCH = "bench/results/latest.json";
 const EVAL = "bench/results/eval-latest.json";
 const EXPLORE = "bench/results/explore-latest.json";
+const HEAP = "bench/results/heap-latest.json";
 
 // ------------------------------------------------------------------ formatting
 
@@ -989,6 +990,63 @@ function explorer(x: ExploreResults, bench: BenchResults | null): string {
   return out.join("\n");
 }
 
+// ------------------------------------------------------------------ scale plan (heap per head)
+
+interface HeapResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  corpus: string;
+  heads: number;
+  applyPerSec: number;
+  heapPerHeadRebuilt: number;
+  accountedPerHeadRebuilt: number;
+  sqliteBytesPerHead: number;
+  breakdownPerHead: Record<string, number>;
+}
+
+/** The default heap budget of one capital chunk (DEFAULT_PARAMS.heapBudgetBytes). */
+const BUDGET = 64 * 1024 * 1024;
+
+function scale(h: HeapResults | null, b: BenchResults | null): string {
+  const out: string[] = [];
+  if (h) {
+    out.push(
+      runLine("Last `npm run bench:heap`", h),
+      "",
+      `**Plain text** (${h.corpus}; ${int(h.heads)} heads): a capital chunk rebuilt from its checkpoint holds **${int(h.heapPerHeadRebuilt)} B/head** of heap, measured (V8 heap plus ArrayBuffers after GC, one copy held against three); its own accounting (\`stats.bytes\`) says ${int(h.accountedPerHeadRebuilt)} B/head (${Object.entries(h.breakdownPerHead)
+        .filter(([k, v]) => k !== "total" && v > 0)
+        .map(([k, v]) => `${k} ${int(v)}`)
+        .join(", ")}). Entities, postings, aliases, title owners and timelines are in the object's SQLite storage: ${int(h.sqliteBytesPerHead)} B/head there. At the default budget of 64 MiB one object holds ~${int(BUDGET / h.heapPerHeadRebuilt)} such heads; changes apply at ${int(h.applyPerSec)}/s in process.`,
+    );
+  } else out.push(`_No results file (${HEAP}); run \`npm run bench:heap\`._`);
+  const rows = (b?.routing ?? []).filter((r) => r.heapPerHead !== undefined);
+  if (b && rows.length) {
+    const last = rows[rows.length - 1] as BenchRow;
+    out.push(
+      "",
+      `**Structured heads** (the synthetic citation graphs of \`npm run bench\`, ~8 citations and 60 distinct words per head; ${runLine("run", b).slice(1, -1)}):`,
+      "",
+      table(
+        ["heads", "heap B/head measured", "accounted", "SQLite B/head", "apply ops/s", "route p50 / p99 ms", "heads per object at 64 MiB"],
+        rows.map((r) => [
+          int(r.heads),
+          int(r.heapPerHead ?? 0),
+          int(r.bytesPerHead),
+          int(r.storagePerHead ?? 0),
+          int(r.applyPerSec ?? 0),
+          `${ms(r.paperguru.p50)} / ${ms(r.paperguru.p99)}`,
+          `~${int(BUDGET / (r.heapPerHead ?? r.bytesPerHead))}`,
+        ]),
+      ),
+      "",
+      `At ${int(last.heads)} heads one object would need ~${int(((last.heapPerHead ?? last.bytesPerHead) * last.heads) / 1024 / 1024)} MiB.`,
+    );
+  }
+  return out.join("\n");
+}
+
 // ------------------------------------------------------------------ README rewriting
 
 function replaceBlock(text: string, name: string, body: string): string {
@@ -1021,6 +1079,7 @@ text = replaceBlock(
   "explorer",
   explore ? explorer(explore, bench) : missing(EXPLORE, "npx tsx scripts/explore-timing.ts"),
 );
+text = replaceBlock(text, "scale", scale(readJson<HeapResults>(HEAP), bench));
 text = replaceBlock(text, "lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 if (args.includes("--check")) {
   if (text !== before) {

@@ -247,7 +247,7 @@ export const KeyRevoked = z
   .openapi("KeyRevoked", { example: { revoked: "k_9f8e7d6c5b4a3928" } });
 
 export const Snapshot = z.object({ seq: z.number(), bytes: z.number(), key: z.string() }).openapi("Snapshot", {
-  example: { seq: 3100, bytes: 390000, key: "archives/rag-memory/capital/000000003100.snap" },
+  example: { seq: 3100, bytes: 390000, key: "capital/rag-memory/000000003100" },
 });
 
 export const Evicted = z.object({ evicted: z.string() }).openapi("Evicted", { example: { evicted: "rag-memory" } });

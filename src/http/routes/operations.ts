@@ -13,9 +13,9 @@ endpoint(
     method: "post",
     path: "/v1/archives/{archive}/admin/snapshot",
     tags: ["operations"],
-    summary: "Snapshot the capital chunk",
+    summary: "Checkpoint the capital chunk",
     description:
-      "Admin key. Writes a capital-chunk snapshot to R2 now; rebuilds start from the latest snapshot and replay the change log after it.",
+      "Admin key. Checkpoints the capital chunk now: its heap snapshot, its buffered tables and the change-log position, in one transaction of the Durable Object's own storage. Rebuilds start from the latest checkpoint and replay the change log after it.",
     request: { params: S.ArchiveParam },
     responses: { 200: json(S.Snapshot), ...errors(400, 401, 403, 404) },
   },
