@@ -21,6 +21,7 @@ const BENCH = "bench/results/latest.json";
 const EVAL = "bench/results/eval-latest.json";
 const EXPLORE = "bench/results/explore-latest.json";
 const HEAP = "bench/results/heap-latest.json";
+const PLACEMENT = "bench/results/placement-latest.json";
 
 // ------------------------------------------------------------------ formatting
 
@@ -1009,16 +1010,38 @@ interface HeapResults {
 /** The default heap budget of one capital chunk (DEFAULT_PARAMS.heapBudgetBytes). */
 const BUDGET = 64 * 1024 * 1024;
 
-function scale(h: HeapResults | null, b: BenchResults | null): string {
+interface PlacementResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  rows: Array<{
+    archive: string;
+    shards: number;
+    placement: string;
+    slots: number;
+    crossShare: number;
+    seedShards: number;
+    candidateShards: number;
+    massShards: number;
+    largestOverMean: number;
+  }>;
+}
+
+function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResults | null): string {
   const out: string[] = [];
   if (h) {
     out.push(
       runLine("Last `npm run bench:heap`", h),
       "",
-      `**Plain text** (${h.corpus}; ${int(h.heads)} heads): a capital chunk rebuilt from its checkpoint holds **${int(h.heapPerHeadRebuilt)} B/head** of heap, measured (V8 heap plus ArrayBuffers after GC, one copy held against three); its own accounting (\`stats.bytes\`) says ${int(h.accountedPerHeadRebuilt)} B/head (${Object.entries(h.breakdownPerHead)
+      `**Plain text** (${h.corpus}; ${int(h.heads)} heads): a capital chunk rebuilt from its checkpoint holds **${int(h.heapPerHeadRebuilt)} B/head** of heap, measured (V8 heap plus ArrayBuffers after GC, one copy held against three); its own accounting (\`stats.bytes\`) says ${int(h.accountedPerHeadRebuilt)} B/head (${Object.entries(
+        h.breakdownPerHead,
+      )
         .filter(([k, v]) => k !== "total" && v > 0)
         .map(([k, v]) => `${k} ${int(v)}`)
-        .join(", ")}). Entities, postings, aliases, title owners and timelines are in the object's SQLite storage: ${int(h.sqliteBytesPerHead)} B/head there. At the default budget of 64 MiB one object holds ~${int(BUDGET / h.heapPerHeadRebuilt)} such heads; changes apply at ${int(h.applyPerSec)}/s in process.`,
+        .join(
+          ", ",
+        )}). Entities, postings, aliases, title owners and timelines are in the object's SQLite storage: ${int(h.sqliteBytesPerHead)} B/head there. At the default budget of 64 MiB one object holds ~${int(BUDGET / h.heapPerHeadRebuilt)} such heads; changes apply at ${int(h.applyPerSec)}/s in process.`,
     );
   } else out.push(`_No results file (${HEAP}); run \`npm run bench:heap\`._`);
   const rows = (b?.routing ?? []).filter((r) => r.heapPerHead !== undefined);
@@ -1029,7 +1052,15 @@ function scale(h: HeapResults | null, b: BenchResults | null): string {
       `**Structured heads** (the synthetic citation graphs of \`npm run bench\`, ~8 citations and 60 distinct words per head; ${runLine("run", b).slice(1, -1)}):`,
       "",
       table(
-        ["heads", "heap B/head measured", "accounted", "SQLite B/head", "apply ops/s", "route p50 / p99 ms", "heads per object at 64 MiB"],
+        [
+          "heads",
+          "heap B/head measured",
+          "accounted",
+          "SQLite B/head",
+          "apply ops/s",
+          "route p50 / p99 ms",
+          "heads per object at 64 MiB",
+        ],
         rows.map((r) => [
           int(r.heads),
           int(r.heapPerHead ?? 0),
@@ -1044,6 +1075,34 @@ function scale(h: HeapResults | null, b: BenchResults | null): string {
       `At ${int(last.heads)} heads one object would need ~${int(((last.heapPerHead ?? last.bytesPerHead) * last.heads) / 1024 / 1024)} MiB.`,
     );
   }
+  if (p)
+    out.push(
+      "",
+      `**Placement of heads on shards**, measured before sharding is built (\`npx tsx scripts/shard-placement.ts ../shared/testdata\`; ${runLine("run", p).slice(1, -1)}): the share of neighbour slots whose target would be on another shard, and per query the shards holding its seeds, its top-M candidates and the nodes its diffusion reaches:`,
+      "",
+      table(
+        [
+          "archive",
+          "shards",
+          "placement",
+          "cross-shard slots",
+          "shards with seeds",
+          "with candidates",
+          "reached by diffusion",
+          "largest shard ÷ mean",
+        ],
+        p.rows.map((r) => [
+          r.archive,
+          String(r.shards),
+          r.placement,
+          `${(r.crossShare * 100).toFixed(1)}% of ${int(r.slots)}`,
+          r.seedShards.toFixed(2),
+          r.candidateShards.toFixed(2),
+          r.massShards.toFixed(2),
+          r.largestOverMean.toFixed(2),
+        ]),
+      ),
+    );
   return out.join("\n");
 }
 
@@ -1079,7 +1138,7 @@ text = replaceBlock(
   "explorer",
   explore ? explorer(explore, bench) : missing(EXPLORE, "npx tsx scripts/explore-timing.ts"),
 );
-text = replaceBlock(text, "scale", scale(readJson<HeapResults>(HEAP), bench));
+text = replaceBlock(text, "scale", scale(readJson<HeapResults>(HEAP), bench, readJson<PlacementResults>(PLACEMENT)));
 text = replaceBlock(text, "lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 if (args.includes("--check")) {
   if (text !== before) {
