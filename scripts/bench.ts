@@ -12,30 +12,17 @@ import { execSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { ExactCosineSpace } from "../src/adapters/local/memory-vectors";
 import { CapitalStore, capitalStats, fullPpr, localPpr, route } from "../src/core/capital";
 import { SqlTables } from "../src/core/capital/sql-tables";
 import { simhash } from "../src/core/sketch";
 import { DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
 import { measureCpuCosts } from "./lib/cpu-costs";
+import { rebuiltHeapPerHead } from "./lib/heap";
 import { measureRankingCost } from "./lib/ranking-cost";
 import { sourceState } from "./lib/server";
 import { nodeSql } from "./lib/sqlite";
 import { rng, SYNTHETIC_VOCABULARY, syntheticArchive, zipfSampler } from "./lib/synthetic";
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-/** V8 heap plus ArrayBuffer bytes after collections (external buffers are released a few ticks later). */
-async function heapUsed(): Promise<number> {
-  for (let k = 0; k < 4; k++) {
-    gc();
-    await new Promise((r) => setImmediate(r));
-  }
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-}
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -130,30 +117,17 @@ async function bench(n: number): Promise<Row> {
   // The built store is not used past this line, so it is collected before the first reading (one
   // collected between the readings would be subtracted from them).
   const snap = new Uint8Array((first.tables as SqlTables).heapSnapshot() as Uint8Array);
-  // Heap per head: hold one rebuilt copy, then three; the difference cancels garbage released late.
-  const copies: CapitalStore[] = [];
-  const rebuild = () => {
-    const c = CapitalStore.deserialize(snap, new SqlTables(sql));
-    route(c, {
-      mentions: [],
-      identifiers: [],
-      boundaries: [],
-      semantic: [],
-      querySketch: new Uint8Array(32),
-      terms: ["w200"],
-      asOf: arch.end,
-      now: arch.end,
-      limit: 10,
-    });
-    copies.push(c);
-  };
-  rebuild();
-  const one = await heapUsed();
-  rebuild();
-  rebuild();
-  const heapPerHead = ((await heapUsed()) - one) / 2 / n;
-  const store = copies[0] as CapitalStore;
-  copies.length = 1;
+  const { perHead: heapPerHead, store } = await rebuiltHeapPerHead(snap, () => new SqlTables(sql), {
+    mentions: [],
+    identifiers: [],
+    boundaries: [],
+    semantic: [],
+    querySketch: new Uint8Array(32),
+    terms: ["w200"],
+    asOf: arch.end,
+    now: arch.end,
+    limit: 10,
+  });
   const storagePerHead = sql.bytes() / n;
   const r = rng(99);
   // Head embeddings for the flat baseline and the semantic seeds (the vector index's role).

@@ -8,13 +8,11 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
-import { CapitalStore, capitalStats, route } from "../src/core/capital";
+import { CapitalStore, capitalStats } from "../src/core/capital";
 import { SqlTables } from "../src/core/capital/sql-tables";
-import { planIngest, prepareBatch } from "../src/core/ingest";
-import type { ChangeOp } from "../src/core/types";
 import { loadHotpot, loadTwoWiki } from "./lib/datasets";
+import { rebuiltHeapPerHead } from "./lib/heap";
+import { plannedOps, queryInput } from "./lib/plan";
 import { sourceState } from "./lib/server";
 import { nodeSql } from "./lib/sqlite";
 
@@ -23,43 +21,14 @@ if (!dir || !existsSync(`${dir}/multihop`)) {
   console.log(`heap-per-head: no data folder at ${dir ?? "(none given)"}; skipped`);
   process.exit(0);
 }
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
 const outArg = process.argv[process.argv.indexOf("--out") + 1];
 const outFile = process.argv.includes("--out") && outArg ? outArg : "bench/results/heap-latest.json";
 const source = sourceState();
-/** Heap used plus ArrayBuffer bytes after GC; external buffers are released by finalizers a few ticks later. */
-const used = async () => {
-  for (let k = 0; k < 4; k++) {
-    gc();
-    await new Promise((r) => setImmediate(r));
-  }
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
 const passages = [...(loadHotpot(dir)?.passages ?? []), ...(loadTwoWiki(dir) ?? [])];
-const ops: Array<{ seq: number; op: ChangeOp }> = [];
-let seq = 0;
+const ops = (
+  await plannedOps(passages.map((p) => ({ id: p.id, kind: "note" as const, title: p.title, content: p.text })))
+).map((op, k) => ({ seq: k + 1, op }));
 const now = Date.UTC(2026, 0, 1);
-for (let i = 0; i < passages.length; i += 200) {
-  const batch = passages.slice(i, i + 200).map((p) => ({
-    id: p.id,
-    kind: "note" as const,
-    title: p.title,
-    content: p.text,
-  }));
-  const prep = prepareBatch(batch);
-  if (!prep.ok) throw new Error(prep.error.message);
-  const plan = await planIngest(
-    "a",
-    prep.value,
-    { chunks: new Map(), entities: new Set(), aliases: new Set() },
-    now,
-    async () => "",
-  );
-  if (!plan.ok) throw new Error(plan.error.message);
-  for (const op of plan.value.ops) ops.push({ seq: ++seq, op });
-}
 // The Durable Object's layout: tables in SQLite (outside the heap), checkpointed like the object
 // does (every 2,000 changes), the heap snapshot written with each checkpoint.
 const sql = nodeSql();
@@ -78,32 +47,9 @@ for (const { seq: s, op } of ops) {
 const applyMs = performance.now() - t0;
 const st = capitalStats(store);
 store = null;
-const tables = new SqlTables(sql);
-const snap = new Uint8Array(tables.heapSnapshot() as Uint8Array);
-// One copy, then three: the difference cancels late-released garbage (see test/core/heap.test.ts).
-const copies: CapitalStore[] = [];
-const add = (k: number) => {
-  for (let j = 0; j < k; j++) {
-    const c = CapitalStore.deserialize(snap, tables);
-    route(c, {
-      mentions: [],
-      identifiers: [],
-      boundaries: [],
-      semantic: [],
-      querySketch: new Uint8Array(32),
-      terms: ["river"],
-      asOf: now,
-      now,
-      limit: 10,
-    });
-    copies.push(c);
-  }
-};
-add(1);
-const one = await used();
-add(2);
-const rebuiltBytes = ((await used()) - one) / 2;
-const rebuilt = copies[0] as CapitalStore;
+const snap = new Uint8Array(new SqlTables(sql).heapSnapshot() as Uint8Array);
+const { perHead, store: rebuilt } = await rebuiltHeapPerHead(snap, () => new SqlTables(sql), queryInput("river", now));
+const rebuiltBytes = perHead * rebuilt.size;
 const st2 = capitalStats(rebuilt);
 const out = {
   date: new Date().toISOString(),

@@ -12,11 +12,10 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { CapitalStore, localPpr, route } from "../src/core/capital";
-import { type ArtifactInput, planIngest, prepareBatch } from "../src/core/ingest";
-import { queryTerms } from "../src/core/text/lexical";
-import { extractMentions } from "../src/core/text/mentions";
-import { type ChangeOp, DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
+import type { ArtifactInput } from "../src/core/ingest";
+import { type ChangeOp, DEFAULT_PARAMS } from "../src/core/types";
 import { loadCiteSeer, loadHotpot, loadTwoWiki } from "./lib/datasets";
+import { plannedOps, queryInput } from "./lib/plan";
 import { sourceState } from "./lib/server";
 
 const source = sourceState();
@@ -41,43 +40,10 @@ if (!dir || !existsSync(dir)) {
 const shardArg = process.argv[process.argv.indexOf("--shards") + 1];
 const counts = process.argv.includes("--shards") && shardArg ? shardArg.split(",").map(Number) : [4, 8];
 
-async function opsOf(artifacts: ArtifactInput[]): Promise<ChangeOp[]> {
-  const ops: ChangeOp[] = [];
-  for (let i = 0; i < artifacts.length; i += 200) {
-    const prep = prepareBatch(artifacts.slice(i, i + 200));
-    if (!prep.ok) throw new Error(prep.error.message);
-    const plan = await planIngest(
-      "a",
-      prep.value,
-      { chunks: new Map(), entities: new Set(), aliases: new Set() },
-      Date.UTC(2025, 0, 1) + i,
-      async () => "",
-    );
-    if (!plan.ok) throw new Error(plan.error.message);
-    ops.push(...plan.value.ops);
-  }
-  return ops;
-}
-
 function fnv(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-function input(q: string): RouteInput {
-  const { identifiers, candidates } = extractMentions(q);
-  return {
-    mentions: candidates,
-    identifiers: identifiers.map((x) => x.id),
-    boundaries: [],
-    semantic: [],
-    querySketch: new Uint8Array(32),
-    terms: queryTerms(q),
-    asOf: Date.UTC(2030, 0, 1),
-    now: Date.UTC(2030, 0, 1),
-    limit: 10,
-  };
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -91,7 +57,7 @@ function measure(name: string, ops: ChangeOp[], queries: string[]) {
   }
   const n = s.size;
   const runs = queries.map((q) => {
-    const r = route(s, input(q), DEFAULT_PARAMS);
+    const r = route(s, queryInput(q), DEFAULT_PARAMS);
     const seeds = r.trace.seeds.map((x) => s.index.get(x.chunk) as number);
     const cands = r.candidates.map((c) => s.index.get(c.chunk) as number);
     const mass = [...localPpr(s, new Map(seeds.map((i) => [i, 1])), Date.UTC(2030, 0, 1), DEFAULT_PARAMS).mass.keys()];
@@ -142,7 +108,7 @@ const hp = loadHotpot(dir);
 const tw = loadTwoWiki(dir);
 if (hp && tw) {
   const passages = [...hp.passages, ...tw];
-  const ops = await opsOf(passages.map((p) => ({ id: p.id, kind: "note", title: p.title, content: p.text })));
+  const ops = await plannedOps(passages.map((p) => ({ id: p.id, kind: "note", title: p.title, content: p.text })));
   measure(
     "HotpotQA + 2Wiki",
     ops,
@@ -163,7 +129,7 @@ if (cs) {
   }));
   measure(
     "CiteSeer",
-    await opsOf(arts),
+    await plannedOps(arts),
     [...cs.held.keys()].map((id) => cs.papers.find((p) => p.id === id)?.text.slice(0, 1000) ?? ""),
   );
 }

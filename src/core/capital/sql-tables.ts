@@ -329,12 +329,7 @@ export class SqlTables implements CapitalTables {
         this.sql.run("INSERT OR REPLACE INTO pg_meta(k, v) VALUES (?, ?)", k, v);
     });
     this.#storedEntities += this.#newIds.length;
-    this.#newIds = [];
-    this.#newIndex.clear();
-    this.#info.clear();
-    this.#aliases.clear();
-    this.#owners.clear();
-    this.#timelines.clear();
+    this.#dropPending();
   }
 
   entityIndex(id: string): number | undefined {
