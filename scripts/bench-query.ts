@@ -3,8 +3,9 @@
  * latency through a throwaway local Worker on plain text. Ingests `--heads` encyclopedia-style
  * passages (scripts/lib/prose.ts; id, kind, title, content only) in batches of 200, then asks
  * `--queries` questions one at a time to /route (limit 16) and to /context (budget 1,200 tokens), after
- * 10 warm-up queries of each. Reports client p50/p99 and the p50 of each server phase (the responses'
- * trace.timings_ms). `--ref` runs the Worker from that commit's tree instead of the working tree.
+ * 10 warm-up queries of each. Reports client p50/p99, the p50 of each server phase (the responses'
+ * trace.timings_ms) and the floor under them (/healthz, and an authorised /route refused with a
+ * 400). `--ref` runs the Worker from that commit's tree instead of the working tree.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -59,6 +60,28 @@ try {
     return row;
   }
 
+  // The floor under every query: a request that does nothing (/healthz), and one that is authorised
+  // (one D1 key read) and refused by validation (an empty query, 400) before any query work.
+  const floor = async (name: string, send: () => Promise<Response>) => {
+    const lat: number[] = [];
+    for (let q = 0; q < QUERIES + 10; q++) {
+      const t = performance.now();
+      await (await send()).text();
+      if (q >= 10) lat.push(performance.now() - t);
+    }
+    console.log(`${name}: p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms`);
+    return { name, p50: pct(lat, 50), p99: pct(lat, 99) };
+  };
+  const floors = [
+    await floor("healthz", () => harnessFetch(`${server.url}/healthz`)),
+    await floor("route 400 (auth + validation)", () =>
+      harnessFetch(`${server.url}/v1/archives/${id}/route`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${created.key.secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ query: "" }),
+      }),
+    ),
+  ];
   const route = await measure("route", async (query) => {
     const r = await pg.route(id, { query, limit: 16 });
     return r.trace.timings_ms as Record<string, number>;
@@ -71,7 +94,7 @@ try {
     mkdirSync(dirname(outFile), { recursive: true });
     writeFileSync(
       outFile,
-      `${JSON.stringify({ date: new Date().toISOString(), source: server.source ?? null, heads: HEADS, queries: QUERIES, ingestS, route, context }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), source: server.source ?? null, heads: HEADS, queries: QUERIES, ingestS, floors, route, context }, null, 2)}\n`,
     );
   }
 } finally {
