@@ -11,6 +11,7 @@ import type {
   Embedder,
   SessionEvent,
   SessionStore,
+  StoredVersion,
   VectorIndex,
   VersionReader,
 } from "./ports";
@@ -18,7 +19,15 @@ import { simhash } from "./sketch";
 import { queryTerms } from "./text/lexical";
 import { extractMentions } from "./text/mentions";
 import { countTokens, DEFAULT_TOKENIZER, loadTokenizer, type TokenizerName } from "./text/tokenizer";
-import type { AnchoredSpan, EdgeType, EvidenceCard, RouteFilter, RouteResult, SemanticHit } from "./types";
+import type {
+  AccessChannel,
+  AnchoredSpan,
+  EdgeType,
+  EvidenceCard,
+  RouteFilter,
+  RouteResult,
+  SemanticHit,
+} from "./types";
 
 export interface QueryDeps {
   embedder: Embedder;
@@ -129,12 +138,32 @@ export interface RouteResponse {
   timings: Timings;
 }
 
+type AccessEvent = { chunk: string; channel: AccessChannel; at: number };
+
 export async function routeQuery(deps: QueryDeps, req: RouteRequest): Promise<RouteResponse> {
+  const { response, accesses } = await routeUnlogged(deps, req);
+  const t0 = perfNow();
+  await deps.access.record(req.archiveId, accesses, req.sessionId);
+  const { total = 0, ...phases } = response.timings;
+  const log = Math.round((perfNow() - t0) * 1000) / 1000;
+  response.timings = { ...phases, log, total: Math.round((total + log) * 1000) / 1000 };
+  return response;
+}
+
+/** routeQuery without writing the access log: the routing accesses are returned for the caller to log. */
+async function routeUnlogged(
+  deps: QueryDeps,
+  req: RouteRequest,
+): Promise<{ response: RouteResponse; accesses: AccessEvent[] }> {
   const t = timer(perfNow);
   const now = deps.clock.now();
   const asOf = req.asOf ?? now;
   const { identifiers, candidates } = extractMentions(req.query);
   t.lap("analyse");
+  // The session's recency seeds are read while the query is embedded and the vector index asked.
+  const recentRead = req.sessionId
+    ? deps.access.recentForSession(req.archiveId, req.sessionId, asOf, RECENT_PER_SESSION)
+    : undefined;
   const [qvec] = await deps.embedder.embed([req.query]);
   const vec = qvec ?? new Float32Array(deps.embedder.dims);
   t.lap("embed");
@@ -143,9 +172,7 @@ export async function routeQuery(deps: QueryDeps, req: RouteRequest): Promise<Ro
   const idMap = hashed.length ? await deps.chunkIdsForVectorIds(req.archiveId, hashed) : new Map<string, string>();
   const semantic = matches.map((m) => ({ chunk: idMap.get(m.id) ?? m.id, score: m.score }));
   t.lap("semantic");
-  const recent = req.sessionId
-    ? await deps.access.recentForSession(req.archiveId, req.sessionId, asOf, RECENT_PER_SESSION)
-    : undefined;
+  const recent = await recentRead;
   t.lap("recent");
   const route = await deps.router.route({
     mentions: candidates,
@@ -162,14 +189,11 @@ export async function routeQuery(deps: QueryDeps, req: RouteRequest): Promise<Ro
     ...(req.filter ? { filter: req.filter } : {}),
   });
   t.lap("route");
-  await deps.access.record(
-    req.archiveId,
-    route.selected.map((s) => ({ chunk: s.chunk, channel: "routing" as const, at: now })),
-    req.sessionId,
-  );
-  t.lap("log");
   t.total();
-  return { route, asOf, semantic, timings: t.timings };
+  return {
+    response: { route, asOf, semantic, timings: t.timings },
+    accesses: route.selected.map((s) => ({ chunk: s.chunk, channel: "routing" as const, at: now })),
+  };
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
@@ -225,9 +249,30 @@ function expandPasses(f: RouteFilter, row: { chunkId: string; kind: string; boun
   );
 }
 
-/** Open contents lazily (only chunks already chosen) and distill them in order within the budget. */
+/** R2 allows 6 simultaneous connections per request: contents are read 6 at a time. */
+const CONTENT_WAVE = 6;
+
+/**
+ * Open contents lazily (only chunks already chosen) and distill them in order within the budget.
+ * Contents are read a wave of 6 at a time, and no further once the budget left is below the smallest
+ * card (MIN_CARD_TOKENS): a /context with 1,200 tokens fills ~5 cards from the first 6-12 of its 24
+ * chunks instead of reading all 24. The chunks after that point are skipped as over_budget without
+ * their contents being read (so one whose content is missing reads over_budget, not missing_content).
+ */
 export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise<ExpandResponse> {
-  const t = timer(perfNow);
+  const { response, accesses } = await expandUnlogged(deps, req);
+  const t0 = perfNow();
+  await deps.access.record(req.archiveId, accesses, req.sessionId);
+  response.timings.total = Math.round(((response.timings.total ?? 0) + (perfNow() - t0)) * 1000) / 1000;
+  return response;
+}
+
+/** expandChunks without writing the access log: the expansion accesses are returned for the caller to log. */
+async function expandUnlogged(
+  deps: QueryDeps,
+  req: ExpandRequest,
+): Promise<{ response: ExpandResponse; accesses: AccessEvent[] }> {
+  const start = perfNow();
   const now = deps.clock.now();
   const asOf = req.asOf ?? now;
   const tokenizer = req.tokenizer ?? DEFAULT_TOKENIZER;
@@ -239,66 +284,87 @@ export async function expandChunks(deps: QueryDeps, req: ExpandRequest): Promise
     req.chunks.filter((c) => c.version === undefined).map((c) => c.chunk),
     asOf,
   );
-  const rows = await mapLimit(req.chunks, 6, async (c) => {
+  const rows = await mapLimit(req.chunks, CONTENT_WAVE, async (c) => {
     if (c.version !== undefined) return deps.versions.exact(req.archiveId, c.chunk, c.version);
     return visible.get(c.chunk) ?? null;
   });
-  // R2 allows 6 simultaneous connections per request; contents are read 6 at a time.
-  const contents = await mapLimit(rows, 6, async (r) => (r ? deps.blobs.get(r.contentKey) : null));
-  t.lap("expand");
+  const readable = rows.map((row) => row !== null && !(req.filter && !expandPasses(req.filter, row)));
   const cards: EvidenceCard[] = [];
   let used = 0;
-  for (const [i, c] of req.chunks.entries()) {
-    const row = rows[i];
-    const content = contents[i];
-    if (!row) {
-      skipped.push({ chunk: c.chunk, reason: c.version !== undefined ? "version_not_found" : "not_visible" });
-      continue;
+  let distillMs = 0;
+  let next = 0;
+  const exhausted = () => Math.min(req.budgetTokens - used, maxCard) < MIN_CARD_TOKENS;
+  while (next < req.chunks.length) {
+    // The next wave: the contents of the next 6 readable chunks (and the unreadable ones among them).
+    const wave: number[] = [];
+    let end = next;
+    if (!exhausted())
+      while (end < req.chunks.length && wave.length < CONTENT_WAVE) {
+        if (readable[end]) wave.push(end);
+        end++;
+      }
+    else end = req.chunks.length;
+    const contents = new Map<number, string | null>();
+    await Promise.all(
+      wave.map(async (i) => {
+        contents.set(i, await deps.blobs.get((rows[i] as StoredVersion).contentKey));
+      }),
+    );
+    const t2 = perfNow();
+    for (let i = next; i < end; i++) {
+      const c = req.chunks[i] as ExpandRequest["chunks"][number];
+      const row = rows[i];
+      if (!row) {
+        skipped.push({ chunk: c.chunk, reason: c.version !== undefined ? "version_not_found" : "not_visible" });
+        continue;
+      }
+      if (req.filter && !expandPasses(req.filter, row)) {
+        skipped.push({ chunk: c.chunk, reason: "filtered" });
+        continue;
+      }
+      const content = contents.get(i);
+      if (content === null) {
+        skipped.push({ chunk: c.chunk, reason: "missing_content" });
+        continue;
+      }
+      const remaining = req.budgetTokens - used;
+      if (content === undefined || Math.min(remaining, maxCard) < MIN_CARD_TOKENS) {
+        skipped.push({ chunk: c.chunk, reason: "over_budget" });
+        continue;
+      }
+      const card = await deps.distiller.distill({
+        query: req.query,
+        artifactId: row.chunkId,
+        version: row.version,
+        kind: row.kind,
+        title: row.title,
+        content,
+        context: {
+          validFrom: row.validFrom,
+          validTo: row.validTo,
+          boundaries: row.boundaries,
+          deprecatedBy: row.deprecatedBy,
+        },
+        budgetTokens: Math.min(remaining, maxCard),
+        tokenizer,
+      });
+      if (!card || card.tokens > remaining) {
+        skipped.push({ chunk: c.chunk, reason: "over_budget" });
+        continue;
+      }
+      used += card.tokens;
+      cards.push(card);
     }
-    if (req.filter && !expandPasses(req.filter, row)) {
-      skipped.push({ chunk: c.chunk, reason: "filtered" });
-      continue;
-    }
-    if (content == null) {
-      skipped.push({ chunk: c.chunk, reason: "missing_content" });
-      continue;
-    }
-    const remaining = req.budgetTokens - used;
-    if (Math.min(remaining, maxCard) < MIN_CARD_TOKENS) {
-      skipped.push({ chunk: c.chunk, reason: "over_budget" });
-      continue;
-    }
-    const card = await deps.distiller.distill({
-      query: req.query,
-      artifactId: row.chunkId,
-      version: row.version,
-      kind: row.kind,
-      title: row.title,
-      content,
-      context: {
-        validFrom: row.validFrom,
-        validTo: row.validTo,
-        boundaries: row.boundaries,
-        deprecatedBy: row.deprecatedBy,
-      },
-      budgetTokens: Math.min(remaining, maxCard),
-      tokenizer,
-    });
-    if (!card || card.tokens > remaining) {
-      skipped.push({ chunk: c.chunk, reason: "over_budget" });
-      continue;
-    }
-    used += card.tokens;
-    cards.push(card);
+    distillMs += perfNow() - t2;
+    next = end;
   }
-  t.lap("distill");
-  await deps.access.record(
-    req.archiveId,
-    cards.map((c) => ({ chunk: c.artifact_id, channel: "expansion" as const, at: now })),
-    req.sessionId,
-  );
-  t.total();
-  return { cards, skipped, tokens: used, tokenizer, timings: t.timings };
+  const ms = (x: number) => Math.round(x * 1000) / 1000;
+  const total = perfNow() - start;
+  const timings: Timings = { expand: ms(total - distillMs), distill: ms(distillMs), total: ms(total) };
+  return {
+    response: { cards, skipped, tokens: used, tokenizer, timings },
+    accesses: cards.map((c) => ({ chunk: c.artifact_id, channel: "expansion" as const, at: now })),
+  };
 }
 
 export interface ContextResponse {
@@ -319,13 +385,24 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
   const asOf = req.asOf ?? now;
   // 20: what 4,000 tokens hold of ~500-character passages (19 cards measured on HotpotQA).
   const maxCards = req.maxCards ?? 20;
-  const routed = await routeQuery(deps, { ...req, limit: Math.max(maxCards * 2, req.limit ?? 0) });
+  // The short-term window is read while the query is routed (they are independent).
   const t0 = perfNow();
+  let sessionMs = 0;
+  const windowRead = req.sessionId
+    ? deps.sessions.recent(req.archiveId, req.sessionId, asOf, 50).then((events) => {
+        sessionMs = perfNow() - t0;
+        return events;
+      })
+    : Promise.resolve([]);
+  const [{ response: routed, accesses: routing }, window] = await Promise.all([
+    routeUnlogged(deps, { ...req, limit: Math.max(maxCards * 2, req.limit ?? 0) }),
+    windowRead,
+  ]);
   const shortTerm: SessionEvent[] = [];
   let shortTokens = 0;
   if (req.sessionId) {
     const cap = Math.floor(req.budgetTokens * (req.shortTermShare ?? 0.25));
-    for (const e of await deps.sessions.recent(req.archiveId, req.sessionId, asOf, 50)) {
+    for (const e of window) {
       // Recounted in this request's encoding (stored counts are cl100k_base, or the approximate
       // counter for events appended before exact counting); stops at the first event over the cap.
       const tokens = sessionEventTokens(e.role, e.text, tokenizer);
@@ -335,13 +412,12 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     }
     shortTerm.reverse(); // chronological order for the prompt
   }
-  const sessionMs = perfNow() - t0;
   // Expand a few more than maxCards: some may not fit or may have become invisible.
   const reordered = req.order ? await req.order(routed.route, asOf) : null;
   const chosen = reordered
     ? reordered.slice(0, maxCards + 4).map((chunk) => ({ chunk }))
     : routed.route.selected.slice(0, maxCards + 4);
-  const expanded = await expandChunks(deps, {
+  const { response: expanded, accesses: expansion } = await expandUnlogged(deps, {
     archiveId: req.archiveId,
     query: req.query,
     chunks: chosen.map((s) => ({ chunk: s.chunk })),
@@ -349,8 +425,11 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     budgetTokens: req.budgetTokens - shortTokens,
     maxCardTokens: req.maxCardTokens,
     tokenizer,
-    sessionId: req.sessionId,
   });
+  // One access-log write for the routing and the expansion accesses (one D1 batch, one object call).
+  const t1 = perfNow();
+  await deps.access.record(req.archiveId, [...routing, ...expansion], req.sessionId);
+  const logMs = perfNow() - t1;
   const cards = expanded.cards.slice(0, maxCards);
   const cardTokens = cards.reduce((s, c) => s + c.tokens, 0);
   return {
@@ -371,7 +450,8 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
       session: Math.round(sessionMs * 1000) / 1000,
       expand: expanded.timings.expand ?? 0,
       distill: expanded.timings.distill ?? 0,
-      total: Math.round(((routed.timings.total ?? 0) + (expanded.timings.total ?? 0) + sessionMs) * 1000) / 1000,
+      log: Math.round(logMs * 1000) / 1000,
+      total: Math.round((perfNow() - t0) * 1000) / 1000,
     },
   };
 }

@@ -8,9 +8,24 @@ import { describe, expect, it } from "vitest";
 import { wire } from "../../src/wiring";
 import { api, newArchive } from "./helpers";
 
-/** The Worker's use cases over a D1 binding that counts prepared statements (all, or those matching). */
+/**
+ * The Worker's use cases over a D1 binding that counts prepared statements (all, or those matching)
+ * and batches (one round trip each), and an R2 binding that counts content reads.
+ */
 function countingApp() {
   const seen: string[] = [];
+  const reads = { r2: 0, batches: 0 };
+  const content = new Proxy(env.CONTENT, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop === "get")
+        return (key: string) => {
+          reads.r2++;
+          return target.get(key);
+        };
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
   const db = new Proxy(env.DB, {
     get(target, prop) {
       const v = Reflect.get(target, prop, target);
@@ -19,16 +34,21 @@ function countingApp() {
           seen.push(query);
           return target.prepare(query);
         };
+      if (prop === "batch")
+        return (stmts: D1PreparedStatement[]) => {
+          reads.batches++;
+          return target.batch(stmts);
+        };
       return typeof v === "function" ? v.bind(target) : v;
     },
   });
-  const app = wire({ ...env, DB: db });
+  const app = wire({ ...env, DB: db, CONTENT: content });
   const count = async (f: () => Promise<unknown>, match?: RegExp) => {
     seen.length = 0;
     await f();
     return match ? seen.filter((q) => match.test(q)).length : seen.length;
   };
-  return { app, count };
+  return { app, count, reads };
 }
 
 async function projectWith(units: number) {
@@ -105,5 +125,43 @@ describe("work per request", () => {
     expect(inserts).toBe(Math.ceil(121 / 9));
     const again = await app.imports.file(id, { format: "xkg", name: "a.json" }, file);
     expect(again.ok && again.value.counts.annotated).toBe(0);
+  }, 60_000);
+
+  it("a /context writes the access log once and reads only the contents its budget can hold", async () => {
+    const { app, count, reads } = countingApp();
+    const { id, key } = await newArchive("work");
+    // 40 notes on one subject, ~1,400 characters each: every one matches the query, and a card
+    // of one takes ~200-400 tokens, so 1,200 tokens hold 3-6 of the 24 chunks expanded.
+    const artifacts = Array.from({ length: 40 }, (_, i) => ({
+      id: `note:${i}`,
+      kind: "note",
+      title: `Harbour lantern survey ${i}`,
+      content: Array.from(
+        { length: 12 },
+        (_, k) =>
+          `In ${1900 + i + k} the harbour lantern survey number ${i} recorded ${k + 3} keepers and ${i * 7 + k} ships near the northern pier.`,
+      ).join(" "),
+      valid_from: "2024-01-01",
+    }));
+    const res = await api("POST", `/v1/archives/${id}/ingest`, { artifacts }, key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    let cards = 0;
+    let overBudget = 0;
+    reads.r2 = 0;
+    reads.batches = 0;
+    const selects = await count(async () => {
+      const r = await app.query.context(id, { query: "harbour lantern survey keepers", budget_tokens: 1200 });
+      cards = r.cards.length;
+      overBudget = r.skipped.filter((x) => x.reason === "over_budget").length;
+      expect(r.trace.selected.length).toBeGreaterThanOrEqual(24);
+    }, /^select/i);
+    expect(cards).toBeGreaterThanOrEqual(2);
+    expect(cards + overBudget).toBe(24);
+    // Reads stop at the wave in which the budget ran out: at most the cards plus one wave of 6.
+    expect(reads.r2).toBeLessThanOrEqual(cards + 6);
+    // One read of the versions visible (one IN-list of 24 ids), and one batch (one round trip) of
+    // multi-row inserts logging the routing and the expansion accesses together.
+    expect(selects).toBe(1);
+    expect(reads.batches).toBe(1);
   }, 60_000);
 });
