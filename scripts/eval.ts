@@ -730,7 +730,8 @@ async function main() {
       source: server.source ?? null,
       machine: machine(),
       durationMs: performance.now() - t0,
-      args,
+      // The Worker's port choices when not the defaults (VECTOR_INDEX=none: no semantic seeds).
+      args: process.env.VECTOR_INDEX ? [...args, `VECTOR_INDEX=${process.env.VECTOR_INDEX}`] : args,
       ...partial,
       staleness: { s2orc, wikipedia, synthetic },
       unarxive: ua,

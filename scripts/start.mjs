@@ -56,6 +56,8 @@ const dev = spawn(
     ...persist,
     // Local development only: non-public hosts sources may fetch (e.g. OUTBOUND_ALLOW_HOSTS=localhost).
     ...(process.env.OUTBOUND_ALLOW_HOSTS ? ["--var", `OUTBOUND_ALLOW_HOSTS:${process.env.OUTBOUND_ALLOW_HOSTS}`] : []),
+    // VECTOR_INDEX=none npm start: no local vector index (routing without semantic seeds).
+    ...(process.env.VECTOR_INDEX ? ["--var", `VECTOR_INDEX:${process.env.VECTOR_INDEX}`] : []),
   ],
   { env, stdio: process.env.QUIET ? "ignore" : "inherit" },
 );

@@ -6,7 +6,7 @@
 
 export const CHOICES = {
   EMBEDDER: ["local", "workers-ai"],
-  VECTOR_INDEX: ["local", "vectorize"],
+  VECTOR_INDEX: ["local", "vectorize", "none"],
   DISTILLER: ["extractive"],
 } as const;
 

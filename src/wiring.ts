@@ -7,6 +7,7 @@
 import { d1Stores } from "./adapters/d1";
 import { doCapital } from "./adapters/do/capital";
 import { DoVectorIndex } from "./adapters/local/do-vectors";
+import { NoVectorIndex } from "./adapters/local/no-vectors";
 import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
@@ -61,7 +62,9 @@ export function wire(env: Env): UseCases {
     vectors:
       config.vectorIndex === "vectorize"
         ? new VectorizeIndex(env.VECTORS as unknown as Vectorize)
-        : new DoVectorIndex(env.LOCAL_VECTORS),
+        : config.vectorIndex === "none"
+          ? new NoVectorIndex()
+          : new DoVectorIndex(env.LOCAL_VECTORS),
     embedder: config.embedder === "workers-ai" ? new WorkersAiEmbedder(env.AI as Ai) : new HashedEmbedder(),
     distiller: new ExtractiveDistiller(),
     capital: doCapital(env.CAPITAL),

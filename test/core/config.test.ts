@@ -34,6 +34,7 @@ describe("configuration", () => {
   it("refuses a choice whose binding is missing", () => {
     expect(() => readConfig({ EMBEDDER: "workers-ai" })).toThrow("needs the AI binding");
     expect(() => readConfig({ VECTOR_INDEX: "vectorize" })).toThrow("needs the VECTORS binding");
+    expect(readConfig({ VECTOR_INDEX: "none" }).vectorIndex).toBe("none");
     expect(readConfig({ EMBEDDER: "workers-ai", AI: {} }).embedder).toBe("workers-ai");
   });
 

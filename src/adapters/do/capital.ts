@@ -55,6 +55,12 @@ const LOG_PAGE = 1000;
  * query that arrives while a large batch is applied waits for at most one slice, not the batch.
  */
 const SLICE = 200;
+/**
+ * Reads look at the change log at most this often. Every write path (ingest, deprecate, entity
+ * operations) syncs the object before it answers, and a delete rebuilds it, so an answered write is
+ * already applied; the look only catches a write whose sync failed after it committed.
+ */
+const READ_CATCH_UP_MS = 1000;
 
 /** The object's own SQLite storage as the capital chunk's synchronous SQL port. */
 export function storageSql(storage: DurableObjectStorage): SyncSql {
@@ -99,6 +105,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   #lock: Promise<unknown> = Promise.resolve();
   /** A replay is applying changes (between its slices, reads use the state as it stands). */
   #replaying = false;
+  /** When a replay last finished (Date.now()). */
+  #replayedAt = 0;
   /** Bumped by evict and forget: a rebuild that started before is discarded. */
   #generation = 0;
   readonly #deps: CapitalDeps;
@@ -192,12 +200,14 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   }
 
   /**
-   * Read-your-writes for a read: replay what was committed since (normally nothing). While a
-   * replay is already applying a batch, read the state as it stands instead of waiting behind it:
-   * that batch's writer has not been answered yet, and every answered write was applied.
+   * Read-your-writes for a read: every answered write was synced, so a read replays only what a
+   * failed sync may have left behind, at most once a second. While a replay is applying a batch,
+   * the read uses the state as it stands instead of waiting behind it: that batch's writer has not
+   * been answered yet.
    */
   async #catchUp(archiveId: string, store: CapitalStore): Promise<void> {
-    if (!this.#replaying) await this.#replay(archiveId, store);
+    if (this.#replaying || Date.now() - this.#replayedAt < READ_CATCH_UP_MS) return;
+    await this.#replay(archiveId, store);
   }
 
   async #replayNow(archiveId: string, store: CapitalStore): Promise<number> {
@@ -222,6 +232,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       return applied;
     } finally {
       this.#replaying = false;
+      this.#replayedAt = Date.now();
     }
   }
 
@@ -261,7 +272,6 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
 
   async route(archiveId: string, input: RouteInput): Promise<RouteResult> {
     const store = await this.#ensure(archiveId);
-    // Read-your-writes: one indexed range read of the change log (normally empty) per query.
     await this.#catchUp(archiveId, store);
     return route(store, input, this.#params);
   }
