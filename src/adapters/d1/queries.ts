@@ -4,7 +4,7 @@
  * version, chunk and entity lookups several aggregates read, and the writes several aggregates make
  * (change-log entries, entity events, one-transaction batches).
  */
-import { and, type Column, desc, eq, gt, inArray, isNull, lte, or, type SQL } from "drizzle-orm";
+import { and, type Column, desc, eq, gt, inArray, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 import type { ChunkRecord, EntityRecord, VersionRecord } from "../../core/ports";
@@ -34,6 +34,30 @@ export function chunked<T>(rows: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
   return out;
+}
+
+/** Rows grouped by a key, groups and rows in first-seen order. */
+export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const r of rows) {
+    const g = out.get(key(r));
+    if (g) g.push(r);
+    else out.set(key(r), [r]);
+  }
+  return out;
+}
+
+/**
+ * `(c1, c2, ...) IN (VALUES (?, ?, ...), ...)`: one condition matching any of these tuples (SQLite
+ * searches the columns' index once per tuple). Each value is a bound parameter.
+ */
+export function tupleIn(columns: Column[], tuples: Array<Array<string | number>>): SQL {
+  const row = (t: Array<string | number>) =>
+    sql`(${sql.join(
+      t.map((v) => sql`${v}`),
+      sql`, `,
+    )})`;
+  return sql`(${sql.join(columns, sql`, `)}) IN (VALUES ${sql.join(tuples.map(row), sql`, `)})`;
 }
 
 /** Runs the statements as one D1 batch, which D1 executes as a single transaction; none: no call. */
