@@ -26,11 +26,11 @@ import {
   exactVersion,
   groupBy,
   IN_CHUNK,
-  rowsPerInsert,
+  insertRows,
   runBatch,
-  type Stmt,
   tupleIn,
   versionsOfChunks,
+  type Write,
 } from "./queries";
 import * as s from "./schema";
 
@@ -144,7 +144,7 @@ export class D1ChunkStore implements ChunkStore {
     now: number,
     vectorIdOf: (chunk: string) => string,
   ): Promise<Result<void>> {
-    const stmts: Stmt[] = [];
+    const stmts: Write[] = [];
     // Previous versions end where the new ones start: one UPDATE per distinct valid_from (a batch
     // without valid_from has one), each naming up to 45 (chunk, version) pairs.
     const closes = plan.versions.filter((v) => v.closesVersion > 0);
@@ -164,61 +164,54 @@ export class D1ChunkStore implements ChunkStore {
               ),
             ),
         );
-    // 20 columns: 5 rows per INSERT.
-    for (const rows of chunked(plan.versions, rowsPerInsert(20)))
-      stmts.push(
-        this.#db.insert(s.chunkVersions).values(
-          rows.map((v) => ({
-            archiveId,
-            chunkId: v.chunkId,
-            version: v.version,
-            kind: v.kind,
-            title: v.title,
-            synopsis: v.synopsis,
-            artifactHash: v.artifactHash,
-            contentHash: v.contentHash,
-            contentKey: v.contentKey,
-            contentChars: v.contentChars,
-            entities: JSON.stringify(v.entities),
-            boundaries: JSON.stringify(v.boundaries),
-            edges: JSON.stringify(v.edges),
-            relations: v.relations?.length ? JSON.stringify(v.relations) : null,
-            mentions: v.mentions.length ? JSON.stringify(v.mentions) : null,
-            symbols: v.symbols.length ? JSON.stringify(v.symbols) : null,
-            validFrom: v.validFrom,
-            validTo: null,
-            recordedAt: v.recordedAt,
-            source: v.source,
-          })),
-        ),
-      );
-    // 8 bound columns (deprecated_at/by are NULL literals): 12 rows per INSERT; an existing chunk
-    // takes the new row's latest_version, kind and updated_at (the same values as the row itself).
-    for (const rows of chunked(plan.versions, rowsPerInsert(8)))
-      stmts.push(
-        this.#db
-          .insert(s.chunks)
-          .values(
-            rows.map((v) => ({
-              archiveId,
-              chunkId: v.chunkId,
-              kind: v.kind,
-              latestVersion: v.version,
-              firstValidFrom: v.validFrom,
-              vectorId: vectorIdOf(v.chunkId),
-              createdAt: now,
-              updatedAt: now,
-            })),
-          )
-          .onConflictDoUpdate({
-            target: [s.chunks.archiveId, s.chunks.chunkId],
-            set: {
-              latestVersion: sql`excluded.latest_version`,
-              kind: sql`excluded.kind`,
-              updatedAt: sql`excluded.updated_at`,
-            },
-          }),
-      );
+    // Row inserts are bound on the D1 binding (insertRows): 20 columns, 5 versions per INSERT.
+    stmts.push(
+      ...insertRows(
+        this.#db,
+        s.chunkVersions,
+        plan.versions.map((v) => ({
+          archiveId,
+          chunkId: v.chunkId,
+          version: v.version,
+          kind: v.kind,
+          title: v.title,
+          synopsis: v.synopsis,
+          artifactHash: v.artifactHash,
+          contentHash: v.contentHash,
+          contentKey: v.contentKey,
+          contentChars: v.contentChars,
+          entities: JSON.stringify(v.entities),
+          boundaries: JSON.stringify(v.boundaries),
+          edges: JSON.stringify(v.edges),
+          relations: v.relations?.length ? JSON.stringify(v.relations) : null,
+          mentions: v.mentions.length ? JSON.stringify(v.mentions) : null,
+          symbols: v.symbols.length ? JSON.stringify(v.symbols) : null,
+          validFrom: v.validFrom,
+          validTo: null,
+          recordedAt: v.recordedAt,
+          source: v.source,
+        })),
+      ),
+    );
+    // 8 columns (deprecated_at/by stay NULL): 12 chunks per INSERT; an existing chunk takes the new
+    // row's latest_version, kind and updated_at (the same values as the row itself).
+    stmts.push(
+      ...insertRows(
+        this.#db,
+        s.chunks,
+        plan.versions.map((v) => ({
+          archiveId,
+          chunkId: v.chunkId,
+          kind: v.kind,
+          latestVersion: v.version,
+          firstValidFrom: v.validFrom,
+          vectorId: vectorIdOf(v.chunkId),
+          createdAt: now,
+          updatedAt: now,
+        })),
+        "ON CONFLICT (archive_id, chunk_id) DO UPDATE SET latest_version = excluded.latest_version, kind = excluded.kind, updated_at = excluded.updated_at",
+      ),
+    );
     // Open edges a version drops or changes: one UPDATE per distinct time, up to 32 (src, dst, type).
     for (const [at, group] of groupBy(plan.edgeCloses, (e) => e.at))
       for (const part of chunked(group, 32))
@@ -237,38 +230,43 @@ export class D1ChunkStore implements ChunkStore {
               ),
             ),
         );
-    for (const rows of chunked(plan.edgeInserts, rowsPerInsert(10))) {
-      stmts.push(
-        this.#db
-          .insert(s.edges)
-          .values(rows.map((e) => ({ archiveId, ...e, context: e.context ?? null, recordedAt: now })))
-          .onConflictDoUpdate({
-            target: [s.edges.archiveId, s.edges.src, s.edges.dst, s.edges.type, s.edges.validFrom],
-            set: {
-              weight: sql`excluded.weight`,
-              validTo: sql`excluded.valid_to`,
-              version: sql`excluded.version`,
-              context: sql`excluded.context`,
-            },
-          }),
-      );
-    }
-    for (const rows of chunked(plan.entityInserts, rowsPerInsert(5))) {
-      stmts.push(
-        this.#db
-          .insert(s.entities)
-          .values(rows.map((e) => ({ archiveId, ...e, createdAt: now })))
-          .onConflictDoNothing(),
-      );
-    }
-    for (const rows of chunked(plan.aliasInserts, rowsPerInsert(6))) {
-      stmts.push(
-        this.#db
-          .insert(s.entityAliases)
-          .values(rows.map((a) => ({ archiveId, ...a, validTo: null })))
-          .onConflictDoNothing(),
-      );
-    }
+    stmts.push(
+      ...insertRows(
+        this.#db,
+        s.edges,
+        plan.edgeInserts.map((e) => ({
+          archiveId,
+          src: e.src,
+          dst: e.dst,
+          type: e.type,
+          weight: e.weight,
+          validFrom: e.validFrom,
+          validTo: e.validTo,
+          version: e.version,
+          context: e.context ?? null,
+          recordedAt: now,
+        })),
+        "ON CONFLICT (archive_id, src, dst, type, valid_from) DO UPDATE SET weight = excluded.weight, valid_to = excluded.valid_to, version = excluded.version, context = excluded.context",
+      ),
+      ...insertRows(
+        this.#db,
+        s.entities,
+        plan.entityInserts.map((e) => ({
+          archiveId,
+          entityId: e.entityId,
+          type: e.type,
+          name: e.name,
+          createdAt: now,
+        })),
+        "ON CONFLICT DO NOTHING",
+      ),
+      ...insertRows(
+        this.#db,
+        s.entityAliases,
+        plan.aliasInserts.map((a) => ({ archiveId, ...a, validTo: null })),
+        "ON CONFLICT DO NOTHING",
+      ),
+    );
     // An entity exists from the valid_from of the version that declared it (event time, so a
     // replayed dump recreates it at the same time), not from the moment of this write.
     const declaredAt = new Map<string, number>();
@@ -290,7 +288,7 @@ export class D1ChunkStore implements ChunkStore {
         entityEvent(archiveId, a.entityId, "alias", { alias: a.alias }, a.validFrom, now),
       ),
     ];
-    for (const rows of chunked(events, rowsPerInsert(6))) stmts.push(this.#db.insert(s.entityEvents).values(rows));
+    stmts.push(...insertRows(this.#db, s.entityEvents, events));
     stmts.push(...changeLogInserts(this.#db, archiveId, plan.ops, now));
     try {
       await runBatch(this.#db, stmts);
@@ -340,7 +338,7 @@ export class D1ChunkStore implements ChunkStore {
         "give a later `at` or omit it (defaults to now)",
       );
     if (by === chunkId) return fail("validation", "a chunk cannot be deprecated by itself", "by");
-    const stmts: Stmt[] = [
+    const stmts: Write[] = [
       this.#db
         .update(s.chunks)
         .set({ deprecatedAt: at, deprecatedBy: by, updatedAt: now })
