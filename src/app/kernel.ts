@@ -107,17 +107,21 @@ export class PaperGuru {
       const full = await this.overBudget(archiveId, p.results.filter((r) => r.status === "created").length);
       if (full) return full;
       if (p.versions.length > 0) {
-        // Contents first: content-addressed, immutable, so a failed batch leaves only harmless orphans.
-        await Promise.all(p.versions.map((v) => this.d.blobs.put(v.contentKey, v.content)));
+        // Contents and vectors first, concurrently: contents are content-addressed and immutable
+        // (one put per distinct key), so a failed batch leaves only harmless orphans.
+        const contents = new Map(p.versions.map((v) => [v.contentKey, v.content]));
         const changed = new Set(p.versions.map((v) => v.chunkId));
-        await this.d.vectors.upsert(
-          archiveId,
-          prepared.value.items.flatMap((n, i) =>
-            changed.has(n.input.id)
-              ? [{ id: vectorIds.get(n.input.id) as string, values: vecs[i] as Float32Array }]
-              : [],
+        await Promise.all([
+          ...[...contents].map(([key, text]) => this.d.blobs.put(key, text)),
+          this.d.vectors.upsert(
+            archiveId,
+            prepared.value.items.flatMap((n, i) =>
+              changed.has(n.input.id)
+                ? [{ id: vectorIds.get(n.input.id) as string, values: vecs[i] as Float32Array }]
+                : [],
+            ),
           ),
-        );
+        ]);
         const res = await this.d.chunks.executePlan(archiveId, p, now, (c) => vectorIds.get(c) ?? c);
         if (!res.ok) {
           if (res.error.kind === "conflict" && attempt === 0) continue;

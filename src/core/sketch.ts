@@ -30,10 +30,15 @@ export function simhash(vec: Float32Array): Uint8Array {
   const dims = vec.length;
   const p = planes(dims);
   const out = new Uint8Array(SKETCH_BYTES);
+  // Zero components add nothing to a dot product (the sum stays bit-identical), and a hashed head
+  // embedding has only its features' buckets set, so the 256 dot products run over those alone.
+  const nz: number[] = [];
+  for (let d = 0; d < dims; d++) if (vec[d] !== 0) nz.push(d);
+  const vals = nz.map((d) => vec[d] as number);
   for (let b = 0; b < SKETCH_BITS; b++) {
     let dot = 0;
     const off = b * dims;
-    for (let d = 0; d < dims; d++) dot += (p[off + d] as number) * (vec[d] as number);
+    for (let k = 0; k < nz.length; k++) dot += (p[off + (nz[k] as number)] as number) * (vals[k] as number);
     if (dot >= 0) out[b >> 3] = (out[b >> 3] as number) | (1 << (b & 7));
   }
   return out;

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { D1Store, d1Stores, WorldStore } from "../../src/adapters/d1";
-import type { IngestPlan } from "../../src/core/ingest";
+import { type ArtifactInput, type IngestPlan, planIngest, prepareBatch } from "../../src/core/ingest";
 import { parseJson, type Stores } from "../../src/core/ports";
 
 let n = 0;
@@ -315,5 +315,109 @@ describe("D1 stores split by aggregate", () => {
     expect(await new WorldStore(env.DB).chunksByIds(a, ["arxiv:2005.11401"])).toEqual(
       await stores.world.chunksByIds(a, ["arxiv:2005.11401"]),
     );
+  });
+});
+
+/**
+ * A D1 binding that records, per bound statement, how many parameters it binds, and per batch how
+ * many statements it holds. Every statement drizzle runs is bound once; one that is not part of a
+ * batch is a round trip of its own.
+ */
+function countingD1(db: D1Database) {
+  const log = { params: [] as number[], batches: [] as number[] };
+  const wrapped = new Proxy(db, {
+    get(target, prop) {
+      if (prop === "prepare")
+        return (query: string) => {
+          const stmt = target.prepare(query);
+          const bind = stmt.bind.bind(stmt);
+          stmt.bind = (...values: unknown[]) => {
+            log.params.push(values.length);
+            return bind(...values);
+          };
+          return stmt;
+        };
+      if (prop === "batch")
+        return (stmts: D1PreparedStatement[]) => {
+          log.batches.push(stmts.length);
+          return target.batch(stmts);
+        };
+      const v = Reflect.get(target, prop);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { db: wrapped, log };
+}
+
+describe("ingest writes in D1", () => {
+  // 200 artifacts, each with 3 edges and 2 entities (one of them shared by the whole batch).
+  const batch = (content: string, edges: number): ArtifactInput[] =>
+    Array.from({ length: 200 }, (_, i) => ({
+      id: `note:${i}`,
+      kind: "note",
+      title: `Note ${i}`,
+      content: `${content} ${i}.`,
+      entities: [
+        { type: "method", id: `method:m${i}`, name: `Method ${i}` },
+        { type: "dataset", id: "dataset:shared", name: "Shared" },
+      ],
+      edges: Array.from({ length: edges }, (_, k) => ({ type: "cites" as const, target: `note:${(i + k + 1) % 200}` })),
+      valid_from: content.startsWith("Second") ? T1 : T0,
+    }));
+
+  async function ingestBatch(stores: Stores, a: string, artifacts: ArtifactInput[]) {
+    const prepared = prepareBatch(artifacts);
+    if (!prepared.ok) throw new Error(prepared.error.message);
+    const existing = await stores.chunks.loadExisting(a, prepared.value.chunkIds, prepared.value.entityIds);
+    const planned = await planIngest(a, prepared.value, existing, T1, async () => "");
+    if (!planned.ok) throw new Error(planned.error.message);
+    return { existing, plan: planned.value };
+  }
+
+  it("loads what exists in one batch and writes 200 artifacts in multi-row statements of <= 100 parameters", async () => {
+    const a = archive();
+    const { db, log } = countingD1(env.DB);
+    const stores = d1Stores(db);
+    await stores.archives.createArchive({ id: a, name: "ingest writes", description: "", params: {}, createdAt: T0 });
+    log.params.length = 0;
+
+    const first = await ingestBatch(stores, a, batch("First text of the note", 3));
+    // loadExisting: one batch of SELECTs (3 IN-lists of chunk ids x 2 tables + 3 of entity ids x 2), nothing else.
+    expect(log.batches).toEqual([12]);
+    expect(log.params).toHaveLength(12);
+    log.params.length = 0;
+    log.batches.length = 0;
+    expect((await stores.chunks.executePlan(a, first.plan, T0, (c) => c)).ok).toBe(true);
+    expect(log.batches).toHaveLength(1);
+    // 200 versions in rows of 5, 200 chunk rows in rows of 12, 600 edges in rows of 10, 201
+    // entities in rows of 20, 401 aliases in rows of 16, 602 entity events in rows of 16, 1,402
+    // change-log ops in rows of 33: 40 + 17 + 60 + 11 + 26 + 38 + 43 = 235 statements (one INSERT
+    // per version and one per chunk row made it 578).
+    expect(log.batches[0]).toBe(235);
+    expect(log.params).toHaveLength(235);
+    expect(Math.max(...log.params)).toBeLessThanOrEqual(100);
+
+    // A second version of every artifact drops two of its three edges and keeps one.
+    log.params.length = 0;
+    log.batches.length = 0;
+    const second = await ingestBatch(stores, a, batch("Second text of the note", 1));
+    expect(log.batches).toHaveLength(1);
+    expect(second.existing.chunks.size).toBe(200);
+    expect(second.existing.chunks.get("note:7")?.openEdges).toHaveLength(3);
+    expect(second.existing.entities.size).toBe(201);
+    expect(second.existing.aliases.size).toBe(401);
+    expect(second.plan.edgeCloses).toHaveLength(400);
+    log.params.length = 0;
+    log.batches.length = 0;
+    expect((await stores.chunks.executePlan(a, second.plan, T1, (c) => c)).ok).toBe(true);
+    // Closes: 200 versions (one valid_from) in UPDATEs of 45, 400 edges (one time) in UPDATEs of 32.
+    expect(log.batches).toHaveLength(1);
+    expect(Math.max(...log.params)).toBeLessThanOrEqual(100);
+    const closed = await env.DB.prepare(
+      "SELECT (SELECT COUNT(*) FROM chunk_versions WHERE archive_id = ?1 AND version = 1 AND valid_to = ?2) AS versions, (SELECT COUNT(*) FROM edges WHERE archive_id = ?1 AND valid_to = ?2) AS edges, (SELECT COUNT(*) FROM edges WHERE archive_id = ?1 AND valid_to IS NULL) AS open, (SELECT COUNT(*) FROM chunks WHERE archive_id = ?1 AND latest_version = 2 AND updated_at = ?2) AS heads",
+    )
+      .bind(a, T1)
+      .first();
+    expect(closed).toEqual({ versions: 200, edges: 400, open: 200, heads: 200 });
   });
 });

@@ -24,11 +24,13 @@ import {
   type Db,
   entityEvent,
   exactVersion,
+  groupBy,
   IN_CHUNK,
-  rowsPerInsert,
+  insertRows,
   runBatch,
-  type Stmt,
+  tupleIn,
   versionsOfChunks,
+  type Write,
 } from "./queries";
 import * as s from "./schema";
 
@@ -58,9 +60,11 @@ export class D1ChunkStore implements ChunkStore {
   // ------------------------------------------------------------------ ingest
 
   async loadExisting(archiveId: string, chunkIds: string[], entityIds: string[]): Promise<ExistingState> {
-    const chunks = new Map<string, ExistingChunk>();
-    for (const ids of chunked(chunkIds, IN_CHUNK)) {
-      const rows = await this.#db
+    // Every read goes in one D1 batch (one round trip): for 200 ids that is 4-6 SELECTs.
+    const chunkParts = chunked(chunkIds, IN_CHUNK);
+    const entityParts = chunked(entityIds, IN_CHUNK);
+    const heads = chunkParts.map((ids) =>
+      this.#db
         .select({
           chunkId: s.chunks.chunkId,
           latestVersion: s.chunks.latestVersion,
@@ -77,27 +81,28 @@ export class D1ChunkStore implements ChunkStore {
             eq(s.chunkVersions.version, s.chunks.latestVersion),
           ),
         )
-        .where(and(eq(s.chunks.archiveId, archiveId), inArray(s.chunks.chunkId, ids)));
-      for (const r of rows) chunks.set(r.chunkId, { ...r, openEdges: [] });
-      const edges = await this.#db
-        .select()
+        .where(and(eq(s.chunks.archiveId, archiveId), inArray(s.chunks.chunkId, ids))),
+    );
+    const openEdges = chunkParts.map((ids) =>
+      this.#db
+        .select({
+          src: s.edges.src,
+          dst: s.edges.dst,
+          type: s.edges.type,
+          weight: s.edges.weight,
+          validFrom: s.edges.validFrom,
+        })
         .from(s.edges)
-        .where(and(eq(s.edges.archiveId, archiveId), inArray(s.edges.src, ids), isNull(s.edges.validTo)));
-      for (const e of edges) {
-        chunks
-          .get(e.src)
-          ?.openEdges.push({ dst: e.dst, type: e.type as EdgeType, weight: e.weight, validFrom: e.validFrom });
-      }
-    }
-    const entities = new Set<string>();
-    const aliases = new Set<string>();
-    for (const ids of chunked(entityIds, IN_CHUNK)) {
-      const rows = await this.#db
+        .where(and(eq(s.edges.archiveId, archiveId), inArray(s.edges.src, ids), isNull(s.edges.validTo))),
+    );
+    const known = entityParts.map((ids) =>
+      this.#db
         .select({ entityId: s.entities.entityId })
         .from(s.entities)
-        .where(and(eq(s.entities.archiveId, archiveId), inArray(s.entities.entityId, ids)));
-      for (const r of rows) entities.add(r.entityId);
-      const al = await this.#db
+        .where(and(eq(s.entities.archiveId, archiveId), inArray(s.entities.entityId, ids))),
+    );
+    const openAliases = entityParts.map((ids) =>
+      this.#db
         .select({ entityId: s.entityAliases.entityId, aliasNorm: s.entityAliases.aliasNorm })
         .from(s.entityAliases)
         .where(
@@ -106,9 +111,29 @@ export class D1ChunkStore implements ChunkStore {
             inArray(s.entityAliases.entityId, ids),
             isNull(s.entityAliases.validTo),
           ),
-        );
-      for (const r of al) aliases.add(`${r.entityId}\u0000${r.aliasNorm}`);
-    }
+        ),
+    );
+    const [first, ...rest] = [...heads, ...openEdges, ...known, ...openAliases];
+    const results = first ? await this.#db.batch([first, ...rest]) : [];
+    let at = 0;
+    const take = <T>(n: number): T[] => {
+      const rows = results.slice(at, at + n).flat() as T[];
+      at += n;
+      return rows;
+    };
+    const chunks = new Map<string, ExistingChunk>();
+    type Head = Omit<ExistingChunk, "openEdges">;
+    for (const r of take<Head>(heads.length)) chunks.set(r.chunkId, { ...r, openEdges: [] });
+    for (const e of take<{ src: string; dst: string; type: string; weight: number; validFrom: number }>(
+      openEdges.length,
+    ))
+      chunks
+        .get(e.src)
+        ?.openEdges.push({ dst: e.dst, type: e.type as EdgeType, weight: e.weight, validFrom: e.validFrom });
+    const entities = new Set(take<{ entityId: string }>(known.length).map((r) => r.entityId));
+    const aliases = new Set(
+      take<{ entityId: string; aliasNorm: string }>(openAliases.length).map((r) => `${r.entityId}\u0000${r.aliasNorm}`),
+    );
     return { chunks, entities, aliases };
   }
 
@@ -119,24 +144,32 @@ export class D1ChunkStore implements ChunkStore {
     now: number,
     vectorIdOf: (chunk: string) => string,
   ): Promise<Result<void>> {
-    const stmts: Stmt[] = [];
-    for (const v of plan.versions) {
-      if (v.closesVersion > 0) {
+    const stmts: Write[] = [];
+    // Previous versions end where the new ones start: one UPDATE per distinct valid_from (a batch
+    // without valid_from has one), each naming up to 45 (chunk, version) pairs.
+    const closes = plan.versions.filter((v) => v.closesVersion > 0);
+    for (const [at, group] of groupBy(closes, (v) => v.validFrom))
+      for (const part of chunked(group, 45))
         stmts.push(
           this.#db
             .update(s.chunkVersions)
-            .set({ validTo: v.validFrom })
+            .set({ validTo: at })
             .where(
               and(
                 eq(s.chunkVersions.archiveId, archiveId),
-                eq(s.chunkVersions.chunkId, v.chunkId),
-                eq(s.chunkVersions.version, v.closesVersion),
+                tupleIn(
+                  [s.chunkVersions.chunkId, s.chunkVersions.version],
+                  part.map((v) => [v.chunkId, v.closesVersion]),
+                ),
               ),
             ),
         );
-      }
-      stmts.push(
-        this.#db.insert(s.chunkVersions).values({
+    // Row inserts are bound on the D1 binding (insertRows): 20 columns, 5 versions per INSERT.
+    stmts.push(
+      ...insertRows(
+        this.#db,
+        s.chunkVersions,
+        plan.versions.map((v) => ({
           archiveId,
           chunkId: v.chunkId,
           version: v.version,
@@ -157,75 +190,83 @@ export class D1ChunkStore implements ChunkStore {
           validTo: null,
           recordedAt: v.recordedAt,
           source: v.source,
-        }),
-      );
-      stmts.push(
-        this.#db
-          .insert(s.chunks)
-          .values({
-            archiveId,
-            chunkId: v.chunkId,
-            kind: v.kind,
-            latestVersion: v.version,
-            firstValidFrom: v.validFrom,
-            vectorId: vectorIdOf(v.chunkId),
-            createdAt: now,
-            updatedAt: now,
-          })
-          .onConflictDoUpdate({
-            target: [s.chunks.archiveId, s.chunks.chunkId],
-            set: { latestVersion: v.version, kind: v.kind, updatedAt: now },
-          }),
-      );
-    }
-    for (const e of plan.edgeCloses) {
-      stmts.push(
-        this.#db
-          .update(s.edges)
-          .set({ validTo: e.at })
-          .where(
-            and(
-              eq(s.edges.archiveId, archiveId),
-              eq(s.edges.src, e.src),
-              eq(s.edges.dst, e.dst),
-              eq(s.edges.type, e.type),
-              isNull(s.edges.validTo),
+        })),
+      ),
+    );
+    // 8 columns (deprecated_at/by stay NULL): 12 chunks per INSERT; an existing chunk takes the new
+    // row's latest_version, kind and updated_at (the same values as the row itself).
+    stmts.push(
+      ...insertRows(
+        this.#db,
+        s.chunks,
+        plan.versions.map((v) => ({
+          archiveId,
+          chunkId: v.chunkId,
+          kind: v.kind,
+          latestVersion: v.version,
+          firstValidFrom: v.validFrom,
+          vectorId: vectorIdOf(v.chunkId),
+          createdAt: now,
+          updatedAt: now,
+        })),
+        "ON CONFLICT (archive_id, chunk_id) DO UPDATE SET latest_version = excluded.latest_version, kind = excluded.kind, updated_at = excluded.updated_at",
+      ),
+    );
+    // Open edges a version drops or changes: one UPDATE per distinct time, up to 32 (src, dst, type).
+    for (const [at, group] of groupBy(plan.edgeCloses, (e) => e.at))
+      for (const part of chunked(group, 32))
+        stmts.push(
+          this.#db
+            .update(s.edges)
+            .set({ validTo: at })
+            .where(
+              and(
+                eq(s.edges.archiveId, archiveId),
+                isNull(s.edges.validTo),
+                tupleIn(
+                  [s.edges.src, s.edges.dst, s.edges.type],
+                  part.map((e) => [e.src, e.dst, e.type]),
+                ),
+              ),
             ),
-          ),
-      );
-    }
-    for (const rows of chunked(plan.edgeInserts, rowsPerInsert(10))) {
-      stmts.push(
-        this.#db
-          .insert(s.edges)
-          .values(rows.map((e) => ({ archiveId, ...e, context: e.context ?? null, recordedAt: now })))
-          .onConflictDoUpdate({
-            target: [s.edges.archiveId, s.edges.src, s.edges.dst, s.edges.type, s.edges.validFrom],
-            set: {
-              weight: sql`excluded.weight`,
-              validTo: sql`excluded.valid_to`,
-              version: sql`excluded.version`,
-              context: sql`excluded.context`,
-            },
-          }),
-      );
-    }
-    for (const rows of chunked(plan.entityInserts, rowsPerInsert(5))) {
-      stmts.push(
-        this.#db
-          .insert(s.entities)
-          .values(rows.map((e) => ({ archiveId, ...e, createdAt: now })))
-          .onConflictDoNothing(),
-      );
-    }
-    for (const rows of chunked(plan.aliasInserts, rowsPerInsert(6))) {
-      stmts.push(
-        this.#db
-          .insert(s.entityAliases)
-          .values(rows.map((a) => ({ archiveId, ...a, validTo: null })))
-          .onConflictDoNothing(),
-      );
-    }
+        );
+    stmts.push(
+      ...insertRows(
+        this.#db,
+        s.edges,
+        plan.edgeInserts.map((e) => ({
+          archiveId,
+          src: e.src,
+          dst: e.dst,
+          type: e.type,
+          weight: e.weight,
+          validFrom: e.validFrom,
+          validTo: e.validTo,
+          version: e.version,
+          context: e.context ?? null,
+          recordedAt: now,
+        })),
+        "ON CONFLICT (archive_id, src, dst, type, valid_from) DO UPDATE SET weight = excluded.weight, valid_to = excluded.valid_to, version = excluded.version, context = excluded.context",
+      ),
+      ...insertRows(
+        this.#db,
+        s.entities,
+        plan.entityInserts.map((e) => ({
+          archiveId,
+          entityId: e.entityId,
+          type: e.type,
+          name: e.name,
+          createdAt: now,
+        })),
+        "ON CONFLICT DO NOTHING",
+      ),
+      ...insertRows(
+        this.#db,
+        s.entityAliases,
+        plan.aliasInserts.map((a) => ({ archiveId, ...a, validTo: null })),
+        "ON CONFLICT DO NOTHING",
+      ),
+    );
     // An entity exists from the valid_from of the version that declared it (event time, so a
     // replayed dump recreates it at the same time), not from the moment of this write.
     const declaredAt = new Map<string, number>();
@@ -247,7 +288,7 @@ export class D1ChunkStore implements ChunkStore {
         entityEvent(archiveId, a.entityId, "alias", { alias: a.alias }, a.validFrom, now),
       ),
     ];
-    for (const rows of chunked(events, rowsPerInsert(6))) stmts.push(this.#db.insert(s.entityEvents).values(rows));
+    stmts.push(...insertRows(this.#db, s.entityEvents, events));
     stmts.push(...changeLogInserts(this.#db, archiveId, plan.ops, now));
     try {
       await runBatch(this.#db, stmts);
@@ -297,7 +338,7 @@ export class D1ChunkStore implements ChunkStore {
         "give a later `at` or omit it (defaults to now)",
       );
     if (by === chunkId) return fail("validation", "a chunk cannot be deprecated by itself", "by");
-    const stmts: Stmt[] = [
+    const stmts: Write[] = [
       this.#db
         .update(s.chunks)
         .set({ deprecatedAt: at, deprecatedBy: by, updatedAt: now })

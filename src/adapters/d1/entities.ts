@@ -13,7 +13,7 @@ import type {
   EntityStore,
 } from "../../core/ports";
 import type { ChangeOp } from "../../core/types";
-import { changeLogInserts, type Db, entityEvent, entityRow, runBatch, type Stmt } from "./queries";
+import { changeLogInserts, type Db, entityEvent, entityRow, runBatch, type Write } from "./queries";
 import * as s from "./schema";
 
 export class D1EntityStore implements EntityStore {
@@ -43,7 +43,7 @@ export class D1EntityStore implements EntityStore {
         "entity",
         `use ${ent.mergedInto}`,
       );
-    const stmts: Stmt[] = [];
+    const stmts: Write[] = [];
     const ops: ChangeOp[] = [];
     if (op.op === "alias" || op.op === "rename") {
       const text = op.op === "alias" ? op.alias : op.newName;

@@ -4,15 +4,32 @@
  * version, chunk and entity lookups several aggregates read, and the writes several aggregates make
  * (change-log entries, entity events, one-transaction batches).
  */
-import { and, type Column, desc, eq, gt, inArray, isNull, lte, or, type SQL } from "drizzle-orm";
+import {
+  and,
+  type Column,
+  desc,
+  eq,
+  getTableColumns,
+  getTableName,
+  gt,
+  inArray,
+  isNull,
+  lte,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { ChunkRecord, EntityRecord, VersionRecord } from "../../core/ports";
 import type { ChangeOp } from "../../core/types";
 import * as s from "./schema";
 
-export type Db = DrizzleD1Database<typeof s>;
+export type Db = DrizzleD1Database<typeof s> & { $client: D1Database };
 export type Stmt = BatchItem<"sqlite">;
+/** A write for runBatch: a query-builder statement or a D1 statement bound directly (insertRows). */
+export type Write = Stmt | D1PreparedStatement;
 
 /** One drizzle handle over a D1 binding; every adapter built by d1Stores() shares it. */
 export function d1Db(d1: D1Database): Db {
@@ -36,9 +53,80 @@ export function chunked<T>(rows: T[], size: number): T[][] {
   return out;
 }
 
-/** Runs the statements as one D1 batch, which D1 executes as a single transaction; none: no call. */
-export async function runBatch(db: Db, stmts: Stmt[]): Promise<void> {
-  if (stmts.length > 0) await db.batch(stmts as [Stmt, ...Stmt[]]);
+/** Rows grouped by a key, groups and rows in first-seen order. */
+export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const r of rows) {
+    const g = out.get(key(r));
+    if (g) g.push(r);
+    else out.set(key(r), [r]);
+  }
+  return out;
+}
+
+/**
+ * `(c1, c2, ...) IN (VALUES (?, ?, ...), ...)`: one condition matching any of these tuples (SQLite
+ * searches the columns' index once per tuple). Each value is a bound parameter.
+ */
+export function tupleIn(columns: Column[], tuples: Array<Array<string | number>>): SQL {
+  const row = (t: Array<string | number>) =>
+    sql`(${sql.join(
+      t.map((v) => sql`${v}`),
+      sql`, `,
+    )})`;
+  return sql`(${sql.join(columns, sql`, `)}) IN (VALUES ${sql.join(tuples.map(row), sql`, `)})`;
+}
+
+/**
+ * Multi-row INSERTs of these rows, bound directly on the D1 binding: the query builder spends
+ * ~0.2 ms per 100-parameter statement mapping values (46 ms for the 192 statements of a 200-paper
+ * ingest batch, measured in Node), this ~0.01 ms. Columns are the rows' fields, named by the
+ * schema; each statement binds at most 100 parameters. `suffix` follows the VALUES (ON CONFLICT …).
+ */
+export function insertRows<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  rows: Array<T["$inferInsert"]>,
+  suffix = "",
+): D1PreparedStatement[] {
+  if (rows.length === 0) return [];
+  const columns = getTableColumns(table) as Record<string, Column>;
+  const fields = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cols = fields.map((f) => {
+    const c = columns[f];
+    if (!c) throw new Error(`${getTableName(table)} has no column ${f}`);
+    return c;
+  });
+  const head = `INSERT INTO "${getTableName(table)}" (${cols.map((c) => `"${c.name}"`).join(", ")}) VALUES `;
+  const tuple = `(${cols.map(() => "?").join(", ")})`;
+  return chunked(rows, rowsPerInsert(cols.length)).map((part) => {
+    const params: unknown[] = [];
+    for (const r of part as Array<Record<string, unknown>>)
+      for (const [i, f] of fields.entries()) {
+        const v = r[f];
+        const c = cols[i] as Column;
+        // A field a row leaves out is NULL; a NOT NULL column must be given (no silent default).
+        if (v === undefined && c.notNull) throw new Error(`${getTableName(table)}.${c.name} missing in a row`);
+        params.push(v === undefined || v === null ? null : c.mapToDriverValue(v));
+      }
+    const values = Array.from({ length: part.length }, () => tuple).join(", ");
+    return db.$client.prepare(`${head}${values}${suffix ? ` ${suffix}` : ""}`).bind(...params);
+  });
+}
+
+/**
+ * Runs the writes as one D1 batch, which D1 executes as a single transaction; none: no call.
+ * Query-builder statements are bound from their SQL text and parameters, the same as drizzle's batch.
+ */
+export async function runBatch(db: Db, stmts: Write[]): Promise<void> {
+  if (stmts.length === 0) return;
+  await db.$client.batch(
+    stmts.map((q) => {
+      if (!("toSQL" in q)) return q as D1PreparedStatement;
+      const { sql: text, params } = (q as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+      return db.$client.prepare(text).bind(...params);
+    }),
+  );
 }
 
 /** A row with an interval [from, to) is valid at t when from <= t and to is NULL or after t. */
@@ -133,9 +221,12 @@ export async function entityRow(db: Db, archiveId: string, entityId: string): Pr
 }
 
 /** Inserts appending these ops to the change log the capital chunk replays (in order, one `at`). */
-export function changeLogInserts(db: Db, archiveId: string, ops: ChangeOp[], at: number): Stmt[] {
-  const rows = ops.map((op) => ({ archiveId, op: JSON.stringify(op), at }));
-  return chunked(rows, rowsPerInsert(3)).map((r) => db.insert(s.changeLog).values(r));
+export function changeLogInserts(db: Db, archiveId: string, ops: ChangeOp[], at: number): D1PreparedStatement[] {
+  return insertRows(
+    db,
+    s.changeLog,
+    ops.map((op) => ({ archiveId, op: JSON.stringify(op), at })),
+  );
 }
 
 /** An entity-history row; `detail` is stored as its JSON text. */
