@@ -872,10 +872,13 @@ function paramRuns(ev: EvalResults | null): string {
         .map((f) => JSON.parse(readFileSync(`${PARAMS_DIR}/${f}`, "utf8")) as EvalResults & { args?: string[] })
     : [];
   if (!runs.length) return `_No runs in ${PARAMS_DIR}._`;
+  /** What a run changed: its --params, or a port choice it ran with (VECTOR_INDEX=none). */
   const paramsOf = (r: { args?: string[] }) => {
     const i = r.args?.indexOf("--params") ?? -1;
-    return i >= 0 ? (r.args?.[i + 1] ?? "") : "";
+    return i >= 0 ? (r.args?.[i + 1] ?? "") : (r.args?.find((a) => /^[A-Z_]+=/.test(a)) ?? "");
   };
+  const labelOf = (r: { args?: string[] }) =>
+    r.args?.includes("--params") ? `\`--params ${paramsOf(r)}\`` : `\`${paramsOf(r)}\``;
   type Fig = [string, (r: EvalResults) => number | undefined, number | undefined];
   const setRecall = (name: string, method: string, k: string) => (r: EvalResults) =>
     r.sets.find((x) => x.name === name)?.rows.find((x) => x.method === method)?.recall[k];
@@ -940,7 +943,7 @@ function paramRuns(ev: EvalResults | null): string {
     x === undefined ? "–" : recall ? (x * 100).toFixed(1) : x.toFixed(3);
   const out: string[] = [
     runLine("Default kernel: the last `npm run eval`", ev),
-    ...runs.map((r) => runLine(`\`--params ${paramsOf(r)}\``, r)),
+    ...runs.map((r) => runLine(labelOf(r), r)),
     "",
     table(
       ["figure", "default", ...runs.map((r) => `\`${paramsOf(r)}\``), "strongest plain BM25"],
