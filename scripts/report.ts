@@ -73,6 +73,8 @@ interface BenchRow {
   heapPerHead?: number;
   storagePerHead?: number;
   applyPerSec?: number;
+  checkpointMs?: number;
+  snapshotBytes?: number;
   paperguru: { p50: number; p99: number };
   fullPpr: { p50: number; p99: number };
   flatCosine: { p50: number; p99: number };
@@ -1061,6 +1063,7 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
           "accounted",
           "SQLite B/head",
           "apply ops/s",
+          "one checkpoint ms (snapshot MiB)",
           "route p50 / p99 ms",
           "heads per object at 64 MiB",
         ],
@@ -1070,6 +1073,9 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
           int(r.bytesPerHead),
           int(r.storagePerHead ?? 0),
           int(r.applyPerSec ?? 0),
+          r.checkpointMs === undefined
+            ? "–"
+            : `${int(r.checkpointMs)} (${((r.snapshotBytes ?? 0) / 1048576).toFixed(1)})`,
           `${ms(r.paperguru.p50)} / ${ms(r.paperguru.p99)}`,
           `~${int(BUDGET / (r.heapPerHead ?? r.bytesPerHead))}`,
         ]),
