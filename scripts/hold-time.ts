@@ -9,6 +9,7 @@
  */
 import { PaperGuruClient } from "../src/client";
 import { harnessFetch, startServer } from "./lib/server";
+import { xkgPaper } from "./lib/xkg-fixture";
 
 const args = process.argv.slice(2);
 const arg = (name: string, dflt: number) => {
@@ -51,31 +52,6 @@ function tsModule(i: number): string {
     "}",
     "",
   ].join("\n");
-}
-
-/**
- * An xKG paper object (src/core/formats/xkg.ts) of about `kb` KB holding close to the most records one
- * import takes (2,000): 660 techniques, each with an implementation and a test (1 + 3 x 660 = 1,981
- * chunks), then references up to the size.
- */
-export function xkgPaper(kb: number): Record<string, unknown> {
-  const techniques = Array.from({ length: 660 }, (_, i) => ({
-    name: `T${i}`,
-    description: "Scales x.",
-    code: { implementation: `def f${i}(x): return ${i} * x`, test: `assert f${i}(1) == ${i}` },
-  }));
-  const paper: Record<string, unknown> = {
-    paper_title: "Discovering Latent Knowledge in Language Models Without Supervision",
-    paper_abstract: "We find latent knowledge inside the internal activations of a language model, unsupervised.",
-    arxiv_id: "2212.03827",
-    paper_references: [] as string[],
-    findings: ["CCS Outperforms Zero-Shot Prompting: accuracy improves by 4% on average."],
-    techniques,
-  };
-  const refs = paper.paper_references as string[];
-  for (let i = 0; JSON.stringify(paper).length < kb * 1024; i++)
-    refs.push(`A study of latent representations number ${i} in large language models`);
-  return paper;
 }
 
 const server = await startServer({ fresh: true, snapshot: ref ? { ref } : true });
