@@ -175,3 +175,42 @@ describe("a store over SQLite answers like one in memory", () => {
     );
   });
 });
+
+describe("a checkpoint is all or nothing", () => {
+  it("a crash part-way through a checkpoint leaves the previous one, and a rebuild from it answers as before", async () => {
+    const passages = prose(200, 9);
+    const ops = await proseOps(passages);
+    const queries = passages.slice(0, 8).map((p) => `Who described ${p.title}?`);
+    const reference = new CapitalStore();
+    for (const op of ops) reference.apply(op);
+    const expected = answers(reference, queries);
+    const real = nodeSql();
+    let failAfter = Number.POSITIVE_INFINITY;
+    // The engine under the tables, failing its Nth write from now on (a crash inside the transaction).
+    const sql = {
+      ...real,
+      run(q: string, ...p: Parameters<typeof real.run>[1][]) {
+        if (--failAfter < 0) throw new Error("crash");
+        real.run(q, ...p);
+      },
+    };
+    let store = new CapitalStore(undefined, new SqlTables(sql));
+    const half = Math.floor(ops.length / 2);
+    for (let k = 0; k < ops.length; k++) {
+      store.apply(ops[k] as ChangeOp);
+      store.seq = k + 1;
+      if (k + 1 === half) (store.tables as SqlTables).checkpoint(store.seq, store.serialize());
+    }
+    failAfter = 500;
+    expect(() => (store.tables as SqlTables).checkpoint(store.seq, store.serialize())).toThrow("crash");
+    failAfter = Number.POSITIVE_INFINITY;
+    const tables = new SqlTables(sql);
+    expect(tables.checkpointSeq()).toBe(half);
+    store = CapitalStore.deserialize(tables.heapSnapshot() as Uint8Array, tables);
+    for (let j = store.seq; j < ops.length; j++) {
+      store.apply(ops[j] as ChangeOp);
+      store.seq = j + 1;
+    }
+    expect(answers(store, queries)).toEqual(expected);
+  });
+});
