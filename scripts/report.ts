@@ -22,6 +22,31 @@ const EVAL = "bench/results/eval-latest.json";
 const EXPLORE = "bench/results/explore-latest.json";
 const HEAP = "bench/results/heap-latest.json";
 const PLACEMENT = "bench/results/placement-latest.json";
+const PROBE = "bench/results/probe-latest.json";
+
+interface ProbeResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  passages: number;
+  ingestPerSec: number;
+  heads: number;
+  bytesPerHead: number;
+  storageBytes: number | null;
+  idle: { p50: number; p99: number; n: number };
+  duringIngest: { p50: number; p99: number; n: number; passages: number };
+  pathological: Array<{ label: string; status: number; heavyMs: number; worstHealthzMs: number }>;
+}
+
+function probe(p: ProbeResults | null): string {
+  if (!p) return `_No results file (${PROBE}); run \`npx tsx scripts/probe-scale.ts\`._`;
+  return [
+    runLine("Last `npx tsx scripts/probe-scale.ts`", p),
+    "",
+    `**From outside, through the public API** (one plain-text archive grown to ${int(p.passages)} passages in batches of 200, then ${int(p.duringIngest.passages)} more while one client alternates \`/route\` and \`/context\`): ingest ${int(p.ingestPerSec)} passages/s; capital chunk ${int(p.bytesPerHead)} B/head by its own accounting (${int(p.heads)} heads${p.storageBytes ? `, ${(p.storageBytes / 1048576).toFixed(1)} MiB of the object's SQLite` : ""}); query p50 / p99 ${ms(p.idle.p50)} / ${ms(p.idle.p99)} ms idle (${p.idle.n} queries) and ${ms(p.duringIngest.p50)} / ${ms(p.duringIngest.p99)} ms during ingest (${p.duringIngest.n}); beside ${p.pathological.map((x) => `${x.label} (${x.status}, ${ms(x.heavyMs)} ms) the longest \`/healthz\` wait was ${ms(x.worstHealthzMs)} ms`).join("; beside ")}.`,
+  ].join("\n");
+}
 
 // ------------------------------------------------------------------ formatting
 
@@ -1147,7 +1172,11 @@ text = replaceBlock(
   "explorer",
   explore ? explorer(explore, bench) : missing(EXPLORE, "npx tsx scripts/explore-timing.ts"),
 );
-text = replaceBlock(text, "scale", scale(readJson<HeapResults>(HEAP), bench, readJson<PlacementResults>(PLACEMENT)));
+text = replaceBlock(
+  text,
+  "scale",
+  `${scale(readJson<HeapResults>(HEAP), bench, readJson<PlacementResults>(PLACEMENT))}\n\n${probe(readJson<ProbeResults>(PROBE))}`,
+);
 text = replaceBlock(text, "lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 if (args.includes("--check")) {
   if (text !== before) {

@@ -243,7 +243,8 @@ export class CapitalStore {
   private ensureNodeCapacity(n: number) {
     if (n <= this.cap) return;
     let c = Math.max(64, this.cap);
-    while (c < n) c *= 2;
+    // Grown by half: the live slack over a rebuilt store stays under 1.5x (the heap budget counts it).
+    while (c < n) c = Math.ceil(c * 1.5);
     this.kind = growU8(this.kind, c);
     this.flags = growU8(this.flags, c);
     this.firstValidFrom = growF64(this.firstValidFrom, c);
@@ -704,7 +705,7 @@ export class CapitalStore {
 
   private growDocs(n: number) {
     if (n <= this.docNode.length) return;
-    const c = Math.max(64, this.docNode.length * 2, n);
+    const c = Math.max(64, Math.ceil(this.docNode.length * 1.5), n);
     this.docNode = growI32(this.docNode, c);
     this.docVer = growU32(this.docVer, c);
     this.docLen = growF32(this.docLen, c);
