@@ -223,8 +223,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
           store.apply(op);
           store.seq = seq;
           applied++;
-          // The write buffer is heap too: keep it within an eighth of the budget as a page applies.
-          if (k % 100 === 99) this.#maybeCheckpoint(store);
+          // The write buffer is heap too: keep it within an eighth of the budget (an O(1) check).
+          this.#maybeCheckpoint(store);
           if (k % SLICE === SLICE - 1) await new Promise((r) => setTimeout(r, 0));
         }
         if (page.length < LOG_PAGE) break;

@@ -211,6 +211,12 @@ export class SqlTables implements CapitalTables {
   #timelines = new Map<string, PendingTimeline>();
   #ord: number;
   #termCount: number;
+  /**
+   * Heap bytes of the buffered entities, names, aliases, owners and timelines, added as they are
+   * buffered (a replaced list counts again: an over-estimate), so heapBytes() is O(1) and the object
+   * can check its buffer against the budget after every change.
+   */
+  #bufferBytes = 0;
 
   constructor(private readonly sql: SyncSql) {
     for (const s of SCHEMA) sql.run(s);
@@ -268,6 +274,7 @@ export class SqlTables implements CapitalTables {
     this.#aliases.clear();
     this.#owners.clear();
     this.#timelines.clear();
+    this.#bufferBytes = 0;
   }
 
   /** Values waiting in the write buffer (a checkpoint empties it). */
@@ -342,6 +349,7 @@ export class SqlTables implements CapitalTables {
     const e = this.#storedEntities + this.#newIds.length;
     this.#newIds.push(id);
     this.#newIndex.set(id, e);
+    this.#bufferBytes += 2 * stringBytes(id) + MAP_ENTRY_BYTES + 8;
     return e;
   }
   entityCount(): number {
@@ -366,6 +374,7 @@ export class SqlTables implements CapitalTables {
   }
   setEntityInfo(e: number, name: string, type: string): void {
     this.#info.set(e, [name, type]);
+    this.#bufferBytes += stringBytes(name) + stringBytes(type) + MAP_ENTRY_BYTES + 32;
   }
 
   aliases(norm: string): readonly AliasEntry[] | undefined {
@@ -378,6 +387,7 @@ export class SqlTables implements CapitalTables {
   }
   setAliases(norm: string, list: AliasEntry[]): void {
     this.#aliases.set(norm, list);
+    this.#bufferBytes += stringBytes(norm) + MAP_ENTRY_BYTES + 32 + list.length * 48;
   }
 
   owners(e: number): readonly number[] {
@@ -389,6 +399,7 @@ export class SqlTables implements CapitalTables {
   addOwner(e: number, node: number): void {
     const list = [...this.owners(e), node];
     this.#owners.set(e, list);
+    this.#bufferBytes += MAP_ENTRY_BYTES + 32 + 8 * list.length;
   }
 
   timelineInsert(key: string, at: number, node: number): { prev: number; next: number } {
@@ -429,6 +440,7 @@ export class SqlTables implements CapitalTables {
     tl.at.splice(lo, 0, at);
     tl.ord.splice(lo, 0, ord);
     tl.node.splice(lo, 0, node);
+    this.#bufferBytes += tl.at.length === 1 ? stringBytes(key) + MAP_ENTRY_BYTES + 96 + 24 : 24;
     return { prev: prev?.node ?? -1, next: next?.node ?? -1 };
   }
 
@@ -439,12 +451,6 @@ export class SqlTables implements CapitalTables {
   }
 
   heapBytes(): number {
-    let b = this.entityPosts.heapBytes() + this.termPosts.heapBytes();
-    for (const id of this.#newIds) b += 2 * stringBytes(id) + MAP_ENTRY_BYTES + 8;
-    for (const [name, type] of this.#info.values()) b += stringBytes(name) + stringBytes(type) + MAP_ENTRY_BYTES + 32;
-    for (const [k, list] of this.#aliases) b += stringBytes(k) + MAP_ENTRY_BYTES + 32 + list.length * 48;
-    for (const l of this.#owners.values()) b += MAP_ENTRY_BYTES + 32 + 8 * l.length;
-    for (const [k, tl] of this.#timelines) b += stringBytes(k) + MAP_ENTRY_BYTES + 96 + 24 * tl.at.length;
-    return b;
+    return this.entityPosts.heapBytes() + this.termPosts.heapBytes() + this.#bufferBytes;
   }
 }
