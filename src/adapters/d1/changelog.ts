@@ -1,7 +1,8 @@
 /**
  * D1 adapter for what the capital chunk (the Durable Object) rebuilds from: the ordered change log,
- * the snapshots of its state (the bytes are in R2; D1 records where and up to which sequence number),
- * and the access statistics it restores on load.
+ * a record of each checkpoint written through admin/snapshot (the checkpoint itself is in the object's
+ * own storage; rows from before that point at R2 snapshots), and the access statistics it restores
+ * on load.
  */
 import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
 import type { ChangeLog, SnapshotRecord } from "../../core/ports";
