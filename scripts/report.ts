@@ -1079,7 +1079,7 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
     const last = rows[rows.length - 1] as BenchRow;
     out.push(
       "",
-      `**Structured heads** (the synthetic citation graphs of \`npm run bench\`, ~8 citations and 60 distinct words per head; ${runLine("run", b).slice(1, -1)}):`,
+      `**Structured heads** (the synthetic citation graphs of \`npm run bench\`, ~8 citations and 60 distinct words per head; ${runLine("run", b).slice(1, -2)}):`,
       "",
       table(
         [
@@ -1112,7 +1112,7 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
   if (p)
     out.push(
       "",
-      `**Placement of heads on shards**, measured before sharding is built (\`npx tsx scripts/shard-placement.ts ../shared/testdata\`; ${runLine("run", p).slice(1, -1)}): the share of neighbour slots whose target would be on another shard, and per query the shards holding its seeds, its top-M candidates and the nodes its diffusion reaches:`,
+      `**Placement of heads on shards**, measured before sharding is built (\`npx tsx scripts/shard-placement.ts ../shared/testdata\`; ${runLine("run", p).slice(1, -2)}): the share of neighbour slots whose target would be on another shard, and per query the shards holding its seeds, its top-M candidates and the nodes its diffusion reaches:`,
       "",
       table(
         [
