@@ -1,8 +1,10 @@
 /**
  * The capital chunk of one archive: head catalog, entity -> chunk inverted index,
  * time-aware alias table, access-recency statistics and the bounded, type-aware neighbour tables.
- * It lives in one Durable Object (128 MB isolate), so it is stored as struct-of-arrays in growable
- * typed arrays, never as per-node JS objects: see stats() for the measured bytes per head.
+ * What one query's diffusion and scoring touch per node is kept in the heap as struct-of-arrays in
+ * growable typed arrays (never per-node JS objects); the entity dictionary, postings, aliases, title
+ * owners and timelines are behind the tables port (tables.ts), in a Durable Object's SQLite
+ * storage. stats() accounts the heap; test/core/heap.test.ts holds it to the measured growth.
  */
 import { canonicalPaperId, normAlias, slug } from "../ids";
 import { fromBase64, SKETCH_BYTES } from "../sketch";
