@@ -1,5 +1,6 @@
 /**
- * `npm run report [-- --check]`: rewrites README.md's generated tables from the results files, so
+ * `npm run report [-- --check]`: rewrites the generated tables of README.md and docs/*.md from the
+ * results files, so
  * no figure in them is typed by hand or outlives the run that produced it:
  * - bench/results/latest.json (`npm run bench`) -> the block `report:performance`;
  * - bench/results/eval-latest.json (`npm run eval`) -> `report:quality`, `report:targets` and
@@ -8,15 +9,22 @@
  *   from the newest section run in bench/results/eval-sections/ that does.
  * A block is the text between `<!-- report:NAME:start -->` and `<!-- report:NAME:end -->`. Each
  * names the date, commit and machine of its run. `--check` rewrites nothing and exits 1 when
- * README.md differs from what the results files give.
+ * a page differs from what the results files give.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { HeldOutPool, HeldOutReferences } from "./lib/papers-eval";
 import type { EvalResults, EvalSet, MetricRow } from "./lib/results";
 import { strongerBm25, targets } from "./lib/results";
+import type { PlacementRow } from "./shard-placement";
 
 const args = process.argv.slice(2);
-const README = "README.md";
+/** The pages whose generated blocks this rewrites (a block lives in whichever page holds its markers). */
+const PAGES = [
+  "README.md",
+  ...readdirSync("docs")
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const BENCH = "bench/results/latest.json";
 const EVAL = "bench/results/eval-latest.json";
 const EXPLORE = "bench/results/explore-latest.json";
@@ -1045,17 +1053,7 @@ interface PlacementResults {
   commit: string;
   source?: SourceLike | null;
   machine?: { cores: number; cpu?: string; node: string };
-  rows: Array<{
-    archive: string;
-    shards: number;
-    placement: string;
-    slots: number;
-    crossShare: number;
-    seedShards: number;
-    candidateShards: number;
-    massShards: number;
-    largestOverMean: number;
-  }>;
+  rows: PlacementRow[];
 }
 
 function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResults | null): string {
@@ -1142,13 +1140,19 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
 
 // ------------------------------------------------------------------ README rewriting
 
-function replaceBlock(text: string, name: string, body: string): string {
+const before = new Map(PAGES.map((f) => [f, readFileSync(f, "utf8")]));
+const pages = new Map(before);
+
+function replaceBlock(name: string, body: string): void {
   const start = `<!-- report:${name}:start -->`;
   const end = `<!-- report:${name}:end -->`;
+  const page = PAGES.find((f) => (pages.get(f) as string).includes(start));
+  if (!page) throw new Error(`markers ${start} ... ${end} not found in ${PAGES.join(", ")}`);
+  const text = pages.get(page) as string;
   const i = text.indexOf(start);
   const j = text.indexOf(end);
-  if (i < 0 || j < i) throw new Error(`${README}: markers ${start} ... ${end} not found`);
-  return `${text.slice(0, i + start.length)}\n${body}\n${text.slice(j)}`;
+  if (j < i) throw new Error(`${page}: ${end} before ${start}`);
+  pages.set(page, `${text.slice(0, i + start.length)}\n${body}\n${text.slice(j)}`);
 }
 
 function readJson<T>(f: string): T | null {
@@ -1156,38 +1160,32 @@ function readJson<T>(f: string): T | null {
   return JSON.parse(readFileSync(f, "utf8")) as T;
 }
 
-const before = readFileSync(README, "utf8");
-let text = before;
 const bench = readJson<BenchResults>(BENCH);
 const ev = readJson<EvalResults>(EVAL);
 const missing = (file: string, cmd: string) => `_No results file (${file}); run \`${cmd}\`._`;
-text = replaceBlock(text, "performance", bench ? performance(bench) : missing(BENCH, "npm run bench"));
-text = replaceBlock(text, "quality", ev ? quality(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
-text = replaceBlock(text, "targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
-text = replaceBlock(text, "research", research(ev));
-text = replaceBlock(text, "params", paramRuns(ev));
+replaceBlock("performance", bench ? performance(bench) : missing(BENCH, "npm run bench"));
+replaceBlock("quality", ev ? quality(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
+replaceBlock("targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
+replaceBlock("research", research(ev));
+replaceBlock("params", paramRuns(ev));
 const explore = readJson<ExploreResults>(EXPLORE);
-text = replaceBlock(
-  text,
-  "explorer",
-  explore ? explorer(explore, bench) : missing(EXPLORE, "npx tsx scripts/explore-timing.ts"),
-);
-text = replaceBlock(
-  text,
+replaceBlock("explorer", explore ? explorer(explore, bench) : missing(EXPLORE, "npx tsx scripts/explore-timing.ts"));
+replaceBlock(
   "scale",
   `${scale(readJson<HeapResults>(HEAP), bench, readJson<PlacementResults>(PLACEMENT))}\n\n${probe(readJson<ProbeResults>(PROBE))}`,
 );
-text = replaceBlock(text, "lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
+replaceBlock("lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
+const changed = PAGES.filter((f) => pages.get(f) !== before.get(f));
 if (args.includes("--check")) {
-  if (text !== before) {
-    console.error(`${README} is out of date with ${BENCH} / ${EVAL}: run \`npm run report\``);
+  if (changed.length) {
+    console.error(`${changed.join(", ")} out of date with the results files: run \`npm run report\``);
     process.exit(1);
   }
-  console.log(`${README} matches the results files`);
-} else if (text !== before) {
-  writeFileSync(README, text);
-  console.log(`rewrote the generated tables in ${README}`);
-} else console.log(`${README} already up to date`);
+  console.log("README.md and docs/ match the results files");
+} else if (changed.length) {
+  for (const f of changed) writeFileSync(f, pages.get(f) as string);
+  console.log(`rewrote the generated tables in ${changed.join(", ")}`);
+} else console.log("README.md and docs/ already up to date");
 
 /** The per-node references rows with the papers' full text (absent in runs before the held-out protocol). */
 function heldOutBlock(h: HeldOutReferences | undefined, papers: number): string[] {

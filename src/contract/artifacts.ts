@@ -91,7 +91,7 @@ export const IngestBody = z
         "revise: an artifact whose id is new becomes the next version of an existing record of the same kind (and boundaries) whose words overlap it enough (|A∩B| / min(|A|,|B|) over title + content words ≥ near_duplicate_threshold); at most 50 artifacts per request. add (default): ids decide.",
     }),
     near_duplicate_threshold: z.number().min(0).max(1).optional().openapi({
-      description: "Overlap for near_duplicates: revise (default 0.4, measured; README).",
+      description: "Overlap for near_duplicates: revise (default 0.4, measured; docs/coding-agents.md).",
     }),
   })
   .openapi("IngestBatch", { example: { artifacts: [ARTIFACT_EXAMPLE] } });

@@ -202,7 +202,7 @@ export const CodePairsBody = z
     limit: z.number().int().min(1).max(50).default(10).openapi({ description: "Techniques routed (1-50)." }),
     threshold: z.number().min(-1).max(1).optional().openapi({
       description:
-        "Minimum pair score (the technique's cosine similarity to the query); default 0.15, measured for reuse (a technique of another paper asking for related code) on the released xKG graphs with the local embedder; 0.55 for a technique's own code by its exact description (README: how). -1 returns every routed technique.",
+        "Minimum pair score (the technique's cosine similarity to the query); default 0.15, measured for reuse (a technique of another paper asking for related code) on the released xKG graphs with the local embedder; 0.55 for a technique's own code by its exact description (docs/coding-agents.md: how). -1 returns every routed technique.",
     }),
     include_ungrounded: z
       .boolean()

@@ -13,7 +13,7 @@ const q = <T extends z.ZodType>(s: T, name: string, description: string) =>
 
 const Id = z.string().min(1).max(MAX_ID);
 
-/** Defaults PaperGuru chose where the seed gives none (README: research memory). */
+/** Defaults PaperGuru chose where the seed gives none (docs/research.md). */
 export const SGMC_DEFAULTS = {
   /** θ of Eq. 3 (the seed's value). */
   theta: 500,
@@ -62,7 +62,7 @@ const TreeNode = z.object({
   title: z.string(),
   depth: z.number().int().openapi({ description: "part-of steps from the root (the root is 0)." }),
   parent: z.string().nullable(),
-  children: z.array(z.string()).openapi({ description: "Outline children in order (README: tree order)." }),
+  children: z.array(z.string()).openapi({ description: "Outline children in order (docs/research.md: tree order)." }),
   references: z.array(Ref).openapi({ description: "The node's cites targets visible at as_of, heaviest first." }),
   words: z.object({ own: z.number().int(), references: z.number().int(), counted: z.number().int() }),
   split: z.boolean().openapi({ description: "φ of Eq. 3: words.counted > theta." }),

@@ -96,7 +96,7 @@ export interface KernelParams {
   heapBudgetBytes: number;
   /**
    * Exponents of the experts in the product p = prod p_x^w_x (1 = plain product, 0 = expert off).
-   * Chosen by `npm run eval`; see README Quality.
+   * Chosen by `npm run eval`; see docs/quality.md.
    */
   weights: { sem: number; lex: number; sym: number; graph: number; rec: number };
 }

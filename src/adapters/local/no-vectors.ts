@@ -3,7 +3,7 @@ import type { VectorIndex, VectorMatch } from "../../core/ports";
 /**
  * VECTOR_INDEX=none: no head embeddings are kept and routing gets no semantic seeds; the lexical,
  * entity, graph and recency experts rank alone. For a local archive whose hashed embedder adds
- * nothing over the lexical expert (README Quality: measured both ways), it saves the vector index's
+ * nothing over the lexical expert (docs/quality.md: measured both ways), it saves the vector index's
  * memory and scan.
  */
 export class NoVectorIndex implements VectorIndex {

@@ -11,7 +11,7 @@
  * the newest blocks it needs.
  */
 import type { AliasEntry, CapitalTables, IntLists } from "./tables";
-import { MAP_ENTRY_BYTES, stringBytes } from "./tables";
+import { insertionPoint, MAP_ENTRY_BYTES, stringBytes } from "./tables";
 
 export type SqlValue = string | number | null | Uint8Array;
 export type SqlRow = Record<string, SqlValue>;
@@ -123,10 +123,15 @@ class SqlLists implements IntLists {
     this.pendingValues++;
   }
 
-  /** Write the buffered appends: the last stored block is filled up to BLOCK, then new blocks. */
-  flush(): void {
+  /**
+   * Write the buffered appends: the last stored block is filled up to BLOCK, then new blocks.
+   * Returns how many lists were new.
+   */
+  flush(): number {
+    let created = 0;
     for (const [key, p] of this.pending) {
       const st = this.stored(key);
+      if (st.len === 0) created++;
       let from = 0;
       let blocks = st.blocks;
       if (blocks > 0) {
@@ -184,6 +189,7 @@ class SqlLists implements IntLists {
     }
     this.pending.clear();
     this.pendingValues = 0;
+    return created;
   }
 
   heapBytes(): number {
@@ -301,9 +307,8 @@ export class SqlTables implements CapitalTables {
       }
       for (const [e, [name, type]] of this.#info)
         if (e < this.#storedEntities) this.sql.run("UPDATE pg_ent SET name = ?, type = ? WHERE e = ?", name, type, e);
-      this.#termCount = this.termCount();
       this.entityPosts.flush();
-      this.termPosts.flush();
+      this.#termCount += this.termPosts.flush();
       for (const [norm, list] of this.#aliases)
         this.sql.run(
           "INSERT OR REPLACE INTO pg_alias(norm, data) VALUES (?, ?)",
@@ -422,13 +427,7 @@ export class SqlTables implements CapitalTables {
       tl = { at: [], ord: [], node: [] };
       this.#timelines.set(key, tl);
     }
-    let lo = 0;
-    let hi = tl.at.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((tl.at[mid] as number) <= at) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = insertionPoint(tl.at, at);
     if (lo > 0) {
       const c = { at: tl.at[lo - 1] as number, ord: tl.ord[lo - 1] as number, node: tl.node[lo - 1] as number };
       if (!prev || c.at > prev.at || (c.at === prev.at && c.ord > prev.ord)) prev = c;

@@ -51,6 +51,18 @@ export interface CapitalTables {
   heapBytes(): number;
 }
 
+/** Where `at` goes in times sorted ascending: after every entry at or before it. */
+export function insertionPoint(times: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((times[mid] as number) <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Estimated heap bytes of a one-byte V8 string (header plus characters, 8-byte aligned). */
 export function stringBytes(s: string): number {
   return 16 + Math.ceil(s.length / 8) * 8;
@@ -181,13 +193,7 @@ export class MemoryTables implements CapitalTables {
       tl = { at: [], node: [] };
       this.#timelines.set(key, tl);
     }
-    let lo = 0;
-    let hi = tl.at.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((tl.at[mid] as number) <= at) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = insertionPoint(tl.at, at);
     const prev = lo > 0 ? (tl.node[lo - 1] as number) : -1;
     const next = lo < tl.node.length ? (tl.node[lo] as number) : -1;
     tl.at.splice(lo, 0, at);

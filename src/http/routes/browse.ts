@@ -209,7 +209,7 @@ endpoint(
     tags: ["query"],
     summary: "Pre-turn brief for a coding agent",
     description:
-      "Within `budget_tokens`: the committed designs and decisions relevant to the upcoming request (status annotation `committed` at `as_of`; superseded and deprecated ones are invisible), the modules implementing them to revise (a commitment changed after the module did), preserve (others depend on or test them) or reuse, and the exported signatures of the modules to preserve as exact anchors. Deterministic; the rules are in the README.",
+      "Within `budget_tokens`: the committed designs and decisions relevant to the upcoming request (status annotation `committed` at `as_of`; superseded and deprecated ones are invisible), the modules implementing them to revise (a commitment changed after the module did), preserve (others depend on or test them) or reuse, and the exported signatures of the modules to preserve as exact anchors. Deterministic; the rules are in docs/coding-agents.md.",
     request: { params: S.ArchiveParam, ...body(S.BriefBody) },
     responses: { 200: json(S.BriefResult), ...errors(400, 401, 403, 404, 413) },
   },
@@ -266,7 +266,7 @@ endpoint(
     tags: ["query"],
     summary: "Technique -> code pairs (xKG)",
     description:
-      "Routes the query over `technique` chunks only (optionally within one paper's subtree or boundary tags), follows `implements` edges to the code that implements each (exact, from D1, at `as_of`) and returns the (technique, code) pairs whose score (the technique's cosine similarity to the query) is at least `threshold` (default 0.15, measured on the 43 released xKG graphs for reuse; 0.55 asks for the exact technique; the README says how), in the router's order, with the score's parts. Each code comes with the anchor of its code span and its size in bytes. Techniques without code come back with `code: null, grounded: false` unless `include_ungrounded` is false.",
+      "Routes the query over `technique` chunks only (optionally within one paper's subtree or boundary tags), follows `implements` edges to the code that implements each (exact, from D1, at `as_of`) and returns the (technique, code) pairs whose score (the technique's cosine similarity to the query) is at least `threshold` (default 0.15, measured on the 43 released xKG graphs for reuse; 0.55 asks for the exact technique; docs/coding-agents.md says how), in the router's order, with the score's parts. Each code comes with the anchor of its code span and its size in bytes. Techniques without code come back with `code: null, grounded: false` unless `include_ungrounded` is false.",
     request: { params: S.ArchiveParam, ...body(S.CodePairsBody) },
     responses: { 200: json(S.CodePairsResult), ...errors(400, 401, 403, 404) },
   },
