@@ -10,8 +10,8 @@
  * term frequencies): one row per block, so a list costs O(len / BLOCK) rows and a query reads only
  * the newest blocks it needs.
  */
-import type { AliasEntry, CapitalTables, IntLists } from "./tables";
-import { insertionPoint, MAP_ENTRY_BYTES, stringBytes } from "./tables";
+import type { AliasEntry, CapitalTables, IntLists, RemoteHead } from "./tables";
+import { insertionPoint, MAP_ENTRY_BYTES, NO_HEAD, stringBytes } from "./tables";
 
 export type SqlValue = string | number | null | Uint8Array;
 export type SqlRow = Record<string, SqlValue>;
@@ -38,8 +38,11 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS pg_owner(e INTEGER PRIMARY KEY, nodes BLOB NOT NULL)",
   "CREATE TABLE IF NOT EXISTS pg_tl(key TEXT NOT NULL, at REAL NOT NULL, ord INTEGER NOT NULL, node INTEGER NOT NULL, PRIMARY KEY(key, at, ord)) WITHOUT ROWID",
   "CREATE TABLE IF NOT EXISTS pg_snap(part INTEGER PRIMARY KEY, data BLOB NOT NULL)",
+  // Nodes other shards of the archive hold: archive-wide number, id, head version, first start, end
+  // (NULL while open-ended).
+  "CREATE TABLE IF NOT EXISTS pg_remote(g INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, ver INTEGER NOT NULL, first REAL NOT NULL, end REAL)",
 ];
-const TABLES = ["pg_meta", "pg_ent", "pg_list", "pg_list_len", "pg_alias", "pg_owner", "pg_tl", "pg_snap"];
+const TABLES = ["pg_meta", "pg_ent", "pg_list", "pg_list_len", "pg_alias", "pg_owner", "pg_tl", "pg_snap", "pg_remote"];
 
 const ENTITY_POSTS = 0;
 const TERM_POSTS = 1;
@@ -217,6 +220,9 @@ export class SqlTables implements CapitalTables {
   #timelines = new Map<string, PendingTimeline>();
   #ord: number;
   #termCount: number;
+  /** Remote nodes added or changed since the last checkpoint. */
+  #remote = new Map<number, { id: string; head: RemoteHead }>();
+  #remoteIdx = new Map<string, number>();
   /**
    * Heap bytes of the buffered entities, names, aliases, owners and timelines, added as they are
    * buffered (a replaced list counts again: an over-estimate), so heapBytes() is O(1) and the object
@@ -280,12 +286,20 @@ export class SqlTables implements CapitalTables {
     this.#aliases.clear();
     this.#owners.clear();
     this.#timelines.clear();
+    this.#remote.clear();
+    this.#remoteIdx.clear();
     this.#bufferBytes = 0;
   }
 
   /** Values waiting in the write buffer (a checkpoint empties it). */
   pendingValues(): number {
-    return this.entityPosts.pendingValues + this.termPosts.pendingValues + this.#newIds.length + this.#timelines.size;
+    return (
+      this.entityPosts.pendingValues +
+      this.termPosts.pendingValues +
+      this.#newIds.length +
+      this.#timelines.size +
+      this.#remote.size
+    );
   }
 
   /**
@@ -326,6 +340,15 @@ export class SqlTables implements CapitalTables {
             tl.ord[k] as number,
             tl.node[k] as number,
           );
+      for (const [g, r] of this.#remote)
+        this.sql.run(
+          "INSERT OR REPLACE INTO pg_remote(g, id, ver, first, end) VALUES (?, ?, ?, ?, ?)",
+          g,
+          r.id,
+          r.head.version,
+          r.head.first,
+          Number.isFinite(r.head.end) ? r.head.end : null,
+        );
       this.sql.run("DELETE FROM pg_snap");
       for (let off = 0, part = 0; off < heap.byteLength; off += SNAP_PART, part++)
         this.sql.run(
@@ -447,6 +470,39 @@ export class SqlTables implements CapitalTables {
     let fresh = 0;
     for (const key of this.termPosts.pending.keys()) if (this.termPosts.stored(key).len === 0) fresh++;
     return this.#termCount + fresh;
+  }
+
+  remoteIndex(id: string): number | undefined {
+    const g = this.#remoteIdx.get(id);
+    if (g !== undefined) return g;
+    const r = this.sql.all("SELECT g FROM pg_remote WHERE id = ?", id)[0];
+    return r ? num(r.g) : undefined;
+  }
+  remoteAdd(id: string, g: number): void {
+    this.#remote.set(g, { id, head: NO_HEAD });
+    this.#remoteIdx.set(id, g);
+    this.#bufferBytes += 2 * stringBytes(id) + 2 * MAP_ENTRY_BYTES + 64;
+  }
+  #storedRemote(g: number): { id: string; head: RemoteHead } | undefined {
+    const r = this.sql.all("SELECT id, ver, first, end FROM pg_remote WHERE g = ?", g)[0];
+    if (!r) return undefined;
+    const end = r.end === null || r.end === undefined ? Number.POSITIVE_INFINITY : num(r.end);
+    return { id: String(r.id), head: { version: num(r.ver), first: num(r.first), end } };
+  }
+  remoteId(g: number): string | undefined {
+    return (this.#remote.get(g) ?? this.#storedRemote(g))?.id;
+  }
+  remoteHead(g: number): RemoteHead {
+    return (this.#remote.get(g) ?? this.#storedRemote(g))?.head ?? NO_HEAD;
+  }
+  setRemoteHead(g: number, head: RemoteHead): void {
+    const r = this.#remote.get(g) ?? this.#storedRemote(g);
+    if (!r) return;
+    if (!this.#remote.has(g)) {
+      this.#remoteIdx.set(r.id, g);
+      this.#bufferBytes += 2 * stringBytes(r.id) + 2 * MAP_ENTRY_BYTES + 64;
+    }
+    this.#remote.set(g, { id: r.id, head: { ...head } });
   }
 
   heapBytes(): number {

@@ -20,7 +20,14 @@ import {
 } from "../types";
 import { scratch } from "./diffusion";
 import { IdIndex } from "./id-index";
-import { type CapitalTables, MAP_ENTRY_BYTES, MemoryTables, type MemoryTablesDump, stringBytes } from "./tables";
+import {
+  type CapitalTables,
+  MAP_ENTRY_BYTES,
+  MemoryTables,
+  type MemoryTablesDump,
+  type RemoteHead,
+  stringBytes,
+} from "./tables";
 
 const HAS_HEAD = 1;
 const DEPRECATED = 2;
@@ -147,6 +154,30 @@ export interface NeighbourInfo {
 
 const RING = 64;
 /** Heads linked per derived `mentions` step (a new owner from its mentioners, a mention to owners). */
+/**
+ * Which postings a query's lexical expert reads: terms rarest first (they carry the most IDF), at
+ * most `maxPostings` per term, until `budget` postings are read; IDF = ln(1 + (N - df + 0.5) /
+ * (df + 0.5)) with N the open documents. `counts` are (term hash, postings) across the archive.
+ */
+export function lexicalPlan(
+  counts: Array<[number, number]>,
+  n: number,
+  maxPostings: number,
+  budget: number,
+): Array<{ term: number; cap: number; idf: number; count: number }> {
+  const known = counts.filter(([, c]) => c > 0).sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+  const out: Array<{ term: number; cap: number; idf: number; count: number }> = [];
+  let spent = 0;
+  for (const [term, count] of known) {
+    if (spent >= budget) break;
+    const cap = Math.min(maxPostings, budget - spent);
+    spent += Math.min(cap, count);
+    const df = Math.min(n, count);
+    out.push({ term, cap, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)), count });
+  }
+  return out;
+}
+
 export const MAX_MENTION_LINKS = 64;
 const MENTIONS: EdgeType = "mentions";
 const FOLLOWS: EdgeType = "follows";
@@ -229,6 +260,28 @@ export class CapitalStore {
   /** @internal */ openDocs = 0;
   /** @internal */ openLen = 0;
 
+  // ---- sharding: a store may hold one shard of an archive. Nodes are numbered archive-wide in the
+  // order their ids first appear in the change log; a shard holds the ids first seen while it was the
+  // open shard, which are consecutive numbers from `lo`, so local node i is archive-wide lo + i.
+  // Every shard applies every change: the tables (postings, owners, timelines) are archive-wide and
+  // name nodes by archive-wide number; the heap holds only the shard's own nodes, plus a ghost (its
+  // head's validity) for each node of another shard that one of its slots points at.
+  /** @internal */ sharded = false;
+  /** @internal Archive-wide number of local node 0. */ lo = 0;
+  /** @internal Change-log positions [ownFrom, ownTo) whose new ids this shard holds. */
+  ownFrom = 0;
+  /** @internal */ ownTo = Number.POSITIVE_INFINITY;
+  /** @internal Ids seen across the archive (unsharded: the store's own nodes). */ globalCount = 0;
+  /** @internal Position of the change being applied (ownership of the ids it introduces). */
+  applySeq = 0;
+  /** @internal Ghosts: slotDst holds -(k + 1) for ghost k. */
+  ghostG: Int32Array = new Int32Array(0);
+  /** @internal */ ghostFlags: Uint8Array = new Uint8Array(0);
+  /** @internal */ ghostFirst: Float64Array = new Float64Array(0);
+  /** @internal */ ghostEnd: Float64Array = new Float64Array(0);
+  /** @internal */ ghostCount = 0;
+  /** @internal */ ghostAt = new Map<number, number>();
+
   // ---- recency: the 64 most recently accessed nodes (recency seeding is O(64), not O(N))
   /** @internal */ ring: Int32Array = new Int32Array(RING).fill(-1);
   /** @internal */ ringPos = 0;
@@ -262,6 +315,96 @@ export class CapitalStore {
     nd.set(this.nodeDoc.subarray(0, Math.min(this.nodeDoc.length, c)));
     this.nodeDoc = nd;
     this.cap = c;
+  }
+
+  /**
+   * Make this store one shard of an archive: it holds the ids first seen at change-log positions
+   * [from, to) and keeps only tables and ghosts for the others. Set before the first change.
+   */
+  shard(from: number, to = Number.POSITIVE_INFINITY): void {
+    this.sharded = true;
+    this.ownFrom = from;
+    this.ownTo = to;
+  }
+
+  /** Stop taking new ids from change-log position `to` on (a newer shard takes them). */
+  closeAt(to: number): void {
+    this.sharded = true;
+    this.ownTo = Math.min(this.ownTo, to);
+  }
+
+  /** @internal Local node of an archive-wide number, or -1 when another shard holds it. */
+  local(g: number): number {
+    const i = g - this.lo;
+    return i >= 0 && i < this.ids.length ? i : -1;
+  }
+
+  /** @internal Archive-wide number of an id, or undefined when the archive has never seen it. */
+  lookupG(chunk: string): number | undefined {
+    const i = this.index.get(chunk);
+    if (i !== undefined) return this.lo + i;
+    return this.sharded ? this.tables.remoteIndex(chunk) : undefined;
+  }
+
+  /** @internal Archive-wide number of an id, numbering it if new (here when this shard takes new ids). */
+  globalOf(chunk: string): number {
+    const known = this.lookupG(chunk);
+    if (known !== undefined) return known;
+    if (!this.sharded || (this.applySeq >= this.ownFrom && this.applySeq < this.ownTo)) {
+      if (this.ids.length === 0) this.lo = this.globalCount;
+      else if (this.lo + this.ids.length !== this.globalCount) throw new Error("a shard's nodes must be consecutive");
+      const i = this.nodeOf(chunk);
+      this.globalCount++;
+      return this.lo + i;
+    }
+    const g = this.globalCount++;
+    this.tables.remoteAdd(chunk, g);
+    return g;
+  }
+
+  /** @internal Slot reference of an archive-wide number: a local node, or -(k + 1) for ghost k. */
+  refOf(g: number): number {
+    const i = this.local(g);
+    if (i >= 0) return i;
+    let k = this.ghostAt.get(g);
+    if (k === undefined) {
+      k = this.ghostCount++;
+      if (k >= this.ghostG.length) {
+        const c = Math.max(16, Math.ceil(this.ghostG.length * 1.5));
+        this.ghostG = growI32(this.ghostG, c);
+        this.ghostFlags = growU8(this.ghostFlags, c);
+        this.ghostFirst = growF64(this.ghostFirst, c);
+        this.ghostEnd = growF64(this.ghostEnd, c);
+      }
+      this.ghostG[k] = g;
+      this.ghostAt.set(g, k);
+      this.setGhost(k, this.tables.remoteHead(g));
+    }
+    return -(k + 1);
+  }
+
+  private setGhost(k: number, h: RemoteHead): void {
+    this.ghostFlags[k] = (h.version > 0 ? HAS_HEAD : 0) | (Number.isFinite(h.end) ? DEPRECATED : 0);
+    this.ghostFirst[k] = h.first;
+    this.ghostEnd[k] = h.end;
+  }
+
+  /** @internal Archive-wide number of a slot reference. */
+  gOfRef(r: number): number {
+    return r >= 0 ? this.lo + r : (this.ghostG[-r - 1] as number);
+  }
+
+  /** @internal Id of a slot reference. */
+  idOfRef(r: number): string {
+    return r >= 0 ? (this.ids[r] as string) : (this.tables.remoteId(this.ghostG[-r - 1] as number) ?? "");
+  }
+
+  private hasHead(r: number): boolean {
+    return (((r >= 0 ? this.flags[r] : this.ghostFlags[-r - 1]) as number) & HAS_HEAD) !== 0;
+  }
+
+  private firstOf(r: number): number {
+    return (r >= 0 ? this.firstValidFrom[r] : this.ghostFirst[-r - 1]) as number;
   }
 
   /** @internal */
@@ -372,6 +515,11 @@ export class CapitalStore {
 
   /** @internal */
   visibleAt(i: number, t: number): boolean {
+    if (i < 0) {
+      const k = -i - 1;
+      const gf = this.ghostFlags[k] as number;
+      return (gf & HAS_HEAD) !== 0 && (this.ghostFirst[k] as number) <= t && t < (this.ghostEnd[k] as number);
+    }
     const f = this.flags[i] as number;
     if ((f & HAS_HEAD) === 0 || (this.firstValidFrom[i] as number) > t) return false;
     return (f & DEPRECATED) === 0 || t < (this.endAt.get(i) as number);
@@ -379,6 +527,7 @@ export class CapitalStore {
 
   /** @internal End of validity of node i (+Infinity unless deprecated). */
   endOf(i: number): number {
+    if (i < 0) return this.ghostEnd[-i - 1] as number;
     return ((this.flags[i] as number) & DEPRECATED) === 0 ? OPEN_TO : (this.endAt.get(i) as number);
   }
 
@@ -524,7 +673,7 @@ export class CapitalStore {
       case FROM_SELF:
         return this.firstValidFrom[u] as number;
       case FROM_DST:
-        return this.firstValidFrom[this.slotDst[k] as number] as number;
+        return this.firstOf(this.slotDst[k] as number);
       case FROM_OPEN:
         return OPEN_FROM;
       default: {
@@ -571,22 +720,22 @@ export class CapitalStore {
 
   /** The from bits of a slot of u to dst starting at `from`, keeping an explicit start aside. */
   private fromBits(u: number, dst: number, bits: number, from: number): number {
-    const has = (i: number) => ((this.flags[i] as number) & HAS_HEAD) !== 0;
     let code = 0;
     if (from === OPEN_FROM) code = FROM_OPEN;
-    else if (has(u) && from === this.firstValidFrom[u]) code = FROM_SELF;
-    else if (has(dst) && from === this.firstValidFrom[dst]) code = FROM_DST;
+    else if (this.hasHead(u) && from === this.firstValidFrom[u]) code = FROM_SELF;
+    else if (this.hasHead(dst) && from === this.firstOf(dst)) code = FROM_DST;
     CapitalStore.setAside(this.fromAt, u, dst, bits, code === 0 ? from : null);
     return code;
   }
 
-  private upsertSlot(i: number, dst: number, bits: number, w: number, from: number, to: number) {
+  /** `wi` is the weight's code (weightIndex), taken by the caller for every edge. */
+  private upsertSlot(i: number, dst: number, bits: number, w: number, wi: number, from: number, to: number) {
     const s = this.nbrStart[i] as number;
     const n = this.nbrCount[i] as number;
     const closedBit = to === OPEN_TO ? 0 : CLOSED_BIT;
     for (let k = s; k < s + n; k++) {
       if (this.slotDst[k] === dst && ((this.slotType[k] as number) & KEY_MASK) === bits) {
-        this.slotWi[k] = this.weightIndex(w);
+        this.slotWi[k] = wi;
         this.slotType[k] = bits | closedBit | this.fromBits(i, dst, bits, from);
         this.setClosed(i, dst, bits, closedBit ? to : null);
         return;
@@ -610,7 +759,7 @@ export class CapitalStore {
       this.liveSlots++;
     }
     this.slotDst[k] = dst;
-    this.slotWi[k] = this.weightIndex(w);
+    this.slotWi[k] = wi;
     this.slotType[k] = bits | closedBit | this.fromBits(i, dst, bits, from);
     if (closedBit) this.setClosed(i, dst, bits, to);
   }
@@ -629,17 +778,26 @@ export class CapitalStore {
 
   private addEdge(src: string, dst: string, type: EdgeType, weight: number, validFrom: number, validTo: number | null) {
     if (src === dst) return;
-    this.addEdgeIdx(this.nodeOf(src), this.nodeOf(dst), type, weight, validFrom, validTo);
+    const a = this.globalOf(src);
+    this.addEdgeG(a, this.globalOf(dst), type, weight, validFrom, validTo);
   }
 
-  private addEdgeIdx(a: number, b: number, type: EdgeType, weight: number, validFrom: number, validTo: number | null) {
-    if (a === b) return;
+  /** An edge between two archive-wide numbers: a slot on each end this store holds. */
+  private addEdgeG(ga: number, gb: number, type: EdgeType, weight: number, validFrom: number, validTo: number | null) {
+    if (ga === gb) return;
     const t = EDGE_TYPES.indexOf(type);
     const w = Math.max(0, weight) * TYPE_WEIGHT[type];
+    // Weight codes are taken for every edge, held here or not: the palette is then the same on every
+    // shard and in one store holding everything, so a weight has the same value everywhere.
+    const wa = this.weightIndex(w);
+    const wb = this.weightIndex(w * REVERSE_FACTOR);
+    const a = this.local(ga);
+    const b = this.local(gb);
+    if (a < 0 && b < 0) return;
     const from = edgeFrom(validFrom);
     const to = edgeTo(validTo);
-    this.upsertSlot(a, b, t, w, from, to);
-    this.upsertSlot(b, a, t | DIR_IN, w * REVERSE_FACTOR, from, to);
+    if (a >= 0) this.upsertSlot(a, b >= 0 ? b : this.refOf(gb), t, w, wa, from, to);
+    if (b >= 0) this.upsertSlot(b, a >= 0 ? a : this.refOf(ga), t | DIR_IN, w * REVERSE_FACTOR, wb, from, to);
     this.edgeCount++;
   }
 
@@ -668,11 +826,12 @@ export class CapitalStore {
    * head is bounded whatever the archive size. Heads sharing one title do not link each other.
    */
   private linkMentions(i: number, ents: number[], owns: number[], at: number) {
+    // i and the tables' nodes are archive-wide numbers.
     const ownSet = new Set(owns);
     for (const e of ents) {
       if (ownSet.has(e)) continue;
       const list = this.tables.owners(e);
-      for (const o of list.slice(-MAX_MENTION_LINKS)) if (o !== i) this.addEdgeIdx(i, o, MENTIONS, 1, at, null);
+      for (const o of list.slice(-MAX_MENTION_LINKS)) if (o !== i) this.addEdgeG(i, o, MENTIONS, 1, at, null);
     }
     for (const e of owns) {
       const before = this.tables.owners(e);
@@ -683,7 +842,7 @@ export class CapitalStore {
       let linked = 0;
       this.eachPosting(e, Number.POSITIVE_INFINITY, (p) => {
         if (others.has(p)) return true;
-        this.addEdgeIdx(p, i, MENTIONS, 1, at, null);
+        this.addEdgeG(p, i, MENTIONS, 1, at, null);
         linked++;
         return linked < MAX_MENTION_LINKS;
       });
@@ -699,8 +858,8 @@ export class CapitalStore {
   private linkTimeline(i: number, boundaries: string[], at: number) {
     const key = [...boundaries].sort().join("\u0000");
     const { prev, next } = this.tables.timelineInsert(key, at, i);
-    if (prev >= 0) this.addEdgeIdx(i, prev, FOLLOWS, 1, at, null);
-    if (next >= 0) this.addEdgeIdx(next, i, FOLLOWS, 1, at, null);
+    if (prev >= 0) this.addEdgeG(i, prev, FOLLOWS, 1, at, null);
+    if (next >= 0) this.addEdgeG(next, i, FOLLOWS, 1, at, null);
   }
 
   // ------------------------------------------------------------------ lexical index
@@ -755,26 +914,39 @@ export class CapitalStore {
   ): Map<number, number> {
     const n = Math.max(1, this.openDocs);
     const avg = this.openDocs > 0 ? Math.max(1, this.openLen / this.openDocs) : 1;
+    const plan = lexicalPlan(this.termCounts(queryTerms), n, maxPostings, budget);
+    return this.lexicalScan(
+      plan.map((p) => [p.term, p.cap, p.idf]),
+      t,
+      avg,
+    );
+  }
+
+  /** @internal Hashed query terms (distinct, in query order) and their posting counts here. */
+  termCounts(queryTerms: string[]): Array<[number, number]> {
+    const out: Array<[number, number]> = [];
+    const seen = new Set<number>();
+    for (const q of queryTerms) {
+      const term = termHash(q);
+      if (seen.has(term)) continue;
+      seen.add(term);
+      out.push([term, this.tables.termPosts.count(term)]);
+    }
+    return out;
+  }
+
+  /**
+   * @internal BM25 of this store's documents visible at t for a plan of (term hash, postings to
+   * read newest first, IDF), in plan order; `avg` is the mean document length. Local node -> score.
+   */
+  lexicalScan(plan: Array<[number, number, number]>, t: number, avg: number): Map<number, number> {
     // Dense accumulator by node with a touched list: no hashing per posting, reset costs the hits.
     // It borrows the diffusion's scratch vector, which is all zero between queries too.
     const acc = scratch(this).g;
     const touched: number[] = [];
-    // Rarest terms first (they carry the most IDF); stop once the postings budget is spent.
     const lists = this.tables.termPosts;
-    const known: Array<[number, number]> = [];
-    for (const q of new Set(queryTerms)) {
-      const term = termHash(q);
-      const count = lists.count(term);
-      if (count > 0) known.push([term, count]);
-    }
-    known.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
-    let spent = 0;
-    for (const [term, count] of known) {
-      if (spent >= budget) break;
-      const cap = Math.min(maxPostings, budget - spent);
-      spent += Math.min(cap, count);
-      const df = Math.min(n, count);
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    for (const [term, cap, idf] of plan) {
+      if (cap <= 0) continue;
       lists.each(term, cap, (d, tf) => {
         const node = this.docNode[d] as number;
         // Valid from its version's start to the next version's start.
@@ -806,10 +978,17 @@ export class CapitalStore {
 
   // ------------------------------------------------------------------ change log
 
-  apply(op: ChangeOp): void {
+  /** Apply one change; `seq` is its change-log position (it decides which shard holds new ids). */
+  apply(op: ChangeOp, seq = this.applySeq): void {
+    this.applySeq = seq;
     switch (op.op) {
       case "head.upsert": {
-        const i = this.nodeOf(op.chunk);
+        const g = this.globalOf(op.chunk);
+        const i = this.local(g);
+        if (i < 0) {
+          this.applyRemoteHead(g, op);
+          return;
+        }
         const had = ((this.flags[i] as number) & HAS_HEAD) !== 0;
         if (had && op.version <= (this.latestVersion[i] as number)) return; // replay: already applied
         if (!had) {
@@ -827,26 +1006,33 @@ export class CapitalStore {
         const ents: number[] = [];
         for (const id of op.entities) {
           const e = this.groundEntity(id, op.validFrom);
-          this.addPosting(e, i, had);
+          this.addPosting(e, g, had);
           ents.push(e);
         }
-        for (const b of op.boundaries) this.addPosting(this.entityOf(`boundary:${b}`), i, had);
+        for (const b of op.boundaries) this.addPosting(this.entityOf(`boundary:${b}`), g, had);
         if (op.terms !== undefined) this.addLexicalDoc(i, op.terms, op.len ?? 0);
         this.linkMentions(
-          i,
+          g,
           ents,
           (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)),
           op.validFrom,
         );
-        if (!had && op.kind === "record") this.linkTimeline(i, op.boundaries, op.validFrom);
+        if (!had && op.kind === "record") this.linkTimeline(g, op.boundaries, op.validFrom);
         return;
       }
       case "head.deprecate": {
-        const i = this.nodeOf(op.chunk);
-        if (((this.flags[i] as number) & DEPRECATED) !== 0) return;
-        this.endAt.set(i, op.at);
-        this.flags[i] = (this.flags[i] as number) | DEPRECATED;
-        this.closeLexicalDoc(i);
+        const g = this.globalOf(op.chunk);
+        const i = this.local(g);
+        if (i < 0) {
+          const h = this.tables.remoteHead(g);
+          if (Number.isFinite(h.end)) return;
+          this.setRemote(g, { ...h, end: op.at });
+        } else {
+          if (((this.flags[i] as number) & DEPRECATED) !== 0) return;
+          this.endAt.set(i, op.at);
+          this.flags[i] = (this.flags[i] as number) | DEPRECATED;
+          this.closeLexicalDoc(i);
+        }
         if (op.by) this.addEdge(op.chunk, op.by, "deprecated-by", 1, op.at, null);
         return;
       }
@@ -854,13 +1040,19 @@ export class CapitalStore {
         this.addEdge(op.src, op.dst, op.type, op.weight, op.validFrom, op.validTo);
         return;
       case "edge.close": {
-        const a = this.index.get(op.src);
-        const b = this.index.get(op.dst);
-        if (a === undefined || b === undefined) return;
+        const ga = this.lookupG(op.src);
+        const gb = this.lookupG(op.dst);
+        if (ga === undefined || gb === undefined) return;
+        const a = this.local(ga);
+        const b = this.local(gb);
         const t = EDGE_TYPES.indexOf(op.type);
         const to = edgeTo(op.at);
-        this.closeSlot(a, b, t, to);
-        this.closeSlot(b, a, t | DIR_IN, to);
+        // A slot to another shard's node exists only if its ghost does.
+        const ref = (g: number, i: number) => (i >= 0 ? i : this.ghostAt.has(g) ? this.refOf(g) : undefined);
+        const rb = ref(gb, b);
+        const ra = ref(ga, a);
+        if (a >= 0 && rb !== undefined) this.closeSlot(a, rb, t, to);
+        if (b >= 0 && ra !== undefined) this.closeSlot(b, ra, t | DIR_IN, to);
         return;
       }
       case "entity.upsert": {
@@ -907,6 +1099,38 @@ export class CapitalStore {
         throw new Error(`unknown change op ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /**
+   * A head of a node another shard holds: the archive-wide tables (postings, owners, timelines) and
+   * the edges they derive to this shard's nodes, in the same order as for an own head, so every
+   * shard numbers entities alike.
+   */
+  private applyRemoteHead(g: number, op: Extract<ChangeOp, { op: "head.upsert" }>): void {
+    const h = this.tables.remoteHead(g);
+    const had = h.version > 0;
+    if (had && op.version <= h.version) return;
+    this.setRemote(g, { version: op.version, first: had ? h.first : op.validFrom, end: h.end });
+    const ents: number[] = [];
+    for (const id of op.entities) {
+      const e = this.groundEntity(id, op.validFrom);
+      this.addPosting(e, g, had);
+      ents.push(e);
+    }
+    for (const b of op.boundaries) this.addPosting(this.entityOf(`boundary:${b}`), g, had);
+    this.linkMentions(
+      g,
+      ents,
+      (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)),
+      op.validFrom,
+    );
+    if (!had && op.kind === "record") this.linkTimeline(g, op.boundaries, op.validFrom);
+  }
+
+  private setRemote(g: number, h: RemoteHead): void {
+    this.tables.setRemoteHead(g, h);
+    const k = this.ghostAt.get(g);
+    if (k !== undefined) this.setGhost(k, h);
   }
 
   // ------------------------------------------------------------------ entities
@@ -1038,7 +1262,7 @@ export class CapitalStore {
       const d = this.slotDst[k] as number;
       const bits = this.slotType[k] as number;
       out.push({
-        chunk: this.ids[d] as string,
+        chunk: this.idOfRef(d),
         type: EDGE_TYPES[bits & TYPE_MASK] as EdgeType,
         weight: this.slotWeight(k),
         direction: bits & DIR_IN ? "in" : "out",
@@ -1066,7 +1290,13 @@ export class CapitalStore {
       this.nbrCap.byteLength +
       this.vsPool.byteLength +
       this.vsAt.size * MAP_ENTRY_BYTES;
-    let aside = 0;
+    const ghosts =
+      this.ghostG.byteLength +
+      this.ghostFlags.byteLength +
+      this.ghostFirst.byteLength +
+      this.ghostEnd.byteLength +
+      this.ghostAt.size * MAP_ENTRY_BYTES;
+    let aside = ghosts;
     for (const l of this.closed.values()) aside += MAP_ENTRY_BYTES + 16 + l.length * 56;
     for (const l of this.fromAt.values()) aside += MAP_ENTRY_BYTES + 16 + l.length * 56;
     const neighbours =
@@ -1209,6 +1439,15 @@ function serializeStore(s: CapitalStore): Uint8Array {
     versionStarts: [...s.vsAt.keys()].map((i) => [i, s.startsOf(i)]),
     ring: [...s.ring],
     ringPos: s.ringPos,
+    shard: s.sharded
+      ? {
+          lo: s.lo,
+          from: s.ownFrom,
+          to: enc(s.ownTo),
+          count: s.globalCount,
+          ghosts: Array.from(s.ghostG.subarray(0, s.ghostCount)),
+        }
+      : null,
     tables: s.tables instanceof MemoryTables ? s.tables.dump() : null,
     layout,
   };
@@ -1248,6 +1487,7 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
     versionStarts: Array<[number, number[]]>;
     ring: number[];
     ringPos: number;
+    shard?: { lo: number; from: number; to: number | string; count: number; ghosts: number[] } | null;
     tables: MemoryTablesDump | null;
     layout: Array<{ name: ArrayName; offset: number; bytes: number }>;
   };
@@ -1314,6 +1554,14 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
   }
   s.ring = Int32Array.from(h.ring);
   s.ringPos = h.ringPos;
+  s.globalCount = n;
+  if (h.shard) {
+    s.shard(h.shard.from, dec(h.shard.to));
+    s.lo = h.shard.lo;
+    s.globalCount = h.shard.count;
+    // Ghosts in their slot order; their validity is read back from the tables.
+    for (const g of h.shard.ghosts) s.refOf(g);
+  }
   s.docCount = h.lex.docCount;
   s.openDocs = h.lex.openDocs;
   s.openLen = h.lex.openLen;

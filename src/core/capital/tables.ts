@@ -7,6 +7,14 @@
  */
 import { BlockLists } from "./blocks";
 
+/** The head of a node another shard holds, as far as this shard needs it (edge and slot validity). */
+export interface RemoteHead {
+  version: number;
+  first: number;
+  end: number;
+}
+export const NO_HEAD: RemoteHead = { version: 0, first: 0, end: Number.POSITIVE_INFINITY };
+
 export interface AliasEntry {
   e: number;
   from: number;
@@ -47,6 +55,15 @@ export interface CapitalTables {
   timelineInsert(key: string, at: number, node: number): { prev: number; next: number };
   /** Distinct terms with postings. */
   termCount(): number;
+  /**
+   * Nodes another shard of the archive holds (sharding only): their archive-wide number by id, and
+   * the validity of their head (version 0: no head yet; end +Infinity unless deprecated).
+   */
+  remoteIndex(id: string): number | undefined;
+  remoteAdd(id: string, g: number): void;
+  remoteId(g: number): string | undefined;
+  remoteHead(g: number): RemoteHead;
+  setRemoteHead(g: number, head: RemoteHead): void;
   /** Bytes these tables hold in the JS heap (estimated the same way as the store's own arrays). */
   heapBytes(): number;
 }
@@ -131,6 +148,8 @@ export interface MemoryTablesDump {
   aliases: Array<[string, Array<[number, number | string, number | string]>]>;
   owners: Array<[number, number[]]>;
   timelines: Array<[string, number[], number[]]>;
+  /** [g, id, version, first, end] of the nodes other shards hold (absent before sharding). */
+  remote?: Array<[number, string, number, number, number | string]>;
 }
 
 const enc = (x: number) => (Number.isFinite(x) ? x : x > 0 ? "inf" : "-inf");
@@ -148,6 +167,8 @@ export class MemoryTables implements CapitalTables {
   #aliases = new Map<string, AliasEntry[]>();
   #owners = new Map<number, number[]>();
   #timelines = new Map<string, Timeline>();
+  #remoteIdx = new Map<string, number>();
+  #remote = new Map<number, { id: string; head: RemoteHead }>();
 
   entityIndex(id: string): number | undefined {
     return this.#index.get(id);
@@ -203,8 +224,26 @@ export class MemoryTables implements CapitalTables {
   termCount(): number {
     return this.termPosts.listOf.size;
   }
+  remoteIndex(id: string): number | undefined {
+    return this.#remoteIdx.get(id);
+  }
+  remoteAdd(id: string, g: number): void {
+    this.#remoteIdx.set(id, g);
+    this.#remote.set(g, { id, head: NO_HEAD });
+  }
+  remoteId(g: number): string | undefined {
+    return this.#remote.get(g)?.id;
+  }
+  remoteHead(g: number): RemoteHead {
+    return this.#remote.get(g)?.head ?? NO_HEAD;
+  }
+  setRemoteHead(g: number, head: RemoteHead): void {
+    const r = this.#remote.get(g);
+    if (r) r.head = { ...head };
+  }
   heapBytes(): number {
     let b = this.entityPosts.heapBytes() + this.termPosts.heapBytes();
+    for (const r of this.#remote.values()) b += 2 * stringBytes(r.id) + 2 * MAP_ENTRY_BYTES + 64;
     for (const id of this.#ids) b += stringBytes(id) + MAP_ENTRY_BYTES + 8;
     for (const [name, type] of this.#info.values()) b += stringBytes(name) + stringBytes(type) + MAP_ENTRY_BYTES + 32;
     for (const [k, list] of this.#aliases) b += stringBytes(k) + MAP_ENTRY_BYTES + 32 + list.length * 48;
@@ -222,6 +261,7 @@ export class MemoryTables implements CapitalTables {
       aliases: [...this.#aliases.entries()].map(([k, l]) => [k, l.map((a) => [a.e, enc(a.from), enc(a.to)])]),
       owners: [...this.#owners.entries()],
       timelines: [...this.#timelines.entries()].map(([k, tl]) => [k, tl.at, tl.node]),
+      remote: [...this.#remote.entries()].map(([g, r]) => [g, r.id, r.head.version, r.head.first, enc(r.head.end)]),
     };
   }
 
@@ -236,6 +276,10 @@ export class MemoryTables implements CapitalTables {
     );
     t.#owners = new Map(d.owners);
     t.#timelines = new Map(d.timelines.map(([k, at, node]) => [k, { at, node }]));
+    for (const [g, id, version, first, end] of d.remote ?? []) {
+      t.remoteAdd(id, g);
+      t.setRemoteHead(g, { version, first, end: dec(end) });
+    }
     return t;
   }
 }

@@ -1,0 +1,457 @@
+/**
+ * route() over an archive whose capital chunk spans several shards. The directory keeps the
+ * per-query state (seeds, frontier mass, scores, selection) and asks the shards in batched rounds:
+ *
+ *   1. counts from every shard (documents, term postings) + resolution from one (the tables are
+ *      archive-wide, so every shard resolves alike);
+ *   2. lexical scores from the shards holding postings to read + what the seeds' owners know of them;
+ *   3. one round per diffusion step: each shard pushes the mass of the frontier nodes it holds;
+ *   4. what the owners know of the touched nodes (scoring);
+ *   5. two rounds per router hop: the frontier's slots, then the targets.
+ *
+ * Nodes are archive-wide numbers (the order their ids first appeared in the change log, which is
+ * the one-store numbering), and every combination follows route() and localPpr in the same order,
+ * so the answer is route()'s over one store holding everything (test/core/sharding.test.ts). Term
+ * postings are read newest shard first within each term's cap; a store reads its newest postings
+ * first, so the two read the same postings unless a cap binds on a term whose newest postings
+ * include a revision on an older shard.
+ */
+import {
+  type Candidate,
+  CHUNK_KINDS,
+  type ChunkKind,
+  EDGE_TYPES,
+  type EdgeType,
+  type KernelParams,
+  type RouteInput,
+  type RouteResult,
+  type RouterStep,
+} from "../types";
+import { ROUTER_LAMBDA, TYPE_PRIOR, topK } from "./route";
+import type { CapitalShard, NodeInfo, ShardCounts } from "./shard";
+import { lexicalPlan } from "./store";
+
+const DAY = 86_400_000;
+const TRACE_STEPS = 200;
+
+export interface ShardedRouteResult extends RouteResult {
+  /** Shards asked and rounds of questions (each round goes to the shards concerned at once). */
+  shards: { count: number; rounds: number };
+}
+
+function isZero(a: Uint8Array): boolean {
+  for (const b of a) if (b !== 0) return false;
+  return true;
+}
+
+/** route() over shards given oldest first (see the header). */
+export async function routeSharded(
+  shards: CapitalShard[],
+  input: RouteInput,
+  params: KernelParams,
+): Promise<ShardedRouteResult> {
+  const t = input.asOf;
+  const f = params.floors;
+  let rounds = 0;
+  const newest = shards[shards.length - 1];
+  if (!newest) throw new Error("routeSharded needs at least one shard");
+  const terms = input.terms ?? [];
+
+  // 1. Counts from every shard, resolution from the newest.
+  const [counts, res] = await Promise.all([
+    Promise.all(shards.map((s) => s.counts(terms))),
+    newest.resolve({
+      mentions: input.mentions,
+      identifiers: input.identifiers,
+      boundaries: input.boundaries,
+      semantic: input.semantic.map((h) => h.chunk),
+      recent: (input.recent ?? []).map((r) => r.chunk),
+      filter: input.filter,
+      t,
+      maxPostingsPerEntity: params.maxPostingsPerEntity,
+    }),
+  ]);
+  rounds++;
+  const ownerOf = (g: number): number => {
+    for (let k = counts.length - 1; k >= 0; k--) {
+      const c = counts[k] as ShardCounts;
+      if (g >= c.lo && g < c.lo + c.size) return k;
+    }
+    return -1;
+  };
+  const info = new Map<number, NodeInfo | null>();
+  const noSketch = isZero(input.querySketch);
+  const sketch = noSketch ? null : input.querySketch;
+  /** Ask the owners about the nodes not asked yet (one round to every owner concerned). */
+  const fetchInfo = async (nodes: Iterable<number>) => {
+    const ask = new Map<number, number[]>();
+    for (const g of nodes) {
+      if (info.has(g)) continue;
+      info.set(g, null);
+      const k = ownerOf(g);
+      if (k < 0) continue;
+      const l = ask.get(k) ?? [];
+      l.push(g);
+      ask.set(k, l);
+    }
+    if (ask.size === 0) return;
+    rounds++;
+    await Promise.all(
+      [...ask].map(async ([k, list]) => {
+        const got = await (shards[k] as CapitalShard).info(list, t, sketch);
+        list.forEach((g, j) => {
+          info.set(g, got[j] ?? null);
+        });
+      }),
+    );
+  };
+  const visible = (i: number) => info.get(i)?.visible === true;
+  const idOf = (i: number) => info.get(i)?.id ?? "";
+
+  // 2. Lexical postings (rarest terms first, newest shard first within a term's cap) and what the
+  //    owners know of the seeds.
+  let openDocs = 0;
+  let openLen = 0;
+  let globalCount = 0;
+  const termTotals = new Map<number, number>();
+  for (const c of counts) {
+    openDocs += c.openDocs;
+    openLen += c.openLen;
+    globalCount = Math.max(globalCount, c.globalCount);
+    for (const [term, n] of c.terms) termTotals.set(term, (termTotals.get(term) ?? 0) + n);
+  }
+  const lexP = (async () => {
+    const lex = new Map<number, number>();
+    if (terms.length === 0) return lex;
+    const n = Math.max(1, openDocs);
+    const avg = openDocs > 0 ? Math.max(1, openLen / openDocs) : 1;
+    const plan = lexicalPlan([...termTotals], n, params.maxPostingsPerTerm, params.maxLexicalPostings);
+    const perShard = counts.map(() => [] as Array<[number, number, number]>);
+    for (const p of plan) {
+      let left = p.cap;
+      for (let k = counts.length - 1; k >= 0 && left > 0; k--) {
+        const here = (counts[k] as ShardCounts).terms.find(([h]) => h === p.term)?.[1] ?? 0;
+        const cap = Math.min(left, here);
+        if (cap > 0) (perShard[k] as Array<[number, number, number]>).push([p.term, cap, p.idf]);
+        left -= cap;
+      }
+    }
+    const asked = perShard.map((pl, k) => (pl.length ? (shards[k] as CapitalShard).lexical(pl, t, avg) : null));
+    for (const r of await Promise.all(asked)) for (const [g, v] of r ?? []) lex.set(g, v);
+    return lex;
+  })();
+  const seedNodes: number[] = [...res.idChunks];
+  for (const e of res.entities) seedNodes.push(...e.hits);
+  for (const g of [...res.semantic, ...res.recent]) if (g >= 0) seedNodes.push(g);
+  const [lex] = await Promise.all([lexP, fetchInfo(seedNodes)]);
+
+  const seeds = new Map<number, number>();
+  const reasons = new Map<number, string[]>();
+  const symWeight = new Map<number, number>();
+  const nHeads = Math.max(2, openDocs || globalCount);
+  const rarity = (df: number) => Math.log(1 + nHeads / Math.max(1, df)) / Math.log(1 + nHeads);
+  let symTotal = 0;
+  const invisible = new Set<number>();
+  const addSeed = (i: number, w: number, why: string) => {
+    if (!visible(i)) {
+      invisible.add(i);
+      return;
+    }
+    seeds.set(i, (seeds.get(i) ?? 0) + w);
+    const r = reasons.get(i) ?? [];
+    if (!r.includes(why) && r.length < 6) r.push(why);
+    reasons.set(i, r);
+  };
+  for (const e of res.entities) {
+    const w = rarity(e.docFreq);
+    symTotal += w;
+    const hits: number[] = [];
+    const seen = new Set<number>();
+    for (const i of e.hits) {
+      if (seen.has(i)) continue;
+      seen.add(i);
+      if (visible(i)) symWeight.set(i, (symWeight.get(i) ?? 0) + w);
+      hits.push(i);
+    }
+    const share = w / Math.sqrt(Math.max(1, hits.length));
+    const why = `entity:${e.entityId}`;
+    for (const i of hits) addSeed(i, share, why);
+  }
+  for (const i of res.idChunks) addSeed(i, 1, "identifier");
+  const semScore = new Map<number, number>();
+  input.semantic.forEach((h, k) => {
+    const i = res.semantic[k] as number;
+    if (i < 0) return;
+    semScore.set(i, h.score);
+    if (h.score > 0) addSeed(i, h.score, "semantic");
+  });
+  let maxLex = 0;
+  for (const v of lex.values()) maxLex = Math.max(maxLex, v);
+  if (maxLex > 0) {
+    const top = topK(lex, params.lexicalSeeds);
+    await fetchInfo(top.map(([i]) => i));
+    for (const [i, v] of top) addSeed(i, v / maxLex, "lexical");
+  }
+  const sessionAccess = new Map<number, number>();
+  (input.recent ?? []).forEach((r, k) => {
+    const i = res.recent[k] as number;
+    if (i >= 0 && r.at <= t) sessionAccess.set(i, Math.max(sessionAccess.get(i) ?? 0, r.at));
+  });
+  const halfLife = params.recencyHalfLifeDays * DAY;
+  const recency = (i: number) => {
+    const last = Math.max(sessionAccess.get(i) ?? 0, info.get(i)?.recordedAt ?? 0);
+    return 2 ** (-Math.max(0, input.now - last) / halfLife);
+  };
+  for (const i of sessionAccess.keys()) addSeed(i, params.eta * recency(i), "recent");
+
+  // Filters, as route() applies them.
+  const flt = input.filter;
+  let allowed: Set<number> | null = null;
+  const restrict = (set: Set<number>) => {
+    allowed = allowed === null ? set : new Set([...allowed].filter((x) => set.has(x)));
+  };
+  if (res.filter.only) restrict(new Set(res.filter.only));
+  if (res.filter.any) restrict(new Set(res.filter.any));
+  for (const all of res.filter.all) restrict(new Set(all));
+  const kindsOk = flt?.kinds?.length ? new Set(flt.kinds.map((k) => CHUNK_KINDS.indexOf(k))) : null;
+  const never = new Set(res.filter.exclude);
+  const rawSem = (i: number) => semScore.get(i) ?? (noSketch ? 1 : (info.get(i)?.cos ?? 0));
+  const excluded = new Set<number>();
+  const passes = (i: number): boolean => {
+    const ok =
+      (allowed === null || (allowed as Set<number>).has(i)) &&
+      !never.has(i) &&
+      (kindsOk === null || kindsOk.has(info.get(i)?.kind ?? -1)) &&
+      (flt?.minSimilarity === undefined || rawSem(i) >= flt.minSimilarity);
+    if (!ok) excluded.add(i);
+    return ok;
+  };
+
+  // 3. Diffusion (localPpr, one round per step).
+  const alpha = params.alpha;
+  let total = 0;
+  for (const w of seeds.values()) if (w > 0) total += w;
+  const mass = new Map<number, number>();
+  let steps = 0;
+  if (total > 0) {
+    let x = new Map<number, number>();
+    let frontier: number[] = [];
+    for (const [i, w] of seeds) {
+      if (w <= 0) continue;
+      if (!x.has(i)) frontier.push(i);
+      x.set(i, (x.get(i) ?? 0) + w / total);
+    }
+    const addG = (i: number, v: number) => mass.set(i, (mass.get(i) ?? 0) + v);
+    for (; steps < params.iterations && frontier.length > 0; steps++) {
+      if (frontier.length > params.maxFrontier) {
+        const xs = x;
+        frontier.sort((a, b) => (xs.get(b) as number) - (xs.get(a) as number) || a - b);
+        for (const i of frontier.slice(params.maxFrontier)) x.delete(i);
+        frontier = frontier.slice(0, params.maxFrontier);
+      }
+      const pushing: Array<[number, number]> = [];
+      for (const u of frontier) {
+        const m = x.get(u) as number;
+        x.delete(u);
+        if (m < params.pushEpsilon) continue;
+        addG(u, (1 - alpha) * m);
+        pushing.push([u, m]);
+      }
+      const byOwner = new Map<number, Array<[number, number]>>();
+      for (const p of pushing) {
+        const k = ownerOf(p[0]);
+        const l = byOwner.get(k) ?? [];
+        l.push(p);
+        byOwner.set(k, l);
+      }
+      const outs = new Map<number, { dst: number[]; amt: number[] } | null>();
+      rounds++;
+      await Promise.all(
+        [...byOwner].map(async ([k, list]) => {
+          if (k < 0) {
+            for (const [u] of list) outs.set(u, null);
+            return;
+          }
+          const r = await (shards[k] as CapitalShard).push(list, t, alpha);
+          let off = 0;
+          list.forEach(([u], j) => {
+            const n = r.n[j] as number;
+            if (n < 0) outs.set(u, null);
+            else {
+              outs.set(u, { dst: r.dst.slice(off, off + n), amt: r.amt.slice(off, off + n) });
+              off += n;
+            }
+          });
+        }),
+      );
+      const next = new Map<number, number>();
+      const nextList: number[] = [];
+      for (const [u, m] of pushing) {
+        const o = outs.get(u);
+        if (!o) {
+          addG(u, alpha * m);
+          continue;
+        }
+        o.dst.forEach((d, j) => {
+          const cur = next.get(d);
+          if (cur === undefined) nextList.push(d);
+          next.set(d, (cur ?? 0) + (o.amt[j] as number));
+        });
+      }
+      x = next;
+      frontier = nextList;
+    }
+    for (const i of frontier) addG(i, x.get(i) as number);
+  }
+  await fetchInfo(mass.keys());
+
+  const beta = params.degreeExponent;
+  const damped = (i: number, m: number) =>
+    beta > 0 && m > 0 ? m / Math.max(1, info.get(i)?.nbrCount ?? 0) ** beta : m;
+  let maxMass = 0;
+  for (const [i, m] of mass) maxMass = Math.max(maxMass, damped(i, m));
+
+  // 4. Product of experts over the pool.
+  const wt = params.weights;
+  const experts = (i: number) => {
+    const sem = noSketch ? 1 : Math.max(f.sem, Math.min(1, semScore.get(i) ?? info.get(i)?.cos ?? 0));
+    const lx = maxLex <= 0 ? 1 : Math.max(f.lex, (lex.get(i) ?? 0) / maxLex);
+    const sym = symTotal <= 0 ? 1 : f.sym ** (Math.max(0, symTotal - (symWeight.get(i) ?? 0)) / Math.max(1, symTotal));
+    const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, damped(i, mass.get(i) ?? 0) / maxMass);
+    const rec = Math.max(f.rec, recency(i));
+    return { sem, lex: lx, sym, graph, rec };
+  };
+  const product = (ex: { sem: number; lex: number; sym: number; graph: number; rec: number }) =>
+    ex.sem ** wt.sem * ex.lex ** wt.lex * ex.sym ** wt.sym * ex.graph ** wt.graph * ex.rec ** wt.rec;
+  const massOrder = [...mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
+  const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i)]);
+  const narrow = allowed as Set<number> | null;
+  if (narrow !== null && narrow.size <= 4 * params.topM) for (const i of narrow) pool.add(i);
+  await fetchInfo(pool);
+  const scored: Array<Candidate & { node: number }> = [];
+  for (const i of pool) {
+    if (flt && !passes(i)) continue;
+    const version = info.get(i)?.version ?? 0;
+    if (version === 0) {
+      invisible.add(i);
+      continue;
+    }
+    const ex = experts(i);
+    scored.push({
+      node: i,
+      chunk: idOf(i),
+      kind: CHUNK_KINDS[info.get(i)?.kind ?? 0] as ChunkKind,
+      version,
+      score: product(ex),
+      experts: ex,
+      mass: mass.get(i) ?? 0,
+      raw: { sem: noSketch && !semScore.has(i) ? null : rawSem(i), lex: lex.get(i) ?? 0 },
+    });
+  }
+  scored.sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0));
+  const top = scored.slice(0, params.topM);
+  const candidates: Candidate[] = top.map(({ node: _, ...c }) => c);
+  const candScore = new Map(top.map((c) => [c.node, c.score]));
+
+  // 5. Router, two rounds per hop.
+  const prefer = new Set(input.preferEdges ?? []);
+  const selected = new Map<number, { score: number; depth: number; via: number | null }>();
+  for (const c of top.slice(0, input.limit)) selected.set(c.node, { score: c.score, depth: 0, via: null });
+  const routerSteps: RouterStep[] = [];
+  let frontier = top.slice(0, params.routerBeam).map((c) => c.node);
+  const minSelected = () => {
+    let m = Number.POSITIVE_INFINITY;
+    for (const v of selected.values()) m = Math.min(m, v.score);
+    return m;
+  };
+  for (let depth = 1; depth <= params.dMax && frontier.length > 0; depth++) {
+    const byOwner = new Map<number, number[]>();
+    for (const u of frontier) {
+      const k = ownerOf(u);
+      const l = byOwner.get(k) ?? [];
+      l.push(u);
+      byOwner.set(k, l);
+    }
+    const lists = new Map<number, { sum: number; dst: number[]; type: number[]; weight: number[] }>();
+    rounds++;
+    await Promise.all(
+      [...byOwner].map(async ([k, list]) => {
+        if (k < 0) return;
+        const r = await (shards[k] as CapitalShard).slots(list, t, params.kr);
+        let off = 0;
+        list.forEach((u, j) => {
+          const n = r.n[j] as number;
+          lists.set(u, {
+            sum: r.sum[j] as number,
+            dst: r.dst.slice(off, off + n),
+            type: r.type.slice(off, off + n),
+            weight: r.weight.slice(off, off + n),
+          });
+          off += n;
+        });
+      }),
+    );
+    await fetchInfo([...lists.values()].flatMap((l) => l.dst));
+    const next: number[] = [];
+    for (const u of frontier) {
+      const uScore = selected.get(u)?.score ?? candScore.get(u) ?? 0;
+      const l = lists.get(u);
+      if (!l || l.sum <= 0) continue;
+      l.dst.forEach((v, j) => {
+        if (flt && !passes(v)) return;
+        const type = EDGE_TYPES[l.type[j] as number] as EdgeType;
+        const prior = TYPE_PRIOR[type] * (prefer.has(type) ? 2 : 1);
+        const path = uScore * prior * ((l.weight[j] as number) / l.sum);
+        let head = candScore.get(v);
+        if (head === undefined) head = product(experts(v));
+        const score = head + ROUTER_LAMBDA * path;
+        const cur = selected.get(v);
+        const accepted = cur ? score > cur.score : selected.size < input.limit || score > minSelected();
+        if (routerSteps.length < TRACE_STEPS)
+          routerSteps.push({ depth, from: idOf(u), to: idOf(v), edgeType: type, score, accepted });
+        if (!accepted) return;
+        if (!cur && selected.size >= input.limit) {
+          let worst = -1;
+          let worstScore = Number.POSITIVE_INFINITY;
+          for (const [i, x] of selected)
+            if (x.score < worstScore || (x.score === worstScore && i > worst)) [worst, worstScore] = [i, x.score];
+          selected.delete(worst);
+        }
+        selected.set(v, { score, depth: cur && cur.depth < depth ? cur.depth : depth, via: u });
+        next.push(v);
+      });
+    }
+    frontier = [...new Set(next)].slice(0, params.routerBeam);
+  }
+  const sel = [...selected.entries()]
+    .map(([i, x]) => ({
+      chunk: idOf(i),
+      version: info.get(i)?.version ?? 0,
+      score: x.score,
+      depth: x.depth,
+      via: x.via === null ? null : idOf(x.via),
+    }))
+    .filter((x) => x.version > 0)
+    .sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0))
+    .slice(0, input.limit);
+  const massTop = byMass.slice(0, 50).map(([i, m]) => ({ chunk: idOf(i), mass: m }));
+  const seedList = [...seeds.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, 100)
+    .map(([i, w]) => ({ chunk: idOf(i), weight: w, reasons: reasons.get(i) ?? [] }));
+  return {
+    candidates,
+    selected: sel,
+    trace: {
+      mentions: res.mentions,
+      seeds: seedList,
+      diffusion: { touched: mass.size, steps, mass: massTop },
+      routerSteps,
+      filteredByTime: invisible.size,
+      filteredByFilter: excluded.size,
+      candidatePool: pool.size,
+    },
+    shards: { count: shards.length, rounds },
+  };
+}

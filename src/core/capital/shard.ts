@@ -1,0 +1,271 @@
+/**
+ * One shard of an archive's capital chunk, as the directory (directory.ts) queries it: batched
+ * questions about the nodes it holds, named by archive-wide number. A Durable Object answers them
+ * over RPC; in process, LocalShard answers them from a CapitalStore. Every answer is in the order
+ * of the question, so the directory combines them exactly as route() does over one store.
+ */
+import { sketchCosine } from "../sketch";
+import type { ResolvedMention, RouteFilter } from "../types";
+import type { CapitalStore } from "./store";
+import { TYPE_MASK } from "./store";
+
+/** What the directory needs for archive-wide statistics, and which numbers a shard holds. */
+export interface ShardCounts {
+  /** Archive-wide number of the shard's first node, and how many it holds. */
+  lo: number;
+  size: number;
+  /** Ids across the archive (the same on every shard that has applied the same changes). */
+  globalCount: number;
+  openDocs: number;
+  openLen: number;
+  /** (term hash, postings here) for the query's distinct terms, in query order. */
+  terms: Array<[number, number]>;
+  seq: number;
+}
+
+/** What the archive-wide tables say about a query (any shard answers it the same way). */
+export interface ShardResolved {
+  mentions: ResolvedMention[];
+  /** Query entities in route() order: archive-wide postings (capped, merges followed) and df. */
+  entities: Array<{ mention: ResolvedMention; entityId: string; docFreq: number; hits: number[] }>;
+  /** Archive-wide numbers of the identifiers, semantic hits and session chunks (-1: unknown). */
+  idChunks: number[];
+  semantic: number[];
+  recent: number[];
+  filter: { only: number[] | null; any: number[] | null; all: number[][]; exclude: number[] };
+}
+
+export interface NodeInfo {
+  id: string;
+  kind: number;
+  /** Version visible at t (0: not visible). */
+  version: number;
+  visible: boolean;
+  recordedAt: number;
+  nbrCount: number;
+  /** Sketch cosine to the query (null when the query has no sketch). */
+  cos: number | null;
+}
+
+/** Diffusion pushes of a frontier: per node, how many outputs (-1: no valid slot) and slot visits. */
+export interface PushResult {
+  n: number[];
+  work: number[];
+  dst: number[];
+  amt: number[];
+}
+
+/** Router view of a frontier: per node the valid slot weight and its first kr valid slots. */
+export interface SlotLists {
+  sum: number[];
+  n: number[];
+  dst: number[];
+  type: number[];
+  weight: number[];
+}
+
+export interface ResolveQuery {
+  mentions: string[];
+  identifiers: string[];
+  boundaries: string[];
+  semantic: string[];
+  recent: string[];
+  filter?: RouteFilter | undefined;
+  t: number;
+  maxPostingsPerEntity: number;
+}
+
+/** The questions a shard answers (async: over RPC for a Durable Object). */
+export interface CapitalShard {
+  counts(terms: string[]): Promise<ShardCounts>;
+  resolve(q: ResolveQuery): Promise<ShardResolved>;
+  /** BM25 over the shard's documents for a plan of (term hash, postings to read, IDF). */
+  lexical(plan: Array<[number, number, number]>, t: number, avg: number): Promise<Array<[number, number]>>;
+  info(nodes: number[], t: number, sketch: Uint8Array | null): Promise<Array<NodeInfo | null>>;
+  push(frontier: Array<[number, number]>, t: number, alpha: number): Promise<PushResult>;
+  slots(nodes: number[], t: number, kr: number): Promise<SlotLists>;
+}
+
+/** Synchronous answers from one store (the Durable Object wraps these; tests call them in process). */
+export class LocalShard {
+  constructor(readonly store: CapitalStore) {}
+
+  counts(terms: string[]): ShardCounts {
+    const s = this.store;
+    return {
+      lo: s.lo,
+      size: s.size,
+      globalCount: s.globalCount,
+      openDocs: s.openDocs,
+      openLen: s.openLen,
+      terms: s.termCounts(terms),
+      seq: s.seq,
+    };
+  }
+
+  resolve(q: ResolveQuery): ShardResolved {
+    const s = this.store;
+    const t = q.t;
+    const g = (id: string) => s.lookupG(id) ?? -1;
+    // The same resolution as route() step 1.
+    const qEntities = new Map<number, ResolvedMention>();
+    const mentions: ResolvedMention[] = [];
+    const resolvedTexts: Array<{ text: string; e: number }> = [];
+    const sorted = [...q.mentions].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    for (const m of sorted) {
+      for (const r of s.resolveIdx(m, t)) {
+        if (resolvedTexts.some((x) => (x.e === r.e || !x.text.includes(" and ")) && ` ${x.text} `.includes(` ${m} `)))
+          continue;
+        resolvedTexts.push({ text: m, e: r.e });
+        const rm = { text: m, entity: s.entityId(r.e), via: r.via };
+        mentions.push(rm);
+        if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
+      }
+    }
+    const idChunks: number[] = [];
+    for (const id of q.identifiers) {
+      for (const r of s.resolveIdx(id, t)) {
+        const rm = { text: id, entity: s.entityId(r.e), via: r.via };
+        mentions.push(rm);
+        if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
+      }
+      const node = s.lookupG(id);
+      if (node !== undefined) idChunks.push(node);
+    }
+    for (const b of q.boundaries) {
+      const e = s.entityIndex(`boundary:${b}`);
+      if (e !== undefined && !qEntities.has(e)) qEntities.set(e, { text: b, entity: `boundary:${b}`, via: "boundary" });
+    }
+    const entities: ShardResolved["entities"] = [];
+    for (const [e, mention] of qEntities) {
+      const hits: number[] = [];
+      s.postingsAt(e, t, (i) => hits.push(i), q.maxPostingsPerEntity);
+      entities.push({ mention, entityId: s.entityId(e), docFreq: s.docFreq(e), hits });
+    }
+    const tagged = (tag: string) => {
+      const out: number[] = [];
+      const e = s.entityIndex(`boundary:${tag.trim().toLowerCase().replace(/\s+/g, "-")}`);
+      if (e !== undefined) s.postingsAt(e, t, (i) => out.push(i), Number.MAX_SAFE_INTEGER);
+      return out;
+    };
+    const f = q.filter;
+    const known = (ids: string[]) => ids.map(g).filter((i) => i >= 0);
+    return {
+      mentions,
+      entities,
+      idChunks,
+      semantic: q.semantic.map(g),
+      recent: q.recent.map(g),
+      filter: {
+        only: f?.only ? known(f.only) : null,
+        any: f?.boundariesAny?.length ? f.boundariesAny.flatMap(tagged) : null,
+        all: (f?.boundariesAll ?? []).map(tagged),
+        exclude: known(f?.exclude ?? []),
+      },
+    };
+  }
+
+  lexical(plan: Array<[number, number, number]>, t: number, avg: number): Array<[number, number]> {
+    const s = this.store;
+    return [...s.lexicalScan(plan, t, avg)].map(([i, v]) => [s.lo + i, v]);
+  }
+
+  info(nodes: number[], t: number, sketch: Uint8Array | null): Array<NodeInfo | null> {
+    const s = this.store;
+    return nodes.map((g) => {
+      const i = s.local(g);
+      if (i < 0) return null;
+      return {
+        id: s.ids[i] as string,
+        kind: s.kind[i] as number,
+        version: s.versionAtIdx(i, t),
+        visible: s.visibleAt(i, t),
+        recordedAt: s.recordedAt[i] as number,
+        nbrCount: s.nbrCount[i] as number,
+        cos: sketch ? sketchCosine(sketch, s.sketchOf(i)) : null,
+      };
+    });
+  }
+
+  /** localPpr's push of each frontier node's mass, in frontier order (diffusion.ts). */
+  push(frontier: Array<[number, number]>, t: number, alpha: number): PushResult {
+    const s = this.store;
+    const out: PushResult = { n: [], work: [], dst: [], amt: [] };
+    for (const [g, m] of frontier) {
+      const u = s.local(g);
+      if (u < 0) {
+        out.n.push(-1);
+        out.work.push(0);
+        continue;
+      }
+      const start = s.nbrStart[u] as number;
+      const end = start + (s.nbrCount[u] as number);
+      out.work.push(end - start);
+      let sum = 0;
+      for (let k = start; k < end; k++) {
+        if (!s.slotValid(u, k, t) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
+        sum += s.slotWeight(k);
+      }
+      if (sum <= 0) {
+        out.n.push(-1);
+        continue;
+      }
+      const push = (alpha * m) / sum;
+      let n = 0;
+      for (let k = start; k < end; k++) {
+        const d = s.slotDst[k] as number;
+        const w = s.slotWeight(k);
+        if (w <= 0 || !s.slotValid(u, k, t) || !s.visibleAt(d, t)) continue;
+        out.dst.push(s.gOfRef(d));
+        out.amt.push(push * w);
+        n++;
+      }
+      out.n.push(n);
+    }
+    return out;
+  }
+
+  /** The router's view of each node's slots (route.ts step 5). */
+  slots(nodes: number[], t: number, kr: number): SlotLists {
+    const s = this.store;
+    const out: SlotLists = { sum: [], n: [], dst: [], type: [], weight: [] };
+    for (const g of nodes) {
+      const u = s.local(g);
+      let sum = 0;
+      let n = 0;
+      if (u >= 0) {
+        const start = s.nbrStart[u] as number;
+        const end = start + (s.nbrCount[u] as number);
+        for (let k = start; k < end; k++) {
+          if (!s.slotValid(u, k, t) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
+          sum += s.slotWeight(k);
+        }
+        if (sum > 0)
+          for (let k = start; k < end && k < start + kr; k++) {
+            const v = s.slotDst[k] as number;
+            if (!s.slotValid(u, k, t) || !s.visibleAt(v, t)) continue;
+            out.dst.push(s.gOfRef(v));
+            out.type.push((s.slotType[k] as number) & TYPE_MASK);
+            out.weight.push(s.slotWeight(k));
+            n++;
+          }
+      }
+      out.sum.push(sum);
+      out.n.push(n);
+    }
+    return out;
+  }
+}
+
+/** A LocalShard behind the async shard interface (in process: tests, benchmarks, scripts). */
+export function inProcess(store: CapitalStore): CapitalShard {
+  const l = new LocalShard(store);
+  return {
+    counts: async (terms) => l.counts(terms),
+    resolve: async (q) => l.resolve(q),
+    lexical: async (plan, t, avg) => l.lexical(plan, t, avg),
+    info: async (nodes, t, sketch) => l.info(nodes, t, sketch),
+    push: async (frontier, t, alpha) => l.push(frontier, t, alpha),
+    slots: async (nodes, t, kr) => l.slots(nodes, t, kr),
+  };
+}

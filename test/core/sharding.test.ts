@@ -1,0 +1,169 @@
+/**
+ * A capital chunk split over shards answers as one store holding everything: every shard applies
+ * every change (archive-wide tables, its own heads in the heap, ghosts for other shards' nodes its
+ * slots point at) and the directory routes over them in rounds (src/core/capital/directory.ts).
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { plannedOps } from "../../scripts/lib/plan";
+import { syntheticArchive } from "../../scripts/lib/synthetic";
+import { CapitalStore, route } from "../../src/core/capital";
+import { routeSharded } from "../../src/core/capital/directory";
+import { inProcess } from "../../src/core/capital/shard";
+import { type ChangeOp, DEFAULT_PARAMS, type RouteInput } from "../../src/core/types";
+import { prose, proseOps, queryInput } from "../fixtures/prose";
+
+const DAY = 86_400_000;
+
+/** Citations with revisions, plain prose with names, conversation turns on timelines, deprecations. */
+async function fixtureOps(): Promise<ChangeOp[]> {
+  const ops = [...syntheticArchive({ heads: 600, seed: 5, termsPerHead: 20 }).ops];
+  const passages = prose(300, 7);
+  ops.push(...(await proseOps(passages, Date.UTC(2025, 1, 1))));
+  const turns = Array.from({ length: 120 }, (_, i) => ({
+    id: `turn-${i}`,
+    kind: "record" as const,
+    title: `Session ${i % 6} turn ${i}`,
+    content: `${passages[i % 40]?.title} said the ${i % 2 ? "bridge" : "museum"} reopened in ${1950 + (i % 30)}.`,
+    boundaries: [`conv-${i % 6}`],
+    valid_from: Date.UTC(2025, 2, 1) + i * 3_600_000,
+  }));
+  ops.push(...(await plannedOps(turns, Date.UTC(2025, 2, 1))));
+  // Revisions and deprecations of heads that early shards hold, applied late.
+  const revised = await plannedOps(
+    passages
+      .slice(0, 30)
+      .map((p) => ({ ...p, kind: "note" as const, content: `${p.content} Revised: ${p.title} moved.` })),
+    Date.UTC(2025, 3, 1),
+  );
+  ops.push(...revised.map((op) => (op.op === "head.upsert" ? { ...op, version: 2 } : op)));
+  for (let i = 30; i < 40; i++)
+    ops.push({ op: "head.deprecate", chunk: `p7-${i}`, at: Date.UTC(2025, 3, 2), by: `p7-${i + 100}` });
+  ops.push({
+    op: "edge.upsert",
+    src: "turn-3",
+    dst: "p7-5",
+    type: "discussed-in",
+    weight: 1,
+    validFrom: Date.UTC(2025, 3, 3),
+    validTo: null,
+  });
+  ops.push({ op: "edge.close", src: "turn-3", dst: "p7-5", type: "discussed-in", at: Date.UTC(2025, 3, 4) });
+  return ops;
+}
+
+function build(ops: ChangeOp[], from = 0, to = Number.POSITIVE_INFINITY, sharded = false): CapitalStore {
+  const s = new CapitalStore();
+  if (sharded) s.shard(from, to);
+  ops.forEach((op, k) => {
+    s.apply(op, k + 1);
+    s.seq = k + 1;
+  });
+  return s;
+}
+
+/** Shards opened at these change-log positions (the first at 0). */
+function shardsAt(ops: ChangeOp[], cuts: number[]): CapitalStore[] {
+  const starts = [0, ...cuts];
+  return starts.map((from, k) => build(ops, from, starts[k + 1] ?? Number.POSITIVE_INFINITY, true));
+}
+
+function queries(): RouteInput[] {
+  const passages = prose(300, 7);
+  const at = [Date.UTC(2030, 0, 1), Date.UTC(2025, 2, 15), Date.UTC(2025, 3, 3) + DAY / 2];
+  const texts = [
+    ...passages.slice(0, 12).map((p) => `Who described ${p.title}?`),
+    ...passages.slice(100, 106).map((p) => `What did ${p.title} host after the flood?`),
+    "method 3 and method 17",
+    "Method 40 compared with Method 2 on the benchmark",
+    "museum reopened",
+    "bridge river estuary railway",
+    `Session 2 ${passages[3]?.title} bridge`,
+  ];
+  const out: RouteInput[] = [];
+  texts.forEach((q, k) => {
+    out.push(queryInput(q, at[k % at.length]));
+  });
+  const f = queryInput(`Who described ${passages[1]?.title}?`);
+  out.push({ ...f, filter: { kinds: ["record"] } });
+  out.push({ ...f, filter: { boundariesAny: ["conv-2"] } });
+  out.push({ ...f, filter: { exclude: ["p7-1"], minSimilarity: 0 } });
+  out.push({ ...f, recent: [{ chunk: "turn-7", at: Date.UTC(2029, 11, 1) }] });
+  return out;
+}
+
+const top = (r: { selected: Array<{ chunk: string }> }) => r.selected.map((s) => s.chunk);
+
+describe("sharded capital chunk", () => {
+  let ops: ChangeOp[];
+  let whole: CapitalStore;
+  beforeAll(async () => {
+    ops = await fixtureOps();
+    whole = build(ops);
+  });
+
+  it("one shard through the directory answers exactly as route()", async () => {
+    for (const q of queries()) {
+      const a = route(whole, q);
+      const b = await routeSharded([inProcess(whole)], q, whole.params);
+      expect(b.candidates).toEqual(a.candidates);
+      expect(b.selected).toEqual(a.selected);
+      expect(b.trace.seeds).toEqual(a.trace.seeds);
+    }
+  });
+
+  it("four shards answer exactly as one store holding everything", async () => {
+    const n = ops.length;
+    const shards = shardsAt(ops, [Math.floor(n / 5), Math.floor(n / 2), Math.floor((4 * n) / 5)]);
+    // Every head is held by exactly one shard; the heap of each holds only its own.
+    expect(shards.reduce((a, s) => a + s.stats().heads, 0)).toBe(whole.stats().heads);
+    for (const s of shards) expect(s.stats().heads).toBeGreaterThan(0);
+    expect(shards.reduce((a, s) => a + s.size, 0)).toBe(whole.size);
+    for (const q of queries()) {
+      const a = route(whole, q);
+      const b = await routeSharded(shards.map(inProcess), q, DEFAULT_PARAMS);
+      expect(top(b)).toEqual(top(a));
+      expect(b.candidates.map((c) => [c.chunk, c.score])).toEqual(a.candidates.map((c) => [c.chunk, c.score]));
+      expect(b.trace.diffusion.touched).toBe(a.trace.diffusion.touched);
+      expect(b.shards.count).toBe(4);
+    }
+  });
+
+  it("property: any split points give the one-store answer", async () => {
+    const qs = queries().filter((_, k) => k % 4 === 0);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: ops.length - 1 }), { minLength: 1, maxLength: 4 }),
+        async (cuts) => {
+          const shards = shardsAt(
+            ops,
+            [...cuts].sort((a, b) => a - b),
+          );
+          for (const q of qs) {
+            const a = route(whole, q);
+            const b = await routeSharded(shards.map(inProcess), q, DEFAULT_PARAMS);
+            expect(top(b)).toEqual(top(a));
+          }
+        },
+      ),
+      { numRuns: 6 },
+    );
+  }, 120_000);
+
+  it("a shard survives a snapshot round trip (ghosts, numbering, window)", async () => {
+    const n = ops.length;
+    const shards = shardsAt(ops, [Math.floor(n / 3), Math.floor((2 * n) / 3)]);
+    const middle = shards[1] as CapitalStore;
+    expect(middle.ghostCount).toBeGreaterThan(0);
+    const copy = CapitalStore.deserialize(middle.serialize());
+    expect(copy.lo).toBe(middle.lo);
+    expect(copy.globalCount).toBe(middle.globalCount);
+    expect(copy.ghostCount).toBe(middle.ghostCount);
+    const restored = [shards[0] as CapitalStore, copy, shards[2] as CapitalStore];
+    for (const q of queries().slice(0, 8)) {
+      const a = route(whole, q);
+      const b = await routeSharded(restored.map(inProcess), q, DEFAULT_PARAMS);
+      expect(top(b)).toEqual(top(a));
+    }
+  });
+});
