@@ -67,7 +67,7 @@ export function wire(env: Env): UseCases {
           : new DoVectorIndex(env.LOCAL_VECTORS),
     embedder: config.embedder === "workers-ai" ? new WorkersAiEmbedder(env.AI as Ai) : new HashedEmbedder(),
     distiller: new ExtractiveDistiller(),
-    capital: doCapital(env.CAPITAL),
+    capital: doCapital(env.CAPITAL, stores.changes),
     clock,
     events: sink,
   });

@@ -142,24 +142,31 @@ export class PaperGuru {
   }
 
   /**
-   * The capital chunk's heap budget (params.heap_budget_bytes) against what `created` new heads
-   * would add: the archive's own bytes per head once it holds 1,000 heads, 300 B before (the
-   * measured ceiling of a rebuilt head, test/core/heap.test.ts), plus an eighth of the budget for
-   * the object's write buffer. Past it the batch is refused whole,
-   * before anything is written, so the Durable Object never meets the isolate's memory limit.
+   * The capital chunk's heap budget (params.heap_budget_bytes) per shard, against what `created` new
+   * heads would add to the newest shard: the archive's own bytes per head once it holds 1,000
+   * heads, 300 B before (the measured ceiling of a rebuilt head, test/core/heap.test.ts), plus an
+   * eighth of the budget for the object's write buffer. Past it a new shard opens before anything
+   * is written, and the new heads go there: no object meets the isolate's memory limit. Only a
+   * batch too large for an empty shard is refused.
    */
   private async overBudget(archiveId: string, created: number) {
     if (created === 0) return null;
-    const cap = await this.capital(archiveId).capacity();
+    const port = this.capital(archiveId);
+    const cap = await port.capacity();
     const perHead = cap.heads >= 1000 ? cap.bytes / cap.heads : 300;
     // An eighth of the budget is the object's write buffer between checkpoints.
     const projected = cap.bytes + created * perHead + cap.budget / 8;
     if (projected <= cap.budget) return null;
+    const fresh = created * perHead + cap.budget / 8;
+    if (cap.heads > 0 && fresh <= cap.budget) {
+      await port.openShard();
+      return null;
+    }
     return fail(
       "too_large",
-      `archive ${archiveId} is full: its capital chunk holds ${cap.heads} heads in ${cap.bytes} bytes and ${created} new ones would take it to ~${Math.round(projected)} bytes, past its heap budget of ${cap.budget}`,
+      `archive ${archiveId}: ${created} new heads need ~${Math.round(fresh)} bytes of capital chunk, more than one shard's heap budget of ${cap.budget}`,
       "params.heap_budget_bytes",
-      "raise the archive's params.heap_budget_bytes (at most 100663296, 96 MiB), deprecate or delete what is no longer needed, or store new material in another archive",
+      "send the artifacts in smaller batches, or raise the archive's params.heap_budget_bytes (at most 100663296, 96 MiB)",
     );
   }
 

@@ -1,8 +1,10 @@
 /**
- * The capital chunk's heap budget: an ingest that would take the object past params.heap_budget_bytes
- * is refused whole with a 413 naming the parameter, nothing is written, and the archive keeps
- * answering; a hard delete frees room again.
+ * The capital chunk's heap budget per shard: an ingest that would take the newest shard past
+ * params.heap_budget_bytes opens a new shard instead, so a tiny budget spreads an archive over many
+ * Durable Objects, and the archive answers exactly as one object holding everything. Only a batch
+ * too large for an empty shard is refused (413 naming the parameter).
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ADMIN, api } from "./helpers";
 
@@ -11,45 +13,127 @@ const notes = (from: number, n: number) =>
     id: `note:${from + k}`,
     kind: "note",
     title: `Station ${from + k}`,
-    content: `Station ${from + k} opened on the Kestrel line in ${1900 + ((from + k) % 100)} near Caldbeck ${k % 7}.`,
+    content: `Station ${from + k} opened on the ${["Kestrel", "Osprey", "Merlin"][(from + k) % 3]} line in ${1900 + ((from + k) % 100)} near Caldbeck ${(from + k) % 7}, next to Station ${Math.max(0, from + k - 3)}.`,
   }));
 
-describe("capital chunk heap budget", () => {
-  it("refuses the batch that would pass the budget, writes nothing of it, and keeps answering", async () => {
-    const id = `cap-${Date.now().toString(36)}`;
-    const made = await api("POST", "/v1/archives", { id, name: id, params: { heap_budget_bytes: 65_536 } });
-    expect(made.status).toBe(201);
-    const key = made.body.key.secret as string;
-    let stored = 0;
-    let refused: { status: number; body: { error: { field: string; message: string } } } | null = null;
-    for (let b = 0; b < 20 && refused === null; b++) {
-      const r = await api("POST", `/v1/archives/${id}/ingest`, { artifacts: notes(b * 40, 40) }, key);
-      if (r.status === 200) stored += 40;
-      else refused = r;
+const QUERIES = [
+  "When did Station 3 open?",
+  "stations near Caldbeck 4 on the Osprey line",
+  "Station 120 next to Station 117",
+  "Kestrel line 1950",
+  "Which station opened in 1907 near Caldbeck 2?",
+];
+
+async function archive(id: string, params: Record<string, unknown> = {}) {
+  const made = await api("POST", "/v1/archives", { id, name: id, params });
+  expect(made.status).toBe(201);
+  return made.body.key.secret as string;
+}
+
+async function ingest(id: string, key: string, from: number, n: number) {
+  const r = await api("POST", `/v1/archives/${id}/ingest`, { artifacts: notes(from, n) }, key);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+}
+
+async function answers(id: string, key: string) {
+  const out: string[][] = [];
+  for (const query of QUERIES) {
+    const r = await api("POST", `/v1/archives/${id}/route`, { query, limit: 10 }, key);
+    expect(r.status).toBe(200);
+    out.push((r.body.selected as Array<{ chunk: string }>).map((s) => s.chunk));
+  }
+  return out;
+}
+
+async function capital(id: string, key: string) {
+  const info = await api("GET", `/v1/archives/${id}`, undefined, key);
+  return info.body.stats.capital as {
+    heads: number;
+    bytes: { total: number };
+    shards?: Array<{ heads: number; bytes: number }>;
+  };
+}
+
+describe("capital chunk shards", () => {
+  it("a tiny budget opens new shards instead of refusing, and the archive answers as one object", async () => {
+    const id = `shard-${Date.now().toString(36)}`;
+    const one = `${id}-one`;
+    const key = await archive(id, { heap_budget_bytes: 65_536 });
+    const oneKey = await archive(one);
+    for (let b = 0; b < 25; b++) {
+      await ingest(id, key, b * 40, 40);
+      await ingest(one, oneKey, b * 40, 40);
     }
-    expect(stored).toBeGreaterThan(0);
-    expect(refused?.status).toBe(413);
-    expect(refused?.body.error.field).toBe("params.heap_budget_bytes");
-    expect(refused?.body.error.message).toContain("65536");
-    const info = await api("GET", `/v1/archives/${id}`, undefined, key);
-    expect(info.body.stats.storage.chunks).toBe(stored);
-    expect(info.body.stats.capital.heads).toBe(stored);
-    expect(info.body.stats.capital.bytes.total).toBeLessThanOrEqual(65_536);
-    // Revisions of stored heads add no head and still go through.
-    const rev = await api(
-      "POST",
-      `/v1/archives/${id}/ingest`,
-      { artifacts: [{ ...notes(0, 1)[0], content: "Station 0 closed in 1968." }] },
-      key,
+    const cap = await capital(id, key);
+    expect(cap.heads).toBe(1000);
+    expect(cap.shards?.length).toBeGreaterThanOrEqual(4);
+    expect(cap.shards?.reduce((a, s) => a + s.heads, 0)).toBe(1000);
+    for (const s of cap.shards ?? []) expect(s.bytes).toBeLessThanOrEqual(65_536);
+    expect((await capital(one, oneKey)).shards).toBeUndefined();
+    expect(await answers(id, key)).toEqual(await answers(one, oneKey));
+
+    // Revisions of heads an early shard holds, and a hard delete, keep the two in step.
+    for (const [a, k] of [
+      [id, key],
+      [one, oneKey],
+    ] as const) {
+      const rev = await api(
+        "POST",
+        `/v1/archives/${a}/ingest`,
+        { artifacts: [{ ...notes(3, 1)[0], content: "Station 3 closed in 1968 on the Merlin line." }] },
+        k,
+      );
+      expect(rev.status).toBe(200);
+      expect((await api("DELETE", `/v1/archives/${a}/chunks?chunk=note:5`, undefined, ADMIN)).status).toBe(200);
+    }
+    expect(await answers(id, key)).toEqual(await answers(one, oneKey));
+    const after = await api("POST", `/v1/archives/${id}/route`, { query: "When did Station 3 close?", limit: 3 }, key);
+    expect(after.body.selected[0].chunk).toBe("note:3");
+  });
+
+  it("a shard opened by a request that then died, and objects restarted mid-replay, lose and duplicate nothing", async () => {
+    const id = `split-${Date.now().toString(36)}`;
+    const one = `${id}-one`;
+    const key = await archive(id, { heap_budget_bytes: 65_536 });
+    const oneKey = await archive(one);
+    for (let b = 0; b < 4; b++) {
+      await ingest(id, key, b * 40, 40);
+      await ingest(one, oneKey, b * 40, 40);
+    }
+    const before = (await capital(id, key)).shards?.length ?? 1;
+    // The request that opens a shard dies right after writing the row: nothing else was written.
+    await env.DB.prepare(
+      "INSERT INTO capital_shards(archive_id, shard, first_seq, opened_at) SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, 0 FROM change_log",
+    )
+      .bind(id, before)
+      .run();
+    // Every object restarts (as after a crash), and one restarts again while replaying a batch.
+    const stubs = Array.from({ length: before + 1 }, (_, k) =>
+      env.CAPITAL.get(env.CAPITAL.idFromName(k === 0 ? id : `${id}\u0000${k}`)),
     );
-    expect(rev.status).toBe(200);
-    const q = await api("POST", `/v1/archives/${id}/route`, { query: "When did Station 3 open?", limit: 3 }, key);
-    expect(q.status).toBe(200);
-    expect(q.body.selected[0].chunk).toBe("note:3");
-    // Deleting heads frees room for new ones.
-    for (let k = 0; k < 120; k++) await api("DELETE", `/v1/archives/${id}/chunks?chunk=note:${k}`, undefined, ADMIN);
-    const again = await api("POST", `/v1/archives/${id}/ingest`, { artifacts: notes(5000, 20) }, key);
-    expect(again.status).toBe(200);
+    for (const s of stubs) await s.evict();
+    for (let b = 4; b < 8; b++) {
+      const write = ingest(id, key, b * 40, 40);
+      if (b === 5) await (stubs[before] as (typeof stubs)[number]).evict();
+      await write;
+      await ingest(one, oneKey, b * 40, 40);
+    }
+    const cap = await capital(id, key);
+    expect(cap.heads).toBe(320);
+    expect(cap.shards?.reduce((a, s) => a + s.heads, 0)).toBe(320);
+    expect(cap.shards?.length).toBeGreaterThan(before);
+    expect(await answers(id, key)).toEqual(await answers(one, oneKey));
+  });
+
+  it("refuses only a batch too large for an empty shard, naming the parameter", async () => {
+    const id = `cap-${Date.now().toString(36)}`;
+    const key = await archive(id, { heap_budget_bytes: 65_536 });
+    await ingest(id, key, 0, 10);
+    const r = await api("POST", `/v1/archives/${id}/ingest`, { artifacts: notes(100, 200) }, key);
+    expect(r.status).toBe(413);
+    expect(r.body.error.field).toBe("params.heap_budget_bytes");
+    expect(r.body.error.message).toContain("65536");
+    expect((await capital(id, key)).heads).toBe(10);
   });
 
   it("rejects a budget outside 64 KiB .. 96 MiB, naming the field", async () => {

@@ -5,7 +5,7 @@
  * on load.
  */
 import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
-import type { ChangeLog, SnapshotRecord } from "../../core/ports";
+import type { ChangeLog, ShardRecord, SnapshotRecord } from "../../core/ports";
 import type { ChangeOp } from "../../core/types";
 import type { Db } from "./queries";
 import * as s from "./schema";
@@ -25,6 +25,21 @@ export class D1ChangeLog implements ChangeLog {
       .orderBy(asc(s.changeLog.seq))
       .limit(limit);
     return rows.map((r) => ({ seq: r.seq, op: JSON.parse(r.op) as ChangeOp }));
+  }
+
+  async shards(archiveId: string): Promise<ShardRecord[]> {
+    return this.#db
+      .select({ shard: s.capitalShards.shard, firstSeq: s.capitalShards.firstSeq })
+      .from(s.capitalShards)
+      .where(eq(s.capitalShards.archiveId, archiveId))
+      .orderBy(asc(s.capitalShards.shard));
+  }
+
+  async openShard(archiveId: string, shard: number, at: number): Promise<void> {
+    // One statement: SQLite runs it alone, so every change committed after it has a larger seq.
+    await this.#db.run(
+      sql`INSERT OR IGNORE INTO capital_shards(archive_id, shard, first_seq, opened_at) SELECT ${archiveId}, ${shard}, COALESCE(MAX(seq), 0) + 1, ${at} FROM change_log`,
+    );
   }
 
   async latestSnapshot(archiveId: string): Promise<SnapshotRecord | null> {

@@ -489,6 +489,7 @@ export const ARCHIVE_TABLES = [
   s.edges,
   s.changeLog,
   s.capitalSnapshots,
+  s.capitalShards,
   s.accessEvents,
   s.sessionEvents,
   s.webhooks,

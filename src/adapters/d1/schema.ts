@@ -175,6 +175,22 @@ export const changeLog = sqliteTable(
   (t) => [index("change_log_archive").on(t.archiveId, t.seq)],
 );
 
+/**
+ * The shards of an archive's capital chunk beyond the first: shard k holds the nodes whose ids first
+ * appear in the change log at or after first_seq (and before the next shard's). A row is written,
+ * with first_seq past every change committed so far, before any change it covers.
+ */
+export const capitalShards = sqliteTable(
+  "capital_shards",
+  {
+    archiveId: text("archive_id").notNull(),
+    shard: integer("shard").notNull(),
+    firstSeq: integer("first_seq").notNull(),
+    openedAt: integer("opened_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.shard] })],
+);
+
 export const capitalSnapshots = sqliteTable(
   "capital_snapshots",
   {

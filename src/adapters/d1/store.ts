@@ -86,6 +86,8 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   // ------------------------------------------------------------------ change log and snapshots
 
   readLog: ChangeLog["readLog"] = (archiveId, afterSeq, limit) => this.#changes.readLog(archiveId, afterSeq, limit);
+  shards: ChangeLog["shards"] = (archiveId) => this.#changes.shards(archiveId);
+  openShard: ChangeLog["openShard"] = (archiveId, shard, at) => this.#changes.openShard(archiveId, shard, at);
   latestSnapshot: ChangeLog["latestSnapshot"] = (archiveId) => this.#changes.latestSnapshot(archiveId);
   recordSnapshot: ChangeLog["recordSnapshot"] = (row) => this.#changes.recordSnapshot(row);
   accessStats: ChangeLog["accessStats"] = (archiveId) => this.#changes.accessStats(archiveId);

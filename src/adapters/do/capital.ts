@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { CapitalStore, capitalStats, route } from "../../core/capital";
+import { routeSharded } from "../../core/capital/directory";
+import { type CapitalShard, LocalShard, type ResolveQuery, type ShardCounts } from "../../core/capital/shard";
 import { SqlTables, type SqlValue, type SyncSql } from "../../core/capital/sql-tables";
 import type {
   ArchiveStore,
@@ -28,6 +30,18 @@ interface CapitalEnv {
 /** What a capital chunk reads from D1: the change log, access statistics and archive params. */
 export interface CapitalDeps {
   log: ChangeLog & Pick<ArchiveStore, "getArchive">;
+}
+
+/**
+ * The object of shard k of an archive is named by this key (shard 0 keeps the archive's id, so an
+ * archive that never shards has one object under its own name). Archive ids never hold U+0000.
+ */
+export function shardKey(archiveId: string, shard: number): string {
+  return shard === 0 ? archiveId : `${archiveId}\u0000${shard}`;
+}
+function parseKey(key: string): { archiveId: string; shard: number } {
+  const at = key.indexOf("\u0000");
+  return at < 0 ? { archiveId: key, shard: 0 } : { archiveId: key.slice(0, at), shard: Number(key.slice(at + 1)) };
 }
 
 /**
@@ -120,12 +134,14 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     this.#sql = storageSql(ctx.storage);
   }
 
-  async #ensure(archiveId: string): Promise<CapitalStore> {
-    if (this.#archiveId !== null && this.#archiveId !== archiveId) {
-      // One object per archive: a mismatched id is a wiring bug, never served.
-      throw new Error(`capital chunk of ${this.#archiveId} asked for ${archiveId}`);
+  /** `key` names the archive and the shard (shardKey). */
+  async #ensure(key: string): Promise<CapitalStore> {
+    if (this.#archiveId !== null && this.#archiveId !== key) {
+      // One object per archive shard: a mismatched key is a wiring bug, never served.
+      throw new Error(`capital chunk of ${this.#archiveId} asked for ${key}`);
     }
-    this.#archiveId = archiveId;
+    this.#archiveId = key;
+    const archiveId = key;
     if (this.#store) return this.#store;
     if (!this.#loading) {
       this.#loading = this.#rebuild(archiveId).finally(() => {
@@ -151,9 +167,13 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     }
   }
 
-  async #load(archiveId: string, generation: number): Promise<CapitalStore> {
+  async #load(key: string, generation: number): Promise<CapitalStore> {
     const t0 = performance.now();
-    const archive = await this.#deps.log.getArchive(archiveId);
+    const { archiveId, shard } = parseKey(key);
+    const [archive, shards] = await Promise.all([
+      this.#deps.log.getArchive(archiveId),
+      this.#deps.log.shards(archiveId),
+    ]);
     this.#params = mergeParams((archive?.params ?? {}) as Parameters<typeof mergeParams>[0]);
     const tables = new SqlTables(this.#sql);
     let store: CapitalStore | null = null;
@@ -171,16 +191,22 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     if (!store) {
       tables.clear();
       store = new CapitalStore(this.#params, tables);
+      const first = shard === 0 ? 0 : shards.find((r) => r.shard === shard)?.firstSeq;
+      if (first === undefined) throw new Error(`shard ${shard} of ${archiveId} is not open`);
+      if (shard > 0) store.shard(first);
     }
+    const next = shards.find((r) => r.shard === shard + 1);
+    if (next) store.closeAt(next.firstSeq);
     this.#tables = tables;
     this.#checkpointSeq = store.seq;
-    const replayed = await this.#replay(archiveId, store);
+    const replayed = await this.#replay(key, store);
     // Recency statistics come from the access log (all three channels).
     const stats = await this.#deps.log.accessStats(archiveId);
     stats.sort((a, b) => a.last - b.last);
+    // Only this shard's own nodes take an access (recordAccess ignores the others).
     for (const s of stats) store.recordAccess(s.chunk, s.last);
     // Evicted or forgotten meanwhile: what was read may predate a delete; start again.
-    if (generation !== this.#generation) return this.#rebuild(archiveId);
+    if (generation !== this.#generation) return this.#rebuild(key);
     this.#store = store;
     this.#lastRebuild = {
       ms: performance.now() - t0,
@@ -210,17 +236,24 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     await this.#replay(archiveId, store);
   }
 
-  async #replayNow(archiveId: string, store: CapitalStore): Promise<number> {
+  async #replayNow(key: string, store: CapitalStore): Promise<number> {
+    const { archiveId, shard } = parseKey(key);
     let applied = 0;
     this.#replaying = true;
     try {
       for (;;) {
         const page = await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
+        // Read after the page: a shard opened before any change on it was committed, so a newer
+        // shard that covers part of this page is listed now (then its new ids are not ours).
+        if (page.length > 0 && store.ownTo === Number.POSITIVE_INFINITY) {
+          const next = (await this.#deps.log.shards(archiveId)).find((r) => r.shard === shard + 1);
+          if (next) store.closeAt(next.firstSeq);
+        }
         for (const [k, { seq, op }] of page.entries()) {
           // Evicted or forgotten meanwhile: this store is no longer the object's.
           if (store.tables !== this.#tables) return applied;
           if (seq <= store.seq) continue;
-          store.apply(op);
+          store.apply(op, seq);
           store.seq = seq;
           applied++;
           // The write buffer is heap too: keep it within an eighth of the budget (an O(1) check).
@@ -276,6 +309,36 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     return route(store, input, this.#params);
   }
 
+  // ---- one shard's answers to the directory (src/core/capital/directory.ts)
+
+  async #shard(key: string): Promise<LocalShard> {
+    const store = await this.#ensure(key);
+    await this.#catchUp(key, store);
+    return new LocalShard(store);
+  }
+  async params(key: string): Promise<KernelParams> {
+    await this.#ensure(key);
+    return this.#params;
+  }
+  async shardCounts(key: string, terms: string[]) {
+    return (await this.#shard(key)).counts(terms);
+  }
+  async shardResolve(key: string, q: ResolveQuery) {
+    return (await this.#shard(key)).resolve(q);
+  }
+  async shardLexical(key: string, plan: Array<[number, number, number]>, t: number, avg: number) {
+    return (await this.#shard(key)).lexical(plan, t, avg);
+  }
+  async shardInfo(key: string, nodes: number[], t: number, sketch: Uint8Array | null) {
+    return (await this.#shard(key)).info(nodes, t, sketch);
+  }
+  async shardPush(key: string, frontier: Array<[number, number]>, t: number, alpha: number) {
+    return (await this.#shard(key)).push(frontier, t, alpha);
+  }
+  async shardSlots(key: string, nodes: number[], t: number, kr: number) {
+    return (await this.#shard(key)).slots(nodes, t, kr);
+  }
+
   /** Heap held (the store's accounting), heads and the archive's budget, for the ingest guard. */
   async capacity(archiveId: string): Promise<CapitalCapacity> {
     const store = await this.#ensure(archiveId);
@@ -321,9 +384,10 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async snapshot(archiveId: string): Promise<{ seq: number; bytes: number; key: string }> {
     const store = await this.#ensure(archiveId);
     const bytes = this.#checkpoint(store);
-    const key = `capital/${archiveId}/${String(store.seq).padStart(12, "0")}`;
+    const { archiveId: archive, shard } = parseKey(archiveId);
+    const key = `capital/${archive}/${shard > 0 ? `shard-${shard}/` : ""}${String(store.seq).padStart(12, "0")}`;
     await this.#deps.log.recordSnapshot({
-      archiveId,
+      archiveId: archive,
       seq: store.seq,
       r2Key: key,
       bytes,
@@ -351,21 +415,115 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   }
 }
 
-/** The capital port of each archive over its Durable Object (RPC results cast to the port's types). */
-export function doCapital(ns: DurableObjectNamespace<CapitalChunk>): CapitalFor {
+/** One shard's object as the directory's shard port. */
+function shardPort(stub: DurableObjectStub<CapitalChunk>, key: string): CapitalShard {
+  return {
+    // RPC types widen tuples to arrays; the values are the tuples LocalShard returns.
+    counts: async (terms) => (await stub.shardCounts(key, terms)) as unknown as ShardCounts,
+    resolve: (q) => stub.shardResolve(key, q) as ReturnType<CapitalShard["resolve"]>,
+    lexical: async (plan, t, avg) => (await stub.shardLexical(key, plan, t, avg)) as unknown as Array<[number, number]>,
+    info: (nodes, t, sketch) => stub.shardInfo(key, nodes, t, sketch),
+    push: (frontier, t, alpha) => stub.shardPush(key, frontier, t, alpha),
+    slots: (nodes, t, kr) => stub.shardSlots(key, nodes, t, kr),
+  };
+}
+
+/** Stats of an archive's shards as one: sums, except what every shard holds archive-wide. */
+function combineStats(list: CapitalStats[]): CapitalStats {
+  const last = list[list.length - 1] as CapitalStats;
+  if (list.length === 1) return last;
+  const sum = (f: (x: CapitalStats) => number) => list.reduce((a, x) => a + f(x), 0);
+  const bytes = { ...last.bytes };
+  for (const k of Object.keys(bytes) as Array<keyof typeof bytes>) bytes[k] = sum((x) => x.bytes[k]);
+  const heads = sum((x) => x.heads);
+  return {
+    ...last,
+    heads,
+    nodes: sum((x) => x.nodes),
+    edges: sum((x) => x.edges),
+    slots: sum((x) => x.slots),
+    slotPool: sum((x) => x.slotPool),
+    terms: sum((x) => x.terms),
+    bytes,
+    bytesPerHead: heads ? bytes.total / heads : 0,
+    seq: Math.min(...list.map((x) => x.seq)),
+    shards: list.map((x) => ({ heads: x.heads, bytes: x.bytes.total, seq: x.seq })),
+  };
+}
+
+/**
+ * The capital port of each archive over its Durable Objects, one per shard (RPC results cast to the
+ * port's types). The shards are listed from D1 once per port, so an operation sees every shard
+ * opened before it began. With one shard a query is one call to its object; with several the
+ * Worker is the directory.
+ */
+export function doCapital(
+  ns: DurableObjectNamespace<CapitalChunk>,
+  log: Pick<ChangeLog, "shards" | "openShard">,
+): CapitalFor {
   return (archiveId) => {
-    const stub = ns.get(ns.idFromName(archiveId));
+    const stubOf = (k: number) => ns.get(ns.idFromName(shardKey(archiveId, k)));
+    let listed: Promise<number> | null = null;
+    const count = () => {
+      listed ??= log.shards(archiveId).then((rows) => 1 + rows.reduce((m, r) => Math.max(m, r.shard), 0));
+      return listed;
+    };
+    const each = async <T>(f: (stub: DurableObjectStub<CapitalChunk>, key: string) => Promise<T>): Promise<T[]> => {
+      const n = await count();
+      return Promise.all(Array.from({ length: n }, (_, k) => f(stubOf(k), shardKey(archiveId, k))));
+    };
+    const newest = async () => {
+      const n = await count();
+      return { stub: stubOf(n - 1), key: shardKey(archiveId, n - 1), n };
+    };
     return {
-      route: (input) => stub.route(archiveId, input) as Promise<RouteResult>,
-      sync: () => stub.sync(archiveId),
-      capacity: () => stub.capacity(archiveId),
-      recordAccess: (events) => stub.recordAccess(archiveId, events),
-      neighbours: (chunk, t) => stub.neighbours(archiveId, chunk, t) as ReturnType<CapitalPort["neighbours"]>,
-      resolve: (mention, t) => stub.resolve(archiveId, mention, t),
-      stats: () => stub.stats(archiveId) as Promise<CapitalStats>,
-      snapshot: () => stub.snapshot(archiveId),
-      evict: () => stub.evict(),
-      forget: () => stub.forget(),
+      route: async (input) => {
+        const n = await count();
+        if (n === 1) return stubOf(0).route(archiveId, input) as Promise<RouteResult>;
+        const shards = Array.from({ length: n }, (_, k) => shardPort(stubOf(k), shardKey(archiveId, k)));
+        const params = await stubOf(n - 1).params(shardKey(archiveId, n - 1));
+        return routeSharded(shards, input, params);
+      },
+      sync: async () => {
+        const all = await each((s, k) => s.sync(k));
+        return { seq: Math.min(...all.map((x) => x.seq)), applied: all.reduce((a, x) => a + x.applied, 0) };
+      },
+      capacity: async () => {
+        const { stub, key, n } = await newest();
+        return { ...(await stub.capacity(key)), shards: n };
+      },
+      openShard: async () => {
+        const n = await count();
+        await log.openShard(archiveId, n, Date.now());
+        listed = null;
+        return count();
+      },
+      recordAccess: async (events) => {
+        await each((s, k) => s.recordAccess(k, events));
+      },
+      neighbours: async (chunk, t) => {
+        const all = await each((s, k) => s.neighbours(k, chunk, t));
+        return (all.find((x) => x !== null) ?? null) as Awaited<ReturnType<CapitalPort["neighbours"]>>;
+      },
+      resolve: async (mention, t) => {
+        const { stub, key } = await newest();
+        return stub.resolve(key, mention, t);
+      },
+      stats: async () => combineStats((await each((s, k) => s.stats(k))) as CapitalStats[]),
+      snapshot: async () => {
+        const all = await each((s, k) => s.snapshot(k));
+        return {
+          seq: Math.min(...all.map((x) => x.seq)),
+          bytes: all.reduce((a, x) => a + x.bytes, 0),
+          key: (all[0] as { key: string }).key,
+        };
+      },
+      evict: async () => {
+        await each((s) => s.evict());
+      },
+      forget: async () => {
+        await each((s) => s.forget());
+      },
     };
   };
 }

@@ -20,18 +20,24 @@ export type CapitalStats = ReturnType<typeof capitalStats> & {
   seq: number;
   lastRebuild: RebuildReport | null;
   params: KernelParams;
+  /** Per shard, when the archive has several (the figures above are their sums). */
+  shards?: Array<{ heads: number; bytes: number; seq: number }>;
 };
 
-/** What the capital chunk holds against its heap budget (params.heapBudgetBytes). */
+/** What the newest shard of the capital chunk holds against its heap budget (params.heapBudgetBytes). */
 export interface CapitalCapacity {
   bytes: number;
   heads: number;
   budget: number;
+  /** Shards of the archive (new heads go to the newest). */
+  shards?: number;
 }
 
 export interface CapitalPort extends CapitalRouter {
   /** Heap held and the budget, read before an ingest writes anything. */
   capacity(): Promise<CapitalCapacity>;
+  /** Open a new shard for the heads the newest one has no room for; returns the number of shards. */
+  openShard(): Promise<number>;
   /** Apply the changes committed since the last applied sequence number. */
   sync(): Promise<{ seq: number; applied: number }>;
   /** Access statistics for /neighbours and stats (rebuilt from the access log on load). */

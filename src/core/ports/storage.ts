@@ -345,8 +345,22 @@ export interface SessionLog extends SessionStore, AccessLog {
 }
 
 /** The change log the capital chunk replays, and its snapshots. */
+/** A shard of an archive's capital chunk beyond the first (which holds everything from 0 on). */
+export interface ShardRecord {
+  shard: number;
+  /** The shard holds the nodes whose ids first appear at or after this change-log position. */
+  firstSeq: number;
+}
+
 export interface ChangeLog {
   readLog(archiveId: string, afterSeq: number, limit: number): Promise<Array<{ seq: number; op: ChangeOp }>>;
+  /** The archive's shards beyond the first, in order. */
+  shards(archiveId: string): Promise<ShardRecord[]>;
+  /**
+   * Open shard `shard` (idempotent): its first position is past every change committed so far,
+   * chosen and written in one statement, so no change it covers was applied before it existed.
+   */
+  openShard(archiveId: string, shard: number, at: number): Promise<void>;
   latestSnapshot(archiveId: string): Promise<SnapshotRecord | null>;
   recordSnapshot(row: SnapshotRecord): Promise<void>;
   accessStats(
