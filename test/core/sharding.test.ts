@@ -6,10 +6,12 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { plannedOps } from "../../scripts/lib/plan";
+import { nodeSql } from "../../scripts/lib/sqlite";
 import { syntheticArchive } from "../../scripts/lib/synthetic";
 import { CapitalStore, route } from "../../src/core/capital";
 import { routeSharded } from "../../src/core/capital/directory";
 import { inProcess } from "../../src/core/capital/shard";
+import { SqlTables } from "../../src/core/capital/sql-tables";
 import { type ChangeOp, DEFAULT_PARAMS, type RouteInput } from "../../src/core/types";
 import { prose, proseOps, queryInput } from "../fixtures/prose";
 
@@ -170,8 +172,6 @@ describe("sharded capital chunk", () => {
 
 describe("sharded capital chunk over SQLite storage", () => {
   it("property: a shard that dies anywhere and rebuilds from its last checkpoint answers as before", async () => {
-    const { nodeSql } = await import("../../scripts/lib/sqlite");
-    const { SqlTables } = await import("../../src/core/capital/sql-tables");
     const ops = await fixtureOps();
     const whole = build(ops);
     const qs = queries().filter((_, k) => k % 5 === 0);

@@ -4,7 +4,7 @@
  * Durable Objects, and the archive answers exactly as one object holding everything. Only a batch
  * too large for an empty shard is refused (413 naming the parameter).
  */
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ADMIN, api } from "./helpers";
 
@@ -89,6 +89,15 @@ describe("capital chunk shards", () => {
     expect(await answers(id, key)).toEqual(await answers(one, oneKey));
     const after = await api("POST", `/v1/archives/${id}/route`, { query: "When did Station 3 close?", limit: 3 }, key);
     expect(after.body.selected[0].chunk).toBe("note:3");
+
+    // Deleting the archive wipes every shard's object, though its shard rows go first.
+    const shards = (await capital(id, key)).shards?.length ?? 0;
+    expect((await api("DELETE", `/v1/archives/${id}`, undefined, ADMIN)).status).toBe(200);
+    for (let k = 0; k < shards; k++) {
+      const stub = env.CAPITAL.get(env.CAPITAL.idFromName(k === 0 ? id : `${id}\u0000${k}`));
+      const left = await runInDurableObject(stub, (_o, state: DurableObjectState) => state.storage.sql.databaseSize);
+      expect(left, `shard ${k}`).toBeLessThan(8192);
+    }
   });
 
   it("a shard opened by a request that then died, and objects restarted mid-replay, lose and duplicate nothing", async () => {

@@ -409,9 +409,13 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
    * After a hard delete: drop the in-memory copy and every byte of the object's storage (its
    * checkpoint holds the deleted data); the next call replays the scrubbed change log.
    */
-  async forget(): Promise<void> {
+  async forget(): Promise<boolean> {
     this.evict();
+    // Whether this object ever held a capital chunk (its tables exist once it has loaded).
+    const used =
+      this.#storage.sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'pg_meta'").one().n !== 0;
     await this.#storage.deleteAll();
+    return used;
   }
 }
 
@@ -522,7 +526,13 @@ export function doCapital(
         await each((s) => s.evict());
       },
       forget: async () => {
-        await each((s) => s.forget());
+        // After an archive is deleted its shard rows are gone too: go on past the listed shards
+        // until an object that never held anything (shard k + 1 opens only once shard k has heads).
+        const n = await count();
+        for (let k = 0; ; k++) {
+          const used = await stubOf(k).forget();
+          if (k >= n - 1 && !used) break;
+        }
       },
     };
   };
