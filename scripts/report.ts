@@ -29,6 +29,7 @@ const BENCH = "bench/results/latest.json";
 const EVAL = "bench/results/eval-latest.json";
 const EXPLORE = "bench/results/explore-latest.json";
 const HEAP = "bench/results/heap-latest.json";
+const SHARDS = "bench/results/shards-latest.json";
 const PLACEMENT = "bench/results/placement-latest.json";
 const PROBE = "bench/results/probe-latest.json";
 
@@ -1069,7 +1070,7 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
         .map(([k, v]) => `${k} ${int(v)}`)
         .join(
           ", ",
-        )}). Entities, postings, aliases, title owners and timelines are in the object's SQLite storage: ${int(h.sqliteBytesPerHead)} B/head there. At the default budget of 64 MiB one object holds ~${int(BUDGET / h.heapPerHeadRebuilt)} such heads; changes apply at ${int(h.applyPerSec)}/s in process.`,
+        )}). Entities, postings, aliases, title owners and timelines are in the object's SQLite storage: ${int(h.sqliteBytesPerHead)} B/head there. At the default budget of 64 MiB one shard takes ~${int(BUDGET / 2 / h.heapPerHeadRebuilt)} such heads (half its budget, docs/sharding.md); changes apply at ${int(h.applyPerSec)}/s in process.`,
     );
   } else out.push(`_No results file (${HEAP}); run \`npm run bench:heap\`._`);
   const rows = (b?.routing ?? []).filter((r) => r.heapPerHead !== undefined);
@@ -1088,7 +1089,7 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
           "apply ops/s",
           "one checkpoint ms (snapshot MiB)",
           "route p50 / p99 ms",
-          "heads per object at 64 MiB",
+          "heads per shard at 64 MiB",
         ],
         rows.map((r) => [
           int(r.heads),
@@ -1100,17 +1101,17 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
             ? "–"
             : `${int(r.checkpointMs)} (${((r.snapshotBytes ?? 0) / 1048576).toFixed(1)})`,
           `${ms(r.paperguru.p50)} / ${ms(r.paperguru.p99)}`,
-          `~${int(BUDGET / (r.heapPerHead ?? r.bytesPerHead))}`,
+          `~${int(BUDGET / 2 / (r.heapPerHead ?? r.bytesPerHead))}`,
         ]),
       ),
       "",
-      `At ${int(last.heads)} heads one object would need ~${int(((last.heapPerHead ?? last.bytesPerHead) * last.heads) / 1024 / 1024)} MiB.`,
+      `At ${int(last.heads)} heads one object would need ~${int(((last.heapPerHead ?? last.bytesPerHead) * last.heads) / 1024 / 1024)} MiB: the archive spans shards.`,
     );
   }
   if (p)
     out.push(
       "",
-      `**Placement of heads on shards**, measured before sharding is built (\`npx tsx scripts/shard-placement.ts ../shared/testdata\`; ${runLine("run", p).slice(1, -2)}): the share of neighbour slots whose target would be on another shard, and per query the shards holding its seeds, its top-M candidates and the nodes its diffusion reaches:`,
+      `**Placement of heads on shards**, measured before sharding was built (\`npx tsx scripts/shard-placement.ts ../shared/testdata\`; ${runLine("run", p).slice(1, -2)}): the share of neighbour slots whose target would be on another shard, and per query the shards holding its seeds, its top-M candidates and the nodes its diffusion reaches:`,
       "",
       table(
         [
@@ -1136,6 +1137,61 @@ function scale(h: HeapResults | null, b: BenchResults | null, p: PlacementResult
       ),
     );
   return out.join("\n");
+}
+
+interface ShardRow {
+  heads: number;
+  shards: number;
+  oneBytesPerHead: number;
+  largestShare: number;
+  ghosts: number;
+  closedGrowthMax: number;
+  closedGrowthMean: number;
+  applyMsOne: number;
+  applyMsAllShards: number;
+  routeOneP50: number;
+  routeOneP99: number;
+  routeShardedP50: number;
+  routeShardedP99: number;
+  roundsMean: number;
+  roundsMax: number;
+  sameTop: number;
+}
+
+function shardsBlock(r: { date: string; commit: string; queries: number; rows: ShardRow[] } | null): string {
+  if (!r) return `_No results file (${SHARDS}); run \`npm run bench:shards\`._`;
+  return [
+    runLine("Last `npm run bench:shards`", r),
+    "",
+    `Synthetic citation graphs split by arrival into equal shares of heads, in process over SQLite tables; ${r.queries} queries per row (an entity and eight words). Heap is the stores' own accounting after a checkpoint. "Closed shard growth" is a closed shard's heap at the end over its heap when the next shard opened. Route times run the directory's rounds in process, so they hold no RPC time.`,
+    "",
+    table(
+      [
+        "heads",
+        "shards",
+        "largest shard ÷ one store",
+        "ghosts per head",
+        "closed shard growth mean / max",
+        "apply: all shards ÷ one store",
+        "route p50 / p99 ms: one store",
+        "sharded",
+        "rounds per query mean / max",
+        "top 16 as one store",
+      ],
+      r.rows.map((x) => [
+        int(x.heads),
+        String(x.shards),
+        x.largestShare.toFixed(2),
+        (x.ghosts / x.heads).toFixed(2),
+        `${x.closedGrowthMean.toFixed(2)} / ${x.closedGrowthMax.toFixed(2)}`,
+        (x.applyMsAllShards / x.applyMsOne).toFixed(2),
+        `${ms(x.routeOneP50)} / ${ms(x.routeOneP99)}`,
+        `${ms(x.routeShardedP50)} / ${ms(x.routeShardedP99)}`,
+        `${x.roundsMean.toFixed(1)} / ${x.roundsMax}`,
+        `${(x.sameTop * 100).toFixed(0)}%`,
+      ]),
+    ),
+  ].join("\n");
 }
 
 // ------------------------------------------------------------------ README rewriting
@@ -1169,6 +1225,10 @@ replaceBlock("targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --
 replaceBlock("research", research(ev));
 replaceBlock("params", paramRuns(ev));
 const explore = readJson<ExploreResults>(EXPLORE);
+replaceBlock(
+  "shards",
+  shardsBlock(readJson<{ date: string; commit: string; queries: number; rows: ShardRow[] }>(SHARDS)),
+);
 replaceBlock("explorer", explore ? explorer(explore, bench) : missing(EXPLORE, "npx tsx scripts/explore-timing.ts"));
 replaceBlock(
   "scale",

@@ -142,29 +142,31 @@ export class PaperGuru {
   }
 
   /**
-   * The capital chunk's heap budget (params.heap_budget_bytes) per shard, against what `created` new
-   * heads would add to the newest shard: the archive's own bytes per head once it holds 1,000
-   * heads, 300 B before (the measured ceiling of a rebuilt head, test/core/heap.test.ts), plus an
-   * eighth of the budget for the object's write buffer. Past it a new shard opens before anything
-   * is written, and the new heads go there: no object meets the isolate's memory limit. Only a
-   * batch too large for an empty shard is refused.
+   * The capital chunk's heap budget (params.heap_budget_bytes) per shard. The newest shard takes new
+   * heads while it holds at most half its budget, counting what `created` new heads would add: the
+   * archive's own bytes per head once it holds 1,000 heads, 300 B before (the measured ceiling of a
+   * rebuilt head, test/core/heap.test.ts). The other half is room a shard keeps once closed: an
+   * eighth of the budget for its write buffer, the rest for what it still gains from revisions of
+   * its heads and links from new heads to them (closed shards grew by at most 1.62x in
+   * `npm run bench:shards`, docs/sharding.md). Past it a new shard opens before anything is written
+   * and the new heads go there, so no object meets the isolate's memory limit. Only a batch too
+   * large for an empty shard is refused.
    */
   private async overBudget(archiveId: string, created: number) {
     if (created === 0) return null;
     const port = this.capital(archiveId);
     const cap = await port.capacity();
     const perHead = cap.heads >= 1000 ? cap.bytes / cap.heads : 300;
-    // An eighth of the budget is the object's write buffer between checkpoints.
-    const projected = cap.bytes + created * perHead + cap.budget / 8;
-    if (projected <= cap.budget) return null;
-    const fresh = created * perHead + cap.budget / 8;
-    if (cap.heads > 0 && fresh <= cap.budget) {
+    const open = cap.budget / 2;
+    if (cap.bytes + created * perHead <= open) return null;
+    const fresh = created * perHead;
+    if (cap.heads > 0 && fresh <= open) {
       await port.openShard();
       return null;
     }
     return fail(
       "too_large",
-      `archive ${archiveId}: ${created} new heads need ~${Math.round(fresh)} bytes of capital chunk, more than one shard's heap budget of ${cap.budget}`,
+      `archive ${archiveId}: ${created} new heads need ~${Math.round(fresh)} bytes of capital chunk, more than a new shard takes (half its heap budget of ${cap.budget})`,
       "params.heap_budget_bytes",
       "send the artifacts in smaller batches, or raise the archive's params.heap_budget_bytes (at most 100663296, 96 MiB)",
     );

@@ -293,6 +293,8 @@ export interface RouteResult {
     /** Heads and router targets the filter excluded. */
     filteredByFilter?: number;
     candidatePool: number;
+    /** With several shards: how many, and the rounds of questions the directory asked them. */
+    shards?: { count: number; rounds: number };
   };
 }
 

@@ -71,6 +71,9 @@ describe("capital chunk shards", () => {
     for (const s of cap.shards ?? []) expect(s.bytes).toBeLessThanOrEqual(65_536);
     expect((await capital(one, oneKey)).shards).toBeUndefined();
     expect(await answers(id, key)).toEqual(await answers(one, oneKey));
+    const traced = await api("POST", `/v1/archives/${id}/route`, { query: QUERIES[0], limit: 10 }, key);
+    expect(traced.body.trace.shards.count).toBe(cap.shards?.length);
+    expect(traced.body.trace.shards.rounds).toBeGreaterThanOrEqual(5);
 
     // Revisions of heads an early shard holds, and a hard delete, keep the two in step.
     for (const [a, k] of [

@@ -34,11 +34,6 @@ import { lexicalPlan } from "./store";
 const DAY = 86_400_000;
 const TRACE_STEPS = 200;
 
-export interface ShardedRouteResult extends RouteResult {
-  /** Shards asked and rounds of questions (each round goes to the shards concerned at once). */
-  shards: { count: number; rounds: number };
-}
-
 function isZero(a: Uint8Array): boolean {
   for (const b of a) if (b !== 0) return false;
   return true;
@@ -49,7 +44,7 @@ export async function routeSharded(
   shards: CapitalShard[],
   input: RouteInput,
   params: KernelParams,
-): Promise<ShardedRouteResult> {
+): Promise<RouteResult> {
   const t = input.asOf;
   const f = params.floors;
   let rounds = 0;
@@ -451,7 +446,7 @@ export async function routeSharded(
       filteredByTime: invisible.size,
       filteredByFilter: excluded.size,
       candidatePool: pool.size,
+      shards: { count: shards.length, rounds },
     },
-    shards: { count: shards.length, rounds },
   };
 }

@@ -19,7 +19,7 @@ import {
   type KernelParams,
 } from "../types";
 import { scratch } from "./diffusion";
-import { IdIndex } from "./id-index";
+import { GhostIndex, IdIndex } from "./id-index";
 import {
   type CapitalTables,
   MAP_ENTRY_BYTES,
@@ -280,7 +280,7 @@ export class CapitalStore {
   /** @internal */ ghostFirst: Float64Array = new Float64Array(0);
   /** @internal */ ghostEnd: Float64Array = new Float64Array(0);
   /** @internal */ ghostCount = 0;
-  /** @internal */ ghostAt = new Map<number, number>();
+  /** @internal */ ghostAt = new GhostIndex(() => this.ghostG);
 
   // ---- recency: the 64 most recently accessed nodes (recency seeding is O(64), not O(N))
   /** @internal */ ring: Int32Array = new Int32Array(RING).fill(-1);
@@ -387,6 +387,55 @@ export class CapitalStore {
     this.ghostFlags[k] = (h.version > 0 ? HAS_HEAD : 0) | (Number.isFinite(h.end) ? DEPRECATED : 0);
     this.ghostFirst[k] = h.first;
     this.ghostEnd[k] = h.end;
+  }
+
+  /**
+   * Drop the ghosts no live slot points at (a slot replaced in a full neighbour table leaves its
+   * ghost behind), renumbering the rest: live ghosts stay bounded by the shard's own slots.
+   */
+  compactGhosts(): void {
+    if (this.ghostCount === 0) return;
+    const keep = new Int32Array(this.ghostCount).fill(-1);
+    let kept = 0;
+    const n = this.ids.length;
+    for (let i = 0; i < n; i++) {
+      const st = this.nbrStart[i] as number;
+      for (let k = st; k < st + (this.nbrCount[i] as number); k++) {
+        const d = this.slotDst[k] as number;
+        if (d < 0 && keep[-d - 1] === -1) keep[-d - 1] = kept++;
+      }
+    }
+    if (kept === this.ghostCount) return;
+    const old = { g: this.ghostG, f: this.ghostFlags, first: this.ghostFirst, end: this.ghostEnd };
+    this.ghostG = new Int32Array(Math.max(16, kept));
+    this.ghostFlags = new Uint8Array(this.ghostG.length);
+    this.ghostFirst = new Float64Array(this.ghostG.length);
+    this.ghostEnd = new Float64Array(this.ghostG.length);
+    this.ghostAt = new GhostIndex(() => this.ghostG);
+    for (let k = 0; k < this.ghostCount; k++) {
+      const to = keep[k] as number;
+      if (to < 0) continue;
+      this.ghostG[to] = old.g[k] as number;
+      this.ghostFlags[to] = old.f[k] as number;
+      this.ghostFirst[to] = old.first[k] as number;
+      this.ghostEnd[to] = old.end[k] as number;
+      this.ghostAt.set(old.g[k] as number, to);
+    }
+    this.ghostCount = kept;
+    const remap = (r: number) => (r >= 0 ? r : -((keep[-r - 1] as number) + 1));
+    for (let i = 0; i < n; i++) {
+      const st = this.nbrStart[i] as number;
+      for (let k = st; k < st + (this.nbrCount[i] as number); k++) this.slotDst[k] = remap(this.slotDst[k] as number);
+    }
+    // Side lists name slots by target: entries of dropped ghosts belong to no live slot.
+    for (const map of [this.closed, this.fromAt])
+      for (const [u, list] of map) {
+        const live = list
+          .filter(([d]) => d >= 0 || (keep[-d - 1] as number) >= 0)
+          .map(([d, b, x]) => [remap(d), b, x] as [number, number, number]);
+        if (live.length) map.set(u, live);
+        else map.delete(u);
+      }
   }
 
   /** @internal Archive-wide number of a slot reference. */
@@ -1048,7 +1097,8 @@ export class CapitalStore {
         const t = EDGE_TYPES.indexOf(op.type);
         const to = edgeTo(op.at);
         // A slot to another shard's node exists only if its ghost does.
-        const ref = (g: number, i: number) => (i >= 0 ? i : this.ghostAt.has(g) ? this.refOf(g) : undefined);
+        const ref = (g: number, i: number) =>
+          i >= 0 ? i : this.ghostAt.get(g) !== undefined ? this.refOf(g) : undefined;
         const rb = ref(gb, b);
         const ra = ref(ga, a);
         if (a >= 0 && rb !== undefined) this.closeSlot(a, rb, t, to);
@@ -1295,7 +1345,7 @@ export class CapitalStore {
       this.ghostFlags.byteLength +
       this.ghostFirst.byteLength +
       this.ghostEnd.byteLength +
-      this.ghostAt.size * MAP_ENTRY_BYTES;
+      this.ghostAt.byteLength();
     let aside = ghosts;
     for (const l of this.closed.values()) aside += MAP_ENTRY_BYTES + 16 + l.length * 56;
     for (const l of this.fromAt.values()) aside += MAP_ENTRY_BYTES + 16 + l.length * 56;
@@ -1393,6 +1443,7 @@ function serializeStore(s: CapitalStore): Uint8Array {
   // Snapshots are compacted exactly (capacity = count): most nodes never change after a rebuild,
   // and the next insert into a node relocates it with room to grow.
   s.compactSlots(true);
+  s.compactGhosts();
   const { slotDst, slotWi, slotType } = s;
   const arrays: Record<ArrayName, ArrayBufferView> = {
     kind: s.kind.subarray(0, n),
