@@ -284,13 +284,10 @@ export const TraceSchema = z
     filtered_by_time: z.number(),
     filtered_by_filter: z.number().optional().openapi({ description: "heads and router targets the filter excluded" }),
     candidate_pool: z.number(),
-    shards: z
-      .object({ count: z.number(), rounds: z.number() })
-      .optional()
-      .openapi({
-        description:
-          "when the archive's capital chunk spans several shards: how many, and the rounds of questions the directory asked them (docs/sharding.md)",
-      }),
+    shards: z.object({ count: z.number(), rounds: z.number() }).optional().openapi({
+      description:
+        "when the archive's capital chunk spans several shards: how many, and the rounds of questions the directory asked them (docs/sharding.md)",
+    }),
     timings_ms: z.record(z.string(), z.number()),
   })
   .loose()

@@ -412,8 +412,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async forget(): Promise<boolean> {
     this.evict();
     // Whether this object ever held a capital chunk (its tables exist once it has loaded).
-    const used =
-      this.#storage.sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'pg_meta'").one().n !== 0;
+    const used = this.#storage.sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'pg_meta'").one().n !== 0;
     await this.#storage.deleteAll();
     return used;
   }
