@@ -705,6 +705,14 @@ async function main() {
       rm = await timed("retrieval metrics: POST /metrics/retrieval on CiteSeer vs BM25", () =>
         retrievalMetricsEval(server, data, params),
       );
+    // How many shards each archive's capital chunk spans (1 unless --params sets a small heap budget).
+    const shards: Array<{ name: string; shards: number; heads: number }> = [];
+    for (const b of built) {
+      const info = await b.archive.pg.archive(b.archive.id);
+      const cap = (info.stats as { capital?: { heads?: number; shards?: unknown[] } }).capital;
+      shards.push({ name: b.name, shards: cap?.shards?.length ?? 1, heads: cap?.heads ?? 0 });
+    }
+    log(`shards per archive: ${shards.map((x) => `${x.name} ${x.shards}`).join(", ")}`);
     const roundTrips = [];
     if (wants("roundtrip"))
       for (const b of built)
@@ -743,6 +751,7 @@ async function main() {
       papers,
       retrievalMetrics: rm,
       roundTrips,
+      shards,
       provenance: { anchors, verified },
       checkMs,
       runtimeRestarts: runtimeRestarts.count,

@@ -100,6 +100,8 @@ export interface EvalResults {
   retrievalMetrics?: RetrievalMetricsEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
+  /** Shards of each archive the run built (several only with a small params.heap_budget_bytes). */
+  shards?: Array<{ name: string; shards: number; heads: number }>;
   provenance: { anchors: number; verified: number };
   /** Wall time of each lifecycle and import check (ms). */
   /** Requests re-sent because the local runtime restarted mid-request (absent in older runs). */
