@@ -32,6 +32,8 @@ export interface Server {
   /** Set when the server was started from a snapshot of the working tree. */
   source?: SourceState;
   stop(): void;
+  /** SIGKILL the server's whole process group, as a crash would (nothing is flushed or cleaned). */
+  kill(): void;
 }
 
 /** The admin key: PAPERGURU_ADMIN_KEY, else the local one in .dev.vars, else .dev.vars.example's. */
@@ -56,6 +58,13 @@ export interface StartOptions {
   snapshot?: boolean | { ref: string };
   /** Non-public hosts the server's sources may fetch (OUTBOUND_ALLOW_HOSTS; tests of local feeds). */
   allowHosts?: string;
+  /**
+   * Keep the local state (D1, R2, Durable Objects) in this directory and leave it on stop, so a
+   * server started again on it finds everything (crash tests). Default: a throwaway directory.
+   */
+  state?: string;
+  /** With `state`: the port to listen on (a restarted server keeps its URL). */
+  port?: number;
 }
 
 /** The state of src/ and migrations/ relative to HEAD. */
@@ -112,10 +121,10 @@ function snapshotTree(dir: string, ref: string | null): void {
 
 export async function startServer(opts: StartOptions = {}): Promise<Server> {
   if (process.env.PAPERGURU_URL && !opts.fresh)
-    return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {} };
-  const port = String(20000 + Math.floor(Math.random() * 20000));
+    return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {}, kill() {} };
+  const port = String(opts.port ?? 20000 + Math.floor(Math.random() * 20000));
   const dir = mkdtempSync(join(tmpdir(), "paperguru-"));
-  const state = join(dir, "state");
+  const state = opts.state ?? join(dir, "state");
   let cwd = ROOT;
   let source: SourceState | undefined;
   if (opts.snapshot) {
@@ -153,12 +162,22 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
     }
     rmSync(dir, { recursive: true, force: true });
   };
+  const kill = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
   process.on("exit", stop);
   for (let i = 0; i < 120; i++) {
     await new Promise((r) => setTimeout(r, 500));
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.ok) return { url, adminKey: adminKey(opts.fresh), ...(source ? { source } : {}), stop };
+      if (res.ok) return { url, adminKey: adminKey(opts.fresh), ...(source ? { source } : {}), stop, kill };
     } catch {
       // not up yet
     }

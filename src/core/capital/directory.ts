@@ -227,6 +227,8 @@ export async function routeSharded(
   let total = 0;
   for (const w of seeds.values()) if (w > 0) total += w;
   const mass = new Map<number, number>();
+  /** Neighbour-table sizes of the nodes that pushed (a push visits every slot of its node). */
+  const degree = new Map<number, number>();
   let steps = 0;
   if (total > 0) {
     let x = new Map<number, number>();
@@ -270,6 +272,7 @@ export async function routeSharded(
           const r = await (shards[k] as CapitalShard).push(list, t, alpha);
           let off = 0;
           list.forEach(([u], j) => {
+            degree.set(u, r.work[j] as number);
             const n = r.n[j] as number;
             if (n < 0) outs.set(u, null);
             else {
@@ -298,11 +301,12 @@ export async function routeSharded(
     }
     for (const i of frontier) addG(i, x.get(i) as number);
   }
-  await fetchInfo(mass.keys());
-
   const beta = params.degreeExponent;
+  // The filter looks at every touched node; the degree damping needs the nodes that did not push.
+  if (flt) await fetchInfo(mass.keys());
+  else if (beta > 0) await fetchInfo([...mass.keys()].filter((i) => !degree.has(i)));
   const damped = (i: number, m: number) =>
-    beta > 0 && m > 0 ? m / Math.max(1, info.get(i)?.nbrCount ?? 0) ** beta : m;
+    beta > 0 && m > 0 ? m / Math.max(1, degree.get(i) ?? info.get(i)?.nbrCount ?? 0) ** beta : m;
   let maxMass = 0;
   for (const [i, m] of mass) maxMass = Math.max(maxMass, damped(i, m));
 
