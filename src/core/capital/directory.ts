@@ -20,19 +20,17 @@ import {
   type Candidate,
   CHUNK_KINDS,
   type ChunkKind,
-  EDGE_TYPES,
-  type EdgeType,
   type KernelParams,
   type RouteInput,
   type RouteResult,
   type RouterStep,
 } from "../types";
-import { ROUTER_LAMBDA, TYPE_PRIOR, topK } from "./route";
+import { topK } from "./route";
+import { type NodeSlots, type RouterState, routerHop, slotsByNode } from "./router";
 import type { CapitalShard, NodeInfo, ShardCounts } from "./shard";
 import { lexicalPlan } from "./store";
 
 const DAY = 86_400_000;
-const TRACE_STEPS = 200;
 
 function isZero(a: Uint8Array): boolean {
   for (const b of a) if (b !== 0) return false;
@@ -353,17 +351,21 @@ export async function routeSharded(
   const candidates: Candidate[] = top.map(({ node: _, ...c }) => c);
   const candScore = new Map(top.map((c) => [c.node, c.score]));
 
-  // 5. Router, two rounds per hop.
-  const prefer = new Set(input.preferEdges ?? []);
+  // 5. Router, two rounds per hop: the frontier's slots, then what the targets' owners know.
   const selected = new Map<number, { score: number; depth: number; via: number | null }>();
   for (const c of top.slice(0, input.limit)) selected.set(c.node, { score: c.score, depth: 0, via: null });
   const routerSteps: RouterStep[] = [];
-  let frontier = top.slice(0, params.routerBeam).map((c) => c.node);
-  const minSelected = () => {
-    let m = Number.POSITIVE_INFINITY;
-    for (const v of selected.values()) m = Math.min(m, v.score);
-    return m;
+  const router: RouterState = {
+    selected,
+    candScore,
+    steps: routerSteps,
+    limit: input.limit,
+    prefer: new Set(input.preferEdges ?? []),
+    passes: flt ? passes : null,
+    head: (v) => product(experts(v)),
+    idOf,
   };
+  let frontier = top.slice(0, params.routerBeam).map((c) => c.node);
   for (let depth = 1; depth <= params.dMax && frontier.length > 0; depth++) {
     const byOwner = new Map<number, number[]>();
     for (const u of frontier) {
@@ -372,55 +374,17 @@ export async function routeSharded(
       l.push(u);
       byOwner.set(k, l);
     }
-    const lists = new Map<number, { sum: number; dst: number[]; type: number[]; weight: number[] }>();
+    const lists = new Map<number, NodeSlots>();
     rounds++;
     await Promise.all(
       [...byOwner].map(async ([k, list]) => {
         if (k < 0) return;
         const r = await (shards[k] as CapitalShard).slots(list, t, params.kr);
-        let off = 0;
-        list.forEach((u, j) => {
-          const n = r.n[j] as number;
-          lists.set(u, {
-            sum: r.sum[j] as number,
-            dst: r.dst.slice(off, off + n),
-            type: r.type.slice(off, off + n),
-            weight: r.weight.slice(off, off + n),
-          });
-          off += n;
-        });
+        for (const [u, l] of slotsByNode(list, r)) lists.set(u, l);
       }),
     );
     await fetchInfo([...lists.values()].flatMap((l) => l.dst));
-    const next: number[] = [];
-    for (const u of frontier) {
-      const uScore = selected.get(u)?.score ?? candScore.get(u) ?? 0;
-      const l = lists.get(u);
-      if (!l || l.sum <= 0) continue;
-      l.dst.forEach((v, j) => {
-        if (flt && !passes(v)) return;
-        const type = EDGE_TYPES[l.type[j] as number] as EdgeType;
-        const prior = TYPE_PRIOR[type] * (prefer.has(type) ? 2 : 1);
-        const path = uScore * prior * ((l.weight[j] as number) / l.sum);
-        let head = candScore.get(v);
-        if (head === undefined) head = product(experts(v));
-        const score = head + ROUTER_LAMBDA * path;
-        const cur = selected.get(v);
-        const accepted = cur ? score > cur.score : selected.size < input.limit || score > minSelected();
-        if (routerSteps.length < TRACE_STEPS)
-          routerSteps.push({ depth, from: idOf(u), to: idOf(v), edgeType: type, score, accepted });
-        if (!accepted) return;
-        if (!cur && selected.size >= input.limit) {
-          let worst = -1;
-          let worstScore = Number.POSITIVE_INFINITY;
-          for (const [i, x] of selected)
-            if (x.score < worstScore || (x.score === worstScore && i > worst)) [worst, worstScore] = [i, x.score];
-          selected.delete(worst);
-        }
-        selected.set(v, { score, depth: cur && cur.depth < depth ? cur.depth : depth, via: u });
-        next.push(v);
-      });
-    }
+    const next = routerHop(depth, frontier, lists, router);
     frontier = [...new Set(next)].slice(0, params.routerBeam);
   }
   const sel = [...selected.entries()]

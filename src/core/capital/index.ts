@@ -2,7 +2,8 @@ import { scratchBytes } from "./diffusion";
 import type { CapitalStore } from "./store";
 
 export { fullPpr, localPpr, type PprResult, scratchBytes } from "./diffusion";
-export { ROUTER_LAMBDA, route, TYPE_PRIOR } from "./route";
+export { route } from "./route";
+export { ROUTER_LAMBDA, TYPE_PRIOR } from "./router";
 export { CapitalStore, type HeadInfo, type NeighbourInfo, REVERSE_FACTOR, TYPE_WEIGHT } from "./store";
 
 /** Store statistics plus the diffusion scratch vectors (allocated on the first query). */

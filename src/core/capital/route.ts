@@ -8,40 +8,17 @@ import {
   type Candidate,
   CHUNK_KINDS,
   type ChunkKind,
-  EDGE_TYPES,
-  type EdgeType,
   type KernelParams,
-  type ResolvedMention,
   type RouteInput,
   type RouteResult,
   type RouterStep,
 } from "../types";
 import { localPpr } from "./diffusion";
-import { type CapitalStore, TYPE_MASK } from "./store";
+import { type RouterState, routerHop, slotsByNode } from "./router";
+import { LocalShard } from "./shard";
+import type { CapitalStore } from "./store";
 
-/**
- * Router priors per edge type (a transparent policy whose weights could later be learned):
- * bibliographic and structural links first, history links a little lower unless the query asks.
- */
-export const TYPE_PRIOR: Record<EdgeType, number> = {
-  cites: 1.0,
-  "benchmarked-on": 1.0,
-  "part-of": 1.0,
-  implements: 0.9,
-  tests: 0.7,
-  "depends-on": 0.7,
-  "introduced-by": 0.8,
-  "discussed-in": 0.8,
-  motivates: 0.7,
-  "deprecated-by": 0.6,
-  mentions: 0.9,
-  follows: 0.9,
-};
-
-/** Weight of a path's support in the router score: score(v) = head(v) + ROUTER_LAMBDA * path(v). */
-export const ROUTER_LAMBDA = 0.5;
 const DAY = 86_400_000;
-const TRACE_STEPS = 200;
 
 /**
  * The k best entries of a score map (ties by smaller node), best first, in O(n log k) with a
@@ -98,37 +75,21 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const f = params.floors;
 
   // 1. Mentions -> entities (longest first; a shorter mention inside a resolved longer one that
-  //    resolves to the same entity is not counted twice).
-  const qEntities = new Map<number, ResolvedMention>();
-  const mentions: ResolvedMention[] = [];
-  const resolvedTexts: Array<{ text: string; e: number }> = [];
-  const sorted = [...input.mentions].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  // A mention inside a longer resolved one is not counted on its own ("tell" inside "kiss and
-  // tell"), except inside a name joined by "and" ("scott derrickson and ed wood" keeps its parts).
-  for (const m of sorted) {
-    for (const r of s.resolveIdx(m, t)) {
-      if (resolvedTexts.some((x) => (x.e === r.e || !x.text.includes(" and ")) && ` ${x.text} `.includes(` ${m} `)))
-        continue;
-      resolvedTexts.push({ text: m, e: r.e });
-      const rm = { text: m, entity: s.entityId(r.e), via: r.via };
-      mentions.push(rm);
-      if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
-    }
-  }
-  const idChunks: number[] = [];
-  for (const id of input.identifiers) {
-    for (const r of s.resolveIdx(id, t)) {
-      const rm = { text: id, entity: s.entityId(r.e), via: r.via };
-      mentions.push(rm);
-      if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
-    }
-    const node = s.index.get(id);
-    if (node !== undefined) idChunks.push(node);
-  }
-  for (const b of input.boundaries) {
-    const e = s.entityIndex(`boundary:${b}`);
-    if (e !== undefined && !qEntities.has(e)) qEntities.set(e, { text: b, entity: `boundary:${b}`, via: "boundary" });
-  }
+  //    resolves to the same entity is not counted twice), identifiers, filter sets: what the
+  //    tables say (LocalShard.resolve, the same answer every shard of a sharded archive gives).
+  //    Unsharded, archive-wide node numbers are the store's own.
+  const shard = new LocalShard(s);
+  const res = shard.resolve({
+    mentions: input.mentions,
+    identifiers: input.identifiers,
+    boundaries: input.boundaries,
+    semantic: input.semantic.map((h) => h.chunk),
+    recent: (input.recent ?? []).map((r) => r.chunk),
+    filter: input.filter,
+    t,
+    maxPostingsPerEntity: params.maxPostingsPerEntity,
+  });
+  const mentions = res.mentions;
 
   // 2. Seeds: entity hits weighted by rarity, identifiers, semantic and lexical hits, and the
   //    chunks the caller's session accessed (no session: no recency seeds, so a ranking depends
@@ -137,7 +98,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const reasons = new Map<number, string[]>();
   const symWeight = new Map<number, number>();
   const nHeads = Math.max(2, s.openDocs || s.size);
-  const rarity = (e: number) => Math.log(1 + nHeads / Math.max(1, s.docFreq(e))) / Math.log(1 + nHeads);
+  const rarity = (df: number) => Math.log(1 + nHeads / Math.max(1, df)) / Math.log(1 + nHeads);
   let symTotal = 0;
   const invisible = new Set<number>();
   const addSeed = (i: number, w: number, why: string) => {
@@ -152,34 +113,29 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   };
   // An entity seeds its weight spread over its postings (HippoRAG's node specificity): a name in
   // half the archive (a speaker, a country) adds little mass anywhere; a rare one concentrates it.
-  for (const e of qEntities.keys()) {
-    const w = rarity(e);
+  for (const e of res.entities) {
+    const w = rarity(e.docFreq);
     symTotal += w;
     const hits: number[] = [];
     const seen = new Set<number>();
-    s.postingsAt(
-      e,
-      t,
-      (i) => {
-        if (seen.has(i)) return;
-        seen.add(i);
-        if (s.visibleAt(i, t)) symWeight.set(i, (symWeight.get(i) ?? 0) + w);
-        hits.push(i);
-      },
-      params.maxPostingsPerEntity,
-    );
+    for (const i of e.hits) {
+      if (seen.has(i)) continue;
+      seen.add(i);
+      if (s.visibleAt(i, t)) symWeight.set(i, (symWeight.get(i) ?? 0) + w);
+      hits.push(i);
+    }
     const share = w / Math.sqrt(Math.max(1, hits.length));
-    const why = `entity:${s.entityId(e)}`;
+    const why = `entity:${e.entityId}`;
     for (const i of hits) addSeed(i, share, why);
   }
-  for (const i of idChunks) addSeed(i, 1, "identifier");
+  for (const i of res.idChunks) addSeed(i, 1, "identifier");
   const semScore = new Map<number, number>();
-  for (const h of input.semantic) {
-    const i = s.index.get(h.chunk);
-    if (i === undefined) continue;
+  input.semantic.forEach((h, k) => {
+    const i = res.semantic[k] as number;
+    if (i < 0) return;
     semScore.set(i, h.score);
     if (h.score > 0) addSeed(i, h.score, "semantic");
-  }
+  });
   const lex = input.terms?.length
     ? s.lexicalScores(input.terms, t, params.maxPostingsPerTerm, params.maxLexicalPostings)
     : new Map<number, number>();
@@ -189,10 +145,10 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     for (const [i, v] of topK(lex, params.lexicalSeeds)) addSeed(i, v / maxLex, "lexical");
   }
   const sessionAccess = new Map<number, number>();
-  for (const r of input.recent ?? []) {
-    const i = s.index.get(r.chunk);
-    if (i !== undefined && r.at <= t) sessionAccess.set(i, Math.max(sessionAccess.get(i) ?? 0, r.at));
-  }
+  (input.recent ?? []).forEach((r, k) => {
+    const i = res.recent[k] as number;
+    if (i >= 0 && r.at <= t) sessionAccess.set(i, Math.max(sessionAccess.get(i) ?? 0, r.at));
+  });
   const halfLife = params.recencyHalfLifeDays * DAY;
   const recency = (i: number) => {
     const last = Math.max(sessionAccess.get(i) ?? 0, s.recordedAt[i] as number);
@@ -206,32 +162,11 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const restrict = (set: Set<number>) => {
     allowed = allowed === null ? set : new Set([...allowed].filter((x) => set.has(x)));
   };
-  const tagged = (tag: string) => {
-    const out = new Set<number>();
-    const e = s.entityIndex(`boundary:${tag.trim().toLowerCase().replace(/\s+/g, "-")}`);
-    if (e !== undefined) s.postingsAt(e, t, (i) => out.add(i), Number.MAX_SAFE_INTEGER);
-    return out;
-  };
-  if (flt?.only) {
-    const ids = new Set<number>();
-    for (const id of flt.only) {
-      const i = s.index.get(id);
-      if (i !== undefined) ids.add(i);
-    }
-    restrict(ids);
-  }
-  if (flt?.boundariesAny?.length) {
-    const any = new Set<number>();
-    for (const b of flt.boundariesAny) for (const i of tagged(b)) any.add(i);
-    restrict(any);
-  }
-  for (const b of flt?.boundariesAll ?? []) restrict(tagged(b));
+  if (res.filter.only) restrict(new Set(res.filter.only));
+  if (res.filter.any) restrict(new Set(res.filter.any));
+  for (const all of res.filter.all) restrict(new Set(all));
   const kindsOk = flt?.kinds?.length ? new Set(flt.kinds.map((k) => CHUNK_KINDS.indexOf(k))) : null;
-  const never = new Set<number>();
-  for (const id of flt?.exclude ?? []) {
-    const i = s.index.get(id);
-    if (i !== undefined) never.add(i);
-  }
+  const never = new Set(res.filter.exclude);
   const noSketchQ = isZero(input.querySketch);
   const rawSem = (i: number) => semScore.get(i) ?? (noSketchQ ? 1 : sketchCosine(input.querySketch, s.sketchOf(i)));
   const excluded = new Set<number>();
@@ -309,60 +244,23 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const candScore = new Map(candidates.map((c) => [s.index.get(c.chunk) as number, c.score]));
 
   // 5. Router: multi-hop over neighbour tables from the best candidates, heads only.
-  const prefer = new Set(input.preferEdges ?? []);
   const selected = new Map<number, { score: number; depth: number; via: number | null }>();
   for (const c of candidates.slice(0, input.limit))
     selected.set(s.index.get(c.chunk) as number, { score: c.score, depth: 0, via: null });
   const steps: RouterStep[] = [];
-  const tm = t;
-  let frontier = candidates.slice(0, params.routerBeam).map((c) => s.index.get(c.chunk) as number);
-  const minSelected = () => {
-    let m = Number.POSITIVE_INFINITY;
-    for (const v of selected.values()) m = Math.min(m, v.score);
-    return m;
+  const router: RouterState = {
+    selected,
+    candScore,
+    steps,
+    limit: input.limit,
+    prefer: new Set(input.preferEdges ?? []),
+    passes: flt ? passes : null,
+    head: (v) => product(experts(v)),
+    idOf: (i) => s.ids[i] as string,
   };
+  let frontier = candidates.slice(0, params.routerBeam).map((c) => s.index.get(c.chunk) as number);
   for (let depth = 1; depth <= params.dMax && frontier.length > 0; depth++) {
-    const next: number[] = [];
-    for (const u of frontier) {
-      const uScore = selected.get(u)?.score ?? candScore.get(u) ?? 0;
-      const start = s.nbrStart[u] as number;
-      const end = start + (s.nbrCount[u] as number);
-      let sum = 0;
-      for (let k = start; k < end; k++) {
-        if (!s.slotValid(u, k, tm) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
-        sum += s.slotWeight(k);
-      }
-      if (sum <= 0) continue;
-      for (let k = start; k < end && k < start + params.kr; k++) {
-        const v = s.slotDst[k] as number;
-        if (!s.slotValid(u, k, tm) || !s.visibleAt(v, t)) continue;
-        if (flt && !passes(v)) continue;
-        const type = EDGE_TYPES[(s.slotType[k] as number) & TYPE_MASK] as EdgeType;
-        const prior = TYPE_PRIOR[type] * (prefer.has(type) ? 2 : 1);
-        const path = uScore * prior * (s.slotWeight(k) / sum);
-        let head = candScore.get(v);
-        if (head === undefined) {
-          const ex = experts(v);
-          head = product(ex);
-        }
-        const score = head + ROUTER_LAMBDA * path;
-        const cur = selected.get(v);
-        const accepted = cur ? score > cur.score : selected.size < input.limit || score > minSelected();
-        if (steps.length < TRACE_STEPS)
-          steps.push({ depth, from: s.ids[u] as string, to: s.ids[v] as string, edgeType: type, score, accepted });
-        if (!accepted) continue;
-        if (!cur && selected.size >= input.limit) {
-          // Evict the weakest selection to keep the output bounded by limit.
-          let worst = -1;
-          let worstScore = Number.POSITIVE_INFINITY;
-          for (const [i, x] of selected)
-            if (x.score < worstScore || (x.score === worstScore && i > worst)) [worst, worstScore] = [i, x.score];
-          selected.delete(worst);
-        }
-        selected.set(v, { score, depth: cur && cur.depth < depth ? cur.depth : depth, via: u });
-        next.push(v);
-      }
-    }
+    const next = routerHop(depth, frontier, slotsByNode(frontier, shard.slots(frontier, t, params.kr)), router);
     frontier = [...new Set(next)].slice(0, params.routerBeam);
   }
   const sel = [...selected.entries()]
