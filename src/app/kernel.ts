@@ -160,8 +160,10 @@ export class PaperGuru {
     const open = cap.budget / 2;
     if (cap.bytes + created * perHead <= open) return null;
     const fresh = created * perHead;
-    if (cap.heads > 0 && fresh <= open) {
-      await port.openShard();
+    // A shard that holds no head yet takes any batch an empty shard can: its bytes are the fixed
+    // part every shard has (the weight palette, scratch), not heads a new shard would relieve.
+    if (fresh <= open) {
+      if (cap.heads > 0) await port.openShard();
       return null;
     }
     return fail(
