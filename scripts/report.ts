@@ -30,6 +30,7 @@ const EVAL = "bench/results/eval-latest.json";
 const EXPLORE = "bench/results/explore-latest.json";
 const HEAP = "bench/results/heap-latest.json";
 const SHARDS = "bench/results/shards-latest.json";
+const EVAL_SHARDED = "bench/results/eval-sharded-latest.json";
 const PLACEMENT = "bench/results/placement-latest.json";
 const PROBE = "bench/results/probe-latest.json";
 
@@ -1194,6 +1195,50 @@ function shardsBlock(r: { date: string; commit: string; queries: number; rows: S
   ].join("\n");
 }
 
+/** The eval's retrieval sets with a small heap budget (several shards) against the latest full eval. */
+function shardedEval(sh: EvalResults | null, one: EvalResults | null): string {
+  if (!sh || !one)
+    return `_No results file (${EVAL_SHARDED}); run \`npm run eval -- --data ../shared/testdata --only hotpotqa,2wiki,locomo,citeseer --params '{"heap_budget_bytes":131072}' --out ${EVAL_SHARDED}\`._`;
+  const route = (r: EvalResults, set: string) =>
+    r.sets.find((x) => x.name === set)?.rows.find((x) => x.label === "PaperGuru /route");
+  const recall = (x: { recall: Record<string, number> } | undefined) =>
+    x
+      ? Object.entries(x.recall)
+          .map(([k, v]) => `${k} ${(v * 100).toFixed(1)}`)
+          .join(", ")
+      : "–";
+  const params = sh.args.includes("--params") ? (sh.args[sh.args.indexOf("--params") + 1] ?? "") : "";
+  return [
+    runLine("Last sharded `npm run eval`", sh),
+    "",
+    `The retrieval sets run with \`--params '${params}'\`, a budget small enough that the archives span ${(sh.shards ?? []).map((x) => `${x.shards} (${x.name}, ${int(x.heads)} heads)`).join(", ")} shards, against the latest full eval in one object (\`${one.commit}\`). Times are through the local Worker, where each round of the directory is an RPC to every shard concerned, and every shard applies every change.`,
+    "",
+    table(
+      [
+        "set",
+        "/route recall, one object",
+        "sharded",
+        "ms per /route: one object",
+        "sharded",
+        "ingest/s: one object",
+        "sharded",
+      ],
+      sh.sets.map((x) => {
+        const o = one.sets.find((y) => y.name === x.name);
+        return [
+          x.name,
+          recall(route(one, x.name)),
+          recall(route(sh, x.name)),
+          ms(o?.timings?.routeMsPerQuery ?? 0),
+          ms(x.timings?.routeMsPerQuery ?? 0),
+          int(o?.timings?.ingestChunksPerS ?? 0),
+          int(x.timings?.ingestChunksPerS ?? 0),
+        ];
+      }),
+    ),
+  ].join("\n");
+}
+
 // ------------------------------------------------------------------ README rewriting
 
 const before = new Map(PAGES.map((f) => [f, readFileSync(f, "utf8")]));
@@ -1225,6 +1270,7 @@ replaceBlock("targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --
 replaceBlock("research", research(ev));
 replaceBlock("params", paramRuns(ev));
 const explore = readJson<ExploreResults>(EXPLORE);
+replaceBlock("sharded-eval", shardedEval(readJson<EvalResults>(EVAL_SHARDED), ev));
 replaceBlock(
   "shards",
   shardsBlock(readJson<{ date: string; commit: string; queries: number; rows: ShardRow[] }>(SHARDS)),

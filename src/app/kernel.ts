@@ -147,8 +147,9 @@ export class PaperGuru {
    * archive's own bytes per head once it holds 1,000 heads, 300 B before (the measured ceiling of a
    * rebuilt head, test/core/heap.test.ts). The other half is room a shard keeps once closed: an
    * eighth of the budget for its write buffer, the rest for what it still gains from revisions of
-   * its heads and links from new heads to them (closed shards grew by at most 1.62x in
-   * `npm run bench:shards`, docs/sharding.md). Past it a new shard opens before anything is written
+   * its heads and links from new heads to them (closed shards grew by up to ~2x on the citation
+   * graphs of `npm run bench:shards`, docs/sharding.md: at most the budget and its write buffer,
+   * under the isolate's 128 MB for any budget up to the 96 MiB maximum). Past it a new shard opens before anything is written
    * and the new heads go there, so no object meets the isolate's memory limit. Only a batch too
    * large for an empty shard is refused.
    */
