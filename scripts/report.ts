@@ -31,6 +31,30 @@ const EXPLORE = "bench/results/explore-latest.json";
 const HEAP = "bench/results/heap-latest.json";
 const SHARDS = "bench/results/shards-latest.json";
 const EVAL_SHARDED = "bench/results/eval-sharded-latest.json";
+const SPLIT_KILL = "bench/results/split-kill-latest.json";
+
+interface SplitKill {
+  date: string;
+  commit: string;
+  passages: number;
+  kills: Array<{ batch: number; afterMs: number; requestFinished: boolean; shardsBefore: number }>;
+  shards: number;
+  headsSharded: number;
+  headsPerShardSum: number;
+  headsSingle: number;
+  queries: number;
+  sameAnswers: number;
+}
+
+function splitKill(r: SplitKill | null): string {
+  if (!r) return `_No results file (${SPLIT_KILL}); run \`npx tsx scripts/probe-split-kill.ts\`._`;
+  const mid = r.kills.filter((k) => !k.requestFinished).length;
+  return [
+    runLine("Last `npx tsx scripts/probe-split-kill.ts`", r),
+    "",
+    `${int(r.passages)} passages in batches of 40 into an archive with a 64 KiB heap budget and one in a single object; the whole local server was killed (SIGKILL) ${r.kills.length} times during ingests into the first (${mid} of them before the request was answered), ${r.kills.map((k) => `${k.afterMs} ms into batch ${k.batch} with ${k.shardsBefore} shards`).join(", ")}, started again on the same state, and the batch sent again. At the end the first archive spans ${r.shards} shards holding ${int(r.headsPerShardSum)} heads (${int(r.headsSharded)} by its stats, ${int(r.headsSingle)} in the single object), and ${r.sameAnswers} of ${r.queries} \`/route\` answers equal the single object's.`,
+  ].join("\n");
+}
 const PLACEMENT = "bench/results/placement-latest.json";
 const PROBE = "bench/results/probe-latest.json";
 
@@ -1270,6 +1294,7 @@ replaceBlock("targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --
 replaceBlock("research", research(ev));
 replaceBlock("params", paramRuns(ev));
 const explore = readJson<ExploreResults>(EXPLORE);
+replaceBlock("split-kill", splitKill(readJson<SplitKill>(SPLIT_KILL)));
 replaceBlock("sharded-eval", shardedEval(readJson<EvalResults>(EVAL_SHARDED), ev));
 replaceBlock(
   "shards",
