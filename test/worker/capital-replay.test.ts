@@ -9,13 +9,15 @@ import type { ChangeOp } from "../../src/core/types";
 import { api, newArchive } from "./helpers";
 
 const after0 = (seq: number) => seq + 1200;
+// "stat" is what the analyser makes of note:0's "Station"; the batch below stores the raw term
+// "station", so a read matches whichever part of the archive it sees.
 const input = (limit: number, term = "station") => ({
   mentions: [],
   identifiers: [],
   boundaries: [],
   semantic: [],
   querySketch: new Uint8Array(32),
-  terms: [term],
+  terms: term === "station" ? ["stat", term] : [term],
   asOf: Date.UTC(2030, 0, 1),
   now: Date.UTC(2030, 0, 1),
   limit,
@@ -81,13 +83,13 @@ describe("capital chunk replay", () => {
     const readBeforeSync = !synced;
     const done = await syncing;
     expect(done.seq).toBeGreaterThanOrEqual(after0(before.seq));
-    expect(reads[0].selected.length).toBeGreaterThan(0);
+    expect(reads[0]?.selected.length).toBeGreaterThan(0);
     const after = await stub.stats(a.id);
     expect(after.heads).toBe(before.heads + 600);
     expect(after.edges).toBe(before.edges + 600);
     expect(readBeforeSync).toBe(true);
     // The state the reads saw was consistent (whole changes), and a read after the sync sees all.
     const last = await stub.route(a.id, input(3, "n600"));
-    expect(last.selected[0]?.chunk).toBe("note:600");
+    expect(last?.selected[0]?.chunk).toBe("note:600");
   });
 });

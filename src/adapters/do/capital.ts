@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { CapitalStore, capitalStats, route } from "../../core/capital";
-import { routeSharded } from "../../core/capital/directory";
+import { routeSharded, StaleShards } from "../../core/capital/directory";
 import { type CapitalShard, LocalShard, type ResolveQuery, type ShardCounts } from "../../core/capital/shard";
 import { SqlTables, type SqlValue, type SyncSql } from "../../core/capital/sql-tables";
 import type {
@@ -296,16 +296,19 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   }
 
   /** Pull changes committed to D1 since the last applied sequence number. */
-  async sync(archiveId: string): Promise<{ seq: number; applied: number }> {
+  /** `closed`: a newer shard of the archive exists (this one takes no new ids). */
+  async sync(archiveId: string): Promise<{ seq: number; applied: number; closed: boolean }> {
     const store = await this.#ensure(archiveId);
     const applied = await this.#replay(archiveId, store);
     this.#maybeCheckpoint(store);
-    return { seq: store.seq, applied };
+    return { seq: store.seq, applied, closed: Number.isFinite(store.ownTo) };
   }
 
-  async route(archiveId: string, input: RouteInput): Promise<RouteResult> {
+  /** Routes in place while the archive has this one shard; null once a newer shard exists. */
+  async route(archiveId: string, input: RouteInput): Promise<RouteResult | null> {
     const store = await this.#ensure(archiveId);
     await this.#catchUp(archiveId, store);
+    if (Number.isFinite(store.ownTo)) return null;
     return route(store, input, this.#params);
   }
 
@@ -340,11 +343,16 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   }
 
   /** Heap held (the store's accounting), heads and the archive's budget, for the ingest guard. */
-  async capacity(archiveId: string): Promise<CapitalCapacity> {
+  async capacity(archiveId: string): Promise<CapitalCapacity & { closed: boolean }> {
     const store = await this.#ensure(archiveId);
     await this.#replay(archiveId, store);
     const st = capitalStats(store);
-    return { bytes: st.bytes.total, heads: st.heads, budget: this.#params.heapBudgetBytes };
+    return {
+      bytes: st.bytes.total,
+      heads: st.heads,
+      budget: this.#params.heapBudgetBytes,
+      closed: Number.isFinite(store.ownTo),
+    };
   }
 
   recordAccess(archiveId: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>): void {
@@ -374,6 +382,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       seq: store.seq,
       lastRebuild: this.#lastRebuild,
       params: this.#params,
+      closed: Number.isFinite(store.ownTo),
     };
   }
 
@@ -456,65 +465,96 @@ function combineStats(list: CapitalStats[]): CapitalStats {
 
 /**
  * The capital port of each archive over its Durable Objects, one per shard (RPC results cast to the
- * port's types). The shards are listed from D1 once per port, so an operation sees every shard
- * opened before it began. With one shard a query is one call to its object; with several the
- * Worker is the directory.
+ * port's types). With one shard a query is one call to its object; with several the Worker is the
+ * directory.
+ *
+ * How many shards an archive has is kept per isolate, starting from one: shards are only ever
+ * added, and the newest known shard says in every answer whether a newer one exists (`closed`, or
+ * a null route), so a stale count is seen and read again from D1 before it is used. An archive in
+ * one object therefore costs no D1 read for it. A newer shard that holds no committed change yet
+ * can be missed, and it holds nothing a read could return.
  */
 export function doCapital(
   ns: DurableObjectNamespace<CapitalChunk>,
   log: Pick<ChangeLog, "shards" | "openShard">,
 ): CapitalFor {
+  const known = new Map<string, number>();
   return (archiveId) => {
     const stubOf = (k: number) => ns.get(ns.idFromName(shardKey(archiveId, k)));
-    let listed: Promise<number> | null = null;
-    const count = () => {
-      listed ??= log.shards(archiveId).then((rows) => 1 + rows.reduce((m, r) => Math.max(m, r.shard), 0));
-      return listed;
+    const keyOf = (k: number) => shardKey(archiveId, k);
+    const count = async (fresh = false): Promise<number> => {
+      if (!fresh) return known.get(archiveId) ?? 1;
+      const n = 1 + (await log.shards(archiveId)).reduce((m, r) => Math.max(m, r.shard), 0);
+      known.set(archiveId, n);
+      return n;
     };
-    const each = async <T>(f: (stub: DurableObjectStub<CapitalChunk>, key: string) => Promise<T>): Promise<T[]> => {
-      const n = await count();
-      return Promise.all(Array.from({ length: n }, (_, k) => f(stubOf(k), shardKey(archiveId, k))));
+    /** Run `f` over the known shards; once more over the shards read from D1 if it says they are stale. */
+    const withShards = async <T>(f: (n: number) => Promise<T | null>): Promise<T> => {
+      const first = await f(await count());
+      if (first !== null) return first;
+      const again = await f(await count(true));
+      if (again === null) throw new Error(`capital chunk of ${archiveId}: the shard list keeps changing`);
+      return again;
     };
-    const newest = async () => {
-      const n = await count();
-      return { stub: stubOf(n - 1), key: shardKey(archiveId, n - 1), n };
-    };
+    const each = <T>(n: number, f: (stub: DurableObjectStub<CapitalChunk>, key: string) => Promise<T>): Promise<T[]> =>
+      Promise.all(Array.from({ length: n }, (_, k) => f(stubOf(k), keyOf(k))));
+    const stale = (answers: Array<{ closed: boolean }>) => (answers[answers.length - 1] as { closed: boolean }).closed;
     return {
-      route: async (input) => {
-        const n = await count();
-        if (n === 1) return stubOf(0).route(archiveId, input) as Promise<RouteResult>;
-        const shards = Array.from({ length: n }, (_, k) => shardPort(stubOf(k), shardKey(archiveId, k)));
-        const params = await stubOf(n - 1).params(shardKey(archiveId, n - 1));
-        return routeSharded(shards, input, params);
-      },
-      sync: async () => {
-        const all = await each((s, k) => s.sync(k));
-        return { seq: Math.min(...all.map((x) => x.seq)), applied: all.reduce((a, x) => a + x.applied, 0) };
-      },
-      capacity: async () => {
-        const { stub, key, n } = await newest();
-        return { ...(await stub.capacity(key)), shards: n };
-      },
+      route: (input) =>
+        withShards(async (n) => {
+          if (n === 1) return (await stubOf(0).route(archiveId, input)) as RouteResult | null;
+          const shards = Array.from({ length: n }, (_, k) => shardPort(stubOf(k), keyOf(k)));
+          const params = await stubOf(n - 1).params(keyOf(n - 1));
+          try {
+            return await routeSharded(shards, input, params);
+          } catch (e) {
+            if (e instanceof StaleShards) return null;
+            throw e;
+          }
+        }),
+      sync: () =>
+        withShards(async (n) => {
+          const all = await each(n, (s, k) => s.sync(k));
+          if (stale(all)) return null;
+          return { seq: Math.min(...all.map((x) => x.seq)), applied: all.reduce((a, x) => a + x.applied, 0) };
+        }),
+      capacity: () =>
+        withShards(async (n) => {
+          const c = await stubOf(n - 1).capacity(keyOf(n - 1));
+          return c.closed ? null : { bytes: c.bytes, heads: c.heads, budget: c.budget, shards: n };
+        }),
       openShard: async () => {
-        const n = await count();
+        const n = await count(true);
         await log.openShard(archiveId, n, Date.now());
-        listed = null;
-        return count();
+        return count(true);
       },
       recordAccess: async (events) => {
-        await each((s, k) => s.recordAccess(k, events));
+        await each(await count(), (s, k) => s.recordAccess(k, events));
       },
       neighbours: async (chunk, t) => {
-        const all = await each((s, k) => s.neighbours(k, chunk, t));
-        return (all.find((x) => x !== null) ?? null) as Awaited<ReturnType<CapitalPort["neighbours"]>>;
+        const find = async (n: number) =>
+          ((await each(n, (s, k) => s.neighbours(k, chunk, t))).find((x) => x !== null) ?? null) as Awaited<
+            ReturnType<CapitalPort["neighbours"]>
+          >;
+        const n = await count();
+        const found = await find(n);
+        if (found !== null) return found;
+        // Not in the known shards: in a newer one, or nowhere.
+        const m = await count(true);
+        return m > n ? find(m) : null;
       },
       resolve: async (mention, t) => {
-        const { stub, key } = await newest();
-        return stub.resolve(key, mention, t);
+        // The tables are archive-wide: every shard resolves alike.
+        const n = await count();
+        return stubOf(n - 1).resolve(keyOf(n - 1), mention, t);
       },
-      stats: async () => combineStats((await each((s, k) => s.stats(k))) as CapitalStats[]),
+      stats: () =>
+        withShards(async (n) => {
+          const all = (await each(n, (s, k) => s.stats(k))) as Array<CapitalStats & { closed: boolean }>;
+          return stale(all) ? null : combineStats(all);
+        }),
       snapshot: async () => {
-        const all = await each((s, k) => s.snapshot(k));
+        const all = await each(await count(true), (s, k) => s.snapshot(k));
         return {
           seq: Math.min(...all.map((x) => x.seq)),
           bytes: all.reduce((a, x) => a + x.bytes, 0),
@@ -522,12 +562,13 @@ export function doCapital(
         };
       },
       evict: async () => {
-        await each((s) => s.evict());
+        await each(await count(true), (s) => s.evict());
       },
       forget: async () => {
         // After an archive is deleted its shard rows are gone too: go on past the listed shards
         // until an object that never held anything (shard k + 1 opens only once shard k has heads).
-        const n = await count();
+        const n = await count(true);
+        known.delete(archiveId);
         for (let k = 0; ; k++) {
           const used = await stubOf(k).forget();
           if (k >= n - 1 && !used) break;

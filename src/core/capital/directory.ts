@@ -32,6 +32,13 @@ import { lexicalPlan } from "./store";
 
 const DAY = 86_400_000;
 
+/** The newest shard asked is closed: a newer one exists, and the caller lists the shards again. */
+export class StaleShards extends Error {
+  constructor() {
+    super("a newer shard exists than the ones given");
+  }
+}
+
 function isZero(a: Uint8Array): boolean {
   for (const b of a) if (b !== 0) return false;
   return true;
@@ -65,6 +72,7 @@ export async function routeSharded(
     }),
   ]);
   rounds++;
+  if ((counts[counts.length - 1] as ShardCounts).closed) throw new StaleShards();
   const ownerOf = (g: number): number => {
     for (let k = counts.length - 1; k >= 0; k--) {
       const c = counts[k] as ShardCounts;

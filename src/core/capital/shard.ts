@@ -21,6 +21,8 @@ export interface ShardCounts {
   /** (term hash, postings here) for the query's distinct terms, in query order. */
   terms: Array<[number, number]>;
   seq: number;
+  /** A newer shard exists (this one takes no new ids). */
+  closed: boolean;
 }
 
 /** What the archive-wide tables say about a query (any shard answers it the same way). */
@@ -100,6 +102,7 @@ export class LocalShard {
       openLen: s.openLen,
       terms: s.termCounts(terms),
       seq: s.seq,
+      closed: Number.isFinite(s.ownTo),
     };
   }
 
