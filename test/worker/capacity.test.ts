@@ -6,6 +6,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { wire } from "../../src/wiring";
 import { ADMIN, api } from "./helpers";
 
 const notes = (from: number, n: number) =>
@@ -135,6 +136,39 @@ describe("capital chunk shards", () => {
     expect(cap.shards?.reduce((a, s) => a + s.heads, 0)).toBe(320);
     expect(cap.shards?.length).toBeGreaterThan(before);
     expect(await answers(id, key)).toEqual(await answers(one, oneKey));
+  });
+
+  it("another isolate that knew fewer shards sees the new ones before it answers or writes", async () => {
+    const id = `stale-${Date.now().toString(36)}`;
+    const one = `${id}-one`;
+    const key = await archive(id, { heap_budget_bytes: 65_536 });
+    const oneKey = await archive(one);
+    await ingest(id, key, 0, 40);
+    await ingest(one, oneKey, 0, 40);
+    // A second isolate's use cases (its own shard counts), first used while the archive has one shard.
+    const other = wire(env);
+    const q = { query: "stations near Caldbeck 4 on the Osprey line", limit: 10 };
+    const early = await other.query.route(id, q);
+    expect(early.trace.shards).toBeUndefined();
+    // The first isolate grows the archive over several shards.
+    for (let b = 1; b < 12; b++) {
+      await ingest(id, key, b * 40, 40);
+      await ingest(one, oneKey, b * 40, 40);
+    }
+    expect((await capital(id, key)).shards?.length).toBeGreaterThanOrEqual(3);
+    // The second isolate reads, then writes through its stale count, then reads again.
+    const read = await other.query.route(id, q);
+    expect(read.trace.shards?.count).toBe((await capital(id, key)).shards?.length);
+    const written = await other.memory.ingest(
+      id,
+      notes(480, 40).map((n) => ({ ...n, kind: "note" as const })),
+    );
+    expect(written.ok).toBe(true);
+    await ingest(one, oneKey, 480, 40);
+    expect((await capital(id, key)).heads).toBe(520);
+    expect(await answers(id, key)).toEqual(await answers(one, oneKey));
+    const direct = await other.query.route(id, { query: "When did Station 500 open?", limit: 3 });
+    expect(direct.selected[0]?.chunk).toBe("note:500");
   });
 
   it("refuses only a batch too large for an empty shard, naming the parameter", async () => {
