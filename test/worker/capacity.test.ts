@@ -171,6 +171,34 @@ describe("capital chunk shards", () => {
     expect(direct.selected[0]?.chunk).toBe("note:500");
   });
 
+  it("an isolate that kept a shard count for a deleted archive answers for the one made again under its id", async () => {
+    const id = `again-${Date.now().toString(36)}`;
+    const key = await archive(id, { heap_budget_bytes: 65_536 });
+    for (let b = 0; b < 8; b++) await ingest(id, key, b * 40, 40);
+    const other = wire(env);
+    const q = { query: "When did Station 3 open?", limit: 3 };
+    const many = (await other.query.route(id, q)).trace.shards?.count ?? 1;
+    expect(many).toBeGreaterThanOrEqual(3);
+    expect((await api("DELETE", `/v1/archives/${id}`, undefined, ADMIN)).status).toBe(200);
+    const again = await archive(id);
+    const r = await api(
+      "POST",
+      `/v1/archives/${id}/ingest`,
+      { artifacts: [{ id: "note:new", kind: "note", title: "Station 3", content: "Station 3 opened in 1999." }] },
+      again,
+    );
+    expect(r.status).toBe(200);
+    const after = await other.query.route(id, q);
+    expect(after.trace.shards).toBeUndefined();
+    expect(after.selected.map((x: { chunk: string }) => x.chunk)).toEqual(["note:new"]);
+    // The shard objects of the deleted archive stay empty.
+    for (let k = 1; k < many; k++) {
+      const stub = env.CAPITAL.get(env.CAPITAL.idFromName(`${id}\u0000${k}`));
+      const left = await runInDurableObject(stub, (_o, state: DurableObjectState) => state.storage.sql.databaseSize);
+      expect(left, `shard ${k}`).toBeLessThan(8192);
+    }
+  });
+
   it("refuses only a batch too large for an empty shard, naming the parameter", async () => {
     const id = `cap-${Date.now().toString(36)}`;
     const key = await archive(id, { heap_budget_bytes: 65_536 });

@@ -175,6 +175,10 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       this.#deps.log.shards(archiveId),
     ]);
     this.#params = mergeParams((archive?.params ?? {}) as Parameters<typeof mergeParams>[0]);
+    // A shard that is not open (its archive deleted, or made again with fewer shards) is never
+    // built: nothing is written to its storage.
+    const first = shard === 0 ? 0 : shards.find((r) => r.shard === shard)?.firstSeq;
+    if (first === undefined) throw new Error(`shard ${shard} of ${archiveId} is not open`);
     const tables = new SqlTables(this.#sql);
     let store: CapitalStore | null = null;
     let snapshotBytes = 0;
@@ -191,8 +195,6 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     if (!store) {
       tables.clear();
       store = new CapitalStore(this.#params, tables);
-      const first = shard === 0 ? 0 : shards.find((r) => r.shard === shard)?.firstSeq;
-      if (first === undefined) throw new Error(`shard ${shard} of ${archiveId} is not open`);
       if (shard > 0) store.shard(first);
     }
     const next = shards.find((r) => r.shard === shard + 1);
@@ -490,7 +492,15 @@ export function doCapital(
     };
     /** Run `f` over the known shards; once more over the shards read from D1 if it says they are stale. */
     const withShards = async <T>(f: (n: number) => Promise<T | null>): Promise<T> => {
-      const first = await f(await count());
+      const n = await count();
+      let first: T | null = null;
+      try {
+        first = await f(n);
+      } catch (e) {
+        // A count this isolate kept for an archive since deleted and made again under the same id
+        // names shards that are not open: read the list again, once.
+        if (n === 1) throw e;
+      }
       if (first !== null) return first;
       const again = await f(await count(true));
       if (again === null) throw new Error(`capital chunk of ${archiveId}: the shard list keeps changing`);
