@@ -5,7 +5,8 @@
  * cosine over all head embeddings. Reports p50/p99, ratios to PaperGuru, PaperGuru's growth ratio
  * latency(N)/latency(1k), top-10 agreement of local vs full PPR, and bytes per head. Then the
  * end-to-end pass (scripts/bench-e2e.ts: structured papers and plain-text prose through the Worker).
- * A full run writes bench/results/latest.json (`npm run report` puts it into README.md); --quick,
+ * A full run writes bench/results/latest.json (`npm run report` puts it into README.md) and then runs
+ * `npm run bench:shards` (bench/results/shards-latest.json); --quick,
  * --sizes and --no-e2e runs write bench/results/latest-partial.json (or --out <file>).
  */
 import { execSync } from "node:child_process";
@@ -309,3 +310,8 @@ const out = {
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(outFile, `${JSON.stringify(out, null, 2)}\n`);
 console.log(`\nwrote ${outFile}`);
+// A full run also measures the capital chunk over shards (bench/results/shards-latest.json).
+if (full) {
+  console.log("\nShards (npm run bench:shards)");
+  execSync(`npx tsx ${JSON.stringify(join(import.meta.dirname, "bench-shards.ts"))}`, { stdio: "inherit" });
+}
