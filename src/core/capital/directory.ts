@@ -27,6 +27,7 @@ import {
 } from "../types";
 import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop, slotsByNode } from "./router";
+import { Seeds } from "./seeds";
 import type { CapitalShard, NodeInfo, ShardCounts } from "./shard";
 import { lexicalPlan } from "./store";
 
@@ -146,38 +147,14 @@ export async function routeSharded(
   for (const g of [...res.semantic, ...res.recent]) if (g >= 0) seedNodes.push(g);
   const [lex] = await Promise.all([lexP, fetchInfo(seedNodes)]);
 
-  const seeds = new Map<number, number>();
-  const reasons = new Map<number, string[]>();
-  const symWeight = new Map<number, number>();
-  const nHeads = Math.max(2, openDocs || globalCount);
-  const rarity = (df: number) => Math.log(1 + nHeads / Math.max(1, df)) / Math.log(1 + nHeads);
-  let symTotal = 0;
-  const invisible = new Set<number>();
-  const addSeed = (i: number, w: number, why: string) => {
-    if (!visible(i)) {
-      invisible.add(i);
-      return;
-    }
-    seeds.set(i, (seeds.get(i) ?? 0) + w);
-    const r = reasons.get(i) ?? [];
-    if (!r.includes(why) && r.length < 6) r.push(why);
-    reasons.set(i, r);
-  };
-  for (const e of res.entities) {
-    const w = rarity(e.docFreq);
-    symTotal += w;
-    const hits: number[] = [];
-    const seen = new Set<number>();
-    for (const i of e.hits) {
-      if (seen.has(i)) continue;
-      seen.add(i);
-      if (visible(i)) symWeight.set(i, (symWeight.get(i) ?? 0) + w);
-      hits.push(i);
-    }
-    const share = w / Math.sqrt(Math.max(1, hits.length));
-    const why = `entity:${e.entityId}`;
-    for (const i of hits) addSeed(i, share, why);
-  }
+  const sd = new Seeds(openDocs || globalCount, visible);
+  sd.entities(res.entities);
+  const seeds = sd.weights;
+  const reasons = sd.reasons;
+  const symWeight = sd.symWeight;
+  const invisible = sd.invisible;
+  const symTotal = sd.symTotal;
+  const addSeed = (i: number, w: number, why: string) => sd.add(i, w, why);
   for (const i of res.idChunks) addSeed(i, 1, "identifier");
   const semScore = new Map<number, number>();
   input.semantic.forEach((h, k) => {

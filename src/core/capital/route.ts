@@ -15,6 +15,7 @@ import {
 } from "../types";
 import { localPpr } from "./diffusion";
 import { type RouterState, routerHop, slotsByNode } from "./router";
+import { Seeds } from "./seeds";
 import { LocalShard } from "./shard";
 import type { CapitalStore } from "./store";
 
@@ -94,40 +95,14 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   // 2. Seeds: entity hits weighted by rarity, identifiers, semantic and lexical hits, and the
   //    chunks the caller's session accessed (no session: no recency seeds, so a ranking depends
   //    only on the archive, the query, t and the parameters).
-  const seeds = new Map<number, number>();
-  const reasons = new Map<number, string[]>();
-  const symWeight = new Map<number, number>();
-  const nHeads = Math.max(2, s.openDocs || s.size);
-  const rarity = (df: number) => Math.log(1 + nHeads / Math.max(1, df)) / Math.log(1 + nHeads);
-  let symTotal = 0;
-  const invisible = new Set<number>();
-  const addSeed = (i: number, w: number, why: string) => {
-    if (!s.visibleAt(i, t)) {
-      invisible.add(i);
-      return;
-    }
-    seeds.set(i, (seeds.get(i) ?? 0) + w);
-    const r = reasons.get(i) ?? [];
-    if (!r.includes(why) && r.length < 6) r.push(why);
-    reasons.set(i, r);
-  };
-  // An entity seeds its weight spread over its postings (HippoRAG's node specificity): a name in
-  // half the archive (a speaker, a country) adds little mass anywhere; a rare one concentrates it.
-  for (const e of res.entities) {
-    const w = rarity(e.docFreq);
-    symTotal += w;
-    const hits: number[] = [];
-    const seen = new Set<number>();
-    for (const i of e.hits) {
-      if (seen.has(i)) continue;
-      seen.add(i);
-      if (s.visibleAt(i, t)) symWeight.set(i, (symWeight.get(i) ?? 0) + w);
-      hits.push(i);
-    }
-    const share = w / Math.sqrt(Math.max(1, hits.length));
-    const why = `entity:${e.entityId}`;
-    for (const i of hits) addSeed(i, share, why);
-  }
+  const sd = new Seeds(s.openDocs || s.size, (i) => s.visibleAt(i, t));
+  sd.entities(res.entities);
+  const seeds = sd.weights;
+  const reasons = sd.reasons;
+  const symWeight = sd.symWeight;
+  const invisible = sd.invisible;
+  const symTotal = sd.symTotal;
+  const addSeed = (i: number, w: number, why: string) => sd.add(i, w, why);
   for (const i of res.idChunks) addSeed(i, 1, "identifier");
   const semScore = new Map<number, number>();
   input.semantic.forEach((h, k) => {

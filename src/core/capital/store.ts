@@ -1052,21 +1052,8 @@ export class CapitalStore {
         this.recordedAt[i] = op.recordedAt;
         const sk = fromBase64(op.sketch);
         if (sk.length === SKETCH_BYTES) this.sketches.set(sk, i * SKETCH_BYTES);
-        const ents: number[] = [];
-        for (const id of op.entities) {
-          const e = this.groundEntity(id, op.validFrom);
-          this.addPosting(e, g, had);
-          ents.push(e);
-        }
-        for (const b of op.boundaries) this.addPosting(this.entityOf(`boundary:${b}`), g, had);
         if (op.terms !== undefined) this.addLexicalDoc(i, op.terms, op.len ?? 0);
-        this.linkMentions(
-          g,
-          ents,
-          (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)),
-          op.validFrom,
-        );
-        if (!had && op.kind === "record") this.linkTimeline(g, op.boundaries, op.validFrom);
+        this.headTables(g, op, had);
         return;
       }
       case "head.deprecate": {
@@ -1161,6 +1148,15 @@ export class CapitalStore {
     const had = h.version > 0;
     if (had && op.version <= h.version) return;
     this.setRemote(g, { version: op.version, first: had ? h.first : op.validFrom, end: h.end });
+    this.headTables(g, op, had);
+  }
+
+  /**
+   * What a head does to the archive-wide tables (entity and boundary postings, title owners, the
+   * timeline) and the mention and timeline edges they derive, in the same order on every shard so
+   * entities are numbered alike. `g` is the head's archive-wide number; `had`: it had a head before.
+   */
+  private headTables(g: number, op: Extract<ChangeOp, { op: "head.upsert" }>, had: boolean): void {
     const ents: number[] = [];
     for (const id of op.entities) {
       const e = this.groundEntity(id, op.validFrom);
