@@ -27,6 +27,7 @@ import {
 } from "../types";
 import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop, slotsByNode } from "./router";
+import { filterTest, scorer } from "./scoring";
 import { Seeds } from "./seeds";
 import type { CapitalShard, NodeInfo, ShardCounts } from "./shard";
 import { lexicalPlan } from "./store";
@@ -52,7 +53,7 @@ export async function routeSharded(
   params: KernelParams,
 ): Promise<RouteResult> {
   const t = input.asOf;
-  const f = params.floors;
+  const _f = params.floors;
   let rounds = 0;
   const newest = shards[shards.length - 1];
   if (!newest) throw new Error("routeSharded needs at least one shard");
@@ -184,26 +185,9 @@ export async function routeSharded(
 
   // Filters, as route() applies them.
   const flt = input.filter;
-  let allowed: Set<number> | null = null;
-  const restrict = (set: Set<number>) => {
-    allowed = allowed === null ? set : new Set([...allowed].filter((x) => set.has(x)));
-  };
-  if (res.filter.only) restrict(new Set(res.filter.only));
-  if (res.filter.any) restrict(new Set(res.filter.any));
-  for (const all of res.filter.all) restrict(new Set(all));
-  const kindsOk = flt?.kinds?.length ? new Set(flt.kinds.map((k) => CHUNK_KINDS.indexOf(k))) : null;
-  const never = new Set(res.filter.exclude);
-  const rawSem = (i: number) => semScore.get(i) ?? (noSketch ? 1 : (info.get(i)?.cos ?? 0));
-  const excluded = new Set<number>();
-  const passes = (i: number): boolean => {
-    const ok =
-      (allowed === null || (allowed as Set<number>).has(i)) &&
-      !never.has(i) &&
-      (kindsOk === null || kindsOk.has(info.get(i)?.kind ?? -1)) &&
-      (flt?.minSimilarity === undefined || rawSem(i) >= flt.minSimilarity);
-    if (!ok) excluded.add(i);
-    return ok;
-  };
+  const cos = (i: number) => info.get(i)?.cos ?? 0;
+  const rawSem = (i: number) => semScore.get(i) ?? (noSketch ? 1 : cos(i));
+  const { allowed, passes, excluded } = filterTest(flt, res.filter, (i) => info.get(i)?.kind ?? -1, rawSem);
 
   // 3. Diffusion (localPpr, one round per step).
   const alpha = params.alpha;
@@ -294,22 +278,24 @@ export async function routeSharded(
   for (const [i, m] of mass) maxMass = Math.max(maxMass, damped(i, m));
 
   // 4. Product of experts over the pool.
-  const wt = params.weights;
-  const experts = (i: number) => {
-    const sem = noSketch ? 1 : Math.max(f.sem, Math.min(1, semScore.get(i) ?? info.get(i)?.cos ?? 0));
-    const lx = maxLex <= 0 ? 1 : Math.max(f.lex, (lex.get(i) ?? 0) / maxLex);
-    const sym = symTotal <= 0 ? 1 : f.sym ** (Math.max(0, symTotal - (symWeight.get(i) ?? 0)) / Math.max(1, symTotal));
-    const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, damped(i, mass.get(i) ?? 0) / maxMass);
-    const rec = Math.max(f.rec, recency(i));
-    return { sem, lex: lx, sym, graph, rec };
-  };
-  const product = (ex: { sem: number; lex: number; sym: number; graph: number; rec: number }) =>
-    ex.sem ** wt.sem * ex.lex ** wt.lex * ex.sym ** wt.sym * ex.graph ** wt.graph * ex.rec ** wt.rec;
+  const { experts, product } = scorer({
+    params,
+    noSketch,
+    semScore,
+    cos,
+    lex,
+    maxLex,
+    symTotal,
+    symWeight,
+    hasSeeds: seeds.size > 0,
+    graphMass: (i) => damped(i, mass.get(i) ?? 0),
+    maxMass,
+    recency,
+  });
   const massOrder = [...mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
   const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i)]);
-  const narrow = allowed as Set<number> | null;
-  if (narrow !== null && narrow.size <= 4 * params.topM) for (const i of narrow) pool.add(i);
+  if (allowed !== null && allowed.size <= 4 * params.topM) for (const i of allowed) pool.add(i);
   await fetchInfo(pool);
   const scored: Array<Candidate & { node: number }> = [];
   for (const i of pool) {

@@ -15,6 +15,7 @@ import {
 } from "../types";
 import { localPpr } from "./diffusion";
 import { type RouterState, routerHop, slotsByNode } from "./router";
+import { filterTest, scorer } from "./scoring";
 import { Seeds } from "./seeds";
 import { LocalShard } from "./shard";
 import type { CapitalStore } from "./store";
@@ -73,7 +74,7 @@ function isZero(a: Uint8Array): boolean {
  */
 export function route(s: CapitalStore, input: RouteInput, params: KernelParams = s.params): RouteResult {
   const t = input.asOf;
-  const f = params.floors;
+  const _f = params.floors;
 
   // 1. Mentions -> entities (longest first; a shorter mention inside a resolved longer one that
   //    resolves to the same entity is not counted twice), identifiers, filter sets: what the
@@ -133,27 +134,10 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
 
   // Filters (exact sets from postings; checked before the top-M cut and on router targets).
   const flt = input.filter;
-  let allowed: Set<number> | null = null;
-  const restrict = (set: Set<number>) => {
-    allowed = allowed === null ? set : new Set([...allowed].filter((x) => set.has(x)));
-  };
-  if (res.filter.only) restrict(new Set(res.filter.only));
-  if (res.filter.any) restrict(new Set(res.filter.any));
-  for (const all of res.filter.all) restrict(new Set(all));
-  const kindsOk = flt?.kinds?.length ? new Set(flt.kinds.map((k) => CHUNK_KINDS.indexOf(k))) : null;
-  const never = new Set(res.filter.exclude);
-  const noSketchQ = isZero(input.querySketch);
-  const rawSem = (i: number) => semScore.get(i) ?? (noSketchQ ? 1 : sketchCosine(input.querySketch, s.sketchOf(i)));
-  const excluded = new Set<number>();
-  const passes = (i: number): boolean => {
-    const ok =
-      (allowed === null || (allowed as Set<number>).has(i)) &&
-      !never.has(i) &&
-      (kindsOk === null || kindsOk.has(s.kind[i] as number)) &&
-      (flt?.minSimilarity === undefined || rawSem(i) >= flt.minSimilarity);
-    if (!ok) excluded.add(i);
-    return ok;
-  };
+  const noSketch = isZero(input.querySketch);
+  const cos = (i: number) => sketchCosine(input.querySketch, s.sketchOf(i));
+  const rawSem = (i: number) => semScore.get(i) ?? (noSketch ? 1 : cos(i));
+  const { allowed, passes, excluded } = filterTest(flt, res.filter, (i) => s.kind[i] as number, rawSem);
 
   // 3. Diffusion from the seeds (local; invisible nodes and edges carry no mass).
   const ppr = localPpr(s, seeds, t, params);
@@ -166,34 +150,28 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   let maxMass = 0;
   for (const [i, m] of ppr.mass) maxMass = Math.max(maxMass, damped(i, m));
 
-  // 4. Product of experts on heads, each expert floored so a missing signal demotes, never deletes.
-  const noSketch = isZero(input.querySketch);
-  const wt = params.weights;
-  const experts = (i: number) => {
-    const sem = noSketch
-      ? 1
-      : Math.max(f.sem, Math.min(1, semScore.get(i) ?? sketchCosine(input.querySketch, s.sketchOf(i))));
-    const lx = maxLex <= 0 ? 1 : Math.max(f.lex, (lex.get(i) ?? 0) / maxLex);
-    // Each query entity the head lacks demotes it by floor^(rarity / max(1, Σ rarity)): missing the
-    // one rare name of a question costs the whole floor, missing a name half the archive carries (a
-    // speaker, a country) almost nothing, and a pasted abstract naming 30 things cannot push a head
-    // below the floor (unnormalised, 0.1^20 left only the pasted paper itself: CiteSeer R@10 36.0
-    // against 48.0 normalised, the same HotpotQA R@5 and LoCoMo R@10).
-    const sym = symTotal <= 0 ? 1 : f.sym ** (Math.max(0, symTotal - (symWeight.get(i) ?? 0)) / Math.max(1, symTotal));
-    const graph = seeds.size === 0 || maxMass <= 0 ? 1 : Math.max(f.graph, damped(i, ppr.mass.get(i) ?? 0) / maxMass);
-    const rec = Math.max(f.rec, recency(i));
-    return { sem, lex: lx, sym, graph, rec };
-  };
-  const product = (ex: { sem: number; lex: number; sym: number; graph: number; rec: number }) =>
-    ex.sem ** wt.sem * ex.lex ** wt.lex * ex.sym ** wt.sym * ex.graph ** wt.graph * ex.rec ** wt.rec;
+  // 4. Product of experts on heads.
+  const { experts, product } = scorer({
+    params,
+    noSketch,
+    semScore,
+    cos,
+    lex,
+    maxLex,
+    symTotal,
+    symWeight,
+    hasSeeds: seeds.size > 0,
+    graphMass: (i) => damped(i, ppr.mass.get(i) ?? 0),
+    maxMass,
+    recency,
+  });
   // Pool: every seed plus the 2*M nodes with most diffusion mass (among those the filter lets
   // through), so scoring is O(M), not O(touched); a filter's exact set of at most 4*M chunks joins
   // whole, so a narrow filter (a subtree) is never left with nothing to rank.
   const massOrder = [...ppr.mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
   const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i)]);
-  const narrow = allowed as Set<number> | null;
-  if (narrow !== null && narrow.size <= 4 * params.topM) for (const i of narrow) pool.add(i);
+  if (allowed !== null && allowed.size <= 4 * params.topM) for (const i of allowed) pool.add(i);
   const scored: Candidate[] = [];
   for (const i of pool) {
     if (flt && !passes(i)) continue;
