@@ -18,6 +18,7 @@ import { PaperGuru } from "./app/kernel";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { HashedEmbedder } from "./core/embed/hashed";
+import { PackedBlobStore } from "./core/packs";
 
 /**
  * The bindings and vars: `Cloudflare.Env` is generated from wrangler.toml by `npm run types`
@@ -42,7 +43,7 @@ export function wire(env: Env): UseCases {
   const now = () => Date.now();
   const clock = { now };
   const stores = d1Stores(env.DB);
-  const blobs = new R2BlobStore(env.CONTENT);
+  const blobs = new PackedBlobStore(new R2BlobStore(env.CONTENT));
   const queue = {
     send: async (m: QueueMessage) => {
       await env.DELIVERIES.send(m);

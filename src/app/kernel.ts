@@ -107,12 +107,11 @@ export class PaperGuru {
       const full = await this.overBudget(archiveId, p.results.filter((r) => r.status === "created").length);
       if (full) return full;
       if (p.versions.length > 0) {
-        // Contents and vectors first, concurrently: contents are content-addressed and immutable
-        // (one put per distinct key), so a failed batch leaves only harmless orphans.
-        const contents = new Map(p.versions.map((v) => [v.contentKey, v.content]));
+        // Contents and vectors first, concurrently: the batch's contents are one pack object whose
+        // key is the hash of its bytes, so a failed batch leaves at most one harmless orphan.
         const changed = new Set(p.versions.map((v) => v.chunkId));
-        await Promise.all([
-          ...[...contents].map(([key, text]) => this.d.blobs.put(key, text)),
+        const [keys] = await Promise.all([
+          this.d.blobs.putPack(archivePrefix(archiveId), new Map(p.versions.map((v) => [v.contentHash, v.content]))),
           this.d.vectors.upsert(
             archiveId,
             prepared.value.items.flatMap((n, i) =>
@@ -122,6 +121,7 @@ export class PaperGuru {
             ),
           ),
         ]);
+        for (const v of p.versions) v.contentKey = keys.get(v.contentHash) as string;
         const res = await this.d.chunks.executePlan(archiveId, p, now, (c) => vectorIds.get(c) ?? c);
         if (!res.ok) {
           if (res.error.kind === "conflict" && attempt === 0) continue;

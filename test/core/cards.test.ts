@@ -73,6 +73,7 @@ function fakeDeps(passages: Passage[], events: SessionEvent[] = []): QueryDeps {
     },
     blobs: {
       put: async () => {},
+      putPack: async () => new Map(),
       get: async (k) => texts.get(k) ?? null,
       has: async (k) => texts.has(k),
       delete: async () => {},

@@ -1,7 +1,8 @@
 import { MemoryBlobStore } from "../../src/adapters/local/memory-blob";
 import { MemoryVectorIndex } from "../../src/adapters/local/memory-vectors";
-import { blobStoreContract } from "../contracts/blob.contract";
+import { objectStoreContract, packedContentContract } from "../contracts/blob.contract";
 import { vectorIndexContract } from "../contracts/vector.contract";
 
-blobStoreContract("memory", () => new MemoryBlobStore());
+objectStoreContract("memory", () => new MemoryBlobStore());
+packedContentContract("memory", () => new MemoryBlobStore());
 vectorIndexContract("memory (exact cosine)", () => new MemoryVectorIndex());

@@ -8,6 +8,8 @@ import { env, SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
+import { R2BlobStore } from "../../src/adapters/r2/blob";
+import { PackedBlobStore } from "../../src/core/packs";
 import { ADMIN, api, newArchive } from "./helpers";
 import { createWebhook, sendGeneric, waitDelivery } from "./world";
 
@@ -195,12 +197,19 @@ describe("hard delete", () => {
     const before = await everyReadPath(id, key);
     expect(before).toContain(SECRET);
     expect(before).toContain("paper:quill");
-    const v1 = (
-      (await api("GET", `/v1/archives/${id}/history?chunk=paper%3Aquill`, undefined, key)).body.versions as Array<{
-        content_sha256: string;
-      }>
-    ).map((v) => ({ contentKey: `archives/${id}/content/${v.content_sha256}` }));
-    expect(v1).toHaveLength(2);
+    const keysOf = async (chunk: string) =>
+      (
+        await env.DB.prepare(
+          "SELECT content_key FROM chunk_versions WHERE archive_id = ? AND chunk_id = ? ORDER BY version",
+        )
+          .bind(id, chunk)
+          .all<{ content_key: string }>()
+      ).results.map((r) => r.content_key);
+    const own = await keysOf("paper:quill");
+    const [copyKey] = await keysOf("note:copy");
+    expect(own).toHaveLength(2);
+    const blobs = new PackedBlobStore(new R2BlobStore(env.CONTENT));
+    expect(await blobs.get(own[0] as string)).toBe(await blobs.get(copyKey as string));
 
     const del = await api("DELETE", `/v1/archives/${id}/chunks?chunk=paper%3Aquill`, undefined, key);
     expect(del.status).toBe(200);
@@ -208,16 +217,17 @@ describe("hard delete", () => {
       target: "chunk",
       id: "paper:quill",
       versions: 2,
-      content_objects: 1,
+      content_objects: 2,
       vectors: 1,
     });
     expect(del.body.deleted.entities).toEqual(["method:quillfeather"]);
     expect(del.body.deleted.edges).toBeGreaterThanOrEqual(2); // cites in, deprecated-by in
     expect((await api("DELETE", `/v1/archives/${id}/chunks?chunk=paper%3Aquill`, undefined, key)).status).toBe(404);
 
-    // Storage: the shared content stays, the chunk's own is gone; no row, log entry or blob names it.
-    expect(await env.CONTENT.head(v1[0]?.contentKey as string)).not.toBeNull();
-    expect(await env.CONTENT.head(v1[1]?.contentKey as string)).toBeNull();
+    // Storage: the copy's content stays readable, the chunk's own contents are gone from their packs;
+    // no row, log entry or blob names it.
+    expect(await blobs.get(copyKey as string)).toBe(SHARED);
+    for (const k of own) expect(await blobs.get(k)).toBeNull();
     const needles = ["paper:quill", SECRET, "quillfeather", TITLE];
     expect(await rowsMentioning(id, needles)).toEqual([]);
     expect(await blobsMentioning(id, [SECRET, "paper:quill", "quillfeather"])).toEqual([]);

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { R2BlobStore } from "../../src/adapters/r2/blob";
+import { PackedBlobStore } from "../../src/core/packs";
 import { miniArtifacts, T } from "../fixtures/mini";
 import { api, newArchive } from "./helpers";
 
@@ -44,8 +46,9 @@ describe("ingest", () => {
       .bind(id, "arxiv:2005.11401")
       .all<{ content_key: string }>();
     expect(rows.results).toHaveLength(2);
-    const v1 = await env.CONTENT.get(rows.results[0]?.content_key as string);
-    expect(await v1?.text()).toBe(miniArtifacts[0].content);
+    const blobs = new PackedBlobStore(new R2BlobStore(env.CONTENT));
+    expect(await blobs.get(rows.results[0]?.content_key as string)).toBe(miniArtifacts[0].content);
+    expect(await blobs.get(rows.results[1]?.content_key as string)).not.toBe(miniArtifacts[0].content);
   });
 
   it("a batch is atomic: one conflicting artifact stores nothing", async () => {

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
 import { DoVectorIndex } from "../../src/adapters/local/do-vectors";
 import { R2BlobStore } from "../../src/adapters/r2/blob";
-import { blobStoreContract } from "../contracts/blob.contract";
+import { objectStoreContract, packedContentContract } from "../contracts/blob.contract";
 import { vectorIndexContract } from "../contracts/vector.contract";
 
-blobStoreContract("R2 (local workerd)", () => new R2BlobStore(env.CONTENT));
+objectStoreContract("R2 (local workerd)", () => new R2BlobStore(env.CONTENT));
+packedContentContract("R2 (local workerd)", () => new R2BlobStore(env.CONTENT));
 vectorIndexContract("LocalVectorIndex Durable Object", () => new DoVectorIndex(env.LOCAL_VECTORS));

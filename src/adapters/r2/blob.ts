@@ -1,7 +1,7 @@
-import type { BlobStore } from "../../core/ports";
+import type { ObjectStore } from "../../core/ports";
 
-/** Chunk contents in R2: one immutable object per content hash (R2 allows 1 write/s per key). */
-export class R2BlobStore implements BlobStore {
+/** Objects in R2 (chunk content packs, webhook bodies). R2 allows 1 write/s per key. */
+export class R2BlobStore implements ObjectStore {
   constructor(private readonly bucket: R2Bucket) {}
 
   async put(key: string, text: string): Promise<void> {
@@ -13,6 +13,27 @@ export class R2BlobStore implements BlobStore {
   async get(key: string): Promise<string | null> {
     const obj = await this.bucket.get(key);
     return obj ? obj.text() : null;
+  }
+
+  async getRange(key: string, offset: number, length: number): Promise<string | null> {
+    const head = await this.bucket.head(key);
+    // A range past the end (a pack emptied by forgetting) reads as missing.
+    if (!head || offset + length > head.size) return null;
+    const obj = await this.bucket.get(key, { range: { offset, length } });
+    return obj ? obj.text() : null;
+  }
+
+  async getTagged(key: string): Promise<{ text: string; tag: string } | null> {
+    const obj = await this.bucket.get(key);
+    return obj ? { text: await obj.text(), tag: obj.etag } : null;
+  }
+
+  async replaceIf(key: string, text: string, tag: string): Promise<boolean> {
+    const res = await this.bucket.put(key, text, {
+      onlyIf: { etagMatches: tag },
+      httpMetadata: { contentType: "text/plain; charset=utf-8" },
+    });
+    return res !== null;
   }
 
   async has(key: string): Promise<boolean> {

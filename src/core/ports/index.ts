@@ -6,13 +6,43 @@
 import type { TokenizerName } from "../text/tokenizer";
 import type { AccessChannel, ChunkKind, EvidenceCard, RouteInput, RouteResult } from "../types";
 
-/** Immutable blob storage for chunk contents (R2 in production). */
-export interface BlobStore {
+/**
+ * Objects by key (R2 in production): what the content store (src/core/packs.ts) is built on. Text is
+ * stored as UTF-8; ranges and tags address those bytes.
+ */
+export interface ObjectStore {
   /** Idempotent: writing the same key twice with the same bytes is a no-op. */
   put(key: string, text: string): Promise<void>;
   get(key: string): Promise<string | null>;
+  /** Bytes [offset, offset + length) of an object, decoded as UTF-8; null when the object is missing. */
+  getRange(key: string, offset: number, length: number): Promise<string | null>;
+  /** The object with a tag that changes on every write (R2's etag), for `replaceIf`. */
+  getTagged(key: string): Promise<{ text: string; tag: string } | null>;
+  /** Overwrite the object only if it still carries `tag`; false when another write came between. */
+  replaceIf(key: string, text: string, tag: string): Promise<boolean>;
   has(key: string): Promise<boolean>;
   /** Remove these keys (missing ones are ignored). */
+  delete(keys: string[]): Promise<void>;
+  /** Remove every key starting with `prefix`; returns how many were removed. */
+  deletePrefix(prefix: string): Promise<number>;
+}
+
+/**
+ * Chunk contents and other blobs. Contents are written a batch at a time into one pack object
+ * (`putPack`); each content's key names its byte range in the pack. `get` and `delete` take both
+ * pack member keys and plain keys; deleting a member overwrites its bytes in the pack.
+ */
+export interface BlobStore {
+  /** Idempotent: writing the same key twice with the same bytes is a no-op. */
+  put(key: string, text: string): Promise<void>;
+  /**
+   * Store these contents (by SHA-256 hex of the text) as one object under `prefix`; returns each
+   * content's key. Idempotent: the same contents give the same pack and keys.
+   */
+  putPack(prefix: string, contents: ReadonlyMap<string, string>): Promise<Map<string, string>>;
+  get(key: string): Promise<string | null>;
+  has(key: string): Promise<boolean>;
+  /** Remove these keys (missing ones are ignored); a pack member's bytes are overwritten in its pack. */
   delete(keys: string[]): Promise<void>;
   /** Remove every key starting with `prefix`; returns how many were removed. */
   deletePrefix(prefix: string): Promise<number>;
