@@ -71,6 +71,7 @@ export function wire(env: Env): UseCases {
     capital: doCapital(env.CAPITAL, stores.changes),
     clock,
     events: sink,
+    pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
   });
   return createUseCases({
     kernel,

@@ -6,7 +6,15 @@
 
 import { fail, ok, type Result } from "../core/errors";
 import { normAlias } from "../core/ids";
-import { type ArtifactInput, archivePrefix, planIngest, prepareBatch, sha256Hex, snapshotPrefix } from "../core/ingest";
+import {
+  type ArtifactInput,
+  archivePrefix,
+  type Pause,
+  planIngest,
+  prepareBatch,
+  sha256Hex,
+  snapshotPrefix,
+} from "../core/ingest";
 import type {
   BlobStore,
   CapitalFor,
@@ -46,6 +54,12 @@ export interface ServiceDeps {
   clock: Clock;
   /** Outbound events: chunk.created / chunk.versioned per ingest call, chunk.deprecated. */
   events?: EventSink | undefined;
+  /**
+   * Yields the thread between slices of an ingest, so requests that arrive meanwhile start. workerd
+   * accepts a new request only when no in-process work is ready to run, and the local D1, R2 and
+   * Durable Objects answer in-process: without a pause a query waits for the whole batch.
+   */
+  pause?: Pause | undefined;
 }
 
 /** Vectorize ids are limited to 64 bytes; longer chunk ids are hashed (and mapped back via D1). */
@@ -95,13 +109,22 @@ export class PaperGuru {
     if (!prepared.ok) return prepared;
     const now = this.d.clock.now();
     const headTexts = prepared.value.items.map((n) => `${n.input.title}. ${n.synopsis}`);
+    const pause = this.d.pause ?? (async () => {});
     const vecs = await this.d.embedder.embed(headTexts);
+    await pause();
     const sketchByText = new Map(headTexts.map((t, i) => [t, toBase64(simhash(vecs[i] as Float32Array))]));
     const vectorIds = new Map<string, string>();
     for (const id of prepared.value.chunkIds) vectorIds.set(id, await vectorIdFor(id));
     for (let attempt = 0; ; attempt++) {
       const existing = await this.d.chunks.loadExisting(archiveId, prepared.value.chunkIds, prepared.value.entityIds);
-      const plan = await planIngest(archiveId, prepared.value, existing, now, async (t) => sketchByText.get(t) ?? "");
+      const plan = await planIngest(
+        archiveId,
+        prepared.value,
+        existing,
+        now,
+        async (t) => sketchByText.get(t) ?? "",
+        pause,
+      );
       if (!plan.ok) return plan;
       const p = plan.value;
       const full = await this.overBudget(archiveId, p.results.filter((r) => r.status === "created").length);
@@ -122,11 +145,13 @@ export class PaperGuru {
           ),
         ]);
         for (const v of p.versions) v.contentKey = keys.get(v.contentHash) as string;
+        await pause();
         const res = await this.d.chunks.executePlan(archiveId, p, now, (c) => vectorIds.get(c) ?? c);
         if (!res.ok) {
           if (res.error.kind === "conflict" && attempt === 0) continue;
           return res;
         }
+        await pause();
         await this.capital(archiveId).sync();
       }
       const counts = { created: 0, updated: 0, unchanged: 0 };

@@ -6,6 +6,11 @@ export { route } from "./route";
 export { ROUTER_LAMBDA, TYPE_PRIOR } from "./router";
 export { CapitalStore, type HeadInfo, type NeighbourInfo, REVERSE_FACTOR, TYPE_WEIGHT } from "./store";
 
+/** The heap the store accounts for, diffusion scratch included, without reading its storage. */
+export function capitalBytes(store: CapitalStore): number {
+  return store.heapBytes().total + scratchBytes(store);
+}
+
 /** Store statistics plus the diffusion scratch vectors (allocated on the first query). */
 export function capitalStats(store: CapitalStore) {
   const st = store.stats();

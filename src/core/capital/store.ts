@@ -1318,9 +1318,12 @@ export class CapitalStore {
     return out.sort((a, b) => b.weight - a.weight);
   }
 
-  stats() {
-    // Heap bytes: typed arrays by byteLength (capacity); strings, map entries and array slots with
-    // the constants of tables.ts (calibrated against heap growth after GC in Node).
+  /**
+   * Heap bytes: typed arrays by byteLength (capacity); strings, map entries and array slots with the
+   * constants of tables.ts (calibrated against heap growth after GC in Node). No storage reads: the
+   * ingest guard asks for it before every batch.
+   */
+  heapBytes() {
     const ids = this.idBytes + this.index.byteLength();
     const nodes =
       this.kind.byteLength +
@@ -1362,6 +1365,12 @@ export class CapitalStore {
     for (const l of this.mergedFrom.values()) merges += 2 * MAP_ENTRY_BYTES + 32 + 8 * l.length + 32 * l.length;
     const tables = this.tables.heapBytes();
     const total = ids + nodes + this.sketches.byteLength + neighbours + lexical + merges + tables;
+    return { nodes, sketches: this.sketches.byteLength, neighbours, ids, lexical, merges, tables, total };
+  }
+
+  stats() {
+    const bytes = this.heapBytes();
+    const { total } = bytes;
     const heads = this.headCount;
     return {
       heads,
@@ -1372,16 +1381,7 @@ export class CapitalStore {
       entities: this.tables.entityCount(),
       aliases: this.aliasCount,
       terms: this.tables.termCount(),
-      bytes: {
-        nodes,
-        sketches: this.sketches.byteLength,
-        neighbours,
-        ids,
-        lexical,
-        merges,
-        tables,
-        total,
-      },
+      bytes,
       bytesPerHead: heads ? total / heads : 0,
     };
   }
