@@ -61,6 +61,9 @@ const encInf = (x: number) => (Number.isFinite(x) ? x : x > 0 ? "inf" : "-inf");
 const decInf = (x: number | string) =>
   x === "inf" ? Number.POSITIVE_INFINITY : x === "-inf" ? Number.NEGATIVE_INFINITY : (x as number);
 
+/** Entries of the read cache of stored entity numbers and owner lists (emptied when full). */
+const READ_CACHE = 8192;
+
 /** Values appended since the last checkpoint, oldest first. */
 interface Pending {
   vals: number[];
@@ -229,6 +232,14 @@ export class SqlTables implements CapitalTables {
    * can check its buffer against the budget after every change.
    */
   #bufferBytes = 0;
+  /**
+   * Stored entity numbers and owner lists read since the last checkpoint (neither changes in
+   * storage before the next one). A batch of 200 plain-text heads asks ~6,400 times for ~2,000
+   * distinct ones. At most READ_CACHE entries, counted in heapBytes().
+   */
+  #entityRead = new Map<string, number>();
+  #ownerRead = new Map<number, readonly number[]>();
+  #readBytes = 0;
 
   constructor(private readonly sql: SyncSql) {
     for (const s of SCHEMA) sql.run(s);
@@ -289,6 +300,17 @@ export class SqlTables implements CapitalTables {
     this.#remote.clear();
     this.#remoteIdx.clear();
     this.#bufferBytes = 0;
+    this.#dropReads();
+  }
+
+  #dropReads(): void {
+    this.#entityRead.clear();
+    this.#ownerRead.clear();
+    this.#readBytes = 0;
+  }
+
+  #cacheRoom(): void {
+    if (this.#entityRead.size + this.#ownerRead.size >= READ_CACHE) this.#dropReads();
   }
 
   /** Values waiting in the write buffer (a checkpoint empties it). */
@@ -370,8 +392,14 @@ export class SqlTables implements CapitalTables {
   entityIndex(id: string): number | undefined {
     const e = this.#newIndex.get(id);
     if (e !== undefined) return e;
+    const hit = this.#entityRead.get(id);
+    if (hit !== undefined) return hit;
     const r = this.sql.all("SELECT e FROM pg_ent WHERE id = ?", id)[0];
-    return r ? num(r.e) : undefined;
+    if (!r) return undefined;
+    this.#cacheRoom();
+    this.#entityRead.set(id, num(r.e));
+    this.#readBytes += stringBytes(id) + MAP_ENTRY_BYTES;
+    return num(r.e);
   }
   entityAdd(id: string): number {
     const e = this.#storedEntities + this.#newIds.length;
@@ -421,8 +449,14 @@ export class SqlTables implements CapitalTables {
   owners(e: number): readonly number[] {
     const p = this.#owners.get(e);
     if (p) return p;
+    const hit = this.#ownerRead.get(e);
+    if (hit) return hit;
     const r = this.sql.all("SELECT nodes FROM pg_owner WHERE e = ?", e)[0];
-    return r ? Array.from(i32(r.nodes)) : [];
+    const list = r ? Array.from(i32(r.nodes)) : [];
+    this.#cacheRoom();
+    this.#ownerRead.set(e, list);
+    this.#readBytes += MAP_ENTRY_BYTES + 32 + 8 * list.length;
+    return list;
   }
   addOwner(e: number, node: number): void {
     const list = [...this.owners(e), node];
@@ -506,6 +540,6 @@ export class SqlTables implements CapitalTables {
   }
 
   heapBytes(): number {
-    return this.entityPosts.heapBytes() + this.termPosts.heapBytes() + this.#bufferBytes;
+    return this.entityPosts.heapBytes() + this.termPosts.heapBytes() + this.#bufferBytes + this.#readBytes;
   }
 }
