@@ -82,6 +82,38 @@ function probe(p: ProbeResults | null): string {
   ].join("\n");
 }
 
+const INGEST_PROFILE = "bench/results/ingest-profile-latest.json";
+
+interface IngestProfile {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  passages: number;
+  batch: number;
+  meanChars: number;
+  passagesPerSec: number;
+  wallMsPerBatch: number;
+  profiledMsPerBatch: number;
+  msPerBatch: Record<string, number>;
+}
+
+function ingestProfile(p: IngestProfile | null): string {
+  if (!p) return `_No results file (${INGEST_PROFILE}); run \`npx tsx scripts/profile-ingest.ts\`._`;
+  const rows = Object.entries(p.msPerBatch).sort((a, b) => b[1] - a[1]);
+  const budget = (p.batch / 2000) * 1000;
+  return [
+    runLine("Last `npx tsx scripts/profile-ingest.ts`", p),
+    "",
+    `**Where an ingest batch's time goes** (CPU profile of the Worker's isolate, which also runs its Durable Objects; ${int(p.passages)} plain-text passages of ${int(p.meanChars)} characters on average in batches of ${p.batch}, one at a time): ${int(p.passagesPerSec)} passages/s while profiled, ${ms(p.wallMsPerBatch)} ms per batch. 2,000 passages/s would leave ${ms(budget)} ms per batch.`,
+    "",
+    table(
+      ["phase", "ms per batch", "share"],
+      rows.map(([k, v]) => [k, ms(v), `${((100 * v) / p.profiledMsPerBatch).toFixed(0)}%`]),
+    ),
+  ].join("\n");
+}
+
 // ------------------------------------------------------------------ formatting
 
 const int = (x: number) => Math.round(x).toLocaleString("en");
@@ -1305,6 +1337,7 @@ replaceBlock(
   "scale",
   `${scale(readJson<HeapResults>(HEAP), bench, readJson<PlacementResults>(PLACEMENT))}\n\n${probe(readJson<ProbeResults>(PROBE))}`,
 );
+replaceBlock("ingest-profile", ingestProfile(readJson<IngestProfile>(INGEST_PROFILE)));
 replaceBlock("lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 const changed = PAGES.filter((f) => pages.get(f) !== before.get(f));
 if (args.includes("--check")) {

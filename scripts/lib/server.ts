@@ -65,6 +65,8 @@ export interface StartOptions {
   state?: string;
   /** With `state`: the port to listen on (a restarted server keeps its URL). */
   port?: number;
+  /** Open the Worker's isolate to a DevTools client on this port (CPU profiles). */
+  inspectorPort?: number;
 }
 
 /** The state of src/ and migrations/ relative to HEAD. */
@@ -146,6 +148,7 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
       PERSIST_TO: state,
       ...(logFd === null ? { QUIET: "1" } : {}),
       ...(opts.allowHosts ? { OUTBOUND_ALLOW_HOSTS: opts.allowHosts } : {}),
+      ...(opts.inspectorPort ? { INSPECTOR_PORT: String(opts.inspectorPort) } : {}),
     },
     stdio: logFd === null ? "ignore" : ["ignore", logFd, logFd],
     detached: true,

@@ -1,0 +1,154 @@
+/**
+ * `npx tsx scripts/profile-ingest.ts [--passages 4000]`: where an ingest batch's time goes, from a
+ * CPU profile of the Worker's isolate (which also runs its Durable Objects) taken through the
+ * DevTools protocol of a throwaway local server (`wrangler dev --inspector-port`). Plain-text
+ * passages (scripts/lib/prose.ts: id, kind, title and content) in batches of 200, one batch at a
+ * time after a first unprofiled one. Each sample goes to the nearest enclosing phase below; time
+ * the isolate spends waiting (on the local D1 and R2, which answer from other threads) is "idle".
+ * `--save <file>` keeps the raw profile. Writes bench/results/ingest-profile-latest.json (`npm run report` puts it into docs/performance.md).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import WebSocket from "ws";
+import { PaperGuruClient } from "../src/client";
+import { proseCorpus } from "./lib/prose";
+import { machine } from "./lib/results";
+import { harnessFetch, sourceState, startServer } from "./lib/server";
+
+const args = process.argv.slice(2);
+const at = args.indexOf("--passages");
+const N = at >= 0 ? Number(args[at + 1]) || 4000 : 4000;
+const BATCH = 200;
+/** `--save <file>`: also keep the raw profile (open it in DevTools' Performance panel). */
+const saveAt = args.indexOf("--save");
+const save = saveAt >= 0 ? args[saveAt + 1] : undefined;
+
+/** Phases by the function that encloses a sample, nearest first (names as the bundle keeps them). */
+const PHASES: Array<[string, string[]]> = [
+  ["capital object: checkpoint", ["#checkpoint"]],
+  ["capital object: apply the batch", ["#replayNow"]],
+  ["planning: names and grounding", ["analyse"]],
+  ["planning: lexical terms", ["docTerms"]],
+  ["planning: the rest (hashes, plan)", ["planIngest"]],
+  ["validation and normalisation", ["prepareBatch"]],
+  ["embedding and sketches", ["embed", "simhash"]],
+  ["D1 statements", ["executePlan", "loadExisting"]],
+  ["R2 pack", ["putPack"]],
+  ["waiting (idle)", ["(idle)"]],
+  ["garbage collection", ["(garbage collector)"]],
+];
+const OTHER = "request parsing, routing and the rest";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Milliseconds per phase: each sample to the nearest enclosing phase's function. */
+export function phases(p: Profile): Record<string, number> {
+  const parent = new Map<number, number>();
+  const byId = new Map<number, ProfileNode>();
+  for (const n of p.nodes) {
+    byId.set(n.id, n);
+    for (const c of n.children ?? []) parent.set(c, n.id);
+  }
+  const phaseOf = new Map<string, string>();
+  for (const [label, fns] of PHASES) for (const f of fns) phaseOf.set(f, label);
+  const out: Record<string, number> = {};
+  for (const [label] of PHASES) out[label] = 0;
+  out[OTHER] = 0;
+  for (const [k, id] of p.samples.entries()) {
+    let label = OTHER;
+    for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) {
+      const hit = phaseOf.get(byId.get(x)?.callFrame.functionName ?? "");
+      if (hit) {
+        label = hit;
+        break;
+      }
+    }
+    out[label] = (out[label] ?? 0) + (p.timeDeltas[k] ?? 0) / 1000;
+  }
+  return out;
+}
+
+async function devtools(port: number) {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{
+    webSocketDebuggerUrl: string;
+  }>;
+  const url = targets[0]?.webSocketDebuggerUrl;
+  if (!url) throw new Error(`no DevTools target on port ${port}`);
+  const ws = new WebSocket(url.replace("localhost", "127.0.0.1"));
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  let next = 0;
+  const pending = new Map<number, (v: unknown) => void>();
+  ws.on("message", (m) => {
+    const d = JSON.parse(String(m)) as { id?: number; result?: unknown };
+    if (d.id !== undefined) pending.get(d.id)?.(d.result);
+    if (d.id !== undefined) pending.delete(d.id);
+  });
+  const send = (method: string, params: object = {}) =>
+    new Promise<unknown>((resolve) => {
+      const id = ++next;
+      pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  return { send, close: () => ws.close() };
+}
+
+async function main() {
+  const source = sourceState();
+  const inspectorPort = 40000 + Math.floor(Math.random() * 5000);
+  const server = await startServer({ fresh: true, snapshot: true, inspectorPort });
+  try {
+    const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
+    const id = `profile-${Date.now().toString(36)}`;
+    const pg = admin.withKey((await admin.createArchive({ id, name: "ingest profile" })).key.secret);
+    const corpus = proseCorpus(N + BATCH, 5);
+    const batch = (from: number) =>
+      corpus.passages
+        .slice(from, from + BATCH)
+        .map((p) => ({ id: p.id, kind: "note" as const, title: p.title, content: p.text }));
+    await pg.ingest(id, { artifacts: batch(0) });
+    const dt = await devtools(inspectorPort);
+    await dt.send("Profiler.enable");
+    await dt.send("Profiler.setSamplingInterval", { interval: 200 });
+    await dt.send("Profiler.start");
+    const t0 = performance.now();
+    let batches = 0;
+    for (let i = BATCH; i < N + BATCH; i += BATCH, batches++) await pg.ingest(id, { artifacts: batch(i) });
+    const seconds = (performance.now() - t0) / 1000;
+    const { profile } = (await dt.send("Profiler.stop")) as { profile: Profile };
+    dt.close();
+    if (save) writeFileSync(save, JSON.stringify(profile));
+    const ms = phases(profile);
+    const perBatch = Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, v / batches]));
+    const out = {
+      date: new Date().toISOString(),
+      commit: source.commit,
+      source,
+      machine: machine(),
+      passages: N,
+      batch: BATCH,
+      meanChars: corpus.passages.reduce((s, p) => s + p.text.length, 0) / corpus.passages.length,
+      passagesPerSec: N / seconds,
+      wallMsPerBatch: (seconds * 1000) / batches,
+      profiledMsPerBatch: Object.values(perBatch).reduce((s, v) => s + v, 0),
+      msPerBatch: perBatch,
+    };
+    console.log(JSON.stringify(out, null, 2));
+    mkdirSync("bench/results", { recursive: true });
+    writeFileSync("bench/results/ingest-profile-latest.json", `${JSON.stringify(out, null, 2)}\n`);
+  } finally {
+    server.stop();
+  }
+}
+
+await main();
