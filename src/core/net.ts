@@ -83,18 +83,23 @@ function privateV6(g: number[]): boolean {
   const [a = 0] = g;
   if (g.every((x) => x === 0)) return true; // ::
   if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true; // ::1
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d): judge the embedded address.
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
-    const hi = g[6] ?? 0;
-    const lo = g[7] ?? 0;
-    return privateV4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
-  }
+  const embedded = (hi: number, lo: number) => privateV4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and IPv4-translated
+  // (::ffff:0:a.b.c.d, SIIT): judge the embedded address.
+  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeros(5) && (g[5] === 0xffff || g[5] === 0)) return embedded(g[6] ?? 0, g[7] ?? 0);
+  if (zeros(4) && g[4] === 0xffff && g[5] === 0) return embedded(g[6] ?? 0, g[7] ?? 0);
+  // 6to4 (2002:AABB:CCDD::/48) carries the IPv4 address AA.BB.CC.DD.
+  if (a === 0x2002) return embedded(g[1] ?? 0, g[2] ?? 0);
   return (
     (a & 0xfe00) === 0xfc00 || // unique local fc00::/7 (fd00:ec2::254 is AWS metadata)
     (a & 0xffc0) === 0xfe80 || // link-local
+    (a & 0xffc0) === 0xfec0 || // site-local fec0::/10 (deprecated, still routed inside some sites)
     (a & 0xff00) === 0xff00 || // multicast
-    a === 0x64 || // 64:ff9b::/96 NAT64 (reaches IPv4 space)
-    (a === 0x2001 && g[1] === 0xdb8) // documentation
+    a === 0x64 || // 64:ff9b::/96 NAT64 and 64:ff9b:1::/48 local NAT64 (reach IPv4 space)
+    (a === 0x2001 && g[1] === 0) || // Teredo 2001::/32 (tunnels to an obfuscated IPv4 address)
+    (a === 0x2001 && g[1] === 0xdb8) || // documentation
+    (a === 0x100 && g[1] === 0 && g[2] === 0 && g[3] === 0) // discard-only 100::/64
   );
 }
 

@@ -21,6 +21,13 @@ describe("outbound requests go only to public hosts", () => {
       "https://[fe80::1]/x",
       "https://[::ffff:169.254.169.254]/x",
       "https://[::ffff:7f00:1]/x",
+      "https://[::ffff:0:127.0.0.1]/x", // IPv4-translated (SIIT)
+      "https://[::ffff:0:a9fe:a9fe]/x", // the same form, metadata address in hex
+      "https://[2002:7f00:1::]/x", // 6to4 of 127.0.0.1
+      "https://[2002:a9fe:a9fe::1]/x", // 6to4 of 169.254.169.254
+      "https://[fec0::1]/x", // site-local
+      "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x", // Teredo
+      "https://[64:ff9b:1::a00:1]/x", // local-use NAT64
       "https://10.0.0.1.nip.io/x",
       "https://app.sslip.io/x",
       "https://printer.local/x",
@@ -40,6 +47,7 @@ describe("outbound requests go only to public hosts", () => {
       "https://raw.githubusercontent.com/o/r/main/x.md",
       "https://93.184.216.34/x",
       "https://[2606:4700::6810:85e5]/x",
+      "https://[2002:5db8:d822::1]/x", // 6to4 of the public 93.184.216.34
     ])
       expect(urlRefusal(url), url).toBeNull();
     expect(urlRefusal("http://export.arxiv.org/api/query", { allowHttpHosts: ["export.arxiv.org"] })).toBeNull();
