@@ -141,6 +141,13 @@ describe("parseBibtex", () => {
     expect(plan.skipped[0]?.reason).toMatch(/parse error/);
   });
 
+  it("quotes at most a line of the input back in a parse error", () => {
+    for (const n of [2_000, 20_000]) {
+      const r = parseBibtex(`@article{key ${"x".repeat(n)}}`);
+      expect(JSON.stringify(r).length, `${n}`).toBeLessThan(1_000);
+    }
+  });
+
   it("fails on input that is not BibTeX", () => {
     for (const text of ["", "just some prose", '{"title": "json"}', "@article{bad, title = {Unclosed"]) {
       const r = parseBibtex(text);

@@ -158,6 +158,15 @@ function macrosUsed(input: string, strings: Record<string, string>, defined: Rea
     .join("");
 }
 
+/** Characters of a parser message quoted back: its messages can carry the whole input. */
+const ERROR_EXCERPT = 300;
+
+/** A parser message cut to one line of at most ERROR_EXCERPT characters. */
+function excerpt(message: string): string {
+  const line = oneLine(message);
+  return line.length > ERROR_EXCERPT ? `${clip(line, ERROR_EXCERPT)}…` : line;
+}
+
 /** First line of a parse error, with the entry key when the error's input shows it. */
 function errorRef(input: string | undefined, fallback: string): string {
   const key = input ? /^@\s*\w+\s*[{(]\s*([^,\s]+)\s*,/.exec(input)?.[1] : undefined;
@@ -186,7 +195,7 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
   } catch (e) {
     return fail(
       "validation",
-      `the BibTeX could not be parsed: ${e instanceof Error ? e.message : String(e)}`,
+      `the BibTeX could not be parsed: ${excerpt(e instanceof Error ? e.message : String(e))}`,
       "text",
       "check the file for unbalanced braces or quotes",
     );
@@ -198,13 +207,13 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
   for (const [i, err] of lib.errors.entries()) {
     const ref = errorRef(err.input, `${src}#error${i + 1}`);
     errorKeys.add(ref);
-    b.skip(ref, `BibTeX parse error: ${err.error}`);
+    b.skip(ref, `BibTeX parse error: ${excerpt(err.error)}`);
   }
   const titled = lib.entries.filter((e) => field(e.fields, "title"));
   if (titled.length === 0 && lib.errors.length > 0 && lib.entries.every((e) => !e.input))
     return fail(
       "validation",
-      `the BibTeX could not be parsed: ${lib.errors[0]?.error ?? "no entry"}`,
+      `the BibTeX could not be parsed: ${excerpt(lib.errors[0]?.error ?? "no entry")}`,
       "text",
       "check the file for unbalanced braces or quotes",
     );
