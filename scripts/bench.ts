@@ -39,7 +39,7 @@ const sizes =
 const queriesFor = (n: number) => (quick ? 60 : n >= 300000 ? 50 : n >= 100000 ? 100 : 200);
 /** The full-graph PPR baseline costs ~1.7 s per query at 300k heads: a subset of queries past 100k. */
 const baselineQueriesFor = (n: number) => (n >= 1000000 ? 5 : n >= 300000 ? 20 : queriesFor(n));
-const e2eHeads = args.includes("--no-e2e") ? null : quick ? "1000" : "10000,100000,300000";
+const e2eHeads = args.includes("--no-e2e") ? null : quick ? "1000" : "10000,100000";
 /**
  * Only a full run (no --quick, --sizes or --no-e2e) replaces bench/results/latest.json, the file
  * README's tables come from; other runs write latest-partial.json unless --out says otherwise.
