@@ -21,6 +21,8 @@ export interface Config {
   contactEmail: string | null;
   /** Hosts outbound fetches may reach although not public (local development only). */
   allowHosts: string[];
+  /** DNS-over-HTTPS endpoint (JSON) that outbound hosts are resolved with; null: names only. */
+  dnsResolver: string | null;
 }
 
 /** The vars and the bindings the choices depend on (names as in wrangler.toml). */
@@ -32,6 +34,7 @@ export interface ConfigInput {
   GITHUB_TOKEN?: string | undefined;
   CONTACT_EMAIL?: string | undefined;
   OUTBOUND_ALLOW_HOSTS?: string | undefined;
+  DNS_RESOLVER?: string | undefined;
   AI?: unknown;
   VECTORS?: unknown;
 }
@@ -51,6 +54,25 @@ function choose<K extends keyof typeof CHOICES>(env: ConfigInput, key: K): Choic
 
 const optional = (v: string | undefined) => (v === undefined || v === "" ? null : v);
 
+/** Cloudflare's public resolver, JSON form. */
+export const DEFAULT_DNS_RESOLVER = "https://cloudflare-dns.com/dns-query";
+
+function dnsResolver(v: string | undefined): string | null {
+  if (v === undefined || v === "") return DEFAULT_DNS_RESOLVER;
+  if (v === "none") return null;
+  let u: URL | null = null;
+  try {
+    u = new URL(v);
+  } catch {
+    u = null;
+  }
+  if (u?.protocol !== "https:")
+    throw new ConfigError(
+      `DNS_RESOLVER=${JSON.stringify(v)} is not an https URL of a DNS-over-HTTPS JSON endpoint (e.g. ${DEFAULT_DNS_RESOLVER}) or "none"`,
+    );
+  return v;
+}
+
 /** The validated configuration, or a ConfigError naming the variable at fault. */
 export function readConfig(env: ConfigInput): Config {
   const config: Config = {
@@ -64,6 +86,7 @@ export function readConfig(env: ConfigInput): Config {
       .split(",")
       .map((h) => h.trim().toLowerCase())
       .filter(Boolean),
+    dnsResolver: dnsResolver(env.DNS_RESOLVER),
   };
   if (config.embedder === "workers-ai" && !env.AI)
     throw new ConfigError("EMBEDDER=workers-ai needs the AI binding (declared in env.production of wrangler.toml)");

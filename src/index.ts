@@ -63,8 +63,9 @@ export default {
     if (events.length < batch.messages.length)
       await app.webhooks.consume(batch.messages.filter((m) => m.body?.kind !== "event"));
   },
-  /** Cron: re-ingest due sources in a bounded batch. */
+  /** Cron: re-ingest due sources in a bounded batch; enqueue again deliveries whose message was lost. */
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-    ctx.waitUntil(useCases(env).sources.dispatchDue());
+    const app = useCases(env);
+    ctx.waitUntil(Promise.all([app.sources.dispatchDue(), app.webhooks.reconcile()]));
   },
 } satisfies ExportedHandler<Env, QueueMessage>;

@@ -5,6 +5,7 @@
  */
 
 import { d1Stores } from "./adapters/d1";
+import { DohResolver } from "./adapters/dns/doh";
 import { doCapital } from "./adapters/do/capital";
 import { DoVectorIndex } from "./adapters/local/do-vectors";
 import { NoVectorIndex } from "./adapters/local/no-vectors";
@@ -18,6 +19,7 @@ import { PaperGuru } from "./app/kernel";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { HashedEmbedder } from "./core/embed/hashed";
+import { resolvingFetch } from "./core/net";
 import { PackedBlobStore } from "./core/packs";
 
 /**
@@ -50,7 +52,11 @@ export function wire(env: Env): UseCases {
     },
   };
   // Looked up per call, not captured: tests replace globalThis.fetch with a mock.
-  const http = (req: Request) => fetch(req);
+  const direct = (req: Request) => fetch(req);
+  // Every outbound request to a source or a subscriber: its host's DNS answers must be public.
+  const http = config.dnsResolver
+    ? resolvingFetch(direct, new DohResolver(direct, config.dnsResolver), config.allowHosts)
+    : direct;
   const events = { store: stores.events, queue, http, clock, allowHosts: config.allowHosts };
   const sink = eventSink(events);
   // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by

@@ -13,7 +13,7 @@
 import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
-import { urlRefusal } from "../core/net";
+import { OutboundRefused, urlRefusal } from "../core/net";
 import type { Clock, EventDeliveryRecord, EventSink, EventStore, HttpFetch } from "../core/ports";
 import { parseJson } from "../core/ports";
 import { genericSignedPayload, signBytes } from "../core/signatures";
@@ -117,7 +117,9 @@ async function deliver(d: EventDeps, row: EventDeliveryRecord, url: string, secr
     throw new Error(
       name === "TimeoutError"
         ? `no response within ${DELIVERY_TIMEOUT_MS / 1000} s`
-        : `could not connect: ${e instanceof Error ? e.message.slice(0, 300) : String(e)}`,
+        : e instanceof OutboundRefused
+          ? `refused: ${e.message}`
+          : `could not connect: ${e instanceof Error ? e.message.slice(0, 300) : String(e)}`,
     );
   }
   await res.body?.cancel();

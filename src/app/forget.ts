@@ -11,7 +11,7 @@ import type { AppDeps } from "./deps";
 
 type Target = DeletionRecord["target"];
 
-function view(target: Target, id: string, r: ForgetReport, blobs: number) {
+function view(target: Target, id: string, r: ForgetReport, blobs: number, copies: string[]) {
   return {
     deleted: {
       target,
@@ -22,6 +22,8 @@ function view(target: Target, id: string, r: ForgetReport, blobs: number) {
       log_ops: r.logOps,
       content_objects: blobs,
       vectors: r.vectorIds.length,
+      annotations: r.annotations ?? 0,
+      copies,
     },
     audit_id: r.auditId,
   };
@@ -36,17 +38,28 @@ export function forgetUseCases(d: AppDeps) {
     authorization: string | undefined,
     step: (actor: string, now: number) => Promise<ForgetReport | null>,
   ): Promise<Result<ReturnType<typeof view>>> {
-    const r = await step(await actorOf(d, authorization), d.clock.now());
+    // Chunks PaperGuru wrote by quoting this one (hubs) go with it, each with its own audit row.
+    const copies = target === "chunk" ? await forget.quotingCopies(archive, id) : [];
+    const actor = await actorOf(d, authorization);
+    const r = await step(actor, d.clock.now());
     if (!r) return fail("not_found", `${target} ${id} does not exist in archive ${archive}`, target);
+    const blobs = await purge(archive, target, id, r);
+    for (const copy of copies) {
+      const c = await forget.forgetChunk(archive, copy, actor, d.clock.now(), d.kernel.contentOf);
+      if (c) await purge(archive, "chunk", copy, c);
+    }
+    await forget.dropSnapshots(archive);
+    return ok(view(target, id, r, blobs, copies));
+  }
+  async function purge(archive: string, target: Target, id: string, r: ForgetReport): Promise<number> {
     const blobs = await d.kernel.purge(archive, {
       contentKeys: r.contentKeys,
       vectorIds: r.vectorIds,
       everything: target === "archive",
     });
-    await forget.dropSnapshots(archive);
     if (target === "chunk")
       await d.feeds.events.emit(archive, "chunk.deleted", { id, versions: r.versions, audit_id: r.auditId });
-    return ok(view(target, id, r, blobs));
+    return blobs;
   }
   const rows = (list: DeletionRecord[]) => ({
     deletions: list.map((r) => ({
@@ -57,6 +70,7 @@ export function forgetUseCases(d: AppDeps) {
       actor: r.actor,
       at: new Date(r.at).toISOString(),
       counts: parseJson<Record<string, number>>(r.counts, {}),
+      recreated: r.recreated ? { at: new Date(r.recreated.at).toISOString(), by: r.recreated.by } : null,
     })),
   });
   return {

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { annotationUseCases } from "./annotations";
 import { archiveUseCases } from "./archives";
-import { authorize, type Need, readableArchives, whoami } from "./auth";
+import { actorOf, authorize, type Need, readableArchives, whoami } from "./auth";
 import { browseUseCases } from "./browse";
 import { codePairUseCases } from "./code-pairs";
 import type { AppDeps } from "./deps";
@@ -44,11 +44,21 @@ export function createUseCases(d: AppDeps) {
     archives: archiveUseCases(d),
     memory: {
       ingest: (archive: string, artifacts: In<typeof S.ArtifactSchema>[]) => Op.ingestOp(k, archive, artifacts),
-      /** POST /ingest with its options (near_duplicates: revise). */
-      ingestBatch: (archive: string, b: In<typeof S.IngestBody>) =>
-        b.near_duplicates === "revise"
+      /**
+       * POST /ingest with its options (near_duplicates: revise): an explicit write, so an id deleted
+       * before is created again, and its tombstone records when and by whom.
+       */
+      ingestBatch: async (archive: string, b: In<typeof S.IngestBody>, authorization?: string | undefined) => {
+        const res = await (b.near_duplicates === "revise"
           ? Op.ingestRevisingOp(k, d.stores.chunks, archive, b, d.clock.now())
-          : Op.ingestOp(k, archive, b.artifacts),
+          : Op.ingestOp(k, archive, b.artifacts));
+        if (res.ok) {
+          const created = res.value.results.filter((r) => r.status === "created").map((r) => r.id);
+          if (created.length)
+            await d.feeds.world.recreated(archive, created, await actorOf(d, authorization), d.clock.now());
+        }
+        return res;
+      },
       revise: (archive: string, artifact: In<typeof S.ArtifactSchema>) =>
         Op.reviseOp(k, d.stores.chunks, archive, artifact),
       deprecate: (archive: string, b: In<typeof S.DeprecateBody>) => Op.deprecateOp(k, archive, b),

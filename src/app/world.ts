@@ -15,6 +15,7 @@ import {
   consumeDeliveries,
   type QueueMessageLike,
   receiveWebhook,
+  reconcileDeliveries,
   replayDelivery,
   type WebhookHeaders,
   webhookBodyPrefix,
@@ -103,6 +104,10 @@ export function webhookUseCases(d: AppDeps) {
     /** The queue consumer: ingest each delivery, retry with backoff, dead-letter after the last attempt. */
     consume(messages: readonly QueueMessageLike[]) {
       return consumeDeliveries(d.feeds, messages);
+    },
+    /** Cron: enqueue again the deliveries whose queue message was lost (received or queued past the lease). */
+    reconcile() {
+      return reconcileDeliveries(d.feeds);
     },
   };
 }

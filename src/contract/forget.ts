@@ -44,6 +44,17 @@ export const Forgotten = z
       log_ops: z.number().int().describe("Change-log entries dropped or rewritten so no rebuild brings the data back."),
       content_objects: z.number().int().describe("Content blobs removed (content another version still uses stays)."),
       vectors: z.number().int(),
+      annotations: z
+        .number()
+        .int()
+        .describe(
+          "Annotations of other chunks rewritten or removed because they named it: evidence anchors and values naming it, reviews of edges to it.",
+        ),
+      copies: z
+        .array(z.string())
+        .describe(
+          "Chunks PaperGuru wrote by quoting it (research hubs citing it), deleted with it; each has its own audit row.",
+        ),
     }),
     audit_id: z.number().int(),
   })
@@ -58,6 +69,8 @@ export const Forgotten = z
         log_ops: 6,
         content_objects: 2,
         vectors: 1,
+        annotations: 1,
+        copies: ["review:memory#hub"],
       },
       audit_id: 41,
     },
@@ -72,6 +85,12 @@ export const Deletion = z
     actor: z.string().describe('"admin" or "key:<key id>"'),
     at: z.string().describe("ISO 8601"),
     counts: z.record(z.string(), z.number()),
+    recreated: z
+      .object({ at: z.string().describe("ISO 8601"), by: z.string() })
+      .nullable()
+      .describe(
+        "A deleted chunk id an explicit ingest created again (imports, webhook deliveries and source runs never do): when and by whom.",
+      ),
   })
   .openapi("Deletion");
 

@@ -79,8 +79,26 @@ export interface ExistingState {
 export function codeSymbols(id: string, source: string | undefined, content: string): CodeSymbol[] {
   const paths = [id.split("#")[0] ?? id, (source ?? "").split(/[#?]/)[0] ?? ""];
   const path = paths.find((p) => languageOf(p) !== null);
-  return path ? extractSymbols(path, content) : [];
+  if (!path) return [];
+  // The first declarations, up to MAX_SYMBOL_BYTES of stored JSON: a generated file of 16,000
+  // exports (817 KB) would otherwise need 1.5 MB in one row, past what a D1 value may hold.
+  const out: CodeSymbol[] = [];
+  let bytes = 2;
+  for (const sym of extractSymbols(path, content)) {
+    bytes += JSON.stringify(sym).length + 1;
+    if (bytes > MAX_SYMBOL_BYTES) break;
+    out.push(sym);
+  }
+  return out;
 }
+
+/** Stored JSON of one code unit's declarations (~2,500 signatures); the content is stored whole. */
+export const MAX_SYMBOL_BYTES = 256 * 1024;
+/**
+ * Stored metadata of one version (title, synopsis, mentions, symbols, entities, boundaries, edges,
+ * relations) at most: one D1 row, whose values may hold ~1 MB each.
+ */
+export const MAX_VERSION_META_BYTES = 900 * 1024;
 
 export interface VersionRow {
   chunkId: string;
@@ -501,6 +519,27 @@ export async function planIngest(
       source: a.source ?? "",
       closesVersion: prev?.latestVersion ?? 0,
     });
+    const meta = plan.versions[plan.versions.length - 1] as VersionRow;
+    const parts: Array<[string, number]> = [
+      ["content", JSON.stringify([meta.mentions, meta.symbols]).length + meta.synopsis.length],
+      ["edges", JSON.stringify(meta.edges).length],
+      ["relations", JSON.stringify(meta.relations ?? null).length],
+      ["entities", JSON.stringify(meta.entities).length],
+      ["boundaries", JSON.stringify(meta.boundaries).length],
+      ["title", meta.title.length],
+    ];
+    const metaBytes = parts.reduce((n, [, b]) => n + b, 0);
+    if (metaBytes > MAX_VERSION_META_BYTES) {
+      const [largest] = parts.sort((x, y) => y[1] - x[1])[0] as [string, number];
+      return fail(
+        "too_large",
+        `${a.id} would store ${metaBytes.toLocaleString("en-US")} bytes of metadata with its version (most of it from its ${largest}); one version holds at most ${MAX_VERSION_META_BYTES.toLocaleString("en-US")}`,
+        `artifacts.${i}.${largest}`,
+        largest === "content"
+          ? "split the content into several artifacts (sections with a part-of edge to the whole)"
+          : `send fewer or shorter ${largest}, or split the artifact`,
+      );
+    }
     plan.results.push({ id: a.id, status: prev ? "updated" : "created", version });
 
     for (const e of norm.entityRows) {

@@ -7,6 +7,8 @@
  * hosts a deployment names in its allow-list (OUTBOUND_ALLOW_HOSTS, for local development) pass.
  */
 
+import type { HttpFetch, Resolver } from "./ports";
+
 const INTERNAL_SUFFIXES = [
   ".localhost",
   ".local",
@@ -120,6 +122,50 @@ export function hostRefusal(host: string, allowHosts: readonly string[] = []): s
   if (WILDCARD_DNS.some((s) => h.endsWith(s) || h === s.slice(1)))
     return `host ${host} is a wildcard DNS name that can point at any address`;
   return null;
+}
+
+/** Why an address a name resolved to may not be reached, or null when it is public. */
+export function addressRefusal(address: string): string | null {
+  const a = address.toLowerCase();
+  const v4 = ipv4(a);
+  if (v4) return privateV4(v4) ? `${address} is a private, loopback, link-local or reserved address` : null;
+  const g = ipv6Groups(a);
+  if (!g) return `${address} is not an IP address`;
+  return privateV6(g) ? `${address} is a private, loopback, link-local or translated address` : null;
+}
+
+/** An outbound request refused before it was sent (the host resolves to a non-public address). */
+export class OutboundRefused extends Error {
+  override name = "OutboundRefused";
+}
+
+/**
+ * Fetch only where the host resolves to public addresses: before each request (each redirect hop is
+ * its own request), the host's A and AAAA answers are checked with addressRefusal; one non-public
+ * answer refuses it. IP literals were judged by name (urlRefusal); allow-listed hosts are not looked
+ * up. What this cannot see: a name that answers differently between this lookup and the connection
+ * (DNS rebinding within the record's lifetime).
+ */
+export function resolvingFetch(http: HttpFetch, resolver: Resolver, allowHosts: readonly string[] = []): HttpFetch {
+  return async (request) => {
+    const host = new URL(request.url).hostname.toLowerCase().replace(/\.$/, "");
+    const literal = ipv4(host) !== null || host.startsWith("[");
+    if (!literal && !allowHosts.includes(host)) {
+      let answers: string[];
+      try {
+        answers = await resolver.addresses(host);
+      } catch (e) {
+        throw new OutboundRefused(
+          `host ${host} could not be resolved (${e instanceof Error ? e.message.slice(0, 200) : String(e)}), so it is not fetched`,
+        );
+      }
+      for (const a of answers) {
+        const why = addressRefusal(a);
+        if (why) throw new OutboundRefused(`host ${host} resolves to ${why}`);
+      }
+    }
+    return http(request);
+  };
 }
 
 /**

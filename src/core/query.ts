@@ -484,13 +484,12 @@ export async function verifyAnchors(
     contents.set(k, row ? await deps.blobs.get(row.contentKey) : null);
   });
   const now = deps.clock.now();
+  // Accesses of versions that exist only: an anchor into a missing (or deleted) chunk names nothing
+  // stored, and its id is not written back into the access log.
+  const found = new Set([...contents].filter(([, c]) => c !== null).map(([k]) => k.split("\u0000")[0] as string));
   await deps.access.record(
     archiveId,
-    [...new Set(anchors.map((a) => a.artifact_id))].map((chunk) => ({
-      chunk,
-      channel: "verification" as const,
-      at: now,
-    })),
+    [...found].map((chunk) => ({ chunk, channel: "verification" as const, at: now })),
     sessionId,
   );
   return anchors.map((a) => {

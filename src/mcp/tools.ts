@@ -335,7 +335,7 @@ export const TOOLS: McpTool[] = [
     }),
     output: IngestOut,
     annotations: { idempotentHint: true },
-    run: async (app, a, args) => {
+    run: async (app, a, args, caller) => {
       const [first] = args.artifacts;
       if (args.revise && (args.artifacts.length !== 1 || !first))
         return fail(
@@ -345,7 +345,11 @@ export const TOOLS: McpTool[] = [
           "send one artifact per revise call",
         );
       if (args.revise && first) return app.memory.revise(a, first);
-      return app.memory.ingestBatch(a, { artifacts: args.artifacts, near_duplicates: args.near_duplicates ?? "add" });
+      return app.memory.ingestBatch(
+        a,
+        { artifacts: args.artifacts, near_duplicates: args.near_duplicates ?? "add" },
+        caller.authorization,
+      );
     },
   }),
   tool({

@@ -16,7 +16,10 @@ describe("configuration", () => {
       githubToken: null,
       contactEmail: null,
       allowHosts: [],
+      dnsResolver: "https://cloudflare-dns.com/dns-query",
     });
+    expect(readConfig({ DNS_RESOLVER: "none" }).dnsResolver).toBeNull();
+    expect(readConfig({ DNS_RESOLVER: "https://dns.google/resolve" }).dnsResolver).toBe("https://dns.google/resolve");
     expect(readConfig({ OUTBOUND_ALLOW_HOSTS: " localhost, 127.0.0.1 ," }).allowHosts).toEqual([
       "localhost",
       "127.0.0.1",
@@ -29,6 +32,8 @@ describe("configuration", () => {
     );
     expect(() => readConfig({ VECTOR_INDEX: "vectorise" })).toThrow(ConfigError);
     expect(() => readConfig({ DISTILLER: "llm" })).toThrow("DISTILLER");
+    expect(() => readConfig({ DNS_RESOLVER: "http://10.0.0.1/dns-query" })).toThrow('DNS_RESOLVER="http://10.0.0.1');
+    expect(() => readConfig({ DNS_RESOLVER: "1.1.1.1" })).toThrow(ConfigError);
   });
 
   it("refuses a choice whose binding is missing", () => {

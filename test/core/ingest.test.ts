@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ArtifactInput, type ExistingState, planIngest, prepareBatch } from "../../src/core/ingest";
+import {
+  type ArtifactInput,
+  type ExistingState,
+  MAX_SYMBOL_BYTES,
+  planIngest,
+  prepareBatch,
+} from "../../src/core/ingest";
 import { emptyState, stateAfter } from "../fixtures/ingest-state";
 
 const sketch = async () => "AAAA";
@@ -104,5 +110,40 @@ describe("ingest planning", () => {
     ]);
     expect(self.ok).toBe(false);
     if (!self.ok) expect(self.error.field).toBe("artifacts.0.edges.0.target");
+  });
+
+  it("keeps a generated module's first declarations, and refuses metadata one stored row cannot hold", async () => {
+    const lines = Array.from(
+      { length: 16_000 },
+      (_, i) => `export function handler${i}(req: Request): Response${i} {}`,
+    );
+    const big = await plan(
+      [{ id: "gh:o/r/src/gen.ts", kind: "code_unit", title: "gen.ts", content: lines.join("\n") }],
+      emptyState(),
+    );
+    const symbols = big.versions[0]?.symbols ?? [];
+    expect(symbols.length).toBeGreaterThan(1000);
+    expect(symbols.length).toBeLessThan(16_000);
+    expect(JSON.stringify(symbols).length).toBeLessThanOrEqual(MAX_SYMBOL_BYTES);
+    expect(symbols[0]?.name).toBe("handler0");
+
+    const edges = Array.from({ length: 500 }, (_, i) => ({
+      type: "cites" as const,
+      target: `doc:${i}-${"t".repeat(480)}`,
+      context: "c".repeat(1000),
+    }));
+    const relations = Array.from({ length: 500 }, (_, i) => ({
+      subject: `subject ${i % 100}`,
+      predicate: `${i} ${"p".repeat(280)}`,
+      object: `object ${i % 100}`,
+    }));
+    const p = prepareBatch([{ id: "doc:wide", kind: "note", title: "t", content: "x", edges, relations }]);
+    if (!p.ok) throw new Error(p.error.message);
+    const r = await planIngest("a", p.value, emptyState(), 1_000, sketch);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.kind).toBe("too_large");
+      expect(r.error.field).toBe("artifacts.0.edges");
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hostRefusal, urlRefusal } from "../../src/core/net";
+import { DohResolver } from "../../src/adapters/dns/doh";
+import { addressRefusal, hostRefusal, OutboundRefused, resolvingFetch, urlRefusal } from "../../src/core/net";
 
 describe("outbound requests go only to public hosts", () => {
   it("refuses private, loopback, link-local, metadata, internal and wildcard-DNS targets", () => {
@@ -53,5 +54,81 @@ describe("outbound requests go only to public hosts", () => {
     expect(urlRefusal("http://export.arxiv.org/api/query", { allowHttpHosts: ["export.arxiv.org"] })).toBeNull();
     expect(urlRefusal("http://localhost:8080/feed.json", { allowHosts: ["localhost"] })).toBeNull();
     expect(hostRefusal("127.0.0.1", ["127.0.0.1"])).toBeNull();
+  });
+});
+
+describe("names are resolved before a request is sent", () => {
+  const answers: Record<string, string[]> = {
+    "public.example": ["93.184.216.34", "2606:4700::6810:85e5"],
+    "loop.example": ["127.0.0.1"],
+    "meta.example": ["93.184.216.34", "169.254.169.254"],
+    "v6loop.example": ["::1"],
+    "mapped.example": ["::ffff:192.168.0.1"],
+    "sixtofour.example": ["2002:7f00:1::"],
+  };
+  const resolver = {
+    lookups: [] as string[],
+    async addresses(host: string) {
+      this.lookups.push(host);
+      if (host === "broken.example") throw new Error("SERVFAIL");
+      return answers[host] ?? [];
+    },
+  };
+  const sent: string[] = [];
+  const http = async (req: Request) => {
+    sent.push(req.url);
+    return new Response("ok");
+  };
+  const guarded = resolvingFetch(http, resolver, ["dev.example"]);
+
+  it("refuses a name with any non-public answer, or one the resolver cannot answer; sends nothing", async () => {
+    for (const host of ["loop", "meta", "v6loop", "mapped", "sixtofour", "broken"]) {
+      const err = await guarded(new Request(`https://${host}.example/x`)).catch((e: unknown) => e);
+      expect(err, host).toBeInstanceOf(OutboundRefused);
+    }
+    expect(sent).toEqual([]);
+  });
+
+  it("sends to public names, IP literals (judged by name) and allow-listed hosts", async () => {
+    resolver.lookups.length = 0;
+    expect((await guarded(new Request("https://public.example/x"))).status).toBe(200);
+    await guarded(new Request("https://93.184.216.34/x"));
+    await guarded(new Request("https://[2606:4700::6810:85e5]/x"));
+    await guarded(new Request("http://dev.example:8080/x"));
+    expect(resolver.lookups).toEqual(["public.example"]);
+    expect(sent).toHaveLength(4);
+  });
+
+  it("judges answers as addresses", () => {
+    for (const a of ["10.1.2.3", "127.0.0.53", "::1", "fe80::1", "fd12::1", "::ffff:0:10.0.0.1", "64:ff9b::a00:1"])
+      expect(addressRefusal(a), a).not.toBeNull();
+    for (const a of ["1.1.1.1", "2606:4700:4700::1111"]) expect(addressRefusal(a), a).toBeNull();
+    expect(addressRefusal("not-an-address")).not.toBeNull();
+  });
+
+  it("reads DNS-over-HTTPS JSON answers (A and AAAA, CNAME steps skipped; NXDOMAIN is no address)", async () => {
+    const asked: string[] = [];
+    const doh = new DohResolver(async (req) => {
+      const u = new URL(req.url);
+      asked.push(`${u.searchParams.get("name")} ${u.searchParams.get("type")} ${req.headers.get("accept")}`);
+      const name = u.searchParams.get("name");
+      if (name === "gone.example") return Response.json({ Status: 3 });
+      if (name === "fail.example") return Response.json({ Status: 2 });
+      if (name === "down.example") return new Response("no", { status: 502 });
+      return u.searchParams.get("type") === "A"
+        ? Response.json({
+            Status: 0,
+            Answer: [
+              { name, type: 5, data: "edge.example." },
+              { name: "edge.example.", type: 1, data: "104.16.1.1" },
+            ],
+          })
+        : Response.json({ Status: 0, Answer: [{ name: "edge.example.", type: 28, data: "2606:4700::1" }] });
+    }, "https://resolver.example/dns-query");
+    expect(await doh.addresses("www.example")).toEqual(["104.16.1.1", "2606:4700::1"]);
+    expect(asked).toContain("www.example A application/dns-json");
+    expect(await doh.addresses("gone.example")).toEqual([]);
+    await expect(doh.addresses("fail.example")).rejects.toThrow(/status 2/);
+    await expect(doh.addresses("down.example")).rejects.toThrow(/HTTP 502/);
   });
 });

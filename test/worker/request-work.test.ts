@@ -19,9 +19,9 @@ function countingApp() {
     get(target, prop) {
       const v = Reflect.get(target, prop, target);
       if (prop === "get")
-        return (key: string) => {
+        return (key: string, options?: R2GetOptions) => {
           reads.r2++;
-          return target.get(key);
+          return target.get(key, options);
         };
       return typeof v === "function" ? v.bind(target) : v;
     },

@@ -11,15 +11,39 @@
  */
 import { and, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import { slug } from "../../core/ids";
-import { type HashedParts, hashParts } from "../../core/ingest";
+import { type HashedParts, hashParts, sha256Hex } from "../../core/ingest";
 import type { ContentOf, DeletionRecord, ForgetReport, ForgetStore } from "../../core/ports";
 import { parseJson } from "../../core/ports";
+import { EDGE_REVIEW_PREFIX } from "../../core/review";
 import type { ChangeOp } from "../../core/types";
 import { chunked, type Db, IN_CHUNK, type Stmt } from "./queries";
 import * as s from "./schema";
 
 /** What a hard-deleted chunk's id reads as where a stored record keeps its place (metric runs). */
 export const FORGOTTEN_ID = "(forgotten)";
+
+/**
+ * Chunks whose content PaperGuru wrote by quoting other chunks (an SGMC hub: its cards' anchors and
+ * snippets, citing every source it quotes). Deleting a quoted chunk deletes them too.
+ */
+export const QUOTING_BOUNDARIES = ["sgmc:hub"];
+
+/** Whether a JSON value names the id anywhere. */
+function names(v: unknown, id: string): boolean {
+  if (v === id) return true;
+  if (Array.isArray(v)) return v.some((x) => names(x, id));
+  if (v && typeof v === "object") return Object.values(v).some((x) => names(x, id));
+  return false;
+}
+
+/** A JSON value without the id: array elements that are records naming it go, the bare id reads FORGOTTEN_ID. */
+export function scrubValue(v: unknown, id: string): unknown {
+  if (v === id) return FORGOTTEN_ID;
+  if (Array.isArray(v))
+    return v.filter((x) => !(x && typeof x === "object" && names(x, id))).map((x) => scrubValue(x, id));
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrubValue(x, id)]));
+  return v;
+}
 
 /** What a scrub removes: chunk ids and entity ids. */
 interface Targets {
@@ -134,6 +158,58 @@ export class D1ForgetStore implements ForgetStore {
     });
   }
 
+  /**
+   * Annotations of other chunks that name the chunk: an edge review of an edge to it goes (the edge
+   * goes); any other value loses the array elements that name it (a draft's evidence anchors, with
+   * their snippets) and reads FORGOTTEN_ID where it was the id; a reason naming it likewise.
+   */
+  async #scrubAnnotations(archiveId: string, chunkId: string): Promise<{ stmts: Stmt[]; n: number }> {
+    const a = s.annotations;
+    const quoted = JSON.stringify(chunkId);
+    const rows = await this.#db
+      .select({ id: a.id, key: a.key, value: a.value, reason: a.reason })
+      .from(a)
+      .where(
+        and(
+          eq(a.archiveId, archiveId),
+          or(sql`instr(${a.value}, ${quoted}) > 0`, sql`instr(${a.reason}, ${chunkId}) > 0`),
+        ),
+      );
+    const stmts: Stmt[] = [];
+    for (const row of rows) {
+      const value = parseJson<unknown>(row.value, null);
+      const edge = (value as { edge?: { to?: unknown } } | null)?.edge;
+      if (row.key.startsWith(EDGE_REVIEW_PREFIX) && edge?.to === chunkId) {
+        stmts.push(this.#db.delete(a).where(eq(a.id, row.id)));
+        continue;
+      }
+      stmts.push(
+        this.#db
+          .update(a)
+          .set({
+            value: JSON.stringify(scrubValue(value, chunkId)),
+            reason: row.reason.split(chunkId).join(FORGOTTEN_ID),
+          })
+          .where(eq(a.id, row.id)),
+      );
+    }
+    return { stmts, n: rows.length };
+  }
+
+  async quotingCopies(archiveId: string, chunkId: string): Promise<string[]> {
+    const rows = await this.#db.all<{ id: string }>(
+      sql`SELECT DISTINCT e.src AS id FROM edges AS e
+          WHERE e.archive_id = ${archiveId} AND e.dst = ${chunkId} AND e.type = 'cites'
+            AND EXISTS (SELECT 1 FROM chunk_versions AS v, json_each(v.boundaries) AS b
+                        WHERE v.archive_id = e.archive_id AND v.chunk_id = e.src AND b.value IN (${sql.join(
+                          QUOTING_BOUNDARIES.map((b) => sql`${b}`),
+                          sql`, `,
+                        )}))
+          ORDER BY e.src`,
+    );
+    return rows.map((r) => r.id).filter((id) => id !== chunkId);
+  }
+
   #dropSnapshots(archiveId: string): Stmt {
     return this.#db.delete(s.capitalSnapshots).where(eq(s.capitalSnapshots.archiveId, archiveId));
   }
@@ -152,11 +228,26 @@ export class D1ForgetStore implements ForgetStore {
       .returning({ id: s.deletions.id });
   }
 
-  /** Run the batch whose last statement is the audit insert; its id. */
-  async #commit(stmts: Stmt[], audit: Stmt): Promise<number> {
-    const results = (await this.#db.batch([...stmts, audit] as unknown as [Stmt, ...Stmt[]])) as unknown[];
-    const last = results[results.length - 1] as Array<{ id: number }>;
-    return last[0]?.id ?? 0;
+  /** Run the statements, the audit insert and what follows it as one batch; the audit row's id. */
+  async #commit(stmts: Stmt[], audit: Stmt, after: Stmt[] = []): Promise<number> {
+    const results = (await this.#db.batch([...stmts, audit, ...after] as unknown as [Stmt, ...Stmt[]])) as unknown[];
+    const row = results[stmts.length] as Array<{ id: number }>;
+    return row[0]?.id ?? 0;
+  }
+
+  /**
+   * The tombstone of a deleted chunk id (by its hash), pointing at the audit row inserted just
+   * before it in the same batch. Not async: drizzle's statement is thenable and would run at once.
+   */
+  #tombstone(archiveId: string, idHash: string, now: number): Stmt {
+    const auditId = sql<number>`(SELECT MAX(id) FROM deletions WHERE archive_id = ${archiveId})`;
+    return this.#db
+      .insert(s.tombstones)
+      .values({ archiveId, idHash, deletedAt: now, auditId })
+      .onConflictDoUpdate({
+        target: [s.tombstones.archiveId, s.tombstones.idHash],
+        set: { deletedAt: now, auditId, recreatedAt: null, recreatedBy: null },
+      });
   }
 
   /** Edges with an end among `ids`, and the statements removing them. */
@@ -333,6 +424,7 @@ export class D1ForgetStore implements ForgetStore {
     const log = await this.#scrubLog(archiveId, { chunks: new Set([chunkId]), entities: new Set(orphans) });
     const edges = await this.#edges(archiveId, [chunkId, ...orphans]);
     const rewritten = await this.#rewriteVersions(archiveId, new Set([chunkId, ...orphans]), chunkId, contentOf);
+    const notes = await this.#scrubAnnotations(archiveId, chunkId);
     const stmts: Stmt[] = [
       ...rewritten.stmts,
       ...(await this.#successorRecords(archiveId, chunkId)),
@@ -363,13 +455,23 @@ export class D1ForgetStore implements ForgetStore {
         .delete(s.entityEvents)
         .where(and(eq(s.entityEvents.archiveId, archiveId), eq(s.entityEvents.entityId, `chunk:${chunkId}`))),
       ...(await this.#scrubRuns(archiveId, chunkId)),
+      ...notes.stmts,
       ...edges.stmts,
       ...this.#entityRows(archiveId, orphans),
       ...log.stmts,
       this.#dropSnapshots(archiveId),
     ];
-    const counts = { versions: versions.length, edges: edges.n, entities: orphans.length, log_ops: log.touched };
-    const auditId = await this.#commit(stmts, this.#audit(archiveId, "chunk", chunkId, actor, now, counts));
+    const counts = {
+      versions: versions.length,
+      edges: edges.n,
+      entities: orphans.length,
+      log_ops: log.touched,
+      annotations: notes.n,
+    };
+    const idHash = await sha256Hex(chunkId);
+    const auditId = await this.#commit(stmts, this.#audit(archiveId, "chunk", chunkId, actor, now, counts), [
+      this.#tombstone(archiveId, idHash, now),
+    ]);
     return {
       auditId,
       versions: versions.length,
@@ -382,6 +484,7 @@ export class D1ForgetStore implements ForgetStore {
       ),
       vectorIds: [chunk.vectorId],
       rows: 0,
+      annotations: notes.n,
     };
   }
 
@@ -469,12 +572,24 @@ export class D1ForgetStore implements ForgetStore {
 
   async deletions(archiveId: string, limit: number): Promise<DeletionRecord[]> {
     const rows = await this.#db
-      .select()
+      .select({
+        d: s.deletions,
+        recreatedAt: s.tombstones.recreatedAt,
+        recreatedBy: s.tombstones.recreatedBy,
+      })
       .from(s.deletions)
+      .leftJoin(
+        s.tombstones,
+        and(eq(s.tombstones.archiveId, s.deletions.archiveId), eq(s.tombstones.auditId, s.deletions.id)),
+      )
       .where(eq(s.deletions.archiveId, archiveId))
       .orderBy(desc(s.deletions.id))
       .limit(limit);
-    return rows.map((r) => ({ ...r, target: r.target as DeletionRecord["target"] }));
+    return rows.map(({ d, recreatedAt, recreatedBy }) => ({
+      ...d,
+      target: d.target as DeletionRecord["target"],
+      recreated: recreatedAt === null || recreatedAt === undefined ? null : { at: recreatedAt, by: recreatedBy ?? "" },
+    }));
   }
 }
 
@@ -490,6 +605,7 @@ export const ARCHIVE_TABLES = [
   s.changeLog,
   s.capitalSnapshots,
   s.capitalShards,
+  s.tombstones,
   s.accessEvents,
   s.sessionEvents,
   s.webhooks,

@@ -191,6 +191,25 @@ export const capitalShards = sqliteTable(
   (t) => [primaryKey({ columns: [t.archiveId, t.shard] })],
 );
 
+/**
+ * One row per hard-deleted chunk id (its SHA-256, not the id): automated writes (imports, webhook
+ * deliveries and their replays, source runs) skip it; an explicit ingest creates the id again and
+ * records when and by whom here.
+ */
+export const tombstones = sqliteTable(
+  "tombstones",
+  {
+    archiveId: text("archive_id").notNull(),
+    idHash: text("id_hash").notNull(),
+    deletedAt: integer("deleted_at").notNull(),
+    /** The deletions row of the delete. */
+    auditId: integer("audit_id").notNull(),
+    recreatedAt: integer("recreated_at"),
+    recreatedBy: text("recreated_by"),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.idHash] })],
+);
+
 export const capitalSnapshots = sqliteTable(
   "capital_snapshots",
   {

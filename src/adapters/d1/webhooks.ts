@@ -3,7 +3,7 @@
  * so a redelivery finds it and is acknowledged without a second ingest; the dead-letter list is the
  * deliveries with status "dead". The HMAC secret is stored as given: verifying a signature needs it.
  */
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt } from "drizzle-orm";
 import type { DeliveryRecord, WebhookRecord, WebhookStore } from "../../core/ports";
 import type { Db } from "./queries";
 import * as s from "./schema";
@@ -133,6 +133,16 @@ export class D1WebhookStore implements WebhookStore {
       .from(s.webhookDeliveries)
       .where(status ? and(scope, eq(s.webhookDeliveries.status, status)) : scope)
       .orderBy(desc(s.webhookDeliveries.receivedAt))
+      .limit(limit);
+  }
+
+  async stuckDeliveries(before: number, limit: number): Promise<DeliveryRecord[]> {
+    const d = s.webhookDeliveries;
+    return this.#db
+      .select()
+      .from(d)
+      .where(and(inArray(d.status, ["received", "queued"]), lt(d.updatedAt, before)))
+      .orderBy(asc(d.updatedAt))
       .limit(limit);
   }
 }

@@ -4,6 +4,7 @@
  * a paper's versions and head, and the entity events the pipelines record themselves.
  */
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { sha256Hex } from "../../core/ingest";
 import type { PaperMatch, WorldLookup } from "../../core/ports";
 import { chunked, chunkRows, type Db, entityEvent, IN_CHUNK, latestVersion } from "./queries";
 import * as s from "./schema";
@@ -13,6 +14,42 @@ export class D1WorldLookup implements WorldLookup {
 
   constructor(db: Db) {
     this.#db = db;
+  }
+
+  async tombstoned(archiveId: string, ids: string[]): Promise<Map<string, number>> {
+    const byHash = new Map<string, string>();
+    for (const id of new Set(ids)) byHash.set(await sha256Hex(id), id);
+    const out = new Map<string, number>();
+    for (const part of chunked([...byHash.keys()], IN_CHUNK)) {
+      const rows = await this.#db
+        .select({ h: s.tombstones.idHash, at: s.tombstones.deletedAt })
+        .from(s.tombstones)
+        .where(
+          and(
+            eq(s.tombstones.archiveId, archiveId),
+            inArray(s.tombstones.idHash, part),
+            isNull(s.tombstones.recreatedAt),
+          ),
+        );
+      for (const r of rows) out.set(byHash.get(r.h) as string, r.at);
+    }
+    return out;
+  }
+
+  async recreated(archiveId: string, ids: string[], actor: string, at: number): Promise<void> {
+    const hashes: string[] = [];
+    for (const id of new Set(ids)) hashes.push(await sha256Hex(id));
+    for (const part of chunked(hashes, IN_CHUNK))
+      await this.#db
+        .update(s.tombstones)
+        .set({ recreatedAt: at, recreatedBy: actor })
+        .where(
+          and(
+            eq(s.tombstones.archiveId, archiveId),
+            inArray(s.tombstones.idHash, part),
+            isNull(s.tombstones.recreatedAt),
+          ),
+        );
   }
 
   /** Which of these chunk ids exist, with their kind and deprecation. */

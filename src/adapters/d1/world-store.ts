@@ -47,6 +47,7 @@ export class WorldStore implements WebhookStore, SourceStore, IngestLogStore, Wo
   insertDelivery: WebhookStore["insertDelivery"] = (row) => this.#p.webhooks.insertDelivery(row);
   updateDelivery: WebhookStore["updateDelivery"] = (archiveId, webhook, deliveryId, patch) =>
     this.#p.webhooks.updateDelivery(archiveId, webhook, deliveryId, patch);
+  stuckDeliveries: WebhookStore["stuckDeliveries"] = (before, limit) => this.#p.webhooks.stuckDeliveries(before, limit);
   deleteDelivery: WebhookStore["deleteDelivery"] = (archiveId, webhook, deliveryId) =>
     this.#p.webhooks.deleteDelivery(archiveId, webhook, deliveryId);
   listDeliveries: WebhookStore["listDeliveries"] = (archiveId, webhook, status, limit) =>
@@ -71,6 +72,9 @@ export class WorldStore implements WebhookStore, SourceStore, IngestLogStore, Wo
 
   // ------------------------------------------------------------------ feed lookups
 
+  tombstoned: WorldLookup["tombstoned"] = (archiveId, ids) => this.#p.world.tombstoned(archiveId, ids);
+  recreated: WorldLookup["recreated"] = (archiveId, ids, actor, at) =>
+    this.#p.world.recreated(archiveId, ids, actor, at);
   chunksByIds: WorldLookup["chunksByIds"] = (archiveId, ids) => this.#p.world.chunksByIds(archiveId, ids);
   chunkIdsWithPrefix: WorldLookup["chunkIdsWithPrefix"] = (archiveId, prefix, limit) =>
     this.#p.world.chunkIdsWithPrefix(archiveId, prefix, limit);

@@ -156,6 +156,10 @@ export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: Import
   // 4. Deprecated chunks: a code file that comes back gets a successor id; other kinds stay retired.
   artifacts = await successorsForRevived(deps.world, archiveId, artifacts, renamed, out);
 
+  // 4b. Hard-deleted ids stay deleted: no import, delivery, replay or source run brings one back
+  //     (an explicit ingest can), nor an edge to one.
+  artifacts = await withoutTombstoned(deps.world, archiveId, artifacts, out);
+
   // 5. Ingest in atomic batches.
   for (let i = 0; i < artifacts.length; i += INGEST_LIMITS.maxArtifacts) {
     await ingestBatch(deps, archiveId, artifacts.slice(i, i + INGEST_LIMITS.maxArtifacts), out, note);
@@ -186,7 +190,7 @@ async function applyAnnotations(
   renamed: Map<string, string>,
   out: ApplyOutcome,
 ) {
-  const failed = new Set(out.failures.map((f) => f.id));
+  const failed = new Set([...out.failures.map((f) => f.id), ...out.skipped.map((x) => x.ref)]);
   const validFrom = new Map(plan.artifacts.map((a) => [a.id, a.valid_from]));
   const wanted = new Map<string, { chunk: string; key: string; value: string; at: number | undefined }>();
   for (const a of plan.annotations ?? []) {
@@ -547,6 +551,34 @@ async function resolveEdgeTargets(
         return true;
       });
   }
+}
+
+/** The artifacts without hard-deleted ids (each skipped with the reason) and without edges to them. */
+async function withoutTombstoned(
+  world: World,
+  archiveId: string,
+  artifacts: ArtifactInput[],
+  out: ApplyOutcome,
+): Promise<ArtifactInput[]> {
+  const ids = artifacts.flatMap((a) => [a.id, ...(a.edges ?? []).map((e) => e.target)]);
+  if (ids.length === 0) return artifacts;
+  const gone = await world.tombstoned(archiveId, ids);
+  if (gone.size === 0) return artifacts;
+  const kept: ArtifactInput[] = [];
+  for (const a of artifacts) {
+    const at = gone.get(a.id);
+    if (at !== undefined) {
+      out.skipped.push({
+        ref: a.id,
+        reason: `hard-deleted from this archive at ${new Date(at).toISOString()}; automated writes do not bring it back (an explicit POST /ingest does)`,
+      });
+      continue;
+    }
+    kept.push(
+      a.edges?.some((e) => gone.has(e.target)) ? { ...a, edges: a.edges.filter((e) => !gone.has(e.target)) } : a,
+    );
+  }
+  return kept;
 }
 
 async function successorsForRevived(

@@ -5,7 +5,7 @@
  * has a subrequest budget (1,000 on paid plans) and GitHub allows 60 unauthenticated requests/hour.
  */
 import type { ImportPlan } from "../../core/formats/types";
-import { urlRefusal } from "../../core/net";
+import { OutboundRefused, urlRefusal } from "../../core/net";
 import {
   codeArtifacts,
   commitRequest,
@@ -99,6 +99,7 @@ export async function fetchSpec(
         new Request(url, { headers: spec.headers, redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }),
       );
     } catch (e) {
+      if (e instanceof OutboundRefused) throw new HttpError(400, `refused to fetch ${hostOf(url)}: ${e.message}`);
       throw new HttpError(502, `could not reach ${hostOf(url)}: ${connectionCause(e)}`);
     }
     const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;

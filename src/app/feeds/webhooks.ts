@@ -166,7 +166,10 @@ export async function receiveWebhook(
   if (deliveryId.length > 200) return fail("validation", "delivery id longer than 200 characters", "delivery");
 
   const seen = await deps.world.getDelivery(archiveId, name, deliveryId);
-  if (seen && seen.status !== "received") return ok({ status: "duplicate", delivery: deliveryId, state: seen.status });
+  // In flight (queued within its lease) or done: a duplicate. A queued delivery past its lease lost
+  // its queue message (a crash between the enqueue and the consumer): this re-send enqueues it again.
+  if (seen && seen.status !== "received" && !stuck(seen, now))
+    return ok({ status: "duplicate", delivery: deliveryId, state: seen.status });
   // Replay protection: the signature does not cover the delivery id (GitHub's has no timestamp at
   // all), so a captured body re-sent under a new id is recognised by its SHA-256 and never applied
   // again; sending the same bytes twice can only ever mean the same change.
@@ -350,6 +353,36 @@ export async function consumeDeliveries(deps: FeedDeps, messages: readonly Queue
   }
 }
 
+/**
+ * How long a delivery may stay received or queued before it counts as lost: the queue hands a
+ * message to the consumer within seconds, and a consumer run takes at most a few minutes.
+ */
+export const DELIVERY_LEASE_MS = 15 * 60_000;
+
+/** A delivery received or queued longer ago than its lease: its queue message is gone. */
+function stuck(row: { status: string; updatedAt: number }, now: number): boolean {
+  return (row.status === "received" || row.status === "queued") && row.updatedAt < now - DELIVERY_LEASE_MS;
+}
+
+/** Deliveries re-enqueued per reconciler run (one cron tick). */
+const RECONCILE_BATCH = 100;
+
+/**
+ * The reconciler (each cron tick): deliveries acknowledged to their sender but left received or
+ * queued past their lease are enqueued again, each with a new lease. The consumer applies a
+ * delivery at most once to completion (processDelivery skips one already ingested), so a message
+ * that was only late, not lost, changes nothing twice.
+ */
+export async function reconcileDeliveries(deps: FeedDeps): Promise<number> {
+  const now = deps.apply.now();
+  const rows = await deps.world.stuckDeliveries(now - DELIVERY_LEASE_MS, RECONCILE_BATCH);
+  for (const r of rows) {
+    await deps.queue.send({ archive: r.archiveId, webhook: r.webhook, delivery: r.deliveryId });
+    await deps.world.updateDelivery(r.archiveId, r.webhook, r.deliveryId, { status: "queued", updatedAt: now });
+  }
+  return rows.length;
+}
+
 /** Put a dead (or any) delivery back on the queue. */
 export async function replayDelivery(
   deps: FeedDeps,
@@ -359,8 +392,13 @@ export async function replayDelivery(
 ): Promise<Result<{ delivery: string; previous: string }>> {
   const row = await deps.world.getDelivery(archiveId, webhook, deliveryId);
   if (!row) return fail("not_found", `no delivery ${deliveryId} for webhook ${webhook}`, "delivery");
-  if (row.status === "queued" || row.status === "retrying")
-    return fail("conflict", `delivery ${deliveryId} is already ${row.status}`, "delivery", "wait for it to finish");
+  if ((row.status === "queued" || row.status === "retrying") && !stuck(row, deps.apply.now()))
+    return fail(
+      "conflict",
+      `delivery ${deliveryId} is already ${row.status}`,
+      "delivery",
+      `wait for it to finish (a queued delivery not taken within ${DELIVERY_LEASE_MS / 60_000} minutes can be replayed)`,
+    );
   await deps.world.updateDelivery(archiveId, webhook, deliveryId, {
     status: "queued",
     attempts: 0,

@@ -159,5 +159,11 @@ export interface AccessLog {
 
 /** Outbound HTTP (global fetch in production; tests install a mock that fails on unmocked URLs). */
 export type HttpFetch = (request: Request) => Promise<Response>;
+
+/** DNS answers for a host name: its IPv4 and IPv6 addresses (empty: the name does not resolve). */
+export interface Resolver {
+  /** Throws when the resolver cannot answer (then nothing is fetched). */
+  addresses(host: string): Promise<string[]>;
+}
 export * from "./capital";
 export * from "./storage";

@@ -389,6 +389,8 @@ export interface WebhookStore {
     status: string | undefined,
     limit: number,
   ): Promise<DeliveryRecord[]>;
+  /** Deliveries of any archive left received or queued since before `before`, oldest first. */
+  stuckDeliveries(before: number, limit: number): Promise<DeliveryRecord[]>;
 }
 
 /** Sources cron re-ingests, with their validators and status. */
@@ -410,6 +412,13 @@ export interface IngestLogStore {
 
 /** What the feed pipelines look up before applying a plan (dedup, links, unchanged records). */
 export interface WorldLookup {
+  /**
+   * Of these chunk ids, the ones hard-deleted and not created again since (by an explicit ingest),
+   * with when they were deleted: automated writes skip them.
+   */
+  tombstoned(archiveId: string, ids: string[]): Promise<Map<string, number>>;
+  /** Record that an explicit ingest created these deleted ids again (the tombstones stop applying). */
+  recreated(archiveId: string, ids: string[], actor: string, at: number): Promise<void>;
   chunksByIds(
     archiveId: string,
     ids: string[],
@@ -482,6 +491,8 @@ export interface ForgetReport {
   vectorIds: string[];
   /** Rows removed from every other table (archive deletes: keys, webhooks, sources, ...). */
   rows: number;
+  /** Annotations of other chunks rewritten or removed because they named the chunk. */
+  annotations?: number;
 }
 
 /** An audit row of a hard delete; `counts` is JSON text, never content. */
@@ -493,6 +504,8 @@ export interface DeletionRecord {
   actor: string;
   at: number;
   counts: string;
+  /** A deleted chunk id created again by an explicit ingest: when and by whom. */
+  recreated?: { at: number; by: string } | null;
 }
 
 /**
@@ -517,6 +530,8 @@ export interface ForgetStore {
     contentOf: ContentOf,
   ): Promise<ForgetReport | null>;
   forgetArchive(archiveId: string, actor: string, now: number): Promise<ForgetReport | null>;
+  /** Chunks whose content quotes the chunk (hubs citing it), to delete with it. */
+  quotingCopies(archiveId: string, chunkId: string): Promise<string[]>;
   /** Snapshot rows written since (a racing snapshot of the old in-memory state): removed. */
   dropSnapshots(archiveId: string): Promise<void>;
   deletions(archiveId: string, limit: number): Promise<DeletionRecord[]>;

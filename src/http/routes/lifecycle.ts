@@ -25,7 +25,11 @@ endpoint(
     },
   },
   async (c) => {
-    const res = await c.var.app.memory.ingestBatch(c.req.valid("param").archive, c.req.valid("json"));
+    const res = await c.var.app.memory.ingestBatch(
+      c.req.valid("param").archive,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );

@@ -1,0 +1,110 @@
+/**
+ * A hard delete leaves a tombstone: a webhook delivery's replay, a source run and a re-import of
+ * the same file do not bring the chunk back (each reports it skipped), nor an edge to it; an
+ * explicit POST /ingest does, and the deletions audit shows when and by whom.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { api, newArchive } from "./helpers";
+import { createWebhook, mockFetch, sendGeneric, waitDelivery } from "./world";
+
+const note = (id: string, content: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  kind: "note",
+  title: `Note ${id}`,
+  content,
+  ...extra,
+});
+
+async function exists(archive: string, key: string, chunk: string): Promise<boolean> {
+  const r = await api("GET", `/v1/archives/${archive}/chunks/${encodeURIComponent(chunk)}`, undefined, key);
+  return r.status === 200;
+}
+
+async function forget(archive: string, key: string, chunk: string) {
+  const r = await api("DELETE", `/v1/archives/${archive}/chunks?chunk=${encodeURIComponent(chunk)}`, undefined, key);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+}
+
+describe("deleted chunks stay deleted under automation", () => {
+  it("replays, source runs and re-imports skip a deleted id; an explicit ingest creates it again", async () => {
+    const { id, key } = await newArchive("tomb");
+
+    // A webhook delivery creates note:hook; after the delete, replaying that delivery does not.
+    const secret = await createWebhook(id, "feed", "generic");
+    const sent = await sendGeneric(
+      id,
+      "feed",
+      secret,
+      { artifacts: [note("note:hook", "Delivered by a hook."), note("note:kept", "Also delivered.")] },
+      { delivery: "h1" },
+    );
+    expect(sent.status).toBe(202);
+    expect(await waitDelivery(id, key, "feed", "h1")).toMatchObject({ status: "ingested", result: { created: 2 } });
+    await forget(id, key, "note:hook");
+    const replay = await api("POST", `/v1/archives/${id}/webhooks/feed/deliveries/h1/replay`, undefined, key);
+    expect(replay.status, JSON.stringify(replay.body)).toBe(202);
+    const replayed = await waitDelivery(id, key, "feed", "h1");
+    expect(replayed.status).toBe("ingested");
+    expect(await exists(id, key, "note:hook")).toBe(false);
+    expect(await exists(id, key, "note:kept")).toBe(true);
+
+    // A source whose feed still (or again) lists note:src.
+    let feed = [note("note:src", "From the feed."), note("note:cites", "Cites it.", { edges: [] })];
+    mockFetch({ "https://feeds.example.org/": () => Response.json({ artifacts: feed }) });
+    const src = await api(
+      "POST",
+      `/v1/archives/${id}/sources`,
+      { kind: "url", location: "https://feeds.example.org/a.json" },
+      key,
+    );
+    expect(src.status, JSON.stringify(src.body)).toBe(201);
+    const run = async () => {
+      const r = await api("POST", `/v1/archives/${id}/sources/${src.body.id}/run`, undefined, key);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body;
+    };
+    expect((await run()).run.status).toBe("ok");
+    await forget(id, key, "note:src");
+    feed = [
+      note("note:src", "From the feed, changed."),
+      note("note:cites", "Cites it, changed.", { edges: [{ type: "cites", target: "note:src" }] }),
+    ];
+    const again = await run();
+    expect(again.run.status, JSON.stringify(again)).toBe("ok");
+    expect(await exists(id, key, "note:src")).toBe(false);
+    // The edge to the deleted id is dropped with it: no row names it.
+    const edges = await env.DB.prepare("SELECT COUNT(*) AS n FROM edges WHERE archive_id = ? AND dst = ?")
+      .bind(id, "note:src")
+      .first<{ n: number }>();
+    expect(edges?.n).toBe(0);
+
+    // A re-import of the same file.
+    const file = JSON.stringify({ artifacts: [note("note:imp", "Imported from a file.")] });
+    const imp = () =>
+      api("POST", `/v1/archives/${id}/import?format=json&name=notes.json`, file, key).then((r) => {
+        expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+        return r.body;
+      });
+    await imp();
+    await forget(id, key, "note:imp");
+    const reimported = await imp();
+    expect(JSON.stringify(reimported)).toContain("hard-deleted");
+    expect(await exists(id, key, "note:imp")).toBe(false);
+
+    // An explicit ingest creates the id again; the audit says when and by whom; automation applies again.
+    const explicit = await api(
+      "POST",
+      `/v1/archives/${id}/ingest`,
+      { artifacts: [note("note:imp", "Written again.")] },
+      key,
+    );
+    expect(explicit.body.results[0]).toMatchObject({ id: "note:imp", status: "created", version: 1 });
+    const audit = await api("GET", `/v1/archives/${id}/deletions`, undefined, key);
+    const rows = audit.body.deletions as Array<{ target_id: string; recreated: { at: string; by: string } | null }>;
+    expect(rows.find((r) => r.target_id === "note:imp")?.recreated?.by).toMatch(/^key:/);
+    expect(rows.find((r) => r.target_id === "note:hook")?.recreated).toBeNull();
+    await imp();
+    expect(await exists(id, key, "note:imp")).toBe(true);
+  });
+});
