@@ -23,9 +23,11 @@ export async function heapUsed(): Promise<number> {
 
 /**
  * Bytes per head of a store rebuilt from a snapshot that has answered one query: hold one copy,
- * then three, and halve the growth. Differencing two holdings cancels what a single reading cannot
- * (ArrayBuffers of earlier garbage released a collection or two late, a value left in a suspended
- * frame), which otherwise move a reading by a whole store's size. Returns the first copy too.
+ * then five, and divide the growth by four. Differencing two holdings cancels what a single reading
+ * cannot (ArrayBuffers of earlier garbage released a collection or two late, a value left in a
+ * suspended frame), which otherwise move a reading by a whole store's size; four copies instead of
+ * two halve the spread of readings of one build (264-306 B/head with two on these machines).
+ * Returns the first copy too.
  */
 export async function rebuiltHeapPerHead(
   snap: Uint8Array,
@@ -42,7 +44,7 @@ export async function rebuiltHeapPerHead(
   };
   add(1);
   const one = await heapUsed();
-  add(2);
-  const perHead = ((await heapUsed()) - one) / 2 / (copies[0] as CapitalStore).size;
+  add(4);
+  const perHead = ((await heapUsed()) - one) / 4 / (copies[0] as CapitalStore).size;
   return { perHead, store: copies[0] as CapitalStore };
 }

@@ -6,8 +6,9 @@
  *   X-PaperGuru-Timestamp: <unix seconds>
  *   X-PaperGuru-Signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>
  * so a receiver verifies it exactly as PaperGuru verifies inbound webhooks (src/core/signatures.ts).
- * Non-2xx answers and network failures retry with backoff (10 s, 20 s, 40 s, 80 s); after the 5th
- * attempt the delivery is dead, listed with its last status and error, and can be redelivered.
+ * Non-2xx answers, network failures and no answer within DELIVERY_TIMEOUT_MS retry with backoff,
+ * 10 s, 20 s, 40 s, 80 s after the failed attempt ended (attempts to a subscriber that never answers
+ * start 10 s + delay + up to 1 s of queue batching apart); after the 5th attempt the delivery is dead, listed with its last status and error, and can be redelivered.
  * Payloads carry ids, versions and counts, never content.
  */
 import type { z } from "zod";

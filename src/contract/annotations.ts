@@ -1,6 +1,6 @@
 /** Annotations: append-only statuses and counters on a chunk, readable as of any time. */
 import { z } from "@hono/zod-openapi";
-import { T0, Time } from "./common";
+import { T0, Time, wellFormed } from "./common";
 
 const JsonScalar = z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]);
 /** What a stored value can be: a caller sets scalars; an import may set an object (xKG's `xkg` key). */
@@ -21,7 +21,7 @@ export const AnnotateBody = z
       .optional()
       .openapi({ description: "Add this number to the key's value (a counter; missing counts as 0)." }),
     version: z.number().int().min(1).optional().openapi({ description: "The version it is about; default the chunk." }),
-    reason: z.string().max(2000).optional(),
+    reason: wellFormed(z.string().max(2000)).optional(),
     at: Time.optional().openapi({ description: "When it holds from (valid time); default now." }),
     event_id: z.string().min(1).max(200).optional().openapi({
       description: "Your id for this event: a retry with the same id is the same event (no double count).",

@@ -7,13 +7,16 @@ import { z } from "@hono/zod-openapi";
 import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
 import { RELATION_LIMITS } from "../core/relations";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, ENTITY_TYPES } from "../core/types";
-import { MAX_ID, Time, toMs } from "./common";
+import { MAX_ID, Time, toMs, wellFormed } from "./common";
 
 export const EntityInputSchema = z.object({
   type: z.enum(ENTITY_TYPES),
-  id: z.string().min(1).max(300).optional().openapi({ example: "arxiv:2405.14831" }),
-  name: z.string().min(1).max(300),
-  aliases: z.array(z.string().min(1).max(300)).max(50).optional(),
+  id: wellFormed(z.string().min(1).max(300)).optional().openapi({ example: "arxiv:2405.14831" }),
+  name: wellFormed(z.string().min(1).max(300)),
+  aliases: z
+    .array(wellFormed(z.string().min(1).max(300)))
+    .max(50)
+    .optional(),
 });
 
 export const EdgeInputSchema = z.object({
@@ -62,7 +65,7 @@ const artifactFields = {
       description: `Pre-extracted triples {subject, predicate, object, subject_type?, object_type?} (≤ ${RELATION_LIMITS.maxRelationsPerArtifact}, strings ≤ ${RELATION_LIMITS.maxChars} chars). Their subjects and objects count toward the ${INGEST_LIMITS.maxEntitiesPerArtifact} entities per artifact.`,
     }),
   valid_from: Time.optional(),
-  source: z.string().max(2000).optional(),
+  source: wellFormed(z.string().max(2000)).optional(),
 };
 
 const ARTIFACT_EXAMPLE = {
@@ -131,7 +134,7 @@ export const DeprecateBody = z
       .optional()
       .openapi({ description: "successor chunk id (adds a deprecated-by edge)" }),
     at: Time.optional(),
-    reason: z.string().max(2000).optional(),
+    reason: wellFormed(z.string().max(2000)).optional(),
   })
   .openapi("Deprecate", {
     example: { id: "decision:cache", by: "decision:cache-v2", at: "2025-01-10", reason: "superseded" },
@@ -140,7 +143,7 @@ export const DeprecateBody = z
 export const AliasBody = z
   .object({
     entity: z.string().min(1).max(MAX_ID),
-    alias: z.string().min(1).max(300),
+    alias: wellFormed(z.string().min(1).max(300)),
     at: Time.optional(),
   })
   .openapi("Alias", { example: { entity: "method:hipporag", alias: "Hippo RAG", at: "2024-06-01" } });
@@ -148,7 +151,7 @@ export const AliasBody = z
 export const RenameBody = z
   .object({
     entity: z.string().min(1).max(MAX_ID),
-    new_name: z.string().min(1).max(300),
+    new_name: wellFormed(z.string().min(1).max(300)),
     at: Time.optional(),
   })
   .openapi("Rename", { example: { entity: "method:hipporag", new_name: "HippoRAG 2", at: "2025-02-20" } });
@@ -179,7 +182,7 @@ export const DeprecationItem = z.object({
   id: z.string().min(1).max(512),
   by: z.string().min(1).max(512).optional(),
   at: Time.optional(),
-  reason: z.string().max(2000).optional(),
+  reason: wellFormed(z.string().max(2000)).optional(),
 });
 
 /**

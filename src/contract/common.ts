@@ -5,6 +5,16 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Failure } from "../core/errors";
+import { loneSurrogateAt } from "../core/ingest";
+
+/**
+ * Text that can be stored exactly: no unpaired UTF-16 surrogate (UTF-8 would store U+FFFD instead,
+ * silently). A 400 names the field.
+ */
+export const wellFormed = <T extends z.ZodString>(schema: T) =>
+  schema.refine((s) => loneSurrogateAt(s) < 0, {
+    message: "holds a lone UTF-16 surrogate, which cannot be stored exactly: pair it or remove it",
+  });
 
 export const ErrorSchema = z
   .object({

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { REVIEW_OPS, REVIEW_STATUSES } from "../core/review";
 import { EDGE_TYPES } from "../core/types";
-import { MAX_ID, PageLimit, T0, Time } from "./common";
+import { MAX_ID, PageLimit, T0, Time, wellFormed } from "./common";
 import { FilterSchema } from "./query";
 
 const Id = z.string().min(1).max(MAX_ID);
@@ -25,7 +25,7 @@ export const ReviewBody = z
     }),
     chunk: Id.optional().openapi({ description: "The node (verify, flag, edit)." }),
     edge: ReviewEdge.optional().openapi({ description: "The edge (verify, flag, add_edge, remove_edge)." }),
-    reason: z.string().max(2000).optional(),
+    reason: wellFormed(z.string().max(2000)).optional(),
     at: Time.optional().openapi({
       description:
         "When it holds from (valid time; default now). For edit, add_edge and remove_edge the new version starts then, so it must be after the current version's valid_from.",

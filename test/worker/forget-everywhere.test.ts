@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { ADMIN, api, newArchive } from "./helpers";
+import { createWebhook, sendGeneric, waitDelivery } from "./world";
 
 const GONE = "note:secret";
 const TITLE = "Ward notes of Zephyrine Okonkwo";
@@ -92,9 +93,9 @@ function values(f: Fixture): Record<string, string[]> {
     run: f.runs,
     key: ["review"],
     // Nothing of these kinds exists in the fixture: their routes have nothing to answer.
-    name: [],
+    name: ["feed"],
     source: [],
-    delivery: [],
+    delivery: ["w1"],
     event: [],
   };
 }
@@ -394,6 +395,17 @@ describe("forgetting reaches every read path", () => {
         },
       ],
     });
+    // A webhook delivery carrying the chunk (its raw body is kept for replay).
+    const secret = await createWebhook(id, "feed", "generic");
+    const sent = await sendGeneric(
+      id,
+      "feed",
+      secret,
+      { artifacts: [{ id: GONE, kind: "note", title: TITLE, content: `${CONTENT} Follow-up: X-42 resolved.` }] },
+      { delivery: "w1" },
+    );
+    expect(sent.status).toBe(202);
+    await waitDelivery(id, key, "feed", "w1");
     // Copies PaperGuru makes: a hub quoting the chunk, a draft resting on it, reviews and notes.
     const hub = await post("/hubs/gather", { node: "paper:p", query: QUERY });
     const anchors = JSON.stringify(hub);

@@ -1,7 +1,8 @@
 /**
- * A hard delete leaves a tombstone: a webhook delivery's replay, a source run and a re-import of
- * the same file do not bring the chunk back (each reports it skipped), nor an edge to it; an
- * explicit POST /ingest does, and the deletions audit shows when and by whom.
+ * A hard delete leaves a tombstone: a source run and a re-import of the same file do not bring the
+ * chunk back (each reports it skipped), nor an edge to it; a webhook delivery that carried it loses
+ * its raw body, so it cannot be replayed; an explicit POST /ingest creates it again, and the
+ * deletions audit shows when and by whom.
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -42,12 +43,14 @@ describe("deleted chunks stay deleted under automation", () => {
     expect(sent.status).toBe(202);
     expect(await waitDelivery(id, key, "feed", "h1")).toMatchObject({ status: "ingested", result: { created: 2 } });
     await forget(id, key, "note:hook");
+    // The delivery's raw body carried the deleted chunk: it is gone, so the delivery cannot be replayed.
     const replay = await api("POST", `/v1/archives/${id}/webhooks/feed/deliveries/h1/replay`, undefined, key);
-    expect(replay.status, JSON.stringify(replay.body)).toBe(202);
-    const replayed = await waitDelivery(id, key, "feed", "h1");
-    expect(replayed.status).toBe("ingested");
+    expect(replay.status, JSON.stringify(replay.body)).toBe(409);
+    expect(replay.body.error.message).toMatch(/raw body was removed by a hard delete/);
     expect(await exists(id, key, "note:hook")).toBe(false);
     expect(await exists(id, key, "note:kept")).toBe(true);
+    const bodies = await env.CONTENT.list({ prefix: `archives/${id}/webhooks/feed/` });
+    expect(bodies.objects).toEqual([]);
 
     // A source whose feed still (or again) lists note:src.
     let feed = [note("note:src", "From the feed."), note("note:cites", "Cites it.", { edges: [] })];

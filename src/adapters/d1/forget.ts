@@ -196,6 +196,32 @@ export class D1ForgetStore implements ForgetStore {
     return { stmts, n: rows.length };
   }
 
+  /**
+   * Webhook deliveries whose raw body carried the chunk: the body goes (its key is reported with the
+   * content keys to delete), the row stays with an empty key (no replay) and without the id.
+   */
+  async #scrubDeliveries(archiveId: string, chunkId: string): Promise<{ stmts: Stmt[]; keys: string[] }> {
+    const d = s.webhookDeliveries;
+    const rows = await this.#db
+      .select({ webhook: d.webhook, deliveryId: d.deliveryId, bodyKey: d.bodyKey, chunkIds: d.chunkIds })
+      .from(d)
+      .where(and(eq(d.archiveId, archiveId), sql`instr(${d.chunkIds}, ${JSON.stringify(chunkId)}) > 0`));
+    const stmts: Stmt[] = [];
+    const keys: string[] = [];
+    for (const r of rows) {
+      const ids = parseJson<string[]>(r.chunkIds, []);
+      if (!ids.includes(chunkId)) continue;
+      if (r.bodyKey) keys.push(r.bodyKey);
+      stmts.push(
+        this.#db
+          .update(d)
+          .set({ bodyKey: "", chunkIds: JSON.stringify(ids.filter((x) => x !== chunkId)) })
+          .where(and(eq(d.archiveId, archiveId), eq(d.webhook, r.webhook), eq(d.deliveryId, r.deliveryId))),
+      );
+    }
+    return { stmts, keys };
+  }
+
   async quotingCopies(archiveId: string, chunkId: string): Promise<string[]> {
     const rows = await this.#db.all<{ id: string }>(
       sql`SELECT DISTINCT e.src AS id FROM edges AS e
@@ -425,6 +451,7 @@ export class D1ForgetStore implements ForgetStore {
     const edges = await this.#edges(archiveId, [chunkId, ...orphans]);
     const rewritten = await this.#rewriteVersions(archiveId, new Set([chunkId, ...orphans]), chunkId, contentOf);
     const notes = await this.#scrubAnnotations(archiveId, chunkId);
+    const bodies = await this.#scrubDeliveries(archiveId, chunkId);
     const stmts: Stmt[] = [
       ...rewritten.stmts,
       ...(await this.#successorRecords(archiveId, chunkId)),
@@ -456,6 +483,7 @@ export class D1ForgetStore implements ForgetStore {
         .where(and(eq(s.entityEvents.archiveId, archiveId), eq(s.entityEvents.entityId, `chunk:${chunkId}`))),
       ...(await this.#scrubRuns(archiveId, chunkId)),
       ...notes.stmts,
+      ...bodies.stmts,
       ...edges.stmts,
       ...this.#entityRows(archiveId, orphans),
       ...log.stmts,
@@ -467,6 +495,7 @@ export class D1ForgetStore implements ForgetStore {
       entities: orphans.length,
       log_ops: log.touched,
       annotations: notes.n,
+      webhook_bodies: bodies.keys.length,
     };
     const idHash = await sha256Hex(chunkId);
     const auditId = await this.#commit(stmts, this.#audit(archiveId, "chunk", chunkId, actor, now, counts), [
@@ -478,10 +507,13 @@ export class D1ForgetStore implements ForgetStore {
       edges: edges.n,
       entities: orphans,
       logOps: log.touched,
-      contentKeys: await this.#unreferenced(
-        archiveId,
-        versions.map((v) => v.contentKey),
-      ),
+      contentKeys: [
+        ...(await this.#unreferenced(
+          archiveId,
+          versions.map((v) => v.contentKey),
+        )),
+        ...bodies.keys,
+      ],
       vectorIds: [chunk.vectorId],
       rows: 0,
       annotations: notes.n,

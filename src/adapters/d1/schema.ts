@@ -301,6 +301,11 @@ export const webhookDeliveries = sqliteTable(
     error: text("error"),
     receivedAt: integer("received_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /**
+     * JSON string[]: the chunk ids a generic delivery's body carries (null for GitHub pushes, whose
+     * bodies name files, not content): a hard delete of one of them removes the raw body.
+     */
+    chunkIds: text("chunk_ids"),
   },
   (t) => [
     primaryKey({ columns: [t.archiveId, t.webhook, t.deliveryId] }),

@@ -128,6 +128,8 @@ export async function receiveWebhook(
   }
   let deliveryId: string | null;
   let event: string;
+  /** The chunk ids the body carries (generic deliveries): a hard delete of one removes the body. */
+  let carried: string[] | null = null;
   if (hook.kind === "github") {
     const v = await verifyGithub(hook.secret, headers.get("x-hub-signature-256"), raw);
     if (!v.ok) return v;
@@ -162,6 +164,7 @@ export async function receiveWebhook(
     if (!json.ok) return json;
     const plan = feedPlan(json.value);
     if (!plan.ok) return plan;
+    carried = plan.value.artifacts.map((a) => a.id);
   }
   if (deliveryId.length > 200) return fail("validation", "delivery id longer than 200 characters", "delivery");
 
@@ -197,6 +200,7 @@ export async function receiveWebhook(
       error: null,
       receivedAt: now,
       updatedAt: now,
+      chunkIds: carried ? JSON.stringify(carried) : null,
     });
     if (!inserted) {
       const again = await deps.world.getDelivery(archiveId, name, deliveryId);
@@ -392,6 +396,13 @@ export async function replayDelivery(
 ): Promise<Result<{ delivery: string; previous: string }>> {
   const row = await deps.world.getDelivery(archiveId, webhook, deliveryId);
   if (!row) return fail("not_found", `no delivery ${deliveryId} for webhook ${webhook}`, "delivery");
+  if (row.bodyKey === "")
+    return fail(
+      "conflict",
+      `delivery ${deliveryId} cannot be replayed: its raw body was removed by a hard delete of a chunk it carried`,
+      "delivery",
+      "send the artifacts again (an explicit ingest) if they should be stored",
+    );
   if ((row.status === "queued" || row.status === "retrying") && !stuck(row, deps.apply.now()))
     return fail(
       "conflict",

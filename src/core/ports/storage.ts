@@ -186,6 +186,8 @@ export interface DeliveryRecord {
   error: string | null;
   receivedAt: number;
   updatedAt: number;
+  /** JSON string[] of the chunk ids a generic delivery carries; null or absent: none recorded. */
+  chunkIds?: string | null;
 }
 
 /** A registered source; `state` and `lastCounts` are JSON text. */
