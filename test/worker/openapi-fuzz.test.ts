@@ -222,4 +222,101 @@ describe("OpenAPI-driven isolation and fuzz", () => {
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThanOrEqual(2000);
   }, 600_000);
+
+  it("answers large but valid values, each field at its schema's limit, with 2xx or 4xx, never 5xx", async () => {
+    const a = await newArchive("fuzz-large");
+    const doc = (await (await call("/openapi.json")).json()) as OpenApiDoc;
+    const failures: string[] = [];
+    let sent = 0;
+    let variants = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const media = op.requestBody?.content?.["application/json"];
+        if (!media?.schema || (method !== "post" && method !== "put")) continue;
+        if (path === "/v1/archives/{archive}" || (path.includes("/webhooks/{name}") && method === "post")) continue;
+        const schema = resolve(doc, media.schema);
+        const example = media.example ?? schema.example;
+        if (example === undefined) continue;
+        for (const [what, body] of largeVariants(doc, schema, example)) {
+          variants++;
+          const url = fill(path, a.id);
+          const r = await send(method.toUpperCase(), url, JSON.stringify(body), ADMIN);
+          sent++;
+          if (r.status >= 500)
+            failures.push(`${method.toUpperCase()} ${path} ${what}: ${r.status} ${r.text.slice(0, 160)}`);
+        }
+      }
+    }
+    console.log(`large-value fuzz: ${sent} requests (${variants} variants)`);
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(50);
+  }, 600_000);
 });
+
+interface JsonSchema {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  maxLength?: number;
+  maxItems?: number;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  example?: unknown;
+}
+interface OpenApiDoc {
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema; example?: unknown }> } }>
+  >;
+  components?: { schemas?: Record<string, JsonSchema> };
+}
+
+function resolve(doc: OpenApiDoc, s: JsonSchema | undefined): JsonSchema {
+  let cur = s ?? {};
+  for (let i = 0; i < 8 && cur.$ref; i++) cur = doc.components?.schemas?.[cur.$ref.split("/").pop() as string] ?? {};
+  const alt = cur.anyOf ?? cur.oneOf ?? cur.allOf;
+  if (alt && !cur.properties && !cur.type)
+    return resolve(
+      doc,
+      alt.find((x) => resolve(doc, x).type !== "null"),
+    );
+  return cur;
+}
+
+/** Characters a value at its limit takes when the schema gives none (stays within the request size). */
+const UNBOUNDED = 200_000;
+
+/**
+ * The example with one field at its limit per variant: a string at its maxLength (or UNBOUNDED),
+ * an array repeated to its maxItems (at most 500), each element made distinct where it is a record
+ * with an id.
+ */
+function largeVariants(doc: OpenApiDoc, schema: JsonSchema, example: unknown): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  const walk = (s: JsonSchema, v: unknown, path: string[], set: (x: unknown) => unknown) => {
+    const r = resolve(doc, s);
+    if (typeof v === "string") {
+      const n = Math.min(r.maxLength ?? UNBOUNDED, 2 * 1024 * 1024);
+      const unit = v.length > 0 ? v : "x";
+      out.push([`${path.join(".")} at ${n} chars`, set(unit.repeat(Math.ceil(n / unit.length)).slice(0, n))]);
+    } else if (Array.isArray(v) && v.length > 0) {
+      const n = Math.min(r.maxItems ?? 100, 500);
+      const items = Array.from({ length: n }, (_, i) => {
+        const x = structuredClone(v[i % v.length]) as unknown;
+        if (x && typeof x === "object" && "id" in x && typeof (x as { id: unknown }).id === "string")
+          (x as { id: string }).id = `${(x as { id: string }).id}-${i}`;
+        return x;
+      });
+      out.push([`${path.join(".")} with ${n} items`, set(items)]);
+      for (const [i, x] of v.entries())
+        walk(r.items ?? {}, x, [...path, String(i)], (y) => set(v.map((z, j) => (j === i ? y : z))));
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v))
+        walk(r.properties?.[k] ?? {}, x, [...path, k], (y) => set({ ...(v as object), [k]: y }));
+    }
+  };
+  walk(schema, example, [], (x) => x);
+  return out;
+}
