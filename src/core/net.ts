@@ -134,6 +134,11 @@ export function addressRefusal(address: string): string | null {
   return privateV6(g) ? `${address} is a private, loopback, link-local or translated address` : null;
 }
 
+/** How long a host's DNS answers are reused (well under common record lifetimes). */
+const LOOKUP_TTL_MS = 30_000;
+/** Hosts whose answers are kept at once (the cache empties when full). */
+const LOOKUP_CACHE_HOSTS = 256;
+
 /** An outbound request refused before it was sent (the host resolves to a non-public address). */
 export class OutboundRefused extends Error {
   override name = "OutboundRefused";
@@ -146,14 +151,32 @@ export class OutboundRefused extends Error {
  * up. What this cannot see: a name that answers differently between this lookup and the connection
  * (DNS rebinding within the record's lifetime).
  */
-export function resolvingFetch(http: HttpFetch, resolver: Resolver, allowHosts: readonly string[] = []): HttpFetch {
+export function resolvingFetch(
+  http: HttpFetch,
+  resolver: Resolver,
+  allowHosts: readonly string[] = [],
+  clock: () => number = Date.now,
+): HttpFetch {
+  // A run fetches many files from one host: its answers are reused for LOOKUP_TTL_MS, so a run of 50
+  // fetches costs 2 lookups, not 100 subrequests.
+  const cache = new Map<string, { at: number; answers: Promise<string[]> }>();
+  const lookup = (host: string) => {
+    const now = clock();
+    const hit = cache.get(host);
+    if (hit && now - hit.at < LOOKUP_TTL_MS) return hit.answers;
+    if (cache.size >= LOOKUP_CACHE_HOSTS) cache.clear();
+    const answers = resolver.addresses(host);
+    cache.set(host, { at: now, answers });
+    answers.catch(() => cache.delete(host));
+    return answers;
+  };
   return async (request) => {
     const host = new URL(request.url).hostname.toLowerCase().replace(/\.$/, "");
     const literal = ipv4(host) !== null || host.startsWith("[");
     if (!literal && !allowHosts.includes(host)) {
       let answers: string[];
       try {
-        answers = await resolver.addresses(host);
+        answers = await lookup(host);
       } catch (e) {
         throw new OutboundRefused(
           `host ${host} could not be resolved (${e instanceof Error ? e.message.slice(0, 200) : String(e)}), so it is not fetched`,

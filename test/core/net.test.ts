@@ -99,6 +99,23 @@ describe("names are resolved before a request is sent", () => {
     expect(sent).toHaveLength(4);
   });
 
+  it("looks a host up once per 30 s, whatever the number of requests to it", async () => {
+    let t = 0;
+    const counted = {
+      n: 0,
+      async addresses() {
+        counted.n++;
+        return ["93.184.216.34"];
+      },
+    };
+    const f = resolvingFetch(http, counted, [], () => t);
+    for (let i = 0; i < 50; i++) await f(new Request(`https://files.example/${i}`));
+    expect(counted.n).toBe(1);
+    t = 31_000;
+    await f(new Request("https://files.example/again"));
+    expect(counted.n).toBe(2);
+  });
+
   it("judges answers as addresses", () => {
     for (const a of ["10.1.2.3", "127.0.0.53", "::1", "fe80::1", "fd12::1", "::ffff:0:10.0.0.1", "64:ff9b::a00:1"])
       expect(addressRefusal(a), a).not.toBeNull();

@@ -16,11 +16,18 @@ export class R2BlobStore implements ObjectStore {
   }
 
   async getRange(key: string, offset: number, length: number): Promise<string | null> {
-    const head = await this.bucket.head(key);
-    // A range past the end (a pack emptied by forgetting) reads as missing.
-    if (!head || offset + length > head.size) return null;
-    const obj = await this.bucket.get(key, { range: { offset, length } });
-    return obj ? obj.text() : null;
+    let obj: R2ObjectBody | null;
+    try {
+      obj = await this.bucket.get(key, { range: { offset, length } });
+    } catch (e) {
+      // R2 refuses a range past the end (a pack emptied by forgetting): that reads as missing.
+      const head = await this.bucket.head(key);
+      if (!head || offset + length > head.size) return null;
+      throw e;
+    }
+    // One read, not a head and a get; a range cut short by the object's end is missing too.
+    if (!obj || obj.size < offset + length) return null;
+    return obj.text();
   }
 
   async getTagged(key: string): Promise<{ text: string; tag: string } | null> {
