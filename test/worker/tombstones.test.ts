@@ -110,4 +110,35 @@ describe("deleted chunks stay deleted under automation", () => {
     await imp();
     expect(await exists(id, key, "note:imp")).toBe(true);
   });
+
+  it("an id another explicit write made again (a new hub after its cascade delete) is live for automation", async () => {
+    const { id, key } = await newArchive("tomb-hub");
+    const ok = async (path: string, body: unknown) => {
+      const r = await api("POST", `/v1/archives/${id}${path}`, body, key);
+      expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
+      return r.body;
+    };
+    await ok("/ingest", {
+      artifacts: [
+        note("note:z", "Ward rota for night visits."),
+        note("note:y", "Ward rota for day visits."),
+        note("paper:q", "A survey of ward rotas.", {
+          edges: [
+            { type: "cites", target: "note:z" },
+            { type: "cites", target: "note:y" },
+          ],
+        }),
+      ],
+    });
+    await ok("/hubs/gather", { node: "paper:q", query: "ward rota visits" });
+    await forget(id, key, "note:z");
+    expect(await exists(id, key, "paper:q#hub")).toBe(false);
+    await ok("/hubs/gather", { node: "paper:q", query: "ward rota visits" });
+    expect(await exists(id, key, "paper:q#hub")).toBe(true);
+    const file = JSON.stringify({ artifacts: [note("paper:q#hub", "A note filed under the hub's id.")] });
+    const imp = await ok("/import?format=json&name=hub.json", file);
+    expect(JSON.stringify(imp)).not.toContain("hard-deleted");
+    const h = await api("GET", `/v1/archives/${id}/history?chunk=${encodeURIComponent("paper:q#hub")}`, undefined, key);
+    expect(h.body.versions.length).toBeGreaterThanOrEqual(2);
+  });
 });

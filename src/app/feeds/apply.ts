@@ -564,6 +564,9 @@ async function withoutTombstoned(
   if (ids.length === 0) return artifacts;
   const gone = await world.tombstoned(archiveId, ids);
   if (gone.size === 0) return artifacts;
+  // An id some explicit write (a gather, a review edit) created again exists: it is live, not gone.
+  for (const live of (await world.chunksByIds(archiveId, [...gone.keys()])).keys()) gone.delete(live);
+  if (gone.size === 0) return artifacts;
   const kept: ArtifactInput[] = [];
   for (const a of artifacts) {
     const at = gone.get(a.id);
