@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
+import { freePort, startFront } from "./lib/front.mjs";
 
 // Local secrets: .dev.vars is not in git; the first start creates it from the committed example.
 if (!existsSync(".dev.vars") && existsSync(".dev.vars.example")) {
@@ -44,14 +45,17 @@ if (mig.status !== 0) {
   console.error("paperguru: applying local D1 migrations failed");
   process.exit(mig.status ?? 1);
 }
+// wrangler dev listens on an internal port behind scripts/lib/front.mjs, which holds the public
+// port and keeps idle client connections open (workerd alone drops them after 5 s).
+const inner = await freePort();
 const dev = spawn(
   wrangler,
   [
     "dev",
     "--port",
-    port,
+    String(inner),
     "--ip",
-    host,
+    "127.0.0.1",
     "--show-interactive-dev-session=false",
     ...persist,
     // Local development only: non-public hosts sources may fetch (e.g. OUTBOUND_ALLOW_HOSTS=localhost).
@@ -64,5 +68,6 @@ const dev = spawn(
   ],
   { env, stdio: process.env.QUIET ? "ignore" : "inherit" },
 );
+await startFront({ host, port, upstreamPort: inner });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
 dev.on("exit", (code) => process.exit(code ?? 0));

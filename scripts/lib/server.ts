@@ -103,6 +103,7 @@ const TREE = [
   "package.json",
   "tsconfig.json",
   "scripts/start.mjs",
+  "scripts/lib/front.mjs",
   // wrangler's [build] command: the explorer page's assets.
   "scripts/build-explorer.mjs",
   ".dev.vars.example",
