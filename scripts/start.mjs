@@ -69,5 +69,17 @@ const dev = spawn(
   { env, stdio: process.env.QUIET ? "ignore" : "inherit" },
 );
 await startFront({ host, port, upstreamPort: inner });
+// wrangler's "Ready on" names the internal port; say which one to use.
+if (!process.env.QUIET)
+  void (async () => {
+    for (let i = 0; i < 240; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      const ok = await fetch(`http://127.0.0.1:${inner}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return console.log(`paperguru: ready on http://${host}:${port} (wrangler dev's ${inner} is internal)`);
+    }
+  })();
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));
 dev.on("exit", (code) => process.exit(code ?? 0));
