@@ -189,8 +189,10 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       try {
         store = CapitalStore.deserialize(snap, tables);
         snapshotBytes = snap.byteLength;
-      } catch {
-        store = null; // an older snapshot format: rebuild from the log
+      } catch (e) {
+        // An older snapshot format, or codes this build does not know: rebuild from the log.
+        console.warn(`capital ${key}: checkpoint not used (${e instanceof Error ? e.message : String(e)}); rebuilding`);
+        store = null;
       }
     }
     if (!store) {

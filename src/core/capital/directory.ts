@@ -16,15 +16,8 @@
  * first, so the two read the same postings unless a cap binds on a term whose newest postings
  * include a revision on an older shard.
  */
-import {
-  type Candidate,
-  CHUNK_KINDS,
-  type ChunkKind,
-  type KernelParams,
-  type RouteInput,
-  type RouteResult,
-  type RouterStep,
-} from "../types";
+import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, RouterStep } from "../types";
+import { CHUNK_KIND_CODES } from "./codes";
 import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop, slotsByNode } from "./router";
 import { filterTest, scorer } from "./scoring";
@@ -309,7 +302,7 @@ export async function routeSharded(
     scored.push({
       node: i,
       chunk: idOf(i),
-      kind: CHUNK_KINDS[info.get(i)?.kind ?? 0] as ChunkKind,
+      kind: CHUNK_KIND_CODES[info.get(i)?.kind ?? 0] as ChunkKind,
       version,
       score: product(ex),
       experts: ex,

@@ -4,15 +4,8 @@
  * BEFORE the top-M cut, then a transparent typed-edge router over the bounded neighbour tables.
  */
 import { sketchCosine } from "../sketch";
-import {
-  type Candidate,
-  CHUNK_KINDS,
-  type ChunkKind,
-  type KernelParams,
-  type RouteInput,
-  type RouteResult,
-  type RouterStep,
-} from "../types";
+import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, RouterStep } from "../types";
+import { CHUNK_KIND_CODES } from "./codes";
 import { localPpr } from "./diffusion";
 import { type RouterState, routerHop, slotsByNode } from "./router";
 import { filterTest, scorer } from "./scoring";
@@ -184,7 +177,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     const ex = experts(i);
     scored.push({
       chunk: s.ids[i] as string,
-      kind: CHUNK_KINDS[s.kind[i] as number] as ChunkKind,
+      kind: CHUNK_KIND_CODES[s.kind[i] as number] as ChunkKind,
       version,
       score: product(ex),
       experts: ex,

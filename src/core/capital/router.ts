@@ -4,7 +4,8 @@
  * LocalShard.slots either way). score(v) = head(v) + ROUTER_LAMBDA * path(v), path(v) = the score
  * of the node it is reached from x the edge type's prior x the slot's share of that node's weight.
  */
-import { EDGE_TYPES, type EdgeType, type RouterStep } from "../types";
+import type { EdgeType, RouterStep } from "../types";
+import { EDGE_TYPE_CODES } from "./codes";
 import type { SlotLists } from "./shard";
 
 /**
@@ -85,7 +86,7 @@ export function routerHop(depth: number, frontier: number[], lists: Map<number, 
     for (let j = 0; j < l.dst.length; j++) {
       const v = l.dst[j] as number;
       if (st.passes && !st.passes(v)) continue;
-      const type = EDGE_TYPES[l.type[j] as number] as EdgeType;
+      const type = EDGE_TYPE_CODES[l.type[j] as number] as EdgeType;
       const prior = TYPE_PRIOR[type] * (st.prefer.has(type) ? 2 : 1);
       const path = uScore * prior * ((l.weight[j] as number) / l.sum);
       const head = candScore.get(v) ?? st.head(v);

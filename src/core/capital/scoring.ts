@@ -3,7 +3,8 @@
  * shards: each passes what it knows of a node (its kind, its sketch cosine to the query, its
  * diffusion mass and degree, its recency) as functions.
  */
-import { CHUNK_KINDS, type KernelParams, type RouteFilter } from "../types";
+import type { KernelParams, RouteFilter } from "../types";
+import { kindCode } from "./codes";
 import type { ShardResolved } from "./shard";
 
 export interface Experts {
@@ -31,7 +32,7 @@ export function filterTest(
   if (sets.only) restrict(new Set(sets.only));
   if (sets.any) restrict(new Set(sets.any));
   for (const all of sets.all) restrict(new Set(all));
-  const kindsOk = flt?.kinds?.length ? new Set(flt.kinds.map((k) => CHUNK_KINDS.indexOf(k))) : null;
+  const kindsOk = flt?.kinds?.length ? new Set(flt.kinds.map((k) => kindCode(k))) : null;
   const never = new Set(sets.exclude);
   const excluded = new Set<number>();
   const narrow = allowed as Set<number> | null;

@@ -9,15 +9,8 @@
 import { canonicalPaperId, normAlias, slug } from "../ids";
 import { fromBase64, SKETCH_BYTES } from "../sketch";
 import { BM25_B, BM25_K1, parseDocTerms, termHash } from "../text/lexical";
-import {
-  CHUNK_KINDS,
-  type ChangeOp,
-  type ChunkKind,
-  DEFAULT_PARAMS,
-  EDGE_TYPES,
-  type EdgeType,
-  type KernelParams,
-} from "../types";
+import { type ChangeOp, type ChunkKind, DEFAULT_PARAMS, type EdgeType, type KernelParams } from "../types";
+import { CHUNK_KIND_CODES, checkCodes, EDGE_TYPE_CODES, edgeCode, KNOWN_CODES, kindCode } from "./codes";
 import { scratch } from "./diffusion";
 import { GhostIndex, IdIndex } from "./id-index";
 import {
@@ -614,7 +607,7 @@ export class CapitalStore {
     const end = this.endOf(i);
     return {
       chunk,
-      kind: has ? (CHUNK_KINDS[this.kind[i] as number] ?? null) : null,
+      kind: has ? (CHUNK_KIND_CODES[this.kind[i] as number] ?? null) : null,
       latestVersion: this.latestVersion[i] as number,
       firstValidFrom: has ? (this.firstValidFrom[i] as number) : null,
       endAt: Number.isFinite(end) ? end : null,
@@ -834,7 +827,7 @@ export class CapitalStore {
   /** An edge between two archive-wide numbers: a slot on each end this store holds. */
   private addEdgeG(ga: number, gb: number, type: EdgeType, weight: number, validFrom: number, validTo: number | null) {
     if (ga === gb) return;
-    const t = EDGE_TYPES.indexOf(type);
+    const t = edgeCode(type);
     const w = Math.max(0, weight) * TYPE_WEIGHT[type];
     // Weight codes are taken for every edge, held here or not: the palette is then the same on every
     // shard and in one store holding everything, so a weight has the same value everywhere.
@@ -1047,7 +1040,7 @@ export class CapitalStore {
         } else {
           this.pushStart(i, op.validFrom);
         }
-        this.kind[i] = Math.max(0, CHUNK_KINDS.indexOf(op.kind));
+        this.kind[i] = kindCode(op.kind);
         this.latestVersion[i] = op.version;
         this.recordedAt[i] = op.recordedAt;
         const sk = fromBase64(op.sketch);
@@ -1081,7 +1074,7 @@ export class CapitalStore {
         if (ga === undefined || gb === undefined) return;
         const a = this.local(ga);
         const b = this.local(gb);
-        const t = EDGE_TYPES.indexOf(op.type);
+        const t = edgeCode(op.type);
         const to = edgeTo(op.at);
         // A slot to another shard's node exists only if its ghost does.
         const ref = (g: number, i: number) =>
@@ -1309,7 +1302,7 @@ export class CapitalStore {
       const bits = this.slotType[k] as number;
       out.push({
         chunk: this.idOfRef(d),
-        type: EDGE_TYPES[bits & TYPE_MASK] as EdgeType,
+        type: EDGE_TYPE_CODES[bits & TYPE_MASK] as EdgeType,
         weight: this.slotWeight(k),
         direction: bits & DIR_IN ? "in" : "out",
         visible: this.visibleAt(d, t),
@@ -1496,6 +1489,7 @@ function serializeStore(s: CapitalStore): Uint8Array {
         }
       : null,
     tables: s.tables instanceof MemoryTables ? s.tables.dump() : null,
+    codes: KNOWN_CODES,
     layout,
   };
   const hb = new TextEncoder().encode(JSON.stringify(header));
@@ -1536,6 +1530,8 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
     ringPos: number;
     shard?: { lo: number; from: number; to: number | string; count: number; ghosts: number[] } | null;
     tables: MemoryTablesDump | null;
+    /** How many edge-type and chunk-kind codes the writer knew (src/core/capital/codes.ts). */
+    codes?: { edge: number; kind: number };
     layout: Array<{ name: ArrayName; offset: number; bytes: number }>;
   };
   if (h.v !== SNAPSHOT_VERSION) throw new Error(`capital-chunk snapshot version ${h.v}: rebuild from the change log`);
@@ -1573,6 +1569,7 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
   s.slotDst = new Int32Array(raw("slotDst"));
   s.slotWi = new Uint16Array(raw("slotWi"));
   s.slotType = new Uint8Array(raw("slotType"));
+  checkCodes(h.codes, s.kind.subarray(0, n), s.slotType.subarray(0, h.slotsUsed), TYPE_MASK);
   const palette = new Float32Array(raw("palette"));
   for (const w of palette) s.addWeight(w);
   s.slotsUsed = h.slotsUsed;
