@@ -1,7 +1,7 @@
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { miniArtifacts } from "../fixtures/mini";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 describe("service surface", () => {
   it("serves /healthz and an OpenAPI 3.1 document generated from the schemas", async () => {
@@ -19,7 +19,7 @@ describe("service surface", () => {
 
   it("serves the explorer at / and /explore: same-origin script and style only, links for readers without script", async () => {
     for (const path of ["/", "/explore"]) {
-      const r = await SELF.fetch(`http://paperguru.test${path}`);
+      const r = await WORKER.fetch(`http://paperguru.test${path}`);
       expect(r.status).toBe(200);
       expect(r.headers.get("content-type")).toMatch(/^text\/html/);
       const csp = r.headers.get("content-security-policy") ?? "";
@@ -32,7 +32,7 @@ describe("service surface", () => {
       expect(html).not.toMatch(/<script>|https?:\/\/(?!127)/);
       const js = /src="(\/explore\/app\.js\?v=[0-9a-f]{16})" integrity="sha256-([^"]+)"/.exec(html);
       expect(js).not.toBeNull();
-      const asset = await SELF.fetch(`http://paperguru.test${js?.[1]}`);
+      const asset = await WORKER.fetch(`http://paperguru.test${js?.[1]}`);
       expect(asset.headers.get("cache-control")).toContain("immutable");
       const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(await asset.text()));
       expect(btoa(String.fromCharCode(...new Uint8Array(digest)))).toBe(js?.[2]);

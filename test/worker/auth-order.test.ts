@@ -1,7 +1,8 @@
 /** The key is checked before anything else is looked at; responses are neither sniffed nor cached. */
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { ADMIN, api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 describe("order of checks and response headers", () => {
   it("answers 401 to a request without a valid key before validating its body", async () => {
@@ -23,7 +24,7 @@ describe("order of checks and response headers", () => {
   });
 
   it("sets no-store on API responses (secrets are shown once) and nosniff on every response", async () => {
-    const res = await SELF.fetch("http://paperguru.test/v1/archives", {
+    const res = await WORKER.fetch("http://paperguru.test/v1/archives", {
       method: "POST",
       headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "headers" }),
@@ -31,7 +32,7 @@ describe("order of checks and response headers", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-    const health = await SELF.fetch("http://paperguru.test/healthz");
+    const health = await WORKER.fetch("http://paperguru.test/healthz");
     expect(health.headers.get("x-content-type-options")).toBe("nosniff");
   });
 });

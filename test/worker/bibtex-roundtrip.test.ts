@@ -3,10 +3,11 @@
  * for field: the user's citation keys, every field (pages, volume, number, publisher, ...), brace
  * protection, @string macros, and no field the user did not write.
  */
-import { SELF } from "cloudflare:test";
+
 import { type Entry, parse } from "@retorquere/bibtex-parser";
 import { describe, expect, it } from "vitest";
 import { newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 const BIB = String.raw`@string{acl = {Association for Computational Linguistics}}
 
@@ -62,13 +63,13 @@ function fields(text: string): Map<string, { type: string; input: string }> {
 describe("BibTeX round trip", () => {
   it("re-exports an imported .bib field for field under the user's keys", async () => {
     const { id, key } = await newArchive("bibrt");
-    const imp = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/import?format=bibtex&name=refs.bib`, {
+    const imp = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/import?format=bibtex&name=refs.bib`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
       body: BIB,
     });
     expect(imp.status, await imp.clone().text()).toBe(200);
-    const out = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/export?format=bibtex`, {
+    const out = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/export?format=bibtex`, {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(out.status).toBe(200);

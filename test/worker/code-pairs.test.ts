@@ -1,10 +1,10 @@
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 async function importXkg(archive: string, key: string, doc: unknown, validFrom?: string) {
   const q = validFrom ? `&valid_from=${encodeURIComponent(validFrom)}` : "";
-  const res = await SELF.fetch(`http://paperguru.test/v1/archives/${archive}/import?format=xkg&name=kg.json${q}`, {
+  const res = await WORKER.fetch(`http://paperguru.test/v1/archives/${archive}/import?format=xkg&name=kg.json${q}`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
     body: JSON.stringify(doc),

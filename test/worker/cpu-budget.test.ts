@@ -1,8 +1,9 @@
 /** Over the per-request CPU budget: a 413 naming the estimate and the budget, before any work, nothing stored. */
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { cpuBudgetChars } from "../../src/core/limits";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 describe("per-request CPU budget", () => {
   it("refuses a BibTeX file that would take seconds to parse, and an oversized ingest batch", async () => {
@@ -10,7 +11,7 @@ describe("per-request CPU budget", () => {
     const entry = (i: number) => `@misc{k${i}, title = {Entry ${i}}, abstract = {${"word ".repeat(400)}}}\n`;
     let bib = "";
     for (let i = 0; bib.length <= cpuBudgetChars("bibtex"); i++) bib += entry(i);
-    const r = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/import?format=bibtex&name=big.bib`, {
+    const r = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/import?format=bibtex&name=big.bib`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
       body: bib,

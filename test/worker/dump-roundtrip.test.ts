@@ -5,12 +5,13 @@
  * failure and no hash mismatch, the new archive dumps to the same archive, and importing the same
  * dump again changes nothing.
  */
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { api, comparableDump, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 async function raw(method: string, path: string, key: string, body?: string) {
-  const res = await SELF.fetch(`http://paperguru.test${path}`, {
+  const res = await WORKER.fetch(`http://paperguru.test${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
     ...(body === undefined ? {} : { body }),

@@ -1,7 +1,8 @@
 /** Imported records are valid from their publication date, so as_of queries see them as of then. */
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 const BIB = `@inproceedings{gutierrez2024hipporag,
   title = {HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models},
@@ -17,7 +18,7 @@ const BIB = `@inproceedings{gutierrez2024hipporag,
 }`;
 
 async function importBib(archive: string, key: string, text: string) {
-  const res = await SELF.fetch(`http://paperguru.test/v1/archives/${archive}/import?format=bibtex`, {
+  const res = await WORKER.fetch(`http://paperguru.test/v1/archives/${archive}/import?format=bibtex`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
     body: text,
@@ -56,7 +57,7 @@ describe("event time on imports", () => {
       body_text: [{ text: "Sparse retrieval with BM25 remains a strong baseline for agent memory.", section: "Intro" }],
     });
     const send = (format: string, body: string, extra = "") =>
-      SELF.fetch(`http://paperguru.test/v1/archives/${id}/import?format=${format}${extra}`, {
+      WORKER.fetch(`http://paperguru.test/v1/archives/${id}/import?format=${format}${extra}`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
         body,

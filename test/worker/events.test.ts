@@ -2,12 +2,13 @@
  * Outbound events: a local receiver (the mocked outbound fetch) checks every delivery's signature
  * with the same verifier PaperGuru uses for its inbound webhooks, and records what arrived.
  */
-import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { QueueMessage } from "../../src/app/feeds/deps";
 import { verifyGeneric } from "../../src/core/signatures";
 import worker from "../../src/index";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 import { createWebhook, mockFetch, sendGithub, waitDelivery } from "./world";
 
 const HOOK = "https://hooks.example.com/pg";
@@ -128,7 +129,7 @@ describe("outbound events", () => {
     expect(sent.events[0]).toMatchObject({ attempts: 1, response_status: 204, error: null });
 
     const feed = JSON.stringify({ artifacts: [note("note:c", "Gamma.")] });
-    const res = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/import?format=json&name=feed.json`, {
+    const res = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/import?format=json&name=feed.json`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}` },
       body: feed,

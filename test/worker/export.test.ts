@@ -1,12 +1,12 @@
-import { SELF } from "cloudflare:test";
 import { XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { api, comparableDump, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 async function raw(method: string, path: string, key: string | null, body?: string, type = "application/json") {
   const headers: Record<string, string> = { "content-type": type };
   if (key) headers.authorization = `Bearer ${key}`;
-  const res = await SELF.fetch(`http://paperguru.test${path}`, { method, headers, body });
+  const res = await WORKER.fetch(`http://paperguru.test${path}`, { method, headers, body });
   return { status: res.status, headers: res.headers, text: new TextDecoder().decode(await res.arrayBuffer()) };
 }
 

@@ -10,11 +10,12 @@
  * and a session that opened it. Checked live, after an eviction (rebuild from the scrubbed log) and
  * after a snapshot and another eviction.
  */
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { ADMIN, api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 import { createWebhook, sendGeneric, waitDelivery } from "./world";
 
 const GONE = "note:secret";
@@ -40,7 +41,7 @@ interface Operation {
 }
 
 async function operations(): Promise<Operation[]> {
-  const doc = (await (await SELF.fetch("http://paperguru.test/openapi.json")).json()) as {
+  const doc = (await (await WORKER.fetch("http://paperguru.test/openapi.json")).json()) as {
     paths: Record<
       string,
       Record<string, { security?: Array<Record<string, string[]>>; parameters?: Param[]; requestBody?: unknown }>
@@ -238,7 +239,7 @@ async function restSweep(f: Fixture): Promise<{ answers: Answer[]; unbuildable: 
           const request = `${op.method} ${decodeURIComponent(url)} ${payload === undefined ? "" : JSON.stringify(payload)}`;
           if (seen.has(request)) continue;
           seen.add(request);
-          const res = await SELF.fetch(`http://paperguru.test${url}`, {
+          const res = await WORKER.fetch(`http://paperguru.test${url}`, {
             method: op.method,
             headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
             body: payload === undefined ? undefined : JSON.stringify(payload),
@@ -252,7 +253,7 @@ async function restSweep(f: Fixture): Promise<{ answers: Answer[]; unbuildable: 
 async function mcpClient(key: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL("http://paperguru.test/mcp"), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
-    fetch: (url, init) => SELF.fetch(url, init),
+    fetch: (url, init) => WORKER.fetch(url, init),
   });
   const client = new Client({ name: "forget-everywhere", version: "0.0.0" });
   await client.connect(transport);

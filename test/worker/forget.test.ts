@@ -4,13 +4,14 @@
  * table, no change-log entry, no blob and no snapshot keeps the deleted data; content another chunk
  * still uses stays; the audit row names who and when without content.
  */
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { R2BlobStore } from "../../src/adapters/r2/blob";
 import { PackedBlobStore } from "../../src/core/packs";
 import { ADMIN, api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 import { createWebhook, sendGeneric, waitDelivery } from "./world";
 
 // A word that exists only in the deleted chunk's second version.
@@ -69,7 +70,7 @@ async function blobsMentioning(archive: string, needles: string[]): Promise<stri
 async function mcp(key: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL("http://paperguru.test/mcp"), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
-    fetch: (url, init) => SELF.fetch(url, init),
+    fetch: (url, init) => WORKER.fetch(url, init),
   });
   const client = new Client({ name: "forget-test", version: "0.0.0" });
   await client.connect(transport);
@@ -115,7 +116,7 @@ async function everyReadPath(id: string, key: string): Promise<string> {
   const eh = await api("GET", `/v1/archives/${id}/history?entity=method%3Aquillfeather`, undefined, key);
   out.push(eh.status === 200 ? JSON.stringify(eh.body) : `status ${eh.status}`);
   for (const format of ["json", "csv", "bibtex", "csljson", "markdown", "graphml", "mermaid"]) {
-    const r = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/export?format=${format}`, {
+    const r = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/export?format=${format}`, {
       headers: { authorization: `Bearer ${key}` },
     });
     out.push(await r.text());

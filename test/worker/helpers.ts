@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { WORKER } from "./worker";
 
 export const ADMIN = "test-admin-key";
 
@@ -16,7 +16,7 @@ export async function api<T = any>(
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (key) headers.authorization = `Bearer ${key}`;
-  const res = await SELF.fetch(`http://paperguru.test${path}`, {
+  const res = await WORKER.fetch(`http://paperguru.test${path}`, {
     method,
     headers,
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),

@@ -1,11 +1,11 @@
-import { SELF } from "cloudflare:test";
 import { parse } from "@retorquere/bibtex-parser";
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 import { history, versionAt } from "./world";
 
 async function importFile(archive: string, key: string, format: string, body: string, name = `f.${format}`) {
-  const res = await SELF.fetch(
+  const res = await WORKER.fetch(
     `http://paperguru.test/v1/archives/${archive}/import?format=${format}&name=${encodeURIComponent(name)}`,
     { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" }, body },
   );
@@ -115,7 +115,7 @@ ${BIB.replace("journal = {Advances in Neural Information Processing Systems}", "
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body.counts).toMatchObject({ created: 2, failed: 0 });
     // The export gives each entry back with the @string lines it uses; decoded, the macros expand.
-    const out = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/export?format=bibtex`, {
+    const out = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/export?format=bibtex`, {
       headers: { authorization: `Bearer ${key}` },
     });
     const text = await out.text();

@@ -1,14 +1,15 @@
 /**
  * The MCP server at /mcp, driven by the SDK's own Client over streamable HTTP (the transport's fetch
- * is SELF.fetch, so requests reach the Worker without touching the network).
+ * is the Worker's fetch handler (./worker), so requests reach the Worker without touching the network).
  */
-import { SELF } from "cloudflare:test";
+
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { countTokens } from "../../src/core/text/tokenizer";
 import { TOOLS } from "../../src/mcp/tools";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 const URL_MCP = "http://paperguru.test/mcp";
 const open: Client[] = [];
@@ -16,7 +17,7 @@ const open: Client[] = [];
 async function connect(key: string | null): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(URL_MCP), {
     requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
-    fetch: (url, init) => SELF.fetch(url, init),
+    fetch: (url, init) => WORKER.fetch(url, init),
   });
   const client = new Client({ name: "paperguru-test", version: "0.0.0" });
   await client.connect(transport);
@@ -163,7 +164,7 @@ describe("MCP: discovery", () => {
     expect(budget).toMatchObject({ type: "integer", default: 2000 });
 
     // The listing's size, as an agent's context pays it: the JSON-RPC response body.
-    const res = await SELF.fetch(URL_MCP, {
+    const res = await WORKER.fetch(URL_MCP, {
       method: "POST",
       headers: {
         authorization: `Bearer ${key}`,
@@ -179,7 +180,7 @@ describe("MCP: discovery", () => {
 
   it("a POST without the Accept header MCP requires is a 406 naming the header", async () => {
     const { key } = await newArchive("mcp");
-    const res = await SELF.fetch(URL_MCP, {
+    const res = await WORKER.fetch(URL_MCP, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
@@ -457,7 +458,7 @@ describe("MCP: authentication and archive isolation", () => {
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "0" } },
     };
     const post = (headers: Record<string, string>) =>
-      SELF.fetch(URL_MCP, {
+      WORKER.fetch(URL_MCP, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
         body: JSON.stringify(init),
@@ -478,7 +479,9 @@ describe("MCP: authentication and archive isolation", () => {
     expect(good.headers.get("mcp-session-id")).toBeNull();
     expect(await good.json()).toMatchObject({ id: 1, result: { serverInfo: { name: "paperguru" } } });
     // No standalone stream in stateless mode.
-    const get = await SELF.fetch(URL_MCP, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" } });
+    const get = await WORKER.fetch(URL_MCP, {
+      headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" },
+    });
     expect(get.status).toBe(405);
   });
 

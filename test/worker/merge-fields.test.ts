@@ -3,9 +3,10 @@
  * merged paper keeps the richer value of every field (authors, venue, date, identifiers), a
  * reference line never becomes a name, and the entity history records what came from where.
  */
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 const BIB = `@inproceedings{gutierrez2024hipporag,
   title = {HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models},
@@ -38,11 +39,14 @@ phrases by embedding similarity. Recall@5 improves on MuSiQue and 2WikiMultiHopQ
 `;
 
 async function importFile(archive: string, key: string, format: string, body: string) {
-  const r = await SELF.fetch(`http://paperguru.test/v1/archives/${archive}/import?format=${format}&name=f.${format}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
-    body,
-  });
+  const r = await WORKER.fetch(
+    `http://paperguru.test/v1/archives/${archive}/import?format=${format}&name=f.${format}`,
+    {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
+      body,
+    },
+  );
   expect(r.status, await r.clone().text()).toBe(200);
 }
 
@@ -55,7 +59,7 @@ describe("merging the same paper from two formats", () => {
       const { id, key } = await newArchive("merge");
       for (const f of order) await importFile(id, key, f, f === "bibtex" ? BIB : MD);
       const bib = await (
-        await SELF.fetch(`http://paperguru.test/v1/archives/${id}/export?format=bibtex`, {
+        await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/export?format=bibtex`, {
           headers: { authorization: `Bearer ${key}` },
         })
       ).text();
@@ -79,7 +83,7 @@ describe("merging the same paper from two formats", () => {
       expect(detail.fields.Authors).toMatch(/^f\.bibtex#gutierrez2024hipporag$/);
       // Importing both files again changes nothing.
       for (const f of order) {
-        const r = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/import?format=${f}&name=f.${f}`, {
+        const r = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/import?format=${f}&name=f.${f}`, {
           method: "POST",
           headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" },
           body: f === "bibtex" ? BIB : MD,

@@ -1,7 +1,8 @@
 /** Inputs that used to answer 500 or were stored altered: each is now a 4xx naming the field. */
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 describe("bad input is a 4xx naming the field, never a 500", () => {
   it("PATCH a source with nothing to change ({} / only unknown fields / no body)", async () => {
@@ -64,7 +65,7 @@ describe("bad input is a 4xx naming the field, never a 500", () => {
     const { id } = await newArchive("w");
     const put = await api("PUT", `/v1/archives/${id}/webhooks/feed`, { kind: "generic" });
     expect(put.status).toBe(201);
-    const res = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/webhooks/feed`, {
+    const res = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/webhooks/feed`, {
       method: "POST",
       headers: { "content-type": "application/json", "X-PaperGuru-Signature": `sha256=${"0".repeat(5000)}` },
       body: "{}",

@@ -7,24 +7,14 @@
  *    path tricks), sent with the admin key so validation is what is exercised: never a 5xx, and
  *    every 4xx carries the error shape {error: {type, message}}. ~2,200 requests per run.
  *
- * Requests go straight to the Worker's fetch handler, not through SELF: vitest-pool-workers 0.15.1
- * constructs a wrapper class per SELF.fetch whose constructor re-wraps `Class.prototype` in one
- * more Proxy each time (test-internal.mjs, createProxyPrototypeClass), so after ~1,500 requests in
- * one isolate a prototype lookup walks ~1,500 proxies and throws "Maximum call stack size exceeded"
- * inside the harness. The same requests, 5,000-deep bodies included, answer 4xx under `npm start`.
+ * Requests go to the Worker's fetch handler in-process (./worker), not through SELF.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { ADMIN, api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
-async function call(url: string, init?: RequestInit): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://paperguru.test${url}`, init), env, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
+const call = (url: string, init?: RequestInit) => WORKER.fetch(`http://paperguru.test${url}`, init);
 
 type Op = { method: string; path: string; security: string[]; hasBody: boolean; query: string[] };
 

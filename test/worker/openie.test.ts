@@ -1,10 +1,10 @@
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import FIXTURE from "../fixtures/openie/openie_results_ner_fixture.json?raw";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 async function importOpenIe(archive: string, key: string, body: string, name = "openie_results_ner_fixture.json") {
-  const res = await SELF.fetch(
+  const res = await WORKER.fetch(
     `http://paperguru.test/v1/archives/${archive}/import?format=openie&name=${encodeURIComponent(name)}`,
     { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body },
   );
@@ -90,7 +90,7 @@ describe("import format openie (HippoRAG OpenIE results)", () => {
     expect(who.body.resolved?.entity).toBe("person:mara-quill");
 
     // The lossless dump carries the relations, and a replay into a new archive reproduces them.
-    const dump = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/export?format=json`, {
+    const dump = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/export?format=json`, {
       headers: { authorization: `Bearer ${key}` },
     });
     const text = await dump.text();
@@ -101,7 +101,7 @@ describe("import format openie (HippoRAG OpenIE results)", () => {
     expect(quill?.versions.map((v) => v.relations?.[0]?.predicate)).toEqual(["surveyed", "mapped"]);
     expect(parsed.chunks.find((c) => c.id === "note:plain")?.versions[0]).not.toHaveProperty("relations");
     const copy = await newArchive("oie");
-    const rep = await SELF.fetch(`http://paperguru.test/v1/archives/${copy.id}/import?format=archive`, {
+    const rep = await WORKER.fetch(`http://paperguru.test/v1/archives/${copy.id}/import?format=archive`, {
       method: "POST",
       headers: { authorization: `Bearer ${copy.key}` },
       body: text,

@@ -1,8 +1,9 @@
 /** Locate and coverage over full-text imports: element chunks, as_of, exact snippets, isolation. */
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { s2orcPaper, unarxivePaper } from "../fixtures/papers";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 const PID = "arxiv:2301.00001";
 const S1 = `${PID}#s1-1-introduction`;
@@ -11,7 +12,7 @@ const S3 = `${PID}#s3-3-results`;
 const S4 = `${PID}#s4-a-appendix`;
 
 async function importFulltext(archive: string, key: string, records: unknown[]) {
-  const res = await SELF.fetch(
+  const res = await WORKER.fetch(
     `http://paperguru.test/v1/archives/${archive}/import?format=fulltext&name=papers.jsonl`,
     {
       method: "POST",

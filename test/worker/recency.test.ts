@@ -1,8 +1,8 @@
-import { SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 /** 6 made-up topics x 5 notes: each note names its topic and one neighbour, and cites the topic's first note. */
 const TOPICS: Array<{ slug: string; topic: string; words: string[] }> = [
@@ -146,7 +146,7 @@ describe("recency is scoped to the caller's session", () => {
     const { id, key } = await seeded();
     const transport = new StreamableHTTPClientTransport(new URL("http://paperguru.test/mcp"), {
       requestInit: { headers: { authorization: `Bearer ${key}` } },
-      fetch: (url, init) => SELF.fetch(url, init),
+      fetch: (url, init) => WORKER.fetch(url, init),
     });
     const client = new Client({ name: "paperguru-test", version: "0.0.0" });
     await client.connect(transport);

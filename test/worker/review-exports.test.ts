@@ -1,10 +1,11 @@
 /** Exports carry review statuses; the HTML export is self-contained and escaped; collection and subtree exports. */
-import { SELF } from "cloudflare:test";
+
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 async function get(path: string, key: string) {
-  const res = await SELF.fetch(`http://paperguru.test${path}`, { headers: { authorization: `Bearer ${key}` } });
+  const res = await WORKER.fetch(`http://paperguru.test${path}`, { headers: { authorization: `Bearer ${key}` } });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -150,7 +151,7 @@ describe("exports with review statuses", () => {
     // The whole dump replayed into another archive keeps every status and its history.
     const whole = (await get(`/v1/archives/${a.id}/export?format=json`, a.key)).text;
     const b = await newArchive("rexp2");
-    const imp = await SELF.fetch(`http://paperguru.test/v1/archives/${b.id}/import?format=archive&name=d.json`, {
+    const imp = await WORKER.fetch(`http://paperguru.test/v1/archives/${b.id}/import?format=archive&name=d.json`, {
       method: "POST",
       headers: { authorization: `Bearer ${b.key}`, "content-type": "application/json" },
       body: whole,

@@ -2,10 +2,11 @@
  * Helpers for the ingest-from-the-world tests: signed webhook deliveries, polling a delivery until
  * the queue consumer is done, and the outbound fetch mock (fetch-guard.ts, installed for every test).
  */
-import { SELF } from "cloudflare:test";
+
 import { expect } from "vitest";
 import { genericSignedPayload, signBytes } from "../../src/core/signatures";
 import { ADMIN, api } from "./helpers";
+import { WORKER } from "./worker";
 
 export { calls, mockFetch } from "./fetch-guard";
 
@@ -18,7 +19,7 @@ export async function createWebhook(archive: string, name: string, kind: "generi
 }
 
 export async function postRaw(path: string, body: string, headers: Record<string, string>) {
-  const res = await SELF.fetch(`http://paperguru.test${path}`, { method: "POST", headers, body });
+  const res = await WORKER.fetch(`http://paperguru.test${path}`, { method: "POST", headers, body });
   const text = await res.text();
   let parsed: unknown = text;
   try {

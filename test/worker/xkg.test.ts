@@ -1,9 +1,9 @@
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 async function importXkg(archive: string, key: string, body: string, name = "kg.json") {
-  const res = await SELF.fetch(
+  const res = await WORKER.fetch(
     `http://paperguru.test/v1/archives/${archive}/import?format=xkg&name=${encodeURIComponent(name)}`,
     { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "text/plain" }, body },
   );
@@ -12,7 +12,7 @@ async function importXkg(archive: string, key: string, body: string, name = "kg.
 }
 
 async function exportXkg(archive: string, key: string, query = "") {
-  const res = await SELF.fetch(`http://paperguru.test/v1/archives/${archive}/export?format=xkg${query}`, {
+  const res = await WORKER.fetch(`http://paperguru.test/v1/archives/${archive}/export?format=xkg${query}`, {
     headers: { authorization: `Bearer ${key}` },
   });
   return { status: res.status, type: res.headers.get("content-type") ?? "", text: await res.text() };
@@ -85,14 +85,14 @@ describe("xKG export", () => {
     const { id, key } = await newArchive("xkg");
     const a = paper("Classifier-Free Diffusion Guidance", 1);
     await importXkg(id, key, JSON.stringify(a));
-    const dump = await SELF.fetch(`http://paperguru.test/v1/archives/${id}/export?format=json`, {
+    const dump = await WORKER.fetch(`http://paperguru.test/v1/archives/${id}/export?format=json`, {
       headers: { authorization: `Bearer ${key}` },
     });
     const text = await dump.text();
     expect(text).toContain('"annotations":[{"key":"xkg"');
     const copy = await newArchive("xkg");
     const replay = async () => {
-      const res = await SELF.fetch(`http://paperguru.test/v1/archives/${copy.id}/import?format=archive`, {
+      const res = await WORKER.fetch(`http://paperguru.test/v1/archives/${copy.id}/import?format=archive`, {
         method: "POST",
         headers: { authorization: `Bearer ${copy.key}`, "content-type": "application/json" },
         body: text,
