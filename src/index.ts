@@ -8,7 +8,7 @@
 import EXPLORER_CSS from "../build/explorer/app.css.txt";
 import EXPLORER_JS from "../build/explorer/app.js.txt";
 import type { UseCases } from "./app";
-import type { QueueMessage } from "./app/feeds/deps";
+import type { QueueMessage } from "./app/lib/queue";
 import { ConfigError } from "./config";
 import { errorBody } from "./contract";
 import { FailureError } from "./core/errors";

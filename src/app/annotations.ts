@@ -1,26 +1,15 @@
 /** Annotation use cases: append a status or counter event to a chunk; read values as of a time. */
 import type { z } from "zod";
 import type * as S from "../contract";
-import { type AnnotationEvent, type AnnotationValue, foldAnnotations } from "../core/annotations";
+import { type AnnotationValue, foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
 import { type AnnotationRecord, parseJson } from "../core/ports";
 import { actorOf } from "./auth";
-import { iso } from "./browse";
 import type { AppDeps } from "./deps";
+import { toEvent } from "./lib/records";
+import { iso } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
-
-export const toEvent = (r: AnnotationRecord): AnnotationEvent => ({
-  id: r.id,
-  chunkId: r.chunkId,
-  version: r.version,
-  key: r.key,
-  op: r.op === "add" ? "add" : "set",
-  value: parseJson<unknown>(r.value, null),
-  actor: r.actor,
-  reason: r.reason,
-  at: r.at,
-});
 
 const eventView = (r: AnnotationRecord) => ({
   id: r.id,

@@ -4,9 +4,8 @@ import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { sha256Hex } from "../core/ingest";
 import type { ArchiveRecord } from "../core/ports";
-import { iso, isoOrNull } from "./browse";
-import { type AppDeps, randomId } from "./deps";
-import { tidy } from "./style";
+import type { AppDeps } from "./deps";
+import { iso, isoOrNull, randomId, tidy } from "./lib/wire";
 
 /** The public archive: its kernel parameter overrides keep the names POST /v1/archives takes. */
 export const archiveView = (a: ArchiveRecord) => ({

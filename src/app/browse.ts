@@ -20,43 +20,9 @@ import {
 } from "../core/ports";
 import { lineDiff } from "../core/text/diff";
 import type { AppDeps } from "./deps";
+import { decodeCursor, encodeCursor, iso, isoOrNull, round4 } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
-
-export const iso = (ms: number): string => new Date(ms).toISOString();
-export const isoOrNull = (ms: number | null | undefined): string | null =>
-  ms === null || ms === undefined ? null : iso(ms);
-/** Weights are float32 in the routing tables; 4 decimals is what they carry (0.35, not 0.3499999940395355). */
-export const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
-
-// ------------------------------------------------------------------ cursors
-
-/** A cursor is the last id of the page, base64url-encoded so it passes through URLs untouched. */
-export function encodeCursor(lastId: string): string {
-  const bytes = new TextEncoder().encode(lastId);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-export function decodeCursor(cursor: string | undefined): Result<string | null> {
-  if (cursor === undefined) return ok(null);
-  try {
-    const bin = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
-    const id = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
-      Uint8Array.from(bin, (c) => c.charCodeAt(0)),
-    );
-    if (id !== "") return ok(id);
-  } catch {
-    // falls through to the failure below
-  }
-  return fail(
-    "validation",
-    "cursor is not one this server issued",
-    "cursor",
-    "pass next_cursor of the previous page unchanged",
-  );
-}
 
 function page<R, V>(rows: R[], limit: number, idOf: (r: R) => string, view: (r: R) => V) {
   const more = rows.length > limit;

@@ -32,8 +32,8 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { ok, type Result } from "../core/errors";
 import { XKG_DOC_MARK } from "../core/formats/xkg";
-import { iso, round4 } from "./browse";
 import type { AppDeps } from "./deps";
+import { iso, round4 } from "./lib/wire";
 import { resolveFilter } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;

@@ -18,9 +18,3 @@ export interface AppDeps {
   adminKey: string | null;
   clock: Clock;
 }
-
-/** A random id: `prefix` + `bytes` random bytes in hex. */
-export function randomId(prefix: string, bytes = 16): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return `${prefix}${[...b].map((x) => x.toString(16).padStart(2, "0")).join("")}`;
-}

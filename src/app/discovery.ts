@@ -12,9 +12,9 @@ import type { AnnotationStore, ChunkStore, DiscoveryStore, PaperRow } from "../c
 import { type PoolCandidate, type RankOutcome, rankPool } from "../core/research/rank-pool";
 import { collectionStats, openAccessOf, paperYear, type StatsPaper } from "../core/research/stats";
 import { type Candidate, CHUNK_KINDS } from "../core/types";
-import { toEvent } from "./annotations";
-import { round4 } from "./browse";
 import type { AppDeps } from "./deps";
+import { toEvent } from "./lib/records";
+import { round4 } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 

@@ -19,10 +19,9 @@ import type { Clock, EventDeliveryRecord, EventSink, EventStore, HttpFetch } fro
 import { parseJson } from "../core/ports";
 import { genericSignedPayload, signBytes } from "../core/signatures";
 import type { EventType } from "../core/types";
-import { decodeCursor, encodeCursor, iso } from "./browse";
-import { randomId } from "./deps";
-import type { EventMessage, QueueMessage } from "./feeds/deps";
-import { type QueueMessageLike, retryDelaySeconds } from "./feeds/webhooks";
+import type { EventMessage, QueueMessage } from "./lib/queue";
+import { type QueueMessageLike, retryDelaySeconds } from "./lib/queue";
+import { decodeCursor, encodeCursor, iso, randomId } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -30,8 +29,6 @@ type In<T extends z.ZodType> = z.infer<T>;
 export const MAX_EVENT_ATTEMPTS = 5;
 /** A subscriber has this long to answer. */
 const DELIVERY_TIMEOUT_MS = 10_000;
-/** Chunk events list at most this many chunks; `total` says how many changed. */
-export const MAX_EVENT_CHUNKS = 1000;
 
 export interface EventDeps {
   store: EventStore;
@@ -80,11 +77,6 @@ export function eventSink(d: EventDeps): EventSink {
       }
     },
   };
-}
-
-/** The chunk lists of a change, capped: {chunks: [{id, version}], total}. */
-export function chunkList(items: Array<{ id: string; version: number }>) {
-  return { chunks: items.slice(0, MAX_EVENT_CHUNKS), total: items.length };
 }
 
 class PermanentDeliveryError extends Error {}

@@ -40,7 +40,7 @@ import {
 } from "../core/query";
 import { simhash, toBase64 } from "../core/sketch";
 import type { AccessChannel, AnchoredSpan } from "../core/types";
-import { chunkList } from "./events";
+import { chunkList } from "./lib/records";
 
 export interface ServiceDeps {
   chunks: ChunkStore;

@@ -14,8 +14,8 @@ import type { CodeSymbol } from "../core/code/symbols";
 import { fail, ok, type Result } from "../core/errors";
 import { parseJson } from "../core/ports";
 import { dir, type ModuleSymbols } from "../core/projectguard/metrics";
-import { iso } from "./browse";
 import type { AppDeps } from "./deps";
+import { iso } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 

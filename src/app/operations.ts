@@ -9,10 +9,10 @@ import { NEAR_DUPLICATE_THRESHOLD, overlap, wordSet } from "../core/dedupe";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore } from "../core/ports";
 import type { Candidate, RouteFilter, RouteResult } from "../core/types";
-import { chunkDetail, entityDetail, isoOrNull, round4 } from "./browse";
+import { chunkDetail, entityDetail } from "./browse";
 import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
 import type { PaperGuru } from "./kernel";
-import { tidy } from "./style";
+import { isoOrNull, round4, tidy } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 

@@ -11,8 +11,8 @@ import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore } from "../core/ports";
 import { bestSentences, type CoverageInputItem, type CoverageType, coverage } from "../core/research/papers";
 import type { ChunkKind } from "../core/types";
-import { iso } from "./browse";
 import type { AppDeps } from "./deps";
+import { iso } from "./lib/wire";
 import { MAX_SUBTREE } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;

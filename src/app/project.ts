@@ -28,9 +28,10 @@ import type { CodeSymbol } from "../core/code/symbols";
 import { fail, ok, type Result } from "../core/errors";
 import { parseJson } from "../core/ports";
 import { countTokens } from "../core/text/tokenizer";
-import { toEvent } from "./annotations";
-import { type browseUseCases, iso, round4 } from "./browse";
+import type { browseUseCases } from "./browse";
 import type { AppDeps } from "./deps";
+import { toEvent } from "./lib/records";
+import { iso, round4 } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Brief = In<typeof S.BriefResult>;

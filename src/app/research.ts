@@ -31,9 +31,9 @@ import { selectFeedback } from "../core/research/feedback";
 import { convergence, type RougeMeasure, rougeTokens } from "../core/research/rouge";
 import { countTokens } from "../core/text/tokenizer";
 import type { AnchoredSpan } from "../core/types";
-import { toEvent } from "./annotations";
-import { iso, round4 } from "./browse";
 import type { AppDeps } from "./deps";
+import { toEvent } from "./lib/records";
+import { iso, round4 } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 

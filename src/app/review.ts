@@ -23,8 +23,8 @@ import {
 } from "../core/review";
 import { DECLARABLE_EDGE_TYPES, type EdgeType } from "../core/types";
 import { actorOf } from "./auth";
-import { decodeCursor, encodeCursor, iso, isoOrNull } from "./browse";
-import { type AppDeps, randomId } from "./deps";
+import type { AppDeps } from "./deps";
+import { decodeCursor, encodeCursor, iso, isoOrNull, randomId } from "./lib/wire";
 import { resolveFilter } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;

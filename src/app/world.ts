@@ -7,19 +7,19 @@ import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { type DeliveryRecord, parseJson } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
-import { type AppDeps, randomId } from "./deps";
-import type { DeliveryMessage } from "./feeds/deps";
+import type { AppDeps } from "./deps";
 import { importFile } from "./feeds/imports";
 import { createSource, dispatchDueSources, runSource, sourceView } from "./feeds/sources";
 import {
   consumeDeliveries,
-  type QueueMessageLike,
   receiveWebhook,
   reconcileDeliveries,
   replayDelivery,
   type WebhookHeaders,
   webhookBodyPrefix,
 } from "./feeds/webhooks";
+import type { DeliveryMessage, QueueMessageLike } from "./lib/queue";
+import { randomId } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 

@@ -12,14 +12,9 @@ import { type GroundedEntity, groundContent, titleConcept } from "./text/groundi
 import { docTerms } from "./text/lexical";
 import { splitSentences } from "./text/sentences";
 import { truncateToApproxTokens } from "./text/tokenizer";
-import type { ChangeOp, ChunkKind, EdgeType, EntityType } from "./types";
+import type { ChangeOp, ChunkKind, EdgeType, EntityInput, EntityType } from "./types";
 
-export interface EntityInput {
-  type: EntityType;
-  id?: string | undefined;
-  name: string;
-  aliases?: string[] | undefined;
-}
+export type { EntityInput };
 
 export interface EdgeInput {
   type: EdgeType;

@@ -8,8 +8,7 @@
  * arguments as mentions; nothing here creates edges. Pure; no I/O.
  */
 import { canonicalEntityId, canonicalPaperId, normAlias, slug } from "./ids";
-import type { EntityInput } from "./ingest";
-import type { EntityType } from "./types";
+import type { EntityInput, EntityType } from "./types";
 
 export interface RelationInput {
   subject: string;

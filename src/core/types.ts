@@ -331,3 +331,11 @@ export const EVENT_TYPES = [
   "delivery.dead",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An entity an artifact declares (or a relation names): its type, name and aliases. */
+export interface EntityInput {
+  type: EntityType;
+  id?: string | undefined;
+  name: string;
+  aliases?: string[] | undefined;
+}

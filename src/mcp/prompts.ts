@@ -8,7 +8,7 @@ import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import * as S from "../contract";
-import type { McpContext } from "./server";
+import type { McpContext } from "./context";
 
 export const PROMPTS: Prompt[] = [
   {

@@ -5,9 +5,9 @@
  */
 import type { ListResourcesResult, ReadResourceResult, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { decodeCursor, encodeCursor } from "../app/browse";
+import { decodeCursor, encodeCursor } from "../app/lib/wire";
 import type { Failure } from "../core/errors";
-import type { McpContext } from "./server";
+import type { McpContext } from "./context";
 
 const SCHEME = "paperguru://";
 const PAGE = 100;

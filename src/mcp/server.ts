@@ -23,10 +23,10 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Need, UseCases } from "../app";
 import { errorBody } from "../contract";
 import { type Failure, FailureError, schemaFailure } from "../core/errors";
 import { errorLine } from "../core/log";
+import type { McpContext } from "./context";
 import { PROMPTS, renderPrompt } from "./prompts";
 import { listResources, RESOURCE_TEMPLATES, readResource } from "./resources";
 import { type McpTool, TOOLS } from "./tools";
@@ -119,16 +119,6 @@ export function toolError(f: Failure): CallToolResult {
 /** The first zod issue as the REST validation failure (field = the argument's JSON path). */
 export function validationFailure(error: z.ZodError): Failure {
   return schemaFailure(error.issues, { subject: "arguments", hint: "see the tool's inputSchema in tools/list" });
-}
-
-export interface McpContext {
-  app: UseCases;
-  /** The REST authorisation of the request's bearer key for an archive and scope. */
-  authorize(archive: string, need: Need): Promise<Failure | null>;
-  /** The request's Authorization header (audit rows name the key that deleted something). */
-  authorization?: string | undefined;
-  /** The archives the request's key may read (resources/list). */
-  readable(): Promise<string[]>;
 }
 
 async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToolResult> {

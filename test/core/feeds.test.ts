@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { retryAfter } from "../../src/app/feeds/github";
-import { retryDelaySeconds } from "../../src/app/feeds/webhooks";
+import { retryDelaySeconds } from "../../src/app/lib/queue";
 
 describe("backoff inputs", () => {
   const now = Date.parse("2026-11-23T00:00:00Z");

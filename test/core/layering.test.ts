@@ -2,7 +2,9 @@
  * The layering, checked over every import in src (static, dynamic and re-exports): the core is pure,
  * the application layer sees only ports, and the interfaces (REST, MCP, CLI) never reach into each
  * other or into the adapters. Only the composition roots (src/index.ts, src/wiring.ts,
- * src/config.ts) and the Durable Object shells in src/adapters/do may join layers.
+ * src/config.ts) and the Durable Object shells in src/adapters/do may join layers. No module
+ * reaches itself through its imports, type-only ones included: a loop inside a layer means a helper
+ * lives in a module that uses it, and is moved out to a helper module instead.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -82,6 +84,58 @@ function sources(dir: string): string[] {
   });
 }
 
+/** The module a relative import names, among `files` (file.ts, file.tsx or dir/index.ts). */
+function resolveIn(files: ReadonlySet<string>, from: string, spec: string): string | null {
+  const base = resolve(dirname(from), spec);
+  for (const c of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")]) if (files.has(c)) return c;
+  return null;
+}
+
+/** Every import loop among `texts` (file -> source), as the files of each loop, shortest first. */
+function importLoops(texts: ReadonlyMap<string, string>): string[][] {
+  const files = new Set(texts.keys());
+  const edges = new Map<string, string[]>();
+  for (const [f, text] of texts)
+    edges.set(
+      f,
+      importsOf(text)
+        .filter((spec) => spec.startsWith("."))
+        .map((spec) => resolveIn(files, f, spec))
+        .filter((t): t is string => t !== null),
+    );
+  // Tarjan's strongly connected components; a component of two or more files is a loop.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop() as string;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (edges.get(v) ?? []).includes(v)) loops.push(component.sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return loops.sort((a, b) => a.length - b.length);
+}
+
 describe("layering", () => {
   it("no file in src imports a layer or package it may not", () => {
     const found = sources(SRC).flatMap((f) => violations(f, readFileSync(f, "utf8")));
@@ -101,5 +155,36 @@ describe("layering", () => {
     // Allowed: the same layer, a lower layer, a composition root.
     expect(violations(at("http/routes/x.ts"), 'import type { UseCases } from "../../app";')).toEqual([]);
     expect(violations(at("wiring.ts"), 'import { d1Stores } from "./adapters/d1";')).toEqual([]);
+  });
+
+  it("no module imports itself through other modules (type-only imports included)", () => {
+    const texts = new Map(sources(SRC).map((f) => [f, readFileSync(f, "utf8")] as const));
+    expect(importLoops(texts).map((loop) => loop.map((f) => relative(SRC, f)).join(" -> "))).toEqual([]);
+  });
+
+  it("catches a planted loop through a helper kept in a use-case file", () => {
+    const at = (p: string) => join(SRC, p);
+    const loop = importLoops(
+      new Map([
+        [at("app/deps.ts"), 'import type { EventDeps } from "./events";'],
+        [at("app/events.ts"), 'import { iso } from "./browse";'],
+        [at("app/browse.ts"), 'import type { AppDeps } from "./deps";\nexport const iso = 1;'],
+        [at("app/lib/wire.ts"), "export const iso = 1;"],
+      ]),
+    );
+    expect(loop.map((l) => l.map((f) => relative(SRC, f)))).toEqual([
+      ["app/browse.ts", "app/deps.ts", "app/events.ts"],
+    ]);
+    // The same three files with the helper in its own module: no loop.
+    expect(
+      importLoops(
+        new Map([
+          [at("app/deps.ts"), 'import type { EventDeps } from "./events";'],
+          [at("app/events.ts"), 'import { iso } from "./lib/wire";'],
+          [at("app/browse.ts"), 'import type { AppDeps } from "./deps";'],
+          [at("app/lib/wire.ts"), "export const iso = 1;"],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

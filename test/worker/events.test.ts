@@ -4,7 +4,7 @@
  */
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { QueueMessage } from "../../src/app/feeds/deps";
+import type { QueueMessage } from "../../src/app/lib/queue";
 import { verifyGeneric } from "../../src/core/signatures";
 import worker from "../../src/index";
 import { api, newArchive } from "./helpers";

@@ -1,6 +1,6 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { DeliveryMessage } from "../../src/app/feeds/deps";
+import type { DeliveryMessage } from "../../src/app/lib/queue";
 import worker from "../../src/index";
 import { api, newArchive } from "./helpers";
 import { calls, createWebhook, history, mockFetch, sendGeneric, sendGithub, versionAt, waitDelivery } from "./world";

@@ -18,12 +18,10 @@ import { mergePaperContent, splitEntry } from "../../core/formats/paper";
 import type { Deprecation, ImportPlan } from "../../core/formats/types";
 import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
 import { type ArtifactInput, artifactHashOf, type EdgeInput, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
-import type { AnnotationStore } from "../../core/ports";
 import type { RelationInput } from "../../core/relations";
 import { ENTITY_TYPES } from "../../core/types";
-import { toEvent } from "../annotations";
-import type { PaperGuru } from "../kernel";
-import type { World } from "./deps";
+import { toEvent } from "../lib/records";
+import type { ApplyDeps, World } from "./deps";
 
 export interface ApplyCounts {
   created: number;
@@ -58,14 +56,6 @@ export interface ApplyOutcome {
   merges: Array<{ from: string; into: string; matched_by: string; kept: "incoming" | "existing" }>;
   failures: Array<{ id: string; message: string; field?: string }>;
   skipped: Array<{ ref: string; reason: string }>;
-}
-
-export interface ApplyDeps {
-  pg: PaperGuru;
-  world: World;
-  now: () => number;
-  /** Where a plan's annotations go (xKG weights, package lists, positions). */
-  annotations: AnnotationStore;
 }
 
 export interface Origin {

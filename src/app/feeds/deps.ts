@@ -1,5 +1,6 @@
 /** What the webhook, source and import pipelines need: narrow, so tests and the CLI can supply fakes. */
 import type {
+  AnnotationStore,
   ArchiveStore,
   BlobStore,
   EventSink,
@@ -10,24 +11,8 @@ import type {
   WebhookStore,
   WorldLookup,
 } from "../../core/ports";
-import type { ApplyDeps } from "./apply";
-
-export interface DeliveryMessage {
-  kind?: undefined;
-  archive: string;
-  webhook: string;
-  delivery: string;
-}
-
-/** An outbound event to deliver to one subscriber (src/app/events.ts). */
-export interface EventMessage {
-  kind: "event";
-  archive: string;
-  event: string;
-}
-
-/** What the one queue carries: inbound webhook deliveries and outbound events. */
-export type QueueMessage = DeliveryMessage | EventMessage;
+import type { PaperGuru } from "../kernel";
+import type { QueueMessage } from "../lib/queue";
 
 /** The world-side stores the pipelines use (one D1 adapter implements them all). */
 export type World = WebhookStore & SourceStore & IngestLogStore & WorldLookup;
@@ -51,4 +36,13 @@ export interface FeedDeps {
   contactEmail: string | null;
   /** Hosts outbound requests may reach although they are not public (OUTBOUND_ALLOW_HOSTS; local development). */
   allowHosts: readonly string[];
+}
+
+/** What applying an import plan needs: the kernel, the world stores and where annotations go. */
+export interface ApplyDeps {
+  pg: PaperGuru;
+  world: World;
+  now: () => number;
+  /** Where a plan's annotations go (xKG weights, package lists, positions). */
+  annotations: AnnotationStore;
 }

@@ -56,8 +56,8 @@ import type { ContextRequest } from "../../core/query";
 import type { RelationInput } from "../../core/relations";
 import { EDGE_REVIEW_PREFIX, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { EvidenceCard } from "../../core/types";
-import { toEvent } from "../annotations";
 import type { PaperGuru } from "../kernel";
+import { toEvent } from "../lib/records";
 import type { ApplyOutcome } from "./apply";
 import type { FeedDeps } from "./deps";
 

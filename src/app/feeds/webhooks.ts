@@ -10,8 +10,10 @@ import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
 import { parseJson as parseColumn, type WebhookRecord } from "../../core/ports";
 import { verifyGeneric, verifyGithub } from "../../core/signatures";
 import { parsePushEvent } from "../../core/sources/github";
+import type { DeliveryMessage } from "../lib/queue";
+import { type QueueMessageLike, retryDelaySeconds } from "../lib/queue";
 import { type ApplyOutcome, applyPlan } from "./apply";
-import type { DeliveryMessage, FeedDeps } from "./deps";
+import type { FeedDeps } from "./deps";
 import { githubPushPlan, HttpError } from "./github";
 
 export interface WebhookHeaders {
@@ -290,18 +292,6 @@ async function finish(
 
 /** Attempts before a delivery becomes a dead letter (the queue's max_retries is set above this). */
 export const MAX_DELIVERY_ATTEMPTS = 5;
-
-/** Seconds before retry n (1-based): 10, 20, 40, 80 ... capped at 10 minutes. */
-export function retryDelaySeconds(attempt: number): number {
-  return Math.min(600, 10 * 2 ** Math.max(0, attempt - 1));
-}
-
-export interface QueueMessageLike {
-  body: unknown;
-  attempts: number;
-  ack(): void;
-  retry(options?: { delaySeconds?: number }): void;
-}
 
 /** The queue consumer: process each message; retry with backoff; dead-letter after the last attempt. */
 export async function consumeDeliveries(deps: FeedDeps, messages: readonly QueueMessageLike[]): Promise<void> {

@@ -6,6 +6,7 @@
  * sum(g) + residual = 1, where residual is what the local variant declined to propagate.
  */
 import type { KernelParams } from "../types";
+import { scratch } from "./scratch";
 import type { CapitalStore } from "./store";
 
 export interface PprResult {
@@ -28,31 +29,6 @@ function validWeight(s: CapitalStore, i: number, t: number, tm: number): number 
     sum += s.slotWeight(k);
   }
   return sum;
-}
-
-/** Dense scratch vectors reused across queries (sparse accumulators: only touched slots are reset). */
-interface Scratch {
-  x: Float64Array;
-  next: Float64Array;
-  g: Float64Array;
-}
-const scratchOf = new WeakMap<CapitalStore, Scratch>();
-/** @internal The scratch vectors of a store (all zero between queries). */
-export function scratch(s: CapitalStore): Scratch {
-  let sc = scratchOf.get(s);
-  if (!sc || sc.x.length < s.size) {
-    // Exact on first use (a rebuilt store); with room to grow once the store outgrows it.
-    const n = Math.max(1024, sc ? Math.ceil(s.size * 1.25) : s.size);
-    sc = { x: new Float64Array(n), next: new Float64Array(n), g: new Float64Array(n) };
-    scratchOf.set(s, sc);
-  }
-  return sc;
-}
-
-/** Bytes of the diffusion scratch vectors currently allocated for a store (24 bytes per node). */
-export function scratchBytes(s: CapitalStore): number {
-  const sc = scratchOf.get(s);
-  return sc ? sc.x.byteLength * 3 : 0;
 }
 
 /**

@@ -1,9 +1,10 @@
-import { scratchBytes } from "./diffusion";
+import { scratchBytes } from "./scratch";
 import type { CapitalStore } from "./store";
 
-export { fullPpr, localPpr, type PprResult, scratchBytes } from "./diffusion";
+export { fullPpr, localPpr, type PprResult } from "./diffusion";
 export { route } from "./route";
 export { ROUTER_LAMBDA, TYPE_PRIOR } from "./router";
+export { scratchBytes } from "./scratch";
 export { CapitalStore, type HeadInfo, type NeighbourInfo, REVERSE_FACTOR, TYPE_WEIGHT } from "./store";
 
 /** The heap the store accounts for, diffusion scratch included, without reading its storage. */

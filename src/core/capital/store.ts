@@ -11,8 +11,8 @@ import { fromBase64, SKETCH_BYTES } from "../sketch";
 import { BM25_B, BM25_K1, parseDocTerms, termHash } from "../text/lexical";
 import { type ChangeOp, type ChunkKind, DEFAULT_PARAMS, type EdgeType, type KernelParams } from "../types";
 import { CHUNK_KIND_CODES, checkCodes, EDGE_TYPE_CODES, edgeCode, KNOWN_CODES, kindCode } from "./codes";
-import { scratch } from "./diffusion";
 import { GhostIndex, IdIndex } from "./id-index";
+import { scratch } from "./scratch";
 import {
   type CapitalTables,
   MAP_ENTRY_BYTES,

@@ -5,7 +5,7 @@
  */
 import type { capitalStats, HeadInfo, NeighbourInfo } from "../capital";
 import type { AccessChannel, KernelParams } from "../types";
-import type { CapitalRouter } from "./index";
+import type { CapitalRouter } from "./services";
 
 /** How the object was last rebuilt: from which snapshot, how many changes replayed, how long. */
 export interface RebuildReport {

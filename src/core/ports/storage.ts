@@ -7,7 +7,7 @@
 import type { Result } from "../errors";
 import type { ExistingState, IngestPlan } from "../ingest";
 import type { ChangeOp, EventType } from "../types";
-import type { AccessLog, SessionEvent, SessionStore, VersionReader } from "./index";
+import type { AccessLog, SessionEvent, SessionStore, VersionReader } from "./services";
 
 // ------------------------------------------------------------------ records
 

@@ -1,0 +1,23 @@
+/** Stored records as the use cases read them: annotation rows as events, capped chunk lists. */
+import type { AnnotationEvent } from "../../core/annotations";
+import { type AnnotationRecord, parseJson } from "../../core/ports";
+
+/** Chunk events list at most this many chunks; `total` says how many changed. */
+export const MAX_EVENT_CHUNKS = 1000;
+
+export const toEvent = (r: AnnotationRecord): AnnotationEvent => ({
+  id: r.id,
+  chunkId: r.chunkId,
+  version: r.version,
+  key: r.key,
+  op: r.op === "add" ? "add" : "set",
+  value: parseJson<unknown>(r.value, null),
+  actor: r.actor,
+  reason: r.reason,
+  at: r.at,
+});
+
+/** The chunk lists of a change, capped: {chunks: [{id, version}], total}. */
+export function chunkList(items: Array<{ id: string; version: number }>) {
+  return { chunks: items.slice(0, MAX_EVENT_CHUNKS), total: items.length };
+}
