@@ -16,7 +16,7 @@ const PAGES = [
 ];
 
 /** GitHub's anchor for each heading of a Markdown page (code blocks skipped). */
-export function anchors(markdown: string): Set<string> {
+function anchors(markdown: string): Set<string> {
   const out = new Set<string>();
   const seen = new Map<string, number>();
   let fenced = false;
@@ -38,7 +38,7 @@ export function anchors(markdown: string): Set<string> {
 }
 
 /** Links of a page that point inside the repository: [text](target), code blocks and spans skipped. */
-export function localLinks(markdown: string): string[] {
+function localLinks(markdown: string): string[] {
   const text = markdown.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
   const out: string[] = [];
   for (const m of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
