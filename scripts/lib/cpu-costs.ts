@@ -5,7 +5,7 @@
  * `npm run bench` records the figures next to the configured ones; a measured cost above the
  * configured one means the budget under-estimates on this machine.
  */
-import { parseImport } from "../../src/app/feeds/imports";
+import { parseImport } from "../../src/app/intake/imports";
 import { planIngest, prepareBatch } from "../../src/core/ingest";
 import { CPU_MS_PER_MB, type CpuWork, cpuBudgetChars } from "../../src/core/limits";
 import { rng } from "./synthetic";

@@ -5,7 +5,7 @@
  */
 import type { Clock, Stores } from "../core/ports";
 import type { EventDeps } from "./events";
-import type { FeedDeps } from "./feeds/deps";
+import type { FeedDeps } from "./intake/deps";
 import type { PaperGuru } from "./kernel";
 
 export interface AppDeps {

@@ -1,6 +1,6 @@
 /**
  * Ingest from the world: webhook endpoints and their deliveries, sources cron re-ingests, file
- * imports and the ingest log. The pipelines themselves are in src/app/feeds.
+ * imports and the ingest log. The pipelines themselves are in src/app/intake.
  */
 import type { z } from "zod";
 import * as S from "../contract";
@@ -8,8 +8,8 @@ import { fail, ok, type Result } from "../core/errors";
 import { type DeliveryRecord, parseJson } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
 import type { AppDeps } from "./deps";
-import { importFile } from "./feeds/imports";
-import { createSource, dispatchDueSources, runSource, sourceView } from "./feeds/sources";
+import { importFile } from "./intake/imports";
+import { createSource, dispatchDueSources, runSource, sourceView } from "./intake/sources";
 import {
   consumeDeliveries,
   receiveWebhook,
@@ -17,7 +17,7 @@ import {
   replayDelivery,
   type WebhookHeaders,
   webhookBodyPrefix,
-} from "./feeds/webhooks";
+} from "./intake/webhooks";
 import type { DeliveryMessage, QueueMessageLike } from "./lib/queue";
 import { randomId } from "./lib/wire";
 

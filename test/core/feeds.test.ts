@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retryAfter } from "../../src/app/feeds/github";
+import { retryAfter } from "../../src/app/intake/github";
 import { retryDelaySeconds } from "../../src/app/lib/queue";
 
 describe("backoff inputs", () => {

@@ -1,6 +1,6 @@
 /** JSON Lines of artifacts: detected by extension and content, sent 200 per request. */
 import { describe, expect, it } from "vitest";
-import { parseImport } from "../../src/app/feeds/imports";
+import { parseImport } from "../../src/app/intake/imports";
 import { detectFormat, JSONL_ARTIFACTS, splitRecords } from "../../src/cli/import";
 
 const line = (i: number) =>

@@ -147,7 +147,7 @@ describe("layering", () => {
     expect(violations(at("core/x.ts"), 'import { Hono } from "hono";')).toHaveLength(1);
     expect(violations(at("core/x.ts"), 'import type { D1Store } from "../adapters/d1/store";')).toHaveLength(1);
     expect(violations(at("app/x.ts"), 'import { x } from "../http/common";')).toHaveLength(1);
-    expect(violations(at("app/feeds/x.ts"), 'export { y } from "../../adapters/r2/blob";')).toHaveLength(1);
+    expect(violations(at("app/intake/x.ts"), 'export { y } from "../../adapters/r2/blob";')).toHaveLength(1);
     expect(violations(at("http/routes/x.ts"), 'import { serveMcp } from "../../mcp/http";')).toHaveLength(1);
     expect(violations(at("mcp/x.ts"), 'const m = await import("../http/app");')).toHaveLength(1);
     expect(violations(at("adapters/d1/x.ts"), 'import { createUseCases } from "../../app";')).toHaveLength(1);

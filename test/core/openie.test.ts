@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseImport } from "../../src/app/feeds/imports";
+import { parseImport } from "../../src/app/intake/imports";
 import { countRecords, detectFormat, splitRecords } from "../../src/cli/import";
 import { fitArtifact } from "../../src/core/formats/common";
 import { openIeTitle, parseOpenIe } from "../../src/core/formats/openie";

@@ -6,7 +6,7 @@
  */
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { DELIVERY_LEASE_MS, webhookBodyPrefix } from "../../src/app/feeds/webhooks";
+import { DELIVERY_LEASE_MS, webhookBodyPrefix } from "../../src/app/intake/webhooks";
 import { sha256Hex } from "../../src/core/ingest";
 import worker from "../../src/index";
 import { api, newArchive } from "./helpers";

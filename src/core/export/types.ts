@@ -1,6 +1,6 @@
 /**
  * Export shapes shared by the pure renderers (src/core/export) and the I/O that gathers them
- * (src/app/feeds/export.ts). Times are epoch milliseconds, exactly as stored.
+ * (src/app/exports). Times are epoch milliseconds, exactly as stored.
  */
 import type { EdgeInput } from "../ingest";
 import type { RelationInput } from "../relations";

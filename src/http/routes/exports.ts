@@ -4,7 +4,7 @@
  * markdown, csljson, bibtex or csv. Read scope. Archives over EXPORT_LIMITS.maxChunks chunks get 413.
  */
 import { z } from "@hono/zod-openapi";
-import type { ExportBody } from "../../app/feeds/export";
+import type { ExportBody } from "../../app/exports/common";
 import * as S from "../../contract";
 import { htmlCsp } from "../../core/export/html";
 import { CONTEXT_EXPORT_FORMATS, EXPORT_FORMATS, EXPORT_LIMITS } from "../../core/export/types";

@@ -1,11 +1,16 @@
-/** Exports: an archive in one of the export formats, or a /context result rendered as a document. */
+/**
+ * Exports: an archive in one of the export formats (the JSON dump in ./dump, the other formats in
+ * ./render), or a /context result rendered as a document. The re-import of a dump is in ./reimport.
+ */
 import type { z } from "zod";
-import { type ContextBody, toMs } from "../contract";
-import { fail } from "../core/errors";
-import type { ContextExportFormat, ExportFormat } from "../core/export/types";
-import type { AppDeps } from "./deps";
-import { exportArchive, exportContext } from "./feeds/export";
-import { contextRanking, MAX_SUBTREE, resolveFilter, toContextRequest } from "./operations";
+import { type ContextBody, toMs } from "../../contract";
+import { fail, type Result } from "../../core/errors";
+import type { ContextExportFormat, ExportFormat } from "../../core/export/types";
+import type { AppDeps } from "../deps";
+import { contextRanking, MAX_SUBTREE, resolveFilter, toContextRequest } from "../operations";
+import type { ExportBody, ExportDeps } from "./common";
+import { exportDump } from "./dump";
+import { exportContext, renderArchive } from "./render";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -19,8 +24,23 @@ export interface ExportFormatQuery {
   within?: string | undefined;
 }
 
+/** An archive export in one of the formats; json is streamed. */
+function exportArchive(
+  deps: ExportDeps,
+  archiveId: string,
+  format: ExportFormat,
+  asOf: number | undefined,
+  now: number,
+  paper?: string | undefined,
+  sel?: { only: ReadonlySet<string>; label: string } | undefined,
+): Promise<Result<ExportBody>> {
+  return format === "json"
+    ? exportDump(deps, archiveId, now, sel?.only)
+    : renderArchive(deps, archiveId, format, asOf, now, paper, sel);
+}
+
 export function exportUseCases(d: AppDeps) {
-  const deps = {
+  const deps: ExportDeps = {
     pg: d.kernel,
     blobs: d.feeds.blobs,
     reader: d.stores.exports,

@@ -13,9 +13,9 @@ import { parseOpenIe } from "../../core/formats/openie";
 import type { ImportPlan } from "../../core/formats/types";
 import { parseXkg } from "../../core/formats/xkg";
 import { type CpuWork, cpuBudgetChars, withinCpuBudget } from "../../core/limits";
+import { importArchiveFile } from "../exports/reimport";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { FeedDeps } from "./deps";
-import { importArchiveFile } from "./export";
 import { feedPlan } from "./webhooks";
 
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];

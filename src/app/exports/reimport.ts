@@ -1,0 +1,231 @@
+/**
+ * The lossless re-import of the JSON dump (import?format=archive), replayed through the normal write
+ * paths (ingest, entity operations, deprecate) so every invariant holds and a second import of the
+ * same dump changes nothing. It takes one dump per request, so it is bounded by the /v1 body limit
+ * (32 MiB).
+ */
+import { ok, type Result } from "../../core/errors";
+import { parseDump, planReplay, type ReplayPlan } from "../../core/export/replay";
+import type { ArchiveDump } from "../../core/export/types";
+import { normAlias } from "../../core/ids";
+import type { ApplyOutcome } from "../intake/apply";
+import type { FeedDeps } from "../intake/deps";
+
+export interface ReplayReport {
+  source_archive: string;
+  exported_at: string;
+  versions: { created: number; present: number };
+  entity_ops: { applied: number; present: number };
+  deprecations: { applied: number; present: number };
+  annotations: { applied: number; present: number };
+  /** Versions whose rebuilt artifact does not hash like the dump's (empty when lossless). */
+  hash_mismatches: ReplayPlan["mismatches"];
+  warnings: string[];
+}
+
+/**
+ * Replay a dump into `archiveId`. Idempotent and resumable: versions the archive already holds (same
+ * number, same artifact hash), entity operations whose effect is already stored, and chunks already
+ * deprecated are skipped; a stored version with another hash is a failure for that chunk (nothing of it
+ * is overwritten).
+ */
+export async function importArchive(
+  deps: FeedDeps,
+  archiveId: string,
+  text: string,
+): Promise<Result<ApplyOutcome & { replay: ReplayReport }>> {
+  const parsed = parseDump(text);
+  if (!parsed.ok) return parsed;
+  const dump: ArchiveDump = parsed.value;
+  const pg = deps.apply.pg;
+  const st = deps.exports;
+  const plan = await planReplay(dump);
+  const outcome: ApplyOutcome & { replay: ReplayReport } = {
+    counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
+    items: [],
+    merges: [],
+    failures: [],
+    skipped: [],
+    replay: {
+      source_archive: dump.archive.id,
+      exported_at: new Date(dump.exported_at).toISOString(),
+      versions: { created: 0, present: 0 },
+      entity_ops: { applied: 0, present: 0 },
+      deprecations: { applied: 0, present: 0 },
+      annotations: { applied: 0, present: 0 },
+      hash_mismatches: plan.mismatches,
+      warnings: [],
+    },
+  };
+  const target = await deps.archives.getArchive(archiveId);
+  if (target && JSON.stringify(target.params) !== JSON.stringify(dump.archive.params))
+    outcome.replay.warnings.push(
+      `kernel params differ from the source archive's (${JSON.stringify(dump.archive.params)}): routing may differ; create the archive with the same params`,
+    );
+  const failed = new Set<string>();
+  const failure = (id: string, message: string, field?: string) => {
+    outcome.counts.failed++;
+    if (outcome.failures.length < 500) outcome.failures.push({ id, message, ...(field ? { field } : {}) });
+  };
+  // A version that does not rebuild to its recorded hash is a failure: its chunk is not imported
+  // (a later version could not follow it), so a damaged dump never lands as different data.
+  for (const m of plan.mismatches) {
+    if (failed.has(m.chunk)) continue;
+    failed.add(m.chunk);
+    failure(
+      m.chunk,
+      `version ${m.version} of ${m.chunk} does not match its artifact_hash (expected ${m.expected.slice(0, 12)}…, got ${String(m.got).slice(0, 12)}…); the chunk was not imported`,
+      "chunks",
+    );
+  }
+  for (const step of plan.steps) {
+    if (step.step === "ingest") {
+      const states = new Map(
+        (
+          await st.chunksByIds(
+            archiveId,
+            step.items.map((i) => i.chunk),
+          )
+        ).map((c) => [c.chunkId, c]),
+      );
+      const present = await st.exactVersions(
+        archiveId,
+        step.items.filter((i) => (states.get(i.chunk)?.latestVersion ?? 0) >= i.version),
+      );
+      const presentHash = new Map(present.map((v) => [`${v.chunkId}\u0000${v.version}`, v.artifactHash]));
+      const todo = [];
+      for (const i of step.items) {
+        if (failed.has(i.chunk)) continue;
+        const latest = states.get(i.chunk)?.latestVersion ?? 0;
+        if (latest >= i.version) {
+          if (presentHash.get(`${i.chunk}\u0000${i.version}`) === i.artifactHash) {
+            outcome.counts.unchanged++;
+            outcome.replay.versions.present++;
+          } else {
+            failed.add(i.chunk);
+            failure(i.chunk, `version ${i.version} of ${i.chunk} is stored with other contents; not overwritten`);
+          }
+        } else if (latest !== i.version - 1) {
+          failed.add(i.chunk);
+          failure(i.chunk, `${i.chunk} has ${latest} versions here; the dump's version ${i.version} cannot follow`);
+        } else todo.push(i);
+      }
+      if (!todo.length) continue;
+      const res = await pg.ingest(
+        archiveId,
+        todo.map((i) => i.artifact),
+      );
+      if (!res.ok) {
+        for (const i of todo) {
+          failed.add(i.chunk);
+          failure(i.chunk, res.error.message, res.error.field);
+        }
+        continue;
+      }
+      for (const r of res.value.results) {
+        if (r.status === "created") outcome.counts.created++;
+        else if (r.status === "updated") outcome.counts.updated++;
+        else outcome.counts.unchanged++;
+        if (r.status !== "unchanged") outcome.replay.versions.created++;
+        else outcome.replay.versions.present++;
+        if (outcome.items.length < 500) outcome.items.push({ id: r.id, status: r.status, version: r.version });
+      }
+    } else if (step.step === "deprecate") {
+      const c = (await st.chunksByIds(archiveId, [step.chunk]))[0];
+      if (c?.deprecatedAt !== null && c?.deprecatedAt !== undefined) {
+        outcome.counts.skipped++;
+        outcome.replay.deprecations.present++;
+        continue;
+      }
+      const res = await pg.deprecate(archiveId, step.chunk, step.by, step.at, step.reason);
+      if (!res.ok) failure(step.chunk, res.error.message, res.error.field);
+      else {
+        outcome.counts.deprecated++;
+        outcome.replay.deprecations.applied++;
+      }
+    } else {
+      const ent = await st.entityRow(archiveId, step.entity);
+      let done = false;
+      if (ent && step.step === "merge") done = ent.mergedInto !== null;
+      else if (ent && step.step === "alias")
+        done =
+          (await st.aliasRowExists(archiveId, step.entity, normAlias(step.alias), step.at)) ||
+          // An ingest's alias on an entity merged since: the merged entity takes no operations.
+          ent.mergedInto !== null;
+      else if (ent && step.step === "rename")
+        done = await st.aliasRowExists(archiveId, step.entity, normAlias(step.newName), step.at);
+      if (done) {
+        outcome.counts.skipped++;
+        outcome.replay.entity_ops.present++;
+        continue;
+      }
+      const res = await pg.entityOp(
+        archiveId,
+        step.step === "alias"
+          ? { op: "alias", entity: step.entity, alias: step.alias, at: step.at }
+          : step.step === "rename"
+            ? { op: "rename", entity: step.entity, newName: step.newName, at: step.at }
+            : { op: "merge", entity: step.entity, into: step.into, at: step.at },
+      );
+      if (!res.ok) failure(step.entity, `${step.step}: ${res.error.message}`, res.error.field);
+      else {
+        outcome.replay.entity_ops.applied++;
+        if (step.step === "merge") {
+          outcome.counts.merged++;
+          outcome.merges.push({ from: step.entity, into: step.into, matched_by: "archive-dump", kept: "existing" });
+        }
+      }
+    }
+  }
+  // Annotation events after the chunks they annotate; an event id makes each append idempotent.
+  for (const c of dump.chunks) {
+    if (failed.has(c.id) || !c.annotations?.length) continue;
+    for (const a of c.annotations) {
+      const res = await deps.apply.annotations.appendAnnotation({
+        archiveId,
+        chunkId: c.id,
+        version: a.version,
+        key: a.key,
+        op: a.op,
+        value: JSON.stringify(a.value ?? null),
+        actor: a.actor,
+        reason: a.reason,
+        at: a.at,
+        recordedAt: a.recorded_at,
+        eventId: a.event_id ?? `dump:${a.seq}`,
+      });
+      if (res.duplicate) outcome.replay.annotations.present++;
+      else outcome.replay.annotations.applied++;
+    }
+  }
+  return ok(outcome);
+}
+
+/** importFile's path for format=archive: replay, then record the run in the ingest log. */
+export async function importArchiveFile(
+  deps: FeedDeps,
+  archiveId: string,
+  text: string,
+  name: string,
+): Promise<Result<ApplyOutcome & { replay: ReplayReport }>> {
+  const started = Date.now();
+  const res = await importArchive(deps, archiveId, text);
+  if (!res.ok) return res;
+  await deps.world.appendLog({
+    archiveId,
+    origin: "import",
+    ref: `archive:${name}`.slice(0, 300),
+    status: res.value.counts.failed > 0 || res.value.replay.hash_mismatches.length > 0 ? "partial" : "ok",
+    counts: JSON.stringify(res.value.counts),
+    error: res.value.failures[0]?.message ?? null,
+    at: deps.apply.now(),
+    durationMs: Date.now() - started,
+  });
+  await deps.events.emit(archiveId, "import.completed", {
+    name: name.slice(0, 300),
+    format: "archive",
+    counts: res.value.counts,
+    error: res.value.failures[0]?.message ?? null,
+  });
+  return res;
+}

@@ -1,0 +1,246 @@
+/**
+ * The rendered exports: an archive (or a collection or subtree of it) as csv, bibtex, csljson,
+ * markdown, html, graphml, mermaid or xKG, and a /context result as json, markdown, csv, bibtex or
+ * csljson, each gathered from D1 and R2 and handed to the pure renderers in src/core/export.
+ */
+import { foldAnnotations } from "../../core/annotations";
+import { fail, ok, type Result } from "../../core/errors";
+import { renderBibtex, renderCslItems } from "../../core/export/biblio";
+import { renderCardsCsv, renderCsv } from "../../core/export/csv";
+import { renderGraphml, renderMermaid } from "../../core/export/graph";
+import { renderHtml } from "../../core/export/html";
+import { anchorLabel, renderArchiveMarkdown, renderContextMarkdown } from "../../core/export/markdown";
+import { CONTENT_TYPES, type ContextExportFormat, type ExportFormat } from "../../core/export/types";
+import { buildXkgPapers, type XkgExportNode } from "../../core/export/xkg";
+import { XKG_KEY, type XkgNode } from "../../core/formats/xkg";
+import type { EdgeInput } from "../../core/ingest";
+import {
+  type AnnotationRecord,
+  type ChunkRecord as ChunkRow,
+  parseJson,
+  type VersionRecord as VersionRow,
+} from "../../core/ports";
+import type { ContextRequest } from "../../core/query";
+import { toEvent } from "../lib/records";
+import {
+  checkExportSize,
+  contentOf,
+  type ExportBody,
+  type ExportDeps,
+  exportFilename,
+  LIST_PAGE,
+  safeName,
+  store,
+} from "./common";
+import { archiveGraph, archiveRecords, cardRecords, withEdgeStatus, withReviewStatus } from "./gather";
+
+/** An archive export in one of the rendered formats (every format but the json dump); 413 over the export size limit. */
+export async function renderArchive(
+  deps: ExportDeps,
+  archiveId: string,
+  format: Exclude<ExportFormat, "json">,
+  asOf: number | undefined,
+  now: number,
+  paper?: string | undefined,
+  sel?: { only: ReadonlySet<string>; label: string } | undefined,
+): Promise<Result<ExportBody>> {
+  const size = await checkExportSize(deps, archiveId);
+  if (!size.ok) return size;
+  const filename = exportFilename(archiveId, format);
+  const contentType = CONTENT_TYPES[format];
+  const only = sel?.only;
+  // Review statuses are read at as_of (default now), like the versions shown.
+  const records = async (withPapers: boolean) =>
+    withReviewStatus(deps, archiveId, await archiveRecords(deps, archiveId, asOf, withPapers, only), asOf ?? now);
+  switch (format) {
+    case "xkg":
+      return exportXkg(deps, archiveId, asOf, now, paper);
+    case "csv":
+      return ok({ body: renderCsv(await records(false)), contentType, filename });
+    case "bibtex":
+      return ok({ body: renderBibtex(await records(true)), contentType, filename });
+    case "csljson":
+      return ok({
+        body: `${JSON.stringify(renderCslItems(await records(true)), null, 2)}\n`,
+        contentType,
+        filename,
+      });
+    case "markdown": {
+      const archive = await deps.archives.getArchive(archiveId);
+      return ok({
+        body: renderArchiveMarkdown({ id: archiveId, name: archive?.name ?? archiveId }, await records(false), {
+          asOf,
+          exportedAt: now,
+        }),
+        contentType,
+        filename,
+      });
+    }
+    case "html": {
+      const t = asOf ?? now;
+      const archive = await deps.archives.getArchive(archiveId);
+      const graph = await archiveGraph(deps, archiveId, t, only);
+      const recs = await withReviewStatus(deps, archiveId, await archiveRecords(deps, archiveId, t, false, only), t);
+      return ok({
+        body: await renderHtml(
+          { id: archiveId, name: archive?.name ?? archiveId },
+          recs,
+          await withEdgeStatus(deps, archiveId, graph.edges, t),
+          { asOf: t, exportedAt: now, scope: sel?.label },
+        ),
+        contentType,
+        filename,
+      });
+    }
+    case "graphml":
+    case "mermaid": {
+      const t = asOf ?? now;
+      const graph = await archiveGraph(deps, archiveId, t, only);
+      const meta = { archive: archiveId, asOf: t };
+      return ok({
+        body: format === "graphml" ? renderGraphml(graph, meta) : renderMermaid(graph, meta),
+        contentType,
+        filename,
+      });
+    }
+  }
+}
+
+// ------------------------------------------------------------------ xKG (Figure 5 layout)
+
+/**
+ * The chunks an xKG import wrote (a boundary starting `xkg:` and an `xkg` annotation), at the version
+ * shown at `asOf`, rebuilt into one Figure 5 object per paper. `paper` picks one paper chunk: the
+ * body is then that paper's JSON file; otherwise JSON Lines, one paper per line (re-importable).
+ */
+export async function exportXkg(
+  deps: ExportDeps,
+  archiveId: string,
+  asOf: number | undefined,
+  now: number,
+  paper: string | undefined,
+): Promise<Result<ExportBody>> {
+  const st = store(deps);
+  const t = asOf ?? now;
+  const picked: Array<{ c: ChunkRow; v: VersionRow }> = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = await st.chunkPage(archiveId, after, LIST_PAGE);
+    if (page.length === 0) break;
+    after = page[page.length - 1]?.chunkId ?? null;
+    const shown = await st.shownVersions(archiveId, page, asOf);
+    for (const c of page) {
+      const v = shown.get(c.chunkId);
+      if (v && parseJson<string[]>(v.boundaries, []).some((b) => b.startsWith("xkg:"))) picked.push({ c, v });
+    }
+  }
+  const roles = new Map<string, XkgNode>();
+  const ids = picked.map((x) => x.c.chunkId);
+  for (let i = 0; i < ids.length; i += 200) {
+    const rows = await deps.annotations.annotationsOf(archiveId, ids.slice(i, i + 200), XKG_KEY, t);
+    const byChunk = new Map<string, AnnotationRecord[]>();
+    for (const r of rows) byChunk.set(r.chunkId, [...(byChunk.get(r.chunkId) ?? []), r]);
+    for (const [chunk, evs] of byChunk) {
+      const v = foldAnnotations(evs.map(toEvent), t).get(XKG_KEY)?.value;
+      if (v && typeof v === "object" && typeof (v as { role?: unknown }).role === "string")
+        roles.set(chunk, v as XkgNode);
+    }
+  }
+  const nodes: XkgExportNode[] = [];
+  const withRole = picked.filter((x) => roles.has(x.c.chunkId));
+  for (let i = 0; i < withRole.length; i += 50) {
+    const slice = withRole.slice(i, i + 50);
+    const contents = await Promise.all(slice.map((x) => contentOf(deps, x.v)));
+    for (const [j, x] of slice.entries())
+      nodes.push({
+        id: x.c.chunkId,
+        content: contents[j] ?? "",
+        edges: parseJson<EdgeInput[]>(x.v.edges, []).map((e) => ({ type: e.type, target: e.target })),
+        node: roles.get(x.c.chunkId) as XkgNode,
+      });
+  }
+  const papers = buildXkgPapers(nodes);
+  if (paper !== undefined) {
+    const one = papers.find((p) => p.id === paper);
+    if (!one)
+      return fail(
+        "not_found",
+        `no xKG paper ${paper} in archive ${archiveId}${asOf !== undefined ? " at as_of" : ""}`,
+        "paper",
+        "give the id of a paper chunk an xkg import wrote (GET /chunks?boundary=xkg:paper lists them)",
+      );
+    return ok({
+      body: `${JSON.stringify(one.paper, null, 2)}\n`,
+      contentType: "application/json; charset=utf-8",
+      filename: `${safeName(paper)}.json`,
+    });
+  }
+  return ok({
+    body: papers.map((p) => `${JSON.stringify(p.paper)}\n`).join(""),
+    contentType: CONTENT_TYPES.xkg,
+    filename: exportFilename(archiveId, "xkg"),
+  });
+}
+
+export async function exportContext(
+  deps: ExportDeps,
+  req: ContextRequest,
+  format: ContextExportFormat,
+): Promise<ExportBody> {
+  const r = await deps.pg.context(req);
+  const filename = exportFilename(req.archiveId, format, "-context");
+  const contentType = CONTENT_TYPES[format];
+  switch (format) {
+    case "json":
+      return {
+        body: `${JSON.stringify(
+          {
+            query: req.query,
+            as_of: new Date(r.asOf).toISOString(),
+            short_term: r.shortTerm,
+            cards: r.cards,
+            budget: r.budget,
+            skipped: r.skipped,
+            selected: r.route.selected,
+          },
+          null,
+          2,
+        )}\n`,
+        contentType,
+        filename,
+      };
+    case "markdown":
+      return {
+        body: renderContextMarkdown({
+          query: req.query,
+          asOf: r.asOf,
+          cards: r.cards,
+          budget: r.budget,
+          skipped: r.skipped,
+        }),
+        contentType,
+        filename,
+      };
+    case "csv": {
+      const { cardRecs } = await cardRecords(deps, req.archiveId, r.cards, r.asOf, false);
+      await withReviewStatus(deps, req.archiveId, cardRecs, r.asOf);
+      const byKey = new Map(cardRecs.map((x) => [`${x.id}\u0000${x.version}`, x]));
+      const rows = r.cards.flatMap((c) => {
+        const record = byKey.get(`${c.artifact_id}\u0000${c.version}`);
+        return record
+          ? [{ record, claim: c.claim_boundary, anchors: c.anchored_spans.map(anchorLabel), tokens: c.tokens }]
+          : [];
+      });
+      return { body: renderCardsCsv(rows), contentType, filename };
+    }
+    case "bibtex":
+    case "csljson": {
+      const { bib } = await cardRecords(deps, req.archiveId, r.cards, r.asOf, true);
+      return {
+        body: format === "bibtex" ? renderBibtex(bib) : `${JSON.stringify(renderCslItems(bib), null, 2)}\n`,
+        contentType,
+        filename,
+      };
+    }
+  }
+}
