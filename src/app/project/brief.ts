@@ -1,0 +1,209 @@
+/**
+ * ProjectGuard's pre-turn brief (seed 002 §5.1), deterministic. The rules:
+ * 1. Relevance: the request (joined with the session's recent requests) is routed over designs and
+ *    decisions only (the filter applies before the top-M cut), as of `as_of`; superseded versions
+ *    and deprecated records are invisible to routing, so they are never briefed.
+ *    Records the router scores below `min_score` (default 0.02; the router's scores are relative to
+ *    its best candidate, 1) are not about the request and are left out. Measured on the eval's
+ *    generated histories (871 briefed records, a third of the requests about two topics): 0.02 keeps
+ *    99.7% of the relevant records (a second topic's records score down to 0.015) and lifts the share
+ *    of briefed records that are relevant from 45% to 71%; 0.1 would reach 90% but drop 12% of a second
+ *    topic's records. Missing a commitment costs more than an extra one, hence the low floor; 0 keeps all.
+ * 2. Conservative commit: of the relevant records, only those whose `status` annotation is
+ *    `committed` at `as_of` are briefed; the rest are listed as held back with their status.
+ * 3. Modules: the code units that `implement` a briefed commitment (exact edges at `as_of`). A module
+ *    is to **revise** when a commitment it implements has a version valid from after the module's
+ *    own version (the commitment changed after the module last did); else to **preserve** when
+ *    another module depends on it or tests it; else to **reuse**.
+ * 4. Constraints: the exported signatures of the modules to preserve, as exact anchors into their
+ *    current versions.
+ * 5. Budget: the whole result is counted in cl100k_base; over the budget, the held-back list goes
+ *    first, then constraints (last first), modules to reuse, to preserve, to revise, then the
+ *    lowest-ranked commitments; every id left out is listed in `omitted`.
+ */
+import type { z } from "zod";
+import type * as S from "../../contract";
+import { foldAnnotations } from "../../core/annotations";
+import type { CodeSymbol } from "../../core/code/symbols";
+import { fail, ok, type Result } from "../../core/errors";
+import { parseJson } from "../../core/ports";
+import { countTokens } from "../../core/text/tokenizer";
+import type { AppDeps } from "../deps";
+import { toEvent } from "../lib/records";
+import { iso, round4 } from "../lib/wire";
+
+type In<T extends z.ZodType> = z.infer<T>;
+type Brief = In<typeof S.BriefResult>;
+
+/** The router score below which a record is not briefed (rule 1 in the header). */
+export const BRIEF_MIN_SCORE = 0.02;
+
+/** Relevant records considered per brief (the router's selection size). */
+const RELEVANT = 24;
+/** Modules whose signatures are read for constraints. */
+const MAX_CONSTRAINT_MODULES = 20;
+
+/**
+ * Drop from the least needed end until the whole brief fits the budget: held back, constraints (last
+ * first), modules to reuse, to preserve, to revise, then the lowest-ranked commitments.
+ */
+function fitBrief(out: Brief, budget: number): Result<Brief> {
+  const size = () => countTokens(JSON.stringify(out));
+  // Counted at the budget's digits while cutting, as in render.
+  out.tokens = budget;
+  const lists: Array<() => string | null> = [
+    () => out.held_back.pop()?.id ?? null,
+    () => {
+      const c = out.constraints.pop();
+      return c ? `${c.module}#${c.symbol}` : null;
+    },
+    () => out.reuse.pop()?.id ?? null,
+    () => out.preserve.pop()?.id ?? null,
+    () => out.revise.pop()?.id ?? null,
+    () => out.commitments.pop()?.id ?? null,
+  ];
+  let tokens = size();
+  for (const drop of lists)
+    while (tokens > budget) {
+      const gone = drop();
+      if (gone === null) break;
+      out.omitted.push(gone);
+      tokens = size();
+    }
+  if (tokens > budget)
+    return fail(
+      "validation",
+      `budget_tokens ${budget} cannot hold the brief: with everything cut it is ${tokens} tokens (${out.omitted.length} omitted ids listed)`,
+      "budget_tokens",
+      `raise budget_tokens to at least ${tokens}`,
+    );
+  // The count includes its own digits (at most the budget's): settle it (two passes suffice).
+  out.tokens = tokens;
+  out.tokens = size();
+  out.tokens = size();
+  return ok(out);
+}
+
+export function briefUseCases(d: AppDeps) {
+  const chunks = d.stores.chunks;
+
+  return {
+    async brief(archive: string, b: In<typeof S.BriefBody>): Promise<Result<Brief>> {
+      const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+      const query = [...(b.recent_requests ?? []), b.request].join("\n");
+      const routed = await d.kernel.route({
+        archiveId: archive,
+        query,
+        asOf: t,
+        limit: RELEVANT,
+        filter: { kinds: ["design", "decision"] },
+      });
+      const floor = b.min_score ?? BRIEF_MIN_SCORE;
+      const relevant = routed.route.selected.filter((r) => r.score >= floor);
+      const ids = relevant.map((r) => r.chunk);
+      const status = new Map<string, string>();
+      const events = await d.stores.annotations.annotationsOf(archive, ids, "status", t);
+      for (const id of ids) {
+        const v = foldAnnotations(events.filter((e) => e.chunkId === id).map(toEvent), t).get("status");
+        status.set(id, typeof v?.value === "string" ? v.value : "none");
+      }
+      const committedIds = ids.filter((id) => status.get(id) === "committed");
+      const heads = await chunks.visibleAt(archive, [...committedIds], t);
+      const commitments = relevant
+        .filter((r) => status.get(r.chunk) === "committed" && heads.has(r.chunk))
+        .map((r) => {
+          const h = heads.get(r.chunk);
+          return {
+            id: r.chunk,
+            kind: h?.kind ?? "decision",
+            version: h?.version ?? r.version,
+            title: h?.title ?? "",
+            synopsis: h?.synopsis ?? "",
+            valid_from: iso(h?.validFrom ?? 0),
+            score: round4(r.score),
+          };
+        });
+      const heldBack = ids
+        .filter((id) => status.get(id) !== "committed")
+        .map((id) => ({ id, status: status.get(id) ?? "none" }));
+
+      // Modules implementing the commitments, with their current versions.
+      const impl = await chunks.edgesAt(
+        archive,
+        commitments.map((c) => c.id),
+        "implements",
+        "in",
+        t,
+      );
+      const implementsOf = new Map<string, string[]>();
+      for (const e of impl) {
+        if (b.prefix && !e.to.startsWith(b.prefix)) continue;
+        implementsOf.set(e.to, [...(implementsOf.get(e.to) ?? []), e.from]);
+      }
+      const moduleIds = [...implementsOf.keys()];
+      const modules = moduleIds.length ? await chunks.visibleAt(archive, moduleIds, t) : new Map();
+      const dependents = new Map<string, number>();
+      const testers = new Map<string, number>();
+      for (const e of await chunks.edgesAt(archive, moduleIds, "depends-on", "in", t))
+        dependents.set(e.from, (dependents.get(e.from) ?? 0) + 1);
+      for (const e of await chunks.edgesAt(archive, moduleIds, "tests", "in", t))
+        testers.set(e.from, (testers.get(e.from) ?? 0) + 1);
+      const commitmentFrom = new Map(commitments.map((c) => [c.id, Date.parse(c.valid_from)]));
+      const preserve: Brief["preserve"] = [];
+      const revise: Brief["revise"] = [];
+      const reuse: Brief["reuse"] = [];
+      for (const id of moduleIds.sort()) {
+        const m = modules.get(id);
+        if (m?.kind !== "code_unit") continue;
+        const targets = implementsOf.get(id) ?? [];
+        const changed = targets.filter((c) => (commitmentFrom.get(c) ?? 0) > m.validFrom);
+        const ref = { id, version: m.version, implements: targets, reason: "" };
+        if (changed.length) revise.push({ ...ref, reason: `${changed.join(", ")} changed after this version` });
+        else if ((dependents.get(id) ?? 0) + (testers.get(id) ?? 0) > 0)
+          preserve.push({
+            ...ref,
+            reason: `depended on by ${dependents.get(id) ?? 0}, tested by ${testers.get(id) ?? 0}`,
+          });
+        else reuse.push({ ...ref, reason: "implements a commitment; nothing depends on it" });
+      }
+
+      // Constraints: exported signatures of the modules to preserve, as exact anchors.
+      const constraints: Brief["constraints"] = [];
+      for (const p of preserve.slice(0, MAX_CONSTRAINT_MODULES)) {
+        const v = (await chunks.exact(archive, p.id, p.version)) ?? null;
+        const rec = await chunks.chunkHistory(archive, p.id);
+        const row = rec?.versions.find((x) => x.version === p.version);
+        if (!v || !row) continue;
+        const content = (await d.kernel.contentOf(v.contentKey)) ?? "";
+        for (const s of parseJson<CodeSymbol[]>(row.symbols ?? null, []))
+          if (s.exported && s.end <= content.length)
+            constraints.push({
+              module: p.id,
+              symbol: s.name,
+              signature: s.signature,
+              anchor: {
+                artifact_id: p.id,
+                version: p.version,
+                start: s.start,
+                end: s.end,
+                snippet: content.slice(s.start, s.end),
+              },
+            });
+      }
+
+      // Budget: drop from the least needed end until the whole result fits.
+      const out: Brief = {
+        as_of: iso(t),
+        commitments,
+        held_back: heldBack,
+        preserve,
+        revise,
+        reuse,
+        constraints,
+        tokens: 0,
+        omitted: [],
+      };
+      return fitBrief(out, b.budget_tokens);
+    },
+  };
+}

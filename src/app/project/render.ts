@@ -1,0 +1,227 @@
+/**
+ * The whole current state of a project for a fresh session: committed designs and decisions with
+ * their text, then the code units with what they implement, what they depend on and their exported
+ * signatures, cut to a token budget.
+ */
+import type { z } from "zod";
+import type * as S from "../../contract";
+import { foldAnnotations } from "../../core/annotations";
+import type { CodeSymbol } from "../../core/code/symbols";
+import { fail, ok, type Result } from "../../core/errors";
+import { parseJson } from "../../core/ports";
+import { countTokens } from "../../core/text/tokenizer";
+import type { browseUseCases } from "../browse";
+import type { AppDeps } from "../deps";
+import { toEvent } from "../lib/records";
+import { iso } from "../lib/wire";
+
+type In<T extends z.ZodType> = z.infer<T>;
+type Render = In<typeof S.RenderResult>;
+
+/** Records and modules a render reads (beyond: 413 naming the prefix to narrow). */
+const MAX_RENDER_RECORDS = 2000;
+
+/** Content blobs a render reads at once (a Worker keeps at most 6 connections open per request). */
+const CONTENT_READS = 6;
+
+/** Every chunk of a kind visible at t, in id order (bounded). */
+async function allOf(
+  browse: ReturnType<typeof browseUseCases>,
+  archive: string,
+  kind: "design" | "decision" | "code_unit",
+  t: number,
+  prefix?: string,
+) {
+  const out: Array<{ id: string; version: number; title: string }> = [];
+  let cursor: string | undefined;
+  do {
+    const page = await browse.listChunks(archive, {
+      kind,
+      as_of: new Date(t).toISOString(),
+      limit: 500,
+      ...(prefix ? { prefix } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
+    if (!page.ok) return page;
+    out.push(...page.value.chunks.map((c) => ({ id: c.id, version: c.version, title: c.title })));
+    cursor = page.value.next_cursor ?? undefined;
+    if (out.length > MAX_RENDER_RECORDS)
+      return fail(
+        "too_large",
+        `more than ${MAX_RENDER_RECORDS} ${kind} chunks`,
+        "prefix",
+        "narrow the render with prefix",
+      );
+  } while (cursor);
+  return ok(out);
+}
+
+/**
+ * Cut a render to the budget from the end: module signatures, modules, decisions, designs; every id
+ * cut is listed in `omitted`. A validation failure when even the list of omitted ids is over it.
+ */
+function fitRender(out: Render, budget: number): Result<Render> {
+  const size = () => countTokens(JSON.stringify(out));
+  // The result holds its own token count: while cutting it is counted at the budget's digits, an
+  // upper bound for any final count within the budget ("1200" is 2 cl100k tokens, "0" is 1).
+  out.tokens = budget;
+  let tokens = size();
+  // Each cut returns what it removed and that item's own tokens: items are dropped until their
+  // tokens cover the excess, then the whole is counted again (linear, not one recount per item).
+  const cost = (x: unknown) => countTokens(JSON.stringify(x));
+  const cuts: Array<() => { id: string; tokens: number } | null> = [
+    () => {
+      for (let i = out.modules.length - 1; i >= 0; i--) {
+        const m = out.modules[i];
+        const s = m?.signatures.pop();
+        if (m && s) return { id: `${m.id}#${s.symbol}`, tokens: cost(s) };
+      }
+      return null;
+    },
+    () => {
+      const m = out.modules.pop();
+      return m ? { id: m.id, tokens: cost(m) } : null;
+    },
+    () => {
+      const x = out.decisions.pop();
+      return x ? { id: x.id, tokens: cost(x) } : null;
+    },
+    () => {
+      const x = out.designs.pop();
+      return x ? { id: x.id, tokens: cost(x) } : null;
+    },
+  ];
+  for (const cut of cuts)
+    while (tokens > budget) {
+      let saved = 0;
+      while (saved < tokens - budget) {
+        const gone = cut();
+        if (gone === null) break;
+        out.omitted.push(gone.id);
+        saved += gone.tokens;
+      }
+      if (saved === 0) break;
+      tokens = size();
+    }
+  if (tokens > budget)
+    return fail(
+      "validation",
+      `budget_tokens ${budget} cannot hold the render: with every record and module cut, the list of ${out.omitted.length} omitted ids alone makes it ${tokens} tokens`,
+      "budget_tokens",
+      `raise budget_tokens to at least ${tokens}, or narrow the modules with prefix`,
+    );
+  // Settle the count on its own digits (at most the budget's, so still within it).
+  out.tokens = tokens;
+  out.tokens = size();
+  out.tokens = size();
+  return ok(out);
+}
+
+export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCases>) {
+  const chunks = d.stores.chunks;
+
+  return {
+    /**
+     * The whole current state for a fresh session: committed designs and decisions with their text,
+     * then the code units with what they implement, what they depend on and their exported
+     * signatures. Cut to the budget from the end: module signatures, modules, decisions, designs.
+     */
+    async render(archive: string, b: In<typeof S.RenderBody>): Promise<Result<Render>> {
+      const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+      const designs = await allOf(browse, archive, "design", t);
+      const decisions = await allOf(browse, archive, "decision", t);
+      const code = await allOf(browse, archive, "code_unit", t, b.prefix);
+      for (const r of [designs, decisions, code]) if (!r.ok) return r;
+      if (!designs.ok || !decisions.ok || !code.ok) return fail("unavailable", "listing failed");
+      const records = [...designs.value, ...decisions.value];
+      const events = await d.stores.annotations.annotationsOf(
+        archive,
+        records.map((r) => r.id),
+        "status",
+        t,
+      );
+      // Each record's events, grouped in one pass (not one scan of all events per record).
+      const eventsOf = new Map<string, typeof events>();
+      for (const e of events) {
+        const list = eventsOf.get(e.chunkId);
+        if (list) list.push(e);
+        else eventsOf.set(e.chunkId, [e]);
+      }
+      const committedIds = new Set(
+        records
+          .filter(
+            (r) => foldAnnotations((eventsOf.get(r.id) ?? []).map(toEvent), t).get("status")?.value === "committed",
+          )
+          .map((r) => r.id),
+      );
+      // The committed records' texts: their versions at t in one read, then the blobs, CONTENT_READS at a time.
+      const heads = await chunks.visibleAt(archive, [...committedIds], t);
+      const texts = new Map<string, string>();
+      const keys = [...heads].map(([id, v]) => [id, v.contentKey] as const);
+      for (let i = 0; i < keys.length; i += CONTENT_READS)
+        await Promise.all(
+          keys
+            .slice(i, i + CONTENT_READS)
+            .map(async ([id, key]) => texts.set(id, (await d.kernel.contentOf(key)) ?? "")),
+        );
+      const text = (id: string) => texts.get(id) ?? "";
+      const partOf = new Map<string, string[]>();
+      for (const e of await chunks.edgesAt(
+        archive,
+        decisions.value.map((x) => x.id),
+        "part-of",
+        "out",
+        t,
+      ))
+        partOf.set(e.from, [...(partOf.get(e.from) ?? []), e.to]);
+      const out: Render = {
+        as_of: iso(t),
+        designs: [],
+        decisions: [],
+        modules: [],
+        tokens: 0,
+        state_chars: 0,
+        omitted: [],
+      };
+      for (const r of designs.value)
+        if (committedIds.has(r.id))
+          out.designs.push({ id: r.id, version: r.version, title: r.title, content: text(r.id) });
+      for (const r of decisions.value)
+        if (committedIds.has(r.id))
+          out.decisions.push({
+            id: r.id,
+            version: r.version,
+            title: r.title,
+            content: text(r.id),
+            part_of: partOf.get(r.id) ?? [],
+          });
+      const ids = code.value.map((c) => c.id);
+      const impl = new Map<string, string[]>();
+      for (const e of await chunks.edgesAt(archive, ids, "implements", "out", t))
+        impl.set(e.from, [...(impl.get(e.from) ?? []), e.to]);
+      const deps = new Map<string, string[]>();
+      for (const e of await chunks.edgesAt(archive, ids, "depends-on", "out", t))
+        deps.set(e.from, [...(deps.get(e.from) ?? []), e.to]);
+      // Every listed module's symbols in one read (the versions visible at t, as listed), not one
+      // history read per module: 1,000 modules took 1,000 D1 round trips (4-10 s locally).
+      const mods = await chunks.codeModules(archive, b.prefix ?? "", t, MAX_RENDER_RECORDS + 1);
+      const symbolsOf = new Map(
+        mods.map((m) => [`${m.chunkId}@${m.version}`, parseJson<CodeSymbol[]>(m.symbols, [])] as const),
+      );
+      for (const c of code.value) {
+        const syms = symbolsOf.get(`${c.id}@${c.version}`) ?? [];
+        out.modules.push({
+          id: c.id,
+          version: c.version,
+          implements: impl.get(c.id) ?? [],
+          depends_on: deps.get(c.id) ?? [],
+          signatures: syms
+            .filter((s) => s.exported)
+            .map((s) => ({ symbol: s.name, signature: s.signature, start: s.start, end: s.end })),
+        });
+      }
+      out.state_chars = JSON.stringify(out).length;
+      return fitRender(out, b.budget_tokens);
+    },
+  };
+}

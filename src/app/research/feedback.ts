@@ -1,0 +1,102 @@
+/**
+ * Feedback (Self-Loop Memory): chunks with the boundary `feedback`, counters as the annotations
+ * `revisions` and `uses` (add events), selected by Eq. 12 (src/core/research/feedback.ts).
+ */
+import type { z } from "zod";
+import type * as S from "../../contract";
+import { fail, ok, type Result } from "../../core/errors";
+import { type AnnotationRecord, parseJson } from "../../core/ports";
+import { selectFeedback } from "../../core/research/feedback";
+import type { AppDeps } from "../deps";
+import { toEvent } from "../lib/records";
+import { iso } from "../lib/wire";
+import { FEEDBACK, timeOf } from "./common";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+/** Feedback records one selection reads. */
+const MAX_FEEDBACK = 5000;
+
+function numberOf(v: unknown): number {
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}
+
+export function feedbackUseCases(d: AppDeps) {
+  const chunks = d.stores.chunks;
+
+  return {
+    async selectFeedback(
+      archive: string,
+      b: In<typeof S.FeedbackSelectBody>,
+    ): Promise<Result<In<typeof S.FeedbackSelectResult>>> {
+      const t = timeOf(d, b.as_of);
+      const rows: Awaited<ReturnType<typeof chunks.listChunks>> = [];
+      let after: string | null = null;
+      for (;;) {
+        const page = await chunks.listChunks(archive, { asOf: t, boundary: FEEDBACK }, after, 501);
+        rows.push(...page.slice(0, 500));
+        if (rows.length > MAX_FEEDBACK)
+          return fail(
+            "too_large",
+            `more than ${MAX_FEEDBACK} feedback records at that time`,
+            "scope",
+            "narrow them with a scope boundary",
+          );
+        if (page.length <= 500) break;
+        after = (page[499] as { chunkId: string }).chunkId;
+      }
+      const records = b.scope
+        ? rows.filter((r) => parseJson<string[]>(r.boundaries, []).includes(b.scope as string))
+        : rows;
+      const events: AnnotationRecord[] = records.length
+        ? await d.stores.annotations.annotationsOf(
+            archive,
+            records.map((r) => r.chunkId),
+            undefined,
+            t,
+          )
+        : [];
+      const counters = new Map<string, { revisions: number; uses: number }>();
+      const sorted = events.map(toEvent).sort((a, b2) => a.at - b2.at || a.id - b2.id);
+      for (const e of sorted) {
+        if (e.key !== "revisions" && e.key !== "uses") continue;
+        const c = counters.get(e.chunkId) ?? { revisions: 0, uses: 0 };
+        const v = numberOf(e.value);
+        c[e.key] = e.op === "add" ? c[e.key] + v : v;
+        counters.set(e.chunkId, c);
+      }
+      const candidates = records.map((r) => ({
+        id: r.chunkId,
+        version: r.version,
+        title: r.title,
+        synopsis: r.synopsis,
+        revisions: counters.get(r.chunkId)?.revisions ?? 0,
+        uses: counters.get(r.chunkId)?.uses ?? 0,
+        createdAt: r.firstValidFrom,
+      }));
+      const chosen = selectFeedback(candidates, b.tie);
+      const view = (c: (typeof candidates)[number]) => ({
+        id: c.id,
+        version: c.version,
+        title: c.title,
+        synopsis: c.synopsis,
+        revisions: c.revisions,
+        uses: c.uses,
+        created_at: iso(c.createdAt),
+      });
+      const rMin = chosen ? chosen.revisions : null;
+      const rMinSet = candidates
+        .filter((c) => c.revisions === rMin)
+        .sort((a, b2) => b2.uses - a.uses || a.createdAt - b2.createdAt || (a.id < b2.id ? -1 : 1));
+      return ok({
+        as_of: iso(t),
+        tie: b.tie,
+        records: candidates.length,
+        r_min: rMin,
+        r_min_size: rMinSet.length,
+        selected: chosen ? view(chosen) : null,
+        candidates: rMinSet.slice(0, 20).map(view),
+      });
+    },
+  };
+}

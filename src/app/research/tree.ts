@@ -1,0 +1,26 @@
+/** The outline tree use case: GET /research/tree. */
+import type { z } from "zod";
+import type * as S from "../../contract";
+import { ok, type Result } from "../../core/errors";
+import type { AppDeps } from "../deps";
+import { iso } from "../lib/wire";
+import { timeOf } from "./common";
+import { readTree } from "./outline";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+export function outlineUseCases(d: AppDeps) {
+  return {
+    async tree(archive: string, q: In<typeof S.TreeQuery>): Promise<Result<In<typeof S.TreeResult>>> {
+      const t = timeOf(d, q.as_of);
+      const r = await readTree(d, archive, q.root, t, {
+        theta: q.theta,
+        dMax: q.d_max,
+        words: q.words,
+        maxNodes: q.max_nodes,
+      });
+      if (!r.ok) return r;
+      return ok({ root: q.root, as_of: iso(t), theta: q.theta, d_max: q.d_max, words: q.words, ...r.value });
+    },
+  };
+}
