@@ -14,7 +14,7 @@ import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
 import { createUseCases, type UseCases } from "./app";
 import { eventSink } from "./app/events";
-import { PaperGuru } from "./app/kernel";
+import { Kernel } from "./app/kernel";
 import type { QueueMessage } from "./app/lib/queue";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
@@ -61,7 +61,7 @@ export function wire(env: Env): UseCases {
   const sink = eventSink(events);
   // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by
   // `wrangler vectorize create` are V2, typed Vectorize in @cloudflare/workers-types.
-  const kernel = new PaperGuru({
+  const kernel = new Kernel({
     chunks: stores.chunks,
     entities: stores.entities,
     sessions: stores.sessions,
@@ -82,8 +82,8 @@ export function wire(env: Env): UseCases {
   return createUseCases({
     kernel,
     stores,
-    feeds: {
-      apply: { pg: kernel, world: stores.world, now, annotations: stores.annotations },
+    intake: {
+      apply: { kernel, world: stores.world, now, annotations: stores.annotations },
       world: stores.world,
       archives: stores.archives,
       exports: stores.exports,

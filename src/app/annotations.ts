@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { type AnnotationValue, foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
-import { type AnnotationRecord, parseJson } from "../core/ports";
+import { type AnnotationRecord, readJsonColumn } from "../core/ports";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 import { toEvent } from "./lib/records";
@@ -15,7 +15,7 @@ const eventView = (r: AnnotationRecord) => ({
   id: r.id,
   key: r.key,
   op: (r.op === "add" ? "add" : "set") as "set" | "add",
-  value: parseJson<unknown>(r.value, null),
+  value: readJsonColumn<unknown>(r.value, null),
   version: r.version,
   actor: r.actor,
   reason: r.reason,

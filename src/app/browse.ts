@@ -15,7 +15,7 @@ import {
   type EdgeRecord,
   type EntityEventRecord,
   type EntityRecord,
-  parseJson,
+  readJsonColumn,
   type VersionRecord,
 } from "../core/ports";
 import { lineDiff } from "../core/text/diff";
@@ -33,7 +33,8 @@ function page<R, V>(rows: R[], limit: number, idOf: (r: R) => string, view: (r: 
 
 // ------------------------------------------------------------------ views
 
-const strings = (json: string | null): string[] => parseJson<unknown[]>(json, []).filter((x) => typeof x === "string");
+const strings = (json: string | null): string[] =>
+  readJsonColumn<unknown[]>(json, []).filter((x) => typeof x === "string");
 
 function chunkSummary(r: ChunkListRow) {
   return {
@@ -63,7 +64,7 @@ interface StoredEdge {
 }
 
 function versionView(v: VersionRecord) {
-  const edges = parseJson<StoredEdge[]>(v.edges, []).map((e) => ({
+  const edges = readJsonColumn<StoredEdge[]>(v.edges, []).map((e) => ({
     type: e.type,
     target: e.target,
     weight: round4(e.weight ?? 1),
@@ -86,7 +87,7 @@ function versionView(v: VersionRecord) {
     entities: strings(v.entities),
     boundaries: strings(v.boundaries),
     edges,
-    symbols: parseJson<
+    symbols: readJsonColumn<
       Array<{
         name: string;
         kind: string;
@@ -97,7 +98,7 @@ function versionView(v: VersionRecord) {
         end: number;
       }>
     >(v.symbols ?? null, []),
-    relations: parseJson<Array<Record<string, string>>>(v.relations, []).map((r) => ({
+    relations: readJsonColumn<Array<Record<string, string>>>(v.relations, []).map((r) => ({
       subject: r.subject ?? "",
       predicate: r.predicate ?? "",
       object: r.object ?? "",
@@ -167,7 +168,7 @@ export function entityDetail(h: {
     aliases: h.aliases.map((a) => ({ alias: a.alias, valid_from: iso(a.validFrom), valid_to: isoOrNull(a.validTo) })),
     events: h.events.map((e) => ({
       op: e.op,
-      detail: parseJson<Record<string, unknown>>(e.detail, {}),
+      detail: readJsonColumn<Record<string, unknown>>(e.detail, {}),
       at: iso(e.at),
       recorded_at: iso(e.recordedAt),
     })),

@@ -1,17 +1,17 @@
 /**
  * What the application layer is built from: the kernel service (ingest and queries over the ports),
- * the feed dependencies (world stores, queue, outbound HTTP), the admin key and the clock. The
+ * the intake dependencies (world stores, queue, outbound HTTP), the admin key and the clock. The
  * composition root (src/wiring.ts) builds it from `env`; nothing in src/app reads `env`.
  */
 import type { Clock, Stores } from "../core/ports";
 import type { EventDeps } from "./events";
-import type { FeedDeps } from "./intake/deps";
-import type { PaperGuru } from "./kernel";
+import type { IntakeDeps } from "./intake/deps";
+import type { Kernel } from "./kernel";
 
 export interface AppDeps {
-  kernel: PaperGuru;
+  kernel: Kernel;
   stores: Stores;
-  feeds: FeedDeps;
+  intake: IntakeDeps;
   /** Outbound event subscribers and their deliveries. */
   events: EventDeps;
   /** The deployment's admin key (a secret); null disables admin access. */

@@ -16,7 +16,7 @@ import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { OutboundRefused, urlRefusal } from "../core/net";
 import type { Clock, EventDeliveryRecord, EventSink, EventStore, HttpFetch } from "../core/ports";
-import { parseJson } from "../core/ports";
+import { readJsonColumn } from "../core/ports";
 import { genericSignedPayload, signBytes } from "../core/signatures";
 import type { EventType } from "../core/types";
 import type { EventMessage, QueueMessage } from "./lib/queue";
@@ -49,7 +49,7 @@ export function eventSink(d: EventDeps): EventSink {
     async emit(archiveId: string, type: EventType, data: Record<string, unknown>) {
       try {
         const subs = (await d.store.listSubscriptions(archiveId)).filter((s) => {
-          const only = parseJson<string[]>(s.events, []);
+          const only = readJsonColumn<string[]>(s.events, []);
           return only.length === 0 || only.includes(type);
         });
         if (subs.length === 0) return;
@@ -163,7 +163,7 @@ export async function consumeEvents(d: EventDeps, messages: readonly QueueMessag
 }
 
 function subscriptionView(s: { name: string; url: string; events: string; createdAt: number }) {
-  return { name: s.name, url: s.url, events: parseJson<string[]>(s.events, []), created_at: iso(s.createdAt) };
+  return { name: s.name, url: s.url, events: readJsonColumn<string[]>(s.events, []), created_at: iso(s.createdAt) };
 }
 
 function eventView(r: EventDeliveryRecord): In<typeof S.EventView> {
@@ -176,7 +176,7 @@ function eventView(r: EventDeliveryRecord): In<typeof S.EventView> {
     error: r.error,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
-    payload: parseJson<Record<string, unknown>>(r.payload, {}),
+    payload: readJsonColumn<Record<string, unknown>>(r.payload, {}),
   };
 }
 

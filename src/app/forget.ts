@@ -5,7 +5,7 @@
  * old in-memory state are dropped. Deprecation stays the non-destructive path.
  */
 import { fail, ok, type Result } from "../core/errors";
-import { type DeletionRecord, type ForgetReport, parseJson } from "../core/ports";
+import { type DeletionRecord, type ForgetReport, readJsonColumn } from "../core/ports";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 
@@ -58,7 +58,7 @@ export function forgetUseCases(d: AppDeps) {
       everything: target === "archive",
     });
     if (target === "chunk")
-      await d.feeds.events.emit(archive, "chunk.deleted", { id, versions: r.versions, audit_id: r.auditId });
+      await d.intake.events.emit(archive, "chunk.deleted", { id, versions: r.versions, audit_id: r.auditId });
     return blobs;
   }
   const rows = (list: DeletionRecord[]) => ({
@@ -69,7 +69,7 @@ export function forgetUseCases(d: AppDeps) {
       target_id: r.targetId,
       actor: r.actor,
       at: new Date(r.at).toISOString(),
-      counts: parseJson<Record<string, number>>(r.counts, {}),
+      counts: readJsonColumn<Record<string, number>>(r.counts, {}),
       recreated: r.recreated ? { at: new Date(r.recreated.at).toISOString(), by: r.recreated.by } : null,
     })),
   });

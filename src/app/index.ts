@@ -31,7 +31,7 @@ export type { AppDeps } from "./deps";
 export type { ExportFormatQuery };
 
 export function createUseCases(d: AppDeps) {
-  const k = d.kernel;
+  const kernel = d.kernel;
   const reads = { discovery: d.stores.discovery, annotations: d.stores.annotations };
   return {
     /** Authorise an `Authorization` header value for an archive (or none) and a scope. */
@@ -43,31 +43,31 @@ export function createUseCases(d: AppDeps) {
     whoami: (authorization: string | undefined) => whoami(d, authorization),
     archives: archiveUseCases(d),
     memory: {
-      ingest: (archive: string, artifacts: In<typeof S.ArtifactSchema>[]) => Op.ingestOp(k, archive, artifacts),
+      ingest: (archive: string, artifacts: In<typeof S.ArtifactSchema>[]) => Op.ingestOp(kernel, archive, artifacts),
       /**
        * POST /ingest with its options (near_duplicates: revise): an explicit write, so an id deleted
        * before is created again, and its tombstone records when and by whom.
        */
       ingestBatch: async (archive: string, b: In<typeof S.IngestBody>, authorization?: string | undefined) => {
         const res = await (b.near_duplicates === "revise"
-          ? Op.ingestRevisingOp(k, d.stores.chunks, archive, b, d.clock.now())
-          : Op.ingestOp(k, archive, b.artifacts));
+          ? Op.ingestRevisingOp(kernel, d.stores.chunks, archive, b, d.clock.now())
+          : Op.ingestOp(kernel, archive, b.artifacts));
         if (res.ok) {
           const created = res.value.results.filter((r) => r.status === "created").map((r) => r.id);
           if (created.length)
-            await d.feeds.world.recreated(archive, created, await actorOf(d, authorization), d.clock.now());
+            await d.intake.world.recreated(archive, created, await actorOf(d, authorization), d.clock.now());
         }
         return res;
       },
       revise: (archive: string, artifact: In<typeof S.ArtifactSchema>) =>
-        Op.reviseOp(k, d.stores.chunks, archive, artifact),
-      deprecate: (archive: string, b: In<typeof S.DeprecateBody>) => Op.deprecateOp(k, archive, b),
+        Op.reviseOp(kernel, d.stores.chunks, archive, artifact),
+      deprecate: (archive: string, b: In<typeof S.DeprecateBody>) => Op.deprecateOp(kernel, archive, b),
       alias: (archive: string, b: In<typeof S.AliasBody>) =>
-        Op.entityOp(k, archive, { op: "alias", entity: b.entity, alias: b.alias, at: b.at }),
+        Op.entityOp(kernel, archive, { op: "alias", entity: b.entity, alias: b.alias, at: b.at }),
       rename: (archive: string, b: In<typeof S.RenameBody>) =>
-        Op.entityOp(k, archive, { op: "rename", entity: b.entity, newName: b.new_name, at: b.at }),
+        Op.entityOp(kernel, archive, { op: "rename", entity: b.entity, newName: b.new_name, at: b.at }),
       merge: (archive: string, b: In<typeof S.MergeBody>) =>
-        Op.entityOp(k, archive, { op: "merge", entity: b.entity, into: b.into, at: b.at }),
+        Op.entityOp(kernel, archive, { op: "merge", entity: b.entity, into: b.into, at: b.at }),
       history: (archive: string, q: In<typeof S.HistoryQuery>) =>
         Op.historyOp(
           {
@@ -77,16 +77,17 @@ export function createUseCases(d: AppDeps) {
           archive,
           q,
         ),
-      neighbours: (archive: string, q: In<typeof S.ChunkQuery>) => Op.neighboursOp(k, archive, q),
-      resolve: (archive: string, q: In<typeof S.ResolveQuery>) => Op.resolveOp(k, archive, q),
+      neighbours: (archive: string, q: In<typeof S.ChunkQuery>) => Op.neighboursOp(kernel, archive, q),
+      resolve: (archive: string, q: In<typeof S.ResolveQuery>) => Op.resolveOp(kernel, archive, q),
     },
     query: {
-      route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(k, d.stores.chunks, archive, b, reads),
-      expand: (archive: string, b: In<typeof S.ExpandBody>) => Op.expandOp(k, d.stores.chunks, archive, b),
-      context: (archive: string, b: In<typeof S.ContextBody>) => Op.contextOp(k, d.stores.chunks, archive, b, reads),
-      verify: (archive: string, b: In<typeof S.VerifyBody>) => Op.verifyOp(k, archive, b),
+      route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(kernel, d.stores.chunks, archive, b, reads),
+      expand: (archive: string, b: In<typeof S.ExpandBody>) => Op.expandOp(kernel, d.stores.chunks, archive, b),
+      context: (archive: string, b: In<typeof S.ContextBody>) =>
+        Op.contextOp(kernel, d.stores.chunks, archive, b, reads),
+      verify: (archive: string, b: In<typeof S.VerifyBody>) => Op.verifyOp(kernel, archive, b),
       appendSession: (archive: string, session: string, b: In<typeof S.SessionEventsBody>) =>
-        Op.appendSessionOp(k, archive, session, b),
+        Op.appendSessionOp(kernel, archive, session, b),
     },
     browse: browseUseCases(d),
     annotations: annotationUseCases(d),

@@ -67,7 +67,11 @@ async function vectorIdFor(chunkId: string): Promise<string> {
   return new TextEncoder().encode(chunkId).length <= 64 ? chunkId : `sha:${(await sha256Hex(chunkId)).slice(0, 60)}`;
 }
 
-export class PaperGuru {
+/**
+ * The kernel: ingest, routing, context, expansion and verification over the ports (ServiceDeps).
+ * One per isolate (src/wiring.ts); every use case reaches it as `kernel`.
+ */
+export class Kernel {
   constructor(private readonly d: ServiceDeps) {}
 
   capital(archiveId: string) {

@@ -11,20 +11,20 @@ import type { ChunkStore, EntityStore } from "../core/ports";
 import type { Candidate, RouteFilter, RouteResult } from "../core/types";
 import { chunkDetail, entityDetail } from "./browse";
 import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
-import type { PaperGuru } from "./kernel";
+import type { Kernel } from "./kernel";
 import { isoOrNull, round4, tidy } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
 /** The kernel's ingest result with its transaction time as ISO 8601. */
-async function ingested(res: ReturnType<PaperGuru["ingest"]>) {
+async function ingested(res: ReturnType<Kernel["ingest"]>) {
   const r = await res;
   return r.ok ? ok({ ...r.value, recorded_at: new Date(r.value.recorded_at).toISOString() }) : r;
 }
 
 /** POST /v1/archives/{a}/ingest */
-export function ingestOp(pg: PaperGuru, archive: string, artifacts: In<typeof S.ArtifactSchema>[]) {
-  return ingested(pg.ingest(archive, artifacts.map(S.toArtifactInput)));
+export function ingestOp(kernel: Kernel, archive: string, artifacts: In<typeof S.ArtifactSchema>[]) {
+  return ingested(kernel.ingest(archive, artifacts.map(S.toArtifactInput)));
 }
 
 /** Artifacts per request that `near_duplicates: "revise"` checks (one routed lookup each). */
@@ -38,7 +38,7 @@ export const MAX_NEAR_DUPLICATE_CHECKS = 50;
  * it revised, whose content it now equals.
  */
 export async function ingestRevisingOp(
-  pg: PaperGuru,
+  kernel: Kernel,
   store: Pick<ChunkStore, "chunkRow" | "visibleAt">,
   archive: string,
   b: In<typeof S.IngestBody>,
@@ -56,7 +56,7 @@ export async function ingestRevisingOp(
   const taken = new Set<string>();
   for (const [i, a] of b.artifacts.entries()) {
     if (await store.chunkRow(archive, a.id)) continue;
-    const r = await pg.route({
+    const r = await kernel.route({
       archiveId: archive,
       query: `${a.title}\n${a.content.slice(0, 4000)}`,
       asOf: now,
@@ -70,7 +70,7 @@ export async function ingestRevisingOp(
     for (const id of ids) {
       const h = heads.get(id);
       if (!h) continue;
-      const text = await pg.contentOf(h.contentKey);
+      const text = await kernel.contentOf(h.contentKey);
       if (text === null) continue;
       const o = overlap(mine, wordSet(`${h.title}\n${text}`));
       if (o >= threshold && (!best || o > best.overlap)) best = { id, overlap: o };
@@ -81,7 +81,7 @@ export async function ingestRevisingOp(
     }
   }
   const artifacts = b.artifacts.map((a, i) => ({ ...a, id: matched.get(i)?.id ?? a.id }));
-  const res = await ingested(pg.ingest(archive, artifacts.map(S.toArtifactInput)));
+  const res = await ingested(kernel.ingest(archive, artifacts.map(S.toArtifactInput)));
   if (!res.ok) return res;
   return ok({
     ...res.value,
@@ -94,19 +94,19 @@ export async function ingestRevisingOp(
 
 /** POST /v1/archives/{a}/revise: a new version of a chunk that must already exist. */
 export async function reviseOp(
-  pg: PaperGuru,
+  kernel: Kernel,
   store: ChunkStore,
   archive: string,
   artifact: In<typeof S.ArtifactSchema>,
 ) {
   if (!(await store.chunkRow(archive, artifact.id)))
     return fail("not_found", `chunk ${artifact.id} does not exist`, "id", "use /ingest to create it");
-  return ingested(pg.ingest(archive, [S.toArtifactInput(artifact)]));
+  return ingested(kernel.ingest(archive, [S.toArtifactInput(artifact)]));
 }
 
 /** POST /v1/archives/{a}/deprecate */
-export async function deprecateOp(pg: PaperGuru, archive: string, b: In<typeof S.DeprecateBody>) {
-  const res = await pg.deprecate(archive, b.id, b.by ?? null, S.toMs(b.at), b.reason ?? "");
+export async function deprecateOp(kernel: Kernel, archive: string, b: In<typeof S.DeprecateBody>) {
+  const res = await kernel.deprecate(archive, b.id, b.by ?? null, S.toMs(b.at), b.reason ?? "");
   if (!res.ok) return res;
   return ok({ deprecated: b.id, by: b.by ?? null, version: res.value.version });
 }
@@ -129,20 +129,20 @@ export async function historyOp(
 
 /** POST /v1/archives/{a}/entities/{alias,rename,merge}: from `at` (ISO; default now). */
 export async function entityOp(
-  pg: PaperGuru,
+  kernel: Kernel,
   archive: string,
   op:
     | { op: "alias"; entity: string; alias: string; at?: string | undefined }
     | { op: "rename"; entity: string; newName: string; at?: string | undefined }
     | { op: "merge"; entity: string; into: string; at?: string | undefined },
 ): Promise<Result<{ ok: true }>> {
-  const res = await pg.entityOp(archive, { ...op, at: S.toMs(op.at) });
+  const res = await kernel.entityOp(archive, { ...op, at: S.toMs(op.at) });
   return res.ok ? ok({ ok: true }) : res;
 }
 
 /** POST /v1/archives/{a}/sessions/{s}/events */
-export function appendSessionOp(pg: PaperGuru, archive: string, session: string, b: In<typeof S.SessionEventsBody>) {
-  return pg.appendSession(
+export function appendSessionOp(kernel: Kernel, archive: string, session: string, b: In<typeof S.SessionEventsBody>) {
+  return kernel.appendSession(
     archive,
     session,
     b.events.map((e) => ({ ...e, at: S.toMs(e.at) })),
@@ -151,11 +151,11 @@ export function appendSessionOp(pg: PaperGuru, archive: string, session: string,
 
 /** GET /v1/archives/{a}/neighbours?chunk=…&as_of=… */
 export async function neighboursOp(
-  pg: PaperGuru,
+  kernel: Kernel,
   archive: string,
   q: In<typeof S.ChunkQuery>,
 ): Promise<Result<In<typeof S.Neighbours>>> {
-  const res = await pg.neighbours(archive, q.chunk, S.toMs(q.as_of));
+  const res = await kernel.neighbours(archive, q.chunk, S.toMs(q.as_of));
   if (!res.ok) return res;
   const h = res.value.head;
   return ok({
@@ -174,8 +174,8 @@ export async function neighboursOp(
 }
 
 /** GET /v1/archives/{a}/resolve?mention=…&as_of=… */
-export async function resolveOp(pg: PaperGuru, archive: string, q: In<typeof S.ResolveQuery>) {
-  const r = await pg.resolve(archive, q.mention, S.toMs(q.as_of));
+export async function resolveOp(kernel: Kernel, archive: string, q: In<typeof S.ResolveQuery>) {
+  const r = await kernel.resolve(archive, q.mention, S.toMs(q.as_of));
   // An ambiguous name resolves to nothing: the caller picks among the candidates.
   if (r?.candidates) return { mention: q.mention, resolved: null, candidates: r.candidates };
   return { mention: q.mention, resolved: r ? { entity: r.entity, name: r.name, via: r.via } : null };
@@ -257,14 +257,14 @@ const wireCandidates = (cs: readonly Candidate[]) => cs.map(({ raw: _raw, ...c }
 
 /** POST /v1/archives/{a}/route */
 export async function routeOp(
-  pg: PaperGuru,
+  kernel: Kernel,
   store: GraphReads,
   archive: string,
   b: In<typeof S.RouteBody>,
   reads?: DiscoveryReads,
 ) {
   const asOf = S.toMs(b.as_of);
-  const r = await pg.route({
+  const r = await kernel.route({
     archiveId: archive,
     query: b.query,
     asOf,
@@ -291,9 +291,9 @@ export async function routeOp(
 }
 
 /** POST /v1/archives/{a}/expand */
-export async function expandOp(pg: PaperGuru, store: GraphReads, archive: string, b: In<typeof S.ExpandBody>) {
+export async function expandOp(kernel: Kernel, store: GraphReads, archive: string, b: In<typeof S.ExpandBody>) {
   const t = S.toMs(b.as_of) ?? Date.now();
-  const r = await pg.expand({
+  const r = await kernel.expand({
     archiveId: archive,
     query: b.query,
     chunks: b.chunks.map((x) => ({ chunk: x.id, version: x.version })),
@@ -345,7 +345,7 @@ export function contextRanking(reads: DiscoveryReads, archive: string, b: In<typ
 
 /** POST /v1/archives/{a}/context */
 export async function contextOp(
-  pg: PaperGuru,
+  kernel: Kernel,
   store: GraphReads,
   archive: string,
   b: In<typeof S.ContextBody>,
@@ -353,7 +353,7 @@ export async function contextOp(
 ) {
   const t = S.toMs(b.as_of) ?? Date.now();
   const ranker = reads ? contextRanking(reads, archive, b) : undefined;
-  const r = await pg.context({
+  const r = await kernel.context({
     ...toContextRequest(archive, b, await resolveFilter(store, archive, b.filter, t)),
     order: ranker?.order,
   });
@@ -388,7 +388,7 @@ export async function contextOp(
 }
 
 /** POST /v1/archives/{a}/verify */
-export async function verifyOp(pg: PaperGuru, archive: string, b: In<typeof S.VerifyBody>) {
-  const results = await pg.verify(archive, b.anchors, b.session_id);
+export async function verifyOp(kernel: Kernel, archive: string, b: In<typeof S.VerifyBody>) {
+  const results = await kernel.verify(archive, b.anchors, b.session_id);
   return { all_verified: results.every((r) => r.verified), results };
 }

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
-import { type DeliveryRecord, parseJson } from "../core/ports";
+import { type DeliveryRecord, readJsonColumn } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
 import type { AppDeps } from "./deps";
 import { importFile } from "./intake/imports";
@@ -31,7 +31,7 @@ function deliveryView(r: DeliveryRecord) {
     event: r.event,
     status: r.status,
     attempts: r.attempts,
-    result: parseJson<unknown>(r.result, null),
+    result: readJsonColumn<unknown>(r.result, null),
     error: r.error,
     received_at: new Date(r.receivedAt).toISOString(),
     updated_at: new Date(r.updatedAt).toISOString(),
@@ -39,7 +39,7 @@ function deliveryView(r: DeliveryRecord) {
 }
 
 export function webhookUseCases(d: AppDeps) {
-  const world = d.feeds.world;
+  const world = d.intake.world;
   return {
     /** Create or rotate an endpoint; the secret (given or generated) is returned once. */
     async put(archive: string, name: string, b: In<typeof S.CreateWebhook>, origin: string) {
@@ -73,7 +73,7 @@ export function webhookUseCases(d: AppDeps) {
           name: w.name,
           kind: w.kind,
           url: `${origin}/v1/archives/${archive}/webhooks/${w.name}`,
-          branches: parseJson<{ branches?: string[] }>(w.options, {}).branches ?? null,
+          branches: readJsonColumn<{ branches?: string[] }>(w.options, {}).branches ?? null,
           created_at: new Date(w.createdAt).toISOString(),
         })),
       };
@@ -81,12 +81,12 @@ export function webhookUseCases(d: AppDeps) {
     async remove(archive: string, name: string): Promise<Result<{ deleted: string }>> {
       if (!(await world.deleteWebhook(archive, name))) return fail("not_found", `no webhook ${name}`, "name");
       // The raw bodies kept for replay go with the endpoint and its deliveries.
-      await d.feeds.blobs.deletePrefix(webhookBodyPrefix(archive, name));
+      await d.intake.blobs.deletePrefix(webhookBodyPrefix(archive, name));
       return ok({ deleted: name });
     },
     /** A signed delivery: verified over the raw bytes, then queued. */
     receive(archive: string, name: string, headers: WebhookHeaders, raw: Uint8Array) {
-      return receiveWebhook(d.feeds, archive, name, headers, raw);
+      return receiveWebhook(d.intake, archive, name, headers, raw);
     },
     async deliveries(archive: string, name: string, q: In<typeof S.DeliveryQuery>) {
       const rows = await world.listDeliveries(archive, name, q.status, q.limit);
@@ -98,16 +98,16 @@ export function webhookUseCases(d: AppDeps) {
       return ok(deliveryView(row));
     },
     async replay(archive: string, name: string, delivery: string) {
-      const res = await replayDelivery(d.feeds, archive, name, delivery);
+      const res = await replayDelivery(d.intake, archive, name, delivery);
       return res.ok ? ok({ ...res.value, status: "queued" as const }) : res;
     },
     /** The queue consumer: ingest each delivery, retry with backoff, dead-letter after the last attempt. */
     consume(messages: readonly QueueMessageLike[]) {
-      return consumeDeliveries(d.feeds, messages);
+      return consumeDeliveries(d.intake, messages);
     },
     /** Cron: enqueue again the deliveries whose queue message was lost (received or queued past the lease). */
     reconcile() {
-      return reconcileDeliveries(d.feeds);
+      return reconcileDeliveries(d.intake);
     },
   };
 }
@@ -115,7 +115,7 @@ export function webhookUseCases(d: AppDeps) {
 export type { DeliveryMessage };
 
 export function sourceUseCases(d: AppDeps) {
-  const world = d.feeds.world;
+  const world = d.intake.world;
   const find = async (archive: string, id: string) => {
     const row = await world.getSource(archive, id);
     if (!row)
@@ -133,7 +133,7 @@ export function sourceUseCases(d: AppDeps) {
   };
   return {
     async create(archive: string, b: In<typeof S.CreateSource>) {
-      const res = await createSource(d.feeds, archive, b);
+      const res = await createSource(d.intake, archive, b);
       return res.ok ? ok(sourceView(res.value)) : res;
     },
     async list(archive: string) {
@@ -154,7 +154,7 @@ export function sourceUseCases(d: AppDeps) {
       if (b.query !== undefined) {
         const spec = validateSourceSpec(
           { kind: row.value.kind as SourceKind, location: row.value.location, query: b.query },
-          { allowHosts: d.feeds.allowHosts },
+          { allowHosts: d.intake.allowHosts },
         );
         if (!spec.ok) return spec;
       }
@@ -176,13 +176,13 @@ export function sourceUseCases(d: AppDeps) {
     async run(archive: string, id: string) {
       const row = await find(archive, id);
       if (!row.ok) return row;
-      const run = await runSource(d.feeds, row.value);
+      const run = await runSource(d.intake, row.value);
       const after = await get(archive, id);
       return after.ok ? ok({ run, source: after.value }) : after;
     },
     /** Cron: run the due sources in a bounded batch. */
     dispatchDue() {
-      return dispatchDueSources(d.feeds);
+      return dispatchDueSources(d.intake);
     },
   };
 }
@@ -192,18 +192,18 @@ export function importUseCases(d: AppDeps) {
     /** A file in one of the import formats; records that fail are listed, the rest is stored. */
     file(archive: string, q: In<typeof S.ImportQuery>, text: string) {
       if (!text.trim()) return Promise.resolve(fail("validation", "empty body", "body", "send the file as the body"));
-      return importFile(d.feeds, archive, q.format, text, q.name ?? `upload.${q.format}`, S.toMs(q.valid_from));
+      return importFile(d.intake, archive, q.format, text, q.name ?? `upload.${q.format}`, S.toMs(q.valid_from));
     },
     /** Ingest runs (webhooks, sources, imports), newest first. */
     async log(archive: string, q: In<typeof S.LogQuery>) {
-      const rows = await d.feeds.world.listLog(archive, q.limit, q.before);
+      const rows = await d.intake.world.listLog(archive, q.limit, q.before);
       return {
         entries: rows.map((r) => ({
           id: r.id,
           origin: r.origin,
           ref: r.ref,
           status: r.status,
-          counts: parseJson<unknown>(r.counts, null),
+          counts: readJsonColumn<unknown>(r.counts, null),
           error: r.error,
           at: new Date(r.at).toISOString(),
           duration_ms: r.durationMs,

@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { D1Store, d1Stores, WorldStore } from "../../src/adapters/d1";
 import { type ArtifactInput, type IngestPlan, planIngest, prepareBatch } from "../../src/core/ingest";
-import { parseJson, type Stores } from "../../src/core/ports";
+import { readJsonColumn, type Stores } from "../../src/core/ports";
 
 let n = 0;
 const archive = () => `d1-${Date.now().toString(36)}-${(n++).toString(36)}`;
@@ -103,7 +103,7 @@ describe("D1 stores split by aggregate", () => {
     ).values();
     const [exact] = await stores.exports.exactVersions(a, [{ chunk: id, version: 1 }]);
     expect(shown).toEqual(exact);
-    expect(parseJson<string[]>(exact?.entities ?? null, [])).toEqual([id, "method:rag"]);
+    expect(readJsonColumn<string[]>(exact?.entities ?? null, [])).toEqual([id, "method:rag"]);
     expect(await stores.world.latestHead(a, id)).toEqual({
       title: exact?.title,
       contentKey: exact?.contentKey,
@@ -186,7 +186,7 @@ describe("D1 stores split by aggregate", () => {
     });
     const hook = await stores.webhooks.getWebhook(a, "gh");
     expect(hook?.options).toBe('{"branches":["main"]}');
-    expect(parseJson<{ branches?: string[] }>(hook?.options ?? null, {}).branches).toEqual(["main"]);
+    expect(readJsonColumn<{ branches?: string[] }>(hook?.options ?? null, {}).branches).toEqual(["main"]);
     expect(await stores.webhooks.listWebhooks(a)).toEqual([
       { archiveId: a, name: "gh", kind: "github", options: '{"branches":["main"]}', createdAt: T0 },
     ]);
@@ -211,7 +211,7 @@ describe("D1 stores split by aggregate", () => {
     const counts = { created: 1, updated: 0, unchanged: 2, deprecated: 0, failed: 0 };
     await stores.webhooks.updateDelivery(a, "gh", "d1", { status: "ingested", result: JSON.stringify(counts) });
     const [listed] = await stores.webhooks.listDeliveries(a, "gh", "ingested", 10);
-    expect(parseJson<unknown>(listed?.result ?? null, null)).toEqual(counts);
+    expect(readJsonColumn<unknown>(listed?.result ?? null, null)).toEqual(counts);
 
     await stores.log.appendLog({
       archiveId: a,
@@ -225,7 +225,7 @@ describe("D1 stores split by aggregate", () => {
     });
     const [entry] = await stores.log.listLog(a, 10);
     expect(entry?.counts).toBe(JSON.stringify(counts));
-    expect(parseJson<typeof counts | null>(entry?.counts ?? null, null)).toEqual(counts);
+    expect(readJsonColumn<typeof counts | null>(entry?.counts ?? null, null)).toEqual(counts);
     expect(await stores.log.listLog(a, 10, entry?.id)).toEqual([]);
 
     expect(
@@ -253,7 +253,7 @@ describe("D1 stores split by aggregate", () => {
     ).toBe(true);
     await stores.sources.updateSource(a, "s1", { state: JSON.stringify({ files: { "a.ts": "sha1" } }) });
     const source = await stores.sources.getSource(a, "s1");
-    expect(parseJson<{ files: Record<string, string> }>(source?.state ?? null, { files: {} }).files).toEqual({
+    expect(readJsonColumn<{ files: Record<string, string> }>(source?.state ?? null, { files: {} }).files).toEqual({
       "a.ts": "sha1",
     });
     expect(await stores.sources.claimSource(a, "s1", T0, T1)).toBe(true);

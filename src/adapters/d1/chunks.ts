@@ -12,7 +12,7 @@ import {
   type ChunkRecord,
   type ChunkStore,
   type EdgeRecord,
-  parseJson,
+  readJsonColumn,
   type StoredVersion,
   type VersionRecord,
 } from "../../core/ports";
@@ -420,7 +420,7 @@ export class D1ChunkStore implements ChunkStore {
         )
         .orderBy(desc(s.entityEvents.id))
         .limit(1);
-      const reason = ev ? parseJson<{ reason?: unknown }>(ev.detail, {}).reason : undefined;
+      const reason = ev ? readJsonColumn<{ reason?: unknown }>(ev.detail, {}).reason : undefined;
       deprecationReason = typeof reason === "string" && reason !== "" ? reason : null;
     }
     return { chunk, versions, edges, deprecationReason };

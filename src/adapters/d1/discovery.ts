@@ -1,6 +1,6 @@
 /** D1 adapter for discovery reads (the DiscoveryStore port): ranking pools and collection statistics. */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { type DiscoveryStore, type PaperRow, parseJson } from "../../core/ports";
+import { type DiscoveryStore, type PaperRow, readJsonColumn } from "../../core/ports";
 import { chunked, type Db } from "./queries";
 import * as s from "./schema";
 
@@ -24,8 +24,8 @@ interface RawRow {
 
 const toRow = (r: RawRow): PaperRow => ({
   ...r,
-  boundaries: parseJson<string[]>(r.boundaries, []),
-  entities: parseJson<string[]>(r.entities, []),
+  boundaries: readJsonColumn<string[]>(r.boundaries, []),
+  entities: readJsonColumn<string[]>(r.entities, []),
   citesIn: Number(r.citesIn) || 0,
 });
 

@@ -13,7 +13,7 @@ import { and, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import { slug } from "../../core/ids";
 import { type HashedParts, hashParts, sha256Hex } from "../../core/ingest";
 import type { ContentOf, DeletionRecord, ForgetReport, ForgetStore } from "../../core/ports";
-import { parseJson } from "../../core/ports";
+import { readJsonColumn } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX } from "../../core/review";
 import type { ChangeOp } from "../../core/types";
 import { chunked, type Db, IN_CHUNK, type Stmt } from "./queries";
@@ -112,7 +112,7 @@ export class D1ForgetStore implements ForgetStore {
     const stmts: Stmt[] = [];
     let rewritten = 0;
     for (const [seq, text] of rows) {
-      const op = parseJson<ChangeOp | null>(text, null);
+      const op = readJsonColumn<ChangeOp | null>(text, null);
       if (!op) continue;
       const next = scrubOp(op, t);
       if (next === op) continue;
@@ -146,7 +146,7 @@ export class D1ForgetStore implements ForgetStore {
       .where(and(eq(r.archiveId, archiveId), sql`instr(${r.perQuery}, ${JSON.stringify(chunkId)}) > 0`));
     const swap = (ids: unknown) => (Array.isArray(ids) ? ids.map((x) => (x === chunkId ? FORGOTTEN_ID : x)) : ids);
     return rows.map((row) => {
-      const per = parseJson<Array<Record<string, unknown>>>(row.perQuery, []).map((q) => ({
+      const per = readJsonColumn<Array<Record<string, unknown>>>(row.perQuery, []).map((q) => ({
         ...q,
         gold: swap(q.gold),
         returned: swap(q.returned),
@@ -177,7 +177,7 @@ export class D1ForgetStore implements ForgetStore {
       );
     const stmts: Stmt[] = [];
     for (const row of rows) {
-      const value = parseJson<unknown>(row.value, null);
+      const value = readJsonColumn<unknown>(row.value, null);
       const edge = (value as { edge?: { to?: unknown } } | null)?.edge;
       if (row.key.startsWith(EDGE_REVIEW_PREFIX) && edge?.to === chunkId) {
         stmts.push(this.#db.delete(a).where(eq(a.id, row.id)));
@@ -209,7 +209,7 @@ export class D1ForgetStore implements ForgetStore {
     const stmts: Stmt[] = [];
     const keys: string[] = [];
     for (const r of rows) {
-      const ids = parseJson<string[]>(r.chunkIds, []);
+      const ids = readJsonColumn<string[]>(r.chunkIds, []);
       if (!ids.includes(chunkId)) continue;
       if (r.bodyKey) keys.push(r.bodyKey);
       stmts.push(
@@ -355,9 +355,9 @@ export class D1ForgetStore implements ForgetStore {
     }
     const stmts: Stmt[] = [];
     for (const v of hit.values()) {
-      const entities = parseJson<string[]>(v.entities, []).filter((e) => !ids.has(e));
-      const mentions = parseJson<Array<{ entity: string }>>(v.mentions, []).filter((m) => !ids.has(m.entity));
-      const edges = parseJson<HashedParts["edges"]>(v.edges, []).filter((e) => !ids.has(e.target));
+      const entities = readJsonColumn<string[]>(v.entities, []).filter((e) => !ids.has(e));
+      const mentions = readJsonColumn<Array<{ entity: string }>>(v.mentions, []).filter((m) => !ids.has(m.entity));
+      const edges = readJsonColumn<HashedParts["edges"]>(v.edges, []).filter((e) => !ids.has(e.target));
       const content = await contentOf(v.contentKey);
       const artifactHash =
         content === null
@@ -368,9 +368,9 @@ export class D1ForgetStore implements ForgetStore {
               synopsis: v.synopsis,
               content,
               entityIds: entities,
-              boundaries: parseJson<string[]>(v.boundaries, []),
+              boundaries: readJsonColumn<string[]>(v.boundaries, []),
               edges,
-              relations: parseJson<HashedParts["relations"] | null>(v.relations, null) ?? undefined,
+              relations: readJsonColumn<HashedParts["relations"] | null>(v.relations, null) ?? undefined,
             });
       stmts.push(
         db
@@ -401,7 +401,7 @@ export class D1ForgetStore implements ForgetStore {
     );
     const stmts: Stmt[] = [];
     for (const r of rows) {
-      const d = parseJson<{ by?: string | null }>(r.detail, {});
+      const d = readJsonColumn<{ by?: string | null }>(r.detail, {});
       if (d.by !== chunkId) continue;
       stmts.push(
         this.#db
@@ -432,7 +432,7 @@ export class D1ForgetStore implements ForgetStore {
       .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)));
     // Declared entities (a paper's id and title) that no other version names and nothing was merged
     // into: their names came from this chunk, so they go with it.
-    const declared = new Set(versions.flatMap((v) => parseJson<string[]>(v.entities, [])));
+    const declared = new Set(versions.flatMap((v) => readJsonColumn<string[]>(v.entities, [])));
     const orphans: string[] = [];
     for (const e of declared) {
       const [row] = await db

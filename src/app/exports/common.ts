@@ -12,10 +12,10 @@ import type {
   ExportReader,
   VersionRecord as VersionRow,
 } from "../../core/ports";
-import type { PaperGuru } from "../kernel";
+import type { Kernel } from "../kernel";
 
 export interface ExportDeps {
-  pg: PaperGuru;
+  kernel: Kernel;
   blobs: BlobStore;
   reader: ExportReader;
   archives: ArchiveStore;

@@ -21,7 +21,7 @@ import {
   type ChunkRecord as ChunkRow,
   type EntityRecord as EntityRow,
   type ExportReader,
-  parseJson,
+  readJsonColumn,
   type VersionRecord as VersionRow,
 } from "../../core/ports";
 import type { RelationInput } from "../../core/relations";
@@ -47,10 +47,10 @@ function dumpVersion(v: VersionRow, content: string) {
     content,
     content_hash: v.contentHash,
     artifact_hash: v.artifactHash,
-    entities: parseJson<string[]>(v.entities, []),
-    boundaries: parseJson<string[]>(v.boundaries, []),
-    edges: parseJson<EdgeInput[]>(v.edges, []),
-    ...(v.relations ? { relations: parseJson<RelationInput[]>(v.relations, []) } : {}),
+    entities: readJsonColumn<string[]>(v.entities, []),
+    boundaries: readJsonColumn<string[]>(v.boundaries, []),
+    edges: readJsonColumn<EdgeInput[]>(v.edges, []),
+    ...(v.relations ? { relations: readJsonColumn<RelationInput[]>(v.relations, []) } : {}),
     valid_from: v.validFrom,
     valid_to: v.validTo,
     recorded_at: v.recordedAt,
@@ -62,7 +62,7 @@ function dumpAnnotation(r: AnnotationRecord): DumpAnnotation {
   return {
     key: r.key,
     op: r.op === "add" ? "add" : "set",
-    value: parseJson<unknown>(r.value, null),
+    value: readJsonColumn<unknown>(r.value, null),
     version: r.version,
     actor: r.actor,
     reason: r.reason,
@@ -74,7 +74,7 @@ function dumpAnnotation(r: AnnotationRecord): DumpAnnotation {
 }
 
 function parseDetail(detail: string): Record<string, unknown> {
-  return parseJson<Record<string, unknown>>(detail, {});
+  return readJsonColumn<Record<string, unknown>>(detail, {});
 }
 
 /** One entity of the dump: its names over time, aliases with their intervals and its operations. */
@@ -164,7 +164,7 @@ export function streamArchiveDump(
       ))
         notes.set(r.chunkId, [...(notes.get(r.chunkId) ?? []), dumpAnnotation(r)]);
       const byChunk = new Map<string, ReturnType<typeof dumpVersion>[]>();
-      if (only) for (const v of versions) for (const e of parseJson<string[]>(v.entities, [])) named.add(e);
+      if (only) for (const v of versions) for (const e of readJsonColumn<string[]>(v.entities, [])) named.add(e);
       versions.forEach((v, i) => {
         byChunk.set(v.chunkId, [...(byChunk.get(v.chunkId) ?? []), dumpVersion(v, contents[i] ?? "")]);
       });

@@ -41,8 +41,8 @@ function exportArchive(
 
 export function exportUseCases(d: AppDeps) {
   const deps: ExportDeps = {
-    pg: d.kernel,
-    blobs: d.feeds.blobs,
+    kernel: d.kernel,
+    blobs: d.intake.blobs,
     reader: d.stores.exports,
     archives: d.stores.archives,
     annotations: d.stores.annotations,

@@ -9,7 +9,7 @@ import { parseDump, planReplay, type ReplayPlan } from "../../core/export/replay
 import type { ArchiveDump } from "../../core/export/types";
 import { normAlias } from "../../core/ids";
 import type { ApplyOutcome } from "../intake/apply";
-import type { FeedDeps } from "../intake/deps";
+import type { IntakeDeps } from "../intake/deps";
 
 export interface ReplayReport {
   source_archive: string;
@@ -30,14 +30,14 @@ export interface ReplayReport {
  * is overwritten).
  */
 export async function importArchive(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   archiveId: string,
   text: string,
 ): Promise<Result<ApplyOutcome & { replay: ReplayReport }>> {
   const parsed = parseDump(text);
   if (!parsed.ok) return parsed;
   const dump: ArchiveDump = parsed.value;
-  const pg = deps.apply.pg;
+  const kernel = deps.apply.kernel;
   const st = deps.exports;
   const plan = await planReplay(dump);
   const outcome: ApplyOutcome & { replay: ReplayReport } = {
@@ -111,7 +111,7 @@ export async function importArchive(
         } else todo.push(i);
       }
       if (!todo.length) continue;
-      const res = await pg.ingest(
+      const res = await kernel.ingest(
         archiveId,
         todo.map((i) => i.artifact),
       );
@@ -137,7 +137,7 @@ export async function importArchive(
         outcome.replay.deprecations.present++;
         continue;
       }
-      const res = await pg.deprecate(archiveId, step.chunk, step.by, step.at, step.reason);
+      const res = await kernel.deprecate(archiveId, step.chunk, step.by, step.at, step.reason);
       if (!res.ok) failure(step.chunk, res.error.message, res.error.field);
       else {
         outcome.counts.deprecated++;
@@ -159,7 +159,7 @@ export async function importArchive(
         outcome.replay.entity_ops.present++;
         continue;
       }
-      const res = await pg.entityOp(
+      const res = await kernel.entityOp(
         archiveId,
         step.step === "alias"
           ? { op: "alias", entity: step.entity, alias: step.alias, at: step.at }
@@ -203,7 +203,7 @@ export async function importArchive(
 
 /** importFile's path for format=archive: replay, then record the run in the ingest log. */
 export async function importArchiveFile(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   archiveId: string,
   text: string,
   name: string,

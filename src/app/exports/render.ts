@@ -17,7 +17,7 @@ import type { EdgeInput } from "../../core/ingest";
 import {
   type AnnotationRecord,
   type ChunkRecord as ChunkRow,
-  parseJson,
+  readJsonColumn,
   type VersionRecord as VersionRow,
 } from "../../core/ports";
 import type { ContextRequest } from "../../core/query";
@@ -131,7 +131,7 @@ export async function exportXkg(
     const shown = await st.shownVersions(archiveId, page, asOf);
     for (const c of page) {
       const v = shown.get(c.chunkId);
-      if (v && parseJson<string[]>(v.boundaries, []).some((b) => b.startsWith("xkg:"))) picked.push({ c, v });
+      if (v && readJsonColumn<string[]>(v.boundaries, []).some((b) => b.startsWith("xkg:"))) picked.push({ c, v });
     }
   }
   const roles = new Map<string, XkgNode>();
@@ -155,7 +155,7 @@ export async function exportXkg(
       nodes.push({
         id: x.c.chunkId,
         content: contents[j] ?? "",
-        edges: parseJson<EdgeInput[]>(x.v.edges, []).map((e) => ({ type: e.type, target: e.target })),
+        edges: readJsonColumn<EdgeInput[]>(x.v.edges, []).map((e) => ({ type: e.type, target: e.target })),
         node: roles.get(x.c.chunkId) as XkgNode,
       });
   }
@@ -187,7 +187,7 @@ export async function exportContext(
   req: ContextRequest,
   format: ContextExportFormat,
 ): Promise<ExportBody> {
-  const r = await deps.pg.context(req);
+  const r = await deps.kernel.context(req);
   const filename = exportFilename(req.archiveId, format, "-context");
   const contentType = CONTENT_TYPES[format];
   switch (format) {

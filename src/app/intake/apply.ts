@@ -351,7 +351,7 @@ async function dedupeAgainstArchive(
     // Field by field: the richer record's text and title, plus every metadata line (authors, venue,
     // date, identifiers, the BibTeX entry as written) that only the other record has. A record's
     // own later version always takes its own text.
-    const headContent = (await deps.pg.contentOf(head.contentKey)) ?? "";
+    const headContent = (await deps.kernel.contentOf(head.contentKey)) ?? "";
     // A bibliography stand-in is replaced whole by the work's first record (its text is another
     // paper's reference line, not metadata of this one).
     const standIn = (JSON.parse(head.parts.boundaries) as string[]).includes(REFERENCE_ONLY);
@@ -363,7 +363,7 @@ async function dedupeAgainstArchive(
       const mergedArtifact: ArtifactInput = { ...candidate, content: merged.content };
       if (own) {
         // Unchanged: the record merged with what it stored last time gives that version again.
-        const ownContent = (await deps.pg.contentOf(own.contentKey)) ?? "";
+        const ownContent = (await deps.kernel.contentOf(own.contentKey)) ?? "";
         const again = { ...candidate, content: mergePaperContent(candidate.content, ownContent).content };
         if (
           own.artifactHash === (await artifactHashOf(again)) ||
@@ -491,7 +491,7 @@ async function addAliases(deps: ApplyDeps, archiveId: string, entity: string, al
     const n = normAlias(alias);
     if (!n || have.has(n) || alias.length > 300) continue;
     have.add(n);
-    const res = await deps.pg.entityOp(archiveId, { op: "alias", entity, alias });
+    const res = await deps.kernel.entityOp(archiveId, { op: "alias", entity, alias });
     if (res.ok) added++;
   }
   return added;
@@ -624,7 +624,7 @@ async function ingestBatch(
   let items = [...batch];
   // Each failed attempt removes or fixes one artifact, so this ends after at most batch + 1 rounds.
   for (let round = 0; round <= batch.length && items.length > 0; round++) {
-    const res = await deps.pg.ingest(archiveId, items);
+    const res = await deps.kernel.ingest(archiveId, items);
     if (res.ok) {
       for (const r of res.value.results) {
         out.counts[r.status]++;
@@ -674,7 +674,7 @@ async function mergeSplitEntities(deps: ApplyDeps, archiveId: string, artifacts:
   for (const h of holders) {
     const from = byNorm.get(h.key);
     if (!from || from === h.chunkId || records.has(from) || !standalone.has(from)) continue;
-    const res = await deps.pg.entityOp(archiveId, { op: "merge", entity: from, into: h.chunkId });
+    const res = await deps.kernel.entityOp(archiveId, { op: "merge", entity: from, into: h.chunkId });
     if (!res.ok) continue;
     standalone.delete(from);
     out.merges.push({ from, into: h.chunkId, matched_by: "identifier", kept: "existing" });
@@ -706,10 +706,10 @@ async function applyDeprecation(
   }
   const by = d.by ? (renamed.get(d.by) ?? d.by) : null;
   const byExists = by ? (await deps.world.chunksByIds(archiveId, [by])).has(by) : false;
-  let res = await deps.pg.deprecate(archiveId, id, byExists ? by : null, d.at, d.reason);
+  let res = await deps.kernel.deprecate(archiveId, id, byExists ? by : null, d.at, d.reason);
   if (!res.ok && res.error.field === "at" && d.at !== undefined) {
     // The reported time precedes the version we hold (we saw it late): the deprecation starts now.
-    res = await deps.pg.deprecate(archiveId, id, byExists ? by : null, undefined, d.reason);
+    res = await deps.kernel.deprecate(archiveId, id, byExists ? by : null, undefined, d.reason);
   }
   if (res.ok) out.counts.deprecated++;
   else {

@@ -11,13 +11,13 @@ import type {
   WebhookStore,
   WorldLookup,
 } from "../../core/ports";
-import type { PaperGuru } from "../kernel";
+import type { Kernel } from "../kernel";
 import type { QueueMessage } from "../lib/queue";
 
 /** The world-side stores the pipelines use (one D1 adapter implements them all). */
 export type World = WebhookStore & SourceStore & IngestLogStore & WorldLookup;
 
-export interface FeedDeps {
+export interface IntakeDeps {
   apply: ApplyDeps;
   world: World;
   /** Archive metadata and the paged reads the archive-dump import compares against. */
@@ -40,7 +40,7 @@ export interface FeedDeps {
 
 /** What applying an import plan needs: the kernel, the world stores and where annotations go. */
 export interface ApplyDeps {
-  pg: PaperGuru;
+  kernel: Kernel;
   world: World;
   now: () => number;
   /** Where a plan's annotations go (xKG weights, package lists, positions). */

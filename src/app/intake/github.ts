@@ -19,7 +19,7 @@ import {
   treeRequest,
 } from "../../core/sources/github";
 import { ARXIV_HTTP_HOSTS } from "../../core/sources/types";
-import type { FeedDeps } from "./deps";
+import type { IntakeDeps } from "./deps";
 
 /** Files fetched per push delivery or per source run; the rest is reported and picked up next run. */
 export const MAX_FILES = 100;
@@ -29,7 +29,7 @@ export const MAX_FILES = 100;
  */
 export const MAX_FILES_UNAUTHENTICATED = 50;
 
-function fileBudget(deps: Pick<FeedDeps, "githubToken">): number {
+function fileBudget(deps: Pick<IntakeDeps, "githubToken">): number {
   return deps.githubToken ? MAX_FILES : MAX_FILES_UNAUTHENTICATED;
 }
 /** A fetch that takes longer than this is a failure (retried later), not a stuck invocation. */
@@ -78,7 +78,7 @@ const MAX_REDIRECTS = 5;
  * hop is an HttpError before anything is sent to it.
  */
 export async function fetchSpec(
-  deps: Pick<FeedDeps, "http" | "allowHosts">,
+  deps: Pick<IntakeDeps, "http" | "allowHosts">,
   spec: { url: string; headers: Record<string, string> },
 ): Promise<Response> {
   let url = spec.url;
@@ -170,7 +170,7 @@ export async function httpFailure(res: Response, what: string): Promise<HttpErro
 
 /** Fetch file contents at a commit; 404s (deleted or renamed since) are reported, not fatal. */
 async function fetchFiles(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   repo: string,
   sha: string,
   at: number,
@@ -197,13 +197,13 @@ async function fetchFiles(
 }
 
 /** Chunk ids of this repository's files already in the archive, as paths (for tests/depends-on edges). */
-async function knownPaths(deps: FeedDeps, archiveId: string, repo: string): Promise<string[]> {
+async function knownPaths(deps: IntakeDeps, archiveId: string, repo: string): Promise<string[]> {
   const prefix = fileChunkId(repo, "");
   const ids = await deps.world.chunkIdsWithPrefix(archiveId, prefix, 5000);
   return ids.map((id) => id.slice(prefix.length));
 }
 
-export async function githubPushPlan(deps: FeedDeps, archiveId: string, push: PushChanges): Promise<ImportPlan> {
+export async function githubPushPlan(deps: IntakeDeps, archiveId: string, push: PushChanges): Promise<ImportPlan> {
   const known = await knownPaths(deps, archiveId, push.repo);
   if (push.fullSync) {
     // A forced push (or one over GitHub's 2,048-commit listing) hides what changed: re-list the tree.
@@ -244,7 +244,7 @@ export interface RepoSyncState {
  * `previous` or `known` that are gone from the tree.
  */
 async function treeSync(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   repo: string,
   prefix: string,
   commit: { sha: string; at: number },
@@ -282,7 +282,7 @@ async function treeSync(
  * more), then sync the tree under the path. Returns the plan and the state to store once applied.
  */
 export async function githubRepoPlan(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   loc: { repo: string; path: string; ref: string | null },
   state: RepoSyncState,
 ): Promise<{ plan: ImportPlan; state: RepoSyncState; remaining: number; notModified: boolean }> {

@@ -15,7 +15,7 @@ import { parseXkg } from "../../core/formats/xkg";
 import { type CpuWork, cpuBudgetChars, withinCpuBudget } from "../../core/limits";
 import { importArchiveFile } from "../exports/reimport";
 import { type ApplyOutcome, applyPlan } from "./apply";
-import type { FeedDeps } from "./deps";
+import type { IntakeDeps } from "./deps";
 import { feedPlan } from "./webhooks";
 
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -70,7 +70,7 @@ export function parseImport(format: ImportFormat, text: string, name: string): R
 export const MAX_IMPORT_ARTIFACTS = 2000;
 
 export async function importFile(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   archiveId: string,
   format: ImportFormat,
   text: string,

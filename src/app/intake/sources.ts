@@ -11,7 +11,7 @@
 import { fail, ok, type Result } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { sha256Hex } from "../../core/ingest";
-import { parseJson, type SourceRecord } from "../../core/ports";
+import { readJsonColumn, type SourceRecord } from "../../core/ports";
 import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
 import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
 import { dblpRequest, parseDblp } from "../../core/sources/dblp";
@@ -26,7 +26,7 @@ import {
   validateSourceSpec,
 } from "../../core/sources/types";
 import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
-import type { FeedDeps } from "./deps";
+import type { IntakeDeps } from "./deps";
 import { fetchSpec, githubRepoPlan, HttpError, httpFailure, type RepoSyncState, readCapped } from "./github";
 import { feedPlan } from "./webhooks";
 
@@ -64,12 +64,12 @@ export function sourceView(r: SourceRecord) {
       last_error: r.lastError,
       next_run: r.paused === 1 ? null : iso(r.nextRunAt),
       consecutive_failures: r.failures,
-      last_counts: parseJson<unknown>(r.lastCounts, null),
+      last_counts: readJsonColumn<unknown>(r.lastCounts, null),
     },
   };
 }
 
-export async function createSource(deps: FeedDeps, archiveId: string, input: SourceInput) {
+export async function createSource(deps: IntakeDeps, archiveId: string, input: SourceInput) {
   const spec = validateSourceSpec(
     { kind: input.kind, location: input.location, query: input.query },
     { allowHosts: deps.allowHosts },
@@ -115,7 +115,7 @@ export async function createSource(deps: FeedDeps, archiveId: string, input: Sou
   return ok(row);
 }
 
-function requestFor(deps: FeedDeps, row: SourceRecord): HttpRequestSpec {
+function requestFor(deps: IntakeDeps, row: SourceRecord): HttpRequestSpec {
   const spec = { kind: row.kind as SourceKind, location: row.location, query: row.query };
   const cond: ConditionalHeaders = { etag: row.etag ?? undefined, lastModified: row.lastModified ?? undefined };
   const mailto = deps.contactEmail ?? undefined;
@@ -170,7 +170,7 @@ export interface RunResult {
 }
 
 /** Run one source now and record the outcome. Never throws for source-side failures. */
-export async function runSource(deps: FeedDeps, row: SourceRecord): Promise<RunResult> {
+export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<RunResult> {
   const started = Date.now();
   const now = deps.apply.now();
   let result: RunResult;
@@ -180,7 +180,7 @@ export async function runSource(deps: FeedDeps, row: SourceRecord): Promise<RunR
     if (row.kind === "github") {
       const loc = parseRepoLocation(row.location);
       if (!loc.ok) throw new HttpError(400, loc.error.message);
-      const state = parseJson<RepoSyncState>(row.state, { files: {} });
+      const state = readJsonColumn<RepoSyncState>(row.state, { files: {} });
       const r = await githubRepoPlan(deps, loc.value, {
         files: state.files ?? {},
         ...(state.commit ? { commit: state.commit } : {}),
@@ -267,7 +267,7 @@ export async function runSource(deps: FeedDeps, row: SourceRecord): Promise<RunR
 }
 
 /** The cron entry: claim due sources, run them with per-kind spacing. */
-export async function dispatchDueSources(deps: FeedDeps, limit = MAX_SOURCES_PER_TICK) {
+export async function dispatchDueSources(deps: IntakeDeps, limit = MAX_SOURCES_PER_TICK) {
   const now = deps.apply.now();
   const due = await deps.world.dueSources(now, limit);
   const lastRequest = new Map<string, number>();

@@ -7,13 +7,13 @@ import { FeedBody, toArtifactInput, toMs } from "../../contract";
 import { fail, ok, type Result, schemaFailure } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
-import { parseJson as parseColumn, type WebhookRecord } from "../../core/ports";
+import { readJsonColumn, type WebhookRecord } from "../../core/ports";
 import { verifyGeneric, verifyGithub } from "../../core/signatures";
 import { parsePushEvent } from "../../core/sources/github";
 import type { DeliveryMessage } from "../lib/queue";
 import { type QueueMessageLike, retryDelaySeconds } from "../lib/queue";
 import { type ApplyOutcome, applyPlan } from "./apply";
-import type { FeedDeps } from "./deps";
+import type { IntakeDeps } from "./deps";
 import { githubPushPlan, HttpError } from "./github";
 
 export interface WebhookHeaders {
@@ -70,7 +70,7 @@ export function feedPlan(json: unknown): Result<ImportPlan> {
   });
 }
 
-function parseJson(raw: Uint8Array): Result<unknown> {
+function parseDeliveryBody(raw: Uint8Array): Result<unknown> {
   try {
     return ok(JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(raw)));
   } catch {
@@ -79,7 +79,7 @@ function parseJson(raw: Uint8Array): Result<unknown> {
 }
 
 function branchesOf(row: WebhookRecord): string[] | null {
-  const o = parseColumn<{ branches?: string[] }>(row.options, {});
+  const o = readJsonColumn<{ branches?: string[] }>(row.options, {});
   return o.branches?.length ? o.branches : null;
 }
 
@@ -102,7 +102,7 @@ function decoy(): string {
 
 /** Verify and accept one delivery. Nothing is stored unless it is authentic, fresh, new and well-formed. */
 export async function receiveWebhook(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   archiveId: string,
   name: string,
   headers: WebhookHeaders,
@@ -141,7 +141,7 @@ export async function receiveWebhook(
     if (event !== "push")
       return ok({ status: "ignored", delivery: deliveryId, reason: `event ${event || "(none)"} is not ingested` });
     if (!deliveryId) return fail("validation", "missing X-GitHub-Delivery header", "X-GitHub-Delivery");
-    const json = parseJson(raw);
+    const json = parseDeliveryBody(raw);
     if (!json.ok) return json;
     const push = parsePushEvent(json.value);
     if (!push.ok) return push;
@@ -162,7 +162,7 @@ export async function receiveWebhook(
         "X-PaperGuru-Delivery",
         "send a unique id per delivery (reuse it on retries, so a retry is not ingested twice)",
       );
-    const json = parseJson(raw);
+    const json = parseDeliveryBody(raw);
     if (!json.ok) return json;
     const plan = feedPlan(json.value);
     if (!plan.ok) return plan;
@@ -228,7 +228,7 @@ export class PermanentError extends Error {}
  * Throws on failures; the consumer decides between retry and dead letter.
  */
 export async function processDelivery(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   msg: DeliveryMessage,
 ): Promise<{ outcome: ApplyOutcome | null; ignored?: string } | null> {
   const row = await deps.world.getDelivery(msg.archive, msg.webhook, msg.delivery);
@@ -236,7 +236,7 @@ export async function processDelivery(
   const started = Date.now();
   const body = await deps.blobs.get(row.bodyKey);
   if (body === null) throw new PermanentError(`raw body ${row.bodyKey} is missing`);
-  const json = parseJson(new TextEncoder().encode(body));
+  const json = parseDeliveryBody(new TextEncoder().encode(body));
   if (!json.ok) throw new PermanentError(json.error.message);
   let plan: ImportPlan;
   if (row.kind === "github") {
@@ -263,7 +263,7 @@ export async function processDelivery(
 }
 
 async function finish(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   row: { archiveId: string; webhook: string; deliveryId: string; attempts: number },
   status: string,
   counts: unknown,
@@ -294,7 +294,7 @@ async function finish(
 export const MAX_DELIVERY_ATTEMPTS = 5;
 
 /** The queue consumer: process each message; retry with backoff; dead-letter after the last attempt. */
-export async function consumeDeliveries(deps: FeedDeps, messages: readonly QueueMessageLike[]): Promise<void> {
+export async function consumeDeliveries(deps: IntakeDeps, messages: readonly QueueMessageLike[]): Promise<void> {
   for (const m of messages) {
     const msg = m.body as DeliveryMessage;
     if (
@@ -367,7 +367,7 @@ const RECONCILE_BATCH = 100;
  * delivery at most once to completion (processDelivery skips one already ingested), so a message
  * that was only late, not lost, changes nothing twice.
  */
-export async function reconcileDeliveries(deps: FeedDeps): Promise<number> {
+export async function reconcileDeliveries(deps: IntakeDeps): Promise<number> {
   const now = deps.apply.now();
   const rows = await deps.world.stuckDeliveries(now - DELIVERY_LEASE_MS, RECONCILE_BATCH);
   for (const r of rows) {
@@ -379,7 +379,7 @@ export async function reconcileDeliveries(deps: FeedDeps): Promise<number> {
 
 /** Put a dead (or any) delivery back on the queue. */
 export async function replayDelivery(
-  deps: FeedDeps,
+  deps: IntakeDeps,
   archiveId: string,
   webhook: string,
   deliveryId: string,

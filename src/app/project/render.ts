@@ -8,7 +8,7 @@ import type * as S from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
 import type { CodeSymbol } from "../../core/code/symbols";
 import { fail, ok, type Result } from "../../core/errors";
-import { parseJson } from "../../core/ports";
+import { readJsonColumn } from "../../core/ports";
 import { countTokens } from "../../core/text/tokenizer";
 import type { browseUseCases } from "../browse";
 import type { AppDeps } from "../deps";
@@ -206,7 +206,7 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
       // history read per module: 1,000 modules took 1,000 D1 round trips (4-10 s locally).
       const mods = await chunks.codeModules(archive, b.prefix ?? "", t, MAX_RENDER_RECORDS + 1);
       const symbolsOf = new Map(
-        mods.map((m) => [`${m.chunkId}@${m.version}`, parseJson<CodeSymbol[]>(m.symbols, [])] as const),
+        mods.map((m) => [`${m.chunkId}@${m.version}`, readJsonColumn<CodeSymbol[]>(m.symbols, [])] as const),
       );
       for (const c of code.value) {
         const syms = symbolsOf.get(`${c.id}@${c.version}`) ?? [];

@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
-import { parseJson, type StoredVersion } from "../../core/ports";
+import { readJsonColumn, type StoredVersion } from "../../core/ports";
 import type { AppDeps } from "../deps";
 import { iso } from "../lib/wire";
 import { draftId, HUB, hubId, nodeIdCheck, readContents, timeOf } from "./common";
@@ -29,10 +29,10 @@ interface EvidenceLine {
 
 function parseHub(content: string): { query: string; evidence: EvidenceLine[] } {
   const lines = content.split("\n").filter((l) => l.length > 0);
-  const head = parseJson<{ query?: unknown }>(lines[0] ?? "{}", {});
+  const head = readJsonColumn<{ query?: unknown }>(lines[0] ?? "{}", {});
   const evidence: EvidenceLine[] = [];
   for (const l of lines.slice(1)) {
-    const e = parseJson<Partial<EvidenceLine>>(l, {});
+    const e = readJsonColumn<Partial<EvidenceLine>>(l, {});
     if (typeof e.artifact_id === "string" && typeof e.snippet === "string")
       evidence.push({
         artifact_id: e.artifact_id,

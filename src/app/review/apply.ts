@@ -8,7 +8,7 @@ import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { deriveSynopsis, type EdgeInput, type EntityInput } from "../../core/ingest";
-import { parseJson } from "../../core/ports";
+import { readJsonColumn } from "../../core/ports";
 import type { RelationInput } from "../../core/relations";
 import { edgeReviewKey, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt, reviewValue } from "../../core/review";
 import { DECLARABLE_EDGE_TYPES, type EdgeType } from "../../core/types";
@@ -43,7 +43,7 @@ async function nextArtifact(
     );
   const content = await d.kernel.contentOf(v.contentKey);
   if (content === null) return fail("unavailable", `the content of ${chunk} v${v.version} could not be read`);
-  const entityIds = parseJson<string[]>(v.entities, []);
+  const entityIds = readJsonColumn<string[]>(v.entities, []);
   const ents = await d.stores.exports.entitiesByIds(archive, entityIds);
   const entities: EntityInput[] = ents.map((e) => ({
     type: e.type as EntityInput["type"],
@@ -56,11 +56,11 @@ async function nextArtifact(
     title: v.title,
     ...(derived ? {} : { synopsis: v.synopsis }),
     content,
-    edges: parseJson<EdgeInput[]>(v.edges, []),
+    edges: readJsonColumn<EdgeInput[]>(v.edges, []),
   };
   const changed = change(fields);
   if (!changed.ok) return changed;
-  const relations = parseJson<RelationInput[] | null>(v.relations, null);
+  const relations = readJsonColumn<RelationInput[] | null>(v.relations, null);
   return ok({
     id: chunk,
     kind: v.kind as "paper",
@@ -68,7 +68,7 @@ async function nextArtifact(
     ...(fields.synopsis !== undefined ? { synopsis: fields.synopsis } : {}),
     content: fields.content,
     entities,
-    boundaries: parseJson<string[]>(v.boundaries, []),
+    boundaries: readJsonColumn<string[]>(v.boundaries, []),
     edges: fields.edges,
     ...(relations?.length ? { relations } : {}),
     valid_from: at,
@@ -113,7 +113,7 @@ async function replay(
 ): Promise<Result<In<typeof S.ReviewResult>> | null> {
   const prior = await d.stores.annotations.annotationByEventId(archive, eventId);
   if (!prior) return null;
-  const v = readReviewValue(parseJson<unknown>(prior.value, null), edgeRef);
+  const v = readReviewValue(readJsonColumn<unknown>(prior.value, null), edgeRef);
   if (!v || v.op !== b.op || prior.chunkId !== chunk || prior.key !== key)
     return fail(
       "conflict",

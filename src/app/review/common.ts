@@ -2,7 +2,7 @@
  * What the review use cases share: review events read from the annotation store, and rounding of
  * scores to four digits.
  */
-import { type AnnotationRecord, parseJson } from "../../core/ports";
+import { type AnnotationRecord, readJsonColumn } from "../../core/ports";
 import { NODE_REVIEW_KEY, type ReviewStatus, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
 
@@ -26,7 +26,7 @@ export async function nodeStatuses(
   return out;
 }
 
-export const asEvent = (r: AnnotationRecord) => ({ ...r, value: parseJson<unknown>(r.value, null) });
+export const asEvent = (r: AnnotationRecord) => ({ ...r, value: readJsonColumn<unknown>(r.value, null) });
 
 /** The review events of a node, or of one edge of it (matched on the edge the value names). */
 export async function eventsOf(
@@ -38,6 +38,6 @@ export async function eventsOf(
   edge?: { type: string; to: string },
 ) {
   return (await d.stores.annotations.annotationsOf(archive, [chunk], key, asOf)).filter(
-    (r) => readReviewValue(parseJson<unknown>(r.value, null), edge) !== null,
+    (r) => readReviewValue(readJsonColumn<unknown>(r.value, null), edge) !== null,
   );
 }

@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
-import { parseJson } from "../../core/ports";
+import { readJsonColumn } from "../../core/ports";
 import { aggregateMetrics, normaliseKs, queryMetrics } from "../../core/research/retrieval";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
@@ -120,7 +120,7 @@ export function retrievalUseCases(d: AppDeps) {
     async run(archive: string, id: string): Promise<Result<In<typeof S.RetrievalRun>>> {
       const r = await d.stores.retrievalRuns.getRun(archive, id);
       if (!r) return fail("not_found", `run ${id} is not in archive ${archive}`, "run");
-      return ok({ ...runHead(r), per_query: parseJson(r.perQuery, []) });
+      return ok({ ...runHead(r), per_query: readJsonColumn(r.perQuery, []) });
     },
   };
 }
@@ -139,8 +139,8 @@ function runHead(r: {
     name: r.name,
     created_at: iso(r.createdAt),
     as_of: iso(r.asOf),
-    k: parseJson<number[]>(r.ks, []),
+    k: readJsonColumn<number[]>(r.ks, []),
     actor: r.actor,
-    aggregate: parseJson(r.aggregate, { queries: 0, hit_rate: 0, mrr: 0, recall: {}, precision: {} }),
+    aggregate: readJsonColumn(r.aggregate, { queries: 0, hit_rate: 0, mrr: 0, recall: {}, precision: {} }),
   };
 }

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
-import { type AnnotationRecord, parseJson } from "../../core/ports";
+import { type AnnotationRecord, readJsonColumn } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX, edgeReviewKey, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
 import { iso, isoOrNull } from "../lib/wire";
@@ -35,7 +35,7 @@ export function reviewStateUseCases(d: AppDeps) {
       const rows = await eventsOf(d, archive, chunk, key, asOf, edgeRef);
       const { status, last } = reviewStatusAt(rows.map(asEvent), asOf, edgeRef);
       const history = rows.flatMap((r) => {
-        const v = readReviewValue(parseJson<unknown>(r.value, null));
+        const v = readReviewValue(readJsonColumn<unknown>(r.value, null));
         return v
           ? [
               {
@@ -78,7 +78,7 @@ export function reviewStateUseCases(d: AppDeps) {
       const byEdge = new Map<string, { type: string; to: string; events: AnnotationRecord[] }>();
       for (const r of all) {
         if (!r.key.startsWith(EDGE_REVIEW_PREFIX)) continue;
-        const e = readReviewValue(parseJson<unknown>(r.value, null))?.edge;
+        const e = readReviewValue(readJsonColumn<unknown>(r.value, null))?.edge;
         if (!e) continue;
         const k = `${e.type}\u0000${e.to}`;
         const cur = byEdge.get(k) ?? { ...e, events: [] };

@@ -150,7 +150,7 @@ export function num(v: unknown): number | undefined {
  * One JSON response body. Fails (validation, on `field`) when it is empty or not JSON; `source` names it
  * in the message ("OpenAlex" -> "OpenAlex response is not JSON: ...").
  */
-export function parseJson(text: string, source: string, field = "body"): Result<Json> {
+export function parseJsonText(text: string, source: string, field = "body"): Result<Json> {
   if (typeof text !== "string" || !text.trim())
     return fail("validation", `${source} response is empty`, field, `expected the ${source} JSON response body`);
   try {

@@ -1,7 +1,7 @@
 /**
  * Storage ports, one per aggregate: what the application layer asks of the source of truth (D1 in
  * production, src/adapters/d1). Records are plain types with the stored field names; JSON columns
- * that callers read are exposed as text and parsed by the one helper `parseJson` below, never with
+ * that callers read are exposed as text and parsed by the one helper `readJsonColumn` below, never with
  * an unchecked cast at the call site.
  */
 import type { Result } from "../errors";
@@ -708,7 +708,7 @@ export interface Stores {
 }
 
 /** Parse a JSON column written by the stores; `fallback` when the text is null or not JSON. */
-export function parseJson<T>(text: string | null, fallback: T): T {
+export function readJsonColumn<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
   try {
     return JSON.parse(text) as T;

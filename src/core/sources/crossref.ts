@@ -23,7 +23,7 @@ import {
   type JsonObject,
   LIMITS,
   num,
-  parseJson,
+  parseJsonText,
   parseTime,
   personEntity,
   str,
@@ -212,7 +212,7 @@ function citesEdges(item: JsonObject, own: Set<string>): EdgeInput[] {
  * under `doi:<target>`.
  */
 export function parseCrossrefWorks(json: string): Result<ImportPlan> {
-  const parsed = parseJson(json, "Crossref");
+  const parsed = parseJsonText(json, "Crossref");
   if (!parsed.ok) return parsed;
   const body = parsed.value;
   if (!isObject(body))

@@ -11,7 +11,7 @@
  * type). The dblp key is an alias of the paper entity (`dblp:conf/nips/GutierrezSGYS24`).
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, finishPlan, isObject, type JsonObject, num, parseJson, personEntity, str } from "../formats/common";
+import { arr, finishPlan, isObject, type JsonObject, num, parseJsonText, personEntity, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import { emptyPlan, type ImportPlan } from "../formats/types";
 import { slug } from "../ids";
@@ -113,7 +113,7 @@ function hitToPlan(info: JsonObject, ref: string): { artifact?: ArtifactInput; s
  * `type:`, `source:dblp`).
  */
 export function parseDblp(json: string): Result<ImportPlan> {
-  const parsed = parseJson(json, "DBLP");
+  const parsed = parseJsonText(json, "DBLP");
   if (!parsed.ok) return parsed;
   const body = parsed.value;
   const result = isObject(body) && isObject(body.result) ? body.result : null;

@@ -21,7 +21,7 @@
  */
 import { extractImports, extractSymbols, type Language, languageOf, scanSource } from "../code/symbols";
 import { fail, ok, type Result } from "../errors";
-import { isObject, LIMITS, parseJson, parseTime, rawStr } from "../formats/common";
+import { isObject, LIMITS, parseJsonText, parseTime, rawStr } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import type { Deprecation, ImportPlan } from "../formats/types";
 import { findIdentifiers } from "../ids";
@@ -258,7 +258,7 @@ export function commitRequest(repo: string, ref: string, token?: string): Github
 
 /** `{sha, at, tree}` of a "Get a commit" response; `at` is the committer date (when it landed). */
 export function parseCommit(json: string): Result<{ sha: string; at: number; tree: string }> {
-  const parsed = parseJson(json, "commit", "(body)");
+  const parsed = parseJsonText(json, "commit", "(body)");
   if (!parsed.ok) return parsed;
   const v = parsed.value;
   if (!isObject(v) || !rawStr(v.sha) || !SHA_RE.test(String(v.sha)))
@@ -295,7 +295,7 @@ function normPrefix(prefix: string): string {
  * accepts. Symlinks (mode 120000: the blob is the target path) and submodules (type commit) are skipped.
  */
 export function parseTree(json: string, pathPrefix: string): Result<TreeListing> {
-  const parsed = parseJson(json, "tree", "(body)");
+  const parsed = parseJsonText(json, "tree", "(body)");
   if (!parsed.ok) return parsed;
   const v = parsed.value;
   const hint = "pass the body of GET /repos/{owner}/{repo}/git/trees/{ref}?recursive=1";

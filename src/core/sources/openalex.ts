@@ -8,7 +8,7 @@
  * after the current one). Ingest time is monotone, so a changed record always lands as a later version.
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, finishPlan, isObject, type JsonObject, num, parseJson, personEntity, str } from "../formats/common";
+import { arr, finishPlan, isObject, type JsonObject, num, parseJsonText, personEntity, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import { type Deprecation, emptyPlan, type ImportPlan, type PlanAnnotation } from "../formats/types";
 import { canonicalPaperId, slug } from "../ids";
@@ -222,7 +222,7 @@ function workToPlan(
  * algorithmic suggestions, not a relation stated by the work).
  */
 export function parseOpenAlexWorks(json: string): Result<ImportPlan> {
-  const parsed = parseJson(json, "OpenAlex");
+  const parsed = parseJsonText(json, "OpenAlex");
   if (!parsed.ok) return parsed;
   const body = parsed.value;
   if (!isObject(body))

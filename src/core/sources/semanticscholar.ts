@@ -12,7 +12,7 @@
  * `citations` annotation (op set). No valid_from (see openalex.ts): ingest time is monotone.
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, finishPlan, isObject, type JsonObject, num, parseJson, personEntity, str } from "../formats/common";
+import { arr, finishPlan, isObject, type JsonObject, num, parseJsonText, personEntity, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import { emptyPlan, type ImportPlan, type PlanAnnotation } from "../formats/types";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
@@ -146,7 +146,7 @@ function paperToPlan(
  * `source:semanticscholar`) and a `citations` annotation from `citationCount`.
  */
 export function parseSemanticScholar(json: string): Result<ImportPlan> {
-  const parsed = parseJson(json, "Semantic Scholar");
+  const parsed = parseJsonText(json, "Semantic Scholar");
   if (!parsed.ok) return parsed;
   const body = parsed.value;
   if (!isObject(body))
