@@ -49,7 +49,7 @@ export default defineConfig({
           ...pick("test/cli"),
           environment: "node",
           testTimeout: 60_000,
-          hookTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
       ...(browser
@@ -62,7 +62,7 @@ export default defineConfig({
                 ...pick("test/browser"),
                 environment: "node",
                 testTimeout: 240_000,
-                hookTimeout: 120_000,
+                hookTimeout: 300_000,
               },
             },
           ]

@@ -122,6 +122,9 @@ function snapshotTree(dir: string, ref: string | null): void {
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
 }
 
+/** How long startServer waits for the local server's /healthz. */
+const START_TIMEOUT_MS = 240_000;
+
 export async function startServer(opts: StartOptions = {}): Promise<Server> {
   if (process.env.PAPERGURU_URL && !opts.fresh)
     return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {}, kill() {} };
@@ -177,7 +180,10 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
     rmSync(dir, { recursive: true, force: true });
   };
   process.on("exit", stop);
-  for (let i = 0; i < 120; i++) {
+  // A first start in a fresh clone (bundling, the explorer build, migrations) next to other work on
+  // 2 cores has taken over 60 s; 4 minutes only bounds a start that hangs.
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 500));
     try {
       const res = await fetch(`${url}/healthz`);
@@ -187,7 +193,7 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
     }
   }
   stop();
-  throw new Error("local PaperGuru did not start within 60 s");
+  throw new Error(`local PaperGuru did not start within ${START_TIMEOUT_MS / 1000} s`);
 }
 
 /** Short git commit of the checkout (or of `ref`), for benchmark records ("unknown" outside a git checkout). */

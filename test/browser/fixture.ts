@@ -155,7 +155,7 @@ export function useExplorer(): void {
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
     fx.context = await browser.newContext();
     fx.page = await newPage();
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await browser?.close();

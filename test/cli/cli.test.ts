@@ -194,7 +194,7 @@ beforeAll(async () => {
   configPath = join(tmp, "config", "config.json");
   papers = join(tmp, "papers");
   writeFixtures(papers);
-}, 120_000);
+}, 300_000);
 
 afterAll(() => {
   server?.stop();

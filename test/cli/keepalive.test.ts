@@ -12,7 +12,7 @@ import { type Server, startServer } from "../../scripts/lib/server";
 let server: Server;
 beforeAll(async () => {
   server = await startServer({ fresh: true });
-}, 120_000);
+}, 300_000);
 afterAll(() => server?.stop());
 
 /** Node's fetch (undici's pool keeps connections alive); a hung request fails after 60 s. */

@@ -34,7 +34,7 @@ beforeAll(async () => {
     cwd: app,
     maxBuffer: 16 * 1024 * 1024,
   });
-}, 180_000);
+}, 300_000);
 
 afterAll(() => {
   server?.stop();
