@@ -61,8 +61,10 @@ const dev = spawn(
     // Local development only: non-public hosts sources may fetch (e.g. OUTBOUND_ALLOW_HOSTS=localhost).
     ...(process.env.OUTBOUND_ALLOW_HOSTS ? ["--var", `OUTBOUND_ALLOW_HOSTS:${process.env.OUTBOUND_ALLOW_HOSTS}`] : []),
     // INSPECTOR_PORT=9333: the Worker's isolate (and its Durable Objects) on a DevTools port, for
-    // CPU profiles (scripts/profile-ingest.ts).
-    ...(process.env.INSPECTOR_PORT ? ["--inspector-port", process.env.INSPECTOR_PORT] : []),
+    // CPU profiles (scripts/profile-ingest.ts). Otherwise a free port: wrangler's default 9229 is
+    // taken by whichever of two servers starting at once binds it first, and the other one dies.
+    "--inspector-port",
+    process.env.INSPECTOR_PORT ?? String(await freePort()),
     // VECTOR_INDEX=none npm start: no local vector index (routing without semantic seeds).
     ...(process.env.VECTOR_INDEX ? ["--var", `VECTOR_INDEX:${process.env.VECTOR_INDEX}`] : []),
   ],

@@ -10,6 +10,7 @@
 import { type ChildProcess, execSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -122,13 +123,26 @@ function snapshotTree(dir: string, ref: string | null): void {
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
 }
 
+/** A free TCP port on the loopback interface. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** How long startServer waits for the local server's /healthz. */
 const START_TIMEOUT_MS = 240_000;
 
 export async function startServer(opts: StartOptions = {}): Promise<Server> {
   if (process.env.PAPERGURU_URL && !opts.fresh)
     return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {}, kill() {} };
-  const port = String(opts.port ?? 20000 + Math.floor(Math.random() * 20000));
+  // A port the system says is free now (a random pick could be another server's).
+  const port = String(opts.port ?? (await freePort()));
   const dir = mkdtempSync(join(tmpdir(), "paperguru-"));
   const state = opts.state ?? join(dir, "state");
   let cwd = ROOT;
