@@ -136,3 +136,23 @@ describe("xKG export", () => {
     expect((await exportXkg(other.id, other.key)).text).toBe("");
   });
 });
+
+describe("xKG import notes", () => {
+  it("a paper cut to the ingest's entity limit (a skip note on its id) still gets its annotation and exports", async () => {
+    const { id, key } = await newArchive("xkg-limit");
+    const big = {
+      ...paper("Many references", 0.5),
+      paper_references: Array.from({ length: 210 }, (_, i) => `Ref ${i}`),
+    };
+    const res = await importXkg(id, key, JSON.stringify(big));
+    expect(res.status).toBe(200);
+    expect(res.body.skipped.some((s: { reason: string }) => /kept 200 of \d+ entities/.test(s.reason))).toBe(true);
+    expect(res.body.counts.annotated).toBe(res.body.counts.created);
+    const out = await exportXkg(id, key);
+    const titles = out.text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { paper_title: string }).paper_title);
+    expect(titles).toEqual(["Many references"]);
+  });
+});

@@ -180,7 +180,9 @@ async function applyAnnotations(
   renamed: Map<string, string>,
   out: ApplyOutcome,
 ) {
-  const failed = new Set([...out.failures.map((f) => f.id), ...out.skipped.map((x) => x.ref)]);
+  // Skipped artifacts need no exclusion here: an annotation lands only on a chunk that exists (`landed`),
+  // which a hard-deleted id skipped by the tombstone check does not.
+  const failed = new Set(out.failures.map((f) => f.id));
   const validFrom = new Map(plan.artifacts.map((a) => [a.id, a.valid_from]));
   const wanted = new Map<string, { chunk: string; key: string; value: string; at: number | undefined }>();
   for (const a of plan.annotations ?? []) {
