@@ -20,7 +20,8 @@ type In<T extends z.ZodType> = z.infer<T>;
 /** Candidates asked of the router per locate call: enough that `limit` items survive the subtree filter. */
 const LOCATE_POOL = 64;
 
-const round4 = (x: number) => Number(x.toPrecision(4));
+/** Four significant digits (similarities and scores of papers). */
+const sig4 = (x: number) => Number(x.toPrecision(4));
 
 const elementType = (boundaries: string[]): "figure" | "table" | "equation" | null => {
   for (const b of boundaries)
@@ -108,14 +109,12 @@ export function paperUseCases(d: AppDeps) {
           element_type: v.kind === "element" ? elementType(v.boundaries) : null,
           title: v.title,
           version: v.version,
-          score: round4(score.get(id) ?? 0),
+          score: sig4(score.get(id) ?? 0),
           page: null,
           discussed_in: (discussedIn.get(id) ?? []).sort(byOrder),
           discusses: (discusses.get(id) ?? []).sort(byOrder),
           snippets:
-            text === null
-              ? []
-              : bestSentences(text, b.query, b.snippets).map((s) => ({ ...s, score: round4(s.score) })),
+            text === null ? [] : bestSentences(text, b.query, b.snippets).map((s) => ({ ...s, score: sig4(s.score) })),
         });
       }
       const sections: In<typeof S.LocateResult>["sections"] = [];
@@ -168,7 +167,7 @@ export function paperUseCases(d: AppDeps) {
         q.rule,
         q.aggregate,
       );
-      const r4 = (x: number | null) => (x === null ? null : round4(x));
+      const r4 = (x: number | null) => (x === null ? null : sig4(x));
       const types = Object.fromEntries(
         Object.entries(res.types).map(([k, v]) => [k, { ...v, share: r4(v.share) }]),
       ) as In<typeof S.CoverageResult>["types"];

@@ -1,12 +1,9 @@
 /**
- * What the review use cases share: review events read from the annotation store, and rounding of
- * scores to four digits.
+ * What the review use cases share: review events read from the annotation store.
  */
 import { type AnnotationRecord, readJsonColumn } from "../../core/ports";
 import { NODE_REVIEW_KEY, type ReviewStatus, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
-
-export const r4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 /** The review status of each chunk at `asOf` (key `review`); chunks never reviewed are absent. */
 export async function nodeStatuses(

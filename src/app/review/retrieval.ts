@@ -10,13 +10,12 @@ import { readJsonColumn } from "../../core/ports";
 import { aggregateMetrics, normaliseKs, queryMetrics } from "../../core/research/retrieval";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { decodeCursor, encodeCursor, iso, randomId } from "../lib/wire";
+import { decodeCursor, encodeCursor, iso, randomId, round4 } from "../lib/wire";
 import { resolveFilter } from "../operations";
-import { r4 } from "./common";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
-const roundMap = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, r4(v)]));
+const roundMap = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round4(v)]));
 
 export function retrievalUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
@@ -52,7 +51,7 @@ export function retrievalUseCases(d: AppDeps) {
           gold: item.gold,
           returned,
           hit: m.hit,
-          reciprocal_rank: r4(m.reciprocal_rank),
+          reciprocal_rank: round4(m.reciprocal_rank),
           first_rank: m.first_rank,
           recall: roundMap(m.recall),
           precision: roundMap(m.precision),
@@ -61,8 +60,8 @@ export function retrievalUseCases(d: AppDeps) {
       const agg = aggregateMetrics(metrics, ks);
       const aggregate = {
         queries: agg.queries,
-        hit_rate: r4(agg.hit_rate),
-        mrr: r4(agg.mrr),
+        hit_rate: round4(agg.hit_rate),
+        mrr: round4(agg.mrr),
         recall: roundMap(agg.recall),
         precision: roundMap(agg.precision),
       };

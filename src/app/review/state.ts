@@ -6,8 +6,8 @@ import { fail, ok, type Result } from "../../core/errors";
 import { type AnnotationRecord, readJsonColumn } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX, edgeReviewKey, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
-import { iso, isoOrNull } from "../lib/wire";
-import { asEvent, eventsOf, r4 } from "./common";
+import { iso, isoOrNull, round4 } from "../lib/wire";
+import { asEvent, eventsOf } from "./common";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -69,7 +69,7 @@ export function reviewStateUseCases(d: AppDeps) {
             exists: valid !== undefined,
             valid_from: shown ? iso(shown.validFrom) : null,
             valid_to: isoOrNull(shown?.validTo),
-            weight: shown ? r4(shown.weight) : null,
+            weight: shown ? round4(shown.weight) : null,
           },
         });
       }
