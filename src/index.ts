@@ -3,6 +3,8 @@
  * the Durable Objects. Every one of them calls the application layer (src/app) built by wiring.
  */
 
+// The reference pages (README.md, docs/*.md) rendered to HTML by scripts/build-docs.mjs.
+import DOCS_PAGES from "../build/docs/pages.json.txt";
 // The explorer page's script and stylesheet, built by scripts/build-explorer.mjs (wrangler's [build]
 // command) and bundled as text modules.
 import EXPLORER_CSS from "../build/explorer/app.css.txt";
@@ -40,7 +42,10 @@ function useCases(env: Env): UseCases {
   return cached.app;
 }
 
-const rest = createApp((c) => useCases(c.env as Env), [], { js: EXPLORER_JS, css: EXPLORER_CSS });
+const rest = createApp((c) => useCases(c.env as Env), [], {
+  explorer: { js: EXPLORER_JS, css: EXPLORER_CSS },
+  docs: DOCS_PAGES,
+});
 
 const INTERNAL = { error: { type: "internal", message: "internal error; nothing partial was stored" } };
 

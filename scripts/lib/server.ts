@@ -105,8 +105,11 @@ const TREE = [
   "tsconfig.json",
   "scripts/start.mjs",
   "scripts/lib/front.mjs",
-  // wrangler's [build] command: the explorer page's assets.
+  // wrangler's [build] command: the explorer page's assets and the reference pages.
   "scripts/build-explorer.mjs",
+  "scripts/build-docs.mjs",
+  "docs",
+  "README.md",
   ".dev.vars.example",
 ];
 

@@ -15,8 +15,9 @@ import { MAX_REQUEST_BYTES } from "../core/limits";
 import { errorLine } from "../core/log";
 import { type AppEnv, errorBody, STATUS } from "./common";
 import { describeDocument } from "./descriptions";
-import { API_DESCRIPTION, AUTH, BEARER_SCHEME, DOCS_HTML, docsCsp, TAGS } from "./docs";
+import { API_DESCRIPTION, AUTH, BEARER_SCHEME, docsCsp, docsHtml, TAGS } from "./docs";
 import { type ExplorerAssets, mountExplorer } from "./explorer";
+import { guidesNav, mountGuides, parseGuides } from "./guides";
 import { resourceApp } from "./route";
 import { archivesRoutes } from "./routes/archives";
 import { browseRoutes } from "./routes/browse";
@@ -61,8 +62,15 @@ const RESOURCES = [
   papersRoutes,
 ];
 
-/** The document and the reference page: public, documented like the routes. */
-function document(app: OpenAPIHono<AppEnv>, explorer: ExplorerAssets | null): void {
+/** What the Worker entry builds in: the explorer page's assets and the reference pages (build/). */
+export interface BuiltAssets {
+  explorer?: ExplorerAssets;
+  /** The text of build/docs/pages.json.txt. */
+  docs?: string;
+}
+
+/** The document and the reference pages: public, documented like the routes. */
+function document(app: OpenAPIHono<AppEnv>, assets: BuiltAssets): void {
   app.openAPIRegistry.register("Feed", S.FeedBody);
   app.openAPIRegistry.registerPath({
     method: "get",
@@ -88,7 +96,8 @@ function document(app: OpenAPIHono<AppEnv>, explorer: ExplorerAssets | null): vo
     path: "/docs",
     tags: ["service"],
     summary: "Human-readable API reference",
-    description: "A self-contained HTML page (no external resources) that renders /openapi.json.",
+    description:
+      "A self-contained HTML page (no external resources) that renders /openapi.json, with links to the reference pages (`/docs/{page}`).",
     security: AUTH.none,
     responses: {
       200: {
@@ -97,12 +106,15 @@ function document(app: OpenAPIHono<AppEnv>, explorer: ExplorerAssets | null): vo
       },
     },
   });
-  mountExplorer(app, explorer);
+  mountExplorer(app, assets.explorer ?? null);
+  const guides = parseGuides(assets.docs ?? null);
+  const reference = docsHtml(guidesNav(guides, null));
   app.get("/docs", async (c) => {
     c.header("content-security-policy", await docsCsp());
     c.header("x-content-type-options", "nosniff");
-    return c.html(DOCS_HTML);
+    return c.html(reference);
   });
+  mountGuides(app, guides);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", BEARER_SCHEME);
   // Generated once per isolate from the registry, with the shared parameter and schema descriptions.
   let built: unknown = null;
@@ -121,13 +133,14 @@ function document(app: OpenAPIHono<AppEnv>, explorer: ExplorerAssets | null): vo
 
 /**
  * The REST app. `extra` sub-apps (the MCP endpoint, mounted by the Worker entry) are mounted after
- * the resources and before the document, sharing the middleware and the error map. `explorer` is
- * the built explorer page (the Worker entry passes it; without it `/` says it was not built).
+ * the resources and before the document, sharing the middleware and the error map. `assets` are
+ * the built explorer page and reference pages (the Worker entry passes them; without them `/` and
+ * `/docs/{page}` say they were not built).
  */
 export function createApp(
   getUseCases: (c: Context) => UseCases,
   extra: OpenAPIHono<AppEnv>[] = [],
-  explorer: ExplorerAssets | null = null,
+  assets: BuiltAssets = {},
 ) {
   const app = resourceApp();
   app.use("*", async (c, next) => {
@@ -169,7 +182,7 @@ export function createApp(
     return c.json({ error: { type: "internal", message: "internal error; nothing partial was stored" } }, 500);
   });
   for (const r of [...RESOURCES, ...extra]) app.route("/", r);
-  document(app, explorer);
+  document(app, assets);
   app.notFound((c) =>
     c.json(
       errorBody({ kind: "not_found", message: `no route ${c.req.method} ${c.req.path}`, hint: "see /openapi.json" }),

@@ -355,7 +355,8 @@ fetch("/openapi.json",{headers:{accept:"application/json"}}).then((r)=>{if(!r.ok
  .then((d)=>{doc=d;render();}).catch((e)=>status("Could not load /openapi.json: "+e.message));
 `;
 
-export const DOCS_HTML = `<!doctype html>
+/** The API reference page; `guides` is the navigation to the reference pages (HTML). */
+export const docsHtml = (guides: string): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -365,6 +366,7 @@ export const DOCS_HTML = `<!doctype html>
 </head>
 <body>
 <header>
+${guides}
 <nav id="nav" aria-label="API sections"></nav>
 </header>
 <main id="app" aria-live="polite">

@@ -45,6 +45,7 @@ const PUBLIC = new Set([
   "GET /healthz",
   "GET /openapi.json",
   "GET /docs",
+  "GET /docs/{page}",
   "POST /v1/archives/{archive}/webhooks/{name}",
 ]);
 const ERROR_REF = "#/components/schemas/Error";
