@@ -19,7 +19,7 @@
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, locomo-note, simpleqa, sciqa, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
  *   retrieval-metrics),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
@@ -35,11 +35,15 @@ import {
   loadCiteSeer,
   loadHotpot,
   loadLocomo,
+  loadSciQa,
+  loadSimpleQa,
   loadTwoWiki,
   type Passage,
+  type QaSet,
   type Question,
   shuffled,
 } from "./lib/datasets";
+import { firstSentenceTitle } from "./lib/devsuite";
 import { projectGuardEval } from "./lib/eval-projectguard";
 import { papersEval } from "./lib/papers-eval";
 import { rankingEval } from "./lib/ranking-eval";
@@ -377,9 +381,66 @@ async function hotpotDistractors(
   };
 }
 
+/**
+ * A single-hop set over its own corpus (simpleqa/, sciqa/): one artifact per passage with title and
+ * content (an untitled abstract gets its first sentence as title, as a user without one would).
+ */
+async function qaSet(
+  server: Server,
+  key: EvalSet["key"],
+  name: string,
+  qa: QaSet,
+  kind: PlainArtifact["kind"],
+  description: string,
+): Promise<EvalSet> {
+  const t0 = performance.now();
+  const ks = [1, 2, 5, 10];
+  log(`${name}: ${qa.passages.length} passages, ${qa.questions.length} questions`);
+  const passages = qa.passages.map((p) => ({ ...p, title: p.title || firstSentenceTitle(p.text, p.id) }));
+  const a = await newArchive(server, name);
+  const ranked = rankAll(
+    docs(passages),
+    qa.questions.map((q) => q.question),
+    10,
+  );
+  const ingestMs = await ingestAll(
+    a,
+    passages.map((p) => plain(p, kind)),
+    key,
+  );
+  const tally = new Tally(ks);
+  addBaselines(await ranked, qa.questions, tally);
+  let routeMs = 0;
+  for (const q of qa.questions) {
+    const r = await routeIds(a, q.question, 10);
+    routeMs += r.ms;
+    tally.add("route", r.ids, q.gold);
+  }
+  const n = qa.questions.length;
+  return {
+    key,
+    name,
+    description,
+    ks,
+    size: { passages: passages.length, questions: n },
+    rows: [...BASELINES, "route"].map((m) => metricRow(m, tally.mean(m))),
+    timings: {
+      ingestMs,
+      ingestChunksPerS: (1000 * passages.length) / ingestMs,
+      routeMsPerQuery: routeMs / n,
+      totalMs: performance.now() - t0,
+    },
+    notes: [`Plain text only: one \`${kind}\` artifact per passage with title and content.`],
+  };
+}
+
 const CATEGORY: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
 
-async function conversations(server: Server, convs: Conversation[]): Promise<EvalSet> {
+/**
+ * LoCoMo, one archive per conversation. `record`: every turn a record at its own time (the README's
+ * way); `note`: every turn a note dated by its session.
+ */
+async function conversations(server: Server, convs: Conversation[], kind: "record" | "note"): Promise<EvalSet> {
   const t0 = performance.now();
   const ks = [5, 10, 20];
   const methods = [...BASELINES, "route"];
@@ -391,7 +452,13 @@ async function conversations(server: Server, convs: Conversation[]): Promise<Eva
   let asked = 0;
   for (const c of convs) {
     log(`Conversation ${c.id}: ${c.turns.length} turns, ${c.questions.length} questions`);
-    const a = await newArchive(server, `LoCoMo ${c.id}`);
+    const a = await newArchive(server, `LoCoMo ${c.id}${kind === "note" ? " notes" : ""}`);
+    // A session's date: its first turn's ("D8:1" opens session 8).
+    const sessionStart = new Map<string, number>();
+    for (const t of c.turns) {
+      const sk = t.id.split(":").at(-2) ?? "";
+      if (!sessionStart.has(sk)) sessionStart.set(sk, t.at);
+    }
     const ranked = rankAll(
       docs(c.turns),
       c.questions.map((q) => q.question),
@@ -399,7 +466,12 @@ async function conversations(server: Server, convs: Conversation[]): Promise<Eva
     );
     ingestMs += await ingestAll(
       a,
-      c.turns.map((t) => ({ ...plain(t, "record"), valid_from: new Date(t.at).toISOString() })),
+      c.turns.map((t) => ({
+        ...plain(t, kind),
+        valid_from: new Date(
+          kind === "record" ? t.at : (sessionStart.get(t.id.split(":").at(-2) ?? "") ?? t.at),
+        ).toISOString(),
+      })),
       c.id,
     );
     turns += c.turns.length;
@@ -423,9 +495,12 @@ async function conversations(server: Server, convs: Conversation[]): Promise<Eva
   }
   const unmatched = convs.flatMap((c) => c.unmatchedEvidence);
   return {
-    key: "locomo",
-    name: "Conversations (LoCoMo)",
-    description: `${convs.length} conversations (${int(turns)} turns), one archive each; every turn is a \`record\` dated by its session (+1 minute per turn). ${asked} questions of categories 1-4; gold = the evidence turns; recall of evidence turns.`,
+    key: kind === "record" ? "locomo" : "locomo-note",
+    name: kind === "record" ? "Conversations (LoCoMo)" : "Conversations (LoCoMo), turns as notes",
+    description:
+      kind === "record"
+        ? `${convs.length} conversations (${int(turns)} turns), one archive each; every turn is a \`record\` at its own time (its session's date + 1 minute per turn). ${asked} questions of categories 1-4; gold = the evidence turns; recall of evidence turns.`
+        : `The same ${convs.length} conversations with every turn stored as a \`note\` dated by its session. ${asked} questions of categories 1-4; recall of evidence turns.`,
     ks,
     size: {
       conversations: convs.length,
@@ -648,7 +723,38 @@ async function main() {
     const sets: EvalSet[] = [];
     if (hp && wants("hotpotqa")) sets.push(await hotpot(server, hp));
     if (hp && wiki) sets.push(await hotpotDistractors(server, hp, wiki));
-    if (convs) sets.push(await conversations(server, convs));
+    if (convs) sets.push(await conversations(server, convs, "record"));
+    if (convs && wants("locomo-note")) sets.push(await conversations(server, convs, "note"));
+    const nq = wants("simpleqa") ? loadSimpleQa(data) : null;
+    if (nq)
+      sets.push(
+        await qaSet(
+          server,
+          "simpleqa",
+          "Single-hop questions (NQ-open)",
+          nq,
+          "note",
+          `${nq.questions.length} Natural Questions over ${int(nq.passages.length)} Wikipedia passages (one gold passage each, the others gold passages of other questions); recall of the gold passage.`,
+        ),
+      );
+    const sq = wants("sciqa") ? loadSciQa(data) : null;
+    if (sq)
+      for (const [ds, label] of [
+        ["scifact", "SciFact claims"],
+        ["pubmedqa", "PubMedQA questions"],
+      ] as const) {
+        const qs = sq.questions.filter((q) => q.dataset === ds);
+        sets.push(
+          await qaSet(
+            server,
+            ds,
+            label,
+            { passages: sq.passages, questions: qs },
+            "paper",
+            `${qs.length} ${label} over ${int(sq.passages.length)} abstracts (sciqa/; PubMedQA abstracts untitled); recall of the gold abstracts.`,
+          ),
+        );
+      }
     if (hasCiteseer) {
       const cs = await citeseer(server, data);
       if (cs) sets.push(cs);

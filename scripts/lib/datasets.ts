@@ -232,3 +232,35 @@ export function loadCiteSeer(dir: string): CiteSeer | null {
   const held = new Map(eligible.filter((_, i) => i % step === 0).slice(0, 100));
   return { papers, cites, held };
 }
+
+/** A single-answer question set over its own corpus (simpleqa/, sciqa/). */
+export interface QaSet {
+  passages: Passage[];
+  questions: Array<Question & { dataset?: string }>;
+}
+
+function loadQa(dir: string, sub: string, q: string, c: string, prefix: string): QaSet | null {
+  const qf = join(dir, sub, q);
+  const cf = join(dir, sub, c);
+  if (!existsSync(qf) || !existsSync(cf)) return null;
+  const corpus = JSON.parse(readFileSync(cf, "utf8")) as Array<{ id: string; title: string; text: string }>;
+  const qs = JSON.parse(readFileSync(qf, "utf8")) as Array<{ question: string; gold_ids: string[]; dataset?: string }>;
+  return {
+    passages: corpus.map((p) => ({ id: `${prefix}:${p.id}`, title: p.title, text: p.text })),
+    questions: qs.map((x) => ({
+      question: x.question,
+      gold: x.gold_ids.map((g) => `${prefix}:${g}`),
+      ...(x.dataset ? { dataset: x.dataset } : {}),
+    })),
+  };
+}
+
+/** simpleqa/: 400 NQ-open questions over 2,049 Wikipedia passages (one gold passage each). */
+export function loadSimpleQa(dir: string): QaSet | null {
+  return loadQa(dir, "simpleqa", "nq_dev_questions.json", "nq_dev_corpus.json", "nq");
+}
+
+/** sciqa/: 186 SciFact claims and 200 PubMedQA questions over 1,024 abstracts (PubMedQA ones untitled). */
+export function loadSciQa(dir: string): QaSet | null {
+  return loadQa(dir, "sciqa", "sciqa_dev_questions.json", "sciqa_dev_corpus.json", "sq");
+}

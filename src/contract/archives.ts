@@ -19,6 +19,15 @@ const KernelParamsObject = z
     eta: z.number().min(0).max(10),
     recency_half_life_days: z.number().positive(),
     router_beam: z.number().int().min(1).max(256),
+    router_lambda: z
+      .number()
+      .min(0)
+      .max(4)
+      .openapi({ description: "weight of a path's support in the router: score(v) = head(v) + λ · path(v)" }),
+    name_share: z.number().min(0).max(1).openapi({
+      description:
+        "a name grounded from content is a query entity only if the archive writes it as a name in at least this share of the documents holding its rarest word (0: every grounded name)",
+    }),
     push_epsilon: z.number().min(1e-6).max(0.1),
     max_frontier: z.number().int().min(16).max(16384),
     max_postings_per_entity: z.number().int().min(16).max(8192),
@@ -44,7 +53,10 @@ const KernelParamsObject = z
         rec: z.number().min(0).max(4),
       })
       .partial()
-      .openapi({ description: "exponents of the experts in the product of experts (0 turns one off)" }),
+      .openapi({
+        description:
+          "weights of the experts in the head score lex·p_lex + Σ w·p (each p in [0, 1], 0 when its signal says nothing; 0 turns one off)",
+      }),
   })
   .partial()
   .strict();

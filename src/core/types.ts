@@ -62,8 +62,6 @@ export interface KernelParams {
   dMax: number;
   /** Weight of recency in the seed distribution (eta in eq. 2). */
   eta: number;
-  /** Expert floors: a missing signal demotes, never deletes. */
-  floors: { sem: number; lex: number; sym: number; graph: number; rec: number };
   /** Recency half-life in days for p_rec. */
   recencyHalfLifeDays: number;
   /** Mass below this is not propagated further (local push); keeps diffusion O(1/epsilon). */
@@ -72,12 +70,19 @@ export interface KernelParams {
   maxFrontier: number;
   /** Router beam width (candidates the router starts from). */
   routerBeam: number;
+  /** Weight of a path's support in the router: score(v) = head(v) + routerLambda * path(v). */
+  routerLambda: number;
   /** Postings read per query entity (most recent first; 2 x topM), so a hub entity costs O(cap), not O(N). */
   maxPostingsPerEntity: number;
   /** Lexical postings read per query term (newest first): bounds BM25 work at any archive size. */
   maxPostingsPerTerm: number;
   /** Lexical postings read per query over all its terms, rarest terms first. */
   maxLexicalPostings: number;
+  /**
+   * A name grounded from content (not a declared alias or an identifier) is a query entity only if
+   * the archive writes it as a name in at least this share of the documents holding its rarest word.
+   */
+  nameShare: number;
   /** Lexical hits that become seeds (the best BM25 scores). */
   lexicalSeeds: number;
   /**
@@ -95,8 +100,8 @@ export interface KernelParams {
    */
   heapBudgetBytes: number;
   /**
-   * Exponents of the experts in the product p = prod p_x^w_x (1 = plain product, 0 = expert off).
-   * Chosen by `npm run eval`; see docs/quality.md.
+   * Weights of the experts in the head score lex·p_lex + Σ w_x·p_x (each p_x in [0, 1] and 0 when
+   * its signal carries nothing for the query; 0 = expert off). See core/capital/scoring.ts.
    */
   weights: { sem: number; lex: number; sym: number; graph: number; rec: number };
 }
@@ -108,39 +113,40 @@ export const DEFAULT_PARAMS: KernelParams = {
   topM: 256,
   dMax: 2,
   eta: 0.1,
-  floors: { sem: 0.05, lex: 0.05, sym: 0.1, graph: 0.05, rec: 0.25 },
   recencyHalfLifeDays: 30,
   // 1e-3: at most 1,000 nodes push per step; on 10k-100k synthetic archives ~250 nodes end up with
   // mass and the top-10 agrees ~78% with the exact PPR (1e-4 gives ~85% at ~8x the cost; bench).
   pushEpsilon: 1e-3,
   maxFrontier: 1024,
   routerBeam: 8,
+  routerLambda: 0.25,
   maxPostingsPerEntity: 512,
   maxPostingsPerTerm: 8192,
   // Binds at any size, so lexical work stays flat from 100k to 300k heads (~10 ms in-process at
   // 16k postings, synthetic Zipf words); 65,536 grew 2.4x there. No recall change on HotpotQA,
   // LoCoMo or CiteSeer (pasted abstracts) against an unbounded budget.
   maxLexicalPostings: 16_384,
+  nameShare: 0.5,
   lexicalSeeds: 100,
   degreeExponent: 0,
   heapBudgetBytes: 64 * 1024 * 1024,
-  // Chosen by the worst margin over BM25 across HotpotQA (R@5) and LoCoMo (R@10) in an in-process
-  // sweep of 10 settings: with the local hashed head embedder the semantic factor only cost recall
-  // on chat turns (its hits still seed the diffusion), and a full symbolic factor cost 2 points there.
-  weights: { sem: 0, lex: 1, sym: 0.5, graph: 1, rec: 1 },
+  // routerLambda, nameShare, weights.sym and weights.graph: chosen by leave-one-set-out
+  // cross-validation over nine dev sets (npm run cv; bench/results/cv-latest.json) for the best
+  // worst-set margin over the strongest BM25. weights.sem stays 0 with the local hashed embedder.
+  // weights.rec 0.1 cost 0.5-1.3 points on four sets (its near-constant share raises every path
+  // the router adds) and no dev set gains from it, so recency acts through the seeds (eta) only.
+  weights: { sem: 0, lex: 1, sym: 0.05, graph: 0.25, rec: 0 },
 };
 
-/** Per-archive overrides over the defaults; the nested floors and weights merge key by key. */
+/** Per-archive overrides over the defaults; the nested weights merge key by key. */
 export function mergeParams(
-  over: Partial<Omit<KernelParams, "floors" | "weights">> & {
-    floors?: Partial<KernelParams["floors"]> | undefined;
+  over: Partial<Omit<KernelParams, "weights">> & {
     weights?: Partial<KernelParams["weights"]> | undefined;
   },
 ): KernelParams {
   return {
     ...DEFAULT_PARAMS,
     ...over,
-    floors: { ...DEFAULT_PARAMS.floors, ...(over.floors ?? {}) },
     weights: { ...DEFAULT_PARAMS.weights, ...(over.weights ?? {}) },
   };
 }

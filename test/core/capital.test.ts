@@ -102,7 +102,7 @@ describe("versions", () => {
 });
 
 describe("experts", () => {
-  it("stay within [floor, 1] for a query naming many things (a pasted abstract)", () => {
+  it("stay within [0, 1] for a query naming many things (a pasted abstract)", () => {
     // 20 heads each carrying 3 of 30 names; the query names all 30.
     const ops: ChangeOp[] = [];
     for (let i = 0; i < 20; i++)
@@ -120,7 +120,7 @@ describe("experts", () => {
     expect(r.candidates.length).toBe(20);
     for (const c of r.candidates)
       for (const [name, v] of Object.entries(c.experts)) {
-        expect(v, name).toBeGreaterThanOrEqual(DEFAULT_PARAMS.floors[name as keyof KernelParams["floors"]]);
+        expect(v, name).toBeGreaterThanOrEqual(0);
         expect(v, name).toBeLessThanOrEqual(1);
       }
   });

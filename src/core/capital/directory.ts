@@ -20,7 +20,7 @@ import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, Route
 import { CHUNK_KIND_CODES } from "./codes";
 import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop, slotsByNode } from "./router";
-import { filterTest, scorer } from "./scoring";
+import { filterTest, graphGain, scorer } from "./scoring";
 import { Seeds } from "./seeds";
 import type { CapitalShard, NodeInfo, ShardCounts } from "./shard";
 import { lexicalPlan } from "./store";
@@ -46,7 +46,6 @@ export async function routeSharded(
   params: KernelParams,
 ): Promise<RouteResult> {
   const t = input.asOf;
-  const _f = params.floors;
   let rounds = 0;
   const newest = shards[shards.length - 1];
   if (!newest) throw new Error("routeSharded needs at least one shard");
@@ -64,6 +63,7 @@ export async function routeSharded(
       filter: input.filter,
       t,
       maxPostingsPerEntity: params.maxPostingsPerEntity,
+      nameShare: params.nameShare,
     }),
   ]);
   rounds++;
@@ -267,10 +267,9 @@ export async function routeSharded(
   else if (beta > 0) await fetchInfo([...mass.keys()].filter((i) => !degree.has(i)));
   const damped = (i: number, m: number) =>
     beta > 0 && m > 0 ? m / Math.max(1, degree.get(i) ?? info.get(i)?.nbrCount ?? 0) ** beta : m;
-  let maxMass = 0;
-  for (const [i, m] of mass) maxMass = Math.max(maxMass, damped(i, m));
+  const { gain, maxGain } = graphGain(mass, seeds, damped);
 
-  // 4. Product of experts over the pool.
+  // 4. Head scores over the pool: the lexical expert plus bounded shares of the others.
   const { experts, product } = scorer({
     params,
     noSketch,
@@ -280,9 +279,8 @@ export async function routeSharded(
     maxLex,
     symTotal,
     symWeight,
-    hasSeeds: seeds.size > 0,
-    graphMass: (i) => damped(i, mass.get(i) ?? 0),
-    maxMass,
+    gain,
+    maxGain,
     recency,
   });
   const massOrder = [...mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
@@ -324,6 +322,7 @@ export async function routeSharded(
     candScore,
     steps: routerSteps,
     limit: input.limit,
+    lambda: params.routerLambda,
     prefer: new Set(input.preferEdges ?? []),
     passes: flt ? passes : null,
     head: (v) => product(experts(v)),

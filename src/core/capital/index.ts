@@ -3,7 +3,7 @@ import type { CapitalStore } from "./store";
 
 export { fullPpr, localPpr, type PprResult } from "./diffusion";
 export { route } from "./route";
-export { ROUTER_LAMBDA, TYPE_PRIOR } from "./router";
+export { TYPE_PRIOR } from "./router";
 export { scratchBytes } from "./scratch";
 export { CapitalStore, type HeadInfo, type NeighbourInfo, REVERSE_FACTOR, TYPE_WEIGHT } from "./store";
 

@@ -8,7 +8,7 @@ import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, Route
 import { CHUNK_KIND_CODES } from "./codes";
 import { localPpr } from "./diffusion";
 import { type RouterState, routerHop, slotsByNode } from "./router";
-import { filterTest, scorer } from "./scoring";
+import { filterTest, graphGain, scorer } from "./scoring";
 import { Seeds } from "./seeds";
 import { LocalShard } from "./shard";
 import type { CapitalStore } from "./store";
@@ -67,7 +67,6 @@ function isZero(a: Uint8Array): boolean {
  */
 export function route(s: CapitalStore, input: RouteInput, params: KernelParams = s.params): RouteResult {
   const t = input.asOf;
-  const _f = params.floors;
 
   // 1. Mentions -> entities (longest first; a shorter mention inside a resolved longer one that
   //    resolves to the same entity is not counted twice), identifiers, filter sets: what the
@@ -83,6 +82,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     filter: input.filter,
     t,
     maxPostingsPerEntity: params.maxPostingsPerEntity,
+    nameShare: params.nameShare,
   });
   const mentions = res.mentions;
 
@@ -134,16 +134,11 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
 
   // 3. Diffusion from the seeds (local; invisible nodes and edges carry no mass).
   const ppr = localPpr(s, seeds, t, params);
-  // The graph expert is relative to the most mass any node received, filtered or not. Relative to
-  // the nodes the filter lets through instead: per-node references over the unarXive sample rose
-  // (MRR 0.502 -> 0.539 within a paper's bibliography), xKG's target queries fell (/code-pairs MRR
-  // 0.936 -> 0.919), so the simpler rule stays.
   const beta = params.degreeExponent;
   const damped = (i: number, m: number) => (beta > 0 && m > 0 ? m / Math.max(1, s.nbrCount[i] as number) ** beta : m);
-  let maxMass = 0;
-  for (const [i, m] of ppr.mass) maxMass = Math.max(maxMass, damped(i, m));
+  const { gain, maxGain } = graphGain(ppr.mass, seeds, damped);
 
-  // 4. Product of experts on heads.
+  // 4. Head scores: the lexical expert plus bounded shares of the others.
   const { experts, product } = scorer({
     params,
     noSketch,
@@ -153,9 +148,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     maxLex,
     symTotal,
     symWeight,
-    hasSeeds: seeds.size > 0,
-    graphMass: (i) => damped(i, ppr.mass.get(i) ?? 0),
-    maxMass,
+    gain,
+    maxGain,
     recency,
   });
   // Pool: every seed plus the 2*M nodes with most diffusion mass (among those the filter lets
@@ -199,6 +193,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     candScore,
     steps,
     limit: input.limit,
+    lambda: params.routerLambda,
     prefer: new Set(input.preferEdges ?? []),
     passes: flt ? passes : null,
     head: (v) => product(experts(v)),

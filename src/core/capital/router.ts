@@ -1,8 +1,9 @@
 /**
  * Routing step 5, one hop: a transparent typed-edge router over the bounded neighbour tables, used
  * by route() over one store and by the directory over shards (the slot lists come from
- * LocalShard.slots either way). score(v) = head(v) + ROUTER_LAMBDA * path(v), path(v) = the score
- * of the node it is reached from x the edge type's prior x the slot's share of that node's weight.
+ * LocalShard.slots either way). score(v) = head(v) + lambda * path(v), path(v) = the score of the
+ * node it is reached from x the edge type's prior x the slot's share of that node's weight, lambda
+ * the kernel parameter routerLambda.
  */
 import type { EdgeType, RouterStep } from "../types";
 import { EDGE_TYPE_CODES } from "./codes";
@@ -27,8 +28,6 @@ export const TYPE_PRIOR: Record<EdgeType, number> = {
   follows: 0.9,
 };
 
-/** Weight of a path's support in the router score: score(v) = head(v) + ROUTER_LAMBDA * path(v). */
-export const ROUTER_LAMBDA = 0.5;
 /** Router steps kept in the trace. */
 const TRACE_STEPS = 200;
 
@@ -62,6 +61,8 @@ export interface RouterState {
   candScore: Map<number, number>;
   steps: RouterStep[];
   limit: number;
+  /** Weight of a path's support: score(v) = head(v) + lambda * path(v). */
+  lambda: number;
   prefer: Set<EdgeType>;
   /** The filter's test of a target (null: no filter). */
   passes: ((v: number) => boolean) | null;
@@ -90,7 +91,7 @@ export function routerHop(depth: number, frontier: number[], lists: Map<number, 
       const prior = TYPE_PRIOR[type] * (st.prefer.has(type) ? 2 : 1);
       const path = uScore * prior * ((l.weight[j] as number) / l.sum);
       const head = candScore.get(v) ?? st.head(v);
-      const score = head + ROUTER_LAMBDA * path;
+      const score = head + st.lambda * path;
       const cur = selected.get(v);
       const accepted = cur ? score > cur.score : selected.size < st.limit || score > minSelected();
       if (st.steps.length < TRACE_STEPS)

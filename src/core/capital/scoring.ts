@@ -51,7 +51,7 @@ export function filterTest(
 /** What the experts of a node are computed from. */
 export interface ExpertInputs {
   params: KernelParams;
-  /** The query has no sketch: the semantic expert is 1. */
+  /** The query has no sketch: the semantic expert is 0 for every head. */
   noSketch: boolean;
   semScore: Map<number, number>;
   /** Sketch cosine of a node to the query (called only when the query has a sketch). */
@@ -60,32 +60,63 @@ export interface ExpertInputs {
   maxLex: number;
   symTotal: number;
   symWeight: Map<number, number>;
-  hasSeeds: boolean;
-  /** The node's diffusion mass after the degree damping, and the most any node received. */
-  graphMass: (i: number) => number;
-  maxMass: number;
+  /** What the graph added to each node (graphGain), and the most it added to any node. */
+  gain: Map<number, number>;
+  maxGain: number;
   recency: (i: number) => number;
 }
 
-/** Product of experts on heads, each expert floored so a missing signal demotes, never deletes. */
+/** Below this share of the largest gain (or of the unit seed mass), a gain is rounding, not graph. */
+const GAIN_EPSILON = 1e-9;
+
+/**
+ * What diffusion added to each node beyond its own seed share: mass(i) - p0(i), p0 the restart
+ * distribution (seed weights over their sum). A node the graph did not reach, or a seed with no
+ * usable edge, gains nothing; with no edges at all every gain is 0, so the graph expert carries no
+ * information and cannot reorder anything. `damp` applies the degree damping.
+ */
+export function graphGain(
+  mass: Map<number, number>,
+  seeds: Map<number, number>,
+  damp: (i: number, m: number) => number,
+): { gain: Map<number, number>; maxGain: number } {
+  let total = 0;
+  for (const w of seeds.values()) if (w > 0) total += w;
+  const gain = new Map<number, number>();
+  let maxGain = 0;
+  for (const [i, m] of mass) {
+    const own = total > 0 ? Math.max(0, seeds.get(i) ?? 0) / total : 0;
+    const g = damp(i, m - own);
+    if (g > GAIN_EPSILON) {
+      gain.set(i, g);
+      maxGain = Math.max(maxGain, g);
+    }
+  }
+  return { gain, maxGain };
+}
+
+/**
+ * Head score: the lexical expert is the base and every other expert adds a bounded share,
+ * score = lex + Σ_x w_x · p_x with each p_x in [0, 1] and 0 when its signal says nothing about the
+ * query (no grounded mention, no mass the graph moved, no embedding). So with no such signal the
+ * ranking is the lexical ranking, and a head can only overtake one whose lexical score is at most
+ * Σ w_x above its own: heads sharing only frequent words (low BM25) cannot bury the head that
+ * matches the query's rare words.
+ */
 export function scorer(x: ExpertInputs) {
-  const f = x.params.floors;
   const wt = x.params.weights;
   const experts = (i: number): Experts => {
-    const sem = x.noSketch ? 1 : Math.max(f.sem, Math.min(1, x.semScore.get(i) ?? x.cos(i)));
-    const lx = x.maxLex <= 0 ? 1 : Math.max(f.lex, (x.lex.get(i) ?? 0) / x.maxLex);
-    // Each query entity the head lacks demotes it by floor^(rarity / max(1, Σ rarity)): missing the
-    // one rare name of a question costs the whole floor, missing a name half the archive carries (a
-    // speaker, a country) almost nothing, and a pasted abstract naming 30 things cannot push a head
-    // below the floor (unnormalised, 0.1^20 left only the pasted paper itself: CiteSeer R@10 36.0
-    // against 48.0 normalised, the same HotpotQA R@5 and LoCoMo R@10).
-    const sym =
-      x.symTotal <= 0 ? 1 : f.sym ** (Math.max(0, x.symTotal - (x.symWeight.get(i) ?? 0)) / Math.max(1, x.symTotal));
-    const graph = !x.hasSeeds || x.maxMass <= 0 ? 1 : Math.max(f.graph, x.graphMass(i) / x.maxMass);
-    const rec = Math.max(f.rec, x.recency(i));
-    return { sem, lex: lx, sym, graph, rec };
+    const sem = x.noSketch ? 0 : Math.max(0, Math.min(1, x.semScore.get(i) ?? x.cos(i)));
+    const lex = x.maxLex <= 0 ? 0 : (x.lex.get(i) ?? 0) / x.maxLex;
+    // The share of the query's entity rarity the head carries: a question's one rare name counts in
+    // full, a name half the archive carries (a speaker, a country) almost nothing.
+    const sym = x.symTotal <= 0 ? 0 : Math.min(1, (x.symWeight.get(i) ?? 0) / x.symTotal);
+    const g = x.gain.get(i) ?? 0;
+    const graph = x.maxGain <= GAIN_EPSILON || g <= x.maxGain * GAIN_EPSILON ? 0 : g / x.maxGain;
+    const rec = Math.max(0, Math.min(1, x.recency(i)));
+    return { sem, lex, sym, graph, rec };
   };
   const product = (ex: Experts) =>
-    ex.sem ** wt.sem * ex.lex ** wt.lex * ex.sym ** wt.sym * ex.graph ** wt.graph * ex.rec ** wt.rec;
+    wt.lex * ex.lex + wt.sem * ex.sem + wt.sym * ex.sym + wt.graph * ex.graph + wt.rec * ex.rec;
   return { experts, product };
 }

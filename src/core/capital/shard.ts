@@ -5,6 +5,8 @@
  * of the question, so the directory combines them exactly as route() does over one store.
  */
 import { sketchCosine } from "../sketch";
+import { terms as stems } from "../text/analyze";
+import { termHash } from "../text/lexical";
 import type { ResolvedMention, RouteFilter } from "../types";
 import type { CapitalStore } from "./store";
 import { TYPE_MASK } from "./store";
@@ -75,6 +77,13 @@ export interface ResolveQuery {
   filter?: RouteFilter | undefined;
   t: number;
   maxPostingsPerEntity: number;
+  /**
+   * A name grounded from content (no declared alias) is a query entity only if the archive writes it
+   * as a name in at least this share of the documents that contain its rarest word (0: every
+   * grounded name counts). "First" grounded at the start of a few sentences is not a name in an
+   * archive where "first" appears in hundreds of passages; "Obama" is.
+   */
+  nameShare: number;
 }
 
 /** The questions a shard answers (async: over RPC for a Durable Object). */
@@ -115,8 +124,17 @@ export class LocalShard {
     const mentions: ResolvedMention[] = [];
     const resolvedTexts: Array<{ text: string; e: number }> = [];
     const sorted = [...q.mentions].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    // Documents holding the rarest word of a mention: the evidence a grounded name is a name.
+    const rarestWordDf = (m: string) => {
+      let min = Number.POSITIVE_INFINITY;
+      for (const w of stems(m)) min = Math.min(min, s.tables.termPosts.count(termHash(w)));
+      return Number.isFinite(min) ? min : 0;
+    };
+    const isName = (m: string, e: number) =>
+      q.nameShare <= 0 || s.docFreq(e) >= q.nameShare * Math.max(1, rarestWordDf(m));
     for (const m of sorted) {
       for (const r of s.resolveIdx(m, t)) {
+        if (r.via === "grounded" && !isName(m, r.e)) continue;
         if (resolvedTexts.some((x) => (x.e === r.e || !x.text.includes(" and ")) && ` ${x.text} `.includes(` ${m} `)))
           continue;
         resolvedTexts.push({ text: m, e: r.e });
