@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { D1Store, d1Stores, WorldStore } from "../../src/adapters/d1";
 import { type ArtifactInput, type IngestPlan, planIngest, prepareBatch } from "../../src/core/ingest";
-import { readJsonColumn, type Stores } from "../../src/core/ports";
+import type { Stores } from "../../src/core/ports";
 
 let n = 0;
 const archive = () => `d1-${Date.now().toString(36)}-${(n++).toString(36)}`;
@@ -103,7 +103,7 @@ describe("D1 stores split by aggregate", () => {
     ).values();
     const [exact] = await stores.exports.exactVersions(a, [{ chunk: id, version: 1 }]);
     expect(shown).toEqual(exact);
-    expect(readJsonColumn<string[]>(exact?.entities ?? null, [])).toEqual([id, "method:rag"]);
+    expect(exact?.entities).toEqual([id, "method:rag"]);
     expect(await stores.world.latestHead(a, id)).toEqual({
       title: exact?.title,
       contentKey: exact?.contentKey,
@@ -142,7 +142,11 @@ describe("D1 stores split by aggregate", () => {
     const dep = await stores.chunks.deprecate(a, id, null, T1, "retracted", T1);
     expect(dep).toEqual({ ok: true, value: { version: 1 } });
     const [event] = await stores.exports.deprecationEvents(a);
-    expect(event?.detail).toBe('{"by":null,"reason":"retracted"}');
+    expect(event?.detail).toEqual({ by: null, reason: "retracted" });
+    const stored = await env.DB.prepare("SELECT detail FROM entity_events WHERE archive_id = ? AND op = 'deprecated'")
+      .bind(a)
+      .first();
+    expect(stored).toEqual({ detail: '{"by":null,"reason":"retracted"}' });
     expect(await stores.chunks.visibleAt(a, [id], T1)).toEqual(new Map());
 
     await stores.entities.entityOp(
@@ -154,9 +158,9 @@ describe("D1 stores split by aggregate", () => {
     const history = await stores.entities.entityHistory(a, "method:rag");
     expect(history?.entity.name).toBe("RAG-2");
     expect(history?.events.map((e) => [e.op, e.detail])).toEqual([
-      ["created", '{"type":"method","name":"RAG"}'],
-      ["alias", '{"alias":"RAG"}'],
-      ["rename", '{"from":"RAG","to":"RAG-2"}'],
+      ["created", { type: "method", name: "RAG" }],
+      ["alias", { alias: "RAG" }],
+      ["rename", { from: "RAG", to: "RAG-2" }],
     ]);
     expect(history?.aliases.map((x) => [x.aliasNorm, x.validTo])).toEqual([
       ["rag", T1],
@@ -176,19 +180,22 @@ describe("D1 stores split by aggregate", () => {
 
   it("webhook options, delivery results, source state and ingest-log counts are stored as given", async () => {
     const { a, stores } = await seeded();
+    const text = async (sql: string) => await env.DB.prepare(sql).bind(a).first();
     await stores.webhooks.putWebhook({
       archiveId: a,
       name: "gh",
       kind: "github",
       secret: "s3cret",
-      options: JSON.stringify({ branches: ["main"] }),
+      options: { branches: ["main"] },
       createdAt: T0,
     });
     const hook = await stores.webhooks.getWebhook(a, "gh");
-    expect(hook?.options).toBe('{"branches":["main"]}');
-    expect(readJsonColumn<{ branches?: string[] }>(hook?.options ?? null, {}).branches).toEqual(["main"]);
+    expect(hook?.options).toEqual({ branches: ["main"] });
+    expect(await text("SELECT options FROM webhooks WHERE archive_id = ?")).toEqual({
+      options: '{"branches":["main"]}',
+    });
     expect(await stores.webhooks.listWebhooks(a)).toEqual([
-      { archiveId: a, name: "gh", kind: "github", options: '{"branches":["main"]}', createdAt: T0 },
+      { archiveId: a, name: "gh", kind: "github", options: { branches: ["main"] }, createdAt: T0 },
     ]);
 
     const delivery = {
@@ -209,23 +216,28 @@ describe("D1 stores split by aggregate", () => {
     expect(await stores.webhooks.insertDelivery(delivery)).toBe(true);
     expect(await stores.webhooks.insertDelivery(delivery)).toBe(false);
     const counts = { created: 1, updated: 0, unchanged: 2, deprecated: 0, failed: 0 };
-    await stores.webhooks.updateDelivery(a, "gh", "d1", { status: "ingested", result: JSON.stringify(counts) });
+    await stores.webhooks.updateDelivery(a, "gh", "d1", { status: "ingested", result: counts });
     const [listed] = await stores.webhooks.listDeliveries(a, "gh", "ingested", 10);
-    expect(readJsonColumn<unknown>(listed?.result ?? null, null)).toEqual(counts);
+    expect(listed?.result).toEqual(counts);
+    expect(await text("SELECT result FROM webhook_deliveries WHERE archive_id = ?")).toEqual({
+      result: JSON.stringify(counts),
+    });
 
     await stores.log.appendLog({
       archiveId: a,
       origin: "webhook",
       ref: "d1",
       status: "ok",
-      counts: JSON.stringify(counts),
+      counts,
       error: null,
       at: T1,
       durationMs: 5,
     });
     const [entry] = await stores.log.listLog(a, 10);
-    expect(entry?.counts).toBe(JSON.stringify(counts));
-    expect(readJsonColumn<typeof counts | null>(entry?.counts ?? null, null)).toEqual(counts);
+    expect(entry?.counts).toEqual(counts);
+    expect(await text("SELECT counts FROM ingest_log WHERE archive_id = ?")).toEqual({
+      counts: JSON.stringify(counts),
+    });
     expect(await stores.log.listLog(a, 10, entry?.id)).toEqual([]);
 
     expect(
@@ -247,14 +259,21 @@ describe("D1 stores split by aggregate", () => {
         etag: null,
         lastModified: null,
         contentHash: null,
-        state: "{}",
+        state: {},
         lastCounts: null,
       }),
     ).toBe(true);
-    await stores.sources.updateSource(a, "s1", { state: JSON.stringify({ files: { "a.ts": "sha1" } }) });
+    expect(await text("SELECT state, last_counts FROM sources WHERE archive_id = ?")).toEqual({
+      state: "{}",
+      last_counts: null,
+    });
+    await stores.sources.updateSource(a, "s1", { state: { files: { "a.ts": "sha1" } }, lastCounts: counts });
     const source = await stores.sources.getSource(a, "s1");
-    expect(readJsonColumn<{ files: Record<string, string> }>(source?.state ?? null, { files: {} }).files).toEqual({
-      "a.ts": "sha1",
+    expect(source?.state.files).toEqual({ "a.ts": "sha1" });
+    expect(source?.lastCounts).toEqual(counts);
+    expect(await text("SELECT state, last_counts FROM sources WHERE archive_id = ?")).toEqual({
+      state: '{"files":{"a.ts":"sha1"}}',
+      last_counts: JSON.stringify(counts),
     });
     expect(await stores.sources.claimSource(a, "s1", T0, T1)).toBe(true);
     expect(await stores.sources.claimSource(a, "s1", T0, T1)).toBe(false);
