@@ -337,6 +337,341 @@ describe("D1 stores split by aggregate", () => {
   });
 });
 
+describe("JSON columns typed at the adapter", () => {
+  const id = "arxiv:2005.11401";
+  const codeId = "code:repo/src/lru.ts";
+  const symbols = [
+    {
+      name: "evictLru",
+      kind: "function" as const,
+      signature: "export function evictLru()",
+      line: 1,
+      exported: true,
+      start: 0,
+      end: 26,
+    },
+  ];
+  const annotation = { status: "ok", anchors: [{ artifact_id: id, start: 0, end: 3 }], weight: 0.25 };
+  const counts = { created: 1, updated: 0, unchanged: 2, deprecated: 0, failed: 0 };
+  const payload = {
+    id: "evt_1",
+    type: "chunk.created",
+    archive: "x",
+    created_at: "2024-01-01T00:00:00.000Z",
+    data: { id },
+  };
+  const aggregate = { queries: 1, hit_rate: 1, mrr: 0.5, recall: { "1": 0, "5": 1 }, precision: { "1": 0, "5": 0.2 } };
+  const perQuery = [
+    {
+      query: "rag",
+      gold: [id],
+      returned: ["x", id],
+      hit: 1,
+      reciprocal_rank: 0.5,
+      first_rank: 2,
+      recall: { "1": 0, "5": 1 },
+      precision: { "1": 0, "5": 0.2 },
+    },
+  ];
+
+  /** Every store with a JSON column written once through its port; `b` is an archive deleted whole. */
+  async function populated() {
+    const { a, stores } = await seeded();
+    const code = plan(codeId);
+    const v = code.versions[0];
+    if (!v) throw new Error("no version");
+    code.versions[0] = { ...v, kind: "code_unit", entities: [], mentions: [], relations: undefined, symbols };
+    code.edgeInserts = [];
+    code.entityInserts = [];
+    code.aliasInserts = [];
+    code.results = [{ id: codeId, status: "created", version: 1 }];
+    expect((await stores.chunks.executePlan(a, code, T0, (c) => `v:${c}`)).ok).toBe(true);
+    const base = { archiveId: a, chunkId: id, version: 1, op: "set", actor: "t", reason: "", at: T0, recordedAt: T0 };
+    await stores.annotations.appendAnnotation({ ...base, key: "note", value: annotation, eventId: "e1" });
+    await stores.annotations.appendAnnotation({ ...base, key: "empty", value: null, eventId: "e2" });
+    await stores.annotations.appendAnnotations([
+      { ...base, key: "many", value: null, eventId: null },
+      { ...base, key: "count", value: 3, eventId: null },
+    ]);
+    await stores.webhooks.putWebhook({
+      archiveId: a,
+      name: "gh",
+      kind: "github",
+      secret: "s",
+      options: {},
+      createdAt: T0,
+    });
+    await stores.webhooks.insertDelivery({
+      archiveId: a,
+      webhook: "gh",
+      deliveryId: "d1",
+      kind: "generic",
+      event: "ingest",
+      bodyKey: "bodies/d1",
+      bodySha: "sha",
+      status: "ingested",
+      attempts: 1,
+      result: counts,
+      error: null,
+      receivedAt: T0,
+      updatedAt: T0,
+      chunkIds: [id],
+    });
+    await stores.events.putSubscription({
+      archiveId: a,
+      name: "sub",
+      url: "https://example.com/hook",
+      secret: "s",
+      events: ["chunk.created"],
+      createdAt: T0,
+    });
+    await stores.events.insertEvents([
+      {
+        archiveId: a,
+        id: "evt_1",
+        subscription: "sub",
+        type: "chunk.created",
+        payload,
+        status: "pending",
+        attempts: 0,
+        responseStatus: null,
+        error: null,
+        createdAt: T0,
+        updatedAt: T0,
+      },
+    ]);
+    await stores.retrievalRuns.insertRun({
+      archiveId: a,
+      id: "run_1",
+      name: "baseline",
+      createdAt: T0,
+      asOf: T0,
+      ks: [1, 5],
+      queries: 1,
+      aggregate,
+      perQuery,
+      actor: "t",
+    });
+    await stores.log.appendLog({
+      archiveId: a,
+      origin: "import",
+      ref: "r",
+      status: "ok",
+      counts,
+      error: null,
+      at: T0,
+      durationMs: 1,
+    });
+    const b = `${a}-gone`;
+    await stores.archives.createArchive({ id: b, name: "gone", description: "", params: {}, createdAt: T0 });
+    expect(await stores.forget.forgetArchive(b, "admin", T1)).not.toBeNull();
+    return { a, b, stores };
+  }
+
+  const raw = (sql: string, ...binds: unknown[]) =>
+    env.DB.prepare(sql)
+      .bind(...binds)
+      .first();
+
+  it("reads back the values written, stored as the JSON.stringify text written before", async () => {
+    const { a, b, stores } = await populated();
+    const p = plan(id).versions[0];
+    const [version] = (await stores.chunks.chunkHistory(a, id))?.versions ?? [];
+    expect(version?.entities).toEqual(p?.entities);
+    expect(version?.boundaries).toEqual(p?.boundaries);
+    expect(version?.edges).toEqual(p?.edges);
+    expect(version?.relations).toEqual(p?.relations);
+    expect(version?.mentions).toEqual(p?.mentions);
+    expect(version?.symbols).toBeNull();
+    expect(
+      await raw(
+        "SELECT entities, boundaries, edges, relations, mentions, symbols FROM chunk_versions WHERE archive_id = ? AND chunk_id = ?",
+        a,
+        id,
+      ),
+    ).toEqual({
+      entities: JSON.stringify(p?.entities),
+      boundaries: JSON.stringify(p?.boundaries),
+      edges: JSON.stringify(p?.edges),
+      relations: JSON.stringify(p?.relations),
+      mentions: JSON.stringify(p?.mentions),
+      symbols: null,
+    });
+    // A code unit: no relations or mentions (NULL), its declarations as written.
+    const [code] = (await stores.chunks.chunkHistory(a, codeId))?.versions ?? [];
+    expect([code?.relations, code?.mentions, code?.symbols]).toEqual([null, null, symbols]);
+    expect((await stores.chunks.codeModules(a, "code:", T1, 10)).map((m) => m.symbols)).toEqual([symbols]);
+    expect(
+      await raw(
+        "SELECT symbols, relations, mentions FROM chunk_versions WHERE chunk_id = ? AND archive_id = ?",
+        codeId,
+        a,
+      ),
+    ).toEqual({
+      symbols: JSON.stringify(symbols),
+      relations: null,
+      mentions: null,
+    });
+    const listed = await stores.chunks.listChunks(a, { asOf: T1 }, null, 10);
+    expect(listed.map((r) => [r.chunkId, r.entities, r.boundaries])).toEqual([
+      [id, [id, "method:rag"], ["nlp"]],
+      [codeId, [], ["nlp"]],
+    ]);
+
+    // Annotation values: any JSON value; null is stored as the text null.
+    const notes = await stores.annotations.annotationsOf(a, [id], undefined, T1);
+    expect(Object.fromEntries(notes.map((n) => [n.key, n.value]))).toEqual({
+      note: annotation,
+      empty: null,
+      many: null,
+      count: 3,
+    });
+    expect((await stores.annotations.annotationByEventId(a, "e1"))?.value).toEqual(annotation);
+    const stored = await env.DB.prepare("SELECT key, value FROM annotations WHERE archive_id = ? ORDER BY id")
+      .bind(a)
+      .all();
+    expect(stored.results).toEqual([
+      { key: "note", value: JSON.stringify(annotation) },
+      { key: "empty", value: "null" },
+      { key: "many", value: "null" },
+      { key: "count", value: "3" },
+    ]);
+
+    expect((await stores.webhooks.getWebhook(a, "gh"))?.options).toEqual({});
+    const delivery = await stores.webhooks.getDelivery(a, "gh", "d1");
+    expect([delivery?.result, delivery?.chunkIds]).toEqual([counts, [id]]);
+    expect(await raw("SELECT result, chunk_ids FROM webhook_deliveries WHERE archive_id = ?", a)).toEqual({
+      result: JSON.stringify(counts),
+      chunk_ids: JSON.stringify([id]),
+    });
+    expect(await raw("SELECT options FROM webhooks WHERE archive_id = ?", a)).toEqual({ options: "{}" });
+    expect((await stores.events.getSubscription(a, "sub"))?.events).toEqual(["chunk.created"]);
+    expect((await stores.events.getEvent(a, "evt_1"))?.payload).toEqual(payload);
+    expect(await raw("SELECT events FROM subscriptions WHERE archive_id = ?", a)).toEqual({
+      events: '["chunk.created"]',
+    });
+    expect(await raw("SELECT payload FROM event_deliveries WHERE archive_id = ?", a)).toEqual({
+      payload: JSON.stringify(payload),
+    });
+    const run = await stores.retrievalRuns.getRun(a, "run_1");
+    expect([run?.ks, run?.aggregate, run?.perQuery]).toEqual([[1, 5], aggregate, perQuery]);
+    expect((await stores.retrievalRuns.listRuns(a, null, 5)).map((r) => [r.ks, r.aggregate])).toEqual([
+      [[1, 5], aggregate],
+    ]);
+    expect(await raw("SELECT ks, aggregate, per_query FROM retrieval_runs WHERE archive_id = ?", a)).toEqual({
+      ks: "[1,5]",
+      aggregate: JSON.stringify(aggregate),
+      per_query: JSON.stringify(perQuery),
+    });
+    const [deletion] = await stores.forget.deletions(b, 5);
+    const deleted = { chunks: 0, versions: 0, edges: 0, entities: 0, log_ops: 0 };
+    expect(deletion?.counts).toEqual(deleted);
+    expect(await raw("SELECT counts FROM deletions WHERE archive_id = ?", b)).toEqual({
+      counts: JSON.stringify(deleted),
+    });
+    expect(await raw("SELECT params FROM archives WHERE id = ?", a)).toEqual({ params: '{"alpha":0.8}' });
+  });
+
+  it("reads text that is not JSON (or not a JSON array in a list column) as each field's fallback", async () => {
+    const { a, b, stores } = await populated();
+    const corrupt = async (table: string, set: string, key = "archive_id", value: string = a) =>
+      await env.DB.prepare(`UPDATE ${table} SET ${set} WHERE ${key} = ?`).bind(value).run();
+    await corrupt(
+      "chunk_versions",
+      `entities = '{"not":"a list"}', boundaries = '["nlp"', edges = 'oops', relations = '{}', mentions = '[', symbols = 'x'`,
+    );
+    await corrupt("entity_events", "detail = '{'");
+    await corrupt("annotations", "value = 'not json'");
+    await corrupt("webhooks", "options = '{'");
+    await corrupt("webhook_deliveries", "result = '{', chunk_ids = '\"x\"'");
+    await corrupt("subscriptions", "events = '{'");
+    await corrupt("event_deliveries", "payload = '{'");
+    await corrupt("retrieval_runs", "ks = '{', aggregate = '[', per_query = 'null'");
+    await corrupt("ingest_log", "counts = '{'");
+    await corrupt("archives", "params = '{'", "id");
+    await corrupt("deletions", "counts = '{'", "archive_id", b);
+
+    const [version] = (await stores.chunks.chunkHistory(a, id))?.versions ?? [];
+    expect(version && { ...version }).toMatchObject({
+      entities: [],
+      boundaries: [],
+      edges: [],
+      relations: null,
+      mentions: [],
+      symbols: [],
+    });
+    expect((await stores.chunks.visibleAt(a, [id], T1)).get(id)?.boundaries).toEqual([]);
+    expect((await stores.chunks.exact(a, id, 1))?.boundaries).toEqual([]);
+    expect((await stores.chunks.entitiesAt(a, [id], T1)).get(id)).toEqual([]);
+    expect((await stores.chunks.codeModules(a, "code:", T1, 10)).map((m) => m.symbols)).toEqual([[]]);
+    expect((await stores.chunks.listChunks(a, { asOf: T1 }, null, 10)).map((r) => [r.entities, r.boundaries])).toEqual([
+      [[], []],
+      [[], []],
+    ]);
+    const [paper] = await stores.discovery.papersOf(a, [id], T1);
+    expect([paper?.entities, paper?.boundaries]).toEqual([[], []]);
+    const [shown] = (
+      await stores.exports.shownVersions(a, await stores.exports.chunksByIds(a, [id]), undefined)
+    ).values();
+    expect([shown?.entities, shown?.edges, shown?.relations]).toEqual([[], [], null]);
+    expect((await stores.world.latestHead(a, id))?.parts).toEqual({
+      entities: [],
+      boundaries: [],
+      edges: [],
+      relations: null,
+    });
+    expect((await stores.entities.entityHistory(a, "method:rag"))?.events.map((e) => e.detail)).toEqual([{}, {}]);
+
+    expect(new Set((await stores.annotations.annotationsOf(a, [id], undefined, T1)).map((n) => n.value))).toEqual(
+      new Set([null]),
+    );
+    expect((await stores.webhooks.getWebhook(a, "gh"))?.options).toEqual({});
+    const delivery = await stores.webhooks.getDelivery(a, "gh", "d1");
+    expect([delivery?.result, delivery?.chunkIds]).toEqual([null, []]);
+    expect((await stores.events.listSubscriptions(a)).map((s) => s.events)).toEqual([[]]);
+    expect((await stores.events.getEvent(a, "evt_1"))?.payload).toEqual({});
+    const run = await stores.retrievalRuns.getRun(a, "run_1");
+    expect([run?.ks, run?.aggregate, run?.perQuery]).toEqual([
+      [],
+      { queries: 0, hit_rate: 0, mrr: 0, recall: {}, precision: {} },
+      [],
+    ]);
+    expect((await stores.log.listLog(a, 5)).map((e) => e.counts)).toEqual([null]);
+    expect((await stores.archives.getArchive(a))?.params).toEqual({});
+    expect((await stores.forget.deletions(b, 5)).map((d) => d.counts)).toEqual([{}]);
+  });
+
+  it("source state and last counts read as their fallbacks when not JSON", async () => {
+    const { a, stores } = await seeded();
+    const source = {
+      archiveId: a,
+      id: "s1",
+      kind: "github",
+      location: "o/r",
+      query: "",
+      intervalMinutes: 60,
+      paused: 0,
+      createdAt: T0,
+      nextRunAt: T0,
+      lastRunAt: null,
+      lastChangeAt: null,
+      lastStatus: null,
+      lastError: null,
+      failures: 0,
+      etag: null,
+      lastModified: null,
+      contentHash: null,
+      state: { files: { "a.ts": "sha1" }, commit: "c1" },
+      lastCounts: counts,
+    };
+    expect(await stores.sources.createSource(source)).toBe(true);
+    expect(await stores.sources.getSource(a, "s1")).toEqual(source);
+    await env.DB.prepare("UPDATE sources SET state = 'nope', last_counts = '{' WHERE archive_id = ?").bind(a).run();
+    const [read] = await stores.sources.listSources(a);
+    expect([read?.state, read?.lastCounts]).toEqual([{ files: {} }, null]);
+  });
+});
+
 /**
  * A D1 binding that records, per bound statement, how many parameters it binds, and per batch how
  * many statements it holds. Every statement drizzle runs is bound once; one that is not part of a
