@@ -34,14 +34,14 @@ export function metricsUseCases(d: AppDeps) {
       const ungrounded: string[] = [];
       let after: string | null = null;
       for (;;) {
-        const rows = await chunks.listChunks(archive, { asOf: t, kind: q.kind, prefix: q.prefix }, after, 501);
-        for (const r of rows.slice(0, 500)) {
+        const ids = await chunks.listChunkIds(archive, { asOf: t, kind: q.kind, prefix: q.prefix }, after, 501);
+        for (const id of ids.slice(0, 500)) {
           total++;
-          if (implemented.has(r.chunkId)) grounded++;
-          else if (ungrounded.length < 1000) ungrounded.push(r.chunkId);
+          if (implemented.has(id)) grounded++;
+          else if (ungrounded.length < 1000) ungrounded.push(id);
         }
-        if (rows.length <= 500) break;
-        after = (rows[499] as { chunkId: string }).chunkId;
+        if (ids.length <= 500) break;
+        after = ids[499] as string;
       }
       return ok({
         kind: q.kind,

@@ -517,6 +517,10 @@ describe("JSON columns typed at the adapter", () => {
       [id, [id, "method:rag"], ["nlp"]],
       [codeId, [], ["nlp"]],
     ]);
+    // The ids of the same page, nothing else read.
+    expect(await stores.chunks.listChunkIds(a, { asOf: T1 }, null, 10)).toEqual([id, codeId]);
+    expect(await stores.chunks.listChunkIds(a, { asOf: T1, kind: "code_unit" }, null, 10)).toEqual([codeId]);
+    expect(await stores.chunks.listChunkIds(a, { asOf: T1 }, id, 10)).toEqual([codeId]);
 
     // Annotation values: any JSON value; null is stored as the text null.
     const notes = await stores.annotations.annotationsOf(a, [id], undefined, T1);

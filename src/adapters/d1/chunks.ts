@@ -558,7 +558,8 @@ export class D1ChunkStore implements ChunkStore {
     return out;
   }
 
-  async listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]> {
+  /** The listing's conditions: a version visible at f.asOf of a chunk not deprecated then, and the filters. */
+  #listed(archiveId: string, f: ChunkFilter, after: string | null): SQL {
     const t = f.asOf;
     const conds: SQL[] = [
       sql`c.archive_id = ${archiveId}`,
@@ -574,6 +575,10 @@ export class D1ChunkStore implements ChunkStore {
     if (f.titlePrefix) conds.push(sql`lower(substr(v.title, 1, ${f.titlePrefix.length})) = lower(${f.titlePrefix})`);
     if (f.entity) conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.entities) j WHERE j.value = ${f.entity})`);
     if (f.boundary) conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.boundaries) j WHERE j.value = ${f.boundary})`);
+    return sql.join(conds, sql` AND `);
+  }
+
+  async listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]> {
     const rows = await this.#db.all<
       Omit<ChunkListRow, "boundaries" | "entities"> & { boundaries: string; entities: string }
     >(
@@ -583,7 +588,7 @@ export class D1ChunkStore implements ChunkStore {
                  c.deprecated_at AS deprecatedAt, c.deprecated_by AS deprecatedBy,
                  c.first_valid_from AS firstValidFrom
           FROM chunks c JOIN chunk_versions v ON v.archive_id = c.archive_id AND v.chunk_id = c.chunk_id
-          WHERE ${sql.join(conds, sql` AND `)}
+          WHERE ${this.#listed(archiveId, f, after)}
           ORDER BY c.chunk_id LIMIT ${limit}`,
     );
     return rows.map((r) => ({
@@ -591,6 +596,16 @@ export class D1ChunkStore implements ChunkStore {
       boundaries: decoded(s.chunkVersions.boundaries, r.boundaries),
       entities: decoded(s.chunkVersions.entities, r.entities),
     }));
+  }
+
+  async listChunkIds(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<string[]> {
+    const rows = await this.#db.all<{ chunkId: string }>(
+      sql`SELECT c.chunk_id AS chunkId
+          FROM chunks c JOIN chunk_versions v ON v.archive_id = c.archive_id AND v.chunk_id = c.chunk_id
+          WHERE ${this.#listed(archiveId, f, after)}
+          ORDER BY c.chunk_id LIMIT ${limit}`,
+    );
+    return rows.map((r) => r.chunkId);
   }
 
   // ------------------------------------------------------------------ versions (VersionReader)

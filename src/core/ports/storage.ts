@@ -336,6 +336,8 @@ export interface ChunkStore extends VersionReader {
   ): Promise<Array<{ from: string; to: string; weight: number }>>;
   /** One page of chunks in id order, strictly after `after`; `limit + 1` rows tell whether more follow. */
   listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]>;
+  /** The chunk ids of the same page as listChunks, without reading (or parsing) anything else. */
+  listChunkIds(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<string[]>;
   chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>>;
   counts(archiveId: string): Promise<{ chunks: number; versions: number; edges: number; entities: number }>;
 }
