@@ -30,6 +30,7 @@ import {
   insertRows,
   runBatch,
   tupleIn,
+  VERSION_FIELDS,
   versionsOfChunks,
   type Write,
 } from "./queries";
@@ -425,8 +426,9 @@ export class D1ChunkStore implements ChunkStore {
   } | null> {
     const chunk = await this.chunkRow(archiveId, chunkId);
     if (!chunk) return null;
+    // Every column but the analyser's mentions, which nothing reads from a history.
     const versions = await this.#db
-      .select()
+      .select({ ...VERSION_FIELDS, symbols: s.chunkVersions.symbols })
       .from(s.chunkVersions)
       .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)))
       .orderBy(asc(s.chunkVersions.version));

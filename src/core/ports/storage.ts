@@ -73,9 +73,12 @@ export interface VersionRecord {
   edges: EdgeInput[];
   /** The declared relations; null when none. */
   relations: RelationInput[] | null;
-  /** Null when none; absent where a read leaves it out (exports: an import derives it again). */
+  /**
+   * Null when none. Absent where a read leaves it out: the history and the exports (an import
+   * derives it again), which is every read of a whole version through the ports.
+   */
   mentions?: MentionRecord[] | null;
-  /** A code unit's declarations with exact signature offsets; null for other chunks; absent as `mentions`. */
+  /** A code unit's declarations with exact signature offsets; null for other chunks; absent in the exports. */
   symbols?: CodeSymbol[] | null;
   validFrom: number;
   validTo: number | null;
