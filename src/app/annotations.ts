@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { type AnnotationValue, foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
-import { type AnnotationRecord, readJsonColumn } from "../core/ports";
+import type { AnnotationRecord } from "../core/ports";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 import { toEvent } from "./lib/records";
@@ -15,7 +15,7 @@ const eventView = (r: AnnotationRecord) => ({
   id: r.id,
   key: r.key,
   op: (r.op === "add" ? "add" : "set") as "set" | "add",
-  value: readJsonColumn<unknown>(r.value, null),
+  value: r.value,
   version: r.version,
   actor: r.actor,
   reason: r.reason,
@@ -58,7 +58,7 @@ export function annotationUseCases(d: AppDeps) {
         version: b.version ?? null,
         key: b.key,
         op: b.add !== undefined ? "add" : "set",
-        value: JSON.stringify(b.add !== undefined ? b.add : b.value),
+        value: b.add !== undefined ? b.add : b.value,
         actor: await actorOf(d, authorization),
         reason: b.reason ?? "",
         at: b.at === undefined ? now : Date.parse(b.at),

@@ -8,15 +8,14 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { CONTENT_DEFAULT_CHARS } from "../contract/browse";
 import { fail, ok, type Result } from "../core/errors";
-import {
-  type AliasRecord,
-  type ChunkListRow,
-  type ChunkRecord,
-  type EdgeRecord,
-  type EntityEventRecord,
-  type EntityRecord,
-  readJsonColumn,
-  type VersionRecord,
+import type {
+  AliasRecord,
+  ChunkListRow,
+  ChunkRecord,
+  EdgeRecord,
+  EntityEventRecord,
+  EntityRecord,
+  VersionRecord,
 } from "../core/ports";
 import { lineDiff } from "../core/text/diff";
 import type { AppDeps } from "./deps";
@@ -33,8 +32,7 @@ function page<R, V>(rows: R[], limit: number, idOf: (r: R) => string, view: (r: 
 
 // ------------------------------------------------------------------ views
 
-const strings = (json: string | null): string[] =>
-  readJsonColumn<unknown[]>(json, []).filter((x) => typeof x === "string");
+const strings = (xs: readonly unknown[]): string[] => xs.filter((x) => typeof x === "string");
 
 function chunkSummary(r: ChunkListRow) {
   return {
@@ -54,17 +52,8 @@ function chunkSummary(r: ChunkListRow) {
   };
 }
 
-interface StoredEdge {
-  type: string;
-  target: string;
-  weight?: number;
-  valid_from?: number;
-  valid_to?: number | null;
-  context?: string;
-}
-
 function versionView(v: VersionRecord) {
-  const edges = readJsonColumn<StoredEdge[]>(v.edges, []).map((e) => ({
+  const edges = v.edges.map((e) => ({
     type: e.type,
     target: e.target,
     weight: round4(e.weight ?? 1),
@@ -87,18 +76,8 @@ function versionView(v: VersionRecord) {
     entities: strings(v.entities),
     boundaries: strings(v.boundaries),
     edges,
-    symbols: readJsonColumn<
-      Array<{
-        name: string;
-        kind: string;
-        signature: string;
-        line: number;
-        exported: boolean;
-        start: number;
-        end: number;
-      }>
-    >(v.symbols ?? null, []),
-    relations: readJsonColumn<Array<Record<string, string>>>(v.relations, []).map((r) => ({
+    symbols: v.symbols ?? [],
+    relations: (v.relations ?? []).map((r) => ({
       subject: r.subject ?? "",
       predicate: r.predicate ?? "",
       object: r.object ?? "",
@@ -168,7 +147,7 @@ export function entityDetail(h: {
     aliases: h.aliases.map((a) => ({ alias: a.alias, valid_from: iso(a.validFrom), valid_to: isoOrNull(a.validTo) })),
     events: h.events.map((e) => ({
       op: e.op,
-      detail: readJsonColumn<Record<string, unknown>>(e.detail, {}),
+      detail: e.detail,
       at: iso(e.at),
       recorded_at: iso(e.recordedAt),
     })),

@@ -16,7 +16,6 @@ import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { OutboundRefused, urlRefusal } from "../core/net";
 import type { Clock, EventDeliveryRecord, EventSink, EventStore, HttpFetch } from "../core/ports";
-import { readJsonColumn } from "../core/ports";
 import { genericSignedPayload, signBytes } from "../core/signatures";
 import type { EventType } from "../core/types";
 import type { EventMessage, QueueMessage } from "./lib/queue";
@@ -49,7 +48,7 @@ export function eventSink(d: EventDeps): EventSink {
     async emit(archiveId: string, type: EventType, data: Record<string, unknown>) {
       try {
         const subs = (await d.store.listSubscriptions(archiveId)).filter((s) => {
-          const only = readJsonColumn<string[]>(s.events, []);
+          const only = s.events;
           return only.length === 0 || only.includes(type);
         });
         if (subs.length === 0) return;
@@ -61,7 +60,7 @@ export function eventSink(d: EventDeps): EventSink {
             id,
             subscription: s.name,
             type,
-            payload: JSON.stringify({ id, type, archive: archiveId, created_at: iso(now), data }),
+            payload: { id, type, archive: archiveId, created_at: iso(now), data },
             status: "pending",
             attempts: 0,
             responseStatus: null,
@@ -85,7 +84,8 @@ async function deliver(d: EventDeps, row: EventDeliveryRecord, url: string, secr
   const refused = urlRefusal(url, { allowHosts: d.allowHosts, allowHttpHosts: d.allowHosts });
   if (refused) throw new PermanentDeliveryError(`refused to deliver to ${url.slice(0, 200)}: it ${refused}`);
   const ts = String(Math.floor(d.clock.now() / 1000));
-  const body = new TextEncoder().encode(row.payload);
+  // The stored text is JSON.stringify of the payload, so these are its bytes.
+  const body = new TextEncoder().encode(JSON.stringify(row.payload));
   const signature = await signBytes(secret, genericSignedPayload(ts, body));
   let res: Response;
   try {
@@ -162,8 +162,8 @@ export async function consumeEvents(d: EventDeps, messages: readonly QueueMessag
   }
 }
 
-function subscriptionView(s: { name: string; url: string; events: string; createdAt: number }) {
-  return { name: s.name, url: s.url, events: readJsonColumn<string[]>(s.events, []), created_at: iso(s.createdAt) };
+function subscriptionView(s: { name: string; url: string; events: string[]; createdAt: number }) {
+  return { name: s.name, url: s.url, events: s.events, created_at: iso(s.createdAt) };
 }
 
 function eventView(r: EventDeliveryRecord): In<typeof S.EventView> {
@@ -176,7 +176,7 @@ function eventView(r: EventDeliveryRecord): In<typeof S.EventView> {
     error: r.error,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
-    payload: readJsonColumn<Record<string, unknown>>(r.payload, {}),
+    payload: r.payload,
   };
 }
 
@@ -196,7 +196,7 @@ export function eventUseCases(d: EventDeps) {
         name,
         url: b.url,
         secret: b.secret ?? randomId("", 32),
-        events: JSON.stringify(b.events ?? []),
+        events: b.events ?? [],
         createdAt: d.clock.now(),
       };
       const existing = await d.store.getSubscription(archive, name);

@@ -5,7 +5,7 @@
  * old in-memory state are dropped. Deprecation stays the non-destructive path.
  */
 import { fail, ok, type Result } from "../core/errors";
-import { type DeletionRecord, type ForgetReport, readJsonColumn } from "../core/ports";
+import type { DeletionRecord, ForgetReport } from "../core/ports";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 
@@ -69,7 +69,7 @@ export function forgetUseCases(d: AppDeps) {
       target_id: r.targetId,
       actor: r.actor,
       at: new Date(r.at).toISOString(),
-      counts: readJsonColumn<Record<string, number>>(r.counts, {}),
+      counts: r.counts,
       recreated: r.recreated ? { at: new Date(r.recreated.at).toISOString(), by: r.recreated.by } : null,
     })),
   });

@@ -10,9 +10,7 @@
  */
 import type { z } from "zod";
 import type * as S from "../contract";
-import type { CodeSymbol } from "../core/code/symbols";
 import { fail, ok, type Result } from "../core/errors";
-import { readJsonColumn } from "../core/ports";
 import { dir, type ModuleSymbols } from "../core/projectguard/metrics";
 import type { AppDeps } from "./deps";
 import { iso } from "./lib/wire";
@@ -36,14 +34,14 @@ export function metricsUseCases(d: AppDeps) {
       const ungrounded: string[] = [];
       let after: string | null = null;
       for (;;) {
-        const rows = await chunks.listChunks(archive, { asOf: t, kind: q.kind, prefix: q.prefix }, after, 501);
-        for (const r of rows.slice(0, 500)) {
+        const ids = await chunks.listChunkIds(archive, { asOf: t, kind: q.kind, prefix: q.prefix }, after, 501);
+        for (const id of ids.slice(0, 500)) {
           total++;
-          if (implemented.has(r.chunkId)) grounded++;
-          else if (ungrounded.length < 1000) ungrounded.push(r.chunkId);
+          if (implemented.has(id)) grounded++;
+          else if (ungrounded.length < 1000) ungrounded.push(id);
         }
-        if (rows.length <= 500) break;
-        after = (rows[499] as { chunkId: string }).chunkId;
+        if (ids.length <= 500) break;
+        after = ids[499] as string;
       }
       return ok({
         kind: q.kind,
@@ -72,7 +70,7 @@ export function metricsUseCases(d: AppDeps) {
       const dependedOn = new Set(deps.map((e) => e.to));
       const out = new Map<string, string[]>();
       for (const e of deps) out.set(e.from, [...(out.get(e.from) ?? []), e.to]);
-      const symbols = new Map(rows.map((r) => [r.chunkId, readJsonColumn<CodeSymbol[]>(r.symbols, [])]));
+      const symbols = new Map(rows.map((r) => [r.chunkId, r.symbols ?? []]));
       const integration = ids.filter((id) => !tests.has(id) && (out.get(id)?.length ?? 0) > 0 && !dependedOn.has(id));
       const standalone = ids.filter((id) => !tests.has(id) && !integration.includes(id));
       const modules: ModuleSymbols[] = standalone.map((id) => ({

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
-import { type DeliveryRecord, readJsonColumn } from "../core/ports";
+import type { DeliveryRecord } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
 import type { AppDeps } from "./deps";
 import { importFile } from "./intake/imports";
@@ -31,7 +31,7 @@ function deliveryView(r: DeliveryRecord) {
     event: r.event,
     status: r.status,
     attempts: r.attempts,
-    result: readJsonColumn<unknown>(r.result, null),
+    result: r.result,
     error: r.error,
     received_at: new Date(r.receivedAt).toISOString(),
     updated_at: new Date(r.updatedAt).toISOString(),
@@ -49,7 +49,7 @@ export function webhookUseCases(d: AppDeps) {
         name,
         kind: b.kind,
         secret,
-        options: JSON.stringify(b.branches ? { branches: b.branches } : {}),
+        options: b.branches ? { branches: b.branches } : {},
         createdAt: d.clock.now(),
       });
       return {
@@ -73,7 +73,7 @@ export function webhookUseCases(d: AppDeps) {
           name: w.name,
           kind: w.kind,
           url: `${origin}/v1/archives/${archive}/webhooks/${w.name}`,
-          branches: readJsonColumn<{ branches?: string[] }>(w.options, {}).branches ?? null,
+          branches: w.options.branches ?? null,
           created_at: new Date(w.createdAt).toISOString(),
         })),
       };
@@ -203,7 +203,7 @@ export function importUseCases(d: AppDeps) {
           origin: r.origin,
           ref: r.ref,
           status: r.status,
-          counts: readJsonColumn<unknown>(r.counts, null),
+          counts: r.counts,
           error: r.error,
           at: new Date(r.at).toISOString(),
           duration_ms: r.durationMs,

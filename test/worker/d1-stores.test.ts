@@ -5,10 +5,13 @@
  * earlier composed classes (D1Store, WorldStore) delegate to the same rows.
  */
 import { env } from "cloudflare:test";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { D1Store, d1Stores, WorldStore } from "../../src/adapters/d1";
+import { d1Db } from "../../src/adapters/d1/queries";
+import * as schema from "../../src/adapters/d1/schema";
 import { type ArtifactInput, type IngestPlan, planIngest, prepareBatch } from "../../src/core/ingest";
-import { readJsonColumn, type Stores } from "../../src/core/ports";
+import type { Stores } from "../../src/core/ports";
 
 let n = 0;
 const archive = () => `d1-${Date.now().toString(36)}-${(n++).toString(36)}`;
@@ -103,7 +106,7 @@ describe("D1 stores split by aggregate", () => {
     ).values();
     const [exact] = await stores.exports.exactVersions(a, [{ chunk: id, version: 1 }]);
     expect(shown).toEqual(exact);
-    expect(readJsonColumn<string[]>(exact?.entities ?? null, [])).toEqual([id, "method:rag"]);
+    expect(exact?.entities).toEqual([id, "method:rag"]);
     expect(await stores.world.latestHead(a, id)).toEqual({
       title: exact?.title,
       contentKey: exact?.contentKey,
@@ -142,7 +145,11 @@ describe("D1 stores split by aggregate", () => {
     const dep = await stores.chunks.deprecate(a, id, null, T1, "retracted", T1);
     expect(dep).toEqual({ ok: true, value: { version: 1 } });
     const [event] = await stores.exports.deprecationEvents(a);
-    expect(event?.detail).toBe('{"by":null,"reason":"retracted"}');
+    expect(event?.detail).toEqual({ by: null, reason: "retracted" });
+    const stored = await env.DB.prepare("SELECT detail FROM entity_events WHERE archive_id = ? AND op = 'deprecated'")
+      .bind(a)
+      .first();
+    expect(stored).toEqual({ detail: '{"by":null,"reason":"retracted"}' });
     expect(await stores.chunks.visibleAt(a, [id], T1)).toEqual(new Map());
 
     await stores.entities.entityOp(
@@ -154,9 +161,9 @@ describe("D1 stores split by aggregate", () => {
     const history = await stores.entities.entityHistory(a, "method:rag");
     expect(history?.entity.name).toBe("RAG-2");
     expect(history?.events.map((e) => [e.op, e.detail])).toEqual([
-      ["created", '{"type":"method","name":"RAG"}'],
-      ["alias", '{"alias":"RAG"}'],
-      ["rename", '{"from":"RAG","to":"RAG-2"}'],
+      ["created", { type: "method", name: "RAG" }],
+      ["alias", { alias: "RAG" }],
+      ["rename", { from: "RAG", to: "RAG-2" }],
     ]);
     expect(history?.aliases.map((x) => [x.aliasNorm, x.validTo])).toEqual([
       ["rag", T1],
@@ -176,19 +183,22 @@ describe("D1 stores split by aggregate", () => {
 
   it("webhook options, delivery results, source state and ingest-log counts are stored as given", async () => {
     const { a, stores } = await seeded();
+    const text = async (sql: string) => await env.DB.prepare(sql).bind(a).first();
     await stores.webhooks.putWebhook({
       archiveId: a,
       name: "gh",
       kind: "github",
       secret: "s3cret",
-      options: JSON.stringify({ branches: ["main"] }),
+      options: { branches: ["main"] },
       createdAt: T0,
     });
     const hook = await stores.webhooks.getWebhook(a, "gh");
-    expect(hook?.options).toBe('{"branches":["main"]}');
-    expect(readJsonColumn<{ branches?: string[] }>(hook?.options ?? null, {}).branches).toEqual(["main"]);
+    expect(hook?.options).toEqual({ branches: ["main"] });
+    expect(await text("SELECT options FROM webhooks WHERE archive_id = ?")).toEqual({
+      options: '{"branches":["main"]}',
+    });
     expect(await stores.webhooks.listWebhooks(a)).toEqual([
-      { archiveId: a, name: "gh", kind: "github", options: '{"branches":["main"]}', createdAt: T0 },
+      { archiveId: a, name: "gh", kind: "github", options: { branches: ["main"] }, createdAt: T0 },
     ]);
 
     const delivery = {
@@ -209,23 +219,28 @@ describe("D1 stores split by aggregate", () => {
     expect(await stores.webhooks.insertDelivery(delivery)).toBe(true);
     expect(await stores.webhooks.insertDelivery(delivery)).toBe(false);
     const counts = { created: 1, updated: 0, unchanged: 2, deprecated: 0, failed: 0 };
-    await stores.webhooks.updateDelivery(a, "gh", "d1", { status: "ingested", result: JSON.stringify(counts) });
+    await stores.webhooks.updateDelivery(a, "gh", "d1", { status: "ingested", result: counts });
     const [listed] = await stores.webhooks.listDeliveries(a, "gh", "ingested", 10);
-    expect(readJsonColumn<unknown>(listed?.result ?? null, null)).toEqual(counts);
+    expect(listed?.result).toEqual(counts);
+    expect(await text("SELECT result FROM webhook_deliveries WHERE archive_id = ?")).toEqual({
+      result: JSON.stringify(counts),
+    });
 
     await stores.log.appendLog({
       archiveId: a,
       origin: "webhook",
       ref: "d1",
       status: "ok",
-      counts: JSON.stringify(counts),
+      counts,
       error: null,
       at: T1,
       durationMs: 5,
     });
     const [entry] = await stores.log.listLog(a, 10);
-    expect(entry?.counts).toBe(JSON.stringify(counts));
-    expect(readJsonColumn<typeof counts | null>(entry?.counts ?? null, null)).toEqual(counts);
+    expect(entry?.counts).toEqual(counts);
+    expect(await text("SELECT counts FROM ingest_log WHERE archive_id = ?")).toEqual({
+      counts: JSON.stringify(counts),
+    });
     expect(await stores.log.listLog(a, 10, entry?.id)).toEqual([]);
 
     expect(
@@ -247,14 +262,21 @@ describe("D1 stores split by aggregate", () => {
         etag: null,
         lastModified: null,
         contentHash: null,
-        state: "{}",
+        state: {},
         lastCounts: null,
       }),
     ).toBe(true);
-    await stores.sources.updateSource(a, "s1", { state: JSON.stringify({ files: { "a.ts": "sha1" } }) });
+    expect(await text("SELECT state, last_counts FROM sources WHERE archive_id = ?")).toEqual({
+      state: "{}",
+      last_counts: null,
+    });
+    await stores.sources.updateSource(a, "s1", { state: { files: { "a.ts": "sha1" } }, lastCounts: counts });
     const source = await stores.sources.getSource(a, "s1");
-    expect(readJsonColumn<{ files: Record<string, string> }>(source?.state ?? null, { files: {} }).files).toEqual({
-      "a.ts": "sha1",
+    expect(source?.state.files).toEqual({ "a.ts": "sha1" });
+    expect(source?.lastCounts).toEqual(counts);
+    expect(await text("SELECT state, last_counts FROM sources WHERE archive_id = ?")).toEqual({
+      state: '{"files":{"a.ts":"sha1"}}',
+      last_counts: JSON.stringify(counts),
     });
     expect(await stores.sources.claimSource(a, "s1", T0, T1)).toBe(true);
     expect(await stores.sources.claimSource(a, "s1", T0, T1)).toBe(false);
@@ -315,6 +337,355 @@ describe("D1 stores split by aggregate", () => {
     expect(await new WorldStore(env.DB).chunksByIds(a, ["arxiv:2005.11401"])).toEqual(
       await stores.world.chunksByIds(a, ["arxiv:2005.11401"]),
     );
+  });
+});
+
+describe("JSON columns typed at the adapter", () => {
+  const id = "arxiv:2005.11401";
+  const codeId = "code:repo/src/lru.ts";
+  const symbols = [
+    {
+      name: "evictLru",
+      kind: "function" as const,
+      signature: "export function evictLru()",
+      line: 1,
+      exported: true,
+      start: 0,
+      end: 26,
+    },
+  ];
+  const annotation = { status: "ok", anchors: [{ artifact_id: id, start: 0, end: 3 }], weight: 0.25 };
+  const counts = { created: 1, updated: 0, unchanged: 2, deprecated: 0, failed: 0 };
+  const payload = {
+    id: "evt_1",
+    type: "chunk.created",
+    archive: "x",
+    created_at: "2024-01-01T00:00:00.000Z",
+    data: { id },
+  };
+  const aggregate = { queries: 1, hit_rate: 1, mrr: 0.5, recall: { "1": 0, "5": 1 }, precision: { "1": 0, "5": 0.2 } };
+  const perQuery = [
+    {
+      query: "rag",
+      gold: [id],
+      returned: ["x", id],
+      hit: 1,
+      reciprocal_rank: 0.5,
+      first_rank: 2,
+      recall: { "1": 0, "5": 1 },
+      precision: { "1": 0, "5": 0.2 },
+    },
+  ];
+
+  /** Every store with a JSON column written once through its port; `b` is an archive deleted whole. */
+  async function populated() {
+    const { a, stores } = await seeded();
+    const code = plan(codeId);
+    const v = code.versions[0];
+    if (!v) throw new Error("no version");
+    code.versions[0] = { ...v, kind: "code_unit", entities: [], mentions: [], relations: undefined, symbols };
+    code.edgeInserts = [];
+    code.entityInserts = [];
+    code.aliasInserts = [];
+    code.results = [{ id: codeId, status: "created", version: 1 }];
+    expect((await stores.chunks.executePlan(a, code, T0, (c) => `v:${c}`)).ok).toBe(true);
+    const base = { archiveId: a, chunkId: id, version: 1, op: "set", actor: "t", reason: "", at: T0, recordedAt: T0 };
+    await stores.annotations.appendAnnotation({ ...base, key: "note", value: annotation, eventId: "e1" });
+    await stores.annotations.appendAnnotation({ ...base, key: "empty", value: null, eventId: "e2" });
+    await stores.annotations.appendAnnotations([
+      { ...base, key: "many", value: null, eventId: null },
+      { ...base, key: "count", value: 3, eventId: null },
+    ]);
+    await stores.webhooks.putWebhook({
+      archiveId: a,
+      name: "gh",
+      kind: "github",
+      secret: "s",
+      options: {},
+      createdAt: T0,
+    });
+    await stores.webhooks.insertDelivery({
+      archiveId: a,
+      webhook: "gh",
+      deliveryId: "d1",
+      kind: "generic",
+      event: "ingest",
+      bodyKey: "bodies/d1",
+      bodySha: "sha",
+      status: "ingested",
+      attempts: 1,
+      result: counts,
+      error: null,
+      receivedAt: T0,
+      updatedAt: T0,
+      chunkIds: [id],
+    });
+    await stores.events.putSubscription({
+      archiveId: a,
+      name: "sub",
+      url: "https://example.com/hook",
+      secret: "s",
+      events: ["chunk.created"],
+      createdAt: T0,
+    });
+    await stores.events.insertEvents([
+      {
+        archiveId: a,
+        id: "evt_1",
+        subscription: "sub",
+        type: "chunk.created",
+        payload,
+        status: "pending",
+        attempts: 0,
+        responseStatus: null,
+        error: null,
+        createdAt: T0,
+        updatedAt: T0,
+      },
+    ]);
+    await stores.retrievalRuns.insertRun({
+      archiveId: a,
+      id: "run_1",
+      name: "baseline",
+      createdAt: T0,
+      asOf: T0,
+      ks: [1, 5],
+      queries: 1,
+      aggregate,
+      perQuery,
+      actor: "t",
+    });
+    await stores.log.appendLog({
+      archiveId: a,
+      origin: "import",
+      ref: "r",
+      status: "ok",
+      counts,
+      error: null,
+      at: T0,
+      durationMs: 1,
+    });
+    const b = `${a}-gone`;
+    await stores.archives.createArchive({ id: b, name: "gone", description: "", params: {}, createdAt: T0 });
+    expect(await stores.forget.forgetArchive(b, "admin", T1)).not.toBeNull();
+    return { a, b, stores };
+  }
+
+  const raw = (sql: string, ...binds: unknown[]) =>
+    env.DB.prepare(sql)
+      .bind(...binds)
+      .first();
+  /** A version's mentions as the column reads them (no port returns them; the hard delete reads them). */
+  const mentionsOf = async (a: string, chunk: string) => {
+    const v = schema.chunkVersions;
+    const [row] = await d1Db(env.DB)
+      .select({ mentions: v.mentions })
+      .from(v)
+      .where(and(eq(v.archiveId, a), eq(v.chunkId, chunk)));
+    return row?.mentions;
+  };
+
+  it("reads back the values written, stored as the JSON.stringify text written before", async () => {
+    const { a, b, stores } = await populated();
+    const p = plan(id).versions[0];
+    const [version] = (await stores.chunks.chunkHistory(a, id))?.versions ?? [];
+    expect(version?.entities).toEqual(p?.entities);
+    expect(version?.boundaries).toEqual(p?.boundaries);
+    expect(version?.edges).toEqual(p?.edges);
+    expect(version?.relations).toEqual(p?.relations);
+    expect(version && "mentions" in version).toBe(false);
+    expect(await mentionsOf(a, id)).toEqual(p?.mentions);
+    expect(version?.symbols).toBeNull();
+    expect(
+      await raw(
+        "SELECT entities, boundaries, edges, relations, mentions, symbols FROM chunk_versions WHERE archive_id = ? AND chunk_id = ?",
+        a,
+        id,
+      ),
+    ).toEqual({
+      entities: JSON.stringify(p?.entities),
+      boundaries: JSON.stringify(p?.boundaries),
+      edges: JSON.stringify(p?.edges),
+      relations: JSON.stringify(p?.relations),
+      mentions: JSON.stringify(p?.mentions),
+      symbols: null,
+    });
+    // A code unit: no relations or mentions (NULL), its declarations as written.
+    const [code] = (await stores.chunks.chunkHistory(a, codeId))?.versions ?? [];
+    expect([code?.relations, code?.symbols, await mentionsOf(a, codeId)]).toEqual([null, symbols, null]);
+    expect((await stores.chunks.codeModules(a, "code:", T1, 10)).map((m) => m.symbols)).toEqual([symbols]);
+    expect(
+      await raw(
+        "SELECT symbols, relations, mentions FROM chunk_versions WHERE chunk_id = ? AND archive_id = ?",
+        codeId,
+        a,
+      ),
+    ).toEqual({
+      symbols: JSON.stringify(symbols),
+      relations: null,
+      mentions: null,
+    });
+    const listed = await stores.chunks.listChunks(a, { asOf: T1 }, null, 10);
+    expect(listed.map((r) => [r.chunkId, r.entities, r.boundaries])).toEqual([
+      [id, [id, "method:rag"], ["nlp"]],
+      [codeId, [], ["nlp"]],
+    ]);
+    // The ids of the same page, nothing else read.
+    expect(await stores.chunks.listChunkIds(a, { asOf: T1 }, null, 10)).toEqual([id, codeId]);
+    expect(await stores.chunks.listChunkIds(a, { asOf: T1, kind: "code_unit" }, null, 10)).toEqual([codeId]);
+    expect(await stores.chunks.listChunkIds(a, { asOf: T1 }, id, 10)).toEqual([codeId]);
+
+    // Annotation values: any JSON value; null is stored as the text null.
+    const notes = await stores.annotations.annotationsOf(a, [id], undefined, T1);
+    expect(Object.fromEntries(notes.map((n) => [n.key, n.value]))).toEqual({
+      note: annotation,
+      empty: null,
+      many: null,
+      count: 3,
+    });
+    expect((await stores.annotations.annotationByEventId(a, "e1"))?.value).toEqual(annotation);
+    const stored = await env.DB.prepare("SELECT key, value FROM annotations WHERE archive_id = ? ORDER BY id")
+      .bind(a)
+      .all();
+    expect(stored.results).toEqual([
+      { key: "note", value: JSON.stringify(annotation) },
+      { key: "empty", value: "null" },
+      { key: "many", value: "null" },
+      { key: "count", value: "3" },
+    ]);
+
+    expect((await stores.webhooks.getWebhook(a, "gh"))?.options).toEqual({});
+    const delivery = await stores.webhooks.getDelivery(a, "gh", "d1");
+    expect([delivery?.result, delivery?.chunkIds]).toEqual([counts, [id]]);
+    expect(await raw("SELECT result, chunk_ids FROM webhook_deliveries WHERE archive_id = ?", a)).toEqual({
+      result: JSON.stringify(counts),
+      chunk_ids: JSON.stringify([id]),
+    });
+    expect(await raw("SELECT options FROM webhooks WHERE archive_id = ?", a)).toEqual({ options: "{}" });
+    expect((await stores.events.getSubscription(a, "sub"))?.events).toEqual(["chunk.created"]);
+    expect((await stores.events.getEvent(a, "evt_1"))?.payload).toEqual(payload);
+    expect(await raw("SELECT events FROM subscriptions WHERE archive_id = ?", a)).toEqual({
+      events: '["chunk.created"]',
+    });
+    expect(await raw("SELECT payload FROM event_deliveries WHERE archive_id = ?", a)).toEqual({
+      payload: JSON.stringify(payload),
+    });
+    const run = await stores.retrievalRuns.getRun(a, "run_1");
+    expect([run?.ks, run?.aggregate, run?.perQuery]).toEqual([[1, 5], aggregate, perQuery]);
+    expect((await stores.retrievalRuns.listRuns(a, null, 5)).map((r) => [r.ks, r.aggregate])).toEqual([
+      [[1, 5], aggregate],
+    ]);
+    expect(await raw("SELECT ks, aggregate, per_query FROM retrieval_runs WHERE archive_id = ?", a)).toEqual({
+      ks: "[1,5]",
+      aggregate: JSON.stringify(aggregate),
+      per_query: JSON.stringify(perQuery),
+    });
+    const [deletion] = await stores.forget.deletions(b, 5);
+    const deleted = { chunks: 0, versions: 0, edges: 0, entities: 0, log_ops: 0 };
+    expect(deletion?.counts).toEqual(deleted);
+    expect(await raw("SELECT counts FROM deletions WHERE archive_id = ?", b)).toEqual({
+      counts: JSON.stringify(deleted),
+    });
+    expect(await raw("SELECT params FROM archives WHERE id = ?", a)).toEqual({ params: '{"alpha":0.8}' });
+  });
+
+  it("reads text that is not JSON (or not a JSON array in a list column) as each field's fallback", async () => {
+    const { a, b, stores } = await populated();
+    const corrupt = async (table: string, set: string, key = "archive_id", value: string = a) =>
+      await env.DB.prepare(`UPDATE ${table} SET ${set} WHERE ${key} = ?`).bind(value).run();
+    await corrupt(
+      "chunk_versions",
+      `entities = '{"not":"a list"}', boundaries = '["nlp"', edges = 'oops', relations = '{}', mentions = '[', symbols = 'x'`,
+    );
+    await corrupt("entity_events", "detail = '{'");
+    await corrupt("annotations", "value = 'not json'");
+    await corrupt("webhooks", "options = '{'");
+    await corrupt("webhook_deliveries", "result = '{', chunk_ids = '\"x\"'");
+    await corrupt("subscriptions", "events = '{'");
+    await corrupt("event_deliveries", "payload = '{'");
+    await corrupt("retrieval_runs", "ks = '{', aggregate = '[', per_query = 'null'");
+    await corrupt("ingest_log", "counts = '{'");
+    await corrupt("archives", "params = '{'", "id");
+    await corrupt("deletions", "counts = '{'", "archive_id", b);
+
+    const [version] = (await stores.chunks.chunkHistory(a, id))?.versions ?? [];
+    expect(version && { ...version }).toMatchObject({
+      entities: [],
+      boundaries: [],
+      edges: [],
+      relations: null,
+      symbols: [],
+    });
+    expect(await mentionsOf(a, id)).toEqual([]);
+    expect((await stores.chunks.visibleAt(a, [id], T1)).get(id)?.boundaries).toEqual([]);
+    expect((await stores.chunks.exact(a, id, 1))?.boundaries).toEqual([]);
+    expect((await stores.chunks.entitiesAt(a, [id], T1)).get(id)).toEqual([]);
+    expect((await stores.chunks.codeModules(a, "code:", T1, 10)).map((m) => m.symbols)).toEqual([[]]);
+    expect((await stores.chunks.listChunks(a, { asOf: T1 }, null, 10)).map((r) => [r.entities, r.boundaries])).toEqual([
+      [[], []],
+      [[], []],
+    ]);
+    const [paper] = await stores.discovery.papersOf(a, [id], T1);
+    expect([paper?.entities, paper?.boundaries]).toEqual([[], []]);
+    const [shown] = (
+      await stores.exports.shownVersions(a, await stores.exports.chunksByIds(a, [id]), undefined)
+    ).values();
+    expect([shown?.entities, shown?.edges, shown?.relations]).toEqual([[], [], null]);
+    expect((await stores.world.latestHead(a, id))?.parts).toEqual({
+      entities: [],
+      boundaries: [],
+      edges: [],
+      relations: null,
+    });
+    expect((await stores.entities.entityHistory(a, "method:rag"))?.events.map((e) => e.detail)).toEqual([{}, {}]);
+
+    expect(new Set((await stores.annotations.annotationsOf(a, [id], undefined, T1)).map((n) => n.value))).toEqual(
+      new Set([null]),
+    );
+    expect((await stores.webhooks.getWebhook(a, "gh"))?.options).toEqual({});
+    const delivery = await stores.webhooks.getDelivery(a, "gh", "d1");
+    expect([delivery?.result, delivery?.chunkIds]).toEqual([null, []]);
+    expect((await stores.events.listSubscriptions(a)).map((s) => s.events)).toEqual([[]]);
+    expect((await stores.events.getEvent(a, "evt_1"))?.payload).toEqual({});
+    const run = await stores.retrievalRuns.getRun(a, "run_1");
+    expect([run?.ks, run?.aggregate, run?.perQuery]).toEqual([
+      [],
+      { queries: 0, hit_rate: 0, mrr: 0, recall: {}, precision: {} },
+      [],
+    ]);
+    expect((await stores.log.listLog(a, 5)).map((e) => e.counts)).toEqual([null]);
+    expect((await stores.archives.getArchive(a))?.params).toEqual({});
+    expect((await stores.forget.deletions(b, 5)).map((d) => d.counts)).toEqual([{}]);
+  });
+
+  it("source state and last counts read as their fallbacks when not JSON", async () => {
+    const { a, stores } = await seeded();
+    const source = {
+      archiveId: a,
+      id: "s1",
+      kind: "github",
+      location: "o/r",
+      query: "",
+      intervalMinutes: 60,
+      paused: 0,
+      createdAt: T0,
+      nextRunAt: T0,
+      lastRunAt: null,
+      lastChangeAt: null,
+      lastStatus: null,
+      lastError: null,
+      failures: 0,
+      etag: null,
+      lastModified: null,
+      contentHash: null,
+      state: { files: { "a.ts": "sha1" }, commit: "c1" },
+      lastCounts: counts,
+    };
+    expect(await stores.sources.createSource(source)).toBe(true);
+    expect(await stores.sources.getSource(a, "s1")).toEqual(source);
+    await env.DB.prepare("UPDATE sources SET state = 'nope', last_counts = '{' WHERE archive_id = ?").bind(a).run();
+    const [read] = await stores.sources.listSources(a);
+    expect([read?.state, read?.lastCounts]).toEqual([{ files: {} }, null]);
   });
 });
 

@@ -1,4 +1,4 @@
-/** D1 adapter for annotation events (the AnnotationStore port). */
+/** D1 adapter for annotation events (the AnnotationStore port); `value` is stored as its JSON text. */
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { AnnotationRecord, AnnotationStore } from "../../core/ports";
 import { chunked, type Db, IN_CHUNK, rowsPerInsert, runBatch } from "./queries";
@@ -19,7 +19,11 @@ export class D1AnnotationStore implements AnnotationStore {
         .where(and(eq(s.annotations.archiveId, row.archiveId), eq(s.annotations.eventId, row.eventId)));
       if (prior) return { row: prior, duplicate: true };
     }
-    const [inserted] = await this.#db.insert(s.annotations).values(row).onConflictDoNothing().returning();
+    const [inserted] = await this.#db
+      .insert(s.annotations)
+      .values({ ...row, value: s.jsonNullAsText(row.value) })
+      .onConflictDoNothing()
+      .returning();
     if (inserted) return { row: inserted, duplicate: false };
     // Lost a race with the same event id: the stored one is the event.
     const [prior] = await this.#db
@@ -32,7 +36,9 @@ export class D1AnnotationStore implements AnnotationStore {
 
   async appendAnnotations(rows: Array<Omit<AnnotationRecord, "id"> & { eventId: null }>): Promise<number> {
     // 11 columns: 9 rows per statement (100 bound parameters); 50 statements (450 rows) per D1 batch.
-    const stmts = chunked(rows, rowsPerInsert(11)).map((r) => this.#db.insert(s.annotations).values(r));
+    const stmts = chunked(rows, rowsPerInsert(11)).map((part) =>
+      this.#db.insert(s.annotations).values(part.map((r) => ({ ...r, value: s.jsonNullAsText(r.value) }))),
+    );
     for (const part of chunked(stmts, 50)) await runBatch(this.#db, part);
     return rows.length;
   }

@@ -1,16 +1,12 @@
 /**
- * D1 adapter for archives and their API keys. `params` is stored as JSON text, `scopes` as a
- * comma-separated list; only the SHA-256 of a key's secret is stored.
+ * D1 adapter for archives and their API keys. `params` is stored as JSON text (typed at the driver),
+ * `scopes` as a comma-separated list; only the SHA-256 of a key's secret is stored.
  */
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { fail, ok, type Result } from "../../core/errors";
 import type { ArchiveRecord, ArchiveStore, KeyRecord } from "../../core/ports";
 import type { Db } from "./queries";
 import * as s from "./schema";
-
-function toArchive(row: typeof s.archives.$inferSelect): ArchiveRecord {
-  return { ...row, params: JSON.parse(row.params) as Record<string, unknown> };
-}
 
 function toKey({ keyHash: _hash, ...row }: typeof s.apiKeys.$inferSelect): KeyRecord {
   return { ...row, scopes: row.scopes.split(",") };
@@ -30,7 +26,7 @@ export class D1ArchiveStore implements ArchiveStore {
         id: a.id,
         name: a.name,
         description: a.description,
-        params: JSON.stringify(a.params),
+        params: a.params,
         createdAt: a.createdAt,
       })
       .onConflictDoNothing()
@@ -41,13 +37,11 @@ export class D1ArchiveStore implements ArchiveStore {
   }
 
   async getArchive(id: string): Promise<ArchiveRecord | null> {
-    const row = await this.#db.query.archives.findFirst({ where: eq(s.archives.id, id) });
-    return row ? toArchive(row) : null;
+    return (await this.#db.query.archives.findFirst({ where: eq(s.archives.id, id) })) ?? null;
   }
 
   async listArchives(): Promise<ArchiveRecord[]> {
-    const rows = await this.#db.select().from(s.archives).orderBy(asc(s.archives.createdAt));
-    return rows.map(toArchive);
+    return this.#db.select().from(s.archives).orderBy(asc(s.archives.createdAt));
   }
 
   async createKey(k: KeyRecord & { keyHash: string }): Promise<void> {

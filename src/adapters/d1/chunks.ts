@@ -4,17 +4,17 @@
  * versions by time and by number. Multi-row inserts are split to stay under D1's 100 bound parameters.
  */
 import { and, asc, desc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import type { CodeSymbol } from "../../core/code/symbols";
 import { fail, ok, type Result } from "../../core/errors";
 import type { ExistingChunk, ExistingState, IngestPlan } from "../../core/ingest";
-import {
-  type ChunkFilter,
-  type ChunkListRow,
-  type ChunkRecord,
-  type ChunkStore,
-  type EdgeRecord,
-  readJsonColumn,
-  type StoredVersion,
-  type VersionRecord,
+import type {
+  ChunkFilter,
+  ChunkListRow,
+  ChunkRecord,
+  ChunkStore,
+  EdgeRecord,
+  StoredVersion,
+  VersionRecord,
 } from "../../core/ports";
 import type { ChunkKind, EdgeType } from "../../core/types";
 import {
@@ -22,6 +22,7 @@ import {
   chunked,
   chunkRow,
   type Db,
+  decoded,
   entityEvent,
   exactVersion,
   groupBy,
@@ -29,12 +30,42 @@ import {
   insertRows,
   runBatch,
   tupleIn,
+  VERSION_FIELDS,
   versionsOfChunks,
   type Write,
 } from "./queries";
 import * as s from "./schema";
 
-function toStored(r: VersionRecord, deprecatedBy: string | null): StoredVersion {
+/** The columns of a version the query pipeline reads (visibleAt, exact): one JSON column, boundaries. */
+const STORED_FIELDS = {
+  chunkId: s.chunkVersions.chunkId,
+  version: s.chunkVersions.version,
+  kind: s.chunkVersions.kind,
+  title: s.chunkVersions.title,
+  synopsis: s.chunkVersions.synopsis,
+  contentKey: s.chunkVersions.contentKey,
+  contentChars: s.chunkVersions.contentChars,
+  boundaries: s.chunkVersions.boundaries,
+  validFrom: s.chunkVersions.validFrom,
+  validTo: s.chunkVersions.validTo,
+};
+
+function toStored(
+  r: Pick<
+    VersionRecord,
+    | "chunkId"
+    | "version"
+    | "kind"
+    | "title"
+    | "synopsis"
+    | "contentKey"
+    | "contentChars"
+    | "boundaries"
+    | "validFrom"
+    | "validTo"
+  >,
+  deprecatedBy: string | null,
+): StoredVersion {
   return {
     chunkId: r.chunkId,
     version: r.version,
@@ -43,7 +74,7 @@ function toStored(r: VersionRecord, deprecatedBy: string | null): StoredVersion 
     synopsis: r.synopsis,
     contentKey: r.contentKey,
     contentChars: r.contentChars,
-    boundaries: JSON.parse(r.boundaries) as string[],
+    boundaries: r.boundaries,
     validFrom: r.validFrom,
     validTo: r.validTo,
     deprecatedBy,
@@ -180,12 +211,12 @@ export class D1ChunkStore implements ChunkStore {
           contentHash: v.contentHash,
           contentKey: v.contentKey,
           contentChars: v.contentChars,
-          entities: JSON.stringify(v.entities),
-          boundaries: JSON.stringify(v.boundaries),
-          edges: JSON.stringify(v.edges),
-          relations: v.relations?.length ? JSON.stringify(v.relations) : null,
-          mentions: v.mentions.length ? JSON.stringify(v.mentions) : null,
-          symbols: v.symbols.length ? JSON.stringify(v.symbols) : null,
+          entities: v.entities,
+          boundaries: v.boundaries,
+          edges: v.edges,
+          relations: v.relations?.length ? v.relations : null,
+          mentions: v.mentions.length ? v.mentions : null,
+          symbols: v.symbols.length ? v.symbols : null,
           validFrom: v.validFrom,
           validTo: null,
           recordedAt: v.recordedAt,
@@ -395,8 +426,9 @@ export class D1ChunkStore implements ChunkStore {
   } | null> {
     const chunk = await this.chunkRow(archiveId, chunkId);
     if (!chunk) return null;
+    // Every column but the analyser's mentions, which nothing reads from a history.
     const versions = await this.#db
-      .select()
+      .select({ ...VERSION_FIELDS, symbols: s.chunkVersions.symbols })
       .from(s.chunkVersions)
       .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)))
       .orderBy(asc(s.chunkVersions.version));
@@ -420,7 +452,7 @@ export class D1ChunkStore implements ChunkStore {
         )
         .orderBy(desc(s.entityEvents.id))
         .limit(1);
-      const reason = ev ? readJsonColumn<{ reason?: unknown }>(ev.detail, {}).reason : undefined;
+      const reason = ev?.detail.reason;
       deprecationReason = typeof reason === "string" && reason !== "" ? reason : null;
     }
     return { chunk, versions, edges, deprecationReason };
@@ -431,8 +463,8 @@ export class D1ChunkStore implements ChunkStore {
     prefix: string,
     t: number,
     max: number,
-  ): Promise<Array<{ chunkId: string; version: number; contentKey: string; symbols: string | null }>> {
-    return this.#db.all(
+  ): Promise<Array<{ chunkId: string; version: number; contentKey: string; symbols: CodeSymbol[] | null }>> {
+    const rows = await this.#db.all<{ chunkId: string; version: number; contentKey: string; symbols: string | null }>(
       sql`SELECT v.chunk_id AS chunkId, v.version AS version, v.content_key AS contentKey, v.symbols AS symbols
           FROM chunk_versions v JOIN chunks c ON c.archive_id = v.archive_id AND c.chunk_id = v.chunk_id
           WHERE v.archive_id = ${archiveId} AND v.kind = 'code_unit'
@@ -441,6 +473,7 @@ export class D1ChunkStore implements ChunkStore {
             AND (c.deprecated_at IS NULL OR c.deprecated_at > ${t})
           ORDER BY v.chunk_id LIMIT ${max}`,
     );
+    return rows.map((r) => ({ ...r, symbols: decoded(s.chunkVersions.symbols, r.symbols) }));
   }
 
   async subtree(archiveId: string, root: string, t: number, max: number): Promise<string[]> {
@@ -463,10 +496,11 @@ export class D1ChunkStore implements ChunkStore {
     t: number,
   ): Promise<Map<string, Array<{ id: string; type: string }>>> {
     const named = new Map<string, string[]>();
-    for (const r of await versionsOfChunks(this.#db, archiveId, chunkIds, t))
+    const fields = { chunkId: s.chunkVersions.chunkId, entities: s.chunkVersions.entities };
+    for (const r of await versionsOfChunks(this.#db, fields, archiveId, chunkIds, t))
       named.set(
         r.chunkId,
-        (JSON.parse(r.entities) as unknown[]).filter((x): x is string => typeof x === "string"),
+        r.entities.filter((x: unknown): x is string => typeof x === "string"),
       );
     const types = new Map<string, string>();
     for (const ids of chunked([...new Set([...named.values()].flat())], IN_CHUNK)) {
@@ -526,7 +560,8 @@ export class D1ChunkStore implements ChunkStore {
     return out;
   }
 
-  async listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]> {
+  /** The listing's conditions: a version visible at f.asOf of a chunk not deprecated then, and the filters. */
+  #listed(archiveId: string, f: ChunkFilter, after: string | null): SQL {
     const t = f.asOf;
     const conds: SQL[] = [
       sql`c.archive_id = ${archiveId}`,
@@ -542,28 +577,50 @@ export class D1ChunkStore implements ChunkStore {
     if (f.titlePrefix) conds.push(sql`lower(substr(v.title, 1, ${f.titlePrefix.length})) = lower(${f.titlePrefix})`);
     if (f.entity) conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.entities) j WHERE j.value = ${f.entity})`);
     if (f.boundary) conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.boundaries) j WHERE j.value = ${f.boundary})`);
-    return this.#db.all<ChunkListRow>(
+    return sql.join(conds, sql` AND `);
+  }
+
+  async listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]> {
+    const rows = await this.#db.all<
+      Omit<ChunkListRow, "boundaries" | "entities"> & { boundaries: string; entities: string }
+    >(
       sql`SELECT c.chunk_id AS chunkId, v.kind AS kind, v.version AS version, c.latest_version AS latestVersion,
                  v.title AS title, v.synopsis AS synopsis, v.valid_from AS validFrom, v.valid_to AS validTo,
                  v.content_chars AS contentChars, v.boundaries AS boundaries, v.entities AS entities,
                  c.deprecated_at AS deprecatedAt, c.deprecated_by AS deprecatedBy,
                  c.first_valid_from AS firstValidFrom
           FROM chunks c JOIN chunk_versions v ON v.archive_id = c.archive_id AND v.chunk_id = c.chunk_id
-          WHERE ${sql.join(conds, sql` AND `)}
+          WHERE ${this.#listed(archiveId, f, after)}
           ORDER BY c.chunk_id LIMIT ${limit}`,
     );
+    return rows.map((r) => ({
+      ...r,
+      boundaries: decoded(s.chunkVersions.boundaries, r.boundaries),
+      entities: decoded(s.chunkVersions.entities, r.entities),
+    }));
+  }
+
+  async listChunkIds(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<string[]> {
+    const rows = await this.#db.all<{ chunkId: string }>(
+      sql`SELECT c.chunk_id AS chunkId
+          FROM chunks c JOIN chunk_versions v ON v.archive_id = c.archive_id AND v.chunk_id = c.chunk_id
+          WHERE ${this.#listed(archiveId, f, after)}
+          ORDER BY c.chunk_id LIMIT ${limit}`,
+    );
+    return rows.map((r) => r.chunkId);
   }
 
   // ------------------------------------------------------------------ versions (VersionReader)
 
   async visibleAt(archiveId: string, chunkIds: string[], t: number): Promise<Map<string, StoredVersion>> {
     const out = new Map<string, StoredVersion>();
-    for (const r of await versionsOfChunks(this.#db, archiveId, chunkIds, t)) out.set(r.chunkId, toStored(r, null));
+    for (const r of await versionsOfChunks(this.#db, STORED_FIELDS, archiveId, chunkIds, t))
+      out.set(r.chunkId, toStored(r, null));
     return out;
   }
 
   async exact(archiveId: string, chunkId: string, version: number): Promise<StoredVersion | null> {
-    const r = await exactVersion(this.#db, archiveId, chunkId, version);
+    const r = await exactVersion(this.#db, STORED_FIELDS, archiveId, chunkId, version);
     if (!r) return null;
     const c = await this.chunkRow(archiveId, chunkId);
     return toStored(r, c?.deprecatedBy ?? null);

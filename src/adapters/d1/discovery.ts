@@ -1,7 +1,7 @@
 /** D1 adapter for discovery reads (the DiscoveryStore port): ranking pools and collection statistics. */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { type DiscoveryStore, type PaperRow, readJsonColumn } from "../../core/ports";
-import { chunked, type Db } from "./queries";
+import type { DiscoveryStore, PaperRow } from "../../core/ports";
+import { chunked, type Db, decoded } from "./queries";
 import * as s from "./schema";
 
 /** Ids per statement: with the archive id, the type and two bindings of t, under D1's 100 parameters. */
@@ -24,8 +24,8 @@ interface RawRow {
 
 const toRow = (r: RawRow): PaperRow => ({
   ...r,
-  boundaries: readJsonColumn<string[]>(r.boundaries, []),
-  entities: readJsonColumn<string[]>(r.entities, []),
+  boundaries: decoded(s.chunkVersions.boundaries, r.boundaries),
+  entities: decoded(s.chunkVersions.entities, r.entities),
   citesIn: Number(r.citesIn) || 0,
 });
 

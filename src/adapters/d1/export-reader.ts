@@ -13,7 +13,17 @@ import type {
   ExportReader,
   VersionRecord,
 } from "../../core/ports";
-import { chunked, chunkRows, type Db, entityRow, exactVersion, IN_CHUNK, validAt, versionsOfChunks } from "./queries";
+import {
+  chunked,
+  chunkRows,
+  type Db,
+  entityRow,
+  exactVersion,
+  IN_CHUNK,
+  VERSION_FIELDS,
+  validAt,
+  versionsOfChunks,
+} from "./queries";
 import * as s from "./schema";
 
 export class D1ExportReader implements ExportReader {
@@ -44,13 +54,13 @@ export class D1ExportReader implements ExportReader {
     return chunkRows(this.#db, archiveId, ids);
   }
 
-  /** Every version of the given chunks, by chunk then version. */
+  /** Every version of the given chunks, by chunk then version (without mentions and symbols). */
   async allVersions(archiveId: string, chunkIds: string[]): Promise<VersionRecord[]> {
     const out: VersionRecord[] = [];
     for (const part of chunked(chunkIds, IN_CHUNK))
       out.push(
         ...(await this.#db
-          .select()
+          .select(VERSION_FIELDS)
           .from(s.chunkVersions)
           .where(and(eq(s.chunkVersions.archiveId, archiveId), inArray(s.chunkVersions.chunkId, part)))
           .orderBy(asc(s.chunkVersions.chunkId), asc(s.chunkVersions.version))),
@@ -68,6 +78,7 @@ export class D1ExportReader implements ExportReader {
     const latest = new Map(chunks.map((c) => [c.chunkId, c.latestVersion]));
     const rows = await versionsOfChunks(
       this.#db,
+      VERSION_FIELDS,
       archiveId,
       chunks.map((c) => c.chunkId),
       asOf,
@@ -79,7 +90,7 @@ export class D1ExportReader implements ExportReader {
   async exactVersions(archiveId: string, wanted: Array<{ chunk: string; version: number }>): Promise<VersionRecord[]> {
     const out: VersionRecord[] = [];
     for (const w of wanted) {
-      const r = await exactVersion(this.#db, archiveId, w.chunk, w.version);
+      const r = await exactVersion(this.#db, VERSION_FIELDS, archiveId, w.chunk, w.version);
       if (r) out.push(r);
     }
     return out;

@@ -16,7 +16,7 @@ import type { ContentOf, DeletionRecord, ForgetReport, ForgetStore } from "../..
 import { readJsonColumn } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX } from "../../core/review";
 import type { ChangeOp } from "../../core/types";
-import { chunked, type Db, IN_CHUNK, type Stmt } from "./queries";
+import { chunked, type Db, decoded, IN_CHUNK, type Stmt, VERSION_FIELDS } from "./queries";
 import * as s from "./schema";
 
 /** What a hard-deleted chunk's id reads as where a stored record keeps its place (metric runs). */
@@ -144,16 +144,16 @@ export class D1ForgetStore implements ForgetStore {
       .select({ id: r.id, perQuery: r.perQuery })
       .from(r)
       .where(and(eq(r.archiveId, archiveId), sql`instr(${r.perQuery}, ${JSON.stringify(chunkId)}) > 0`));
-    const swap = (ids: unknown) => (Array.isArray(ids) ? ids.map((x) => (x === chunkId ? FORGOTTEN_ID : x)) : ids);
+    const swap = (ids: string[]) => (Array.isArray(ids) ? ids.map((x) => (x === chunkId ? FORGOTTEN_ID : x)) : ids);
     return rows.map((row) => {
-      const per = readJsonColumn<Array<Record<string, unknown>>>(row.perQuery, []).map((q) => ({
+      const per = row.perQuery.map((q) => ({
         ...q,
         gold: swap(q.gold),
         returned: swap(q.returned),
       }));
       return this.#db
         .update(r)
-        .set({ perQuery: JSON.stringify(per) })
+        .set({ perQuery: per })
         .where(and(eq(r.archiveId, archiveId), eq(r.id, row.id)));
     });
   }
@@ -177,7 +177,7 @@ export class D1ForgetStore implements ForgetStore {
       );
     const stmts: Stmt[] = [];
     for (const row of rows) {
-      const value = readJsonColumn<unknown>(row.value, null);
+      const value = row.value;
       const edge = (value as { edge?: { to?: unknown } } | null)?.edge;
       if (row.key.startsWith(EDGE_REVIEW_PREFIX) && edge?.to === chunkId) {
         stmts.push(this.#db.delete(a).where(eq(a.id, row.id)));
@@ -187,7 +187,7 @@ export class D1ForgetStore implements ForgetStore {
         this.#db
           .update(a)
           .set({
-            value: JSON.stringify(scrubValue(value, chunkId)),
+            value: s.jsonNullAsText(scrubValue(value, chunkId)),
             reason: row.reason.split(chunkId).join(FORGOTTEN_ID),
           })
           .where(eq(a.id, row.id)),
@@ -209,13 +209,13 @@ export class D1ForgetStore implements ForgetStore {
     const stmts: Stmt[] = [];
     const keys: string[] = [];
     for (const r of rows) {
-      const ids = readJsonColumn<string[]>(r.chunkIds, []);
+      const ids = r.chunkIds ?? [];
       if (!ids.includes(chunkId)) continue;
       if (r.bodyKey) keys.push(r.bodyKey);
       stmts.push(
         this.#db
           .update(d)
-          .set({ bodyKey: "", chunkIds: JSON.stringify(ids.filter((x) => x !== chunkId)) })
+          .set({ bodyKey: "", chunkIds: ids.filter((x) => x !== chunkId) })
           .where(and(eq(d.archiveId, archiveId), eq(d.webhook, r.webhook), eq(d.deliveryId, r.deliveryId))),
       );
     }
@@ -246,11 +246,11 @@ export class D1ForgetStore implements ForgetStore {
     targetId: string,
     actor: string,
     at: number,
-    counts: object,
+    counts: Record<string, number>,
   ) {
     return this.#db
       .insert(s.deletions)
-      .values({ archiveId, target, targetId, actor, at, counts: JSON.stringify(counts) })
+      .values({ archiveId, target, targetId, actor, at, counts })
       .returning({ id: s.deletions.id });
   }
 
@@ -335,11 +335,11 @@ export class D1ForgetStore implements ForgetStore {
     contentOf: ContentOf,
   ): Promise<{ n: number; stmts: Stmt[] }> {
     const db = this.#db;
-    const hit = new Map<string, typeof s.chunkVersions.$inferSelect>();
-    for (const id of ids) {
-      const q = JSON.stringify(id);
-      const rows = await db
-        .select()
+    // Every column the rewrite and the hash read; a code unit's symbols are left out (never rewritten).
+    const fields = { ...VERSION_FIELDS, mentions: s.chunkVersions.mentions };
+    const hits = (q: string) =>
+      db
+        .select(fields)
         .from(s.chunkVersions)
         .where(
           and(
@@ -351,13 +351,16 @@ export class D1ForgetStore implements ForgetStore {
             ),
           ),
         );
-      for (const r of rows) if (r.chunkId !== skipChunk) hit.set(`${r.chunkId}\u0000${r.version}`, r);
-    }
+    const hit = new Map<string, Awaited<ReturnType<typeof hits>>[number]>();
+    for (const id of ids)
+      for (const r of await hits(JSON.stringify(id)))
+        if (r.chunkId !== skipChunk) hit.set(`${r.chunkId}\u0000${r.version}`, r);
     const stmts: Stmt[] = [];
     for (const v of hit.values()) {
-      const entities = readJsonColumn<string[]>(v.entities, []).filter((e) => !ids.has(e));
-      const mentions = readJsonColumn<Array<{ entity: string }>>(v.mentions, []).filter((m) => !ids.has(m.entity));
-      const edges = readJsonColumn<HashedParts["edges"]>(v.edges, []).filter((e) => !ids.has(e.target));
+      const entities = v.entities.filter((e) => !ids.has(e));
+      const mentions = (v.mentions ?? []).filter((m) => !ids.has(m.entity));
+      // Stored edges are the normalised ones (weight set), which the hash covers.
+      const edges = (v.edges as HashedParts["edges"]).filter((e) => !ids.has(e.target));
       const content = await contentOf(v.contentKey);
       const artifactHash =
         content === null
@@ -368,17 +371,17 @@ export class D1ForgetStore implements ForgetStore {
               synopsis: v.synopsis,
               content,
               entityIds: entities,
-              boundaries: readJsonColumn<string[]>(v.boundaries, []),
+              boundaries: v.boundaries,
               edges,
-              relations: readJsonColumn<HashedParts["relations"] | null>(v.relations, null) ?? undefined,
+              relations: v.relations ?? undefined,
             });
       stmts.push(
         db
           .update(s.chunkVersions)
           .set({
-            entities: JSON.stringify(entities),
-            mentions: v.mentions === null ? null : JSON.stringify(mentions),
-            edges: JSON.stringify(edges),
+            entities,
+            mentions: v.mentions === null ? null : mentions,
+            edges,
             artifactHash,
           })
           .where(
@@ -401,12 +404,12 @@ export class D1ForgetStore implements ForgetStore {
     );
     const stmts: Stmt[] = [];
     for (const r of rows) {
-      const d = readJsonColumn<{ by?: string | null }>(r.detail, {});
+      const d = decoded(s.entityEvents.detail, r.detail);
       if (d.by !== chunkId) continue;
       stmts.push(
         this.#db
           .update(s.entityEvents)
-          .set({ detail: JSON.stringify({ ...d, by: null }) })
+          .set({ detail: { ...d, by: null } })
           .where(eq(s.entityEvents.id, r.id)),
       );
     }
@@ -432,7 +435,7 @@ export class D1ForgetStore implements ForgetStore {
       .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)));
     // Declared entities (a paper's id and title) that no other version names and nothing was merged
     // into: their names came from this chunk, so they go with it.
-    const declared = new Set(versions.flatMap((v) => readJsonColumn<string[]>(v.entities, [])));
+    const declared = new Set(versions.flatMap((v) => v.entities));
     const orphans: string[] = [];
     for (const e of declared) {
       const [row] = await db

@@ -21,8 +21,9 @@ import {
 } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { ChunkRecord, EntityRecord, VersionRecord } from "../../core/ports";
+import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
+import type { SelectedFields, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { ChunkRecord, EntityRecord } from "../../core/ports";
 import type { ChangeOp } from "../../core/types";
 import * as s from "./schema";
 
@@ -139,56 +140,102 @@ export function visibleAtTime(t: number): SQL | undefined {
   return validAt(s.chunkVersions.validFrom, s.chunkVersions.validTo, t);
 }
 
-/** The versions of these chunks: every version, or only the one visible at `t` when given. */
-export async function versionsOfChunks(
+/** A column typed at the driver (schema.ts: jsonText, jsonList). */
+type JsonColumn = Column & { _: { data: unknown } };
+
+/**
+ * A JSON column's text in a row read with raw SQL, decoded as drizzle decodes the column: SQL NULL
+ * stays null, other text goes through the column's own parse (its fallback included).
+ */
+export function decoded<C extends JsonColumn>(column: C, text: string): C["_"]["data"];
+export function decoded<C extends JsonColumn>(column: C, text: string | null): C["_"]["data"] | null;
+export function decoded<C extends JsonColumn>(column: C, text: string | null): C["_"]["data"] | null {
+  return text === null ? null : column.mapFromDriverValue(text);
+}
+
+/**
+ * The columns of a version that exports and lookups read: every one but the analyser's mentions and
+ * a code unit's symbols (JSON that only the history and code reads use; each JSON column read is parsed).
+ */
+const { mentions: _mentions, symbols: _symbols, ...versionFields } = getTableColumns(s.chunkVersions);
+export const VERSION_FIELDS = versionFields;
+
+/**
+ * Rows of chunk_versions (these columns) matching `where`, newest version first when `latest`. The
+ * query builder loses the row type over a generic selection; the rows are the selection's.
+ */
+async function selectVersions<F extends SelectedFields>(
   db: Db,
+  fields: F,
+  where: SQL | undefined,
+  latest = false,
+): Promise<Array<SelectResultFields<F>>> {
+  const q = db
+    .select(fields as SelectedFields)
+    .from(s.chunkVersions)
+    .where(where);
+  const rows = await (latest ? q.orderBy(desc(s.chunkVersions.version)).limit(1) : q);
+  return rows as Array<SelectResultFields<F>>;
+}
+
+/** The versions of these chunks (these columns): every version, or only the one visible at `t` when given. */
+export async function versionsOfChunks<F extends SelectedFields>(
+  db: Db,
+  fields: F,
   archiveId: string,
   chunkIds: string[],
   t?: number,
-): Promise<VersionRecord[]> {
-  const out: VersionRecord[] = [];
-  for (const ids of chunked([...new Set(chunkIds)], IN_CHUNK)) {
-    const rows = await db
-      .select()
-      .from(s.chunkVersions)
-      .where(
+): Promise<Array<SelectResultFields<F>>> {
+  const out: Array<SelectResultFields<F>> = [];
+  for (const ids of chunked([...new Set(chunkIds)], IN_CHUNK))
+    out.push(
+      ...(await selectVersions(
+        db,
+        fields,
         and(
           eq(s.chunkVersions.archiveId, archiveId),
           inArray(s.chunkVersions.chunkId, ids),
           t === undefined ? undefined : visibleAtTime(t),
         ),
-      );
-    out.push(...rows);
-  }
+      )),
+    );
   return out;
 }
 
-/** One version of a chunk by number. */
-export async function exactVersion(
+/** One version of a chunk by number (these columns). */
+export async function exactVersion<F extends SelectedFields>(
   db: Db,
+  fields: F,
   archiveId: string,
   chunkId: string,
   version: number,
-): Promise<VersionRecord | null> {
-  return (
-    (await db.query.chunkVersions.findFirst({
-      where: and(
-        eq(s.chunkVersions.archiveId, archiveId),
-        eq(s.chunkVersions.chunkId, chunkId),
-        eq(s.chunkVersions.version, version),
-      ),
-    })) ?? null
+): Promise<SelectResultFields<F> | null> {
+  const [row] = await selectVersions(
+    db,
+    fields,
+    and(
+      eq(s.chunkVersions.archiveId, archiveId),
+      eq(s.chunkVersions.chunkId, chunkId),
+      eq(s.chunkVersions.version, version),
+    ),
   );
+  return row ?? null;
 }
 
-/** The highest-numbered version of a chunk (its head), or null for an unknown chunk. */
-export async function latestVersion(db: Db, archiveId: string, chunkId: string): Promise<VersionRecord | null> {
-  return (
-    (await db.query.chunkVersions.findFirst({
-      where: and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)),
-      orderBy: desc(s.chunkVersions.version),
-    })) ?? null
+/** The highest-numbered version of a chunk (its head; these columns), or null for an unknown chunk. */
+export async function latestVersion<F extends SelectedFields>(
+  db: Db,
+  fields: F,
+  archiveId: string,
+  chunkId: string,
+): Promise<SelectResultFields<F> | null> {
+  const [row] = await selectVersions(
+    db,
+    fields,
+    and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)),
+    true,
   );
+  return row ?? null;
 }
 
 export async function chunkRow(db: Db, archiveId: string, chunkId: string): Promise<ChunkRecord | null> {
@@ -229,14 +276,14 @@ export function changeLogInserts(db: Db, archiveId: string, ops: ChangeOp[], at:
   );
 }
 
-/** An entity-history row; `detail` is stored as its JSON text. */
+/** An entity-history row (the column stores `detail` as its JSON text). */
 export function entityEvent(
   archiveId: string,
   entityId: string,
   op: string,
-  detail: unknown,
+  detail: Record<string, unknown>,
   at: number,
   recordedAt: number,
 ): typeof s.entityEvents.$inferInsert {
-  return { archiveId, entityId, op, detail: JSON.stringify(detail), at, recordedAt };
+  return { archiveId, entityId, op, detail, at, recordedAt };
 }

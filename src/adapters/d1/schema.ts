@@ -1,17 +1,62 @@
 /**
  * D1 schema (drizzle). D1 is the source of truth for everything small; R2 holds contents and the
  * capital-chunk snapshots; the Durable Object holds a rebuildable in-memory copy of the routing surface.
- * Times are epoch milliseconds; NULL valid_to means open-ended.
+ * Times are epoch milliseconds; NULL valid_to means open-ended. JSON columns are TEXT typed at the
+ * driver (jsonText, jsonList): the rows drizzle returns hold parsed values.
  */
 
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type SQL, sql } from "drizzle-orm";
+import { customType, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { CodeSymbol } from "../../core/code/symbols";
+import type { EdgeInput } from "../../core/ingest";
+import {
+  type MentionRecord,
+  type RetrievalAggregate,
+  type RetrievalQueryRecord,
+  readJsonColumn,
+  type SourceState,
+  type WebhookOptions,
+} from "../../core/ports/storage";
+import type { RelationInput } from "../../core/relations";
+
+/**
+ * A JSON column: written as JSON.stringify of the value; read with readJsonColumn, so text that is
+ * not JSON, or that `accept` refuses, reads as `fallback()` (a fresh value per row). SQL NULL reads
+ * as null and a JS null is written as SQL NULL: drizzle maps NULL past these two functions (see
+ * jsonNullAsText). Raw SQL reads decode a column's text with its mapFromDriverValue (queries.ts).
+ */
+export function jsonText<T>(name: string, fallback: () => T, accept: (v: unknown) => boolean = () => true) {
+  return customType<{ data: T; driverData: string }>({
+    dataType: () => "text",
+    toDriver: (value) => JSON.stringify(value),
+    fromDriver: (text) => {
+      const v = readJsonColumn<unknown>(text, undefined);
+      return v !== undefined && accept(v) ? (v as T) : fallback();
+    },
+  })(name);
+}
+
+/** A JSON list column: text that is not a JSON array reads as []. */
+export function jsonList<T>(name: string) {
+  return jsonText<T[]>(name, () => [], Array.isArray);
+}
+
+/**
+ * The value to write to a NOT NULL JSON column that may hold JSON null: drizzle binds a JS null as
+ * SQL NULL without calling toDriver, so null goes as the text `null` (what JSON.stringify writes).
+ */
+export function jsonNullAsText<T>(value: T): T | SQL {
+  return value === null ? sql`'null'` : value;
+}
 
 export const archives = sqliteTable("archives", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   description: text("description").notNull().default(""),
   /** JSON of KernelParams overrides. */
-  params: text("params").notNull().default("{}"),
+  params: jsonText<Record<string, unknown>>("params", () => ({}))
+    .notNull()
+    .default({}),
   createdAt: integer("created_at").notNull(),
 });
 
@@ -65,24 +110,27 @@ export const chunkVersions = sqliteTable(
     contentKey: text("content_key").notNull(),
     contentChars: integer("content_chars").notNull(),
     /** JSON string[] of canonical entity ids. */
-    entities: text("entities").notNull(),
+    entities: jsonList<string>("entities").notNull(),
     /** JSON string[] of boundary tags. */
-    boundaries: text("boundaries").notNull(),
+    boundaries: jsonList<string>("boundaries").notNull(),
     /** JSON of the declared edges of this version. */
-    edges: text("edges").notNull(),
-    /** JSON of the declared relations ({subject, predicate, object, subject_type?, object_type?}); NULL when none. */
-    relations: text("relations"),
+    edges: jsonList<EdgeInput>("edges").notNull(),
+    /**
+     * JSON of the declared relations ({subject, predicate, object, subject_type?, object_type?}); NULL
+     * when none. Text that is not a JSON array reads as null.
+     */
+    relations: jsonText<RelationInput[] | null>("relations", () => null, Array.isArray),
     /**
      * JSON [{entity, spans: [[start, end], ...]}] of the names the ingest analyser grounded in this
      * version's content (concept entities; spans are exact offsets of the content); NULL when none.
      */
-    mentions: text("mentions"),
+    mentions: jsonList<MentionRecord>("mentions"),
     /**
      * JSON [{name, kind, signature, line, exported, start, end}] of a code unit's top-level
      * declarations (TS/JS/Python, by the path in its id or source); [start, end) are exact offsets of
      * the signature line in the content, so a signature is an anchored span. NULL for other chunks.
      */
-    symbols: text("symbols"),
+    symbols: jsonList<CodeSymbol>("symbols"),
     validFrom: integer("valid_from").notNull(),
     validTo: integer("valid_to"),
     recordedAt: integer("recorded_at").notNull(),
@@ -132,7 +180,8 @@ export const entityEvents = sqliteTable(
     archiveId: text("archive_id").notNull(),
     entityId: text("entity_id").notNull(),
     op: text("op").notNull(),
-    detail: text("detail").notNull(),
+    /** JSON object; text that is not JSON reads as {}. */
+    detail: jsonText<Record<string, unknown>>("detail", () => ({})).notNull(),
     at: integer("at").notNull(),
     recordedAt: integer("recorded_at").notNull(),
   },
@@ -270,8 +319,10 @@ export const webhooks = sqliteTable(
     /** "generic" (signed ingest JSON) or "github" (push events). */
     kind: text("kind").notNull(),
     secret: text("secret").notNull(),
-    /** JSON options, e.g. {"branches":["main"]} for github. */
-    options: text("options").notNull().default("{}"),
+    /** JSON options, e.g. {"branches":["main"]} for github; text that is not JSON reads as {}. */
+    options: jsonText<WebhookOptions>("options", () => ({}))
+      .notNull()
+      .default({}),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.archiveId, t.name] })],
@@ -296,8 +347,8 @@ export const webhookDeliveries = sqliteTable(
     bodySha: text("body_sha").notNull(),
     status: text("status").notNull(),
     attempts: integer("attempts").notNull().default(0),
-    /** JSON counts of the last successful run. */
-    result: text("result"),
+    /** JSON counts of the last successful run; text that is not JSON reads as null. */
+    result: jsonText<object | null>("result", () => null),
     error: text("error"),
     receivedAt: integer("received_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
@@ -305,7 +356,7 @@ export const webhookDeliveries = sqliteTable(
      * JSON string[]: the chunk ids a generic delivery's body carries (null for GitHub pushes, whose
      * bodies name files, not content): a hard delete of one of them removes the raw body.
      */
-    chunkIds: text("chunk_ids"),
+    chunkIds: jsonList<string>("chunk_ids"),
   },
   (t) => [
     primaryKey({ columns: [t.archiveId, t.webhook, t.deliveryId] }),
@@ -340,10 +391,12 @@ export const sources = sqliteTable(
     lastModified: text("last_modified"),
     /** SHA-256 of the last response body that was ingested. */
     contentHash: text("content_hash"),
-    /** JSON kind-specific state (github: path -> blob sha of what was ingested). */
-    state: text("state").notNull().default("{}"),
-    /** JSON counts of the last run. */
-    lastCounts: text("last_counts"),
+    /** JSON kind-specific state (github: path -> blob sha of what was ingested); not JSON: {files: {}}. */
+    state: jsonText<SourceState>("state", () => ({ files: {} }))
+      .notNull()
+      .default({}),
+    /** JSON counts of the last run; text that is not JSON reads as null. */
+    lastCounts: jsonText<object | null>("last_counts", () => null),
   },
   (t) => [primaryKey({ columns: [t.archiveId, t.id] }), index("sources_due").on(t.paused, t.nextRunAt)],
 );
@@ -359,7 +412,10 @@ export const ingestLog = sqliteTable(
     /** delivery id, source id or format. */
     ref: text("ref").notNull(),
     status: text("status").notNull(),
-    counts: text("counts").notNull().default("{}"),
+    /** JSON counts; text that is not JSON reads as null. */
+    counts: jsonText<object | null>("counts", () => null)
+      .notNull()
+      .default({}),
     error: text("error"),
     at: integer("at").notNull(),
     durationMs: integer("duration_ms").notNull(),
@@ -382,8 +438,10 @@ export const deletions = sqliteTable(
     /** "admin" or "key:<key id>". */
     actor: text("actor").notNull(),
     at: integer("at").notNull(),
-    /** JSON counts of what was removed (versions, edges, entities, blobs, vectors, log ops). */
-    counts: text("counts").notNull().default("{}"),
+    /** JSON counts of what was removed (versions, edges, entities, blobs, vectors, log ops); not JSON: {}. */
+    counts: jsonText<Record<string, number>>("counts", () => ({}))
+      .notNull()
+      .default({}),
   },
   (t) => [index("deletions_archive").on(t.archiveId, t.id)],
 );
@@ -397,7 +455,7 @@ export const subscriptions = sqliteTable(
     url: text("url").notNull(),
     secret: text("secret").notNull(),
     /** JSON string[] of event types; [] = every type. */
-    events: text("events").notNull().default("[]"),
+    events: jsonList<string>("events").notNull().default([]),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.archiveId, t.name] })],
@@ -411,8 +469,8 @@ export const eventDeliveries = sqliteTable(
     id: text("id").notNull(),
     subscription: text("subscription").notNull(),
     type: text("type").notNull(),
-    /** The JSON body sent, exactly (the signature covers these bytes). */
-    payload: text("payload").notNull(),
+    /** The JSON body sent (the signature covers its bytes); text that is not JSON reads as {}. */
+    payload: jsonText<Record<string, unknown>>("payload", () => ({})).notNull(),
     /** pending | retrying | delivered | dead */
     status: text("status").notNull(),
     attempts: integer("attempts").notNull().default(0),
@@ -442,8 +500,8 @@ export const annotations = sqliteTable(
     key: text("key").notNull(),
     /** set | add */
     op: text("op").notNull(),
-    /** JSON: the value (set) or the number added (add). */
-    value: text("value").notNull(),
+    /** JSON: the value (set) or the number added (add); text that is not JSON reads as null. */
+    value: jsonText<unknown>("value", () => null).notNull(),
     actor: text("actor").notNull(),
     reason: text("reason").notNull().default(""),
     at: integer("at").notNull(),
@@ -471,12 +529,18 @@ export const retrievalRuns = sqliteTable(
     /** The as_of the queries ran at (epoch ms). */
     asOf: integer("as_of").notNull(),
     /** JSON array of the K values. */
-    ks: text("ks").notNull(),
+    ks: jsonList<number>("ks").notNull(),
     queries: integer("queries").notNull(),
-    /** JSON: the aggregate metrics. */
-    aggregate: text("aggregate").notNull(),
-    /** JSON: per query (text, gold, filter, returned ids, metrics). */
-    perQuery: text("per_query").notNull(),
+    /** JSON: the aggregate metrics; text that is not JSON reads as zero queries. */
+    aggregate: jsonText<RetrievalAggregate>("aggregate", () => ({
+      queries: 0,
+      hit_rate: 0,
+      mrr: 0,
+      recall: {},
+      precision: {},
+    })).notNull(),
+    /** JSON: per query (text, gold, returned ids, metrics). */
+    perQuery: jsonList<RetrievalQueryRecord>("per_query").notNull(),
     actor: text("actor").notNull(),
   },
   (t) => [primaryKey({ columns: [t.archiveId, t.id] }), index("retrieval_runs_created").on(t.archiveId, t.createdAt)],

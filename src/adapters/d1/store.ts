@@ -59,6 +59,8 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
     this.#chunks.edgesAt(archiveId, ids, type, direction, t);
   listChunks: ChunkStore["listChunks"] = (archiveId, f, after, limit) =>
     this.#chunks.listChunks(archiveId, f, after, limit);
+  listChunkIds: ChunkStore["listChunkIds"] = (archiveId, f, after, limit) =>
+    this.#chunks.listChunkIds(archiveId, f, after, limit);
   chunkIdsForVectorIds: ChunkStore["chunkIdsForVectorIds"] = (archiveId, ids) =>
     this.#chunks.chunkIdsForVectorIds(archiveId, ids);
   counts: ChunkStore["counts"] = (archiveId) => this.#chunks.counts(archiveId);

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { sha256Hex } from "../../core/ingest";
-import type { PaperMatch, WorldLookup } from "../../core/ports";
+import type { PaperMatch, VersionRecord, WorldLookup } from "../../core/ports";
 import { chunked, chunkRows, type Db, entityEvent, IN_CHUNK, latestVersion } from "./queries";
 import * as s from "./schema";
 
@@ -164,16 +164,33 @@ export class D1WorldLookup implements WorldLookup {
     synopsis: string;
     validFrom: number;
     source: string;
-    parts: { entities: string; boundaries: string; edges: string; relations: string | null };
+    parts: Pick<VersionRecord, "entities" | "boundaries" | "edges" | "relations">;
   } | null> {
-    const row = await latestVersion(this.#db, archiveId, chunkId);
+    const v = s.chunkVersions;
+    const row = await latestVersion(
+      this.#db,
+      {
+        title: v.title,
+        contentKey: v.contentKey,
+        contentChars: v.contentChars,
+        synopsis: v.synopsis,
+        validFrom: v.validFrom,
+        source: v.source,
+        entities: v.entities,
+        boundaries: v.boundaries,
+        edges: v.edges,
+        relations: v.relations,
+      },
+      archiveId,
+      chunkId,
+    );
     if (!row) return null;
     return {
       title: row.title,
       contentKey: row.contentKey,
       contentChars: row.contentChars,
-      entities: (JSON.parse(row.entities) as unknown[]).length,
-      edges: (JSON.parse(row.edges) as unknown[]).length,
+      entities: row.entities.length,
+      edges: row.edges.length,
       synopsis: row.synopsis,
       validFrom: row.validFrom,
       source: row.source,
@@ -190,7 +207,13 @@ export class D1WorldLookup implements WorldLookup {
     return new Set(rows.map((r) => r.n));
   }
 
-  async recordEntityEvent(archiveId: string, entityId: string, op: string, detail: unknown, at: number): Promise<void> {
+  async recordEntityEvent(
+    archiveId: string,
+    entityId: string,
+    op: string,
+    detail: Record<string, unknown>,
+    at: number,
+  ): Promise<void> {
     await this.#db.insert(s.entityEvents).values(entityEvent(archiveId, entityId, op, detail, at, at));
   }
 }

@@ -15,16 +15,13 @@ import {
   type DumpEntity,
   type DumpEntityOp,
 } from "../../core/export/types";
-import type { EdgeInput } from "../../core/ingest";
-import {
-  type AnnotationRecord,
-  type ChunkRecord as ChunkRow,
-  type EntityRecord as EntityRow,
-  type ExportReader,
-  readJsonColumn,
-  type VersionRecord as VersionRow,
+import type {
+  AnnotationRecord,
+  ChunkRecord as ChunkRow,
+  EntityRecord as EntityRow,
+  ExportReader,
+  VersionRecord as VersionRow,
 } from "../../core/ports";
-import type { RelationInput } from "../../core/relations";
 import {
   checkExportSize,
   contentOf,
@@ -47,10 +44,10 @@ function dumpVersion(v: VersionRow, content: string) {
     content,
     content_hash: v.contentHash,
     artifact_hash: v.artifactHash,
-    entities: readJsonColumn<string[]>(v.entities, []),
-    boundaries: readJsonColumn<string[]>(v.boundaries, []),
-    edges: readJsonColumn<EdgeInput[]>(v.edges, []),
-    ...(v.relations ? { relations: readJsonColumn<RelationInput[]>(v.relations, []) } : {}),
+    entities: v.entities,
+    boundaries: v.boundaries,
+    edges: v.edges,
+    ...(v.relations ? { relations: v.relations } : {}),
     valid_from: v.validFrom,
     valid_to: v.validTo,
     recorded_at: v.recordedAt,
@@ -62,7 +59,7 @@ function dumpAnnotation(r: AnnotationRecord): DumpAnnotation {
   return {
     key: r.key,
     op: r.op === "add" ? "add" : "set",
-    value: readJsonColumn<unknown>(r.value, null),
+    value: r.value,
     version: r.version,
     actor: r.actor,
     reason: r.reason,
@@ -71,10 +68,6 @@ function dumpAnnotation(r: AnnotationRecord): DumpAnnotation {
     event_id: r.eventId,
     seq: r.id,
   };
-}
-
-function parseDetail(detail: string): Record<string, unknown> {
-  return readJsonColumn<Record<string, unknown>>(detail, {});
 }
 
 /** One entity of the dump: its names over time, aliases with their intervals and its operations. */
@@ -87,7 +80,7 @@ function dumpEntity(
   const created = evs.find((x) => x.op === "created");
   const ops: DumpEntityOp[] = [];
   for (const x of evs) {
-    const d = parseDetail(x.detail);
+    const d = x.detail;
     const base = { at: x.at, recorded_at: x.recordedAt, seq: x.id };
     // Alias events of ingests are kept too: replayed after their ingest they are no-ops (the row
     // exists), and they restore a row if the replayed ingest did not create it.
@@ -102,7 +95,7 @@ function dumpEntity(
     name: e.name,
     created: created
       ? {
-          name: String(parseDetail(created.detail).name ?? e.name),
+          name: String(created.detail.name ?? e.name),
           at: created.at,
           recorded_at: created.recordedAt,
         }
@@ -164,7 +157,7 @@ export function streamArchiveDump(
       ))
         notes.set(r.chunkId, [...(notes.get(r.chunkId) ?? []), dumpAnnotation(r)]);
       const byChunk = new Map<string, ReturnType<typeof dumpVersion>[]>();
-      if (only) for (const v of versions) for (const e of readJsonColumn<string[]>(v.entities, [])) named.add(e);
+      if (only) for (const v of versions) for (const e of v.entities) named.add(e);
       versions.forEach((v, i) => {
         byChunk.set(v.chunkId, [...(byChunk.get(v.chunkId) ?? []), dumpVersion(v, contents[i] ?? "")]);
       });
@@ -204,7 +197,7 @@ export function streamArchiveDump(
     yield '],\n"deprecations":[';
     const depEvents = new Map<string, { reason: string; recordedAt: number }>();
     for (const ev of await st.deprecationEvents(archiveId)) {
-      const d = parseDetail(ev.detail);
+      const d = ev.detail;
       depEvents.set(ev.entityId.slice("chunk:".length), {
         reason: typeof d.reason === "string" ? d.reason : "",
         recordedAt: ev.recordedAt,

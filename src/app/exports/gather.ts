@@ -6,8 +6,7 @@
  */
 import type { ChunkRecord, GraphEdge, GraphNode } from "../../core/export/types";
 import { canonicalPaperId } from "../../core/ids";
-import type { EdgeInput } from "../../core/ingest";
-import { type ChunkRecord as ChunkRow, readJsonColumn, type VersionRecord as VersionRow } from "../../core/ports";
+import type { ChunkRecord as ChunkRow, VersionRecord as VersionRow } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { EvidenceCard } from "../../core/types";
 import { contentOf, EDGE_PAGE, type ExportDeps, LIST_PAGE, store } from "./common";
@@ -24,8 +23,8 @@ export function recordOf(c: ChunkRow, v: VersionRow): ChunkRecord {
     validTo: v.validTo,
     deprecatedAt: c.deprecatedAt,
     deprecatedBy: c.deprecatedBy,
-    entities: readJsonColumn<string[]>(v.entities, []),
-    boundaries: readJsonColumn<string[]>(v.boundaries, []),
+    entities: v.entities,
+    boundaries: v.boundaries,
     source: v.source,
   };
 }
@@ -99,8 +98,7 @@ export async function withReviewStatus(deps: ExportDeps, archiveId: string, reco
     t,
   );
   const by = new Map<string, Array<{ id: number; at: number; value: unknown }>>();
-  for (const r of rows)
-    by.set(r.chunkId, [...(by.get(r.chunkId) ?? []), { ...r, value: readJsonColumn(r.value, null) }]);
+  for (const r of rows) by.set(r.chunkId, [...(by.get(r.chunkId) ?? []), r]);
   for (const r of records) r.reviewStatus = reviewStatusAt(by.get(r.id) ?? [], t).status;
   return records;
 }
@@ -111,10 +109,10 @@ async function withEdgeStatus(deps: ExportDeps, archiveId: string, edges: GraphE
   const by = new Map<string, Array<{ id: number; at: number; value: unknown }>>();
   for (const r of rows) {
     if (!r.key.startsWith(EDGE_REVIEW_PREFIX)) continue;
-    const k = readReviewValue(readJsonColumn(r.value, null))?.edge;
+    const k = readReviewValue(r.value)?.edge;
     if (!k) continue;
     const key = `${r.chunkId}\u0000${k.type}\u0000${k.to}`;
-    by.set(key, [...(by.get(key) ?? []), { ...r, value: readJsonColumn(r.value, null) }]);
+    by.set(key, [...(by.get(key) ?? []), r]);
   }
   for (const e of edges)
     e.reviewStatus = reviewStatusAt(by.get(`${e.src}\u0000${e.type}\u0000${e.dst}`) ?? [], t).status;
@@ -202,8 +200,7 @@ export async function cardRecords(
   if (!withPapers) return { cardRecs, bib: [] };
   // Sections cite as their paper: follow declared part-of edges to paper chunks (the version valid at as_of).
   const parents = new Set<string>();
-  for (const v of versions)
-    for (const e of readJsonColumn<EdgeInput[]>(v.edges, [])) if (e.type === "part-of") parents.add(e.target);
+  for (const v of versions) for (const e of v.edges) if (e.type === "part-of") parents.add(e.target);
   const have = new Set(cardRecs.filter((r) => r.kind === "paper").map((r) => r.id));
   const parentRows = (
     await st.chunksByIds(

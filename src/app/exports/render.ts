@@ -13,13 +13,7 @@ import { anchorLabel, renderArchiveMarkdown, renderContextMarkdown } from "../..
 import { CONTENT_TYPES, type ContextExportFormat, type ExportFormat } from "../../core/export/types";
 import { buildXkgPapers, type XkgExportNode } from "../../core/export/xkg";
 import { XKG_KEY, type XkgNode } from "../../core/formats/xkg";
-import type { EdgeInput } from "../../core/ingest";
-import {
-  type AnnotationRecord,
-  type ChunkRecord as ChunkRow,
-  readJsonColumn,
-  type VersionRecord as VersionRow,
-} from "../../core/ports";
+import type { AnnotationRecord, ChunkRecord as ChunkRow, VersionRecord as VersionRow } from "../../core/ports";
 import type { ContextRequest } from "../../core/query";
 import { toEvent } from "../lib/records";
 import {
@@ -131,7 +125,7 @@ export async function exportXkg(
     const shown = await st.shownVersions(archiveId, page, asOf);
     for (const c of page) {
       const v = shown.get(c.chunkId);
-      if (v && readJsonColumn<string[]>(v.boundaries, []).some((b) => b.startsWith("xkg:"))) picked.push({ c, v });
+      if (v?.boundaries.some((b) => b.startsWith("xkg:"))) picked.push({ c, v });
     }
   }
   const roles = new Map<string, XkgNode>();
@@ -155,7 +149,7 @@ export async function exportXkg(
       nodes.push({
         id: x.c.chunkId,
         content: contents[j] ?? "",
-        edges: readJsonColumn<EdgeInput[]>(x.v.edges, []).map((e) => ({ type: e.type, target: e.target })),
+        edges: x.v.edges.map((e) => ({ type: e.type, target: e.target })),
         node: roles.get(x.c.chunkId) as XkgNode,
       });
   }

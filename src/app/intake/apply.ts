@@ -17,8 +17,7 @@ import { REFERENCE_ONLY } from "../../core/formats/fulltext";
 import { mergePaperContent, splitEntry } from "../../core/formats/paper";
 import type { Deprecation, ImportPlan } from "../../core/formats/types";
 import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
-import { type ArtifactInput, artifactHashOf, type EdgeInput, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
-import type { RelationInput } from "../../core/relations";
+import { type ArtifactInput, artifactHashOf, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
 import { ENTITY_TYPES } from "../../core/types";
 import { toEvent } from "../lib/records";
 import type { ApplyDeps, World } from "./deps";
@@ -184,14 +183,19 @@ async function applyAnnotations(
   // which a hard-deleted id skipped by the tombstone check does not.
   const failed = new Set(out.failures.map((f) => f.id));
   const validFrom = new Map(plan.artifacts.map((a) => [a.id, a.valid_from]));
-  const wanted = new Map<string, { chunk: string; key: string; value: string; at: number | undefined }>();
+  // Values compare as their JSON text (what the store writes).
+  const wanted = new Map<
+    string,
+    { chunk: string; key: string; value: unknown; text: string; at: number | undefined }
+  >();
   for (const a of plan.annotations ?? []) {
     if (failed.has(a.chunk) || !validFrom.has(a.chunk)) continue;
     const chunk = renamed.get(a.chunk) ?? a.chunk;
     wanted.set(`${chunk}\u0000${a.key}`, {
       chunk,
       key: a.key,
-      value: JSON.stringify(a.value),
+      value: a.value,
+      text: JSON.stringify(a.value),
       at: validFrom.get(a.chunk),
     });
   }
@@ -213,7 +217,7 @@ async function applyAnnotations(
         current.set(`${chunk}\u0000${key}`, JSON.stringify(v.value));
   }
   const rows = [...wanted]
-    .filter(([k, w]) => landed.has(w.chunk) && current.get(k) !== w.value)
+    .filter(([k, w]) => landed.has(w.chunk) && current.get(k) !== w.text)
     .map(([, w]) => ({
       archiveId,
       chunkId: w.chunk,
@@ -356,7 +360,7 @@ async function dedupeAgainstArchive(
     const headContent = (await deps.kernel.contentOf(head.contentKey)) ?? "";
     // A bibliography stand-in is replaced whole by the work's first record (its text is another
     // paper's reference line, not metadata of this one).
-    const standIn = (JSON.parse(head.parts.boundaries) as string[]).includes(REFERENCE_ONLY);
+    const standIn = head.parts.boundaries.includes(REFERENCE_ONLY);
     const incomingWins =
       !own && (standIn || artifactRichness(candidate) > textRichness(headContent, head.entities, head.edges));
     if (own || incomingWins) {
@@ -431,7 +435,7 @@ function keepHead(
   content: string,
   incoming: ArtifactInput,
 ): ArtifactInput {
-  const ids = parseList<string>(head.parts.entities);
+  const ids = head.parts.entities;
   const own = incoming.entities?.find((e) => e.id === into || e.type === "paper");
   const entities: EntityInput[] = ids.map((id) => {
     const prefix = id.split(":")[0] ?? "";
@@ -442,7 +446,7 @@ function keepHead(
         : "concept";
     return id === into && own ? { ...own, id } : { type, id, name: id };
   });
-  const relations = head.parts.relations === null ? undefined : parseList<RelationInput>(head.parts.relations);
+  const relations = head.parts.relations;
   return {
     id: into,
     kind: "paper",
@@ -450,20 +454,11 @@ function keepHead(
     synopsis: head.synopsis,
     content,
     entities,
-    boundaries: parseList<string>(head.parts.boundaries),
-    edges: parseList<EdgeInput>(head.parts.edges),
+    boundaries: head.parts.boundaries,
+    edges: head.parts.edges,
     ...(relations?.length ? { relations } : {}),
     source: head.source,
   };
-}
-
-function parseList<T>(text: string): T[] {
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? (v as T[]) : [];
-  } catch {
-    return [];
-  }
 }
 
 async function recordMerge(

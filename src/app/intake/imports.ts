@@ -133,7 +133,7 @@ export async function importFile(
     origin: "import",
     ref: `${format}:${name}`.slice(0, 300),
     status: outcome.counts.failed > 0 ? "partial" : "ok",
-    counts: JSON.stringify(outcome.counts),
+    counts: outcome.counts,
     error: outcome.failures[0]?.message ?? null,
     at: deps.apply.now(),
     durationMs: Date.now() - started,

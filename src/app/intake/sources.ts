@@ -11,7 +11,7 @@
 import { fail, ok, type Result } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { sha256Hex } from "../../core/ingest";
-import { readJsonColumn, type SourceRecord } from "../../core/ports";
+import type { SourceRecord } from "../../core/ports";
 import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
 import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
 import { dblpRequest, parseDblp } from "../../core/sources/dblp";
@@ -27,7 +27,7 @@ import {
 } from "../../core/sources/types";
 import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
 import type { IntakeDeps } from "./deps";
-import { fetchSpec, githubRepoPlan, HttpError, httpFailure, type RepoSyncState, readCapped } from "./github";
+import { fetchSpec, githubRepoPlan, HttpError, httpFailure, readCapped } from "./github";
 import { feedPlan } from "./webhooks";
 
 /** Sources run per cron tick: 10 arXiv sources at 3 s spacing fit in 30 s of wall time. */
@@ -64,7 +64,7 @@ export function sourceView(r: SourceRecord) {
       last_error: r.lastError,
       next_run: r.paused === 1 ? null : iso(r.nextRunAt),
       consecutive_failures: r.failures,
-      last_counts: readJsonColumn<unknown>(r.lastCounts, null),
+      last_counts: r.lastCounts,
     },
   };
 }
@@ -102,7 +102,7 @@ export async function createSource(deps: IntakeDeps, archiveId: string, input: S
     etag: null,
     lastModified: null,
     contentHash: null,
-    state: "{}",
+    state: {},
     lastCounts: null,
   };
   if (!(await deps.world.createSource(row)))
@@ -180,7 +180,7 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
     if (row.kind === "github") {
       const loc = parseRepoLocation(row.location);
       if (!loc.ok) throw new HttpError(400, loc.error.message);
-      const state = readJsonColumn<RepoSyncState>(row.state, { files: {} });
+      const state = row.state;
       const r = await githubRepoPlan(deps, loc.value, {
         files: state.files ?? {},
         ...(state.commit ? { commit: state.commit } : {}),
@@ -188,7 +188,7 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
       if (r.notModified) result = { status: "not_modified", counts: zeroCounts(), error: null };
       else {
         const outcome = await applyPlan(deps.apply, row.archiveId, r.plan);
-        patch.state = JSON.stringify(r.state);
+        patch.state = r.state;
         result = {
           status: r.remaining > 0 || outcome.counts.failed > 0 ? "partial" : "ok",
           counts: outcome.counts,
@@ -242,7 +242,7 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
     lastError: result.error,
     failures,
     nextRunAt: next,
-    lastCounts: c ? JSON.stringify(c) : null,
+    lastCounts: c ?? null,
     ...(changed ? { lastChangeAt: now } : {}),
   });
   await deps.world.appendLog({
@@ -250,7 +250,7 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
     origin: "source",
     ref: row.id,
     status: result.status,
-    counts: JSON.stringify(c ?? {}),
+    counts: c ?? {},
     error: result.error,
     at: now,
     durationMs: Date.now() - started,

@@ -7,7 +7,7 @@ import { FeedBody, toArtifactInput, toMs } from "../../contract";
 import { fail, ok, type Result, schemaFailure } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
-import { readJsonColumn, type WebhookRecord } from "../../core/ports";
+import type { WebhookRecord } from "../../core/ports";
 import { verifyGeneric, verifyGithub } from "../../core/signatures";
 import { parsePushEvent } from "../../core/sources/github";
 import type { DeliveryMessage } from "../lib/queue";
@@ -79,8 +79,7 @@ function parseDeliveryBody(raw: Uint8Array): Result<unknown> {
 }
 
 function branchesOf(row: WebhookRecord): string[] | null {
-  const o = readJsonColumn<{ branches?: string[] }>(row.options, {});
-  return o.branches?.length ? o.branches : null;
+  return row.options.branches?.length ? row.options.branches : null;
 }
 
 /** The delivery headers the receiver reads; each is at most MAX_HEADER_CHARS long (ids, hex digests, seconds). */
@@ -202,7 +201,7 @@ export async function receiveWebhook(
       error: null,
       receivedAt: now,
       updatedAt: now,
-      chunkIds: carried ? JSON.stringify(carried) : null,
+      chunkIds: carried ?? null,
     });
     if (!inserted) {
       const again = await deps.world.getDelivery(archiveId, name, deliveryId);
@@ -266,7 +265,7 @@ async function finish(
   deps: IntakeDeps,
   row: { archiveId: string; webhook: string; deliveryId: string; attempts: number },
   status: string,
-  counts: unknown,
+  counts: object,
   error: string | null,
   started: number,
 ) {
@@ -274,7 +273,7 @@ async function finish(
   await deps.world.updateDelivery(row.archiveId, row.webhook, row.deliveryId, {
     status,
     attempts: row.attempts + 1,
-    result: JSON.stringify(counts),
+    result: counts,
     error,
     updatedAt: now,
   });
@@ -283,7 +282,7 @@ async function finish(
     origin: "webhook",
     ref: `${row.webhook}/${row.deliveryId}`,
     status: status === "ignored" ? "ignored" : error ? "partial" : "ok",
-    counts: JSON.stringify(counts),
+    counts,
     error,
     at: now,
     durationMs: Date.now() - started,
@@ -326,7 +325,7 @@ export async function consumeDeliveries(deps: IntakeDeps, messages: readonly Que
           origin: "webhook",
           ref: `${msg.webhook}/${msg.delivery}`,
           status: "dead",
-          counts: "{}",
+          counts: {},
           error: message.slice(0, 2000),
           at: now,
           durationMs: 0,

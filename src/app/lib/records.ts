@@ -1,6 +1,6 @@
 /** Stored records as the use cases read them: annotation rows as events, capped chunk lists. */
 import type { AnnotationEvent } from "../../core/annotations";
-import { type AnnotationRecord, readJsonColumn } from "../../core/ports";
+import type { AnnotationRecord } from "../../core/ports";
 
 /** Chunk events list at most this many chunks; `total` says how many changed. */
 export const MAX_EVENT_CHUNKS = 1000;
@@ -11,7 +11,7 @@ export const toEvent = (r: AnnotationRecord): AnnotationEvent => ({
   version: r.version,
   key: r.key,
   op: r.op === "add" ? "add" : "set",
-  value: readJsonColumn<unknown>(r.value, null),
+  value: r.value,
   actor: r.actor,
   reason: r.reason,
   at: r.at,

@@ -24,9 +24,7 @@
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
-import type { CodeSymbol } from "../../core/code/symbols";
 import { fail, ok, type Result } from "../../core/errors";
-import { readJsonColumn } from "../../core/ports";
 import { countTokens } from "../../core/text/tokenizer";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
@@ -175,7 +173,7 @@ export function briefUseCases(d: AppDeps) {
         const row = rec?.versions.find((x) => x.version === p.version);
         if (!v || !row) continue;
         const content = (await d.kernel.contentOf(v.contentKey)) ?? "";
-        for (const s of readJsonColumn<CodeSymbol[]>(row.symbols ?? null, []))
+        for (const s of row.symbols ?? [])
           if (s.exported && s.end <= content.length)
             constraints.push({
               module: p.id,

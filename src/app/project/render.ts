@@ -6,9 +6,7 @@
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
-import type { CodeSymbol } from "../../core/code/symbols";
 import { fail, ok, type Result } from "../../core/errors";
-import { readJsonColumn } from "../../core/ports";
 import { countTokens } from "../../core/text/tokenizer";
 import type { browseUseCases } from "../browse";
 import type { AppDeps } from "../deps";
@@ -205,9 +203,7 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
       // Every listed module's symbols in one read (the versions visible at t, as listed), not one
       // history read per module: 1,000 modules took 1,000 D1 round trips (4-10 s locally).
       const mods = await chunks.codeModules(archive, b.prefix ?? "", t, MAX_RENDER_RECORDS + 1);
-      const symbolsOf = new Map(
-        mods.map((m) => [`${m.chunkId}@${m.version}`, readJsonColumn<CodeSymbol[]>(m.symbols, [])] as const),
-      );
+      const symbolsOf = new Map(mods.map((m) => [`${m.chunkId}@${m.version}`, m.symbols ?? []] as const));
       for (const c of code.value) {
         const syms = symbolsOf.get(`${c.id}@${c.version}`) ?? [];
         out.modules.push({

@@ -59,7 +59,7 @@ export function draftUseCases(d: AppDeps) {
           version: item.version,
           key: EVIDENCE_KEY,
           op: "set",
-          value: JSON.stringify(anchors),
+          value: anchors,
           actor: "sgmc",
           reason: "the anchors this draft version rests on",
           at,

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
-import { type AnnotationRecord, readJsonColumn } from "../../core/ports";
+import type { AnnotationRecord } from "../../core/ports";
 import { selectFeedback } from "../../core/research/feedback";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
@@ -45,9 +45,7 @@ export function feedbackUseCases(d: AppDeps) {
         if (page.length <= 500) break;
         after = (page[499] as { chunkId: string }).chunkId;
       }
-      const records = b.scope
-        ? rows.filter((r) => readJsonColumn<string[]>(r.boundaries, []).includes(b.scope as string))
-        : rows;
+      const records = b.scope ? rows.filter((r) => r.boundaries.includes(b.scope as string)) : rows;
       const events: AnnotationRecord[] = records.length
         ? await d.stores.annotations.annotationsOf(
             archive,

@@ -8,14 +8,12 @@ import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { deriveSynopsis, type EdgeInput, type EntityInput } from "../../core/ingest";
-import { readJsonColumn } from "../../core/ports";
-import type { RelationInput } from "../../core/relations";
 import { edgeReviewKey, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt, reviewValue } from "../../core/review";
 import { DECLARABLE_EDGE_TYPES, type EdgeType } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { iso } from "../lib/wire";
-import { asEvent, eventsOf } from "./common";
+import { eventsOf } from "./common";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -43,7 +41,7 @@ async function nextArtifact(
     );
   const content = await d.kernel.contentOf(v.contentKey);
   if (content === null) return fail("unavailable", `the content of ${chunk} v${v.version} could not be read`);
-  const entityIds = readJsonColumn<string[]>(v.entities, []);
+  const entityIds = v.entities;
   const ents = await d.stores.exports.entitiesByIds(archive, entityIds);
   const entities: EntityInput[] = ents.map((e) => ({
     type: e.type as EntityInput["type"],
@@ -56,11 +54,11 @@ async function nextArtifact(
     title: v.title,
     ...(derived ? {} : { synopsis: v.synopsis }),
     content,
-    edges: readJsonColumn<EdgeInput[]>(v.edges, []),
+    edges: v.edges,
   };
   const changed = change(fields);
   if (!changed.ok) return changed;
-  const relations = readJsonColumn<RelationInput[] | null>(v.relations, null);
+  const relations = v.relations;
   return ok({
     id: chunk,
     kind: v.kind as "paper",
@@ -68,7 +66,7 @@ async function nextArtifact(
     ...(fields.synopsis !== undefined ? { synopsis: fields.synopsis } : {}),
     content: fields.content,
     entities,
-    boundaries: readJsonColumn<string[]>(v.boundaries, []),
+    boundaries: v.boundaries,
     edges: fields.edges,
     ...(relations?.length ? { relations } : {}),
     valid_from: at,
@@ -113,7 +111,7 @@ async function replay(
 ): Promise<Result<In<typeof S.ReviewResult>> | null> {
   const prior = await d.stores.annotations.annotationByEventId(archive, eventId);
   if (!prior) return null;
-  const v = readReviewValue(readJsonColumn<unknown>(prior.value, null), edgeRef);
+  const v = readReviewValue(prior.value, edgeRef);
   if (!v || v.op !== b.op || prior.chunkId !== chunk || prior.key !== key)
     return fail(
       "conflict",
@@ -126,7 +124,7 @@ async function replay(
     op: b.op,
     target: b.edge ? { edge: { from: b.edge.from, type: b.edge.type, to: b.edge.to } } : { chunk },
     status: v.status,
-    previous_status: reviewStatusAt(earlier.map(asEvent), prior.at, edgeRef).status,
+    previous_status: reviewStatusAt(earlier, prior.at, edgeRef).status,
     at: iso(prior.at),
     actor: prior.actor,
     reason: prior.reason,
@@ -163,11 +161,7 @@ export function reviewApplyUseCases(d: AppDeps) {
         const replayed = await replay(d, archive, b, chunk, key, edgeRef, eventId);
         if (replayed) return replayed;
       }
-      const before = reviewStatusAt(
-        (await eventsOf(d, archive, chunk, key, at, edgeRef)).map(asEvent),
-        at,
-        edgeRef,
-      ).status;
+      const before = reviewStatusAt(await eventsOf(d, archive, chunk, key, at, edgeRef), at, edgeRef).status;
 
       let version: number | null = null;
       if (b.edge && (b.op === "verify" || b.op === "flag")) {
@@ -246,7 +240,7 @@ export function reviewApplyUseCases(d: AppDeps) {
         version,
         key,
         op: "set",
-        value: JSON.stringify(reviewValue(b.op, edgeRef)),
+        value: reviewValue(b.op, edgeRef),
         actor,
         reason: b.reason ?? "",
         at,

@@ -1,7 +1,7 @@
 /**
  * What the review use cases share: review events read from the annotation store.
  */
-import { type AnnotationRecord, readJsonColumn } from "../../core/ports";
+import type { AnnotationRecord } from "../../core/ports";
 import { NODE_REVIEW_KEY, type ReviewStatus, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
 
@@ -17,13 +17,11 @@ export async function nodeStatuses(
   for (const r of rows) by.set(r.chunkId, [...(by.get(r.chunkId) ?? []), r]);
   const out = new Map<string, ReviewStatus>();
   for (const [chunk, events] of by) {
-    const { status, last } = reviewStatusAt(events.map(asEvent), asOf);
+    const { status, last } = reviewStatusAt(events, asOf);
     if (last) out.set(chunk, status);
   }
   return out;
 }
-
-export const asEvent = (r: AnnotationRecord) => ({ ...r, value: readJsonColumn<unknown>(r.value, null) });
 
 /** The review events of a node, or of one edge of it (matched on the edge the value names). */
 export async function eventsOf(
@@ -35,6 +33,6 @@ export async function eventsOf(
   edge?: { type: string; to: string },
 ) {
   return (await d.stores.annotations.annotationsOf(archive, [chunk], key, asOf)).filter(
-    (r) => readReviewValue(readJsonColumn<unknown>(r.value, null), edge) !== null,
+    (r) => readReviewValue(r.value, edge) !== null,
   );
 }

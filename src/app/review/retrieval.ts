@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
-import { readJsonColumn } from "../../core/ports";
+import type { RetrievalRunRecord } from "../../core/ports";
 import { aggregateMetrics, normaliseKs, queryMetrics } from "../../core/research/retrieval";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
@@ -74,10 +74,10 @@ export function retrievalUseCases(d: AppDeps) {
           name: b.name ?? "",
           createdAt: now,
           asOf,
-          ks: JSON.stringify(ks),
+          ks,
           queries: agg.queries,
-          aggregate: JSON.stringify(aggregate),
-          perQuery: JSON.stringify(per),
+          aggregate,
+          perQuery: per,
           actor,
         });
       return ok({
@@ -119,27 +119,19 @@ export function retrievalUseCases(d: AppDeps) {
     async run(archive: string, id: string): Promise<Result<In<typeof S.RetrievalRun>>> {
       const r = await d.stores.retrievalRuns.getRun(archive, id);
       if (!r) return fail("not_found", `run ${id} is not in archive ${archive}`, "run");
-      return ok({ ...runHead(r), per_query: readJsonColumn(r.perQuery, []) });
+      return ok({ ...runHead(r), per_query: r.perQuery });
     },
   };
 }
 
-function runHead(r: {
-  id: string;
-  name: string;
-  createdAt: number;
-  asOf: number;
-  ks: string;
-  actor: string;
-  aggregate: string;
-}) {
+function runHead(r: Pick<RetrievalRunRecord, "id" | "name" | "createdAt" | "asOf" | "ks" | "actor" | "aggregate">) {
   return {
     id: r.id,
     name: r.name,
     created_at: iso(r.createdAt),
     as_of: iso(r.asOf),
-    k: readJsonColumn<number[]>(r.ks, []),
+    k: r.ks,
     actor: r.actor,
-    aggregate: readJsonColumn(r.aggregate, { queries: 0, hit_rate: 0, mrr: 0, recall: {}, precision: {} }),
+    aggregate: r.aggregate,
   };
 }

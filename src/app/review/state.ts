@@ -3,11 +3,11 @@ import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
-import { type AnnotationRecord, readJsonColumn } from "../../core/ports";
+import type { AnnotationRecord } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX, edgeReviewKey, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
 import { iso, isoOrNull, round4 } from "../lib/wire";
-import { asEvent, eventsOf } from "./common";
+import { eventsOf } from "./common";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -33,9 +33,9 @@ export function reviewStateUseCases(d: AppDeps) {
       const key = isEdge ? edgeReviewKey(q.type as string, q.to as string) : NODE_REVIEW_KEY;
       const edgeRef = isEdge ? { type: q.type as string, to: q.to as string } : undefined;
       const rows = await eventsOf(d, archive, chunk, key, asOf, edgeRef);
-      const { status, last } = reviewStatusAt(rows.map(asEvent), asOf, edgeRef);
+      const { status, last } = reviewStatusAt(rows, asOf, edgeRef);
       const history = rows.flatMap((r) => {
-        const v = readReviewValue(readJsonColumn<unknown>(r.value, null));
+        const v = readReviewValue(r.value);
         return v
           ? [
               {
@@ -78,7 +78,7 @@ export function reviewStateUseCases(d: AppDeps) {
       const byEdge = new Map<string, { type: string; to: string; events: AnnotationRecord[] }>();
       for (const r of all) {
         if (!r.key.startsWith(EDGE_REVIEW_PREFIX)) continue;
-        const e = readReviewValue(readJsonColumn<unknown>(r.value, null))?.edge;
+        const e = readReviewValue(r.value)?.edge;
         if (!e) continue;
         const k = `${e.type}\u0000${e.to}`;
         const cur = byEdge.get(k) ?? { ...e, events: [] };
@@ -88,7 +88,7 @@ export function reviewStateUseCases(d: AppDeps) {
       const edges = [...byEdge.values()].map((e) => ({
         type: e.type,
         to: e.to,
-        status: reviewStatusAt(e.events.map(asEvent), asOf, e).status,
+        status: reviewStatusAt(e.events, asOf, e).status,
       }));
       return ok({ target: { chunk }, ...base, edges });
     },

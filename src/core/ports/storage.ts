@@ -1,11 +1,14 @@
 /**
  * Storage ports, one per aggregate: what the application layer asks of the source of truth (D1 in
  * production, src/adapters/d1). Records are plain types with the stored field names; JSON columns
- * that callers read are exposed as text and parsed by the one helper `readJsonColumn` below, never with
- * an unchecked cast at the call site.
+ * are typed values: the adapter parses them where it reads them (text that is not JSON reads as the
+ * documented fallback of the field) and stringifies what it is given, so the stored text is
+ * JSON.stringify of the value. Callers neither parse nor stringify.
  */
+import type { CodeSymbol } from "../code/symbols";
 import type { Result } from "../errors";
-import type { ExistingState, IngestPlan } from "../ingest";
+import type { EdgeInput, ExistingState, IngestPlan } from "../ingest";
+import type { RelationInput } from "../relations";
 import type { ChangeOp, EventType } from "../types";
 import type { AccessLog, SessionEvent, SessionStore, VersionReader } from "./services";
 
@@ -41,7 +44,17 @@ export interface ChunkRecord {
   updatedAt: number;
 }
 
-/** A stored version; `entities`, `boundaries`, `edges`, `relations` and `mentions` are JSON text. */
+/** Names the ingest analyser grounded in a version's content: entity and exact [start, end) spans. */
+export interface MentionRecord {
+  entity: string;
+  spans: Array<[number, number]>;
+}
+
+/**
+ * A stored version. Text of a list column that is not a JSON array reads as []; `relations` reads
+ * as null when NULL or not a JSON array; `mentions` and `symbols` as null when NULL, [] when not a
+ * JSON array.
+ */
 export interface VersionRecord {
   archiveId: string;
   chunkId: string;
@@ -53,13 +66,20 @@ export interface VersionRecord {
   contentHash: string;
   contentKey: string;
   contentChars: number;
-  entities: string;
-  boundaries: string;
-  edges: string;
-  relations: string | null;
-  mentions: string | null;
-  /** JSON of a code unit's declarations with exact signature offsets; NULL for other chunks. */
-  symbols?: string | null;
+  /** Canonical entity ids. */
+  entities: string[];
+  boundaries: string[];
+  /** The declared edges of this version. */
+  edges: EdgeInput[];
+  /** The declared relations; null when none. */
+  relations: RelationInput[] | null;
+  /**
+   * Null when none. Absent where a read leaves it out: the history and the exports (an import
+   * derives it again), which is every read of a whole version through the ports.
+   */
+  mentions?: MentionRecord[] | null;
+  /** A code unit's declarations with exact signature offsets; null for other chunks; absent in the exports. */
+  symbols?: CodeSymbol[] | null;
   validFrom: number;
   validTo: number | null;
   recordedAt: number;
@@ -106,8 +126,8 @@ export interface ChunkListRow {
   validFrom: number;
   validTo: number | null;
   contentChars: number;
-  boundaries: string;
-  entities: string;
+  boundaries: string[];
+  entities: string[];
   deprecatedAt: number | null;
   deprecatedBy: string | null;
   /** Valid-from of the chunk's first version. */
@@ -141,13 +161,13 @@ export interface AliasRecord {
   validTo: number | null;
 }
 
-/** An entity event; `detail` is JSON text. */
+/** An entity event; `detail` reads as {} when its text is not JSON. */
 export interface EntityEventRecord {
   id: number;
   archiveId: string;
   entityId: string;
   op: string;
-  detail: string;
+  detail: Record<string, unknown>;
   at: number;
   recordedAt: number;
 }
@@ -161,17 +181,22 @@ export interface SnapshotRecord {
   createdAt: number;
 }
 
-/** A webhook endpoint; `options` is JSON text ({branches?: string[]}). */
+/** A webhook endpoint's options; {} when its text is not JSON. */
+export interface WebhookOptions {
+  branches?: string[];
+}
+
+/** A webhook endpoint. */
 export interface WebhookRecord {
   archiveId: string;
   name: string;
   kind: string;
   secret: string;
-  options: string;
+  options: WebhookOptions;
   createdAt: number;
 }
 
-/** A webhook delivery; `result` is JSON text (the apply counts) or null. */
+/** A webhook delivery; `result` is the apply counts (null when none or when its text is not JSON). */
 export interface DeliveryRecord {
   archiveId: string;
   webhook: string;
@@ -182,15 +207,24 @@ export interface DeliveryRecord {
   bodySha: string;
   status: string;
   attempts: number;
-  result: string | null;
+  result: object | null;
   error: string | null;
   receivedAt: number;
   updatedAt: number;
-  /** JSON string[] of the chunk ids a generic delivery carries; null or absent: none recorded. */
-  chunkIds?: string | null;
+  /** The chunk ids a generic delivery carries; null or absent: none recorded. */
+  chunkIds?: string[] | null;
 }
 
-/** A registered source; `state` and `lastCounts` are JSON text. */
+/** A source's kind-specific state (github: path -> blob sha of what was ingested, and the commit). */
+export interface SourceState {
+  files?: Record<string, string>;
+  commit?: string;
+}
+
+/**
+ * A registered source; `state` reads as {files: {}} when its text is not JSON, `lastCounts` (the
+ * counts of the last run) as null.
+ */
 export interface SourceRecord {
   archiveId: string;
   id: string;
@@ -209,18 +243,18 @@ export interface SourceRecord {
   etag: string | null;
   lastModified: string | null;
   contentHash: string | null;
-  state: string;
-  lastCounts: string | null;
+  state: SourceState;
+  lastCounts: object | null;
 }
 
-/** An ingest-log entry; `counts` is JSON text (the apply counts). */
+/** An ingest-log entry; `counts` is the apply counts (null when its text is not JSON). */
 export interface LogRecord {
   id: number;
   archiveId: string;
   origin: string;
   ref: string;
   status: string;
-  counts: string;
+  counts: object | null;
   error: string | null;
   at: number;
   durationMs: number;
@@ -278,13 +312,13 @@ export interface ChunkStore extends VersionReader {
     edges: EdgeRecord[];
     deprecationReason: string | null;
   } | null>;
-  /** Code units with an id prefix and a version valid at t, with that version's declarations (JSON). */
+  /** Code units with an id prefix and a version valid at t, with that version's declarations (null: none). */
   codeModules(
     archiveId: string,
     prefix: string,
     t: number,
     max: number,
-  ): Promise<Array<{ chunkId: string; version: number; contentKey: string; symbols: string | null }>>;
+  ): Promise<Array<{ chunkId: string; version: number; contentKey: string; symbols: CodeSymbol[] | null }>>;
   /** Chunks reached from `root` backwards over part-of edges valid at t (the root included), at most `max`. */
   subtree(archiveId: string, root: string, t: number, max: number): Promise<string[]>;
   /** The entities (id and type) named by each chunk's version valid at t; chunks with none valid are omitted. */
@@ -305,6 +339,8 @@ export interface ChunkStore extends VersionReader {
   ): Promise<Array<{ from: string; to: string; weight: number }>>;
   /** One page of chunks in id order, strictly after `after`; `limit + 1` rows tell whether more follow. */
   listChunks(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<ChunkListRow[]>;
+  /** The chunk ids of the same page as listChunks, without reading (or parsing) anything else. */
+  listChunkIds(archiveId: string, f: ChunkFilter, after: string | null, limit: number): Promise<string[]>;
   chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>>;
   counts(archiveId: string): Promise<{ chunks: number; versions: number; edges: number; entities: number }>;
 }
@@ -445,14 +481,20 @@ export interface WorldLookup {
     synopsis: string;
     validFrom: number;
     source: string;
-    /** The stored version's declared entity ids, boundaries, edges and relations (JSON text). */
-    parts: { entities: string; boundaries: string; edges: string; relations: string | null };
+    /** The stored version's declared entity ids, boundaries, edges and relations. */
+    parts: Pick<VersionRecord, "entities" | "boundaries" | "edges" | "relations">;
   } | null>;
   aliasNormsOf(archiveId: string, entityId: string): Promise<Set<string>>;
-  recordEntityEvent(archiveId: string, entityId: string, op: string, detail: unknown, at: number): Promise<void>;
+  recordEntityEvent(
+    archiveId: string,
+    entityId: string,
+    op: string,
+    detail: Record<string, unknown>,
+    at: number,
+  ): Promise<void>;
 }
 
-/** Paged reads for exports and the archive-dump import. */
+/** Paged reads for exports and the archive-dump import; versions come without `mentions` and `symbols`. */
 export interface ExportReader {
   countChunks(archiveId: string): Promise<number>;
   chunkPage(archiveId: string, after: string | null, limit: number): Promise<ChunkRecord[]>;
@@ -497,7 +539,7 @@ export interface ForgetReport {
   annotations?: number;
 }
 
-/** An audit row of a hard delete; `counts` is JSON text, never content. */
+/** An audit row of a hard delete; `counts` (never content) reads as {} when its text is not JSON. */
 export interface DeletionRecord {
   id: number;
   archiveId: string;
@@ -505,7 +547,7 @@ export interface DeletionRecord {
   targetId: string;
   actor: string;
   at: number;
-  counts: string;
+  counts: Record<string, number>;
   /** A deleted chunk id created again by an explicit ingest: when and by whom. */
   recreated?: { at: number; by: string } | null;
 }
@@ -540,23 +582,26 @@ export interface ForgetStore {
 }
 
 /** Every store, as the composition root builds them. */
-/** An outbound event subscriber; `events` is JSON text (string[]; [] = every type). */
+/** An outbound event subscriber; `events`: the types it takes ([] = every type, also when not a JSON array). */
 export interface SubscriptionRecord {
   archiveId: string;
   name: string;
   url: string;
   secret: string;
-  events: string;
+  events: string[];
   createdAt: number;
 }
 
-/** One event for one subscriber: the exact JSON body sent and its delivery state. */
+/**
+ * One event for one subscriber: its body and delivery state. The body sent is JSON.stringify of
+ * `payload`, which is the stored text ({} when that text is not JSON).
+ */
 export interface EventDeliveryRecord {
   archiveId: string;
   id: string;
   subscription: string;
   type: string;
-  payload: string;
+  payload: Record<string, unknown>;
   /** pending | retrying | delivered | dead */
   status: string;
   attempts: number;
@@ -589,7 +634,7 @@ export interface EventStore {
   ): Promise<EventDeliveryRecord[]>;
 }
 
-/** A stored annotation event (`value` is JSON text). */
+/** A stored annotation event; `value` is any JSON value (null also when its text is not JSON). */
 export interface AnnotationRecord {
   id: number;
   archiveId: string;
@@ -597,7 +642,7 @@ export interface AnnotationRecord {
   version: number | null;
   key: string;
   op: string;
-  value: string;
+  value: unknown;
   actor: string;
   reason: string;
   at: number;
@@ -664,17 +709,44 @@ export interface EventSink {
   emit(archiveId: string, type: EventType, data: Record<string, unknown>): Promise<void>;
 }
 
-/** A stored retrieval-metrics run (JSON columns as text). */
+/** Figures by K (the keys are the K values). */
+export type KFigures = Record<string, number>;
+
+/** The aggregate metrics of a retrieval run. */
+export interface RetrievalAggregate {
+  queries: number;
+  hit_rate: number;
+  mrr: number;
+  recall: KFigures;
+  precision: KFigures;
+}
+
+/** One query of a retrieval run: its gold and returned ids and its metrics. */
+export interface RetrievalQueryRecord {
+  query: string;
+  gold: string[];
+  returned: string[];
+  hit: number;
+  reciprocal_rank: number;
+  first_rank: number | null;
+  recall: KFigures;
+  precision: KFigures;
+}
+
+/**
+ * A stored retrieval-metrics run. Text that is not JSON reads as: `ks` and `perQuery` [], `aggregate`
+ * zero queries with empty figures.
+ */
 export interface RetrievalRunRecord {
   archiveId: string;
   id: string;
   name: string;
   createdAt: number;
   asOf: number;
-  ks: string;
+  ks: number[];
   queries: number;
-  aggregate: string;
-  perQuery: string;
+  aggregate: RetrievalAggregate;
+  perQuery: RetrievalQueryRecord[];
   actor: string;
 }
 
@@ -707,7 +779,10 @@ export interface Stores {
   discovery: DiscoveryStore;
 }
 
-/** Parse a JSON column written by the stores; `fallback` when the text is null or not JSON. */
+/**
+ * Parse JSON text PaperGuru wrote (a JSON column, at the D1 adapter; a line of a stored blob);
+ * `fallback` when the text is null or not JSON.
+ */
 export function readJsonColumn<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
   try {
