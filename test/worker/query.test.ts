@@ -29,7 +29,15 @@ describe("route", () => {
     expect(r.status).toBe(200);
     const top = r.body.candidates[0];
     expect(["arxiv:2405.14831", "arxiv:2405.14831#method"]).toContain(top.chunk);
-    for (const k of ["sem", "lex", "sym", "graph", "rec"]) expect(top.experts[k]).toBeGreaterThan(0);
+    // Every expert in [0, 1]; the top head matches the query's words and names HippoRAG, and the
+    // graph moved mass to some candidate.
+    for (const k of ["sem", "lex", "sym", "graph", "rec"]) {
+      expect(top.experts[k]).toBeGreaterThanOrEqual(0);
+      expect(top.experts[k]).toBeLessThanOrEqual(1);
+    }
+    expect(top.experts.lex).toBeGreaterThan(0);
+    expect(top.experts.sym).toBeGreaterThan(0);
+    expect(r.body.candidates.some((c: { experts: { graph: number } }) => c.experts.graph > 0)).toBe(true);
     const t = r.body.trace;
     expect(t.mentions.some((m: { entity: string }) => m.entity === "method:hipporag")).toBe(true);
     expect(t.seeds.length).toBeGreaterThan(0);
