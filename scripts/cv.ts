@@ -1,5 +1,5 @@
 /**
- * `npm run cv -- --data ../shared/testdata [--only hotpotqa,simpleqa] [--grid default|<file.json>]`:
+ * `npm run cv -- --data ../shared/testdata [--only hotpotqa,simpleqa] [--grid <file.json>]`:
  * kernel parameters chosen by cross-validation over the dev suite (scripts/lib/devsuite.ts), in one
  * process. For each setting of the grid, every set's margin over its strongest BM25 (the best of wink
  * title ×1, title ×2 and minisearch at each cut-off, same run, same documents) at the set's judged
@@ -39,11 +39,15 @@ const out = opt("--out") ?? "bench/results/cv-latest.json";
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 type Setting = { name: string; params: Parameters<typeof mergeParams>[0] };
-const gridArg = opt("--grid");
-const GRID: Setting[] =
-  gridArg && gridArg !== "default"
-    ? (JSON.parse(readFileSync(gridArg, "utf8")) as Setting[])
-    : [{ name: "defaults", params: {} }];
+/**
+ * The grid (scripts/data/cv-grid.json): name_share 0.35/0.5 x router_lambda 0.15/0.2/0.25 x graph
+ * 0.15-0.3 x sym 0.05/0.1/0.2, lexical weight 1, sem and rec 0; earlier sweeps put router_lambda 0.5,
+ * graph 0.5 and sym 0.3 below BM25 on known-item lookups, CiteSeer or NQ. The defaults run too.
+ */
+const GRID: Setting[] = [
+  { name: "defaults", params: {} },
+  ...(JSON.parse(readFileSync(opt("--grid") ?? "scripts/data/cv-grid.json", "utf8")) as Setting[]),
+];
 
 const source = sourceState();
 const sets = devSets(data, only);
@@ -130,6 +134,12 @@ const folds = keys.map((held) => {
   return { held, chosen: chosen.name, heldMargin: chosen.sets[held]?.worst ?? 0, margins: chosen.sets[held]?.margins };
 });
 const overall = best(evaluated, keys);
+// Query entities per question with the chosen setting, and with every grounded name counted (name_share 0).
+const mentionsBefore: Record<string, number> = {};
+for (const ps of prepared) {
+  const m = (await rankSet(ps, mergeParams({ ...overall.params, nameShare: 0 }))).mentions;
+  mentionsBefore[ps.set.key] = Math.round((m.reduce((a, b) => a + b, 0) / Math.max(1, m.length)) * 100) / 100;
+}
 for (const f of folds) log(`fold ${f.held.padEnd(12)} chose ${f.chosen.padEnd(28)} held-out margin ${f.heldMargin}`);
 log(`chosen over all sets: ${overall.name} (worst ${overall.worst}, mean ${overall.mean})`);
 
@@ -155,6 +165,7 @@ writeFileSync(
       settings: evaluated,
       folds,
       chosen: overall.name,
+      mentionsBefore,
     },
     null,
     1,

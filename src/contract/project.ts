@@ -20,7 +20,7 @@ export const BriefBody = z
       .openapi({ description: "Only code units under this id prefix (one repository)." }),
     min_score: z.number().min(0).max(100).optional().openapi({
       description:
-        "Records the router scores below this (relative to its best, 1) are not about the request and are not briefed (default 0.02; 0 keeps all).",
+        "Records the router scores below this (the request's best lexical match scores about 1) are not about the request and are not briefed (default 0.1; 0 keeps all).",
     }),
   })
   .openapi("BriefRequest", {

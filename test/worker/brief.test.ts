@@ -125,9 +125,9 @@ describe("POST /brief", () => {
     expect(text).not.toContain("in KV");
     const held = new Map(b.held_back.map((h: { id: string; status: string }) => [h.id, h.status]));
     expect(held.get("decision:cache-ttl")).toBe("proposed");
-    // The Redis decision scores under the default relevance floor (0.02 of the best) for this request;
-    // with min_score 0 every routed record counts, and it is held back as rejected, never briefed.
-    expect(held.has("decision:cache-redis")).toBe(false);
+    // The rejected Redis decision is about the cache too: it is held back as rejected, never briefed,
+    // at the default floor and with min_score 0 (every routed record counts).
+    expect(held.get("decision:cache-redis")).toBe("rejected");
     const all = await a("/brief", {
       request: "Change how the heads cache evicts entries",
       as_of: "2024-07-01",
