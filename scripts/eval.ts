@@ -13,7 +13,9 @@
  *
  * Sets: HotpotQA (100 questions, 994 passages; /route and /context at 4,000 tokens), HotpotQA with
  * the 6,119 2WikiMultihopQA passages as distractors, LoCoMo conversations (evidence-turn recall by
- * category, adversarial category 5 excluded), CiteSeer citation recovery; then the staleness,
+ * category, adversarial category 5 excluded; turns as records at their own time, and again as notes
+ * dated by their session), single-hop NQ-open (simpleqa/), SciFact claims and PubMedQA questions
+ * (sciqa/), CiteSeer citation recovery; then the staleness,
  * unarXive import and provenance checks (scripts/lib/checks.ts).
  *
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the

@@ -32,6 +32,78 @@ const HEAP = "bench/results/heap-latest.json";
 const SHARDS = "bench/results/shards-latest.json";
 const EVAL_SHARDED = "bench/results/eval-sharded-latest.json";
 const SPLIT_KILL = "bench/results/split-kill-latest.json";
+const CV = "bench/results/cv-latest.json";
+
+interface CvResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  sets: Array<{
+    key: string;
+    name: string;
+    judged: number[];
+    questions: number;
+    strongestBm25: Record<string, number>;
+  }>;
+  settings: Array<{
+    name: string;
+    sets: Record<string, { pg: Record<string, number>; margins: Record<string, number>; mentionsPerQuestion: number }>;
+    worst: number;
+  }>;
+  folds: Array<{ held: string; chosen: string; heldMargin: number }>;
+  chosen: string;
+  mentionsBefore?: Record<string, number>;
+}
+
+/** The cross-validation: per set the chosen setting against the strongest BM25, and per fold the held-out margin. */
+function cvBlock(r: CvResults | null): string {
+  if (!r) return `_No results file (${CV}); run \`npm run cv -- --data ../shared/testdata\`._`;
+  const chosen = r.settings.find((x) => x.name === r.chosen);
+  const defaults = r.settings.find((x) => x.name === "defaults");
+  const p1 = (x: number | undefined) => (x === undefined ? "–" : (x * 100).toFixed(1));
+  const sg = (x: number | undefined) => (x === undefined ? "–" : `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`);
+  const rows = r.sets.map((s) => {
+    const c = chosen?.sets[s.key];
+    const d = defaults?.sets[s.key];
+    return [
+      s.name,
+      String(s.questions),
+      s.judged.map((k) => `R@${k}`).join(", "),
+      s.judged.map((k) => p1(s.strongestBm25[`R@${k}`])).join(" / "),
+      s.judged.map((k) => p1(d?.pg[`R@${k}`])).join(" / "),
+      s.judged.map((k) => sg(d?.margins[`R@${k}`])).join(" / "),
+      `${r.mentionsBefore?.[s.key]?.toFixed(2) ?? "–"} → ${d?.mentionsPerQuestion.toFixed(2) ?? "–"}`,
+      s.judged.map((k) => sg(c?.margins[`R@${k}`])).join(" / "),
+    ];
+  });
+  const folds = r.folds.map((f) => [
+    r.sets.find((s) => s.key === f.held)?.name ?? f.held,
+    `\`${f.chosen}\``,
+    sg(f.heldMargin),
+  ]);
+  return [
+    runLine(`Last \`npm run cv\` (${r.settings.length} settings)`, r),
+    "",
+    table(
+      [
+        "set",
+        "questions",
+        "judged at",
+        "strongest BM25",
+        "PaperGuru (defaults)",
+        "margin",
+        "query entities per question (all grounded names → name_share)",
+        `margin of the CV choice \`${r.chosen}\``,
+      ],
+      rows,
+    ),
+    "",
+    "Leave one set out: the setting with the best worst margin on the other sets, and its margin on the held-out set (worst of its judged cut-offs):",
+    "",
+    table(["held-out set", "chosen on the others", "held-out margin"], folds),
+  ].join("\n");
+}
 
 interface SplitKill {
   date: string;
@@ -1325,6 +1397,7 @@ replaceBlock("quality", ev ? quality(ev) : missing(EVAL, "npm run eval -- --data
 replaceBlock("targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 replaceBlock("research", research(ev));
 replaceBlock("params", paramRuns(ev));
+replaceBlock("cv", cvBlock(readJson<CvResults>(CV)));
 const explore = readJson<ExploreResults>(EXPLORE);
 replaceBlock("split-kill", splitKill(readJson<SplitKill>(SPLIT_KILL)));
 replaceBlock("sharded-eval", shardedEval(readJson<EvalResults>(EVAL_SHARDED), ev));
