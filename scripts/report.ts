@@ -634,7 +634,7 @@ function researchTables(r: Partial<SectionResults>): string[] {
       const bm = set.rows.find((x) => x.method === "bm25");
       out.push(
         "",
-        `${set.name}: ${int(set.documents)} documents, ${set.queries} queries (${set.scoped} scoped), ${set.meanGold.toFixed(1)} gold per query; e.g. ${set.examples.map((e) => `“${e}”`).join(", ")}. \`/route\` ms per call through the local Worker: product of experts ${ms(set.routeMs.poe)}, a mode ${ms(set.routeMs.mode)}, a mode with MMR (k = 50) ${ms(set.routeMs.mmr)}.`,
+        `${set.name}: ${int(set.documents)} documents, ${set.queries} queries (${set.scoped} scoped), ${set.meanGold.toFixed(1)} gold per query; e.g. ${set.examples.map((e) => `“${e}”`).join(", ")}. \`/route\` ms per call through the local Worker: the route's own order (poe) ${ms(set.routeMs.poe)}, a mode ${ms(set.routeMs.mode)}, a mode with MMR (k = 50) ${ms(set.routeMs.mmr)}.`,
         "",
         table(
           [
@@ -1073,7 +1073,7 @@ function paramRuns(ev: EvalResults | null): string {
       ev.retrievalMetrics?.bm25.mrr,
     ],
     [
-      "CiteSeer template queries, product of experts MRR",
+      "CiteSeer template queries, /route (poe) MRR",
       rank("CiteSeer", "poe"),
       ev.ranking?.sets.find((x) => x.name === "CiteSeer")?.rows.find((x) => x.method === "bm25")?.mrr,
     ],

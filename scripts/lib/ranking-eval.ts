@@ -184,7 +184,7 @@ class Scores {
 
 const LABELS: Record<string, string> = {
   bm25: "BM25 (wink, k1 = 1.2, b = 0.75, stemmed)",
-  poe: "PaperGuru /route, product of experts (default)",
+  poe: "PaperGuru /route, its own order (poe, default)",
   stable: "PaperGuru /route, mode stable",
   discovery: "PaperGuru /route, mode discovery",
   balanced: "PaperGuru /route, mode balanced",

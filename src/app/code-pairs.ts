@@ -6,7 +6,7 @@
  *
  * Score: the technique's cosine similarity to the query (the vector index's when the technique is
  * among its top 100 hits, else the 256-bit sketch estimate the router uses), comparable across
- * queries, unlike the router's product-of-experts score and its lexical expert, which are relative to
+ * queries, unlike the router's head score and its lexical expert, which are relative to
  * the other candidates (both are returned as the score's parts, not thresholded).
  *
  * Threshold, measured on the 43 released xKG graphs with the local embedder (pg-hashed-tf-v1) by

@@ -13,7 +13,7 @@ export const RankingSchema = z
   .object({
     mode: z.enum(POOL_MODES).default("poe").openapi({
       description:
-        "poe: the product of experts (default, unchanged). stable / discovery / balanced: Eq. 3's combined score w_s·similarity + w_r·recency + w_n·novelty + w_b·bm25 with 0.5/0.2/0.1/0.2, 0.3/0.1/0.4/0.2, 0.3/0.2/0.2/0.3 over the route's candidate pool (top 256 after filters).",
+        "poe: the route's own head score (default, unchanged; the name is that of the product of experts it replaced). stable / discovery / balanced: Eq. 3's combined score w_s·similarity + w_r·recency + w_n·novelty + w_b·bm25 with 0.5/0.2/0.1/0.2, 0.3/0.1/0.4/0.2, 0.3/0.2/0.2/0.3 over the route's candidate pool (top 256 after filters).",
     }),
     weights: z
       .object({

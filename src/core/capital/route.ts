@@ -1,6 +1,6 @@
 /**
  * Capital-first routing over heads only, in five steps: mentions -> entities as of t, seed
- * distribution, local diffusion, product-of-experts head scoring with the version filter applied
+ * distribution, local diffusion, head scoring (the lexical expert plus bounded shares of the others) with the version filter applied
  * BEFORE the top-M cut, then a transparent typed-edge router over the bounded neighbour tables.
  */
 import { sketchCosine } from "../sketch";

@@ -66,7 +66,7 @@ export interface RouterState {
   prefer: Set<EdgeType>;
   /** The filter's test of a target (null: no filter). */
   passes: ((v: number) => boolean) | null;
-  /** Head score of a node that is not a candidate (the product of experts). */
+  /** Head score of a node that is not a candidate (core/capital/scoring.ts). */
   head: (v: number) => number;
   idOf: (i: number) => string;
 }

@@ -2,13 +2,13 @@
  * Paper Circle's ranking modes, sorts, MMR and views (seed 004, Appendices D and E.2) applied to a
  * route's candidate pool (the top-M heads after filters, M = 256 by default), never to the archive.
  * Pure; the caller supplies each candidate's text (title + synopsis), year, citations, venues and
- * the product-of-experts score.
+ * the route's head score.
  *
  * Cost: scoring is O(pool · terms) (TF-IDF, centroid, Eq. 3), sorting O(pool log pool); MMR adds
  * k · pool TF-IDF cosines (Eq. 4, k = the number of results asked for).
  *
  * PaperGuru's choices where the seed leaves a value out:
- * - mode `poe` (the default) keeps the product of experts: its "combined" score is the PoE score
+ * - mode `poe` (the default) keeps the route's order: its "combined" score is the head score
  *   divided by the pool's best, and MMR in that mode uses λ = 0.8 (the relevance-focused λ of stable);
  * - hidden gems: novelty-sorted items whose combined rank is below 20 (rank 21 on), as the seed says;
  * - canonical: citations ≥ `minCitations` (default 50), or a citation count in the pool's top
@@ -44,7 +44,7 @@ export const ILS_K = 10;
 
 export interface PoolCandidate extends Candidate {
   version: number;
-  /** The product-of-experts score the route gave it. */
+  /** The head score the route gave it. */
   poe: number;
   /** Venue entity ids and names (for the canonical view). */
   venues: string[];
