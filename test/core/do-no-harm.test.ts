@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CapitalStore, route } from "../../src/core/capital";
+import { CapitalStore, route, TYPE_PRIOR } from "../../src/core/capital";
 import { toBase64 } from "../../src/core/sketch";
 import { type ChangeOp, DEFAULT_PARAMS, type KernelParams, mergeParams, type RouteInput } from "../../src/core/types";
 
@@ -150,8 +150,9 @@ describe("do no harm", () => {
           const rel = (id: string) => (lex.get(s.index.get(id) as number) ?? 0) / maxLex;
           const w = params.weights;
           const others = w.sem + w.sym + w.graph + w.rec;
-          // The router adds at most lambda x (the score it starts from, <= lex + others) x prior (<= 1, x2 when asked) per hop.
-          const bound = others + 2 * params.routerLambda * (w.lex + others) * params.dMax;
+          // The router adds at most lambda x (the score it starts from, <= lex + others) x prior (x2 when asked) per hop.
+          const maxPrior = 2 * Math.max(...Object.values(TYPE_PRIOR));
+          const bound = others + maxPrior * params.routerLambda * (w.lex + others) * params.dMax;
           const order = r.selected.map((x) => x.chunk);
           for (let a = 0; a < order.length; a++)
             for (let b = a + 1; b < order.length; b++)
