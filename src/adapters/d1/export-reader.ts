@@ -13,16 +13,7 @@ import type {
   ExportReader,
   VersionRecord,
 } from "../../core/ports";
-import {
-  chunked,
-  chunkRows,
-  type Db,
-  entityRow,
-  IN_CHUNK,
-  VERSION_FIELDS,
-  validAt,
-  versionsOfChunks,
-} from "./queries";
+import { chunked, chunkRows, type Db, entityRow, IN_CHUNK, VERSION_FIELDS, validAt, versionsOfChunks } from "./queries";
 import * as s from "./schema";
 
 export class D1ExportReader implements ExportReader {
