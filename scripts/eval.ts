@@ -34,6 +34,7 @@ import { BASELINES, type Doc, rankAll } from "./lib/baselines";
 import { dumpRoundTrip, staleness, syntheticStaleness, unarxive, wikipediaStaleness } from "./lib/checks";
 import {
   type Conversation,
+  firstSentenceTitle,
   loadCiteSeer,
   loadHotpot,
   loadLocomo,
@@ -43,9 +44,9 @@ import {
   type Passage,
   type QaSet,
   type Question,
+  sessionDates,
   shuffled,
 } from "./lib/datasets";
-import { firstSentenceTitle } from "./lib/devsuite";
 import { projectGuardEval } from "./lib/eval-projectguard";
 import { papersEval } from "./lib/papers-eval";
 import { rankingEval } from "./lib/ranking-eval";
@@ -455,12 +456,7 @@ async function conversations(server: Server, convs: Conversation[], kind: "recor
   for (const c of convs) {
     log(`Conversation ${c.id}: ${c.turns.length} turns, ${c.questions.length} questions`);
     const a = await newArchive(server, `LoCoMo ${c.id}${kind === "note" ? " notes" : ""}`);
-    // A session's date: its first turn's ("D8:1" opens session 8).
-    const sessionStart = new Map<string, number>();
-    for (const t of c.turns) {
-      const sk = t.id.split(":").at(-2) ?? "";
-      if (!sessionStart.has(sk)) sessionStart.set(sk, t.at);
-    }
+    const session = sessionDates(c);
     const ranked = rankAll(
       docs(c.turns),
       c.questions.map((q) => q.question),
@@ -470,9 +466,7 @@ async function conversations(server: Server, convs: Conversation[], kind: "recor
       a,
       c.turns.map((t) => ({
         ...plain(t, kind),
-        valid_from: new Date(
-          kind === "record" ? t.at : (sessionStart.get(t.id.split(":").at(-2) ?? "") ?? t.at),
-        ).toISOString(),
+        valid_from: new Date(kind === "record" ? t.at : (session.get(t.id) ?? t.at)).toISOString(),
       })),
       c.id,
     );
@@ -542,14 +536,11 @@ async function citeseer(server: Server, dir: string): Promise<EvalSet | null> {
   const t0 = performance.now();
   const ks = [2, 5, 10];
   const key = (id: string) => `cs:${id}`;
-  const passages: Passage[] = cs.papers.map((p) => {
-    const firstStop = p.text.search(/[.?!]\s/);
-    return {
-      id: key(p.id),
-      title: (firstStop > 0 && firstStop < 200 ? p.text.slice(0, firstStop) : p.text.slice(0, 80)) || p.id,
-      text: p.text || p.id,
-    };
-  });
+  const passages: Passage[] = cs.papers.map((p) => ({
+    id: key(p.id),
+    title: firstSentenceTitle(p.text, p.id),
+    text: p.text || p.id,
+  }));
   const arts: PlainArtifact[] = passages.map((p) => {
     const pid = p.id.slice(3);
     return {

@@ -233,6 +233,27 @@ export function loadCiteSeer(dir: string): CiteSeer | null {
   return { papers, cites, held };
 }
 
+/**
+ * A title for a text that has none, as a user without one would give it: its first sentence (under
+ * 200 characters; CiteSeer's paper title runs into the abstract there), else its first 80 characters.
+ */
+export function firstSentenceTitle(text: string, fallback: string): string {
+  const stop = text.search(/[.?!]\s/);
+  return (stop > 0 && stop < 200 ? text.slice(0, stop) : text.slice(0, 80)) || fallback;
+}
+
+/** Each turn's session date: the time of its session's first turn ("D8:1" opens session 8). */
+export function sessionDates(c: Conversation): Map<string, number> {
+  const start = new Map<string, number>();
+  const out = new Map<string, number>();
+  for (const t of c.turns) {
+    const s = t.id.split(":").at(-2) ?? "";
+    if (!start.has(s)) start.set(s, t.at);
+    out.set(t.id, start.get(s) as number);
+  }
+  return out;
+}
+
 /** A single-answer question set over its own corpus (simpleqa/, sciqa/). */
 export interface QaSet {
   passages: Passage[];

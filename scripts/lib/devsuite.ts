@@ -22,6 +22,7 @@ import { extractMentions } from "../../src/core/text/mentions";
 import type { KernelParams, RouteResult } from "../../src/core/types";
 import { type Doc, rankAll } from "./baselines";
 import {
+  firstSentenceTitle,
   loadCiteSeer,
   loadHotpot,
   loadLocomo,
@@ -29,6 +30,7 @@ import {
   loadSimpleQa,
   loadTwoWiki,
   type Passage,
+  sessionDates,
   shuffled,
 } from "./datasets";
 
@@ -52,12 +54,6 @@ export interface DevSet {
 }
 
 const toDoc = (a: ArtifactInput): Doc => ({ id: a.id, title: a.title, text: a.content });
-
-/** A title for an untitled abstract: its first sentence (under 200 characters), else its first 80 characters. */
-export function firstSentenceTitle(text: string, fallback: string): string {
-  const stop = text.search(/[.?!]\s/);
-  return (stop > 0 && stop < 200 ? text.slice(0, stop) : text.slice(0, 80)) || fallback;
-}
 
 const note = (p: Passage): ArtifactInput => ({ id: p.id, kind: "note", title: p.title, content: p.text });
 
@@ -118,19 +114,14 @@ export function devSets(dir: string, only?: string[]): DevSet[] {
         ks: [1, 5, 10, 20],
         judged: [10],
         parts: convs.map((c) => {
-          // The session date: the first turn of the session ("D8:1" opens session 8).
-          const sessionStart = new Map<string, number>();
-          for (const t of c.turns) {
-            const s = t.id.split(":").at(-2) ?? "";
-            if (!sessionStart.has(s)) sessionStart.set(s, t.at);
-          }
+          const session = sessionDates(c);
           return {
             artifacts: c.turns.map((t) => ({
               id: t.id,
               kind: "note" as const,
               title: t.title,
               content: t.text,
-              valid_from: sessionStart.get(t.id.split(":").at(-2) ?? "") ?? t.at,
+              valid_from: session.get(t.id) ?? t.at,
             })),
             questions: qs(c),
           };

@@ -16,7 +16,7 @@
 import { PaperGuruClient, type RetrievalRun } from "../../src/client";
 import { type AggregateMetrics, aggregateMetrics, queryMetrics } from "../../src/core/research/retrieval";
 import { winkBm25 } from "./baselines";
-import { loadCiteSeer } from "./datasets";
+import { firstSentenceTitle, loadCiteSeer } from "./datasets";
 import { harnessFetch, type Server } from "./server";
 
 export interface RetrievalMetricsEval {
@@ -42,14 +42,11 @@ export async function retrievalMetricsEval(
   const cs = loadCiteSeer(dir);
   if (!cs) return null;
   const sentences = (t: string) => t.split(/(?<=[.?!])\s+/);
-  const docs = cs.papers.map((p) => {
-    const first = p.text.search(/[.?!]\s/);
-    return {
-      id: `cs:${p.id}`,
-      title: (first > 0 && first < 200 ? p.text.slice(0, first) : p.text.slice(0, 80)) || p.id,
-      text: p.text || p.id,
-    };
-  });
+  const docs = cs.papers.map((p) => ({
+    id: `cs:${p.id}`,
+    title: firstSentenceTitle(p.text, p.id),
+    text: p.text || p.id,
+  }));
   const sorted = [...cs.papers].sort((a, b) => (a.id < b.id ? -1 : 1));
   const items: Array<{ query: string; gold: string[] }> = [];
   for (const [i, p] of sorted.entries()) {

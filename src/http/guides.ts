@@ -5,6 +5,7 @@
  * page runs no script, and its policy allows only its inline style.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { escapeHtml } from "../core/export/html";
 import { type AppEnv, errorBody } from "./common";
 import { AUTH, errorResponse } from "./docs";
 
@@ -29,9 +30,6 @@ pre{background:var(--code);padding:.6rem .8rem;border-radius:6px;overflow:auto}p
 table{border-collapse:collapse;display:block;overflow:auto;margin:.5rem 0}th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}
 h1,h2{border-bottom:1px solid var(--line);padding-bottom:.2rem}blockquote{margin:0;padding:0 1rem;color:var(--mut);border-left:3px solid var(--line)}
 `;
-
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] ?? ch);
 
 /** The navigation shared by `/docs` and every page: the API reference first, then the pages in build order. */
 export function guidesNav(guides: readonly Pick<Guide, "name" | "title">[], current: string | null): string {
