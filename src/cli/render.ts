@@ -65,7 +65,7 @@ export function renderRoute(query: string, r: RouteResponse, maxCandidates = 10)
     out.push("candidates (per-expert scores):");
     out.push(
       table([
-        ["  #", "chunk@version", "kind", "score", "sem", "lex", "sym", "graph", "rec"],
+        ["  #", "chunk@version", "kind", "score", "sem", "lex", "sym", "graph", "rec", "thread"],
         ...r.candidates
           .slice(0, maxCandidates)
           .map((c, i) => [
@@ -78,6 +78,7 @@ export function renderRoute(query: string, r: RouteResponse, maxCandidates = 10)
             c.experts.sym.toFixed(3),
             c.experts.graph.toFixed(3),
             c.experts.rec.toFixed(3),
+            c.experts.thread.toFixed(3),
           ]),
       ]),
     );

@@ -51,6 +51,7 @@ const KernelParamsObject = z
         sym: z.number().min(0).max(4),
         graph: z.number().min(0).max(4),
         rec: z.number().min(0).max(4),
+        thread: z.number().min(0).max(4),
       })
       .partial()
       .openapi({

@@ -238,7 +238,14 @@ export const CandidateSchema = z
     kind: z.string(),
     version: z.number(),
     score: z.number(),
-    experts: z.object({ sem: z.number(), lex: z.number(), sym: z.number(), graph: z.number(), rec: z.number() }),
+    experts: z.object({
+      sem: z.number(),
+      lex: z.number(),
+      sym: z.number(),
+      graph: z.number(),
+      rec: z.number(),
+      thread: z.number(),
+    }),
     mass: z.number(),
   })
   .openapi("Candidate");
@@ -310,7 +317,7 @@ export const RouteResponse = z
           kind: "paper",
           version: 1,
           score: 0.82,
-          experts: { sem: 0.71, lex: 0.9, sym: 1, graph: 0.4, rec: 0.2 },
+          experts: { sem: 0.71, lex: 0.9, sym: 1, graph: 0.4, rec: 0.2, thread: 0 },
           mass: 0.31,
         },
       ],

@@ -103,7 +103,7 @@ export interface KernelParams {
    * Weights of the experts in the head score lex·p_lex + Σ w_x·p_x (each p_x in [0, 1] and 0 when
    * its signal carries nothing for the query; 0 = expert off). See core/capital/scoring.ts.
    */
-  weights: { sem: number; lex: number; sym: number; graph: number; rec: number };
+  weights: { sem: number; lex: number; sym: number; graph: number; rec: number; thread: number };
 }
 
 export const DEFAULT_PARAMS: KernelParams = {
@@ -135,7 +135,7 @@ export const DEFAULT_PARAMS: KernelParams = {
   // worst-set margin over the strongest BM25. weights.sem stays 0 with the local hashed embedder.
   // weights.rec 0.1 cost 0.5-1.3 points on four sets (its near-constant share raises every path
   // the router adds) and no dev set gains from it, so recency acts through the seeds (eta) only.
-  weights: { sem: 0, lex: 1, sym: 0.05, graph: 0.25, rec: 0 },
+  weights: { sem: 0, lex: 1, sym: 0.05, graph: 0.25, rec: 0, thread: 0.5 },
 };
 
 /** Per-archive overrides over the defaults; the nested weights merge key by key. */
@@ -207,6 +207,8 @@ export interface ExpertScores {
   sym: number;
   graph: number;
   rec: number;
+  /** The best lexical share among the head's neighbours on its timeline (the turn before or after). */
+  thread: number;
 }
 
 export interface Candidate {

@@ -410,6 +410,7 @@ function RoutePanel({ route, theme, onChunk }: { route: RouteResponse; theme: st
               <th scope="col">sym</th>
               <th scope="col">graph</th>
               <th scope="col">rec</th>
+              <th scope="col">thread</th>
               <th scope="col">mass</th>
             </tr>
           </thead>
@@ -424,6 +425,7 @@ function RoutePanel({ route, theme, onChunk }: { route: RouteResponse; theme: st
                 <td>{c.experts.sym}</td>
                 <td>{c.experts.graph}</td>
                 <td>{c.experts.rec}</td>
+                <td>{c.experts.thread}</td>
                 <td>{c.mass}</td>
               </tr>
             ))}

@@ -151,7 +151,7 @@ export function RouteGraph({ route, theme }: { route: RouteResponse; theme: stri
       if (c) {
         lines.push(`v${c.version} · score ${c.score}`);
         lines.push(`sem ${c.experts.sem} · lex ${c.experts.lex} · sym ${c.experts.sym}`);
-        lines.push(`graph ${c.experts.graph} · rec ${c.experts.rec}`);
+        lines.push(`graph ${c.experts.graph} · rec ${c.experts.rec} · thread ${c.experts.thread}`);
       }
       if (mass !== undefined) lines.push(`diffusion mass ${mass}`);
       setTip({ x, y, lines });

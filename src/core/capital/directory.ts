@@ -20,7 +20,7 @@ import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, Route
 import { CHUNK_KIND_CODES } from "./codes";
 import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop, slotsByNode } from "./router";
-import { filterTest, graphGain, scorer } from "./scoring";
+import { filterTest, graphGain, scorer, threadShares } from "./scoring";
 import { Seeds } from "./seeds";
 import type { CapitalShard, NodeInfo, ShardCounts } from "./shard";
 import { lexicalPlan } from "./store";
@@ -101,6 +101,27 @@ export async function routeSharded(
       }),
     );
   };
+  /** The neighbour slots of `nodes` from their owners (one round to every owner concerned). */
+  const slotsOf = async (nodes: number[]): Promise<Map<number, NodeSlots>> => {
+    const byOwner = new Map<number, number[]>();
+    for (const u of nodes) {
+      const k = ownerOf(u);
+      if (k < 0) continue;
+      const l = byOwner.get(k) ?? [];
+      l.push(u);
+      byOwner.set(k, l);
+    }
+    const lists = new Map<number, NodeSlots>();
+    if (byOwner.size === 0) return lists;
+    rounds++;
+    await Promise.all(
+      [...byOwner].map(async ([k, list]) => {
+        const r = await (shards[k] as CapitalShard).slots(list, t, params.kr);
+        for (const [u, l] of slotsByNode(list, r)) lists.set(u, l);
+      }),
+    );
+    return lists;
+  };
   const visible = (i: number) => info.get(i)?.visible === true;
   const idOf = (i: number) => info.get(i)?.id ?? "";
 
@@ -159,11 +180,15 @@ export async function routeSharded(
   });
   let maxLex = 0;
   for (const v of lex.values()) maxLex = Math.max(maxLex, v);
-  if (maxLex > 0) {
-    const top = topK(lex, params.lexicalSeeds);
-    await fetchInfo(top.map(([i]) => i));
-    for (const [i, v] of top) addSeed(i, v / maxLex, "lexical");
-  }
+  const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
+  const lexNodes = lexTop.map(([i]) => i);
+  // The lexical seeds' timeline neighbours (the thread expert), asked beside their info.
+  const [, lexSlots] = await Promise.all([
+    fetchInfo(lexNodes),
+    params.weights.thread > 0 && lexNodes.length ? slotsOf(lexNodes) : new Map<number, NodeSlots>(),
+  ]);
+  for (const [i, v] of lexTop) addSeed(i, v / maxLex, "lexical");
+  const thread = threadShares(lexTop, maxLex, lexSlots);
   const sessionAccess = new Map<number, number>();
   (input.recent ?? []).forEach((r, k) => {
     const i = res.recent[k] as number;
@@ -282,10 +307,11 @@ export async function routeSharded(
     gain,
     maxGain,
     recency,
+    thread,
   });
   const massOrder = [...mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
-  const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i)]);
+  const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i), ...thread.keys()]);
   if (allowed !== null && allowed.size <= 4 * params.topM) for (const i of allowed) pool.add(i);
   await fetchInfo(pool);
   const scored: Array<Candidate & { node: number }> = [];
@@ -330,22 +356,7 @@ export async function routeSharded(
   };
   let frontier = top.slice(0, params.routerBeam).map((c) => c.node);
   for (let depth = 1; depth <= params.dMax && frontier.length > 0; depth++) {
-    const byOwner = new Map<number, number[]>();
-    for (const u of frontier) {
-      const k = ownerOf(u);
-      const l = byOwner.get(k) ?? [];
-      l.push(u);
-      byOwner.set(k, l);
-    }
-    const lists = new Map<number, NodeSlots>();
-    rounds++;
-    await Promise.all(
-      [...byOwner].map(async ([k, list]) => {
-        if (k < 0) return;
-        const r = await (shards[k] as CapitalShard).slots(list, t, params.kr);
-        for (const [u, l] of slotsByNode(list, r)) lists.set(u, l);
-      }),
-    );
+    const lists = await slotsOf(frontier);
     await fetchInfo([...lists.values()].flatMap((l) => l.dst));
     const next = routerHop(depth, frontier, lists, router);
     frontier = [...new Set(next)].slice(0, params.routerBeam);

@@ -8,7 +8,7 @@ import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, Route
 import { CHUNK_KIND_CODES } from "./codes";
 import { localPpr } from "./diffusion";
 import { type RouterState, routerHop, slotsByNode } from "./router";
-import { filterTest, graphGain, scorer } from "./scoring";
+import { filterTest, graphGain, scorer, threadShares } from "./scoring";
 import { Seeds } from "./seeds";
 import { LocalShard } from "./shard";
 import type { CapitalStore } from "./store";
@@ -110,9 +110,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     : new Map<number, number>();
   let maxLex = 0;
   for (const v of lex.values()) maxLex = Math.max(maxLex, v);
-  if (maxLex > 0) {
-    for (const [i, v] of topK(lex, params.lexicalSeeds)) addSeed(i, v / maxLex, "lexical");
-  }
+  const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
+  for (const [i, v] of lexTop) addSeed(i, v / maxLex, "lexical");
   const sessionAccess = new Map<number, number>();
   (input.recent ?? []).forEach((r, k) => {
     const i = res.recent[k] as number;
@@ -137,6 +136,11 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const beta = params.degreeExponent;
   const damped = (i: number, m: number) => (beta > 0 && m > 0 ? m / Math.max(1, s.nbrCount[i] as number) ** beta : m);
   const { gain, maxGain } = graphGain(ppr.mass, seeds, damped);
+  const lexNodes = lexTop.map(([i]) => i);
+  const thread =
+    params.weights.thread > 0
+      ? threadShares(lexTop, maxLex, slotsByNode(lexNodes, shard.slots(lexNodes, t, params.kr)))
+      : new Map<number, number>();
 
   // 4. Head scores: the lexical expert plus bounded shares of the others.
   const { experts, product } = scorer({
@@ -151,13 +155,15 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     gain,
     maxGain,
     recency,
+    thread,
   });
-  // Pool: every seed plus the 2*M nodes with most diffusion mass (among those the filter lets
-  // through), so scoring is O(M), not O(touched); a filter's exact set of at most 4*M chunks joins
-  // whole, so a narrow filter (a subtree) is never left with nothing to rank.
+  // Pool: every seed, the 2*M nodes with most diffusion mass (among those the filter lets through)
+  // and the timeline neighbours of the lexical seeds, so scoring is O(M), not O(touched); a filter's
+  // exact set of at most 4*M chunks joins whole, so a narrow filter (a subtree) is never left with
+  // nothing to rank.
   const massOrder = [...ppr.mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
-  const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i)]);
+  const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i), ...thread.keys()]);
   if (allowed !== null && allowed.size <= 4 * params.topM) for (const i of allowed) pool.add(i);
   const scored: Candidate[] = [];
   for (const i of pool) {

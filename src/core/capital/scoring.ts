@@ -4,7 +4,8 @@
  * diffusion mass and degree, its recency) as functions.
  */
 import type { KernelParams, RouteFilter } from "../types";
-import { kindCode } from "./codes";
+import { EDGE_TYPE_CODES, kindCode } from "./codes";
+import type { NodeSlots } from "./router";
 import type { ShardResolved } from "./shard";
 
 export interface Experts {
@@ -13,6 +14,35 @@ export interface Experts {
   sym: number;
   graph: number;
   rec: number;
+  thread: number;
+}
+
+const FOLLOWS_CODE = EDGE_TYPE_CODES.indexOf("follows");
+
+/**
+ * The thread expert's input: each of the query's best lexical heads passes its lexical share
+ * (BM25 / the best BM25) to its neighbours on its timeline (derived `follows` edges, both ways),
+ * and a node keeps the largest share it receives. Only records and dated notes have timelines, so
+ * in an archive without them the map is empty and the expert is 0 for every head. Work: one slot
+ * list per lexical seed (at most `lexicalSeeds` x K_r slots).
+ */
+export function threadShares(
+  top: Array<[number, number]>,
+  maxLex: number,
+  slots: Map<number, NodeSlots>,
+): Map<number, number> {
+  const out = new Map<number, number>();
+  if (maxLex <= 0) return out;
+  for (const [u, v] of top) {
+    const l = slots.get(u);
+    if (!l) continue;
+    const share = v / maxLex;
+    l.dst.forEach((w, j) => {
+      if (l.type[j] !== FOLLOWS_CODE || w === u) return;
+      if (share > (out.get(w) ?? 0)) out.set(w, share);
+    });
+  }
+  return out;
 }
 
 /**
@@ -64,6 +94,8 @@ export interface ExpertInputs {
   gain: Map<number, number>;
   maxGain: number;
   recency: (i: number) => number;
+  /** threadShares' answer: the best lexical share among each node's timeline neighbours. */
+  thread: Map<number, number>;
 }
 
 /** Below this share of the largest gain (or of the unit seed mass), a gain is rounding, not graph. */
@@ -114,9 +146,10 @@ export function scorer(x: ExpertInputs) {
     const g = x.gain.get(i) ?? 0;
     const graph = x.maxGain <= GAIN_EPSILON || g <= x.maxGain * GAIN_EPSILON ? 0 : g / x.maxGain;
     const rec = Math.max(0, Math.min(1, x.recency(i)));
-    return { sem, lex, sym, graph, rec };
+    const thread = Math.max(0, Math.min(1, x.thread.get(i) ?? 0));
+    return { sem, lex, sym, graph, rec, thread };
   };
   const product = (ex: Experts) =>
-    wt.lex * ex.lex + wt.sem * ex.sem + wt.sym * ex.sym + wt.graph * ex.graph + wt.rec * ex.rec;
+    wt.lex * ex.lex + wt.sem * ex.sem + wt.sym * ex.sym + wt.graph * ex.graph + wt.rec * ex.rec + wt.thread * ex.thread;
   return { experts, product };
 }
