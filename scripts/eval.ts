@@ -15,13 +15,14 @@
  * the 6,119 2WikiMultihopQA passages as distractors, LoCoMo conversations (evidence-turn recall by
  * category, adversarial category 5 excluded; turns as records at their own time, and again as notes
  * dated by their session), single-hop NQ-open (simpleqa/), SciFact claims and PubMedQA questions
- * (sciqa/), CiteSeer citation recovery; then the staleness,
+ * (sciqa/), CiteSeer citation recovery, unArXive per-node references (citing sentences -> the works
+ * they cite, over the archive the full-text import builds from the 49 papers); then the staleness,
  * unarXive import and provenance checks (scripts/lib/checks.ts).
  *
  * Every archive built is then dumped to JSON, imported into a new archive and imported again (the
  * dump must be lossless and a second import a no-op).
  *
- * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, locomo-note, simpleqa, sciqa, citeseer, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
+ * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, locomo-note, simpleqa, sciqa, citeseer, unarxive-refs, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
  *   retrieval-metrics),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value).
@@ -41,11 +42,13 @@ import {
   loadSciQa,
   loadSimpleQa,
   loadTwoWiki,
+  loadUnarxiveRefs,
   type Passage,
   type QaSet,
   type Question,
   sessionDates,
   shuffled,
+  type UnarxiveRefs,
 } from "./lib/datasets";
 import { projectGuardEval } from "./lib/eval-projectguard";
 import { papersEval } from "./lib/papers-eval";
@@ -437,6 +440,113 @@ async function qaSet(
   };
 }
 
+/**
+ * Citation contexts over the unArXive sample (scripts/lib/datasets.ts, loadUnarxiveRefs): the 49
+ * papers imported as a user stores them (`POST /import?format=fulltext`, 5 papers per request; the
+ * import derives the papers, sections, elements, the cited works and the `cites` edges), each question
+ * a body sentence with its citation markers removed, gold = the chunks of the works it cites. The
+ * section chunk holding the sentence is dropped from every ranking before scoring (as the dev suite's
+ * `exclude`), so each method is asked for one more result. Gold ids are the parser's names checked
+ * against what the import stored: a question whose cited work the import renamed or merged another
+ * record into (its `merges`), or that is not a stored chunk, is left out and counted. The baselines
+ * index the stored chunks' title and content, read back through the API.
+ */
+async function unarxiveRefs(server: Server, ua: UnarxiveRefs): Promise<EvalSet> {
+  const t0 = performance.now();
+  const ks = [1, 2, 5, 10];
+  const limit = Math.max(...ks) + 1;
+  log(`unArXive per-node references: ${ua.records.length} papers, ${ua.questions.length} questions`);
+  const a = await newArchive(server, "unArXive per-node references");
+  const merged = new Set<string>();
+  let created = 0;
+  const ti = performance.now();
+  for (let i = 0; i < ua.records.length; i += 5) {
+    const r = await a.pg.importText(a.id, "fulltext", ua.records.slice(i, i + 5).join("\n"), `unarxive-${i}.jsonl`);
+    created += r.counts.created;
+    for (const m of r.merges) merged.add(m.from).add(m.into);
+  }
+  const ingestMs = performance.now() - ti;
+  log(`  imported ${created} chunks (${secs(ingestMs)}); reading them back`);
+  const stored: Array<{ id: string; title: string }> = [];
+  let papers = 0;
+  for await (const c of a.pg.allChunks(a.id)) {
+    stored.push({ id: c.id, title: c.title });
+    if (c.kind === "paper") papers++;
+  }
+  const docs: Doc[] = [];
+  for (let i = 0; i < stored.length; i += 16)
+    docs.push(
+      ...(await Promise.all(
+        stored
+          .slice(i, i + 16)
+          .map(async (c) => ({ id: c.id, title: c.title, text: (await a.pg.content(a.id, c.id)).text })),
+      )),
+    );
+  const ids = new Set(docs.map((d) => d.id));
+  const kept = (id: string) => ids.has(id) && !merged.has(id);
+  const questions = ua.questions.filter((q) => ids.has(q.exclude) && q.gold.every(kept));
+  const dropped = ua.questions.length - questions.length;
+  const ranked = await rankAll(
+    docs,
+    questions.map((q) => q.question),
+    limit,
+  );
+  const methods = [...BASELINES, "route"];
+  const rows = new Map<string, Array<Record<string, number>>>(methods.map((m) => [m, []]));
+  const add = (m: string, i: number, list: string[]) => {
+    const q = questions[i] as (typeof questions)[number];
+    const r = list.filter((x) => x !== q.exclude);
+    const first = r.findIndex((x) => q.gold.includes(x));
+    rows.get(m)?.push({ ...recallAt(r, q.gold, ks), MRR: first < 0 ? 0 : 1 / (first + 1) });
+  };
+  for (const m of BASELINES) for (const i of questions.keys()) add(m, i, ranked[m][i] ?? []);
+  let routeMs = 0;
+  for (const [i, q] of questions.entries()) {
+    const t = performance.now();
+    const r = await a.pg.route(a.id, { query: q.question, limit });
+    routeMs += performance.now() - t;
+    // Chunk ids kept whole: a section's id is its paper's id + `#s<n>-<heading>`.
+    add(
+      "route",
+      i,
+      r.selected.map((x) => x.chunk),
+    );
+  }
+  const mean = (list: Array<Record<string, number>>, key: string) =>
+    list.reduce((sum, x) => sum + (x[key] ?? 0), 0) / Math.max(1, list.length);
+  const n = questions.length;
+  const c = ua.counts;
+  return {
+    key: "unarxive-refs",
+    name: "unArXive per-node references",
+    description: `${n} citing sentences of the ${ua.records.length} unArXive papers (deterministic sample, ${c.papersInSample} papers) over the archive their full-text import builds (${int(docs.length)} chunks: papers, sections, figures, tables, equations and one \`paper\` chunk per cited work); query = the sentence without its citation markers, gold = the works it cites, the sentence's own section excluded from every ranking; recall of the cited works and MRR.`,
+    ks,
+    size: {
+      papers: ua.records.length,
+      chunks: docs.length,
+      questions: n,
+      eligible: c.eligible ?? 0,
+      droppedAfterImport: dropped,
+    },
+    rows: methods.map((m) => {
+      const list = rows.get(m) ?? [];
+      return metricRow(m, Object.fromEntries(ks.map((k) => [`R@${k}`, mean(list, `R@${k}`)])), {
+        mrr: mean(list, "MRR"),
+      });
+    }),
+    timings: {
+      ingestMs,
+      ingestChunksPerS: (1000 * created) / ingestMs,
+      routeMsPerQuery: routeMs / Math.max(1, n),
+      totalMs: performance.now() - t0,
+    },
+    notes: [
+      `Sentences are cut by the product's splitSentences on the paragraph text with its \`{{…}}\` placeholders removed; a citation trailing a sentence counts for it. Of ${int(c.citeSpans ?? 0)} cite spans, ${int(c.spansUnusableEntry ?? 0)} point to bibliography entries with neither an identifier nor a title (the importer makes no chunk of them), ${int(c.spansNoEntry ?? 0)} to no entry and ${int(c.spansSelf ?? 0)} to the citing paper itself. Of ${int(c.sentencesWithCites ?? 0)} sentences with a cite span, ${int(c.sentencesNoWork ?? 0)} cite no work that became a chunk, ${int(c.sentencesShort ?? 0)} are under 5 words without the markers, and ${int(c.sentencesMergedWork ?? 0)} cite a work the import merges with another record of the same identifier or title (the stored chunk is then another record's); ${int(c.eligible ?? 0)} remain, sampled round robin over the papers (seeded). ${dropped} sampled questions left out because the import stored a cited work under another chunk.`,
+      `The chunk ids are the importer's: the section chunk \`<paper>#s<n>-<heading>\`, the works \`arxiv:\`, \`doi:\`, \`openalex:\` or \`paper:<title slug>\` (${int(papers)} \`paper\` chunks stored: the ${ua.records.length} papers and the works their bibliographies name). Every ranking asks for ${limit} results and drops the query's own section before scoring.`,
+    ],
+  };
+}
+
 const CATEGORY: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
 
 /**
@@ -622,7 +732,7 @@ function summary(r: EvalResults): string {
                 return `${d >= 0 ? "+" : ""}${d.toFixed(1)}`;
               })
               .join(" / ");
-      const rk = ks.map((k) => `${k}: ${pct(row.recall[`R@${k}`])}`).join(", ");
+      const rk = `${ks.map((k) => `${k}: ${pct(row.recall[`R@${k}`])}`).join(", ")}${row.mrr !== undefined ? `, MRR ${row.mrr.toFixed(3)}` : ""}`;
       lines.push(
         `| ${set} | ${row.label} | ${rk} | ${vs} | ${row.cardsPerContext !== undefined ? row.cardsPerContext.toFixed(1) : ""} |`,
       );
@@ -752,6 +862,8 @@ async function main() {
       const cs = await citeseer(server, data);
       if (cs) sets.push(cs);
     }
+    const refs = wants("unarxive-refs") ? loadUnarxiveRefs(data) : null;
+    if (refs) sets.push(await unarxiveRefs(server, refs));
     const checkMs: Record<string, number> = {};
     const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       const t = performance.now();

@@ -443,15 +443,18 @@ function vsCell(rows: MetricRow[], row: MetricRow, ks: number[]): string {
 
 function setTable(s: EvalSet): string {
   const hasCards = s.rows.some((r) => r.cardsPerContext !== undefined);
+  const hasMrr = s.rows.some((r) => r.mrr !== undefined);
   const head = [
     "method",
     ...s.ks.map((k) => `R@${k}`),
+    ...(hasMrr ? ["MRR"] : []),
     `vs strongest BM25 (${s.ks.map((k) => `R@${k}`).join(" / ")})`,
     ...(hasCards ? ["cards per context"] : []),
   ];
   const rows = s.rows.map((r) => [
     r.role === "baseline" ? r.label : `**${r.label}**`,
     ...s.ks.map((k) => pct(r.recall[`R@${k}`])),
+    ...(hasMrr ? [r.mrr !== undefined ? r.mrr.toFixed(3) : "–"] : []),
     vsCell(s.rows, r, s.ks),
     ...(hasCards ? [r.cardsPerContext !== undefined ? r.cardsPerContext.toFixed(1) : ""] : []),
   ]);

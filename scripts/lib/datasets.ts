@@ -4,6 +4,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isObject as isJsonObject, type Json } from "../../src/core/formats/common";
+import { bibliographyIds, parseFullTextPapers } from "../../src/core/formats/fulltext";
+import { canonicalPaperId, normAlias } from "../../src/core/ids";
+import type { ArtifactInput } from "../../src/core/ingest";
+import { splitSentences } from "../../src/core/text/sentences";
 
 export interface Passage {
   /** Artifact id. */
@@ -284,4 +289,199 @@ export function loadSimpleQa(dir: string): QaSet | null {
 /** sciqa/: 186 SciFact claims and 200 PubMedQA questions over 1,024 abstracts (PubMedQA ones untitled). */
 export function loadSciQa(dir: string): QaSet | null {
   return loadQa(dir, "sciqa", "sciqa_dev_questions.json", "sciqa_dev_corpus.json", "sq");
+}
+
+/** A citation context of unarxive/: a body sentence, its citation markers removed, and the works it cites. */
+export interface CitationQuestion {
+  question: string;
+  /** Chunk ids of the cited works, as the importer names them. */
+  gold: string[];
+  /** The section chunk the sentence comes from (never counted: it holds the sentence). */
+  exclude: string;
+  /** The citing paper's chunk id. */
+  paper: string;
+}
+
+export interface UnarxiveRefs {
+  /** The file's records (one paper per line), as an import sends them. */
+  records: string[];
+  /** What the importer's parser plans for the whole file: papers, sections, elements, cited works. */
+  artifacts: ArtifactInput[];
+  questions: CitationQuestion[];
+  counts: Record<string, number>;
+}
+
+const MARKER = /\{\{(\w+):([^}]+)\}\}/g;
+
+/** Placeholders removed, separators left around a removed citation tidied ("in [, ]." -> "in."). */
+function tidy(s: string): string {
+  return s
+    .replace(/[([]\s*(?:[,;]\s*)*[)\]]/g, " ")
+    .replace(/\s*([,;])(?:\s*[,;])+/g, "$1")
+    .replace(/\s+([,.;:!?)\]])/g, "$1")
+    .replace(/\s+/g, " ")
+    .replace(/^[\s,;:.]+/, "")
+    .trim();
+}
+
+/**
+ * unarxive/ as a retrieval set of citation contexts. The archive is what the product's full-text
+ * import plans for the 49 papers (parseFullTextPapers, the parser behind `POST /import?format=fulltext`):
+ * paper chunks, section chunks (runs of paragraphs with one heading), element chunks, and one `paper`
+ * chunk per work a bibliography names, with the `cites` edges the parser derives. Questions: every body
+ * sentence (sentences of the paragraph with its `{{…}}` placeholders removed, split by the product's
+ * splitSentences) that carries a cite span whose bibliography entry became a work chunk; query = the
+ * sentence, gold = those works (bibliographyIds: the importer's own naming), exclude = the section
+ * chunk holding the sentence. Skipped: spans to no entry, to an entry with neither identifier nor
+ * title (no chunk), self-citations; sentences under 5 words; sentences citing a work the import
+ * merges with another record (same identifier or normalised title in the plan: the stored chunk is
+ * then another record's text or id). Then a deterministic sample of `sample` questions, round robin
+ * over the papers in file order, each paper's sentences shuffled with `seed`.
+ * Sentences rather than paragraphs: every cite span has exact offsets, so each citation has its
+ * sentence, and a sentence is about the works it names (1,737 sentences carry the 3,042 spans; the
+ * 1,023 paragraphs with citations name 2.7 entries on average, up to 39).
+ */
+export function loadUnarxiveRefs(dir: string, sample = 200, seed = 20_261_127): UnarxiveRefs | null {
+  const f = join(dir, "unarxive", "arXiv_src_2212_086.jsonl");
+  if (!existsSync(f)) return null;
+  const records = readFileSync(f, "utf8")
+    .split("\n")
+    .filter((l) => l.trim());
+  const plan = parseFullTextPapers(records.join("\n"), { source: "arXiv_src_2212_086.jsonl" });
+  if (!plan.ok) throw new Error(`unarxive: ${plan.error.message}`);
+  const artifacts = plan.value.artifacts;
+  const planned = new Set(artifacts.map((a) => a.id));
+  // Works the import dedupes (apply.ts, within a plan and against the archive): paper artifacts
+  // sharing an identifier (the id or an id-like alias of its own entity) or a normalised title.
+  const parent = new Map<string, string>();
+  const find = (x: string): string => {
+    const p = parent.get(x) ?? x;
+    if (p === x) return x;
+    const r = find(p);
+    parent.set(x, r);
+    return r;
+  };
+  for (const a of artifacts) {
+    if (a.kind !== "paper") continue;
+    const own = a.entities?.find((e) => e.type === "paper" && e.id === a.id);
+    const keys = [
+      ...new Set([
+        a.id,
+        ...(own?.aliases ?? []).map((x) => canonicalPaperId(x)).filter((x): x is string => x !== null),
+        `title\u0000${normAlias(a.title)}`,
+      ]),
+    ];
+    for (const k of keys) if (!parent.has(k)) parent.set(k, k);
+    for (const k of keys.slice(1)) parent.set(find(k), find(a.id));
+  }
+  const groupSize = new Map<string, number>();
+  for (const a of artifacts) if (a.kind === "paper") groupSize.set(find(a.id), (groupSize.get(find(a.id)) ?? 0) + 1);
+  const merged = (id: string) => (groupSize.get(find(id)) ?? 1) > 1;
+
+  const counts: Record<string, number> = {
+    papers: records.length,
+    citeSpans: 0,
+    spansNotAtMarker: 0,
+    spansNoEntry: 0,
+    spansUnusableEntry: 0,
+    spansSelf: 0,
+    sentencesWithCites: 0,
+    sentencesNoSection: 0,
+    sentencesNoWork: 0,
+    sentencesShort: 0,
+    sentencesMergedWork: 0,
+    papersSkipped: 0,
+  };
+  const perPaper: CitationQuestion[][] = [];
+  for (const line of records) {
+    const rec = JSON.parse(line) as Json;
+    const own = parseFullTextPapers(line, { source: "record" });
+    const bib = bibliographyIds(rec);
+    const paper = own.ok ? own.value.artifacts.find((a) => a.kind === "paper" && !a.placeholder) : undefined;
+    if (!isJsonObject(rec) || !own.ok || !bib || !paper) {
+      counts.papersSkipped = (counts.papersSkipped ?? 0) + 1;
+      continue;
+    }
+    const pid = paper.id;
+    // Section n of the import is run n of the paragraphs (consecutive ones under one heading).
+    const sectionIds = new Map<number, string>();
+    for (const a of own.value.artifacts) {
+      const m = a.kind === "section" && a.id.startsWith(`${pid}#s`) ? /#s(\d+)(?:-|$)/.exec(a.id) : null;
+      if (m) sectionIds.set(Number(m[1]), a.id);
+    }
+    const entries = isJsonObject(rec.bib_entries) ? rec.bib_entries : {};
+    const list: CitationQuestion[] = [];
+    let run = 0;
+    let heading: string | null = null;
+    for (const p of Array.isArray(rec.body_text) ? rec.body_text : []) {
+      if (!isJsonObject(p) || typeof p.text !== "string" || !p.text.trim()) continue;
+      const name =
+        [p.sec_number, p.section]
+          .map((x) => (typeof x === "string" || typeof x === "number" ? String(x) : ""))
+          .filter(Boolean)
+          .join(" ")
+          .replace(/\s+/g, " ")
+          .trim() || "Body";
+      if (name !== heading) {
+        run++;
+        heading = name;
+      }
+      const section = sectionIds.get(run);
+      // The text without placeholders; each citation marker's offset in it.
+      let text = "";
+      let last = 0;
+      const at = new Map<number, number>();
+      for (const m of p.text.matchAll(MARKER)) {
+        text += p.text.slice(last, m.index);
+        if (m[1] === "cite") at.set(m.index, text.length);
+        last = m.index + m[0].length;
+      }
+      text += p.text.slice(last);
+      const spans = (Array.isArray(p.cite_spans) ? p.cite_spans : []).filter(isJsonObject);
+      const cites = spans.length
+        ? spans.map((c) => ({ start: typeof c.start === "number" ? c.start : -1, ref: String(c.ref_id ?? "") }))
+        : [...p.text.matchAll(/\{\{cite:([^}]+)\}\}/g)].map((m) => ({ start: m.index, ref: m[1] as string }));
+      const sentences = splitSentences(text);
+      const cited = new Map<number, Set<string>>();
+      for (const c of cites) {
+        counts.citeSpans = (counts.citeSpans ?? 0) + 1;
+        const x = at.get(c.start);
+        if (x === undefined) {
+          counts.spansNotAtMarker = (counts.spansNotAtMarker ?? 0) + 1;
+          continue;
+        }
+        // The sentence the marker sits in, or the one it trails ("... shown. {{cite}}").
+        let s = 0;
+        for (const [i, sp] of sentences.entries()) if (sp.start <= x) s = i;
+        const work = bib.get(c.ref);
+        const set = cited.get(s) ?? new Set<string>();
+        cited.set(s, set);
+        if (!(c.ref in entries)) counts.spansNoEntry = (counts.spansNoEntry ?? 0) + 1;
+        else if (!work) counts.spansUnusableEntry = (counts.spansUnusableEntry ?? 0) + 1;
+        else if (work === pid) counts.spansSelf = (counts.spansSelf ?? 0) + 1;
+        else set.add(work);
+      }
+      for (const [s, works] of cited) {
+        counts.sentencesWithCites = (counts.sentencesWithCites ?? 0) + 1;
+        const query = tidy(sentences[s]?.text ?? "");
+        const gold = [...works].filter((w) => planned.has(w));
+        if (!section) counts.sentencesNoSection = (counts.sentencesNoSection ?? 0) + 1;
+        else if (gold.length === 0) counts.sentencesNoWork = (counts.sentencesNoWork ?? 0) + 1;
+        else if ((query.match(/\p{L}{2,}/gu) ?? []).length < 5)
+          counts.sentencesShort = (counts.sentencesShort ?? 0) + 1;
+        else if (gold.some(merged)) counts.sentencesMergedWork = (counts.sentencesMergedWork ?? 0) + 1;
+        else list.push({ question: query, gold, exclude: section, paper: pid });
+      }
+    }
+    perPaper.push(shuffled(list, seed));
+  }
+  counts.eligible = perPaper.reduce((n, l) => n + l.length, 0);
+  const questions: CitationQuestion[] = [];
+  for (let i = 0; questions.length < sample && perPaper.some((l) => l.length > i); i++)
+    for (const l of perPaper) {
+      const q = l[i];
+      if (q && questions.length < sample) questions.push(q);
+    }
+  counts.papersInSample = new Set(questions.map((q) => q.paper)).size;
+  return { records, artifacts, questions, counts };
 }

@@ -1,7 +1,8 @@
 /**
  * The retrieval dev suite, in one process: every visible question set stored as a user stores it
  * (title and content; conversation turns as `record` with their own time, or as `note` with their
- * session's date; papers with their citations), planned by the same ingest code as the Worker, with
+ * session's date; papers with their citations; the unArXive papers as the full-text import's parser
+ * plans them), planned by the same ingest code as the Worker, with
  * the same head embeddings, sketches and exact local vector index, and asked through the kernel's
  * route() with the query analysed as the query pipeline does. Next to it, the strongest BM25 of the
  * same run (wink k1 1.2 b 0.75 with title weight 1 and 2, minisearch) on the same documents.
@@ -29,6 +30,7 @@ import {
   loadSciQa,
   loadSimpleQa,
   loadTwoWiki,
+  loadUnarxiveRefs,
   type Passage,
   sessionDates,
   shuffled,
@@ -213,6 +215,22 @@ export function devSets(dir: string, only?: string[]): DevSet[] {
         ],
       });
     }
+  const ua = want("unarxive-refs") ? loadUnarxiveRefs(dir) : null;
+  if (ua)
+    out.push({
+      key: "unarxive-refs",
+      name: "unArXive per-node references",
+      ks: [1, 2, 5, 10],
+      judged: [2, 5],
+      parts: [
+        {
+          // The importer's plan for the 49 papers (sections, elements, one paper chunk per cited work,
+          // the cites edges) as the archive; edge contexts, which route does not read, are left out.
+          artifacts: ua.artifacts,
+          questions: ua.questions.map((q) => ({ query: q.question, gold: q.gold, exclude: q.exclude })),
+        },
+      ],
+    });
   return out;
 }
 
@@ -302,7 +320,13 @@ export function reciprocalRank(ranked: string[], q: DevQuestion): number {
 /** A set ready to ask: its archives built and the baselines' rankings computed once. */
 export interface PreparedSet {
   set: DevSet;
-  parts: Array<{ archive: DevArchive; questions: DevQuestion[]; baselines: Record<string, string[][]> }>;
+  parts: Array<{
+    archive: DevArchive;
+    questions: DevQuestion[];
+    baselines: Record<string, string[][]>;
+    /** The part's artifact ids: a selected chunk id is kept whole when it is one (unArXive sections carry `#`). */
+    ids: Set<string>;
+  }>;
 }
 
 export async function prepare(set: DevSet): Promise<PreparedSet> {
@@ -315,7 +339,7 @@ export async function prepare(set: DevSet): Promise<PreparedSet> {
       p.questions.map((q) => q.query),
       kmax,
     );
-    parts.push({ archive, questions: p.questions, baselines });
+    parts.push({ archive, questions: p.questions, baselines, ids: new Set(p.artifacts.map((a) => a.id)) });
   }
   return { set, parts };
 }
@@ -331,7 +355,7 @@ export async function rankSet(
   for (const p of ps.parts)
     for (const q of p.questions) {
       const r = await devRoute(p.archive, q.query, kmax, params);
-      rankings.push(r.selected.map((s) => s.chunk.split("#")[0] as string));
+      rankings.push(r.selected.map((s) => (p.ids.has(s.chunk) ? s.chunk : (s.chunk.split("#")[0] as string))));
       mentions.push(r.trace.mentions.length);
     }
   return { rankings, mentions };

@@ -32,6 +32,8 @@ export interface MetricRow {
   role: "baseline" | "paperguru" | "structure";
   /** "R@5" -> recall in [0, 1]. */
   recall: Record<string, number>;
+  /** Mean reciprocal rank of the first gold id (sets that report it). */
+  mrr?: number;
   /** /context rows: cards per context, card tokens per context. */
   cardsPerContext?: number;
   tokensPerContext?: number;
@@ -47,7 +49,16 @@ export interface SetTimings {
 }
 
 export interface EvalSet {
-  key: "hotpotqa" | "hotpotqa-2wiki" | "locomo" | "locomo-note" | "citeseer" | "simpleqa" | "scifact" | "pubmedqa";
+  key:
+    | "hotpotqa"
+    | "hotpotqa-2wiki"
+    | "locomo"
+    | "locomo-note"
+    | "citeseer"
+    | "simpleqa"
+    | "scifact"
+    | "pubmedqa"
+    | "unarxive-refs";
   name: string;
   /** What the numbers mean, in one or two sentences. */
   description: string;
