@@ -40,9 +40,11 @@ const log = (m: string) => process.stderr.write(`${m}\n`);
 
 type Setting = { name: string; params: Parameters<typeof mergeParams>[0] };
 /**
- * The grid (scripts/data/cv-grid.json): name_share 0.35/0.5 x router_lambda 0.15/0.2/0.25 x graph
- * 0.15-0.3 x sym 0.05/0.1/0.2, lexical weight 1, sem and rec 0; earlier sweeps put router_lambda 0.5,
- * graph 0.5 and sym 0.3 below BM25 on known-item lookups, CiteSeer or NQ. The defaults run too.
+ * The grid (scripts/data/cv-grid.json): name_share 0.35/0.5 x router_lambda 0.15/0.25 x graph
+ * 0.2/0.25/0.3 x sym 0.05/0.1 x thread 0/0.3, lexical weight 1, sem and rec 0 (48 settings; the
+ * thread weight 0.3 was set on LoCoMo's question categories, see core/capital/scoring.ts);
+ * earlier sweeps put router_lambda 0.5, graph 0.5 and sym 0.3 below BM25 on known-item lookups,
+ * CiteSeer or NQ, and router_lambda 0.2, graph 0.15 and sym 0.2 were never chosen. The defaults run too.
  */
 const GRID: Setting[] = [
   { name: "defaults", params: {} },

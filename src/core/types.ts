@@ -135,7 +135,7 @@ export const DEFAULT_PARAMS: KernelParams = {
   // worst-set margin over the strongest BM25. weights.sem stays 0 with the local hashed embedder.
   // weights.rec 0.1 cost 0.5-1.3 points on four sets (its near-constant share raises every path
   // the router adds) and no dev set gains from it, so recency acts through the seeds (eta) only.
-  weights: { sem: 0, lex: 1, sym: 0.05, graph: 0.25, rec: 0, thread: 0.5 },
+  weights: { sem: 0, lex: 1, sym: 0.05, graph: 0.25, rec: 0, thread: 0.3 },
 };
 
 /** Per-archive overrides over the defaults; the nested weights merge key by key. */
