@@ -12,6 +12,9 @@ describe("configuration", () => {
       embedder: "local",
       vectorIndex: "local",
       distiller: "extractive",
+      extractor: "none",
+      llm: null,
+      embedding: null,
       adminKey: "k",
       githubToken: null,
       contactEmail: null,
@@ -28,12 +31,52 @@ describe("configuration", () => {
 
   it("names the variable, the bad value and the allowed values instead of falling back", () => {
     expect(() => readConfig({ EMBEDDER: "workers_ai" })).toThrow(
-      'EMBEDDER="workers_ai" is not one of: local, workers-ai',
+      'EMBEDDER="workers_ai" is not one of: local, workers-ai, openai',
     );
     expect(() => readConfig({ VECTOR_INDEX: "vectorise" })).toThrow(ConfigError);
     expect(() => readConfig({ DISTILLER: "llm" })).toThrow("DISTILLER");
     expect(() => readConfig({ DNS_RESOLVER: "http://10.0.0.1/dns-query" })).toThrow('DNS_RESOLVER="http://10.0.0.1');
     expect(() => readConfig({ DNS_RESOLVER: "1.1.1.1" })).toThrow(ConfigError);
+  });
+
+  it("reads a model endpoint and refuses one it may not reach, naming the variable", () => {
+    const local = { DISTILLER: "openai", LLM_BASE_URL: "http://127.0.0.1:8788/v1/", LLM_MODEL: "m" };
+    expect(readConfig({ ...local, OUTBOUND_ALLOW_HOSTS: "127.0.0.1" }).llm).toEqual({
+      provider: "openai",
+      baseUrl: "http://127.0.0.1:8788/v1",
+      model: "m",
+      apiKey: null,
+      maxTokensPerQuery: 60_000,
+    });
+    // A loopback model server is refused unless the deployment allows its host.
+    expect(() => readConfig(local)).toThrow(
+      /LLM_BASE_URL="http:\/\/127\.0\.0\.1:8788\/v1\/".*OUTBOUND_ALLOW_HOSTS=127\.0\.0\.1/,
+    );
+    expect(() => readConfig({ ...local, LLM_BASE_URL: "https://169.254.169.254/v1" })).toThrow("LLM_BASE_URL");
+    expect(() => readConfig({ ...local, LLM_BASE_URL: "https://u:p@api.example.com/v1" })).toThrow("LLM_BASE_URL");
+    expect(() => readConfig({ DISTILLER: "openai", LLM_MODEL: "m" })).toThrow("LLM_BASE_URL is not set");
+    expect(() => readConfig({ DISTILLER: "openai", LLM_BASE_URL: "https://api.openai.com/v1" })).toThrow(
+      "LLM_MODEL is not set",
+    );
+    expect(() => readConfig({ DISTILLER: "anthropic", LLM_MODEL: "claude" })).toThrow("LLM_API_KEY is not set");
+    const anthropic = readConfig({ EXTRACTOR: "anthropic", LLM_MODEL: "claude", LLM_API_KEY: "sk" });
+    expect(anthropic.llm?.baseUrl).toBe("https://api.anthropic.com/v1");
+    expect(anthropic.distiller).toBe("extractive");
+    expect(() => readConfig({ DISTILLER: "openai", EXTRACTOR: "anthropic" })).toThrow("name one");
+    expect(() => readConfig({ DISTILLER: "workers-ai" })).toThrow("needs the AI binding");
+    expect(readConfig({ DISTILLER: "workers-ai", AI: {} }).llm?.model).toBe("@cf/meta/llama-3.1-8b-instruct");
+    expect(() => readConfig({ ...local, OUTBOUND_ALLOW_HOSTS: "127.0.0.1", LLM_MAX_TOKENS_PER_QUERY: "lots" })).toThrow(
+      'LLM_MAX_TOKENS_PER_QUERY="lots"',
+    );
+    const emb = { EMBEDDER: "openai", EMBEDDING_BASE_URL: "https://api.openai.com/v1", EMBEDDING_MODEL: "e" };
+    expect(() => readConfig(emb)).toThrow("EMBEDDING_DIMS is not set");
+    expect(readConfig({ ...emb, EMBEDDING_DIMS: "1536" }).embedding).toEqual({
+      baseUrl: "https://api.openai.com/v1",
+      model: "e",
+      apiKey: null,
+      dims: 1536,
+    });
+    expect(() => readConfig({ ...emb, EMBEDDING_DIMS: "0" })).toThrow('EMBEDDING_DIMS="0"');
   });
 
   it("refuses a choice whose binding is missing", () => {
