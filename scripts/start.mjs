@@ -48,6 +48,21 @@ if (mig.status !== 0) {
 // wrangler dev listens on an internal port behind scripts/lib/front.mjs, which holds the public
 // port and keeps idle client connections open (workerd alone drops them after 5 s).
 const inner = await freePort();
+/** Settings `npm start` passes from its environment to the Worker (wrangler.toml's [vars] otherwise). */
+const PASSED_VARS = [
+  "VECTOR_INDEX",
+  "EMBEDDER",
+  "DISTILLER",
+  "EXTRACTOR",
+  "LLM_BASE_URL",
+  "LLM_MODEL",
+  "LLM_API_KEY",
+  "LLM_MAX_TOKENS_PER_QUERY",
+  "EMBEDDING_BASE_URL",
+  "EMBEDDING_MODEL",
+  "EMBEDDING_API_KEY",
+  "EMBEDDING_DIMS",
+];
 const dev = spawn(
   wrangler,
   [
@@ -65,8 +80,10 @@ const dev = spawn(
     // taken by whichever of two servers starting at once binds it first, and the other one dies.
     "--inspector-port",
     process.env.INSPECTOR_PORT ?? String(await freePort()),
-    // VECTOR_INDEX=none npm start: no local vector index (routing without semantic seeds).
-    ...(process.env.VECTOR_INDEX ? ["--var", `VECTOR_INDEX:${process.env.VECTOR_INDEX}`] : []),
+    // VECTOR_INDEX=none npm start: no local vector index (routing without semantic seeds). The model
+    // settings too (docs/models.md), e.g. DISTILLER=openai LLM_BASE_URL=http://127.0.0.1:11434/v1
+    // LLM_MODEL=llama3.1 OUTBOUND_ALLOW_HOSTS=127.0.0.1 npm start.
+    ...PASSED_VARS.flatMap((k) => (process.env[k] ? ["--var", `${k}:${process.env[k]}`] : [])),
   ],
   { env, stdio: process.env.QUIET ? "ignore" : "inherit" },
 );

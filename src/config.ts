@@ -3,6 +3,7 @@
  * optional secrets. A typo is an error naming the variable, the value and the allowed values, never
  * a silent fallback to the local implementation.
  */
+import { DEFAULT_MODEL_TOKENS_PER_QUERY } from "./core/distill/model";
 import { urlRefusal } from "./core/net";
 
 export const CHOICES = {
@@ -33,8 +34,6 @@ export interface EmbeddingConfig {
 
 const ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1";
 const WORKERS_AI_CHAT_MODEL = "@cf/meta/llama-3.1-8b-instruct";
-/** 20 cards of ~1,500 tokens of prompt and ~300 of answer, with a retry or two. */
-const DEFAULT_LLM_TOKENS_PER_QUERY = 60_000;
 
 type Choice<K extends keyof typeof CHOICES> = (typeof CHOICES)[K][number];
 
@@ -179,7 +178,7 @@ function llmConfig(env: ConfigInput, provider: LlmConfig["provider"], allowHosts
     maxTokensPerQuery: positiveInt(
       "LLM_MAX_TOKENS_PER_QUERY",
       env.LLM_MAX_TOKENS_PER_QUERY,
-      DEFAULT_LLM_TOKENS_PER_QUERY,
+      DEFAULT_MODEL_TOKENS_PER_QUERY,
       10_000_000,
     ),
   };

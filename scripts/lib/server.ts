@@ -68,6 +68,8 @@ export interface StartOptions {
   port?: number;
   /** Open the Worker's isolate to a DevTools client on this port (CPU profiles). */
   inspectorPort?: number;
+  /** Worker settings passed through `npm start` (DISTILLER, LLM_BASE_URL, ...: scripts/start.mjs PASSED_VARS). */
+  vars?: Record<string, string>;
 }
 
 /** The state of src/ and migrations/ relative to HEAD. */
@@ -170,6 +172,7 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
       ...(logFd === null ? { QUIET: "1" } : {}),
       ...(opts.allowHosts ? { OUTBOUND_ALLOW_HOSTS: opts.allowHosts } : {}),
       ...(opts.inspectorPort ? { INSPECTOR_PORT: String(opts.inspectorPort) } : {}),
+      ...(opts.vars ?? {}),
     },
     stdio: logFd === null ? "ignore" : ["ignore", logFd, logFd],
     detached: true,

@@ -50,6 +50,8 @@ export interface ServiceDeps {
   vectors: VectorIndex;
   embedder: Embedder;
   distiller: Distiller;
+  /** Input + output tokens one expand or context may spend on a model distiller. */
+  modelTokensPerQuery?: number | undefined;
   capital: CapitalFor;
   clock: Clock;
   /** Outbound events: chunk.created / chunk.versioned per ingest call, chunk.deprecated. */
@@ -78,6 +80,11 @@ export class Kernel {
     return this.d.capital(archiveId);
   }
 
+  /** The distiller cards are made by (`extractive-v1`, or `provider:model`). */
+  get distillerName(): string {
+    return this.d.distiller.name;
+  }
+
   private queryDeps(archiveId: string): QueryDeps {
     const stub = this.capital(archiveId);
     const { chunks, sessions } = this.d;
@@ -88,6 +95,7 @@ export class Kernel {
       versions: chunks,
       blobs: this.d.blobs,
       distiller: this.d.distiller,
+      modelTokensPerQuery: this.d.modelTokensPerQuery,
       sessions,
       clock: this.d.clock,
       chunkIdsForVectorIds: (a, ids) => chunks.chunkIdsForVectorIds(a, ids),

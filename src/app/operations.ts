@@ -7,7 +7,7 @@ import type { z } from "zod";
 import * as S from "../contract";
 import { NEAR_DUPLICATE_THRESHOLD, overlap, wordSet } from "../core/dedupe";
 import { fail, ok, type Result } from "../core/errors";
-import type { ChunkStore, EntityStore } from "../core/ports";
+import type { ChunkStore, EntityStore, ModelMeter } from "../core/ports";
 import type { Candidate, RouteFilter, RouteResult } from "../core/types";
 import { chunkDetail, entityDetail } from "./browse";
 import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
@@ -305,7 +305,12 @@ export async function expandOp(kernel: Kernel, store: GraphReads, archive: strin
     filter: await resolveFilter(store, archive, b.filter, t),
   });
   const cards = await withFollow(store, archive, r.cards, b.follow, t);
-  return { cards, skipped: r.skipped, tokens: r.tokens, trace: { timings_ms: r.timings } };
+  return {
+    cards,
+    skipped: r.skipped,
+    tokens: r.tokens,
+    trace: { timings_ms: r.timings, ...(r.model ? { model: modelUsage(kernel.distillerName, r.model) } : {}) },
+  };
 }
 
 /** The wire /context body -> the service's request (also used by the query-result export). */
@@ -383,7 +388,24 @@ export async function contextOp(
       candidates: wireCandidates(r.route.candidates.slice(0, 32)),
       selected: r.route.selected,
       timings_ms: r.timings,
+      ...(r.model ? { model: modelUsage(kernel.distillerName, r.model) } : {}),
     }),
+  };
+}
+
+/** A request's model meter on the wire (trace.model). */
+function modelUsage(distiller: string, m: ModelMeter): In<typeof S.ModelUsageSchema> {
+  return {
+    distiller,
+    limit_tokens: m.limit,
+    input_tokens: m.inputTokens,
+    output_tokens: m.outputTokens,
+    calls: m.calls,
+    requests: m.requests,
+    retries: m.retries,
+    fallbacks: m.fallbacks,
+    fallback_reasons: m.reasons,
+    cache_hits: m.cacheHits,
   };
 }
 

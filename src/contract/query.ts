@@ -269,6 +269,22 @@ const TRACE_EXAMPLE = {
 };
 
 /** The trace: resolved entities, seeds, diffusion mass, router steps, per-phase timings (ms). */
+/** What a model distiller spent on a request's cards (present only when DISTILLER names a model). */
+export const ModelUsageSchema = z
+  .object({
+    distiller: z.string().openapi({ description: "provider:model" }),
+    limit_tokens: z.number().openapi({ description: "input + output tokens the request may spend (LLM_MAX_TOKENS_PER_QUERY)" }),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    calls: z.number().openapi({ description: "card attempts sent to the model (a retry counts again)" }),
+    requests: z.number().openapi({ description: "HTTP requests, the adapter's retries (429, 5xx, timeouts) included" }),
+    retries: z.number().openapi({ description: "second attempts after an unusable card" }),
+    fallbacks: z.number().openapi({ description: "cards the extractive distiller made instead" }),
+    fallback_reasons: z.record(z.string(), z.number()),
+    cache_hits: z.number(),
+  })
+  .openapi("ModelUsage");
+
 export const TraceSchema = z
   .object({
     mentions: z.array(z.object({ text: z.string(), entity: z.string(), via: z.string() })),
@@ -296,6 +312,7 @@ export const TraceSchema = z
         "when the archive's capital chunk spans several shards: how many, and the rounds of questions the directory asked them (docs/sharding.md)",
     }),
     timings_ms: z.record(z.string(), z.number()),
+    model: ModelUsageSchema.optional(),
   })
   .loose()
   .openapi("Trace");
@@ -349,7 +366,7 @@ export const ExpandResponse = z
     cards: z.array(FollowedCard),
     skipped: Skipped,
     tokens: z.number(),
-    trace: z.object({ timings_ms: z.record(z.string(), z.number()) }),
+    trace: z.object({ timings_ms: z.record(z.string(), z.number()), model: ModelUsageSchema.optional() }),
   })
   .openapi("ExpandResponse", {
     example: {

@@ -2,13 +2,17 @@
  * The query pipeline: route first (heads only), expand second (contents of the chosen chunks at the
  * query time), distill last (cards within the token budget). Pure orchestration over ports.
  */
+
+import { DEFAULT_MODEL_TOKENS_PER_QUERY, newModelMeter } from "./distill/model";
 import type {
   AccessLog,
   BlobStore,
   CapitalRouter,
   Clock,
   Distiller,
+  DistillInput,
   Embedder,
+  ModelMeter,
   SessionEvent,
   SessionStore,
   StoredVersion,
@@ -36,6 +40,8 @@ export interface QueryDeps {
   versions: VersionReader;
   blobs: BlobStore;
   distiller: Distiller;
+  /** Input + output tokens one expand or context may spend on a model distiller (default 60,000). */
+  modelTokensPerQuery?: number | undefined;
   sessions: SessionStore;
   access: AccessLog;
   clock: Clock;
@@ -234,6 +240,8 @@ export interface ExpandResponse {
   /** The encoding the cards were counted in. */
   tokenizer: TokenizerName;
   timings: Timings;
+  /** What a model distiller spent on these cards (absent with the extractive distiller). */
+  model?: ModelMeter | undefined;
 }
 
 /** A version against the filters expand can check on its own (kinds, boundaries, the exact id set). */
@@ -293,6 +301,25 @@ async function expandUnlogged(
   let used = 0;
   let distillMs = 0;
   let next = 0;
+  const meter = newModelMeter(deps.modelTokensPerQuery ?? DEFAULT_MODEL_TOKENS_PER_QUERY);
+  const concurrency = Math.max(1, deps.distiller.concurrency ?? 1);
+  const distillInput = (row: StoredVersion, content: string, budgetTokens: number): DistillInput => ({
+    query: req.query,
+    artifactId: row.chunkId,
+    version: row.version,
+    kind: row.kind,
+    title: row.title,
+    content,
+    context: {
+      validFrom: row.validFrom,
+      validTo: row.validTo,
+      boundaries: row.boundaries,
+      deprecatedBy: row.deprecatedBy,
+    },
+    budgetTokens,
+    tokenizer,
+    meter,
+  });
   const exhausted = () => Math.min(req.budgetTokens - used, maxCard) < MIN_CARD_TOKENS;
   while (next < req.chunks.length) {
     // The next wave: the contents of the next 6 readable chunks (and the unreadable ones among them).
@@ -311,6 +338,20 @@ async function expandUnlogged(
       }),
     );
     const t2 = perfNow();
+    // A distiller that waits on a model distills the wave's cards at once, each with the budget left
+    // at the wave's start; a card that then does not fit what is left is distilled again below.
+    const early = new Map<number, { budget: number; card: Promise<EvidenceCard | null> }>();
+    if (concurrency > 1) {
+      const budget = Math.min(req.budgetTokens - used, maxCard);
+      const todo = wave.filter((i) => typeof contents.get(i) === "string");
+      await mapLimit(todo, concurrency, async (i) => {
+        const card = deps.distiller.distill(
+          distillInput(rows[i] as StoredVersion, contents.get(i) as string, budget),
+        );
+        early.set(i, { budget, card });
+        await card;
+      });
+    }
     for (let i = next; i < end; i++) {
       const c = req.chunks[i] as ExpandRequest["chunks"][number];
       const row = rows[i];
@@ -332,22 +373,11 @@ async function expandUnlogged(
         skipped.push({ chunk: c.chunk, reason: "over_budget" });
         continue;
       }
-      const card = await deps.distiller.distill({
-        query: req.query,
-        artifactId: row.chunkId,
-        version: row.version,
-        kind: row.kind,
-        title: row.title,
-        content,
-        context: {
-          validFrom: row.validFrom,
-          validTo: row.validTo,
-          boundaries: row.boundaries,
-          deprecatedBy: row.deprecatedBy,
-        },
-        budgetTokens: Math.min(remaining, maxCard),
-        tokenizer,
-      });
+      const budget = Math.min(remaining, maxCard);
+      const pre = early.get(i);
+      let card = pre ? await pre.card : null;
+      if (!pre || (card && card.tokens > budget && budget < pre.budget))
+        card = await deps.distiller.distill(distillInput(row, content, budget));
       if (!card || card.tokens > remaining) {
         skipped.push({ chunk: c.chunk, reason: "over_budget" });
         continue;
@@ -362,7 +392,14 @@ async function expandUnlogged(
   const total = perfNow() - start;
   const timings: Timings = { expand: ms(total - distillMs), distill: ms(distillMs), total: ms(total) };
   return {
-    response: { cards, skipped, tokens: used, tokenizer, timings },
+    response: {
+      cards,
+      skipped,
+      tokens: used,
+      tokenizer,
+      timings,
+      ...(meter.calls + meter.fallbacks + meter.cacheHits > 0 ? { model: meter } : {}),
+    },
     accesses: cards.map((c) => ({ chunk: c.artifact_id, channel: "expansion" as const, at: now })),
   };
 }
@@ -375,6 +412,7 @@ export interface ContextResponse {
   route: RouteResult;
   skipped: ExpandResponse["skipped"];
   timings: Timings;
+  model?: ModelMeter | undefined;
 }
 
 /** P_B(q, t) = short-term window + cards, with Tok(window) + sum Tok(cards) <= B (eq. 1). */
@@ -445,6 +483,7 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     },
     route: routed.route,
     skipped: expanded.skipped,
+    ...(expanded.model ? { model: expanded.model } : {}),
     timings: {
       ...Object.fromEntries(Object.entries(routed.timings).filter(([k]) => k !== "total")),
       session: Math.round(sessionMs * 1000) / 1000,

@@ -243,6 +243,18 @@ function quotes(
   return out;
 }
 
+/** The assumptions every card carries: its validity interval and its deprecation (any distiller). */
+export function requiredAssumptions(context: DistillInput["context"]): string[] {
+  const out = [
+    `valid from ${iso(context.validFrom)}`,
+    context.validTo !== null && Number.isFinite(context.validTo)
+      ? `valid until ${iso(context.validTo)}`
+      : "current version as of query time",
+  ];
+  if (context.deprecatedBy) out.push(`deprecated by ${context.deprecatedBy}`);
+  return out;
+}
+
 export class ExtractiveDistiller implements Distiller {
   readonly name = "extractive-v1";
 
@@ -384,13 +396,7 @@ export class ExtractiveDistiller implements Distiller {
     // 4. Assumptions: validity always; boundaries and parameter sentences are optional. The version
     //    is the card's own field, so it is not repeated here.
     const { context } = input;
-    const required = [
-      `valid from ${iso(context.validFrom)}`,
-      context.validTo !== null && Number.isFinite(context.validTo)
-        ? `valid until ${iso(context.validTo)}`
-        : "current version as of query time",
-    ];
-    if (context.deprecatedBy) required.push(`deprecated by ${context.deprecatedBy}`);
+    const required = requiredAssumptions(context);
     const optional: string[] = [];
     for (const b of context.boundaries) {
       const s = `boundary: ${b}`;

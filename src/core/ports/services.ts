@@ -87,10 +87,33 @@ export interface DistillInput {
   budgetTokens: number;
   /** Encoding the budget is counted in (default cl100k_base). */
   tokenizer?: TokenizerName | undefined;
+  /** What the request's cards may spend on a model and have spent (model distillers only). */
+  meter?: ModelMeter | undefined;
+}
+
+/** One request's model spending, shared by its cards (reported in the trace). */
+export interface ModelMeter {
+  /** Input + output tokens the request may spend; a card past it is extractive. */
+  limit: number;
+  spent: number;
+  /** Card attempts sent to the model (a retry counts again). */
+  calls: number;
+  /** HTTP requests, the adapter's retries included. */
+  requests: number;
+  /** Second attempts after an unusable card. */
+  retries: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Cards the fallback (extractive) distiller made, and why. */
+  fallbacks: number;
+  reasons: Record<string, number>;
+  cacheHits: number;
 }
 
 export interface Distiller {
   readonly name: string;
+  /** Cards one request may distill at once (default 1: one after another, each with the budget left). */
+  readonly concurrency?: number;
   /** Returns null when not even a minimal card (2 anchors) fits the budget. */
   distill(input: DistillInput): Promise<EvidenceCard | null>;
 }
