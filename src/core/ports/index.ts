@@ -5,5 +5,6 @@
  */
 
 export * from "./capital";
+export * from "./models";
 export * from "./services";
 export * from "./storage";
