@@ -222,6 +222,12 @@ describe("OpenAiChat", () => {
     expect(r(422, "HTTP 422: unknown field `response_format`")).toBe(true);
     expect(r(400, "HTTP 400: Unrecognized request argument supplied: foo")).toBe(true);
     expect(r(400, "HTTP 400: The model `x` does not exist")).toBe(false);
+    expect(
+      r(
+        400,
+        "HTTP 400: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens'",
+      ),
+    ).toBe(false);
     expect(r(401, "HTTP 401: response_format")).toBe(false);
     expect(refusesResponseFormat({ code: "unavailable", status: 500, message: "response_format" })).toBe(false);
   });

@@ -46,6 +46,8 @@ export function refusesResponseFormat(error: ModelFailure): boolean {
   if (error.code !== "rejected" || (error.status !== 400 && error.status !== 422)) return false;
   const m = error.message;
   if (/response_format|json_schema|response format|json schema/i.test(m)) return true;
+  // "Unsupported parameter: 'max_tokens'" (OpenAI's reasoning models) is about another field.
+  if (/\b(max_tokens|temperature|messages|model)\b/.test(m)) return false;
   return (
     /\b(unknown|unrecognized|unrecognised|unexpected|extra|unsupported|not permitted|not allowed)\b/i.test(m) &&
     /\b(field|fields|parameter|parameters|param|argument|arguments|key|keys|property|properties|inputs)\b/i.test(m)
