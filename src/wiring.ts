@@ -9,6 +9,7 @@ import { DohResolver } from "./adapters/dns/doh";
 import { doCapital } from "./adapters/do/capital";
 import { DoVectorIndex } from "./adapters/local/do-vectors";
 import { NoVectorIndex } from "./adapters/local/no-vectors";
+import { CHAT_PROVIDERS, EMBEDDER_PROVIDERS } from "./adapters/models";
 import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
@@ -18,6 +19,7 @@ import { Kernel } from "./app/kernel";
 import type { QueueMessage } from "./app/lib/queue";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
+import { ModelDistiller } from "./core/distill/model";
 import { HashedEmbedder } from "./core/embed/hashed";
 import { resolvingFetch } from "./core/net";
 import { PackedBlobStore } from "./core/packs";
@@ -34,6 +36,16 @@ export interface Env extends Cloudflare.Env {
   CONTACT_EMAIL?: string;
   /** Optional, local development only: comma-separated non-public hosts sources may fetch (e.g. localhost). */
   OUTBOUND_ALLOW_HOSTS?: string;
+  /** Optional (docs/models.md): the language model's endpoint, model and key (a secret). */
+  LLM_BASE_URL?: string;
+  LLM_MODEL?: string;
+  LLM_API_KEY?: string;
+  LLM_MAX_TOKENS_PER_QUERY?: string;
+  /** Optional (EMBEDDER=openai): the embedding endpoint, model, key (a secret) and dimension. */
+  EMBEDDING_BASE_URL?: string;
+  EMBEDDING_MODEL?: string;
+  EMBEDDING_API_KEY?: string;
+  EMBEDDING_DIMS?: string;
 }
 
 /**
@@ -58,6 +70,33 @@ export function wire(env: Env): UseCases {
     ? resolvingFetch(direct, new DohResolver(direct, config.dnsResolver), config.allowHosts)
     : direct;
   const events = { store: stores.events, queue, http, clock, allowHosts: config.allowHosts };
+  // One model client per isolate, reached through the same outbound guard as sources.
+  const llm = config.llm
+    ? CHAT_PROVIDERS[config.llm.provider]({
+        baseUrl: config.llm.baseUrl ?? undefined,
+        model: config.llm.model,
+        apiKey: config.llm.apiKey ?? undefined,
+        fetch: http,
+        ai: env.AI,
+        allowHosts: config.allowHosts,
+      })
+    : null;
+  const extractive = new ExtractiveDistiller();
+  const distiller =
+    llm && config.distiller !== "extractive" ? new ModelDistiller({ model: llm, fallback: extractive }) : extractive;
+  const embedder =
+    config.embedder === "workers-ai"
+      ? new WorkersAiEmbedder(env.AI as Ai)
+      : config.embedding
+        ? EMBEDDER_PROVIDERS.openai({
+            baseUrl: config.embedding.baseUrl,
+            model: config.embedding.model,
+            apiKey: config.embedding.apiKey ?? undefined,
+            dims: config.embedding.dims,
+            fetch: http,
+            allowHosts: config.allowHosts,
+          })
+        : new HashedEmbedder();
   const sink = eventSink(events);
   // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by
   // `wrangler vectorize create` are V2, typed Vectorize in @cloudflare/workers-types.
@@ -72,8 +111,9 @@ export function wire(env: Env): UseCases {
         : config.vectorIndex === "none"
           ? new NoVectorIndex()
           : new DoVectorIndex(env.LOCAL_VECTORS),
-    embedder: config.embedder === "workers-ai" ? new WorkersAiEmbedder(env.AI as Ai) : new HashedEmbedder(),
-    distiller: new ExtractiveDistiller(),
+    embedder,
+    distiller,
+    modelTokensPerQuery: config.llm?.maxTokensPerQuery,
     capital: doCapital(env.CAPITAL, stores.changes),
     clock,
     events: sink,

@@ -273,7 +273,9 @@ const TRACE_EXAMPLE = {
 export const ModelUsageSchema = z
   .object({
     distiller: z.string().openapi({ description: "provider:model" }),
-    limit_tokens: z.number().openapi({ description: "input + output tokens the request may spend (LLM_MAX_TOKENS_PER_QUERY)" }),
+    limit_tokens: z
+      .number()
+      .openapi({ description: "input + output tokens the request may spend (LLM_MAX_TOKENS_PER_QUERY)" }),
     input_tokens: z.number(),
     output_tokens: z.number(),
     calls: z.number().openapi({ description: "card attempts sent to the model (a retry counts again)" }),

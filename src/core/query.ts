@@ -345,9 +345,7 @@ async function expandUnlogged(
       const budget = Math.min(req.budgetTokens - used, maxCard);
       const todo = wave.filter((i) => typeof contents.get(i) === "string");
       await mapLimit(todo, concurrency, async (i) => {
-        const card = deps.distiller.distill(
-          distillInput(rows[i] as StoredVersion, contents.get(i) as string, budget),
-        );
+        const card = deps.distiller.distill(distillInput(rows[i] as StoredVersion, contents.get(i) as string, budget));
         early.set(i, { budget, card });
         await card;
       });

@@ -69,7 +69,11 @@ describe("model distiller", () => {
     expect(checkAnchors(card as NonNullable<typeof card>, CONTENT)).toBe(true);
     // The quote with changed whitespace anchors the document's own text.
     expect(card?.anchored_spans[0]?.snippet).toMatch(/entities, {3}with a damping factor of 0\.5\.$/);
-    expect(card?.assumptions).toEqual(["valid from 2024-05-23", "current version as of query time", "multi-hop QA benchmarks"]);
+    expect(card?.assumptions).toEqual([
+      "valid from 2024-05-23",
+      "current version as of query time",
+      "multi-hop QA benchmarks",
+    ]);
     expect(card?.tokens).toBeLessThanOrEqual(400);
     expect(asked).toHaveLength(1);
     expect(asked[0]?.messages[1]?.content).toContain(CONTENT);
@@ -83,7 +87,7 @@ describe("model distiller", () => {
     const card = await distiller(model).distill(input({ meter }));
     expect(card?.distiller).toBe("openai:mock-1");
     expect(asked).toHaveLength(2);
-    expect(asked[1]?.messages.at(-1)?.content).toContain("not found: \"HippoRAG is the best retriever ever built.\"");
+    expect(asked[1]?.messages.at(-1)?.content).toContain('not found: "HippoRAG is the best retriever ever built."');
     expect(meter.retries).toBe(1);
   });
 
@@ -92,7 +96,10 @@ describe("model distiller", () => {
     const cases: unknown[][] = [
       [{ claim: "no" }, "not json at all"],
       [long, long],
-      [{ ...good, quotes: [] }, { ...good, quotes: ["x y z q"] }],
+      [
+        { ...good, quotes: [] },
+        { ...good, quotes: ["x y z q"] },
+      ],
     ];
     for (const answers of cases) {
       const { model, asked } = scripted(answers);
