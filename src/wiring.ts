@@ -139,5 +139,6 @@ export function wire(env: Env): UseCases {
     events,
     adminKey: config.adminKey,
     clock,
+    models: { llm, extractor: config.extractor !== "none" },
   });
 }

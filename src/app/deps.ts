@@ -3,7 +3,7 @@
  * the intake dependencies (world stores, queue, outbound HTTP), the admin key and the clock. The
  * composition root (src/wiring.ts) builds it from `env`; nothing in src/app reads `env`.
  */
-import type { Clock, Stores } from "../core/ports";
+import type { ChatModel, Clock, Stores } from "../core/ports";
 import type { EventDeps } from "./events";
 import type { IntakeDeps } from "./intake/deps";
 import type { Kernel } from "./kernel";
@@ -17,4 +17,10 @@ export interface AppDeps {
   /** The deployment's admin key (a secret); null disables admin access. */
   adminKey: string | null;
   clock: Clock;
+  /**
+   * The language model the model roles use (extraction at ingest, the seed systems' proposals):
+   * `llm` is null unless DISTILLER or EXTRACTOR names a provider; `extractor` says whether
+   * EXTRACTOR asks for extraction at ingest (docs/models.md).
+   */
+  models: { llm: ChatModel | null; extractor: boolean };
 }
