@@ -25,7 +25,9 @@
  * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, locomo-note, simpleqa, sciqa, citeseer, unarxive-refs, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
  *   retrieval-metrics),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
- * --out <file>, --context-before (record this run's /context figure as the "before" value).
+ * --out <file>, --context-before (record this run's /context figure as the "before" value), and a
+ * model endpoint: --distiller / --extractor / --embedder with --llm-base-url, --llm-model, ... (see
+ * MODEL_FLAGS below).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -78,8 +80,44 @@ const only = opt("--only")?.split(",");
 const ref = opt("--ref");
 /** Kernel parameter overrides for the evaluated archives, e.g. --params '{"alpha":0.5}'. */
 const params = opt("--params") ? (JSON.parse(opt("--params") as string) as Record<string, number>) : undefined;
+/**
+ * A model endpoint for the evaluated Worker (docs/models.md): --distiller openai|anthropic|workers-ai,
+ * --extractor ..., --embedder openai, with --llm-base-url, --llm-model, --embedding-base-url,
+ * --embedding-model, --embedding-dims; keys from LLM_API_KEY / EMBEDDING_API_KEY in the environment
+ * (never a flag: shells keep history). A local server (127.0.0.1, localhost) is allowed as an
+ * outbound host. Such a run writes bench/results/eval-model.json unless --out says otherwise: the
+ * tables in docs/ stay the deterministic default's.
+ */
+const MODEL_FLAGS: Record<string, string> = {
+  "--distiller": "DISTILLER",
+  "--extractor": "EXTRACTOR",
+  "--embedder": "EMBEDDER",
+  "--llm-base-url": "LLM_BASE_URL",
+  "--llm-model": "LLM_MODEL",
+  "--llm-max-tokens-per-query": "LLM_MAX_TOKENS_PER_QUERY",
+  "--embedding-base-url": "EMBEDDING_BASE_URL",
+  "--embedding-model": "EMBEDDING_MODEL",
+  "--embedding-dims": "EMBEDDING_DIMS",
+};
+const modelVars: Record<string, string> = {};
+for (const [flag, name] of Object.entries(MODEL_FLAGS)) {
+  const v = opt(flag);
+  if (v !== undefined) modelVars[name] = v;
+}
+for (const name of ["LLM_API_KEY", "EMBEDDING_API_KEY"]) {
+  const v = process.env[name];
+  if (v && Object.keys(modelVars).length) modelVars[name] = v;
+}
+const modelRun = Object.keys(modelVars).length > 0;
+/** Hosts of the model URLs that are this machine (a local vLLM, Ollama or the mock): allowed outbound. */
+const localHosts = [modelVars.LLM_BASE_URL, modelVars.EMBEDDING_BASE_URL]
+  .filter((u): u is string => !!u)
+  .map((u) => new URL(u).hostname)
+  .filter((h) => h === "127.0.0.1" || h === "localhost" || h === "::1" || h === "[::1]");
 const LATEST = "bench/results/eval-latest.json";
-const out = opt("--out") ?? (only || params ? "bench/results/eval-partial.json" : LATEST);
+const out =
+  opt("--out") ??
+  (modelRun ? "bench/results/eval-model.json" : only || params ? "bench/results/eval-partial.json" : LATEST);
 const wants = (key: string) => !only || only.includes(key);
 
 const BUDGET = 4000;
@@ -199,8 +237,20 @@ interface ContextRun {
   anchors: Anchor[];
 }
 
+/** Cards per distiller over every /context of the run (a model run shows how many fell back). */
+const cardsByDistiller: Record<string, number> = {};
+/** What a model distiller spent over the run (trace.model summed). */
+const modelSpent = { inputTokens: 0, outputTokens: 0, requests: 0, fallbacks: 0 };
+
 async function contextIds(a: Archive, query: string): Promise<ContextRun> {
   const c = await a.pg.context(a.id, { query, budget_tokens: BUDGET });
+  for (const x of c.cards) cardsByDistiller[x.distiller] = (cardsByDistiller[x.distiller] ?? 0) + 1;
+  if (c.trace.model) {
+    modelSpent.inputTokens += c.trace.model.input_tokens;
+    modelSpent.outputTokens += c.trace.model.output_tokens;
+    modelSpent.requests += c.trace.model.requests;
+    modelSpent.fallbacks += c.trace.model.fallbacks;
+  }
   return {
     ids: c.cards.map((x) => x.artifact_id),
     cards: c.cards.length,
@@ -786,6 +836,12 @@ function summary(r: EvalResults): string {
     );
   }
   lines.push(`provenance: ${r.provenance.verified}/${r.provenance.anchors} anchors verified by /verify`);
+  if (r.cardsByDistiller)
+    lines.push(
+      `cards by distiller: ${Object.entries(r.cardsByDistiller)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(", ")}`,
+    );
   lines.push("\n| target | measured | bar | pass |\n|---|---|---|---|");
   for (const t of r.targets)
     lines.push(`| ${t.label} | ${t.measured} | ${t.target} | ${t.pass === null ? "n/a" : t.pass ? "yes" : "no"} |`);
@@ -818,7 +874,18 @@ async function main() {
   }
   const t0 = performance.now();
   log(`starting a local Worker from ${ref ? `commit ${ref}` : "a snapshot of the working tree"} ...`);
-  const server = await startServer({ snapshot: ref ? { ref } : true });
+  if (modelRun)
+    log(
+      `model settings: ${Object.keys(modelVars)
+        .filter((k) => !k.endsWith("_KEY"))
+        .map((k) => `${k}=${modelVars[k]}`)
+        .join(" ")}`,
+    );
+  const server = await startServer({
+    snapshot: ref ? { ref } : true,
+    ...(modelRun ? { vars: modelVars } : {}),
+    ...(localHosts.length ? { allowHosts: [...new Set(localHosts)].join(",") } : {}),
+  });
   log(
     `Worker at ${server.url} (commit ${server.source?.commit ?? "?"}${server.source?.dirtyHash ? `, uncommitted changes ${server.source.dirtyHash} in ${server.source.dirty.length} files` : ""})`,
   );
@@ -964,6 +1031,15 @@ async function main() {
       roundTrips,
       shards,
       provenance: { anchors, verified },
+      cardsByDistiller,
+      ...(modelRun
+        ? {
+            model: {
+              settings: Object.fromEntries(Object.entries(modelVars).filter(([k]) => !k.endsWith("_KEY"))),
+              spent: modelSpent,
+            },
+          }
+        : {}),
       checkMs,
       runtimeRestarts: runtimeRestarts.count,
       targets: targets(partial),

@@ -114,6 +114,13 @@ export interface EvalResults {
   /** Shards of each archive the run built (several only with a small params.heap_budget_bytes). */
   shards?: Array<{ name: string; shards: number; heads: number }>;
   provenance: { anchors: number; verified: number };
+  /** Cards per distiller over every /context of the run (absent in runs before it was recorded). */
+  cardsByDistiller?: Record<string, number>;
+  /** A run against a model endpoint (npm run eval -- --distiller ...): its settings (no keys) and spending. */
+  model?: {
+    settings: Record<string, string>;
+    spent: { inputTokens: number; outputTokens: number; requests: number; fallbacks: number };
+  };
   /** Wall time of each lifecycle and import check (ms). */
   /** Requests re-sent because the local runtime restarted mid-request (absent in older runs). */
   runtimeRestarts?: number;

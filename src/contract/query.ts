@@ -285,7 +285,10 @@ export const ModelUsageSchema = z
     fallback_reasons: z.record(z.string(), z.number()),
     cache_hits: z.number(),
   })
-  .openapi("ModelUsage");
+  .openapi("ModelUsage", {
+    description:
+      "What a model distiller (DISTILLER=openai|anthropic|workers-ai, docs/models.md) spent on this request's cards; absent with the extractive distiller",
+  });
 
 export const TraceSchema = z
   .object({
