@@ -204,7 +204,7 @@ describe("MCP: every tool, end to end", () => {
     const routed = await ok(client, "route", { archive: id, query: "How does HippoRAG use Personalized PageRank?" });
     expect(routed.as_of).toMatch(ISO);
     expect(routed.candidates[0].chunk).toBe(HIPPO.id);
-    expect(Object.keys(routed.candidates[0].experts).sort()).toEqual(["graph", "lex", "rec", "sem", "sym"]);
+    expect(Object.keys(routed.candidates[0].experts).sort()).toEqual(["graph", "lex", "rec", "sem", "sym", "thread"]);
     // The trace only when asked: it is most of a result's size.
     expect(routed.trace).toBeUndefined();
     const traced = await ok(client, "route", {

@@ -25,8 +25,10 @@ const FOLLOWS_CODE = EDGE_TYPE_CODES.indexOf("follows");
  * both ways), and a node keeps the largest value it receives. Squared, a turn that matches half as
  * well passes a quarter, so the replies to the best matches rise and multi-hop questions keep the
  * weaker matches from other sessions (LoCoMo, weight 0.3, R@10 over BM25 per category, multi-hop /
- * temporal / open-domain / single-hop: no thread -1.1 / +1.6 / -4.5 / +9.6; the share itself
- * -4.2 / 0.0 / -4.5 / +18.4 at weight 0.5; squared -0.7 / +1.6 / -4.5 / +17.5). Only records have
+ * temporal / open-domain / single-hop, router prior of follows 2: no thread -1.1 / +1.6 / -4.5 /
+ * +9.6; the share itself -4.2 / 0.0 / -4.5 / +18.4 at weight 0.5; squared -0.7 / +1.6 / -4.5 / +17.5;
+ * with the follows prior at 1, no thread -0.5 / +1.6 / -9.1 / +7.9, squared +0.7 / +3.2 / -9.1 /
+ * +14.9). Only records have
  * timelines, so in an archive without them the map is empty and the expert is 0 for every head.
  * Work: one slot list per lexical seed (at most `lexicalSeeds` x K_r slots).
  */
