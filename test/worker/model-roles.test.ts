@@ -1,0 +1,315 @@
+/**
+ * The seed systems' model roles through REST, in workerd with real local D1 / R2: the Worker wired
+ * with DISTILLER=openai against a mocked OpenAI endpoint (answers built from the prompt the model
+ * was sent), and the default Worker (no model) for the 409. Proposals carry verified provenance and
+ * go through each system's review path; a model failure writes nothing; a retry writes nothing new.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/http/app";
+import { MCP_PATH, serveMcp } from "../../src/mcp/http";
+import { type Env, wire } from "../../src/wiring";
+import { mockFetch } from "./fetch-guard";
+import { ADMIN, api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
+
+const CHAT = "https://api.openai.com/v1/chat/completions";
+
+/** The Worker's use cases with a language model configured (OpenAI, mocked by mockFetch), and its REST app. */
+const modelApp = wire({
+  ...env,
+  DISTILLER: "openai",
+  LLM_BASE_URL: "https://api.openai.com/v1",
+  LLM_MODEL: "mock-1",
+  LLM_API_KEY: "sk-test",
+} as unknown as Env);
+const withModel = createApp(() => modelApp);
+
+/** One MCP tools/call, with or without the model; the tool's result. */
+// biome-ignore lint/suspicious/noExplicitAny: MCP results are inspected structurally in tests
+async function mcpTool(model: boolean, name: string, args: Record<string, unknown>): Promise<any> {
+  const req = new Request(`http://paperguru.test${MCP_PATH}`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${ADMIN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  });
+  const res = model ? await serveMcp(req, modelApp) : await WORKER.fetch(req);
+  const body = (await res.json()) as { result: unknown };
+  return body.result;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected structurally in tests
+async function modelApi<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await withModel.request(`http://paperguru.test${path}`, {
+    method,
+    headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+interface Asked {
+  system: string;
+  prompt: string;
+  messages: Array<{ role: string; content: string }>;
+  schema: string;
+}
+
+/**
+ * The mocked chat endpoint: each call answers the next function of `script` with what the model was
+ * asked; a number answers that HTTP status. Returns the requests it saw.
+ */
+function model(script: Array<((a: Asked) => unknown) | number>) {
+  const seen: Asked[] = [];
+  mockFetch({
+    [CHAT]: async (req) => {
+      const body = (await req.json()) as {
+        messages: Array<{ role: string; content: string }>;
+        response_format?: { json_schema?: { name?: string } };
+      };
+      const asked: Asked = {
+        system: body.messages[0]?.content ?? "",
+        prompt: body.messages[1]?.content ?? "",
+        messages: body.messages,
+        schema: body.response_format?.json_schema?.name ?? "",
+      };
+      seen.push(asked);
+      const next = script.shift();
+      if (next === undefined) throw new Error("the model was called more often than scripted");
+      if (typeof next === "number")
+        return Response.json(
+          { error: { message: "invalid api key", type: "invalid_request_error" } },
+          { status: next },
+        );
+      return Response.json({
+        id: "chatcmpl-1",
+        choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify(next(asked)) } }],
+        usage: { prompt_tokens: 120, completion_tokens: 40 },
+      });
+    },
+  });
+  return seen;
+}
+
+/** The turn ids of a commitments prompt, in order, with their roles. */
+const turnIds = (prompt: string) => [...prompt.matchAll(/^\[turn (\S+)\] (\S+)$/gmu)].map((m) => m[1] as string);
+
+const SESSION_EVENTS = [
+  { role: "user", text: "Keep the heads in a Durable Object cache, one per archive.", at: "2025-01-10T09:00:00Z" },
+  { role: "assistant", text: "Shall I evict at random, or by least recent use?", at: "2025-01-10T09:01:00Z" },
+  {
+    role: "user",
+    text: "Evict the least recently used head first when the cache is full.",
+    at: "2025-01-10T09:02:00Z",
+  },
+];
+
+const goodAnswer = (a: Asked) => {
+  const [first, , third] = turnIds(a.prompt);
+  return {
+    records: [
+      {
+        kind: "design",
+        title: "Heads live in a Durable Object cache",
+        content: "Each archive keeps its heads in one Durable Object cache.",
+        design: "",
+        evidence: [{ turn: first, quote: "Keep the heads in a Durable Object cache, one per archive." }],
+      },
+      {
+        kind: "decision",
+        title: "Evict least recently used heads",
+        content: "When the cache is full, the least recently used head is evicted first.",
+        design: "Heads live in a Durable Object cache",
+        evidence: [{ turn: third, quote: "Evict the least recently used head   first" }],
+      },
+    ],
+  };
+};
+
+async function sessionArchive() {
+  const a = await newArchive("pgm");
+  const s = await api("POST", `/v1/archives/${a.id}/sessions/s-1/events`, { events: SESSION_EVENTS });
+  expect(s.status).toBe(200);
+  return a;
+}
+
+describe("ProjectGuard commitments proposed by a model", () => {
+  it("answers 409 naming the setting when no model is configured, and writes nothing", async () => {
+    const a = await sessionArchive();
+    const res = await api("POST", `/v1/archives/${a.id}/commitments/propose`, { session: "s-1" });
+    expect(res.status).toBe(409);
+    expect(res.body.error.type).toBe("conflict");
+    expect(res.body.error.message).toMatch(/no model configured: set DISTILLER or EXTRACTOR and LLM_\*/);
+    expect(res.body.error.message).toContain("docs/models.md");
+    const list = await api("GET", `/v1/archives/${a.id}/chunks?kind=decision`);
+    expect(list.body.chunks).toEqual([]);
+  });
+
+  it("proposes records with verified anchors into the review path; a retry writes nothing new", async () => {
+    const a = await sessionArchive();
+    const seen = model([goodAnswer, goodAnswer]);
+    const res = await modelApi("POST", `/v1/archives/${a.id}/commitments/propose`, { session: "s-1", last: 10 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.schema).toBe("commitments");
+    expect(turnIds(seen[0]?.prompt ?? "")).toHaveLength(3);
+    expect(res.body.model).toBe("openai:mock-1");
+    expect(res.body.usage).toMatchObject({ calls: 1, requests: 1, retries: 0, input_tokens: 120, output_tokens: 40 });
+    expect(res.body.read.map((t: { role: string }) => t.role)).toEqual(["user", "assistant", "user"]);
+    const [design, decision] = res.body.proposals;
+    expect(design).toMatchObject({ kind: "design", status: "proposed", written: "created", part_of: null });
+    expect(decision).toMatchObject({ kind: "decision", part_of: design.id, written: "created" });
+    expect(decision.id).toMatch(/^decision:evict-least-recently-used-heads-[0-9a-f]{12}$/);
+    // The whitespace the model changed is the turn's own text in the anchor.
+    expect(decision.anchors[0].snippet).toBe("Evict the least recently used head first");
+
+    // Every anchor verifies against the stored turn record.
+    const anchors = res.body.proposals.flatMap((p: { anchors: unknown[] }) => p.anchors);
+    const verified = await api("POST", `/v1/archives/${a.id}/verify`, { anchors });
+    expect(verified.body.all_verified).toBe(true);
+
+    // Stored: discussed-in edges to the turn records, the model as source, status proposed.
+    const chunk = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent(decision.id)}`);
+    expect(chunk.status).toBe(200);
+    const edges = JSON.stringify(chunk.body);
+    expect(edges).toContain("discussed-in");
+    expect(edges).toContain(decision.sources[0]);
+    expect(edges).toContain("model:openai:mock-1");
+    const turn = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent(decision.sources[0])}`);
+    expect(turn.body.kind ?? turn.body.chunk?.kind).toBe("record");
+    const notes = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent(decision.id)}/annotations`);
+    expect(notes.body.values.status.value).toBe("proposed");
+    expect(notes.body.values.proposal.value).toMatchObject({ model: "openai:mock-1", sources: decision.sources });
+
+    // Pending until accepted: the brief holds it back, then briefs it once committed.
+    const brief = await api("POST", `/v1/archives/${a.id}/brief`, { request: "cache eviction of heads" });
+    expect(brief.body.commitments).toEqual([]);
+    expect(brief.body.held_back).toContainEqual({ id: decision.id, status: "proposed" });
+    await api("POST", `/v1/archives/${a.id}/chunks/${encodeURIComponent(decision.id)}/annotations`, {
+      key: "status",
+      value: "committed",
+    });
+    const after = await api("POST", `/v1/archives/${a.id}/brief`, { request: "cache eviction of heads" });
+    expect(after.body.commitments.map((c: { id: string }) => c.id)).toContain(decision.id);
+
+    // The same answer again: the same ids, already there, nothing written (the commit stays).
+    const again = await modelApi("POST", `/v1/archives/${a.id}/commitments/propose`, { session: "s-1", last: 10 });
+    expect(again.body.proposals.map((p: { id: string; written: string }) => [p.id, p.written])).toEqual([
+      [design.id, "existing"],
+      [decision.id, "existing"],
+    ]);
+    const still = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent(decision.id)}/annotations`);
+    expect(still.body.values.status.value).toBe("committed");
+    expect((await api("GET", `/v1/archives/${a.id}/chunks?kind=decision`)).body.chunks).toHaveLength(1);
+  });
+
+  it("retries once when the answer cites an unread turn or misquotes, dropping what does not verify", async () => {
+    const a = await sessionArchive();
+    const seen = model([
+      () => ({
+        records: [
+          {
+            kind: "decision",
+            title: "Random eviction",
+            content: "Evict at random.",
+            design: "",
+            evidence: [{ turn: "turn:s-9/1-00000000", quote: "Evict at random when the cache is full." }],
+          },
+        ],
+      }),
+      (asked) => {
+        const ids = turnIds(asked.prompt);
+        return {
+          records: [
+            {
+              kind: "decision",
+              title: "Evict least recently used heads",
+              content: "Least recently used first.",
+              design: "",
+              evidence: [{ turn: ids[2], quote: "Evict the least recently used head first" }],
+            },
+            {
+              kind: "decision",
+              title: "Paraphrase",
+              content: "x",
+              design: "",
+              evidence: [{ turn: ids[1], quote: "evict heads randomly or by recency" }],
+            },
+          ],
+        };
+      },
+    ]);
+    const res = await modelApi("POST", `/v1/archives/${a.id}/commitments/propose`, { session: "s-1" });
+    expect(res.status).toBe(200);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]?.messages.at(-1)?.content).toMatch(/a turn it was not given/);
+    expect(res.body.usage).toMatchObject({ calls: 2, retries: 1, input_tokens: 240 });
+    expect(res.body.proposals.map((p: { title: string }) => p.title)).toEqual(["Evict least recently used heads"]);
+    expect(res.body.dropped).toContainEqual(expect.objectContaining({ title: "Paraphrase", what: "item" }));
+  });
+
+  it("a model failure is a 503 naming it, and nothing is written", async () => {
+    const a = await sessionArchive();
+    model([401]);
+    const res = await modelApi("POST", `/v1/archives/${a.id}/commitments/propose`, { session: "s-1" });
+    expect(res.status).toBe(503);
+    expect(res.body.error.message).toMatch(/the model failed \(rejected\).*nothing was written/);
+    expect(res.body.error.hint).toMatch(/LLM_API_KEY/);
+    expect((await api("GET", `/v1/archives/${a.id}/chunks`)).body.chunks).toEqual([]);
+  });
+
+  it("dry_run proposes without writing; turn records named by id are read at as_of", async () => {
+    const a = await newArchive("pgm");
+    const ing = await api("POST", `/v1/archives/${a.id}/ingest`, {
+      artifacts: SESSION_EVENTS.map((e, i) => ({
+        id: `chat/t${i}`,
+        kind: "record",
+        title: `${e.role} turn`,
+        content: e.text,
+        boundaries: [`role:${e.role}`],
+        valid_from: e.at,
+      })),
+    });
+    expect(ing.status).toBe(200);
+    const seen = model([goodAnswer]);
+    const res = await modelApi("POST", `/v1/archives/${a.id}/commitments/propose`, {
+      turns: ["chat/t2", "chat/t0", "chat/t1"],
+      dry_run: true,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(turnIds(seen[0]?.prompt ?? "")).toEqual(["chat/t0", "chat/t1", "chat/t2"]);
+    expect(res.body.proposals.map((p: { written: string }) => p.written)).toEqual(["dry_run", "dry_run"]);
+    expect(res.body.proposals[1].sources).toEqual(["chat/t2"]);
+    const verified = await api("POST", `/v1/archives/${a.id}/verify`, { anchors: res.body.proposals[1].anchors });
+    expect(verified.body.all_verified).toBe(true);
+    expect((await api("GET", `/v1/archives/${a.id}/chunks?kind=decision`)).body.chunks).toEqual([]);
+
+    const missing = await modelApi("POST", `/v1/archives/${a.id}/commitments/propose`, { turns: ["chat/nope"] });
+    expect(missing.status).toBe(404);
+    const both = await modelApi("POST", `/v1/archives/${a.id}/commitments/propose`, {
+      turns: ["chat/t0"],
+      session: "s",
+    });
+    expect(both.status).toBe(400);
+  });
+
+  it("is the curate tool's commitments op over MCP; without a model the tool fails naming the setting", async () => {
+    const a = await sessionArchive();
+    const off = await mcpTool(false, "curate", { archive: a.id, op: "commitments", args: { session: "s-1" } });
+    expect(off.isError).toBe(true);
+    expect(JSON.stringify(off.content)).toMatch(/no model configured: set DISTILLER or EXTRACTOR/);
+    model([goodAnswer]);
+    const on = await mcpTool(true, "curate", {
+      archive: a.id,
+      op: "commitments",
+      args: { session: "s-1", dry_run: true },
+    });
+    expect(on.isError ?? false, JSON.stringify(on)).toBe(false);
+    expect(on.structuredContent.proposals).toHaveLength(2);
+    expect(on.structuredContent.usage.calls).toBe(1);
+  });
+});
