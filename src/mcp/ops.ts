@@ -52,6 +52,9 @@ export const WRITE_OPS = {
   commitments: op("POST /commitments/propose", S.CommitmentsBody, (app, a, x, auth) =>
     app.project.proposeCommitments(a, x, auth),
   ),
+  techniques: op("POST /techniques/propose", S.TechniquesBody, (app, a, x, auth) =>
+    app.techniques.proposeTechniques(a, x, auth),
+  ),
 } satisfies Record<string, Op>;
 
 /** Run `op` of `table` with `args` checked against its schema. */

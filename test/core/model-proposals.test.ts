@@ -15,6 +15,7 @@ import {
   type Turn,
 } from "../../src/core/proposals/commitments";
 import { anchorQuote, propose } from "../../src/core/proposals/propose";
+import { checkTechniques, fitSources, type TitledDoc, techniquesPrompt } from "../../src/core/proposals/techniques";
 
 const usage = { inputTokens: 100, outputTokens: 40, requests: 1, ms: 2 };
 
@@ -295,5 +296,111 @@ describe("ProjectGuard commitments", () => {
     const long = fitTurns([{ ...TURNS[0], text: `${"a".repeat(5990)} tail ${"b".repeat(100)}` } as Turn]);
     expect(long[0]?.text.length).toBeLessThanOrEqual(6000);
     expect(typeof anchorQuote(long[0] as Turn, "b".repeat(20))).toBe("string");
+  });
+});
+
+const SECTIONS: TitledDoc[] = [
+  {
+    id: "paper:ccs",
+    version: 1,
+    title: "Discovering Latent Knowledge",
+    text: "Discovering Latent Knowledge\n\nWe propose Contrast-Consistent Search, an unsupervised method.",
+  },
+  {
+    id: "paper:ccs#s2-method",
+    version: 2,
+    title: "Method",
+    text: "We build contrast pairs from each question. We then find a direction in activation space that satisfies logical consistency across the pair.",
+  },
+];
+const CODE: TitledDoc[] = [
+  {
+    id: "gh:acme/ccs/ccs.py",
+    version: 3,
+    title: "ccs.py",
+    text: "import torch\n\ndef get_consistent_loss(p0, p1):\n    return ((p0 - (1 - p1)) ** 2).mean()\n",
+  },
+];
+
+describe("xKG techniques", () => {
+  const technique = (over: Record<string, unknown> = {}) => ({
+    name: "Contrast-Consistent Search",
+    type: "Methodology",
+    description: "Finds a direction in activation space consistent across contrast pairs.",
+    parent: "",
+    evidence: [{ section: "paper:ccs#s2-method", quote: "find a direction in activation space" }],
+    code: [{ unit: "gh:acme/ccs/ccs.py", quote: "def get_consistent_loss(p0, p1):" }],
+    ...over,
+  });
+
+  it("keeps techniques quoting their sections, with verified code links and parents listed before", () => {
+    const out = checkTechniques(
+      {
+        techniques: [
+          technique(),
+          technique({
+            name: "Consistency loss",
+            type: "Technique",
+            parent: "contrast-consistent search",
+            evidence: [{ section: "paper:ccs#s2-method", quote: "satisfies logical consistency across the pair" }],
+          }),
+        ],
+      },
+      SECTIONS,
+      CODE,
+    );
+    if (typeof out === "string") throw new Error(out);
+    expect(out.dropped).toEqual([]);
+    expect(out.items.map((x) => [x.name, x.parent])).toEqual([
+      ["Contrast-Consistent Search", null],
+      ["Consistency loss", "Contrast-Consistent Search"],
+    ]);
+    const [first] = out.items;
+    expect(first?.anchors[0]).toMatchObject({ artifact_id: "paper:ccs#s2-method", version: 2 });
+    expect(spanReslices(first?.anchors[0] as never, SECTIONS[1]?.text ?? "")).toBe(true);
+    expect(first?.code[0]?.anchor).toMatchObject({ artifact_id: "gh:acme/ccs/ccs.py", version: 3 });
+    expect(spanReslices(first?.code[0]?.anchor as never, CODE[0]?.text ?? "")).toBe(true);
+  });
+
+  it("drops techniques citing unread sections, and code links to unread units or misquoted code", () => {
+    const out = checkTechniques(
+      {
+        techniques: [
+          technique({ evidence: [{ section: "paper:other#s1", quote: "find a direction in activation space" }] }),
+          technique({
+            name: "Kept without code",
+            code: [
+              { unit: "gh:acme/other.py", quote: "def get_consistent_loss(p0, p1):" },
+              { unit: "gh:acme/ccs/ccs.py", quote: "def consistent_loss(a, b):" },
+            ],
+            parent: "Later technique",
+          }),
+          technique({ name: "Finding", type: "Finding" }),
+        ],
+      },
+      SECTIONS,
+      CODE,
+    );
+    if (typeof out === "string") throw new Error(out);
+    expect(out.items.map((x) => x.name)).toEqual(["Kept without code"]);
+    expect(out.items[0]?.code).toEqual([]);
+    expect(out.items[0]?.parent).toBeNull();
+    expect(out.dropped.map((x) => [x.index, x.what])).toEqual([
+      [0, "evidence"],
+      [0, "item"],
+      [1, "link"],
+      [1, "link"],
+      [1, "link"],
+      [2, "item"],
+    ]);
+  });
+
+  it("shows sections and code under their ids, cut to the prompt's budget", () => {
+    const shown = fitSources(SECTIONS, CODE);
+    const prompt = techniquesPrompt("Discovering Latent Knowledge", shown.sections, shown.code);
+    expect(prompt).toContain("[section paper:ccs#s2-method] Method");
+    expect(prompt).toContain("[unit gh:acme/ccs/ccs.py] ccs.py");
+    const none = techniquesPrompt("x", shown.sections, []);
+    expect(none).toContain("Code units: none given");
   });
 });

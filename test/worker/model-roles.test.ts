@@ -180,7 +180,7 @@ describe("ProjectGuard commitments proposed by a model", () => {
     expect(edges).toContain(decision.sources[0]);
     expect(edges).toContain("model:openai:mock-1");
     const turn = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent(decision.sources[0])}`);
-    expect(turn.body.kind ?? turn.body.chunk?.kind).toBe("record");
+    expect(turn.body.kind).toBe("record");
     const notes = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent(decision.id)}/annotations`);
     expect(notes.body.values.status.value).toBe("proposed");
     expect(notes.body.values.proposal.value).toMatchObject({ model: "openai:mock-1", sources: decision.sources });
@@ -311,5 +311,154 @@ describe("ProjectGuard commitments proposed by a model", () => {
     expect(on.isError ?? false, JSON.stringify(on)).toBe(false);
     expect(on.structuredContent.proposals).toHaveLength(2);
     expect(on.structuredContent.usage.calls).toBe(1);
+    const xkg = await mcpTool(false, "curate", { archive: a.id, op: "techniques", args: { paper: "paper:x" } });
+    expect(JSON.stringify(xkg.content)).toMatch(/no model configured/);
+  });
+});
+
+/** The ids a techniques prompt lists, by kind. */
+const listed = (prompt: string, kind: "section" | "unit") =>
+  [...prompt.matchAll(new RegExp(`^\\[${kind} (\\S+)\\]`, "gmu"))].map((m) => m[1] as string);
+
+const PAPER = "paper:ccs";
+const PAPER_ARTIFACTS = [
+  {
+    id: PAPER,
+    kind: "paper",
+    title: "Discovering Latent Knowledge in Language Models Without Supervision",
+    content: "We propose Contrast-Consistent Search (CCS), an unsupervised way to find truth directions.",
+  },
+  {
+    id: `${PAPER}#s2-method`,
+    kind: "section",
+    title: "Method",
+    content:
+      "We build contrast pairs from each yes-no question. We then learn a probe whose probabilities on the two halves of a pair sum to one, and which is confident.",
+    edges: [{ type: "part-of", target: PAPER }],
+  },
+  {
+    id: `${PAPER}#t:ccs#code`,
+    kind: "code_unit",
+    title: "CCS (implementation)",
+    content: "import torch\n\ndef ccs_loss(p0, p1):\n    return ((p0 - (1 - p1)) ** 2).mean()\n",
+    boundaries: ["xkg:code"],
+    edges: [{ type: "part-of", target: PAPER }],
+  },
+  {
+    id: "gh:acme/ccs/probe.py",
+    kind: "code_unit",
+    title: "probe.py",
+    content: "class LinearProbe:\n    def __init__(self, dim):\n        self.dim = dim\n",
+    valid_from: "2024-01-01T00:00:00Z",
+  },
+];
+
+const techniqueAnswer = (a: Asked) => {
+  const [, method] = listed(a.prompt, "section");
+  const units = listed(a.prompt, "unit");
+  return {
+    techniques: [
+      {
+        name: "Contrast-Consistent Search",
+        type: "Methodology",
+        description: "Learns a probe whose probabilities on the two halves of a contrast pair sum to one.",
+        parent: "",
+        evidence: [
+          { section: method, quote: "learn a probe whose probabilities on the two halves of a pair sum to one" },
+        ],
+        code: [
+          { unit: units.find((u) => u.endsWith("#code")), quote: "def ccs_loss(p0, p1):" },
+          { unit: "gh:acme/ccs/probe.py", quote: "class LinearProbe:" },
+        ],
+      },
+      {
+        name: "Contrast pairs",
+        type: "Technique",
+        description: "Each yes-no question becomes a pair of statements.",
+        parent: "Contrast-Consistent Search",
+        evidence: [{ section: method, quote: "We build contrast pairs from each yes-no question." }],
+        code: [],
+      },
+      {
+        name: "Invented",
+        type: "Technique",
+        description: "Not in the paper.",
+        parent: "",
+        evidence: [{ section: "paper:elsewhere#s1", quote: "We build contrast pairs from each yes-no question." }],
+        code: [],
+      },
+    ],
+  };
+};
+
+describe("xKG techniques proposed by a model", () => {
+  it("answers 409 naming the setting when no model is configured", async () => {
+    const a = await newArchive("xkgm");
+    const res = await api("POST", `/v1/archives/${a.id}/techniques/propose`, { paper: PAPER });
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toMatch(/no model configured: set DISTILLER or EXTRACTOR and LLM_\*/);
+  });
+
+  it("ingests techniques part-of the paper, discussed-in their sections, implemented by the linked code", async () => {
+    const a = await newArchive("xkgm");
+    expect((await api("POST", `/v1/archives/${a.id}/ingest`, { artifacts: PAPER_ARTIFACTS })).status).toBe(200);
+    const seen = model([techniqueAnswer, techniqueAnswer]);
+    const body = { paper: PAPER, code_prefix: "gh:acme/ccs/" };
+    const res = await modelApi("POST", `/v1/archives/${a.id}/techniques/propose`, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(listed(seen[0]?.prompt ?? "", "section")).toEqual([PAPER, `${PAPER}#s2-method`]);
+    expect(listed(seen[0]?.prompt ?? "", "unit").sort()).toEqual(["gh:acme/ccs/probe.py", `${PAPER}#t:ccs#code`]);
+    expect(res.body.read.code_units).toHaveLength(2);
+    const [ccs, pairs] = res.body.proposals;
+    expect(res.body.proposals).toHaveLength(2);
+    expect(res.body.dropped).toContainEqual(expect.objectContaining({ title: "Invented", what: "item" }));
+    expect(ccs).toMatchObject({ type: "Methodology", parent: null, written: "created" });
+    expect(ccs.id).toMatch(/^paper:ccs#mt:contrast-consistent-search-[0-9a-f]{12}$/);
+    expect(pairs.parent).toBe(ccs.id);
+    expect(ccs.code.map((c: { id: string }) => c.id).sort()).toEqual(["gh:acme/ccs/probe.py", `${PAPER}#t:ccs#code`]);
+    const anchors = [...ccs.anchors, ...ccs.code.map((c: { anchor: unknown }) => c.anchor), ...pairs.anchors];
+    expect((await api("POST", `/v1/archives/${a.id}/verify`, { anchors })).body.all_verified).toBe(true);
+
+    // The technique: part-of the paper, discussed-in the section, the model as source.
+    const t = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent(ccs.id)}`);
+    const text = JSON.stringify(t.body);
+    expect(t.body.kind).toBe("technique");
+    expect(text).toContain("discussed-in");
+    expect(text).toContain("model:openai:mock-1");
+    // The code link: an implements edge on the code unit's next version, not yet reviewed.
+    const code = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent("gh:acme/ccs/probe.py")}`);
+    expect(
+      code.body.edges.some(
+        (e: { type: string; dst: string; valid_to: string | null }) =>
+          e.type === "implements" && e.dst === ccs.id && e.valid_to === null,
+      ),
+    ).toBe(true);
+    const review = await api(
+      "GET",
+      `/v1/archives/${a.id}/review?from=${encodeURIComponent("gh:acme/ccs/probe.py")}&type=implements&to=${encodeURIComponent(ccs.id)}`,
+    );
+    expect(review.body).toMatchObject({ status: "auto-generated", edge: { exists: true } });
+    const grounding = await api("GET", `/v1/archives/${a.id}/metrics/grounding?kind=technique`);
+    expect(grounding.body).toMatchObject({ total: 2, grounded: 1 });
+
+    // Again: the same ids, nothing written, no further code versions.
+    const before = code.body.versions.length;
+    expect(before).toBe(2);
+    const again = await modelApi("POST", `/v1/archives/${a.id}/techniques/propose`, body);
+    expect(again.body.proposals.map((p: { written: string }) => p.written)).toEqual(["existing", "existing"]);
+    const after = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent("gh:acme/ccs/probe.py")}`);
+    expect(after.body.versions.length).toBe(before);
+  });
+
+  it("a model failure writes nothing; an unknown paper is a 404", async () => {
+    const a = await newArchive("xkgm");
+    await api("POST", `/v1/archives/${a.id}/ingest`, { artifacts: PAPER_ARTIFACTS });
+    model([401]);
+    const res = await modelApi("POST", `/v1/archives/${a.id}/techniques/propose`, { paper: PAPER });
+    expect(res.status).toBe(503);
+    expect((await api("GET", `/v1/archives/${a.id}/chunks?kind=technique`)).body.chunks).toEqual([]);
+    const missing = await modelApi("POST", `/v1/archives/${a.id}/techniques/propose`, { paper: "paper:none" });
+    expect(missing.status).toBe(404);
   });
 });

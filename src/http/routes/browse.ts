@@ -282,6 +282,29 @@ endpoint(
 
 endpoint(
   browseRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/techniques/propose",
+    tags: ["query"],
+    summary: "Techniques a model proposes from a paper's sections, with their code (xKG)",
+    description:
+      "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The model reads the paper chunk and the `section` chunks of its part-of subtree at `as_of`, and the code units linked to it (the subtree's, as an xKG import stores them, and those under `code_prefix`), and proposes the paper's techniques (Methodology or Technique). Each must quote the sections it cites verbatim (kept as exact anchors; a technique without one is dropped) and may link code units by quoting a line of each (a link that does not verify is dropped). An answer that is not the schema, or whose every technique was dropped, is asked once more with the reason. Kept techniques are ingested as `technique` chunks part-of the paper (and of their parent technique) with `discussed-in` edges to their sections, the `method:` entity, source `model:<provider>:<model>` and a `proposal` annotation with the anchors; each code link is an `implements` edge on the code unit's next version. Nothing is marked reviewed (POST /review verifies or flags). Ids come from the paper, the cited sections and a content hash: a retry writes nothing new. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
+    request: { params: S.ArchiveParam, ...body(S.TechniquesBody) },
+    responses: { 200: json(S.TechniquesResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
+  },
+  async (c) => {
+    const res = await c.var.app.techniques.proposeTechniques(
+      c.req.valid("param").archive,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
   "read",
   {
     method: "post",
