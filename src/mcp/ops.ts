@@ -55,6 +55,9 @@ export const WRITE_OPS = {
   techniques: op("POST /techniques/propose", S.TechniquesBody, (app, a, x, auth) =>
     app.techniques.proposeTechniques(a, x, auth),
   ),
+  critique: op("POST /feedback/propose", S.FeedbackProposeBody, (app, a, x, auth) =>
+    app.research.proposeFeedback(a, x, auth),
+  ),
 } satisfies Record<string, Op>;
 
 /** Run `op` of `table` with `args` checked against its schema. */

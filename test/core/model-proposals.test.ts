@@ -14,6 +14,7 @@ import {
   fitTurns,
   type Turn,
 } from "../../src/core/proposals/commitments";
+import { checkCritique, critiquePrompt } from "../../src/core/proposals/critique";
 import { anchorQuote, propose } from "../../src/core/proposals/propose";
 import { checkTechniques, fitSources, type TitledDoc, techniquesPrompt } from "../../src/core/proposals/techniques";
 
@@ -402,5 +403,52 @@ describe("xKG techniques", () => {
     expect(prompt).toContain("[unit gh:acme/ccs/ccs.py] ccs.py");
     const none = techniquesPrompt("x", shown.sections, []);
     expect(none).toContain("Code units: none given");
+  });
+});
+
+describe("SGMC feedback from a critique", () => {
+  const draft = {
+    id: "rev/retrieval#draft",
+    version: 3,
+    text: "Dense retrievers beat BM25 everywhere [1]. HippoRAG improves recall by 30 points [2].",
+  };
+  const item = (over: Record<string, unknown> = {}) => ({
+    title: "Check each number against its cited passage",
+    text: "The cited passage says up to 20 points, not 30.",
+    category: "citation",
+    quotes: ["HippoRAG improves recall by 30 points"],
+    ...over,
+  });
+
+  it("anchors the items in the draft version and drops the ones quoting what the draft does not say", () => {
+    const out = checkCritique(
+      {
+        feedback: [
+          item(),
+          item({ title: "Qualify absolute claims", category: "accuracy", quotes: ["beat BM25 on every benchmark"] }),
+          item({ title: "Wrong category", category: "style" }),
+        ],
+      },
+      draft,
+    );
+    if (typeof out === "string") throw new Error(out);
+    expect(out.items.map((x) => x.title)).toEqual(["Check each number against its cited passage"]);
+    const a = out.items[0]?.anchors[0];
+    expect(a).toMatchObject({ artifact_id: "rev/retrieval#draft", version: 3 });
+    expect(spanReslices(a as never, draft.text)).toBe(true);
+    expect(out.dropped.map((x) => [x.index, x.what])).toEqual([
+      [1, "evidence"],
+      [1, "item"],
+      [2, "item"],
+    ]);
+  });
+
+  it("shows the request, the draft and its evidence's exact words", () => {
+    const p = critiquePrompt("Check citations.", "Retrieval", draft, [
+      { artifactId: "arxiv:2405.14831", snippet: "improves recall@5 by up to 20 points" },
+    ]);
+    expect(p).toContain("Request: Check citations.");
+    expect(p).toContain(draft.text);
+    expect(p).toContain('[arxiv:2405.14831] "improves recall@5 by up to 20 points"');
   });
 });

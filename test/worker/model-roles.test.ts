@@ -313,6 +313,8 @@ describe("ProjectGuard commitments proposed by a model", () => {
     expect(on.structuredContent.usage.calls).toBe(1);
     const xkg = await mcpTool(false, "curate", { archive: a.id, op: "techniques", args: { paper: "paper:x" } });
     expect(JSON.stringify(xkg.content)).toMatch(/no model configured/);
+    const sgmc = await mcpTool(false, "curate", { archive: a.id, op: "critique", args: { node: "n", request: "r" } });
+    expect(JSON.stringify(sgmc.content)).toMatch(/no model configured/);
   });
 });
 
@@ -460,5 +462,107 @@ describe("xKG techniques proposed by a model", () => {
     expect((await api("GET", `/v1/archives/${a.id}/chunks?kind=technique`)).body.chunks).toEqual([]);
     const missing = await modelApi("POST", `/v1/archives/${a.id}/techniques/propose`, { paper: "paper:none" });
     expect(missing.status).toBe(404);
+  });
+});
+
+describe("SGMC feedback proposed from a model's critique", () => {
+  const NODE = "rev/retrieval";
+  const DRAFT_TEXT = "Dense retrievers beat BM25 everywhere. HippoRAG improves recall by 30 points over ColBERTv2.";
+
+  async function draftArchive() {
+    const a = await newArchive("sgmcm");
+    const src = {
+      id: "arxiv:2405.14831",
+      kind: "paper",
+      title: "HippoRAG",
+      content: "On multi-hop QA it improves recall@5 by up to 20 points over ColBERTv2.",
+    };
+    await api("POST", `/v1/archives/${a.id}/ingest`, {
+      artifacts: [
+        src,
+        { id: NODE, kind: "section", title: "Retrieval", content: "Retrieval methods.", boundaries: ["outline"] },
+      ],
+    });
+    const quote = "improves recall@5 by up to 20 points";
+    const start = src.content.indexOf(quote);
+    const anchor = { artifact_id: src.id, version: 1, start, end: start + quote.length, snippet: quote };
+    const d = await api("POST", `/v1/archives/${a.id}/drafts`, { node: NODE, text: DRAFT_TEXT, evidence: [anchor] });
+    expect(d.status, JSON.stringify(d.body)).toBe(200);
+    return a;
+  }
+
+  const critique = () => ({
+    feedback: [
+      {
+        title: "Check each number against its cited passage",
+        text: "The source says up to 20 points at recall@5, not 30.",
+        category: "citation",
+        quotes: ["HippoRAG improves recall by 30 points"],
+      },
+      {
+        title: "Qualify absolute claims",
+        text: "No cited evidence supports 'everywhere'.",
+        category: "accuracy",
+        quotes: ["beat BM25 on all benchmarks"],
+      },
+    ],
+  });
+
+  it("answers 409 naming the setting when no model is configured", async () => {
+    const a = await draftArchive();
+    const res = await api("POST", `/v1/archives/${a.id}/feedback/propose`, { node: NODE, request: "Check citations." });
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toMatch(/no model configured: set DISTILLER or EXTRACTOR and LLM_\*/);
+  });
+
+  it("proposes feedback records anchored in the draft, which Eq. 12 selects only once a user verifies them", async () => {
+    const a = await draftArchive();
+    const seen = model([critique, critique]);
+    const body = { node: NODE, request: "Check that every number matches its citation.", scope: "agent:drafter" };
+    const res = await modelApi("POST", `/v1/archives/${a.id}/feedback/propose`, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(seen[0]?.prompt).toContain(DRAFT_TEXT);
+    expect(seen[0]?.prompt).toContain("improves recall@5 by up to 20 points");
+    expect(res.body.read).toEqual({ draft: `${NODE}#draft`, version: 1, evidence: ["arxiv:2405.14831"] });
+    expect(res.body.proposals).toHaveLength(1);
+    const [fb] = res.body.proposals;
+    expect(fb).toMatchObject({ category: "citation", status: "auto-generated", written: "created" });
+    expect(fb.id).toMatch(/^rev\/retrieval#draft\/feedback-[0-9a-f]{12}$/);
+    expect(res.body.dropped).toContainEqual(
+      expect.objectContaining({ title: "Qualify absolute claims", what: "item" }),
+    );
+    expect((await api("POST", `/v1/archives/${a.id}/verify`, { anchors: fb.anchors })).body.all_verified).toBe(true);
+    const chunk = await api("GET", `/v1/archives/${a.id}/chunks/${encodeURIComponent(fb.id)}`);
+    expect(chunk.body.kind).toBe("note");
+    expect(JSON.stringify(chunk.body)).toContain("introduced-by");
+    expect(chunk.body.versions[0].boundaries).toEqual(
+      expect.arrayContaining(["feedback", "agent:drafter", "feedback:citation"]),
+    );
+
+    // Pending: not a candidate until verified.
+    const select = () => api("POST", `/v1/archives/${a.id}/feedback/select`, { scope: "agent:drafter" });
+    expect((await select()).body).toMatchObject({ records: 0, pending_proposals: 1, selected: null });
+    const verified = await api("POST", `/v1/archives/${a.id}/review`, { op: "verify", chunk: fb.id });
+    expect(verified.status).toBe(201);
+    expect((await select()).body).toMatchObject({ records: 1, pending_proposals: 0, selected: { id: fb.id } });
+
+    // A retry: the same id, nothing new.
+    const again = await modelApi("POST", `/v1/archives/${a.id}/feedback/propose`, body);
+    expect(again.body.proposals.map((p: { id: string; written: string }) => [p.id, p.written])).toEqual([
+      [fb.id, "existing"],
+    ]);
+  });
+
+  it("a model failure writes nothing; a node without a draft is a 404", async () => {
+    const a = await draftArchive();
+    model([401]);
+    const res = await modelApi("POST", `/v1/archives/${a.id}/feedback/propose`, { node: NODE, request: "x" });
+    expect(res.status).toBe(503);
+    expect((await api("POST", `/v1/archives/${a.id}/feedback/select`, {})).body).toMatchObject({
+      records: 0,
+      pending_proposals: 0,
+    });
+    const none = await modelApi("POST", `/v1/archives/${a.id}/feedback/propose`, { node: "rev/none", request: "x" });
+    expect(none.status).toBe(404);
   });
 });
