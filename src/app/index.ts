@@ -21,6 +21,7 @@ import { projectUseCases } from "./project";
 import { queryUseCases } from "./query";
 import { researchUseCases } from "./research";
 import { reviewUseCases } from "./review";
+import { techniqueUseCases } from "./techniques";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
 export type { Need } from "./auth";
@@ -44,6 +45,7 @@ export function createUseCases(d: AppDeps) {
     metrics: metricsUseCases(d),
     project: projectUseCases(d, browseUseCases(d)),
     codePairs: codePairUseCases(d),
+    techniques: techniqueUseCases(d),
     research: researchUseCases(d),
     papers: paperUseCases(d),
     webhooks: webhookUseCases(d),

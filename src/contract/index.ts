@@ -10,6 +10,7 @@ export * from "./events";
 export * from "./forget";
 export * from "./papers";
 export * from "./project";
+export * from "./proposals";
 export * from "./query";
 export * from "./research";
 export * from "./review";

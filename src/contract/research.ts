@@ -430,6 +430,10 @@ export const FeedbackSelectResult = z
     as_of: z.string(),
     tie: z.string(),
     records: z.number().int(),
+    pending_proposals: z.number().int().openapi({
+      description:
+        "Records a model proposed (POST /feedback/propose) that no user has verified or edited yet: not candidates.",
+    }),
     r_min: z.number().nullable(),
     r_min_size: z.number().int(),
     selected: FeedbackRecord.nullable(),
@@ -440,6 +444,7 @@ export const FeedbackSelectResult = z
       as_of: T0,
       tie: "oldest",
       records: 3,
+      pending_proposals: 0,
       r_min: 0,
       r_min_size: 1,
       selected: {

@@ -149,6 +149,16 @@ const SCHEMAS: Record<string, string> = {
   FeedbackSelectRequest: "Optionally a scope boundary, a time and the tie-break.",
   FeedbackSelected:
     "The feedback record Eq. 12 selects (fewest revisions, then most used) and the records with the fewest revisions.",
+  ModelUsage: "What the model distiller's calls of this request spent: tokens, requests, retries, fallbacks.",
+  CommitmentsRequest: "The session (or turn records) a model reads for ProjectGuard commitments, and dry_run.",
+  CommitmentsResult:
+    "The turns read, the design and decision records proposed (status proposed, discussed-in their turns, verbatim anchors), what was dropped and the model's usage.",
+  TechniquesRequest: "The paper whose sections a model reads for xKG techniques, and the code units it may link.",
+  TechniquesResult:
+    "The sections and code read, the techniques proposed (part-of the paper, discussed-in their sections, implemented by the code linked), what was dropped and the model's usage.",
+  FeedbackProposeRequest: "The draft a model critiques for SGMC feedback records, the critique request and scope.",
+  FeedbackProposeResult:
+    "The draft version read, the feedback records proposed (pending review, anchored in the draft), what was dropped and the model's usage.",
 };
 
 interface Doc {

@@ -217,6 +217,14 @@ export function errorResponse(status: ErrorStatus, description?: string): ErrorR
   };
 }
 
+/** The errors of the seed systems' model roles: no model configured (409), the model failed (503). */
+export function modelErrors() {
+  return {
+    409: errorResponse(409, "No model configured (`conflict`): set DISTILLER or EXTRACTOR and LLM_* (docs/models.md)"),
+    503: errorResponse(503, "The model failed, or answered unusably twice (`unavailable`); nothing was written"),
+  };
+}
+
 /** The error responses a route can return: `...errors(400, 401, 403, 404)`. */
 export function errors<const C extends ErrorStatus>(...statuses: C[]): Record<C, ErrorResponse> {
   const out = {} as Record<C, ErrorResponse>;

@@ -42,12 +42,22 @@ export const READ_OPS = {
   run: op("GET /metrics/retrieval/runs/{run}", S.RunParam.pick({ run: true }), (app, a, x) => app.review.run(a, x.run)),
 } satisfies Record<string, Op>;
 
-/** Writes: each adds versions, annotations or a stored run. */
+/** Writes: each adds versions, annotations or a stored run (the propose_* ops ask the configured model first). */
 export const WRITE_OPS = {
   gather: op("POST /hubs/gather", S.GatherBody, (app, a, x) => app.research.gather(a, x)),
   draft: op("POST /drafts", S.DraftBody, (app, a, x) => app.research.draft(a, x)),
   review: op("POST /review", S.ReviewBody, (app, a, x, auth) => app.review.apply(a, x, auth)),
   metrics: op("POST /metrics/retrieval", S.RetrievalMetricsBody, (app, a, x, auth) => app.review.retrieval(a, x, auth)),
+  // The seed systems' model roles (need a configured model; docs/models.md).
+  commitments: op("POST /commitments/propose", S.CommitmentsBody, (app, a, x, auth) =>
+    app.project.proposeCommitments(a, x, auth),
+  ),
+  techniques: op("POST /techniques/propose", S.TechniquesBody, (app, a, x, auth) =>
+    app.techniques.proposeTechniques(a, x, auth),
+  ),
+  critique: op("POST /feedback/propose", S.FeedbackProposeBody, (app, a, x, auth) =>
+    app.research.proposeFeedback(a, x, auth),
+  ),
 } satisfies Record<string, Op>;
 
 /** Run `op` of `table` with `args` checked against its schema. */

@@ -584,8 +584,7 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "curate",
     title: "Research memory: writes",
-    description:
-      "Gather hub evidence, write a draft, review a node or edge, run retrieval metrics; args: the op's REST request (/docs).",
+    description: "Research-memory writes and model proposals; args: the op's REST request (/docs).",
     scope: "write",
     input: strict({ op: opName(WRITE_OPS), args: opArgs }),
     output: z.object({}).passthrough(),

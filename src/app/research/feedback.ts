@@ -1,13 +1,17 @@
 /**
  * Feedback (Self-Loop Memory): chunks with the boundary `feedback`, counters as the annotations
- * `revisions` and `uses` (add events), selected by Eq. 12 (src/core/research/feedback.ts).
+ * `revisions` and `uses` (add events), selected by Eq. 12 (src/core/research/feedback.ts). A record a
+ * model proposed (POST /feedback/propose: it carries a `proposal` annotation) is a candidate only once
+ * a user verified or edited it (POST /review) by `as_of`; until then it is counted as pending.
  */
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { AnnotationRecord } from "../../core/ports";
 import { selectFeedback } from "../../core/research/feedback";
+import { NODE_REVIEW_KEY, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
+import { PROPOSAL_KEY } from "../lib/proposals";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 import { FEEDBACK, timeOf } from "./common";
@@ -45,15 +49,33 @@ export function feedbackUseCases(d: AppDeps) {
         if (page.length <= 500) break;
         after = (page[499] as { chunkId: string }).chunkId;
       }
-      const records = b.scope ? rows.filter((r) => r.boundaries.includes(b.scope as string)) : rows;
-      const events: AnnotationRecord[] = records.length
+      const scoped = b.scope ? rows.filter((r) => r.boundaries.includes(b.scope as string)) : rows;
+      const events: AnnotationRecord[] = scoped.length
         ? await d.stores.annotations.annotationsOf(
             archive,
-            records.map((r) => r.chunkId),
+            scoped.map((r) => r.chunkId),
             undefined,
             t,
           )
         : [];
+      // Model proposals wait for a user: verified or edited by t, else pending (flagged: rejected).
+      const proposed = new Set(events.filter((e) => e.key === PROPOSAL_KEY).map((e) => e.chunkId));
+      const accepted = (chunk: string) => {
+        const status = reviewStatusAt(
+          events.filter((e) => e.chunkId === chunk && e.key === NODE_REVIEW_KEY),
+          t,
+        ).status;
+        return status === "human-verified" || status === "human-edited";
+      };
+      const records = scoped.filter((r) => !proposed.has(r.chunkId) || accepted(r.chunkId));
+      const pending = scoped.filter(
+        (r) =>
+          proposed.has(r.chunkId) &&
+          reviewStatusAt(
+            events.filter((e) => e.chunkId === r.chunkId && e.key === NODE_REVIEW_KEY),
+            t,
+          ).status === "auto-generated",
+      ).length;
       const counters = new Map<string, { revisions: number; uses: number }>();
       const sorted = events.map(toEvent).sort((a, b2) => a.at - b2.at || a.id - b2.id);
       for (const e of sorted) {
@@ -90,6 +112,7 @@ export function feedbackUseCases(d: AppDeps) {
         as_of: iso(t),
         tie: b.tie,
         records: candidates.length,
+        pending_proposals: pending,
         r_min: rMin,
         r_min_size: rMinSet.length,
         selected: chosen ? view(chosen) : null,

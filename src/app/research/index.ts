@@ -20,10 +20,12 @@
  *   iteration; a version cites the artifacts of the anchors it rests on, which must verify when it is
  *   written, and the anchors are kept as the annotation `sgmc:evidence` of that version.
  * - Feedback (Self-Loop Memory): chunks with the boundary `feedback`, counters as the annotations
- *   `revisions` and `uses` (add events), selected by Eq. 12 (src/core/research/feedback.ts).
+ *   `revisions` and `uses` (add events), selected by Eq. 12 (src/core/research/feedback.ts); a
+ *   configured model may propose them from a critique of a draft (./critique.ts), pending review.
  */
 import type { AppDeps } from "../deps";
 import { assemblyUseCases } from "./assemble";
+import { critiqueUseCases } from "./critique";
 import { draftUseCases } from "./drafts";
 import { feedbackUseCases } from "./feedback";
 import { hubUseCases } from "./hubs";
@@ -39,5 +41,6 @@ export function researchUseCases(d: AppDeps) {
     ...draftUseCases(d),
     ...assemblyUseCases(d),
     ...feedbackUseCases(d),
+    ...critiqueUseCases(d),
   };
 }

@@ -20,7 +20,7 @@ type In<T extends z.ZodType> = z.infer<T>;
 const declarable = (t: string): t is EdgeType => (DECLARABLE_EDGE_TYPES as readonly string[]).includes(t);
 
 /** The current version of a chunk as an ingest artifact, with the fields a review changes applied. */
-async function nextArtifact(
+export async function nextArtifact(
   d: AppDeps,
   archive: string,
   chunk: string,

@@ -1,7 +1,7 @@
 /** The evidence-card contract (what the distiller returns), validated with zod. */
 import { z } from "zod";
 import { countTokens, DEFAULT_TOKENIZER, type TokenizerName } from "../text/tokenizer";
-import { CHUNK_KINDS, type EvidenceCard } from "../types";
+import { type AnchoredSpan, CHUNK_KINDS, type EvidenceCard } from "../types";
 
 /** Caps on the two prose fields (tokens of the request's encoding): a claim is one sentence, a sketch a few. */
 export const MAX_CLAIM_TOKENS = 80;
@@ -129,17 +129,21 @@ export function cardTokens(
   return countTokens(cardPromptJson(card), tokenizer);
 }
 
+/** An anchor's [start, end) is a non-empty span of `content` that re-slices to its snippet exactly. */
+export function spanReslices(a: AnchoredSpan, content: string): boolean {
+  return (
+    Number.isInteger(a.start) &&
+    Number.isInteger(a.end) &&
+    a.start >= 0 &&
+    a.end > a.start &&
+    a.end <= content.length &&
+    content.slice(a.start, a.end) === a.snippet
+  );
+}
+
 /** Every anchor belongs to this card's artifact version and re-slices the content exactly. */
 export function checkAnchors(card: EvidenceCard, content: string): boolean {
   return card.anchored_spans.every(
-    (a) =>
-      a.artifact_id === card.artifact_id &&
-      a.version === card.version &&
-      Number.isInteger(a.start) &&
-      Number.isInteger(a.end) &&
-      a.start >= 0 &&
-      a.end > a.start &&
-      a.end <= content.length &&
-      content.slice(a.start, a.end) === a.snippet,
+    (a) => a.artifact_id === card.artifact_id && a.version === card.version && spanReslices(a, content),
   );
 }

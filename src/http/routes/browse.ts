@@ -1,7 +1,7 @@
 /** Browse an archive: list chunks and entities page by page, read one chunk, entity or exact content. */
 import * as S from "../../contract";
 import { body, failure, json } from "../common";
-import { errorResponse as err, errors } from "../docs";
+import { errorResponse as err, errors, modelErrors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
 export const browseRoutes = resourceApp();
@@ -240,6 +240,29 @@ endpoint(
 
 endpoint(
   browseRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/commitments/propose",
+    tags: ["query"],
+    summary: "Commitments a model proposes from session turns (ProjectGuard)",
+    description:
+      "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The model reads the session's last `last` events (or the turn records in `turns`) at `as_of` and proposes design and decision records. Each must quote the turns it cites verbatim: the quotes are located in the turns and kept as exact anchors; a record without one is dropped, and an answer that is not the schema, or whose every record was dropped, is asked once more with the reason. Kept records are ingested with `discussed-in` edges to their turns (a cited session event is stored as the `record` chunk its id names), source `model:<provider>:<model>`, the status annotation `proposed` (the brief and the render ignore them until a user sets `status` to `committed`) and a `proposal` annotation with the anchors. Ids come from the cited turns and a content hash: a retry writes nothing new, and an existing id is left as it is. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
+    request: { params: S.ArchiveParam, ...body(S.CommitmentsBody) },
+    responses: { 200: json(S.CommitmentsResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
+  },
+  async (c) => {
+    const res = await c.var.app.project.proposeCommitments(
+      c.req.valid("param").archive,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
   "read",
   {
     method: "get",
@@ -253,6 +276,29 @@ endpoint(
   },
   async (c) => {
     const res = await c.var.app.metrics.grounding(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/techniques/propose",
+    tags: ["query"],
+    summary: "Techniques a model proposes from a paper's sections, with their code (xKG)",
+    description:
+      "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The model reads the paper chunk and the `section` chunks of its part-of subtree at `as_of`, and the code units linked to it (the subtree's, as an xKG import stores them, and those under `code_prefix`), and proposes the paper's techniques (Methodology or Technique). Each must quote the sections it cites verbatim (kept as exact anchors; a technique without one is dropped) and may link code units by quoting a line of each (a link that does not verify is dropped). An answer that is not the schema, or whose every technique was dropped, is asked once more with the reason. Kept techniques are ingested as `technique` chunks part-of the paper (and of their parent technique) with `discussed-in` edges to their sections, the `method:` entity, source `model:<provider>:<model>` and a `proposal` annotation with the anchors; each code link is an `implements` edge on the code unit's next version. Nothing is marked reviewed (POST /review verifies or flags). Ids come from the paper, the cited sections and a content hash: a retry writes nothing new. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
+    request: { params: S.ArchiveParam, ...body(S.TechniquesBody) },
+    responses: { 200: json(S.TechniquesResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
+  },
+  async (c) => {
+    const res = await c.var.app.techniques.proposeTechniques(
+      c.req.valid("param").archive,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );

@@ -1,7 +1,7 @@
 /** Literature-review memory (SGMC): outline tree, evidence hubs, section drafts, convergence, assembly, feedback. */
 import * as S from "../../contract";
 import { body, failure, json } from "../common";
-import { errorResponse as err, errors } from "../docs";
+import { errorResponse as err, errors, modelErrors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
 export const researchRoutes = resourceApp();
@@ -167,12 +167,40 @@ endpoint(
     tags: ["research"],
     summary: "Select feedback by Eq. 12 (SGMC Self-Loop Memory)",
     description:
-      'Among the feedback records (chunks with the boundary `feedback`, and `scope` if given) valid at `as_of`, those with the fewest revisions (annotation `revisions`), and of those the most used (annotation `uses`); ties go to the oldest by first valid time (`tie: newest` for the newest), then id. Count a use or a revision with POST /chunks/{id}/annotations `{key: "uses" | "revisions", add: 1, event_id}`.',
+      'Among the feedback records (chunks with the boundary `feedback`, and `scope` if given) valid at `as_of`, those with the fewest revisions (annotation `revisions`), and of those the most used (annotation `uses`); ties go to the oldest by first valid time (`tie: newest` for the newest), then id. Count a use or a revision with POST /chunks/{id}/annotations `{key: "uses" | "revisions", add: 1, event_id}`. A record a model proposed (POST /feedback/propose) counts only once a user verified or edited it by `as_of` (POST /review); until then it is in `pending_proposals`.',
     request: { params: S.ArchiveParam, ...body(S.FeedbackSelectBody) },
     responses: { 200: json(S.FeedbackSelectResult), ...errors(400, 401, 403, 404, 413) },
   },
   async (c) => {
     const res = await c.var.app.research.selectFeedback(c.req.valid("param").archive, c.req.valid("json"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  researchRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/feedback/propose",
+    tags: ["research"],
+    summary: "Feedback records a model proposes from its critique of a draft (SGMC Self-Loop Memory)",
+    description:
+      "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The drafting prompts stay the agent's: the model reads the draft `<node>#draft` at `as_of` (or `version`), the sources its evidence anchors quote and the critique `request`, and proposes feedback items (a checklist title, what is wrong and how to fix it, a category), each quoting the draft's words it is about: the quotes are located in that version and kept as exact anchors; an item without one is dropped, and an answer that is not the schema, or whose every item was dropped, is asked once more with the reason. Kept items are ingested as `note` chunks with the boundaries `feedback`, `feedback:<category>` and `scope`, an `introduced-by` edge to the draft, source `model:<provider>:<model>` and a `proposal` annotation with the anchors. They are proposals: /feedback/select leaves them out until a user verifies or edits them (POST /review). Ids come from the draft version and a content hash: a retry writes nothing new. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
+    request: { params: S.ArchiveParam, ...body(S.FeedbackProposeBody) },
+    responses: {
+      200: json(S.FeedbackProposeResult),
+      ...errors(400, 401, 403, 413),
+      404: err(404, "No such archive, or no draft of the node at as_of (or of that version)"),
+      ...modelErrors(),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.research.proposeFeedback(
+      c.req.valid("param").archive,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );

@@ -1,0 +1,96 @@
+/**
+ * What the seed systems' model roles share in the application layer (ProjectGuard commitments, xKG
+ * techniques, SGMC feedback): the answer when no model is configured, the model's failures as typed
+ * failures, the usage view, and the `proposal` annotation that keeps a model-made chunk's provenance.
+ */
+import { type Failure, fail } from "../../core/errors";
+import type { ChatModel } from "../../core/ports";
+import type { ProposalOutcome, ProposalUsage } from "../../core/proposals/propose";
+import type { AnchoredSpan } from "../../core/types";
+import type { AppDeps } from "../deps";
+
+/** The annotation key holding a model-made chunk's provenance: model, sources, anchors. */
+export const PROPOSAL_KEY = "proposal";
+
+/** Off by default: without DISTILLER or EXTRACTOR naming a provider there is no model to ask. */
+export function noModel(): { ok: false; error: Failure } {
+  return fail(
+    "conflict",
+    "no model configured: set DISTILLER or EXTRACTOR and LLM_* (docs/models.md)",
+    "model",
+    "the seed systems' model roles are off unless a language model is configured; nothing was written",
+  );
+}
+
+/** `provider:model`, the name proposals carry as their source and in their provenance. */
+export const modelName = (m: ChatModel) => `${m.provider}:${m.model}`;
+
+/** The model's failure as the request's: nothing was written. */
+export function modelFailure(o: Extract<ProposalOutcome<unknown>, { ok: false }>): { ok: false; error: Failure } {
+  const spent = `${o.usage.calls} call(s), ${o.usage.inputTokens + o.usage.outputTokens} tokens`;
+  if (o.code === "over_budget")
+    return fail(
+      "too_large",
+      `the prompt is over the model's per-request token budget (${o.message}); nothing was written`,
+      undefined,
+      "give the model less to read (fewer turns, sections or code units), or raise the budget (docs/models.md)",
+    );
+  const what =
+    o.code === "unusable"
+      ? `the model's answer was unusable after one retry: ${o.message}`
+      : `the model failed (${o.code}): ${o.message}`;
+  return fail(
+    "unavailable",
+    `${what}; ${spent}; nothing was written`,
+    undefined,
+    o.code === "rejected"
+      ? "check LLM_MODEL, LLM_API_KEY and LLM_BASE_URL (docs/models.md)"
+      : "retry later; the same request proposes the same ids",
+  );
+}
+
+export const usageView = (u: ProposalUsage) => ({
+  calls: u.calls,
+  requests: u.requests,
+  retries: u.retries,
+  input_tokens: u.inputTokens,
+  output_tokens: u.outputTokens,
+  ms: u.ms,
+});
+
+export interface ProposalProvenance {
+  model: string;
+  /** What the model read, by chunk id. */
+  read: string[];
+  /** What this item cites, and the verified spans it rests on (each verifies with POST /verify). */
+  sources: string[];
+  anchors: AnchoredSpan[];
+}
+
+/**
+ * The `proposal` annotation of a chunk a model proposed (once: the event id makes a retry a no-op).
+ * `version`: the version the model wrote.
+ */
+export async function recordProvenance(
+  d: AppDeps,
+  archive: string,
+  chunk: string,
+  version: number,
+  value: ProposalProvenance,
+  actor: string,
+  at: number,
+): Promise<void> {
+  await d.stores.annotations.appendAnnotation({
+    archiveId: archive,
+    chunkId: chunk,
+    version,
+    key: PROPOSAL_KEY,
+    op: "set",
+    value,
+    actor,
+    reason: `proposed by ${value.model} from ${value.sources.length} source(s)`,
+    at,
+    recordedAt: d.clock.now(),
+    eventId: `${PROPOSAL_KEY}:${chunk}`,
+  });
+}

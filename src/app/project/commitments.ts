@@ -1,0 +1,256 @@
+/**
+ * POST /commitments/propose: ProjectGuard's commitment extraction (seed 002, B.1) by the configured
+ * language model. The model reads a session's last events (or the turn records a caller names) and
+ * proposes design and decision records; each must quote the turns it cites verbatim
+ * (src/core/proposals/commitments.ts). Kept records go through ProjectGuard's own review path: they
+ * are ingested with `discussed-in` edges to their turns and the status annotation `proposed`, so the
+ * brief and the render (committed records only) ignore them until a user sets `status` to `committed`
+ * (or `rejected`). A session event a record cites is stored as the `record` chunk its id names
+ * (boundaries `session:<id>` and `role:<role>`), so every edge has a target and every anchor verifies
+ * with POST /verify. Ids come from the source ids and a content hash: a retry with the same answer
+ * writes nothing new, and an id already present is never overwritten (a user may have edited it).
+ */
+import type { z } from "zod";
+import type * as S from "../../contract";
+import { toMs } from "../../contract";
+import { fail, ok, type Result } from "../../core/errors";
+import { slug } from "../../core/ids";
+import type { ArtifactInput } from "../../core/ingest";
+import {
+  COMMITMENTS_SCHEMA,
+  COMMITMENTS_SYSTEM,
+  checkCommitments,
+  commitmentsPrompt,
+  type DesignRef,
+  fitTurns,
+  type ProposedCommitment,
+  type Turn,
+} from "../../core/proposals/commitments";
+import { contentHash, propose } from "../../core/proposals/propose";
+import type { AnchoredSpan } from "../../core/types";
+import { actorOf } from "../auth";
+import type { AppDeps } from "../deps";
+import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
+import { iso } from "../lib/wire";
+
+type In<T extends z.ZodType> = z.infer<T>;
+type Out = z.infer<typeof S.CommitmentsResult>;
+
+/** Designs listed to the model (a decision may name one as the design it operationalises). */
+const MAX_DESIGNS = 40;
+/** The status ProjectGuard's brief and render read; a model's records start `proposed`. */
+const STATUS_KEY = "status";
+
+/** The record chunk a session event becomes: the session, the event's time and a hash of it. */
+export async function turnChunkId(session: string, e: { role: string; text: string; at: number }): Promise<string> {
+  return `turn:${session}/${e.at}-${await contentHash([e.role, e.text], 8)}`;
+}
+
+/** A role from a turn record's `role:<role>` boundary, else its title's first word. */
+function roleOf(boundaries: readonly string[], title: string): string {
+  const tag = boundaries.find((b) => b.startsWith("role:"));
+  return tag ? tag.slice(5) : (title.split(/\s+/u)[0] ?? "turn").toLowerCase();
+}
+
+/** A record's deterministic id: kind, title slug, and a hash of what it says and what it cites. */
+async function recordId(c: ProposedCommitment): Promise<string> {
+  const h = await contentHash([c.kind, c.title, c.content, ...[...c.sources].sort()]);
+  return `${c.kind}:${slug(c.title).slice(0, 60) || "record"}-${h}`;
+}
+
+export function commitmentUseCases(d: AppDeps) {
+  const chunks = d.stores.chunks;
+
+  /** The turns to read, oldest first, or why there are none. */
+  async function readTurns(
+    archive: string,
+    b: In<typeof S.CommitmentsBody>,
+    t: number,
+  ): Promise<Result<{ turns: Turn[]; fromSession: Map<string, { role: string; text: string; at: number }> }>> {
+    const fromSession = new Map<string, { role: string; text: string; at: number }>();
+    if ((b.session === undefined) === (b.turns === undefined))
+      return fail(
+        "validation",
+        "give exactly one of session or turns",
+        "session",
+        "name a session, or turn record ids",
+      );
+    if (b.session !== undefined) {
+      const events = await d.stores.sessions.recent(archive, b.session, t, b.last);
+      if (events.length === 0)
+        return fail("not_found", `session ${b.session} has no events at or before ${iso(t)}`, "session");
+      const turns: Turn[] = [];
+      for (const e of [...events].reverse()) {
+        const id = await turnChunkId(b.session, e);
+        if (fromSession.has(id)) continue;
+        fromSession.set(id, { role: e.role, text: e.text, at: e.at });
+        turns.push({ id, version: 1, role: e.role, text: e.text, at: e.at });
+      }
+      return ok({ turns, fromSession });
+    }
+    const ids = [...new Set(b.turns ?? [])];
+    const visible = await chunks.visibleAt(archive, ids, t);
+    const missing = ids.filter((id) => !visible.has(id));
+    if (missing.length)
+      return fail(
+        "not_found",
+        `no version valid at ${iso(t)} of ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}`,
+        "turns",
+      );
+    const turns: Turn[] = [];
+    for (const id of ids) {
+      const v = visible.get(id);
+      if (!v) continue;
+      const text = await d.kernel.contentOf(v.contentKey);
+      if (text === null) return fail("unavailable", `the content of ${id} v${v.version} could not be read`, "turns");
+      turns.push({ id, version: v.version, role: roleOf(v.boundaries, v.title), text, at: v.validFrom });
+    }
+    turns.sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : 1));
+    return ok({ turns, fromSession });
+  }
+
+  return {
+    async proposeCommitments(
+      archive: string,
+      b: In<typeof S.CommitmentsBody>,
+      authorization: string | undefined,
+    ): Promise<Result<Out>> {
+      const model = d.models.llm;
+      if (!model) return noModel();
+      if (!(await d.stores.archives.getArchive(archive)))
+        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const now = d.clock.now();
+      const t = toMs(b.as_of) ?? now;
+      const read = await readTurns(archive, b, t);
+      if (!read.ok) return read;
+      const turns = fitTurns(read.value.turns);
+      const designs: DesignRef[] = (
+        await chunks.listChunks(archive, { asOf: t, kind: "design" }, null, MAX_DESIGNS)
+      ).map((r) => ({ id: r.chunkId, title: r.title }));
+      const outcome = await propose({
+        model,
+        name: "commitments",
+        description: "The design and decision records the session's turns commit to, each quoting its turns.",
+        schema: COMMITMENTS_SCHEMA,
+        system: COMMITMENTS_SYSTEM,
+        prompt: commitmentsPrompt(turns, designs),
+        maxOutputTokens: 2048,
+        check: (v) => checkCommitments(v, turns, designs),
+      });
+      if (!outcome.ok) return modelFailure(outcome);
+      const name = modelName(model);
+
+      // Ids first (a decision may name a design of the same answer by title).
+      const ids = await Promise.all(outcome.items.map(recordId));
+      const byTitle = new Map<string, string>();
+      for (const [i, c] of outcome.items.entries())
+        if (c.kind === "design") byTitle.set(c.title.toLowerCase(), ids[i] as string);
+      const partOf = (c: ProposedCommitment) =>
+        c.design === null
+          ? null
+          : c.design.startsWith("title:")
+            ? (byTitle.get(c.design.slice(6).toLowerCase()) ?? null)
+            : c.design;
+
+      const existing = new Set<string>();
+      for (const id of ids) if (await chunks.chunkRow(archive, id)) existing.add(id);
+      const writes = outcome.items.flatMap((c, i) =>
+        existing.has(ids[i] as string) ? [] : [{ c, id: ids[i] as string }],
+      );
+      const versions = new Map<string, number>();
+
+      if (!b.dry_run && writes.length) {
+        // The session events the new records cite become turn records, in the same atomic batch.
+        const cited = new Set(writes.flatMap((w) => w.c.sources));
+        const turnArtifacts: ArtifactInput[] = [...cited].flatMap((id) => {
+          const e = read.value.fromSession.get(id);
+          if (!e || b.session === undefined) return [];
+          return [
+            {
+              id,
+              kind: "record" as const,
+              title: `${e.role} turn, ${iso(e.at)}`,
+              content: e.text,
+              boundaries: [`session:${b.session}`, `role:${e.role}`],
+              valid_from: e.at,
+              source: `session:${b.session}`,
+            },
+          ];
+        });
+        const records: ArtifactInput[] = writes.map(({ c, id }) => {
+          const design = partOf(c);
+          return {
+            id,
+            kind: c.kind,
+            title: c.title,
+            content: c.content,
+            edges: [
+              ...c.sources.map((s) => ({
+                type: "discussed-in" as const,
+                target: s,
+                context: c.anchors.find((a) => a.artifact_id === s)?.snippet,
+              })),
+              ...(design ? [{ type: "part-of" as const, target: design }] : []),
+            ],
+            valid_from: now,
+            source: `model:${name}`,
+          };
+        });
+        const res = await d.kernel.ingest(archive, [...turnArtifacts, ...records]);
+        if (!res.ok) return res;
+        for (const r of res.value.results) versions.set(r.id, r.version);
+        const actor = await actorOf(d, authorization);
+        for (const { c, id } of writes) {
+          const anchors = c.anchors.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
+          await d.stores.annotations.appendAnnotation({
+            archiveId: archive,
+            chunkId: id,
+            version: versions.get(id) ?? 1,
+            key: STATUS_KEY,
+            op: "set",
+            value: "proposed",
+            actor,
+            reason: `proposed by ${name}; set committed to brief it, rejected to drop it`,
+            at: now,
+            recordedAt: d.clock.now(),
+            eventId: `${STATUS_KEY}:proposed:${id}`,
+          });
+          await recordProvenance(
+            d,
+            archive,
+            id,
+            versions.get(id) ?? 1,
+            { model: name, read: turns.map((x) => x.id), sources: c.sources, anchors },
+            actor,
+            now,
+          );
+        }
+      }
+
+      const anchorsOut = (xs: AnchoredSpan[]) =>
+        xs.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
+      return ok({
+        as_of: iso(t),
+        model: name,
+        dry_run: b.dry_run,
+        read: turns.map((x) => ({ id: x.id, version: x.version, role: x.role })),
+        proposals: outcome.items.map((c, i) => {
+          const id = ids[i] as string;
+          return {
+            id,
+            kind: c.kind,
+            title: c.title,
+            content: c.content,
+            part_of: partOf(c),
+            sources: c.sources,
+            anchors: anchorsOut(c.anchors),
+            status: "proposed" as const,
+            written: existing.has(id) ? ("existing" as const) : b.dry_run ? ("dry_run" as const) : ("created" as const),
+          };
+        }),
+        dropped: outcome.dropped,
+        usage: usageView(outcome.usage),
+      });
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * POST /feedback/propose: SGMC's feedback records (Self-Loop Memory, seed 001 §3.3) proposed from a
+ * model's critique. The drafting prompts stay the agent's; here the configured language model reads
+ * one draft version (`<node>#draft` at `as_of`, or `version`), the sources its evidence anchors quote
+ * and the reviewer's request, and proposes feedback items, each quoting the draft's words it is about
+ * (src/core/proposals/critique.ts). SGMC's feedback records are written by ingest: a kept item becomes
+ * a `note` chunk with the boundaries `feedback`, `feedback:<category>` and the request's scope, an
+ * `introduced-by` edge to the draft (its context the quote), source `model:<provider>:<model>` and a
+ * `proposal` annotation with the anchors. It is a proposal: /feedback/select leaves it out until a
+ * user verifies or edits it (POST /review); flagged, never. Ids come from the draft version and a
+ * content hash: a retry writes nothing new.
+ */
+import type { z } from "zod";
+import type * as S from "../../contract";
+import { fail, ok, type Result } from "../../core/errors";
+import {
+  CRITIQUE_SCHEMA,
+  CRITIQUE_SYSTEM,
+  checkCritique,
+  critiquePrompt,
+  type EvidenceSnippet,
+  fitDraft,
+  type ProposedFeedback,
+} from "../../core/proposals/critique";
+import { contentHash, propose } from "../../core/proposals/propose";
+import type { AnchoredSpan } from "../../core/types";
+import { actorOf } from "../auth";
+import type { AppDeps } from "../deps";
+import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
+import { toEvent } from "../lib/records";
+import { iso } from "../lib/wire";
+import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck, timeOf } from "./common";
+
+type In<T extends z.ZodType> = z.infer<T>;
+type Out = z.infer<typeof S.FeedbackProposeResult>;
+
+const MAX_ID = 512;
+
+async function feedbackId(draft: string, version: number, f: ProposedFeedback): Promise<string> {
+  const h = await contentHash([draft, String(version), f.category, f.title, f.text]);
+  const id = `${draft}/feedback-${h}`;
+  return id.length <= MAX_ID ? id : `feedback:${h}`;
+}
+
+export function critiqueUseCases(d: AppDeps) {
+  const chunks = d.stores.chunks;
+
+  return {
+    async proposeFeedback(
+      archive: string,
+      b: In<typeof S.FeedbackProposeBody>,
+      authorization: string | undefined,
+    ): Promise<Result<Out>> {
+      const model = d.models.llm;
+      if (!model) return noModel();
+      const bad = nodeIdCheck(b.node);
+      if (bad) return bad;
+      if (!(await d.stores.archives.getArchive(archive)))
+        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const now = d.clock.now();
+      const t = timeOf(d, b.as_of);
+      const id = draftId(b.node);
+      const v =
+        b.version === undefined
+          ? (await chunks.visibleAt(archive, [id], t)).get(id)
+          : await chunks.exact(archive, id, b.version);
+      if (!v)
+        return fail(
+          "not_found",
+          b.version === undefined
+            ? `node ${b.node} has no draft valid at ${iso(t)}`
+            : `node ${b.node} has no draft version ${b.version}`,
+          b.version === undefined ? "node" : "version",
+          "write one with POST /drafts",
+        );
+      const text = await d.kernel.contentOf(v.contentKey);
+      if (text === null) return fail("unavailable", `the content of ${id} v${v.version} could not be read`);
+      const events = (await d.stores.annotations.annotationsOf(archive, [id], EVIDENCE_KEY, Number.MAX_SAFE_INTEGER))
+        .map(toEvent)
+        .filter((e) => e.version === v.version);
+      const last = events[events.length - 1];
+      const anchors = Array.isArray(last?.value) ? (last.value as AnchoredSpan[]) : [];
+      const evidence: EvidenceSnippet[] = anchors
+        .filter((a) => typeof a?.snippet === "string" && typeof a.artifact_id === "string")
+        .map((a) => ({ artifactId: a.artifact_id, snippet: a.snippet }));
+      const draft = fitDraft({ id, version: v.version, text });
+
+      const outcome = await propose({
+        model,
+        name: "feedback",
+        description: "Feedback items on the draft for the request, each quoting the draft's words it is about.",
+        schema: CRITIQUE_SCHEMA,
+        system: CRITIQUE_SYSTEM,
+        prompt: critiquePrompt(b.request, v.title, draft, evidence),
+        maxOutputTokens: 2048,
+        check: (value) => checkCritique(value, draft),
+      });
+      if (!outcome.ok) return modelFailure(outcome);
+      const name = modelName(model);
+
+      const ids = await Promise.all(outcome.items.map((f) => feedbackId(id, v.version, f)));
+      const existing = new Set<string>();
+      for (const x of ids) if (await chunks.chunkRow(archive, x)) existing.add(x);
+      const writes = outcome.items.flatMap((f, i) =>
+        existing.has(ids[i] as string) ? [] : [{ f, id: ids[i] as string }],
+      );
+      if (!b.dry_run && writes.length) {
+        const res = await d.kernel.ingest(
+          archive,
+          writes.map(({ f, id: fid }) => ({
+            id: fid,
+            kind: "note" as const,
+            title: f.title,
+            content: `${f.title}\n\n${f.text}`,
+            boundaries: [FEEDBACK, `feedback:${f.category}`, ...(b.scope ? [b.scope] : [])],
+            edges: [{ type: "introduced-by" as const, target: id, context: f.anchors[0]?.snippet }],
+            valid_from: now,
+            source: `model:${name}`,
+          })),
+        );
+        if (!res.ok) return res;
+        const versions = new Map(res.value.results.map((r) => [r.id, r.version]));
+        const actor = await actorOf(d, authorization);
+        for (const { f, id: fid } of writes)
+          await recordProvenance(
+            d,
+            archive,
+            fid,
+            versions.get(fid) ?? 1,
+            {
+              model: name,
+              read: [id, ...new Set(evidence.map((e) => e.artifactId))],
+              sources: [id],
+              anchors: f.anchors,
+            },
+            actor,
+            now,
+          );
+      }
+      return ok({
+        as_of: iso(t),
+        model: name,
+        dry_run: b.dry_run,
+        read: { draft: id, version: v.version, evidence: [...new Set(evidence.map((e) => e.artifactId))] },
+        proposals: outcome.items.map((f, i) => {
+          const fid = ids[i] as string;
+          return {
+            id: fid,
+            title: f.title,
+            text: f.text,
+            category: f.category,
+            anchors: f.anchors,
+            status: "auto-generated" as const,
+            written: existing.has(fid)
+              ? ("existing" as const)
+              : b.dry_run
+                ? ("dry_run" as const)
+                : ("created" as const),
+          };
+        }),
+        dropped: outcome.dropped,
+        usage: usageView(outcome.usage),
+      });
+    },
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * POST /techniques/propose: xKG's technique extraction (seed 003 §2.2) by the configured language
+ * model. The model reads a paper (its chunk and the `section` chunks of its part-of subtree at
+ * `as_of`) and the code units linked to it (`code_unit` chunks of the subtree, as an xKG import
+ * stores them, and those under `code_prefix`, a repository), and proposes techniques, each quoting
+ * the sections it rests on and a line of each code unit that implements it
+ * (src/core/proposals/techniques.ts). xKG's write path is ingest: a kept technique becomes a
+ * `technique` chunk `part-of` the paper (and its parent technique), with `discussed-in` edges to its
+ * sections, the `method:<slug>` entity an import gives it, and source `model:<provider>:<model>`; a
+ * code link becomes an `implements` edge on the code unit's next version (as POST /review add_edge
+ * writes one), so /code-pairs and /metrics/grounding see it. Nothing is marked reviewed: every node
+ * and edge stays `auto-generated` until a user verifies, edits or flags it (POST /review). Ids come
+ * from the paper, the sections cited and a content hash: a retry writes nothing new.
+ */
+import type { z } from "zod";
+import type * as S from "../contract";
+import { toMs } from "../contract";
+import { fail, ok, type Result } from "../core/errors";
+import { slug } from "../core/ids";
+import type { ArtifactInput } from "../core/ingest";
+import { contentHash, propose } from "../core/proposals/propose";
+import {
+  checkTechniques,
+  fitSources,
+  type ProposedTechnique,
+  TECHNIQUES_SCHEMA,
+  TECHNIQUES_SYSTEM,
+  type TitledDoc,
+  techniquesPrompt,
+} from "../core/proposals/techniques";
+import { actorOf } from "./auth";
+import type { AppDeps } from "./deps";
+import { modelFailure, modelName, noModel, recordProvenance, usageView } from "./lib/proposals";
+import { iso } from "./lib/wire";
+import { readContents } from "./research/common";
+import { nextArtifact } from "./review/apply";
+
+type In<T extends z.ZodType> = z.infer<T>;
+type Out = z.infer<typeof S.TechniquesResult>;
+
+/** Chunks of a paper's subtree read (sections, elements, code, ...). */
+const MAX_SUBTREE = 2000;
+const MAX_ID = 512;
+const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id, "en", { numeric: true });
+
+async function techniqueId(paper: string, t: ProposedTechnique): Promise<string> {
+  const h = await contentHash([t.name, t.type, t.description, ...[...t.sources].sort()]);
+  const id = `${paper}#mt:${slug(t.name).slice(0, 48) || "technique"}-${h}`;
+  return id.length <= MAX_ID ? id : `technique:${slug(t.name).slice(0, 48) || "technique"}-${h}`;
+}
+
+export function techniqueUseCases(d: AppDeps) {
+  const chunks = d.stores.chunks;
+
+  return {
+    async proposeTechniques(
+      archive: string,
+      b: In<typeof S.TechniquesBody>,
+      authorization: string | undefined,
+    ): Promise<Result<Out>> {
+      const model = d.models.llm;
+      if (!model) return noModel();
+      if (!(await d.stores.archives.getArchive(archive)))
+        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const now = d.clock.now();
+      const t = toMs(b.as_of) ?? now;
+      const paper = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);
+      if (!paper) return fail("not_found", `chunk ${b.paper} has no version valid at ${iso(t)}`, "paper");
+
+      // The paper's subtree: its sections, and the code an xKG import stores part-of it.
+      const subtree = await chunks.subtree(archive, b.paper, t, MAX_SUBTREE);
+      const versions = await chunks.visibleAt(archive, subtree, t);
+      const sectionVs = [...versions.values()].filter(
+        (v) => v.kind === "section" && !v.boundaries.includes("sgmc:draft"),
+      );
+      const codeVs = [...versions.values()].filter((v) => v.kind === "code_unit" && !v.boundaries.includes("xkg:test"));
+      const codeIds = new Set(codeVs.map((v) => v.chunkId));
+      if (b.code_prefix !== undefined) {
+        const mods = await chunks.codeModules(archive, b.code_prefix, t, b.max_code_units);
+        const extra = (
+          await chunks.visibleAt(
+            archive,
+            mods.map((m) => m.chunkId).filter((id) => !codeIds.has(id)),
+            t,
+          )
+        ).values();
+        for (const v of extra) codeVs.push(v);
+      }
+      const code = codeVs.sort((x, y) => byId({ id: x.chunkId }, { id: y.chunkId })).slice(0, b.max_code_units);
+      const contents = await readContents(d, [
+        paper.contentKey,
+        ...sectionVs.map((v) => v.contentKey),
+        ...code.map((v) => v.contentKey),
+      ]);
+      const doc = (v: typeof paper): TitledDoc | null => {
+        const text = contents.get(v.contentKey);
+        return text === undefined ? null : { id: v.chunkId, version: v.version, title: v.title, text };
+      };
+      const sections = [paper, ...sectionVs.sort((x, y) => byId({ id: x.chunkId }, { id: y.chunkId }))]
+        .map(doc)
+        .filter((x): x is TitledDoc => x !== null);
+      const units = code.map(doc).filter((x): x is TitledDoc => x !== null);
+      const shown = fitSources(sections, units);
+
+      const outcome = await propose({
+        model,
+        name: "techniques",
+        description: "The paper's implementable techniques, each quoting its sections and the code implementing it.",
+        schema: TECHNIQUES_SCHEMA,
+        system: TECHNIQUES_SYSTEM,
+        prompt: techniquesPrompt(paper.title, shown.sections, shown.code),
+        maxOutputTokens: 4096,
+        check: (v) => checkTechniques(v, shown.sections, shown.code),
+      });
+      if (!outcome.ok) return modelFailure(outcome);
+      const name = modelName(model);
+      const dropped = [...outcome.dropped];
+
+      const ids = await Promise.all(outcome.items.map((x) => techniqueId(b.paper, x)));
+      const idOf = new Map(outcome.items.map((x, i) => [x.name.toLowerCase(), ids[i] as string]));
+      const existing = new Set<string>();
+      for (const id of ids) if (await chunks.chunkRow(archive, id)) existing.add(id);
+      const writes = outcome.items.flatMap((x, i) =>
+        existing.has(ids[i] as string) ? [] : [{ x, id: ids[i] as string }],
+      );
+
+      if (!b.dry_run && writes.length) {
+        const paperTitle = paper.title.length > 150 ? `${paper.title.slice(0, 149)}…` : paper.title;
+        const techniques: ArtifactInput[] = writes.map(({ x, id }) => {
+          const parent = x.parent === null ? undefined : idOf.get(x.parent.toLowerCase());
+          return {
+            id,
+            kind: "technique" as const,
+            title: `${x.name} (${paperTitle})`,
+            content: `${x.name}\n\n${x.description}`,
+            entities: [{ type: "method" as const, id: `method:${slug(x.name).slice(0, 200)}`, name: x.name }],
+            edges: [
+              { type: "part-of" as const, target: b.paper },
+              ...(parent ? [{ type: "part-of" as const, target: parent }] : []),
+              ...x.sources.map((s) => ({
+                type: "discussed-in" as const,
+                target: s,
+                context: x.anchors.find((a) => a.artifact_id === s)?.snippet,
+              })),
+            ],
+            valid_from: now,
+            source: `model:${name}`,
+          };
+        });
+        // Each code unit linked gets one next version with its new implements edges.
+        const links = new Map<string, string[]>();
+        for (const { x, id } of writes) for (const c of x.code) links.set(c.id, [...(links.get(c.id) ?? []), id]);
+        const codeVersions: ArtifactInput[] = [];
+        for (const [unit, targets] of links) {
+          const next = await nextArtifact(d, archive, unit, now, (a) => {
+            for (const target of targets)
+              if (!a.edges.some((e) => e.type === "implements" && e.target === target))
+                a.edges.push({ type: "implements", target });
+            return ok(undefined);
+          });
+          if (next.ok) codeVersions.push(next.value);
+          else
+            for (const target of targets)
+              dropped.push({
+                index: ids.indexOf(target),
+                title: outcome.items[ids.indexOf(target)]?.name ?? target,
+                what: "link",
+                reason: `${unit} takes no new version now: ${next.error.message}`,
+              });
+        }
+        const res = await d.kernel.ingest(archive, [...techniques, ...codeVersions]);
+        if (!res.ok) return res;
+        const versions = new Map(res.value.results.map((r) => [r.id, r.version]));
+        const actor = await actorOf(d, authorization);
+        for (const { x, id } of writes)
+          await recordProvenance(
+            d,
+            archive,
+            id,
+            versions.get(id) ?? 1,
+            {
+              model: name,
+              read: [...shown.sections, ...shown.code].map((s) => s.id),
+              sources: [...x.sources, ...x.code.map((c) => c.id)],
+              anchors: [...x.anchors, ...x.code.map((c) => c.anchor)],
+            },
+            actor,
+            now,
+          );
+      }
+
+      return ok({
+        as_of: iso(t),
+        model: name,
+        dry_run: b.dry_run,
+        read: { sections: shown.sections.map((s) => s.id), code_units: shown.code.map((c) => c.id) },
+        proposals: outcome.items.map((x, i) => {
+          const id = ids[i] as string;
+          return {
+            id,
+            name: x.name,
+            type: x.type,
+            description: x.description,
+            parent: x.parent === null ? null : (idOf.get(x.parent.toLowerCase()) ?? null),
+            sources: x.sources,
+            anchors: x.anchors,
+            code: x.code,
+            written: existing.has(id) ? ("existing" as const) : b.dry_run ? ("dry_run" as const) : ("created" as const),
+          };
+        }),
+        dropped,
+        usage: usageView(outcome.usage),
+      });
+    },
+  };
+}
