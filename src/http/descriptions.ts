@@ -149,7 +149,6 @@ const SCHEMAS: Record<string, string> = {
   FeedbackSelectRequest: "Optionally a scope boundary, a time and the tie-break.",
   FeedbackSelected:
     "The feedback record Eq. 12 selects (fewest revisions, then most used) and the records with the fewest revisions.",
-  ModelUsage: "What the model distiller's calls of this request spent: tokens, requests, retries, fallbacks.",
   CommitmentsRequest: "The session (or turn records) a model reads for ProjectGuard commitments, and dry_run.",
   CommitmentsResult:
     "The turns read, the design and decision records proposed (status proposed, discussed-in their turns, verbatim anchors), what was dropped and the model's usage.",
