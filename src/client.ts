@@ -174,6 +174,9 @@ export type EventListQuery = z.input<typeof S.EventListQuery>;
 export type EventList = z.infer<typeof S.EventList>;
 export type Redelivered = z.infer<typeof S.Redelivered>;
 export type Evicted = z.infer<typeof S.Evicted>;
+export type ReembedStatus = z.infer<typeof S.ReembedStatus>;
+export type ReembedStarted = z.infer<typeof S.ReembedStarted>;
+export type ReembedBody = z.input<typeof S.ReembedBody>;
 export type WhoAmI = z.infer<typeof S.WhoAmI>;
 
 /** Responses `request()` knows from the path (GET only); anything else is `unknown`. */
@@ -307,6 +310,14 @@ export class PaperGuruClient {
   }
   revokeKey(archive: string, keyId: string) {
     return this.call<KeyRevoked>("DELETE", `/v1/archives/${enc(archive)}/keys/${enc(keyId)}`);
+  }
+  /** Re-embed the archive with the configured embedder (write key): a queued job (docs/models.md). */
+  reembed(archive: string, body: ReembedBody = {}) {
+    return this.call<ReembedStarted>("POST", `/v1/archives/${enc(archive)}/reembed`, body);
+  }
+  /** The archive's embedding space and its re-embed's progress (any key of the archive). */
+  reembedStatus(archive: string) {
+    return this.call<ReembedStatus>("GET", `/v1/archives/${enc(archive)}/reembed`);
   }
 
   // ---------------------------------------------------------------- ingest and lifecycle

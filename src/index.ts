@@ -60,17 +60,25 @@ export default {
       return Response.json(INTERNAL, { status: 500 });
     }
   },
-  /** Inbound webhook deliveries and outbound events: deliver, retry with backoff, dead after the last attempt. */
+  /**
+   * Inbound webhook deliveries, outbound events and re-embed pages: deliver (or re-embed), retry
+   * with backoff, dead (or failed) after the last attempt.
+   */
   async queue(batch: MessageBatch<QueueMessage>, env: Env, _ctx: ExecutionContext): Promise<void> {
     const app = useCases(env);
     const events = batch.messages.filter((m) => m.body?.kind === "event");
+    const pages = batch.messages.filter((m) => m.body?.kind === "reembed");
+    const deliveries = batch.messages.filter((m) => m.body?.kind !== "event" && m.body?.kind !== "reembed");
     if (events.length) await app.events.consume(events);
-    if (events.length < batch.messages.length)
-      await app.webhooks.consume(batch.messages.filter((m) => m.body?.kind !== "event"));
+    if (pages.length) await app.reembed.consume(pages);
+    if (deliveries.length) await app.webhooks.consume(deliveries);
   },
-  /** Cron: re-ingest due sources in a bounded batch; enqueue again deliveries whose message was lost. */
+  /**
+   * Cron: re-ingest due sources in a bounded batch; enqueue again deliveries and re-embed pages
+   * whose message was lost.
+   */
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const app = useCases(env);
-    ctx.waitUntil(Promise.all([app.sources.dispatchDue(), app.webhooks.reconcile()]));
+    ctx.waitUntil(Promise.all([app.sources.dispatchDue(), app.webhooks.reconcile(), app.reembed.reconcile()]));
   },
 } satisfies ExportedHandler<Env, QueueMessage>;

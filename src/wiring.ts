@@ -17,6 +17,7 @@ import { createUseCases, type UseCases } from "./app";
 import { eventSink } from "./app/events";
 import { Kernel } from "./app/kernel";
 import type { QueueMessage } from "./app/lib/queue";
+import { VectorSpaces } from "./app/vector-space";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { ModelDistiller } from "./core/distill/model";
@@ -100,17 +101,30 @@ export function wire(env: Env): UseCases {
   const sink = eventSink(events);
   // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by
   // `wrangler vectorize create` are V2, typed Vectorize in @cloudflare/workers-types.
+  const vectors =
+    config.vectorIndex === "vectorize"
+      ? new VectorizeIndex(env.VECTORS as unknown as Vectorize)
+      : config.vectorIndex === "none"
+        ? new NoVectorIndex()
+        : new DoVectorIndex(env.LOCAL_VECTORS);
+  // Archives record the space of their vectors; a model change is detected, never mixed (docs/models.md).
+  const spaces = new VectorSpaces({
+    store: stores.embedding,
+    embedder,
+    vectors,
+    clock,
+    embedderSettings: config.embedding
+      ? `EMBEDDER=openai (EMBEDDING_MODEL=${config.embedding.model}, EMBEDDING_DIMS=${config.embedding.dims})`
+      : `EMBEDDER=${config.embedder} (${embedder.model}, ${embedder.dims} dims)`,
+  });
   const kernel = new Kernel({
     chunks: stores.chunks,
     entities: stores.entities,
     sessions: stores.sessions,
     blobs,
-    vectors:
-      config.vectorIndex === "vectorize"
-        ? new VectorizeIndex(env.VECTORS as unknown as Vectorize)
-        : config.vectorIndex === "none"
-          ? new NoVectorIndex()
-          : new DoVectorIndex(env.LOCAL_VECTORS),
+    vectors,
+    spaces,
+    embedding: stores.embedding,
     embedder,
     distiller,
     modelTokensPerQuery: config.llm?.maxTokensPerQuery,

@@ -19,6 +19,7 @@ import { metricsUseCases } from "./metrics";
 import { paperUseCases } from "./papers";
 import { projectUseCases } from "./project";
 import { queryUseCases } from "./query";
+import { reembedUseCases } from "./reembed";
 import { researchUseCases } from "./research";
 import { reviewUseCases } from "./review";
 import { techniqueUseCases } from "./techniques";
@@ -56,6 +57,8 @@ export function createUseCases(d: AppDeps) {
     discovery: discoveryUseCases(d),
     events: eventUseCases(d.events),
     review: reviewUseCases(d),
+    /** Re-embedding an archive into the configured embedder's space (a queued job). */
+    reembed: reembedUseCases(d),
   };
 }
 

@@ -4,6 +4,7 @@
  * (src/app/index.ts) call it; it hands out no adapter.
  */
 
+import { headText } from "../core/embed/space";
 import { fail, ok, type Result } from "../core/errors";
 import { normAlias } from "../core/ids";
 import {
@@ -22,6 +23,7 @@ import type {
   Clock,
   Distiller,
   Embedder,
+  EmbeddingStore,
   EntityStore,
   EventSink,
   SessionLog,
@@ -29,18 +31,22 @@ import type {
 } from "../core/ports";
 import {
   type ContextRequest,
+  type ContextResponse,
   contextQuery,
   type ExpandRequest,
   expandChunks,
   type QueryDeps,
   type RouteRequest,
+  type RouteResponse,
   routeQuery,
   sessionEventTokens,
+  type VectorSpaceCheck,
   verifyAnchors,
 } from "../core/query";
 import { simhash, toBase64 } from "../core/sketch";
 import type { AccessChannel, AnchoredSpan } from "../core/types";
 import { chunkList } from "./lib/records";
+import type { VectorSpaceNote, VectorSpaces } from "./vector-space";
 
 export interface ServiceDeps {
   chunks: ChunkStore;
@@ -62,6 +68,22 @@ export interface ServiceDeps {
    * Durable Objects answer in-process: without a pause a query waits for the whole batch.
    */
   pause?: Pause | undefined;
+  /**
+   * The embedding space guard (src/app/vector-space.ts): archives record the space of their vectors,
+   * and neither ingest nor queries mix two spaces. Absent: vectors are written and compared as they
+   * come (in-process evaluation, where one embedder serves everything).
+   */
+  spaces?: VectorSpaces | undefined;
+  /** The re-embed's reads and writes (required with `spaces`). */
+  embedding?: EmbeddingStore | undefined;
+}
+
+/** What a re-embed of one page of heads did. */
+export interface ReembedPageResult {
+  /** Heads re-embedded (vector and sketch written in the configured space). */
+  embedded: number;
+  /** Chunks of the page that were gone by the time it ran, or forgotten while it ran. */
+  removed: number;
 }
 
 /** Vectorize ids are limited to 64 bytes; longer chunk ids are hashed (and mapped back via D1). */
@@ -85,10 +107,11 @@ export class Kernel {
     return this.d.distiller.name;
   }
 
-  private queryDeps(archiveId: string): QueryDeps {
+  private queryDeps(archiveId: string, vectorSpace?: VectorSpaceCheck): QueryDeps {
     const stub = this.capital(archiveId);
     const { chunks, sessions } = this.d;
     return {
+      vectorSpace,
       embedder: this.d.embedder,
       vectors: this.d.vectors,
       router: stub,
@@ -120,9 +143,13 @@ export class Kernel {
     const prepared = prepareBatch(artifacts);
     if (!prepared.ok) return prepared;
     const now = this.d.clock.now();
-    const headTexts = prepared.value.items.map((n) => `${n.input.title}. ${n.synopsis}`);
+    const headTexts = prepared.value.items.map((n) => headText(n.input.title, n.synopsis));
     const pause = this.d.pause ?? (async () => {});
-    const vecs = await this.d.embedder.embed(headTexts);
+    // Which space the archive's vectors are in decides whether this batch's vectors are written.
+    const spaces = this.d.spaces;
+    const space = spaces ? await spaces.forIngest(archiveId) : null;
+    const writeVectors = space?.plan.writeVectors ?? true;
+    const vecs = spaces ? await spaces.embed(headTexts) : await this.d.embedder.embed(headTexts);
     await pause();
     const sketchByText = new Map(headTexts.map((t, i) => [t, toBase64(simhash(vecs[i] as Float32Array))]));
     const vectorIds = new Map<string, string>();
@@ -150,7 +177,7 @@ export class Kernel {
           this.d.vectors.upsert(
             archiveId,
             prepared.value.items.flatMap((n, i) =>
-              changed.has(n.input.id)
+              writeVectors && changed.has(n.input.id)
                 ? [{ id: vectorIds.get(n.input.id) as string, values: vecs[i] as Float32Array }]
                 : [],
             ),
@@ -165,6 +192,7 @@ export class Kernel {
         }
         await pause();
         await this.capital(archiveId).sync();
+        if (spaces && space) await spaces.afterIngest(archiveId, space);
       }
       const counts = { created: 0, updated: 0, unchanged: 0 };
       for (const r of p.results) counts[r.status]++;
@@ -174,7 +202,8 @@ export class Kernel {
         if (counts.created > 0) await this.d.events.emit(archiveId, "chunk.created", chunkList(pick("created")));
         if (counts.updated > 0) await this.d.events.emit(archiveId, "chunk.versioned", chunkList(pick("updated")));
       }
-      return ok({ results: p.results, counts, recorded_at: now });
+      const note = spaces && space ? spaces.note(archiveId, space.plan, space.state, "ingest") : null;
+      return ok({ results: p.results, counts, recorded_at: now, ...(note ? { vector_space: note } : {}) });
     }
   }
 
@@ -250,16 +279,80 @@ export class Kernel {
     return res;
   }
 
-  route(req: RouteRequest) {
-    return routeQuery(this.queryDeps(req.archiveId), req);
+  /** A route, and why the archive's vectors were left out when they were (null: they were used). */
+  async route(req: RouteRequest): Promise<RouteResponse & { vectorSpace: VectorSpaceNote | null }> {
+    const space = this.d.spaces?.forQuery(req.archiveId);
+    const r = await routeQuery(this.queryDeps(req.archiveId, space?.check), req);
+    return { ...r, vectorSpace: space ? await space.note() : null };
   }
 
   expand(req: ExpandRequest) {
     return expandChunks(this.queryDeps(req.archiveId), req);
   }
 
-  context(req: ContextRequest) {
-    return contextQuery(this.queryDeps(req.archiveId), req);
+  /** A context, and why the archive's vectors were left out when they were (null: they were used). */
+  async context(req: ContextRequest): Promise<ContextResponse & { vectorSpace: VectorSpaceNote | null }> {
+    const space = this.d.spaces?.forQuery(req.archiveId);
+    const r = await contextQuery(this.queryDeps(req.archiveId, space?.check), req);
+    return { ...r, vectorSpace: space ? await space.note() : null };
+  }
+
+  /** The embedding space guard, when the kernel has one. */
+  get spaces(): VectorSpaces | null {
+    return this.d.spaces ?? null;
+  }
+
+  /**
+   * Re-embed one page of heads with the configured embedder (src/app/reembed.ts): each chunk's
+   * latest version, its title and synopsis as ingest embeds them; its vector upserted and its new
+   * sketch appended to the change log (only while that version is still the latest). Read again
+   * after writing: a chunk forgotten meanwhile loses the vector just written (a forget never finds
+   * it resurrected), and one revised meanwhile is embedded again from its new version.
+   */
+  async reembedHeads(archiveId: string, ids: string[]): Promise<ReembedPageResult> {
+    const spaces = this.d.spaces;
+    const store = this.d.embedding;
+    if (!spaces || !store) throw new Error("re-embedding needs the embedding space guard (ServiceDeps.spaces)");
+    let heads = await store.heads(archiveId, ids);
+    const embedded = new Set<string>();
+    for (let round = 0; heads.length > 0 && round < 3; round++) {
+      const vecs = await spaces.embed(heads.map((h) => headText(h.title, h.synopsis)));
+      await this.d.vectors.upsert(
+        archiveId,
+        heads.map((h, i) => ({ id: h.vectorId, values: vecs[i] as Float32Array })),
+      );
+      await store.writeSketches(
+        archiveId,
+        heads.map((h, i) => ({
+          chunk: h.chunkId,
+          version: h.version,
+          sketch: toBase64(simhash(vecs[i] as Float32Array)),
+        })),
+        this.d.clock.now(),
+      );
+      const now = new Map(
+        (
+          await store.heads(
+            archiveId,
+            heads.map((h) => h.chunkId),
+          )
+        ).map((h) => [h.chunkId, h]),
+      );
+      const gone = heads.filter((h) => !now.has(h.chunkId));
+      if (gone.length)
+        await this.d.vectors.deleteByIds(
+          archiveId,
+          gone.map((h) => h.vectorId),
+        );
+      for (const h of heads) if (now.has(h.chunkId)) embedded.add(h.chunkId);
+      // Revised while this page ran: its ingest may have written its vector before this one.
+      heads = heads.flatMap((h) => {
+        const cur = now.get(h.chunkId);
+        return cur && cur.version !== h.version ? [cur] : [];
+      });
+    }
+    await this.capital(archiveId).sync();
+    return { embedded: embedded.size, removed: new Set(ids).size - embedded.size };
   }
 
   verify(archiveId: string, anchors: AnchoredSpan[], sessionId?: string | undefined) {

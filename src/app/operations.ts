@@ -286,7 +286,12 @@ export async function routeOp(
     candidates: wireCandidates(r.route.candidates),
     selected,
     ...(ranking ? { ranking } : {}),
-    trace: { ...r.route.trace, semantic: r.semantic.slice(0, 20), timings_ms: r.timings },
+    trace: {
+      ...r.route.trace,
+      semantic: r.semantic.slice(0, 20),
+      timings_ms: r.timings,
+      ...(r.vectorSpace ? { vector_space: r.vectorSpace } : {}),
+    },
   });
 }
 
@@ -389,6 +394,7 @@ export async function contextOp(
       selected: r.route.selected,
       timings_ms: r.timings,
       ...(r.model ? { model: modelUsage(kernel.distillerName, r.model) } : {}),
+      ...(r.vectorSpace ? { vector_space: r.vectorSpace } : {}),
     }),
   };
 }

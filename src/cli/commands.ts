@@ -7,6 +7,8 @@ import {
   type ContextExportFormat,
   EXPORT_FORMATS,
   type ExportFormat,
+  type ReembedStarted,
+  type ReembedStatus,
   type Source,
   type SourceKind,
 } from "../client";
@@ -158,6 +160,49 @@ const archivesGet: Command = {
       `  capital chunk: ${cap.heads} heads, ${cap.bytes.total} bytes (${cap.bytes_per_head.toFixed(0)} bytes/head)`,
     );
     return EXIT.ok;
+  },
+};
+
+/** One line of a re-embed's state: the archive's space, and the job's progress. */
+function reembedLine(s: ReembedStatus): string {
+  const space = (x: { model: string; dims: number } | null) => (x ? `${x.model} (${x.dims} dims)` : "none");
+  const e = s.embedding;
+  const head = `embedding: ${e.status}; archive ${space(e.archive)}, embedder ${space(e.embedder)}`;
+  const j = s.job;
+  if (!j) return head;
+  const errors = j.errors.length ? `, ${j.errors.length} errors (last: ${j.errors[j.errors.length - 1]?.message})` : "";
+  return `${head}\n  re-embed ${j.id} ${j.status}: ${j.done}/${j.total} heads in ${j.pages} pages${j.removed ? `, ${j.removed} removed` : ""}${errors}`;
+}
+
+const archivesReembed: Command = {
+  name: "archives reembed",
+  args: "[<id>] [--force] [--wait] [--status]",
+  summary:
+    "Re-embed every head with the server's embedder (write key): a queued job; queries skip semantic seeds until it is done (docs/models.md).",
+  options: {
+    force: { type: "boolean", description: "also when the archive is already in the embedder's space" },
+    wait: { type: "boolean", description: "report progress until the job ends" },
+    status: { type: "boolean", description: "only show the archive's space and the latest job" },
+  },
+  positionals: [0, 1],
+  async run(r) {
+    const id = r.positionals[0] ?? r.archive();
+    const client = r.client();
+    let state: ReembedStatus = r.values.status
+      ? await client.reembedStatus(id)
+      : await client.reembed(id, { force: r.values.force === true });
+    if (!r.values.status && !r.json) {
+      const started = (state as ReembedStarted).started;
+      r.out(started ? `re-embed started for ${id}` : `nothing started for ${id}`);
+    }
+    while (r.values.wait && state.job?.status === "running") {
+      if (!r.json) r.out(reembedLine(state));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      state = await client.reembedStatus(id);
+    }
+    if (r.json) printJson(r, state);
+    else r.out(reembedLine(state));
+    return state.job?.status === "failed" && r.values.wait ? EXIT.failed : EXIT.ok;
   },
 };
 
@@ -582,6 +627,7 @@ export const COMMANDS: Command[] = [
   archivesCreate,
   archivesList,
   archivesGet,
+  archivesReembed,
   ...ADMIN_COMMANDS,
   keysCreate,
   keysList,

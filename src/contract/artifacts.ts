@@ -8,6 +8,7 @@ import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
 import { RELATION_LIMITS } from "../core/relations";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, ENTITY_TYPES } from "../core/types";
 import { MAX_ID, Time, toMs, wellFormed } from "./common";
+import { VectorSpaceNoteSchema } from "./embedding";
 
 export const EntityInputSchema = z.object({
   type: z.enum(ENTITY_TYPES),
@@ -115,6 +116,10 @@ export const IngestResult = z
     ),
     counts: z.object({ created: z.number(), updated: z.number(), unchanged: z.number() }),
     recorded_at: z.string().openapi({ description: "transaction time (ISO 8601)" }),
+    vector_space: VectorSpaceNoteSchema.optional().openapi({
+      description:
+        "present when the archive's vectors are not all in the configured embedder's space (docs/models.md): whether this batch's head vectors were written, and the re-embed that fixes it",
+    }),
   })
   .openapi("IngestResult", {
     example: {

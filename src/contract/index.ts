@@ -6,6 +6,7 @@ export * from "./artifacts";
 export * from "./browse";
 export * from "./common";
 export * from "./discovery";
+export * from "./embedding";
 export * from "./events";
 export * from "./forget";
 export * from "./papers";

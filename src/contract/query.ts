@@ -10,6 +10,7 @@ import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import { ChunkDetail, EntityDetail } from "./browse";
 import { MAX_ID, T0, Time } from "./common";
 import { RankingResult, RankingSchema } from "./discovery";
+import { VectorSpaceNoteSchema } from "./embedding";
 
 export const SessionId = z.string().min(1).max(200).openapi({
   description:
@@ -318,6 +319,10 @@ export const TraceSchema = z
     }),
     timings_ms: z.record(z.string(), z.number()),
     model: ModelUsageSchema.optional(),
+    vector_space: VectorSpaceNoteSchema.optional().openapi({
+      description:
+        "present when semantic seeds were skipped because the archive's vectors are in another embedding space than the configured embedder's, or being re-embedded (docs/models.md); the response then has the header PaperGuru-Vector-Space",
+    }),
   })
   .loose()
   .openapi("Trace");

@@ -19,7 +19,7 @@ import type {
   VectorIndex,
   VersionReader,
 } from "./ports";
-import { simhash } from "./sketch";
+import { SKETCH_BYTES, simhash } from "./sketch";
 import { queryTerms } from "./text/lexical";
 import { extractMentions } from "./text/mentions";
 import { countTokens, DEFAULT_TOKENIZER, loadTokenizer, type TokenizerName } from "./text/tokenizer";
@@ -47,6 +47,23 @@ export interface QueryDeps {
   clock: Clock;
   /** Maps vector-index ids back to chunk ids (identity unless ids were hashed to fit Vectorize). */
   chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>>;
+  /** Whether the archive's vectors are in the embedder's space (absent: they are). */
+  vectorSpace?: VectorSpaceCheck | undefined;
+}
+
+/**
+ * Whether a query's embedding may be compared with the archive's vectors and head sketches (an
+ * archive whose vectors are in another model's space, or being re-embedded: core/embed/space.ts).
+ * When `usable` answers false the route has no semantic seeds and no query sketch, so no score
+ * compares two spaces; the lexical, entity, graph and recency experts answer alone.
+ */
+export interface VectorSpaceCheck {
+  usable: Promise<boolean>;
+  /**
+   * Embed only once `usable` has answered (it answered false last time): no embedding request whose
+   * answer would be dropped. Otherwise the question is embedded while `usable` is read.
+   */
+  waitBeforeEmbedding: boolean;
 }
 
 export interface RouteRequest {
@@ -170,14 +187,31 @@ async function routeUnlogged(
   const recentRead = req.sessionId
     ? deps.access.recentForSession(req.archiveId, req.sessionId, asOf, RECENT_PER_SESSION)
     : undefined;
-  const [qvec] = await deps.embedder.embed([req.query]);
-  const vec = qvec ?? new Float32Array(deps.embedder.dims);
-  t.lap("embed");
-  const matches = await deps.vectors.query(req.archiveId, vec, SEMANTIC_TOP_K);
-  const hashed = matches.filter((m) => m.id.startsWith("sha:")).map((m) => m.id);
-  const idMap = hashed.length ? await deps.chunkIdsForVectorIds(req.archiveId, hashed) : new Map<string, string>();
-  const semantic = matches.map((m) => ({ chunk: idMap.get(m.id) ?? m.id, score: m.score }));
-  t.lap("semantic");
+  // With a space check, the question is embedded and the index asked while the check is read
+  // (unless it answered no last time); their answers are dropped when it says no.
+  const space = deps.vectorSpace;
+  let semantic: SemanticHit[] = [];
+  // No sketch (all zero bytes) when the archive's sketches are in another space: the semantic
+  // expert then says nothing for every head.
+  let querySketch: Uint8Array = new Uint8Array(SKETCH_BYTES);
+  if (!space?.waitBeforeEmbedding || (await space.usable)) {
+    const ask = deps.embedder.embed([req.query]).then(([qvec]) => {
+      const vec = qvec ?? new Float32Array(deps.embedder.dims);
+      return { vec, matches: deps.vectors.query(req.archiveId, vec, SEMANTIC_TOP_K) };
+    });
+    // An answer dropped because the space is stale must not surface as an unhandled rejection.
+    if (space) ask.then((a) => a.matches).catch(() => {});
+    if (!space || (await space.usable)) {
+      const { vec, matches: asked } = await ask;
+      querySketch = simhash(vec);
+      t.lap("embed");
+      const matches = await asked;
+      const hashed = matches.filter((m) => m.id.startsWith("sha:")).map((m) => m.id);
+      const idMap = hashed.length ? await deps.chunkIdsForVectorIds(req.archiveId, hashed) : new Map<string, string>();
+      semantic = matches.map((m) => ({ chunk: idMap.get(m.id) ?? m.id, score: m.score }));
+      t.lap("semantic");
+    }
+  }
   const recent = await recentRead;
   t.lap("recent");
   const route = await deps.router.route({
@@ -185,7 +219,7 @@ async function routeUnlogged(
     identifiers: identifiers.map((i) => i.id),
     boundaries: (req.boundaries ?? []).map((b) => b.trim().toLowerCase().replace(/\s+/g, "-")),
     semantic,
-    querySketch: simhash(vec),
+    querySketch,
     terms: queryTerms(req.query),
     asOf,
     now,

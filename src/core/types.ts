@@ -178,6 +178,11 @@ export type ChangeOp =
       owns?: string[] | undefined;
     }
   | { op: "head.deprecate"; chunk: string; at: number; by: string | null }
+  /**
+   * A re-embed's new sketch of a head (docs/models.md): replaces the sketch of `chunk` while
+   * `version` is still its latest (a later version brought its own), else ignored.
+   */
+  | { op: "head.sketch"; chunk: string; version: number; sketch: string }
   | {
       op: "edge.upsert";
       src: string;

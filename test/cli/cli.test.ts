@@ -434,6 +434,22 @@ describe("paperguru CLI: against a running worker", () => {
     expect(old.selected).toEqual([]);
   });
 
+  it("re-embeds the archive with the server's embedder, waiting for the queued job", async () => {
+    const st = await cli(["archives", "reembed", "--status"]);
+    expect(st.code, st.err).toBe(0);
+    expect(st.out).toContain(
+      "embedding: current; archive pg-hashed-tf-v1 (384 dims), embedder pg-hashed-tf-v1 (384 dims)",
+    );
+    const r = await cli(["archives", "reembed", "--force", "--wait"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain("re-embed started for cli-test");
+    expect(r.out).toMatch(/re-embed \d+ done: (\d+)\/\1 heads in \d+ pages/);
+    const again = json<{ started: boolean; embedding: { status: string } }>(
+      (await cli(["archives", "reembed", "--json"])).out,
+    );
+    expect(again).toMatchObject({ started: false, embedding: { status: "current" } });
+  });
+
   it("exports bibtex and json, or reports the server's 404 cleanly while the export route is missing", async () => {
     const probe = await fetch(`${server.url}/v1/archives/cli-test/export?format=json`, {
       headers: { authorization: `Bearer ${json<{ key: string }>(readFileSync(configPath, "utf8")).key}` },

@@ -50,5 +50,25 @@ export function vectorIndexContract(name: string, make: () => VectorIndex) {
       const ix = make();
       expect(await ix.query("ns-empty", unit([1, 0, 0, 0]), 5)).toEqual([]);
     });
+    it("reports a namespace's dimension; a reset empties it for another dimension", async () => {
+      const ix = make();
+      expect((await ix.shape("ns-f")).dims).toBeNull();
+      await ix.upsert("ns-f", [{ id: "a", values: unit([1, 0, 0, 0]) }]);
+      const shape = await ix.shape("ns-f");
+      expect(shape).toMatchObject({ dims: 4, fixed: false });
+      expect(shape.label).not.toBe("");
+      // A vector of another dimension is refused, naming the mismatch, while the namespace holds any.
+      await expect(ix.upsert("ns-f", [{ id: "b", values: unit([1, 0, 0, 0, 0, 0]) }])).rejects.toThrow(/dimension/);
+      await ix.reset("ns-f");
+      expect((await ix.shape("ns-f")).dims).toBeNull();
+      expect(await ix.query("ns-f", unit([1, 0, 0, 0]), 5)).toEqual([]);
+      await ix.upsert("ns-f", [{ id: "b", values: unit([0, 1, 0, 0, 0, 0]) }]);
+      expect((await ix.shape("ns-f")).dims).toBe(6);
+      expect((await ix.query("ns-f", unit([0, 1, 0, 0, 0, 0]), 5)).map((m) => m.id)).toEqual(["b"]);
+      // Deleting every vector frees the dimension too.
+      await ix.deleteByIds("ns-f", ["b"]);
+      await ix.upsert("ns-f", [{ id: "c", values: unit([1, 1]) }]);
+      expect((await ix.shape("ns-f")).dims).toBe(2);
+    });
   });
 }

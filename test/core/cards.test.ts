@@ -51,7 +51,13 @@ function fakeDeps(passages: Passage[], events: SessionEvent[] = []): QueryDeps {
   const texts = new Map(passages.map((p) => [p.id, p.text]));
   return {
     embedder: { model: "zero", dims: 4, embed: async (t) => t.map(() => new Float32Array(4)) },
-    vectors: { upsert: async () => {}, query: async () => [], deleteByIds: async () => {} },
+    vectors: {
+      upsert: async () => {},
+      query: async () => [],
+      deleteByIds: async () => {},
+      shape: async () => ({ dims: null, fixed: false, label: "none" }),
+      reset: async () => {},
+    },
     router: {
       route: async () => ({
         candidates: [],

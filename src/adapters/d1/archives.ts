@@ -12,6 +12,15 @@ function toKey({ keyHash: _hash, ...row }: typeof s.apiKeys.$inferSelect): KeyRe
   return { ...row, scopes: row.scopes.split(",") };
 }
 
+/** The columns of an ArchiveRecord (the embedding space columns are D1EmbeddingStore's). */
+const RECORD = {
+  id: s.archives.id,
+  name: s.archives.name,
+  description: s.archives.description,
+  params: s.archives.params,
+  createdAt: s.archives.createdAt,
+};
+
 export class D1ArchiveStore implements ArchiveStore {
   readonly #db: Db;
 
@@ -37,11 +46,12 @@ export class D1ArchiveStore implements ArchiveStore {
   }
 
   async getArchive(id: string): Promise<ArchiveRecord | null> {
-    return (await this.#db.query.archives.findFirst({ where: eq(s.archives.id, id) })) ?? null;
+    const [row] = await this.#db.select(RECORD).from(s.archives).where(eq(s.archives.id, id)).limit(1);
+    return row ?? null;
   }
 
   async listArchives(): Promise<ArchiveRecord[]> {
-    return this.#db.select().from(s.archives).orderBy(asc(s.archives.createdAt));
+    return this.#db.select(RECORD).from(s.archives).orderBy(asc(s.archives.createdAt));
   }
 
   async createKey(k: KeyRecord & { keyHash: string }): Promise<void> {

@@ -65,6 +65,8 @@ export function scrubOp(op: ChangeOp, t: Targets): ChangeOp | null {
       else delete out.owns;
       return out;
     }
+    case "head.sketch":
+      return t.chunks.has(op.chunk) ? null : op;
     case "head.deprecate":
       if (t.chunks.has(op.chunk)) return null;
       return op.by !== null && t.chunks.has(op.by) ? { ...op, by: null } : op;
@@ -490,6 +492,17 @@ export class D1ForgetStore implements ForgetStore {
       ...edges.stmts,
       ...this.#entityRows(archiveId, orphans),
       ...log.stmts,
+      // A re-embed's sketch of the chunk appended after the log was read above (it writes one only
+      // while the chunk's row exists, so none can follow this batch).
+      db
+        .delete(s.changeLog)
+        .where(
+          and(
+            eq(s.changeLog.archiveId, archiveId),
+            sql`json_extract(${s.changeLog.op}, '$.op') = 'head.sketch'`,
+            sql`json_extract(${s.changeLog.op}, '$.chunk') = ${chunkId}`,
+          ),
+        ),
       this.#dropSnapshots(archiveId),
     ];
     const counts = {
@@ -651,4 +664,5 @@ export const ARCHIVE_TABLES = [
   s.eventDeliveries,
   s.annotations,
   s.retrievalRuns,
+  s.reembedJobs,
 ] as const;

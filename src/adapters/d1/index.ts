@@ -9,6 +9,7 @@ import { D1ArchiveStore } from "./archives";
 import { D1ChangeLog } from "./changelog";
 import { D1ChunkStore } from "./chunks";
 import { D1DiscoveryStore } from "./discovery";
+import { D1EmbeddingStore } from "./embedding";
 import { D1EntityStore } from "./entities";
 import { D1EventStore } from "./events";
 import { D1ExportReader } from "./export-reader";
@@ -21,6 +22,7 @@ import { WorldStore, worldParts } from "./world-store";
 export { D1ArchiveStore } from "./archives";
 export { D1ChangeLog } from "./changelog";
 export { D1ChunkStore } from "./chunks";
+export { D1EmbeddingStore } from "./embedding";
 export { D1EntityStore } from "./entities";
 export { D1ExportReader } from "./export-reader";
 export { ExportStore } from "./export-store";
@@ -53,5 +55,6 @@ export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
     annotations: new D1AnnotationStore(db),
     retrievalRuns: new D1RetrievalRunStore(db),
     discovery: new D1DiscoveryStore(db),
+    embedding: new D1EmbeddingStore(db),
   };
 }

@@ -58,7 +58,44 @@ export const archives = sqliteTable("archives", {
     .notNull()
     .default({}),
   createdAt: integer("created_at").notNull(),
+  /** The embedding space of the archive's vectors and head sketches (docs/models.md); NULL before its first embedded ingest. */
+  embedModel: text("embed_model"),
+  embedDims: integer("embed_dims"),
+  /** Since when some heads have no vector (or sketch) in that space; NULL: none. */
+  embedStaleAt: integer("embed_stale_at"),
 });
+
+/** Re-embeds of an archive into the configured embedder's space (src/app/reembed.ts); at most one running. */
+export const reembedJobs = sqliteTable(
+  "reembed_jobs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    archiveId: text("archive_id").notNull(),
+    /** running | done | failed */
+    status: text("status").notNull(),
+    model: text("model").notNull(),
+    dims: integer("dims").notNull(),
+    fromModel: text("from_model"),
+    fromDims: integer("from_dims"),
+    total: integer("total").notNull(),
+    done: integer("done").notNull().default(0),
+    removed: integer("removed").notNull().default(0),
+    pages: integer("pages").notNull().default(0),
+    /** The last chunk id re-embedded; the next page starts after it (NULL: from the first). */
+    cursor: text("cursor"),
+    attempts: integer("attempts").notNull().default(0),
+    /** 1 when a head was written meanwhile without a vector in the target space. */
+    targetStale: integer("target_stale").notNull().default(0),
+    errors: jsonList<{ at: number; message: string }>("errors").notNull().default([]),
+    startedAt: integer("started_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    index("reembed_jobs_archive").on(t.archiveId, t.id),
+    uniqueIndex("reembed_jobs_running").on(t.archiveId).where(sql`status = 'running'`),
+  ],
+);
 
 export const apiKeys = sqliteTable(
   "api_keys",

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { VectorIndex, VectorMatch, VectorRecord } from "../../core/ports";
+import type { VectorIndex, VectorIndexShape, VectorMatch, VectorRecord } from "../../core/ports";
 import { ExactCosineSpace } from "./memory-vectors";
 
 /**
@@ -7,7 +7,7 @@ import { ExactCosineSpace } from "./memory-vectors";
  * archive holding head embeddings, with an exact in-memory cosine scan. Thin shell over ExactCosineSpace.
  */
 export class LocalVectorIndex extends DurableObject<Record<string, never>> {
-  private readonly space = new ExactCosineSpace();
+  private space = new ExactCosineSpace();
 
   constructor(ctx: DurableObjectState, env: Record<string, never>) {
     super(ctx, env);
@@ -20,6 +20,13 @@ export class LocalVectorIndex extends DurableObject<Record<string, never>> {
   }
 
   upsert(records: Array<{ id: string; values: Float32Array }>): number {
+    // Checked before anything is written: a batch is stored whole or not at all, here and in SQLite.
+    const dims = this.space.dimension || (records[0]?.values.length ?? 0);
+    const bad = records.find((r) => r.values.length !== dims);
+    if (bad)
+      throw new RangeError(
+        `a vector of ${bad.values.length} dimensions cannot join an index of ${dims}-dimensional vectors (EMBEDDING_DIMS and the index disagree)`,
+      );
     this.ctx.storage.transactionSync(() => {
       for (const r of records) {
         const v = Float32Array.from(r.values);
@@ -43,6 +50,17 @@ export class LocalVectorIndex extends DurableObject<Record<string, never>> {
     });
     return this.space.size;
   }
+
+  /** The dimension of the vectors held (0: none). */
+  dimension(): number {
+    return this.space.dimension;
+  }
+
+  /** Remove every vector: the next one sets the dimension. */
+  reset(): void {
+    this.ctx.storage.sql.exec("DELETE FROM vectors");
+    this.space = new ExactCosineSpace();
+  }
 }
 
 /** VectorIndex port over the LocalVectorIndex objects (namespace = archive id). */
@@ -63,5 +81,18 @@ export class DoVectorIndex implements VectorIndex {
 
   async deleteByIds(namespace: string, ids: string[]): Promise<void> {
     if (ids.length) await this.stub(namespace).deleteByIds(ids);
+  }
+
+  async shape(namespace: string): Promise<VectorIndexShape> {
+    const dims = await this.stub(namespace).dimension();
+    return {
+      dims: dims || null,
+      fixed: false,
+      label: `the local vector index (Durable Object LOCAL_VECTORS, vectors:${namespace})`,
+    };
+  }
+
+  async reset(namespace: string): Promise<void> {
+    await this.stub(namespace).reset();
   }
 }

@@ -1,4 +1,4 @@
-import type { VectorIndex, VectorMatch, VectorRecord } from "../../core/ports";
+import type { VectorIndex, VectorIndexShape, VectorMatch, VectorRecord } from "../../core/ports";
 
 /** Vectors per block: a block's slice of the score accumulator (8 KiB) stays in the L1 cache. */
 const BLOCK = 1024;
@@ -24,6 +24,11 @@ export class ExactCosineSpace {
     return this.ids.length;
   }
 
+  /** The dimension of the vectors held; 0 while empty (the next vector sets it). */
+  get dimension(): number {
+    return this.ids.length === 0 ? 0 : this.dims;
+  }
+
   private write(slot: number, values: Float32Array): void {
     const blk = this.blocks[Math.floor(slot / BLOCK)] as Float32Array;
     const t = slot % BLOCK;
@@ -31,8 +36,15 @@ export class ExactCosineSpace {
   }
 
   upsert(id: string, values: Float32Array): void {
-    if (this.dims === 0) this.dims = values.length;
-    if (values.length !== this.dims) throw new RangeError(`vector has ${values.length} dims; index has ${this.dims}`);
+    // An empty space takes the dimension of its next vector (after a reset, or every vector deleted).
+    if (this.ids.length === 0 && values.length !== this.dims) {
+      this.dims = values.length;
+      this.blocks = [];
+    }
+    if (values.length !== this.dims)
+      throw new RangeError(
+        `a vector of ${values.length} dimensions cannot join an index of ${this.dims}-dimensional vectors (EMBEDDING_DIMS and the index disagree)`,
+      );
     let slot = this.index.get(id);
     if (slot === undefined) {
       slot = this.ids.length;
@@ -130,5 +142,14 @@ export class MemoryVectorIndex implements VectorIndex {
   async deleteByIds(namespace: string, ids: string[]): Promise<void> {
     const s = this.spaces.get(namespace);
     if (s) for (const id of ids) s.delete(id);
+  }
+
+  async shape(namespace: string): Promise<VectorIndexShape> {
+    const dims = this.spaces.get(namespace)?.dimension ?? 0;
+    return { dims: dims || null, fixed: false, label: "the in-process vector index" };
+  }
+
+  async reset(namespace: string): Promise<void> {
+    this.spaces.delete(namespace);
   }
 }

@@ -1,4 +1,4 @@
-import type { VectorIndex, VectorMatch } from "../../core/ports";
+import type { VectorIndex, VectorIndexShape, VectorMatch } from "../../core/ports";
 
 /**
  * VECTOR_INDEX=none: no head embeddings are kept and routing gets no semantic seeds; the lexical,
@@ -12,4 +12,9 @@ export class NoVectorIndex implements VectorIndex {
     return [];
   }
   async deleteByIds(): Promise<void> {}
+  /** No vector is kept, so none can be of the wrong dimension. */
+  async shape(): Promise<VectorIndexShape> {
+    return { dims: null, fixed: false, label: "no vector index (VECTOR_INDEX=none)" };
+  }
+  async reset(): Promise<void> {}
 }

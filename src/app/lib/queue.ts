@@ -17,8 +17,17 @@ export interface EventMessage {
   event: string;
 }
 
-/** What the one queue carries: inbound webhook deliveries and outbound events. */
-export type QueueMessage = DeliveryMessage | EventMessage;
+/** One page of an archive's re-embed (src/app/reembed.ts): the chunk ids after the job's cursor `after`. */
+export interface ReembedMessage {
+  kind: "reembed";
+  archive: string;
+  job: number;
+  after: string | null;
+  ids: string[];
+}
+
+/** What the one queue carries: inbound webhook deliveries, outbound events and re-embed pages. */
+export type QueueMessage = DeliveryMessage | EventMessage | ReembedMessage;
 
 export interface QueueMessageLike {
   body: unknown;

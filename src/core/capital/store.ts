@@ -1049,6 +1049,16 @@ export class CapitalStore {
         this.headTables(g, op, had);
         return;
       }
+      case "head.sketch": {
+        // Only the shard holding the head keeps its sketch; an unknown id is not numbered.
+        const g = this.lookupG(op.chunk);
+        const i = g === undefined ? -1 : this.local(g);
+        if (i < 0 || ((this.flags[i] as number) & HAS_HEAD) === 0) return;
+        if (op.version !== this.latestVersion[i]) return;
+        const sk = fromBase64(op.sketch);
+        if (sk.length === SKETCH_BYTES) this.sketches.set(sk, i * SKETCH_BYTES);
+        return;
+      }
       case "head.deprecate": {
         const g = this.globalOf(op.chunk);
         const i = this.local(g);

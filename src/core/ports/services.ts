@@ -58,12 +58,33 @@ export interface VectorMatch {
   score: number;
 }
 
+/** The dimension a namespace of a vector index takes, and what fixes it. */
+export interface VectorIndexShape {
+  /** The dimension its vectors must have; null when nothing fixes it yet (an empty local namespace, no index). */
+  dims: number | null;
+  /**
+   * True when the dimension is the whole index's, set when it was created (Vectorize: `wrangler
+   * vectorize create --dimensions`); false when it is the namespace's, taken from the vectors it holds.
+   */
+  fixed: boolean;
+  /** The index as an operator knows it, for error messages ("the Vectorize index bound as VECTORS"). */
+  label: string;
+}
+
 /** Head-embedding index (Vectorize in production). One namespace per archive. */
 export interface VectorIndex {
   upsert(namespace: string, records: VectorRecord[]): Promise<void>;
   /** Top-k by cosine similarity, best first. k <= 100 (Vectorize limit). */
   query(namespace: string, vector: Float32Array, topK: number): Promise<VectorMatch[]>;
   deleteByIds(namespace: string, ids: string[]): Promise<void>;
+  /** The dimension this namespace's vectors must have (checked against the embedder's before writing). */
+  shape(namespace: string): Promise<VectorIndexShape>;
+  /**
+   * Remove every vector of the namespace, so that it takes vectors of another dimension (a re-embed
+   * into a model of another dimension). Only for an index whose dimension is not fixed; one whose
+   * dimension is fixed throws.
+   */
+  reset(namespace: string): Promise<void>;
 }
 
 export interface Embedder {

@@ -147,3 +147,54 @@ endpoint(
     return who.ok ? c.json(who.value, 200) : failure(c, who.error);
   },
 );
+
+endpoint(
+  archivesRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/reembed",
+    tags: ["archives"],
+    summary: "Re-embed the archive with the configured embedder",
+    description:
+      "Write scope (or the admin key). Starts a queued job that re-embeds every head (each chunk's latest version, title and synopsis as ingest embeds them) with the configured embedder, 96 heads per queue message, writes the new vectors and head sketches, and switches the archive's recorded embedding space when done. Until then queries skip semantic seeds for this archive (`trace.vector_space`); ingest keeps working. Idempotent: while a job runs it is answered (`started: false`, 200); an archive already in the embedder's space is left alone unless `force`. A vector index whose fixed dimension is not the embedder's (EMBEDDING_DIMS) is a 503. See docs/models.md.",
+    request: { params: S.ArchiveParam, ...body(S.ReembedBody) },
+    responses: {
+      202: json(S.ReembedStarted, "Started: the job and the archive's state"),
+      200: json(
+        S.ReembedStarted,
+        "Nothing started: the running job, or the archive is already in the embedder's space",
+      ),
+      ...errors(400, 401, 403, 404, 413),
+      409: err(409, "A re-embed into another embedding space is running (EMBEDDER changed meanwhile)"),
+      503: err(
+        503,
+        "The vector index's dimension is not the embedder's (EMBEDDING_DIMS), or the embedder is unavailable",
+      ),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.reembed.start(c.req.valid("param").archive, c.req.valid("json"));
+    if (!res.ok) return failure(c, res.error);
+    return res.value.started ? c.json(res.value, 202) : c.json(res.value, 200);
+  },
+);
+
+endpoint(
+  archivesRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/reembed",
+    tags: ["archives"],
+    summary: "The archive's embedding space and re-embed progress",
+    description:
+      "The space the archive's vectors are in against the configured embedder's (`current`, `unrecorded`, `stale`, `reembedding`), and the running re-embed (else the latest): heads done of the total, pages, start and end, the latest errors.",
+    request: { params: S.ArchiveParam },
+    responses: { 200: json(S.ReembedStatus), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    const res = await c.var.app.reembed.status(c.req.valid("param").archive);
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);

@@ -6,6 +6,12 @@ import { endpoint, resourceApp } from "../route";
 
 export const queryRoutes = resourceApp();
 
+/**
+ * On a route or context answered without semantic seeds: `stale` or `reembedding` (the archive's
+ * vectors are in another embedding space than the embedder's; trace.vector_space says why).
+ */
+export const VECTOR_SPACE_HEADER = "PaperGuru-Vector-Space";
+
 endpoint(
   queryRoutes,
   "read",
@@ -15,12 +21,14 @@ endpoint(
     tags: ["query"],
     summary: "Route a query",
     description:
-      "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and a trace with per-phase timings. With `session_id`, the chunks that session accessed (at or before `as_of`, at most 64) seed recency and this request's selections are logged under it; without it nothing seeds recency, so the ranking depends only on the archive, the query and `as_of`.",
+      "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and a trace with per-phase timings. When the archive's vectors are in another embedding space than the configured embedder's (or being re-embedded), semantic seeds are skipped, `trace.vector_space` says why and the header `PaperGuru-Vector-Space` is `stale` or `reembedding` (docs/models.md). With `session_id`, the chunks that session accessed (at or before `as_of`, at most 64) seed recency and this request's selections are logged under it; without it nothing seeds recency, so the ranking depends only on the archive, the query and `as_of`.",
     request: { params: S.ArchiveParam, ...body(S.RouteBody) },
     responses: { 200: json(S.RouteResponse), ...errors(400, 401, 403, 404, 413) },
   },
   async (c) => {
-    return c.json(await c.var.app.query.route(c.req.valid("param").archive, c.req.valid("json")), 200);
+    const res = await c.var.app.query.route(c.req.valid("param").archive, c.req.valid("json"));
+    if (res.trace.vector_space) c.header(VECTOR_SPACE_HEADER, res.trace.vector_space.status);
+    return c.json(res, 200);
   },
 );
 
@@ -51,12 +59,14 @@ endpoint(
     tags: ["query"],
     summary: "Assemble context within a token budget",
     description:
-      "route -> expand -> distill within `budget_tokens`; with `session_id`, the session's recent events take up to `short_term_share` of the budget first, and the chunks the session accessed seed recency.",
+      "route -> expand -> distill within `budget_tokens`; with `session_id`, the session's recent events take up to `short_term_share` of the budget first, and the chunks the session accessed seed recency. Routing skips semantic seeds as /route does when the archive's vectors are in another embedding space (`trace.vector_space`, header `PaperGuru-Vector-Space`).",
     request: { params: S.ArchiveParam, ...body(S.ContextBody) },
     responses: { 200: json(S.ContextResponse), ...errors(400, 401, 403, 404, 413) },
   },
   async (c) => {
-    return c.json(await c.var.app.query.context(c.req.valid("param").archive, c.req.valid("json")), 200);
+    const res = await c.var.app.query.context(c.req.valid("param").archive, c.req.valid("json"));
+    if (res.trace.vector_space) c.header(VECTOR_SPACE_HEADER, res.trace.vector_space.status);
+    return c.json(res, 200);
   },
 );
 
