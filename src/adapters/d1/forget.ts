@@ -65,6 +65,12 @@ export function scrubOp(op: ChangeOp, t: Targets): ChangeOp | null {
       else delete out.owns;
       return out;
     }
+    case "head.extend": {
+      if (t.chunks.has(op.chunk)) return null;
+      const entities = op.entities.filter((e) => !t.entities.has(e));
+      if (entities.length === op.entities.length) return op;
+      return entities.length ? { ...op, entities } : null;
+    }
     case "head.deprecate":
       if (t.chunks.has(op.chunk)) return null;
       return op.by !== null && t.chunks.has(op.by) ? { ...op, by: null } : op;
