@@ -60,13 +60,19 @@ export default {
       return Response.json(INTERNAL, { status: 500 });
     }
   },
-  /** Inbound webhook deliveries and outbound events: deliver, retry with backoff, dead after the last attempt. */
+  /**
+   * Inbound webhook deliveries and outbound events (deliver, retry with backoff, dead after the last
+   * attempt) and extractions at ingest, dispatched by the message's kind.
+   */
   async queue(batch: MessageBatch<QueueMessage>, env: Env, _ctx: ExecutionContext): Promise<void> {
     const app = useCases(env);
-    const events = batch.messages.filter((m) => m.body?.kind === "event");
+    const kind = (m: { body: QueueMessage }) => m.body?.kind;
+    const events = batch.messages.filter((m) => kind(m) === "event");
+    const extract = batch.messages.filter((m) => kind(m) === "extract");
+    const deliveries = batch.messages.filter((m) => kind(m) !== "event" && kind(m) !== "extract");
     if (events.length) await app.events.consume(events);
-    if (events.length < batch.messages.length)
-      await app.webhooks.consume(batch.messages.filter((m) => m.body?.kind !== "event"));
+    if (extract.length) await app.extract.consume(extract);
+    if (deliveries.length) await app.webhooks.consume(deliveries);
   },
   /** Cron: re-ingest due sources in a bounded batch; enqueue again deliveries whose message was lost. */
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {

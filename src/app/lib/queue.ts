@@ -1,6 +1,6 @@
 /**
- * The one queue's messages (inbound webhook deliveries and outbound events), the shape of a
- * delivered message, and the retry schedule both consumers use.
+ * The one queue's messages (inbound webhook deliveries, outbound events, extractions at ingest), the
+ * shape of a delivered message, and the retry schedule the consumers use.
  */
 
 export interface DeliveryMessage {
@@ -17,8 +17,21 @@ export interface EventMessage {
   event: string;
 }
 
-/** What the one queue carries: inbound webhook deliveries and outbound events. */
-export type QueueMessage = DeliveryMessage | EventMessage;
+/** A version to extract entities and relations from (src/app/extract.ts), sent after its ingest. */
+export interface ExtractMessage {
+  kind: "extract";
+  archive: string;
+  chunk: string;
+  version: number;
+}
+
+/** What the one queue carries: inbound webhook deliveries, outbound events, extractions at ingest. */
+export type QueueMessage = DeliveryMessage | EventMessage | ExtractMessage;
+
+/** Where the kernel sends extraction messages, in batches (present only when extraction is on). */
+export interface ExtractQueue {
+  send(messages: ExtractMessage[]): Promise<void>;
+}
 
 export interface QueueMessageLike {
   body: unknown;
