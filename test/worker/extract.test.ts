@@ -223,6 +223,10 @@ describe("extraction at ingest", () => {
     expect(q.trace.mentions).toEqual(
       expect.arrayContaining([expect.objectContaining({ entity: "method:personalized-pagerank" })]),
     );
+    // The entity's rows: its name and the model's alias, and the chunk it was extracted from.
+    const ent = await call(ON, "GET", `/v1/archives/${id}/history?entity=method:personalized-pagerank`);
+    expect(JSON.stringify(ent.aliases)).toContain('"PPR"');
+    expect(ent.mentions.map((m: { chunk: string }) => m.chunk)).toEqual(["note:hippo"]);
     // The chunk listing's entity filter sees extracted entities.
     const list = await call(ON, "GET", `/v1/archives/${id}/chunks?entity=dataset:musique`);
     expect(list.chunks.map((c: { id: string }) => c.id)).toEqual(["note:hippo"]);
