@@ -388,6 +388,54 @@ describe("extraction at ingest", () => {
     await deliver(ON, [{ kind: "extract", archive: id, chunk: "note:hippo", version: 1 }]);
     expect(asked).toEqual([]);
     expect(await extractLog(id)).toHaveLength(1);
+    // Deleting the archive drops the cache entries of its contents too (they are keyed by content).
+    const other = (
+      await env.DB.prepare("SELECT content_hash AS h FROM chunk_versions WHERE archive_id = ? AND chunk_id = ?")
+        .bind(id, "note:other")
+        .first<{ h: string }>()
+    )?.h;
+    const otherCached = () =>
+      env.DB.prepare("SELECT COUNT(*) AS n FROM extraction_cache WHERE content_hash = ?")
+        .bind(other)
+        .first<{ n: number }>();
+    expect((await otherCached())?.n).toBe(1);
+    expect((await call(ON, "DELETE", `/v1/archives/${id}`)).status).toBe(200);
+    expect((await otherCached())?.n).toBe(0);
+  });
+
+  it("forgetting an entity removes it and the relations naming it from the extraction, and the cached answer", async () => {
+    sent.length = 0;
+    const id = await archive();
+    await call(ON, "POST", `/v1/archives/${id}/ingest`, { artifacts: [fresh("forget-entity")] });
+    model();
+    await deliver(ON);
+    const hash = (
+      await env.DB.prepare("SELECT content_hash AS h FROM chunk_versions WHERE archive_id = ?")
+        .bind(id)
+        .first<{ h: string }>()
+    )?.h;
+    const del = await call(ON, "DELETE", `/v1/archives/${id}/entities?entity=${encodeURIComponent("dataset:musique")}`);
+    expect(del.status).toBe(200);
+    const [v] = await historyOf(id, "note:hippo");
+    expect(v?.extracted?.entities).not.toContain("dataset:musique");
+    expect(v?.extracted?.relations).toEqual([
+      {
+        subject: "HippoRAG",
+        predicate: "runs",
+        object: "Personalized PageRank",
+        subject_type: "method",
+        object_type: "method",
+      },
+    ]);
+    const n = await env.DB.prepare("SELECT COUNT(*) AS n FROM extraction_cache WHERE content_hash = ?")
+      .bind(hash)
+      .first<{ n: number }>();
+    expect(n?.n).toBe(0);
+    const ops = await env.DB.prepare("SELECT op FROM change_log WHERE archive_id = ?").bind(id).all<{ op: string }>();
+    expect(ops.results.filter((r) => r.op.includes("dataset:musique"))).toEqual([]);
+    expect((await call(ON, "GET", `/v1/archives/${id}/resolve?mention=MuSiQue`)).resolved?.entity).not.toBe(
+      "dataset:musique",
+    );
   });
 
   it("a dump round trip keeps the extraction (applied to the replayed version, no model call)", async () => {
