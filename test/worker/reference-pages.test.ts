@@ -15,6 +15,7 @@ const PAGES = [
   "ingest",
   "interfaces",
   "kernel",
+  "models",
   "performance",
   "quality",
   "research",
