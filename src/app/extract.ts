@@ -8,7 +8,13 @@
  * the version's deterministic analysis as it was; rate limits and outages retry with the queue's
  * backoff up to MAX_EXTRACT_ATTEMPTS, other failures are acknowledged.
  */
-import { EXTRACTION_VERSION, type Extraction, extractWithModel, groundedCount } from "../core/extract";
+import {
+  EXTRACTION_VERSION,
+  type Extraction,
+  type ExtractOutcome,
+  extractWithModel,
+  groundedCount,
+} from "../core/extract";
 import type { ModelFailureCode, ModelUsage } from "../core/ports";
 import type { AppDeps } from "./deps";
 import { type ExtractMessage, type QueueMessageLike, retryDelaySeconds } from "./lib/queue";
@@ -44,8 +50,11 @@ async function logRun(
   });
 }
 
+/** Model calls of one batch by content and model: a content twice in a batch is asked once. */
+type InFlight = Map<string, Promise<ExtractOutcome>>;
+
 /** One message: acknowledged, or retried (rate limit, outage, storage error) with the queue's backoff. */
-async function consumeOne(d: Deps, m: QueueMessageLike): Promise<void> {
+async function consumeOne(d: Deps, m: QueueMessageLike, inflight: InFlight): Promise<void> {
   const msg = m.body as ExtractMessage;
   const model = d.models.extractor ? d.models.llm : null;
   // Extraction turned off since the message was sent: nothing to do.
@@ -59,13 +68,25 @@ async function consumeOne(d: Deps, m: QueueMessageLike): Promise<void> {
   const content = await d.kernel.contentOf(target.contentKey);
   const cacheKey = `${name}#${EXTRACTION_VERSION}`;
   let x: Extraction | null = await d.stores.extractions.cached(target.contentHash, cacheKey);
-  const cached = x !== null;
+  let cached = x !== null;
   let usage: ModelUsage = { inputTokens: 0, outputTokens: 0, requests: 0, ms: 0 };
   let skipped = 0;
   if (!x) {
     if (content === null) throw new Error(`the content of ${msg.chunk} v${msg.version} could not be read`);
-    const out = await extractWithModel(model, content);
-    usage = out.usage;
+    const key = `${target.contentHash}\u0000${cacheKey}`;
+    let call = inflight.get(key);
+    // Another message of this batch asks the model for the same content: its answer serves both.
+    cached = call !== undefined;
+    if (!call) {
+      call = (async () => {
+        const out = await extractWithModel(model, content);
+        if (out.ok) await d.stores.extractions.cache(target.contentHash, cacheKey, out.extraction, d.clock.now());
+        return out;
+      })();
+      inflight.set(key, call);
+    }
+    const out = await call;
+    if (!cached) usage = out.usage;
     if (!out.ok) {
       if (RETRYABLE.has(out.code) && m.attempts < MAX_EXTRACT_ATTEMPTS)
         return m.retry({ delaySeconds: retryDelaySeconds(m.attempts) });
@@ -81,7 +102,6 @@ async function consumeOne(d: Deps, m: QueueMessageLike): Promise<void> {
     }
     x = out.extraction;
     skipped = out.skipped;
-    await d.stores.extractions.cache(target.contentHash, cacheKey, x, d.clock.now());
   }
   const res = await d.kernel.extend(msg.archive, { chunk: msg.chunk, version: msg.version }, x, name, target);
   if (res.status === "extended")
@@ -109,26 +129,36 @@ async function consumeOne(d: Deps, m: QueueMessageLike): Promise<void> {
   return m.ack();
 }
 
-/** The queue consumer for `extract` messages. */
-export async function consumeExtractions(d: Deps, messages: readonly QueueMessageLike[]): Promise<void> {
-  for (const m of messages) {
+/**
+ * Messages of one batch handled this many at a time: the model call is the wait (up to the adapter's
+ * timeout and retries each), and a queue consumer has 15 minutes of wall time for its batch.
+ */
+export const EXTRACT_CONCURRENCY = 4;
+
+async function handle(d: Deps, m: QueueMessageLike, inflight: InFlight): Promise<void> {
+  try {
+    await consumeOne(d, m, inflight);
+  } catch (e) {
+    // Storage or the capital chunk failed: retry with backoff; after the last attempt, log and ack.
+    if (m.attempts < MAX_EXTRACT_ATTEMPTS) return m.retry({ delaySeconds: retryDelaySeconds(m.attempts) });
+    const msg = m.body as ExtractMessage;
     try {
-      await consumeOne(d, m);
-    } catch (e) {
-      // Storage or the capital chunk failed: retry with backoff; after the last attempt, log and ack.
-      if (m.attempts < MAX_EXTRACT_ATTEMPTS) {
-        m.retry({ delaySeconds: retryDelaySeconds(m.attempts) });
-        continue;
-      }
-      const msg = m.body as ExtractMessage;
-      try {
-        await logRun(d, msg, "error", { attempts: m.attempts }, `internal: ${msgOf(e)}`, Date.now());
-      } catch {
-        console.error(`extract: ${msg.archive} ${msg.chunk}@v${msg.version} failed: ${msgOf(e)}`);
-      }
-      m.ack();
+      await logRun(d, msg, "error", { attempts: m.attempts }, `internal: ${msgOf(e)}`, Date.now());
+    } catch {
+      console.error(`extract: ${msg.archive} ${msg.chunk}@v${msg.version} failed: ${msgOf(e)}`);
     }
+    m.ack();
   }
+}
+
+/** The queue consumer for `extract` messages, EXTRACT_CONCURRENCY at a time. */
+export async function consumeExtractions(d: Deps, messages: readonly QueueMessageLike[]): Promise<void> {
+  let next = 0;
+  const inflight: InFlight = new Map();
+  const worker = async () => {
+    while (next < messages.length) await handle(d, messages[next++] as QueueMessageLike, inflight);
+  };
+  await Promise.all(Array.from({ length: Math.min(EXTRACT_CONCURRENCY, messages.length) }, worker));
 }
 
 export function extractUseCases(d: Deps) {

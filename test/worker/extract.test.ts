@@ -67,8 +67,9 @@ async function deliver(e: Env, messages?: QueueMessage[], attempts = 1) {
   const ctx = createExecutionContext();
   await worker.queue(batch as MessageBatch<QueueMessage>, e as never, ctx);
   const r = await getQueueResult(batch, ctx);
+  // Messages of a batch are handled concurrently: the order of the acks is not the batch's.
   return {
-    acked: r.explicitAcks as string[],
+    acked: [...(r.explicitAcks as string[])].sort(),
     retried: r.retryMessages as Array<{ msgId: string; delaySeconds?: number }>,
   };
 }
