@@ -61,16 +61,21 @@ export default {
     }
   },
   /**
-   * Inbound webhook deliveries, outbound events and re-embed pages: deliver (or re-embed), retry
-   * with backoff, dead (or failed) after the last attempt.
+   * Inbound webhook deliveries and outbound events (deliver, retry with backoff, dead after the last
+   * attempt), re-embed pages and extractions at ingest, dispatched by the message's kind.
    */
   async queue(batch: MessageBatch<QueueMessage>, env: Env, _ctx: ExecutionContext): Promise<void> {
     const app = useCases(env);
-    const events = batch.messages.filter((m) => m.body?.kind === "event");
-    const pages = batch.messages.filter((m) => m.body?.kind === "reembed");
-    const deliveries = batch.messages.filter((m) => m.body?.kind !== "event" && m.body?.kind !== "reembed");
+    const kind = (m: { body: QueueMessage }) => m.body?.kind;
+    const events = batch.messages.filter((m) => kind(m) === "event");
+    const pages = batch.messages.filter((m) => kind(m) === "reembed");
+    const extract = batch.messages.filter((m) => kind(m) === "extract");
+    const deliveries = batch.messages.filter(
+      (m) => kind(m) !== "event" && kind(m) !== "reembed" && kind(m) !== "extract",
+    );
     if (events.length) await app.events.consume(events);
     if (pages.length) await app.reembed.consume(pages);
+    if (extract.length) await app.extract.consume(extract);
     if (deliveries.length) await app.webhooks.consume(deliveries);
   },
   /**

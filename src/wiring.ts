@@ -16,7 +16,7 @@ import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
 import { createUseCases, type UseCases } from "./app";
 import { eventSink } from "./app/events";
 import { Kernel } from "./app/kernel";
-import type { QueueMessage } from "./app/lib/queue";
+import type { ExtractMessage, QueueMessage } from "./app/lib/queue";
 import { VectorSpaces } from "./app/vector-space";
 import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
@@ -99,6 +99,17 @@ export function wire(env: Env): UseCases {
           })
         : new HashedEmbedder();
   const sink = eventSink(events);
+  // Extraction at ingest: only with EXTRACTOR naming a provider (then llm is set). Up to 100
+  // messages per sendBatch (the Queues limit); an ingest batch holds at most 200 versions.
+  const extract =
+    llm && config.extractor !== "none"
+      ? {
+          send: async (messages: ExtractMessage[]) => {
+            for (let i = 0; i < messages.length; i += 100)
+              await env.DELIVERIES.sendBatch(messages.slice(i, i + 100).map((body) => ({ body })));
+          },
+        }
+      : undefined;
   // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by
   // `wrangler vectorize create` are V2, typed Vectorize in @cloudflare/workers-types.
   const vectors =
@@ -129,6 +140,8 @@ export function wire(env: Env): UseCases {
     distiller,
     modelTokensPerQuery: config.llm?.maxTokensPerQuery,
     capital: doCapital(env.CAPITAL, stores.changes),
+    extractions: stores.extractions,
+    extract,
     clock,
     events: sink,
     pause: () => new Promise((resolve) => setTimeout(resolve, 0)),

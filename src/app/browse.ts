@@ -17,6 +17,7 @@ import type {
   EntityRecord,
   VersionRecord,
 } from "../core/ports";
+import type { RelationInput } from "../core/relations";
 import { lineDiff } from "../core/text/diff";
 import type { AppDeps } from "./deps";
 import { decodeCursor, encodeCursor, iso, isoOrNull, round4 } from "./lib/wire";
@@ -52,6 +53,16 @@ function chunkSummary(r: ChunkListRow) {
   };
 }
 
+function relationView(r: RelationInput) {
+  return {
+    subject: r.subject ?? "",
+    predicate: r.predicate ?? "",
+    object: r.object ?? "",
+    ...(r.subject_type ? { subject_type: r.subject_type } : {}),
+    ...(r.object_type ? { object_type: r.object_type } : {}),
+  };
+}
+
 function versionView(v: VersionRecord) {
   const edges = v.edges.map((e) => ({
     type: e.type,
@@ -77,13 +88,16 @@ function versionView(v: VersionRecord) {
     boundaries: strings(v.boundaries),
     edges,
     symbols: v.symbols ?? [],
-    relations: (v.relations ?? []).map((r) => ({
-      subject: r.subject ?? "",
-      predicate: r.predicate ?? "",
-      object: r.object ?? "",
-      ...(r.subject_type ? { subject_type: r.subject_type } : {}),
-      ...(r.object_type ? { object_type: r.object_type } : {}),
-    })),
+    relations: (v.relations ?? []).map(relationView),
+    extracted: v.extracted
+      ? {
+          model: v.extracted.model,
+          at: iso(v.extracted.at),
+          entities: strings(v.extracted.ids),
+          added: strings(v.extracted.added),
+          relations: (v.extracted.relations ?? []).map(relationView),
+        }
+      : null,
   };
 }
 

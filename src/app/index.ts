@@ -13,6 +13,7 @@ import type { AppDeps } from "./deps";
 import { discoveryUseCases } from "./discovery";
 import { eventUseCases } from "./events";
 import { type ExportFormatQuery, exportUseCases } from "./exports";
+import { extractUseCases } from "./extract";
 import { forgetUseCases } from "./forget";
 import { memoryUseCases } from "./memory";
 import { metricsUseCases } from "./metrics";
@@ -56,6 +57,8 @@ export function createUseCases(d: AppDeps) {
     forget: forgetUseCases(d),
     discovery: discoveryUseCases(d),
     events: eventUseCases(d.events),
+    /** Extraction at ingest: the queue consumer of `extract` messages. */
+    extract: extractUseCases(d),
     review: reviewUseCases(d),
     /** Re-embedding an archive into the configured embedder's space (a queued job). */
     reembed: reembedUseCases(d),

@@ -6,6 +6,7 @@
 
 import { headText } from "../core/embed/space";
 import { fail, ok, type Result } from "../core/errors";
+import { type Extraction, planExtension, resolveExtension, type StoredExtraction } from "../core/extract";
 import { normAlias } from "../core/ids";
 import {
   type ArtifactInput,
@@ -26,6 +27,8 @@ import type {
   EmbeddingStore,
   EntityStore,
   EventSink,
+  ExtractionStore,
+  ExtractionTargetRecord,
   SessionLog,
   VectorIndex,
 } from "../core/ports";
@@ -45,8 +48,26 @@ import {
 } from "../core/query";
 import { simhash, toBase64 } from "../core/sketch";
 import type { AccessChannel, AnchoredSpan } from "../core/types";
+import type { ExtractMessage, ExtractQueue } from "./lib/queue";
 import { chunkList } from "./lib/records";
 import type { VectorSpaceNote, VectorSpaces } from "./vector-space";
+
+/** What Kernel.extend did: `extended`, or why the version took nothing. */
+export type ExtendOutcome =
+  | {
+      status: "extended";
+      stored: StoredExtraction;
+      /** Entities of the extraction (its own and its relations' arguments), relations kept. */
+      entities: number;
+      relations: number;
+      /** Entities the version's head is now posted under that it was not before. */
+      added: number;
+      /** Entities and triples left out by the per-artifact limits. */
+      dropped: number;
+      /** Entities the archive did not hold before. */
+      newEntities: number;
+    }
+  | { status: "gone" | "superseded" | "deprecated" | "extracted" };
 
 export interface ServiceDeps {
   chunks: ChunkStore;
@@ -62,6 +83,13 @@ export interface ServiceDeps {
   clock: Clock;
   /** Outbound events: chunk.created / chunk.versioned per ingest call, chunk.deprecated. */
   events?: EventSink | undefined;
+  /** Extraction at ingest: the versions it extends and their extraction cache. */
+  extractions: ExtractionStore;
+  /**
+   * Where an ingest sends its created and updated versions for extraction (src/app/extract.ts);
+   * absent unless EXTRACTOR names a provider: then an ingest sends nothing and does nothing more.
+   */
+  extract?: ExtractQueue | undefined;
   /**
    * Yields the thread between slices of an ingest, so requests that arrive meanwhile start. workerd
    * accepts a new request only when no in-process work is ready to run, and the local D1, R2 and
@@ -139,7 +167,12 @@ export class Kernel {
     };
   }
 
-  async ingest(archiveId: string, artifacts: ArtifactInput[]) {
+  /**
+   * Store a batch of artifacts (one D1 transaction), then sync the capital chunk, emit the events and,
+   * with extraction on, queue the created and updated versions for it (`noExtract`: chunks whose
+   * extraction the caller applies itself, a dump's replay).
+   */
+  async ingest(archiveId: string, artifacts: ArtifactInput[], opts: { noExtract?: ReadonlySet<string> } = {}) {
     const prepared = prepareBatch(artifacts);
     if (!prepared.ok) return prepared;
     const now = this.d.clock.now();
@@ -196,6 +229,7 @@ export class Kernel {
       }
       const counts = { created: 0, updated: 0, unchanged: 0 };
       for (const r of p.results) counts[r.status]++;
+      if (this.d.extract && p.versions.length > 0) await this.queueExtraction(archiveId, p.versions, opts.noExtract);
       if (this.d.events && counts.created + counts.updated > 0) {
         const pick = (status: string) =>
           p.results.filter((r) => r.status === status).map((r) => ({ id: r.id, version: r.version }));
@@ -205,6 +239,64 @@ export class Kernel {
       const note = spaces && space ? spaces.note(archiveId, space.plan, space.state, "ingest") : null;
       return ok({ results: p.results, counts, recorded_at: now, ...(note ? { vector_space: note } : {}) });
     }
+  }
+
+  /**
+   * One extraction message per written version. A failure to queue is logged, not returned: the
+   * versions are stored and keep their deterministic analysis; the ingest log shows no extraction.
+   */
+  private async queueExtraction(
+    archiveId: string,
+    versions: Array<{ chunkId: string; version: number }>,
+    skip: ReadonlySet<string> | undefined,
+  ): Promise<void> {
+    const messages: ExtractMessage[] = versions
+      .filter((v) => !skip?.has(v.chunkId))
+      .map((v) => ({ kind: "extract", archive: archiveId, chunk: v.chunkId, version: v.version }));
+    if (messages.length === 0) return;
+    try {
+      await this.d.extract?.send(messages);
+    } catch (e) {
+      console.error(
+        `extract: ${messages.length} versions of ${archiveId} not queued: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+  }
+
+  /**
+   * Extend one version with an extraction (src/core/extract.ts): resolved against the version's
+   * own entities and relations, applied only while it is its chunk's live head and not extracted
+   * yet (never a new version), then the capital chunk synced. `status` says what happened.
+   */
+  async extend(
+    archiveId: string,
+    at: { chunk: string; version: number },
+    x: Extraction,
+    model: string,
+    read?: ExtractionTargetRecord | null,
+  ): Promise<ExtendOutcome> {
+    const rec = read === undefined ? await this.d.extractions.target(archiveId, at.chunk, at.version) : read;
+    if (!rec) return { status: "gone" };
+    if (rec.state !== "ready") return { status: rec.state };
+    const resolved = resolveExtension(rec.target, x);
+    const existing = await this.d.chunks.loadExisting(archiveId, [], resolved.ids);
+    const now = this.d.clock.now();
+    const plan = planExtension(rec.target, resolved, model, existing, now);
+    if (!(await this.d.extractions.extend(archiveId, plan, now))) {
+      // Changed while this was planned: say how (a later version, a deprecation, a delete, a twin).
+      const again = await this.d.extractions.target(archiveId, at.chunk, at.version);
+      return { status: again ? (again.state === "ready" ? "extracted" : again.state) : "gone" };
+    }
+    if (plan.ops.length) await this.capital(archiveId).sync();
+    return {
+      status: "extended",
+      stored: plan.stored,
+      entities: resolved.ids.length,
+      relations: resolved.extraction.relations.length,
+      added: resolved.added.length,
+      dropped: resolved.droppedEntities + resolved.droppedTriples,
+      newEntities: plan.entityInserts.length,
+    };
   }
 
   /**

@@ -221,6 +221,31 @@ export const VersionView = z
         }),
       )
       .openapi({ description: "Triples given with this version (empty when none)." }),
+    extracted: z
+      .object({
+        model: z.string().openapi({ description: "provider:model that extracted it." }),
+        at: Iso.openapi({ description: "When the extraction was applied (transaction time)." }),
+        entities: z.array(z.string()).openapi({
+          description: "Canonical ids of the entities it named (its own and its relations' subjects and objects).",
+        }),
+        added: z
+          .array(z.string())
+          .openapi({ description: "Of those, the ones the version's head was not routed by before." }),
+        relations: z.array(
+          z.object({
+            subject: z.string(),
+            predicate: z.string(),
+            object: z.string(),
+            subject_type: z.string().optional(),
+            object_type: z.string().optional(),
+          }),
+        ),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "What a language model extracted from this version at ingest (EXTRACTOR; docs/models.md); null when nothing was. It extends this version and is not part of its artifact hash.",
+      }),
     symbols: z
       .array(
         z.object({
@@ -291,6 +316,7 @@ export const ChunkDetail = z
           boundaries: [],
           edges: [{ type: "motivates", target: "arxiv:2405.14831", weight: 1 }],
           relations: [],
+          extracted: null,
           symbols: [],
         },
       ],

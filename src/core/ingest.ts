@@ -208,6 +208,24 @@ export interface NormalisedArtifact {
   relations?: RelationInput[] | undefined;
 }
 
+/**
+ * Entity rows of declared entities (and relation arguments as relationEntities gives them), one per
+ * canonical id in first-seen order: the first name is the row's name; every name, alias and the
+ * words of an explicit non-paper id are aliases (repeated ones are dropped where they are written).
+ */
+export function entityRowsOf(entities: EntityInput[]): Map<string, EntityRow & { aliases: string[] }> {
+  const entityRows = new Map<string, EntityRow & { aliases: string[] }>();
+  for (const e of entities) {
+    const id = canonicalEntityId(e.type, e.id ?? e.name);
+    const prev = entityRows.get(id);
+    const aliases = [e.name, ...(e.aliases ?? [])];
+    if (e.id && !canonicalPaperId(e.id)) aliases.push(e.id.replace(/^[a-z_]+:/i, ""));
+    if (prev) prev.aliases.push(...aliases);
+    else entityRows.set(id, { entityId: id, type: e.type, name: e.name, aliases });
+  }
+  return entityRows;
+}
+
 function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> {
   const field = (f: string) => `artifacts.${index}.${f}`;
   if (a.content.length > INGEST_LIMITS.maxContentChars)
@@ -217,17 +235,9 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
       field("content"),
       "split the artifact into sections (kind 'section' with a part-of edge to the paper)",
     );
-  const entityRows = new Map<string, EntityRow & { aliases: string[] }>();
   const relations = a.relations?.length ? normaliseRelations(a.relations) : undefined;
   const fromRelations = relations ? relationEntities(relations, a.entities) : [];
-  for (const e of [...(a.entities ?? []), ...fromRelations]) {
-    const id = canonicalEntityId(e.type, e.id ?? e.name);
-    const prev = entityRows.get(id);
-    const aliases = [e.name, ...(e.aliases ?? [])];
-    if (e.id && !canonicalPaperId(e.id)) aliases.push(e.id.replace(/^[a-z_]+:/i, ""));
-    if (prev) prev.aliases.push(...aliases);
-    else entityRows.set(id, { entityId: id, type: e.type, name: e.name, aliases });
-  }
+  const entityRows = entityRowsOf([...(a.entities ?? []), ...fromRelations]);
   if (relations && entityRows.size > INGEST_LIMITS.maxEntitiesPerArtifact)
     return fail(
       "validation",
@@ -434,6 +444,36 @@ export function prepareBatch(batch: ArtifactInput[]): Result<PreparedBatch> {
   return ok({ items, chunkIds: [...seenIds.keys()], entityIds: [...entityIds] });
 }
 
+/**
+ * The writes that make these entity rows exist from `validFrom`: an entity row and `entity.upsert`
+ * for each entity neither stored nor planned yet, an alias row and `alias.add` for each (entity,
+ * alias key) pair not open yet. `planned` collects what this plan adds (shared across its artifacts).
+ */
+export function planEntityRows(
+  rows: Iterable<EntityRow & { aliases: string[] }>,
+  validFrom: number,
+  existing: Pick<ExistingState, "entities" | "aliases">,
+  planned: { entities: Set<string>; aliases: Set<string> },
+  plan: Pick<IngestPlan, "entityInserts" | "aliasInserts" | "ops">,
+): void {
+  for (const e of rows) {
+    if (!existing.entities.has(e.entityId) && !planned.entities.has(e.entityId)) {
+      planned.entities.add(e.entityId);
+      plan.entityInserts.push({ entityId: e.entityId, type: e.type, name: e.name });
+      plan.ops.push({ op: "entity.upsert", id: e.entityId, type: e.type, name: e.name, at: validFrom });
+    }
+    for (const alias of e.aliases) {
+      const aliasNorm = normAlias(alias);
+      if (!aliasNorm) continue;
+      const key = `${e.entityId}\u0000${aliasNorm}`;
+      if (existing.aliases.has(key) || planned.aliases.has(key)) continue;
+      planned.aliases.add(key);
+      plan.aliasInserts.push({ entityId: e.entityId, alias, aliasNorm, validFrom });
+      plan.ops.push({ op: "alias.add", entity: e.entityId, alias, validFrom, validTo: null });
+    }
+  }
+}
+
 /** Yield the thread so other requests run (the Worker passes a zero-delay timer). */
 export type Pause = () => Promise<void>;
 const noPause: Pause = async () => {};
@@ -537,22 +577,7 @@ export async function planIngest(
     }
     plan.results.push({ id: a.id, status: prev ? "updated" : "created", version });
 
-    for (const e of norm.entityRows) {
-      if (!existing.entities.has(e.entityId) && !newEntities.has(e.entityId)) {
-        newEntities.add(e.entityId);
-        plan.entityInserts.push({ entityId: e.entityId, type: e.type, name: e.name });
-        plan.ops.push({ op: "entity.upsert", id: e.entityId, type: e.type, name: e.name, at: validFrom });
-      }
-      for (const alias of e.aliases) {
-        const aliasNorm = normAlias(alias);
-        if (!aliasNorm) continue;
-        const key = `${e.entityId}\u0000${aliasNorm}`;
-        if (existing.aliases.has(key) || newAliases.has(key)) continue;
-        newAliases.add(key);
-        plan.aliasInserts.push({ entityId: e.entityId, alias, aliasNorm, validFrom });
-        plan.ops.push({ op: "alias.add", entity: e.entityId, alias, validFrom, validTo: null });
-      }
-    }
+    planEntityRows(norm.entityRows, validFrom, existing, { entities: newEntities, aliases: newAliases }, plan);
 
     plan.ops.push({
       op: "head.upsert",

@@ -184,6 +184,20 @@ export type ChangeOp =
    */
   | { op: "head.sketch"; chunk: string; version: number; sketch: string }
   | {
+      /**
+       * Entities a language model extracted from this version (extraction at ingest): the head is
+       * posted under them as under its own. Applied only while `version` is the chunk's live head;
+       * applying it again changes nothing.
+       */
+      op: "head.extend";
+      chunk: string;
+      version: number;
+      /** Canonical entity ids the head did not carry. */
+      entities: string[];
+      /** The version's start (event time of the postings and the mention links they derive). */
+      at: number;
+    }
+  | {
       op: "edge.upsert";
       src: string;
       dst: string;

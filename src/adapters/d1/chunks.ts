@@ -496,12 +496,18 @@ export class D1ChunkStore implements ChunkStore {
     t: number,
   ): Promise<Map<string, Array<{ id: string; type: string }>>> {
     const named = new Map<string, string[]>();
-    const fields = { chunkId: s.chunkVersions.chunkId, entities: s.chunkVersions.entities };
+    const fields = {
+      chunkId: s.chunkVersions.chunkId,
+      entities: s.chunkVersions.entities,
+      extracted: s.chunkVersions.extracted,
+    };
+    // The version's own entities, then the ones a model extracted from it (extraction at ingest).
     for (const r of await versionsOfChunks(this.#db, fields, archiveId, chunkIds, t))
-      named.set(
-        r.chunkId,
-        r.entities.filter((x: unknown): x is string => typeof x === "string"),
-      );
+      named.set(r.chunkId, [
+        ...new Set(
+          [...r.entities, ...(r.extracted?.ids ?? [])].filter((x: unknown): x is string => typeof x === "string"),
+        ),
+      ]);
     const types = new Map<string, string>();
     for (const ids of chunked([...new Set([...named.values()].flat())], IN_CHUNK)) {
       const rows = await this.#db
@@ -575,7 +581,11 @@ export class D1ChunkStore implements ChunkStore {
       conds.push(sql`c.chunk_id >= ${f.prefix} AND substr(c.chunk_id, 1, ${f.prefix.length}) = ${f.prefix}`);
     if (f.kind) conds.push(sql`v.kind = ${f.kind}`);
     if (f.titlePrefix) conds.push(sql`lower(substr(v.title, 1, ${f.titlePrefix.length})) = lower(${f.titlePrefix})`);
-    if (f.entity) conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.entities) j WHERE j.value = ${f.entity})`);
+    if (f.entity)
+      conds.push(
+        sql`(EXISTS (SELECT 1 FROM json_each(v.entities) j WHERE j.value = ${f.entity})
+             OR (v.extracted IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(v.extracted, '$.ids') j WHERE j.value = ${f.entity})))`,
+      );
     if (f.boundary) conds.push(sql`EXISTS (SELECT 1 FROM json_each(v.boundaries) j WHERE j.value = ${f.boundary})`);
     return sql.join(conds, sql` AND `);
   }

@@ -158,8 +158,13 @@ export class D1EntityStore implements EntityStore {
       valid_from: number;
       valid_to: number | null;
     }>(
-      sql`SELECT v.chunk_id, v.version, v.valid_from, v.valid_to FROM chunk_versions v, json_each(v.entities) j
-          WHERE v.archive_id = ${archiveId} AND j.value = ${entityId} ORDER BY v.valid_from LIMIT 500`,
+      // Versions naming it, or whose extraction at ingest named it.
+      sql`SELECT v.chunk_id, v.version, v.valid_from, v.valid_to FROM chunk_versions v
+          WHERE v.archive_id = ${archiveId}
+            AND (EXISTS (SELECT 1 FROM json_each(v.entities) j WHERE j.value = ${entityId})
+                 OR (v.extracted IS NOT NULL
+                     AND EXISTS (SELECT 1 FROM json_each(v.extracted, '$.ids') j WHERE j.value = ${entityId})))
+          ORDER BY v.valid_from LIMIT 500`,
     );
     return { entity, aliases, events, mentions };
   }

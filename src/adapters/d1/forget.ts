@@ -10,6 +10,7 @@
  * Blobs and vectors are outside D1: the report lists what the caller must purge.
  */
 import { and, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
+import { withoutEntities } from "../../core/extract";
 import { slug } from "../../core/ids";
 import { type HashedParts, hashParts, sha256Hex } from "../../core/ingest";
 import type { ContentOf, DeletionRecord, ForgetReport, ForgetStore } from "../../core/ports";
@@ -67,6 +68,12 @@ export function scrubOp(op: ChangeOp, t: Targets): ChangeOp | null {
     }
     case "head.sketch":
       return t.chunks.has(op.chunk) ? null : op;
+    case "head.extend": {
+      if (t.chunks.has(op.chunk)) return null;
+      const entities = op.entities.filter((e) => !t.entities.has(e));
+      if (entities.length === op.entities.length) return op;
+      return entities.length ? { ...op, entities } : null;
+    }
     case "head.deprecate":
       if (t.chunks.has(op.chunk)) return null;
       return op.by !== null && t.chunks.has(op.by) ? { ...op, by: null } : op;
@@ -335,7 +342,7 @@ export class D1ForgetStore implements ForgetStore {
     ids: Set<string>,
     skipChunk: string | null,
     contentOf: ContentOf,
-  ): Promise<{ n: number; stmts: Stmt[] }> {
+  ): Promise<{ n: number; stmts: Stmt[]; contentHashes: string[] }> {
     const db = this.#db;
     // Every column the rewrite and the hash read; a code unit's symbols are left out (never rewritten).
     const fields = { ...VERSION_FIELDS, mentions: s.chunkVersions.mentions };
@@ -350,6 +357,7 @@ export class D1ForgetStore implements ForgetStore {
               sql`instr(${s.chunkVersions.entities}, ${q}) > 0`,
               and(isNotNull(s.chunkVersions.mentions), sql`instr(${s.chunkVersions.mentions}, ${q}) > 0`),
               sql`instr(${s.chunkVersions.edges}, ${q}) > 0`,
+              and(isNotNull(s.chunkVersions.extracted), sql`instr(${s.chunkVersions.extracted}, ${q}) > 0`),
             ),
           ),
         );
@@ -358,7 +366,11 @@ export class D1ForgetStore implements ForgetStore {
       for (const r of await hits(JSON.stringify(id)))
         if (r.chunkId !== skipChunk) hit.set(`${r.chunkId}\u0000${r.version}`, r);
     const stmts: Stmt[] = [];
+    // Contents whose cached extraction names a removed id: the cache entry goes too.
+    const contentHashes: string[] = [];
     for (const v of hit.values()) {
+      const extracted = v.extracted ? withoutEntities(v.extracted, ids) : null;
+      if (v.extracted && JSON.stringify(extracted) !== JSON.stringify(v.extracted)) contentHashes.push(v.contentHash);
       const entities = v.entities.filter((e) => !ids.has(e));
       const mentions = (v.mentions ?? []).filter((m) => !ids.has(m.entity));
       // Stored edges are the normalised ones (weight set), which the hash covers.
@@ -385,6 +397,7 @@ export class D1ForgetStore implements ForgetStore {
             mentions: v.mentions === null ? null : mentions,
             edges,
             artifactHash,
+            extracted,
           })
           .where(
             and(
@@ -395,7 +408,18 @@ export class D1ForgetStore implements ForgetStore {
           ),
       );
     }
-    return { n: hit.size, stmts };
+    return { n: hit.size, stmts, contentHashes };
+  }
+
+  /**
+   * Extraction cache entries of these contents (every model): a cached answer is a copy of what the
+   * content says, so it goes with the content's forgotten copy, or with a forgotten entity it names.
+   * Another archive holding the same content keeps its own extraction; only its cache entry is gone.
+   */
+  #dropCached(contentHashes: string[]): Stmt[] {
+    return chunked([...new Set(contentHashes)], IN_CHUNK).map((part) =>
+      this.#db.delete(s.extractionCache).where(inArray(s.extractionCache.contentHash, part)),
+    );
   }
 
   /** Deprecation records naming the chunk as successor: the successor becomes unknown. */
@@ -432,12 +456,18 @@ export class D1ForgetStore implements ForgetStore {
       .where(and(eq(s.chunks.archiveId, archiveId), eq(s.chunks.chunkId, chunkId)));
     if (!chunk) return null;
     const versions = await db
-      .select({ contentKey: s.chunkVersions.contentKey, entities: s.chunkVersions.entities })
+      .select({
+        contentKey: s.chunkVersions.contentKey,
+        contentHash: s.chunkVersions.contentHash,
+        entities: s.chunkVersions.entities,
+        extracted: s.chunkVersions.extracted,
+      })
       .from(s.chunkVersions)
       .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)));
-    // Declared entities (a paper's id and title) that no other version names and nothing was merged
-    // into: their names came from this chunk, so they go with it.
-    const declared = new Set(versions.flatMap((v) => v.entities));
+    // Declared entities (a paper's id and title) and entities a model extracted from it that no
+    // other version names and nothing was merged into: their names came from this chunk, so they
+    // go with it.
+    const declared = new Set(versions.flatMap((v) => [...v.entities, ...(v.extracted?.ids ?? [])]));
     const orphans: string[] = [];
     for (const e of declared) {
       const [row] = await db
@@ -448,6 +478,9 @@ export class D1ForgetStore implements ForgetStore {
       const [used] = await db.all<{ n: number }>(
         sql`SELECT (SELECT COUNT(*) FROM chunk_versions AS v, json_each(v.entities) AS j
                      WHERE v.archive_id = ${archiveId} AND v.chunk_id <> ${chunkId} AND j.value = ${e})
+                 + (SELECT COUNT(*) FROM chunk_versions AS v, json_each(v.extracted, '$.ids') AS j
+                     WHERE v.archive_id = ${archiveId} AND v.chunk_id <> ${chunkId} AND v.extracted IS NOT NULL
+                       AND j.value = ${e})
                  + (SELECT COUNT(*) FROM entities WHERE archive_id = ${archiveId} AND merged_into = ${e}) AS n`,
       );
       if ((used?.n ?? 0) === 0) orphans.push(e);
@@ -487,6 +520,17 @@ export class D1ForgetStore implements ForgetStore {
         .delete(s.entityEvents)
         .where(and(eq(s.entityEvents.archiveId, archiveId), eq(s.entityEvents.entityId, `chunk:${chunkId}`))),
       ...(await this.#scrubRuns(archiveId, chunkId)),
+      // What extraction at ingest kept of it: its cached answers and its ingest-log rows.
+      ...this.#dropCached([...versions.map((v) => v.contentHash), ...rewritten.contentHashes]),
+      db
+        .delete(s.ingestLog)
+        .where(
+          and(
+            eq(s.ingestLog.archiveId, archiveId),
+            eq(s.ingestLog.origin, "extract"),
+            sql`json_extract(${s.ingestLog.counts}, '$.chunk') = ${chunkId}`,
+          ),
+        ),
       ...notes.stmts,
       ...bodies.stmts,
       ...edges.stmts,
@@ -564,6 +608,7 @@ export class D1ForgetStore implements ForgetStore {
       ...edges.stmts,
       ...this.#entityRows(archiveId, [entityId]),
       ...log.stmts,
+      ...this.#dropCached(rewritten.contentHashes),
       this.#dropSnapshots(archiveId),
     );
     const counts = { versions_rewritten: versions, edges: edges.n, entities: 1, log_ops: log.touched };
@@ -592,7 +637,22 @@ export class D1ForgetStore implements ForgetStore {
                  (SELECT COUNT(*) FROM change_log WHERE archive_id = ${archiveId}) AS log`,
     );
     // Every table keyed by archive (ARCHIVE_TABLES is checked against the schema by a test).
-    const stmts: Stmt[] = ARCHIVE_TABLES.map((t) => db.delete(t).where(eq(t.archiveId, archiveId)));
+    const stmts: Stmt[] = [
+      // The extraction cache is keyed by content, not archive: the archive's contents' entries go
+      // first (while its versions still name them).
+      db
+        .delete(s.extractionCache)
+        .where(
+          inArray(
+            s.extractionCache.contentHash,
+            db
+              .selectDistinct({ h: s.chunkVersions.contentHash })
+              .from(s.chunkVersions)
+              .where(eq(s.chunkVersions.archiveId, archiveId)),
+          ),
+        ),
+      ...ARCHIVE_TABLES.map((t) => db.delete(t).where(eq(t.archiveId, archiveId))),
+    ];
     stmts.push(db.delete(s.archives).where(eq(s.archives.id, archiveId)));
     const counts = {
       chunks: vectors.length,

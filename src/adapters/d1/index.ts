@@ -13,6 +13,7 @@ import { D1EmbeddingStore } from "./embedding";
 import { D1EntityStore } from "./entities";
 import { D1EventStore } from "./events";
 import { D1ExportReader } from "./export-reader";
+import { D1ExtractionStore } from "./extractions";
 import { D1ForgetStore } from "./forget";
 import { d1Db } from "./queries";
 import { D1RetrievalRunStore } from "./retrieval-runs";
@@ -26,6 +27,7 @@ export { D1EmbeddingStore } from "./embedding";
 export { D1EntityStore } from "./entities";
 export { D1ExportReader } from "./export-reader";
 export { ExportStore } from "./export-store";
+export { D1ExtractionStore } from "./extractions";
 export { D1ForgetStore } from "./forget";
 export { D1IngestLogStore } from "./ingest-log";
 export { D1SessionLog } from "./sessions";
@@ -56,5 +58,6 @@ export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
     retrievalRuns: new D1RetrievalRunStore(db),
     discovery: new D1DiscoveryStore(db),
     embedding: new D1EmbeddingStore(db),
+    extractions: new D1ExtractionStore(db),
   };
 }

@@ -8,6 +8,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { customType, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { CodeSymbol } from "../../core/code/symbols";
+import type { Extraction, StoredExtraction } from "../../core/extract";
 import type { EdgeInput } from "../../core/ingest";
 import {
   type MentionRecord,
@@ -168,6 +169,16 @@ export const chunkVersions = sqliteTable(
      * the signature line in the content, so a signature is an anchored span. NULL for other chunks.
      */
     symbols: jsonList<CodeSymbol>("symbols"),
+    /**
+     * JSON of what a language model extracted from this version at ingest (core/extract.ts
+     * StoredExtraction: model, entities, relations, ids, added, at); NULL when not extracted. Not
+     * part of the artifact hash: the version is the one ingested, extended.
+     */
+    extracted: jsonText<StoredExtraction | null>(
+      "extracted",
+      () => null,
+      (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+    ),
     validFrom: integer("valid_from").notNull(),
     validTo: integer("valid_to"),
     recordedAt: integer("recorded_at").notNull(),
@@ -247,6 +258,28 @@ export const edges = sqliteTable(
     index("edges_dst").on(t.archiveId, t.dst),
     uniqueIndex("edges_unique").on(t.archiveId, t.src, t.dst, t.type, t.validFrom),
   ],
+);
+
+/**
+ * What a language model extracted from a content (core/extract.ts), keyed by the content's SHA-256
+ * and the model (with the prompt's version): another version, chunk or archive with the same
+ * content is not sent to the model again. A result is derived from the content alone, so an archive
+ * reading it learns nothing it does not hold. Forgetting a content's last copy drops its rows.
+ */
+export const extractionCache = sqliteTable(
+  "extraction_cache",
+  {
+    contentHash: text("content_hash").notNull(),
+    model: text("model").notNull(),
+    /** JSON {entities, relations}; text that is not a JSON object reads as null (a miss). */
+    result: jsonText<Extraction | null>(
+      "result",
+      () => null,
+      (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+    ),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contentHash, t.model] })],
 );
 
 /** Ordered changes the capital chunk replays (after its latest snapshot). */

@@ -48,6 +48,16 @@ function dumpVersion(v: VersionRow, content: string) {
     boundaries: v.boundaries,
     edges: v.edges,
     ...(v.relations ? { relations: v.relations } : {}),
+    ...(v.extracted
+      ? {
+          extracted: {
+            model: v.extracted.model,
+            at: v.extracted.at,
+            entities: v.extracted.entities,
+            relations: v.extracted.relations,
+          },
+        }
+      : {}),
     valid_from: v.validFrom,
     valid_to: v.validTo,
     recorded_at: v.recordedAt,

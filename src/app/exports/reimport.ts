@@ -18,6 +18,8 @@ export interface ReplayReport {
   entity_ops: { applied: number; present: number };
   deprecations: { applied: number; present: number };
   annotations: { applied: number; present: number };
+  /** Extractions at ingest the dump's versions carried (applied to them, not made again by a model). */
+  extractions: { applied: number; present: number };
   /** Versions whose rebuilt artifact does not hash like the dump's (empty when lossless). */
   hash_mismatches: ReplayPlan["mismatches"];
   warnings: string[];
@@ -53,6 +55,7 @@ export async function importArchive(
       entity_ops: { applied: 0, present: 0 },
       deprecations: { applied: 0, present: 0 },
       annotations: { applied: 0, present: 0 },
+      extractions: { applied: 0, present: 0 },
       hash_mismatches: plan.mismatches,
       warnings: [],
     },
@@ -111,9 +114,11 @@ export async function importArchive(
         } else todo.push(i);
       }
       if (!todo.length) continue;
+      // A version the dump carries an extraction for takes that one (below), not a model's.
       const res = await kernel.ingest(
         archiveId,
         todo.map((i) => i.artifact),
+        { noExtract: new Set(todo.filter((i) => i.extracted).map((i) => i.chunk)) },
       );
       if (!res.ok) {
         for (const i of todo) {
@@ -129,6 +134,19 @@ export async function importArchive(
         if (r.status !== "unchanged") outcome.replay.versions.created++;
         else outcome.replay.versions.present++;
         if (outcome.items.length < 500) outcome.items.push({ id: r.id, status: r.status, version: r.version });
+      }
+      // Extractions extend the versions just replayed, while each is its chunk's head (as they did).
+      for (const i of todo) {
+        if (!i.extracted) continue;
+        const x = await kernel.extend(
+          archiveId,
+          { chunk: i.chunk, version: i.version },
+          { entities: i.extracted.entities, relations: i.extracted.relations },
+          i.extracted.model,
+        );
+        if (x.status === "extended") outcome.replay.extractions.applied++;
+        else if (x.status === "extracted") outcome.replay.extractions.present++;
+        else failure(i.chunk, `the extraction of version ${i.version} of ${i.chunk} was not applied: ${x.status}`);
       }
     } else if (step.step === "deprecate") {
       const c = (await st.chunksByIds(archiveId, [step.chunk]))[0];

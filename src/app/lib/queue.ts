@@ -1,6 +1,6 @@
 /**
- * The one queue's messages (inbound webhook deliveries and outbound events), the shape of a
- * delivered message, and the retry schedule both consumers use.
+ * The one queue's messages (inbound webhook deliveries, outbound events, extractions at ingest), the
+ * shape of a delivered message, and the retry schedule the consumers use.
  */
 
 export interface DeliveryMessage {
@@ -26,8 +26,21 @@ export interface ReembedMessage {
   ids: string[];
 }
 
-/** What the one queue carries: inbound webhook deliveries, outbound events and re-embed pages. */
-export type QueueMessage = DeliveryMessage | EventMessage | ReembedMessage;
+/** A version to extract entities and relations from (src/app/extract.ts), sent after its ingest. */
+export interface ExtractMessage {
+  kind: "extract";
+  archive: string;
+  chunk: string;
+  version: number;
+}
+
+/** What the one queue carries: inbound webhook deliveries, outbound events, re-embed pages, extractions at ingest. */
+export type QueueMessage = DeliveryMessage | EventMessage | ReembedMessage | ExtractMessage;
+
+/** Where the kernel sends extraction messages, in batches (present only when extraction is on). */
+export interface ExtractQueue {
+  send(messages: ExtractMessage[]): Promise<void>;
+}
 
 export interface QueueMessageLike {
   body: unknown;

@@ -1075,6 +1075,21 @@ export class CapitalStore {
         if (op.by) this.addEdge(op.chunk, op.by, "deprecated-by", 1, op.at, null);
         return;
       }
+      case "head.extend": {
+        // Never numbers a new id: an extension of a chunk the store has not seen has nothing to extend.
+        const g = this.lookupG(op.chunk);
+        if (g === undefined) return;
+        const i = this.local(g);
+        if (i >= 0) {
+          const f = this.flags[i] as number;
+          if ((f & HAS_HEAD) === 0 || (f & DEPRECATED) !== 0 || this.latestVersion[i] !== op.version) return;
+        } else {
+          const h = this.tables.remoteHead(g);
+          if (h.version !== op.version || Number.isFinite(h.end)) return;
+        }
+        this.extendTables(g, op);
+        return;
+      }
       case "edge.upsert":
         this.addEdge(op.src, op.dst, op.type, op.weight, op.validFrom, op.validTo);
         return;
@@ -1174,6 +1189,21 @@ export class CapitalStore {
       op.validFrom,
     );
     if (!had && op.kind === "record") this.linkTimeline(g, op.boundaries, op.validFrom);
+  }
+
+  /**
+   * What an extension does to the archive-wide tables: the head's postings under the new entities
+   * (scanned first, so applying it again adds nothing) and the mention links they derive, on every
+   * shard in the same order, as headTables does for an own entity.
+   */
+  private extendTables(g: number, op: Extract<ChangeOp, { op: "head.extend" }>): void {
+    const ents: number[] = [];
+    for (const id of op.entities) {
+      const e = this.groundEntity(id, op.at);
+      this.addPosting(e, g, true);
+      ents.push(e);
+    }
+    this.linkMentions(g, ents, [], op.at);
   }
 
   private setRemote(g: number, h: RemoteHead): void {

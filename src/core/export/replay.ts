@@ -17,10 +17,18 @@
  */
 import { z } from "zod";
 import { fail, ok, type Result, schemaFailure } from "../errors";
-import { canonicalPaperId, findIdentifiers, normAlias } from "../ids";
+import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "../ids";
 import { type ArtifactInput, artifactHashOf, type EntityInput, INGEST_LIMITS, prepareBatch } from "../ingest";
+import { RELATION_LIMITS } from "../relations";
 import { CHUNK_KINDS, EDGE_TYPES, ENTITY_TYPES, type EntityType } from "../types";
-import { type ArchiveDump, DUMP_FORMAT, DUMP_SCHEMA_VERSION, type DumpChunk, type DumpVersion } from "./types";
+import {
+  type ArchiveDump,
+  DUMP_FORMAT,
+  DUMP_SCHEMA_VERSION,
+  type DumpChunk,
+  type DumpExtraction,
+  type DumpVersion,
+} from "./types";
 
 const ms = z.number().int();
 const msOrNull = ms.nullable();
@@ -34,6 +42,30 @@ const EdgeSchema = z.object({
   context: z.string().optional(),
 });
 
+const RelationSchema = z.object({
+  subject: z.string().min(1),
+  predicate: z.string().min(1),
+  object: z.string().min(1),
+  subject_type: z.enum(ENTITY_TYPES).optional(),
+  object_type: z.enum(ENTITY_TYPES).optional(),
+});
+
+const ExtractionSchema = z.object({
+  model: z.string().min(1).max(300),
+  at: ms.optional(),
+  entities: z
+    .array(
+      z.object({
+        type: z.enum(ENTITY_TYPES),
+        id: z.string().min(1).max(300).optional(),
+        name: z.string().min(1).max(300),
+        aliases: z.array(z.string().max(300)).max(50).optional(),
+      }),
+    )
+    .max(INGEST_LIMITS.maxEntitiesPerArtifact),
+  relations: z.array(RelationSchema).max(RELATION_LIMITS.maxRelationsPerArtifact),
+});
+
 const VersionSchema = z.object({
   version: z.number().int().min(1),
   kind: z.enum(CHUNK_KINDS),
@@ -45,17 +77,8 @@ const VersionSchema = z.object({
   entities: z.array(z.string()),
   boundaries: z.array(z.string()),
   edges: z.array(EdgeSchema),
-  relations: z
-    .array(
-      z.object({
-        subject: z.string().min(1),
-        predicate: z.string().min(1),
-        object: z.string().min(1),
-        subject_type: z.enum(ENTITY_TYPES).optional(),
-        object_type: z.enum(ENTITY_TYPES).optional(),
-      }),
-    )
-    .optional(),
+  relations: z.array(RelationSchema).optional(),
+  extracted: ExtractionSchema.optional(),
   valid_from: ms,
   valid_to: msOrNull,
   recorded_at: ms.default(0),
@@ -193,6 +216,8 @@ export interface ReplayItem {
   artifact: ArtifactInput;
   artifactHash: string;
   contentHash: string;
+  /** The extraction the version carried: applied to it right after its ingest. */
+  extracted?: DumpExtraction | undefined;
 }
 
 export type ReplayStep =
@@ -302,12 +327,24 @@ export async function planReplay(dump: ArchiveDump): Promise<ReplayPlan> {
             if (n && !sim.open.has(openKey(row.entityId, n))) addOpen(row.entityId, alias, v.valid_from);
           }
         }
+      // The extension's alias effects too (planExtension's, at the version's start).
+      for (const e of v.extracted?.entities ?? []) {
+        const id = canonicalEntityId(e.type, e.id ?? e.name);
+        if (!sim.names.has(id)) sim.names.set(id, e.name);
+        const names = [e.name, ...(e.aliases ?? [])];
+        if (e.id && !canonicalPaperId(e.id)) names.push(e.id.replace(/^[a-z_]+:/i, ""));
+        for (const alias of names) {
+          const n = normAlias(alias);
+          if (n && !sim.open.has(openKey(id, n))) addOpen(id, alias, v.valid_from);
+        }
+      }
       batch.push({
         chunk: chunk.id,
         version: v.version,
         artifact,
         artifactHash: v.artifact_hash,
         contentHash: v.content_hash,
+        ...(v.extracted ? { extracted: v.extracted } : {}),
       });
       plan.counts.versions++;
     } else if (ev.rank === 1) {

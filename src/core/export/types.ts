@@ -2,7 +2,7 @@
  * Export shapes shared by the pure renderers (src/core/export) and the I/O that gathers them
  * (src/app/exports). Times are epoch milliseconds, exactly as stored.
  */
-import type { EdgeInput } from "../ingest";
+import type { EdgeInput, EntityInput } from "../ingest";
 import type { RelationInput } from "../relations";
 
 export const EXPORT_FORMATS = [
@@ -76,10 +76,26 @@ export interface DumpVersion {
   edges: EdgeInput[];
   /** The version's relations (OpenIE triples), as stored; absent when it has none. */
   relations?: RelationInput[] | undefined;
+  /**
+   * What a language model extracted from this version at ingest (docs/models.md); absent when
+   * nothing was. Not covered by artifact_hash: a replay applies it to the replayed version as it
+   * was applied (an extension, not a new version), without calling a model.
+   */
+  extracted?: DumpExtraction | undefined;
   valid_from: number;
   valid_to: number | null;
   recorded_at: number;
   source: string;
+}
+
+export interface DumpExtraction {
+  /** provider:model that extracted it. */
+  model: string;
+  /** When it was applied in the source archive (transaction time; a replay records its own). */
+  at?: number | undefined;
+  /** Its entities with canonical ids, names and aliases (its relations' arguments included). */
+  entities: EntityInput[];
+  relations: RelationInput[];
 }
 
 export interface DumpChunk {

@@ -27,7 +27,8 @@
  *   an artifact may carry.
  */
 import { fail, ok, type Result } from "../errors";
-import { canonicalEntityId, slug } from "../ids";
+import { capExtraction } from "../extract";
+import { slug } from "../ids";
 import type { EntityInput } from "../ingest";
 import { RELATION_LIMITS, type RelationInput, surfaceEntity } from "../relations";
 import {
@@ -65,10 +66,6 @@ export function openIeTitle(doc: { title?: string | undefined; passage: string }
   return clipLine(doc.passage.trim().split(/\s+/).slice(0, TITLE_WORDS).join(" "), LIMITS.title);
 }
 
-function entityKey(e: EntityInput): string {
-  return canonicalEntityId(e.type, e.id ?? e.name);
-}
-
 function addDoc(b: PlanBuilder, doc: JsonObject, ref: string, src: string): void {
   const passage = rawStr(doc.passage);
   if (passage === undefined || !passage.trim()) {
@@ -83,9 +80,7 @@ function addDoc(b: PlanBuilder, doc: JsonObject, ref: string, src: string): void
     return;
   }
   const id = `${OPENIE_ID_PREFIX}${key}`;
-  const ids = new Set<string>();
-  const entities: EntityInput[] = [];
-  let droppedEntities = 0;
+  const surfaced: EntityInput[] = [];
   const raw = doc.extracted_entities;
   if (raw !== undefined && raw !== null && !Array.isArray(raw))
     b.skip(`${src}#${ref}.extracted_entities`, "extracted_entities is not an array of strings");
@@ -95,17 +90,9 @@ function addDoc(b: PlanBuilder, doc: JsonObject, ref: string, src: string): void
       b.skip(`${src}#${ref}.extracted_entities[${j}]`, "entity is not a string with letters or digits");
       continue;
     }
-    const k = entityKey(e);
-    if (ids.has(k)) continue;
-    if (ids.size >= LIMITS.entities) {
-      droppedEntities++;
-      continue;
-    }
-    ids.add(k);
-    entities.push(e);
+    surfaced.push(e);
   }
-  const relations: RelationInput[] = [];
-  let droppedTriples = 0;
+  const valid: RelationInput[] = [];
   const triples = doc.extracted_triples;
   if (triples !== undefined && triples !== null && !Array.isArray(triples))
     b.skip(`${src}#${ref}.extracted_triples`, "extracted_triples is not an array of [subject, predicate, object]");
@@ -121,19 +108,10 @@ function addDoc(b: PlanBuilder, doc: JsonObject, ref: string, src: string): void
       continue;
     }
     const [subject, predicate, object] = parts as [string, string, string];
-    const args = [surfaceEntity(subject), surfaceEntity(object)].flatMap((e) => (e ? [entityKey(e)] : []));
-    const fresh = new Set(args.filter((k) => !ids.has(k)));
-    if (ids.size + fresh.size > LIMITS.entities) {
-      droppedTriples++;
-      continue;
-    }
-    if (relations.length >= RELATION_LIMITS.maxRelationsPerArtifact) {
-      droppedTriples++;
-      continue;
-    }
-    for (const k of fresh) ids.add(k);
-    relations.push({ subject, predicate, object });
+    valid.push({ subject, predicate, object });
   }
+  // The caps extraction at ingest applies too (core/extract.ts), so both keep the same part.
+  const { entities, relations, droppedEntities, droppedTriples } = capExtraction(surfaced, valid);
   if (droppedEntities)
     b.skip(
       `${src}#${ref}.extracted_entities`,

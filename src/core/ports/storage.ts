@@ -8,6 +8,7 @@
 import type { CodeSymbol } from "../code/symbols";
 import type { ArchiveSpaceState, EmbeddingSpace } from "../embed/space";
 import type { Result } from "../errors";
+import type { ExtensionPlan, ExtensionTarget, Extraction, StoredExtraction } from "../extract";
 import type { EdgeInput, ExistingState, IngestPlan } from "../ingest";
 import type { RelationInput } from "../relations";
 import type { ChangeOp, EventType } from "../types";
@@ -81,6 +82,8 @@ export interface VersionRecord {
   mentions?: MentionRecord[] | null;
   /** A code unit's declarations with exact signature offsets; null for other chunks; absent in the exports. */
   symbols?: CodeSymbol[] | null;
+  /** What a language model extracted from this version at ingest; null (or absent) when nothing was. */
+  extracted?: StoredExtraction | null;
   validFrom: number;
   validTo: number | null;
   recordedAt: number;
@@ -441,6 +444,35 @@ export interface SourceStore {
   deleteSource(archiveId: string, id: string): Promise<boolean>;
   dueSources(now: number, limit: number): Promise<SourceRecord[]>;
   claimSource(archiveId: string, id: string, seenNextRun: number, leaseUntil: number): Promise<boolean>;
+}
+
+/** A version extraction at ingest may extend (core/extract.ts), with what decides whether it may now. */
+export interface ExtractionTargetRecord {
+  target: ExtensionTarget;
+  contentKey: string;
+  /** SHA-256 of the content: with the model, the cache key. */
+  contentHash: string;
+  /**
+   * `ready`: its chunk's live head, not extracted yet. Otherwise it takes no extraction: a later
+   * version superseded it, its chunk is deprecated, or it was extracted already.
+   */
+  state: "ready" | "superseded" | "deprecated" | "extracted";
+}
+
+/** Extraction at ingest: the version an extraction extends, the write, and the cache by content. */
+export interface ExtractionStore {
+  /** The version (its declared entities with their names and aliases); null when it does not exist. */
+  target(archiveId: string, chunkId: string, version: number): Promise<ExtractionTargetRecord | null>;
+  /**
+   * The plan's writes in one transaction (entity and alias rows, entity events, change-log entries,
+   * the version's `extracted` column), made only if the version is still its chunk's live head and
+   * not extracted yet: a forgotten, deprecated or superseded version is never written to. Whether
+   * they were made.
+   */
+  extend(archiveId: string, plan: ExtensionPlan, now: number): Promise<boolean>;
+  /** A model's earlier answer for this content (model names the model and the prompt's version). */
+  cached(contentHash: string, model: string): Promise<Extraction | null>;
+  cache(contentHash: string, model: string, value: Extraction, now: number): Promise<void>;
 }
 
 /** The ingest log (webhook deliveries, source runs, file imports). */
@@ -881,6 +913,7 @@ export interface Stores {
   retrievalRuns: RetrievalRunStore;
   discovery: DiscoveryStore;
   embedding: EmbeddingStore;
+  extractions: ExtractionStore;
 }
 
 /**
