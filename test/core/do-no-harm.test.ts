@@ -215,6 +215,16 @@ describe("do no harm", () => {
       expect(t2?.score).toBeGreaterThanOrEqual(DEFAULT_PARAMS.weights.thread);
     });
 
+    it("reads neighbour tables only in a store that holds a record", () => {
+      const s = build(
+        words.map((w, i) => turn(i, w, "note")),
+        DEFAULT_PARAMS,
+      );
+      expect(s.hasRecords()).toBe(false);
+      s.apply(turn(9, "late record", "record"));
+      expect(s.hasRecords()).toBe(true);
+    });
+
     it("is 0 without a timeline (notes) and off at weight 0", () => {
       for (const r of [ranked("note", DEFAULT_PARAMS.weights.thread), ranked("record", 0)])
         for (const c of r.candidates) expect(c.experts.thread).toBe(0);

@@ -28,6 +28,7 @@ import {
   groupBy,
   IN_CHUNK,
   insertRows,
+  newEntityEvents,
   runBatch,
   tupleIn,
   VERSION_FIELDS,
@@ -298,27 +299,7 @@ export class D1ChunkStore implements ChunkStore {
         "ON CONFLICT DO NOTHING",
       ),
     );
-    // An entity exists from the valid_from of the version that declared it (event time, so a
-    // replayed dump recreates it at the same time), not from the moment of this write.
-    const declaredAt = new Map<string, number>();
-    for (const op of plan.ops) if (op.op === "entity.upsert" && !declaredAt.has(op.id)) declaredAt.set(op.id, op.at);
-    const firstAlias = new Map<string, number>();
-    for (const a of plan.aliasInserts) if (!firstAlias.has(a.entityId)) firstAlias.set(a.entityId, a.validFrom);
-    const events = [
-      ...plan.entityInserts.map((e) =>
-        entityEvent(
-          archiveId,
-          e.entityId,
-          "created",
-          { type: e.type, name: e.name },
-          firstAlias.get(e.entityId) ?? declaredAt.get(e.entityId) ?? now,
-          now,
-        ),
-      ),
-      ...plan.aliasInserts.map((a) =>
-        entityEvent(archiveId, a.entityId, "alias", { alias: a.alias }, a.validFrom, now),
-      ),
-    ];
+    const events = newEntityEvents(archiveId, plan, now);
     stmts.push(...insertRows(this.#db, s.entityEvents, events));
     stmts.push(...changeLogInserts(this.#db, archiveId, plan.ops, now));
     try {

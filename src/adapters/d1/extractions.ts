@@ -13,7 +13,7 @@ import type { ExtensionPlan, Extraction } from "../../core/extract";
 import type { EntityInput } from "../../core/ingest";
 import type { ExtractionStore, ExtractionTargetRecord } from "../../core/ports";
 import type { EntityType } from "../../core/types";
-import { chunked, type Db, entityEvent, IN_CHUNK } from "./queries";
+import { chunked, type Db, IN_CHUNK, newEntityEvents } from "./queries";
 import * as s from "./schema";
 
 /** The guard of every statement: 3 parameters (archive, chunk, version). */
@@ -138,25 +138,7 @@ export class D1ExtractionStore implements ExtractionStore {
     const db = this.#db;
     const guard: Value[] = [archiveId, plan.chunk, plan.version];
     // An entity exists from the version's start (event time), as the ingest's entities do.
-    const declaredAt = new Map<string, number>();
-    for (const op of plan.ops) if (op.op === "entity.upsert" && !declaredAt.has(op.id)) declaredAt.set(op.id, op.at);
-    const firstAlias = new Map<string, number>();
-    for (const a of plan.aliasInserts) if (!firstAlias.has(a.entityId)) firstAlias.set(a.entityId, a.validFrom);
-    const events = [
-      ...plan.entityInserts.map((e) =>
-        entityEvent(
-          archiveId,
-          e.entityId,
-          "created",
-          { type: e.type, name: e.name },
-          firstAlias.get(e.entityId) ?? declaredAt.get(e.entityId) ?? now,
-          now,
-        ),
-      ),
-      ...plan.aliasInserts.map((a) =>
-        entityEvent(archiveId, a.entityId, "alias", { alias: a.alias }, a.validFrom, now),
-      ),
-    ];
+    const events = newEntityEvents(archiveId, plan, now);
     const stmts: D1PreparedStatement[] = [
       ...guardedInserts(
         db,

@@ -287,3 +287,36 @@ export function entityEvent(
 ): typeof s.entityEvents.$inferInsert {
   return { archiveId, entityId, op, detail, at, recordedAt };
 }
+
+/**
+ * The history events of a write's new entities and aliases. An entity exists from the valid_from of
+ * the version that declared it (event time, so a replayed dump recreates it at the same time), or
+ * from its first alias, not from the moment of this write.
+ */
+export function newEntityEvents(
+  archiveId: string,
+  plan: {
+    ops: readonly ChangeOp[];
+    entityInserts: ReadonlyArray<{ entityId: string; type: string; name: string }>;
+    aliasInserts: ReadonlyArray<{ entityId: string; alias: string; validFrom: number }>;
+  },
+  now: number,
+): Array<typeof s.entityEvents.$inferInsert> {
+  const declaredAt = new Map<string, number>();
+  for (const op of plan.ops) if (op.op === "entity.upsert" && !declaredAt.has(op.id)) declaredAt.set(op.id, op.at);
+  const firstAlias = new Map<string, number>();
+  for (const a of plan.aliasInserts) if (!firstAlias.has(a.entityId)) firstAlias.set(a.entityId, a.validFrom);
+  return [
+    ...plan.entityInserts.map((e) =>
+      entityEvent(
+        archiveId,
+        e.entityId,
+        "created",
+        { type: e.type, name: e.name },
+        firstAlias.get(e.entityId) ?? declaredAt.get(e.entityId) ?? now,
+        now,
+      ),
+    ),
+    ...plan.aliasInserts.map((a) => entityEvent(archiveId, a.entityId, "alias", { alias: a.alias }, a.validFrom, now)),
+  ];
+}

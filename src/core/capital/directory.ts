@@ -185,7 +185,9 @@ export async function routeSharded(
   // The lexical seeds' timeline neighbours (the thread expert), asked beside their info.
   const [, lexSlots] = await Promise.all([
     fetchInfo(lexNodes),
-    params.weights.thread > 0 && lexNodes.length ? slotsOf(lexNodes) : new Map<number, NodeSlots>(),
+    params.weights.thread > 0 && lexNodes.length && counts.some((c) => c.records !== false)
+      ? slotsOf(lexNodes)
+      : new Map<number, NodeSlots>(),
   ]);
   for (const [i, v] of lexTop) addSeed(i, v / maxLex, "lexical");
   const thread = threadShares(lexTop, maxLex, lexSlots);

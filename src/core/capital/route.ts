@@ -138,7 +138,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const { gain, maxGain } = graphGain(ppr.mass, seeds, damped);
   const lexNodes = lexTop.map(([i]) => i);
   const thread =
-    params.weights.thread > 0
+    params.weights.thread > 0 && s.hasRecords()
       ? threadShares(lexTop, maxLex, slotsByNode(lexNodes, shard.slots(lexNodes, t, params.kr)))
       : new Map<number, number>();
 

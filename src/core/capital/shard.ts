@@ -25,6 +25,8 @@ export interface ShardCounts {
   seq: number;
   /** A newer shard exists (this one takes no new ids). */
   closed: boolean;
+  /** The shard holds a record, so timelines (the thread expert's neighbours) may exist. */
+  records?: boolean | undefined;
 }
 
 /** What the archive-wide tables say about a query (any shard answers it the same way). */
@@ -112,6 +114,7 @@ export class LocalShard {
       terms: s.termCounts(terms),
       seq: s.seq,
       closed: Number.isFinite(s.ownTo),
+      records: s.hasRecords(),
     };
   }
 

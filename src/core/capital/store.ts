@@ -288,6 +288,19 @@ export class CapitalStore {
     return this.ids.length;
   }
 
+  /** Whether any node is a record, so the store may hold timelines; null until first asked. */
+  #hasRecords: boolean | null = null;
+
+  /**
+   * Whether this store holds a record (timelines link only records): the thread expert reads no
+   * neighbour tables without one. One scan of the kind bytes on first use, then kept up to date by
+   * apply (a record forgotten later leaves it true, which costs only the reads).
+   */
+  hasRecords(): boolean {
+    if (this.#hasRecords === null) this.#hasRecords = this.kind.subarray(0, this.size).includes(kindCode("record"));
+    return this.#hasRecords;
+  }
+
   private ensureNodeCapacity(n: number) {
     if (n <= this.cap) return;
     let c = Math.max(64, this.cap);
@@ -1188,7 +1201,10 @@ export class CapitalStore {
       (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)),
       op.validFrom,
     );
-    if (!had && op.kind === "record") this.linkTimeline(g, op.boundaries, op.validFrom);
+    if (!had && op.kind === "record") {
+      if (this.#hasRecords === false) this.#hasRecords = true;
+      this.linkTimeline(g, op.boundaries, op.validFrom);
+    }
   }
 
   /**
