@@ -11,8 +11,8 @@ import type { AnchoredSpan } from "../types";
 import {
   anchorQuote,
   type Checked,
-  cutText,
   type Dropped,
+  fitDocs,
   listOf,
   objectsField,
   type SourceDoc,
@@ -134,15 +134,11 @@ export function commitmentsPrompt(turns: readonly Turn[], designs: readonly Desi
  * MAX_TURN_CHARS; returned oldest first. A turn cut keeps a prefix, so anchors keep their offsets.
  */
 export function fitTurns<T extends Turn>(turns: readonly T[], maxChars = MAX_TURN_CHARS): T[] {
-  const out: T[] = [];
-  let used = 0;
-  for (const t of [...turns].sort((a, b) => b.at - a.at)) {
-    const text = cutText(t.text, MAX_ONE_TURN);
-    if (used + text.length > maxChars) break;
-    out.push({ ...t, text });
-    used += text.length;
-  }
-  return out.reverse();
+  return fitDocs(
+    [...turns].sort((a, b) => b.at - a.at),
+    MAX_ONE_TURN,
+    maxChars,
+  ).reverse();
 }
 
 /** The verified records of an answer; every item is checked against the turns the model was given. */

@@ -214,3 +214,19 @@ export function cutText(text: string, max: number): string {
   const word = text.lastIndexOf(" ", max);
   return word > max * 0.8 ? text.slice(0, word) : text.slice(0, max);
 }
+
+/**
+ * The documents a prompt shows, in the given order: each cut to a prefix of at most `one`
+ * characters (anchors keep their offsets), until `all` characters are used.
+ */
+export function fitDocs<T extends { text: string }>(docs: readonly T[], one: number, all: number): T[] {
+  const out: T[] = [];
+  let used = 0;
+  for (const d of docs) {
+    const text = cutText(d.text, one);
+    if (used + text.length > all) break;
+    out.push({ ...d, text });
+    used += text.length;
+  }
+  return out;
+}

@@ -11,8 +11,8 @@ import type { AnchoredSpan } from "../types";
 import {
   anchorQuote,
   type Checked,
-  cutText,
   type Dropped,
+  fitDocs,
   listOf,
   objectsField,
   type SourceDoc,
@@ -128,20 +128,9 @@ export function fitSources<T extends TitledDoc>(
   sections: readonly T[],
   code: readonly T[],
 ): { sections: T[]; code: T[] } {
-  const take = (docs: readonly T[], one: number, all: number) => {
-    const out: T[] = [];
-    let used = 0;
-    for (const d of docs) {
-      const text = cutText(d.text, one);
-      if (used + text.length > all) break;
-      out.push({ ...d, text });
-      used += text.length;
-    }
-    return out;
-  };
   return {
-    sections: take(sections, MAX_ONE_SECTION, MAX_SECTION_CHARS),
-    code: take(code, MAX_ONE_UNIT, MAX_CODE_CHARS),
+    sections: fitDocs(sections, MAX_ONE_SECTION, MAX_SECTION_CHARS),
+    code: fitDocs(code, MAX_ONE_UNIT, MAX_CODE_CHARS),
   };
 }
 
