@@ -11,6 +11,7 @@ const PAGES = [
   "readme",
   "api",
   "coding-agents",
+  "examples",
   "explorer",
   "ingest",
   "interfaces",
