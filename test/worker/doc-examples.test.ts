@@ -1,120 +1,13 @@
-/**
- * docs/examples.md run as written: every `curl` line of its bash blocks, in order, against the Worker,
- * one archive per section. Each answer must be a 2xx, and the text after a following `# →` must occur
- * in the body (compact JSON when it is JSON, else the text).
- */
+/** docs/examples.md run as written (test/worker/doc-curl.ts): one archive per section. */
 import { describe, expect, it } from "vitest";
 import EXAMPLES from "../../docs/examples.md?raw";
+import { runSteps, sections } from "./doc-curl";
 import { newArchive } from "./helpers";
-import { WORKER } from "./worker";
 
-interface Step {
-  line: string;
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-  expect: string[];
-}
-
-/** Shell words of one command: single quotes literal, double quotes and bare words expand $VARS. */
-export function shellWords(cmd: string, vars: Record<string, string>): string[] {
-  const words: string[] = [];
-  let cur = "";
-  let inWord = false;
-  const expand = (s: string) => s.replace(/\$([A-Z_]+)/g, (_, v: string) => vars[v] ?? `$${v}`);
-  for (let i = 0; i < cmd.length; i++) {
-    const c = cmd[i] as string;
-    if (c === "'") {
-      const end = cmd.indexOf("'", i + 1);
-      if (end < 0) throw new Error(`unclosed ' in: ${cmd.slice(0, 80)}`);
-      cur += cmd.slice(i + 1, end);
-      i = end;
-      inWord = true;
-    } else if (c === '"') {
-      const end = cmd.indexOf('"', i + 1);
-      if (end < 0) throw new Error(`unclosed " in: ${cmd.slice(0, 80)}`);
-      cur += expand(cmd.slice(i + 1, end));
-      i = end;
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(cur);
-      cur = "";
-      inWord = false;
-    } else {
-      let j = i;
-      while (j < cmd.length && !/[\s'"]/.test(cmd[j] as string)) j++;
-      cur += expand(cmd.slice(i, j));
-      i = j - 1;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(cur);
-  return words;
-}
-
-/** The curl commands of each `## ` section's bash blocks, with their expectations. */
-function sections(md: string, vars: Record<string, string>): Map<string, Step[]> {
-  const out = new Map<string, Step[]>();
-  let section = "";
-  let inBash = false;
-  let pending = "";
-  for (const raw of md.split("\n")) {
-    if (!inBash && raw.startsWith("## ")) section = raw.slice(3).trim();
-    if (raw.startsWith("```")) {
-      inBash = !inBash && raw.trim() === "```bash";
-      continue;
-    }
-    if (!inBash) continue;
-    const steps = out.get(section) ?? [];
-    out.set(section, steps);
-    if (pending) {
-      // Inside a quoted body that spans lines (the shell keeps the newline).
-      pending += `\n${raw}`;
-    } else if (raw.startsWith("# →")) {
-      const last = steps[steps.length - 1];
-      if (!last) throw new Error(`expectation before any command in ${section}`);
-      last.expect.push(raw.slice(3).trim());
-      continue;
-    } else if (raw.startsWith("curl ")) {
-      pending = raw;
-    } else if (raw.trim()) {
-      throw new Error(`not a curl line in ${section}: ${raw}`);
-    }
-    // A command ends where its quotes balance.
-    const singles = (pending.match(/'/g) ?? []).length;
-    if (pending && singles % 2 === 0) {
-      steps.push(parseCurl(pending, vars));
-      pending = "";
-    }
-  }
-  return out;
-}
-
-function parseCurl(line: string, vars: Record<string, string>): Step {
-  const w = shellWords(line, vars);
-  const step: Step = { line, method: "GET", url: "", headers: {}, expect: [] };
-  for (let i = 1; i < w.length; i++) {
-    const a = w[i] as string;
-    if (a === "-s") continue;
-    if (a === "-X") step.method = w[++i] as string;
-    else if (a === "-H") {
-      const h = w[++i] as string;
-      const at = h.indexOf(":");
-      step.headers[h.slice(0, at).trim().toLowerCase()] = h.slice(at + 1).trim();
-    } else if (a === "-d") {
-      step.body = w[++i] as string;
-      if (step.method === "GET") step.method = "POST";
-    } else if (a.startsWith("http")) step.url = a;
-    else throw new Error(`curl option this harness does not know: ${a}`);
-  }
-  return step;
-}
+const U = "http://paperguru.test";
 
 describe("docs/examples.md", () => {
-  const names = [...sections(EXAMPLES, { U: "http://paperguru.test" }).keys()].filter(
-    (s) => s && !s.startsWith("The other"),
-  );
+  const names = [...sections(EXAMPLES, { U }).keys()].filter((s) => s && !s.startsWith("The other"));
 
   it("has an example per seed system it documents", () => {
     expect(names.some((n) => n.startsWith("SGMC"))).toBe(true);
@@ -124,21 +17,9 @@ describe("docs/examples.md", () => {
   for (const name of names) {
     it(`${name}: every request answers 2xx with what the page says`, async () => {
       const a = await newArchive("doc");
-      const vars = { U: "http://paperguru.test", A: a.id, KEY: a.key };
-      const steps = sections(EXAMPLES, vars).get(name) ?? [];
+      const steps = sections(EXAMPLES, { U, A: a.id, KEY: a.key }).get(name) ?? [];
       expect(steps.length).toBeGreaterThan(1);
-      for (const s of steps) {
-        const res = await WORKER.fetch(s.url, { method: s.method, headers: s.headers, body: s.body });
-        const text = await res.text();
-        let shown = text;
-        try {
-          shown = JSON.stringify(JSON.parse(text));
-        } catch {
-          // not JSON: compared as text
-        }
-        expect(res.status, `${s.line.slice(0, 120)}\n${text.slice(0, 400)}`).toBeLessThan(300);
-        for (const e of s.expect) expect(shown, s.line.slice(0, 120)).toContain(e);
-      }
+      await runSteps(steps);
     });
   }
 });
