@@ -260,6 +260,7 @@ const xkgExport: Command = {
       as_of: r.str("as-of"),
     });
     const out = r.str("out");
+    if (!text.trim()) r.err("no xKG paper in scope (`paperguru import <file.json> --format xkg` stores one)");
     if (out) {
       writeFileSync(resolve(r.io.cwd, out), text);
       r.err(`wrote ${Buffer.byteLength(text)} bytes of xkg to ${out}`);

@@ -22,14 +22,14 @@ const DOC_ADMIN_KEY = "pg_admin_local_dev_key";
 
 // ------------------------------------------------------------------ extraction
 
-export interface Example {
+interface Example {
   page: string;
   line: number;
   text: string;
 }
 
 /** Code-block lines (continuations joined) that run `paperguru` or `npx paperguru`. */
-export function examples(page: string, markdown: string): Example[] {
+function examples(page: string, markdown: string): Example[] {
   const out: Example[] = [];
   const lines = markdown.split("\n");
   let inBlock = false;
@@ -52,7 +52,7 @@ export function examples(page: string, markdown: string): Example[] {
 type Token = { word: string } | { op: "|" | "&&" };
 
 /** Shell words of one line: quotes, $VAR and ~ expansion, `|` and `&&`; a `#` word starts a comment. */
-export function tokenize(line: string, env: Record<string, string>): Token[] {
+function tokenize(line: string, env: Record<string, string>): Token[] {
   const tokens: Token[] = [];
   let word = "";
   let inWord = false;
@@ -110,7 +110,7 @@ interface Step {
 }
 
 /** The line's commands: each `NAME=value ... [npx] paperguru args`, with how it joins the one before. */
-export function steps(tokens: Token[]): Step[] {
+function steps(tokens: Token[]): Step[] {
   const out: Step[] = [];
   let cur: string[] = [];
   let join: Step["join"] = null;
