@@ -29,7 +29,7 @@ import {
   rankingFromFlags,
   rewriteMmr,
 } from "./query-flags";
-import { extractAnchors, renderContext, renderRoute, renderVerify } from "./render";
+import { extractAnchors, renderContext, renderRoute, renderTrace, renderVerify } from "./render";
 import { SYSTEM_COMMANDS } from "./systems";
 
 const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
@@ -371,7 +371,10 @@ const routeCmd: Command = {
     };
     const res = await r.client().route(r.archive(), body);
     if (r.json) printJson(r, res);
-    else r.io.stdout.write(renderRoute(query, res, limit ?? 10));
+    else {
+      r.io.stdout.write(renderRoute(query, res, limit ?? 10));
+      if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
+    }
     return EXIT.ok;
   },
 };
@@ -408,7 +411,10 @@ const contextCmd: Command = {
     };
     const res = await r.client().context(r.archive(), body);
     if (r.json) printJson(r, res);
-    else r.io.stdout.write(renderContext(query, res));
+    else {
+      r.io.stdout.write(renderContext(query, res));
+      if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
+    }
     return EXIT.ok;
   },
 };

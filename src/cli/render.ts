@@ -48,6 +48,22 @@ export function renderRanking(k: NonNullable<RouteResponse["ranking"]>, max = 10
   return out.join("\n");
 }
 
+/** One paragraph of a trace: mentions, seeds, diffusion, pool, router steps and timings. */
+export function renderTrace(t: RouteResponse["trace"]): string {
+  const timings = Object.entries(t.timings_ms)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(", ");
+  const seeds = t.seeds
+    .slice(0, 5)
+    .map((s) => `${s.chunk} (${s.reasons.slice(0, 2).join(", ")})`)
+    .join(", ");
+  return [
+    `trace: ${t.seeds.length} seeds, diffusion touched ${t.diffusion.touched} heads in ${t.diffusion.steps} steps, pool ${t.candidate_pool}, ${t.router_steps.length} router steps, ${t.filtered_by_time} filtered by time${t.filtered_by_filter ? `, ${t.filtered_by_filter} by the filter` : ""}`,
+    ...(seeds ? [wrap(`seeds: ${seeds}${t.seeds.length > 5 ? ", …" : ""}`, "  ")] : []),
+    `  timings (ms): ${timings}`,
+  ].join("\n");
+}
+
 export function renderCard(c: Followed, i: number): string {
   const out = [`[${i + 1}] ${c.title}`, `    ${c.artifact_id}@v${c.version} · ${c.kind} · ${c.tokens} tokens`];
   out.push(wrap(`claim: ${c.claim_boundary}`, "    "));

@@ -337,6 +337,7 @@ describe("CLI command groups against a running worker", () => {
     expect(text).toMatch(/ranking: mode balanced, weights .*sort bm25/);
     const traced = await json<RouteResponse>(["route", "PageRank", "--trace"]);
     expect(traced.trace.candidate_pool).toBeGreaterThan(0);
+    expect(await ok(["context", "PageRank", "--trace"])).toMatch(/^trace: \d+ seeds, .*pool \d+/m);
   });
 
   it("project brief, render and dir", async () => {
