@@ -72,6 +72,22 @@ export const RANKING_OPTIONS: Record<string, OptionSpec> = {
   lambda: { type: "string", arg: "<x>", description: "MMR's λ (0-1), as --mmr <x>" },
   sort: { type: "string", arg: "<key>", description: `order the pool by one score: ${SORT_KEYS.join(", ")}` },
   view: { type: "string", arg: "<view>", description: `a Paper Circle view: ${VIEWS.join(", ")}` },
+  "min-citations": {
+    type: "string",
+    arg: "<n>",
+    description: "with --view canonical: citations that make a paper canonical (default 50)",
+  },
+  "top-share": {
+    type: "string",
+    arg: "<x>",
+    description: "with --view canonical: the pool's top share by citations that is canonical (0-1, default 0.1)",
+  },
+  venues: {
+    type: "string",
+    multiple: true,
+    arg: "<a,b>",
+    description: "with --view canonical: venues (entity ids or names) whose papers are canonical",
+  },
 };
 
 export const FOLLOW_OPTION: Record<string, OptionSpec> = {
@@ -150,6 +166,16 @@ export function rankingFromFlags(r: Run): Ranking | undefined {
   const lambda = r.num("lambda", 0, 1);
   const sort = r.str("sort");
   const view = r.str("view");
+  const canonical: NonNullable<Ranking["canonical"]> = {};
+  const minCitations = r.int("min-citations", 0, 1_000_000_000);
+  if (minCitations !== undefined) canonical.min_citations = minCitations;
+  const topShare = r.num("top-share", 0, 1);
+  if (topShare !== undefined) canonical.top_share = topShare;
+  const venues = r.list("venues");
+  if (venues) canonical.venues = venues;
+  const hasCanonical = Object.keys(canonical).length > 0;
+  if (hasCanonical && view !== "canonical")
+    throw new UsageError("--min-citations, --top-share and --venues go with --view canonical");
   if (mode === undefined && weights === undefined && !mmr && lambda === undefined && !sort && !view) return undefined;
   const out: Ranking = {};
   if (mode !== undefined) out.mode = oneOf("mode", mode, POOL_MODES);
@@ -175,6 +201,7 @@ export function rankingFromFlags(r: Run): Ranking | undefined {
   if (view !== undefined) {
     if (mmr) throw new UsageError("--view cannot be combined with --mmr: give one of them");
     out.view = oneOf("view", view, VIEWS);
+    if (hasCanonical) out.canonical = canonical;
   }
   if (sort !== undefined) {
     const key = oneOf("sort", sort, SORT_KEYS);

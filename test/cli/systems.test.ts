@@ -167,6 +167,8 @@ describe("CLI flags and help, before any request", () => {
       [["papers", "metrics"], /give a queries file, --runs or --run <id>/],
       [["annotate", "c", "status"], /give a value or --add <n>/],
       [["research", "hubs", "n", "--query", "q"], /go with --gather/],
+      [["route", "q", "--venues", "NeurIPS"], /go with --view canonical/],
+      [["route", "q", "--view", "canonical", "--top-share", "2"], /--top-share must be a number from 0 to 1/],
     ];
     for (const [argv, re] of cases) {
       const r = await cli([...argv, "--archive", "a", "--key", "k", "--url", "http://127.0.0.1:9"]);
@@ -335,6 +337,13 @@ describe("CLI command groups against a running worker", () => {
     expect(code.candidates.every((c) => c.kind === "code_unit")).toBe(true);
     const text = await ok(["route", "PageRank damping", "--mode", "balanced", "--sort", "bm25"]);
     expect(text).toMatch(/ranking: mode balanced, weights .*sort bm25/);
+    const canon = await json<RouteResponse>(["route", "PageRank", "--view", "canonical", "--min-citations", "0"]);
+    expect(canon.ranking?.view).toBe("canonical");
+    // Every pool item has at least 0 citations: the threshold reached the request (the default, 50
+    // citations or the top 10 % by citations, keeps fewer).
+    expect(canon.ranking?.items.length).toBe(canon.ranking?.pool);
+    const byDefault = await json<RouteResponse>(["route", "PageRank", "--view", "canonical"]);
+    expect(byDefault.ranking?.items.length).toBeLessThan(canon.ranking?.items.length ?? 0);
     const traced = await json<RouteResponse>(["route", "PageRank", "--trace"]);
     expect(traced.trace.candidate_pool).toBeGreaterThan(0);
     expect(await ok(["context", "PageRank", "--trace"])).toMatch(/^trace: \d+ seeds, .*pool \d+/m);
