@@ -29,7 +29,7 @@ import {
   rankingFromFlags,
   rewriteMmr,
 } from "./query-flags";
-import { extractAnchors, renderContext, renderRoute, renderTrace, renderVerify } from "./render";
+import { extractAnchors, renderCard, renderContext, renderRoute, renderTrace, renderVerify } from "./render";
 import { SYSTEM_COMMANDS } from "./systems";
 
 const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
@@ -388,6 +388,8 @@ const contextCmd: Command = {
     ...asOfOption,
     budget: { type: "string", arg: "<tokens>", description: "token budget (default 2000)" },
     "max-cards": { type: "string", arg: "<n>", description: "at most n cards (1-64)" },
+    "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
+    tokenizer: { type: "string", arg: "<enc>", description: "count tokens in cl100k_base (default) or o200k_base" },
     session: { type: "string", arg: "<id>", description: "include this session's short-term events" },
     ...FILTER_OPTIONS,
     ...RANKING_OPTIONS,
@@ -403,6 +405,8 @@ const contextCmd: Command = {
       as_of: r.str("as-of"),
       budget_tokens: r.int("budget", 50, 200_000) ?? 2000,
       max_cards: r.int("max-cards", 1, 64),
+      max_card_tokens: r.int("max-card-tokens", 50, 4000),
+      tokenizer: tokenizerFlag(r),
       session_id: r.str("session"),
       filter: filterFromFlags(r),
       ranking: rankingFromFlags(r),
@@ -414,6 +418,53 @@ const contextCmd: Command = {
     else {
       r.io.stdout.write(renderContext(query, res));
       if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
+    }
+    return EXIT.ok;
+  },
+};
+
+function tokenizerFlag(r: Run): ContextBody["tokenizer"] {
+  const t = r.str("tokenizer");
+  if (t === undefined) return undefined;
+  if (t !== "cl100k_base" && t !== "o200k_base")
+    throw new UsageError(`--tokenizer must be cl100k_base or o200k_base, got ${t}`);
+  return t;
+}
+
+const expandCmd: Command = {
+  name: "expand",
+  args: '<id[@version]>... [--query "<q>"] [--budget 4000] [--as-of <time>] [--follow <t>]',
+  summary: "Cards for chosen chunks (the versions valid at --as-of, or id@version), without routing.",
+  options: {
+    ...asOfOption,
+    query: { type: "string", short: "q", arg: "<q>", description: "what the cards should focus on" },
+    budget: { type: "string", arg: "<tokens>", description: "token budget (default 4000)" },
+    "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
+    tokenizer: { type: "string", arg: "<enc>", description: "cl100k_base (default) or o200k_base" },
+    session: { type: "string", arg: "<id>", description: "count these reads in this session's recency" },
+    ...FOLLOW_OPTION,
+  },
+  positionals: [1, 64],
+  async run(r) {
+    const chunks = r.positionals.map((p) => {
+      const m = /^(.+)@v?(\d+)$/.exec(p);
+      return m ? { id: m[1] as string, version: Number(m[2]) } : { id: p };
+    });
+    const res = await r.client().expand(r.archive(), {
+      query: r.str("query") ?? "",
+      chunks,
+      as_of: r.str("as-of"),
+      budget_tokens: r.int("budget", 50, 200_000) ?? 4000,
+      max_card_tokens: r.int("max-card-tokens", 50, 4000),
+      tokenizer: tokenizerFlag(r),
+      session_id: r.str("session"),
+      follow: followFromFlags(r),
+    });
+    if (r.json) printJson(r, res);
+    else {
+      r.out(`${res.cards.length} card${res.cards.length === 1 ? "" : "s"}, ${res.tokens} tokens`);
+      for (const [i, c] of res.cards.entries()) r.out(`\n${renderCard(c, i)}`);
+      if (res.skipped.length) r.out(`\nskipped: ${res.skipped.map((s) => `${s.chunk} (${s.reason})`).join(", ")}`);
     }
     return EXIT.ok;
   },
@@ -686,6 +737,7 @@ export const COMMANDS: Command[] = [
   importCmd,
   routeCmd,
   contextCmd,
+  expandCmd,
   verifyCmd,
   exportCmd,
   sourcesAdd,

@@ -500,6 +500,25 @@ describe("CLI command groups against a running worker", () => {
     );
   });
 
+  it("expand: chosen chunks as cards, id@version, with follow", async () => {
+    const text = await ok([
+      "expand",
+      "decision:damping@1",
+      "paper:hipporag",
+      "--follow",
+      "implements:in",
+      "--budget",
+      "800",
+    ]);
+    expect(text).toMatch(/^2 cards, \d+ tokens/);
+    expect(text).toContain("decision:damping@v1 · decision");
+    expect(text).toContain("<- implements repo/src/ppr.ts@v1");
+    const missing = await json<{ cards: unknown[]; skipped: Array<{ chunk: string }> }>(["expand", "nope:x"]);
+    expect(missing.cards).toEqual([]);
+    expect(missing.skipped.map((s) => s.chunk)).toEqual(["nope:x"]);
+    expect((await cli(["expand", "x", "--tokenizer", "p50k"])).code).toBe(2);
+  });
+
   it("annotate, annotations, revise and diff", async () => {
     expect(await ok(["annotate", "decision:damping", "reviews", "--add", "1", "--event-id", "e1"])).toContain(
       "decision:damping reviews = 1 (1 events)",
