@@ -7,12 +7,14 @@ import { didYouMean, type Io, line, UsageError, wrap } from "./io";
 export interface OptionSpec {
   type: "string" | "boolean";
   short?: string;
+  /** The flag may be given several times (string options: `list()` returns every value). */
+  multiple?: boolean;
   /** Shown in help, e.g. "<n>". */
   arg?: string;
   description: string;
 }
 
-export type Values = Record<string, string | boolean | undefined>;
+export type Values = Record<string, string | boolean | string[] | undefined>;
 
 export interface Run {
   io: Io;
@@ -29,7 +31,11 @@ export interface Run {
   /** The archive (usage error if none is configured). */
   archive(): string;
   str(name: string): string | undefined;
+  /** Every value of a string option: repeated flags and comma-separated lists, trimmed, empty ones dropped. */
+  list(name: string): string[] | undefined;
   int(name: string, min: number, max: number): number | undefined;
+  /** A number option within [min, max] (usage error naming the flag otherwise). */
+  num(name: string, min: number, max: number): number | undefined;
 }
 
 export interface Command {
@@ -42,6 +48,8 @@ export interface Command {
   options?: Record<string, OptionSpec>;
   /** Positional arguments: at least min, at most max. */
   positionals: [number, number];
+  /** Rewrites argv before parsing (e.g. an optional flag value: `--mmr 0.6`). */
+  rewrite?(argv: string[]): string[];
   run(r: Run): Promise<number>;
 }
 
@@ -86,10 +94,19 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
   const specs = { ...GLOBAL_OPTIONS, ...c.options };
   const options: NonNullable<ParseArgsConfig["options"]> = {};
   for (const [name, o] of Object.entries(specs))
-    options[name] = o.short ? { type: o.type, short: o.short } : { type: o.type };
+    options[name] = {
+      type: o.type,
+      ...(o.short ? { short: o.short } : {}),
+      ...(o.multiple ? { multiple: true } : {}),
+    };
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({
+      args: c.rewrite ? c.rewrite(argv) : argv,
+      options,
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
   } catch (e) {
     const message = (e as Error).message.replace(/\. To specify a positional.*$/s, "");
     // node:util names the flag as in "Unknown option '--budjet'": suggest the closest known one.
@@ -115,7 +132,11 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
       `unexpected argument${positionals.length - max > 1 ? "s" : ""}: ${positionals.slice(max).join(" ")}`,
       c.name,
     );
-  const str = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  const str = (name: string) => {
+    const v = values[name];
+    if (Array.isArray(v)) return v[v.length - 1];
+    return typeof v === "string" ? v : undefined;
+  };
   const settings = resolveSettings(io.env, {
     url: str("url"),
     key: str("key"),
@@ -157,6 +178,20 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
       return a;
     },
     str,
+    list(name) {
+      const v = values[name];
+      const raw = Array.isArray(v) ? v : typeof v === "string" ? [v] : [];
+      if (!raw.length) return undefined;
+      return raw.flatMap((x) => x.split(",").map((y) => y.trim())).filter(Boolean);
+    },
+    num(name, lo, hi) {
+      const v = str(name);
+      if (v === undefined) return undefined;
+      const n = Number(v);
+      if (v.trim() === "" || !Number.isFinite(n) || n < lo || n > hi)
+        throw new UsageError(`--${name} must be a number from ${lo} to ${hi}, got ${v}`, c.name);
+      return n;
+    },
     int(name, lo, hi) {
       const v = str(name);
       if (v === undefined) return undefined;

@@ -4,11 +4,13 @@ import { resolve } from "node:path";
 import {
   type Anchor,
   CONTEXT_EXPORT_FORMATS,
+  type ContextBody,
   type ContextExportFormat,
   EXPORT_FORMATS,
   type ExportFormat,
   type ReembedStarted,
   type ReembedStatus,
+  type RouteBody,
   type Source,
   type SourceKind,
 } from "../client";
@@ -18,7 +20,17 @@ import { CONFIG_KEYS, type ConfigKey, loadConfig, saveConfig, setConfigValue } f
 import { DEFAULT_STATE_FILE, FORMATS, type Format, renderSummary, runImport } from "./import";
 import { EXIT, mask, table, UsageError } from "./io";
 import { ADMIN_COMMANDS, MEMORY_COMMANDS } from "./memory";
-import { extractAnchors, renderContext, renderRoute, renderVerify } from "./render";
+import {
+  FILTER_OPTIONS,
+  FOLLOW_OPTION,
+  filterFromFlags,
+  followFromFlags,
+  RANKING_OPTIONS,
+  rankingFromFlags,
+  rewriteMmr,
+} from "./query-flags";
+import { extractAnchors, renderCard, renderContext, renderRoute, renderTrace, renderVerify } from "./render";
+import { SYSTEM_COMMANDS } from "./systems";
 
 const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
 
@@ -324,46 +336,136 @@ const asOfOption = {
   "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
 } as const;
 
+const QUERY_DETAILS = [
+  "Filters apply before the top-M cut: --kinds, --scope/--scope-all (boundary tags), --within, --cited-by, --exclude,",
+  "--grounded, --min-similarity. Ranking reorders the candidate pool: --mode, --weights, --mmr [λ], --sort, --view.",
+  "Bad values are usage errors (exit 2) naming the flag and the allowed values.",
+].join("\n");
+
 const routeCmd: Command = {
   name: "route",
-  args: '"<query>" [--as-of <time>] [--limit <n>]',
+  args: '"<query>" [--as-of <time>] [--limit <n>] [filters] [ranking] [--trace]',
   summary: "Head-only routing: the chunks a query reaches, with per-expert scores.",
-  options: { ...asOfOption, limit: { type: "string", arg: "<n>", description: "candidates (1-256)" } },
+  details: QUERY_DETAILS,
+  options: {
+    ...asOfOption,
+    limit: { type: "string", arg: "<n>", description: "candidates (1-256)" },
+    session: { type: "string", arg: "<id>", description: "the caller's session (its accesses seed recency)" },
+    ...FILTER_OPTIONS,
+    ...RANKING_OPTIONS,
+    trace: { type: "boolean", description: "ask for the trace (seeds, diffusion, router steps, timings)" },
+  },
   positionals: [1, 1],
+  rewrite: rewriteMmr,
   async run(r) {
     const query = r.positionals[0] as string;
     const limit = r.int("limit", 1, 256);
-    const res = await r.client().route(r.archive(), { query, as_of: r.str("as-of"), limit });
+    const body: RouteBody & { include_trace?: boolean } = {
+      query,
+      as_of: r.str("as-of"),
+      limit,
+      session_id: r.str("session"),
+      filter: filterFromFlags(r),
+      ranking: rankingFromFlags(r),
+      ...(r.values.trace === true ? { include_trace: true } : {}),
+    };
+    const res = await r.client().route(r.archive(), body);
     if (r.json) printJson(r, res);
-    else r.io.stdout.write(renderRoute(query, res, limit ?? 10));
+    else {
+      r.io.stdout.write(renderRoute(query, res, limit ?? 10));
+      if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
+    }
     return EXIT.ok;
   },
 };
 
 const contextCmd: Command = {
   name: "context",
-  args: '"<query>" [--budget 2000] [--as-of <time>] [--max-cards <n>] [--session <id>]',
+  args: '"<query>" [--budget 2000] [--as-of <time>] [--max-cards <n>] [--session <id>] [filters] [ranking] [--follow <t>]',
   summary: "Evidence cards for a query within a token budget (title, artifact@version, claim, sketch, anchors).",
-  details: '`paperguru context "..." --json | paperguru verify -` re-checks every anchor.',
+  details: `${QUERY_DETAILS}\n\`paperguru context "..." --json | paperguru verify -\` re-checks every anchor.`,
   options: {
     ...asOfOption,
     budget: { type: "string", arg: "<tokens>", description: "token budget (default 2000)" },
     "max-cards": { type: "string", arg: "<n>", description: "at most n cards (1-64)" },
+    "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
+    tokenizer: { type: "string", arg: "<enc>", description: "count tokens in cl100k_base (default) or o200k_base" },
     session: { type: "string", arg: "<id>", description: "include this session's short-term events" },
+    ...FILTER_OPTIONS,
+    ...RANKING_OPTIONS,
+    ...FOLLOW_OPTION,
+    trace: { type: "boolean", description: "ask for the trace (mentions, seeds, timings); off by default" },
   },
   positionals: [1, 1],
+  rewrite: rewriteMmr,
   async run(r) {
     const query = r.positionals[0] as string;
-    const body = {
+    const body: ContextBody & { include_trace?: boolean } = {
       query,
       as_of: r.str("as-of"),
       budget_tokens: r.int("budget", 50, 200_000) ?? 2000,
       max_cards: r.int("max-cards", 1, 64),
+      max_card_tokens: r.int("max-card-tokens", 50, 4000),
+      tokenizer: tokenizerFlag(r),
       session_id: r.str("session"),
+      filter: filterFromFlags(r),
+      ranking: rankingFromFlags(r),
+      follow: followFromFlags(r),
+      ...(r.values.trace === true ? { include_trace: true } : {}),
     };
     const res = await r.client().context(r.archive(), body);
     if (r.json) printJson(r, res);
-    else r.io.stdout.write(renderContext(query, res));
+    else {
+      r.io.stdout.write(renderContext(query, res));
+      if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
+    }
+    return EXIT.ok;
+  },
+};
+
+function tokenizerFlag(r: Run): ContextBody["tokenizer"] {
+  const t = r.str("tokenizer");
+  if (t === undefined) return undefined;
+  if (t !== "cl100k_base" && t !== "o200k_base")
+    throw new UsageError(`--tokenizer must be cl100k_base or o200k_base, got ${t}`);
+  return t;
+}
+
+const expandCmd: Command = {
+  name: "expand",
+  args: '<id[@version]>... [--query "<q>"] [--budget 4000] [--as-of <time>] [--follow <t>]',
+  summary: "Cards for chosen chunks (the versions valid at --as-of, or id@version), without routing.",
+  options: {
+    ...asOfOption,
+    query: { type: "string", short: "q", arg: "<q>", description: "what the cards should focus on" },
+    budget: { type: "string", arg: "<tokens>", description: "token budget (default 4000)" },
+    "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
+    tokenizer: { type: "string", arg: "<enc>", description: "cl100k_base (default) or o200k_base" },
+    session: { type: "string", arg: "<id>", description: "count these reads in this session's recency" },
+    ...FOLLOW_OPTION,
+  },
+  positionals: [1, 64],
+  async run(r) {
+    const chunks = r.positionals.map((p) => {
+      const m = /^(.+)@v?(\d+)$/.exec(p);
+      return m ? { id: m[1] as string, version: Number(m[2]) } : { id: p };
+    });
+    const res = await r.client().expand(r.archive(), {
+      query: r.str("query") ?? "",
+      chunks,
+      as_of: r.str("as-of"),
+      budget_tokens: r.int("budget", 50, 200_000) ?? 4000,
+      max_card_tokens: r.int("max-card-tokens", 50, 4000),
+      tokenizer: tokenizerFlag(r),
+      session_id: r.str("session"),
+      follow: followFromFlags(r),
+    });
+    if (r.json) printJson(r, res);
+    else {
+      r.out(`${res.cards.length} card${res.cards.length === 1 ? "" : "s"}, ${res.tokens} tokens`);
+      for (const [i, c] of res.cards.entries()) r.out(`\n${renderCard(c, i)}`);
+      if (res.skipped.length) r.out(`\nskipped: ${res.skipped.map((s) => `${s.chunk} (${s.reason})`).join(", ")}`);
+    }
     return EXIT.ok;
   },
 };
@@ -635,6 +737,7 @@ export const COMMANDS: Command[] = [
   importCmd,
   routeCmd,
   contextCmd,
+  expandCmd,
   verifyCmd,
   exportCmd,
   sourcesAdd,
@@ -645,4 +748,5 @@ export const COMMANDS: Command[] = [
   sourcesDelete,
   logCmd,
   ...MEMORY_COMMANDS,
+  ...SYSTEM_COMMANDS,
 ];

@@ -6,6 +6,7 @@
  *   paperguru archives create <id> [--save] | archives list | keys create|list|revoke
  *   paperguru import <files|folders>   paperguru route|context "<query>"   paperguru verify <file|->
  *   paperguru export --format <f>      paperguru sources add|list|run|pause|resume|delete   paperguru log
+ *   paperguru project|xkg|research|papers <command>   (the seed systems; src/cli/systems.ts)
  */
 import { type Command, commandHelp, runCommand } from "./command";
 import { COMMANDS } from "./commands";
@@ -44,7 +45,7 @@ function groupHelp(group: string): string {
   return [
     `usage: paperguru ${group} <${cmds.map((c) => c.name.slice(group.length + 1)).join("|")}> ...`,
     "",
-    ...cmds.map((c) => `  paperguru ${c.name}${c.args ? ` ${c.args}` : ""}\n      ${c.summary}`),
+    ...cmds.map((c) => `  paperguru ${c.name}${c.args ? ` ${c.args}` : ""}\n${wrap(c.summary, "      ")}`),
     "",
     `\`paperguru ${group} <command> --help\` for the options.`,
   ].join("\n");

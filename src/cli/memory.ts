@@ -7,9 +7,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Artifact, ChunkDetail, EntityDetail } from "../client";
 import { sha256Hex } from "../core/ingest";
-import { EVENT_TYPES } from "../core/types";
+import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, EVENT_TYPES } from "../core/types";
 import type { Command, Run } from "./command";
-import { EXIT, table, UsageError } from "./io";
+import { didYouMean, EXIT, table, UsageError } from "./io";
 
 const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
 const asOf = {
@@ -40,25 +40,56 @@ function requireYes(r: Run, what: string): void {
 
 const noteCmd: Command = {
   name: "note",
-  args: '"<text>" [--id <id>] [--title <title>] [--tag <boundary>]... [--valid-from <time>]',
-  summary: "Remember a note. Without --id the id is note:<first 12 hex of sha256(text)>, so a retry stores it once.",
+  args: '"<text>" [--id <id>] [--kind note] [--title <title>] [--tag <boundary>]... [--edge <type>=<id>]... [--valid-from <time>]',
+  summary:
+    "Remember a note (or a decision, design, technique, code unit, ...). Without --id the id is <kind>:<first 12 hex of sha256(text)>, so a retry stores it once.",
   options: {
     id: { type: "string", arg: "<id>", description: "chunk id (re-using one adds a version)" },
+    kind: { type: "string", arg: "<kind>", description: `the chunk's kind (default note): ${CHUNK_KINDS.join(", ")}` },
     title: { type: "string", arg: "<title>", description: "title (default: the first 80 characters)" },
-    tag: { type: "string", arg: "<a,b>", description: "boundary tags, comma-separated (e.g. split:dev)" },
+    tag: {
+      type: "string",
+      multiple: true,
+      arg: "<a,b>",
+      description: "boundary tags, comma-separated or repeated (e.g. split:dev)",
+    },
+    edge: {
+      type: "string",
+      multiple: true,
+      arg: "<type>=<id>",
+      description: `a typed edge to another chunk, repeatable (e.g. implements=decision:cache, part-of=review:root); types: ${DECLARABLE_EDGE_TYPES.join(", ")}`,
+    },
     "valid-from": { type: "string", arg: "<time>", description: "event time (default: now)" },
   },
   positionals: [1, 1],
   async run(r) {
     const text = r.positionals[0] as string;
-    const id = r.str("id") ?? `note:${(await sha256Hex(text)).slice(0, 12)}`;
+    const kindArg = r.str("kind") ?? "note";
+    if (!(CHUNK_KINDS as readonly string[]).includes(kindArg))
+      throw new UsageError(
+        `--kind: unknown kind "${kindArg}"${didYouMean(kindArg, CHUNK_KINDS, (s) => `"${s}"`)}; use one of ${CHUNK_KINDS.join(", ")}`,
+        "note",
+      );
+    const kind = kindArg as (typeof CHUNK_KINDS)[number];
+    const edges = (r.list("edge") ?? []).map((spec) => {
+      const m = /^([a-z-]+)=(.+)$/.exec(spec);
+      const type = m?.[1] ?? "";
+      if (!m || !(DECLARABLE_EDGE_TYPES as readonly string[]).includes(type))
+        throw new UsageError(
+          `--edge ${spec}: give <type>=<chunk id> with a type of ${DECLARABLE_EDGE_TYPES.join(", ")}${didYouMean(type, DECLARABLE_EDGE_TYPES, (s) => `"${s}"`)}`,
+          "note",
+        );
+      return { type: type as (typeof DECLARABLE_EDGE_TYPES)[number], target: m[2] as string };
+    });
+    const id = r.str("id") ?? `${kind}:${(await sha256Hex(text)).slice(0, 12)}`;
     const firstLine = text.split("\n")[0] ?? text;
     const artifact: Artifact = {
       id,
-      kind: "note",
+      kind,
       title: r.str("title") ?? short(firstLine, 80),
       content: text,
-      boundaries: list(r.str("tag")),
+      boundaries: r.list("tag"),
+      ...(edges.length ? { edges } : {}),
       valid_from: r.str("valid-from"),
     };
     const res = await r.client().ingest(r.archive(), { artifacts: [artifact] });
@@ -429,9 +460,13 @@ const resolveCmd: Command = {
     const mention = r.positionals[0] as string;
     const res = await r.client().resolve(r.archive(), { mention, as_of: r.str("as-of") });
     if (r.json) printJson(r, res);
-    else if (res.resolved)
+    else if (res.resolved) {
       r.out(`${mention} -> ${res.resolved.entity} (${res.resolved.name}; via ${res.resolved.via})`);
-    else if (res.candidates?.length)
+      if (res.resolved.via === "grounded")
+        r.out(
+          "  a name grounded in the text, not a stored entity: `entity alias|rename|merge` take a stored entity's id (`paperguru entities`)",
+        );
+    } else if (res.candidates?.length)
       r.out(`${mention} is ambiguous: ${res.candidates.map((c) => `${c.entity} (${c.name})`).join(", ")}`);
     else r.out(`${mention}: no entity`);
     return res.resolved ? EXIT.ok : EXIT.failed;

@@ -9,7 +9,62 @@ const quote = (s: string, max = 100) => {
 
 export const anchorRef = (a: Anchor) => `${a.artifact_id}@v${a.version} [${a.start},${a.end})`;
 
-export function renderCard(c: Card, i: number): string {
+type Followed = Card & {
+  follow?: Array<{ type: string; direction: "in" | "out"; chunk: string; version: number | null; weight: number }>;
+};
+
+/** The ranking a query applied to its pool: parameters, then the first items' scores. */
+export function renderRanking(k: NonNullable<RouteResponse["ranking"]>, max = 10): string {
+  const params = [`mode ${k.mode}`];
+  if (k.weights)
+    params.push(
+      `weights ${Object.entries(k.weights)
+        .map(([n, w]) => `${n}=${w}`)
+        .join(",")}`,
+    );
+  if (k.lambda !== null) params.push(`mmr λ=${k.lambda}`);
+  if (k.view) params.push(`view ${k.view}`);
+  params.push(`sort ${k.sort}`, `pool ${k.pool}`, `intra-list similarity ${k.intra_list_similarity.toFixed(3)}`);
+  const out = [`ranking: ${params.join(", ")}`];
+  if (k.items.length)
+    out.push(
+      table([
+        ["  #", "chunk@version", "year", "sim", "rec", "nov", "bm25", "cites", "combined"],
+        ...k.items
+          .slice(0, max)
+          .map((x) => [
+            `  ${x.rank}`,
+            `${x.chunk}@v${x.version}`,
+            x.year === null ? "-" : String(x.year),
+            x.similarity.toFixed(3),
+            x.recency.toFixed(3),
+            x.novelty.toFixed(3),
+            x.bm25.toFixed(3),
+            x.citations === null ? "-" : String(x.citations),
+            x.combined.toFixed(3),
+          ]),
+      ]),
+    );
+  return out.join("\n");
+}
+
+/** One paragraph of a trace: mentions, seeds, diffusion, pool, router steps and timings. */
+export function renderTrace(t: RouteResponse["trace"]): string {
+  const timings = Object.entries(t.timings_ms)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(", ");
+  const seeds = t.seeds
+    .slice(0, 5)
+    .map((s) => `${s.chunk} (${s.reasons.slice(0, 2).join(", ")})`)
+    .join(", ");
+  return [
+    `trace: ${t.seeds.length} seeds, diffusion touched ${t.diffusion.touched} heads in ${t.diffusion.steps} steps, pool ${t.candidate_pool}, ${t.router_steps.length} router steps, ${t.filtered_by_time} filtered by time${t.filtered_by_filter ? `, ${t.filtered_by_filter} by the filter` : ""}`,
+    ...(seeds ? [wrap(`seeds: ${seeds}${t.seeds.length > 5 ? ", …" : ""}`, "  ")] : []),
+    `  timings (ms): ${timings}`,
+  ].join("\n");
+}
+
+export function renderCard(c: Followed, i: number): string {
   const out = [`[${i + 1}] ${c.title}`, `    ${c.artifact_id}@v${c.version} · ${c.kind} · ${c.tokens} tokens`];
   out.push(wrap(`claim: ${c.claim_boundary}`, "    "));
   if (c.logic_sketch) out.push(wrap(`sketch: ${c.logic_sketch}`, "    "));
@@ -17,6 +72,13 @@ export function renderCard(c: Card, i: number): string {
   if (c.anchored_spans.length) {
     out.push("    anchors:");
     for (const a of c.anchored_spans) out.push(`      ${anchorRef(a)} ${quote(a.snippet)}`);
+  }
+  if (c.follow?.length) {
+    out.push("    follow:");
+    for (const f of c.follow)
+      out.push(
+        `      ${f.direction === "out" ? "->" : "<-"} ${f.type} ${f.chunk}${f.version === null ? " (not valid then)" : `@v${f.version}`}`,
+      );
   }
   return out.join("\n");
 }
@@ -27,13 +89,16 @@ export function renderContext(query: string, r: ContextResponse): string {
     `context for ${quote(query, 200)} as of ${r.as_of}`,
     `${r.cards.length} card${r.cards.length === 1 ? "" : "s"}; budget ${b.total} tokens (${b.tokenizer}): cards ${b.cards}, short-term ${b.short_term}, left ${b.remaining}`,
   ];
-  const mentions = r.trace.mentions.map((m) => `${m.text} -> ${m.entity}`);
+  // The trace comes only when asked for (--trace); older servers always send it.
+  const mentions = (r.trace?.mentions ?? []).map((m) => `${m.text} -> ${m.entity}`);
   if (mentions.length) head.push(`mentions: ${mentions.join(", ")}`);
   const parts = [head.join("\n")];
   if (r.short_term.length) {
     parts.push(["short-term:", ...r.short_term.map((e) => `  ${e.role}: ${quote(e.text, 200)}`)].join("\n"));
   }
-  if (!r.cards.length) parts.push("no cards (nothing in the archive matched; try another query or a later --as-of)");
+  if (r.ranking) parts.push(renderRanking(r.ranking));
+  if (!r.cards.length)
+    parts.push("no cards (nothing in the archive matched; try another query, fewer filters or a later --as-of)");
   parts.push(...r.cards.map(renderCard));
   if (r.skipped.length) {
     const shown = r.skipped.slice(0, 5).map((s) => `${s.chunk} (${s.reason})`);
@@ -85,6 +150,7 @@ export function renderRoute(query: string, r: RouteResponse, maxCandidates = 10)
     if (r.candidates.length > maxCandidates)
       out.push(`  … ${r.candidates.length - maxCandidates} more candidates (--json prints all)`);
   }
+  if (r.ranking) out.push(renderRanking(r.ranking, maxCandidates));
   return `${out.join("\n")}\n`;
 }
 

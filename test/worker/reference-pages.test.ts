@@ -10,6 +10,7 @@ import { WORKER } from "./worker";
 const PAGES = [
   "readme",
   "api",
+  "cli",
   "coding-agents",
   "examples",
   "explorer",

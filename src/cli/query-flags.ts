@@ -1,0 +1,229 @@
+/**
+ * The filter, follow and ranking flags of `route` and `context`: each maps onto a field of the REST
+ * body (src/contract/query.ts FilterSchema and FollowSchema, src/contract/discovery.ts RankingSchema)
+ * and is checked here first, so a typo is a usage error naming the flag and the allowed values
+ * (exit 2) before any request. The server validates the same body again.
+ */
+import type { ContextBody, RouteBody } from "../client";
+import { POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
+import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
+import type { OptionSpec, Run } from "./command";
+import { didYouMean, UsageError } from "./io";
+
+type Filter = NonNullable<RouteBody["filter"]>;
+type Ranking = NonNullable<RouteBody["ranking"]>;
+type Follow = NonNullable<ContextBody["follow"]>[number];
+
+export const FILTER_OPTIONS: Record<string, OptionSpec> = {
+  kinds: {
+    type: "string",
+    multiple: true,
+    arg: "<a,b>",
+    description: `only these kinds (${CHUNK_KINDS.join(", ")})`,
+  },
+  scope: {
+    type: "string",
+    multiple: true,
+    arg: "<tags>",
+    description: "only chunks carrying at least one of these boundary tags (filter.boundaries_any)",
+  },
+  "scope-all": {
+    type: "string",
+    multiple: true,
+    arg: "<tags>",
+    description: "only chunks carrying every one of these boundary tags (filter.boundaries_all)",
+  },
+  within: { type: "string", arg: "<id>", description: "only this chunk's part-of subtree (a paper, a repository)" },
+  "cited-by": {
+    type: "string",
+    arg: "<id>",
+    description: "only what this chunk or its part-of subtree cites (a paper's references)",
+  },
+  exclude: {
+    type: "string",
+    multiple: true,
+    arg: "<ids>",
+    description: "never these chunk ids (repeat the flag or separate with commas)",
+  },
+  grounded: { type: "boolean", description: "only chunks something implements (techniques with code)" },
+  "min-similarity": {
+    type: "string",
+    arg: "<x>",
+    description: "minimum cosine of the head to the query (-1 to 1)",
+  },
+};
+
+export const RANKING_OPTIONS: Record<string, OptionSpec> = {
+  mode: {
+    type: "string",
+    arg: "<mode>",
+    description: `rank the candidate pool by ${POOL_MODES.join(", ")} (default poe: the route's own score)`,
+  },
+  weights: {
+    type: "string",
+    arg: "<k=v,...>",
+    description: "override the mode's weights: similarity, recency, novelty, bm25 (0-10), e.g. similarity=0.7,bm25=0.3",
+  },
+  mmr: {
+    type: "boolean",
+    arg: "[lambda]",
+    description: "Maximal Marginal Relevance over the pool; an optional λ from 0 to 1 may follow (--mmr 0.6)",
+  },
+  lambda: { type: "string", arg: "<x>", description: "MMR's λ (0-1), as --mmr <x>" },
+  sort: { type: "string", arg: "<key>", description: `order the pool by one score: ${SORT_KEYS.join(", ")}` },
+  view: { type: "string", arg: "<view>", description: `a Paper Circle view: ${VIEWS.join(", ")}` },
+  "min-citations": {
+    type: "string",
+    arg: "<n>",
+    description: "with --view canonical: citations that make a paper canonical (default 50)",
+  },
+  "top-share": {
+    type: "string",
+    arg: "<x>",
+    description: "with --view canonical: the pool's top share by citations that is canonical (0-1, default 0.1)",
+  },
+  venues: {
+    type: "string",
+    multiple: true,
+    arg: "<a,b>",
+    description: "with --view canonical: venues (entity ids or names) whose papers are canonical",
+  },
+};
+
+export const FOLLOW_OPTION: Record<string, OptionSpec> = {
+  follow: {
+    type: "string",
+    multiple: true,
+    arg: "<type[:in|out][:n]>",
+    description:
+      "attach each card's exact neighbours over this edge type (direction default out, n 1-100 default 20); up to 4 times, e.g. --follow implements:in:5",
+  },
+};
+
+const LAMBDA = /^(?:0|1|0?\.\d+|0\.\d*|1\.0*)$/;
+
+/** `--mmr 0.6` and `--mmr=0.6` become `--mmr --lambda 0.6` (parseArgs has no optional values). */
+export function rewriteMmr(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const eq = /^--mmr=(.*)$/.exec(a);
+    if (eq) {
+      out.push("--mmr", "--lambda", eq[1] as string);
+      continue;
+    }
+    out.push(a);
+    if (a === "--mmr" && LAMBDA.test(argv[i + 1] ?? "")) {
+      out.push("--lambda", argv[i + 1] as string);
+      i++;
+    }
+  }
+  return out;
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(
+    `--${flag}: unknown value "${value}"${didYouMean(value, allowed, (s) => `"${s}"`)}; use one of ${allowed.join(", ")}`,
+  );
+}
+
+/** The `filter` object from the flags, or undefined when none was given. */
+export function filterFromFlags(r: Run): Filter | undefined {
+  const f: Filter = {};
+  const kinds = r.list("kinds");
+  if (kinds) f.kinds = kinds.map((k) => oneOf("kinds", k, CHUNK_KINDS));
+  const any = r.list("scope");
+  if (any) f.boundaries_any = any;
+  const all = r.list("scope-all");
+  if (all) f.boundaries_all = all;
+  const within = r.str("within");
+  if (within) f.within = within;
+  const citedBy = r.str("cited-by");
+  if (citedBy) f.cited_by = citedBy;
+  const exclude = r.list("exclude");
+  if (exclude) {
+    if (exclude.length > 1000) throw new UsageError(`--exclude takes at most 1000 ids, got ${exclude.length}`);
+    f.exclude = exclude;
+  }
+  if (r.values.grounded === true) f.grounded = true;
+  const minSim = r.num("min-similarity", -1, 1);
+  if (minSim !== undefined) f.min_similarity = minSim;
+  return Object.keys(f).length ? f : undefined;
+}
+
+const WEIGHT_KEYS = ["similarity", "recency", "novelty", "bm25"] as const;
+
+/** The `ranking` object from the flags (the same combinations the server refuses are refused here). */
+export function rankingFromFlags(r: Run): Ranking | undefined {
+  const mode = r.str("mode");
+  const weights = r.str("weights");
+  const mmr = r.values.mmr === true;
+  const lambda = r.num("lambda", 0, 1);
+  const sort = r.str("sort");
+  const view = r.str("view");
+  const canonical: NonNullable<Ranking["canonical"]> = {};
+  const minCitations = r.int("min-citations", 0, 1_000_000_000);
+  if (minCitations !== undefined) canonical.min_citations = minCitations;
+  const topShare = r.num("top-share", 0, 1);
+  if (topShare !== undefined) canonical.top_share = topShare;
+  const venues = r.list("venues");
+  if (venues) canonical.venues = venues;
+  const hasCanonical = Object.keys(canonical).length > 0;
+  if (hasCanonical && view !== "canonical")
+    throw new UsageError("--min-citations, --top-share and --venues go with --view canonical");
+  if (mode === undefined && weights === undefined && !mmr && lambda === undefined && !sort && !view) return undefined;
+  const out: Ranking = {};
+  if (mode !== undefined) out.mode = oneOf("mode", mode, POOL_MODES);
+  if (weights !== undefined) {
+    if ((out.mode ?? "poe") === "poe")
+      throw new UsageError("--weights apply to --mode stable, discovery or balanced: give --mode too");
+    const w: NonNullable<Ranking["weights"]> = {};
+    for (const part of weights.split(",").filter((p) => p.trim())) {
+      const m = /^\s*([a-z0-9_]+)\s*=\s*([^\s]+)\s*$/.exec(part);
+      if (!m) throw new UsageError(`--weights: "${part}" is not key=value (e.g. similarity=0.7,bm25=0.3)`);
+      const key = oneOf("weights", m[1] as string, WEIGHT_KEYS);
+      const n = Number(m[2]);
+      if (!Number.isFinite(n) || n < 0 || n > 10)
+        throw new UsageError(`--weights: ${key} must be a number from 0 to 10, got ${m[2]}`);
+      w[key] = n;
+    }
+    if (!Object.keys(w).length) throw new UsageError("--weights: give at least one key=value");
+    out.weights = w;
+  }
+  if (lambda !== undefined && !mmr) throw new UsageError("--lambda is MMR's: add --mmr (or write --mmr <λ>)");
+  if (mmr) out.mmr = true;
+  if (lambda !== undefined) out.lambda = lambda;
+  if (view !== undefined) {
+    if (mmr) throw new UsageError("--view cannot be combined with --mmr: give one of them");
+    out.view = oneOf("view", view, VIEWS);
+    if (hasCanonical) out.canonical = canonical;
+  }
+  if (sort !== undefined) {
+    const key = oneOf("sort", sort, SORT_KEYS);
+    if (key !== "combined" && (mmr || view)) throw new UsageError("--sort cannot be combined with --mmr or --view");
+    out.sort = key;
+  }
+  return out;
+}
+
+/** `--follow type[:in|out][:n]`, repeated up to 4 times. */
+export function followFromFlags(r: Run): Follow[] | undefined {
+  const specs = r.list("follow");
+  if (!specs) return undefined;
+  if (specs.length > 4) throw new UsageError(`--follow may be given at most 4 times, got ${specs.length}`);
+  return specs.map((spec) => {
+    const [type = "", ...rest] = spec.split(":");
+    const f: Follow = { type: oneOf("follow", type, EDGE_TYPES) };
+    for (const part of rest) {
+      if (part === "in" || part === "out") f.direction = part;
+      else if (/^\d+$/.test(part) && Number(part) >= 1 && Number(part) <= 100) f.limit = Number(part);
+      else throw new UsageError(`--follow ${spec}: "${part}" is neither in/out nor a limit from 1 to 100`);
+    }
+    return f;
+  });
+}
