@@ -33,7 +33,9 @@ async function one(name: string, bytes: Uint8Array) {
     `${name}: ${pages} pages, ${(bytes.length / 1024).toFixed(0)} KiB; read ${(t1 - t0).toFixed(0)} ms (${((t1 - t0) / pages).toFixed(1)} ms/page), plan ${(t2 - t1).toFixed(1)} ms; ${[...kinds].map(([k, n]) => `${n} ${k}`).join(", ")}`,
   );
   for (const a of plan.value.artifacts.slice(0, 12))
-    console.log(`  ${a.kind.padEnd(8)} ${a.title.slice(0, 90)}  [${(a.boundaries ?? []).filter((b) => b.startsWith("page")).join(" ")}]`);
+    console.log(
+      `  ${a.kind.padEnd(8)} ${a.title.slice(0, 90)}  [${(a.boundaries ?? []).filter((b) => b.startsWith("page")).join(" ")}]`,
+    );
 }
 
 const files = process.argv.slice(2);

@@ -53,14 +53,10 @@ const LocateItem = z.object({
   title: z.string(),
   version: z.number().int().openapi({ description: "The version valid at `as_of`; snippets are spans of it." }),
   score: z.number().openapi({ description: "The router's score within the paper (4 significant digits)." }),
-  page: z
-    .number()
-    .int()
-    .nullable()
-    .openapi({
-      description:
-        "Page of the best snippet (else of the chunk's start) when the source has pages (PDF imports); null for unarXive, S2ORC and other text sources.",
-    }),
+  page: z.number().int().nullable().openapi({
+    description:
+      "Page of the best snippet (else of the chunk's start) when the source has pages (PDF imports); null for unarXive, S2ORC and other text sources.",
+  }),
   discussed_in: z.array(z.string()).openapi({ description: "For an element: the sections that reference it." }),
   discusses: z.array(z.string()).openapi({ description: "For a section: the paper's elements it references." }),
   snippets: z.array(Snippet),

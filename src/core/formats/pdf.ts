@@ -209,7 +209,7 @@ function readingOrder(frags: Line[], width: number): Line[] {
 // ---------------------------------------------------------------------------------------------
 
 const CAPTION = /^(fig(?:ure)?\.?|table)\s*(\d+|[ivx]+)\s*[:.|–—-]/i;
-const NUMBERED_HEADING = /^((\d+(\.\d+){0,3})\.?|[IVX]{1,5}\.|[A-H]\.)\s+[A-Z][^]{0,100}$/;
+const NUMBERED_HEADING = /^((\d+(\.\d+){0,3})\.?|[IVX]{1,5}\.|[A-H]\.)\s+[A-Z].{0,100}$/;
 const NAMED_HEADING =
   /^(abstract|introduction|background|related work|method|methods|methodology|experiments|results|discussion|conclusions?|references|bibliography|acknowledge?ments?|appendix)$/i;
 const INLINE_ABSTRACT = /^abstract\s*[—–:.-]\s*(\S.*)$/i;
@@ -317,7 +317,9 @@ export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<Import
   perPage.forEach((fs, i) => {
     const page = doc.pages[i];
     if (!page) return;
-    const kept = fs.filter((f) => !(inMargin(f, page.height) && (PAGE_NUMBER.test(f.text) || repeated(maskDigits(f.text)))));
+    const kept = fs.filter(
+      (f) => !(inMargin(f, page.height) && (PAGE_NUMBER.test(f.text) || repeated(maskDigits(f.text)))),
+    );
     lines.push(...readingOrder(kept, page.width));
   });
 
