@@ -93,6 +93,33 @@ describe("POST /import?format=pdf", () => {
     expect(again.body.counts.created).toBe(0);
   });
 
+  it("pages survive an export and a replay of the dump into another archive", async () => {
+    const src = await newArchive("pdf");
+    const g = await makePaperPdf();
+    expect((await importPdf(src.id, src.key, g.bytes)).status).toBe(200);
+    const dump = await WORKER.fetch(`http://paperguru.test/v1/archives/${src.id}/export?format=json`, {
+      headers: { authorization: `Bearer ${src.key}` },
+    });
+    expect(dump.status).toBe(200);
+    const dst = await newArchive("pdf");
+    const replay = await WORKER.fetch(
+      `http://paperguru.test/v1/archives/${dst.id}/import?format=archive&name=dump.json`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${dst.key}`, "content-type": "text/plain" },
+        body: await dump.text(),
+      },
+    );
+    expect(replay.status).toBe(200);
+    const r = await api(
+      "POST",
+      `/v1/archives/${dst.id}/locate`,
+      { paper: PID, query: MARKERS.orchard, limit: 1, snippets: 1 },
+      dst.key,
+    );
+    expect(r.body.items[0]).toMatchObject({ page: 3, snippets: [{ page: 3 }] });
+  });
+
   it("the caller's valid_from replaces the PDF's creation date", async () => {
     const { id, key } = await newArchive("pdf");
     const imp = await importPdf(id, key, (await makePaperPdf()).bytes, "&valid_from=2025-01-02T00:00:00Z");
@@ -126,7 +153,7 @@ describe("POST /import?format=pdf", () => {
     const long = await importPdf(id, key, await d.save());
     expect(long.status).toBe(413);
     expect(long.body.error.hint).toMatch(/split it/);
-    const log = await api("GET", `/v1/archives/${id}/log`, undefined, key);
+    const log = await api("GET", `/v1/archives/${id}/ingest-log`, undefined, key);
     expect(log.body.entries).toEqual([]);
   });
 });
