@@ -1,13 +1,15 @@
 /**
- * The PDF worked example of docs/ingest.md, run as written with bash and curl against a local
- * Worker (scripts/start.mjs), with the generated two-column paper as paper.pdf.
+ * PDFs against a local Worker (scripts/start.mjs): the worked example of docs/ingest.md run as
+ * written with bash and curl, and `paperguru import` of a .pdf file (bytes sent unchanged, resume).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Server, startServer } from "../../scripts/lib/server";
+import { main } from "../../src/cli/main";
 import { makePaperPdf } from "../fixtures/pdf-paper";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -42,6 +44,35 @@ function jsonValues(text: string): unknown[] {
   return out;
 }
 
+async function createArchive(id: string): Promise<string> {
+  const res = await fetch(`${server.url}/v1/archives`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.adminKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ id, name: id }),
+  });
+  return ((await res.json()) as { key: { secret: string } }).key.secret;
+}
+
+/** `paperguru <argv>` in-process, in the temporary folder. */
+async function cli(argv: string[], env: Record<string, string>) {
+  let out = "";
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      out += String(chunk);
+      cb();
+    },
+  });
+  const code = await main(argv, {
+    stdout: sink,
+    stderr: sink,
+    cwd: dir,
+    env: { HOME: dir, PAPERGURU_CONFIG: join(dir, "config.json"), PAPERGURU_URL: server.url, ...env },
+    readStdin: async () => "",
+    onInterrupt: () => () => undefined,
+  });
+  return { code, out };
+}
+
 let server: Server;
 let dir: string;
 
@@ -57,12 +88,7 @@ afterAll(() => {
 
 describe("docs/ingest.md, PDF", () => {
   it("imports paper.pdf, locates a passage on page 2 and reports pages in coverage", async () => {
-    const res = await fetch(`${server.url}/v1/archives`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${server.adminKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ id: "mine", name: "mine" }),
-    });
-    const key = ((await res.json()) as { key: { secret: string } }).key.secret;
+    const key = await createArchive("mine");
     const out = execFileSync("bash", ["-euo", "pipefail", "-c", pdfExample()], {
       cwd: dir,
       env: { ...process.env, U: server.url, KEY: key },
@@ -80,5 +106,22 @@ describe("docs/ingest.md, PDF", () => {
       ],
     });
     expect(covered).toMatchObject({ pages: 3, total: 5 });
+  });
+});
+
+describe("paperguru import of a .pdf", () => {
+  it("detects the format, sends the bytes unchanged and skips the file on a second run", async () => {
+    const key = await createArchive("cli-pdf");
+    const env = { PAPERGURU_KEY: key, PAPERGURU_ARCHIVE: "cli-pdf" };
+    const first = await cli(["import", "paper.pdf"], env);
+    expect(first.out).toMatch(/paper\.pdf: pdf, 1 record: 6 created, 0 updated, 0 unchanged, 0 failed/);
+    expect(first.code).toBe(0);
+    const again = await cli(["import", "paper.pdf"], env);
+    expect(again.out).toMatch(/already imported, skipped/);
+    const res = await fetch(
+      `${server.url}/v1/archives/cli-pdf/coverage?paper=paper:routing-memory-for-long-horizon-research-agents`,
+      { headers: { authorization: `Bearer ${key}` } },
+    );
+    expect(((await res.json()) as { pages: number }).pages).toBe(3);
   });
 });
