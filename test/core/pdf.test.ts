@@ -186,3 +186,27 @@ describe("layout rules", () => {
     expect(pageAt(pageMarks(["year:2024"]), 0)).toBeNull();
   });
 });
+
+describe("lines", () => {
+  it("keeps a superscript on its line and two columns' halves apart", () => {
+    const r = parsePdf(
+      doc1([
+        item("Title Of The Paper", 200, 740, 18),
+        item("1 Introduction", 54, 700, 12),
+        item("Memory matters", 54, 680),
+        item("12", 130, 683, 7, 6),
+        item("for agents.", 140, 680),
+        item("Right column text", 320, 680),
+        item("continues here.", 320, 668),
+        item("Left column line two.", 54, 668),
+        item("Another left line.", 54, 656),
+        item("More right text.", 320, 656),
+      ]),
+    );
+    if (!r.ok) throw new Error(r.error.message);
+    const s = r.value.artifacts.find((a) => a.kind === "section");
+    expect(s?.content).toBe(
+      "Memory matters 12 for agents. Left column line two. Another left line. Right column text continues here. More right text.",
+    );
+  });
+});

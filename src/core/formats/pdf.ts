@@ -148,21 +148,41 @@ function fragments(page: PdfPage, pageNo: number, stamps: string[]): Line[] {
     }
     return Number.isFinite(it.x) && Number.isFinite(it.y) && it.size > 0;
   });
+  // Rows: items within 0.35x the font size of a row's first baseline (superscripts and subscripts
+  // stay on their line), then each row left to right, split where the gap exceeds 1.2x the size.
   items.sort((a, z) => z.y - a.y || a.x - z.x);
-  const out: Line[] = [];
-  let cur: Line | null = null;
+  const rows: PdfTextItem[][] = [];
+  let row: PdfTextItem[] = [];
+  let rowY = 0;
+  let rowSize = 0;
   for (const it of items) {
-    const gap = cur ? it.x - cur.x1 : 0;
-    const tol = Math.max(it.size, cur?.size ?? 0) * 0.35;
-    if (cur && Math.abs(it.y - cur.y) <= tol && gap > -it.size && gap <= 1.2 * Math.max(it.size, cur.size)) {
-      const needsSpace = gap > 0.15 * it.size && !/\s$/.test(cur.text) && !/^\s/.test(it.str);
-      cur.text += (needsSpace ? " " : "") + it.str;
-      cur.x1 = Math.max(cur.x1, it.x + it.w);
-      if (it.str.trim().length > 2) cur.size = Math.max(cur.size, it.size);
-      continue;
+    if (row.length && Math.abs(rowY - it.y) <= 0.35 * Math.max(rowSize, it.size)) row.push(it);
+    else {
+      row = [it];
+      rows.push(row);
+      rowY = it.y;
+      rowSize = it.size;
     }
-    cur = { text: it.str, page: pageNo, col: 2, x0: it.x, x1: it.x + it.w, y: it.y, size: it.size };
-    out.push(cur);
+  }
+  const out: Line[] = [];
+  for (const r of rows) {
+    // The row's baseline is its largest text's (a superscript does not lift the line).
+    let base = r[0] as PdfTextItem;
+    for (const it of r) if (it.size > base.size) base = it;
+    r.sort((a, z) => a.x - z.x);
+    let cur: Line | null = null;
+    for (const it of r) {
+      const gap = cur ? it.x - cur.x1 : 0;
+      if (cur && gap > -it.size && gap <= 1.2 * Math.max(it.size, cur.size)) {
+        const needsSpace = gap > 0.15 * it.size && !/\s$/.test(cur.text) && !/^\s/.test(it.str);
+        cur.text += (needsSpace ? " " : "") + it.str;
+        cur.x1 = Math.max(cur.x1, it.x + it.w);
+        if (it.str.trim().length > 2) cur.size = Math.max(cur.size, it.size);
+        continue;
+      }
+      cur = { text: it.str, page: pageNo, col: 2, x0: it.x, x1: it.x + it.w, y: base.y, size: it.size };
+      out.push(cur);
+    }
   }
   for (const f of out) f.text = f.text.replace(/\s+/g, " ").trim();
   return out.filter((f) => f.text);
