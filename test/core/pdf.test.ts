@@ -2,9 +2,11 @@
  * PDF import: the text layer of a generated two-column paper (test/fixtures/pdf-paper.ts, pdf-lib)
  * read with unpdf and laid out by src/core/formats/pdf.ts, and the layout rules on hand-made items.
  */
+import { createHash } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readPdf } from "../../src/app/intake/pdf";
+import { detectFormat } from "../../src/cli/import";
 import {
   type PdfDocument,
   type PdfTextItem,
@@ -14,7 +16,14 @@ import {
   parsePdf,
 } from "../../src/core/formats/pdf";
 import type { ArtifactInput } from "../../src/core/ingest";
-import { MARKERS, makePaperPdf, makeScannedPdf, PAPER_TITLE, PARAGRAPHS } from "../fixtures/pdf-paper";
+import {
+  MARKERS,
+  makeEncryptedPdf,
+  makePaperPdf,
+  makeScannedPdf,
+  PAPER_TITLE,
+  PARAGRAPHS,
+} from "../fixtures/pdf-paper";
 
 const PID = "paper:routing-memory-for-long-horizon-research-agents";
 
@@ -115,6 +124,20 @@ describe("readPdf failures", () => {
     expect(!huge.ok && huge.error.kind).toBe("too_large");
   });
 
+  it("an encrypted PDF is refused naming the password", async () => {
+    const md5 = (b: Uint8Array) => new Uint8Array(createHash("md5").update(b).digest());
+    const r = await readPdf(makeEncryptedPdf(md5));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).toMatchObject({ kind: "validation", field: "body" });
+    expect(r.error.message).toBe("this PDF is encrypted with a password");
+    expect(r.error.hint).toMatch(/qpdf --decrypt/);
+  });
+
+  it("the CLI detects .pdf files", () => {
+    expect(detectFormat("papers/Paper.PDF", "%PDF-1.7")).toBe("pdf");
+  });
+
   it("more than 80 pages is a 413 naming the split", async () => {
     const d = await PDFDocument.create();
     const font = await d.embedFont(StandardFonts.Helvetica);
@@ -188,6 +211,24 @@ describe("layout rules", () => {
 });
 
 describe("lines", () => {
+  it("reads a two-column page in bands cut by a full-width caption", () => {
+    const r = parsePdf(
+      doc1([
+        item("Title Of The Paper", 200, 740, 18),
+        item("1 Introduction", 54, 700, 12),
+        item("Alpha left top.", 54, 680),
+        item("Beta right top.", 320, 680),
+        item("Figure 1: Wide caption.", 54, 500, 10, 500),
+        item("Gamma left bottom.", 54, 300),
+        item("Delta right bottom.", 320, 300),
+      ]),
+    );
+    if (!r.ok) throw new Error(r.error.message);
+    const s = r.value.artifacts.find((a) => a.kind === "section");
+    expect(s?.content).toBe("Alpha left top. Beta right top. Gamma left bottom. Delta right bottom.");
+    expect(r.value.artifacts.find((a) => a.kind === "element")?.content).toBe("Figure 1: Wide caption.");
+  });
+
   it("keeps a superscript on its line and two columns' halves apart", () => {
     const r = parsePdf(
       doc1([
