@@ -20,7 +20,11 @@ export const MAX_PDF_BYTES = 16 * 1024 * 1024;
  * CPU, within the 2 s budget even at twice that cost.
  */
 export const MAX_PDF_PAGES = 80;
-/** Wall time the extraction may take before it gives up (a PDF with pathological content streams). */
+/**
+ * Wall time the extraction may take before it gives up (a PDF with pathological content streams),
+ * checked between pages. In workerd the clock advances only across I/O, so there the page and
+ * byte caps are what bound the work; this check binds in Node (tests, scripts).
+ */
 export const PDF_READ_MS = 8000;
 
 /** PDF date "D:20240501120000Z" or "D:20240501120000+02'00'" -> epoch ms. */
