@@ -215,7 +215,12 @@ export class PaperGuruClient {
   }
 
   private async send(method: string, path: string, body?: unknown, contentType = "application/json") {
-    const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+    const payload =
+      body === undefined
+        ? undefined
+        : typeof body === "string" || body instanceof Uint8Array
+          ? body
+          : JSON.stringify(body);
     const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, "content-type": contentType };
     // After a multi-megabyte body the local runtime (wrangler dev) has left the next request on the
     // kept-alive socket waiting 300 s for headers (a 7 MB dump import, then any call); large uploads
@@ -453,6 +458,11 @@ export class PaperGuruClient {
       text,
       "text/plain; charset=utf-8",
     );
+  }
+  /** Import a binary file (format: pdf) from its bytes; returns counts like importText. */
+  importBytes(archive: string, format: "pdf", bytes: Uint8Array, name: string, validFrom?: string) {
+    const q = new URLSearchParams({ format, name, ...(validFrom ? { valid_from: validFrom } : {}) });
+    return this.call<ImportResult>("POST", `/v1/archives/${enc(archive)}/import?${q}`, bytes, "application/pdf");
   }
   sources(archive: string) {
     return this.call<SourceList>("GET", `/v1/archives/${enc(archive)}/sources`);

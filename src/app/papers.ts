@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { LOCATE_KINDS } from "../contract/papers";
 import { fail, ok, type Result } from "../core/errors";
+import { pageAt, pageMarks } from "../core/formats/pdf";
 import type { ChunkStore } from "../core/ports";
 import { bestSentences, type CoverageInputItem, type CoverageType, coverage } from "../core/research/papers";
 import type { ChunkKind } from "../core/types";
@@ -102,6 +103,16 @@ export function paperUseCases(d: AppDeps) {
         const v = visible.get(id);
         if (!v || !(LOCATE_KINDS as readonly string[]).includes(v.kind)) continue;
         const text = b.snippets > 0 ? await d.kernel.contentOf(v.contentKey) : null;
+        // Pages come from the version's page marks (PDF imports); other sources have none.
+        const marks = pageMarks(v.boundaries);
+        const snippets =
+          text === null
+            ? []
+            : bestSentences(text, b.query, b.snippets).map((s) => ({
+                ...s,
+                score: sig4(s.score),
+                page: pageAt(marks, s.start),
+              }));
         items.push({
           rank: items.length + 1,
           chunk: id,
@@ -110,11 +121,10 @@ export function paperUseCases(d: AppDeps) {
           title: v.title,
           version: v.version,
           score: sig4(score.get(id) ?? 0),
-          page: null,
+          page: snippets[0]?.page ?? pageAt(marks, 0),
           discussed_in: (discussedIn.get(id) ?? []).sort(byOrder),
           discusses: (discusses.get(id) ?? []).sort(byOrder),
-          snippets:
-            text === null ? [] : bestSentences(text, b.query, b.snippets).map((s) => ({ ...s, score: sig4(s.score) })),
+          snippets,
         });
       }
       const sections: In<typeof S.LocateResult>["sections"] = [];
@@ -145,7 +155,9 @@ export function paperUseCases(d: AppDeps) {
       const visible = await chunks.visibleAt(archive, ids, t);
       const entities = await chunks.entitiesAt(archive, ids, t);
       const items: CoverageInputItem[] = [];
+      const pageOf = new Map<string, number | null>();
       for (const [id, v] of visible) {
+        pageOf.set(id, pageAt(pageMarks(v.boundaries), 0));
         const type: CoverageType | null =
           v.kind === "section" ? "section" : v.kind === "element" ? elementType(v.boundaries) : null;
         if (!type) continue;
@@ -169,14 +181,24 @@ export function paperUseCases(d: AppDeps) {
       );
       const r4 = (x: number | null) => (x === null ? null : sig4(x));
       const types = Object.fromEntries(
-        Object.entries(res.types).map(([k, v]) => [k, { ...v, share: r4(v.share) }]),
+        Object.entries(res.types).map(([k, v]) => [
+          k,
+          { ...v, share: r4(v.share), unlinked: v.unlinked.map((u) => ({ ...u, page: pageOf.get(u.chunk) ?? null })) },
+        ]),
       ) as In<typeof S.CoverageResult>["types"];
+      const pagesTag = /^pages:(\d+)$/;
+      let pages: number | null = null;
+      for (const t of head.value.boundaries) {
+        const m = pagesTag.exec(t);
+        if (m) pages = Number(m[1]);
+      }
       return ok({
         paper: q.paper,
         as_of: iso(t),
         rule: q.rule,
         aggregate: q.aggregate,
         share: r4(res.share),
+        pages,
         total: res.total,
         linked: res.linked,
         types,

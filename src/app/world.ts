@@ -8,7 +8,7 @@ import { fail, ok, type Result } from "../core/errors";
 import type { DeliveryRecord } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
 import type { AppDeps } from "./deps";
-import { importFile } from "./intake/imports";
+import { importFile, importPdf } from "./intake/imports";
 import { createSource, dispatchDueSources, runSource, sourceView } from "./intake/sources";
 import {
   consumeDeliveries,
@@ -193,6 +193,12 @@ export function importUseCases(d: AppDeps) {
     file(archive: string, q: In<typeof S.ImportQuery>, text: string) {
       if (!text.trim()) return Promise.resolve(fail("validation", "empty body", "body", "send the file as the body"));
       return importFile(d.intake, archive, q.format, text, q.name ?? `upload.${q.format}`, S.toMs(q.valid_from));
+    },
+    /** A PDF with a text layer: a paper, its sections and captions, every span with its page. */
+    pdf(archive: string, q: In<typeof S.ImportQuery>, bytes: Uint8Array) {
+      if (bytes.length === 0)
+        return Promise.resolve(fail("validation", "empty body", "body", "send the PDF as the body"));
+      return importPdf(d.intake, archive, bytes, q.name ?? "upload.pdf", S.toMs(q.valid_from));
     },
     /** Ingest runs (webhooks, sources, imports), newest first. */
     async log(archive: string, q: In<typeof S.LogQuery>) {

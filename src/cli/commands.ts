@@ -281,9 +281,9 @@ const keysRevoke: Command = {
 const importCmd: Command = {
   name: "import",
   args: "<file|folder>... [--format <f>] [--state <file>] [--restart]",
-  summary: "Import files and folders (BibTeX, Markdown papers, full-text JSON/JSONL, xKG, the feed JSON).",
+  summary: "Import files and folders (BibTeX, Markdown papers, full-text JSON/JSONL, xKG, the feed JSON, PDFs).",
   details: [
-    "Formats come from the extension (.bib, .md) and, for .json/.jsonl, from the content.",
+    "Formats come from the extension (.bib, .md, .pdf) and, for .json/.jsonl, from the content.",
     "Large files go in pieces (JSONL 10 records, BibTeX 500 entries). A progress bar with records/s shows",
     "on a terminal, one line per piece otherwise. The state file keeps the sha256 of every piece the server",
     "acknowledged; running the same command again skips those (resume). Ctrl-C finishes the piece in flight,",

@@ -27,6 +27,7 @@ export const FORMATS = [
   "openie",
   "json",
   "archive",
+  "pdf",
 ] as const satisfies readonly ImportFormat[];
 export type Format = (typeof FORMATS)[number];
 
@@ -35,6 +36,7 @@ export function detectFormat(path: string, text: string): Format | null {
   const ext = extname(path).toLowerCase();
   if (ext === ".bib" || ext === ".bibtex") return "bibtex";
   if (ext === ".md" || ext === ".markdown") return "markdown";
+  if (ext === ".pdf") return "pdf";
   if (ext !== ".json" && ext !== ".jsonl") return null;
   const head = text.slice(0, 200_000);
   // A PaperGuru archive dump (`paperguru export --format json`) opens with its format marker.
@@ -203,6 +205,14 @@ export function pieceHash(format: Format, piece: string): string {
   return createHash("sha256").update(format).update("\u0000").update(piece).digest("hex");
 }
 
+/**
+ * A file's text: UTF-8, except a PDF, read as latin1 so each character is one byte (the piece hash
+ * covers the exact bytes, and importBytes sends them back unchanged).
+ */
+export function readInput(path: string, format?: Format): string {
+  return readFileSync(path, format === "pdf" || extname(path).toLowerCase() === ".pdf" ? "latin1" : "utf8");
+}
+
 export function walk(path: string, out: string[] = []): string[] {
   const st = statSync(path);
   if (st.isDirectory()) {
@@ -349,7 +359,7 @@ function planPieces(
   const unknownFiles: string[] = [];
   const refusedFiles: string[] = [];
   for (const f of files) {
-    const text = readFileSync(f, "utf8");
+    const text = readInput(f, o.format);
     const format = o.format ?? detectFormat(f, text);
     if (!format) {
       unknownFiles.push(show(f));
@@ -459,7 +469,7 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
         continue;
       }
       if (loaded !== p.file) {
-        text = readFileSync(p.file, "utf8");
+        text = readInput(p.file, p.format);
         pieces = splitRecords(p.file, text, p.format);
         loaded = p.file;
       }
@@ -470,7 +480,10 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
         continue;
       }
       try {
-        const res = await client.importText(o.archive, p.format, piece, basename(p.file), o.validFrom);
+        const res =
+          p.format === "pdf"
+            ? await client.importBytes(o.archive, "pdf", Buffer.from(piece, "latin1"), basename(p.file), o.validFrom)
+            : await client.importText(o.archive, p.format, piece, basename(p.file), o.validFrom);
         for (const k of Object.keys(counts) as Array<keyof Counts>) counts[k] += res.counts[k] ?? 0;
         st.pieces[p.hash] = { file: show(p.file), piece: p.index, records: p.records, at: new Date().toISOString() };
         writeState(o.statePath, st);

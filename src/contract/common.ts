@@ -26,6 +26,7 @@ export const ErrorSchema = z
         "not_found",
         "conflict",
         "too_large",
+        "unprocessable",
         "unavailable",
         "internal",
       ]),

@@ -38,6 +38,11 @@ const Snippet = z.object({
   end: z.number().int(),
   text: z.string().openapi({ description: "content.slice(start, end) of that version: verifiable with /verify." }),
   score: z.number().openapi({ description: "Share of the query's distinct terms in this sentence (0-1)." }),
+  page: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "Page the sentence starts on (PDF imports); null when the source has no pages." }),
 });
 
 const LocateItem = z.object({
@@ -48,11 +53,10 @@ const LocateItem = z.object({
   title: z.string(),
   version: z.number().int().openapi({ description: "The version valid at `as_of`; snippets are spans of it." }),
   score: z.number().openapi({ description: "The router's score within the paper (4 significant digits)." }),
-  page: z
-    .number()
-    .int()
-    .nullable()
-    .openapi({ description: "Page, when the source has pages (unarXive and S2ORC have none)." }),
+  page: z.number().int().nullable().openapi({
+    description:
+      "Page of the best snippet (else of the chunk's start) when the source has pages (PDF imports); null for unarXive, S2ORC and other text sources.",
+  }),
   discussed_in: z.array(z.string()).openapi({ description: "For an element: the sections that reference it." }),
   discusses: z.array(z.string()).openapi({ description: "For a section: the paper's elements it references." }),
   snippets: z.array(Snippet),
@@ -96,7 +100,7 @@ export const LocateResult = z
           page: null,
           discussed_in: ["arxiv:2301.00001#s2-2-method", "arxiv:2301.00001#s3-3-results"],
           discusses: [],
-          snippets: [{ start: 0, end: 36, text: "Latency per query on three datasets.", score: 1 }],
+          snippets: [{ start: 0, end: 36, text: "Latency per query on three datasets.", score: 1, page: null }],
         },
       ],
       sections: [
@@ -145,6 +149,11 @@ const CoverageItem = z.object({
   version: z.number().int(),
   referenced: z.boolean(),
   grounded: z.boolean(),
+  page: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "Page the item starts on (PDF imports); null when the source has no pages." }),
 });
 
 const CoverageType = z.object({
@@ -164,6 +173,11 @@ export const CoverageResult = z
       .number()
       .nullable()
       .openapi({ description: "The overall share under `aggregate`; null for a paper with no items." }),
+    pages: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The paper's page count (PDF imports); null when the source has no pages." }),
     total: z.number().int(),
     linked: z.number().int(),
     types: z.object({ section: CoverageType, figure: CoverageType, table: CoverageType, equation: CoverageType }),
@@ -176,6 +190,7 @@ export const CoverageResult = z
       rule: "referenced",
       aggregate: "micro",
       share: 0.75,
+      pages: null,
       total: 8,
       linked: 6,
       types: {
@@ -190,6 +205,7 @@ export const CoverageResult = z
               version: 1,
               referenced: false,
               grounded: false,
+              page: null,
             },
           ],
         },
@@ -204,6 +220,7 @@ export const CoverageResult = z
               version: 1,
               referenced: false,
               grounded: false,
+              page: null,
             },
           ],
         },

@@ -363,13 +363,13 @@ export const PatchSource = z
   })
   .openapi("PatchSource", { example: { paused: false, interval_minutes: 720 } });
 
-export const IMPORT_FORMATS = ["bibtex", "markdown", "fulltext", "xkg", "openie", "json", "archive"] as const;
+export const IMPORT_FORMATS = ["bibtex", "markdown", "fulltext", "xkg", "openie", "json", "archive", "pdf"] as const;
 
 export const ImportQuery = z.object({
   format: z.enum(IMPORT_FORMATS).openapi({
     param: { name: "format", in: "query" },
     description:
-      "bibtex | markdown | fulltext (unarXive/S2ORC JSON or JSONL) | xkg | openie (HippoRAG-style OpenIE results: {docs: [{idx, passage, extracted_entities, extracted_triples}]} or a bare array) | json (the feed format) | archive (a PaperGuru JSON export, replayed losslessly)",
+      "bibtex | markdown | fulltext (unarXive/S2ORC JSON or JSONL) | xkg | openie (HippoRAG-style OpenIE results: {docs: [{idx, passage, extracted_entities, extracted_triples}]} or a bare array) | json (the feed format) | archive (a PaperGuru JSON export, replayed losslessly) | pdf (a paper PDF with a text layer, sent as bytes: a paper, its sections and figure/table captions, each span with its page; docs/ingest.md)",
   }),
   name: z
     .string()

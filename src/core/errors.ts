@@ -9,6 +9,7 @@ export type FailureKind =
   | "not_found"
   | "conflict"
   | "too_large"
+  | "unprocessable"
   | "unavailable";
 
 export interface Failure {

@@ -15,13 +15,14 @@ export type AppEnv = { Variables: Bindings };
 export type Ctx = Context<AppEnv>;
 
 /** The one map from core failures to HTTP statuses (exhaustive: a new kind fails to compile). */
-export const STATUS: Record<FailureKind, 400 | 401 | 403 | 404 | 409 | 413 | 503> = {
+export const STATUS: Record<FailureKind, 400 | 401 | 403 | 404 | 409 | 413 | 422 | 503> = {
   validation: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  unprocessable: 422,
   unavailable: 503,
 };
 

@@ -78,6 +78,7 @@ Every failure is JSON of one shape, \`{"error": {"type", "message", "field", "hi
 - \`not_found\` (404): no such archive, chunk, entity, key, webhook, delivery, source or route.
 - \`conflict\` (409): conflicts with stored state (versions, ids, a delivery already queued); nothing was stored.
 - \`too_large\` (413): over a named limit (body over 32 MiB, more than 200 artifacts, content over 2 MiB, more than 2,000 import records).
+- \`unprocessable\` (422): well-formed input that cannot be used as sent (a PDF without a text layer: run OCR first).
 - \`unavailable\` (503): a dependency (the queue) refused; retry.
 - \`internal\` (500): an unexpected error; nothing partial was stored.
 
@@ -128,7 +129,7 @@ export const AUTH = {
   none: [] as Array<Record<string, string[]>>,
 };
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 503;
 
 const ERRORS: Record<ErrorStatus, { description: string; example: z.infer<typeof S.ErrorSchema> }> = {
   400: {
@@ -187,6 +188,17 @@ const ERRORS: Record<ErrorStatus, { description: string; example: z.infer<typeof
         message: "request body exceeds 33554432 bytes",
         field: "body",
         hint: "split the batch",
+      },
+    },
+  },
+  422: {
+    description: "Well-formed input that cannot be processed as sent (`unprocessable`)",
+    example: {
+      error: {
+        type: "unprocessable",
+        message: "no text layer: none of the 3 pages has any text (a scanned or image-only PDF)",
+        field: "body",
+        hint: "run OCR first (for example `ocrmypdf in.pdf out.pdf`), then import the OCRed PDF",
       },
     },
   },

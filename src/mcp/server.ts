@@ -40,7 +40,7 @@ Every tool takes \`archive\`, the archive id your key was issued for (resources/
 - \`remember\` stores artifacts (atomic batch; revise: true for a new version of an existing chunk), \`deprecate\` retires one (history kept), \`forget\` deletes a chunk or an entity for good, \`entity\` aliases, renames or merges entities, \`session\` logs your turns for context's short_term.
 - \`as_of\` (ISO 8601) answers as the archive was at that time. Output times are ISO 8601 strings.
 - Prompts: brief (a topic as of a time), changes (what changed about a topic between two times).
-- A failed call returns isError with {"error": {"type", "message", "field", "hint"}}: type is validation, unauthorized, forbidden, not_found, conflict, too_large or unavailable; field names the argument at fault.`;
+- A failed call returns isError with {"error": {"type", "message", "field", "hint"}}: type is validation, unauthorized, forbidden, not_found, conflict, too_large, unprocessable or unavailable; field names the argument at fault.`;
 
 /** Keywords the listing leaves out: bounds the server checks anyway, answering a clear error naming the field and the limit. */
 const CHECKED_BY_SERVER = new Set([

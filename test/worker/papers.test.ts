@@ -127,7 +127,7 @@ describe("POST /locate", () => {
     const before = await locate(id, key, { ...q, as_of: "2023-03-01" });
     expect(before.body.items[0]).toMatchObject({ chunk: S4, version: 1 });
     expect(before.body.items[0].snippets).toEqual([
-      { start: 0, end: 33, text: "Hyperparameters are the defaults.", score: 0.3333 },
+      { start: 0, end: 33, text: "Hyperparameters are the defaults.", score: 0.3333, page: null },
     ]);
     expect(before.body.as_of).toBe("2023-03-01T00:00:00.000Z");
     const early = await locate(id, key, { ...q, as_of: "2022-01-01" });

@@ -1,6 +1,6 @@
 /**
  * File imports (API endpoint and CLI): BibTeX, Markdown papers, full-text JSON (unarXive / S2ORC),
- * xKG JSON, OpenIE results (HippoRAG), and the feed JSON. The parsers are pure (src/core/formats); this applies their plan and
+ * xKG JSON, OpenIE results (HippoRAG), the feed JSON, and PDFs (read from bytes: importPdf). The parsers are pure (src/core/formats); this applies their plan and
  * records the run in the ingest log.
  */
 
@@ -10,12 +10,14 @@ import { parseBibtex } from "../../core/formats/bibtex";
 import { parseFullTextPapers } from "../../core/formats/fulltext";
 import { parseMarkdownPaper } from "../../core/formats/markdown";
 import { parseOpenIe } from "../../core/formats/openie";
+import { parsePdf } from "../../core/formats/pdf";
 import type { ImportPlan } from "../../core/formats/types";
 import { parseXkg } from "../../core/formats/xkg";
 import { type CpuWork, cpuBudgetChars, withinCpuBudget } from "../../core/limits";
 import { importArchiveFile } from "../exports/reimport";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { IntakeDeps } from "./deps";
+import { readPdf } from "./pdf";
 import { feedPlan } from "./webhooks";
 
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -46,6 +48,8 @@ export function parseImport(format: ImportFormat, text: string, name: string): R
         value: { artifacts: r.value.artifacts, deprecations: r.value.deprecations, skipped: r.value.skipped },
       };
     }
+    case "pdf":
+      return fail("validation", "a PDF is read from its bytes, not from text", "format", "use importPdf");
     case "archive":
       // A PaperGuru dump is replayed (importArchiveFile), not turned into an artifact plan.
       return fail("validation", "archive dumps are replayed, not parsed into a plan", "format", "use importFile");
@@ -87,6 +91,13 @@ export async function importFile(
       );
     return importArchiveFile(deps, archiveId, text, name || format);
   }
+  if (format === "pdf")
+    return fail(
+      "validation",
+      "a PDF must be sent as bytes",
+      "format",
+      "send the file as the raw body (curl --data-binary @paper.pdf)",
+    );
   const started = Date.now();
   // The CPU budget, before any work: parsing grows with the file, analysing with the records' text.
   const parseWork: CpuWork = format;
@@ -127,7 +138,48 @@ export async function importFile(
       "body",
       "split the file (`npx paperguru import` sends JSONL and BibTeX files in pieces)",
     );
-  const outcome = await applyPlan(deps.apply, archiveId, plan.value);
+  return applyAndLog(deps, archiveId, format, name, plan.value, started);
+}
+
+/**
+ * A PDF's bytes: its text layer read (src/app/intake/pdf.ts, bounded in bytes, pages and time),
+ * laid out into a paper, its sections and captions with pages (src/core/formats/pdf.ts), applied
+ * like any other import.
+ */
+export async function importPdf(
+  deps: IntakeDeps,
+  archiveId: string,
+  bytes: Uint8Array,
+  name: string,
+  validFrom?: number,
+): Promise<Result<ApplyOutcome>> {
+  const started = Date.now();
+  const doc = await readPdf(bytes);
+  if (!doc.ok) return doc;
+  const plan = parsePdf(doc.value, { source: name || "upload.pdf" });
+  if (!plan.ok) return plan;
+  let chars = 0;
+  for (const a of plan.value.artifacts) chars += a.content.length + a.title.length;
+  const budget = withinCpuBudget(
+    [["analyse", chars]],
+    `this PDF's text (${plan.value.artifacts.length} chunks, ${chars.toLocaleString("en-US")} characters)`,
+    "body",
+    "split the PDF into parts and import them one by one",
+  );
+  if (!budget.ok) return budget;
+  if (validFrom !== undefined) for (const a of plan.value.artifacts) a.valid_from = validFrom;
+  return applyAndLog(deps, archiveId, "pdf", name, plan.value, started);
+}
+
+async function applyAndLog(
+  deps: IntakeDeps,
+  archiveId: string,
+  format: ImportFormat,
+  name: string,
+  plan: ImportPlan,
+  started: number,
+): Promise<Result<ApplyOutcome>> {
+  const outcome = await applyPlan(deps.apply, archiveId, plan);
   await deps.world.appendLog({
     archiveId,
     origin: "import",

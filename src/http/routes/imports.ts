@@ -20,8 +20,9 @@ endpoint(
       params: S.ArchiveParam,
       query: S.ImportQuery,
       body: {
-        description: "The file, any content type (read as UTF-8 text)",
+        description: "The file, any content type (read as UTF-8 text; with format=pdf, the PDF's bytes)",
         content: {
+          "application/pdf": { schema: { type: "string", format: "binary" } },
           "text/plain": {
             schema: { type: "string" },
             example:
@@ -34,11 +35,21 @@ endpoint(
       200: json(S.ImportResult),
       ...errors(401, 403, 404),
       400: err(400, "Invalid query, empty body, or no records of this format in it"),
-      413: err(413, "Body over 32 MiB or more than 2,000 records"),
+      413: err(413, "Body over 32 MiB or more than 2,000 records; a PDF over 16 MiB or 80 pages"),
+      422: err(422, "A PDF without a text layer (`unprocessable`): run OCR first"),
     },
   },
   async (c) => {
-    const res = await c.var.app.imports.file(c.req.valid("param").archive, c.req.valid("query"), await c.req.text());
+    const q = c.req.valid("query");
+    if (q.format === "pdf") {
+      const pdf = await c.var.app.imports.pdf(
+        c.req.valid("param").archive,
+        q,
+        new Uint8Array(await c.req.arrayBuffer()),
+      );
+      return pdf.ok ? c.json(pdf.value, 200) : failure(c, pdf.error);
+    }
+    const res = await c.var.app.imports.file(c.req.valid("param").archive, q, await c.req.text());
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );
