@@ -150,8 +150,8 @@ export function nonProseRanges(text: string, limit = text.length): NonProse[] {
       continue;
     }
     if (firstBlock && !inFence && RE_META.test(raw)) {
-      // A metadata line: it and the title line above it (the first line of the block) are structure.
-      if (firstLine && firstLine.start !== start) push(firstLine.start, firstLine.end);
+      // A metadata line: it and the title line right above it (the block's first line) are structure.
+      if (firstLine && firstLine.start === prevStart) push(firstLine.start, firstLine.end);
       firstLine = null;
       push(start, e);
       prevStart = start;
