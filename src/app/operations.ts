@@ -213,6 +213,7 @@ export async function resolveFilter(
     minSimilarity: "min_similarity" in f ? f.min_similarity : undefined,
     only,
     exclude: f.exclude,
+    researchMemory: f.research_memory,
   };
 }
 

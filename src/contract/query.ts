@@ -57,6 +57,10 @@ export const FilterSchema = z
       description:
         "Never these chunk ids (the chunk a question is about, cards already in hand); relevance still flows through their edges.",
     }),
+    research_memory: z.boolean().optional().openapi({
+      description:
+        "true: research memory (SGMC hubs `<node>#hub` and drafts `<node>#draft`, boundaries sgmc:hub and sgmc:draft) may be returned. Without it they are left out, unless boundaries_any or boundaries_all (or the query's boundaries) names their tag.",
+    }),
   })
   .strict()
   .openapi("Filter", { example: { kinds: ["technique"], grounded: true, min_similarity: 0.2 } });

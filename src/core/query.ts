@@ -81,6 +81,35 @@ export interface RouteRequest {
   filter?: RouteFilter | undefined;
 }
 
+/**
+ * Boundary tags of research memory: the bookkeeping chunks SGMC writes about sources (a node's hub
+ * of anchors as JSON Lines, `<node>#hub`; its draft, `<node>#draft`). src/app/research writes them.
+ */
+export const RESEARCH_HUB = "sgmc:hub";
+export const RESEARCH_DRAFT = "sgmc:draft";
+export const RESEARCH_MEMORY_BOUNDARIES: readonly string[] = [RESEARCH_HUB, RESEARCH_DRAFT];
+
+const normTag = (b: string) => b.trim().toLowerCase().replace(/\s+/g, "-");
+
+/**
+ * The filter a route applies: the caller's, plus "never research memory" unless the caller asked for
+ * it (filter.researchMemory, or a boundary of the filter or of the query naming its tag). Research
+ * memory restates its sources (a hub quotes their anchors, a draft paraphrases them), so in a general
+ * route it would crowd out the sources themselves.
+ */
+export function routeFilter(
+  filter: RouteFilter | undefined,
+  boundaries: readonly string[] = [],
+): RouteFilter | undefined {
+  if (filter?.researchMemory) return filter;
+  const named = new Set(
+    [...(filter?.boundariesAny ?? []), ...(filter?.boundariesAll ?? []), ...boundaries].map(normTag),
+  );
+  const none = RESEARCH_MEMORY_BOUNDARIES.filter((b) => !named.has(b));
+  if (none.length === 0) return filter;
+  return { ...filter, boundariesNone: [...(filter?.boundariesNone ?? []), ...none] };
+}
+
 /** Recency seeds read per session (RouteInput.recent holds at most 64). */
 const RECENT_PER_SESSION = 64;
 
@@ -214,10 +243,12 @@ async function routeUnlogged(
   }
   const recent = await recentRead;
   t.lap("recent");
+  const boundaries = (req.boundaries ?? []).map(normTag);
+  const filter = routeFilter(req.filter, boundaries);
   const route = await deps.router.route({
     mentions: candidates,
     identifiers: identifiers.map((i) => i.id),
-    boundaries: (req.boundaries ?? []).map((b) => b.trim().toLowerCase().replace(/\s+/g, "-")),
+    boundaries,
     semantic,
     querySketch,
     terms: queryTerms(req.query),
@@ -226,7 +257,7 @@ async function routeUnlogged(
     preferEdges: preferredEdges(req.query),
     limit: req.limit ?? 32,
     ...(recent ? { recent } : {}),
-    ...(req.filter ? { filter: req.filter } : {}),
+    ...(filter ? { filter } : {}),
   });
   t.lap("route");
   t.total();
@@ -287,7 +318,8 @@ function expandPasses(f: RouteFilter, row: { chunkId: string; kind: string; boun
     (!f.boundariesAny?.length || f.boundariesAny.some((b) => tags.has(norm(b)))) &&
     (f.boundariesAll ?? []).every((b) => tags.has(norm(b))) &&
     (!f.only || f.only.includes(row.chunkId)) &&
-    !f.exclude?.includes(row.chunkId)
+    !f.exclude?.includes(row.chunkId) &&
+    !f.boundariesNone?.some((b) => tags.has(norm(b)))
   );
 }
 

@@ -278,6 +278,13 @@ export interface RouteFilter {
   minSimilarity?: number | undefined;
   /** Never returned; mass still flows through them in diffusion and the router's hops. */
   exclude?: string[] | undefined;
+  /** Never a chunk carrying one of these boundary tags (exact, from postings); mass still flows through them. */
+  boundariesNone?: string[] | undefined;
+  /**
+   * Research memory (chunks tagged with RESEARCH_MEMORY_BOUNDARIES: SGMC hubs and drafts) may be
+   * returned. Without it a route leaves them out unless boundariesAny or boundariesAll names their tag.
+   */
+  researchMemory?: boolean | undefined;
 }
 
 export interface RouteInput {

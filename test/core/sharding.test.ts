@@ -90,6 +90,7 @@ function queries(): RouteInput[] {
   out.push({ ...f, filter: { kinds: ["record"] } });
   out.push({ ...f, filter: { boundariesAny: ["conv-2"] } });
   out.push({ ...f, filter: { exclude: ["p7-1"], minSimilarity: 0 } });
+  out.push({ ...f, filter: { boundariesNone: ["conv-2"] } });
   out.push({ ...f, recent: [{ chunk: "turn-7", at: Date.UTC(2029, 11, 1) }] });
   return out;
 }

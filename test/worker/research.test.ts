@@ -382,6 +382,74 @@ describe("feedback memory (Eq. 12)", () => {
   });
 });
 
+describe("research memory in general queries", () => {
+  it("leaves hubs and drafts out of /context and /route unless the filter asks for them", async () => {
+    const a = await outline();
+    const g = await api(
+      "POST",
+      `${base(a.id)}/hubs/gather`,
+      { node: "rev/features", query: "differential entropy features EEG", at: "2024-03-01" },
+      a.key,
+    );
+    expect(g.status).toBe(200);
+    const anchor = stripTitle(g.body.evidence[0]);
+    const d = await api(
+      "POST",
+      `${base(a.id)}/drafts`,
+      {
+        node: "rev/features",
+        text: "Differential entropy features work well for EEG emotion recognition, per frequency band.",
+        evidence: [anchor],
+        at: "2024-03-10",
+      },
+      a.key,
+    );
+    expect(d.status).toBe(200);
+    const query = "differential entropy features EEG frequency band";
+    const ids = (cards: Array<{ artifact_id: string }>) => cards.map((c) => c.artifact_id);
+    const memory = (xs: string[]) => xs.filter((x) => x.endsWith("#hub") || x.endsWith("#draft"));
+
+    // Asked for: both are there (the filter flag, or a boundary naming the tag).
+    const asked = await api(
+      "POST",
+      `${base(a.id)}/route`,
+      { query, limit: 32, filter: { research_memory: true } },
+      a.key,
+    );
+    expect(asked.status).toBe(200);
+    const askedIds = asked.body.candidates.map((c: { chunk: string }) => c.chunk);
+    expect(new Set(memory(askedIds))).toEqual(new Set(["rev/features#hub", "rev/features#draft"]));
+    const hubsOnly = await api(
+      "POST",
+      `${base(a.id)}/context`,
+      { query, budget_tokens: 2000, filter: { boundaries_any: ["sgmc:hub"] } },
+      a.key,
+    );
+    expect(ids(hubsOnly.body.cards)).toEqual(["rev/features#hub"]);
+
+    // Not asked for: neither, on route (candidates and selection) and context; the sources still are.
+    const route = await api("POST", `${base(a.id)}/route`, { query, limit: 32 }, a.key);
+    expect(route.status).toBe(200);
+    expect(memory(route.body.candidates.map((c: { chunk: string }) => c.chunk))).toEqual([]);
+    expect(memory(route.body.selected.map((c: { chunk: string }) => c.chunk))).toEqual([]);
+    const ctx = await api("POST", `${base(a.id)}/context`, { query, budget_tokens: 2000 }, a.key);
+    expect(ctx.status).toBe(200);
+    expect(memory(ids(ctx.body.cards))).toEqual([]);
+    expect(ids(ctx.body.cards)).toContain("paper:de");
+    // Another filter does not bring them back.
+    const kinds = await api(
+      "POST",
+      `${base(a.id)}/context`,
+      { query, budget_tokens: 2000, filter: { kinds: ["note", "section", "paper"] } },
+      a.key,
+    );
+    expect(memory(ids(kinds.body.cards))).toEqual([]);
+    // Their own routes still read them.
+    const hub = await api("GET", `${base(a.id)}/hubs?node=${enc("rev/features")}`, undefined, a.key);
+    expect(hub.body.iterations).toHaveLength(1);
+  });
+});
+
 function stripTitle(e: { artifact_id: string; version: number; start: number; end: number; snippet: string }) {
   return { artifact_id: e.artifact_id, version: e.version, start: e.start, end: e.end, snippet: e.snippet };
 }

@@ -3,11 +3,13 @@
  * feedback records, the bounds on what one call reads, and the bounded content reader.
  */
 import { fail } from "../../core/errors";
+import { RESEARCH_DRAFT, RESEARCH_HUB } from "../../core/query";
 import type { AppDeps } from "../deps";
 
 export const OUTLINE = "outline";
-export const HUB = "sgmc:hub";
-export const DRAFT = "sgmc:draft";
+/** Hubs and drafts carry these tags; general routes leave them out unless asked (core/query.ts routeFilter). */
+export const HUB = RESEARCH_HUB;
+export const DRAFT = RESEARCH_DRAFT;
 export const FEEDBACK = "feedback";
 export const EVIDENCE_KEY = "sgmc:evidence";
 export const hubId = (node: string) => `${node}#hub`;

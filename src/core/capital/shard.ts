@@ -184,7 +184,7 @@ export class LocalShard {
         only: f?.only ? known(f.only) : null,
         any: f?.boundariesAny?.length ? f.boundariesAny.flatMap(tagged) : null,
         all: (f?.boundariesAll ?? []).map(tagged),
-        exclude: known(f?.exclude ?? []),
+        exclude: [...known(f?.exclude ?? []), ...(f?.boundariesNone ?? []).flatMap(tagged)],
       },
     };
   }

@@ -6,8 +6,13 @@ import { type AnchoredSpan, CHUNK_KINDS, type EvidenceCard } from "../types";
 /** Caps on the two prose fields (tokens of the request's encoding): a claim is one sentence, a sketch a few. */
 export const MAX_CLAIM_TOKENS = 80;
 export const MAX_SKETCH_TOKENS = 150;
-/** Two anchors minimum so every card can be cross-checked; five maximum keeps cards skimmable. */
-export const MIN_ANCHORS = 2;
+/**
+ * Two anchors so a card can be cross-checked (CROSS_CHECK_ANCHORS), whenever its content has two
+ * sentences; a one-sentence content has one anchor, that sentence whole (MIN_ANCHORS), rather than
+ * two halves of it. Five maximum keeps cards skimmable.
+ */
+export const MIN_ANCHORS = 1;
+export const CROSS_CHECK_ANCHORS = 2;
 export const MAX_ANCHORS = 5;
 
 /**

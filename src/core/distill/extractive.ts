@@ -3,18 +3,22 @@
  * best match the query, so every statement in the card is verbatim source text (a shortened claim
  * is a verbatim prefix ending on a clause boundary, marked "…"), and anchors them to exact offsets
  * of the exact version. Only prose is quoted: front matter, headings, table rows, link-only list
- * items and bibliography entries never become the claim, a sketch sentence or an assumption (see
- * prose.ts); anchors may point anywhere. Budget fitting degrades the card in a fixed order (fewer
+ * items, a paper's metadata lines and bibliography entries never become the claim, a sketch sentence
+ * or an assumption (see prose.ts). Anchors may also point at data (a table row, code, a reference)
+ * but never at structure (a heading, front matter, metadata, the raw BibTeX entry). Content in a data
+ * format (a raw BibTeX entry, JSON) is quoted from its prose values only (structured.ts). Budget fitting degrades the card in a fixed order (fewer
  * extra anchors, fewer sketch sentences, fewer optional assumptions, a shorter claim, shorter
- * snippets, a short fallback claim) and returns null only when not even a two-anchor card fits.
+ * snippets, a short fallback claim) and returns null only when not even a card with two anchors (one
+ * for a one-sentence content) fits.
  */
 import type { Distiller, DistillInput } from "../ports";
 import { terms } from "../text/analyze";
 import { type Span, splitSentences, splitWords } from "../text/sentences";
 import { countTokens, DEFAULT_TOKENIZER, loadTokenizer, type TokenizerName } from "../text/tokenizer";
 import type { AnchoredSpan, EvidenceCard } from "../types";
-import { cardTokens, MAX_ANCHORS, MAX_CLAIM_TOKENS, MAX_SKETCH_TOKENS, MIN_ANCHORS } from "./card";
-import { clauseCuts, countWords, nonProseRanges, type Range } from "./prose";
+import { CROSS_CHECK_ANCHORS, cardTokens, MAX_ANCHORS, MAX_CLAIM_TOKENS, MAX_SKETCH_TOKENS, MIN_ANCHORS } from "./card";
+import { clauseCuts, countWords, type NonProse, nonProseRanges } from "./prose";
+import { fieldRegions } from "./structured";
 
 /** Snippets are not cut below this many characters (a few words): shorter ones stop being evidence. */
 const MIN_SNIPPET_CHARS = 60;
@@ -130,23 +134,28 @@ function trimmed(content: string, start: number, end: number, prose: boolean): U
   return e > s ? { start: s, end: e, text: content.slice(s, e), prose } : null;
 }
 
-/** Sentence spans cut at the non-prose line ranges; each part marked prose or not. Both lists are sorted. */
-function markProse(content: string, sentences: Span[], ranges: Range[]): Unit[] {
+/**
+ * Sentence spans cut at the non-prose ranges; each part marked prose or not, and structure (headings,
+ * front matter, metadata, a BibTeX entry) left out. Both lists are sorted.
+ */
+function markProse(content: string, sentences: Span[], ranges: NonProse[]): Unit[] {
   const out: Unit[] = [];
   let r = 0;
   for (const s of sentences) {
-    while (r < ranges.length && (ranges[r] as Range).end <= s.start) r++;
+    while (r < ranges.length && (ranges[r] as NonProse).end <= s.start) r++;
     let pos = s.start;
-    for (let k = r; k < ranges.length && (ranges[k] as Range).start < s.end; k++) {
-      const g = ranges[k] as Range;
+    for (let k = r; k < ranges.length && (ranges[k] as NonProse).start < s.end; k++) {
+      const g = ranges[k] as NonProse;
       const a = Math.max(g.start, s.start);
       const b = Math.min(g.end, s.end);
       if (a > pos) {
         const u = trimmed(content, pos, a, true);
         if (u) out.push(u);
       }
-      const u = trimmed(content, a, b, false);
-      if (u) out.push(u);
+      if (g.kind === "data") {
+        const u = trimmed(content, a, b, false);
+        if (u) out.push(u);
+      }
       pos = b;
     }
     if (pos < s.end) {
@@ -157,32 +166,35 @@ function markProse(content: string, sentences: Span[], ranges: Range[]): Unit[] 
   return out;
 }
 
-interface Segmented {
-  units: Unit[];
-  /** Set when the content is one sentence: the claim may quote it whole while the anchors are its halves. */
-  whole: Unit | null;
-}
-
-/** Segment the content; guarantee at least two spans (the card contract needs two anchors). */
-function segment(content: string): Segmented {
+/**
+ * Segment the content into sentence units, at least one. A data format (raw BibTeX, JSON) gives the
+ * sentences of its prose values only (structured.ts); text gives its sentences cut at the non-prose
+ * ranges (prose.ts). Content with no sentence left (only a heading, a BibTeX entry without a title)
+ * gives one short unit, not prose: its first words, up to MIN_SNIPPET_CHARS.
+ */
+function segment(content: string): Unit[] {
   const limit = Math.min(content.length, MAX_SCAN_CHARS);
-  const scan = content.length > limit ? content.slice(0, limit) : content;
-  const units = markProse(content, splitSentences(scan), nonProseRanges(content, limit));
-  if (units.length >= 2) return { units, whole: null };
-  const only: Unit = units[0] ?? { start: 0, end: content.length, text: content, prose: true };
-  const words = splitWords(content, only.start, only.end);
-  if (words.length < 2) return { units: [only, only], whole: null };
-  // One sentence: anchor its halves (split at the middle word boundary), quote it whole.
-  const mid = Math.ceil(words.length / 2);
-  const aEnd = (words[mid - 1] as Span).end;
-  const bStart = (words[mid] as Span).start;
-  return {
-    units: [
-      { start: only.start, end: aEnd, text: content.slice(only.start, aEnd), prose: only.prose },
-      { start: bStart, end: only.end, text: content.slice(bStart, only.end), prose: only.prose },
-    ],
-    whole: only,
+  const fields = fieldRegions(content, limit);
+  let units: Unit[];
+  if (fields) {
+    units = [];
+    for (const r of fields)
+      for (const s of splitSentences(content.slice(r.start, r.end)))
+        units.push({ start: r.start + s.start, end: r.start + s.end, text: s.text, prose: r.prose });
+  } else {
+    const scan = content.length > limit ? content.slice(0, limit) : content;
+    units = markProse(content, splitSentences(scan), nonProseRanges(content, limit));
+  }
+  if (units.length > 0) return units;
+  // From the first letter or digit on: no markup ("# ", "| ", "@misc{") opens the anchor.
+  const first = content.slice(0, limit).search(/[\p{L}\p{N}]/u);
+  const all = (first >= 0 ? trimmed(content, first, limit, false) : null) ?? {
+    start: 0,
+    end: content.length,
+    text: content,
+    prose: false,
   };
+  return [{ ...prefixAtWord(content, all, MIN_SNIPPET_CHARS), prose: false }];
 }
 
 /** A text quoted from one span: the whole span, or a prefix of oneLine(span) ending on a clause. */
@@ -193,7 +205,7 @@ interface Quote {
   span: Span;
   /** Characters of oneLine(span.text) quoted; null when whole. */
   prefix: number | null;
-  /** Unit index, or -1 for the whole one-sentence content. */
+  /** Unit index. */
   unit: number;
 }
 
@@ -272,7 +284,7 @@ export class ExtractiveDistiller implements Distiller {
   distillSync(input: DistillInput): EvidenceCard | null {
     const { content } = input;
     const tokenizer = input.tokenizer ?? DEFAULT_TOKENIZER;
-    const { units, whole } = segment(content);
+    const units = segment(content);
 
     // 1. Score: distinct query terms matched / sqrt(sentence terms), plus small lead and cue bonuses.
     const q = new Set(terms(input.query));
@@ -311,8 +323,8 @@ export class ExtractiveDistiller implements Distiller {
     };
     const minWords = prose.some((i) => wordsOf(i) >= CLAIM_MIN_WORDS) ? CLAIM_MIN_WORDS : 1;
     const best = prose.find((i) => wordsOf(i) >= minWords);
-    const bestSpan: Span | undefined = best === undefined ? undefined : (whole ?? (units[best] as Unit));
-    const bestUnit = whole ? -1 : (best ?? -2);
+    const bestSpan: Span | undefined = best === undefined ? undefined : (units[best] as Unit);
+    const bestUnit = best ?? -2;
     const preferred = { wholeMin: minWords, cutMin: CLAUSE_MIN_WORDS };
     // The first option only; the rest of the ladder is built if the card has to shrink that far.
     let claims: Quote[] = bestSpan ? quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, preferred, tokenizer, 1) : [];
@@ -327,7 +339,7 @@ export class ExtractiveDistiller implements Distiller {
       };
       const bestScore = scores[best] as number;
       const alts: number[] = [];
-      for (const i of whole ? [] : prose) {
+      for (const i of prose) {
         // prose is sorted by score: nothing further down scores enough.
         if (alts.length >= MAX_ALT_CLAIMS || (scores[i] as number) < bestScore * ALT_SCORE_SHARE) break;
         if (i !== best && wordsOf(i) >= minWords) alts.push(i);
@@ -360,7 +372,7 @@ export class ExtractiveDistiller implements Distiller {
     let sketchBudget = MAX_SKETCH_TOKENS;
     for (const i of prose) {
       if (sketchPool.length >= MAX_SKETCH_SENTENCES || sketchBudget <= 0) break;
-      if (i === claimUnit || whole) continue;
+      if (i === claimUnit) continue;
       const u = units[i] as Unit;
       const first = quotes(u, i, sketchBudget, preferred, tokenizer, 1)[0];
       if (!first || (first.prefix !== null && sketchPool.length > 0)) continue;
@@ -414,8 +426,10 @@ export class ExtractiveDistiller implements Distiller {
       if (x && !optional.includes(x.text)) params.push({ text: x.text, unit: i });
     }
 
-    // 5. Extra anchors: the next best spans not quoted, prose first (a table row can be evidence too).
+    // 5. Extra anchors: the next best spans not quoted, prose first (a table row can be evidence too;
+    //    a heading never is, segment left it out). Two anchors whenever there are two sentences.
     const extraPool = [...prose, ...ranked.filter((i) => !(units[i] as Unit).prose)];
+    const floor = Math.min(CROSS_CHECK_ANCHORS, units.length);
 
     // 6. Build and fit the budget.
     const budget = input.budgetTokens;
@@ -439,10 +453,8 @@ export class ExtractiveDistiller implements Distiller {
       const spans: Span[] = [];
       const used = new Set<number>();
       if (claim) {
-        const of = claim.unit === -1 ? units : [claim.span];
-        for (const s of quotedSpans(claim, of)) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
-        if (claim.unit === -1) for (let i = 0; i < units.length; i++) used.add(i);
-        else used.add(claim.unit);
+        for (const s of quotedSpans(claim, [claim.span])) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
+        used.add(claim.unit);
       }
       // A stand-in claim may be one of the sketch's sentences: it is not repeated there.
       const parts = claim ? sketch.parts.filter((p) => p.unit !== claim.unit) : sketch.parts;
@@ -451,7 +463,7 @@ export class ExtractiveDistiller implements Distiller {
         for (const s of quotedSpans(p, [p.span])) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
         used.add(p.unit);
       }
-      const need = Math.max(MIN_ANCHORS - spans.length, Math.min(st.extra, MAX_ANCHORS - spans.length));
+      const need = Math.max(floor - spans.length, Math.min(st.extra, MAX_ANCHORS - spans.length));
       let added = 0;
       for (const i of extraPool) {
         if (added >= need) break;
@@ -460,8 +472,7 @@ export class ExtractiveDistiller implements Distiller {
         spans.push(prefixAtWord(content, units[i] as Unit, st.snippet));
         added++;
       }
-      // Too few distinct spans (a one-word content): repeat the first.
-      while (spans.length < MIN_ANCHORS) spans.push(spans[0] ?? prefixAtWord(content, units[0] as Unit, st.snippet));
+      if (spans.length < MIN_ANCHORS) spans.push(prefixAtWord(content, units[0] as Unit, st.snippet));
       const sketchText = parts.length === sketch.parts.length ? sketch.text : parts.map((p) => p.text).join(" ");
       const claimText = claim?.text ?? "";
       const extras = [...optional, ...params.filter((p) => !claimText.includes(p.text)).map((p) => p.text)];

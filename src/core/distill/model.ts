@@ -13,13 +13,13 @@ import type { ChatMessage, ChatModel, Distiller, DistillInput, JsonSchema, Model
 import { DEFAULT_TOKENIZER, loadTokenizer } from "../text/tokenizer";
 import type { AnchoredSpan, EvidenceCard } from "../types";
 import {
+  CROSS_CHECK_ANCHORS,
   cardSchemaFor,
   cardTokens,
   checkAnchors,
   MAX_ANCHORS,
   MAX_CLAIM_TOKENS,
   MAX_SKETCH_TOKENS,
-  MIN_ANCHORS,
 } from "./card";
 import { requiredAssumptions } from "./extractive";
 
@@ -45,7 +45,7 @@ export const MODEL_CARD_SCHEMA: JsonSchema = {
     },
     quotes: {
       type: "array",
-      minItems: MIN_ANCHORS,
+      minItems: CROSS_CHECK_ANCHORS,
       maxItems: MAX_ANCHORS,
       items: { type: "string" },
       description:
@@ -250,8 +250,8 @@ export class ModelDistiller implements Distiller {
         snippet: input.content.slice(at.start, at.end),
       });
     }
-    if (spans.length < MIN_ANCHORS)
-      return `only ${spans.length} of the quotes are verbatim passages of the document${missing.length ? ` (not found: ${missing.map((m) => JSON.stringify(m)).join(", ")})` : ""}; copy ${MIN_ANCHORS} to ${MAX_ANCHORS} passages exactly`;
+    if (spans.length < CROSS_CHECK_ANCHORS)
+      return `only ${spans.length} of the quotes are verbatim passages of the document${missing.length ? ` (not found: ${missing.map((m) => JSON.stringify(m)).join(", ")})` : ""}; copy ${CROSS_CHECK_ANCHORS} to ${MAX_ANCHORS} passages exactly`;
     const assumptions = [
       ...new Set([...requiredAssumptions(input.context), ...a.assumptions.map(oneLine).filter(Boolean)]),
     ];

@@ -1,11 +1,14 @@
 /**
  * What may become a claim or a sketch sentence, and where a claim may be cut. Two linear scans:
  *
- *  - nonProseRanges: lines that are structure, not statements: YAML (`---`) or TOML (`+++`) front
- *    matter at the start, Markdown headings (`# ...` and setext underlines), horizontal rules,
- *    fenced code blocks, table rows, list items (or lines) that are only links, and bibliography
- *    entries (`[12] A. Author, ... 2020.`, `Author, A. (2020). Title. Venue.`, and everything under a
- *    "References" / "Bibliography" heading up to the next heading). Anchors may still point there.
+ *  - nonProseRanges: lines that are not statements, of two sorts. "structure" is never quoted nor
+ *    anchored: YAML (`---`) or TOML (`+++`) front matter at the start, Markdown headings (`# ...`
+ *    and setext titles), horizontal rules, list items (or lines) that are only links, a paper's
+ *    metadata lines ("Authors: ...", "DOI: ...", the title above them) and label ("Abstract: "), and
+ *    the BibTeX entry a paper's content ends with (after "BibTeX:"). "data" is not quoted but may
+ *    be anchored when a card has room: fenced code blocks, table rows, and bibliography entries
+ *    (`[12] A. Author, ... 2020.`, `Author, A. (2020). Title. Venue.`, and everything under a
+ *    "References" / "Bibliography" heading up to the next heading).
  *  - clauseCuts: for one sentence, the offsets where a prefix ends on a clause boundary (`,` `;` `:`
  *    followed by a space, a spaced dash ` — ` ` – ` ` -- `, or an inner sentence end), outside
  *    parentheses, brackets, braces and double quotes, with the number of words before each.
@@ -13,11 +16,26 @@
  * Every regex here is anchored or a single character class over one line's first LINE_CHECK_CHARS
  * characters, with no nested quantifiers, so the scans stay linear in the content's length.
  */
+import { ENTRY_MARK, META_LABELS } from "../formats/paper";
+import { isAbbreviation } from "../text/sentences";
 
 export interface Range {
   start: number;
   end: number;
 }
+
+/** A non-prose range: "structure" is never quoted nor anchored, "data" may be anchored. */
+export interface NonProse extends Range {
+  kind: "structure" | "data";
+}
+
+/**
+ * A paper's metadata line as the importers write it ("Authors: A, B"; BibTeX adds "Type: @article;
+ * citation key: x"): a known label, a colon and a space.
+ */
+const RE_META = new RegExp(`^(?:${[...META_LABELS, "Type"].join("|")}): `);
+/** A label before a paper's prose ("Abstract: We ..."): the label is structure, the rest prose. */
+const RE_PROSE_LABEL = /^(?:Abstract|Note|Summary|TL;DR): /;
 
 /** Only this much of a line is examined by the line patterns (reference entries are far shorter). */
 const LINE_CHECK_CHARS = 600;
@@ -60,15 +78,22 @@ function isReferenceEntry(line: string): boolean {
   return RE_APA_REF.test(line);
 }
 
-/** Non-prose line ranges of text[0, limit), sorted and disjoint (each covers whole lines). */
-export function nonProseRanges(text: string, limit = text.length): Range[] {
+/**
+ * Non-prose ranges of text[0, limit), sorted and disjoint: whole lines, except a prose label, which
+ * covers the label alone.
+ */
+export function nonProseRanges(text: string, limit = text.length): NonProse[] {
+  const entryAt = text.lastIndexOf(ENTRY_MARK);
   const n = Math.min(limit, text.length);
-  const out: Range[] = [];
-  const push = (start: number, end: number) => {
+  const out: NonProse[] = [];
+  const push = (start: number, end: number, kind: NonProse["kind"] = "structure") => {
     const last = out[out.length - 1];
-    // Adjacent lines (only a line break between) make one range.
-    if (last && start <= last.end + 1) last.end = Math.max(last.end, end);
-    else out.push({ start, end });
+    // Adjacent lines of one sort (only a line break between) make one range.
+    if (last && last.kind === kind && start <= last.end + 1) last.end = Math.max(last.end, end);
+    else if (last && start < last.end) {
+      // A line already covered in part (a header row marked after its label): keep the ranges disjoint.
+      if (end > last.end) out.push({ start: last.end, end, kind });
+    } else out.push({ start, end, kind });
   };
   let i = 0;
   // Front matter: a "---" (YAML) or "+++" (TOML) line first, closed by the same fence (or "..." for YAML).
@@ -100,7 +125,15 @@ export function nonProseRanges(text: string, limit = text.length): Range[] {
   let prevEnd = -1;
   let prevBlank = true;
   let prevProse = false;
+  // The first block (up to the first blank line): a paper's title and metadata lines, when it has any.
+  let firstBlock = true;
+  let firstLine: Range | null = null;
   while (i < n) {
+    if (entryAt >= 0 && i >= entryAt) {
+      // The BibTeX entry a paper's content ends with, as written.
+      push(entryAt, n);
+      break;
+    }
     let e = text.indexOf("\n", i);
     if (e < 0 || e > n) e = n;
     const start = i;
@@ -108,19 +141,37 @@ export function nonProseRanges(text: string, limit = text.length): Range[] {
     const line = raw.trim();
     i = e + 1;
     if (line === "") {
+      if (!prevBlank) firstBlock = false;
       prevBlank = true;
       prevProse = false;
       refEntry = false;
       inTable = false;
-      if (inFence) push(start, e);
+      if (inFence) push(start, e, "data");
       continue;
     }
+    if (firstBlock && !inFence && RE_META.test(raw)) {
+      // A metadata line: it and the title line right above it (the block's first line) are structure.
+      if (firstLine && firstLine.start === prevStart) push(firstLine.start, firstLine.end);
+      firstLine = null;
+      push(start, e);
+      prevStart = start;
+      prevEnd = e;
+      prevBlank = false;
+      prevProse = false;
+      continue;
+    }
+    if (firstBlock && firstLine === null && prevBlank) firstLine = { start, end: e };
+    const label = RE_PROSE_LABEL.exec(raw);
+    if (label && !inFence) push(start, start + label[0].length);
     let np = false;
+    let kind: NonProse["kind"] = "structure";
     if (inFence) {
       np = true;
+      kind = "data";
       if (RE_FENCE.test(line)) inFence = false;
     } else if (RE_FENCE.test(line)) {
       np = true;
+      kind = "data";
       inFence = true;
     } else if (RE_HEADING.test(line)) {
       np = true;
@@ -139,26 +190,32 @@ export function nonProseRanges(text: string, limit = text.length): Range[] {
       inRefs = false;
     } else if (inRefs) {
       np = true;
+      kind = "data";
     } else if (RE_TABLE_SEP.test(line) && line.includes("|")) {
       // The header row above belongs to the table too.
       np = true;
+      kind = "data";
       inTable = true;
-      if (!prevBlank) push(prevStart, prevEnd);
+      if (!prevBlank) push(prevStart, prevEnd, "data");
     } else if (line.charCodeAt(0) === 124 /* | */ && line.indexOf("|", 1) > 0) {
       np = true;
+      kind = "data";
     } else if (inTable && line.includes("|")) {
       np = true;
+      kind = "data";
     } else if (isReferenceEntry(line)) {
       np = true;
+      kind = "data";
       refEntry = true;
     } else if (refEntry) {
       // Continuation of a wrapped reference entry.
       np = true;
+      kind = "data";
     } else {
       const bullet = RE_BULLET.exec(line);
       if (linkOnly(bullet ? line.slice(bullet[0].length) : line)) np = true;
     }
-    if (np) push(start, e);
+    if (np) push(start, e, kind);
     prevStart = start;
     prevEnd = e;
     prevBlank = false;
@@ -237,7 +294,8 @@ export function clauseCuts(s: string): ClauseScan {
       // An inner sentence end the segmenter kept (it also ends a clause). Abbreviations look the same
       // ("e.g. the"), so only before a capital or a digit.
       const after = s.charCodeAt(i + 2);
-      if ((after >= 65 && after <= 90) || (after >= 48 && after <= 57)) {
+      const capitalOrDigit = (after >= 65 && after <= 90) || (after >= 48 && after <= 57);
+      if (capitalOrDigit && !(c === 46 && isAbbreviation(s, i))) {
         cuts.push({ end: i + 1, words: wordsHere, sentence: true });
       }
     } else if (

@@ -60,7 +60,17 @@ export function paperIdentity(rawIds: Array<string | null | undefined>, title: s
 }
 
 /** Metadata lines the importers write into a paper's content ("Authors: ..."), in this order. */
-const META_LABELS = ["Authors", "Editors", "In", "Publisher", "Date", "DOI", "arXiv", "URL", "Keywords"] as const;
+export const META_LABELS = [
+  "Authors",
+  "Editors",
+  "In",
+  "Publisher",
+  "Date",
+  "DOI",
+  "arXiv",
+  "URL",
+  "Keywords",
+] as const;
 
 /**
  * A paper imported from BibTeX ends its content with the entry as written, after this line

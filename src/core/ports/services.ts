@@ -135,7 +135,7 @@ export interface Distiller {
   readonly name: string;
   /** Cards one request may distill at once (default 1: one after another, each with the budget left). */
   readonly concurrency?: number;
-  /** Returns null when not even a minimal card (2 anchors) fits the budget. */
+  /** Returns null when not even a minimal card (2 anchors, 1 for a one-sentence content) fits the budget. */
   distill(input: DistillInput): Promise<EvidenceCard | null>;
 }
 

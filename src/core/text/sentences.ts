@@ -44,6 +44,7 @@ const ABBREV: ReadonlySet<string> = new Set([
   "no",
   "nos",
   "vol",
+  "p",
   "pp",
   "ch",
   "approx",
@@ -51,6 +52,51 @@ const ABBREV: ReadonlySet<string> = new Set([
   "inc",
   "ltd",
   "appx",
+  // Titles, ranks and places that precede a name: "Mt. Everest", "Gen. Grant", "Rev. Smith".
+  "mt",
+  "mts",
+  "ft",
+  "lt",
+  "capt",
+  "sgt",
+  "gov",
+  "rev",
+  "fr",
+  "hon",
+  "pres",
+  "supt",
+  // Organisations and scholarly apparatus: "Acme Co. Ltd", "Dept. of Physics", "ed. by", "ca. 1300".
+  "co",
+  "corp",
+  "dept",
+  "univ",
+  "assn",
+  "bros",
+  "ed",
+  "eds",
+  "trans",
+  "ca",
+  "viz",
+  "ibid",
+  "cit",
+  "seq",
+  "suppl",
+  "chap",
+  "thm",
+  "lem",
+  "alg",
+  // Months written short ("Jan. 5"); "Mar." and "May" are left out, they end sentences as words.
+  "jan",
+  "feb",
+  "apr",
+  "jun",
+  "jul",
+  "aug",
+  "sep",
+  "sept",
+  "oct",
+  "nov",
+  "dec",
 ]);
 
 const RE_WS = /^\s$/u;
@@ -78,14 +124,28 @@ function charAt(text: string, i: number): string {
   return cp === undefined ? "" : String.fromCodePoint(cp);
 }
 
-/** Whether the period at `i` belongs to an abbreviation ("e.g.", "et al.", "Fig.") or an initial ("J."). */
-function isAbbreviation(text: string, i: number): boolean {
+/**
+ * Dotted initialisms, the word before the final period: "U.S", "O.F.M", "D.C", "p.m", "Ph.D", "e.g".
+ * Every part between periods has one or two letters and there are at least two parts. "in the U.S.
+ * The" is then not split either: a missed split only makes an anchor longer, a wrong one cuts a
+ * sentence (and a name) in half.
+ */
+function isInitialism(word: string): boolean {
+  const parts = word.split(".");
+  return parts.length >= 2 && parts.every((p) => p.length >= 1 && p.length <= 2);
+}
+
+/** Whether the period at `i` belongs to an abbreviation ("e.g.", "et al.", "Fig.", "U.S.") or an initial ("J."). */
+export function isAbbreviation(text: string, i: number): boolean {
   let j = i - 1;
   // Scan back over the word (letters and inner periods, so "e.g" and "i.e" are one word). 12 chars
   // is longer than any entry, which bounds the scan on pathological input.
   while (j >= 0 && i - j <= 12 && RE_LETTER_OR_DOT.test(text[j] ?? "")) j--;
+  // A word that goes on past the scan window is not an abbreviation.
+  if (j >= 0 && i - j > 12) return false;
   const word = text.slice(j + 1, i);
   if (ABBREV.has(word.toLowerCase())) return true;
+  if (isInitialism(word)) return true;
   return word.length === 1 && RE_UPPER.test(word);
 }
 
