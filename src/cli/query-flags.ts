@@ -51,6 +51,10 @@ export const FILTER_OPTIONS: Record<string, OptionSpec> = {
     arg: "<x>",
     description: "minimum cosine of the head to the query (-1 to 1)",
   },
+  "research-memory": {
+    type: "boolean",
+    description: "include SGMC hubs and drafts, which general queries leave out (filter.research_memory)",
+  },
 };
 
 export const RANKING_OPTIONS: Record<string, OptionSpec> = {
@@ -153,6 +157,7 @@ export function filterFromFlags(r: Run): Filter | undefined {
   if (r.values.grounded === true) f.grounded = true;
   const minSim = r.num("min-similarity", -1, 1);
   if (minSim !== undefined) f.min_similarity = minSim;
+  if (r.values["research-memory"] === true) f.research_memory = true;
   return Object.keys(f).length ? f : undefined;
 }
 

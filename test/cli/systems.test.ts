@@ -426,6 +426,13 @@ describe("CLI command groups against a running worker", () => {
     ]);
     expect(conv.pairs.length).toBe(1);
     expect(conv.stop?.iteration).toBe(1);
+    // Hubs and drafts stay out of general context unless --research-memory asks for them.
+    const ids = async (argv: string[]) =>
+      (await json<ContextResponse>(argv)).cards.map((c) => c.artifact_id).filter((id) => /#(hub|draft)$/.test(id));
+    expect(await ids(["context", "Personalized PageRank seed passages"])).toEqual([]);
+    expect(await ids(["context", "Personalized PageRank seed passages", "--research-memory"])).toContain(
+      "review:memory/graph#draft",
+    );
     const assembled = await cli(["research", "assemble", "review:memory"]);
     expect(assembled.code).toBe(0);
     expect(assembled.out).toContain("## Graph-based retrieval");
