@@ -360,6 +360,8 @@ const contextCmd: Command = {
       budget_tokens: r.int("budget", 50, 200_000) ?? 2000,
       max_cards: r.int("max-cards", 1, 64),
       session_id: r.str("session"),
+      // The resolved mentions the rendering prints, and the trace --json has always carried.
+      include_trace: true,
     };
     const res = await r.client().context(r.archive(), body);
     if (r.json) printJson(r, res);

@@ -27,7 +27,7 @@ export function renderContext(query: string, r: ContextResponse): string {
     `context for ${quote(query, 200)} as of ${r.as_of}`,
     `${r.cards.length} card${r.cards.length === 1 ? "" : "s"}; budget ${b.total} tokens (${b.tokenizer}): cards ${b.cards}, short-term ${b.short_term}, left ${b.remaining}`,
   ];
-  const mentions = r.trace.mentions.map((m) => `${m.text} -> ${m.entity}`);
+  const mentions = (r.trace?.mentions ?? []).map((m) => `${m.text} -> ${m.entity}`);
   if (mentions.length) head.push(`mentions: ${mentions.join(", ")}`);
   const parts = [head.join("\n")];
   if (r.short_term.length) {
