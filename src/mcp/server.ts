@@ -95,6 +95,23 @@ function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
   return compactSchema(s) as Tool["inputSchema"];
 }
 
+/**
+ * Arguments one tool takes exactly as another lists them, listed once: route's filter and ranking
+ * are context's (1,300 bytes of tools/list twice); the server still checks them in full.
+ */
+const LISTED_IN: Record<string, Record<string, string>> = {
+  route: { filter: "context", ranking: "context" },
+};
+
+function listedOnce(tool: string, schema: Tool["inputSchema"]): Tool["inputSchema"] {
+  const same = LISTED_IN[tool];
+  if (!same || !schema.properties) return schema;
+  const properties = { ...schema.properties };
+  for (const [prop, other] of Object.entries(same))
+    if (properties[prop]) properties[prop] = { type: "object", description: `As in ${other}.` };
+  return { ...schema, properties };
+}
+
 /** The listing is the same for every request: build it once per isolate. */
 let listing: Tool[] | null = null;
 export function toolListing(): Tool[] {
@@ -102,7 +119,7 @@ export function toolListing(): Tool[] {
   listing ??= TOOLS.map((t) => ({
     name: t.name,
     description: t.description,
-    inputSchema: jsonSchema(t.input),
+    inputSchema: listedOnce(t.name, jsonSchema(t.input)),
     // No outputSchema: the tool descriptions say what comes back, the results are self-describing
     // JSON, and the eleven output schemas were 15 KB of every agent's context (tests still check
     // each result against its schema in src/mcp/tools.ts).
