@@ -92,7 +92,15 @@ async function seed(): Promise<{ id: string; key: string }> {
   const rev = await api(
     "POST",
     `/v1/archives/${id}/ingest`,
-    { artifacts: [{ ...NOTES[0], content: `${NOTES[0]?.content}\nRebuilt in 2024 with an LED lantern.` }] },
+    {
+      artifacts: [
+        {
+          ...NOTES[0],
+          content: `${NOTES[0]?.content}\nRebuilt in 2024 with an LED lantern.`,
+          valid_from: "2024-06-01",
+        },
+      ],
+    },
     key,
   );
   expect(rev.status).toBe(200);
