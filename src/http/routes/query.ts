@@ -67,13 +67,13 @@ endpoint(
     tags: ["query"],
     summary: "Assemble context within a token budget",
     description:
-      "route -> expand -> distill within `budget_tokens` (the trace only with `include_trace: true`); with `session_id`, the session's recent events take up to `short_term_share` of the budget first, and the chunks the session accessed seed recency. Routing skips semantic seeds as /route does when the archive's vectors are in another embedding space (`trace.vector_space`, header `PaperGuru-Vector-Space`).",
+      "route -> expand -> distill within `budget_tokens`: the short-term window plus the cards' JSON as returned (compact, counted in `tokenizer`) fit it, lower-ranked cards that would not are in `skipped` as over_budget; each card's `tokens` counts its prompt form (docs/api.md). The trace only with `include_trace: true`. With `session_id`, the session's recent events take up to `short_term_share` of the budget first, and the chunks the session accessed seed recency. Routing skips semantic seeds as /route does when the archive's vectors are in another embedding space (`trace.vector_space`, header `PaperGuru-Vector-Space`).",
     request: { params: S.ArchiveParam, ...body(S.ContextBody) },
     responses: { 200: json(S.ContextResponse), ...errors(400, 401, 403, 404, 413) },
   },
   async (c) => {
     const b = c.req.valid("json");
-    const res = await c.var.app.query.context(c.req.valid("param").archive, b);
+    const res = await c.var.app.query.contextWithin(c.req.valid("param").archive, b);
     if (res.trace.vector_space) c.header(VECTOR_SPACE_HEADER, res.trace.vector_space.status);
     return c.json(withTrace(res, b.include_trace ?? false), 200);
   },
