@@ -27,10 +27,23 @@ function op<T extends z.ZodType>(
   return { rest, schema, run: run as Op["run"] };
 }
 
+/** Hub iterations the `hub` op returns by default (the newest). */
+export const HUB_LAST = 10;
+
 /** Reads: they change nothing. */
 export const READ_OPS = {
   tree: op("GET /tree", S.TreeQuery, (app, a, x) => app.research.tree(a, x)),
-  hub: op("GET /hubs", S.HubQuery, (app, a, x) => app.research.hub(a, x)),
+  // A hub gains an iteration per gather: MCP returns the last `last` (default 10), REST all of them.
+  hub: op(
+    "GET /hubs",
+    S.HubQuery.extend({ last: z.number().int().min(1).max(100).default(HUB_LAST).describe("Iterations, newest.") }),
+    async (app, a, { last, ...x }) => {
+      const r = await app.research.hub(a, x);
+      if (!r.ok) return r;
+      const all = r.value.iterations;
+      return ok({ ...r.value, iterations: all.slice(-last), iterations_total: all.length });
+    },
+  ),
   draft: op("GET /drafts", S.DraftQuery, (app, a, x) => app.research.readDraft(a, x)),
   convergence: op("GET /convergence", S.ConvergenceQuery, (app, a, x) => app.research.convergence(a, x)),
   assemble: op("POST /assemble", S.AssembleBody, (app, a, x) => app.research.assemble(a, x)),

@@ -38,6 +38,7 @@ Every tool takes \`archive\`, the archive id your key was issued for (resources/
 - To answer a question, call \`context\` (token budget, default 2000): evidence cards, each anchored to exact [start, end) character spans of one version. Call \`verify\` with a card's anchors before quoting; without a snippet it returns the exact text.
 - \`route\` ranks chunks without reading them; \`expand\` gives cards for chunk ids you have; \`read\` returns a version's verbatim text; \`list\` pages through chunks or entities; \`neighbours\` walks typed edges; \`history\` shows a chunk's versions or an entity's names; \`resolve\` maps a name to its entity id.
 - \`remember\` stores artifacts (atomic batch; revise: true for a new version of an existing chunk), \`deprecate\` retires one (history kept), \`forget\` deletes a chunk or an entity for good, \`entity\` aliases, renames or merges entities, \`session\` logs your turns for context's short_term.
+- \`context\` and \`route\` take REST's \`filter\`, \`ranking\` (and \`follow\` on context). \`research\`/\`curate\` run ops of the seed systems; \`research\` op \`schema\` lists them, with \`args: {op}\` it gives that op's JSON Schema.
 - \`as_of\` (ISO 8601) answers as the archive was at that time. Output times are ISO 8601 strings.
 - Prompts: brief (a topic as of a time), changes (what changed about a topic between two times).
 - A failed call returns isError with {"error": {"type", "message", "field", "hint"}}: type is validation, unauthorized, forbidden, not_found, conflict, too_large or unavailable; field names the argument at fault.`;
@@ -138,6 +139,13 @@ export function validationFailure(error: z.ZodError): Failure {
   return schemaFailure(error.issues, { subject: "arguments", hint: "see the tool's inputSchema in tools/list" });
 }
 
+/**
+ * The most a tool result may weigh (UTF-8 bytes of its JSON text). Every tool bounds its result by a
+ * budget or a limit (docs/interfaces.md); this catches what those limits still allow (a hub, a
+ * draft or a diff of very long texts) with a too_large error instead of megabytes in a context window.
+ */
+export const MCP_RESULT_MAX_BYTES = 1024 * 1024;
+
 async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToolResult> {
   // Authorise before looking at anything else, so another archive's key learns nothing from errors.
   const archive = z.object({ archive: t.input.shape.archive as z.ZodString }).safeParse(args ?? {});
@@ -149,7 +157,16 @@ async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToo
   try {
     const res = await t.run(ctx.app, archive.data.archive, parsed.data, { authorization: ctx.authorization });
     if (!res.ok) return toolError(res.error);
-    return { content: [{ type: "text", text: JSON.stringify(res.value) }], structuredContent: res.value };
+    const text = JSON.stringify(res.value);
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > MCP_RESULT_MAX_BYTES)
+      return toolError({
+        kind: "too_large",
+        message: `the ${t.name} result is ${bytes} bytes, over the ${MCP_RESULT_MAX_BYTES} a tool returns`,
+        field: "arguments",
+        hint: "ask for less: a smaller limit, budget_tokens or max_chars, a narrower filter or prefix, or an earlier as_of",
+      });
+    return { content: [{ type: "text", text }], structuredContent: res.value };
   } catch (err) {
     if (err instanceof FailureError) return toolError(err.failure);
     console.error(errorLine(`mcp tool ${t.name}`, err));

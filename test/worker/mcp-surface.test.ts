@@ -5,7 +5,8 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { READ_OPS, WRITE_OPS } from "../../src/mcp/ops";
+import { HUB_LAST, READ_OPS, WRITE_OPS } from "../../src/mcp/ops";
+import { MCP_RESULT_MAX_BYTES } from "../../src/mcp/server";
 import { MCP_ROUTE_DEFAULT_LIMIT } from "../../src/mcp/tools";
 import { api, newArchive } from "./helpers";
 import { call, connect, type Json, ok, toolError } from "./mcp-client";
@@ -259,6 +260,60 @@ describe("MCP research ops of the seed systems", () => {
 });
 
 describe("MCP results are bounded", () => {
+  it("a hub returns its newest iterations; a result over the cap is a too_large error, not megabytes", async () => {
+    const { id, key } = await seed();
+    const client = await connect(key, open);
+    await ok(client, "remember", {
+      archive: id,
+      artifacts: [
+        {
+          id: "rev",
+          kind: "section",
+          title: "Lighthouse review",
+          content: "Lighthouse review: what the sources say.",
+          edges: [
+            { type: "cites", target: "paper:beacons" },
+            { type: "cites", target: "paper:fog" },
+          ],
+          valid_from: "2024-01-01T00:00:00Z",
+        },
+      ],
+    });
+    const gathers = HUB_LAST + 2;
+    for (let i = 0; i < gathers; i++)
+      await ok(client, "curate", {
+        archive: id,
+        op: "gather",
+        args: {
+          node: "rev",
+          query: `lighthouse lanterns, pass ${i}`,
+          at: `2024-06-${String(i + 1).padStart(2, "0")}T00:00:00Z`,
+        },
+      });
+    const hub = await ok(client, "research", { archive: id, op: "hub", args: { node: "rev" } });
+    expect(hub.iterations_total).toBe(gathers);
+    expect(hub.iterations.map((x: Json) => x.iteration)).toEqual(
+      Array.from({ length: HUB_LAST }, (_, i) => gathers - HUB_LAST + i),
+    );
+    const two = await ok(client, "research", { archive: id, op: "hub", args: { node: "rev", last: 2 } });
+    expect(two.iterations.map((x: Json) => x.query)).toEqual([
+      `lighthouse lanterns, pass ${gathers - 2}`,
+      `lighthouse lanterns, pass ${gathers - 1}`,
+    ]);
+
+    // One 700,000-character line revised: its diff (ops + unified) is ~2.8 MB, within REST's
+    // 1,000-line limit; MCP answers too_large naming the cap.
+    const line = (c: string) => `${c.repeat(700_000)}\n`;
+    const big = { id: "note:big", kind: "note", title: "Big", content: line("a"), valid_from: "2024-01-01" };
+    expect((await api("POST", `/v1/archives/${id}/ingest`, { artifacts: [big] }, key)).status).toBe(200);
+    const rev = { ...big, content: line("b"), valid_from: "2024-02-01" };
+    expect((await api("POST", `/v1/archives/${id}/ingest`, { artifacts: [rev] }, key)).status).toBe(200);
+    const tooBig = await toolError(client, "research", { archive: id, op: "diff", args: { chunk: "note:big" } });
+    expect(tooBig.type).toBe("too_large");
+    expect(tooBig.message).toContain(String(MCP_RESULT_MAX_BYTES));
+    expect(tooBig.hint).toBeTruthy();
+  });
+
   it("measures every read tool's largest result on a small archive", async () => {
     const { id, key } = await seed();
     const client = await connect(key, open);
