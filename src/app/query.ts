@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import type * as S from "../contract";
-import { countTokens, DEFAULT_TOKENIZER, type TokenizerName } from "../core/text/tokenizer";
+import { countTokens, type TokenizerName } from "../core/text/tokenizer";
 import type { AppDeps } from "./deps";
 import * as Op from "./operations";
 
@@ -14,7 +14,7 @@ type ContextAnswer = Awaited<ReturnType<typeof Op.contextOp>>;
  * The /context answer with its cards within budget_tokens as REST returns them: the kernel packs the
  * prompt form of each card (what `tokens` counts: anchors without the card's own id and version,
  * snippets the claim repeats left out), while the REST card also carries those, `tokens` and
- * `distiller`, about 1.75x the prompt form. The lowest-ranked cards go (listed in `skipped` as
+ * `distiller`, about 1.9x the prompt form (test/worker/rest-context-budget.test.ts). The lowest-ranked cards go (listed in `skipped` as
  * over_budget) until the short-term window plus the cards' compact JSON fits; `budget.cards` is then
  * the tokens of that JSON. O(cards) token counts.
  */
@@ -29,9 +29,12 @@ export function fitWire(r: ContextAnswer, budgetTokens: number): ContextAnswer {
     used += (cost[kept] ?? 0) + (kept > 0 ? 1 : 0);
     kept++;
   }
+  // The array's own count, exact; should merging at the joins ever cost more than the sum, one more goes.
+  const count = (n: number) => (n ? countTokens(JSON.stringify(r.cards.slice(0, n)), tokenizer) : 0);
+  let cardTokens = count(kept);
+  while (kept > 0 && cardTokens > budgetTokens - r.budget.short_term) cardTokens = count(--kept);
   const cards = r.cards.slice(0, kept);
   const dropped = r.cards.slice(kept).map((c) => ({ chunk: c.artifact_id, reason: "over_budget" as const }));
-  const cardTokens = cards.length ? countTokens(JSON.stringify(cards), tokenizer) : 0;
   return {
     ...r,
     cards,
