@@ -106,9 +106,9 @@ async function run(n: number) {
   const semanticMs: number[] = [];
   const routeMs: number[] = [];
   const route1 = await timed(1, async (query) => {
-    const r = await pg.route(id, { query, limit: 16 });
-    semanticMs.push(r.trace.timings_ms.semantic as number);
-    routeMs.push(r.trace.timings_ms.route as number);
+    const r = await pg.route(id, { query, limit: 16, include_trace: true });
+    semanticMs.push(r.trace?.timings_ms.semantic as number);
+    routeMs.push(r.trace?.timings_ms.route as number);
   });
   const context1 = await timed(1, (query) => pg.context(id, { query, budget_tokens: 1200 }));
   const context8 = await timed(8, (query) => pg.context(id, { query, budget_tokens: 1200 }));

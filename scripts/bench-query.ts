@@ -83,12 +83,12 @@ try {
     ),
   ];
   const route = await measure("route", async (query) => {
-    const r = await pg.route(id, { query, limit: 16 });
-    return r.trace.timings_ms as Record<string, number>;
+    const r = await pg.route(id, { query, limit: 16, include_trace: true });
+    return r.trace?.timings_ms as Record<string, number>;
   });
   const context = await measure("context", async (query) => {
-    const r = await pg.context(id, { query, budget_tokens: 1200 });
-    return r.trace.timings_ms as Record<string, number>;
+    const r = await pg.context(id, { query, budget_tokens: 1200, include_trace: true });
+    return r.trace?.timings_ms as Record<string, number>;
   });
   if (outFile) {
     mkdirSync(dirname(outFile), { recursive: true });

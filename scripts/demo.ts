@@ -74,12 +74,19 @@ async function main() {
   let anchors = 0;
   let verified = 0;
   for (const q of sample.queries) {
-    const res = await pg.context(id, { query: q.query, as_of: q.as_of, budget_tokens: q.budget_tokens ?? 900 });
+    const res = await pg.context(id, {
+      query: q.query,
+      as_of: q.as_of,
+      budget_tokens: q.budget_tokens ?? 900,
+      include_trace: true,
+    });
     console.log(`\n${"=".repeat(100)}\nQ: ${q.query}${q.as_of ? `   (as of ${q.as_of})` : ""}`);
     if (q.why) console.log(`   ${q.why}`);
-    console.log(`   mentions: ${res.trace.mentions.map((m) => `${m.text} -> ${m.entity}`).join(", ") || "none"}`);
     console.log(
-      `   budget ${res.budget.total} tokens (${res.budget.tokenizer}): cards ${res.budget.cards}, short-term ${res.budget.short_term}, left ${res.budget.remaining}; ${(res.trace.timings_ms.total ?? 0).toFixed(1)} ms`,
+      `   mentions: ${(res.trace?.mentions ?? []).map((m) => `${m.text} -> ${m.entity}`).join(", ") || "none"}`,
+    );
+    console.log(
+      `   budget ${res.budget.total} tokens (${res.budget.tokenizer}): cards ${res.budget.cards}, short-term ${res.budget.short_term}, left ${res.budget.remaining}; ${(res.trace?.timings_ms.total ?? 0).toFixed(1)} ms`,
     );
     for (const [i, c] of res.cards.entries()) {
       console.log(`\n   [${i + 1}] ${c.title}  <${c.artifact_id} v${c.version}, ${c.kind}, ${c.tokens} tok>`);

@@ -243,13 +243,14 @@ const cardsByDistiller: Record<string, number> = {};
 const modelSpent = { inputTokens: 0, outputTokens: 0, requests: 0, fallbacks: 0 };
 
 async function contextIds(a: Archive, query: string): Promise<ContextRun> {
-  const c = await a.pg.context(a.id, { query, budget_tokens: BUDGET });
+  const c = await a.pg.context(a.id, { query, budget_tokens: BUDGET, include_trace: true });
   for (const x of c.cards) cardsByDistiller[x.distiller] = (cardsByDistiller[x.distiller] ?? 0) + 1;
-  if (c.trace.model) {
-    modelSpent.inputTokens += c.trace.model.input_tokens;
-    modelSpent.outputTokens += c.trace.model.output_tokens;
-    modelSpent.requests += c.trace.model.requests;
-    modelSpent.fallbacks += c.trace.model.fallbacks;
+  const model = c.trace?.model;
+  if (model) {
+    modelSpent.inputTokens += model.input_tokens;
+    modelSpent.outputTokens += model.output_tokens;
+    modelSpent.requests += model.requests;
+    modelSpent.fallbacks += model.fallbacks;
   }
   return {
     ids: c.cards.map((x) => x.artifact_id),

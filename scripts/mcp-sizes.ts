@@ -3,7 +3,9 @@
  * context pays for the MCP server. Starts a fresh local Worker, stores the HotpotQA passages (title
  * and content, through MCP `remember`), then prints the tools/list response size and, for the
  * HotpotQA questions, the mean size of the `context` tool's text (bytes and cl100k tokens) at
- * budgets 900 / 2,000 / 4,000, without and with the trace. Skips cleanly without the data.
+ * budgets 900 / 2,000 / 4,000, without and with the trace; the `route` tool's text at limit 5,
+ * the default and with every candidate; and REST /context's card JSON against its budget. Skips
+ * cleanly without the data.
  */
 import { encode } from "gpt-tokenizer/encoding/cl100k_base";
 import { loadHotpot } from "./lib/datasets";
@@ -82,6 +84,44 @@ try {
         `  budget ${budget} ${trace ? "with trace   " : "without trace"}: ${Math.round(bytes / questions.length)} bytes, ${Math.round(tokens / questions.length)} tokens, max ${max}`,
       );
     }
+  const mean = async (label: string, run: (q: string) => Promise<string>) => {
+    let tokens = 0;
+    let max = 0;
+    for (const q of questions) {
+      const t = encode(await run(q.question)).length;
+      tokens += t;
+      max = Math.max(max, t);
+    }
+    console.log(`  ${label}: mean ${Math.round(tokens / questions.length)} tokens, max ${max}`);
+  };
+  console.log("route text (cl100k tokens):");
+  for (const [label, extra] of [
+    ["limit 5", { limit: 5 }],
+    ["default (limit 10)", {}],
+    ["limit 5, include_candidates", { limit: 5, include_candidates: true }],
+  ] as const)
+    await mean(label, async (query) => {
+      const r = await rpc("tools/call", { name: "route", arguments: { archive: "mcp-sizes", query, ...extra } });
+      return r.json.result.content[0].text as string;
+    });
+  console.log("REST /context: cards' JSON (cl100k tokens) against budget_tokens:");
+  for (const budget of [900, 2000, 4000]) {
+    let worst = 0;
+    let cards = 0;
+    for (const q of questions) {
+      const res = await fetch(`${server.url}/v1/archives/mcp-sizes/context`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ query: q.question, budget_tokens: budget }),
+      });
+      const body = (await res.json()) as { cards: unknown[] };
+      worst = Math.max(worst, encode(JSON.stringify(body.cards)).length / budget);
+      cards += body.cards.length;
+    }
+    console.log(
+      `  budget ${budget}: largest cards' JSON / budget ${worst.toFixed(3)}, mean ${(cards / questions.length).toFixed(1)} cards`,
+    );
+  }
 } finally {
   server.stop();
 }

@@ -122,6 +122,8 @@ export type DirResult = z.infer<typeof S.DirResult>;
 export type GroundingResult = z.infer<typeof S.GroundingResult>;
 export type Card = z.infer<typeof S.CardSchema>;
 export type RouteResponse = z.infer<typeof S.RouteResponse>;
+/** A /route answer with its trace (include_trace: true). */
+export type TracedRoute = RouteResponse & { trace: z.infer<typeof S.TraceSchema> };
 export type ExpandResponse = z.infer<typeof S.ExpandResponse>;
 export type ContextResponse = z.infer<typeof S.ContextResponse>;
 export type Archive = z.infer<typeof S.ArchiveSchema>;
@@ -424,6 +426,13 @@ export class PaperGuruClient {
   }
   route(archive: string, body: RouteBody) {
     return this.call<RouteResponse>("POST", `/v1/archives/${enc(archive)}/route`, body);
+  }
+
+  /** `route` with its trace (include_trace: true), typed so. */
+  async routeTraced(archive: string, body: RouteBody): Promise<TracedRoute> {
+    const r = await this.route(archive, { ...body, include_trace: true });
+    if (!r.trace) throw new Error("POST /route answered without the trace include_trace asked for");
+    return { ...r, trace: r.trace };
   }
   expand(archive: string, body: ExpandBody) {
     return this.call<ExpandResponse>("POST", `/v1/archives/${enc(archive)}/expand`, body);

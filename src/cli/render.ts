@@ -49,7 +49,7 @@ export function renderRanking(k: NonNullable<RouteResponse["ranking"]>, max = 10
 }
 
 /** One paragraph of a trace: mentions, seeds, diffusion, pool, router steps and timings. */
-export function renderTrace(t: RouteResponse["trace"]): string {
+export function renderTrace(t: NonNullable<RouteResponse["trace"]>): string {
   const timings = Object.entries(t.timings_ms)
     .map(([k, v]) => `${k} ${v.toFixed(1)}`)
     .join(", ");

@@ -95,8 +95,22 @@ const queryFields = {
   }),
 };
 
+/** include_trace: the trace is 72-83% of a /route or /context answer's bytes. */
+const includeTrace = (dflt: boolean, why: string) =>
+  z
+    .boolean()
+    .optional()
+    .openapi({
+      description: `Add the routing trace (resolved mentions, seeds, diffusion, router steps, timings) to the answer; default ${dflt}: ${why}`,
+    });
+
 export const RouteBody = z
-  .object({ ...queryFields, limit: z.number().int().min(1).max(256).optional(), session_id: SessionId.optional() })
+  .object({
+    ...queryFields,
+    limit: z.number().int().min(1).max(256).optional(),
+    session_id: SessionId.optional(),
+    include_trace: includeTrace(true, "routing is what /route is for, and the trace explains it."),
+  })
   .openapi("RouteRequest", {
     example: { query: "Which PageRank damping does HippoRAG use?", as_of: "2025-01-01", limit: 8 },
   });
@@ -113,6 +127,10 @@ export const ContextBody = z
     short_term_share: z.number().min(0).max(0.9).optional(),
     tokenizer: Tokenizer.optional(),
     follow: z.array(FollowSchema).max(4).optional(),
+    include_trace: includeTrace(
+      false,
+      "the cards are the answer; the trace is most of the bytes and no card depends on it.",
+    ),
   })
   .openapi("ContextRequest", {
     example: { query: "Which PageRank damping do we use?", budget_tokens: 600, session_id: "s-2025-01-10" },
@@ -337,7 +355,7 @@ export const RouteResponse = z
     candidates: z.array(CandidateSchema),
     selected: z.array(SelectedSchema),
     ranking: RankingResult.optional().openapi({ description: "With `ranking`: the pool's order and per-item scores." }),
-    trace: TraceSchema,
+    trace: TraceSchema.optional().openapi({ description: "Unless include_trace is false." }),
   })
   .openapi("RouteResponse", {
     example: {
@@ -414,7 +432,7 @@ export const ContextResponse = z
     ranking: RankingResult.optional().openapi({
       description: "With `ranking`: the order the cards were expanded in and per-item scores.",
     }),
-    trace: TraceSchema,
+    trace: TraceSchema.optional().openapi({ description: "With include_trace: true." }),
   })
   .openapi("ContextResponse", {
     example: {

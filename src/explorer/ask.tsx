@@ -5,7 +5,7 @@
  * graph, per-expert scores). Opening an anchor reads that exact version and verifies the span.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { Anchor, Card, ChunkDetail, ContextResponse, RouteResponse, VerifyResult } from "../client";
+import type { Anchor, Card, ChunkDetail, ContextResponse, TracedRoute as RouteResponse, VerifyResult } from "../client";
 import { describeError, type Session, shortTime } from "./api";
 import { edgeColour, RouteGraph } from "./graph";
 import { Badge, LinkButton } from "./ui";
@@ -80,7 +80,7 @@ export function AskScreen({
     try {
       const [context, route] = await Promise.all([
         client.context(archive.id, { query: q, budget_tokens: budget, ...(at ? { as_of: at } : {}) }),
-        client.route(archive.id, { query: q, limit: 32, ...(at ? { as_of: at } : {}) }),
+        client.routeTraced(archive.id, { query: q, limit: 32, ...(at ? { as_of: at } : {}) }),
       ]);
       setAnswer((prev) => ({
         context,

@@ -6,7 +6,7 @@
  */
 import cytoscape, { type Core, type ElementDefinition } from "cytoscape";
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { RouteResponse } from "../client";
+import type { TracedRoute as RouteResponse } from "../client";
 
 const PALETTE = ["#0b72d9", "#c2410c", "#15803d", "#7c3aed", "#b91c1c", "#0e7490", "#a16207", "#be185d", "#4d7c0f"];
 

@@ -2,13 +2,14 @@
  * The research-memory operations behind two MCP tools, `research` (reads) and `curate` (writes):
  * each op takes the REST request of the same capability as `args` (the fields /docs lists for it)
  * and calls the same use case. One tool per op would list every schema in tools/list, a fixed cost
- * in every agent's context held under 12 KB; here the listing names the ops and the server checks
- * `args` against the op's zod schema, naming the field at fault (`args.<field>`).
+ * in every agent's context held under 16 KB; here the listing names the ops, the server checks
+ * `args` against the op's zod schema, naming the field at fault (`args.<field>`), and the read op
+ * `schema` answers the JSON Schema of any op's args (the same zod schema, z.toJSONSchema).
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { UseCases } from "../app";
 import * as S from "../contract";
-import { fail, type Result, schemaFailure } from "../core/errors";
+import { fail, ok, type Result, schemaFailure } from "../core/errors";
 
 /** One op: the schema its `args` must match and the use case it calls. */
 export interface Op {
@@ -26,10 +27,23 @@ function op<T extends z.ZodType>(
   return { rest, schema, run: run as Op["run"] };
 }
 
+/** Hub iterations the `hub` op returns by default (the newest). */
+export const HUB_LAST = 10;
+
 /** Reads: they change nothing. */
 export const READ_OPS = {
   tree: op("GET /tree", S.TreeQuery, (app, a, x) => app.research.tree(a, x)),
-  hub: op("GET /hubs", S.HubQuery, (app, a, x) => app.research.hub(a, x)),
+  // A hub gains an iteration per gather: MCP returns the last `last` (default 10), REST all of them.
+  hub: op(
+    "GET /hubs",
+    S.HubQuery.extend({ last: z.number().int().min(1).max(100).default(HUB_LAST).describe("Iterations, newest.") }),
+    async (app, a, { last, ...x }) => {
+      const r = await app.research.hub(a, x);
+      if (!r.ok) return r;
+      const all = r.value.iterations;
+      return ok({ ...r.value, iterations: all.slice(-last), iterations_total: all.length });
+    },
+  ),
   draft: op("GET /drafts", S.DraftQuery, (app, a, x) => app.research.readDraft(a, x)),
   convergence: op("GET /convergence", S.ConvergenceQuery, (app, a, x) => app.research.convergence(a, x)),
   assemble: op("POST /assemble", S.AssembleBody, (app, a, x) => app.research.assemble(a, x)),
@@ -40,6 +54,19 @@ export const READ_OPS = {
   review_state: op("GET /review", S.ReviewQuery, (app, a, x) => app.review.state(a, x)),
   runs: op("GET /metrics/retrieval/runs", S.RunListQuery, (app, a, x) => app.review.runs(a, x)),
   run: op("GET /metrics/retrieval/runs/{run}", S.RunParam.pick({ run: true }), (app, a, x) => app.review.run(a, x.run)),
+  // ProjectGuard's DIR, xKG's grounding and code pairs, a chunk's version diff.
+  dir: op("GET /metrics/dir", S.DirQuery, (app, a, x) => app.metrics.dir(a, x)),
+  grounding: op("GET /metrics/grounding", S.GroundingQuery, (app, a, x) => app.metrics.grounding(a, x)),
+  code_pairs: op("POST /code-pairs", S.CodePairsBody, (app, a, x) => app.codePairs.pairs(a, x)),
+  diff: op("GET /chunks/{id}/diff", S.DiffQuery.extend({ chunk: z.string().min(1).max(S.MAX_ID) }), (app, a, x) => {
+    const { chunk, ...q } = x;
+    return app.browse.diff(a, chunk, q);
+  }),
+  schema: op(
+    "none (this server's own)",
+    z.object({ op: z.string().min(1).max(64).optional() }).strict(),
+    async (_app, _a, x) => opSchemas(x.op),
+  ),
 } satisfies Record<string, Op>;
 
 /** Writes: each adds versions, annotations or a stored run (the propose_* ops ask the configured model first). */
@@ -78,4 +105,36 @@ export async function runOp(
     return { ok: false, error: schemaFailure(issues, { subject: "args", hint, fieldFallback: true }) };
   }
   return o.run(app, archive, parsed.data as never, authorization);
+}
+
+/** The tables by the tool that serves them. */
+const TABLES: Array<[tool: string, table: Record<string, Op>]> = [
+  ["research", READ_OPS],
+  ["curate", WRITE_OPS],
+];
+
+/**
+ * Without `op`: every op with its tool and REST route. With `op`: the JSON Schema (draft 7, the
+ * input side) of its args, once per tool that has an op of that name (`draft` is both a read and a
+ * write). Validation is still the zod schema's; refinements (such as "lambda needs mmr") are not in
+ * the JSON Schema, and the failure names them.
+ */
+export function opSchemas(name?: string): Result<object> {
+  if (name === undefined)
+    return ok({ ops: TABLES.flatMap(([tool, t]) => Object.entries(t).map(([op, o]) => ({ tool, op, rest: o.rest }))) });
+  const found = TABLES.flatMap(([tool, t]) => {
+    const o = t[name];
+    if (!o) return [];
+    const { $schema: _, ...schema } = z.toJSONSchema(o.schema, {
+      io: "input",
+      target: "draft-7",
+      unrepresentable: "any",
+    }) as Record<string, unknown>;
+    return [{ tool, op: name, rest: o.rest, schema }];
+  });
+  if (!found.length) {
+    const all = TABLES.flatMap(([, t]) => Object.keys(t));
+    return fail("validation", `args.op: unknown op ${name}`, "args.op", `one of ${[...new Set(all)].join(", ")}`);
+  }
+  return ok({ ops: found });
 }

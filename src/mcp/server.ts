@@ -38,6 +38,7 @@ Every tool takes \`archive\`, the archive id your key was issued for (resources/
 - To answer a question, call \`context\` (token budget, default 2000): evidence cards, each anchored to exact [start, end) character spans of one version. Call \`verify\` with a card's anchors before quoting; without a snippet it returns the exact text.
 - \`route\` ranks chunks without reading them; \`expand\` gives cards for chunk ids you have; \`read\` returns a version's verbatim text; \`list\` pages through chunks or entities; \`neighbours\` walks typed edges; \`history\` shows a chunk's versions or an entity's names; \`resolve\` maps a name to its entity id.
 - \`remember\` stores artifacts (atomic batch; revise: true for a new version of an existing chunk), \`deprecate\` retires one (history kept), \`forget\` deletes a chunk or an entity for good, \`entity\` aliases, renames or merges entities, \`session\` logs your turns for context's short_term.
+- \`context\` and \`route\` take REST's \`filter\`, \`ranking\` (and \`follow\` on context). \`research\`/\`curate\` run ops of the seed systems; \`research\` op \`schema\` lists them, with \`args: {op}\` it gives that op's JSON Schema.
 - \`as_of\` (ISO 8601) answers as the archive was at that time. Output times are ISO 8601 strings.
 - Prompts: brief (a topic as of a time), changes (what changed about a topic between two times).
 - A failed call returns isError with {"error": {"type", "message", "field", "hint"}}: type is validation, unauthorized, forbidden, not_found, conflict, too_large, unprocessable or unavailable; field names the argument at fault.`;
@@ -95,6 +96,23 @@ function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
   return compactSchema(s) as Tool["inputSchema"];
 }
 
+/**
+ * Arguments one tool takes exactly as another lists them, listed once: route's filter and ranking
+ * are context's (1,300 bytes of tools/list twice); the server still checks them in full.
+ */
+const LISTED_IN: Record<string, Record<string, string>> = {
+  route: { filter: "context", ranking: "context" },
+};
+
+function listedOnce(tool: string, schema: Tool["inputSchema"]): Tool["inputSchema"] {
+  const same = LISTED_IN[tool];
+  if (!same || !schema.properties) return schema;
+  const properties = { ...schema.properties };
+  for (const [prop, other] of Object.entries(same))
+    if (properties[prop]) properties[prop] = { type: "object", description: `As in ${other}.` };
+  return { ...schema, properties };
+}
+
 /** The listing is the same for every request: build it once per isolate. */
 let listing: Tool[] | null = null;
 export function toolListing(): Tool[] {
@@ -102,7 +120,7 @@ export function toolListing(): Tool[] {
   listing ??= TOOLS.map((t) => ({
     name: t.name,
     description: t.description,
-    inputSchema: jsonSchema(t.input),
+    inputSchema: listedOnce(t.name, jsonSchema(t.input)),
     // No outputSchema: the tool descriptions say what comes back, the results are self-describing
     // JSON, and the eleven output schemas were 15 KB of every agent's context (tests still check
     // each result against its schema in src/mcp/tools.ts).
@@ -121,6 +139,13 @@ export function validationFailure(error: z.ZodError): Failure {
   return schemaFailure(error.issues, { subject: "arguments", hint: "see the tool's inputSchema in tools/list" });
 }
 
+/**
+ * The most a tool result may weigh (UTF-8 bytes of its JSON text). Every tool bounds its result by a
+ * budget or a limit (docs/interfaces.md); this catches what those limits still allow (a hub, a
+ * draft or a diff of very long texts) with a too_large error instead of megabytes in a context window.
+ */
+export const MCP_RESULT_MAX_BYTES = 1024 * 1024;
+
 async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToolResult> {
   // Authorise before looking at anything else, so another archive's key learns nothing from errors.
   const archive = z.object({ archive: t.input.shape.archive as z.ZodString }).safeParse(args ?? {});
@@ -132,7 +157,16 @@ async function call(ctx: McpContext, t: McpTool, args: unknown): Promise<CallToo
   try {
     const res = await t.run(ctx.app, archive.data.archive, parsed.data, { authorization: ctx.authorization });
     if (!res.ok) return toolError(res.error);
-    return { content: [{ type: "text", text: JSON.stringify(res.value) }], structuredContent: res.value };
+    const text = JSON.stringify(res.value);
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > MCP_RESULT_MAX_BYTES)
+      return toolError({
+        kind: "too_large",
+        message: `the ${t.name} result is ${bytes} bytes, over the ${MCP_RESULT_MAX_BYTES} a tool returns`,
+        field: "arguments",
+        hint: "ask for less: a smaller limit, budget_tokens or max_chars, a narrower filter or prefix, or an earlier as_of",
+      });
+    return { content: [{ type: "text", text }], structuredContent: res.value };
   } catch (err) {
     if (err instanceof FailureError) return toolError(err.failure);
     console.error(errorLine(`mcp tool ${t.name}`, err));

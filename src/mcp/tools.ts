@@ -1,7 +1,7 @@
 /**
  * The MCP tools: one entry per archive operation, with the input schema (the REST request schema
  * plus `archive`, described in as few words as an agent needs: tools/list is a fixed cost in every
- * agent's context window, held under 12 KB by a test), the output schema (checked by tests, not
+ * agent's context window, held under 16 KB by a test), the output schema (checked by tests, not
  * listed), the scope it needs, and the use case it calls (src/app).
  */
 
@@ -30,6 +30,37 @@ const boundaries = S.RouteBody.shape.boundaries.describe("Preferred scope tags (
 const sessionId = S.RouteBody.shape.session_id;
 const chunkId = z.string().min(1).max(S.MAX_ID);
 const includeTrace = z.boolean().optional().describe("Adds the routing trace (large).");
+// The REST filter, follow and ranking objects (src/contract), so MCP and REST validate alike.
+const filter = S.ContextBody.shape.filter.describe(
+  "As REST's Filter: kinds, within, cited_by, grounded, min_similarity, ...",
+);
+const follow = S.ContextBody.shape.follow.describe("Exact neighbours per card over these edge types.");
+const ranking = S.ContextBody.shape.ranking.describe("Rank the pool: mode, weights, mmr, lambda, sort, view.");
+/** mode and mmr: shorthands for ranking.mode and ranking.mmr (not with ranking). */
+const mode = z.enum(POOL_MODES).optional().describe("= ranking.mode.");
+const mmr = z.boolean().optional().describe("= ranking.mmr.");
+
+/** `ranking`, or the one the shorthands mode/mmr spell; both at once is a validation failure. */
+function rankingOf(a: {
+  ranking?: z.infer<typeof ranking>;
+  mode?: z.infer<typeof mode>;
+  mmr?: boolean | undefined;
+}): Result<z.infer<typeof ranking>> {
+  const short = a.mode !== undefined || a.mmr !== undefined;
+  if (a.ranking && short)
+    return fail(
+      "validation",
+      "give ranking or its shorthands mode/mmr, not both",
+      "mode",
+      "move mode and mmr into ranking",
+    );
+  if (!short) return ok(a.ranking);
+  const r = S.RankingSchema.safeParse({ mode: a.mode, mmr: a.mmr });
+  return r.success ? ok(r.data) : fail("validation", "mode/mmr: not a ranking", "mode");
+}
+
+/** Candidates route returns without include_candidates: the first `limit`, 10 by default. */
+export const MCP_ROUTE_DEFAULT_LIMIT = 10;
 /** The budget's encoding; the default, cl100k_base, is listed first. */
 const tokenizer = S.ContextBody.shape.tokenizer;
 const cursor = z.string().min(1).max(1024).optional().describe("next_cursor of the previous page.");
@@ -94,6 +125,7 @@ const PromptCardOut = z.object({
   logic_sketch: z.string().optional(),
   assumptions: z.array(z.string()).optional(),
   anchored_spans: z.array(PromptAnchorOut),
+  follow: z.array(z.object({ type: z.string(), direction: z.string(), chunk: z.string() }).loose()).optional(),
 });
 const ContextOut = z.object({
   as_of: Iso,
@@ -102,13 +134,16 @@ const ContextOut = z.object({
   cards: z.array(PromptCardOut),
   omitted: z.number().int().describe("chunks routed to but not in the result (budget, visibility)"),
   skipped: S.ContextResponse.shape.skipped.optional(),
+  ranking: S.ContextResponse.shape.ranking,
   trace: S.ContextResponse.shape.trace.optional(),
 });
 
 /** Tokens the MCP context result spends outside the cards: as_of, budget, keys, brackets (~45 measured). */
 const ENVELOPE_TOKENS = 64;
 
-const RouteOut = S.RouteResponse.extend({ trace: S.RouteResponse.shape.trace.optional() });
+const RouteOut = S.RouteResponse.extend({
+  candidates_total: z.number().int().describe("candidates in the pool; `candidates` holds the first `limit`"),
+});
 
 const VerifyOut = z.object({
   all_verified: z.boolean(),
@@ -205,25 +240,31 @@ export const TOOLS: McpTool[] = [
       max_cards: S.ContextBody.shape.max_cards,
       max_card_tokens: S.ContextBody.shape.max_card_tokens,
       short_term_share: S.ContextBody.shape.short_term_share,
-      mode: z.enum(POOL_MODES).optional().describe("Rank the pool: poe (default) or a Paper Circle mode."),
-      mmr: z.boolean().optional().describe("Diversify (MMR)."),
+      filter,
+      follow,
+      ranking,
+      mode,
+      mmr,
       tokenizer,
       include_trace: includeTrace,
     }),
     output: ContextOut,
-    run: async (app, a, { include_trace, mode, mmr, ...args }) => {
+    run: async (app, a, { include_trace, mode, mmr, ranking: given, ...args }) => {
       // The whole result, not only the cards, fits budget_tokens (without the trace, which is asked
       // for on top): the cards get the budget less a reserve for the envelope, and should the
       // serialised result still be over, the lowest-ranked cards go.
       const budget = args.budget_tokens ?? 2000;
       const tokenizer = args.tokenizer ?? DEFAULT_TOKENIZER;
-      const ranking = mode || mmr ? S.RankingSchema.parse({ mode, mmr }) : undefined;
+      const rk = rankingOf({ ranking: given, mode, mmr });
+      if (!rk.ok) return rk;
+      const ranking = rk.value;
       const r = await app.query.context(a, {
         ...args,
         ...(ranking ? { ranking } : {}),
         budget_tokens: Math.max(50, budget - ENVELOPE_TOKENS),
       });
-      const cards = r.cards.map(promptCard);
+      // A card keeps the neighbours `follow` asked for; they count against the budget like the rest.
+      const cards = r.cards.map((c) => ({ ...promptCard(c), ...(c.follow ? { follow: c.follow } : {}) }));
       const short_term = r.short_term.map((e) => ({ role: e.role, text: e.text, at: e.at }));
       const body = () => {
         const cardTokens = cards.length ? countTokens(JSON.stringify(cards), tokenizer) : 0;
@@ -243,26 +284,49 @@ export const TOOLS: McpTool[] = [
         used = countTokens(JSON.stringify(out), tokenizer);
       }
       out.budget.remaining = budget - used;
-      return done(include_trace ? { ...out, skipped: r.skipped, trace: r.trace } : out);
+      return done(
+        include_trace
+          ? { ...out, skipped: r.skipped, ...(r.ranking ? { ranking: r.ranking } : {}), trace: r.trace }
+          : out,
+      );
     },
   }),
   tool({
     name: "route",
     title: "Rank chunks without reading them",
-    description: "Cheap head-only ranking: per-expert scores and the router's selection; ids go to expand.",
+    description: `Cheap head-only ranking: the top limit (default ${MCP_ROUTE_DEFAULT_LIMIT}) candidates with per-expert scores and the router's selection; ids go to expand.`,
     scope: "read",
     input: strict({
       query,
       as_of: asOf,
       boundaries,
-      limit: S.RouteBody.shape.limit,
+      limit: S.RouteBody.shape.limit.describe(`Candidates and selections (default ${MCP_ROUTE_DEFAULT_LIMIT}).`),
       session_id: sessionId,
+      filter,
+      ranking,
+      mode,
+      mmr,
+      include_candidates: z.boolean().optional().describe("Every candidate of the pool (up to 256), not only limit."),
       include_trace: includeTrace,
       code_pairs: z.boolean().optional().describe("xKG: techniques with the code implementing them."),
     }),
     output: z.union([RouteOut, S.CodePairsResult]),
-    run: async (app, a, { include_trace, code_pairs, ...args }) => {
-      if (!code_pairs) return done(traced(await app.query.route(a, args), include_trace));
+    run: async (app, a, { include_trace, include_candidates, code_pairs, mode, mmr, ranking: given, ...args }) => {
+      const rk = rankingOf({ ranking: given, mode, mmr });
+      if (!rk.ok) return rk;
+      const limit = args.limit ?? MCP_ROUTE_DEFAULT_LIMIT;
+      if (!code_pairs) {
+        const r = await app.query.route(a, { ...args, limit, ...(rk.value ? { ranking: rk.value } : {}) });
+        const candidates = include_candidates ? r.candidates : r.candidates.slice(0, limit);
+        return done(traced({ ...r, candidates, candidates_total: r.candidates.length }, include_trace));
+      }
+      if (given || mode || mmr || args.filter)
+        return fail(
+          "validation",
+          "code_pairs takes no filter or ranking",
+          "code_pairs",
+          "use research op code_pairs for within/boundaries",
+        );
       return app.codePairs.pairs(a, {
         query: args.query,
         as_of: args.as_of,
@@ -558,13 +622,16 @@ export const TOOLS: McpTool[] = [
     description: `The archive as of as_of as citations, a table or a graph, cut at max_chars (≤ ${MCP_EXPORT_MAX_CHARS}).`,
     scope: "read",
     input: strict({
-      format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html"]),
+      format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html", "xkg"]),
+      paper: z.string().min(1).max(512).optional().describe("xkg: one paper's JSON file."),
       as_of: asOf,
       max_chars: z.number().int().min(1).max(MCP_EXPORT_MAX_CHARS).optional(),
     }),
     output: ExportOut,
-    run: async (app, a, { format, as_of, max_chars }) => {
-      const res = await app.exports.archive(a, { format, as_of });
+    run: async (app, a, { format, paper, as_of, max_chars }) => {
+      if (paper !== undefined && format !== "xkg")
+        return fail("validation", "paper applies to format xkg only", "paper", "add format: xkg, or drop paper");
+      const res = await app.exports.archive(a, { format, as_of, paper });
       if (!res.ok) return res;
       const text = typeof res.value.body === "string" ? res.value.body : await new Response(res.value.body).text();
       const cap = max_chars ?? MCP_EXPORT_MAX_CHARS;
@@ -575,7 +642,7 @@ export const TOOLS: McpTool[] = [
     name: "research",
     title: "Research memory: reads",
     description:
-      "Outline tree, hubs, drafts, convergence, assembly, feedback pick, statuses, metric runs; args: the op's REST request (/docs).",
+      "SGMC tree/hub/draft/convergence/assemble/feedback, Paper Circle stats/locate/coverage/review_state/runs, DIR, grounding, code_pairs, version diff; args: the op's REST request; op schema {op} gives its JSON Schema.",
     scope: "read",
     input: strict({ op: opName(READ_OPS), args: opArgs }),
     output: z.object({}).passthrough(),
@@ -584,7 +651,8 @@ export const TOOLS: McpTool[] = [
   tool({
     name: "curate",
     title: "Research memory: writes",
-    description: "Research-memory writes and model proposals; args: the op's REST request (/docs).",
+    description:
+      "Research-memory writes, review, retrieval metrics, model proposals; args: the op's REST request (research op schema).",
     scope: "write",
     input: strict({ op: opName(WRITE_OPS), args: opArgs }),
     output: z.object({}).passthrough(),

@@ -345,7 +345,7 @@ describe("CLI command groups against a running worker", () => {
     const byDefault = await json<RouteResponse>(["route", "PageRank", "--view", "canonical"]);
     expect(byDefault.ranking?.items.length).toBeLessThan(canon.ranking?.items.length ?? 0);
     const traced = await json<RouteResponse>(["route", "PageRank", "--trace"]);
-    expect(traced.trace.candidate_pool).toBeGreaterThan(0);
+    expect(traced.trace?.candidate_pool).toBeGreaterThan(0);
     expect(await ok(["context", "PageRank", "--trace"])).toMatch(/^trace: \d+ seeds, .*pool \d+/m);
   });
 

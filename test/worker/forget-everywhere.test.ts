@@ -150,7 +150,7 @@ function mcpArgs(f: Fixture): Record<string, Array<Record<string, unknown>>> {
     neighbours: f.chunks.map((chunk) => ({ chunk })),
     resolve: (v.mention ?? []).map((mention) => ({ mention })),
     project: [{}, { request: QUERY }],
-    export: ["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html"].map((format) => ({ format })),
+    export: ["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html", "xkg"].map((format) => ({ format })),
     "research:tree": [{ root: "paper:p" }],
     "research:hub": [{ node: "paper:p" }],
     "research:draft": [{ node: "paper:p" }],
@@ -163,6 +163,11 @@ function mcpArgs(f: Fixture): Record<string, Array<Record<string, unknown>>> {
     "research:review_state": [{ chunk: "paper:p" }, { from: "paper:p", type: "cites", to: GONE }],
     "research:runs": [{}],
     "research:run": f.runs.map((run) => ({ run })),
+    "research:dir": [{ prefix: "paper:" }, { prefix: "note:" }],
+    "research:grounding": [{}, { kind: "note" }],
+    "research:code_pairs": [{ query: QUERY, threshold: -1 }],
+    "research:diff": f.chunks.map((chunk) => ({ chunk })),
+    "research:schema": [{}],
   };
 }
 

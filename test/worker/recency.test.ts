@@ -101,7 +101,7 @@ describe("recency is scoped to the caller's session", () => {
     const ctx = await api(
       "POST",
       `/v1/archives/${id}/context`,
-      { query: "Mount Halden crater", budget_tokens: 1500, max_cards: 1, session_id: "s2" },
+      { query: "Mount Halden crater", budget_tokens: 1500, max_cards: 1, session_id: "s2", include_trace: true },
       key,
     );
     expect(ctx.status).toBe(200);

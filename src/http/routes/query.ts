@@ -12,6 +12,13 @@ export const queryRoutes = resourceApp();
  */
 export const VECTOR_SPACE_HEADER = "PaperGuru-Vector-Space";
 
+/** The answer with its trace only when asked (include_trace; the header above is set either way). */
+function withTrace<T extends { trace: unknown }>(res: T, include: boolean): Omit<T, "trace"> & { trace?: T["trace"] } {
+  if (include) return res;
+  const { trace: _, ...rest } = res;
+  return rest;
+}
+
 endpoint(
   queryRoutes,
   "read",
@@ -21,14 +28,15 @@ endpoint(
     tags: ["query"],
     summary: "Route a query",
     description:
-      "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and a trace with per-phase timings. When the archive's vectors are in another embedding space than the configured embedder's (or being re-embedded), semantic seeds are skipped, `trace.vector_space` says why and the header `PaperGuru-Vector-Space` is `stale` or `reembedding` (docs/models.md). With `session_id`, the chunks that session accessed (at or before `as_of`, at most 64) seed recency and this request's selections are logged under it; without it nothing seeds recency, so the ranking depends only on the archive, the query and `as_of`.",
+      "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and (unless `include_trace` is false) a trace with per-phase timings. When the archive's vectors are in another embedding space than the configured embedder's (or being re-embedded), semantic seeds are skipped, `trace.vector_space` says why and the header `PaperGuru-Vector-Space` is `stale` or `reembedding` (docs/models.md). With `session_id`, the chunks that session accessed (at or before `as_of`, at most 64) seed recency and this request's selections are logged under it; without it nothing seeds recency, so the ranking depends only on the archive, the query and `as_of`.",
     request: { params: S.ArchiveParam, ...body(S.RouteBody) },
     responses: { 200: json(S.RouteResponse), ...errors(400, 401, 403, 404, 413) },
   },
   async (c) => {
-    const res = await c.var.app.query.route(c.req.valid("param").archive, c.req.valid("json"));
+    const b = c.req.valid("json");
+    const res = await c.var.app.query.route(c.req.valid("param").archive, b);
     if (res.trace.vector_space) c.header(VECTOR_SPACE_HEADER, res.trace.vector_space.status);
-    return c.json(res, 200);
+    return c.json(withTrace(res, b.include_trace ?? true), 200);
   },
 );
 
@@ -59,14 +67,15 @@ endpoint(
     tags: ["query"],
     summary: "Assemble context within a token budget",
     description:
-      "route -> expand -> distill within `budget_tokens`; with `session_id`, the session's recent events take up to `short_term_share` of the budget first, and the chunks the session accessed seed recency. Routing skips semantic seeds as /route does when the archive's vectors are in another embedding space (`trace.vector_space`, header `PaperGuru-Vector-Space`).",
+      "route -> expand -> distill within `budget_tokens`: the short-term window plus the cards' JSON as returned (compact, counted in `tokenizer`) fit it, lower-ranked cards that would not are in `skipped` as over_budget; each card's `tokens` counts its prompt form (docs/api.md). The trace only with `include_trace: true`. With `session_id`, the session's recent events take up to `short_term_share` of the budget first, and the chunks the session accessed seed recency. Routing skips semantic seeds as /route does when the archive's vectors are in another embedding space (`trace.vector_space`, header `PaperGuru-Vector-Space`).",
     request: { params: S.ArchiveParam, ...body(S.ContextBody) },
     responses: { 200: json(S.ContextResponse), ...errors(400, 401, 403, 404, 413) },
   },
   async (c) => {
-    const res = await c.var.app.query.context(c.req.valid("param").archive, c.req.valid("json"));
+    const b = c.req.valid("json");
+    const res = await c.var.app.query.contextWithin(c.req.valid("param").archive, b);
     if (res.trace.vector_space) c.header(VECTOR_SPACE_HEADER, res.trace.vector_space.status);
-    return c.json(res, 200);
+    return c.json(withTrace(res, b.include_trace ?? false), 200);
   },
 );
 
