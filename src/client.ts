@@ -220,9 +220,12 @@ export class PaperGuruClient {
     const payload =
       body === undefined
         ? undefined
-        : typeof body === "string" || body instanceof Uint8Array
+        : typeof body === "string"
           ? body
-          : JSON.stringify(body);
+          : body instanceof Uint8Array
+            ? // A copy typed Uint8Array<ArrayBuffer>, which the DOM's BodyInit takes (the explorer's build).
+              new Uint8Array(body)
+            : JSON.stringify(body);
     const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, "content-type": contentType };
     // After a multi-megabyte body the local runtime (wrangler dev) has left the next request on the
     // kept-alive socket waiting 300 s for headers (a 7 MB dump import, then any call); large uploads
