@@ -209,7 +209,7 @@ endpoint(
     tags: ["query"],
     summary: "Pre-turn brief for a coding agent",
     description:
-      "Within `budget_tokens`: the committed designs and decisions relevant to the upcoming request (status annotation `committed` at `as_of`; superseded and deprecated ones are invisible), the modules implementing them to revise (a commitment changed after the module did), preserve (others depend on or test them) or reuse, and the exported signatures of the modules to preserve as exact anchors. Deterministic; the rules are in docs/coding-agents.md.",
+      "Within `budget_tokens`: the committed designs and decisions relevant to the upcoming request (status annotation `committed` at `as_of`; superseded and deprecated ones are invisible), the modules implementing them to revise (a commitment changed after the module did), preserve (others depend on or test them) or reuse, the exported signatures of the modules to preserve as exact anchors, and the chunks that `motivate` the commitments (resources). With `session_id` and no `recent_requests`, the session's last 5 `user` events join the request. Deterministic; the rules are in docs/coding-agents.md.",
     request: { params: S.ArchiveParam, ...body(S.BriefBody) },
     responses: { 200: json(S.BriefResult), ...errors(400, 401, 403, 404, 413) },
   },
@@ -228,7 +228,7 @@ endpoint(
     tags: ["query"],
     summary: "The whole project state for a fresh session",
     description:
-      "Committed designs and decisions (status annotation `committed` at `as_of`) with their text, then the code units (under `prefix`) with what they implement and depend on and their exported signatures, cut to `budget_tokens` from the end (signatures, modules, decisions, designs) with the token count and what was left out; a budget the list of left-out ids alone exceeds is a 400 naming the budget needed.",
+      "Committed designs and decisions (status annotation `committed` at `as_of`) with their text, the chunks that `motivate` them (resources, heads only), then the code units (under `prefix`) with what they implement and depend on and their exported signatures, cut to `budget_tokens` from the end (resources, signatures, modules, decisions, designs) with the token count and what was left out; a budget the list of left-out ids alone exceeds is a 400 naming the budget needed.",
     request: { params: S.ArchiveParam, ...body(S.RenderBody) },
     responses: { 200: json(S.RenderResult), ...errors(400, 401, 403, 404, 413) },
   },
