@@ -163,6 +163,12 @@ export class Kernel {
           await stub.recordAccess(events);
         },
         recentForSession: (a, session, asOf, limit) => sessions.recentForSession(a, session, asOf, limit),
+        ...(sessions.openedBySession
+          ? {
+              openedBySession: (a: string, session: string, asOf: number, limit: number) =>
+                sessions.openedBySession?.(a, session, asOf, limit) ?? Promise.resolve([]),
+            }
+          : {}),
       },
     };
   }

@@ -70,4 +70,20 @@ export class D1SessionLog implements SessionLog {
     );
     return rows.map((r) => ({ chunk: r.chunk_id, at: r.at }));
   }
+
+  /** Reads the index access_session (archive_id, session_id, at): the session's accesses up to asOf. */
+  async openedBySession(
+    archiveId: string,
+    sessionId: string,
+    asOf: number,
+    limit: number,
+  ): Promise<Array<{ chunk: string; at: number }>> {
+    const rows = await this.#db.all<{ chunk_id: string; at: number }>(
+      sql`SELECT chunk_id, MAX(at) AS at FROM access_events
+          WHERE archive_id = ${archiveId} AND session_id = ${sessionId} AND at <= ${asOf}
+            AND channel IN ('expansion', 'verification')
+          GROUP BY chunk_id ORDER BY at DESC, chunk_id ASC LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({ chunk: r.chunk_id, at: r.at }));
+  }
 }
