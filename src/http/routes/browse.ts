@@ -223,6 +223,25 @@ endpoint(
   browseRoutes,
   "read",
   {
+    method: "get",
+    path: "/v1/archives/{archive}/access-counts",
+    tags: ["query"],
+    summary: "Access counts per channel, per session or per chunk",
+    description:
+      "How often chunks were routed to (`routing`: selected by /route or /context, heads only), expanded (`expansion`: distilled into a returned card by /expand or /context) and verified (`verification`: an anchor re-checked by /verify), from the access log. `by=session` (default) gives one row per session (calls without `session_id` form the row with key null), `by=chunk` one per chunk; `session_id`, `chunk`, `since` and `until` narrow the accesses counted. Rows are most accesses first (ties by key), `limit` per page (default 50, at most 500): pass `next_cursor` back as `cursor` until it is null. `totals` counts every matching access, `groups` the rows over all pages.",
+    request: { params: S.ArchiveParam, query: S.AccessCountsQuery },
+    responses: { 200: json(S.AccessCounts), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    const res = await c.var.app.access.accessCounts(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
     method: "post",
     path: "/v1/archives/{archive}/render",
     tags: ["query"],
