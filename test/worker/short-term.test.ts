@@ -3,8 +3,11 @@
  * (expanded or verified; routing does not open a chunk), newest first within the short-term share of
  * the budget, what did not fit counted, as of the query time.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 const NOTES = [
   ["note:ferry", "Osk River ferry", "The Osk River ferry crosses the delta twice a day in summer."],
@@ -80,6 +83,30 @@ describe("the short-term window holds recently opened chunks", () => {
     expect(win2.length).toBe(3);
     expect(win2).not.toContain("note:comet");
     expect(win2).not.toContain("note:gambit");
+
+    // The MCP context tool shows the window too.
+    const transport = new StreamableHTTPClientTransport(new URL("http://paperguru.test/mcp"), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      fetch: (url, init) => WORKER.fetch(url, init),
+    });
+    const client = new Client({ name: "paperguru-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const m = await client.callTool({
+        name: "context",
+        arguments: { archive: id, query: "Osk River ferry", budget_tokens: 1500, session_id: "s1" },
+      });
+      expect(m.isError).not.toBe(true);
+      const out = m.structuredContent as { short_term_chunks?: Array<{ chunk: string }>; budget: { total: number } };
+      // Newest last: the cards the REST call above returned (it opened them after reading its window).
+      const shown = (next.body.cards as Array<{ artifact_id: string }>).map((c) => c.artifact_id);
+      const mcpWindow = (out.short_term_chunks ?? []).map((c) => c.chunk);
+      expect(shown.length).toBeGreaterThan(0);
+      expect(mcpWindow.slice(-shown.length).sort()).toEqual([...shown].sort());
+      expect(new Set(mcpWindow).size).toBe(mcpWindow.length);
+    } finally {
+      await client.close();
+    }
 
     // A small share: the newest stretch that fits is kept, the rest counted as dropped.
     const small = await a("/context", {
