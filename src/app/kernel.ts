@@ -388,6 +388,14 @@ export class Kernel {
     return expandChunks(this.queryDeps(req.archiveId), req);
   }
 
+  /**
+   * Logs accesses made outside route / expand / context / verify (an exact content read with a
+   * session): the D1 access log under the session and the capital chunk's statistics, as they do.
+   */
+  logAccess(archiveId: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>, session?: string) {
+    return this.queryDeps(archiveId).access.record(archiveId, events, session);
+  }
+
   /** A context, and why the archive's vectors were left out when they were (null: they were used). */
   async context(req: ContextRequest): Promise<ContextResponse & { vectorSpace: VectorSpaceNote | null }> {
     const space = this.d.spaces?.forQuery(req.archiveId);

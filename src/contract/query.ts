@@ -412,7 +412,7 @@ export const ContextResponse = z
       )
       .openapi({
         description:
-          "With `session_id`: the chunks the session recently opened (expanded or verified, at most 16 read), heads as of `as_of`, in the short-term window with the events: both merged newest first until the first that does not fit `short_term_share` of the budget; chronological.",
+          "With `session_id`: the chunks the session recently opened (expanded, read with `GET …/content?session_id=`, or verified; at most 16 read), heads as of `as_of`, in the short-term window with the events: both merged newest first until the first that does not fit `short_term_share` of the budget; chronological.",
       }),
     short_term_dropped: z
       .object({ events: z.number().int(), chunks: z.number().int() })

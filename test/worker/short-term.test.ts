@@ -141,6 +141,26 @@ describe("the short-term window holds recently opened chunks", () => {
     expect(none.body.budget.short_term).toBe(0);
   });
 
+  it("an exact content read with session_id opens the chunk in that session; without one nothing is logged", async () => {
+    const { id, key } = await newArchive("stwread");
+    const a = (path: string, body: unknown) => api("POST", `/v1/archives/${id}${path}`, body, key);
+    const artifacts = NOTES.map(([cid, title, content]) => ({ id: cid, kind: "note", title, content }));
+    expect((await a("/ingest", { artifacts })).status).toBe(200);
+    const read = (q: string) => api("GET", `/v1/archives/${id}/chunks/note%3Acomet/content${q}`, undefined, key);
+    expect((await read("?start=4&end=10")).status).toBe(200);
+    const counts = () => api("GET", `/v1/archives/${id}/access-counts`, undefined, key);
+    expect((await counts()).body.totals.total).toBe(0);
+    const r = await read("?session_id=reader");
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.text).toBe(NOTES[4][2]);
+    expect((await counts()).body.rows).toEqual([
+      expect.objectContaining({ key: "reader", expansion: 1, routing: 0, verification: 0, total: 1 }),
+    ]);
+    const ctx = await a("/context", { query: "Osk River ferry", budget_tokens: 1000, session_id: "reader" });
+    expect((ctx.body.short_term_chunks as WindowChunk[]).map((c) => c.chunk)).toEqual(["note:comet"]);
+    expect((await read("?session_id=")).status).toBe(400);
+  });
+
   it("reads at most 16 opened chunks, newest first", async () => {
     const { id, key } = await newArchive("stw16");
     const a = (path: string, body: unknown) => api("POST", `/v1/archives/${id}${path}`, body, key);
