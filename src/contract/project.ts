@@ -12,7 +12,7 @@ export const BriefBody = z
     }),
     session_id: SessionId.optional().openapi({
       description:
-        "The agent's session (as POST …/sessions/{session}/events): without `recent_requests`, its last 5 `user` events at `as_of` join the query.",
+        "The agent's session (as POST …/sessions/{session}/events): without `recent_requests`, its last 5 `user` events at `as_of` (among its last 50 events; a turn equal to `request` is skipped) join the query.",
     }),
     as_of: Time.optional(),
     budget_tokens: z.number().int().min(100).max(200_000).default(2000),

@@ -190,6 +190,11 @@ describe("the brief reads the session's own turns", () => {
     const later = await a("/brief", { request, session_id: "s-1", as_of: "2024-08-01", budget_tokens: 2000 });
     expect(later.body.session_turns).toBe(3);
     expect(later.body.commitments.map((c: { id: string }) => c.id)).toContain("decision:tokenizer");
+    // The agent stored the request as a turn before asking: it is not counted twice.
+    await ev([{ role: "user", text: request, at: "2024-08-02T00:00:00Z" }]);
+    const stored = await a("/brief", { request, session_id: "s-1", as_of: "2024-08-03", budget_tokens: 2000 });
+    expect(stored.body.session_turns).toBe(3);
+    expect(stored.body.commitments).toEqual(later.body.commitments);
     // An unknown session reads nothing.
     const none = await a("/brief", { request, session_id: "s-none", as_of: "2024-06-01", budget_tokens: 2000 });
     expect(none.body.session_turns).toBe(0);

@@ -1,7 +1,8 @@
 /**
  * ProjectGuard's pre-turn brief (seed 002 §5.1), deterministic. The rules:
  * 1. Relevance: the request (joined with the session's recent requests: `recent_requests`, or else the
- *    last SESSION_REQUESTS `user` events of `session_id` at `as_of`) is routed over designs and
+ *    last SESSION_REQUESTS `user` events of `session_id` at `as_of` among its last SESSION_SCAN events,
+ *    other than the request itself) is routed over designs and
  *    decisions only (the filter applies before the top-M cut), as of `as_of`; superseded versions
  *    and deprecated records are invisible to routing, so they are never briefed.
  *    Records the router scores below `min_score` (default 0.1; a head's score is its lexical share,
@@ -147,8 +148,9 @@ export function briefUseCases(d: AppDeps) {
       let sessionTurns = 0;
       if (!b.recent_requests && b.session_id) {
         const events = await d.stores.sessions.recent(archive, b.session_id, t, SESSION_SCAN);
+        // The request itself, when the agent stored it as a turn already, is not read twice.
         recent = events
-          .filter((e) => e.role === "user")
+          .filter((e) => e.role === "user" && e.text !== b.request)
           .slice(0, SESSION_REQUESTS)
           .map((e) => e.text.slice(0, 8000))
           .reverse();
