@@ -118,7 +118,11 @@ export async function motivating(
   const heads = await d.stores.chunks.visibleAt(archive, ids, t);
   const events = await d.stores.annotations.annotationsOf(archive, ids, "status", t);
   const statusOf = new Map<string, typeof events>();
-  for (const e of events) statusOf.set(e.chunkId, [...(statusOf.get(e.chunkId) ?? []), e]);
+  for (const e of events) {
+    const list = statusOf.get(e.chunkId);
+    if (list) list.push(e);
+    else statusOf.set(e.chunkId, [e]);
+  }
   const out: Resources = [];
   for (const id of ids) {
     const h = heads.get(id);
