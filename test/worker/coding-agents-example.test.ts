@@ -19,7 +19,7 @@ interface Step {
   expect: unknown;
 }
 
-export function parseExample(page: string): Step[] {
+function parseExample(page: string): Step[] {
   const start = page.indexOf(SECTION);
   if (start < 0) throw new Error(`docs/coding-agents.md has no "${SECTION}"`);
   const rest = page.slice(start + SECTION.length);
