@@ -293,6 +293,8 @@ export function browseUseCases(d: AppDeps) {
       const max = q.max_chars ?? CONTENT_DEFAULT_CHARS;
       const end = Math.min(requestedEnd, start + max);
       const truncated = end < requestedEnd;
+      if (q.session_id !== undefined)
+        await d.kernel.logAccess(archive, [{ chunk: id, channel: "expansion", at: d.clock.now() }], q.session_id);
       return ok({
         chunk: id,
         version: v.version,

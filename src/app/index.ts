@@ -4,6 +4,7 @@
  * plain payload or a typed Result whose failures the interfaces map to their own error form.
  */
 
+import { accessUseCases } from "./access";
 import { annotationUseCases } from "./annotations";
 import { archiveUseCases } from "./archives";
 import { authorize, type Need, readableArchives, whoami } from "./auth";
@@ -44,6 +45,8 @@ export function createUseCases(d: AppDeps) {
     query: queryUseCases(d),
     browse: browseUseCases(d),
     annotations: annotationUseCases(d),
+    /** Access counts per channel (routing, expansion, verification) per session or chunk. */
+    access: accessUseCases(d),
     metrics: metricsUseCases(d),
     project: projectUseCases(d, browseUseCases(d)),
     codePairs: codePairUseCases(d),

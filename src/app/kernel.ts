@@ -163,6 +163,12 @@ export class Kernel {
           await stub.recordAccess(events);
         },
         recentForSession: (a, session, asOf, limit) => sessions.recentForSession(a, session, asOf, limit),
+        ...(sessions.openedBySession
+          ? {
+              openedBySession: (a: string, session: string, asOf: number, limit: number) =>
+                sessions.openedBySession?.(a, session, asOf, limit) ?? Promise.resolve([]),
+            }
+          : {}),
       },
     };
   }
@@ -380,6 +386,14 @@ export class Kernel {
 
   expand(req: ExpandRequest) {
     return expandChunks(this.queryDeps(req.archiveId), req);
+  }
+
+  /**
+   * Logs accesses made outside route / expand / context / verify (an exact content read with a
+   * session): the D1 access log under the session and the capital chunk's statistics, as they do.
+   */
+  logAccess(archiveId: string, events: Array<{ chunk: string; channel: AccessChannel; at: number }>, session?: string) {
+    return this.queryDeps(archiveId).access.record(archiveId, events, session);
   }
 
   /** A context, and why the archive's vectors were left out when they were (null: they were used). */

@@ -379,6 +379,8 @@ export async function contextOp(
       tokens: e.tokens,
       at: new Date(e.at).toISOString(),
     })),
+    short_term_chunks: r.shortTermChunks.map((c) => ({ ...c, at: new Date(c.at).toISOString() })),
+    short_term_dropped: r.shortTermDropped,
     cards,
     budget: {
       total: budget.total,

@@ -412,6 +412,16 @@ export const ContentQuery = z.object({
       param: { name: "max_chars", in: "query" },
       description: `Longest text returned (default ${CONTENT_DEFAULT_CHARS.toLocaleString("en")}); longer spans are cut and say where to continue.`,
     }),
+  session_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({
+      param: { name: "session_id", in: "query" },
+      description:
+        "The caller's session: the read is logged as an `expansion` access in it (the chunk then seeds the session's recency and shows in its short-term window). Without it, nothing is logged.",
+    }),
 });
 
 export const ContentSlice = z

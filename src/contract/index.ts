@@ -1,5 +1,6 @@
 /** The wire contract: zod schemas for every request and response, by resource. */
 
+export * from "./access";
 export * from "./annotations";
 export * from "./archives";
 export * from "./artifacts";

@@ -1,15 +1,19 @@
 /** ProjectGuard's pre-turn brief: what an agent must know before the next request. */
 import { z } from "@hono/zod-openapi";
 import { MAX_ID, T0, Time } from "./common";
+import { SessionId } from "./query";
 
 export const BriefBody = z
   .object({
     request: z.string().min(1).max(8000).openapi({ description: "The upcoming user request." }),
-    recent_requests: z
-      .array(z.string().min(1).max(8000))
-      .max(5)
-      .optional()
-      .openapi({ description: "The session's last user requests, most recent last (they join the query)." }),
+    recent_requests: z.array(z.string().min(1).max(8000)).max(5).optional().openapi({
+      description:
+        "The session's last user requests, most recent last (they join the query). Absent with `session_id`: read from the session.",
+    }),
+    session_id: SessionId.optional().openapi({
+      description:
+        "The agent's session (as POST …/sessions/{session}/events): without `recent_requests`, its last 5 `user` events at `as_of` (among its last 50 events; a turn equal to `request` is skipped) join the query.",
+    }),
     as_of: Time.optional(),
     budget_tokens: z.number().int().min(100).max(200_000).default(2000),
     prefix: z
@@ -37,6 +41,15 @@ const Commitment = z.object({
   score: z.number(),
 });
 
+const Resource = z.object({
+  id: z.string(),
+  kind: z.string(),
+  version: z.number().int(),
+  title: z.string(),
+  synopsis: z.string(),
+  motivates: z.array(z.string()).openapi({ description: "The records it motivates (a `motivates` edge at `as_of`)." }),
+});
+
 const ModuleRef = z.object({
   id: z.string(),
   version: z.number().int(),
@@ -60,12 +73,20 @@ const Constraint = z.object({
 export const BriefResult = z
   .object({
     as_of: z.string(),
+    session_turns: z.number().int().optional().openapi({
+      description:
+        "With `session_id`: the session's `user` events read as recent requests (0 with `recent_requests`, which win).",
+    }),
     commitments: z
       .array(Commitment)
       .openapi({ description: "Committed designs and decisions relevant to the request, best first." }),
     held_back: z
       .array(z.object({ id: z.string(), status: z.string() }))
       .openapi({ description: "Relevant records not committed (proposed, rejected, no status): never briefed." }),
+    resources: z.array(Resource).optional().openapi({
+      description:
+        "Chunks that motivate a briefed commitment (papers, notes, observations), heads only; those whose own status is set and not `committed` are left out. Absent when none does.",
+    }),
     preserve: z.array(ModuleRef).openapi({ description: "Modules other modules depend on or test." }),
     revise: z.array(ModuleRef).openapi({ description: "Modules whose commitment changed after they last did." }),
     reuse: z.array(ModuleRef).openapi({ description: "Other modules implementing the commitments." }),
@@ -80,6 +101,7 @@ export const BriefResult = z
   .openapi("BriefResult", {
     example: {
       as_of: T0,
+      session_turns: 2,
       commitments: [
         {
           id: "decision:cache",
@@ -92,6 +114,16 @@ export const BriefResult = z
         },
       ],
       held_back: [{ id: "decision:lru", status: "proposed" }],
+      resources: [
+        {
+          id: "note:cache-misses",
+          kind: "note",
+          version: 1,
+          title: "Cache misses dominate latency",
+          synopsis: "Profiling showed 70% of query time in head reads.",
+          motivates: ["decision:cache"],
+        },
+      ],
       preserve: [
         { id: "repo/cache.ts", version: 2, implements: ["decision:cache"], reason: "depended on by 1, tested by 0" },
       ],
@@ -142,6 +174,10 @@ export const RenderResult = z
         part_of: z.array(z.string()),
       }),
     ),
+    resources: z.array(Resource).openapi({
+      description:
+        "Chunks that motivate a committed design or decision, heads only (read the content with GET …/chunks/{id}/content).",
+    }),
     modules: z.array(
       z.object({
         id: z.string(),
@@ -175,6 +211,16 @@ export const RenderResult = z
           title: "Evict by least recent use",
           content: "The heads cache evicts …",
           part_of: ["design:storage"],
+        },
+      ],
+      resources: [
+        {
+          id: "note:cache-misses",
+          kind: "note",
+          version: 1,
+          title: "Cache misses dominate latency",
+          synopsis: "Profiling showed 70% of query time in head reads.",
+          motivates: ["decision:cache-lru"],
         },
       ],
       modules: [

@@ -420,6 +420,25 @@ export const ContextResponse = z
         at: z.string().openapi({ description: "ISO 8601" }),
       }),
     ),
+    short_term_chunks: z
+      .array(
+        z.object({
+          chunk: z.string(),
+          version: z.number().int(),
+          kind: z.string(),
+          title: z.string(),
+          synopsis: z.string(),
+          at: z.string().openapi({ description: "When the session last expanded or verified it (ISO 8601)." }),
+          tokens: z.number(),
+        }),
+      )
+      .openapi({
+        description:
+          "With `session_id`: the chunks the session recently opened (expanded, read with `GET …/content?session_id=`, or verified; at most 16 read), heads as of `as_of`, in the short-term window with the events: both merged newest first until the first that does not fit `short_term_share` of the budget; chronological.",
+      }),
+    short_term_dropped: z
+      .object({ events: z.number().int(), chunks: z.number().int() })
+      .openapi({ description: "Events (of the last 50) and opened chunks (of the last 16) left out of the window." }),
     cards: z.array(FollowedCard),
     budget: z.object({
       total: z.number(),
@@ -438,8 +457,20 @@ export const ContextResponse = z
     example: {
       as_of: "2025-01-10T10:00:00.000Z",
       short_term: [{ role: "user", text: "Keep the damping at 0.85 for now.", tokens: 14, at: T0 }],
+      short_term_chunks: [
+        {
+          chunk: "paper:hipporag",
+          version: 1,
+          kind: "paper",
+          title: "HippoRAG",
+          synopsis: "Personalized PageRank over a knowledge graph as long-term memory.",
+          at: T0,
+          tokens: 22,
+        },
+      ],
+      short_term_dropped: { events: 0, chunks: 0 },
       cards: [CARD_EXAMPLE],
-      budget: { total: 600, short_term: 14, cards: 64, remaining: 522, tokenizer: "cl100k_base" },
+      budget: { total: 600, short_term: 36, cards: 64, remaining: 500, tokenizer: "cl100k_base" },
       skipped: [],
       trace: TRACE_EXAMPLE,
     },

@@ -468,9 +468,34 @@ async function expandUnlogged(
   };
 }
 
+/** A chunk the session recently opened, in the short-term window: its head as of the query time. */
+export interface RecentChunk {
+  chunk: string;
+  version: number;
+  kind: string;
+  title: string;
+  synopsis: string;
+  /** When the session last expanded or verified it. */
+  at: number;
+  tokens: number;
+}
+
+/** Session events and opened chunks read for the short-term window (newest first). */
+const WINDOW_EVENTS = 50;
+const WINDOW_CHUNKS = 16;
+
+/** Tokens a recently opened chunk takes in the window: its line as a prompt shows it. */
+export function recentChunkLine(c: Omit<RecentChunk, "tokens" | "at">): string {
+  return `${c.chunk} v${c.version} (${c.kind}) ${c.title}: ${c.synopsis}`;
+}
+
 export interface ContextResponse {
   asOf: number;
   shortTerm: SessionEvent[];
+  /** Chunks the session recently opened that fit the window, chronological like `shortTerm`. */
+  shortTermChunks: RecentChunk[];
+  /** What the window read but left out for its share of the budget. */
+  shortTermDropped: { events: number; chunks: number };
   cards: EvidenceCard[];
   budget: { total: number; shortTerm: number; cards: number; remaining: number; tokenizer: TokenizerName };
   route: RouteResult;
@@ -491,29 +516,21 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
   const t0 = perfNow();
   let sessionMs = 0;
   const windowRead = req.sessionId
-    ? deps.sessions.recent(req.archiveId, req.sessionId, asOf, 50).then((events) => {
+    ? readWindow(deps, req.archiveId, req.sessionId, asOf).then((w) => {
         sessionMs = perfNow() - t0;
-        return events;
+        return w;
       })
-    : Promise.resolve([]);
+    : Promise.resolve({ events: [], chunks: [] });
   const [{ response: routed, accesses: routing }, window] = await Promise.all([
     routeUnlogged(deps, { ...req, limit: Math.max(maxCards * 2, req.limit ?? 0) }),
     windowRead,
   ]);
-  const shortTerm: SessionEvent[] = [];
-  let shortTokens = 0;
-  if (req.sessionId) {
-    const cap = Math.floor(req.budgetTokens * (req.shortTermShare ?? 0.25));
-    for (const e of window) {
-      // Recounted in this request's encoding (stored counts are cl100k_base, or the approximate
-      // counter for events appended before exact counting); stops at the first event over the cap.
-      const tokens = sessionEventTokens(e.role, e.text, tokenizer);
-      if (shortTokens + tokens > cap) break;
-      shortTerm.push({ ...e, tokens });
-      shortTokens += tokens;
-    }
-    shortTerm.reverse(); // chronological order for the prompt
-  }
+  const {
+    shortTerm,
+    shortTermChunks,
+    dropped: shortTermDropped,
+    tokens: shortTokens,
+  } = fitWindow(window, Math.floor(req.budgetTokens * (req.shortTermShare ?? 0.25)), tokenizer);
   // Expand a few more than maxCards: some may not fit or may have become invisible.
   const reordered = req.order ? await req.order(routed.route, asOf) : null;
   const chosen = reordered
@@ -528,15 +545,19 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     maxCardTokens: req.maxCardTokens,
     tokenizer,
   });
-  // One access-log write for the routing and the expansion accesses (one D1 batch, one object call).
-  const t1 = perfNow();
-  await deps.access.record(req.archiveId, [...routing, ...expansion], req.sessionId);
-  const logMs = perfNow() - t1;
   const cards = expanded.cards.slice(0, maxCards);
+  // One access-log write for the routing and the expansion accesses (one D1 batch, one object call);
+  // only the cards returned count as expanded (up to 4 more were distilled in case some did not fit).
+  const shown = new Set(cards.map((c) => c.artifact_id));
+  const t1 = perfNow();
+  await deps.access.record(req.archiveId, [...routing, ...expansion.filter((e) => shown.has(e.chunk))], req.sessionId);
+  const logMs = perfNow() - t1;
   const cardTokens = cards.reduce((s, c) => s + c.tokens, 0);
   return {
     asOf,
     shortTerm,
+    shortTermChunks,
+    shortTermDropped,
     cards,
     budget: {
       total: req.budgetTokens,
@@ -557,6 +578,82 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
       total: Math.round((perfNow() - t0) * 1000) / 1000,
     },
   };
+}
+
+/**
+ * The session's short-term material at asOf: its last WINDOW_EVENTS events and the last WINDOW_CHUNKS
+ * chunks it opened (expanded or verified), with their heads as of asOf (a chunk with no version
+ * visible then is not shown), newest first.
+ */
+async function readWindow(
+  deps: QueryDeps,
+  archiveId: string,
+  sessionId: string,
+  asOf: number,
+): Promise<{ events: SessionEvent[]; chunks: Array<Omit<RecentChunk, "tokens">> }> {
+  const [events, opened] = await Promise.all([
+    deps.sessions.recent(archiveId, sessionId, asOf, WINDOW_EVENTS),
+    deps.access.openedBySession ? deps.access.openedBySession(archiveId, sessionId, asOf, WINDOW_CHUNKS) : [],
+  ]);
+  const heads = opened.length
+    ? await deps.versions.visibleAt(
+        archiveId,
+        opened.map((o) => o.chunk),
+        asOf,
+      )
+    : new Map<string, StoredVersion>();
+  const chunks: Array<Omit<RecentChunk, "tokens">> = [];
+  for (const o of opened) {
+    const h = heads.get(o.chunk);
+    if (h)
+      chunks.push({ chunk: o.chunk, version: h.version, kind: h.kind, title: h.title, synopsis: h.synopsis, at: o.at });
+  }
+  return { events, chunks };
+}
+
+/**
+ * The short-term window within `cap` tokens: session events and opened chunks merged newest first (an
+ * event before a chunk at the same instant), taken until the first that does not fit, so the window
+ * is the newest unbroken stretch of the session; the rest is counted as dropped. Events are
+ * recounted in this request's encoding (stored counts are cl100k_base, or the approximate counter
+ * for events appended before exact counting). Both lists come back in chronological order.
+ */
+export function fitWindow(
+  window: { events: SessionEvent[]; chunks: Array<Omit<RecentChunk, "tokens">> },
+  cap: number,
+  tokenizer: TokenizerName,
+): {
+  shortTerm: SessionEvent[];
+  shortTermChunks: RecentChunk[];
+  dropped: { events: number; chunks: number };
+  tokens: number;
+} {
+  const shortTerm: SessionEvent[] = [];
+  const shortTermChunks: RecentChunk[] = [];
+  let tokens = 0;
+  let e = 0;
+  let c = 0;
+  const { events, chunks } = window;
+  while (e < events.length || c < chunks.length) {
+    const ev = events[e];
+    const ch = chunks[c];
+    if (ev && (!ch || ev.at >= ch.at)) {
+      const n = sessionEventTokens(ev.role, ev.text, tokenizer);
+      if (tokens + n > cap) break;
+      shortTerm.push({ ...ev, tokens: n });
+      tokens += n;
+      e++;
+    } else if (ch) {
+      const n = countTokens(recentChunkLine(ch), tokenizer);
+      if (tokens + n > cap) break;
+      shortTermChunks.push({ ...ch, tokens: n });
+      tokens += n;
+      c++;
+    }
+  }
+  shortTerm.reverse(); // chronological order for the prompt
+  shortTermChunks.reverse();
+  return { shortTerm, shortTermChunks, dropped: { events: events.length - e, chunks: chunks.length - c }, tokens };
 }
 
 export interface VerifyResult {

@@ -266,12 +266,15 @@ export const TOOLS: McpTool[] = [
       // A card keeps the neighbours `follow` asked for; they count against the budget like the rest.
       const cards = r.cards.map((c) => ({ ...promptCard(c), ...(c.follow ? { follow: c.follow } : {}) }));
       const short_term = r.short_term.map((e) => ({ role: e.role, text: e.text, at: e.at }));
+      // Recently opened chunks of the session (counted in budget.short_term), as their head lines.
+      const opened = r.short_term_chunks.map(({ tokens: _t, ...c }) => c);
       const body = () => {
         const cardTokens = cards.length ? countTokens(JSON.stringify(cards), tokenizer) : 0;
         return {
           as_of: r.as_of,
           budget: { total: budget, short_term: r.budget.short_term, cards: cardTokens, remaining: 0, tokenizer },
           short_term,
+          ...(opened.length ? { short_term_chunks: opened } : {}),
           cards,
           omitted: r.skipped.length + r.cards.length - cards.length,
         };

@@ -16,7 +16,7 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   readonly #archives: ArchiveStore;
   readonly #chunks: ChunkStore;
   readonly #entities: EntityStore;
-  readonly #sessions: SessionLog;
+  readonly #sessions: D1SessionLog;
   readonly #changes: ChangeLog;
 
   constructor(d1: D1Database) {
@@ -84,6 +84,9 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   record: SessionLog["record"] = (archiveId, events, sessionId) => this.#sessions.record(archiveId, events, sessionId);
   recentForSession: SessionLog["recentForSession"] = (archiveId, sessionId, asOf, limit) =>
     this.#sessions.recentForSession(archiveId, sessionId, asOf, limit);
+  accessCounts: SessionLog["accessCounts"] = (archiveId, q) => this.#sessions.accessCounts(archiveId, q);
+  openedBySession: NonNullable<SessionLog["openedBySession"]> = (archiveId, sessionId, asOf, limit) =>
+    this.#sessions.openedBySession(archiveId, sessionId, asOf, limit);
 
   // ------------------------------------------------------------------ change log and snapshots
 

@@ -192,6 +192,7 @@ export async function exportContext(
             query: req.query,
             as_of: new Date(r.asOf).toISOString(),
             short_term: r.shortTerm,
+            short_term_chunks: r.shortTermChunks,
             cards: r.cards,
             budget: r.budget,
             skipped: r.skipped,

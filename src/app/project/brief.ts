@@ -1,6 +1,8 @@
 /**
  * ProjectGuard's pre-turn brief (seed 002 §5.1), deterministic. The rules:
- * 1. Relevance: the request (joined with the session's recent requests) is routed over designs and
+ * 1. Relevance: the request (joined with the session's recent requests: `recent_requests`, or else the
+ *    last SESSION_REQUESTS `user` events of `session_id` at `as_of` among its last SESSION_SCAN events,
+ *    other than the request itself) is routed over designs and
  *    decisions only (the filter applies before the top-M cut), as of `as_of`; superseded versions
  *    and deprecated records are invisible to routing, so they are never briefed.
  *    Records the router scores below `min_score` (default 0.1; a head's score is its lexical share,
@@ -17,9 +19,11 @@
  *    another module depends on it or tests it; else to **reuse**.
  * 4. Constraints: the exported signatures of the modules to preserve, as exact anchors into their
  *    current versions.
- * 5. Budget: the whole result is counted in cl100k_base; over the budget, the held-back list goes
- *    first, then constraints (last first), modules to reuse, to preserve, to revise, then the
- *    lowest-ranked commitments; every id left out is listed in `omitted`.
+ * 5. Resources: the chunks that `motivate` a briefed commitment (edges at `as_of`; any kind: a paper,
+ *    a note, an observation), their heads only, unless their own `status` is set and not `committed`.
+ * 6. Budget: the whole result is counted in cl100k_base; over the budget, the held-back list goes
+ *    first, then resources (last first), constraints (last first), modules to reuse, to preserve, to
+ *    revise, then the lowest-ranked commitments; every id left out is listed in `omitted`.
  */
 import type { z } from "zod";
 import type * as S from "../../contract";
@@ -32,6 +36,7 @@ import { iso, round4 } from "../lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Brief = In<typeof S.BriefResult>;
+type Resources = NonNullable<Brief["resources"]>;
 
 /** The router score below which a record is not briefed (rule 1 in the header). */
 export const BRIEF_MIN_SCORE = 0.1;
@@ -40,10 +45,16 @@ export const BRIEF_MIN_SCORE = 0.1;
 const RELEVANT = 24;
 /** Modules whose signatures are read for constraints. */
 const MAX_CONSTRAINT_MODULES = 20;
+/** Resources (motivating chunks) read per brief, heaviest edges first. */
+const MAX_RESOURCES = 24;
+/** The session's `user` events read as its recent requests when the caller passes none (as `recent_requests`' max). */
+export const SESSION_REQUESTS = 5;
+/** Session events scanned for them (most recent first). */
+const SESSION_SCAN = 50;
 
 /**
- * Drop from the least needed end until the whole brief fits the budget: held back, constraints (last
- * first), modules to reuse, to preserve, to revise, then the lowest-ranked commitments.
+ * Drop from the least needed end until the whole brief fits the budget: held back, resources,
+ * constraints (last first), modules to reuse, to preserve, to revise, then the lowest-ranked commitments.
  */
 function fitBrief(out: Brief, budget: number): Result<Brief> {
   const size = () => countTokens(JSON.stringify(out));
@@ -51,6 +62,7 @@ function fitBrief(out: Brief, budget: number): Result<Brief> {
   out.tokens = budget;
   const lists: Array<() => string | null> = [
     () => out.held_back.pop()?.id ?? null,
+    () => out.resources?.pop()?.id ?? null,
     () => {
       const c = out.constraints.pop();
       return c ? `${c.module}#${c.symbol}` : null;
@@ -82,13 +94,73 @@ function fitBrief(out: Brief, budget: number): Result<Brief> {
   return ok(out);
 }
 
+/**
+ * The chunks that `motivate` these records at t (heaviest edges first, at most MAX_RESOURCES), with
+ * their heads and the records each motivates; a chunk whose own `status` is set and is not
+ * `committed` (a proposed or rejected observation) is left out.
+ */
+export async function motivating(
+  d: AppDeps,
+  archive: string,
+  recordIds: string[],
+  t: number,
+  max = MAX_RESOURCES,
+): Promise<Resources> {
+  if (!recordIds.length) return [];
+  const motivates = new Map<string, string[]>();
+  for (const e of await d.stores.chunks.edgesAt(archive, recordIds, "motivates", "in", t)) {
+    const list = motivates.get(e.to);
+    if (list) list.push(e.from);
+    else if (motivates.size < max) motivates.set(e.to, [e.from]);
+  }
+  const ids = [...motivates.keys()];
+  if (!ids.length) return [];
+  const heads = await d.stores.chunks.visibleAt(archive, ids, t);
+  const events = await d.stores.annotations.annotationsOf(archive, ids, "status", t);
+  const statusOf = new Map<string, typeof events>();
+  for (const e of events) {
+    const list = statusOf.get(e.chunkId);
+    if (list) list.push(e);
+    else statusOf.set(e.chunkId, [e]);
+  }
+  const out: Resources = [];
+  for (const id of ids) {
+    const h = heads.get(id);
+    if (!h) continue;
+    const st = foldAnnotations((statusOf.get(id) ?? []).map(toEvent), t).get("status")?.value;
+    if (st !== undefined && st !== "committed") continue;
+    out.push({
+      id,
+      kind: h.kind,
+      version: h.version,
+      title: h.title,
+      synopsis: h.synopsis,
+      motivates: motivates.get(id) ?? [],
+    });
+  }
+  return out;
+}
+
 export function briefUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
 
   return {
     async brief(archive: string, b: In<typeof S.BriefBody>): Promise<Result<Brief>> {
       const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
-      const query = [...(b.recent_requests ?? []), b.request].join("\n");
+      // The session's own recent requests when the caller passes none: its last `user` events at t.
+      let recent = b.recent_requests ?? [];
+      let sessionTurns = 0;
+      if (!b.recent_requests && b.session_id) {
+        const events = await d.stores.sessions.recent(archive, b.session_id, t, SESSION_SCAN);
+        // The request itself, when the agent stored it as a turn already, is not read twice.
+        recent = events
+          .filter((e) => e.role === "user" && e.text !== b.request)
+          .slice(0, SESSION_REQUESTS)
+          .map((e) => e.text.slice(0, 8000))
+          .reverse();
+        sessionTurns = recent.length;
+      }
+      const query = [...recent, b.request].join("\n");
       const routed = await d.kernel.route({
         archiveId: archive,
         query,
@@ -189,11 +261,22 @@ export function briefUseCases(d: AppDeps) {
             });
       }
 
+      const resources = await motivating(
+        d,
+        archive,
+        commitments.map((c) => c.id),
+        t,
+      );
+
       // Budget: drop from the least needed end until the whole result fits.
       const out: Brief = {
         as_of: iso(t),
+        // Only with a session_id, and resources only when some chunk motivates a commitment: an
+        // empty brief stays as small as before (a 100-token budget holds it).
+        ...(b.session_id ? { session_turns: sessionTurns } : {}),
         commitments,
         held_back: heldBack,
+        ...(resources.length ? { resources } : {}),
         preserve,
         revise,
         reuse,

@@ -1,6 +1,6 @@
 /**
  * The whole current state of a project for a fresh session: committed designs and decisions with
- * their text, then the code units with what they implement, what they depend on and their exported
+ * their text, the resources that motivate them (heads), then the code units with what they implement, what they depend on and their exported
  * signatures, cut to a token budget.
  */
 import type { z } from "zod";
@@ -12,12 +12,16 @@ import type { browseUseCases } from "../browse";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
+import { motivating } from "./brief";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Render = In<typeof S.RenderResult>;
 
 /** Records and modules a render reads (beyond: 413 naming the prefix to narrow). */
 const MAX_RENDER_RECORDS = 2000;
+
+/** Resources (chunks that `motivate` a committed record) a render lists, heaviest edges first. */
+const MAX_RENDER_RESOURCES = 200;
 
 /** Content blobs a render reads at once (a Worker keeps at most 6 connections open per request). */
 const CONTENT_READS = 6;
@@ -55,7 +59,7 @@ async function allOf(
 }
 
 /**
- * Cut a render to the budget from the end: module signatures, modules, decisions, designs; every id
+ * Cut a render to the budget from the end: resources, module signatures, modules, decisions, designs; every id
  * cut is listed in `omitted`. A validation failure when even the list of omitted ids is over it.
  */
 function fitRender(out: Render, budget: number): Result<Render> {
@@ -68,6 +72,10 @@ function fitRender(out: Render, budget: number): Result<Render> {
   // tokens cover the excess, then the whole is counted again (linear, not one recount per item).
   const cost = (x: unknown) => countTokens(JSON.stringify(x));
   const cuts: Array<() => { id: string; tokens: number } | null> = [
+    () => {
+      const x = out.resources.pop();
+      return x ? { id: x.id, tokens: cost(x) } : null;
+    },
     () => {
       for (let i = out.modules.length - 1; i >= 0; i--) {
         const m = out.modules[i];
@@ -122,7 +130,8 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
     /**
      * The whole current state for a fresh session: committed designs and decisions with their text,
      * then the code units with what they implement, what they depend on and their exported
-     * signatures. Cut to the budget from the end: module signatures, modules, decisions, designs.
+     * signatures; the resources that motivate the records as heads. Cut to the budget from the end:
+     * resources, module signatures, modules, decisions, designs.
      */
     async render(archive: string, b: In<typeof S.RenderBody>): Promise<Result<Render>> {
       const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
@@ -176,6 +185,7 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
         as_of: iso(t),
         designs: [],
         decisions: [],
+        resources: [],
         modules: [],
         tokens: 0,
         state_chars: 0,
@@ -193,6 +203,13 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
             content: text(r.id),
             part_of: partOf.get(r.id) ?? [],
           });
+      out.resources = await motivating(
+        d,
+        archive,
+        [...out.designs, ...out.decisions].map((r) => r.id),
+        t,
+        MAX_RENDER_RESOURCES,
+      );
       const ids = code.value.map((c) => c.id);
       const impl = new Map<string, string[]>();
       for (const e of await chunks.edgesAt(archive, ids, "implements", "out", t))

@@ -199,6 +199,17 @@ export interface AccessLog {
     asOf: number,
     limit?: number,
   ): Promise<Array<{ chunk: string; at: number }>>;
+  /**
+   * The distinct chunks one session opened (expansion or verification, not routing) at or before
+   * `asOf`, each with its last opening, most recent first (ties by chunk id), at most `limit`: the
+   * short-term window's recently opened chunks. Absent: the window holds session events only.
+   */
+  openedBySession?(
+    archiveId: string,
+    sessionId: string,
+    asOf: number,
+    limit: number,
+  ): Promise<Array<{ chunk: string; at: number }>>;
 }
 
 /** Outbound HTTP (global fetch in production; tests install a mock that fails on unmocked URLs). */

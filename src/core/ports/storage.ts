@@ -377,7 +377,35 @@ export interface EntityStore {
 }
 
 /** Agent sessions (short-term events) and the access log (recency). */
+/** Access counts per channel for one group (a session, null for none, or a chunk). */
+export interface AccessCountRow {
+  key: string | null;
+  routing: number;
+  expansion: number;
+  verification: number;
+  total: number;
+  last: number;
+}
+
+export interface AccessCountQuery {
+  by: "session" | "chunk";
+  sessionId?: string | undefined;
+  chunkId?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  limit: number;
+  offset: number;
+}
+
 export interface SessionLog extends SessionStore, AccessLog {
+  /**
+   * Access counts per channel grouped by session or chunk (most accesses first, ties by key; null
+   * first), one page, with the totals over every matching access and the number of groups.
+   */
+  accessCounts(
+    archiveId: string,
+    q: AccessCountQuery,
+  ): Promise<{ totals: Omit<AccessCountRow, "key" | "last">; groups: number; rows: AccessCountRow[] }>;
   appendSession(
     archiveId: string,
     sessionId: string,

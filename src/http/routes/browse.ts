@@ -209,7 +209,7 @@ endpoint(
     tags: ["query"],
     summary: "Pre-turn brief for a coding agent",
     description:
-      "Within `budget_tokens`: the committed designs and decisions relevant to the upcoming request (status annotation `committed` at `as_of`; superseded and deprecated ones are invisible), the modules implementing them to revise (a commitment changed after the module did), preserve (others depend on or test them) or reuse, and the exported signatures of the modules to preserve as exact anchors. Deterministic; the rules are in docs/coding-agents.md.",
+      "Within `budget_tokens`: the committed designs and decisions relevant to the upcoming request (status annotation `committed` at `as_of`; superseded and deprecated ones are invisible), the modules implementing them to revise (a commitment changed after the module did), preserve (others depend on or test them) or reuse, the exported signatures of the modules to preserve as exact anchors, and the chunks that `motivate` the commitments (resources). With `session_id` and no `recent_requests`, the session's last 5 `user` events join the request. Deterministic; the rules are in docs/coding-agents.md.",
     request: { params: S.ArchiveParam, ...body(S.BriefBody) },
     responses: { 200: json(S.BriefResult), ...errors(400, 401, 403, 404, 413) },
   },
@@ -223,12 +223,31 @@ endpoint(
   browseRoutes,
   "read",
   {
+    method: "get",
+    path: "/v1/archives/{archive}/access-counts",
+    tags: ["query"],
+    summary: "Access counts per channel, per session or per chunk",
+    description:
+      "How often chunks were routed to (`routing`: selected by /route or /context, heads only), expanded (`expansion`: distilled into a returned card by /expand or /context) and verified (`verification`: an anchor re-checked by /verify), from the access log. `by=session` (default) gives one row per session (calls without `session_id` form the row with key null), `by=chunk` one per chunk; `session_id`, `chunk`, `since` and `until` narrow the accesses counted. Rows are most accesses first (ties by key), `limit` per page (default 50, at most 500): pass `next_cursor` back as `cursor` until it is null. `totals` counts every matching access, `groups` the rows over all pages.",
+    request: { params: S.ArchiveParam, query: S.AccessCountsQuery },
+    responses: { 200: json(S.AccessCounts), ...errors(400, 401, 403, 404) },
+  },
+  async (c) => {
+    const res = await c.var.app.access.accessCounts(c.req.valid("param").archive, c.req.valid("query"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
+  "read",
+  {
     method: "post",
     path: "/v1/archives/{archive}/render",
     tags: ["query"],
     summary: "The whole project state for a fresh session",
     description:
-      "Committed designs and decisions (status annotation `committed` at `as_of`) with their text, then the code units (under `prefix`) with what they implement and depend on and their exported signatures, cut to `budget_tokens` from the end (signatures, modules, decisions, designs) with the token count and what was left out; a budget the list of left-out ids alone exceeds is a 400 naming the budget needed.",
+      "Committed designs and decisions (status annotation `committed` at `as_of`) with their text, the chunks that `motivate` them (resources, heads only), then the code units (under `prefix`) with what they implement and depend on and their exported signatures, cut to `budget_tokens` from the end (resources, signatures, modules, decisions, designs) with the token count and what was left out; a budget the list of left-out ids alone exceeds is a 400 naming the budget needed.",
     request: { params: S.ArchiveParam, ...body(S.RenderBody) },
     responses: { 200: json(S.RenderResult), ...errors(400, 401, 403, 404, 413) },
   },
