@@ -287,6 +287,7 @@ export function RouteGraph({
   useEffect(() => {
     const host = box.current;
     if (!host) return;
+    host.style.height = "";
     const experts = new Map(route.candidates.map((c) => [c.chunk, c]));
     const mass = new Map(trace.diffusion.mass.map((m) => [m.chunk, m.mass]));
     const graph = cytoscape({
@@ -299,6 +300,14 @@ export function RouteGraph({
       maxZoom: 4,
     });
     host.dataset.rankdir = layout(graph);
+    // A wide, flat route fitted to the box's width leaves its height empty: shrink the box to the
+    // drawing (never below 12rem), through the CSSOM like the tooltip.
+    const drawnHeight = graph.elements().renderedBoundingBox().h + 40;
+    if (drawnHeight < host.clientHeight) {
+      host.style.height = `${Math.max(192, Math.ceil(drawnHeight))}px`;
+      graph.resize();
+      graph.fit(undefined, 16);
+    }
     const show = (id: string, x: number, y: number) => {
       const c = experts.get(id);
       const lines = [id];
