@@ -147,6 +147,16 @@ function styles(): StylesheetJson {
   ];
 }
 
+/** Fit the drawing, but a small one is not blown up past this zoom (it is centred instead). */
+const MAX_FIT_ZOOM = 1.25;
+function fitAtMost(cy: Core): void {
+  cy.fit(undefined, 16);
+  if (cy.zoom() > MAX_FIT_ZOOM) {
+    cy.zoom(MAX_FIT_ZOOM);
+    cy.center();
+  }
+}
+
 /** The labels' font size (px) on screen at 1:1. */
 const LABEL_PX = 10;
 
@@ -217,7 +227,7 @@ function layout(cy: Core): "LR" | "TB" {
       })
       .run();
   }
-  cy.fit(undefined, 16);
+  fitAtMost(cy);
   return dir;
 }
 
@@ -306,7 +316,7 @@ export function RouteGraph({
     if (drawnHeight < host.clientHeight) {
       host.style.height = `${Math.max(192, Math.ceil(drawnHeight))}px`;
       graph.resize();
-      graph.fit(undefined, 16);
+      fitAtMost(graph);
     }
     const show = (id: string, x: number, y: number) => {
       const c = experts.get(id);
@@ -422,7 +432,13 @@ export function RouteGraph({
         <button type="button" onClick={() => zoom(0.8)} aria-label="Zoom out">
           −
         </button>
-        <button type="button" onClick={() => box.current?.cy?.fit(undefined, 16)}>
+        <button
+          type="button"
+          onClick={() => {
+            const cy = box.current?.cy;
+            if (cy) fitAtMost(cy);
+          }}
+        >
           Fit
         </button>
         <button type="button" aria-pressed={wide} onClick={() => onWide(!wide)}>

@@ -94,6 +94,9 @@ describe("route graph at 100+ nodes", () => {
     expect(labelled).toBeLessThanOrEqual(16);
     await fx.page.locator(".graph").scrollIntoViewIfNeeded();
     await fx.page.locator(".graph").screenshot({ path: join(SHOTS, "route-graph-40.png") });
+    await fx.page
+      .locator("section", { has: fx.page.getByRole("heading", { name: "Route" }) })
+      .screenshot({ path: join(SHOTS, "route-panel-40.png") });
   });
 
   it("shows all 142 chunks without two nodes (labels included) overlapping, and saves a screenshot", async () => {
