@@ -309,7 +309,9 @@ export function RouteGraph({
       minZoom: 0.05,
       maxZoom: 4,
     });
+    const t0 = performance.now();
     host.dataset.rankdir = layout(graph);
+    host.dataset.layoutMs = String(Math.round(performance.now() - t0));
     // A wide, flat route fitted to the box's width leaves its height empty: shrink the box to the
     // drawing (never below 12rem), through the CSSOM like the tooltip.
     const drawnHeight = graph.elements().renderedBoundingBox().h + 40;

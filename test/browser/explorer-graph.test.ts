@@ -108,6 +108,10 @@ describe("route graph at 100+ nodes", () => {
     // Query, 3 mentions, 3 entities.
     expect(g.nodes.length).toBe(149);
     expect(overlaps(g.nodes)).toEqual([]);
+    // Both directions laid out, the labels enlarged and the chosen one laid out again.
+    const ms = Number(await fx.page.locator(".graph").getAttribute("data-layout-ms"));
+    console.info(`route graph: 149 nodes, ${g.edges.length} edges laid out in ${ms} ms`);
+    expect(ms).toBeLessThan(3000);
     // Layered: every edge points forward (rightwards or downwards, whichever direction filled the
     // box better); the synthetic route has no cycle.
     const dir = await fx.page.locator(".graph").getAttribute("data-rankdir");
