@@ -2,7 +2,7 @@
  * A synthetic route of 142 chunks for the route graph: 3 mentions resolving to 3 entities, 18 seeds
  * (9 through the entities, 4 semantic, 3 lexical, 2 recent), 54 depth-1 steps (3 from each seed),
  * 60 depth-2 steps (2 from each of the first 30 depth-1 targets), 10 chunks with diffusion mass and
- * no step, over 5 edge types; every 7th step rejected. Deterministic, so positions and counts
+ * no step, over 5 edge types; every 7th step rejected; 4 depth-2 chunks heavier than their parents. Deterministic, so positions and counts
  * repeat from run to run.
  */
 import type { RouteResponse } from "../../src/client";
@@ -57,8 +57,11 @@ export function syntheticRoute(): SyntheticRoute {
     for (let j = 0; j < 2; j++) step(2, from, `code:${from.split(":")[1]}/unit-${j}`);
   const loose = Array.from({ length: 10 }, (_, j) => `note:diffused-${j}`);
   const chunks = [...seeds.map((s) => s.chunk), ...steps.map((s) => s.to), ...loose];
-  // Mass falls with the position, loose chunks in the middle so some survive the default cap.
-  const order = [...chunks.slice(0, 30), ...loose, ...chunks.slice(30, chunks.length - loose.length)];
+  // Mass falls with the position: the seeds, then 4 depth-2 chunks heavier than the depth-1 chunks
+  // that reach them (so a cap must keep a path, not a chunk), then the loose chunks, so some
+  // survive the default cap, then the rest.
+  const deep = steps.slice(-4).map((s) => s.to);
+  const order = [...new Set([...chunks.slice(0, 18), ...deep, ...chunks.slice(18, 30), ...loose, ...chunks])];
   const mass = order.map((chunk, i) => ({ chunk, mass: Math.round((0.2 / (1 + i * 0.15)) * 1e4) / 1e4 }));
   const candidates: RouteResponse["candidates"] = order.slice(0, 48).map((chunk, i) => {
     const experts = { sem: 0.1, lex: 0.1, sym: 0.1, graph: 0.1, rec: 0.05, thread: 0 };
