@@ -147,6 +147,141 @@ function styles(): StylesheetJson {
   ];
 }
 
+/** The fitted zoom of a box of w x h in the viewport (what "readable" means here: larger is better). */
+const fitZoom = (cy: Core, w: number, h: number) => Math.min(cy.width() / Math.max(w, 1), cy.height() / Math.max(h, 1));
+
+const NODE_SEP = 10;
+const RANK_SEP = 56;
+/** Between the rows a wide rank is wrapped into. */
+const ROW_SEP = 14;
+
+interface Placed {
+  node: cytoscape.NodeSingular;
+  w: number;
+  h: number;
+}
+
+/** Greedy rows of at most `width` (a node wider than that gets a row of its own), in order. */
+function pack(rank: Placed[], width: number): Placed[][] {
+  const rows: Placed[][] = [];
+  let row: Placed[] = [];
+  let used = 0;
+  for (const p of rank) {
+    if (row.length > 0 && used + NODE_SEP + p.w > width) {
+      rows.push(row);
+      row = [];
+      used = 0;
+    }
+    used += (row.length > 0 ? NODE_SEP : 0) + p.w;
+    row.push(p);
+  }
+  if (row.length > 0) rows.push(row);
+  return rows;
+}
+
+const rowWidth = (row: Placed[]) => row.reduce((a, p) => a + p.w, 0) + NODE_SEP * Math.max(0, row.length - 1);
+const rowHeight = (row: Placed[]) => Math.max(...row.map((p) => p.h));
+
+/** Move a node so its box, label included, is centred at (x, y) (labels are drawn above nodes). */
+function centreBox(node: cytoscape.NodeSingular, x: number, y: number): void {
+  const bb = node.boundingBox({ includeLabels: true, includeOverlays: false });
+  const pos = node.position();
+  node.position({ x: x - ((bb.x1 + bb.x2) / 2 - pos.x), y: y - ((bb.y1 + bb.y2) / 2 - pos.y) });
+}
+
+/**
+ * Top to bottom layers (dagre) for the route's structure; the seeds joined to the query alone that
+ * lead nowhere (a route often seeds a hundred chunks by semantic similarity, most of which no step
+ * leaves) are packed in rows, in order of mass, in a block to the left of the seed layer, as wide as
+ * fits the box at the largest zoom: one layer of a hundred would shrink everything else to dots.
+ * Returns the fitted zoom of the whole.
+ */
+function layered(cy: Core, nodes: cytoscape.NodeCollection, extraHeight: number): number {
+  const fan = nodes.filter(
+    (n) =>
+      n.hasClass("chunk") &&
+      n.outgoers("edge").empty() &&
+      n.incomers("edge").length === 1 &&
+      n.incomers("node").id() === QUERY_ID,
+  );
+  const tree = nodes.not(fan);
+  tree
+    .union(tree.edgesWith(tree))
+    .layout({
+      name: "dagre",
+      rankDir: "TB",
+      nodeSep: NODE_SEP,
+      rankSep: RANK_SEP,
+      edgeSep: 4,
+      nodeDimensionsIncludeLabels: true,
+      minLen: (edge: cytoscape.EdgeSingular) => edge.data("minLen") as number,
+      fit: false,
+      animate: false,
+    } as cytoscape.LayoutOptions)
+    .run();
+  // Dagre centres each node's box, label included, on its position: move the node down by half
+  // its label's height so the box drawn is that box.
+  const layers = new Map<number, cytoscape.NodeSingular[]>();
+  tree.forEach((n) => {
+    const y = Math.round(n.position("y"));
+    layers.set(y, [...(layers.get(y) ?? []), n]);
+    const bb = n.boundingBox({ includeLabels: true, includeOverlays: false });
+    n.position("y", n.position("y") + (bb.h - n.boundingBox({ includeLabels: false, includeOverlays: false }).h) / 2);
+  });
+  // Dagre sizes a node by its box as cytoscape first measures it; a label measured wider once its
+  // font is enlarged can reach into its neighbour by a pixel or two: push such nodes right.
+  for (const layer of layers.values()) {
+    layer.sort((a, b) => a.position("x") - b.position("x"));
+    let edge = Number.NEGATIVE_INFINITY;
+    for (const n of layer) {
+      const bb = n.boundingBox({ includeLabels: true, includeOverlays: false });
+      if (bb.x1 < edge + 2) n.position("x", n.position("x") + (edge + 2 - bb.x1));
+      edge = n.boundingBox({ includeLabels: true, includeOverlays: false }).x2;
+    }
+  }
+  const whole = () => {
+    const bb = nodes.boundingBox({ includeLabels: true });
+    return fitZoom(cy, bb.w, bb.h + extraHeight);
+  };
+  if (fan.empty()) return whole();
+  // The block's top: a layer under the query, mentions and entities.
+  const head = tree.filter((n) => !n.hasClass("chunk")).boundingBox({ includeLabels: true });
+  const top = head.y2 + RANK_SEP;
+  // Its right edge: left of every chunk of the tree (all of them lie below the head).
+  const chunks = tree.filter((n) => n.hasClass("chunk"));
+  const right = chunks.nonempty() ? chunks.boundingBox({ includeLabels: true }).x1 - 3 * NODE_SEP : null;
+  const items: Placed[] = [];
+  fan.forEach((node) => {
+    const bb = node.boundingBox({ includeLabels: true, includeOverlays: false });
+    items.push({ node, w: bb.w, h: bb.h });
+  });
+  items.sort((a, b) => (b.node.data("size") as number) - (a.node.data("size") as number));
+  const all = rowWidth(items);
+  const place = (width: number) => {
+    const rows = pack(items, width);
+    const blockW = Math.max(...rows.map(rowWidth));
+    const x0 = right === null ? (head.x1 + head.x2) / 2 - blockW / 2 : right - blockW;
+    let y = top;
+    for (const row of rows) {
+      const rh = rowHeight(row);
+      let x = x0;
+      for (const p of row) {
+        centreBox(p.node, x + p.w / 2, y + rh / 2);
+        x += p.w + NODE_SEP;
+      }
+      y += rh + ROW_SEP;
+    }
+    return whole();
+  };
+  let best = { zoom: 0, width: all };
+  for (let k = 1; k <= 32; k++) {
+    const width = Math.max(...items.map((p) => p.w), all / k);
+    const zoom = place(width);
+    if (zoom > best.zoom) best = { zoom, width };
+  }
+  return place(best.width);
+}
+
 /** Fit the drawing, but a small one is not blown up past this zoom (it is centred instead). */
 const MAX_FIT_ZOOM = 1.25;
 function fitAtMost(cy: Core): void {
@@ -160,55 +295,25 @@ function fitAtMost(cy: Core): void {
 /** The labels' font size (px) on screen at 1:1. */
 const LABEL_PX = 10;
 
-/** The fitted zoom of a box of w x h in the viewport (what "readable" means here: larger is better). */
-const fitZoom = (cy: Core, w: number, h: number) => Math.min(cy.width() / Math.max(w, 1), cy.height() / Math.max(h, 1));
-
 /**
- * Dagre for what the query reaches, then the loose chunks in a grid under it; then fit. Both
- * directions are laid out (left to right and top to bottom; a route has few ranks and wide ones, so
- * which fills the box better depends on its shape) and the one that fits at the larger zoom is kept.
- * Returns the direction chosen.
+ * The layers for what the query reaches, then the loose chunks in a grid under them; then fit.
+ * Fitted below 1:1, the labels would shrink with everything else: their font is enlarged so they
+ * are drawn at about 10 px and the layers are laid out again around them (once: the zoom falls a
+ * little).
  */
-function layout(cy: Core): "LR" | "TB" {
+function layout(cy: Core): void {
   const loose = cy.nodes(".loose");
-  const main = cy.elements().not(loose);
-  const run = (rankDir: "LR" | "TB") => {
-    main
-      .layout({
-        name: "dagre",
-        rankDir,
-        nodeSep: rankDir === "LR" ? 6 : 10,
-        rankSep: rankDir === "LR" ? 80 : 60,
-        edgeSep: 4,
-        nodeDimensionsIncludeLabels: true,
-        minLen: (edge: cytoscape.EdgeSingular) => edge.data("minLen") as number,
-        // Dagre centres each node's box, label included, on its position, but a label is drawn
-        // above the node: move the node down by half the label's height so what is drawn is the box.
-        transform: (node: cytoscape.NodeSingular, pos: cytoscape.Position) => ({
-          x: pos.x,
-          y: pos.y + (node.boundingBox({ includeLabels: true }).h - node.boundingBox({ includeLabels: false }).h) / 2,
-        }),
-        fit: false,
-        animate: false,
-      } as cytoscape.LayoutOptions)
-      .run();
-    const bb = main.boundingBox({ includeLabels: true });
-    return fitZoom(cy, bb.w, bb.h + (loose.nonempty() ? 80 : 0));
-  };
-  const lr = run("LR");
-  const tb = run("TB");
-  const dir = lr > tb ? "LR" : "TB";
-  let zoom = dir === "LR" ? run("LR") : tb;
-  // Fitted below 1:1, the labels would shrink with everything else: enlarge their font so they are
-  // drawn at about 10 px, then lay out again around the larger labels (once: the zoom falls a little).
+  const main = cy.nodes().not(loose);
+  const cell = 36;
+  const looseHeight = loose.nonempty() ? 40 + cell * Math.ceil(loose.length / 24) : 0;
+  const zoom = layered(cy, main, looseHeight);
   if (zoom < 0.95) {
     const px = Math.min(24, Math.round(LABEL_PX / Math.max(zoom, 0.1)));
     cy.style().selector("node.labelled").style({ "font-size": px }).update();
-    zoom = run(dir);
+    layered(cy, main, looseHeight);
   }
   if (loose.nonempty()) {
     const bb = main.boundingBox({ includeLabels: true });
-    const cell = 36;
     const width = Math.max(bb.w, 8 * cell);
     const cols = Math.max(1, Math.floor(width / cell));
     const rows = Math.ceil(loose.length / cols);
@@ -228,7 +333,6 @@ function layout(cy: Core): "LR" | "TB" {
       .run();
   }
   fitAtMost(cy);
-  return dir;
 }
 
 function Chip(props: {
@@ -310,7 +414,7 @@ export function RouteGraph({
       maxZoom: 4,
     });
     const t0 = performance.now();
-    host.dataset.rankdir = layout(graph);
+    layout(graph);
     host.dataset.layoutMs = String(Math.round(performance.now() - t0));
     // A wide, flat route fitted to the box's width leaves its height empty: shrink the box to the
     // drawing (never below 12rem), through the CSSOM like the tooltip.

@@ -2,7 +2,7 @@
  * The route as a layered graph, before any drawing: a query node, the mentions and the entities
  * they resolved to, the seeds (each joined to the query or its entity by the reason it was seeded),
  * then the router's steps over typed edges. Every chunk carries its diffusion mass and its lead
- * expert (the largest of its per-expert scores), so the view can filter by expert and by edge type
+ * expert (what seeded it, else its strongest per-expert score), so the view can filter by expert and by edge type
  * and cap the chunks shown at the top N by mass. Pure: no DOM, no cytoscape; O(nodes + edges) per
  * call plus one sort of the chunks by mass.
  */
@@ -66,7 +66,7 @@ export interface RouteNode {
   chunk?: string;
   /** Diffusion mass (the trace's, else the candidate's; 0 when neither lists it). */
   mass: number;
-  /** Chunk nodes: the expert with the largest score, else the seed reason's, else graph. */
+  /** Chunk nodes: the seed reason's expert, else the strongest scaled score's, else graph. */
   expert?: Expert;
   seed: boolean;
   selected: boolean;
@@ -118,21 +118,41 @@ export function routeModel(route: RouteResponse, trace: Trace): RouteModel {
   const selected = new Set(route.selected.map((s) => s.chunk));
   const seedReasons = new Map(trace.seeds.map((s) => [s.chunk, s.reasons]));
 
+  // Each expert's scores span a different range (recency is ~1 for everything recorded today): a
+  // candidate's scores are compared after scaling each expert's to [0, 1] over the candidates, and
+  // an expert that gives every candidate the same score leads none.
+  const lo = new Map<Expert, number>();
+  const hi = new Map<Expert, number>();
+  for (const c of route.candidates)
+    for (const e of EXPERTS) {
+      lo.set(e, Math.min(lo.get(e) ?? Number.POSITIVE_INFINITY, c.experts[e]));
+      hi.set(e, Math.max(hi.get(e) ?? Number.NEGATIVE_INFINITY, c.experts[e]));
+    }
+  const lead = (c: RouteResponse["candidates"][number]): Expert | undefined => {
+    let best = 0;
+    let expert: Expert | undefined;
+    for (const e of EXPERTS) {
+      const span = (hi.get(e) ?? 0) - (lo.get(e) ?? 0);
+      const v = span > 0 ? (c.experts[e] - (lo.get(e) ?? 0)) / span : 0;
+      if (v > best) {
+        best = v;
+        expert = e;
+      }
+    }
+    return expert;
+  };
+
   const chunk = (id: string): string => {
     const key = chunkNode(id);
     if (nodes.has(key)) return key;
+    // A seed's expert is the one that seeded it (entities first, then identifiers, semantic,
+    // lexical and recent hits, the order the router adds them); any other chunk's is its strongest
+    // scaled score, else graph (reached by diffusion or a step).
     const c = candidates.get(id);
-    let expert: Expert | undefined;
-    if (c) {
-      let best = -1;
-      for (const e of EXPERTS)
-        if (c.experts[e] > best) {
-          best = c.experts[e];
-          expert = e;
-        }
-      if (best <= 0) expert = undefined;
-    }
-    expert ??= (seedReasons.get(id) ?? []).map(reasonExpert).find((e) => e !== undefined) ?? "graph";
+    const expert =
+      (seedReasons.get(id) ?? []).map(reasonExpert).find((e) => e !== undefined) ??
+      (c ? lead(c) : undefined) ??
+      "graph";
     nodes.set(key, {
       id: key,
       kind: "chunk",

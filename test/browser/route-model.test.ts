@@ -18,9 +18,13 @@ describe("route model", () => {
     expect(model.nodes.length).toBe(142 + 3 + 3 + 1);
     expect(model.edges.filter((e) => e.role === "step").length).toBe(route.trace.router_steps.length);
     expect([...model.edgeTypes.keys()].sort()).toEqual([...EDGE_TYPES].sort());
-    // Lead experts: the candidates' largest score; the rest (step targets only) are graph.
+    // Lead experts: a seed's reason (4 semantic, 3 lexical, 9 symbolic through entities, 2 recent);
+    // a candidate's strongest scaled score (each fourth of them semantic: 7 of the 30 that are not
+    // seeds); step targets and loose chunks that are not candidates: graph. Recency, the same
+    // 0.05 for every candidate, leads no candidate.
+    expect(model.experts.get("sem")).toBe(4 + 7);
+    expect(model.experts.get("rec")).toBe(2);
     expect(model.experts.get("graph")).toBeGreaterThan(90);
-    expect(model.experts.get("sem")).toBe(12);
   });
 
   it("all filters on and no cap: everything shown, nothing loose but the chunks no step reaches", () => {
