@@ -142,6 +142,7 @@ function styles(): StylesheetJson {
       },
     },
     { selector: "edge.mention, edge.seed", style: { width: 1, opacity: 0.5 } },
+    { selector: "edge.fan", style: { opacity: 0.25 } },
     { selector: "edge.step.accepted", style: { width: 2.5, opacity: 0.95 } },
     { selector: "edge.rejected", style: { "line-style": "dashed", opacity: 0.45 } },
   ];
@@ -204,6 +205,7 @@ function layered(cy: Core, nodes: cytoscape.NodeCollection, extraHeight: number)
       n.incomers("edge").length === 1 &&
       n.incomers("node").id() === QUERY_ID,
   );
+  fan.incomers("edge").addClass("fan");
   const tree = nodes.not(fan);
   tree
     .union(tree.edgesWith(tree))

@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { GraphHost } from "../../src/explorer/graph";
 import { ask, fx, signIn, useExplorer } from "./fixture";
-import { EDGE_TYPES, syntheticRoute } from "./route-fixture";
+import { EDGE_TYPES, fanRoute, syntheticRoute } from "./route-fixture";
 
 useExplorer();
 
@@ -184,6 +184,35 @@ describe("route graph at 100+ nodes", () => {
       return bb.x1 >= -1 && bb.y1 >= -1 && bb.x2 <= cy.width() + 1 && bb.y2 <= cy.height() + 1;
     });
     expect(inside).toBe(true);
+  });
+
+  it("a route of 100 chunks seeded from the query alone packs them in rows: no overlap, readable zoom", async () => {
+    const fan = fanRoute();
+    await fx.page.unroute("**/v1/archives/*/route");
+    await fx.page.route("**/v1/archives/*/route", (r) =>
+      r.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(fan.route) }),
+    );
+    await fx.page.getByRole("button", { name: "Ask", exact: true }).click();
+    await fx.page.locator("select[name=cap]").selectOption("Infinity");
+    await fx.page.getByRole("checkbox", { name: /^rejected steps/ }).check();
+    await expect.poll(() => count(fx.page)).toBe("108 of 108 chunks shown");
+    await expect.poll(async () => chunks((await drawn(fx.page)).nodes).length).toBe(108);
+    const g = await drawn(fx.page);
+    expect(overlaps(g.nodes)).toEqual([]);
+    // One layer of 100 would be fitted at about 0.3 in this box; in rows it stays above 0.6.
+    const zoom = await fx.page.locator(".graph").evaluate((el) => (el as GraphHost).cy?.zoom() ?? 0);
+    expect(zoom).toBeGreaterThan(0.6);
+    // The 100 sit in several rows, all below the entity and left of the chunks the entity seeded.
+    const similar = g.nodes.filter((n) => n.id.startsWith("c:p:similar-"));
+    const rows = new Set(similar.map((n) => Math.round((n.y1 + n.y2) / 2 / 10)));
+    expect(rows.size).toBeGreaterThan(2);
+    const entity = g.nodes.find((n) => n.id === "e:concept:gallu");
+    const seeded = g.nodes.filter((n) => n.id === "c:p:gallu" || n.id === "c:p:lilu");
+    for (const n of similar) {
+      expect(n.y1).toBeGreaterThan(entity?.y2 ?? Number.POSITIVE_INFINITY);
+      for (const s of seeded) expect(n.x2).toBeLessThan(s.x1);
+    }
+    await fx.page.locator(".graph").screenshot({ path: join(SHOTS, "route-graph-fan-108.png") });
   });
 
   it("cards show the claim first and prominent, the logic sketch after it, labelled", async () => {

@@ -93,3 +93,47 @@ export function syntheticRoute(): SyntheticRoute {
   };
   return { route, chunks: [...new Set(chunks)], steps: steps.length };
 }
+
+/**
+ * The shape real routes have (measured on the HotpotQA corpus: 100 seeds, 12 steps): one mention,
+ * its entity seeding 2 chunks that 6 steps leave, and 100 chunks seeded by semantic similarity
+ * alone that no step leaves.
+ */
+export function fanRoute(): SyntheticRoute {
+  const mentions = [{ text: "Gallu", entity: "concept:gallu", via: "alias" }];
+  const seeds: RouteResponse["trace"]["seeds"] = [
+    { chunk: "p:gallu", weight: 2.6, reasons: ["entity:concept:gallu", "semantic"] },
+    { chunk: "p:lilu", weight: 1.7, reasons: ["entity:concept:gallu", "lexical"] },
+  ];
+  for (let j = 0; j < 100; j++)
+    seeds.push({ chunk: `p:similar-${j}`, weight: Math.round((0.7 - j * 0.006) * 1e4) / 1e4, reasons: ["semantic"] });
+  const steps: RouteResponse["trace"]["router_steps"] = [];
+  for (const [i, from] of ["p:gallu", "p:lilu"].entries())
+    for (let j = 0; j < 3; j++)
+      steps.push({ depth: 1, from, to: `p:linked-${i}-${j}`, edge_type: "mentions", score: 0.5, accepted: j !== 2 });
+  const chunks = [...seeds.map((s) => s.chunk), ...steps.map((s) => s.to)];
+  const mass = chunks.map((chunk, i) => ({ chunk, mass: Math.round((0.3 / (1 + i * 0.2)) * 1e4) / 1e4 }));
+  const candidates: RouteResponse["candidates"] = chunks.slice(0, 48).map((chunk, i) => ({
+    chunk,
+    kind: "note",
+    version: 1,
+    score: 1 - i / 100,
+    experts: { sem: 0.9 - i / 100, lex: 0.1, sym: i < 2 ? 1 : 0, graph: 0.1, rec: 1, thread: 0 },
+    mass: mass[i]?.mass ?? 0,
+  }));
+  const route: RouteResponse = {
+    as_of: "2025-01-01T00:00:00.000Z",
+    candidates,
+    selected: candidates.slice(0, 5).map((c) => ({ chunk: c.chunk, version: 1, score: c.score, depth: 0, via: null })),
+    trace: {
+      mentions,
+      seeds,
+      diffusion: { touched: 134, steps: 20, mass },
+      router_steps: steps,
+      filtered_by_time: 0,
+      candidate_pool: candidates.length,
+      timings_ms: { resolve: 0.1, diffusion: 0.5, route: 0.3 },
+    },
+  };
+  return { route, chunks, steps: steps.length };
+}
