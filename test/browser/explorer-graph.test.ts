@@ -199,7 +199,8 @@ describe("route graph at 100+ nodes", () => {
     await expect.poll(async () => chunks((await drawn(fx.page)).nodes).length).toBe(108);
     const g = await drawn(fx.page);
     expect(overlaps(g.nodes)).toEqual([]);
-    // One layer of 100 would be fitted at about 0.3 in this box; in rows it stays above 0.6.
+    // One layer of 100 seeds (about 28 px each with their ring and spacing: ~2,800 px) would fit
+    // this ~1,230 px box at about 0.45; in rows it stays above 0.6.
     const zoom = await fx.page.locator(".graph").evaluate((el) => (el as GraphHost).cy?.zoom() ?? 0);
     expect(zoom).toBeGreaterThan(0.6);
     // The 100 sit in several rows, all below the entity and left of the chunks the entity seeded.
