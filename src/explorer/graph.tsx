@@ -1,6 +1,7 @@
 /**
- * The route drawn as a layered graph (cytoscape with the dagre layout, left to right): the query,
- * its mentions and their entities, the seeds, then one column per router step depth. Chunks are
+ * The route drawn as a layered graph (cytoscape with the dagre layout, top to bottom): the query,
+ * its mentions and their entities, the seeds, then one layer per router step depth; the seeds that
+ * only the query reaches and that lead nowhere packed in rows beside the seed layer. Chunks are
  * coloured by their lead expert and sized by diffusion mass; steps are coloured by edge type and
  * dashed when rejected. Filters by expert and by edge type, a cap on the chunks shown (the heaviest
  * N, with a count of the hidden), labels on the selected and heaviest chunks only (hover or tap any
@@ -153,7 +154,7 @@ const fitZoom = (cy: Core, w: number, h: number) => Math.min(cy.width() / Math.m
 
 const NODE_SEP = 10;
 const RANK_SEP = 56;
-/** Between the rows a wide rank is wrapped into. */
+/** Between the rows the packed seeds take. */
 const ROW_SEP = 14;
 
 interface Placed {
