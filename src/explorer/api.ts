@@ -2,7 +2,7 @@
  * The page's session: the key (sessionStorage only: never a URL, a cookie or localStorage), the
  * chosen archive, and the typed client (src/client.ts) every screen calls the REST API through.
  */
-import { PaperGuruClient, PaperGuruError } from "../client";
+import { PaperGuruClient, PaperGuruError, type RouteBody, type RouteResponse } from "../client";
 
 const KEY = "paperguru.explorer.key";
 const ARCHIVE = "paperguru.explorer.archive";
@@ -49,4 +49,29 @@ export function describeError(e: unknown): string {
 export function shortTime(iso: string | null | undefined): string {
   if (!iso) return "—";
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+}
+
+/**
+ * `POST …/route` with its trace asked for explicitly (`include_trace: true`): the route panel reads
+ * the trace (mentions, seeds, diffusion mass, router steps), whatever the server's default.
+ */
+export function routeWithTrace(client: PaperGuruClient, archive: string, body: RouteBody): Promise<RouteResponse> {
+  const withTrace: RouteBody & { include_trace: boolean } = { ...body, include_trace: true };
+  return client.route(archive, withTrace);
+}
+
+type Trace = NonNullable<RouteResponse["trace"]>;
+const NO_TRACE: Trace = {
+  mentions: [],
+  seeds: [],
+  diffusion: { touched: 0, steps: 0, mass: [] },
+  router_steps: [],
+  filtered_by_time: 0,
+  candidate_pool: 0,
+  timings_ms: {},
+};
+
+/** A route's trace, or an empty one if a server answered without it (the panel then shows none). */
+export function traceOf(route: { trace?: Trace }): Trace {
+  return route.trace ?? NO_TRACE;
 }

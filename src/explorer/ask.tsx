@@ -5,9 +5,9 @@
  * graph, per-expert scores). Opening an anchor reads that exact version and verifies the span.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { Anchor, Card, ChunkDetail, ContextResponse, TracedRoute as RouteResponse, VerifyResult } from "../client";
-import { describeError, type Session, shortTime } from "./api";
-import { edgeColour, RouteGraph } from "./graph";
+import type { Anchor, Card, ChunkDetail, ContextResponse, RouteResponse, VerifyResult } from "../client";
+import { describeError, routeWithTrace, type Session, shortTime, traceOf } from "./api";
+import { RouteGraph } from "./graph";
 import { Badge, LinkButton } from "./ui";
 
 interface Answer {
@@ -80,7 +80,7 @@ export function AskScreen({
     try {
       const [context, route] = await Promise.all([
         client.context(archive.id, { query: q, budget_tokens: budget, ...(at ? { as_of: at } : {}) }),
-        client.routeTraced(archive.id, { query: q, limit: 32, ...(at ? { as_of: at } : {}) }),
+        routeWithTrace(client, archive.id, { query: q, limit: 32, ...(at ? { as_of: at } : {}) }),
       ]);
       setAnswer((prev) => ({
         context,
@@ -253,8 +253,16 @@ function CardView(props: {
         {props.was !== undefined && <Badge kind="changed">was v{props.was}</Badge>}
       </div>
       <p class="muted mono">{card.artifact_id}</p>
-      <p class="claim">{card.logic_sketch}</p>
-      {card.claim_boundary && <p class="muted">Boundary: {card.claim_boundary}</p>}
+      {/* claim_boundary is the card's claim: the source's one statement that best answers the query. */}
+      <p class="claim" data-testid="claim">
+        {card.claim_boundary || <span class="muted">No claim: the source had no prose sentence to quote.</span>}
+      </p>
+      {/* logic_sketch: the next sentences, how the source supports the claim. */}
+      {card.logic_sketch && (
+        <p class="sketch" data-testid="sketch">
+          <span class="field">Logic sketch</span> {card.logic_sketch}
+        </p>
+      )}
       {card.assumptions.length > 0 && (
         <ul class="assumptions" aria-label="Assumptions">
           {card.assumptions.map((a) => (
@@ -340,11 +348,12 @@ function AnchorView({ session, anchor, onClose }: { session: Session; anchor: An
 }
 
 function RoutePanel({ route, theme, onChunk }: { route: RouteResponse; theme: string; onChunk: (id: string) => void }) {
-  const t = route.trace;
+  const t = traceOf(route);
+  const [wide, setWide] = useState(false);
   const kinds = (reasons: string[]) =>
     reasons.map((r) => (r.startsWith("entity:") ? "entity" : r === "recent" ? "recency" : r)).join(", ");
   return (
-    <section aria-labelledby="route-h" class="panel">
+    <section aria-labelledby="route-h" class={wide ? "panel wide" : "panel"}>
       <h2 id="route-h">Route</h2>
       <p class="muted">
         {t.candidate_pool} candidates, {t.filtered_by_time} hidden by time; diffusion touched {t.diffusion.touched}{" "}
@@ -353,17 +362,7 @@ function RoutePanel({ route, theme, onChunk }: { route: RouteResponse; theme: st
           .map(([k, v]) => `${k} ${v} ms`)
           .join(", ")}
       </p>
-      <RouteGraph route={route} theme={theme} />
-      <div class="legend">
-        {[...new Set(t.router_steps.map((s) => s.edge_type))].map((type) => (
-          <span key={type} class="legend-item">
-            <svg width="14" height="6" aria-hidden="true">
-              <line x1="0" y1="3" x2="14" y2="3" stroke={edgeColour(type)} stroke-width="3" />
-            </svg>
-            {type}
-          </span>
-        ))}
-      </div>
+      <RouteGraph route={route} trace={t} theme={theme} wide={wide} onWide={setWide} />
       <details open>
         <summary>Mentions ({t.mentions.length})</summary>
         <ul>
