@@ -54,7 +54,7 @@ export const READ_OPS = {
   review_state: op("GET /review", S.ReviewQuery, (app, a, x) => app.review.state(a, x)),
   runs: op("GET /metrics/retrieval/runs", S.RunListQuery, (app, a, x) => app.review.runs(a, x)),
   run: op("GET /metrics/retrieval/runs/{run}", S.RunParam.pick({ run: true }), (app, a, x) => app.review.run(a, x.run)),
-  // ProjectGuard's DIR, xKG's grounding and code pairs, a chunk's version diff.
+  // ProjectGuard's DIR, xKG's grounding and code pairs, a chunk's version diff, per-channel access counts.
   dir: op("GET /metrics/dir", S.DirQuery, (app, a, x) => app.metrics.dir(a, x)),
   grounding: op("GET /metrics/grounding", S.GroundingQuery, (app, a, x) => app.metrics.grounding(a, x)),
   code_pairs: op("POST /code-pairs", S.CodePairsBody, (app, a, x) => app.codePairs.pairs(a, x)),
@@ -62,6 +62,7 @@ export const READ_OPS = {
     const { chunk, ...q } = x;
     return app.browse.diff(a, chunk, q);
   }),
+  access_counts: op("GET /access-counts", S.AccessCountsQuery, (app, a, x) => app.access.accessCounts(a, x)),
   schema: op(
     "none (this server's own)",
     z.object({ op: z.string().min(1).max(64).optional() }).strict(),

@@ -538,6 +538,7 @@ export const TOOLS: McpTool[] = [
       start: z.number().int().min(0).optional(),
       end: z.number().int().min(0).optional(),
       max_chars: z.number().int().min(1).max(S.CONTENT_MAX_CHARS).optional().describe("Default 100000."),
+      session_id: sessionId,
     }),
     output: S.ContentSlice,
     run: (app, a, { chunk, ...q }) => app.browse.content(a, chunk, q),
@@ -590,13 +591,25 @@ export const TOOLS: McpTool[] = [
         .optional()
         .describe("Default 2000 with request, else 8000."),
       prefix: S.BriefBody.shape.prefix.describe("Code ids under this prefix only."),
+      session_id: sessionId,
     }),
     output: z.union([S.BriefResult, S.RenderResult]),
-    run: async (app, a, { request, recent_requests, budget_tokens, ...rest }) => {
+    run: async (app, a, { request, recent_requests, budget_tokens, session_id, ...rest }) => {
       if (request !== undefined)
-        return app.project.brief(a, { request, recent_requests, budget_tokens: budget_tokens ?? 2000, ...rest });
-      if (recent_requests !== undefined)
-        return fail("validation", "recent_requests needs request", "request", "add the upcoming request");
+        return app.project.brief(a, {
+          request,
+          recent_requests,
+          session_id,
+          budget_tokens: budget_tokens ?? 2000,
+          ...rest,
+        });
+      if (recent_requests !== undefined || session_id !== undefined)
+        return fail(
+          "validation",
+          `${recent_requests !== undefined ? "recent_requests" : "session_id"} needs request`,
+          "request",
+          "add the upcoming request",
+        );
       return app.project.render(a, { budget_tokens: budget_tokens ?? 8000, ...rest });
     },
   }),

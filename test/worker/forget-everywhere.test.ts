@@ -168,6 +168,7 @@ function mcpArgs(f: Fixture): Record<string, Array<Record<string, unknown>>> {
     "research:code_pairs": [{ query: QUERY, threshold: -1 }],
     "research:diff": f.chunks.map((chunk) => ({ chunk })),
     "research:schema": [{}],
+    "research:access_counts": [{}, { by: "chunk" }],
   };
 }
 

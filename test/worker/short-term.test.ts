@@ -104,6 +104,25 @@ describe("the short-term window holds recently opened chunks", () => {
       expect(shown.length).toBeGreaterThan(0);
       expect(mcpWindow.slice(-shown.length).sort()).toEqual([...shown].sort());
       expect(new Set(mcpWindow).size).toBe(mcpWindow.length);
+
+      // MCP `read` with the session opens the chunk for it; the `access_counts` op of `research` counts it.
+      const before = await client.callTool({
+        name: "research",
+        arguments: { archive: id, op: "access_counts", args: { by: "chunk", session_id: "s-read" } },
+      });
+      expect(before.isError).not.toBe(true);
+      expect((before.structuredContent as { groups: number }).groups).toBe(0);
+      const read = await client.callTool({
+        name: "read",
+        arguments: { archive: id, chunk: "note:gambit", session_id: "s-read", max_chars: 20 },
+      });
+      expect(read.isError).not.toBe(true);
+      const after = await client.callTool({
+        name: "research",
+        arguments: { archive: id, op: "access_counts", args: { by: "chunk", session_id: "s-read" } },
+      });
+      const rows = (after.structuredContent as { rows: Array<{ key: string | null; total: number }> }).rows;
+      expect(rows.map((r) => r.key)).toEqual(["note:gambit"]);
     } finally {
       await client.close();
     }
