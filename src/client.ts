@@ -607,6 +607,10 @@ export class PaperGuruClient {
   stats(archive: string, q: z.input<typeof S.StatsQuery> = {}) {
     return this.call<z.infer<typeof S.StatsResponse>>("GET", `/v1/archives/${enc(archive)}/stats?${qs(q)}`);
   }
+  /** Accesses per channel (routing, expansion, verification) per session or per chunk. */
+  accessCounts(archive: string, q: z.input<typeof S.AccessCountsQuery> = {}) {
+    return this.call<z.infer<typeof S.AccessCounts>>("GET", `/v1/archives/${enc(archive)}/access-counts?${qs(q)}`);
+  }
   // ---------------------------------------------------------------- papers
   /** Where in one paper something is discussed: sections, elements, exact snippets. */
   locate(archive: string, body: z.input<typeof S.LocateBody>) {

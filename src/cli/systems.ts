@@ -65,7 +65,7 @@ async function readJson(r: Run, src: string): Promise<unknown> {
 
 const projectBrief: Command = {
   name: "project brief",
-  args: '"<request>" [--recent "<text>"]... [--budget 2000] [--prefix <repo/>] [--min-score <x>] [--as-of <time>]',
+  args: '"<request>" [--recent "<text>"]... [--session <id>] [--budget 2000] [--prefix <repo/>] [--min-score <x>] [--as-of <time>]',
   summary:
     "ProjectGuard's pre-turn brief: the committed designs and decisions the request touches, modules to preserve, revise or reuse, signatures to keep.",
   options: {
@@ -74,6 +74,11 @@ const projectBrief: Command = {
       multiple: true,
       arg: "<text>",
       description: "one of the session's last requests (up to 5 times, most recent last)",
+    },
+    session: {
+      type: "string",
+      arg: "<id>",
+      description: "read the last requests from this session's logged turns (when no --recent is given)",
     },
     ...budget(2000),
     prefix: { type: "string", arg: "<p>", description: "only code units under this id prefix (one repository)" },
@@ -89,6 +94,7 @@ const projectBrief: Command = {
     const res = await r.client().brief(r.archive(), {
       request: r.positionals[0] as string,
       recent_requests: recent,
+      session_id: r.str("session"),
       budget_tokens: r.int("budget", 100, 200_000),
       prefix: r.str("prefix"),
       min_score: r.num("min-score", 0, 100),
@@ -121,6 +127,11 @@ const projectBrief: Command = {
       for (const c of res.constraints)
         r.out(`  ${c.module}#${c.symbol}: ${short(c.signature, 120)} [${c.anchor.start},${c.anchor.end})`);
     }
+    if (res.resources?.length) {
+      r.out("resources (what motivated the commitments):");
+      for (const x of res.resources) r.out(`  ${x.id}@v${x.version}: ${x.title} (motivates ${list(x.motivates)})`);
+    }
+    if (res.session_turns) r.out(`read ${res.session_turns} recent request(s) from the session`);
     if (res.held_back.length) r.out(`held back: ${res.held_back.map((h) => `${h.id} (${h.status})`).join(", ")}`);
     if (res.omitted.length) r.out(`omitted to fit the budget: ${list(res.omitted)}`);
     return EXIT.ok;
@@ -165,6 +176,8 @@ const projectRender: Command = {
       r.out(`  ${m.id}@v${m.version}${rel.length ? ` (${rel.join("; ")})` : ""}`);
       for (const s of m.signatures) r.out(`    ${short(s.signature, 110)}`);
     }
+    if (res.resources.length) r.out("\nresources:");
+    for (const x of res.resources) r.out(`  ${x.id}@v${x.version}: ${x.title} (motivates ${list(x.motivates)})`);
     if (!res.designs.length && !res.decisions.length && !res.modules.length) r.out("nothing committed yet");
     if (res.omitted.length) r.out(`omitted to fit the budget: ${list(res.omitted)}`);
     return EXIT.ok;
@@ -963,6 +976,60 @@ const annotationsCmd: Command = {
   },
 };
 
+const accessCmd: Command = {
+  name: "access",
+  args: "[--by session|chunk] [--session <id>] [--chunk <id>] [--since <time>] [--until <time>] [--limit 50]",
+  summary: "How often chunks were routed to, expanded and verified, per session (default) or per chunk; most first.",
+  options: {
+    by: { type: "string", arg: "<session|chunk>", description: "one row per session (default) or per chunk" },
+    session: { type: "string", arg: "<id>", description: "only this session's accesses" },
+    chunk: { type: "string", arg: "<id>", description: "only accesses of this chunk" },
+    since: { type: "string", arg: "<time>", description: "only accesses at or after this instant" },
+    until: { type: "string", arg: "<time>", description: "only accesses at or before this instant" },
+    limit: { type: "string", arg: "<n>", description: "rows per page (1-500, default 50)" },
+    cursor: { type: "string", arg: "<c>", description: "next_cursor of the previous page" },
+  },
+  positionals: [0, 0],
+  async run(r) {
+    const by = r.str("by");
+    if (by !== undefined && by !== "session" && by !== "chunk")
+      throw new UsageError(`--by must be session or chunk, got "${by}"`);
+    const res = await r.client().accessCounts(r.archive(), {
+      by,
+      session_id: r.str("session"),
+      chunk: r.str("chunk"),
+      since: r.str("since"),
+      until: r.str("until"),
+      limit: r.int("limit", 1, 500),
+      cursor: r.str("cursor"),
+    });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    const t = res.totals;
+    r.out(
+      `${t.total} accesses (routing ${t.routing}, expansion ${t.expansion}, verification ${t.verification}) in ${res.groups} ${by ?? "session"} row(s)`,
+    );
+    if (res.rows.length)
+      r.out(
+        table([
+          [by ?? "session", "routing", "expansion", "verification", "total", "last"],
+          ...res.rows.map((x) => [
+            x.key ?? "(no session)",
+            String(x.routing),
+            String(x.expansion),
+            String(x.verification),
+            String(x.total),
+            x.last,
+          ]),
+        ]),
+      );
+    if (res.next_cursor) r.err(`more: --cursor ${res.next_cursor}`);
+    return EXIT.ok;
+  },
+};
+
 const diffCmd: Command = {
   name: "diff",
   args: "<chunk> [--from <n>] [--to <n>] [--context 3]",
@@ -991,6 +1058,7 @@ const diffCmd: Command = {
 };
 
 export const SYSTEM_COMMANDS: Command[] = [
+  accessCmd,
   annotateCmd,
   annotationsCmd,
   diffCmd,

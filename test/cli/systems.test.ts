@@ -274,6 +274,15 @@ describe("CLI command groups against a running worker", () => {
         "cites=paper:hipporag",
       ],
       ["Check every cited number against its source.", "--id", "fb:numbers", "--tag", "feedback"],
+      [
+        "A benchmark of damping factors: 0.85 converged fastest on every graph we tried.",
+        "--id",
+        "doc:damping-study",
+        "--title",
+        "Damping study",
+        "--edge",
+        "motivates=decision:damping",
+      ],
     ];
     for (const n of notes) await ok(["note", ...n]);
     await ok(["annotate", "decision:damping", "status", "committed", "--reason", "agreed"]);
@@ -367,6 +376,34 @@ describe("CLI command groups against a running worker", () => {
     expect(render).toContain("    export function damping(): number");
     const dir = await json<{ total: number; used: number; integration: string[] }>(["project", "dir", "repo/"]);
     expect(dir.integration).toEqual(["repo/src/route.ts"]);
+    // Resources (what motivates a commitment) reach the brief and the render.
+    expect(text).toContain("resources (what motivated the commitments):\n  doc:damping-study@v1: Damping study");
+    expect(render).toContain("resources:\n  doc:damping-study@v1: Damping study (motivates decision:damping)");
+    // --session: the brief reads the session's own last requests.
+    await ok(["session", "add", "s-brief", "We talked about routing"]);
+    const withSession = await json<{ session_turns?: number }>([
+      "project",
+      "brief",
+      "Change the PageRank damping",
+      "--session",
+      "s-brief",
+    ]);
+    expect(withSession.session_turns).toBe(1);
+    // access: per-channel counts per session and per chunk.
+    await ok(["context", "PageRank damping", "--session", "s-access"]);
+    const acc = await json<{ rows: Array<{ key: string | null; routing: number; expansion: number }> }>([
+      "access",
+      "--session",
+      "s-access",
+      "--by",
+      "chunk",
+    ]);
+    expect(acc.rows.length).toBeGreaterThan(0);
+    expect(acc.rows.some((x) => x.expansion > 0)).toBe(true);
+    expect(await ok(["access"])).toMatch(
+      /^\d+ accesses \(routing \d+, expansion \d+, verification \d+\) in \d+ session row/,
+    );
+    expect((await cli(["access", "--by", "paper"])).code).toBe(2);
     expect(dir.used).toBe(1);
     expect(await ok(["project", "dir", "repo/"])).toMatch(/^DIR [\d.]+ for repo\/ .*: 1 of \d standalone exports used/);
   });
