@@ -9,7 +9,7 @@ import { foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
 import { REFERENCE_ONLY } from "../core/formats/fulltext";
 import type { AnnotationStore, ChunkStore, DiscoveryStore, PaperRow } from "../core/ports";
-import { type PoolCandidate, type RankOutcome, rankPool } from "../core/research/rank-pool";
+import { DEFAULT_MIN_SIMILARITY, type PoolCandidate, type RankOutcome, rankPool } from "../core/research/rank-pool";
 import { collectionStats, openAccessOf, paperYear, type StatsPaper } from "../core/research/stats";
 import { type Candidate, CHUNK_KINDS } from "../core/types";
 import type { AppDeps } from "./deps";
@@ -54,9 +54,22 @@ const citationsOf = (annotation: unknown, row: PaperRow | undefined) =>
       ? { citations: row.citesIn, from: "cites" as const }
       : { citations: null, from: null };
 
-/** Whether the ranking input changes the route's order (mode poe alone only adds the scores). */
-export const reorders = (r: In<typeof S.RankingSchema>) =>
+/** Whether the ranking orders by Paper Circle's scores (mode poe alone keeps the route's order). */
+const reranks = (r: In<typeof S.RankingSchema>) =>
   r.mode !== "poe" || r.mmr || r.view !== undefined || (r.sort !== undefined && r.sort !== "combined");
+
+/** Whether the ranking input narrows the pool (a similarity floor, venues or a year range given). */
+const narrows = (r: In<typeof S.RankingSchema>) =>
+  r.min_similarity !== undefined || r.venues !== undefined || r.year_from !== undefined || r.year_to !== undefined;
+
+/**
+ * Whether the ranking input changes the route's result: a reordering, or a narrowing of the pool
+ * (mode poe alone only adds the scores).
+ */
+export const reorders = (r: In<typeof S.RankingSchema>) => reranks(r) || narrows(r);
+
+/** The similarity floor: the caller's, else the default when the ranking reorders, else none. */
+export const floorOf = (r: In<typeof S.RankingSchema>) => r.min_similarity ?? (reranks(r) ? DEFAULT_MIN_SIMILARITY : 0);
 
 /**
  * Ranks the route's candidates (never more: the pool is the top-M after filters) with the scores
@@ -111,6 +124,10 @@ export async function rankCandidates(
       venues: r.canonical.venues,
     },
     k,
+    minSimilarity: floorOf(r),
+    venues: r.venues,
+    yearFrom: r.year_from,
+    yearTo: r.year_to,
   });
   const t2 = perfNow();
   const items = out.items.slice(0, k).map((x, i) => ({
@@ -137,6 +154,8 @@ export async function rankCandidates(
       sort: r.sort ?? "combined",
       view: r.view ?? null,
       pool: out.pool,
+      relevant: out.relevant,
+      min_similarity: out.minSimilarity,
       intra_list_similarity: round4(out.intraListSimilarity),
       mmr_comparisons: out.mmrComparisons,
       items,

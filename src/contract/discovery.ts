@@ -3,11 +3,14 @@
  * `ranking` input of route and context), and collection statistics.
  */
 import { z } from "@hono/zod-openapi";
-import { POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
+import { DEFAULT_MIN_SIMILARITY, POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS } from "../core/types";
 import { MAX_ID, Time } from "./common";
 
 const Weight = z.number().min(0).max(10);
+/** A publication year bound (inclusive). */
+const YearBound = z.number().int().min(1000).max(9999);
+const VenueList = z.array(z.string().min(1).max(MAX_ID)).min(1).max(50);
 
 export const RankingSchema = z
   .object({
@@ -49,6 +52,23 @@ export const RankingSchema = z
       })
       .strict()
       .optional(),
+    min_similarity: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .openapi({
+        description: `Relevance before diversity: candidates whose similarity to the query (the route's cosine with the archive's embedder) is below this leave the pool before the scores, the view, the sort and MMR, so a view returns fewer items rather than off-topic ones. Default ${DEFAULT_MIN_SIMILARITY} whenever the ranking reorders (a mode other than poe, a view, a sort or mmr), none with mode poe alone; 0 turns it off. Measured with the local embedder: a model embedder needs its own value (docs/research.md).`,
+      }),
+    venues: VenueList.optional().openapi({
+      description:
+        "Only candidates with one of these venues (venue entity ids such as venue:neurips, or names, case-insensitive), before the floor and the view.",
+    }),
+    year_from: YearBound.optional().openapi({
+      description:
+        "Only candidates published in this year or later (the year: boundary, else valid_from's year); a candidate of unknown year is left out.",
+    }),
+    year_to: YearBound.optional().openapi({ description: "Only candidates published in this year or earlier." }),
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -60,6 +80,8 @@ export const RankingSchema = z
       bad("sort", "sort cannot be combined with mmr or a view: give one of them");
     if (r.view && r.mmr) bad("view", "a view cannot be combined with mmr: give one of them");
     if (r.canonical && r.view !== "canonical") bad("canonical", "canonical thresholds need view: canonical");
+    if (r.year_from !== undefined && r.year_to !== undefined && r.year_from > r.year_to)
+      bad("year_to", `year_to (${r.year_to}) is before year_from (${r.year_from}): swap them`);
   })
   .openapi("Ranking", { example: { mode: "discovery", mmr: true } });
 
@@ -93,7 +115,11 @@ export const RankingResult = z
     lambda: z.number().nullable(),
     sort: z.enum(SORT_KEYS),
     view: z.enum(VIEWS).nullable(),
-    pool: z.number().openapi({ description: "candidates ranked (the route's top-M after filters)" }),
+    pool: z.number().openapi({ description: "the route's candidates (its top-M after filters)" }),
+    relevant: z.number().openapi({
+      description: "candidates ranked: the pool within the venues and years asked, at or above min_similarity",
+    }),
+    min_similarity: z.number().openapi({ description: "the similarity floor applied (0: none)" }),
     intra_list_similarity: z
       .number()
       .openapi({ description: "mean pairwise TF-IDF cosine (title + synopsis) of the first 10 items" }),
