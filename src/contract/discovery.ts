@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { DEFAULT_MIN_SIMILARITY, POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS } from "../core/types";
-import { MAX_ID, Time } from "./common";
+import { ArchiveParam, MAX_ID, Time } from "./common";
 
 const Weight = z.number().min(0).max(10);
 /** A publication year bound (inclusive). */
@@ -131,6 +131,43 @@ export const RankingResult = z
     description: "The ranking applied to the route's candidate pool: its parameters, cost and the first items.",
   });
 
+const WeightsOut = z.object({ similarity: z.number(), recency: z.number(), novelty: z.number(), bm25: z.number() });
+
+export const RankingModeSchema = z
+  .object({
+    mode: z.enum(POOL_MODES),
+    description: z.string(),
+    weights: WeightsOut.nullable().openapi({ description: "Eq. 3's weights (null for poe: the route's score)" }),
+    lambda: z.number().openapi({ description: "MMR's λ when mmr: true" }),
+  })
+  .openapi("RankingMode");
+
+export const RankingModesResponse = z
+  .object({
+    modes: z.array(RankingModeSchema),
+    views: z.array(z.object({ view: z.enum(VIEWS), description: z.string() })),
+    sorts: z.array(z.enum(SORT_KEYS)),
+    defaults: z.object({
+      mode: z.enum(POOL_MODES),
+      min_similarity: z
+        .number()
+        .openapi({ description: "the similarity floor when the ranking reorders and none is given" }),
+      pool: z.number().openapi({ description: "candidates a ranking sees: the route's top-M after filters" }),
+      hidden_gem_rank: z.number(),
+      canonical: z.object({ min_citations: z.number(), top_share: z.number() }),
+    }),
+  })
+  .openapi("RankingModes", {
+    description:
+      "Paper Circle's ranking modes, views, sorts and defaults: what `ranking` on route and context applies.",
+  });
+
+export const RankingModeParams = ArchiveParam.extend({
+  mode: z
+    .enum(POOL_MODES)
+    .openapi({ param: { name: "mode", in: "path" }, example: "discovery", description: POOL_MODES.join(", ") }),
+});
+
 /** Papers GET …/stats reads at most. */
 export const MAX_STATS_PAPERS = 2000;
 
@@ -162,6 +199,28 @@ export const StatsQuery = z.object({
       description:
         "Works known only from a bibliography (boundary `reference-only`: a full-text import's cited works without a record of their own): left out (default), counted too, or counted alone.",
     }),
+  venues: csv(
+    "venues",
+    "Comma-separated venues (venue entity ids such as venue:neurips, or names, case-insensitive); a paper must have one.",
+  ),
+  year_from: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(9999)
+    .optional()
+    .openapi({
+      param: { name: "year_from", in: "query" },
+      description:
+        "Only papers of this year or later (the year: boundary, else valid_from's year); unknown years are left out.",
+    }),
+  year_to: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(9999)
+    .optional()
+    .openapi({ param: { name: "year_to", in: "query" }, description: "Only papers of this year or earlier." }),
   as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
   limit: z.coerce
     .number()
