@@ -140,7 +140,15 @@ export const RankingModeSchema = z
     weights: WeightsOut.nullable().openapi({ description: "Eq. 3's weights (null for poe: the route's score)" }),
     lambda: z.number().openapi({ description: "MMR's λ when mmr: true" }),
   })
-  .openapi("RankingMode");
+  .openapi("RankingMode", {
+    description: "One ranking mode: its Eq. 3 weights (null for poe) and its MMR λ.",
+    example: {
+      mode: "discovery",
+      description: "novelty first: papers far from the pool's mean, still on the query",
+      weights: { similarity: 0.3, recency: 0.1, novelty: 0.4, bm25: 0.2 },
+      lambda: 0.5,
+    },
+  });
 
 export const RankingModesResponse = z
   .object({
@@ -160,6 +168,25 @@ export const RankingModesResponse = z
   .openapi("RankingModes", {
     description:
       "Paper Circle's ranking modes, views, sorts and defaults: what `ranking` on route and context applies.",
+    example: {
+      modes: [
+        {
+          mode: "stable",
+          description: "relevance first: mostly similarity, some recency and BM25",
+          weights: { similarity: 0.5, recency: 0.2, novelty: 0.1, bm25: 0.2 },
+          lambda: 0.8,
+        },
+      ],
+      views: [{ view: "hidden_gems", description: "items below rank 20 of the combined ranking, by novelty" }],
+      sorts: ["combined", "similarity", "recency", "novelty", "bm25", "citations"],
+      defaults: {
+        mode: "poe",
+        min_similarity: DEFAULT_MIN_SIMILARITY,
+        pool: 256,
+        hidden_gem_rank: 20,
+        canonical: { min_citations: 50, top_share: 0.1 },
+      },
+    },
   });
 
 export const RankingModeParams = ArchiveParam.extend({
