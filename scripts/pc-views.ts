@@ -7,7 +7,8 @@
  * similarity the API reports (the route's cosine) and the cosine of the query to the chunk's head text
  * (title + synopsis, what the archive embeds) with the archive's embedder (the local hashed
  * embedder), computed here from the chunk listing. `context` (max_cards 10) with each view is asked
- * too and its card count recorded. `--ref` runs another commit (a snapshot of it) for a before/after.
+ * too and its card count recorded. Then the archive's BibTeX and CSL-JSON exports: entries, entries
+ * with a year, entries saying 1970. `--ref` runs another commit (a snapshot of it) for a before/after.
  * Skips cleanly without the data.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -104,11 +105,31 @@ async function main() {
         for (const x of items.slice(0, 5)) log(`    ${x.similarity.toFixed(3)} ${x.cosine.toFixed(3)} ${x.title}`);
       }
     }
+    // The bibliographic exports of the same archive: entries, entries with a year, entries saying 1970.
+    const bib = await pg.export(id, { format: "bibtex" });
+    const bibEntries = bib.split(/\n(?=@)/).filter((e) => e.trimStart().startsWith("@"));
+    const csl = JSON.parse(await pg.export(id, { format: "csljson" })) as Array<{
+      issued?: { "date-parts": number[][] };
+    }>;
+    const exports = {
+      bibtex: {
+        entries: bibEntries.length,
+        withYear: bibEntries.filter((e) => /\byear = \{\d{4}\}/.test(e)).length,
+        year1970: bibEntries.filter((e) => /\byear = \{1970\}/.test(e)).length,
+      },
+      csljson: {
+        entries: csl.length,
+        withIssued: csl.filter((x) => x.issued).length,
+        issued1970: csl.filter((x) => x.issued?.["date-parts"]?.[0]?.[0] === 1970).length,
+      },
+    };
+    log(`pc-views: exports ${JSON.stringify(exports)}`);
     const result = {
       ref: ref ?? "working tree",
       papers: records.length,
       chunks: heads.size,
       queries: QUERIES,
+      exports,
       rows,
       totalMs: Math.round(performance.now() - t0),
     };
