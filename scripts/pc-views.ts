@@ -8,7 +8,7 @@
  * (title + synopsis, what the archive embeds) with the archive's embedder (the local hashed
  * embedder), computed here from the chunk listing. `context` (max_cards 10) with each view is asked
  * too and its card count recorded. Then the archive's BibTeX and CSL-JSON exports: entries, entries
- * with a year, entries saying 1970. `--ref` runs another commit (a snapshot of it) for a before/after.
+ * with a year, entries saying 1970 (`--bib <file>` keeps the BibTeX). `--ref` runs another commit (a snapshot of it) for a before/after.
  * Skips cleanly without the data.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -107,6 +107,7 @@ async function main() {
     }
     // The bibliographic exports of the same archive: entries, entries with a year, entries saying 1970.
     const bib = await pg.export(id, { format: "bibtex" });
+    if (opt("--bib")) writeFileSync(opt("--bib") as string, bib);
     const bibEntries = bib.split(/\n(?=@)/).filter((e) => e.trimStart().startsWith("@"));
     const csl = JSON.parse(await pg.export(id, { format: "csljson" })) as Array<{
       issued?: { "date-parts": number[][] };
