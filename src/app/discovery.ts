@@ -23,7 +23,7 @@ import {
 } from "../core/research/rank-pool";
 import { MODES } from "../core/research/ranking";
 import { collectionStats, openAccessOf, paperYear, type StatsPaper } from "../core/research/stats";
-import { type Candidate, CHUNK_KINDS } from "../core/types";
+import { type Candidate, CHUNK_KINDS, DEFAULT_PARAMS } from "../core/types";
 import type { AppDeps } from "./deps";
 import { toEvent } from "./lib/records";
 import { round4 } from "./lib/wire";
@@ -176,8 +176,8 @@ export async function rankCandidates(
   };
 }
 
-/** The route's candidate pool a ranking sees (KernelParams.topM's default). */
-const POOL_SIZE = 256;
+/** The route's candidate pool a ranking sees: the kernel's top-M by default (an archive's params may change it). */
+const POOL_SIZE = DEFAULT_PARAMS.topM;
 
 const MODE_TEXT: Record<PoolMode, string> = {
   poe: "the route's own head score (the default; the order of a route without ranking)",
