@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HIDDEN_GEM_RANK, type PoolCandidate, rankPool, SORT_KEYS } from "../../src/core/research/rank-pool";
+import {
+  HIDDEN_GEM_RANK,
+  LEXICAL_RESCUE,
+  type PoolCandidate,
+  rankPool,
+  SORT_KEYS,
+} from "../../src/core/research/rank-pool";
 import { collectionStats, openAccessOf, paperYear, sourceName, titleWords } from "../../src/core/research/stats";
 
 const WORDS = ["graph", "memory", "agents", "retrieval", "protein", "music", "rail", "coral", "chess", "noise"];
@@ -133,10 +139,14 @@ describe("rankPool: relevance before diversity", () => {
     ...extra,
   });
 
-  it("property: every view, sort and MMR only returns candidates at or above the floor", () => {
+  it("property: every view, sort and MMR only returns candidates at or above the floor, or lexically rescued", () => {
     fc.assert(
       fc.property(poolArb, fc.double({ min: 0.01, max: 1, noNaN: true }), (pool, floor) => {
-        const above = ids(pool.filter((p) => Math.min(1, Math.max(0, p.similarity)) >= floor)).sort();
+        const maxBm25 = Math.max(0, ...pool.map((p) => p.bm25));
+        const passes = (p: { similarity: number; bm25: number }) =>
+          Math.min(1, Math.max(0, p.similarity)) >= floor || (maxBm25 > 0 && p.bm25 >= LEXICAL_RESCUE * maxBm25);
+        const kept = new Set(ids(pool.filter(passes)));
+        const byId = new Map(pool.map((p) => [p.id, p]));
         for (const o of [
           { view: "canonical" as const },
           { view: "hidden_gems" as const },
@@ -145,22 +155,32 @@ describe("rankPool: relevance before diversity", () => {
           {},
         ]) {
           const r = rankPool(pool, { mode: "discovery", k: 10, minSimilarity: floor, ...o });
-          expect(r.items.every((x) => x.similarity >= floor)).toBe(true);
-          expect(r.relevant).toBe(above.length);
+          expect(r.items.every((x) => kept.has(x.id) && passes(byId.get(x.id) as PoolCandidate))).toBe(true);
+          expect(r.relevant).toBe(kept.size);
           expect(r.pool).toBe(pool.length);
-          if (!o.view) expect(ids(r.items).sort()).toEqual(above);
+          if (!o.view) expect(ids(r.items).sort()).toEqual([...kept].sort());
         }
       }),
       { numRuns: 60 },
     );
   });
 
+  it("under the floor, a candidate with at least half the pool's best BM25 stays (the query's words in its text)", () => {
+    const pool = [
+      cand("long-reference-with-the-phrase", 0.12, { bm25: 8 }),
+      cand("on-topic", 0.5, { bm25: 10 }),
+      cand("generic-word-match", 0.1, { bm25: 4 }),
+    ];
+    const r = rankPool(pool, { mode: "stable", k: 3, minSimilarity: 0.2 });
+    expect(ids(r.items).sort()).toEqual(["long-reference-with-the-phrase", "on-topic"]);
+  });
+
   it("a highly cited off-topic paper is canonical without a floor and gone with one", () => {
     const pool = [
-      cand("adversarial-text-attacks", 0.45, { citations: 3 }),
-      cand("text-classifier-robustness", 0.3, { citations: 1 }),
-      cand("video-clip-retrieval", 0.02, { citations: 400 }),
-      cand("robot-navigation-graphs", 0, { citations: 90 }),
+      cand("adversarial-text-attacks", 0.45, { citations: 3, bm25: 9 }),
+      cand("text-classifier-robustness", 0.3, { citations: 1, bm25: 6 }),
+      cand("video-clip-retrieval", 0.02, { citations: 400, bm25: 1 }),
+      cand("robot-navigation-graphs", 0, { citations: 90, bm25: 0 }),
     ];
     const off = rankPool(pool, { mode: "discovery", view: "canonical", k: 10 });
     expect(ids(off.items).slice(0, 2)).toEqual(["video-clip-retrieval", "robot-navigation-graphs"]);
