@@ -9,9 +9,21 @@ import { foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
 import { REFERENCE_ONLY } from "../core/formats/fulltext";
 import type { AnnotationStore, ChunkStore, DiscoveryStore, PaperRow } from "../core/ports";
-import { type PoolCandidate, type RankOutcome, rankPool } from "../core/research/rank-pool";
+import {
+  CANONICAL_DEFAULTS,
+  DEFAULT_MIN_SIMILARITY,
+  HIDDEN_GEM_RANK,
+  POE_LAMBDA,
+  POOL_MODES,
+  type PoolCandidate,
+  type PoolMode,
+  type RankOutcome,
+  rankPool,
+  SORT_KEYS,
+} from "../core/research/rank-pool";
+import { MODES } from "../core/research/ranking";
 import { collectionStats, openAccessOf, paperYear, type StatsPaper } from "../core/research/stats";
-import { type Candidate, CHUNK_KINDS } from "../core/types";
+import { type Candidate, CHUNK_KINDS, DEFAULT_PARAMS } from "../core/types";
 import type { AppDeps } from "./deps";
 import { toEvent } from "./lib/records";
 import { round4 } from "./lib/wire";
@@ -54,9 +66,22 @@ const citationsOf = (annotation: unknown, row: PaperRow | undefined) =>
       ? { citations: row.citesIn, from: "cites" as const }
       : { citations: null, from: null };
 
-/** Whether the ranking input changes the route's order (mode poe alone only adds the scores). */
-export const reorders = (r: In<typeof S.RankingSchema>) =>
+/** Whether the ranking orders by Paper Circle's scores (mode poe alone keeps the route's order). */
+const reranks = (r: In<typeof S.RankingSchema>) =>
   r.mode !== "poe" || r.mmr || r.view !== undefined || (r.sort !== undefined && r.sort !== "combined");
+
+/** Whether the ranking input narrows the pool (a similarity floor, venues or a year range given). */
+const narrows = (r: In<typeof S.RankingSchema>) =>
+  r.min_similarity !== undefined || r.venues !== undefined || r.year_from !== undefined || r.year_to !== undefined;
+
+/**
+ * Whether the ranking input changes the route's result: a reordering, or a narrowing of the pool
+ * (mode poe alone only adds the scores).
+ */
+export const reorders = (r: In<typeof S.RankingSchema>) => reranks(r) || narrows(r);
+
+/** The similarity floor: the caller's, else the default when the ranking reorders, else none. */
+export const floorOf = (r: In<typeof S.RankingSchema>) => r.min_similarity ?? (reranks(r) ? DEFAULT_MIN_SIMILARITY : 0);
 
 /**
  * Ranks the route's candidates (never more: the pool is the top-M after filters) with the scores
@@ -111,6 +136,10 @@ export async function rankCandidates(
       venues: r.canonical.venues,
     },
     k,
+    minSimilarity: floorOf(r),
+    venues: r.venues,
+    yearFrom: r.year_from,
+    yearTo: r.year_to,
   });
   const t2 = perfNow();
   const items = out.items.slice(0, k).map((x, i) => ({
@@ -137,12 +166,56 @@ export async function rankCandidates(
       sort: r.sort ?? "combined",
       view: r.view ?? null,
       pool: out.pool,
+      relevant: out.relevant,
+      min_similarity: out.minSimilarity,
       intra_list_similarity: round4(out.intraListSimilarity),
       mmr_comparisons: out.mmrComparisons,
       items,
       timings_ms: { read: round4(t1 - t0), rank: round4(t2 - t1) },
     },
   };
+}
+
+/** The route's candidate pool a ranking sees: the kernel's top-M by default (an archive's params may change it). */
+const POOL_SIZE = DEFAULT_PARAMS.topM;
+
+const MODE_TEXT: Record<PoolMode, string> = {
+  poe: "the route's own head score (the default; the order of a route without ranking)",
+  stable: "relevance first: mostly similarity, some recency and BM25",
+  discovery: "novelty first: papers far from the pool's mean, still on the query",
+  balanced: "similarity, recency, novelty and BM25 in even shares",
+};
+
+/** Every mode's weights and λ, the views, the sorts and the defaults (no query needed). */
+export function rankingModes(): In<typeof S.RankingModesResponse> {
+  return {
+    modes: POOL_MODES.map((mode) => rankingMode(mode)),
+    views: [
+      {
+        view: "hidden_gems",
+        description: `items below rank ${HIDDEN_GEM_RANK} of the combined ranking, by novelty`,
+      },
+      {
+        view: "canonical",
+        description: `citations ≥ min_citations (default ${CANONICAL_DEFAULTS.minCitations}), or in the pool's top top_share (default ${CANONICAL_DEFAULTS.topShare}) by citations, or a venue in venues; by citations`,
+      },
+    ],
+    sorts: [...SORT_KEYS],
+    defaults: {
+      mode: "poe",
+      min_similarity: DEFAULT_MIN_SIMILARITY,
+      pool: POOL_SIZE,
+      hidden_gem_rank: HIDDEN_GEM_RANK,
+      canonical: { min_citations: CANONICAL_DEFAULTS.minCitations, top_share: CANONICAL_DEFAULTS.topShare },
+    },
+  };
+}
+
+/** One mode's weights (null for poe) and MMR λ. */
+export function rankingMode(mode: PoolMode): In<typeof S.RankingModeSchema> {
+  if (mode === "poe") return { mode, description: MODE_TEXT.poe, weights: null, lambda: POE_LAMBDA };
+  const m = MODES[mode];
+  return { mode, description: MODE_TEXT[mode], weights: { ...m.weights }, lambda: m.lambda };
 }
 
 /** Chunk ids a `within` scope reads at most before the statistics say truncated. */
@@ -185,6 +258,20 @@ export async function statsOp(
     refs === "include" ||
     (refs === "only" ? r.boundaries.includes(REFERENCE_ONLY) : !r.boundaries.includes(REFERENCE_ONLY));
   if (tags.length > 50) return fail("validation", "boundaries_any: at most 50 tags", "boundaries_any");
+  const venues = csvList(q.venues).map((v) => v.toLowerCase());
+  if (venues.length > 50) return fail("validation", "venues: at most 50 venues", "venues");
+  if (q.year_from !== undefined && q.year_to !== undefined && q.year_from > q.year_to)
+    return fail(
+      "validation",
+      `year_to (${q.year_to}) is before year_from (${q.year_from})`,
+      "year_to",
+      "swap year_from and year_to",
+    );
+  const yearOk = (r: PaperRow) => {
+    if (q.year_from === undefined && q.year_to === undefined) return true;
+    const y = paperYear(r.boundaries, r.validFrom);
+    return y !== null && (q.year_from === undefined || y >= q.year_from) && (q.year_to === undefined || y <= q.year_to);
+  };
   let rows: PaperRow[];
   let truncated: boolean;
   if (q.within !== undefined) {
@@ -203,6 +290,17 @@ export async function statsOp(
     ).filter(refOk);
     truncated = all.length > q.limit;
     rows = all.slice(0, q.limit);
+  }
+  rows = rows.filter(yearOk);
+  if (venues.length) {
+    const venueIds = [...new Set(rows.flatMap((r) => r.entities.filter((e) => e.startsWith("venue:"))))];
+    const vn = venueIds.length ? await reads.discovery.entityNames(archive, venueIds) : new Map<string, string>();
+    const want = new Set(venues);
+    rows = rows.filter((r) =>
+      r.entities.some(
+        (e) => e.startsWith("venue:") && (want.has(e.toLowerCase()) || want.has((vn.get(e) ?? "").toLowerCase())),
+      ),
+    );
   }
   const ids = rows.map((r) => r.chunkId);
   const cites = await annotationValues(reads.annotations, archive, ids, "citations", t);
@@ -251,5 +349,7 @@ export function discoveryUseCases(d: AppDeps) {
   const reads = { discovery: d.stores.discovery, annotations: d.stores.annotations, chunks: d.stores.chunks };
   return {
     stats: (archive: string, q: In<typeof S.StatsQuery>) => statsOp(reads, archive, q, d.clock.now()),
+    rankingModes: () => rankingModes(),
+    rankingMode: (mode: PoolMode) => rankingMode(mode),
   };
 }

@@ -3,11 +3,14 @@
  * `ranking` input of route and context), and collection statistics.
  */
 import { z } from "@hono/zod-openapi";
-import { POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
+import { DEFAULT_MIN_SIMILARITY, POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS } from "../core/types";
-import { MAX_ID, Time } from "./common";
+import { ArchiveParam, MAX_ID, Time } from "./common";
 
 const Weight = z.number().min(0).max(10);
+/** A publication year bound (inclusive). */
+const YearBound = z.number().int().min(1000).max(9999);
+const VenueList = z.array(z.string().min(1).max(MAX_ID)).min(1).max(50);
 
 export const RankingSchema = z
   .object({
@@ -49,6 +52,23 @@ export const RankingSchema = z
       })
       .strict()
       .optional(),
+    min_similarity: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .openapi({
+        description: `Relevance before diversity: candidates whose similarity to the query (the route's cosine with the archive's embedder) is below this leave the pool before the scores, the view, the sort and MMR, so a view returns fewer items rather than off-topic ones. Default ${DEFAULT_MIN_SIMILARITY} whenever the ranking reorders (a mode other than poe, a view, a sort or mmr), none with mode poe alone; 0 turns it off. Measured with the local embedder: a model embedder needs its own value (docs/research.md).`,
+      }),
+    venues: VenueList.optional().openapi({
+      description:
+        "Only candidates with one of these venues (venue entity ids such as venue:neurips, or names, case-insensitive), before the floor and the view.",
+    }),
+    year_from: YearBound.optional().openapi({
+      description:
+        "Only candidates published in this year or later (the year: boundary, else valid_from's year); a candidate of unknown year is left out.",
+    }),
+    year_to: YearBound.optional().openapi({ description: "Only candidates published in this year or earlier." }),
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -60,6 +80,8 @@ export const RankingSchema = z
       bad("sort", "sort cannot be combined with mmr or a view: give one of them");
     if (r.view && r.mmr) bad("view", "a view cannot be combined with mmr: give one of them");
     if (r.canonical && r.view !== "canonical") bad("canonical", "canonical thresholds need view: canonical");
+    if (r.year_from !== undefined && r.year_to !== undefined && r.year_from > r.year_to)
+      bad("year_to", `year_to (${r.year_to}) is before year_from (${r.year_from}): swap them`);
   })
   .openapi("Ranking", { example: { mode: "discovery", mmr: true } });
 
@@ -93,7 +115,11 @@ export const RankingResult = z
     lambda: z.number().nullable(),
     sort: z.enum(SORT_KEYS),
     view: z.enum(VIEWS).nullable(),
-    pool: z.number().openapi({ description: "candidates ranked (the route's top-M after filters)" }),
+    pool: z.number().openapi({ description: "the route's candidates (its top-M after filters)" }),
+    relevant: z.number().openapi({
+      description: "candidates ranked: the pool within the venues and years asked, at or above min_similarity",
+    }),
+    min_similarity: z.number().openapi({ description: "the similarity floor applied (0: none)" }),
     intra_list_similarity: z
       .number()
       .openapi({ description: "mean pairwise TF-IDF cosine (title + synopsis) of the first 10 items" }),
@@ -104,6 +130,70 @@ export const RankingResult = z
   .openapi("RankingResult", {
     description: "The ranking applied to the route's candidate pool: its parameters, cost and the first items.",
   });
+
+const WeightsOut = z.object({ similarity: z.number(), recency: z.number(), novelty: z.number(), bm25: z.number() });
+
+export const RankingModeSchema = z
+  .object({
+    mode: z.enum(POOL_MODES),
+    description: z.string(),
+    weights: WeightsOut.nullable().openapi({ description: "Eq. 3's weights (null for poe: the route's score)" }),
+    lambda: z.number().openapi({ description: "MMR's λ when mmr: true" }),
+  })
+  .openapi("RankingMode", {
+    description: "One ranking mode: its Eq. 3 weights (null for poe) and its MMR λ.",
+    example: {
+      mode: "discovery",
+      description: "novelty first: papers far from the pool's mean, still on the query",
+      weights: { similarity: 0.3, recency: 0.1, novelty: 0.4, bm25: 0.2 },
+      lambda: 0.5,
+    },
+  });
+
+export const RankingModesResponse = z
+  .object({
+    modes: z.array(RankingModeSchema),
+    views: z.array(z.object({ view: z.enum(VIEWS), description: z.string() })),
+    sorts: z.array(z.enum(SORT_KEYS)),
+    defaults: z.object({
+      mode: z.enum(POOL_MODES),
+      min_similarity: z
+        .number()
+        .openapi({ description: "the similarity floor when the ranking reorders and none is given" }),
+      pool: z.number().openapi({ description: "candidates a ranking sees: the route's top-M after filters" }),
+      hidden_gem_rank: z.number(),
+      canonical: z.object({ min_citations: z.number(), top_share: z.number() }),
+    }),
+  })
+  .openapi("RankingModes", {
+    description:
+      "Paper Circle's ranking modes, views, sorts and defaults: what `ranking` on route and context applies.",
+    example: {
+      modes: [
+        {
+          mode: "stable",
+          description: "relevance first: mostly similarity, some recency and BM25",
+          weights: { similarity: 0.5, recency: 0.2, novelty: 0.1, bm25: 0.2 },
+          lambda: 0.8,
+        },
+      ],
+      views: [{ view: "hidden_gems", description: "items below rank 20 of the combined ranking, by novelty" }],
+      sorts: ["combined", "similarity", "recency", "novelty", "bm25", "citations"],
+      defaults: {
+        mode: "poe",
+        min_similarity: DEFAULT_MIN_SIMILARITY,
+        pool: 256,
+        hidden_gem_rank: 20,
+        canonical: { min_citations: 50, top_share: 0.1 },
+      },
+    },
+  });
+
+export const RankingModeParams = ArchiveParam.extend({
+  mode: z
+    .enum(POOL_MODES)
+    .openapi({ param: { name: "mode", in: "path" }, example: "discovery", description: POOL_MODES.join(", ") }),
+});
 
 /** Papers GET …/stats reads at most. */
 export const MAX_STATS_PAPERS = 2000;
@@ -136,6 +226,28 @@ export const StatsQuery = z.object({
       description:
         "Works known only from a bibliography (boundary `reference-only`: a full-text import's cited works without a record of their own): left out (default), counted too, or counted alone.",
     }),
+  venues: csv(
+    "venues",
+    "Comma-separated venues (venue entity ids such as venue:neurips, or names, case-insensitive); a paper must have one.",
+  ),
+  year_from: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(9999)
+    .optional()
+    .openapi({
+      param: { name: "year_from", in: "query" },
+      description:
+        "Only papers of this year or later (the year: boundary, else valid_from's year); unknown years are left out.",
+    }),
+  year_to: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(9999)
+    .optional()
+    .openapi({ param: { name: "year_to", in: "query" }, description: "Only papers of this year or earlier." }),
   as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
   limit: z.coerce
     .number()

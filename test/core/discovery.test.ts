@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HIDDEN_GEM_RANK, type PoolCandidate, rankPool, SORT_KEYS } from "../../src/core/research/rank-pool";
+import {
+  HIDDEN_GEM_RANK,
+  LEXICAL_RESCUE,
+  type PoolCandidate,
+  rankPool,
+  SORT_KEYS,
+} from "../../src/core/research/rank-pool";
 import { collectionStats, openAccessOf, paperYear, sourceName, titleWords } from "../../src/core/research/stats";
 
 const WORDS = ["graph", "memory", "agents", "retrieval", "protein", "music", "rail", "coral", "chess", "noise"];
@@ -64,12 +70,12 @@ describe("rankPool", () => {
     );
   });
 
-  it("MMR with λ = 1 is the combined order; hidden gems are below rank 20 by novelty", () => {
+  it("MMR with λ = 1 is the similarity order (ties by combined); hidden gems are below rank 20 by novelty", () => {
     fc.assert(
       fc.property(poolArb, (pool) => {
-        const plain = rankPool(pool, { mode: "balanced", k: pool.length });
         const m1 = rankPool(pool, { mode: "balanced", mmr: true, lambda: 1, k: pool.length });
-        expect(m1.items.map((x) => x.combined)).toEqual(plain.items.map((x) => x.combined));
+        const bySim = [...m1.items].sort((a, b) => b.similarity - a.similarity || b.combined - a.combined);
+        expect(m1.items.map((x) => [x.similarity, x.combined])).toEqual(bySim.map((x) => [x.similarity, x.combined]));
         const gems = rankPool(pool, { mode: "balanced", view: "hidden_gems", k: 10 }).items;
         expect(gems.length).toBe(Math.max(0, pool.length - HIDDEN_GEM_RANK));
         expect(gems.every((x) => x.combinedRank > HIDDEN_GEM_RANK)).toBe(true);
@@ -116,6 +122,99 @@ describe("rankPool", () => {
       k: 2,
     });
     expect(canon.items).toEqual([]);
+  });
+});
+
+describe("rankPool: relevance before diversity", () => {
+  const cand = (id: string, similarity: number, extra: Partial<PoolCandidate> = {}): PoolCandidate => ({
+    id,
+    version: 1,
+    text: id.replace(/-/g, " "),
+    year: 2020,
+    similarity,
+    bm25: 1,
+    citations: 0,
+    poe: 0.5,
+    venues: [],
+    ...extra,
+  });
+
+  it("property: every view, sort and MMR only returns candidates at or above the floor, or lexically rescued", () => {
+    fc.assert(
+      fc.property(poolArb, fc.double({ min: 0.01, max: 1, noNaN: true }), (pool, floor) => {
+        const maxBm25 = Math.max(0, ...pool.map((p) => p.bm25));
+        const passes = (p: { similarity: number; bm25: number }) =>
+          Math.min(1, Math.max(0, p.similarity)) >= floor || (maxBm25 > 0 && p.bm25 >= LEXICAL_RESCUE * maxBm25);
+        const kept = new Set(ids(pool.filter(passes)));
+        const byId = new Map(pool.map((p) => [p.id, p]));
+        for (const o of [
+          { view: "canonical" as const },
+          { view: "hidden_gems" as const },
+          { sort: "novelty" as const },
+          { mmr: true },
+          {},
+        ]) {
+          const r = rankPool(pool, { mode: "discovery", k: 10, minSimilarity: floor, ...o });
+          expect(r.items.every((x) => kept.has(x.id) && passes(byId.get(x.id) as PoolCandidate))).toBe(true);
+          expect(r.relevant).toBe(kept.size);
+          expect(r.pool).toBe(pool.length);
+          if (!o.view) expect(ids(r.items).sort()).toEqual([...kept].sort());
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("under the floor, a candidate with at least half the pool's best BM25 stays (the query's words in its text)", () => {
+    const pool = [
+      cand("long-reference-with-the-phrase", 0.12, { bm25: 8 }),
+      cand("on-topic", 0.5, { bm25: 10 }),
+      cand("generic-word-match", 0.1, { bm25: 4 }),
+    ];
+    const r = rankPool(pool, { mode: "stable", k: 3, minSimilarity: 0.2 });
+    expect(ids(r.items).sort()).toEqual(["long-reference-with-the-phrase", "on-topic"]);
+  });
+
+  it("a highly cited off-topic paper is canonical without a floor and gone with one", () => {
+    const pool = [
+      cand("adversarial-text-attacks", 0.45, { citations: 3, bm25: 9 }),
+      cand("text-classifier-robustness", 0.3, { citations: 1, bm25: 6 }),
+      cand("video-clip-retrieval", 0.02, { citations: 400, bm25: 1 }),
+      cand("robot-navigation-graphs", 0, { citations: 90, bm25: 0 }),
+    ];
+    const off = rankPool(pool, { mode: "discovery", view: "canonical", k: 10 });
+    expect(ids(off.items).slice(0, 2)).toEqual(["video-clip-retrieval", "robot-navigation-graphs"]);
+    const on = rankPool(pool, { mode: "discovery", view: "canonical", k: 10, minSimilarity: 0.2 });
+    expect(ids(on.items)).toEqual(["adversarial-text-attacks"]);
+    expect([on.pool, on.relevant, on.minSimilarity]).toEqual([4, 2, 0.2]);
+  });
+
+  it("MMR's relevance is sim(p, q): the most similar paper is picked first, not the best combined one", () => {
+    // "fresh" wins the discovery mode's combined score (recency and novelty) but is barely on topic.
+    const pool = [
+      cand("graph-memory-agents", 0.9, { year: 2001, bm25: 2 }),
+      cand("graph-memory-agents-survey", 0.85, { year: 2002, bm25: 2 }),
+      cand("fresh-coral-chess", 0.25, { year: 2024, bm25: 9 }),
+    ];
+    const plain = rankPool(pool, { mode: "discovery", k: 3 });
+    expect(plain.items[0]?.id).toBe("fresh-coral-chess");
+    const m = rankPool(pool, { mode: "discovery", mmr: true, lambda: 0.9, k: 3 });
+    expect(m.items[0]?.id).toBe("graph-memory-agents");
+  });
+
+  it("venue filter (ids or names, any case) and year range, an unknown year left out", () => {
+    const pool = [
+      cand("a", 0.5, { year: 2019, venues: ["venue:neurips", "NeurIPS"] }),
+      cand("b", 0.5, { year: 2021, venues: ["venue:acl", "ACL"] }),
+      cand("c", 0.5, { year: null, venues: ["venue:acl", "ACL"] }),
+      cand("d", 0.5, { year: 2023, venues: [] }),
+    ];
+    const r = (o: Parameters<typeof rankPool>[1]) => ids(rankPool(pool, o).items).sort();
+    expect(r({ mode: "stable", k: 4, venues: ["acl"] })).toEqual(["b", "c"]);
+    expect(r({ mode: "stable", k: 4, venues: ["VENUE:NEURIPS"] })).toEqual(["a"]);
+    expect(r({ mode: "stable", k: 4, yearFrom: 2020 })).toEqual(["b", "d"]);
+    expect(r({ mode: "stable", k: 4, yearFrom: 2019, yearTo: 2021 })).toEqual(["a", "b"]);
+    expect(r({ mode: "stable", k: 4, venues: ["acl"], yearTo: 2022 })).toEqual(["b"]);
   });
 });
 

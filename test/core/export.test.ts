@@ -5,6 +5,7 @@ import {
   citationKeys,
   latexEscape,
   paperMeta,
+  referenceYear,
   renderBibtex,
   renderCslItems,
 } from "../../src/core/export/biblio";
@@ -88,6 +89,51 @@ describe("bibtex and csl-json", () => {
         URL: "https://arxiv.org/abs/2005.11401",
       }),
     ]);
+  });
+});
+
+describe("years are never invented", () => {
+  it("reads a reference's year: parenthesised first, else the last standing year, never an identifier's digits", () => {
+    const cases: Array<[string, number | null]> = [
+      ["A. Author, B. Author, Title of it, Phys. Rev. Lett. 120, 2012 (2018).", 2018],
+      ["Lewis, P. (2020a). Retrieval-augmented generation. NeurIPS.", 2020],
+      ["Snellen, I. A. G., de Kok, R. J., et al. 2013, , 764, 182", 2013],
+      ["Field computation by moment methods, 1969", 1969],
+      ["T. Brown et al. Language models are few-shot learners. arXiv:2005.14165", null],
+      ["Roberta: A robustly optimized bert pretraining approach. arXiv preprint arXiv:1907.11692, 2019.", 2019],
+      ["M. Laine, JHEP 02, 004 (2004) doi:10.1088/1126-6708/2004/02/004", 2004],
+      ["J. Smith. A method. https://example.org/2017/paper.pdf", null],
+      ["The Spin dependent two loop splitting functions, Nucl. Phys. B 475", null],
+      ["Proceedings, pages 1999-2005.", null],
+      ["Cambridge University Press", null],
+      ["An 1850 treatise, reprinted 2101", null],
+    ];
+    for (const [text, want] of cases) expect(referenceYear(text), text).toBe(want);
+  });
+
+  it("a work known only from a bibliography: the year its text states, else no year, no issued, no 1970", () => {
+    const standIn = (content: string) =>
+      rec({
+        id: `paper:${content.length}`,
+        title: "A cited work",
+        content,
+        validFrom: 0,
+        boundaries: ["reference-only"],
+      });
+    const dated = standIn("K. Author, A cited work, J. Phys. 12, 34 (2016).");
+    const undated = standIn("K. Author. A cited work. Some Press.");
+    expect([paperMeta(dated).year, paperMeta(undated).year]).toEqual([2016, null]);
+    const bib = renderBibtex([dated, undated]);
+    expect(bib).toContain("year = {2016}");
+    expect(bib.match(/year = /g)).toHaveLength(1);
+    expect(bib).not.toContain("1970");
+    const csl = renderCslItems([dated, undated]);
+    expect(csl.map((x) => JSON.stringify(x.issued ?? null)).sort()).toEqual(["null", '{"date-parts":[[2016]]}']);
+    expect(JSON.stringify(csl)).not.toContain("1970");
+    // A record of its own without a date (valid from the epoch) has no year either.
+    expect(paperMeta(rec({ content: "Title only", validFrom: 0 })).year).toBeNull();
+    // A record of its own with a real valid_from keeps that year.
+    expect(paperMeta(rec({ content: "Title only" })).year).toBe(2020);
   });
 });
 

@@ -35,13 +35,14 @@ describe("Paper Circle ranking", () => {
     expect([MODES.stable.lambda, MODES.discovery.lambda, MODES.balanced.lambda]).toEqual([0.8, 0.5, 0.65]);
   });
 
-  it("Eq. 4: λ = 1 is the combined ranking; a lower λ pushes a near-duplicate down", () => {
+  it("Eq. 4: λ = 1 is the query-similarity ranking; a lower λ pushes a near-duplicate down", () => {
     const s = scorePool(pool, MODES.stable.weights);
-    const byCombined = [...s].sort((x, y) => y.combined - x.combined).map((x) => x.id);
-    expect(mmr(pool, s, 1, 4)).toEqual(byCombined);
+    const bySim = [...s].sort((x, y) => y.similarity - x.similarity).map((x) => x.id);
+    expect(bySim).toEqual(["a", "b", "d", "c"]);
+    expect(mmr(pool, s, 1, 4)).toEqual(bySim);
     const diverse = mmr(pool, s, 0.3, 4);
-    expect(diverse[0]).toBe(byCombined[0]);
-    expect(diverse.indexOf("c")).toBeLessThan(byCombined.indexOf("c"));
+    expect(diverse[0]).toBe(bySim[0]);
+    expect(diverse.indexOf("c")).toBeLessThan(bySim.indexOf("c"));
   });
 
   it("property: scores in [0, 1], MMR returns k distinct ids of the pool", () => {

@@ -172,7 +172,15 @@ describe("D1 stores split by aggregate", () => {
     expect(history?.mentions).toEqual([{ chunk_id: id, version: 1, valid_from: T0, valid_to: T1 }]);
 
     const log = await stores.changes.readLog(a, 0, 10);
-    expect(log.map((e) => e.op.op)).toEqual(["head.deprecate", "head.deprecate", "alias.add", "alias.close"]);
+    // The rename's entity.upsert carries the new name to the routing object (what resolve shows).
+    expect(log.map((e) => e.op.op)).toEqual([
+      "head.deprecate",
+      "head.deprecate",
+      "alias.add",
+      "alias.close",
+      "entity.upsert",
+    ]);
+    expect(log.at(-1)?.op).toMatchObject({ op: "entity.upsert", id: "method:rag", name: "RAG-2", type: "method" });
     expect(log.map((e) => e.seq)).toEqual([...log.map((e) => e.seq)].sort((x, y) => x - y));
 
     const edges = await stores.exports.edgePage(a, 0, 10);

@@ -198,6 +198,82 @@ describe("ranking modes, MMR and views over the candidate pool", () => {
     expect(order.every((x, i) => x >= 0 && (i === 0 || x > (order[i - 1] as number)))).toBe(true);
   });
 
+  it("relevance before diversity: a similarity floor, venues and a year range narrow the pool first", async () => {
+    const { id, key } = await newArchive("rankfloor");
+    expect((await api("POST", `${base(id)}/ingest`, { artifacts: PAPERS }, key)).status).toBe(200);
+    // p20 is the most cited paper and off the query's topic.
+    expect(
+      (await api("POST", `${base(id)}/chunks/p20/annotations`, { key: "citations", value: 120 }, key)).status,
+    ).toBe(201);
+    const query = "personalized pagerank seeds over entity graphs";
+    const route = async (ranking: Record<string, unknown>) => {
+      const r = await api("POST", `${base(id)}/route`, { query, limit: 30, ranking }, key);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body as {
+        selected: Array<{ chunk: string }>;
+        ranking: { items: Item[]; pool: number; relevant: number; min_similarity: number };
+      };
+    };
+    const off = await route({ mode: "discovery", view: "canonical", min_similarity: 0 });
+    expect(off.ranking.items[0]?.chunk).toBe("p20");
+    expect(off.ranking.relevant).toBe(off.ranking.pool);
+    const p20 = off.ranking.items[0] as Item;
+    // The default floor (0.2) applies to a view; a floor above p20's similarity drops it.
+    const on = await route({ mode: "discovery", view: "canonical" });
+    expect(on.ranking.min_similarity).toBe(0.2);
+    const floor = Math.min(0.9, p20.similarity + 0.05);
+    const high = await route({ mode: "discovery", view: "canonical", min_similarity: floor });
+    expect(high.ranking.items.find((x) => x.chunk === "p20")).toBeUndefined();
+    expect(high.ranking.items.every((x) => x.similarity >= floor)).toBe(true);
+    expect(high.ranking.relevant).toBeLessThan(high.ranking.pool);
+    // mode poe alone keeps the route's order and applies no floor.
+    expect((await route({ mode: "poe" })).ranking.min_similarity).toBe(0);
+
+    // Context with a view returns fewer cards rather than off-topic ones.
+    const ctx = await api(
+      "POST",
+      `${base(id)}/context`,
+      { query, budget_tokens: 4000, max_cards: 10, ranking: { mode: "discovery", mmr: true, min_similarity: 0.4 } },
+      key,
+    );
+    expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
+    const relevant = ctx.body.ranking.relevant as number;
+    expect(relevant).toBeGreaterThan(0);
+    expect(relevant).toBeLessThan(10);
+    expect(ctx.body.cards.length).toBeLessThanOrEqual(relevant);
+    const sims = new Map((ctx.body.ranking.items as Item[]).map((x) => [x.chunk, x.similarity]));
+    for (const c of ctx.body.cards as Array<{ artifact_id: string }>)
+      expect(sims.get(c.artifact_id) ?? 0).toBeGreaterThanOrEqual(0.4);
+
+    // Years and venues.
+    const years = await route({ mode: "stable", year_from: 2005, year_to: 2007, min_similarity: 0 });
+    expect(years.ranking.items.map((x) => x.chunk).sort()).toEqual(["p10", "p11", "p12"]);
+    expect(years.selected.map((x) => x.chunk).sort()).toEqual(["p10", "p11", "p12"]);
+    const venue = await route({ mode: "poe", venues: ["journal of canon"], min_similarity: 0 });
+    expect(venue.selected.map((x) => x.chunk)).toEqual(["p12"]);
+    const bad = await api("POST", `${base(id)}/route`, { query, ranking: { year_from: 2010, year_to: 2001 } }, key);
+    expect([bad.status, bad.body.error.field]).toEqual([400, "ranking.year_to"]);
+  });
+
+  it("GET …/ranking/modes and …/ranking/modes/{mode} give the weights without a query", async () => {
+    const { id, key } = await newArchive("modes");
+    const all = await api("GET", `${base(id)}/ranking/modes`, undefined, key);
+    expect(all.status).toBe(200);
+    expect(all.body.modes.map((m: { mode: string }) => m.mode)).toEqual(["poe", "stable", "discovery", "balanced"]);
+    expect(all.body.defaults).toMatchObject({ mode: "poe", min_similarity: 0.2, pool: 256, hidden_gem_rank: 20 });
+    const one = await api("GET", `${base(id)}/ranking/modes/discovery`, undefined, key);
+    expect(one.body).toMatchObject({
+      mode: "discovery",
+      weights: { similarity: 0.3, recency: 0.1, novelty: 0.4, bm25: 0.2 },
+      lambda: 0.5,
+    });
+    expect((await api("GET", `${base(id)}/ranking/modes/poe`, undefined, key)).body.weights).toBeNull();
+    const bad = await api("GET", `${base(id)}/ranking/modes/fast`, undefined, key);
+    expect([bad.status, bad.body.error.field]).toEqual([400, "mode"]);
+    const other = await newArchive("modes2");
+    expect((await api("GET", `${base(id)}/ranking/modes`, undefined, other.key)).status).toBe(403);
+  });
+
   it("refuses contradictory ranking inputs with a 400 naming the field", async () => {
     const { id, key } = await newArchive("rankbad");
     const bad = async (ranking: Record<string, unknown>, field: string) => {
@@ -348,6 +424,18 @@ describe("GET …/stats", () => {
     const cut2 = (await api("GET", `${base(id)}/stats?limit=4`, undefined, key)).body;
     expect([cut2.papers, cut2.truncated]).toEqual([4, false]);
     expect((await api("GET", `${base(id)}/stats?references=some`, undefined, key)).body.error.field).toBe("references");
+
+    // Venues (ids or names) and a year range.
+    expect((await api("GET", `${base(id)}/stats?venues=neurips`, undefined, key)).body.papers).toBe(2);
+    expect((await api("GET", `${base(id)}/stats?venues=venue:icml,NeurIPS`, undefined, key)).body.papers).toBe(3);
+    const recent = (await api("GET", `${base(id)}/stats?year_from=2021`, undefined, key)).body;
+    expect(recent.years).toEqual([
+      { year: 2021, count: 1 },
+      { year: 2022, count: 1 },
+    ]);
+    expect((await api("GET", `${base(id)}/stats?year_to=2020&venues=neurips`, undefined, key)).body.papers).toBe(2);
+    const swapped = await api("GET", `${base(id)}/stats?year_from=2022&year_to=2020`, undefined, key);
+    expect([swapped.status, swapped.body.error.field]).toEqual([400, "year_to"]);
 
     const badKind = await api("GET", `${base(id)}/stats?kinds=paper,book`, undefined, key);
     expect([badKind.status, badKind.body.error.field]).toEqual([400, "kinds"]);

@@ -47,4 +47,40 @@ describe("resolving names", () => {
     expect(q.body.trace.mentions.map((x: { entity: string }) => x.entity)).toContain("person:erdos");
     expect(q.body.candidates[0].chunk).toBe("bio:erdos");
   });
+
+  it("after a rename, resolve shows the current name; the old name still resolves to the entity", async () => {
+    const { id, key } = await newArchive("rename");
+    const ing = await api(
+      "POST",
+      `/v1/archives/${id}/ingest`,
+      {
+        artifacts: [
+          {
+            id: "note:hippo",
+            kind: "note",
+            title: "Memory",
+            content: "HippoRAG runs personalized PageRank over a knowledge graph.",
+            entities: [{ type: "method", id: "method:hipporag", name: "HippoRAG" }],
+          },
+        ],
+      },
+      key,
+    );
+    expect(ing.status, JSON.stringify(ing.body)).toBe(200);
+    const before = await api("GET", `/v1/archives/${id}/resolve?mention=HippoRAG`, undefined, key);
+    expect(before.body.resolved).toMatchObject({ entity: "method:hipporag", name: "HippoRAG" });
+    const ren = await api(
+      "POST",
+      `/v1/archives/${id}/entities/rename`,
+      { entity: "method:hipporag", new_name: "HippoRAG 2" },
+      key,
+    );
+    expect(ren.status, JSON.stringify(ren.body)).toBeLessThan(300);
+    const now = await api("GET", `/v1/archives/${id}/resolve?mention=HippoRAG%202`, undefined, key);
+    expect(now.body.resolved).toMatchObject({ entity: "method:hipporag", name: "HippoRAG 2", via: "alias" });
+    const old = await api("GET", `/v1/archives/${id}/resolve?mention=HippoRAG`, undefined, key);
+    expect(old.body.resolved).toMatchObject({ entity: "method:hipporag", name: "HippoRAG 2" });
+    const byId = await api("GET", `/v1/archives/${id}/resolve?mention=method:hipporag`, undefined, key);
+    expect(byId.body.resolved.name).toBe("HippoRAG 2");
+  });
 });

@@ -12,7 +12,7 @@ import type {
   EntityRecord,
   EntityStore,
 } from "../../core/ports";
-import type { ChangeOp } from "../../core/types";
+import { type ChangeOp, ENTITY_TYPES, type EntityType } from "../../core/types";
 import { changeLogInserts, type Db, entityEvent, entityRow, runBatch, type Write } from "./queries";
 import * as s from "./schema";
 
@@ -83,6 +83,9 @@ export class D1EntityStore implements EntityStore {
             .set({ name: op.newName })
             .where(and(eq(s.entities.archiveId, archiveId), eq(s.entities.entityId, op.entity))),
         );
+        // The routing object's name for the entity (what resolve shows) follows the rename too.
+        const type = (ENTITY_TYPES as readonly string[]).includes(ent.type) ? (ent.type as EntityType) : "concept";
+        ops.push({ op: "entity.upsert", id: op.entity, type, name: op.newName, at: op.at });
       }
       const detail = op.op === "alias" ? { alias: op.alias } : { from: ent.name, to: op.newName };
       stmts.push(this.#db.insert(s.entityEvents).values(entityEvent(archiveId, op.entity, op.op, detail, op.at, now)));

@@ -5,7 +5,13 @@
  * canonical ids (chunk id and its own entity's id-like aliases) for DOI and arXiv eprint. A paper
  * imported from BibTeX carries its entry as written (after a `BibTeX:` line at the end of its
  * content): the BibTeX export gives that entry back verbatim, under the user's key.
+ *
+ * Years are never invented: the `year:` boundary, else the `Date:` line, else valid_from's year for a
+ * record of its own valid from a real date (after the epoch); a work known only from a bibliography
+ * (boundary `reference-only`, valid from the epoch) takes the year its reference text states
+ * (referenceYear); otherwise none: BibTeX then has no `year` field and CSL-JSON no `issued`.
  */
+import { REFERENCE_ONLY } from "../formats/fulltext";
 import { ENTRY_MARK, splitEntry } from "../formats/paper";
 import { canonicalPaperId } from "../ids";
 import { type ChunkRecord, iso } from "./types";
@@ -49,6 +55,26 @@ export function rawEntry(content: string): PaperMeta["raw"] {
   return key ? { macros, entry: rest.trim(), key } : null;
 }
 
+/** Identifiers and links whose digits are not years: URLs, DOIs, arXiv ids (new and old style). */
+const NOT_YEARS =
+  /\bhttps?:\/\/\S+|\bdoi:\s*\S+|\b10\.\d{4,9}\/\S+|\barxiv:\s*\S+|\b\d{4}\.\d{4,5}(?:v\d+)?\b|\b[a-z-]+(?:\.[a-z]{2})?\/\d{7}\b/gi;
+/** A year 1900-2099 standing alone (not part of a longer number, a decimal or a range of pages). */
+const YEAR = /(?<![\d./-])((?:19|20)\d{2})[a-z]?(?![\d]|\.\d|[-–]\d)/g;
+
+/**
+ * The publication year a reference's text states, or null: the first year in parentheses ("(2019)",
+ * APA and physics styles), else the last standing year (after the authors in ACL style, at the end
+ * elsewhere); identifiers (URLs, DOIs, arXiv ids) are left out first, so "arXiv:2005.14165" is no 2005.
+ */
+export function referenceYear(text: string): number | null {
+  const t = text.slice(0, 4000).replace(NOT_YEARS, " ");
+  const paren = /\(\s*((?:19|20)\d{2})[a-z]?\s*\)/.exec(t);
+  if (paren?.[1]) return Number(paren[1]);
+  let last: string | null = null;
+  for (const m of t.matchAll(YEAR)) last = m[1] ?? last;
+  return last === null ? null : Number(last);
+}
+
 export function paperMeta(r: ChunkRecord): PaperMeta {
   const full = r.content ?? "";
   const raw = rawEntry(full);
@@ -64,7 +90,17 @@ export function paperMeta(r: ChunkRecord): PaperMeta {
   const yearTag = r.boundaries.find((b) => /^year:\d{4}$/.test(b));
   const date = line(content, "Date") ?? line(content, "Published");
   const dm = date ? /^(\d{4})(?:-(\d{1,2}))?/.exec(date) : null;
-  const year = yearTag ? Number(yearTag.slice(5)) : dm?.[1] ? Number(dm[1]) : new Date(r.validFrom).getUTCFullYear();
+  // valid_from is a publication time only for a record of its own: a stand-in for a cited work is
+  // valid from the epoch (its reference text may state the year), and so is a record of unknown date.
+  const year = yearTag
+    ? Number(yearTag.slice(5))
+    : dm?.[1]
+      ? Number(dm[1])
+      : r.boundaries.includes(REFERENCE_ONLY)
+        ? referenceYear(content)
+        : r.validFrom > 0
+          ? new Date(r.validFrom).getUTCFullYear()
+          : null;
   const month = dm?.[2] ? Number(dm[2]) : null;
   const venue = line(content, "In") ?? (r.entityInfo ?? []).find((e) => e.type === "venue")?.name ?? "";
   const bibTag = r.boundaries.find((b) => /^bibtex:[a-z]+$/.test(b));
@@ -94,7 +130,7 @@ export function paperMeta(r: ChunkRecord): PaperMeta {
     version: r.version,
     title: r.title,
     authors,
-    year: Number.isFinite(year) ? year : null,
+    year: year !== null && Number.isFinite(year) ? year : null,
     month,
     venue,
     bibType: bibTag ? bibTag.slice(7) : venue ? "article" : "misc",

@@ -265,11 +265,19 @@ export async function planReplay(dump: ArchiveDump): Promise<ReplayPlan> {
   const entityById = new Map(dump.entities.map((e) => [e.id, e]));
   // Alias rows of the dump by (entity, valid_from): what an ingest at that time must create.
   const rowsAt = new Map<string, Array<{ alias: string; norm: string }>>();
-  for (const e of dump.entities)
-    for (const a of e.aliases) {
+  for (const e of dump.entities) {
+    // In the order the source archive added them (its alias ops), so the target's history matches.
+    const opIndex = new Map<string, number>();
+    e.ops.forEach((op, i) => {
+      if (op.op === "alias" && !opIndex.has(op.alias)) opIndex.set(op.alias, i);
+    });
+    const order = (a: string) => opIndex.get(a) ?? e.ops.length;
+    const rows = [...e.aliases].sort((x, y) => x.valid_from - y.valid_from || order(x.alias) - order(y.alias));
+    for (const a of rows) {
       const key = `${e.id}\u0000${a.valid_from}`;
       rowsAt.set(key, [...(rowsAt.get(key) ?? []), { alias: a.alias, norm: normAlias(a.alias) }]);
     }
+  }
   // The simulated alias table and entity names, as the target archive will hold them step by step.
   const sim = {
     names: new Map<string, string>(),

@@ -105,6 +105,12 @@ function withinFieldBudget(entries: readonly Entry[]): Result<void> {
   );
 }
 
+/** An arXiv identifier as written in an eprint field: new style NNNN.NNNN(N)(vN) or old style archive/NNNNNNN(vN). */
+export function looksLikeArxiv(eprint: string): boolean {
+  const e = eprint.trim().replace(/^arxiv:\s*/i, "");
+  return /^\d{4}\.\d{4,5}(v\d+)?$/i.test(e) || /^[a-z-]+(\.[a-z]{2})?\/\d{7}(v\d+)?$/i.test(e);
+}
+
 /** Identifier candidates in priority-free order; paperIdentity ranks them (arXiv > DOI > OpenAlex). */
 function identifiers(f: Fields): string[] {
   const out: string[] = [];
@@ -112,7 +118,11 @@ function identifiers(f: Fields): string[] {
   if (doi) out.push(/^(doi:|https?:)/i.test(doi) ? doi : `doi:${doi}`);
   const eprint = field(f, "eprint");
   const eprintType = `${field(f, "eprinttype")} ${field(f, "archiveprefix")}`.toLowerCase();
-  if (eprint && eprintType.includes("arxiv")) out.push(`arXiv:${eprint.replace(/^arxiv:\s*/i, "")}`);
+  // An eprint without a type is arXiv's when it has the shape of an arXiv id (2405.14831v2,
+  // hep-th/9901001): biblatex defaults eprinttype to nothing, and Google Scholar / Semantic Scholar
+  // exports often leave archivePrefix out. Another declared type (hdl, jstor, pubmed) is not arXiv.
+  const bareArxiv = eprintType.trim() === "" && looksLikeArxiv(eprint);
+  if (eprint && (eprintType.includes("arxiv") || bareArxiv)) out.push(`arXiv:${eprint.replace(/^arxiv:\s*/i, "")}`);
   for (const k of ["arxiv", "arxivid"]) {
     const v = field(f, k);
     if (v) out.push(`arXiv:${v.replace(/^arxiv:\s*/i, "")}`);

@@ -11,8 +11,9 @@
  *   document vector" without one);
  * - bm25: the pool's BM25 scores divided by the largest (the seed: "normalized to [0, 1]");
  * - similarity: the caller's query similarity (PaperGuru: the route's cosine), clamped to [0, 1].
- * MMR's relevance term is the mode's combined score and sim(p, s) the cosine of TF-IDF vectors; the
- * first pick is the best combined score.
+ * MMR's relevance term is sim(p, q), the similarity above (Eq. 4 as the seed writes it: Sim1 is the
+ * query similarity, not the combined score), and sim(p, s) the cosine of TF-IDF vectors; the first
+ * pick is the most similar paper (ties: the better combined score, then pool order).
  */
 
 export const RANKING_MODES = ["stable", "discovery", "balanced"] as const;
@@ -139,7 +140,8 @@ export function scorePool(
 }
 
 /**
- * Eq. 4: repeatedly pick argmax λ·combined(p) − (1 − λ)·max_{s∈S} sim(p, s) until `k` are chosen.
+ * Eq. 4: repeatedly pick argmax λ·sim(p, q) − (1 − λ)·max_{s∈S} sim(p, s) until `k` are chosen
+ * (ties: the better combined score, then pool order).
  * O(k · n) similarity lookups over the TF-IDF vectors (L2-normalised, so the cosine is a dot product).
  */
 export function mmr(
@@ -156,8 +158,13 @@ export function mmr(
     let best = -1;
     let bestVal = Number.NEGATIVE_INFINITY;
     for (const i of left) {
-      const val = lambda * (scored[i] as Scored).combined - (out.length ? (1 - lambda) * (maxSim[i] as number) : 0);
-      if (val > bestVal || (val === bestVal && i < best)) {
+      const x = scored[i] as Scored;
+      const val = lambda * x.similarity - (out.length ? (1 - lambda) * (maxSim[i] as number) : 0);
+      const tie =
+        val === bestVal &&
+        (x.combined > (scored[best] as Scored).combined ||
+          (x.combined === (scored[best] as Scored).combined && i < best));
+      if (val > bestVal || tie) {
         bestVal = val;
         best = i;
       }
