@@ -607,6 +607,10 @@ export class PaperGuruClient {
   stats(archive: string, q: z.input<typeof S.StatsQuery> = {}) {
     return this.call<z.infer<typeof S.StatsResponse>>("GET", `/v1/archives/${enc(archive)}/stats?${qs(q)}`);
   }
+  /** Paper Circle's ranking modes (weights, λ), views, sorts and defaults, without a query. */
+  rankingModes(archive: string) {
+    return this.call<z.infer<typeof S.RankingModesResponse>>("GET", `/v1/archives/${enc(archive)}/ranking/modes`);
+  }
   /** Accesses per channel (routing, expansion, verification) per session or per chunk. */
   accessCounts(archive: string, q: z.input<typeof S.AccessCountsQuery> = {}) {
     return this.call<z.infer<typeof S.AccessCounts>>("GET", `/v1/archives/${enc(archive)}/access-counts?${qs(q)}`);

@@ -92,6 +92,28 @@ export const RANKING_OPTIONS: Record<string, OptionSpec> = {
     arg: "<a,b>",
     description: "with --view canonical: venues (entity ids or names) whose papers are canonical",
   },
+  venue: {
+    type: "string",
+    multiple: true,
+    arg: "<a,b>",
+    description: "only candidates of these venues (entity ids or names) before the ranking (ranking.venues)",
+  },
+  "year-from": {
+    type: "string",
+    arg: "<yyyy>",
+    description: "only candidates of this year or later (ranking.year_from)",
+  },
+  "year-to": {
+    type: "string",
+    arg: "<yyyy>",
+    description: "only candidates of this year or earlier (ranking.year_to)",
+  },
+  floor: {
+    type: "string",
+    arg: "<x>",
+    description:
+      "similarity to the query a candidate needs before a mode, view, sort or MMR reorders (ranking.min_similarity; default 0.2, 0 off)",
+  },
 };
 
 export const FOLLOW_OPTION: Record<string, OptionSpec> = {
@@ -181,8 +203,20 @@ export function rankingFromFlags(r: Run): Ranking | undefined {
   const hasCanonical = Object.keys(canonical).length > 0;
   if (hasCanonical && view !== "canonical")
     throw new UsageError("--min-citations, --top-share and --venues go with --view canonical");
-  if (mode === undefined && weights === undefined && !mmr && lambda === undefined && !sort && !view) return undefined;
+  const venueFilter = r.list("venue");
+  const yearFrom = r.int("year-from", 0, 9999);
+  const yearTo = r.int("year-to", 0, 9999);
+  if (yearFrom !== undefined && yearTo !== undefined && yearTo < yearFrom)
+    throw new UsageError(`--year-to ${yearTo} is before --year-from ${yearFrom}`);
+  const floor = r.num("floor", 0, 1);
+  const narrows = venueFilter !== undefined || yearFrom !== undefined || yearTo !== undefined || floor !== undefined;
+  if (mode === undefined && weights === undefined && !mmr && lambda === undefined && !sort && !view && !narrows)
+    return undefined;
   const out: Ranking = {};
+  if (venueFilter) out.venues = venueFilter;
+  if (yearFrom !== undefined) out.year_from = yearFrom;
+  if (yearTo !== undefined) out.year_to = yearTo;
+  if (floor !== undefined) out.min_similarity = floor;
   if (mode !== undefined) out.mode = oneOf("mode", mode, POOL_MODES);
   if (weights !== undefined) {
     if ((out.mode ?? "poe") === "poe")

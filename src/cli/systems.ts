@@ -591,9 +591,48 @@ const researchAssemble: Command = {
 
 // ------------------------------------------------------------------ Paper Circle
 
+const papersModes: Command = {
+  name: "papers modes",
+  args: "[<mode>]",
+  summary: "Paper Circle's ranking modes with their weights and MMR λ, the views and the defaults (no query needed).",
+  options: {},
+  positionals: [0, 1],
+  async run(r) {
+    const res = await r.client().rankingModes(r.archive());
+    const want = r.positionals[0];
+    if (want !== undefined) oneOf("mode", want, res.modes.map((m) => m.mode) as [string, ...string[]]);
+    const modes = want === undefined ? res.modes : res.modes.filter((m) => m.mode === want);
+    if (r.json) {
+      printJson(r, want === undefined ? res : modes[0]);
+      return EXIT.ok;
+    }
+    r.out(
+      table([
+        ["mode", "similarity", "recency", "novelty", "bm25", "λ", "what"],
+        ...modes.map((m) => [
+          m.mode,
+          ...(["similarity", "recency", "novelty", "bm25"] as const).map((k) =>
+            m.weights ? String(m.weights[k]) : "-",
+          ),
+          String(m.lambda),
+          m.description,
+        ]),
+      ]),
+    );
+    if (want === undefined) {
+      for (const v of res.views) r.out(`view ${v.view}: ${v.description}`);
+      const d = res.defaults;
+      r.out(
+        `defaults: mode ${d.mode}, similarity floor ${d.min_similarity} when a ranking reorders, pool ${d.pool}, canonical ≥ ${d.canonical.min_citations} citations or top ${d.canonical.top_share} share`,
+      );
+    }
+    return EXIT.ok;
+  },
+};
+
 const papersStats: Command = {
   name: "papers stats",
-  args: "[--within <id>] [--kinds paper] [--scope <tags>] [--references exclude|include|only] [--limit <n>] [--as-of <time>]",
+  args: "[--within <id>] [--kinds paper] [--scope <tags>] [--venue <a,b>] [--year-from <y>] [--year-to <y>] [--references exclude|include|only] [--limit <n>] [--as-of <time>]",
   summary: "Collection statistics and insights: years, sources, authors, venues, keywords, citations, open access.",
   options: {
     within: { type: "string", arg: "<id>", description: "only this chunk's part-of subtree" },
@@ -605,11 +644,18 @@ const papersStats: Command = {
       description: "works known only from a bibliography: exclude (default), include, only",
     },
     limit: { type: "string", arg: "<n>", description: "papers read at most (1-2000)" },
+    venue: { type: "string", multiple: true, arg: "<a,b>", description: "only papers of these venues (ids or names)" },
+    "year-from": { type: "string", arg: "<yyyy>", description: "only papers of this year or later" },
+    "year-to": { type: "string", arg: "<yyyy>", description: "only papers of this year or earlier" },
     ...asOf,
   },
   positionals: [0, 0],
   async run(r) {
     const kinds = r.list("kinds");
+    const yearFrom = r.int("year-from", 0, 9999);
+    const yearTo = r.int("year-to", 0, 9999);
+    if (yearFrom !== undefined && yearTo !== undefined && yearTo < yearFrom)
+      throw new UsageError(`--year-to ${yearTo} is before --year-from ${yearFrom}`);
     for (const k of kinds ?? []) oneOf("kinds", k, CHUNK_KINDS);
     const res = await r.client().stats(r.archive(), {
       within: r.str("within"),
@@ -617,6 +663,9 @@ const papersStats: Command = {
       boundaries_any: r.list("scope")?.join(","),
       references: oneOf("references", r.str("references"), ["exclude", "include", "only"] as const),
       limit: r.int("limit", 1, 2000),
+      venues: r.list("venue")?.join(","),
+      year_from: yearFrom,
+      year_to: yearTo,
       as_of: r.str("as-of"),
     });
     if (r.json) {
@@ -1074,6 +1123,7 @@ export const SYSTEM_COMMANDS: Command[] = [
   researchConvergence,
   researchFeedback,
   researchAssemble,
+  papersModes,
   papersStats,
   papersLocate,
   papersCoverage,

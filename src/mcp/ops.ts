@@ -62,6 +62,7 @@ export const READ_OPS = {
     const { chunk, ...q } = x;
     return app.browse.diff(a, chunk, q);
   }),
+  modes: op("GET /ranking/modes", z.object({}).strict(), async (app) => ok(app.discovery.rankingModes())),
   access_counts: op("GET /access-counts", S.AccessCountsQuery, (app, a, x) => app.access.accessCounts(a, x)),
   schema: op(
     "none (this server's own)",

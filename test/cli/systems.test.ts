@@ -346,11 +346,35 @@ describe("CLI command groups against a running worker", () => {
     expect(code.candidates.every((c) => c.kind === "code_unit")).toBe(true);
     const text = await ok(["route", "PageRank damping", "--mode", "balanced", "--sort", "bm25"]);
     expect(text).toMatch(/ranking: mode balanced, weights .*sort bm25/);
-    const canon = await json<RouteResponse>(["route", "PageRank", "--view", "canonical", "--min-citations", "0"]);
+    const canon = await json<RouteResponse>([
+      "route",
+      "PageRank",
+      "--view",
+      "canonical",
+      "--min-citations",
+      "0",
+      "--floor",
+      "0",
+    ]);
     expect(canon.ranking?.view).toBe("canonical");
-    // Every pool item has at least 0 citations: the threshold reached the request (the default, 50
-    // citations or the top 10 % by citations, keeps fewer).
+    // Without the similarity floor every pool item has at least 0 citations: the threshold reached
+    // the request (the default, 50 citations or the top 10 % by citations, keeps fewer).
     expect(canon.ranking?.items.length).toBe(canon.ranking?.pool);
+    // --year-to / --year-from narrow the pool before the ranking (year: tag, else valid_from's year).
+    const old = await json<RouteResponse>(["route", "PageRank", "--year-to", "2024"]);
+    expect(old.ranking?.items.map((x) => x.chunk)).toEqual(["paper:hipporag"]);
+    const recent = await json<RouteResponse>(["route", "PageRank", "--year-from", "2025", "--floor", "0"]);
+    expect(recent.ranking?.items.map((x) => x.chunk)).not.toContain("paper:hipporag");
+    expect(recent.ranking?.items.length).toBeGreaterThan(0);
+    expect((await cli(["route", "PageRank", "--year-from", "2025", "--year-to", "2024"])).code).toBe(2);
+    // The modes and their weights without a query.
+    const modes = await json<{ modes: Array<{ mode: string; weights: Record<string, number> | null }> }>([
+      "papers",
+      "modes",
+    ]);
+    expect(modes.modes.map((m) => m.mode)).toContain("discovery");
+    expect(await ok(["papers", "modes", "stable"])).toMatch(/^stable\s+[\d.]+\s+[\d.]+/m);
+    expect((await cli(["papers", "modes", "stabel"])).code).toBe(2);
     const byDefault = await json<RouteResponse>(["route", "PageRank", "--view", "canonical"]);
     expect(byDefault.ranking?.items.length).toBeLessThan(canon.ranking?.items.length ?? 0);
     const traced = await json<RouteResponse>(["route", "PageRank", "--trace"]);

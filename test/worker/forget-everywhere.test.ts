@@ -92,6 +92,7 @@ function values(f: Fixture): Record<string, string[]> {
     title_prefix: ["Ward"],
     boundary: ["sgmc:hub", "sgmc:draft"],
     run: f.runs,
+    mode: ["stable", "discovery"],
     key: ["review"],
     // Nothing of these kinds exists in the fixture: their routes have nothing to answer.
     name: ["feed"],
@@ -169,6 +170,7 @@ function mcpArgs(f: Fixture): Record<string, Array<Record<string, unknown>>> {
     "research:diff": f.chunks.map((chunk) => ({ chunk })),
     "research:schema": [{}],
     "research:access_counts": [{}, { by: "chunk" }],
+    "research:modes": [{}],
   };
 }
 

@@ -256,6 +256,10 @@ describe("MCP research ops of the seed systems", () => {
     expect(draft).toEqual(["curate", "research"]);
     const unknownOp = await call(client, "research", { archive: id, op: "schema", args: { op: "nope" } });
     expect(unknownOp.json.error.field).toBe("args.op");
+    // Paper Circle's modes and weights without a query.
+    const modes = await research("modes", {});
+    expect(modes.modes.find((m: Json) => m.mode === "stable").weights.similarity).toBeGreaterThan(0);
+    expect(modes.defaults.min_similarity).toBeGreaterThan(0);
   });
 });
 
