@@ -65,7 +65,7 @@ async function readJson(r: Run, src: string): Promise<unknown> {
 
 const projectBrief: Command = {
   name: "project brief",
-  args: '"<request>" [--recent "<text>"]... [--session <id>] [--budget 2000] [--prefix <repo/>] [--min-score <x>] [--as-of <time>]',
+  args: '"<request>" [--recent "<text>"]... [--session <id>] [--budget 2000] [--prefix <repo/>] [--min-score <x>] [--as-of <t>]',
   summary:
     "ProjectGuard's pre-turn brief: the committed designs and decisions the request touches, modules to preserve, revise or reuse, signatures to keep.",
   options: {
@@ -632,7 +632,7 @@ const papersModes: Command = {
 
 const papersStats: Command = {
   name: "papers stats",
-  args: "[--within <id>] [--kinds paper] [--scope <tags>] [--venue <a,b>] [--year-from <y>] [--year-to <y>] [--references exclude|include|only] [--limit <n>] [--as-of <time>]",
+  args: "[--within <id>] [--kinds paper] [--scope <tags>] [--venue <a,b>] [--year-from|--year-to <y>] [--references <r>] [--limit <n>] [--as-of <t>]",
   summary: "Collection statistics and insights: years, sources, authors, venues, keywords, citations, open access.",
   options: {
     within: { type: "string", arg: "<id>", description: "only this chunk's part-of subtree" },

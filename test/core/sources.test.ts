@@ -168,8 +168,8 @@ describe("arXiv", () => {
       type: "paper",
       id: "arxiv:2405.14831",
       name: a.title,
-      // The title is the entity's name (ingest aliases names itself), so it is not repeated as an alias.
-      aliases: ["doi:10.5555/hipporag.2024"],
+      // The title is the entity's name (ingest aliases names itself); its leading name ("HippoRAG: ...") is an alias.
+      aliases: ["doi:10.5555/hipporag.2024", "HippoRAG"],
     });
     expect(cat).toEqual({ type: "concept", name: "arXiv cs.CL", aliases: ["cs.CL", "arxiv-cat:cs.CL"] });
     expect(people.map((p) => p.id)).toEqual([
@@ -295,7 +295,7 @@ describe("OpenAlex", () => {
       type: "paper",
       id: "arxiv:2405.14831",
       name: "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",
-      aliases: ["doi:10.48550/arxiv.2405.14831", "openalex:W4398200915"],
+      aliases: ["doi:10.48550/arxiv.2405.14831", "openalex:W4398200915", "HippoRAG"],
     });
     expect(h.entities?.filter((e) => e.type === "concept").map((e) => e.name)).toEqual([
       "Topic Modeling",
@@ -427,7 +427,7 @@ describe("Crossref", () => {
 
     // The version of record names its arXiv preprint: it lands on the arXiv chunk, the DOI as an alias.
     const h = byId(plan, "arxiv:2405.14831");
-    expect(h.entities?.[0]?.aliases).toEqual(["doi:10.5555/hipporag.2024"]);
+    expect(h.entities?.[0]?.aliases).toEqual(["doi:10.5555/hipporag.2024", "HippoRAG"]);
 
     const erratum = byId(plan, "doi:10.5555/notice.erratum.1");
     expect(erratum.title).toBe("erratum of 10.5555/erratum.target");
