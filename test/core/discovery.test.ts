@@ -70,12 +70,14 @@ describe("rankPool", () => {
     );
   });
 
-  it("MMR with λ = 1 is the similarity order (ties by combined); hidden gems are below rank 20 by novelty", () => {
+  it("MMR with λ = 1 is the route's relevance order (ties by combined); hidden gems are below rank 20 by novelty", () => {
     fc.assert(
       fc.property(poolArb, (pool) => {
         const m1 = rankPool(pool, { mode: "balanced", mmr: true, lambda: 1, k: pool.length });
-        const bySim = [...m1.items].sort((a, b) => b.similarity - a.similarity || b.combined - a.combined);
-        expect(m1.items.map((x) => [x.similarity, x.combined])).toEqual(bySim.map((x) => [x.similarity, x.combined]));
+        const poe = new Map(pool.map((p) => [p.id, p.poe]));
+        const rel = (x: { id: string }) => poe.get(x.id) as number;
+        const byRel = [...m1.items].sort((a, b) => rel(b) - rel(a) || b.combined - a.combined);
+        expect(m1.items.map((x) => [rel(x), x.combined])).toEqual(byRel.map((x) => [rel(x), x.combined]));
         const gems = rankPool(pool, { mode: "balanced", view: "hidden_gems", k: 10 }).items;
         expect(gems.length).toBe(Math.max(0, pool.length - HIDDEN_GEM_RANK));
         expect(gems.every((x) => x.combinedRank > HIDDEN_GEM_RANK)).toBe(true);
@@ -189,12 +191,12 @@ describe("rankPool: relevance before diversity", () => {
     expect([on.pool, on.relevant, on.minSimilarity]).toEqual([4, 2, 0.2]);
   });
 
-  it("MMR's relevance is sim(p, q): the most similar paper is picked first, not the best combined one", () => {
+  it("MMR's relevance is sim(p, q), the route's relevance: the most relevant paper first, not the best combined one", () => {
     // "fresh" wins the discovery mode's combined score (recency and novelty) but is barely on topic.
     const pool = [
-      cand("graph-memory-agents", 0.9, { year: 2001, bm25: 2 }),
-      cand("graph-memory-agents-survey", 0.85, { year: 2002, bm25: 2 }),
-      cand("fresh-coral-chess", 0.25, { year: 2024, bm25: 9 }),
+      cand("graph-memory-agents", 0.9, { year: 2001, bm25: 2, poe: 0.9 }),
+      cand("graph-memory-agents-survey", 0.85, { year: 2002, bm25: 2, poe: 0.85 }),
+      cand("fresh-coral-chess", 0.25, { year: 2024, bm25: 9, poe: 0.3 }),
     ];
     const plain = rankPool(pool, { mode: "discovery", k: 3 });
     expect(plain.items[0]?.id).toBe("fresh-coral-chess");

@@ -208,7 +208,11 @@ export function rankPool(all: readonly PoolCandidate[], o: RankOptions): RankOut
       .sort((a, b) => (b.citations ?? 0) - (a.citations ?? 0) || byCombined(a, b));
   } else if (lambda !== null) {
     const byId = new Map(items.map((x) => [x.id, x]));
-    const picks = mmr(pool, scored, lambda, Math.min(o.k, pool.length), vecs);
+    // sim(p, q) as the kernel measures it: the route's head score over the pool's best (lexical,
+    // dense and graph experts), not the mode's combined score, which mixes in recency and novelty.
+    const maxPoe = Math.max(0, ...pool.map((p) => p.poe));
+    const relevance = pool.map((p) => (maxPoe > 0 ? p.poe / maxPoe : 0));
+    const picks = mmr(pool, scored, lambda, Math.min(o.k, pool.length), vecs, relevance);
     comparisons = picks.length > 1 ? (picks.length - 1) * pool.length : 0;
     picks.forEach((id, i) => {
       (byId.get(id) as RankedItem).mmrRank = i + 1;

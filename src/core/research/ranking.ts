@@ -11,9 +11,10 @@
  *   document vector" without one);
  * - bm25: the pool's BM25 scores divided by the largest (the seed: "normalized to [0, 1]");
  * - similarity: the caller's query similarity (PaperGuru: the route's cosine), clamped to [0, 1].
- * MMR's relevance term is sim(p, q), the similarity above (Eq. 4 as the seed writes it: Sim1 is the
- * query similarity, not the combined score), and sim(p, s) the cosine of TF-IDF vectors; the first
- * pick is the most similar paper (ties: the better combined score, then pool order).
+ * MMR's relevance term is sim(p, q), the query relevance the caller passes (Eq. 4 as the seed writes
+ * it: Sim1 is the query similarity, not the combined score; default the similarity above, PaperGuru's
+ * rank-pool passes the route's head score over the pool's best), and sim(p, s) the cosine of TF-IDF
+ * vectors; the first pick is the most relevant paper (ties: the better combined score, then pool order).
  */
 
 export const RANKING_MODES = ["stable", "discovery", "balanced"] as const;
@@ -150,6 +151,7 @@ export function mmr(
   lambda: number,
   k: number,
   vecs: ReadonlyArray<Map<string, number>> = tfidf(pool.map((p) => p.text)),
+  relevance: readonly number[] = scored.map((x) => x.similarity),
 ): string[] {
   const left = new Set(scored.map((_, i) => i));
   const maxSim = scored.map(() => 0);
@@ -159,7 +161,7 @@ export function mmr(
     let bestVal = Number.NEGATIVE_INFINITY;
     for (const i of left) {
       const x = scored[i] as Scored;
-      const val = lambda * x.similarity - (out.length ? (1 - lambda) * (maxSim[i] as number) : 0);
+      const val = lambda * (relevance[i] as number) - (out.length ? (1 - lambda) * (maxSim[i] as number) : 0);
       const tie =
         val === bestVal &&
         (x.combined > (scored[best] as Scored).combined ||
