@@ -5,6 +5,7 @@
  */
 import { type CodeSymbol, extractSymbols, languageOf } from "./code/symbols";
 import { type Failure, fail, ok, type Result } from "./errors";
+import { leadingName } from "./formats/paper";
 import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "./ids";
 import { cpuBudgetChars, withinCpuBudget } from "./limits";
 import { normaliseRelations, type RelationInput, relationEntities } from "./relations";
@@ -220,6 +221,9 @@ export function entityRowsOf(entities: EntityInput[]): Map<string, EntityRow & {
     const prev = entityRows.get(id);
     const aliases = [e.name, ...(e.aliases ?? [])];
     if (e.id && !canonicalPaperId(e.id)) aliases.push(e.id.replace(/^[a-z_]+:/i, ""));
+    // A paper's leading name ("HippoRAG: Neurobiologically ...") names it too.
+    const lead = e.type === "paper" ? leadingName(e.name) : null;
+    if (lead) aliases.push(lead);
     if (prev) prev.aliases.push(...aliases);
     else entityRows.set(id, { entityId: id, type: e.type, name: e.name, aliases });
   }
@@ -247,8 +251,15 @@ function normalise(a: ArtifactInput, index: number): Result<NormalisedArtifact> 
     );
   // A paper artifact is its own entity, so "arXiv:2405.14831v2" in a query finds it.
   const selfId = canonicalPaperId(a.id);
-  if (selfId && !entityRows.has(selfId))
-    entityRows.set(selfId, { entityId: selfId, type: "paper", name: a.title, aliases: [a.title] });
+  if (selfId && !entityRows.has(selfId)) {
+    const lead = leadingName(a.title);
+    entityRows.set(selfId, {
+      entityId: selfId,
+      type: "paper",
+      name: a.title,
+      aliases: [a.title, ...(lead ? [lead] : [])],
+    });
+  }
   // Identifiers written in the text ground the chunk to those papers (deterministic analyser).
   // An id that is another form of a declared paper (its DOI, when the entity is keyed by arXiv id)
   // grounds to that entity, not to a second one for the same work.

@@ -83,4 +83,45 @@ describe("resolving names", () => {
     const byId = await api("GET", `/v1/archives/${id}/resolve?mention=method:hipporag`, undefined, key);
     expect(byId.body.resolved.name).toBe("HippoRAG 2");
   });
+
+  it("a paper stored through /ingest is found by its title's leading name, as the README's sequence uses it", async () => {
+    const { id, key } = await newArchive("lead");
+    const ing = await api(
+      "POST",
+      `/v1/archives/${id}/ingest`,
+      {
+        artifacts: [
+          {
+            id: "arxiv:2405.14831",
+            kind: "paper",
+            title: "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",
+            content: "We run personalized PageRank over a knowledge graph of passages.",
+          },
+          {
+            id: "paper:survey",
+            kind: "paper",
+            title: "Survey: memory for agents",
+            content: "A survey.",
+            entities: [{ type: "paper", id: "paper:gm", name: "GraphMem: graph memory for agents" }],
+          },
+        ],
+      },
+      key,
+    );
+    expect(ing.status, JSON.stringify(ing.body)).toBe(200);
+    const r = async (m: string) =>
+      (await api("GET", `/v1/archives/${id}/resolve?mention=${encodeURIComponent(m)}`, undefined, key)).body.resolved;
+    expect(await r("HippoRAG")).toMatchObject({ entity: "arxiv:2405.14831" });
+    // A declared paper entity too; a generic leading word ("Survey") is not a name.
+    expect(await r("GraphMem")).toMatchObject({ entity: "paper:gm" });
+    expect((await r("Survey"))?.entity ?? "").not.toMatch(/^paper:/);
+    // The alias is an entity's: aliasing it further (the README's next step) works.
+    const alias = await api(
+      "POST",
+      `/v1/archives/${id}/entities/alias`,
+      { entity: "arxiv:2405.14831", alias: "HippoRAG v1" },
+      key,
+    );
+    expect(alias.status, JSON.stringify(alias.body)).toBeLessThan(300);
+  });
 });

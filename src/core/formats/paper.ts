@@ -7,7 +7,7 @@
  */
 
 import { canonicalPaperId, slug } from "../ids";
-import type { EntityInput } from "../ingest";
+import type { EntityInput } from "../types";
 
 /** arXiv-minted DOIs (10.48550/arXiv.2405.14831) are the arXiv id in another form. */
 const ARXIV_DOI = /^doi:10\.48550\/arxiv\.(.+)$/i;
