@@ -183,6 +183,15 @@ export function filterFromFlags(r: Run): Filter | undefined {
   return Object.keys(f).length ? f : undefined;
 }
 
+/** `--year-from` and `--year-to`, each 0-9999, the second not before the first. */
+export function yearRange(r: Run): { yearFrom: number | undefined; yearTo: number | undefined } {
+  const yearFrom = r.int("year-from", 0, 9999);
+  const yearTo = r.int("year-to", 0, 9999);
+  if (yearFrom !== undefined && yearTo !== undefined && yearTo < yearFrom)
+    throw new UsageError(`--year-to ${yearTo} is before --year-from ${yearFrom}`);
+  return { yearFrom, yearTo };
+}
+
 const WEIGHT_KEYS = ["similarity", "recency", "novelty", "bm25"] as const;
 
 /** The `ranking` object from the flags (the same combinations the server refuses are refused here). */
@@ -204,10 +213,7 @@ export function rankingFromFlags(r: Run): Ranking | undefined {
   if (hasCanonical && view !== "canonical")
     throw new UsageError("--min-citations, --top-share and --venues go with --view canonical");
   const venueFilter = r.list("venue");
-  const yearFrom = r.int("year-from", 0, 9999);
-  const yearTo = r.int("year-to", 0, 9999);
-  if (yearFrom !== undefined && yearTo !== undefined && yearTo < yearFrom)
-    throw new UsageError(`--year-to ${yearTo} is before --year-from ${yearFrom}`);
+  const { yearFrom, yearTo } = yearRange(r);
   const floor = r.num("floor", 0, 1);
   const narrows = venueFilter !== undefined || yearFrom !== undefined || yearTo !== undefined || floor !== undefined;
   if (mode === undefined && weights === undefined && !mmr && lambda === undefined && !sort && !view && !narrows)

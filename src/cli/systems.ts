@@ -13,6 +13,7 @@ import { REVIEW_OPS } from "../core/review";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import type { Command, OptionSpec, Run } from "./command";
 import { didYouMean, EXIT, table, UsageError, wrap } from "./io";
+import { yearRange } from "./query-flags";
 
 type LocateKind = NonNullable<Parameters<PaperGuruClient["locate"]>[1]["kinds"]>[number];
 type CoverageQ = Parameters<PaperGuruClient["coverage"]>[1];
@@ -652,10 +653,7 @@ const papersStats: Command = {
   positionals: [0, 0],
   async run(r) {
     const kinds = r.list("kinds");
-    const yearFrom = r.int("year-from", 0, 9999);
-    const yearTo = r.int("year-to", 0, 9999);
-    if (yearFrom !== undefined && yearTo !== undefined && yearTo < yearFrom)
-      throw new UsageError(`--year-to ${yearTo} is before --year-from ${yearFrom}`);
+    const { yearFrom, yearTo } = yearRange(r);
     for (const k of kinds ?? []) oneOf("kinds", k, CHUNK_KINDS);
     const res = await r.client().stats(r.archive(), {
       within: r.str("within"),
