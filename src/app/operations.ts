@@ -8,7 +8,7 @@ import * as S from "../contract";
 import { NEAR_DUPLICATE_THRESHOLD, overlap, wordSet } from "../core/dedupe";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore, ModelMeter } from "../core/ports";
-import type { Candidate, RouteFilter, RouteResult } from "../core/types";
+import type { Candidate, EvidenceCard, RouteFilter, RouteResult } from "../core/types";
 import { chunkDetail, entityDetail } from "./browse";
 import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
 import type { Kernel } from "./kernel";
@@ -361,12 +361,14 @@ export async function contextOp(
   archive: string,
   b: In<typeof S.ContextBody>,
   reads?: DiscoveryReads,
+  cardCost?: (card: EvidenceCard) => number,
 ) {
   const t = S.toMs(b.as_of) ?? Date.now();
   const ranker = reads ? contextRanking(reads, archive, b) : undefined;
   const r = await kernel.context({
     ...toContextRequest(archive, b, await resolveFilter(store, archive, b.filter, t)),
     order: ranker?.order,
+    cardCost,
   });
   const ranking = ranker?.result();
   const cards = await withFollow(store, archive, r.cards, b.follow, r.asOf);

@@ -67,6 +67,28 @@ describe("REST /context: the card JSON fits budget_tokens", () => {
       key,
     );
     expect(tight.body.skipped.some((s: { reason: string }) => s.reason === "over_budget")).toBe(true);
+    // The kernel packs by the returned JSON, so exactly the cards returned are logged as expanded
+    // (and so reach the session's short-term window), not the ~2x more the prompt form would fit.
+    const ctx = await api(
+      "POST",
+      `/v1/archives/${id}/context`,
+      { query: "fog and lantern logs of the keepers", budget_tokens: 1200, session_id: "s-log" },
+      key,
+    );
+    const returned = (ctx.body.cards as Array<{ artifact_id: string }>).map((c) => c.artifact_id).sort();
+    expect(returned.length).toBeGreaterThan(0);
+    const acc = await api(
+      "GET",
+      `/v1/archives/${id}/access-counts?by=chunk&session_id=s-log&limit=500`,
+      undefined,
+      key,
+    );
+    expect(acc.status, JSON.stringify(acc.body)).toBe(200);
+    const expanded = (acc.body.rows as Array<{ key: string; expansion: number }>)
+      .filter((x) => x.expansion > 0)
+      .map((x) => x.key)
+      .sort();
+    expect(expanded).toEqual(returned);
   });
 
   it("include_trace: /context adds it on request, /route drops it on request", async () => {
