@@ -1,8 +1,8 @@
 /**
  * Worked examples written as `http` blocks (docs/research.md, docs/coding-agents.md) as data: a
  * block is `METHOD /path`, optional header lines, a blank line and an optional JSON body; a `json`
- * (or `json response`) block right after it is an excerpt of the answer. Used by
- * scripts/walkthrough.ts against a running server (the pages' own tests check them in the Worker).
+ * (or `json response`) block right after it is an excerpt of the answer. Used by the pages' tests
+ * (in the Worker) and by scripts/walkthrough.ts (against a running server).
  */
 
 export interface HttpStep {
@@ -47,21 +47,25 @@ export function httpSteps(md: string, heading: string): HttpStep[] {
   return out;
 }
 
-/** Where `actual` lacks something of `expected` (objects: every key; arrays: every item somewhere), or null. */
+/**
+ * Where `actual` fails to contain `expected` (a JSON path), or null: every field of an object, every
+ * array item somewhere in the array, and an empty array only by an empty one.
+ */
 export function missing(actual: unknown, expected: unknown, at = "$"): string | null {
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return `${at} is not an array`;
+    if (!Array.isArray(actual)) return `${at}: not an array`;
+    if (expected.length === 0) return actual.length === 0 ? null : `${at}: not empty (${actual.length} items)`;
     for (const [i, e] of expected.entries())
-      if (!actual.some((a) => missing(a, e) === null)) return `${at}[${i}] not found`;
+      if (!actual.some((a) => missing(a, e) === null)) return `${at}[${i}]: no item contains ${JSON.stringify(e)}`;
     return null;
   }
   if (expected !== null && typeof expected === "object") {
-    if (actual === null || typeof actual !== "object") return `${at} is not an object`;
+    if (actual === null || typeof actual !== "object") return `${at}: not an object`;
     for (const [k, v] of Object.entries(expected)) {
-      const m = missing((actual as Record<string, unknown>)[k], v, `${at}.${k}`);
-      if (m) return m;
+      const miss = missing((actual as Record<string, unknown>)[k], v, `${at}.${k}`);
+      if (miss) return miss;
     }
     return null;
   }
-  return Object.is(actual, expected) ? null : `${at} is ${JSON.stringify(actual)}, not ${JSON.stringify(expected)}`;
+  return Object.is(actual, expected) ? null : `${at}: ${JSON.stringify(actual)} is not ${JSON.stringify(expected)}`;
 }
