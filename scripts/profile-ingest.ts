@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/profile-ingest.ts [--passages 4000]`: where an ingest batch's time goes, from a
+ * `npx tsx scripts/profile-ingest.ts [--passages 4000] [--data ../shared/testdata] [--synthetic]`: where an ingest batch's time goes, from a
  * CPU profile of the Worker's isolate (which also runs its Durable Objects) taken through the
  * DevTools protocol of a throwaway local server (`wrangler dev --inspector-port`). Plain-text
  * passages (scripts/lib/prose.ts: id, kind, title and content) in batches of 200, one batch at a
@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { PaperGuruClient } from "../src/client";
 import { proseCorpus } from "./lib/prose";
+import { realTextOrSkip } from "./lib/realtext";
 import { machine } from "./lib/results";
 import { harnessFetch, sourceState, startServer } from "./lib/server";
 
@@ -21,6 +22,12 @@ const BATCH = 200;
 /** `--save <file>`: also keep the raw profile (open it in DevTools' Performance panel). */
 const saveAt = args.indexOf("--save");
 const save = saveAt >= 0 ? args[saveAt + 1] : undefined;
+/** `--warm N`: ingest N passages unprofiled first, to profile a batch into a grown archive. */
+const warmAt = args.indexOf("--warm");
+const WARM = warmAt >= 0 ? Number(args[warmAt + 1]) || 0 : 0;
+/** `--synthetic`: the secondary row, on scripts/lib/prose.ts instead of real text. */
+const synthetic = args.includes("--synthetic");
+const real = realTextOrSkip(args);
 
 /** Phases by the function that encloses a sample, nearest first (names as the bundle keeps them). */
 const PHASES: Array<[string, string[]]> = [
@@ -111,19 +118,24 @@ async function main() {
     const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
     const id = `profile-${Date.now().toString(36)}`;
     const pg = admin.withKey((await admin.createArchive({ id, name: "ingest profile" })).key.secret);
-    const corpus = proseCorpus(N + BATCH, 5);
+    const prose = synthetic ? proseCorpus(WARM + N + BATCH, 5) : undefined;
     const batch = (from: number) =>
-      corpus.passages
-        .slice(from, from + BATCH)
-        .map((p) => ({ id: p.id, kind: "note" as const, title: p.title, content: p.text }));
-    await pg.ingest(id, { artifacts: batch(0) });
+      prose
+        ? prose.passages
+            .slice(from, from + BATCH)
+            .map((p) => ({ id: p.id, kind: "note" as const, title: p.title, content: p.text }))
+        : real.batch(from, from + BATCH).map(({ id, kind, title, content }) => ({ id, kind, title, content }));
+    const sample = batch(0);
+    for (let i = BATCH; i < WARM + BATCH; i += BATCH) await pg.ingest(id, { artifacts: batch(i) });
+    await pg.ingest(id, { artifacts: sample });
     const dt = await devtools(inspectorPort);
     await dt.send("Profiler.enable");
     await dt.send("Profiler.setSamplingInterval", { interval: 200 });
     await dt.send("Profiler.start");
     const t0 = performance.now();
     let batches = 0;
-    for (let i = BATCH; i < N + BATCH; i += BATCH, batches++) await pg.ingest(id, { artifacts: batch(i) });
+    for (let i = WARM + BATCH; i < WARM + N + BATCH; i += BATCH, batches++)
+      await pg.ingest(id, { artifacts: batch(i) });
     const seconds = (performance.now() - t0) / 1000;
     const { profile } = (await dt.send("Profiler.stop")) as { profile: Profile };
     dt.close();
@@ -136,8 +148,10 @@ async function main() {
       source,
       machine: machine(),
       passages: N,
+      warm: WARM,
       batch: BATCH,
-      meanChars: corpus.passages.reduce((s, p) => s + p.text.length, 0) / corpus.passages.length,
+      text: synthetic ? "synthetic prose (scripts/lib/prose.ts)" : "real text (scripts/lib/realtext.ts)",
+      meanChars: sample.reduce((s, p) => s + p.content.length, 0) / sample.length,
       passagesPerSec: N / seconds,
       wallMsPerBatch: (seconds * 1000) / batches,
       profiledMsPerBatch: Object.values(perBatch).reduce((s, v) => s + v, 0),

@@ -184,26 +184,52 @@ describe("a checkpoint is all or nothing", () => {
     const reference = new CapitalStore();
     for (const op of ops) reference.apply(op);
     const expected = answers(reference, queries);
-    const real = nodeSql();
-    let failAfter = Number.POSITIVE_INFINITY;
     // The engine under the tables, failing its Nth write from now on (a crash inside the transaction).
-    const sql = {
-      ...real,
-      run(q: string, ...p: Parameters<typeof real.run>[1][]) {
-        if (--failAfter < 0) throw new Error("crash");
-        real.run(q, ...p);
-      },
+    const engine = () => {
+      const real = nodeSql();
+      const e = {
+        failAfter: Number.POSITIVE_INFINITY,
+        writes: 0,
+        sql: {
+          ...real,
+          run(q: string, ...p: Parameters<typeof real.run>[1][]) {
+            if (--e.failAfter < 0) throw new Error("crash");
+            e.writes++;
+            real.run(q, ...p);
+          },
+        },
+      };
+      return e;
     };
-    let store = new CapitalStore(undefined, new SqlTables(sql));
     const half = Math.floor(ops.length / 2);
-    for (let k = 0; k < ops.length; k++) {
-      store.apply(ops[k] as ChangeOp);
-      store.seq = k + 1;
-      if (k + 1 === half) (store.tables as SqlTables).checkpoint(store.seq, store.serialize());
-    }
-    failAfter = 500;
-    expect(() => (store.tables as SqlTables).checkpoint(store.seq, store.serialize())).toThrow("crash");
-    failAfter = Number.POSITIVE_INFINITY;
+    /** Apply every op with a checkpoint half-way, then checkpoint again failing after `failAt` writes. */
+    const run = (failAt: number) => {
+      const e = engine();
+      const store = new CapitalStore(undefined, new SqlTables(e.sql));
+      for (let k = 0; k < ops.length; k++) {
+        store.apply(ops[k] as ChangeOp);
+        store.seq = k + 1;
+        if (k + 1 === half) (store.tables as SqlTables).checkpoint(store.seq, store.serialize());
+      }
+      e.writes = 0;
+      e.failAfter = failAt;
+      let threw = false;
+      try {
+        (store.tables as SqlTables).checkpoint(store.seq, store.serialize());
+      } catch {
+        threw = true;
+      }
+      return { e, threw };
+    };
+    // How many writes the second checkpoint makes, then a crash half-way through them.
+    const whole = run(Number.POSITIVE_INFINITY);
+    expect(whole.threw).toBe(false);
+    expect(whole.e.writes).toBeGreaterThan(10);
+    const { e, threw } = run(Math.floor(whole.e.writes / 2));
+    expect(threw).toBe(true);
+    const sql = e.sql;
+    let store: CapitalStore;
+    e.failAfter = Number.POSITIVE_INFINITY;
     const tables = new SqlTables(sql);
     expect(tables.checkpointSeq()).toBe(half);
     store = CapitalStore.deserialize(tables.heapSnapshot() as Uint8Array, tables);
@@ -212,5 +238,148 @@ describe("a checkpoint is all or nothing", () => {
       store.seq = j + 1;
     }
     expect(answers(store, queries)).toEqual(expected);
+  });
+});
+
+describe("posting segments", () => {
+  /** Every value of list `key`, newest first. */
+  const listOf = (t: SqlTables | MemoryTables, key: number) => all(t, "termPosts", key);
+
+  it("flushes, sliced merges, crashes mid-merge and reopens read like one list in memory (property)", () => {
+    const step = fc.oneof(
+      // Append n values (n up to past a dedicated page) to one of a few keys, spread over the hash range.
+      fc.record({
+        kind: fc.constant("push" as const),
+        key: fc.constantFrom(1, 7, 4_000_000_000, 2 ** 31, 99),
+        n: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 800, max: 9000 })),
+      }),
+      fc.record({ kind: fc.constant("checkpoint" as const) }),
+      fc.record({ kind: fc.constant("merge" as const), budget: fc.integer({ min: 1, max: 5000 }) }),
+      fc.record({ kind: fc.constant("reopen" as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), (steps) => {
+        const sql = nodeSql();
+        let t = new SqlTables(sql);
+        const ref = new MemoryTables();
+        let next = 0;
+        let seq = 0;
+        for (const s of steps) {
+          if (s.kind === "push") {
+            for (let k = 0; k < s.n; k++) {
+              const v = next++;
+              t.termPosts.push(s.key, v, v & 255);
+              ref.termPosts.push(s.key, v, v & 255);
+            }
+          } else if (s.kind === "checkpoint") t.checkpoint(++seq, new Uint8Array(0));
+          else if (s.kind === "merge") t.merge(s.budget);
+          else {
+            // What was not checkpointed is lost on reopen, in the reference too: checkpoint first.
+            t.checkpoint(++seq, new Uint8Array(0));
+            t = new SqlTables(sql);
+          }
+        }
+        for (const key of [1, 7, 4_000_000_000, 2 ** 31, 99, 5]) {
+          expect(t.termPosts.count(key)).toBe(ref.termPosts.count(key));
+          expect(listOf(t, key)).toEqual(listOf(ref, key));
+        }
+        // Merging to the end leaves fewer than FANOUT segments per level and the same lists.
+        t.checkpoint(++seq, new Uint8Array(0));
+        while (t.merge(1000));
+        const levels = new Map<number, number>();
+        for (const s of t.termPosts.segments()) levels.set(s.level, (levels.get(s.level) ?? 0) + 1);
+        for (const n of levels.values()) expect(n).toBeLessThan(8);
+        for (const key of [1, 7, 4_000_000_000, 2 ** 31, 99])
+          expect(listOf(new SqlTables(sql), key)).toEqual(listOf(ref, key));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("eight segments merge into one in slices; a reopen mid-merge drops the partial output", () => {
+    const sql = nodeSql();
+    let t = new SqlTables(sql);
+    const ref = new MemoryTables();
+    let v = 0;
+    for (let c = 1; c <= 8; c++) {
+      for (let key = 0; key < 400; key++) {
+        // Key 5 holds 9,000 a flush: each flush is past a small segment's size, so none is absorbed.
+        for (let k = 0; k < 1 + (key % 3) + (key === 5 ? 9000 : 0); k++) {
+          t.termPosts.push(key * 104729, v, v & 255);
+          ref.termPosts.push(key * 104729, v, v & 255);
+          v++;
+        }
+      }
+      t.checkpoint(c, new Uint8Array(0));
+    }
+    expect(t.termPosts.segments().length).toBe(8);
+    expect(t.merge(500)).toBe(true);
+    // A crash: the tables open again with the merge half done.
+    t = new SqlTables(sql);
+    expect(t.termPosts.segments().length).toBe(8);
+    expect(sql.all("SELECT COUNT(*) AS n FROM pg_segs WHERE live = 0")[0]?.n).toBe(0);
+    let slices = 0;
+    while (t.merge(500)) slices++;
+    expect(slices).toBeGreaterThan(3);
+    expect(t.termPosts.segments().map((s) => s.level)).toEqual([1]);
+    for (const key of [0, 5, 77, 399].map((k) => k * 104729)) expect(listOf(t, key)).toEqual(listOf(ref, key));
+  });
+
+  it("a small newest segment takes the next flush in: frequent small checkpoints leave one segment", () => {
+    const sql = nodeSql();
+    const t = new SqlTables(sql);
+    const ref = new MemoryTables();
+    for (let c = 1; c <= 30; c++) {
+      for (let key = 0; key < 20; key++) {
+        t.termPosts.push(key * 31, c * 100 + key, key);
+        ref.termPosts.push(key * 31, c * 100 + key, key);
+      }
+      t.checkpoint(c, new Uint8Array(0));
+    }
+    expect(t.termPosts.segments().length).toBe(1);
+    expect(sql.all("SELECT COUNT(*) AS n FROM pg_segs")[0]?.n).toBe(1);
+    for (const key of [0, 31, 19 * 31]) expect(listOf(new SqlTables(sql), key)).toEqual(listOf(ref, key));
+  });
+
+  it("a checkpoint writes a row per page, not per list", () => {
+    const writes: string[] = [];
+    const real = nodeSql();
+    const sql = {
+      ...real,
+      run(q: string, ...p: Parameters<typeof real.run>[1][]) {
+        writes.push(q);
+        real.run(q, ...p);
+      },
+    };
+    const t = new SqlTables(sql);
+    // 10,000 lists of 2 postings: 100 KB of postings.
+    for (let key = 0; key < 10_000; key++) {
+      t.termPosts.push(key * 7919, key, 1);
+      t.termPosts.push(key * 7919, key + 1, 2);
+    }
+    writes.length = 0;
+    t.checkpoint(1, new Uint8Array(0));
+    const pages = writes.filter((q) => q.startsWith("INSERT INTO pg_seg(")).length;
+    expect(pages).toBeGreaterThan(10);
+    expect(pages).toBeLessThan(60);
+    expect(writes.length).toBeLessThan(100);
+  });
+
+  it("the distinct-term estimate is within 5%", () => {
+    const t = new SqlTables(nodeSql());
+    for (let k = 0; k < 50_000; k++) t.termPosts.push((k * 2654435761) >>> 0, k, 1);
+    t.checkpoint(1, new Uint8Array(0));
+    expect(Math.abs(t.termCount() - 50_000) / 50_000).toBeLessThan(0.05);
+  });
+
+  it("tables of the layout before segments are not read: the checkpoint is refused and cleared", () => {
+    const sql = nodeSql();
+    const t = new SqlTables(sql);
+    t.checkpoint(5, new Uint8Array([1, 2, 3]));
+    sql.run("INSERT INTO pg_list(space, key, blk, n, vals, extra) VALUES (1, 1, 0, 1, X'01000000', X'01')");
+    const old = new SqlTables(sql);
+    expect(old.checkpointSeq()).toBe(0);
+    old.clear();
+    expect(new SqlTables(sql).legacy).toBe(false);
   });
 });

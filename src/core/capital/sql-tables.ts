@@ -6,32 +6,29 @@
  * eviction the object loads the checkpoint and replays the log after it, and nothing is applied
  * twice. Reads merge the buffer (newest) with storage.
  *
- * Postings are stored as blobs of up to BLOCK values (Int32 little-endian, plus one byte each for
- * term frequencies): one row per block, so a list costs O(len / BLOCK) rows and a query reads only
- * the newest blocks it needs.
+ * Postings are stored as immutable segments of pages, many lists to a page (src/core/capital/
+ * segments.ts): a checkpoint writes one row per ~4 KB of postings whatever the number of lists it
+ * touches, and merges run in slices between requests (`merge`).
  */
-import type { AliasEntry, CapitalTables, IntLists, RemoteHead } from "./tables";
+import { SEGMENT_SCHEMA, SEGMENT_TABLES, SegmentLists } from "./segments";
+import type { AliasEntry, CapitalTables, RemoteHead } from "./tables";
 import { insertionPoint, MAP_ENTRY_BYTES, NO_HEAD, stringBytes } from "./tables";
 
-export type SqlValue = string | number | null | Uint8Array;
-export type SqlRow = Record<string, SqlValue>;
+export type { SqlRow, SqlValue, SyncSql } from "./sync-sql";
 
-/** Synchronous SQLite: a Durable Object's storage, or better-sqlite3 in Node. */
-export interface SyncSql {
-  all(query: string, ...params: SqlValue[]): SqlRow[];
-  run(query: string, ...params: SqlValue[]): void;
-  /** Run fn as one transaction. */
-  atomic<T>(fn: () => T): T;
-}
+import type { SqlValue, SyncSql } from "./sync-sql";
 
-/** Values per stored block: 4,096 postings are 16-20 KB, well under a row's 2 MB limit. */
-export const BLOCK = 4096;
+/** Values per dedicated page of a long list: 4,096 postings are 16-20 KB, under a row's 2 MB limit. */
+export { DEDICATED as BLOCK } from "./segments";
+
 /** Heap snapshot parts: 1 MiB each (a row holds at most 2 MB). */
 const SNAP_PART = 1 << 20;
 
 const SCHEMA = [
+  ...SEGMENT_SCHEMA,
   "CREATE TABLE IF NOT EXISTS pg_meta(k TEXT PRIMARY KEY, v)",
   "CREATE TABLE IF NOT EXISTS pg_ent(e INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT, type TEXT)",
+  // Posting blocks of the layout before segments: read only to see that a checkpoint predates them.
   "CREATE TABLE IF NOT EXISTS pg_list(space INTEGER NOT NULL, key INTEGER NOT NULL, blk INTEGER NOT NULL, n INTEGER NOT NULL, vals BLOB NOT NULL, extra BLOB, PRIMARY KEY(space, key, blk)) WITHOUT ROWID",
   "CREATE TABLE IF NOT EXISTS pg_list_len(space INTEGER NOT NULL, key INTEGER NOT NULL, len INTEGER NOT NULL, blocks INTEGER NOT NULL, PRIMARY KEY(space, key)) WITHOUT ROWID",
   "CREATE TABLE IF NOT EXISTS pg_alias(norm TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID",
@@ -42,7 +39,18 @@ const SCHEMA = [
   // (NULL while open-ended).
   "CREATE TABLE IF NOT EXISTS pg_remote(g INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, ver INTEGER NOT NULL, first REAL NOT NULL, end REAL)",
 ];
-const TABLES = ["pg_meta", "pg_ent", "pg_list", "pg_list_len", "pg_alias", "pg_owner", "pg_tl", "pg_snap", "pg_remote"];
+const TABLES = [
+  "pg_meta",
+  "pg_ent",
+  "pg_list",
+  "pg_list_len",
+  "pg_alias",
+  "pg_owner",
+  "pg_tl",
+  "pg_snap",
+  "pg_remote",
+  ...SEGMENT_TABLES,
+];
 
 const ENTITY_POSTS = 0;
 const TERM_POSTS = 1;
@@ -62,145 +70,56 @@ const decInf = (x: number | string) =>
   x === "inf" ? Number.POSITIVE_INFINITY : x === "-inf" ? Number.NEGATIVE_INFINITY : (x as number);
 
 /** Entries of the read cache of stored entity numbers and owner lists (emptied when full). */
-const READ_CACHE = 8192;
+const READ_CACHE = 16384;
+/** Bytes of that cache unless the owner sets `readLimit`. */
+const READ_CACHE_BYTES = 2 << 20;
 
-/** Values appended since the last checkpoint, oldest first. */
-interface Pending {
-  vals: number[];
-  extra: number[];
-}
+/** HyperLogLog registers (2^12: about 1.6% standard error). */
+const HLL_BITS = 12;
+const HLL_M = 1 << HLL_BITS;
 
-class SqlLists implements IntLists {
-  /** Buffered appends per key. */
-  readonly pending = new Map<number, Pending>();
-  pendingValues = 0;
-  constructor(
-    private readonly sql: SyncSql,
-    private readonly space: number,
-    private readonly withExtra: boolean,
-  ) {}
-
-  stored(key: number): { len: number; blocks: number } {
-    const r = this.sql.all("SELECT len, blocks FROM pg_list_len WHERE space = ? AND key = ?", this.space, key)[0];
-    return r ? { len: num(r.len), blocks: num(r.blocks) } : { len: 0, blocks: 0 };
+/**
+ * The number of distinct terms, estimated by HyperLogLog (Flajolet et al. 2007, with the
+ * small-range correction): 4 KB whatever the vocabulary, kept in pg_meta at each checkpoint.
+ */
+class TermSketch {
+  readonly reg = new Uint8Array(HLL_M);
+  constructor(stored: SqlValue | undefined) {
+    if (stored instanceof Uint8Array && stored.byteLength === HLL_M) this.reg.set(stored);
   }
-
-  count(key: number): number {
-    return this.stored(key).len + (this.pending.get(key)?.vals.length ?? 0);
+  add(key: number): void {
+    // Term keys are FNV-1a hashes: mix them (murmur3's finaliser) before taking bits.
+    let h = key >>> 0;
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    h >>>= 0;
+    const idx = h >>> (32 - HLL_BITS);
+    const rest = (h << HLL_BITS) >>> 0;
+    const rank = rest === 0 ? 32 - HLL_BITS + 1 : Math.clz32(rest) + 1;
+    if (rank > (this.reg[idx] as number)) this.reg[idx] = rank;
   }
-
-  each(key: number, cap: number, visit: (value: number, extra: number) => boolean | undefined): number {
-    let seen = 0;
-    const p = this.pending.get(key);
-    if (p) {
-      for (let k = p.vals.length - 1; k >= 0 && seen < cap; k--) {
-        seen++;
-        if (visit(p.vals[k] as number, p.extra[k] ?? 0) === false) return seen;
-      }
+  merge(o: TermSketch): void {
+    for (let i = 0; i < HLL_M; i++)
+      if ((o.reg[i] as number) > (this.reg[i] as number)) this.reg[i] = o.reg[i] as number;
+  }
+  estimate(): number {
+    let sum = 0;
+    let zeros = 0;
+    for (let i = 0; i < HLL_M; i++) {
+      const r = this.reg[i] as number;
+      sum += 2 ** -r;
+      if (r === 0) zeros++;
     }
-    if (seen >= cap) return seen;
-    const { blocks } = this.stored(key);
-    for (let b = blocks - 1; b >= 0 && seen < cap; b--) {
-      const row = this.sql.all(
-        "SELECT vals, extra FROM pg_list WHERE space = ? AND key = ? AND blk = ?",
-        this.space,
-        key,
-        b,
-      )[0];
-      if (!row) break;
-      const vals = i32(row.vals);
-      const extra = u8(row.extra);
-      for (let k = vals.length - 1; k >= 0 && seen < cap; k--) {
-        seen++;
-        if (visit(vals[k] as number, this.withExtra ? (extra[k] ?? 0) : 0) === false) return seen;
-      }
-    }
-    return seen;
+    if (zeros === HLL_M) return 0;
+    const alpha = 0.7213 / (1 + 1.079 / HLL_M);
+    const raw = (alpha * HLL_M * HLL_M) / sum;
+    return Math.round(raw <= 2.5 * HLL_M && zeros > 0 ? HLL_M * Math.log(HLL_M / zeros) : raw);
   }
-
-  push(key: number, value: number, extra: number): void {
-    let p = this.pending.get(key);
-    if (!p) {
-      p = { vals: [], extra: [] };
-      this.pending.set(key, p);
-    }
-    p.vals.push(value);
-    if (this.withExtra) p.extra.push(extra);
-    this.pendingValues++;
-  }
-
-  /**
-   * Write the buffered appends: the last stored block is filled up to BLOCK, then new blocks.
-   * Returns how many lists were new.
-   */
-  flush(): number {
-    let created = 0;
-    for (const [key, p] of this.pending) {
-      const st = this.stored(key);
-      if (st.len === 0) created++;
-      let from = 0;
-      let blocks = st.blocks;
-      if (blocks > 0) {
-        const last = this.sql.all(
-          "SELECT n, vals, extra FROM pg_list WHERE space = ? AND key = ? AND blk = ?",
-          this.space,
-          key,
-          blocks - 1,
-        )[0];
-        const n = num(last?.n);
-        if (last && n < BLOCK) {
-          const take = Math.min(BLOCK - n, p.vals.length);
-          const vals = new Int32Array(n + take);
-          vals.set(i32(last.vals));
-          for (let k = 0; k < take; k++) vals[n + k] = p.vals[k] as number;
-          let extra: Uint8Array | null = null;
-          if (this.withExtra) {
-            extra = new Uint8Array(n + take);
-            extra.set(u8(last.extra).subarray(0, n));
-            for (let k = 0; k < take; k++) extra[n + k] = p.extra[k] as number;
-          }
-          this.sql.run(
-            "UPDATE pg_list SET n = ?, vals = ?, extra = ? WHERE space = ? AND key = ? AND blk = ?",
-            n + take,
-            bytesOf(vals),
-            extra,
-            this.space,
-            key,
-            blocks - 1,
-          );
-          from = take;
-        }
-      }
-      for (; from < p.vals.length; from += BLOCK) {
-        const end = Math.min(p.vals.length, from + BLOCK);
-        const vals = Int32Array.from(p.vals.slice(from, end));
-        const extra = this.withExtra ? Uint8Array.from(p.extra.slice(from, end)) : null;
-        this.sql.run(
-          "INSERT INTO pg_list(space, key, blk, n, vals, extra) VALUES (?, ?, ?, ?, ?, ?)",
-          this.space,
-          key,
-          blocks++,
-          end - from,
-          bytesOf(vals),
-          extra,
-        );
-      }
-      this.sql.run(
-        "INSERT OR REPLACE INTO pg_list_len(space, key, len, blocks) VALUES (?, ?, ?, ?)",
-        this.space,
-        key,
-        st.len + p.vals.length,
-        blocks,
-      );
-    }
-    this.pending.clear();
-    this.pendingValues = 0;
-    return created;
-  }
-
-  heapBytes(): number {
-    // Per buffered list: a map entry, two arrays; per value 8 bytes (+ 8 with a byte of extra).
-    return this.pending.size * (MAP_ENTRY_BYTES + 96) + this.pendingValues * (this.withExtra ? 16 : 8);
+  bytes(): Uint8Array {
+    return this.reg;
   }
 }
 
@@ -212,8 +131,8 @@ interface PendingTimeline {
 
 /** The capital chunk's tables in SQLite, with a write buffer flushed at checkpoints. */
 export class SqlTables implements CapitalTables {
-  readonly entityPosts: SqlLists;
-  readonly termPosts: SqlLists;
+  readonly entityPosts: SegmentLists;
+  readonly termPosts: SegmentLists;
   #storedEntities: number;
   #newIds: string[] = [];
   #newIndex = new Map<string, number>();
@@ -222,7 +141,10 @@ export class SqlTables implements CapitalTables {
   #owners = new Map<number, number[]>();
   #timelines = new Map<string, PendingTimeline>();
   #ord: number;
-  #termCount: number;
+  /** Distinct terms, estimated (HyperLogLog): a segment layout has no list of its own per term. */
+  #terms: TermSketch;
+  /** The stored checkpoint predates segments: it cannot be read (the object rebuilds from the log). */
+  readonly legacy: boolean;
   /** Remote nodes added or changed since the last checkpoint. */
   #remote = new Map<number, { id: string; head: RemoteHead }>();
   #remoteIdx = new Map<string, number>();
@@ -243,20 +165,33 @@ export class SqlTables implements CapitalTables {
 
   constructor(private readonly sql: SyncSql) {
     for (const s of SCHEMA) sql.run(s);
-    this.entityPosts = new SqlLists(sql, ENTITY_POSTS, false);
-    this.termPosts = new SqlLists(sql, TERM_POSTS, true);
+    this.entityPosts = new SegmentLists(sql, ENTITY_POSTS, false);
+    this.termPosts = new SegmentLists(sql, TERM_POSTS, true);
+    this.legacy = sql.all("SELECT 1 AS x FROM pg_list LIMIT 1").length > 0;
     this.#storedEntities = num(sql.all("SELECT COALESCE(MAX(e) + 1, 0) AS n FROM pg_ent")[0]?.n);
     this.#ord = num(this.meta("ord"));
-    this.#termCount = num(this.meta("terms"));
+    this.#terms = new TermSketch(this.meta("terms"));
   }
 
   meta(k: string): SqlValue | undefined {
     return this.sql.all("SELECT v FROM pg_meta WHERE k = ?", k)[0]?.v;
   }
 
-  /** Change-log position of the last checkpoint (0: none). */
+  /** Change-log position of the last checkpoint (0: none, or one of a layout before segments). */
   checkpointSeq(): number {
-    return num(this.meta("seq"));
+    return this.legacy ? 0 : num(this.meta("seq"));
+  }
+
+  /** Whether posting segments wait to be merged (call `merge` in slices while it says so). */
+  mergeDue(): boolean {
+    return this.termPosts.mergeDue() || this.entityPosts.mergeDue();
+  }
+
+  /** One slice of merge work, about `budget` postings; true while more is due. */
+  merge(budget: number): boolean {
+    if (this.termPosts.mergeDue()) this.termPosts.merge(budget);
+    else if (this.entityPosts.mergeDue()) this.entityPosts.merge(budget);
+    return this.mergeDue();
   }
 
   /** The heap snapshot written with the last checkpoint, or null. */
@@ -282,11 +217,13 @@ export class SqlTables implements CapitalTables {
     });
     this.#storedEntities = 0;
     this.#ord = 0;
-    this.#termCount = 0;
+    this.#terms = new TermSketch(undefined);
+    this.entityPosts.reset();
+    this.termPosts.reset();
     this.#dropPending();
   }
 
-  #dropPending(): void {
+  #dropPending(reads = true): void {
     this.entityPosts.pending.clear();
     this.entityPosts.pendingValues = 0;
     this.termPosts.pending.clear();
@@ -300,7 +237,7 @@ export class SqlTables implements CapitalTables {
     this.#remote.clear();
     this.#remoteIdx.clear();
     this.#bufferBytes = 0;
-    this.#dropReads();
+    if (reads) this.#dropReads();
   }
 
   #dropReads(): void {
@@ -309,8 +246,15 @@ export class SqlTables implements CapitalTables {
     this.#readBytes = 0;
   }
 
+  /**
+   * Bytes the read cache may hold (the object sets a share of its heap budget); it is emptied when
+   * full.
+   */
+  readLimit = READ_CACHE_BYTES;
+
   #cacheRoom(): void {
-    if (this.#entityRead.size + this.#ownerRead.size >= READ_CACHE) this.#dropReads();
+    if (this.#entityRead.size + this.#ownerRead.size >= READ_CACHE || this.#readBytes >= this.readLimit)
+      this.#dropReads();
   }
 
   /** Values waiting in the write buffer (a checkpoint empties it). */
@@ -344,7 +288,7 @@ export class SqlTables implements CapitalTables {
       for (const [e, [name, type]] of this.#info)
         if (e < this.#storedEntities) this.sql.run("UPDATE pg_ent SET name = ?, type = ? WHERE e = ?", name, type, e);
       this.entityPosts.flush();
-      this.#termCount += this.termPosts.flush();
+      for (const k of this.termPosts.flush()) this.#terms.add(k);
       for (const [norm, list] of this.#aliases)
         this.sql.run(
           "INSERT OR REPLACE INTO pg_alias(norm, data) VALUES (?, ?)",
@@ -381,12 +325,33 @@ export class SqlTables implements CapitalTables {
       for (const [k, v] of [
         ["seq", seq],
         ["ord", this.#ord],
-        ["terms", this.#termCount],
+        ["terms", this.#terms.bytes()],
       ] as const)
         this.sql.run("INSERT OR REPLACE INTO pg_meta(k, v) VALUES (?, ?)", k, v);
     });
     this.#storedEntities += this.#newIds.length;
-    this.#dropPending();
+    this.entityPosts.flushed();
+    this.termPosts.flushed();
+    // What was buffered is stored now and reads the same from there: keep it as read cache
+    // (entity numbers never change; owner lists are the stored ones), within READ_CACHE.
+    const ids = [...this.#newIndex];
+    const owners = [...this.#owners];
+    this.#dropPending(false);
+    for (const [id, e] of ids) {
+      if (this.#entityRead.size + this.#ownerRead.size >= READ_CACHE || this.#readBytes >= this.readLimit) break;
+      this.#entityRead.set(id, e);
+      this.#readBytes += stringBytes(id) + MAP_ENTRY_BYTES;
+    }
+    for (const [e, list] of owners) {
+      // A cached list read before this checkpoint is stale now: replace it whatever the room.
+      if (
+        !this.#ownerRead.has(e) &&
+        (this.#entityRead.size + this.#ownerRead.size >= READ_CACHE || this.#readBytes >= this.readLimit)
+      )
+        continue;
+      this.#ownerRead.set(e, list);
+      this.#readBytes += MAP_ENTRY_BYTES + 32 + 8 * list.length;
+    }
   }
 
   entityIndex(id: string): number | undefined {
@@ -501,9 +466,10 @@ export class SqlTables implements CapitalTables {
   }
 
   termCount(): number {
-    let fresh = 0;
-    for (const key of this.termPosts.pending.keys()) if (this.termPosts.stored(key).len === 0) fresh++;
-    return this.#termCount + fresh;
+    const fresh = new TermSketch(undefined);
+    fresh.merge(this.#terms);
+    for (const key of this.termPosts.pending.keys()) fresh.add(key);
+    return fresh.estimate();
   }
 
   remoteIndex(id: string): number | undefined {
@@ -539,7 +505,12 @@ export class SqlTables implements CapitalTables {
     this.#remote.set(g, { id: r.id, head: { ...head } });
   }
 
+  /** Heap bytes of the write buffer, which a checkpoint empties. */
+  bufferBytes(): number {
+    return this.entityPosts.bufferBytes() + this.termPosts.bufferBytes() + this.#bufferBytes;
+  }
+
   heapBytes(): number {
-    return this.entityPosts.heapBytes() + this.termPosts.heapBytes() + this.#bufferBytes + this.#readBytes;
+    return this.entityPosts.heapBytes() + this.termPosts.heapBytes() + this.#bufferBytes + this.#readBytes + HLL_M + 64;
   }
 }
