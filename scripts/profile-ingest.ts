@@ -83,7 +83,7 @@ export function phases(p: Profile): Record<string, number> {
   return out;
 }
 
-async function devtools(port: number) {
+export async function devtools(port: number) {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{
     webSocketDebuggerUrl: string;
   }>;
@@ -165,4 +165,4 @@ async function main() {
   }
 }
 
-await main();
+if (process.argv[1]?.endsWith("profile-ingest.ts")) await main();

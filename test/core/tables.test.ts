@@ -122,7 +122,7 @@ function answers(s: CapitalStore, queries: string[]) {
 }
 
 describe("a store over SQLite answers like one in memory", () => {
-  it("with checkpoints at arbitrary points and a rebuild from the last one (property)", async () => {
+  it("with checkpoints at arbitrary points, read-ahead, and a rebuild from the last one (property)", async () => {
     const passages = prose(300, 5);
     const base = await proseOps(passages);
     // Revisions, deprecations and aliases among the heads, so every op kind crosses checkpoints.
@@ -147,11 +147,14 @@ describe("a store over SQLite answers like one in memory", () => {
       fc.asyncProperty(
         fc.uniqueArray(fc.integer({ min: 1, max: ops.length - 1 }), { maxLength: 4 }),
         fc.integer({ min: 0, max: ops.length }),
-        async (checkpoints, crashAt) => {
+        // Read ahead (as the object does per slice of changes) every `slice` changes, or never.
+        fc.constantFrom(0, 1, 7, 32),
+        async (checkpoints, crashAt, slice) => {
           const sql = nodeSql();
           let store = new CapitalStore(undefined, new SqlTables(sql));
           const marks = new Set(checkpoints);
           for (let k = 0; k < ops.length; k++) {
+            if (slice > 0 && k % slice === 0) store.prefetch(ops.slice(k, k + slice));
             store.apply(ops[k] as ChangeOp);
             store.seq = k + 1;
             if (marks.has(k + 1)) (store.tables as SqlTables).checkpoint(store.seq, store.serialize());

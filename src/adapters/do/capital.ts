@@ -267,6 +267,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
         for (const [k, { seq, op }] of page.entries()) {
           // Evicted or forgotten meanwhile: this store is no longer the object's.
           if (store.tables !== this.#tables) return applied;
+          if (k % SLICE === 0) store.prefetch(page.slice(k, k + SLICE).map((c) => c.op));
           if (seq <= store.seq) continue;
           store.apply(op, seq);
           store.seq = seq;

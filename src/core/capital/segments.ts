@@ -307,6 +307,7 @@ export class SegmentLists implements IntLists {
       .all("SELECT seg, ord, level, vals FROM pg_segs WHERE space = ? AND live = 1 ORDER BY ord DESC", space)
       .map((r: SqlRow) => ({ seg: num(r.seg), ord: num(r.ord), level: num(r.level), vals: num(r.vals) }));
     this.#nextSeg = num(sql.all("SELECT COALESCE(MAX(seg) + 1, 1) AS n FROM pg_segs WHERE space = ?", space)[0]?.n);
+    this.#maxKey = num(sql.all("SELECT COALESCE(MAX(last), -1) AS k FROM pg_seg WHERE space = ?", space)[0]?.k);
   }
 
   /** Live segments, newest first (for tests and stats). */
@@ -314,8 +315,15 @@ export class SegmentLists implements IntLists {
     return this.#live;
   }
 
+  /**
+   * The largest key stored: reads of larger keys skip storage (entity postings are keyed by
+   * entity numbers, given in order, so a new entity's list is never stored yet).
+   */
+  #maxKey = -1;
+
   /** The list's entries in the live segments, newest segment first. */
   #entries(key: number): Located[] {
+    if (key > this.#maxKey) return [];
     const hit = this.#cache.get(key);
     if (hit) return hit;
     const out: Located[] = [];
@@ -466,6 +474,7 @@ export class SegmentLists implements IntLists {
     if (this.#staged) this.#live.unshift(this.#staged);
     this.#staged = null;
     this.#absorbed = null;
+    for (const k of this.pending.keys()) if (k > this.#maxKey) this.#maxKey = k;
     this.pending.clear();
     this.pendingValues = 0;
     this.#dropCache();
@@ -476,6 +485,7 @@ export class SegmentLists implements IntLists {
     this.pending.clear();
     this.pendingValues = 0;
     this.#live = [];
+    this.#maxKey = -1;
     this.#nextSeg = 1;
     this.#job = null;
     this.#staged = null;

@@ -172,6 +172,14 @@ export function lexicalPlan(
 }
 
 export const MAX_MENTION_LINKS = 64;
+
+/** The alias key a `concept:` id grounds through (null for other ids). */
+function conceptAliasKey(id: string): string | null {
+  if (!id.startsWith("concept:")) return null;
+  // Concept slugs are ASCII in the common case and then already alias keys (no folding to do).
+  const key = id.slice(8).replace(/-/g, " ");
+  return /^[ -~]*$/.test(key) ? key : normAlias(key);
+}
 const MENTIONS: EdgeType = "mentions";
 const FOLLOWS: EdgeType = "follows";
 
@@ -859,6 +867,24 @@ export class CapitalStore {
   // ------------------------------------------------------------------ grounding and mentions
 
   /**
+   * Read ahead what applying these changes will look up in the tables (entity numbers, owner
+   * lists, concept aliases), so storage answers a slice in a few statements. Changes nothing.
+   */
+  prefetch(ops: readonly ChangeOp[]): void {
+    if (!this.tables.prefetch) return;
+    const ids = new Set<string>();
+    for (const op of ops) {
+      if (op.op !== "head.upsert" && op.op !== "head.extend") continue;
+      for (const id of op.entities) ids.add(id);
+      if (op.op === "head.upsert") {
+        for (const id of op.owns ?? []) ids.add(id);
+        for (const b of op.boundaries) ids.add(`boundary:${b}`);
+      }
+    }
+    this.tables.prefetch(ids, conceptAliasKey);
+  }
+
+  /**
    * The entity a head's entity id stands for. A `concept:` id (a name grounded in content) that is
    * not an entity yet but whose name is an open alias of one (a declared method, a paper title)
    * grounds to that entity instead, so "HippoRAG" in a passage meets `method:hipporag`.
@@ -867,9 +893,7 @@ export class CapitalStore {
   groundEntity(id: string, t: number): number {
     const known = this.tables.entityIndex(id);
     if (known !== undefined || !id.startsWith("concept:")) return known ?? this.tables.entityAdd(id);
-    // Concept slugs are ASCII in the common case and then already alias keys (no folding to do).
-    const key = id.slice(8).replace(/-/g, " ");
-    const list = this.tables.aliases(/^[ -~]*$/.test(key) ? key : normAlias(key));
+    const list = this.tables.aliases(conceptAliasKey(id) as string);
     const hit = list?.find((a) => a.from <= t && t < a.to);
     return hit ? this.followMerges(hit.e, t).e : this.tables.entityAdd(id);
   }

@@ -66,6 +66,11 @@ export interface CapitalTables {
   setRemoteHead(g: number, head: RemoteHead): void;
   /** Bytes these tables hold in the JS heap (estimated the same way as the store's own arrays). */
   heapBytes(): number;
+  /**
+   * Optional: read ahead, in a few statements, what applying changes naming these entity ids will
+   * read one at a time (storage-backed tables; answers are the same without it).
+   */
+  prefetch?(ids: Iterable<string>, aliasKey: (id: string) => string | null): void;
 }
 
 /** Where `at` goes in times sorted ascending: after every entry at or before it. */
