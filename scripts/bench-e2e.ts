@@ -1,22 +1,28 @@
 /**
- * `npm run bench:e2e [-- --heads 1000,10000] [-- --prose 4000]`: end to end through the public API of
- * a throwaway local Worker run from a snapshot of the working tree (or PAPERGURU_URL when set).
+ * `npm run bench:e2e [-- --heads 1000,10000] [-- --prose 4000] [-- --data ../shared/testdata] [-- --prose-synthetic]`:
+ * end to end through the public API of a throwaway local Worker run from a snapshot of the working
+ * tree (or PAPERGURU_URL when set).
  *
  * 1. Structured papers: for each size it creates an archive, bulk-ingests synthetic papers (Zipf
  *    entity mentions, preferential-attachment citations) in batches of 200, then times /route and
  *    /context (concurrency 1 and 8), the server-side phases and a cold start.
- * 2. Plain text: `--prose N` encyclopedia-style passages (500-3,000 characters, capitalised names
- *    of other passages' subjects; scripts/lib/prose.ts) with only id, kind, title and content, in
+ * 2. Plain text: `--prose N` notes of real text (scripts/lib/realtext.ts: three real paragraphs of
+ *    ../shared/testdata, or `--data DIR`, ~1.6 KB each) with only id, kind, title and content, in
  *    batches of 200: ingest chunks/s and characters/s. Then ingest + query together: N/2 more
- *    passages are ingested while one client asks /route and /context in turn without pause;
- *    reported: ingest chunks/s and queries/s during that phase, and query latency under load.
+ *    notes are ingested while one client asks /route and /context in turn without pause, on the
+ *    corpora's own questions; reported: ingest chunks/s and queries/s during that phase, and query
+ *    latency under load. Without the data the section is skipped with a message. `--prose-synthetic`
+ *    adds the same on encyclopedia-style synthetic prose (scripts/lib/prose.ts) as a secondary,
+ *    labelled row.
  */
 import { execSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname } from "node:path";
 import { PaperGuruClient } from "../src/client";
+import { shuffled } from "./lib/datasets";
 import { proseCorpus } from "./lib/prose";
+import { loadRealText } from "./lib/realtext";
 import { gitCommit, harnessFetch, startServer } from "./lib/server";
 import { rng } from "./lib/synthetic";
 
@@ -33,6 +39,9 @@ const sizes =
     : [1000, 10000];
 const proseArg = args[args.indexOf("--prose") + 1];
 const PROSE = args.includes("--prose") && proseArg ? Number(proseArg) : 2000;
+const dataArg = args[args.indexOf("--data") + 1];
+const DATA = args.includes("--data") && dataArg ? dataArg : "../shared/testdata";
+const PROSE_SYNTHETIC = args.includes("--prose-synthetic");
 const outArg = args[args.indexOf("--out") + 1];
 const outFile = args.includes("--out") && outArg ? outArg : "bench/results/e2e.json";
 const QUERIES = Number(process.env.QUERIES ?? 40);
@@ -141,15 +150,51 @@ async function run(n: number) {
   };
 }
 
-/** Plain-text ingest, then ingest and queries together, on encyclopedia-style prose. */
-async function prose(n: number) {
+interface PlainCorpus {
+  /** What the text is, for the tables. */
+  text: string;
+  synthetic: boolean;
+  arts: Array<{ id: string; kind: "note"; title: string; content: string }>;
+  questions: string[];
+}
+
+/** `total` notes of real text, or null (with a message) when no corpus is under DATA. */
+function realCorpus(total: number): PlainCorpus | null {
+  const rt = loadRealText(DATA, "real");
+  if (!rt) {
+    console.log(
+      `\nno real text under ${DATA} (pass --data DIR pointing at shared/testdata): plain-text section skipped`,
+    );
+    return null;
+  }
+  return {
+    text: `real text (scripts/lib/realtext.ts: ${Object.keys(rt.sources).join(", ")})`,
+    synthetic: false,
+    arts: rt.batch(0, total).map(({ id, kind, title, content }) => ({ id, kind, title, content })),
+    questions: shuffled(rt.questions, 38),
+  };
+}
+
+function syntheticCorpus(total: number): PlainCorpus {
+  const corpus = proseCorpus(total, 11);
+  return {
+    text: "synthetic prose (scripts/lib/prose.ts)",
+    synthetic: true,
+    arts: corpus.passages.map((p) => ({ id: p.id, kind: "note" as const, title: p.title, content: p.text })),
+    questions: corpus.questions,
+  };
+}
+
+/** Plain-text ingest, then ingest and queries together. */
+async function prose(n: number, make: (total: number) => PlainCorpus | null) {
+  const extra = Math.max(200, Math.floor(n / 2));
+  const corpus = make(n + extra);
+  if (!corpus) return null;
   const admin = new PaperGuruClient(url, server.adminKey, { fetch: harnessFetch });
   const id = `bench-prose-${n}-${Date.now().toString(36)}`;
   const created = await admin.createArchive({ id, name: `bench prose ${n}` });
   const pg = admin.withKey(created.key.secret);
-  const extra = Math.max(200, Math.floor(n / 2));
-  const corpus = proseCorpus(n + extra, 11);
-  const arts = corpus.passages.map((p) => ({ id: p.id, kind: "note" as const, title: p.title, content: p.text }));
+  const arts = corpus.arts;
   const chars = (xs: typeof arts) => xs.reduce((s, a) => s + a.content.length + a.title.length, 0);
   const first = arts.slice(0, n);
   const t0 = performance.now();
@@ -179,6 +224,8 @@ async function prose(n: number) {
   const mixedS = (performance.now() - t1) / 1000;
   const stats = (await pg.archive(id)).stats.capital;
   return {
+    text: corpus.text,
+    synthetic: corpus.synthetic,
     passages: n,
     meanChars: chars(first) / first.length,
     ingestChunksPerSec: n / ingestS,
@@ -210,21 +257,32 @@ for (const r of rows)
   console.log(
     `| ${r.heads} | ${r.ingestPerSec.toFixed(0)} | ${r.route.p50.toFixed(1)} / ${r.route.p99.toFixed(1)} | ${r.phases.semanticP50.toFixed(1)}, ${r.phases.routeP50.toFixed(1)} | ${r.context.p50.toFixed(1)} / ${r.context.p99.toFixed(1)} | ${r.context8.p50.toFixed(1)} / ${r.context8.p99.toFixed(1)}, ${r.context8.qps.toFixed(0)} | ${r.coldStart.rebuildMs.toFixed(0)} (${(r.coldStart.snapshotBytes / 1024).toFixed(0)}) | ${r.bytesPerHead.toFixed(0)} |`,
   );
-let plain: Awaited<ReturnType<typeof prose>> | null = null;
+type PlainRun = NonNullable<Awaited<ReturnType<typeof prose>>>;
+const plainRow = (p: PlainRun) => {
+  const m = p.mixed;
+  return `| ${p.text} | ${p.passages} (${p.meanChars.toFixed(0)}) | ${p.ingestChunksPerSec.toFixed(0)} | ${p.ingestCharsPerSec.toFixed(0)} | ${m.ingestChunksPerSec.toFixed(0)}, ${m.queriesPerSec.toFixed(1)} | ${m.queryP50.toFixed(1)} / ${m.queryP99.toFixed(1)} | ${p.bytesPerHead.toFixed(0)} |`;
+};
+let plain: PlainRun | null = null;
+let plainSynthetic: PlainRun | null = null;
 if (PROSE > 0) {
-  process.stdout.write(
-    `\ningesting ${PROSE} plain-text passages, then ${Math.max(200, Math.floor(PROSE / 2))} more while querying ... `,
-  );
-  plain = await prose(PROSE);
-  console.log("done");
-  console.log(
-    "| plain-text passages (mean chars) | ingest chunks/s | ingest chars/s | ingest + query together: ingest chunks/s, queries/s | query p50 / p99 ms under ingest | DO bytes/head |",
-  );
-  console.log("|---|---|---|---|---|---|");
-  const m = plain.mixed;
-  console.log(
-    `| ${plain.passages} (${plain.meanChars.toFixed(0)}) | ${plain.ingestChunksPerSec.toFixed(0)} | ${plain.ingestCharsPerSec.toFixed(0)} | ${m.ingestChunksPerSec.toFixed(0)}, ${m.queriesPerSec.toFixed(1)} | ${m.queryP50.toFixed(1)} / ${m.queryP99.toFixed(1)} | ${plain.bytesPerHead.toFixed(0)} |`,
-  );
+  const more = Math.max(200, Math.floor(PROSE / 2));
+  process.stdout.write(`\ningesting ${PROSE} real-text notes, then ${more} more while querying ... `);
+  plain = await prose(PROSE, realCorpus);
+  if (plain) console.log("done");
+  if (PROSE_SYNTHETIC) {
+    process.stdout.write(
+      `ingesting ${PROSE} synthetic prose passages (secondary row), then ${more} more while querying ... `,
+    );
+    plainSynthetic = await prose(PROSE, syntheticCorpus);
+    console.log("done");
+  }
+  if (plain || plainSynthetic) {
+    console.log(
+      "| text | plain-text passages (mean chars) | ingest chunks/s | ingest chars/s | ingest + query together: ingest chunks/s, queries/s | query p50 / p99 ms under ingest | DO bytes/head |",
+    );
+    console.log("|---|---|---|---|---|---|---|");
+    for (const p of [plain, plainSynthetic]) if (p) console.log(plainRow(p));
+  }
 }
 let bundle = "unknown";
 try {
@@ -238,7 +296,7 @@ const commit = server.source?.commit ?? gitCommit();
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(
   outFile,
-  `${JSON.stringify({ date: new Date().toISOString(), commit, source: server.source ?? null, machine: { cores: cpus().length, node: process.version }, bundle, rows, prose: plain }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), commit, source: server.source ?? null, machine: { cores: cpus().length, node: process.version }, bundle, rows, prose: plain, proseSynthetic: plainSynthetic }, null, 2)}\n`,
 );
 console.log(`wrote ${outFile}`);
 server.stop();

@@ -130,28 +130,186 @@ function splitKill(r: SplitKill | null): string {
 const PLACEMENT = "bench/results/placement-latest.json";
 const PROBE = "bench/results/probe-latest.json";
 
+interface ProbeStat {
+  p50: number;
+  p99: number;
+  n: number;
+}
+
+/** scripts/probe-scale.ts (issue 38's probe; every part optional, as a run stopped early writes what it measured). */
 interface ProbeResults {
   date: string;
   commit: string;
   source?: SourceLike | null;
   machine?: { cores: number; cpu?: string; node: string };
-  passages: number;
-  ingestPerSec: number;
-  heads: number;
-  bytesPerHead: number;
-  storageBytes: number | null;
-  idle: { p50: number; p99: number; n: number };
-  duringIngest: { p50: number; p99: number; n: number; passages: number };
-  pathological: Array<{ label: string; status: number; heavyMs: number; worstHealthzMs: number }>;
+  args: { passages: number; sharded: number; queries: number; synthetic: boolean; batch: number };
+  text: { label: string; synthetic: boolean; sources: Record<string, number>; meanChars: number };
+  ingest?: {
+    passages: number;
+    answeredPerSec: number;
+    sustainedPerSec: number;
+    derived: { method: string; waitedMs: number };
+    segments: Array<{ from: number; to: number; passagesPerSec: number }>;
+    firstM: { passages: number; passagesPerSec: number };
+  };
+  baselines?: {
+    fts5: { passagesPerSec: number };
+    fts5Memory: { passagesPerSec: number };
+    wink: { passagesPerSec: number };
+    ratios: { fts5: number; fts5Memory: number; wink: number };
+  };
+  capital?: { heads: number | null; bytesPerHead: number | null; storageBytes: number | null; shards: number | null };
+  queries?: {
+    idle: { route: ProbeStat; context: ProbeStat };
+    busy: { route: ProbeStat; context: ProbeStat; passages: number; ingestPerSec: number };
+    ratios: { routeP99: number | null; contextP99: number | null };
+  };
+  knownItem?: { probes: number; hits: number; recall: number };
+  cold?: { heads: number; firstRouteMs: number | null; nextRouteMs: number | null; rebuild: { ms?: number } | null };
+  sharded?: {
+    passages: number;
+    heapBudgetBytes: number;
+    shards: number | null;
+    ingestPerSec: number;
+    ingestRatio: number | null;
+    ingestRatioBasis: string;
+    oneShardArchive: { ingestPerSec: number; shards: number | null };
+    route: { sharded: ProbeStat; oneShard: ProbeStat };
+    routeP50Ratio: number | null;
+  };
+  heavy?: Array<{
+    label: string;
+    expected: string;
+    status: number;
+    message: string | null;
+    heavyMs: number;
+    worstHealthzMs: number;
+  }>;
+  errors: { count: number; byPhase: Record<string, number>; runtimeRestarts: number };
+  aborted: string | null;
+  judged?: Array<{ key: string; label: string; value: number | null; limit: number; op: string; met: boolean }>;
+  allTargetsMet?: boolean;
 }
 
 function probe(p: ProbeResults | null): string {
   if (!p) return `_No results file (${PROBE}); run \`npx tsx scripts/probe-scale.ts\`._`;
-  return [
+  if (!p.judged)
+    return `_${PROBE} is from before the probe of issue 38 (commit \`${p.commit}\`); run \`npx tsx scripts/probe-scale.ts\`._`;
+  const x = (v: number | null | undefined, d = 2) => (v === null || v === undefined ? "–" : `${v.toFixed(d)}×`);
+  const msOr = (v: number | null | undefined) => (v === null || v === undefined ? "–" : ms(v));
+  const shards = (n: number | null) => (n === null ? "– shards" : n === 1 ? "1 shard" : `${n} shards`);
+  const lat = (s: ProbeStat | undefined) => (s ? `${ms(s.p50)} / ${ms(s.p99)} (${s.n})` : "–");
+  const a = p.args;
+  const sources = Object.entries(p.text.sources)
+    .map(([k, n]) => `${k} ${int(n)}`)
+    .join(", ");
+  const target = (j: NonNullable<ProbeResults["judged"]>[number]) => {
+    const unit = (v: number) =>
+      j.key === "knownItemRecall"
+        ? `${pct(v)}%`
+        : j.key === "noErrors"
+          ? String(v)
+          : ["routeP50", "contextP50", "healthzWorst"].includes(j.key)
+            ? `${ms(v)} ms`
+            : `${v.toFixed(2)}×`;
+    const op = j.op === "<=" ? "≤" : "≥";
+    return [j.label, j.value === null ? "–" : unit(j.value), `${op} ${unit(j.limit)}`, j.met ? "met" : "**missed**"];
+  };
+  const i = p.ingest;
+  const b = p.baselines;
+  const q = p.queries;
+  const sh = p.sharded;
+  const figures: string[][] = [];
+  if (i && b)
+    figures.push(
+      [
+        `ingest, one shard, to ${int(i.passages)} passages (batches of ${a.batch}, one client)`,
+        `${int(i.sustainedPerSec)} passages/s sustained (${int(i.answeredPerSec)} to the last answer; ${i.derived.method})`,
+      ],
+      [
+        "ingest per 10,000-passage segment",
+        i.segments.map((g) => `${int(g.from)}-${int(g.to)}: ${int(g.passagesPerSec)}/s`).join(", "),
+      ],
+      [
+        "the same artifacts in process: SQLite FTS5 (porter; file, in memory), wink-bm25-text-search",
+        `${int(b.fts5.passagesPerSec)}, ${int(b.fts5Memory.passagesPerSec)}, ${int(b.wink.passagesPerSec)} passages/s`,
+      ],
+      [
+        "PaperGuru ÷ FTS5 (file, memory), ÷ wink",
+        `${x(b.ratios.fts5, 3)}, ${x(b.ratios.fts5Memory, 3)}, ${x(b.ratios.wink)}`,
+      ],
+    );
+  if (p.capital)
+    figures.push([
+      "capital chunk at N",
+      `${p.capital.heads === null ? "–" : int(p.capital.heads)} heads, ${p.capital.bytesPerHead === null ? "–" : int(p.capital.bytesPerHead)} B/head by its own accounting, ${shards(p.capital.shards)}${p.capital.storageBytes ? `, ${(p.capital.storageBytes / 1048576).toFixed(1)} MiB of the object's SQLite` : ""}`,
+    ]);
+  if (q)
+    figures.push(
+      ["`/route` (limit 10) p50 / p99 ms idle (queries)", lat(q.idle.route)],
+      ["`/context` (1,200 tokens) p50 / p99 ms idle (queries)", lat(q.idle.context)],
+      [
+        `\`/route\`, \`/context\` p50 / p99 ms while ${int(q.busy.passages)} more are ingested (${int(q.busy.ingestPerSec)}/s)`,
+        `${lat(q.busy.route)}; ${lat(q.busy.context)}`,
+      ],
+      ["p99 during ingest ÷ idle: `/route`, `/context`", `${x(q.ratios.routeP99)}, ${x(q.ratios.contextP99)}`],
+    );
+  if (p.knownItem)
+    figures.push([
+      "known-item recall@10 of `/route` (a paragraph's first 12 words)",
+      `${p.knownItem.hits} / ${p.knownItem.probes}`,
+    ]);
+  if (p.cold)
+    figures.push([
+      `first \`/route\` after POST …/admin/evict (${int(p.cold.heads)} heads)`,
+      `${msOr(p.cold.firstRouteMs)} ms (rebuild ${msOr(p.cold.rebuild?.ms)} ms; the next ${msOr(p.cold.nextRouteMs)} ms)`,
+    ]);
+  if (sh)
+    figures.push(
+      [
+        `ingest to ${int(sh.passages)} with a heap budget of ${(sh.heapBudgetBytes / 1048576).toFixed(2)} MiB`,
+        `${int(sh.ingestPerSec)} passages/s over ${shards(sh.shards)}; ${x(sh.ingestRatio)} ${sh.ingestRatioBasis} (a one-shard archive of the same: ${int(sh.oneShardArchive.ingestPerSec)}/s)`,
+      ],
+      [
+        `\`/route\` p50 / p99 ms at ${int(sh.passages)}: ${shards(sh.shards)}, one shard`,
+        `${lat(sh.route.sharded)}; ${lat(sh.route.oneShard)} (${x(sh.routeP50Ratio)} at p50)`,
+      ],
+    );
+  figures.push([
+    "failed requests (non-2xx or none)",
+    `${p.errors.count}${
+      p.errors.count
+        ? ` (${Object.entries(p.errors.byPhase)
+            .map(([k, n]) => `${k}: ${n}`)
+            .join(", ")})`
+        : ""
+    }${p.errors.runtimeRestarts ? `; ${p.errors.runtimeRestarts} resent after a local runtime restart` : ""}`,
+  ]);
+  const out = [
     runLine("Last `npx tsx scripts/probe-scale.ts`", p),
     "",
-    `**From outside, through the public API** (one plain-text archive grown to ${int(p.passages)} passages in batches of 200, then ${int(p.duringIngest.passages)} more while one client alternates \`/route\` and \`/context\`): ingest ${int(p.ingestPerSec)} passages/s; capital chunk ${int(p.bytesPerHead)} B/head by its own accounting (${int(p.heads)} heads${p.storageBytes ? `, ${(p.storageBytes / 1048576).toFixed(1)} MiB of the object's SQLite` : ""}); query p50 / p99 ${ms(p.idle.p50)} / ${ms(p.idle.p99)} ms idle (${p.idle.n} queries) and ${ms(p.duringIngest.p50)} / ${ms(p.duringIngest.p99)} ms during ingest (${p.duringIngest.n}); beside ${p.pathological.map((x) => `${x.label} (${x.status}, ${ms(x.heavyMs)} ms) the longest \`/healthz\` wait was ${ms(x.worstHealthzMs)} ms`).join("; beside ")}.`,
-  ].join("\n");
+    `**Issue 38's probe, from outside through the public API** of a throwaway local server, on ${p.text.label.replace(/ \((.*)\)$/, ", $1")}: notes of ${int(p.text.meanChars)} characters on average (${sources}); ${int(a.passages)} passages into one archive, then ${int(sh?.passages ?? a.sharded)} into an archive forced to shard and into one that is not, ${a.queries} queries per latency figure.${p.aborted ? ` **The run stopped early: ${p.aborted}.**` : ""} Targets ${p.allTargetsMet ? "all met" : `met: ${p.judged.filter((j) => j.met).length} of ${p.judged.length}`}:`,
+    "",
+    table(["target", "measured", "limit", "result"], p.judged.map(target)),
+    "",
+    table(["figure", "measured"], figures),
+  ];
+  if (p.heavy?.length)
+    out.push(
+      "",
+      "The longest wait of a `/healthz` polled every 50 ms beside each heavy request:",
+      "",
+      table(
+        ["request", "answer (expected)", "ms", "longest `/healthz` wait ms"],
+        p.heavy.map((h) => [
+          h.label,
+          `${h.status} (${h.expected})${h.message && !(h.status >= 200 && h.status < 300) ? `: ${h.message.slice(0, 120)}` : ""}`,
+          ms(h.heavyMs),
+          ms(h.worstHealthzMs),
+        ]),
+      ),
+    );
+  return out.join("\n");
 }
 
 const INGEST_PROFILE = "bench/results/ingest-profile-latest.json";
@@ -259,6 +417,9 @@ interface E2eRow {
 }
 
 interface ProseRun {
+  /** What the text is (absent before issue 38: synthetic prose). */
+  text?: string;
+  synthetic?: boolean;
   passages: number;
   meanChars: number;
   ingestChunksPerSec: number;
@@ -289,6 +450,8 @@ interface BenchResults {
     bundle: string;
     rows: E2eRow[];
     prose?: ProseRun | null;
+    /** `--prose-synthetic`: the same on synthetic prose, a secondary row. */
+    proseSynthetic?: ProseRun | null;
   } | null;
 }
 
@@ -396,14 +559,20 @@ function performance(b: BenchResults): string {
         ]),
       ),
     );
-    const p = e.prose;
-    if (p)
+    // Before issue 38 the plain-text row was synthetic prose and carried no `text` label.
+    const plainRows = [e.prose, e.proseSynthetic].filter((p): p is ProseRun => !!p);
+    const first = plainRows[0];
+    if (first) {
+      const what = (p: ProseRun) =>
+        p.text ??
+        "synthetic prose (scripts/lib/prose.ts: encyclopedia-style, 500-3,000 characters naming other passages' subjects)";
       out.push(
         "",
-        `**End to end, plain text** (id, kind, title and content only; encyclopedia-style prose of 500-3,000 characters naming other passages' subjects; then ${int(p.mixed.passages)} more passages ingested while one client alternates \`/route\` and \`/context\` without pause):`,
+        `**End to end, plain text** (id, kind, title and content only; ${plainRows.map(what).join("; secondary row: ")}; then ${int(first.mixed.passages)} more passages ingested while one client alternates \`/route\` and \`/context\` without pause):`,
         "",
         table(
           [
+            "text",
             "passages (mean characters)",
             "ingest chunks/s",
             "ingest characters/s",
@@ -411,18 +580,18 @@ function performance(b: BenchResults): string {
             "query p50 / p99 ms during ingest",
             "DO bytes/head",
           ],
-          [
-            [
-              `${int(p.passages)} (${int(p.meanChars)})`,
-              int(p.ingestChunksPerSec),
-              int(p.ingestCharsPerSec),
-              `${int(p.mixed.ingestChunksPerSec)}, ${p.mixed.queriesPerSec.toFixed(1)}`,
-              `${ms(p.mixed.queryP50)} / ${ms(p.mixed.queryP99)}`,
-              int(p.bytesPerHead),
-            ],
-          ],
+          plainRows.map((p) => [
+            p.synthetic === false ? "real text" : "synthetic prose",
+            `${int(p.passages)} (${int(p.meanChars)})`,
+            int(p.ingestChunksPerSec),
+            int(p.ingestCharsPerSec),
+            `${int(p.mixed.ingestChunksPerSec)}, ${p.mixed.queriesPerSec.toFixed(1)}`,
+            `${ms(p.mixed.queryP50)} / ${ms(p.mixed.queryP99)}`,
+            int(p.bytesPerHead),
+          ]),
         ),
       );
+    }
     out.push("", `Bundle (\`wrangler deploy --dry-run --minify\`): ${e.bundle}.`);
   } else out.push("", "_The end-to-end pass did not run (`--no-e2e`)._");
   return out.join("\n");

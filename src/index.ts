@@ -19,7 +19,7 @@ import { createApp } from "./http/app";
 import { MCP_PATH, serveMcp } from "./mcp/http";
 import { type Env, wire } from "./wiring";
 
-export { CapitalChunk } from "./adapters/do/capital";
+export { CapitalChunk } from "./adapters/do/capital-object";
 export { LocalVectorIndex } from "./adapters/local/do-vectors";
 
 // One application per isolate: bindings are stable for the isolate's lifetime.

@@ -1,12 +1,12 @@
 /** Generated xKG files for measuring how long an import holds the Worker. */
 
 /**
- * An xKG paper object (src/core/formats/xkg.ts) of about `kb` KB holding close to the most records one
- * import takes (2,000): 660 techniques, each with an implementation and a test (1 + 3 x 660 = 1,981
- * chunks), then references up to the size.
+ * An xKG paper object (src/core/formats/xkg.ts) of about `kb` KB (at least what its techniques take)
+ * holding by default close to the most records one import takes (2,000): 660 techniques, each with
+ * an implementation and a test (1 + 3 x 660 = 1,981 chunks), then references up to the size.
  */
-export function xkgPaper(kb: number): Record<string, unknown> {
-  const techniques = Array.from({ length: 660 }, (_, i) => ({
+export function xkgPaper(kb: number, count = 660): Record<string, unknown> {
+  const techniques = Array.from({ length: count }, (_, i) => ({
     name: `T${i}`,
     description: "Scales x.",
     code: { implementation: `def f${i}(x): return ${i} * x`, test: `assert f${i}(1) == ${i}` },

@@ -1,7 +1,7 @@
 /**
  * D1Store: the archive, chunk, entity, session and change-log stores behind one object, as before
  * they were split by aggregate. Every method delegates to the per-aggregate adapter of the same name.
- * The Durable Object (src/adapters/do/capital.ts) builds one from its binding; new code takes the
+ * The Durable Object (src/adapters/do/capital-object.ts) builds one from its binding; new code takes the
  * ports from d1Stores() instead.
  */
 import type { ArchiveStore, ChangeLog, ChunkStore, EntityStore, SessionLog } from "../../core/ports";
