@@ -154,10 +154,15 @@ describe("cards never quote structure", () => {
   });
 
   it("reads data formats in linear time, pathological ones included", () => {
+    // The least of three runs: a run preempted by other work on the machine says nothing of the scan.
     const time = (f: () => unknown) => {
-      const t0 = performance.now();
-      f();
-      return performance.now() - t0;
+      let best = Number.POSITIVE_INFINITY;
+      for (let k = 0; k < 3; k++) {
+        const t0 = performance.now();
+        f();
+        best = Math.min(best, performance.now() - t0);
+      }
+      return best;
     };
     const cases = (n: number) => [
       `@ab{k, t = {${"@ab{k, t = {".repeat(n / 12)}`,
@@ -168,7 +173,8 @@ describe("cards never quote structure", () => {
       `{"a": "${'\\"'.repeat(n / 2)}"}`,
     ];
     const big = cases(400_000);
-    const small = cases(100_000);
+    // 8x the input: a linear scan takes ~8x the time, a quadratic one ~64x.
+    const small = cases(50_000);
     big.forEach((text, k) => {
       const scan = (t: string) => bibtexRegions(t) ?? jsonRegions(t);
       scan(small[k] as string); // warm up (JIT), then time the small input before the big one
@@ -177,7 +183,7 @@ describe("cards never quote structure", () => {
         time(() => scan(small[k] as string)),
       );
       const ratio = time(() => scan(text)) / base;
-      expect(ratio, text.slice(0, 20)).toBeLessThan(20);
+      expect(ratio, text.slice(0, 20)).toBeLessThan(24);
       // Every region is an in-bounds span.
       for (const r of scan(text) ?? []) {
         expect(r.start).toBeLessThan(r.end);
