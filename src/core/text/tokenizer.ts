@@ -177,9 +177,38 @@ function forEachPiece(
   if (pos < text.length) piece(pos, text.length);
 }
 
+/**
+ * Counts of texts of up to COUNT_CACHE_TEXT characters, per tokenizer: cards are made again and
+ * again from the same sentences (every query that reaches a chunk quotes it), a REST answer counts
+ * each card's JSON when the kernel packs it and again when it fits the answer, and a count is a
+ * pure function of its text. At most COUNT_CACHE_CHARS characters in all (~4 MB), emptied when full.
+ */
+const COUNT_CACHE_TEXT = 16_384;
+const COUNT_CACHE_CHARS = 2_000_000;
+const counted = new Map<TokenizerName, { map: Map<string, number>; chars: number }>();
+
 /** Exact token count of `text` under `tokenizer` (default cl100k_base). */
 export function countTokens(text: string, tokenizer: TokenizerName = DEFAULT_TOKENIZER): number {
   if (text.length === 0) return 0;
+  if (text.length > COUNT_CACHE_TEXT) return countUncached(text, tokenizer);
+  let cache = counted.get(tokenizer);
+  if (!cache) {
+    cache = { map: new Map(), chars: 0 };
+    counted.set(tokenizer, cache);
+  }
+  const hit = cache.map.get(text);
+  if (hit !== undefined) return hit;
+  const n = countUncached(text, tokenizer);
+  if (cache.chars + text.length > COUNT_CACHE_CHARS) {
+    cache.map.clear();
+    cache.chars = 0;
+  }
+  cache.map.set(text, n);
+  cache.chars += text.length;
+  return n;
+}
+
+function countUncached(text: string, tokenizer: TokenizerName): number {
   const e = encoder(tokenizer);
   if (!hasLongRun(text)) return e.api.countTokens(text, AS_TEXT);
   let n = 0;
