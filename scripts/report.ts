@@ -176,6 +176,7 @@ interface ProbeResults {
     oneShardArchive: { ingestPerSec: number; shards: number | null };
     route: { sharded: ProbeStat; oneShard: ProbeStat };
     routeP50Ratio: number | null;
+    perShard?: Array<{ heads: number; bytes: number }>;
   };
   heavy?: Array<{
     label: string;
@@ -313,6 +314,106 @@ function probe(p: ProbeResults | null): string {
 }
 
 const INGEST_PROFILE = "bench/results/ingest-profile-latest.json";
+const BYTES = "bench/results/bytes-latest.json";
+
+interface BytesResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  heads: number;
+  bytesPerHead: {
+    d1: number;
+    d1Tables: Record<string, number>;
+    capitalObject: number;
+    capitalObjectReported: number | null;
+    capitalHeap: number;
+    localVectorIndex: number;
+    r2: number;
+  };
+}
+
+/**
+ * The scale plan of docs/sharding.md, computed from measured per-head costs (probe-bytes) and the
+ * probe's shards (heap per head of a shard, rounds): objects, D1 databases, Vectorize indexes and
+ * R2 per archive size, and which limit binds first.
+ */
+function scalePlan(b: BytesResults | null, p: ProbeResults | null): string {
+  if (!b) return `_No results file (${BYTES}); run \`npx tsx scripts/probe-bytes.ts\`._`;
+  const GB = 1e9;
+  const bph = b.bytesPerHead;
+  const perShard = p?.sharded?.perShard ?? [];
+  const shardHeap =
+    perShard.length > 0 ? perShard.reduce((a, s) => a + s.bytes, 0) / perShard.reduce((a, s) => a + s.heads, 0) : null;
+  // Cloudflare's limits (docs, 2026): 10 GB of SQLite per Durable Object, 10 GB per D1 database
+  // (a second database past 60% of it), 5M vectors per Vectorize index, ~1,000 requests/s per object.
+  const objectSql = bph.capitalObjectReported ?? bph.capitalObject;
+  const d1Heads = (0.6 * 10 * GB) / bph.d1;
+  const heapPerShard = (64 * 2 ** 20) / 2;
+  const headsPerShard = shardHeap ? heapPerShard / shardHeap : null;
+  const objectHeads = (10 * GB) / objectSql;
+  const sizes = [1e6, 1e7, 1e8];
+  const fmt = (x: number) =>
+    x >= 1e9
+      ? `${(x / 1e9).toFixed(1)}B`
+      : x >= 1e6
+        ? `${(x / 1e6).toFixed(1)}M`
+        : x >= 1e3
+          ? `${(x / 1e3).toFixed(0)}k`
+          : x.toFixed(0);
+  const rows = sizes.map((n) => [
+    fmt(n),
+    headsPerShard ? int(Math.ceil(n / headsPerShard)) : "–",
+    int(Math.ceil(n / d1Heads)),
+    int(Math.ceil(n / 5e6)),
+    `${((n * bph.r2) / GB).toFixed(0)} GB`,
+    `${((n * objectSql) / GB).toFixed(0)} GB${n * objectSql > 10 * GB ? " (**over 10 GB**)" : ""}`,
+  ]);
+  const rounds = "5 + steps + 2 × hops";
+  return [
+    runLine("Per-head costs from `npx tsx scripts/probe-bytes.ts`", b),
+    "",
+    `Measured on ${int(b.heads)} heads of real text through a local Worker (bytes on disk per head): D1 ${int(bph.d1)} B (${Object.entries(
+      bph.d1Tables,
+    )
+      .slice(0, 3)
+      .map(([t, v]) => `${t} ${int(v)}`)
+      .join(
+        ", ",
+      )}), the capital object's SQLite ${int(objectSql)} B (${int(bph.capitalObject)} B with its WAL), its heap ${int(bph.capitalHeap)} B (write buffer and caches included${shardHeap ? `; ${int(shardHeap)} B a head in the probe's closed shards` : ""}), R2 ${int(bph.r2)} B, the local vector index ${int(bph.localVectorIndex)} B (Vectorize in production).`,
+    "",
+    table(
+      [
+        "heads per archive",
+        "shards (heap: half of 64 MiB per shard)",
+        "D1 databases (60% of 10 GB each)",
+        "Vectorize indexes (5M each)",
+        "R2",
+        "each object's SQLite today (archive-wide tables on every shard)",
+      ],
+      rows,
+    ),
+    "",
+    `- **Limits in the order an archive meets them:** ${[
+      {
+        at: (10 * GB) / bph.d1,
+        text: `its D1 database (${int(bph.d1)} B a head, most of it the versions' metadata and the change log, which carries each head's terms) at ${fmt((10 * GB) / bph.d1)} heads; the step is due at 60%, ${fmt(d1Heads)} heads: archives, then one archive's versions and log by chunk-id hash, map to further databases through a table read at the composition root (not built yet)`,
+      },
+      {
+        at: objectHeads,
+        text: `every object's SQLite at ${fmt(objectHeads)} heads whatever the number of shards, because every shard holds the archive-wide tables (entity dictionary, postings, aliases, owners, timelines) of the whole archive, ${int(objectSql)} B a head: 10M and 100M heads need the partition below`,
+      },
+      {
+        at: 5e6,
+        text: "Vectorize's 5M vectors per index at 5M heads: one index per 5M heads, queried per index in the semantic round",
+      },
+    ]
+      .sort((x, y) => x.at - y.at)
+      .map((x, k) => `${k + 1}. ${x.text}`)
+      .join("; ")}.`,
+    `- **Requests per object:** a sharded query asks every shard once per round (${rounds}, whatever the number of shards), so an archive answers at most ~1,000 ÷ rounds ≈ ${int(1000 / (5 + 3 + 2))} queries/s before its busiest object meets ~1,000 requests/s (3 diffusion steps, 1 hop); ${headsPerShard ? int(Math.ceil(1e8 / headsPerShard)) : "–"} shards at 100M heads make each round a fan-out that wide, and the slowest shard sets the round's latency.`,
+  ].join("\n");
+}
 
 interface IngestProfile {
   date: string;
@@ -1583,6 +1684,7 @@ replaceBlock(
   `${scale(readJson<HeapResults>(HEAP), bench, readJson<PlacementResults>(PLACEMENT))}\n\n${probe(readJson<ProbeResults>(PROBE))}`,
 );
 replaceBlock("ingest-profile", ingestProfile(readJson<IngestProfile>(INGEST_PROFILE)));
+replaceBlock("scale-plan", scalePlan(readJson<BytesResults>(BYTES), readJson<ProbeResults>(PROBE)));
 replaceBlock("lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 const changed = PAGES.filter((f) => pages.get(f) !== before.get(f));
 if (args.includes("--check")) {
