@@ -212,6 +212,8 @@ export class PaperGuruClient {
     private readonly options: ClientOptions = {},
   ) {}
 
+  readonly #bookmarks = new Map<string, string>();
+
   withKey(key: string): PaperGuruClient {
     return new PaperGuruClient(this.baseUrl, key, this.options);
   }
@@ -331,11 +333,29 @@ export class PaperGuruClient {
   }
 
   // ---------------------------------------------------------------- ingest and lifecycle
-  ingest(archive: string, body: IngestBody) {
-    return this.call<IngestResult>("POST", `/v1/archives/${enc(archive)}/ingest`, body);
+  async ingest(archive: string, body: IngestBody) {
+    return this.#remember(archive, await this.call<IngestResult>("POST", `/v1/archives/${enc(archive)}/ingest`, body));
   }
-  revise(archive: string, body: Artifact) {
-    return this.call<IngestResult>("POST", `/v1/archives/${enc(archive)}/revise`, body);
+  async revise(archive: string, body: Artifact) {
+    return this.#remember(archive, await this.call<IngestResult>("POST", `/v1/archives/${enc(archive)}/revise`, body));
+  }
+
+  /**
+   * The newest bookmark this client's writes to `archive` were answered with: its route and context
+   * send it as `after` unless the body has one, so this client reads its own writes.
+   */
+  bookmark(archive: string): string | undefined {
+    return this.#bookmarks.get(archive);
+  }
+  #remember<T extends { bookmark?: string }>(archive: string, r: T): T {
+    const prev = this.#bookmarks.get(archive);
+    if (r.bookmark !== undefined && (prev === undefined || Number(r.bookmark) > Number(prev)))
+      this.#bookmarks.set(archive, r.bookmark);
+    return r;
+  }
+  #after<T extends { after?: string | undefined }>(archive: string, body: T): T {
+    const b = this.#bookmarks.get(archive);
+    return body.after !== undefined || b === undefined ? body : { ...body, after: b };
   }
   deprecate(archive: string, body: DeprecateBody) {
     return this.call<Deprecated>("POST", `/v1/archives/${enc(archive)}/deprecate`, body);
@@ -428,7 +448,7 @@ export class PaperGuruClient {
     return this.call<NeighboursResponse>("GET", `/v1/archives/${enc(archive)}/neighbours?${qs(q)}`);
   }
   route(archive: string, body: RouteBody) {
-    return this.call<RouteResponse>("POST", `/v1/archives/${enc(archive)}/route`, body);
+    return this.call<RouteResponse>("POST", `/v1/archives/${enc(archive)}/route`, this.#after(archive, body));
   }
 
   /** `route` with its trace (include_trace: true), typed so. */
@@ -441,7 +461,7 @@ export class PaperGuruClient {
     return this.call<ExpandResponse>("POST", `/v1/archives/${enc(archive)}/expand`, body);
   }
   context(archive: string, body: ContextBody) {
-    return this.call<ContextResponse>("POST", `/v1/archives/${enc(archive)}/context`, body);
+    return this.call<ContextResponse>("POST", `/v1/archives/${enc(archive)}/context`, this.#after(archive, body));
   }
   verify(archive: string, body: VerifyBody) {
     return this.call<VerifyResponse>("POST", `/v1/archives/${enc(archive)}/verify`, body);

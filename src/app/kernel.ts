@@ -193,6 +193,7 @@ export class Kernel {
     const sketchByText = new Map(headTexts.map((t, i) => [t, toBase64(simhash(vecs[i] as Float32Array))]));
     const vectorIds = new Map<string, string>();
     for (const id of prepared.value.chunkIds) vectorIds.set(id, await vectorIdFor(id));
+    let bookmark = 0;
     for (let attempt = 0; ; attempt++) {
       const existing = await this.d.chunks.loadExisting(archiveId, prepared.value.chunkIds, prepared.value.entityIds);
       const plan = await planIngest(
@@ -230,9 +231,9 @@ export class Kernel {
           return res;
         }
         await pause();
-        await this.capital(archiveId).sync();
+        bookmark = (await this.capital(archiveId).sync()).seq;
         if (spaces && space) await spaces.afterIngest(archiveId, space);
-      }
+      } else bookmark = (await this.capital(archiveId).sync()).seq;
       const counts = { created: 0, updated: 0, unchanged: 0 };
       for (const r of p.results) counts[r.status]++;
       if (this.d.extract && p.versions.length > 0) await this.queueExtraction(archiveId, p.versions, opts.noExtract);
@@ -243,7 +244,13 @@ export class Kernel {
         if (counts.updated > 0) await this.d.events.emit(archiveId, "chunk.versioned", chunkList(pick("updated")));
       }
       const note = spaces && space ? spaces.note(archiveId, space.plan, space.state, "ingest") : null;
-      return ok({ results: p.results, counts, recorded_at: now, ...(note ? { vector_space: note } : {}) });
+      return ok({
+        results: p.results,
+        counts,
+        recorded_at: now,
+        bookmark: String(bookmark),
+        ...(note ? { vector_space: note } : {}),
+      });
     }
   }
 

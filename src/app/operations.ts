@@ -8,7 +8,7 @@ import * as S from "../contract";
 import { NEAR_DUPLICATE_THRESHOLD, overlap, wordSet } from "../core/dedupe";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore, ModelMeter } from "../core/ports";
-import type { Candidate, EvidenceCard, RouteFilter, RouteResult } from "../core/types";
+import type { Candidate, EvidenceCard, Freshness, RouteFilter, RouteResult } from "../core/types";
 import { chunkDetail, entityDetail } from "./browse";
 import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
 import type { Kernel } from "./kernel";
@@ -253,6 +253,20 @@ export async function withFollow<C extends { artifact_id: string }>(
   }));
 }
 
+/**
+ * Freshness on the wire. A capital port that does not report it (in-process stores) applies every
+ * change before it answers: applied is then unknown (0) and reached true.
+ */
+function wireFreshness(f: Freshness | undefined, after: string | undefined): In<typeof S.FreshnessSchema> {
+  if (!f) return { applied: "0", after: after ?? null, reached: true, waited_ms: 0 };
+  return {
+    applied: String(f.applied),
+    after: f.after === null ? null : String(f.after),
+    reached: f.reached,
+    waited_ms: f.waitedMs,
+  };
+}
+
 /** Candidates on the wire: the raw signals stay internal (the ranking reports them per item). */
 const wireCandidates = (cs: readonly Candidate[]) => cs.map(({ raw: _raw, ...c }) => c);
 
@@ -273,6 +287,7 @@ export async function routeOp(
     limit: b.limit,
     sessionId: b.session_id,
     filter: await resolveFilter(store, archive, b.filter, asOf ?? Date.now()),
+    after: b.after === undefined ? undefined : Number(b.after),
   });
   let selected = r.route.selected;
   let ranking: In<typeof S.RankingResult> | undefined;
@@ -287,6 +302,7 @@ export async function routeOp(
     candidates: wireCandidates(r.route.candidates),
     selected,
     ...(ranking ? { ranking } : {}),
+    freshness: wireFreshness(r.route.freshness, b.after),
     trace: {
       ...r.route.trace,
       semantic: r.semantic.slice(0, 20),
@@ -333,6 +349,7 @@ export function toContextRequest(archive: string, b: In<typeof S.ContextBody>, f
     maxCardTokens: b.max_card_tokens,
     shortTermShare: b.short_term_share,
     tokenizer: b.tokenizer,
+    after: b.after === undefined ? undefined : Number(b.after),
   };
 }
 
@@ -375,6 +392,7 @@ export async function contextOp(
   const { shortTerm, ...budget } = r.budget;
   return {
     as_of: new Date(r.asOf).toISOString(),
+    freshness: wireFreshness(r.route.freshness, b.after),
     short_term: r.shortTerm.map((e) => ({
       role: e.role,
       text: e.text,

@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { type ArtifactInput, INGEST_LIMITS } from "../core/ingest";
 import { RELATION_LIMITS } from "../core/relations";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, ENTITY_TYPES } from "../core/types";
-import { MAX_ID, Time, toMs, wellFormed } from "./common";
+import { Bookmark, MAX_ID, Time, toMs, wellFormed } from "./common";
 import { VectorSpaceNoteSchema } from "./embedding";
 
 export const EntityInputSchema = z.object({
@@ -116,6 +116,10 @@ export const IngestResult = z
     ),
     counts: z.object({ created: z.number(), updated: z.number(), unchanged: z.number() }),
     recorded_at: z.string().openapi({ description: "transaction time (ISO 8601)" }),
+    bookmark: Bookmark.openapi({
+      description:
+        "The change-log position this write is applied at: send it as `after` on /route or /context to read it (the typed client and the CLI do).",
+    }),
     vector_space: VectorSpaceNoteSchema.optional().openapi({
       description:
         "present when the archive's vectors are not all in the configured embedder's space (docs/models.md): whether this batch's head vectors were written, and the re-embed that fixes it",
@@ -126,6 +130,7 @@ export const IngestResult = z
       results: [{ id: "arxiv:2405.14831", status: "created", version: 1 }],
       counts: { created: 1, updated: 0, unchanged: 0 },
       recorded_at: "2025-01-01T00:00:00.000Z",
+      bookmark: "48213",
     },
   });
 

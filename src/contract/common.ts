@@ -53,6 +53,31 @@ export const Time = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
   .openapi({ example: "2024-05-23T00:00:00Z", description: "ISO 8601 date or date-time (UTC if no offset)" });
 
+/**
+ * A bookmark: the change-log position a write answered with. A read that sends it as `after`
+ * answers with every change of the archive up to it (docs/api.md, read your writes).
+ */
+export const Bookmark = z
+  .string()
+  .regex(/^[0-9]{1,15}$/, "a bookmark is the decimal change-log position a write answered with")
+  .openapi({ example: "48213" });
+
+/** How far the answer reflects the archive's change log. */
+export const FreshnessSchema = z
+  .object({
+    applied: Bookmark.openapi({ description: "The change-log position the answer reflects." }),
+    after: Bookmark.nullable().openapi({ description: "The bookmark the request sent (`after`), or null." }),
+    reached: z.boolean().openapi({
+      description:
+        "Whether `applied` reached `after` (always true without one). False only when the capital chunk could not apply it within 2 s: the answer is then older than the write.",
+    }),
+    waited_ms: z.number().openapi({ description: "How long the read waited for `after`." }),
+  })
+  .openapi("Freshness", {
+    description:
+      "How far the answer reflects the archive's change log: the position applied, and whether it reached the bookmark sent as `after`.",
+  });
+
 export const ArchiveParam = z.object({
   archive: z
     .string()

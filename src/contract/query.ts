@@ -8,7 +8,7 @@ import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import { ChunkDetail, EntityDetail } from "./browse";
-import { MAX_ID, T0, Time } from "./common";
+import { Bookmark, FreshnessSchema, MAX_ID, T0, Time } from "./common";
 import { RankingResult, RankingSchema } from "./discovery";
 import { VectorSpaceNoteSchema } from "./embedding";
 
@@ -87,6 +87,10 @@ export const FollowSchema = z
 const queryFields = {
   query: z.string().min(1).max(8000),
   as_of: Time.optional(),
+  after: Bookmark.optional().openapi({
+    description:
+      "A write's `bookmark`: answer with every change up to it (read your own writes), waiting for it at most 2 s; `freshness.reached` says whether it was.",
+  }),
   boundaries: Tags.optional(),
   filter: FilterSchema.optional(),
   ranking: RankingSchema.optional().openapi({
@@ -355,6 +359,7 @@ export const RouteResponse = z
     candidates: z.array(CandidateSchema),
     selected: z.array(SelectedSchema),
     ranking: RankingResult.optional().openapi({ description: "With `ranking`: the pool's order and per-item scores." }),
+    freshness: FreshnessSchema,
     trace: TraceSchema.optional().openapi({ description: "Unless include_trace is false." }),
   })
   .openapi("RouteResponse", {
@@ -412,6 +417,7 @@ export const ExpandResponse = z
 export const ContextResponse = z
   .object({
     as_of: z.string(),
+    freshness: FreshnessSchema,
     short_term: z.array(
       z.object({
         role: z.string(),

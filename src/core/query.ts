@@ -79,6 +79,8 @@ export interface RouteRequest {
   sessionId?: string | undefined;
   /** What may be returned (applied before the top-M cut and on router targets). */
   filter?: RouteFilter | undefined;
+  /** A write's bookmark: answer with every change up to it (bounded wait; RouteResult.freshness). */
+  after?: number | undefined;
 }
 
 /**
@@ -260,6 +262,7 @@ async function routeUnlogged(
     limit: req.limit ?? 32,
     ...(recent ? { recent } : {}),
     ...(filter ? { filter } : {}),
+    ...(req.after !== undefined ? { after: req.after } : {}),
   });
   t.lap("route");
   t.total();

@@ -312,6 +312,23 @@ export interface RouteInput {
    */
   recent?: Array<{ chunk: string; at: number }> | undefined;
   filter?: RouteFilter | undefined;
+  /**
+   * A bookmark (a change-log position a write answered with): the answer includes every change of
+   * the archive up to it, waiting for them a bounded time (Freshness says whether it did).
+   */
+  after?: number | undefined;
+}
+
+/** How far the capital chunk that answered had applied the archive's change log. */
+export interface Freshness {
+  /** Change-log position applied (the archive's changes up to it are in the answer). */
+  applied: number;
+  /** The bookmark the read asked for, or null. */
+  after: number | null;
+  /** Whether `applied` reached `after` (true without one). */
+  reached: boolean;
+  /** Milliseconds the read waited for it. */
+  waitedMs: number;
 }
 
 export interface RouteResult {
@@ -330,6 +347,8 @@ export interface RouteResult {
     /** With several shards: how many, and the rounds of questions the directory asked them. */
     shards?: { count: number; rounds: number };
   };
+  /** Set by the capital port: the position of the change log the answer reflects. */
+  freshness?: Freshness;
 }
 
 export interface AnchoredSpan {

@@ -127,8 +127,12 @@ const PromptCardOut = z.object({
   anchored_spans: z.array(PromptAnchorOut),
   follow: z.array(z.object({ type: z.string(), direction: z.string(), chunk: z.string() }).loose()).optional(),
 });
+/** A write's bookmark (remember's answer): read with every change up to it. */
+const after = S.RouteBody.shape.after.describe("bookmark of your last write (remember's answer)");
+
 const ContextOut = z.object({
   as_of: Iso,
+  freshness: S.FreshnessSchema.optional().describe("with `after`"),
   budget: S.ContextResponse.shape.budget.describe("remaining: budget_tokens less the tokens of this whole result"),
   short_term: z.array(z.object({ role: z.string(), text: z.string(), at: Iso })),
   cards: z.array(PromptCardOut),
@@ -235,6 +239,7 @@ export const TOOLS: McpTool[] = [
       query,
       budget_tokens: S.ContextBody.shape.budget_tokens.describe("For the whole result."),
       as_of: asOf,
+      after,
       boundaries,
       session_id: sessionId,
       max_cards: S.ContextBody.shape.max_cards,
@@ -272,6 +277,7 @@ export const TOOLS: McpTool[] = [
         const cardTokens = cards.length ? countTokens(JSON.stringify(cards), tokenizer) : 0;
         return {
           as_of: r.as_of,
+          ...(args.after !== undefined ? { freshness: r.freshness } : {}),
           budget: { total: budget, short_term: r.budget.short_term, cards: cardTokens, remaining: 0, tokenizer },
           short_term,
           ...(opened.length ? { short_term_chunks: opened } : {}),
@@ -302,6 +308,7 @@ export const TOOLS: McpTool[] = [
     input: strict({
       query,
       as_of: asOf,
+      after,
       boundaries,
       limit: S.RouteBody.shape.limit.describe(`Candidates and selections (default ${MCP_ROUTE_DEFAULT_LIMIT}).`),
       session_id: sessionId,

@@ -77,6 +77,7 @@ export function syntheticRoute(): SyntheticRoute {
   });
   const route: RouteResponse = {
     as_of: "2025-01-01T00:00:00.000Z",
+    freshness: { applied: "1", after: null, reached: true, waited_ms: 0 },
     candidates,
     selected: candidates
       .slice(0, 8)
@@ -123,6 +124,7 @@ export function fanRoute(): SyntheticRoute {
   }));
   const route: RouteResponse = {
     as_of: "2025-01-01T00:00:00.000Z",
+    freshness: { applied: "1", after: null, reached: true, waited_ms: 0 },
     candidates,
     selected: candidates.slice(0, 5).map((c) => ({ chunk: c.chunk, version: 1, score: c.score, depth: 0, via: null })),
     trace: {

@@ -5,6 +5,7 @@ export const ADMIN = "test-admin-key";
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
   body: T;
+  headers: Headers;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected structurally in tests
@@ -28,7 +29,7 @@ export async function api<T = any>(
   } catch {
     // leave as text
   }
-  return { status: res.status, body: parsed as T };
+  return { status: res.status, body: parsed as T, headers: res.headers };
 }
 
 let counter = 0;

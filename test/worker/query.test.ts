@@ -279,3 +279,71 @@ describe("access events", () => {
     expect(rows.results.map((x) => x.channel)).toEqual(["expansion", "routing", "verification"]);
   });
 });
+
+describe("read your writes by bookmark", () => {
+  it("an ingest answers with a bookmark; a read with it as `after` reflects the write, also after an eviction", async () => {
+    const { id, key } = await seeded();
+    const w = await api(
+      "POST",
+      `/v1/archives/${id}/ingest`,
+      {
+        artifacts: [
+          {
+            id: "note:bookmark",
+            kind: "note",
+            title: "Quokka census",
+            content: "The quokka census of Rottnest counted 12,000.",
+          },
+        ],
+      },
+      key,
+    );
+    expect(w.status).toBe(200);
+    expect(w.body.bookmark).toMatch(/^[0-9]+$/);
+    // The object forgets its heap: the read with the bookmark waits for the rebuild to reach it.
+    await env.CAPITAL.get(env.CAPITAL.idFromName(id)).evict();
+    const r = await api("POST", `/v1/archives/${id}/route`, { query: "quokka census", after: w.body.bookmark }, key);
+    expect(r.status).toBe(200);
+    expect(r.body.freshness.reached).toBe(true);
+    expect(Number(r.body.freshness.applied)).toBeGreaterThanOrEqual(Number(w.body.bookmark));
+    expect(r.body.freshness.after).toBe(w.body.bookmark);
+    expect(r.headers.get("PaperGuru-Applied")).toBe(r.body.freshness.applied);
+    expect(r.body.selected[0].chunk).toBe("note:bookmark");
+    // An unchanged batch still answers with a bookmark, at least as far as the write's.
+    const again = await api(
+      "POST",
+      `/v1/archives/${id}/ingest`,
+      {
+        artifacts: [
+          {
+            id: "note:bookmark",
+            kind: "note",
+            title: "Quokka census",
+            content: "The quokka census of Rottnest counted 12,000.",
+          },
+        ],
+      },
+      key,
+    );
+    expect(Number(again.body.bookmark)).toBeGreaterThanOrEqual(Number(w.body.bookmark));
+    const c = await api(
+      "POST",
+      `/v1/archives/${id}/context`,
+      { query: "quokka census", after: again.body.bookmark },
+      key,
+    );
+    expect(c.body.freshness).toMatchObject({ reached: true, after: again.body.bookmark });
+  });
+
+  it("a bookmark the archive never reaches is waited for a bounded time and said so", async () => {
+    const { id, key } = await seeded();
+    const r = await api("POST", `/v1/archives/${id}/route`, { query: "PageRank", after: "999999999999" }, key);
+    expect(r.status).toBe(200);
+    expect(r.body.freshness.reached).toBe(false);
+    expect(r.body.freshness.waited_ms).toBeGreaterThanOrEqual(1000);
+    expect(r.body.candidates.length).toBeGreaterThan(0);
+    const bad = await api("POST", `/v1/archives/${id}/route`, { query: "PageRank", after: "latest" }, key);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("after");
+  });
+});

@@ -18,6 +18,7 @@ import type {
 import {
   type AccessChannel,
   DEFAULT_PARAMS,
+  type Freshness,
   type KernelParams,
   mergeParams,
   type RouteInput,
@@ -84,6 +85,13 @@ const READ_CATCH_UP_MS = 1000;
  * yields between slices, so merges run between requests, never inside one.
  */
 const MERGE_SLICE = 16_000;
+/**
+ * How long a read with a bookmark waits for the object to apply it, and how often it looks: every
+ * answered write has been applied already, so a wait means a write whose sync failed, or a store
+ * rebuilt from an older checkpoint replaying.
+ */
+const REACH_MS = 2000;
+const REACH_POLL_MS = 25;
 
 /** The object's own SQLite storage as the capital chunk's synchronous SQL port. */
 export function storageSql(storage: DurableObjectStorage): SyncSql {
@@ -350,11 +358,34 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   }
 
   /** Routes in place while the archive has this one shard; null once a newer shard exists. */
-  async route(archiveId: string, input: RouteInput): Promise<RouteResult | null> {
-    const store = await this.#ensure(archiveId);
-    await this.#catchUp(archiveId, store);
+  async route(key: string, input: RouteInput): Promise<RouteResult | null> {
+    const store = await this.#ensure(key);
+    const freshness = await this.#reach(key, store, input.after);
     if (Number.isFinite(store.ownTo)) return null;
-    return route(store, input, this.#params);
+    return { ...route(store, input, this.#params), freshness };
+  }
+
+  /** How far this shard has applied the log, after waiting (bounded) for `after` when given. */
+  async reach(key: string, after: number | undefined): Promise<Freshness> {
+    return this.#reach(key, await this.#ensure(key), after);
+  }
+
+  /**
+   * Read-your-writes by bookmark: replay the log until the store has applied position `after`, for
+   * at most REACH_MS. Without a bookmark, the read catches up as every read does.
+   */
+  async #reach(key: string, store: CapitalStore, after: number | undefined): Promise<Freshness> {
+    if (after === undefined || store.seq >= after) {
+      await this.#catchUp(key, store);
+      return { applied: store.seq, after: after ?? null, reached: true, waitedMs: 0 };
+    }
+    const t0 = Date.now();
+    for (;;) {
+      await this.#replay(key, store);
+      if (store.seq >= after || Date.now() - t0 >= REACH_MS) break;
+      await new Promise((r) => setTimeout(r, REACH_POLL_MS));
+    }
+    return { applied: store.seq, after, reached: store.seq >= after, waitedMs: Date.now() - t0 };
   }
 
   // ---- one shard's answers to the directory (src/core/capital/directory.ts)

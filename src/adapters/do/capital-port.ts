@@ -94,10 +94,23 @@ export function doCapital(
       route: (input) =>
         withShards(async (n) => {
           if (n === 1) return (await stubOf(0).route(archiveId, input)) as RouteResult | null;
+          // One round for freshness (and the bookmark's wait), then the directory's rounds.
+          const [fresh, params] = await Promise.all([
+            each(n, (s, k) => s.reach(k, input.after)),
+            stubOf(n - 1).params(keyOf(n - 1)),
+          ]);
           const shards = Array.from({ length: n }, (_, k) => shardPort(stubOf(k), keyOf(k)));
-          const params = await stubOf(n - 1).params(keyOf(n - 1));
           try {
-            return await routeSharded(shards, input, params);
+            const r = await routeSharded(shards, input, params);
+            return {
+              ...r,
+              freshness: {
+                applied: Math.min(...fresh.map((f) => f.applied)),
+                after: input.after ?? null,
+                reached: fresh.every((f) => f.reached),
+                waitedMs: Math.max(...fresh.map((f) => f.waitedMs)),
+              },
+            };
           } catch (e) {
             if (e instanceof StaleShards) return null;
             throw e;

@@ -11,6 +11,8 @@ export const queryRoutes = resourceApp();
  * vectors are in another embedding space than the embedder's; trace.vector_space says why).
  */
 export const VECTOR_SPACE_HEADER = "PaperGuru-Vector-Space";
+/** The change-log position a /route or /context answer reflects (`freshness.applied`). */
+export const APPLIED_HEADER = "PaperGuru-Applied";
 
 /** The answer with its trace only when asked (include_trace; the header above is set either way). */
 function withTrace<T extends { trace: unknown }>(res: T, include: boolean): Omit<T, "trace"> & { trace?: T["trace"] } {
@@ -36,6 +38,7 @@ endpoint(
     const b = c.req.valid("json");
     const res = await c.var.app.query.route(c.req.valid("param").archive, b);
     if (res.trace.vector_space) c.header(VECTOR_SPACE_HEADER, res.trace.vector_space.status);
+    c.header(APPLIED_HEADER, res.freshness.applied);
     return c.json(withTrace(res, b.include_trace ?? true), 200);
   },
 );
@@ -75,6 +78,7 @@ endpoint(
     const b = c.req.valid("json");
     const res = await c.var.app.query.contextWithin(c.req.valid("param").archive, b);
     if (res.trace.vector_space) c.header(VECTOR_SPACE_HEADER, res.trace.vector_space.status);
+    c.header(APPLIED_HEADER, res.freshness.applied);
     return c.json(withTrace(res, b.include_trace ?? false), 200);
   },
 );
