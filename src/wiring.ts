@@ -128,6 +128,9 @@ export function wire(env: Env): UseCases {
       ? `EMBEDDER=openai (EMBEDDING_MODEL=${config.embedding.model}, EMBEDDING_DIMS=${config.embedding.dims})`
       : `EMBEDDER=${config.embedder} (${embedder.model}, ${embedder.dims} dims)`,
   });
+  // Yields the thread (a zero-delay timer lets workerd take the requests that arrived meanwhile):
+  // between slices of an ingest, an import's parse and apply, an export (src/core/pace.ts).
+  const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
   const kernel = new Kernel({
     chunks: stores.chunks,
     entities: stores.entities,
@@ -144,13 +147,14 @@ export function wire(env: Env): UseCases {
     extract,
     clock,
     events: sink,
-    pause: () => new Promise((resolve) => setTimeout(resolve, 0)),
+    pause,
   });
   return createUseCases({
     kernel,
     stores,
+    pause,
     intake: {
-      apply: { kernel, world: stores.world, now, annotations: stores.annotations },
+      apply: { kernel, world: stores.world, now, annotations: stores.annotations, pause },
       world: stores.world,
       archives: stores.archives,
       exports: stores.exports,
@@ -162,6 +166,7 @@ export function wire(env: Env): UseCases {
       githubToken: config.githubToken,
       contactEmail: config.contactEmail,
       allowHosts: config.allowHosts,
+      pause,
     },
     events,
     adminKey: config.adminKey,

@@ -3,6 +3,7 @@
  * the intake dependencies (world stores, queue, outbound HTTP), the admin key and the clock. The
  * composition root (src/wiring.ts) builds it from `env`; nothing in src/app reads `env`.
  */
+import type { Pause } from "../core/pace";
 import type { ChatModel, Clock, Stores } from "../core/ports";
 import type { EventDeps } from "./events";
 import type { IntakeDeps } from "./intake/deps";
@@ -23,4 +24,9 @@ export interface AppDeps {
    * EXTRACTOR asks for extraction at ingest (docs/models.md).
    */
   models: { llm: ChatModel | null; extractor: boolean };
+  /**
+   * Yields the thread between slices of long work (exports, renders), so requests that arrive
+   * meanwhile start (src/core/pace.ts); absent: no pauses (in-process use and tests).
+   */
+  pause?: Pause | undefined;
 }

@@ -11,6 +11,14 @@ import { fail, ok, type Result } from "./errors";
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 /**
+ * The largest value one stored annotation holds, as UTF-8 JSON: D1 stores a row of at most
+ * 2,000,000 bytes (SQLITE_TOOBIG beyond), and the annotation's other columns take the rest. An
+ * import whose plan carries a larger one (an xKG paper node keeps its `paper_references` as
+ * written) is refused before anything is stored.
+ */
+export const MAX_ANNOTATION_VALUE_BYTES = 1_900_000;
+
+/**
  * The per-request CPU budget for work that grows with the input (parsing a file, analysing
  * content): estimated from the input's size before the work starts, so a request over it is
  * refused at once with a 413 naming the budget, and no request holds the isolate (and /healthz)

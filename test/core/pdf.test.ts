@@ -197,6 +197,26 @@ describe("layout rules", () => {
     );
   });
 
+  it("reads the whole letter run before a line-end hyphen, however long, across joined lines", () => {
+    // The section text is kept in pieces (testing the end of one growing string was quadratic):
+    // the letters before a final hyphen run past the first 64 characters read, and across the
+    // line joined before ("ab-" + "xxx…x-" + "flag"). The document writes the hyphenated form inside
+    // a line, so the hyphen is kept.
+    const long = "x".repeat(150);
+    const r = parsePdf(
+      doc1([
+        item("Title Of The Paper", 200, 740, 18),
+        item("1 Introduction", 54, 650, 12),
+        item("We keep ab-", 54, 630),
+        item(`${long}-`, 54, 618),
+        item(`flag as written, since ab${long}-flag is how the text writes it.`, 54, 606),
+      ]),
+    );
+    if (!r.ok) throw new Error(r.error.message);
+    const section = r.value.artifacts.find((a) => a.kind === "section");
+    expect(section?.content).toBe(`We keep ab${long}-flag as written, since ab${long}-flag is how the text writes it.`);
+  });
+
   it("page marks round-trip through boundaries", () => {
     const b = pageBoundaries([
       { page: 2, offset: 0 },

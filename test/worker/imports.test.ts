@@ -91,6 +91,30 @@ describe("file imports", () => {
     expect((await api("GET", `/v1/archives/${id}`, undefined, key)).body.stats.storage).toMatchObject({ chunks: 0 });
   });
 
+  it("refuses an xKG file whose paper node is over one stored value (D1's 2 MB row) with a 413, storing nothing", async () => {
+    const { id, key } = await newArchive("imp");
+    // 50,000 references kept as written in the paper's xkg attribute: 2.4 MB of JSON. This was a
+    // 500 (SQLITE_TOOBIG) after the chunks were stored.
+    const paper = {
+      paper_title: "Discovering Latent Knowledge in Language Models Without Supervision",
+      arxiv_id: "2212.03827",
+      paper_references: Array.from({ length: 50_000 }, (_, i) => `A study of latent representations number ${i}`),
+      techniques: [
+        { name: "CCS", description: "Contrast-consistent search.", code: { implementation: "def ccs(): pass" } },
+      ],
+    };
+    const res = await importFile(id, key, "xkg", JSON.stringify(paper));
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ type: "too_large", field: "body" });
+    expect(res.body.error.message).toMatch(
+      /the xkg annotation this xkg file gives arxiv:2212\.03827 holds [\d,]+ bytes/,
+    );
+    expect((await api("GET", `/v1/archives/${id}`, undefined, key)).body.stats.storage).toMatchObject({ chunks: 0 });
+    // 10,000 references (0.5 MB) still import.
+    paper.paper_references = paper.paper_references.slice(0, 10_000);
+    expect((await importFile(id, key, "xkg", JSON.stringify(paper))).status).toBe(200);
+  });
+
   it("refuses a BibTeX macro bomb with a 413 naming the macro, storing nothing; macros in a normal file still expand", async () => {
     const { id, key } = await newArchive("imp");
     // 590 bytes: a_i = a_(i-1) # a_(i-1), 23 times; a23 would be 16,777,216 characters.

@@ -148,6 +148,7 @@ export function streamArchiveDump(
     // A selection (collection or subtree) keeps its chunks, the entities they name and their edges.
     const named = new Set<string>();
     for (;;) {
+      await deps.pause?.();
       const all = await st.chunkPage(archiveId, after, DUMP_PAGE);
       if (all.length === 0) break;
       after = all[all.length - 1]?.chunkId ?? null;
@@ -191,6 +192,7 @@ export function streamArchiveDump(
     let eAfter: string | null = null;
     first = true;
     for (;;) {
+      await deps.pause?.();
       const page = await st.entityPage(archiveId, eAfter, LIST_PAGE);
       if (page.length === 0) break;
       eAfter = page[page.length - 1]?.entityId ?? null;
@@ -228,6 +230,7 @@ export function streamArchiveDump(
     let edgeAfter = 0;
     first = true;
     for (;;) {
+      await deps.pause?.();
       const page = await st.edgePage(archiveId, edgeAfter, EDGE_PAGE);
       if (page.length === 0) break;
       edgeAfter = page[page.length - 1]?.id ?? edgeAfter;

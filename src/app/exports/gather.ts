@@ -9,7 +9,7 @@ import { canonicalPaperId } from "../../core/ids";
 import type { ChunkRecord as ChunkRow, VersionRecord as VersionRow } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { EvidenceCard } from "../../core/types";
-import { contentOf, EDGE_PAGE, type ExportDeps, LIST_PAGE, store } from "./common";
+import { annotationsPaged, contentOf, EDGE_PAGE, type ExportDeps, LIST_PAGE, store } from "./common";
 
 export function recordOf(c: ChunkRow, v: VersionRow): ChunkRecord {
   return {
@@ -69,6 +69,7 @@ export async function archiveRecords(
   let after: string | null = null;
   const wanted = only ? [...only].sort() : null;
   for (let i = 0; !wanted || i < wanted.length; i += LIST_PAGE) {
+    if (i > 0) await deps.pause?.();
     // A selection reads its ids page by page (ids not in the archive are skipped), else the archive in id order.
     const page: ChunkRow[] = wanted
       ? (await st.chunksByIds(archiveId, wanted.slice(i, i + LIST_PAGE))).sort((a, b) =>
@@ -91,7 +92,8 @@ export async function archiveRecords(
 
 /** Set each record's review status at t (annotation key `review`; auto-generated when never reviewed). */
 export async function withReviewStatus(deps: ExportDeps, archiveId: string, records: ChunkRecord[], t: number) {
-  const rows = await deps.annotations.annotationsOf(
+  const rows = await annotationsPaged(
+    deps,
     archiveId,
     records.map((r) => r.id),
     NODE_REVIEW_KEY,
@@ -105,7 +107,7 @@ export async function withReviewStatus(deps: ExportDeps, archiveId: string, reco
 
 export /** Set each edge's review status at t (key `review:edge:<type>:<to>` on its source chunk). */
 async function withEdgeStatus(deps: ExportDeps, archiveId: string, edges: GraphEdge[], t: number) {
-  const rows = await deps.annotations.annotationsOf(archiveId, [...new Set(edges.map((e) => e.src))], undefined, t);
+  const rows = await annotationsPaged(deps, archiveId, [...new Set(edges.map((e) => e.src))], undefined, t);
   const by = new Map<string, Array<{ id: number; at: number; value: unknown }>>();
   for (const r of rows) {
     if (!r.key.startsWith(EDGE_REVIEW_PREFIX)) continue;
@@ -136,6 +138,7 @@ export async function archiveGraph(
   const edges: GraphEdge[] = [];
   let after = 0;
   for (;;) {
+    await deps.pause?.();
     const page = await st.edgePage(archiveId, after, EDGE_PAGE, asOf);
     if (page.length === 0) break;
     after = page[page.length - 1]?.id ?? after;

@@ -46,6 +46,7 @@ export function exportUseCases(d: AppDeps) {
     reader: d.stores.exports,
     archives: d.stores.archives,
     annotations: d.stores.annotations,
+    pause: d.pause,
   };
   return {
     /** The archive (or a collection or subtree of it) as a download (json is streamed); 413 over the export size limit. */

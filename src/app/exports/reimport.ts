@@ -8,6 +8,7 @@ import { ok, type Result } from "../../core/errors";
 import { parseDump, planReplay, type ReplayPlan } from "../../core/export/replay";
 import type { ArchiveDump } from "../../core/export/types";
 import { normAlias } from "../../core/ids";
+import { pacer } from "../../core/pace";
 import type { ApplyOutcome } from "../intake/apply";
 import type { IntakeDeps } from "../intake/deps";
 
@@ -31,6 +32,9 @@ export interface ReplayReport {
  * deprecated are skipped; a stored version with another hash is a failure for that chunk (nothing of it
  * is overwritten).
  */
+/** Replay steps (a few local D1 calls each) and annotation appends between two pauses (src/core/pace.ts). */
+const STEPS_PER_PAUSE = 20;
+
 export async function importArchive(
   deps: IntakeDeps,
   archiveId: string,
@@ -41,7 +45,8 @@ export async function importArchive(
   const dump: ArchiveDump = parsed.value;
   const kernel = deps.apply.kernel;
   const st = deps.exports;
-  const plan = await planReplay(dump);
+  await deps.pause?.();
+  const plan = await planReplay(dump, deps.pause);
   const outcome: ApplyOutcome & { replay: ReplayReport } = {
     counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
     items: [],
@@ -81,7 +86,9 @@ export async function importArchive(
       "chunks",
     );
   }
+  const pace = pacer(deps.pause, STEPS_PER_PAUSE);
   for (const step of plan.steps) {
+    await pace();
     if (step.step === "ingest") {
       const states = new Map(
         (
@@ -199,6 +206,7 @@ export async function importArchive(
   for (const c of dump.chunks) {
     if (failed.has(c.id) || !c.annotations?.length) continue;
     for (const a of c.annotations) {
+      await pace();
       const res = await deps.apply.annotations.appendAnnotation({
         archiveId,
         chunkId: c.id,

@@ -5,22 +5,25 @@
  */
 import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
-import { renderBibtex, renderCslItems } from "../../core/export/biblio";
-import { renderCardsCsv, renderCsv } from "../../core/export/csv";
-import { renderGraphml, renderMermaid } from "../../core/export/graph";
-import { renderHtml } from "../../core/export/html";
-import { anchorLabel, renderArchiveMarkdown, renderContextMarkdown } from "../../core/export/markdown";
+import { renderBibtex, renderBibtexSliced, renderCslItems, renderCslItemsSliced } from "../../core/export/biblio";
+import { renderCardsCsv, renderCsvSliced } from "../../core/export/csv";
+import { renderGraphmlSliced, renderMermaid } from "../../core/export/graph";
+import { htmlCsp, renderHtmlSliced } from "../../core/export/html";
+import { anchorLabel, renderArchiveMarkdownSliced, renderContextMarkdown } from "../../core/export/markdown";
 import { CONTENT_TYPES, type ContextExportFormat, type ExportFormat } from "../../core/export/types";
 import { buildXkgPapers, type XkgExportNode } from "../../core/export/xkg";
 import { XKG_KEY, type XkgNode } from "../../core/formats/xkg";
+import { runSliced, type Sliced } from "../../core/pace";
 import type { AnnotationRecord, ChunkRecord as ChunkRow, VersionRecord as VersionRow } from "../../core/ports";
 import type { ContextRequest } from "../../core/query";
 import { toEvent } from "../lib/records";
 import {
   checkExportSize,
   contentOf,
+  ENCODE_SLICE,
   type ExportBody,
   type ExportDeps,
+  encodeText,
   exportFilename,
   LIST_PAGE,
   safeName,
@@ -38,6 +41,21 @@ export async function renderArchive(
   paper?: string | undefined,
   sel?: { only: ReadonlySet<string>; label: string } | undefined,
 ): Promise<Result<ExportBody>> {
+  const r = await renderText(deps, archiveId, format, asOf, now, paper, sel);
+  if (!r.ok || typeof r.value.body !== "string" || r.value.body.length <= ENCODE_SLICE) return r;
+  // A large text goes out as its bytes, encoded in slices (encodeText).
+  return ok({ ...r.value, body: await encodeText(r.value.body, deps.pause) });
+}
+
+async function renderText(
+  deps: ExportDeps,
+  archiveId: string,
+  format: Exclude<ExportFormat, "json">,
+  asOf: number | undefined,
+  now: number,
+  paper?: string | undefined,
+  sel?: { only: ReadonlySet<string>; label: string } | undefined,
+): Promise<Result<ExportBody>> {
   const size = await checkExportSize(deps, archiveId);
   if (!size.ok) return size;
   const filename = exportFilename(archiveId, format);
@@ -46,26 +64,29 @@ export async function renderArchive(
   // Review statuses are read at as_of (default now), like the versions shown.
   const records = async (withPapers: boolean) =>
     withReviewStatus(deps, archiveId, await archiveRecords(deps, archiveId, asOf, withPapers, only), asOf ?? now);
+  // The renderers yield every EXPORT_ROW_SLICE rows; the export pauses at each yield.
+  const render = <T>(work: Sliced<T>) => runSliced(work, deps.pause);
   switch (format) {
     case "xkg":
       return exportXkg(deps, archiveId, asOf, now, paper);
     case "csv":
-      return ok({ body: renderCsv(await records(false)), contentType, filename });
+      return ok({ body: await render(renderCsvSliced(await records(false))), contentType, filename });
     case "bibtex":
-      return ok({ body: renderBibtex(await records(true)), contentType, filename });
-    case "csljson":
-      return ok({
-        body: `${JSON.stringify(renderCslItems(await records(true)), null, 2)}\n`,
-        contentType,
-        filename,
-      });
+      return ok({ body: await render(renderBibtexSliced(await records(true))), contentType, filename });
+    case "csljson": {
+      const items = await render(renderCslItemsSliced(await records(true)));
+      await deps.pause?.();
+      return ok({ body: `${JSON.stringify(items, null, 2)}\n`, contentType, filename });
+    }
     case "markdown": {
       const archive = await deps.archives.getArchive(archiveId);
       return ok({
-        body: renderArchiveMarkdown({ id: archiveId, name: archive?.name ?? archiveId }, await records(false), {
-          asOf,
-          exportedAt: now,
-        }),
+        body: await render(
+          renderArchiveMarkdownSliced({ id: archiveId, name: archive?.name ?? archiveId }, await records(false), {
+            asOf,
+            exportedAt: now,
+          }),
+        ),
         contentType,
         filename,
       });
@@ -75,12 +96,16 @@ export async function renderArchive(
       const archive = await deps.archives.getArchive(archiveId);
       const graph = await archiveGraph(deps, archiveId, t, only);
       const recs = await withReviewStatus(deps, archiveId, await archiveRecords(deps, archiveId, t, false, only), t);
+      const edges = await withEdgeStatus(deps, archiveId, graph.edges, t);
       return ok({
-        body: await renderHtml(
-          { id: archiveId, name: archive?.name ?? archiveId },
-          recs,
-          await withEdgeStatus(deps, archiveId, graph.edges, t),
-          { asOf: t, exportedAt: now, scope: sel?.label },
+        body: await render(
+          renderHtmlSliced(
+            { id: archiveId, name: archive?.name ?? archiveId },
+            recs,
+            edges,
+            { asOf: t, exportedAt: now, scope: sel?.label },
+            await htmlCsp(),
+          ),
         ),
         contentType,
         filename,
@@ -92,7 +117,7 @@ export async function renderArchive(
       const graph = await archiveGraph(deps, archiveId, t, only);
       const meta = { archive: archiveId, asOf: t };
       return ok({
-        body: format === "graphml" ? renderGraphml(graph, meta) : renderMermaid(graph, meta),
+        body: format === "graphml" ? await render(renderGraphmlSliced(graph, meta)) : renderMermaid(graph, meta),
         contentType,
         filename,
       });
@@ -119,6 +144,7 @@ export async function exportXkg(
   const picked: Array<{ c: ChunkRow; v: VersionRow }> = [];
   let after: string | null = null;
   for (;;) {
+    await deps.pause?.();
     const page = await st.chunkPage(archiveId, after, LIST_PAGE);
     if (page.length === 0) break;
     after = page[page.length - 1]?.chunkId ?? null;
@@ -131,6 +157,7 @@ export async function exportXkg(
   const roles = new Map<string, XkgNode>();
   const ids = picked.map((x) => x.c.chunkId);
   for (let i = 0; i < ids.length; i += 200) {
+    await deps.pause?.();
     const rows = await deps.annotations.annotationsOf(archiveId, ids.slice(i, i + 200), XKG_KEY, t);
     const byChunk = new Map<string, AnnotationRecord[]>();
     for (const r of rows) byChunk.set(r.chunkId, [...(byChunk.get(r.chunkId) ?? []), r]);
@@ -143,6 +170,7 @@ export async function exportXkg(
   const nodes: XkgExportNode[] = [];
   const withRole = picked.filter((x) => roles.has(x.c.chunkId));
   for (let i = 0; i < withRole.length; i += 50) {
+    await deps.pause?.();
     const slice = withRole.slice(i, i + 50);
     const contents = await Promise.all(slice.map((x) => contentOf(deps, x.v)));
     for (const [j, x] of slice.entries())

@@ -18,6 +18,7 @@ import { mergePaperContent, splitEntry } from "../../core/formats/paper";
 import type { Deprecation, ImportPlan } from "../../core/formats/types";
 import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
 import { type ArtifactInput, artifactHashOf, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
+import { pacer } from "../../core/pace";
 import { ENTITY_TYPES } from "../../core/types";
 import { toEvent } from "../lib/records";
 import type { ApplyDeps, World } from "./deps";
@@ -65,6 +66,13 @@ export interface Origin {
 }
 
 const MAX_ITEMS_REPORTED = 500;
+/**
+ * Records whose reads and writes (a few local D1/R2 calls each) run between two pauses: locally
+ * those calls answer in-process, and a chain of them holds every other request (src/core/pace.ts).
+ */
+const RECORD_READS_PER_PAUSE = 20;
+/** Characters scanned for identifiers between two pauses (~10 ms). */
+const SCAN_CHARS_PER_PAUSE = 500_000;
 /** Successor ids probed for a deprecated code file that comes back (`<id>~2` .. `<id>~11`). */
 const MAX_SUCCESSORS = 10;
 
@@ -137,13 +145,16 @@ export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: Import
   let artifacts = dedupeWithinPlan(plan.artifacts, renamed, out);
 
   // 2. Against the archive.
+  await deps.pause?.();
   artifacts = await dedupeAgainstArchive(deps, archiveId, artifacts, renamed, out, note);
 
   // 3. Edge targets: a cites edge to doi:X lands on the chunk that holds that work (arXiv id, title).
+  await deps.pause?.();
   await resolveEdgeTargets(deps.world, archiveId, artifacts, renamed);
+  await deps.pause?.();
 
   // 4. Deprecated chunks: a code file that comes back gets a successor id; other kinds stay retired.
-  artifacts = await successorsForRevived(deps.world, archiveId, artifacts, renamed, out);
+  artifacts = await successorsForRevived(deps.world, archiveId, artifacts, renamed, out, deps.pause);
 
   // 4b. Hard-deleted ids stay deleted: no import, delivery, replay or source run brings one back
   //     (an explicit ingest can), nor an edge to one.
@@ -151,18 +162,24 @@ export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: Import
 
   // 5. Ingest in atomic batches.
   for (let i = 0; i < artifacts.length; i += INGEST_LIMITS.maxArtifacts) {
+    await deps.pause?.();
     await ingestBatch(deps, archiveId, artifacts.slice(i, i + INGEST_LIMITS.maxArtifacts), out, note);
   }
 
   // 6. One entity per work: an identifier that became an entity of its own (cited by DOI alone
   //    somewhere) while another paper entity carries it as an alias is merged into that entity.
+  await deps.pause?.();
   await mergeSplitEntities(deps, archiveId, artifacts, out);
 
   // 7. Annotations of the chunks that landed, written only where the value changed.
   if (plan.annotations?.length) await applyAnnotations(deps, archiveId, plan, renamed, out);
 
   // 8. Lifecycle: deprecations after the artifacts, so a notice that supersedes a paper exists first.
-  for (const d of plan.deprecations) await applyDeprecation(deps, archiveId, d, renamed, out);
+  const pace = pacer(deps.pause, RECORD_READS_PER_PAUSE);
+  for (const d of plan.deprecations) {
+    await applyDeprecation(deps, archiveId, d, renamed, out);
+    await pace();
+  }
   out.counts.skipped = out.skipped.length;
   return out;
 }
@@ -206,6 +223,7 @@ async function applyAnnotations(
   const landed = await deps.world.chunksByIds(archiveId, ids);
   const current = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 200) {
+    await deps.pause?.();
     const rows = await deps.annotations.annotationsOf(
       archiveId,
       ids.slice(i, i + 200),
@@ -305,11 +323,13 @@ async function dedupeAgainstArchive(
     if (!byAlias.has(normAlias(m.key))) byAlias.set(normAlias(m.key), m.chunkId);
 
   const result: ArtifactInput[] = [];
+  const pace = pacer(deps.pause, RECORD_READS_PER_PAUSE);
   for (const a of artifacts) {
     if (a.kind !== "paper") {
       result.push(a);
       continue;
     }
+    await pace();
     const ids = idsOf(a);
     let into: string | null = null;
     let matched_by = "";
@@ -577,7 +597,9 @@ async function successorsForRevived(
   artifacts: ArtifactInput[],
   renamed: Map<string, string>,
   out: ApplyOutcome,
+  pause: ApplyDeps["pause"],
 ): Promise<ArtifactInput[]> {
+  const pace = pacer(pause, RECORD_READS_PER_PAUSE);
   const existing = await world.chunksByIds(
     archiveId,
     artifacts.map((a) => a.id),
@@ -592,6 +614,7 @@ async function successorsForRevived(
       out.skipped.push({ ref: a.id, reason: "deprecated in this archive; deprecated records are not revived" });
       continue;
     }
+    await pace();
     const live = await liveSuccessor(world, archiveId, a.id);
     if (!live) {
       out.failures.push({ id: a.id, message: `more than ${MAX_SUCCESSORS} successors of ${a.id} were deprecated` });
@@ -651,7 +674,9 @@ async function ingestBatch(
 
 async function mergeSplitEntities(deps: ApplyDeps, archiveId: string, artifacts: ArtifactInput[], out: ApplyOutcome) {
   const forms = new Set<string>();
+  const scan = pacer(deps.pause, SCAN_CHARS_PER_PAUSE);
   for (const a of artifacts) {
+    await scan(Math.min(a.content.length, 200_000) + a.title.length);
     for (const e of a.entities ?? [])
       if (e.type === "paper")
         for (const x of [e.id ?? "", ...(e.aliases ?? [])]) {
@@ -668,9 +693,11 @@ async function mergeSplitEntities(deps: ApplyDeps, archiveId: string, artifacts:
   holders.sort((x, y) => (x.chunkId < y.chunkId ? -1 : x.chunkId > y.chunkId ? 1 : 0));
   // An id that is a chunk of its own is a record: chunk-level deduplication decides about it, not this.
   const records = await deps.world.chunksByIds(archiveId, [...standalone]);
+  const pace = pacer(deps.pause, RECORD_READS_PER_PAUSE);
   for (const h of holders) {
     const from = byNorm.get(h.key);
     if (!from || from === h.chunkId || records.has(from) || !standalone.has(from)) continue;
+    await pace();
     const res = await deps.kernel.entityOp(archiveId, { op: "merge", entity: from, into: h.chunkId });
     if (!res.ok) continue;
     standalone.delete(from);

@@ -1,4 +1,6 @@
 /** What the webhook, source and import pipelines need: narrow, so tests and the CLI can supply fakes. */
+
+import type { Pause } from "../../core/pace";
 import type {
   AnnotationStore,
   ArchiveStore,
@@ -36,6 +38,11 @@ export interface IntakeDeps {
   contactEmail: string | null;
   /** Hosts outbound requests may reach although they are not public (OUTBOUND_ALLOW_HOSTS; local development). */
   allowHosts: readonly string[];
+  /**
+   * Yields the thread between slices of a parse or an apply, so requests that arrive meanwhile
+   * start (src/core/pace.ts); absent: the work runs in one go (tests with fakes).
+   */
+  pause?: Pause | undefined;
 }
 
 /** What applying an import plan needs: the kernel, the world stores and where annotations go. */
@@ -45,4 +52,6 @@ export interface ApplyDeps {
   now: () => number;
   /** Where a plan's annotations go (xKG weights, package lists, positions). */
   annotations: AnnotationStore;
+  /** Yields the thread between slices of an apply (src/core/pace.ts); absent: no pauses. */
+  pause?: Pause | undefined;
 }

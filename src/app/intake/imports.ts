@@ -6,40 +6,48 @@
 
 import type { IMPORT_FORMATS } from "../../contract";
 import { fail, type Result } from "../../core/errors";
-import { parseBibtex } from "../../core/formats/bibtex";
-import { parseFullTextPapers } from "../../core/formats/fulltext";
-import { parseMarkdownPaper } from "../../core/formats/markdown";
-import { parseOpenIe } from "../../core/formats/openie";
-import { parsePdf } from "../../core/formats/pdf";
+import { parseBibtexSliced } from "../../core/formats/bibtex";
+import { parseFullTextPapersSliced } from "../../core/formats/fulltext";
+import { parseMarkdownPaperSliced } from "../../core/formats/markdown";
+import { parseOpenIeSliced } from "../../core/formats/openie";
+import { parsePdfSliced } from "../../core/formats/pdf";
 import type { ImportPlan } from "../../core/formats/types";
-import { parseXkg } from "../../core/formats/xkg";
-import { type CpuWork, cpuBudgetChars, withinCpuBudget } from "../../core/limits";
+import { parseXkgSliced } from "../../core/formats/xkg";
+import { type CpuWork, cpuBudgetChars, MAX_ANNOTATION_VALUE_BYTES, withinCpuBudget } from "../../core/limits";
+import { runSliced, runSync, type Sliced, slicer } from "../../core/pace";
 import { importArchiveFile } from "../exports/reimport";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { IntakeDeps } from "./deps";
 import { readPdf } from "./pdf";
-import { feedPlan } from "./webhooks";
+import { feedPlanSliced } from "./webhooks";
 
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export function parseImport(format: ImportFormat, text: string, name: string): Result<ImportPlan> {
+  return runSync(parseImportSliced(format, text, name));
+}
+
+/** parseImport, yielding between slices of the parse (src/core/pace.ts; importFile pauses at each). */
+export function* parseImportSliced(format: ImportFormat, text: string, name: string): Sliced<Result<ImportPlan>> {
   const source = name;
   switch (format) {
     case "bibtex":
-      return parseBibtex(text, { source });
+      return yield* parseBibtexSliced(text, { source });
     case "markdown":
-      return parseMarkdownPaper(text, { source });
+      return yield* parseMarkdownPaperSliced(text, { source });
     case "xkg":
-      return parseXkg(text, { source, maxRecords: MAX_IMPORT_ARTIFACTS });
+      return yield* parseXkgSliced(text, { source, maxRecords: MAX_IMPORT_ARTIFACTS });
     case "openie":
-      return parseOpenIe(text, { source });
+      return yield* parseOpenIeSliced(text, { source });
     case "fulltext": {
-      const r = parseFullTextPapers(text, { source });
+      const r = yield* parseFullTextPapersSliced(text, { source });
       if (!r.ok) return r;
       // The citing sentence becomes the cites edge's context.
       const ctx = new Map(r.value.citationContexts.map((c) => [`${c.src}\u0000${c.dst}`, c.sentence]));
+      const slice = slicer(ARTIFACT_SLICE);
       for (const a of r.value.artifacts)
         for (const e of a.edges ?? []) {
+          yield* slice();
           const s = e.type === "cites" ? ctx.get(`${a.id}\u0000${e.target}`) : undefined;
           if (s) e.context = s.slice(0, 1000);
         }
@@ -62,10 +70,14 @@ export function parseImport(format: ImportFormat, text: string, name: string): R
         if (!lines.ok) return lines;
         json = lines.value;
       }
-      return feedPlan(json);
+      yield;
+      return yield* feedPlanSliced(json);
     }
   }
 }
+
+/** Edges (and artifacts) looked at between two yields. */
+const ARTIFACT_SLICE = 2000;
 
 /**
  * Records per import request. The unarXive run lands ~250 chunks/s in a local Worker, so 2,000 take
@@ -108,7 +120,7 @@ export async function importFile(
     `send at most ${cpuBudgetChars(parseWork).toLocaleString("en-US")} characters of ${format} per request (\`npx paperguru import\` splits files)`,
   );
   if (!parseBudget.ok) return parseBudget;
-  const plan = parseImport(format, text, name || format);
+  const plan = await runSliced(parseImportSliced(format, text, name || format), deps.pause);
   if (!plan.ok) return plan;
   let chars = 0;
   for (const a of plan.value.artifacts) chars += a.content.length + a.title.length + (a.synopsis?.length ?? 0);
@@ -122,6 +134,8 @@ export async function importFile(
     "split the file into smaller ones (`npx paperguru import` sends large files in pieces)",
   );
   if (!budget.ok) return budget;
+  const stored = annotationsFit(plan.value, format);
+  if (!stored.ok) return stored;
   // The caller's event time replaces the file's own dates (recorded_at stays the import time).
   if (validFrom !== undefined) for (const a of plan.value.artifacts) a.valid_from = validFrom;
   if (plan.value.artifacts.length === 0 && plan.value.deprecations.length === 0)
@@ -142,6 +156,31 @@ export async function importFile(
 }
 
 /**
+ * Every annotation of the plan fits one stored value (MAX_ANNOTATION_VALUE_BYTES), else a 413 naming
+ * the largest: a larger one failed the import with a 500 after its chunks were stored.
+ */
+export function annotationsFit(plan: ImportPlan, format: ImportFormat): Result<void> {
+  const enc = new TextEncoder();
+  let worst: { chunk: string; key: string; bytes: number } | null = null;
+  for (const a of plan.annotations ?? []) {
+    const text = JSON.stringify(a.value) ?? "";
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a long value is encoded to be measured.
+    if (text.length * 3 <= MAX_ANNOTATION_VALUE_BYTES) continue;
+    const bytes = enc.encode(text).length;
+    if (bytes > MAX_ANNOTATION_VALUE_BYTES && (!worst || bytes > worst.bytes))
+      worst = { chunk: a.chunk, key: a.key, bytes };
+  }
+  if (!worst) return { ok: true, value: undefined };
+  const fmt = (n: number) => n.toLocaleString("en-US");
+  return fail(
+    "too_large",
+    `the ${worst.key} annotation this ${format} file gives ${worst.chunk} holds ${fmt(worst.bytes)} bytes (its fields as written, e.g. paper_references); one stored value holds at most ${fmt(MAX_ANNOTATION_VALUE_BYTES)}`,
+    "body",
+    "split the paper's references (or its other long lists) across smaller files",
+  );
+}
+
+/**
  * A PDF's bytes: its text layer read (src/app/intake/pdf.ts, bounded in bytes, pages and time),
  * laid out into a paper, its sections and captions with pages (src/core/formats/pdf.ts), applied
  * like any other import.
@@ -154,9 +193,9 @@ export async function importPdf(
   validFrom?: number,
 ): Promise<Result<ApplyOutcome>> {
   const started = Date.now();
-  const doc = await readPdf(bytes);
+  const doc = await readPdf(bytes, deps.pause);
   if (!doc.ok) return doc;
-  const plan = parsePdf(doc.value, { source: name || "upload.pdf" });
+  const plan = await runSliced(parsePdfSliced(doc.value, { source: name || "upload.pdf" }), deps.pause);
   if (!plan.ok) return plan;
   let chars = 0;
   for (const a of plan.value.artifacts) chars += a.content.length + a.title.length;

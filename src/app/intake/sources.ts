@@ -11,6 +11,7 @@
 import { fail, ok, type Result } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { sha256Hex } from "../../core/ingest";
+import { runSliced } from "../../core/pace";
 import type { SourceRecord } from "../../core/ports";
 import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
 import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
@@ -28,7 +29,7 @@ import {
 import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
 import type { IntakeDeps } from "./deps";
 import { fetchSpec, githubRepoPlan, HttpError, httpFailure, readCapped } from "./github";
-import { feedPlan } from "./webhooks";
+import { feedPlanSliced } from "./webhooks";
 
 /** Sources run per cron tick: 10 arXiv sources at 3 s spacing fit in 30 s of wall time. */
 export const MAX_SOURCES_PER_TICK = 10;
@@ -139,7 +140,12 @@ function requestFor(deps: IntakeDeps, row: SourceRecord): HttpRequestSpec {
   }
 }
 
-function parseBody(kind: string, body: string, source: string): Result<ImportPlan> {
+async function parseBody(
+  kind: string,
+  body: string,
+  source: string,
+  pause: IntakeDeps["pause"],
+): Promise<Result<ImportPlan>> {
   switch (kind) {
     case "arxiv":
       return parseArxivFeed(body, { source });
@@ -158,7 +164,8 @@ function parseBody(kind: string, body: string, source: string): Result<ImportPla
       } catch {
         return fail("validation", "response is not JSON", "body", "the URL must return the feed JSON format");
       }
-      return feedPlan(json);
+      // A feed of up to 16 MiB is checked in slices (src/core/pace.ts).
+      return runSliced(feedPlanSliced(json), pause);
     }
   }
 }
@@ -208,7 +215,7 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
         patch.lastModified = res.headers.get("last-modified");
         if (hash === row.contentHash) result = { status: "unchanged", counts: zeroCounts(), error: null };
         else {
-          const plan = parseBody(row.kind, body, res.url || row.location);
+          const plan = await parseBody(row.kind, body, res.url || row.location, deps.pause);
           if (!plan.ok) throw new HttpError(422, `${plan.error.field ?? "body"}: ${plan.error.message}`);
           const outcome = await applyPlan(deps.apply, row.archiveId, plan.value);
           // Remember the body only when it landed whole, so a partial failure is retried next run.

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import type * as S from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
+import { pacer } from "../../core/pace";
 import { countTokens } from "../../core/text/tokenizer";
 import type { browseUseCases } from "../browse";
 import type { AppDeps } from "../deps";
@@ -32,11 +33,14 @@ async function allOf(
   archive: string,
   kind: "design" | "decision" | "code_unit",
   t: number,
-  prefix?: string,
+  prefix: string | undefined,
+  pause: AppDeps["pause"],
 ) {
   const out: Array<{ id: string; version: number; title: string }> = [];
   let cursor: string | undefined;
   do {
+    // Locally the reads answer in-process: a pause per page lets other requests in (src/core/pace.ts).
+    await pause?.();
     const page = await browse.listChunks(archive, {
       kind,
       as_of: new Date(t).toISOString(),
@@ -62,12 +66,17 @@ async function allOf(
  * Cut a render to the budget from the end: resources, module signatures, modules, decisions, designs; every id
  * cut is listed in `omitted`. A validation failure when even the list of omitted ids is over it.
  */
-function fitRender(out: Render, budget: number): Result<Render> {
-  const size = () => countTokens(JSON.stringify(out));
+async function fitRender(out: Render, budget: number, pause: AppDeps["pause"]): Promise<Result<Render>> {
+  // Each count reads the whole render (~250 ms for 2,000 modules): the thread is given back before
+  // each one, so the counts of one render never run back to back (src/core/pace.ts).
+  const size = async () => {
+    await pause?.();
+    return countTokens(JSON.stringify(out));
+  };
   // The result holds its own token count: while cutting it is counted at the budget's digits, an
   // upper bound for any final count within the budget ("1200" is 2 cl100k tokens, "0" is 1).
   out.tokens = budget;
-  let tokens = size();
+  let tokens = await size();
   // Each cut returns what it removed and that item's own tokens: items are dropped until their
   // tokens cover the excess, then the whole is counted again (linear, not one recount per item).
   const cost = (x: unknown) => countTokens(JSON.stringify(x));
@@ -107,7 +116,7 @@ function fitRender(out: Render, budget: number): Result<Render> {
         saved += gone.tokens;
       }
       if (saved === 0) break;
-      tokens = size();
+      tokens = await size();
     }
   if (tokens > budget)
     return fail(
@@ -118,8 +127,8 @@ function fitRender(out: Render, budget: number): Result<Render> {
     );
   // Settle the count on its own digits (at most the budget's, so still within it).
   out.tokens = tokens;
-  out.tokens = size();
-  out.tokens = size();
+  out.tokens = await size();
+  out.tokens = await size();
   return ok(out);
 }
 
@@ -135,9 +144,9 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
      */
     async render(archive: string, b: In<typeof S.RenderBody>): Promise<Result<Render>> {
       const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
-      const designs = await allOf(browse, archive, "design", t);
-      const decisions = await allOf(browse, archive, "decision", t);
-      const code = await allOf(browse, archive, "code_unit", t, b.prefix);
+      const designs = await allOf(browse, archive, "design", t, undefined, d.pause);
+      const decisions = await allOf(browse, archive, "decision", t, undefined, d.pause);
+      const code = await allOf(browse, archive, "code_unit", t, b.prefix, d.pause);
       for (const r of [designs, decisions, code]) if (!r.ok) return r;
       if (!designs.ok || !decisions.ok || !code.ok) return fail("unavailable", "listing failed");
       const records = [...designs.value, ...decisions.value];
@@ -165,12 +174,15 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
       const heads = await chunks.visibleAt(archive, [...committedIds], t);
       const texts = new Map<string, string>();
       const keys = [...heads].map(([id, v]) => [id, v.contentKey] as const);
-      for (let i = 0; i < keys.length; i += CONTENT_READS)
+      const pace = pacer(d.pause, 10);
+      for (let i = 0; i < keys.length; i += CONTENT_READS) {
+        await pace();
         await Promise.all(
           keys
             .slice(i, i + CONTENT_READS)
             .map(async ([id, key]) => texts.set(id, (await d.kernel.contentOf(key)) ?? "")),
         );
+      }
       const text = (id: string) => texts.get(id) ?? "";
       const partOf = new Map<string, string[]>();
       for (const e of await chunks.edgesAt(
@@ -234,7 +246,7 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
         });
       }
       out.state_chars = JSON.stringify(out).length;
-      return fitRender(out, b.budget_tokens);
+      return fitRender(out, b.budget_tokens, d.pause);
     },
   };
 }

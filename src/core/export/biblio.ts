@@ -14,7 +14,8 @@
 import { REFERENCE_ONLY } from "../formats/fulltext";
 import { ENTRY_MARK, splitEntry } from "../formats/paper";
 import { canonicalPaperId } from "../ids";
-import { type ChunkRecord, iso } from "./types";
+import { runSync, type Sliced, slicer } from "../pace";
+import { type ChunkRecord, EXPORT_ROW_SLICE, iso } from "./types";
 
 export interface PaperMeta {
   id: string;
@@ -270,9 +271,25 @@ export function papersOnly(records: ChunkRecord[]): ChunkRecord[] {
  * the PaperGuru id and version in a comment line above the entry (outside it, so no field is added).
  */
 export function renderBibtex(records: ChunkRecord[]): string {
-  const metas = papersOnly(records)
-    .map(paperMeta)
-    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  return runSync(renderBibtexSliced(records));
+}
+
+/** The paper records' metadata in id order, yielding every EXPORT_ROW_SLICE records. */
+function* sortedMetas(records: ChunkRecord[]): Sliced<PaperMeta[]> {
+  const slice = slicer(EXPORT_ROW_SLICE);
+  const metas: PaperMeta[] = [];
+  for (const r of papersOnly(records)) {
+    yield* slice();
+    metas.push(paperMeta(r));
+  }
+  return metas.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** renderBibtex, yielding every EXPORT_ROW_SLICE records. */
+export function* renderBibtexSliced(records: ChunkRecord[]): Sliced<string> {
+  const slice = slicer(EXPORT_ROW_SLICE);
+  const metas = yield* sortedMetas(records);
+  yield;
   const keys = citationKeys(metas);
   const macros = new Set<string>();
   for (const m of metas) for (const x of m.raw?.macros ?? []) macros.add(x);
@@ -282,7 +299,14 @@ export function renderBibtex(records: ChunkRecord[]): string {
     const st = status.get(id);
     return st && st !== "auto-generated" ? `; review: ${st}` : "";
   };
-  const entries = metas.map((m) => {
+  const entries: string[] = [];
+  for (const m of metas) {
+    yield* slice();
+    entries.push(entryOf(m));
+  }
+  return [...(macros.size ? [`${[...macros].join("\n")}\n`] : []), ...entries].join("\n");
+
+  function entryOf(m: PaperMeta): string {
     if (m.raw && keys.get(m.id) === m.raw.key)
       return `${note(m.id) ? `% PaperGuru ${m.id} v${m.version}${note(m.id)}\n` : ""}${m.raw.entry}\n`;
     const fields: Array<[string, string]> = [["title", latexEscape(m.title)]];
@@ -295,8 +319,7 @@ export function renderBibtex(records: ChunkRecord[]): string {
     if (m.url) fields.push(["url", latexEscape(m.url)]);
     const body = fields.map(([k, v]) => `  ${k} = {${v}}`).join(",\n");
     return `% PaperGuru ${m.id} v${m.version}${note(m.id)}\n@${m.bibType}{${keys.get(m.id)},\n${body}\n}\n`;
-  });
-  return [...(macros.size ? [`${[...macros].join("\n")}\n`] : []), ...entries].join("\n");
+  }
 }
 
 const CSL_TYPE: Record<string, string> = {
@@ -325,31 +348,45 @@ export interface CslItem {
 
 /** CSL-JSON items (ids = the same stable citation keys as the BibTeX export). */
 export function renderCslItems(records: ChunkRecord[]): CslItem[] {
-  const metas = papersOnly(records)
-    .map(paperMeta)
-    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  return runSync(renderCslItemsSliced(records));
+}
+
+/** renderCslItems, yielding every EXPORT_ROW_SLICE records. */
+export function* renderCslItemsSliced(records: ChunkRecord[]): Sliced<CslItem[]> {
+  const metas = yield* sortedMetas(records);
+  yield;
   const keys = citationKeys(metas);
   const status = new Map(records.map((r) => [r.id, r.reviewStatus]));
-  return metas.map((m) => ({
-    id: keys.get(m.id) as string,
-    type: CSL_TYPE[m.bibType] ?? "article",
-    title: m.title,
-    ...(m.authors.length
-      ? {
-          author: m.authors.map((a) => {
-            const given = givenName(a);
-            return given ? { family: familyName(a), given } : { literal: familyName(a) };
-          }),
-        }
-      : {}),
-    ...(m.year !== null ? { issued: { "date-parts": [m.month ? [m.year, m.month] : [m.year]] } } : {}),
-    ...(m.venue ? { "container-title": m.venue } : {}),
-    ...(m.doi ? { DOI: m.doi } : {}),
-    ...(m.url ? { URL: m.url } : {}),
-    note: `PaperGuru ${m.id} v${m.version}${m.arxiv ? `; arXiv:${m.arxiv}` : ""}${
-      status.get(m.id) && status.get(m.id) !== "auto-generated" ? `; review: ${status.get(m.id)}` : ""
-    }`,
-  }));
+  const slice = slicer(EXPORT_ROW_SLICE);
+  const items: CslItem[] = [];
+  for (const m of metas) {
+    yield* slice();
+    items.push(cslItem(m));
+  }
+  return items;
+
+  function cslItem(m: PaperMeta): CslItem {
+    return {
+      id: keys.get(m.id) as string,
+      type: CSL_TYPE[m.bibType] ?? "article",
+      title: m.title,
+      ...(m.authors.length
+        ? {
+            author: m.authors.map((a) => {
+              const given = givenName(a);
+              return given ? { family: familyName(a), given } : { literal: familyName(a) };
+            }),
+          }
+        : {}),
+      ...(m.year !== null ? { issued: { "date-parts": [m.month ? [m.year, m.month] : [m.year]] } } : {}),
+      ...(m.venue ? { "container-title": m.venue } : {}),
+      ...(m.doi ? { DOI: m.doi } : {}),
+      ...(m.url ? { URL: m.url } : {}),
+      note: `PaperGuru ${m.id} v${m.version}${m.arxiv ? `; arXiv:${m.arxiv}` : ""}${
+        status.get(m.id) && status.get(m.id) !== "auto-generated" ? `; review: ${status.get(m.id)}` : ""
+      }`,
+    };
+  }
 }
 
 export { iso };

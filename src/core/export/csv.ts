@@ -1,5 +1,6 @@
 /** CSV (RFC 4180): one row per chunk, CRLF line ends, fields quoted when they hold `,`, `"`, CR or LF. */
-import { type ChunkRecord, iso } from "./types";
+import { runSync, type Sliced, slicer } from "../pace";
+import { type ChunkRecord, EXPORT_ROW_SLICE, iso } from "./types";
 
 export const CSV_COLUMNS = [
   "id",
@@ -47,7 +48,18 @@ function baseValues(r: ChunkRecord): Array<string | number | null> {
 
 /** The archive listing: a header and one row per chunk (lists are joined with "; "). */
 export function renderCsv(records: ChunkRecord[]): string {
-  return [csvRow([...CSV_COLUMNS]), ...records.map((r) => csvRow(baseValues(r)))].join("");
+  return runSync(renderCsvSliced(records));
+}
+
+/** renderCsv, yielding every EXPORT_ROW_SLICE rows. */
+export function* renderCsvSliced(records: ChunkRecord[]): Sliced<string> {
+  const out = [csvRow([...CSV_COLUMNS])];
+  const slice = slicer(EXPORT_ROW_SLICE);
+  for (const r of records) {
+    yield* slice();
+    out.push(csvRow(baseValues(r)));
+  }
+  return out.join("");
 }
 
 /** A query result: the chunk columns plus the card's claim and its anchors (`id@vN [start,end)`). */

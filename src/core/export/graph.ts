@@ -1,5 +1,6 @@
 /** The typed temporal graph as GraphML (well-formed XML) or Mermaid (capped, safe node ids). */
-import { EXPORT_LIMITS, type GraphEdge, type GraphNode, iso } from "./types";
+import { runSync, type Sliced, slicer } from "../pace";
+import { EXPORT_LIMITS, EXPORT_ROW_SLICE, type GraphEdge, type GraphNode, iso } from "./types";
 
 /** Drop characters XML 1.0 cannot carry (controls except TAB/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
 function xmlChars(s: string): string {
@@ -53,6 +54,15 @@ export function renderGraphml(
   graph: { nodes: GraphNode[]; edges: GraphEdge[] },
   meta: { archive: string; asOf: number },
 ): string {
+  return runSync(renderGraphmlSliced(graph, meta));
+}
+
+/** renderGraphml, yielding every EXPORT_ROW_SLICE nodes and edges. */
+export function* renderGraphmlSliced(
+  graph: { nodes: GraphNode[]; edges: GraphEdge[] },
+  meta: { archive: string; asOf: number },
+): Sliced<string> {
+  const slice = slicer(EXPORT_ROW_SLICE);
   const out: string[] = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">',
@@ -62,6 +72,7 @@ export function renderGraphml(
     `    <desc>${xmlEscape(`PaperGuru archive ${meta.archive}: chunks visible and edges valid at ${iso(meta.asOf)}`)}</desc>`,
   ];
   for (const n of graph.nodes) {
+    yield* slice();
     out.push(`    <node id="${xmlEscape(n.id)}">`);
     out.push(`      <data key="n_kind">${xmlEscape(n.kind)}</data>`);
     out.push(`      <data key="n_version">${n.version}</data>`);
@@ -70,7 +81,8 @@ export function renderGraphml(
     out.push(`      <data key="n_external">${n.external}</data>`);
     out.push("    </node>");
   }
-  graph.edges.forEach((e, i) => {
+  for (const [i, e] of graph.edges.entries()) {
+    yield* slice();
     out.push(`    <edge id="e${i}" source="${xmlEscape(e.src)}" target="${xmlEscape(e.dst)}">`);
     out.push(`      <data key="e_type">${xmlEscape(e.type)}</data>`);
     out.push(`      <data key="e_weight">${e.weight}</data>`);
@@ -78,7 +90,7 @@ export function renderGraphml(
     if (e.validTo !== null) out.push(`      <data key="e_valid_to">${iso(e.validTo)}</data>`);
     if (e.context) out.push(`      <data key="e_context">${xmlEscape(e.context)}</data>`);
     out.push("    </edge>");
-  });
+  }
   out.push("  </graph>", "</graphml>", "");
   return out.join("\n");
 }

@@ -5,7 +5,8 @@
  * `<script>` renders as text. Chunks are grouped by kind with their version, validity, deprecation and
  * review status; edges (valid at the export time) with theirs.
  */
-import { type ChunkRecord, type GraphEdge, iso } from "./types";
+import { runSync, type Sliced, slicer } from "../pace";
+import { type ChunkRecord, EXPORT_ROW_SLICE, type GraphEdge, iso } from "./types";
 
 export const HTML_STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;width:100%}
@@ -40,8 +41,19 @@ export async function renderHtml(
   edges: GraphEdge[],
   opts: { asOf: number; exportedAt: number; scope?: string | undefined },
 ): Promise<string> {
+  return runSync(renderHtmlSliced(archive, records, edges, opts, await htmlCsp()));
+}
+
+/** renderHtml with its CSP (htmlCsp()), yielding every EXPORT_ROW_SLICE rows. */
+export function* renderHtmlSliced(
+  archive: { id: string; name: string },
+  records: ChunkRecord[],
+  edges: GraphEdge[],
+  opts: { asOf: number; exportedAt: number; scope?: string | undefined },
+  csp: string,
+): Sliced<string> {
   const e = escapeHtml;
-  const csp = await htmlCsp();
+  const slice = slicer(EXPORT_ROW_SLICE);
   const out: string[] = [
     "<!doctype html>",
     `<html lang="en"><head><meta charset="utf-8">`,
@@ -53,12 +65,18 @@ export async function renderHtml(
     `<p>${records.length} chunk${records.length === 1 ? "" : "s"} and ${edges.length} edge${edges.length === 1 ? "" : "s"} as of ${e(iso(opts.asOf))}${opts.scope ? `, ${e(opts.scope)}` : ""}; exported ${e(iso(opts.exportedAt))}.</p>`,
   ];
   const byKind = new Map<string, ChunkRecord[]>();
-  for (const r of records) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+  // Pushed in place: copying the kind's list for each record was quadratic (10,000 notes: 0.6 s).
+  for (const r of records) {
+    const rows = byKind.get(r.kind);
+    if (rows) rows.push(r);
+    else byKind.set(r.kind, [r]);
+  }
   for (const kind of [...byKind.keys()].sort()) {
     const rows = byKind.get(kind) ?? [];
     out.push(`<h2>${e(kind)} (${rows.length})</h2>`, "<table><thead><tr>");
     out.push("<th>id</th><th>version</th><th>title</th><th>valid from</th><th>review</th></tr></thead><tbody>");
     for (const r of rows) {
+      yield* slice();
       const dep =
         r.deprecatedAt !== null
           ? `<div class="dep">deprecated ${e(iso(r.deprecatedAt))}${r.deprecatedBy ? ` by <code>${e(r.deprecatedBy)}</code>` : ""}</div>`
@@ -76,10 +94,12 @@ export async function renderHtml(
     out.push(
       "<th>from</th><th>type</th><th>to</th><th>weight</th><th>valid from</th><th>review</th></tr></thead><tbody>",
     );
-    for (const g of edges)
+    for (const g of edges) {
+      yield* slice();
       out.push(
         `<tr><td><code>${e(g.src)}</code></td><td>${e(g.type)}</td><td><code>${e(g.dst)}</code></td><td>${Number(g.weight.toPrecision(4))}</td><td>${e(iso(g.validFrom))}</td><td>${status(g.reviewStatus)}</td></tr>`,
       );
+    }
     out.push("</tbody></table>");
   }
   out.push("</body></html>", "");

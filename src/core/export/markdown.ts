@@ -1,6 +1,7 @@
 /** Markdown: an archive listing, or a query result as evidence cards with exact anchors. */
+import { runSync, type Sliced, slicer } from "../pace";
 import type { EvidenceCard } from "../types";
-import { type ChunkRecord, iso } from "./types";
+import { type ChunkRecord, EXPORT_ROW_SLICE, iso } from "./types";
 
 /** Text inside a table cell: one line, pipes and backslashes escaped. */
 export function mdCell(s: string): string {
@@ -41,6 +42,16 @@ export function renderArchiveMarkdown(
   records: ChunkRecord[],
   opts: { asOf?: number | undefined; exportedAt: number },
 ): string {
+  return runSync(renderArchiveMarkdownSliced(archive, records, opts));
+}
+
+/** renderArchiveMarkdown, yielding every EXPORT_ROW_SLICE rows. */
+export function* renderArchiveMarkdownSliced(
+  archive: { id: string; name: string },
+  records: ChunkRecord[],
+  opts: { asOf?: number | undefined; exportedAt: number },
+): Sliced<string> {
+  const slice = slicer(EXPORT_ROW_SLICE);
   const out: string[] = [
     `# ${mdText(archive.name)} (${mdCode(archive.id)})`,
     "",
@@ -48,12 +59,18 @@ export function renderArchiveMarkdown(
     "",
   ];
   const byKind = new Map<string, ChunkRecord[]>();
-  for (const r of records) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+  // Pushed in place: copying the kind's list for each record was quadratic (10,000 notes: 0.6 s).
+  for (const r of records) {
+    const rows = byKind.get(r.kind);
+    if (rows) rows.push(r);
+    else byKind.set(r.kind, [r]);
+  }
   for (const kind of [...byKind.keys()].sort()) {
     const rows = byKind.get(kind) ?? [];
     out.push(`## ${kind} (${rows.length})`, "");
     out.push("| id | version | title | valid from | deprecated | review |", "|---|---|---|---|---|---|");
     for (const r of rows) {
+      yield* slice();
       const dep =
         r.deprecatedAt !== null ? `${iso(r.deprecatedAt)}${r.deprecatedBy ? ` by ${r.deprecatedBy}` : ""}` : "";
       out.push(

@@ -19,6 +19,7 @@ import { z } from "zod";
 import { fail, ok, type Result, schemaFailure } from "../errors";
 import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "../ids";
 import { type ArtifactInput, artifactHashOf, type EntityInput, INGEST_LIMITS, prepareBatch } from "../ingest";
+import { noPause, type Pause, pacer } from "../pace";
 import { RELATION_LIMITS } from "../relations";
 import { CHUNK_KINDS, EDGE_TYPES, ENTITY_TYPES, type EntityType } from "../types";
 import {
@@ -252,8 +253,12 @@ function entityTypeOf(id: string, known: string | undefined): EntityType {
   return (ENTITY_TYPES as readonly string[]).includes(p) ? (p as EntityType) : "concept";
 }
 
-/** Build the replay plan (pure). */
-export async function planReplay(dump: ArchiveDump): Promise<ReplayPlan> {
+/** Versions and operations planned between two pauses (each version is rebuilt, hashed and checked). */
+const REPLAY_EVENTS_PER_PAUSE = 50;
+
+/** Build the replay plan (pure; `pause` is taken between slices of events). */
+export async function planReplay(dump: ArchiveDump, pause: Pause = noPause): Promise<ReplayPlan> {
+  const pace = pacer(pause, REPLAY_EVENTS_PER_PAUSE);
   const events: Event[] = [];
   for (const c of dump.chunks)
     for (const v of c.versions) events.push({ t: v.recorded_at, rank: 0, k1: v.version, k2: c.id, chunk: c, v });
@@ -305,6 +310,7 @@ export async function planReplay(dump: ArchiveDump): Promise<ReplayPlan> {
   };
 
   for (const ev of events) {
+    await pace();
     // An alias the ingest before it already creates (same entity, name and time: the ingest's own
     // alias event) is no step of its own, so it neither costs an entity operation nor splits the
     // ingest batches (a dump of 994 passages with declared entities replayed one artifact at a time).

@@ -40,15 +40,12 @@ export const BIBTEX_MAX_VALUE_CHARS = 100_000;
 export const BIBTEX_MAX_SCAN_STEPS = 40 * cpuBudgetChars("bibtex");
 
 /** The parser's built-in macros (verbatim.js default_strings): month numbers and journal names. */
-const BUILTIN = new Map<string, number>([
-  ...["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"].map((m): [string, number] => [
-    m,
-    2,
-  ]),
-  ...["JANUARY", "FEBRUARY", "MARCH", "APRIL", "JUNE", "JULY", "AUGUST", "SEPTEMBER", "OCTOBER", "NOVEMBER"].map(
-    (m): [string, number] => [m, 2],
-  ),
-  ["DECEMBER", 2],
+const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];
+/** The full month names (MAY is in MONTHS). */
+const MONTH_NAMES = "JANUARY FEBRUARY MARCH APRIL JUNE JULY AUGUST SEPTEMBER OCTOBER NOVEMBER DECEMBER".split(" ");
+const monthNumber = (m: string) => String(MONTHS.indexOf(m.slice(0, 3)) + 1).padStart(2, "0");
+const BUILTIN_TEXT = new Map<string, string>([
+  ...[...MONTHS, ...MONTH_NAMES].map((m): [string, string] => [m, monthNumber(m)]),
   ...Object.entries({
     ACMCS: "ACM Computing Surveys",
     ACTA: "Acta Informatica",
@@ -70,8 +67,9 @@ const BUILTIN = new Map<string, number>([
     TOOIS: "ACM Transactions on Office Information Systems",
     TOPLAS: "ACM Transactions on Programming Languages and Systems",
     TCS: "Theoretical Computer Science",
-  }).map(([k, v]): [string, number] => [k, v.length]),
+  }),
 ]);
+const BUILTIN = new Map<string, number>([...BUILTIN_TEXT].map(([k, v]): [string, number] => [k, v.length]));
 
 export interface BibtexSize {
   /** Characters of every @string, @preamble and field value, expanded (what the parser decodes). */
@@ -117,6 +115,60 @@ function isKeyChar(c: string, allow: string): boolean {
   return KEY_ASCII.test(c) || LETTER.test(c) || (allow !== "" && allow.includes(c));
 }
 
+/** A top-level item of the file as the parser reads it: from its `@` to the next item's. */
+interface Item {
+  start: number;
+  kind: "string" | "preamble" | "comment" | "entry";
+  /** Characters of values it expands to. */
+  chars: number;
+}
+
+/** A command a value registers when the parser decodes it (its `newcommands`, kept across entries). */
+const REGISTERS = /newcommand|ProvideTextCommandDefault/;
+
+/**
+ * What planBibtexPieces needs from a scan: the items, the raw (expanded, undecoded) value of every
+ * macro, the macro state at each cut, and why a file cannot be cut (a hazard).
+ */
+class PieceCollector {
+  readonly items: Item[] = [];
+  readonly raw = new Map<string, string>();
+  readonly cuts: Array<{ item: number; strings: Record<string, string> }> = [];
+  hazards: string[] = [];
+  partText = "";
+  partBackslash = false;
+  partMacro = false;
+  valueText = "";
+  valueMacro = false;
+  private chars = 0;
+  private expandedAt = 0;
+
+  constructor(readonly target: number) {}
+
+  hazard(why: string): void {
+    if (!this.hazards.includes(why)) this.hazards.push(why);
+  }
+
+  /** An item starts at `start`: a cut goes before it once the piece so far holds `target` characters. */
+  begin(_start: number, expanded: number): void {
+    if (this.chars >= this.target && this.items.length > 0) {
+      this.cuts.push({ item: this.items.length, strings: Object.fromEntries(this.raw) });
+      this.chars = 0;
+    }
+    this.expandedAt = expanded;
+  }
+
+  end(sc: Scanner, start: number): void {
+    const kind =
+      sc.parsing === "string" || sc.parsing === "preamble" || sc.parsing === "comment" ? sc.parsing : "entry";
+    const chars = sc.expanded - this.expandedAt;
+    this.chars += Math.max(chars, sc.pos - start);
+    if (kind !== "preamble" && REGISTERS.test(sc.input.slice(start, sc.pos)))
+      this.hazard("a value outside @preamble defines a command");
+    this.items.push({ start, kind, chars });
+  }
+}
+
 class Scanner {
   pos = 0;
   steps = 0;
@@ -134,6 +186,8 @@ class Scanner {
   /** Macros defined before the text (not copied: a lookup falls back to them). */
   readonly base: ReadonlyMap<string, number> | undefined;
   readonly uses = new Map<string, { name: string; chars: number; uses: number }>();
+  /** Set to plan pieces (planBibtexPieces): what the fields below collect. */
+  pieces: PieceCollector | null = null;
 
   constructor(
     readonly input: string,
@@ -142,6 +196,15 @@ class Scanner {
     macros: ReadonlyMap<string, number> | undefined,
   ) {
     this.base = macros;
+  }
+
+  /** With `pieces`: the text of the value part just read, and whether it holds a backslash. */
+  part(text: string, macro: boolean): void {
+    const c = this.pieces;
+    if (!c) return;
+    c.partText = this.parsing === "string" ? text : "";
+    c.partBackslash = text.includes("\\");
+    c.partMacro = macro;
   }
 
   step(n = 1): void {
@@ -257,10 +320,21 @@ class Scanner {
 
   single(): number {
     this.parts++;
-    if (this.tryMatch("{")) return this.braces();
-    if (this.tryMatch('"')) return this.quotes();
+    if (this.tryMatch("{")) {
+      const n = this.braces();
+      if (this.pieces) this.part(this.input.substring(this.pos - 1 - n, this.pos - 1), false);
+      return n;
+    }
+    if (this.tryMatch('"')) {
+      const n = this.quotes();
+      if (this.pieces) this.part(this.input.substring(this.pos - 1 - n, this.pos - 1), false);
+      return n;
+    }
     const bare = this.key();
-    if (/^\d+$/.test(bare)) return bare.length;
+    if (/^\d+$/.test(bare)) {
+      this.part(bare, false);
+      return bare.length;
+    }
     const name = bare.toUpperCase();
     // verbatim.js: `this.strings[name] || default_strings[name]`, else an error and `{{name}}`.
     const own = this.macros.get(name) ?? this.base?.get(name);
@@ -271,6 +345,8 @@ class Scanner {
       u.uses++;
       this.uses.set(name, u);
     }
+    if (this.pieces)
+      this.part(own ? (this.pieces.raw.get(name) ?? "") : (BUILTIN_TEXT.get(name) ?? `{{${bare}}}`), true);
     if (resolved !== undefined) return resolved;
     // The parser records the error unless an equal message is already in its list (a linear search).
     this.unresolved.add(name);
@@ -279,10 +355,27 @@ class Scanner {
   }
 
   value(): number {
+    const c = this.pieces;
     let n = this.single();
+    let text = c ? c.partText : "";
+    let parts = 1;
+    let backslash = c ? c.partBackslash : false;
+    let macro = c ? c.partMacro : false;
     while (this.tryMatch("#")) {
       this.match("#");
       n = add(n, this.single());
+      if (!c) continue;
+      text += c.partText;
+      parts++;
+      backslash ||= c.partBackslash;
+      macro ||= c.partMacro;
+    }
+    if (c) {
+      c.valueText = text;
+      c.valueMacro = macro;
+      // `"\new" # "command"` spells a command no single part holds (see planBibtexPieces).
+      if (parts > 1 && backslash && this.parsing !== "preamble")
+        c.hazard("a value joins a part with a backslash to another");
     }
     return n;
   }
@@ -305,7 +398,18 @@ class Scanner {
     if (this.parsing === "string") {
       this.counted(() => `@string ${key}`, chars);
       this.macros.set(key.toUpperCase(), chars);
-    } else this.counted(() => `field ${key.toLowerCase()} of @${this.parsing}{${this.citeKey.slice(0, 100)}}`, chars);
+      if (this.pieces) {
+        const name = key.toUpperCase();
+        // The parser decodes each macro's last value before any entry; a piece decodes the value
+        // its own definition gives, so a macro defined twice is decoded twice, differently.
+        if (this.pieces.raw.has(name)) this.pieces.hazard("an @string is defined twice");
+        this.pieces.raw.set(name, this.pieces.valueText);
+        if (chars === 0) this.pieces.hazard("an @string is defined empty");
+      }
+    } else {
+      this.counted(() => `field ${key.toLowerCase()} of @${this.parsing}{${this.citeKey.slice(0, 100)}}`, chars);
+      if (this.pieces && key.toLowerCase() === "crossref") this.pieces.hazard("an entry inherits through crossref");
+    }
   }
 
   matchGuard(): string {
@@ -346,6 +450,7 @@ class Scanner {
     }
     if (this.pos >= s.length) return;
     const start = this.pos;
+    this.pieces?.begin(start, this.expanded);
     try {
       this.match("@");
       const d = this.key().toLowerCase();
@@ -358,6 +463,7 @@ class Scanner {
       } else if (d === "preamble") {
         const n = ++this.preambles;
         this.counted(() => `@preamble number ${n}`, this.value());
+        if (this.pieces?.valueMacro) this.pieces.hazard("a @preamble uses a macro");
       } else if (d === "comment") {
         while (s[this.pos] === " " || s[this.pos] === "\t") {
           this.pos++;
@@ -386,6 +492,7 @@ class Scanner {
         this.step();
       }
     }
+    this.pieces?.end(this, start);
   }
 
   run(): void {
@@ -451,4 +558,57 @@ export function bibtexWithinBudget(
     "send fewer entries per request (`npx paperguru import` splits files), or use shorter macros",
   );
   return budget.ok ? ok(m) : budget;
+}
+
+/** One piece of a BibTeX file to parse on its own: its text and the macros defined before it. */
+export interface BibtexPiece {
+  text: string;
+  /** The file's @string macros at the piece's start, as the parser's `strings` option takes them. */
+  strings: Record<string, string>;
+}
+
+/**
+ * Characters of expanded values per piece: about 45 ms of the parser (CPU_MS_PER_MB.bibtex) on the
+ * development machine, so a file is parsed in slices short enough to let other requests in.
+ */
+export const BIBTEX_PIECE_CHARS = 20_000;
+
+/**
+ * Cut a BibTeX file into pieces that the parser reads exactly as it reads the whole file, so that
+ * parsing them one after the other (with pauses between) gives the same entries, errors and macros.
+ * Pieces are cut before an item (an `@`-directive where the parser starts one); each piece carries
+ * the raw values of the macros defined before it (the `strings` option) and the file's @preamble
+ * items (whose commands the parser registers before reading any entry); its own @preambles are left
+ * out so they register in file order. Returns the reason instead when the whole file must be parsed
+ * at once: syntax errors (their messages name a line of the whole file, and a broken value reads
+ * on past the cut), crossref inheritance (across pieces), a command defined outside a @preamble or
+ * spelled by joining parts (the parser keeps it for later entries), a @preamble that uses a macro,
+ * an @string defined empty (the parser then falls back to its built-in value of that name, which a
+ * piece's `strings` would hide) or twice (the parser decodes only the last value), or a value over
+ * the budget. One piece when the file is small.
+ */
+export function planBibtexPieces(
+  text: string,
+  target = BIBTEX_PIECE_CHARS,
+): { pieces: BibtexPiece[] } | { whole: string } {
+  const sc = new Scanner(text, BIBTEX_MAX_VALUE_CHARS, BIBTEX_MAX_SCAN_STEPS, undefined);
+  const c = new PieceCollector(target);
+  sc.pieces = c;
+  sc.run();
+  if (sc.over || sc.tooManySteps) return { whole: "over the budget" };
+  if (sc.errors > 0) return { whole: "syntax errors" };
+  if (c.hazards.length > 0) return { whole: c.hazards.join("; ") };
+  if (c.cuts.length === 0) return { pieces: [{ text, strings: {} }] };
+  const span = (i: number) => text.slice(c.items[i]?.start ?? text.length, c.items[i + 1]?.start ?? text.length);
+  let preambles = "";
+  for (const [i, item] of c.items.entries()) if (item.kind === "preamble") preambles += span(i);
+  const bounds = [{ item: 0, strings: {} as Record<string, string> }, ...c.cuts];
+  const pieces: BibtexPiece[] = [];
+  for (const [k, b] of bounds.entries()) {
+    const to = bounds[k + 1]?.item ?? c.items.length;
+    let body = "";
+    for (let i = b.item; i < to; i++) if (c.items[i]?.kind !== "preamble") body += span(i);
+    pieces.push({ text: preambles + body, strings: b.strings });
+  }
+  return { pieces };
 }

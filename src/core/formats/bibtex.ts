@@ -20,12 +20,13 @@
  * archive already holds a later version of the same work, the import layer records the new version
  * from now instead (versions never overlap).
  */
-import { type Creator, type Entry, parse } from "@retorquere/bibtex-parser";
+import { type Creator, type Entry, type ParseError, parse } from "@retorquere/bibtex-parser";
 import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EntityInput } from "../ingest";
 import { withinCpuBudget } from "../limits";
-import { bibtexWithinBudget, measureBibtex } from "./bibtex-size";
+import { runSync, type Sliced, slicer } from "../pace";
+import { BIBTEX_PIECE_CHARS, bibtexWithinBudget, measureBibtex, planBibtexPieces } from "./bibtex-size";
 import { clip, oneLine, PlanBuilder, personEntity, publicationTime, synopsisOf, yearOf } from "./common";
 import { ENTRY_MARK, paperIdentity } from "./paper";
 import type { ImportPlan } from "./types";
@@ -33,6 +34,8 @@ import type { ImportPlan } from "./types";
 export interface BibtexOptions {
   /** File name or URL, recorded as `<source>#<citation key>`. */
   source?: string;
+  /** Characters of values per parsed piece (default BIBTEX_PIECE_CHARS; Infinity parses the file in one call). */
+  pieceChars?: number;
 }
 
 /**
@@ -183,11 +186,60 @@ function errorRef(input: string | undefined, fallback: string): string {
   return key ?? fallback;
 }
 
+const PARSE_OPTIONS = { sentenceCase: false, applyCrossRef: true, unsupported: "ignore" } as const;
+
+/** What parseBibtex reads of the parser's library. */
+export interface Library {
+  entries: Entry[];
+  errors: ParseError[];
+  strings: Record<string, string>;
+}
+
+/**
+ * The parser's library of the file, read piece by piece with a yield after each piece when the file
+ * can be cut exactly (planBibtexPieces: each piece of ~20,000 characters of values is ~45 ms of the
+ * parser), else in one call. Pieces give what one call gives: their entries in order, the macros,
+ * and the errors as the parser orders them: first those it meets while reading the text (here only
+ * unresolved macros, `input` empty, each message once), then those of decoding entries.
+ */
+export function* readLibrary(text: string, pieceChars = BIBTEX_PIECE_CHARS): Sliced<Library> {
+  const plan = planBibtexPieces(text, pieceChars);
+  if ("whole" in plan || plan.pieces.length === 1) return parse(text, PARSE_OPTIONS);
+  yield;
+  const entries: Entry[] = [];
+  const reading: ParseError[] = [];
+  const decoding: ParseError[] = [];
+  const messages = new Set<string>();
+  const strings: Record<string, string> = {};
+  for (const piece of plan.pieces) {
+    const lib = parse(piece.text, { ...PARSE_OPTIONS, strings: piece.strings });
+    for (const e of lib.entries) entries.push(e);
+    for (const e of lib.errors) {
+      if (e.input !== "") decoding.push(e);
+      else if (!messages.has(e.error)) {
+        messages.add(e.error);
+        reading.push(e);
+      }
+    }
+    Object.assign(strings, lib.strings);
+    yield;
+  }
+  return { entries, errors: [...reading, ...decoding], strings };
+}
+
+/** Entries made into records between two yields (~0.1 ms each). */
+const RECORD_SLICE = 100;
+
 /**
  * Parse a .bib file. Fails (validation) when the text holds no BibTeX entry at all, or when nothing
  * in it could be parsed; a single broken or title-less entry is skipped with the reason.
  */
 export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<ImportPlan> {
+  return runSync(parseBibtexSliced(text, opts));
+}
+
+/** parseBibtex, yielding between slices of its work (pieces of the file, then entries). */
+export function* parseBibtexSliced(text: string, opts: BibtexOptions = {}): Sliced<Result<ImportPlan>> {
   const src = opts.source ?? "bibtex";
   if (!/@\s*[a-z]+\s*[{(]/i.test(text))
     return fail(
@@ -199,9 +251,10 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
   // Before parsing: macros that expand past what one request may decode are refused, naming them.
   const size = bibtexWithinBudget(text);
   if (!size.ok) return size;
-  let lib: ReturnType<typeof parse>;
+  yield;
+  let lib: Library;
   try {
-    lib = parse(text, { sentenceCase: false, applyCrossRef: true, unsupported: "ignore" });
+    lib = yield* readLibrary(text, opts.pieceChars);
   } catch (e) {
     return fail(
       "validation",
@@ -232,7 +285,9 @@ export function parseBibtex(text: string, opts: BibtexOptions = {}): Result<Impo
   // Added after the loop: a later duplicate entry adds its key to an earlier entry's aliases.
   const pending: Array<{ artifact: ArtifactInput; ref: string }> = [];
   const macroChars = new Map(Object.entries(lib.strings).map(([k, v]) => [k, Math.max(1, v.length)]));
+  const slice = slicer(RECORD_SLICE);
   for (const e of lib.entries) {
+    yield* slice();
     const type = e.type.toLowerCase();
     // @proceedings/@collection parents exist to donate fields through crossref; they are skipped only
     // when untitled, like any other entry.

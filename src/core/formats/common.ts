@@ -247,6 +247,16 @@ export function fitEntity(e: EntityInput): EntityInput | null {
   return { type: e.type, ...(e.id !== undefined ? { id: e.id } : {}), name, ...(aliases.length ? { aliases } : {}) };
 }
 
+/**
+ * Whether fitEntity(e) is not null, without fitting: its id is absent or 1-300 characters, and its
+ * name has a non-space character (oneLine leaves it non-empty, and clipping keeps at least 299
+ * characters) or it has an id to stand in for the name.
+ */
+function entityFits(e: EntityInput): boolean {
+  if (e.id !== undefined && (e.id.length === 0 || e.id.length > LIMITS.entityId)) return false;
+  return /\S/.test(e.name) || !!e.id;
+}
+
 /** A person entity: `person:<slug of the name>`, the ORCID (bare 0000-0000-0000-0000 form) as an alias. */
 export function personEntity(name: string, orcid?: string | null): EntityInput | null {
   const n = clipLine(name, LIMITS.entityName);
@@ -278,13 +288,21 @@ export function fitArtifact(a: ArtifactInput, skipped: Skipped): ArtifactInput |
     });
     content = clip(content, LIMITS.content);
   }
+  // The first LIMITS.entities usable entities are kept; the rest are only counted (a paper citing
+  // 100,000 works carries 100,000 entities, and fitting each held a request for most of a second).
   const entities: EntityInput[] = [];
+  let usable = 0;
   for (const e of a.entities ?? []) {
-    const f = fitEntity(e);
-    if (f) entities.push(f);
+    if (entities.length < LIMITS.entities || typeof e.name !== "string") {
+      const f = fitEntity(e);
+      if (f) {
+        usable++;
+        if (entities.length < LIMITS.entities) entities.push(f);
+      }
+    } else if (entityFits(e)) usable++;
   }
-  if (entities.length > LIMITS.entities)
-    skipped.push({ ref: a.id, reason: `kept ${LIMITS.entities} of ${entities.length} entities (the ingest limit)` });
+  if (usable > LIMITS.entities)
+    skipped.push({ ref: a.id, reason: `kept ${LIMITS.entities} of ${usable} entities (the ingest limit)` });
   const edges: EdgeInput[] = [];
   const seen = new Set<string>();
   for (const e of a.edges ?? []) {
@@ -321,7 +339,7 @@ export function fitArtifact(a: ArtifactInput, skipped: Skipped): ArtifactInput |
     title,
     ...(synopsis ? { synopsis } : {}),
     content,
-    ...(entities.length ? { entities: entities.slice(0, LIMITS.entities) } : {}),
+    ...(entities.length ? { entities } : {}),
     ...(boundaries.length ? { boundaries } : {}),
     ...(edges.length ? { edges: edges.slice(0, LIMITS.edges) } : {}),
     ...(relations.length ? { relations: relations.slice(0, LIMITS.relations) } : {}),

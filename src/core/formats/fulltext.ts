@@ -54,6 +54,7 @@
 import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { EdgeInput, EntityInput } from "../ingest";
+import { runSync, type Sliced, slicer } from "../pace";
 import { splitSentences } from "../text/sentences";
 import {
   arr,
@@ -391,6 +392,14 @@ export function bibliographyIds(record: Json): Map<string, string> | null {
 }
 
 export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): Result<FullTextPlan> {
+  return runSync(parseFullTextPapersSliced(text, opts));
+}
+
+/** Bibliography stand-ins made between two yields. */
+const STUB_SLICE = 200;
+
+/** parseFullTextPapers, yielding after each paper (tens of ms each) and between slices of stand-ins. */
+export function* parseFullTextPapersSliced(text: string, opts: FullTextOptions = {}): Sliced<Result<FullTextPlan>> {
   const src = opts.source ?? "fulltext";
   const start = startJsonPlan(text, src);
   if (!start.ok) return start;
@@ -401,7 +410,9 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
   let usable = 0;
   /** Works named by the bibliographies, first naming kept: id -> entry and the citing record. */
   const stubs = new Map<string, { bib: Bib; source: string }>();
+  yield;
   for (const { ref, value } of records) {
+    yield;
     const where = `${src}#${ref}`;
     if (!isObject(value)) {
       firstProblem ??= { ref, reason: "not a JSON object" };
@@ -549,7 +560,9 @@ export function parseFullTextPapers(text: string, opts: FullTextOptions = {}): R
   // always wins. Its text is the entry as the citing paper wrote it; it is valid from the epoch,
   // since the work predates every citation of it and its own record, imported later with its real
   // date, must be a later version.
+  const slice = slicer(STUB_SLICE);
   for (const [id, w] of stubs) {
+    yield* slice();
     if (b.has(id)) continue;
     b.add(
       {

@@ -25,6 +25,7 @@
 import { fail, ok, type Result } from "../errors";
 import { slug } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import { runSync, type Sliced, slicer } from "../pace";
 import { clip, LIMITS, oneLine, PlanBuilder, publicationTime, synopsisOf, yearOf } from "./common";
 import { paperIdentity } from "./paper";
 import { parseReference } from "./references";
@@ -45,13 +46,22 @@ interface FrontMatter {
   end: number;
 }
 
-function readFrontMatter(text: string): FrontMatter | { error: string; line: number } | null {
+/** Lines scanned between two yields (a few ms). */
+const LINE_SLICE = 20_000;
+/** References parsed between two yields (~12 µs each). */
+const REFERENCE_SLICE = 500;
+/** Sections made between two yields. */
+const SECTION_SLICE = 1000;
+
+function* readFrontMatter(text: string): Sliced<FrontMatter | { error: string; line: number } | null> {
   const first = /^---[ \t]*\r?\n/.exec(text);
   if (!first) return null;
   const fields = new Map<string, string>();
   let pos = first[0].length;
   let line = 2;
+  const slice = slicer(LINE_SLICE);
   while (pos < text.length) {
+    yield* slice();
     const nl = text.indexOf("\n", pos);
     const end = nl < 0 ? text.length : nl + 1;
     const l = text.slice(pos, nl < 0 ? text.length : nl).replace(/\r$/, "");
@@ -84,11 +94,13 @@ function stripClosingHashes(text: string): string {
   return text.slice(0, hashes);
 }
 
-function scanHeadings(text: string, from: number): Heading[] {
+function* scanHeadings(text: string, from: number): Sliced<Heading[]> {
   const out: Heading[] = [];
   let fence: { char: string; len: number } | null = null;
   let pos = from;
+  const slice = slicer(LINE_SLICE);
   while (pos < text.length) {
+    yield* slice();
     const nl = text.indexOf("\n", pos);
     const next = nl < 0 ? text.length : nl + 1;
     const line = text.slice(pos, nl < 0 ? text.length : nl).replace(/\r$/, "");
@@ -110,14 +122,36 @@ function scanHeadings(text: string, from: number): Heading[] {
   return out;
 }
 
-/** Strip heading markers and emphasis so a synopsis reads as prose. */
-function prose(md: string): string {
-  return md
-    .split("\n")
-    .filter((l) => !/^\s{0,3}#/.test(l))
-    .join("\n")
-    .replace(/(\*\*|__|`)/g, "")
-    .trim();
+/**
+ * Strip heading markers and emphasis so a synopsis reads as prose: the lines without heading
+ * markers, joined, without `**`, `__` and backticks, trimmed. A synopsis reads the first 4,000
+ * characters of its passage (deriveSynopsis), so the lines are read only until more than `chars`
+ * characters are kept: the result then starts like the whole passage's, and reads the same to it.
+ */
+function prose(md: string, chars = 4000): string {
+  let out = "";
+  let kept = 0;
+  // Where the kept text's first non-space character is, and just after its last one.
+  let first = -1;
+  let last = 0;
+  for (let pos = 0; ; ) {
+    const nl = md.indexOf("\n", pos);
+    const line = md.slice(pos, nl < 0 ? md.length : nl);
+    if (!/^\s{0,3}#/.test(line)) {
+      // `**` and `__` never span the line breaks that join the kept lines: each line is stripped alone.
+      const stripped = line.replace(/(\*\*|__|`)/g, "");
+      const at = kept++ > 0 ? out.length + 1 : 0;
+      out = at > 0 ? `${out}\n${stripped}` : stripped;
+      const lead = stripped.search(/\S/);
+      if (lead >= 0) {
+        if (first < 0) first = at + lead;
+        last = at + stripped.trimEnd().length;
+      }
+    }
+    if (nl < 0 || (first >= 0 && last - first > chars)) break;
+    pos = nl + 1;
+  }
+  return out.trim();
 }
 
 const REFERENCES_HEADING = /^(references|bibliography|works cited|literature cited|reference list)$/i;
@@ -131,12 +165,14 @@ function headingName(h: string): string {
 }
 
 /** Bibliography entries: list items (a lowercase-initial item continues the previous one), else paragraphs. */
-function referenceEntries(body: string): string[] {
+function* referenceEntries(body: string): Sliced<string[]> {
   const lines = body.split("\n");
   const marker = /^\s{0,3}(?:[-*+]|\d+[.)]|\[\d+\])\s+/;
+  const slice = slicer(LINE_SLICE);
   if (lines.some((l) => marker.test(l))) {
     const items: string[][] = [];
     for (const l of lines) {
+      yield* slice();
       const cur = items[items.length - 1];
       if (marker.test(l)) {
         const rest = l.replace(marker, "");
@@ -166,9 +202,14 @@ export interface MarkdownOptions {
  * document with neither a title nor an identifier; everything else produces a plan.
  */
 export function parseMarkdownPaper(text: string, opts: MarkdownOptions = {}): Result<ImportPlan> {
+  return runSync(parseMarkdownPaperSliced(text, opts));
+}
+
+/** parseMarkdownPaper, yielding between slices of its work (lines, sections, references). */
+export function* parseMarkdownPaperSliced(text: string, opts: MarkdownOptions = {}): Sliced<Result<ImportPlan>> {
   if (!text.trim())
     return fail("validation", "the Markdown document is empty", "text", "send the paper's Markdown text");
-  const fm = readFrontMatter(text);
+  const fm = yield* readFrontMatter(text);
   if (fm && "error" in fm)
     return fail(
       "validation",
@@ -178,7 +219,7 @@ export function parseMarkdownPaper(text: string, opts: MarkdownOptions = {}): Re
     );
   const fields = fm?.fields ?? new Map<string, string>();
   const bodyFrom = fm?.end ?? 0;
-  const headings = scanHeadings(text, bodyFrom);
+  const headings = yield* scanHeadings(text, bodyFrom);
   const h1 = headings.find((h) => h.level === 1 && h.text);
   const title = oneLine(fields.get("title") ?? h1?.text ?? "");
   const rawIds = [fields.get("arxiv"), fields.get("doi"), fields.get("openalex"), opts.id];
@@ -206,10 +247,12 @@ export function parseMarkdownPaper(text: string, opts: MarkdownOptions = {}): Re
   let n = 0;
   let abstract: string | null = null;
   let refs: string[] = [];
+  const sectionSlice = slicer(SECTION_SLICE);
   for (const [i, h] of structural.entries()) {
+    yield* sectionSlice();
     const end = structural[i + 1]?.start ?? text.length;
     const name = headingName(h.text);
-    if (REFERENCES_HEADING.test(name)) refs = refs.concat(referenceEntries(text.slice(h.bodyStart, end)));
+    if (REFERENCES_HEADING.test(name)) refs = refs.concat(yield* referenceEntries(text.slice(h.bodyStart, end)));
     if (h.level === 1) {
       parentH2 = null;
       continue;
@@ -237,7 +280,9 @@ export function parseMarkdownPaper(text: string, opts: MarkdownOptions = {}): Re
   const entities: EntityInput[] = [{ ...identity.entity, id: paperId }];
   const edges: EdgeInput[] = [];
   const cited = new Set<string>();
+  const referenceSlice = slicer(REFERENCE_SLICE);
   for (const [i, raw] of refs.entries()) {
+    yield* referenceSlice();
     const r = parseReference(raw);
     const ref = paperIdentity(r.ids, r.title ?? "");
     if (!ref || (!r.ids.length && !r.title)) {

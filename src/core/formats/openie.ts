@@ -30,6 +30,7 @@ import { fail, ok, type Result } from "../errors";
 import { capExtraction } from "../extract";
 import { slug } from "../ids";
 import type { EntityInput } from "../ingest";
+import { runSync, type Sliced, slicer } from "../pace";
 import { RELATION_LIMITS, type RelationInput, surfaceEntity } from "../relations";
 import {
   clip,
@@ -139,6 +140,14 @@ function addDoc(b: PlanBuilder, doc: JsonObject, ref: string, src: string): void
 
 /** Parse HippoRAG-style OpenIE results into an import plan (see the mapping above). */
 export function parseOpenIe(text: string, opts: OpenIeOptions = {}): Result<ImportPlan> {
+  return runSync(parseOpenIeSliced(text, opts));
+}
+
+/** Docs made into records between two yields. */
+const DOC_SLICE = 50;
+
+/** parseOpenIe, yielding between slices of docs. */
+export function* parseOpenIeSliced(text: string, opts: OpenIeOptions = {}): Sliced<Result<ImportPlan>> {
   const src = opts.source ?? "openie";
   const start = startJsonPlan(text, src);
   if (!start.ok) return start;
@@ -160,6 +169,11 @@ export function parseOpenIe(text: string, opts: OpenIeOptions = {}): Result<Impo
       docs.length ? `${docs[0]?.ref}.passage` : "body",
       'send HippoRAG\'s openie_results_*.json: {"docs": [{"idx": 0, "passage": "Title\\nText", "extracted_entities": [...], "extracted_triples": [[s, p, o], ...]}]}',
     );
-  for (const d of docs) addDoc(b, d.value, d.ref, src);
+  yield;
+  const slice = slicer(DOC_SLICE);
+  for (const d of docs) {
+    yield* slice();
+    addDoc(b, d.value, d.ref, src);
+  }
   return ok(b.plan);
 }

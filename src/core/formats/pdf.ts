@@ -40,6 +40,7 @@
 import { fail, ok, type Result } from "../errors";
 import { canonicalPaperId, slug } from "../ids";
 import type { EdgeInput, EntityInput } from "../ingest";
+import { runSync, type Sliced, slicer } from "../pace";
 import { clip, oneLine, PlanBuilder, personEntity } from "./common";
 import { paperIdentity } from "./paper";
 import type { ImportPlan } from "./types";
@@ -259,18 +260,59 @@ function mode(values: Array<[number, number]>): number {
 }
 
 /** Text with the page each appended piece came from. */
+/**
+ * Text built from lines, with the page each part starts on. Kept as its pieces and joined when read:
+ * testing the end of one string grown line by line flattened it at every line (quadratic in the
+ * length of a section; a section of 80 dense pages took most of a second).
+ */
 class Paged {
-  text = "";
+  private parts: string[] = [];
+  private joined: string | null = "";
+  private len = 0;
   marks: PageMark[] = [];
+  get text(): string {
+    if (this.joined === null) this.joined = this.parts.join("");
+    return this.joined;
+  }
+  set text(v: string) {
+    this.parts = [v];
+    this.joined = v;
+    this.len = v.length;
+  }
   append(piece: string, page: number, sep: string) {
-    const s = this.text ? sep : "";
-    const at = this.text.length + s.length;
+    const s = this.len > 0 ? sep : "";
+    const at = this.len + s.length;
     if (this.marks[this.marks.length - 1]?.page !== page) this.marks.push({ page, offset: at });
-    this.text += s + piece;
+    if (s) this.parts.push(s);
+    if (piece) this.parts.push(piece);
+    this.len += s.length + piece.length;
+    this.joined = null;
   }
   /** Remove a trailing hyphen so the next piece continues the word. */
   unhyphen() {
-    this.text = this.text.slice(0, -1);
+    for (let i = this.parts.length - 1; i >= 0; i--) {
+      const p = this.parts[i] as string;
+      if (!p) continue;
+      this.parts[i] = p.slice(0, -1);
+      this.len--;
+      this.joined = null;
+      return;
+    }
+  }
+  /** The last `n` characters (fewer when the text is shorter). */
+  tail(n: number): string {
+    let out = "";
+    for (let i = this.parts.length - 1; i >= 0 && out.length < n; i--) out = (this.parts[i] as string) + out;
+    return out.slice(-n);
+  }
+  /** The run of ASCII letters right before a final hyphen (`/([A-Za-z]+)-$/`'s group), or "". */
+  lettersBeforeHyphen(): string {
+    for (let n = 64; ; n *= 2) {
+      const t = this.tail(n);
+      const m = /([A-Za-z]+)-$/.exec(t)?.[1] ?? "";
+      // A run that starts at the cut may go on before it: read a longer tail.
+      if (t.length < n || m.length < t.length - 1) return m;
+    }
   }
 }
 
@@ -304,9 +346,21 @@ const ARXIV_STAMP = /arXiv:\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?\/\d{7})(v\d
  * missing text layer and OCR as the fix.
  */
 export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<ImportPlan> {
+  return runSync(parsePdfSliced(doc, opts));
+}
+
+/** Lines laid out between two yields. */
+const LINE_SLICE = 1000;
+
+/** parsePdf, yielding after each page's fragments and between slices of lines. */
+export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced<Result<ImportPlan>> {
   const src = opts.source ?? "upload.pdf";
   const stamps: string[] = [];
-  const perPage = doc.pages.map((p, i) => fragments(p, i + 1, stamps));
+  const perPage: Line[][] = [];
+  for (const [i, p] of doc.pages.entries()) {
+    perPage.push(fragments(p, i + 1, stamps));
+    yield;
+  }
   const chars = perPage.reduce((s, fs) => s + fs.reduce((t, f) => t + f.text.length, 0), 0);
   if (chars === 0)
     return fail(
@@ -334,14 +388,15 @@ export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<Import
     return n >= 2 && n >= 0.4 * pagesN;
   };
   const lines: Line[] = [];
-  perPage.forEach((fs, i) => {
+  for (const [i, fs] of perPage.entries()) {
     const page = doc.pages[i];
-    if (!page) return;
+    if (!page) continue;
     const kept = fs.filter(
       (f) => !(inMargin(f, page.height) && (PAGE_NUMBER.test(f.text) || repeated(maskDigits(f.text)))),
     );
     lines.push(...readingOrder(kept, page.width));
-  });
+    yield;
+  }
 
   const body = mode(lines.map((l) => [r1(l.size), l.text.length]));
   // The usual line spacing: the most common drop between consecutive body lines of one column.
@@ -383,15 +438,14 @@ export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<Import
       if (w.includes("-") && m.index + m[0].length < l.text.length) hyphenated.add(w);
       else whole.add(w.replace(/-/g, ""));
     }
-  const keepHyphen = (prev: string, next: string) => {
-    const a = /([A-Za-z]+)-$/.exec(prev)?.[1]?.toLowerCase() ?? "";
+  const keepHyphen = (prev: Paged, next: string) => {
+    const a = prev.lettersBeforeHyphen().toLowerCase();
     const b = /^([a-z]+)/.exec(next)?.[1] ?? "";
     return hyphenated.has(`${a}-${b}`) && !whole.has(`${a}${b}`);
   };
   const join = (into: Paged, prev: Line | null, l: Line) => {
-    const t = into.text;
-    if (prev && /[A-Za-z]-$/.test(t) && /^[a-z]/.test(l.text)) {
-      if (keepHyphen(t, l.text)) into.append(l.text, l.page, "");
+    if (prev && /[A-Za-z]-$/.test(into.tail(2)) && /^[a-z]/.test(l.text)) {
+      if (keepHyphen(into, l.text)) into.append(l.text, l.page, "");
       else {
         into.unhyphen();
         into.append(l.text, l.page, "");
@@ -415,7 +469,9 @@ export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<Import
       break;
     }
   }
+  const slice = slicer(LINE_SLICE);
   for (const l of lines) {
+    yield* slice();
     if (titleLines.has(l)) continue;
     // Captions: the opening line and the lines of its size right under it.
     if (cap) {
@@ -427,7 +483,7 @@ export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<Import
         Math.abs(l.size - cap.last.size) < 0.6 &&
         !CAPTION.test(l.text) &&
         !isHeading(l, body) &&
-        !(bodySized && /\.$/.test(cap.body.text))
+        !(bodySized && cap.body.tail(1) === ".")
       ) {
         join(cap.body, cap.last, l);
         cap.last = l;

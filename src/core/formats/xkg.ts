@@ -59,6 +59,7 @@
 import { fail, ok, type Result } from "../errors";
 import { slug } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import { runSync, type Sliced, slicer } from "../pace";
 import type { ChunkKind } from "../types";
 import {
   clip,
@@ -400,7 +401,18 @@ function addTechnique(
   return { id, code };
 }
 
-function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, ids: UsedIds, note: Ctx["note"]): boolean {
+/** References (~12 µs each) and techniques read between two yields. */
+const REFERENCE_SLICE = 500;
+const TECHNIQUE_SLICE = 50;
+
+function* addPaper(
+  b: PlanBuilder,
+  p: JsonObject,
+  ref: string,
+  src: string,
+  ids: UsedIds,
+  note: Ctx["note"],
+): Sliced<boolean> {
   const title = oneLine(text(p, TITLE));
   const rawIds = [
     ...["arxiv_id", "arxiv", "doi", "openalex", "openalex_id", "url", "paper_url", "paper_id", "id"].map((k) =>
@@ -419,7 +431,9 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, ids: 
   const resources = list(p, ["resources"]).map((f) => (isObject(f) ? text(f, ["name", "description"]) : scalar(f)));
   const entities: EntityInput[] = [identity.entity];
   const edges: EdgeInput[] = [];
+  const refSlice = slicer(REFERENCE_SLICE);
   for (const [i, r] of list(p, REFERENCES).entries()) {
+    yield* refSlice();
     const raw = isObject(r)
       ? [text(r, ["title", "name"]), scalar(r.doi), scalar(r.arxiv_id ?? r.arxiv)].join(". ")
       : scalar(r);
@@ -517,7 +531,11 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, ids: 
   }
   ids.used.add(paperId);
   const ctx: Ctx = { b, note, paperId, paperTitle: title || paperId, src, ids };
-  for (const [i, t] of techniques.entries()) addTechnique(ctx, t, null, `${ref}.techniques[${i}]`, 0, i);
+  const techniqueSlice = slicer(TECHNIQUE_SLICE);
+  for (const [i, t] of techniques.entries()) {
+    yield* techniqueSlice();
+    addTechnique(ctx, t, null, `${ref}.techniques[${i}]`, 0, i);
+  }
   addCode(ctx, p, paperId, title || paperId, ref, "paper");
   return true;
 }
@@ -527,6 +545,11 @@ function addPaper(b: PlanBuilder, p: JsonObject, ref: string, src: string, ids: 
  * a title or id and techniques); a single unusable paper, technique or code node is skipped.
  */
 export function parseXkg(text: string, opts: XkgOptions = {}): Result<ImportPlan> {
+  return runSync(parseXkgSliced(text, opts));
+}
+
+/** parseXkg, yielding between papers and between slices of their references and techniques. */
+export function* parseXkgSliced(text: string, opts: XkgOptions = {}): Sliced<Result<ImportPlan>> {
   const src = opts.source ?? "xkg";
   const start = startJsonPlan(text, src);
   if (!start.ok) return start;
@@ -567,6 +590,9 @@ export function parseXkg(text: string, opts: XkgOptions = {}): Result<ImportPlan
   const note = (chunk: string, node: XkgNode) => {
     annotations.push({ chunk, key: XKG_KEY, value: node });
   };
-  for (const p of papers) addPaper(b, p.value, p.ref, src, ids, note);
+  for (const p of papers) {
+    yield;
+    yield* addPaper(b, p.value, p.ref, src, ids, note);
+  }
   return ok({ ...b.plan, annotations });
 }
