@@ -50,7 +50,7 @@ function exportDeps(pause?: () => Promise<void>): ExportDeps {
   };
 }
 
-async function text(s: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | string): Promise<string> {
+async function text(s: ReadableStream<Uint8Array> | string): Promise<string> {
   return typeof s === "string" ? s : new Response(s).text();
 }
 

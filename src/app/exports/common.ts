@@ -4,6 +4,7 @@
  * the page sizes of the reads.
  */
 import { fail, ok, type Result } from "../../core/errors";
+import type { Parts } from "../../core/export/parts";
 import { EXPORT_LIMITS, type ExportFormat, FILE_EXTENSIONS } from "../../core/export/types";
 import type { Pause } from "../../core/pace";
 import type {
@@ -32,13 +33,20 @@ export interface ExportDeps {
 }
 
 export interface ExportBody {
-  /** Text, its UTF-8 bytes (a large rendered export, encodeText), or a stream (the JSON dump). */
-  body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
+  /** Text, or a stream of UTF-8 bytes (the JSON dump; a large rendered export, partsBody). */
+  body: string | ReadableStream<Uint8Array>;
   contentType: string;
   filename: string;
 }
 
 export const LIST_PAGE = 500;
+/**
+ * Chunks per read of the rendered exports, with a pause after each: locally the reads answer
+ * in-process, and a request that arrives meanwhile needs a few turns of the thread to reach the
+ * Worker, each one waiting for the slice running then. 500 chunks a read made slices of ~0.25 s
+ * on a 50,000-chunk archive, and /healthz waited up to ~1 s; 200 keeps them near 0.1 s.
+ */
+export const READ_PAGE = 200;
 export const EDGE_PAGE = 1000;
 
 export function store(deps: ExportDeps): ExportReader {
@@ -71,7 +79,7 @@ export async function contentOf(deps: ExportDeps, v: VersionRow): Promise<string
 }
 
 /**
- * annotationsOf over many chunks, LIST_PAGE chunks per read with a pause between reads. The store
+ * annotationsOf over many chunks, READ_PAGE chunks per read with a pause between reads. The store
  * reads each chunk's rows in one query ordered by (at, id) and drops repeated ids, so the rows of
  * each chunk are the ones and in the order one call over every id gives.
  */
@@ -84,42 +92,63 @@ export async function annotationsPaged(
 ): Promise<AnnotationRecord[]> {
   const ids = [...new Set(chunkIds)];
   const out: AnnotationRecord[] = [];
-  for (let i = 0; i < ids.length; i += LIST_PAGE) {
+  for (let i = 0; i < ids.length; i += READ_PAGE) {
     if (i > 0) await deps.pause?.();
-    for (const r of await deps.annotations.annotationsOf(archiveId, ids.slice(i, i + LIST_PAGE), key, asOf))
+    for (const r of await deps.annotations.annotationsOf(archiveId, ids.slice(i, i + READ_PAGE), key, asOf))
       out.push(r);
   }
   return out;
 }
 
-/** Characters encoded between two pauses (a few ms); a text up to this long is sent as it is. */
+/** Characters per chunk of a streamed body (a few ms of rendering and encoding); a text up to this long is sent as it is. */
 export const ENCODE_SLICE = 1 << 20;
 
 /**
- * A long text as its UTF-8 bytes, encoded a MiB of characters at a time with a pause between: the
- * runtime's own encoding of a 21 MB export body took ~0.3 s in one go. Never cuts a surrogate pair,
- * so the bytes are TextEncoder's of the whole text.
+ * The body of a rendered document: its text when short (at most ENCODE_SLICE characters, the text
+ * as before), else a stream of its UTF-8 bytes made as it is read, about ENCODE_SLICE characters
+ * per chunk with a pause before each. Building 50,000 chunks as one HTML string held ~90 MB of heap
+ * (and the Worker for GC pauses of most of a second), and the runtime's encoding of it ~0.3 s. The
+ * bytes are TextEncoder's of joinParts(doc): no chunk ends inside a surrogate pair.
  */
-export async function encodeText(text: string, pause?: Pause): Promise<Uint8Array<ArrayBuffer>> {
+export function partsBody(doc: Parts, pause?: Pause): string | ReadableStream<Uint8Array> {
+  const it = doc.parts[Symbol.iterator]();
+  let first = true;
+  let done = false;
+  /** The next parts, joined, until at least `chars` characters or the end. */
+  const take = (chars: number): string => {
+    let text = "";
+    while (text.length < chars) {
+      const n = it.next();
+      if (n.done) {
+        done = true;
+        break;
+      }
+      text += first ? n.value : doc.sep + n.value;
+      first = false;
+    }
+    return text;
+  };
+  let pending = take(ENCODE_SLICE + 1);
+  if (done) return pending;
   const enc = new TextEncoder();
-  if (text.length <= ENCODE_SLICE) return new Uint8Array(enc.encode(text));
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (let i = 0; i < text.length; ) {
-    let end = Math.min(text.length, i + ENCODE_SLICE);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    const bytes = enc.encode(text.slice(i, end));
-    parts.push(bytes);
-    total += bytes.length;
-    i = end;
-    await pause?.();
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let text = pending;
+      pending = "";
+      if (started && !done) {
+        await pause?.();
+        text += take(ENCODE_SLICE);
+      }
+      started = true;
+      // A high surrogate at the end waits for its pair in the next chunk.
+      const last = text.charCodeAt(text.length - 1);
+      if (!done && last >= 0xd800 && last <= 0xdbff) {
+        pending = text.slice(-1);
+        text = text.slice(0, -1);
+      }
+      if (text) controller.enqueue(enc.encode(text));
+      if (done && !pending) controller.close();
+    },
+  });
 }

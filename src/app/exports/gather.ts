@@ -9,7 +9,7 @@ import { canonicalPaperId } from "../../core/ids";
 import type { ChunkRecord as ChunkRow, VersionRecord as VersionRow } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { EvidenceCard } from "../../core/types";
-import { annotationsPaged, contentOf, EDGE_PAGE, type ExportDeps, LIST_PAGE, store } from "./common";
+import { annotationsPaged, contentOf, EDGE_PAGE, type ExportDeps, READ_PAGE, store } from "./common";
 
 export function recordOf(c: ChunkRow, v: VersionRow): ChunkRecord {
   return {
@@ -68,14 +68,14 @@ export async function archiveRecords(
   const out: ChunkRecord[] = [];
   let after: string | null = null;
   const wanted = only ? [...only].sort() : null;
-  for (let i = 0; !wanted || i < wanted.length; i += LIST_PAGE) {
+  for (let i = 0; !wanted || i < wanted.length; i += READ_PAGE) {
     if (i > 0) await deps.pause?.();
     // A selection reads its ids page by page (ids not in the archive are skipped), else the archive in id order.
     const page: ChunkRow[] = wanted
-      ? (await st.chunksByIds(archiveId, wanted.slice(i, i + LIST_PAGE))).sort((a, b) =>
+      ? (await st.chunksByIds(archiveId, wanted.slice(i, i + READ_PAGE))).sort((a, b) =>
           a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0,
         )
-      : await st.chunkPage(archiveId, after, LIST_PAGE);
+      : await st.chunkPage(archiveId, after, READ_PAGE);
     if (!wanted && page.length === 0) break;
     after = page[page.length - 1]?.chunkId ?? null;
     const shown = await st.shownVersions(archiveId, page, asOf);
@@ -126,9 +126,11 @@ export async function archiveGraph(
   archiveId: string,
   asOf: number,
   only?: ReadonlySet<string> | undefined,
+  /** archiveRecords(deps, archiveId, asOf, false, only), when the caller has read them already. */
+  read?: ChunkRecord[],
 ): Promise<{ nodes: GraphNode[]; edges: GraphEdge[] }> {
   const st = store(deps);
-  const records = await archiveRecords(deps, archiveId, asOf, false, only);
+  const records = read ?? (await archiveRecords(deps, archiveId, asOf, false, only));
   const nodes = new Map<string, GraphNode>(
     records.map((r) => [
       r.id,

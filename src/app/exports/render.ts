@@ -5,11 +5,12 @@
  */
 import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
-import { renderBibtex, renderBibtexSliced, renderCslItems, renderCslItemsSliced } from "../../core/export/biblio";
-import { renderCardsCsv, renderCsvSliced } from "../../core/export/csv";
-import { renderGraphmlSliced, renderMermaid } from "../../core/export/graph";
-import { htmlCsp, renderHtmlSliced } from "../../core/export/html";
-import { anchorLabel, renderArchiveMarkdownSliced, renderContextMarkdown } from "../../core/export/markdown";
+import { bibtexPartsSliced, renderBibtex, renderCslItems, renderCslItemsSliced } from "../../core/export/biblio";
+import { csvParts, renderCardsCsv } from "../../core/export/csv";
+import { graphmlParts, renderMermaid } from "../../core/export/graph";
+import { htmlCsp, htmlParts } from "../../core/export/html";
+import { anchorLabel, archiveMarkdownParts, renderContextMarkdown } from "../../core/export/markdown";
+import { jsonArrayParts, type Parts } from "../../core/export/parts";
 import { CONTENT_TYPES, type ContextExportFormat, type ExportFormat } from "../../core/export/types";
 import { buildXkgPapers, type XkgExportNode } from "../../core/export/xkg";
 import { XKG_KEY, type XkgNode } from "../../core/formats/xkg";
@@ -20,12 +21,11 @@ import { toEvent } from "../lib/records";
 import {
   checkExportSize,
   contentOf,
-  ENCODE_SLICE,
   type ExportBody,
   type ExportDeps,
-  encodeText,
   exportFilename,
-  LIST_PAGE,
+  partsBody,
+  READ_PAGE,
   safeName,
   store,
 } from "./common";
@@ -33,21 +33,6 @@ import { archiveGraph, archiveRecords, cardRecords, withEdgeStatus, withReviewSt
 
 /** An archive export in one of the rendered formats (every format but the json dump); 413 over the export size limit. */
 export async function renderArchive(
-  deps: ExportDeps,
-  archiveId: string,
-  format: Exclude<ExportFormat, "json">,
-  asOf: number | undefined,
-  now: number,
-  paper?: string | undefined,
-  sel?: { only: ReadonlySet<string>; label: string } | undefined,
-): Promise<Result<ExportBody>> {
-  const r = await renderText(deps, archiveId, format, asOf, now, paper, sel);
-  if (!r.ok || typeof r.value.body !== "string" || r.value.body.length <= ENCODE_SLICE) return r;
-  // A large text goes out as its bytes, encoded in slices (encodeText).
-  return ok({ ...r.value, body: await encodeText(r.value.body, deps.pause) });
-}
-
-async function renderText(
   deps: ExportDeps,
   archiveId: string,
   format: Exclude<ExportFormat, "json">,
@@ -64,25 +49,28 @@ async function renderText(
   // Review statuses are read at as_of (default now), like the versions shown.
   const records = async (withPapers: boolean) =>
     withReviewStatus(deps, archiveId, await archiveRecords(deps, archiveId, asOf, withPapers, only), asOf ?? now);
-  // The renderers yield every EXPORT_ROW_SLICE rows; the export pauses at each yield.
-  const render = <T>(work: Sliced<T>) => runSliced(work, deps.pause);
+  // A document is sent as it is rendered (partsBody: its text when short, else a stream made a
+  // slice at a time with a pause before each); work before the first part pauses at its yields.
+  const body = (doc: Parts) => partsBody(doc, deps.pause);
+  const prepare = <T>(work: Sliced<T>) => runSliced(work, deps.pause);
   switch (format) {
     case "xkg":
       return exportXkg(deps, archiveId, asOf, now, paper);
     case "csv":
-      return ok({ body: await render(renderCsvSliced(await records(false))), contentType, filename });
+      return ok({ body: body(csvParts(await records(false))), contentType, filename });
     case "bibtex":
-      return ok({ body: await render(renderBibtexSliced(await records(true))), contentType, filename });
-    case "csljson": {
-      const items = await render(renderCslItemsSliced(await records(true)));
-      await deps.pause?.();
-      return ok({ body: `${JSON.stringify(items, null, 2)}\n`, contentType, filename });
-    }
+      return ok({ body: body(await prepare(bibtexPartsSliced(await records(true)))), contentType, filename });
+    case "csljson":
+      return ok({
+        body: body(jsonArrayParts(await prepare(renderCslItemsSliced(await records(true))))),
+        contentType,
+        filename,
+      });
     case "markdown": {
       const archive = await deps.archives.getArchive(archiveId);
       return ok({
-        body: await render(
-          renderArchiveMarkdownSliced({ id: archiveId, name: archive?.name ?? archiveId }, await records(false), {
+        body: body(
+          archiveMarkdownParts({ id: archiveId, name: archive?.name ?? archiveId }, await records(false), {
             asOf,
             exportedAt: now,
           }),
@@ -94,12 +82,14 @@ async function renderText(
     case "html": {
       const t = asOf ?? now;
       const archive = await deps.archives.getArchive(archiveId);
-      const graph = await archiveGraph(deps, archiveId, t, only);
-      const recs = await withReviewStatus(deps, archiveId, await archiveRecords(deps, archiveId, t, false, only), t);
+      // One read of the records for the graph's nodes and the listing (it was read twice).
+      const base = await archiveRecords(deps, archiveId, t, false, only);
+      const graph = await archiveGraph(deps, archiveId, t, only, base);
+      const recs = await withReviewStatus(deps, archiveId, base, t);
       const edges = await withEdgeStatus(deps, archiveId, graph.edges, t);
       return ok({
-        body: await render(
-          renderHtmlSliced(
+        body: body(
+          htmlParts(
             { id: archiveId, name: archive?.name ?? archiveId },
             recs,
             edges,
@@ -117,7 +107,7 @@ async function renderText(
       const graph = await archiveGraph(deps, archiveId, t, only);
       const meta = { archive: archiveId, asOf: t };
       return ok({
-        body: format === "graphml" ? await render(renderGraphmlSliced(graph, meta)) : renderMermaid(graph, meta),
+        body: format === "graphml" ? body(graphmlParts(graph, meta)) : renderMermaid(graph, meta),
         contentType,
         filename,
       });
@@ -145,7 +135,7 @@ export async function exportXkg(
   let after: string | null = null;
   for (;;) {
     await deps.pause?.();
-    const page = await st.chunkPage(archiveId, after, LIST_PAGE);
+    const page = await st.chunkPage(archiveId, after, READ_PAGE);
     if (page.length === 0) break;
     after = page[page.length - 1]?.chunkId ?? null;
     const shown = await st.shownVersions(archiveId, page, asOf);

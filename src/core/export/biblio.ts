@@ -15,6 +15,7 @@ import { REFERENCE_ONLY } from "../formats/fulltext";
 import { ENTRY_MARK, splitEntry } from "../formats/paper";
 import { canonicalPaperId } from "../ids";
 import { runSync, type Sliced, slicer } from "../pace";
+import { joinParts, type Parts } from "./parts";
 import { type ChunkRecord, EXPORT_ROW_SLICE, iso } from "./types";
 
 export interface PaperMeta {
@@ -271,7 +272,7 @@ export function papersOnly(records: ChunkRecord[]): ChunkRecord[] {
  * the PaperGuru id and version in a comment line above the entry (outside it, so no field is added).
  */
 export function renderBibtex(records: ChunkRecord[]): string {
-  return runSync(renderBibtexSliced(records));
+  return joinParts(runSync(bibtexPartsSliced(records)));
 }
 
 /** The paper records' metadata in id order, yielding every EXPORT_ROW_SLICE records. */
@@ -285,9 +286,11 @@ function* sortedMetas(records: ChunkRecord[]): Sliced<PaperMeta[]> {
   return metas.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
-/** renderBibtex, yielding every EXPORT_ROW_SLICE records. */
-export function* renderBibtexSliced(records: ChunkRecord[]): Sliced<string> {
-  const slice = slicer(EXPORT_ROW_SLICE);
+/**
+ * renderBibtex's entries (after the macros they use), one part each (joined with line breaks): the
+ * papers' metadata read first, yielding every EXPORT_ROW_SLICE records; the entries made as read.
+ */
+export function* bibtexPartsSliced(records: ChunkRecord[]): Sliced<Parts> {
   const metas = yield* sortedMetas(records);
   yield;
   const keys = citationKeys(metas);
@@ -299,12 +302,11 @@ export function* renderBibtexSliced(records: ChunkRecord[]): Sliced<string> {
     const st = status.get(id);
     return st && st !== "auto-generated" ? `; review: ${st}` : "";
   };
-  const entries: string[] = [];
-  for (const m of metas) {
-    yield* slice();
-    entries.push(entryOf(m));
+  function* parts(): Generator<string, void, undefined> {
+    if (macros.size) yield `${[...macros].join("\n")}\n`;
+    for (const m of metas) yield entryOf(m);
   }
-  return [...(macros.size ? [`${[...macros].join("\n")}\n`] : []), ...entries].join("\n");
+  return { parts: parts(), sep: "\n" };
 
   function entryOf(m: PaperMeta): string {
     if (m.raw && keys.get(m.id) === m.raw.key)

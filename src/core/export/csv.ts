@@ -1,6 +1,6 @@
 /** CSV (RFC 4180): one row per chunk, CRLF line ends, fields quoted when they hold `,`, `"`, CR or LF. */
-import { runSync, type Sliced, slicer } from "../pace";
-import { type ChunkRecord, EXPORT_ROW_SLICE, iso } from "./types";
+import { joinParts, type Parts } from "./parts";
+import { type ChunkRecord, iso } from "./types";
 
 export const CSV_COLUMNS = [
   "id",
@@ -48,18 +48,16 @@ function baseValues(r: ChunkRecord): Array<string | number | null> {
 
 /** The archive listing: a header and one row per chunk (lists are joined with "; "). */
 export function renderCsv(records: ChunkRecord[]): string {
-  return runSync(renderCsvSliced(records));
+  return joinParts(csvParts(records));
 }
 
-/** renderCsv, yielding every EXPORT_ROW_SLICE rows. */
-export function* renderCsvSliced(records: ChunkRecord[]): Sliced<string> {
-  const out = [csvRow([...CSV_COLUMNS])];
-  const slice = slicer(EXPORT_ROW_SLICE);
-  for (const r of records) {
-    yield* slice();
-    out.push(csvRow(baseValues(r)));
+/** renderCsv's rows, one part each (joined with ""). */
+export function csvParts(records: ChunkRecord[]): Parts {
+  function* rows(): Generator<string, void, undefined> {
+    yield csvRow([...CSV_COLUMNS]);
+    for (const r of records) yield csvRow(baseValues(r));
   }
-  return out.join("");
+  return { parts: rows(), sep: "" };
 }
 
 /** A query result: the chunk columns plus the card's claim and its anchors (`id@vN [start,end)`). */

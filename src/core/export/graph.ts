@@ -1,6 +1,6 @@
 /** The typed temporal graph as GraphML (well-formed XML) or Mermaid (capped, safe node ids). */
-import { runSync, type Sliced, slicer } from "../pace";
-import { EXPORT_LIMITS, EXPORT_ROW_SLICE, type GraphEdge, type GraphNode, iso } from "./types";
+import { joinParts, type Parts } from "./parts";
+import { EXPORT_LIMITS, type GraphEdge, type GraphNode, iso } from "./types";
 
 /** Drop characters XML 1.0 cannot carry (controls except TAB/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
 function xmlChars(s: string): string {
@@ -54,45 +54,44 @@ export function renderGraphml(
   graph: { nodes: GraphNode[]; edges: GraphEdge[] },
   meta: { archive: string; asOf: number },
 ): string {
-  return runSync(renderGraphmlSliced(graph, meta));
+  return joinParts(graphmlParts(graph, meta));
 }
 
-/** renderGraphml, yielding every EXPORT_ROW_SLICE nodes and edges. */
-export function* renderGraphmlSliced(
+/** renderGraphml's lines, one part each (joined with line breaks). */
+export function graphmlParts(
   graph: { nodes: GraphNode[]; edges: GraphEdge[] },
   meta: { archive: string; asOf: number },
-): Sliced<string> {
-  const slice = slicer(EXPORT_ROW_SLICE);
-  const out: string[] = [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">',
-    ...NODE_KEYS.map(([k, t]) => `  <key id="n_${k}" for="node" attr.name="${k}" attr.type="${t}"/>`),
-    ...EDGE_KEYS.map(([k, t]) => `  <key id="e_${k}" for="edge" attr.name="${k}" attr.type="${t}"/>`),
-    `  <graph id="${xmlEscape(meta.archive)}" edgedefault="directed">`,
-    `    <desc>${xmlEscape(`PaperGuru archive ${meta.archive}: chunks visible and edges valid at ${iso(meta.asOf)}`)}</desc>`,
-  ];
-  for (const n of graph.nodes) {
-    yield* slice();
-    out.push(`    <node id="${xmlEscape(n.id)}">`);
-    out.push(`      <data key="n_kind">${xmlEscape(n.kind)}</data>`);
-    out.push(`      <data key="n_version">${n.version}</data>`);
-    out.push(`      <data key="n_title">${xmlEscape(n.title)}</data>`);
-    if (n.deprecatedAt !== null) out.push(`      <data key="n_deprecated_at">${iso(n.deprecatedAt)}</data>`);
-    out.push(`      <data key="n_external">${n.external}</data>`);
-    out.push("    </node>");
+): Parts {
+  function* lines(): Generator<string, void, undefined> {
+    yield '<?xml version="1.0" encoding="UTF-8"?>';
+    yield '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">';
+    for (const [k, t] of NODE_KEYS) yield `  <key id="n_${k}" for="node" attr.name="${k}" attr.type="${t}"/>`;
+    for (const [k, t] of EDGE_KEYS) yield `  <key id="e_${k}" for="edge" attr.name="${k}" attr.type="${t}"/>`;
+    yield `  <graph id="${xmlEscape(meta.archive)}" edgedefault="directed">`;
+    yield `    <desc>${xmlEscape(`PaperGuru archive ${meta.archive}: chunks visible and edges valid at ${iso(meta.asOf)}`)}</desc>`;
+    for (const n of graph.nodes) {
+      yield `    <node id="${xmlEscape(n.id)}">`;
+      yield `      <data key="n_kind">${xmlEscape(n.kind)}</data>`;
+      yield `      <data key="n_version">${n.version}</data>`;
+      yield `      <data key="n_title">${xmlEscape(n.title)}</data>`;
+      if (n.deprecatedAt !== null) yield `      <data key="n_deprecated_at">${iso(n.deprecatedAt)}</data>`;
+      yield `      <data key="n_external">${n.external}</data>`;
+      yield "    </node>";
+    }
+    for (const [i, e] of graph.edges.entries()) {
+      yield `    <edge id="e${i}" source="${xmlEscape(e.src)}" target="${xmlEscape(e.dst)}">`;
+      yield `      <data key="e_type">${xmlEscape(e.type)}</data>`;
+      yield `      <data key="e_weight">${e.weight}</data>`;
+      yield `      <data key="e_valid_from">${iso(e.validFrom)}</data>`;
+      if (e.validTo !== null) yield `      <data key="e_valid_to">${iso(e.validTo)}</data>`;
+      if (e.context) yield `      <data key="e_context">${xmlEscape(e.context)}</data>`;
+      yield "    </edge>";
+    }
+    yield "  </graph>";
+    yield "</graphml>";
+    yield "";
   }
-  for (const [i, e] of graph.edges.entries()) {
-    yield* slice();
-    out.push(`    <edge id="e${i}" source="${xmlEscape(e.src)}" target="${xmlEscape(e.dst)}">`);
-    out.push(`      <data key="e_type">${xmlEscape(e.type)}</data>`);
-    out.push(`      <data key="e_weight">${e.weight}</data>`);
-    out.push(`      <data key="e_valid_from">${iso(e.validFrom)}</data>`);
-    if (e.validTo !== null) out.push(`      <data key="e_valid_to">${iso(e.validTo)}</data>`);
-    if (e.context) out.push(`      <data key="e_context">${xmlEscape(e.context)}</data>`);
-    out.push("    </edge>");
-  }
-  out.push("  </graph>", "</graphml>", "");
-  return out.join("\n");
+  return { parts: lines(), sep: "\n" };
 }
 
 /** A Mermaid label inside `["..."]`: entity codes for the characters Mermaid would parse. */

@@ -5,8 +5,8 @@
  * `<script>` renders as text. Chunks are grouped by kind with their version, validity, deprecation and
  * review status; edges (valid at the export time) with theirs.
  */
-import { runSync, type Sliced, slicer } from "../pace";
-import { type ChunkRecord, EXPORT_ROW_SLICE, type GraphEdge, iso } from "./types";
+import { joinParts, type Parts } from "./parts";
+import { type ChunkRecord, type GraphEdge, iso } from "./types";
 
 export const HTML_STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;width:100%}
@@ -41,67 +41,60 @@ export async function renderHtml(
   edges: GraphEdge[],
   opts: { asOf: number; exportedAt: number; scope?: string | undefined },
 ): Promise<string> {
-  return runSync(renderHtmlSliced(archive, records, edges, opts, await htmlCsp()));
+  return joinParts(htmlParts(archive, records, edges, opts, await htmlCsp()));
 }
 
-/** renderHtml with its CSP (htmlCsp()), yielding every EXPORT_ROW_SLICE rows. */
-export function* renderHtmlSliced(
+/** renderHtml's lines with its CSP (htmlCsp()), one part each (joined with line breaks). */
+export function htmlParts(
   archive: { id: string; name: string },
   records: ChunkRecord[],
   edges: GraphEdge[],
   opts: { asOf: number; exportedAt: number; scope?: string | undefined },
   csp: string,
-): Sliced<string> {
+): Parts {
   const e = escapeHtml;
-  const slice = slicer(EXPORT_ROW_SLICE);
-  const out: string[] = [
-    "<!doctype html>",
-    `<html lang="en"><head><meta charset="utf-8">`,
-    `<meta http-equiv="Content-Security-Policy" content="${e(csp)}">`,
-    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
-    `<title>${e(archive.name)} - PaperGuru export</title>`,
-    `<style>${HTML_STYLE}</style></head><body>`,
-    `<h1>${e(archive.name)} <code>${e(archive.id)}</code></h1>`,
-    `<p>${records.length} chunk${records.length === 1 ? "" : "s"} and ${edges.length} edge${edges.length === 1 ? "" : "s"} as of ${e(iso(opts.asOf))}${opts.scope ? `, ${e(opts.scope)}` : ""}; exported ${e(iso(opts.exportedAt))}.</p>`,
-  ];
-  const byKind = new Map<string, ChunkRecord[]>();
-  // Pushed in place: copying the kind's list for each record was quadratic (10,000 notes: 0.6 s).
-  for (const r of records) {
-    const rows = byKind.get(r.kind);
-    if (rows) rows.push(r);
-    else byKind.set(r.kind, [r]);
-  }
-  for (const kind of [...byKind.keys()].sort()) {
-    const rows = byKind.get(kind) ?? [];
-    out.push(`<h2>${e(kind)} (${rows.length})</h2>`, "<table><thead><tr>");
-    out.push("<th>id</th><th>version</th><th>title</th><th>valid from</th><th>review</th></tr></thead><tbody>");
-    for (const r of rows) {
-      yield* slice();
-      const dep =
-        r.deprecatedAt !== null
-          ? `<div class="dep">deprecated ${e(iso(r.deprecatedAt))}${r.deprecatedBy ? ` by <code>${e(r.deprecatedBy)}</code>` : ""}</div>`
-          : "";
-      const ver = `v${r.version}${r.version !== r.latestVersion ? ` of ${r.latestVersion}` : ""}`;
-      const syn = r.synopsis ? `<p class="syn">${e(r.synopsis)}</p>` : "";
-      out.push(
-        `<tr id="${e(r.id)}"><td><code>${e(r.id)}</code></td><td>${ver}</td><td>${e(r.title)}${syn}${dep}</td><td>${e(iso(r.validFrom))}</td><td>${status(r.reviewStatus)}</td></tr>`,
-      );
+  function* lines(): Generator<string, void, undefined> {
+    yield "<!doctype html>";
+    yield `<html lang="en"><head><meta charset="utf-8">`;
+    yield `<meta http-equiv="Content-Security-Policy" content="${e(csp)}">`;
+    yield `<meta name="viewport" content="width=device-width, initial-scale=1">`;
+    yield `<title>${e(archive.name)} - PaperGuru export</title>`;
+    yield `<style>${HTML_STYLE}</style></head><body>`;
+    yield `<h1>${e(archive.name)} <code>${e(archive.id)}</code></h1>`;
+    yield `<p>${records.length} chunk${records.length === 1 ? "" : "s"} and ${edges.length} edge${edges.length === 1 ? "" : "s"} as of ${e(iso(opts.asOf))}${opts.scope ? `, ${e(opts.scope)}` : ""}; exported ${e(iso(opts.exportedAt))}.</p>`;
+    const byKind = new Map<string, ChunkRecord[]>();
+    // Pushed in place: copying the kind's list for each record was quadratic (10,000 notes: 0.6 s).
+    for (const r of records) {
+      const rows = byKind.get(r.kind);
+      if (rows) rows.push(r);
+      else byKind.set(r.kind, [r]);
     }
-    out.push("</tbody></table>");
-  }
-  if (edges.length) {
-    out.push(`<h2>Edges (${edges.length})</h2>`, "<table><thead><tr>");
-    out.push(
-      "<th>from</th><th>type</th><th>to</th><th>weight</th><th>valid from</th><th>review</th></tr></thead><tbody>",
-    );
-    for (const g of edges) {
-      yield* slice();
-      out.push(
-        `<tr><td><code>${e(g.src)}</code></td><td>${e(g.type)}</td><td><code>${e(g.dst)}</code></td><td>${Number(g.weight.toPrecision(4))}</td><td>${e(iso(g.validFrom))}</td><td>${status(g.reviewStatus)}</td></tr>`,
-      );
+    for (const kind of [...byKind.keys()].sort()) {
+      const rows = byKind.get(kind) ?? [];
+      yield `<h2>${e(kind)} (${rows.length})</h2>`;
+      yield "<table><thead><tr>";
+      yield "<th>id</th><th>version</th><th>title</th><th>valid from</th><th>review</th></tr></thead><tbody>";
+      for (const r of rows) {
+        const dep =
+          r.deprecatedAt !== null
+            ? `<div class="dep">deprecated ${e(iso(r.deprecatedAt))}${r.deprecatedBy ? ` by <code>${e(r.deprecatedBy)}</code>` : ""}</div>`
+            : "";
+        const ver = `v${r.version}${r.version !== r.latestVersion ? ` of ${r.latestVersion}` : ""}`;
+        const syn = r.synopsis ? `<p class="syn">${e(r.synopsis)}</p>` : "";
+        yield `<tr id="${e(r.id)}"><td><code>${e(r.id)}</code></td><td>${ver}</td><td>${e(r.title)}${syn}${dep}</td><td>${e(iso(r.validFrom))}</td><td>${status(r.reviewStatus)}</td></tr>`;
+      }
+      yield "</tbody></table>";
     }
-    out.push("</tbody></table>");
+    if (edges.length) {
+      yield `<h2>Edges (${edges.length})</h2>`;
+      yield "<table><thead><tr>";
+      yield "<th>from</th><th>type</th><th>to</th><th>weight</th><th>valid from</th><th>review</th></tr></thead><tbody>";
+      for (const g of edges)
+        yield `<tr><td><code>${e(g.src)}</code></td><td>${e(g.type)}</td><td><code>${e(g.dst)}</code></td><td>${Number(g.weight.toPrecision(4))}</td><td>${e(iso(g.validFrom))}</td><td>${status(g.reviewStatus)}</td></tr>`;
+      yield "</tbody></table>";
+    }
+    yield "</body></html>";
+    yield "";
   }
-  out.push("</body></html>", "");
-  return out.join("\n");
+  return { parts: lines(), sep: "\n" };
 }

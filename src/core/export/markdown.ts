@@ -1,7 +1,7 @@
 /** Markdown: an archive listing, or a query result as evidence cards with exact anchors. */
-import { runSync, type Sliced, slicer } from "../pace";
 import type { EvidenceCard } from "../types";
-import { type ChunkRecord, EXPORT_ROW_SLICE, iso } from "./types";
+import { joinParts, type Parts } from "./parts";
+import { type ChunkRecord, iso } from "./types";
 
 /** Text inside a table cell: one line, pipes and backslashes escaped. */
 export function mdCell(s: string): string {
@@ -42,44 +42,42 @@ export function renderArchiveMarkdown(
   records: ChunkRecord[],
   opts: { asOf?: number | undefined; exportedAt: number },
 ): string {
-  return runSync(renderArchiveMarkdownSliced(archive, records, opts));
+  return joinParts(archiveMarkdownParts(archive, records, opts));
 }
 
-/** renderArchiveMarkdown, yielding every EXPORT_ROW_SLICE rows. */
-export function* renderArchiveMarkdownSliced(
+/** renderArchiveMarkdown's lines, one part each (joined with line breaks). */
+export function archiveMarkdownParts(
   archive: { id: string; name: string },
   records: ChunkRecord[],
   opts: { asOf?: number | undefined; exportedAt: number },
-): Sliced<string> {
-  const slice = slicer(EXPORT_ROW_SLICE);
-  const out: string[] = [
-    `# ${mdText(archive.name)} (${mdCode(archive.id)})`,
-    "",
-    `${records.length} chunk${records.length === 1 ? "" : "s"}${opts.asOf !== undefined ? `, as of ${iso(opts.asOf)}` : ""}; exported ${iso(opts.exportedAt)}.`,
-    "",
-  ];
-  const byKind = new Map<string, ChunkRecord[]>();
-  // Pushed in place: copying the kind's list for each record was quadratic (10,000 notes: 0.6 s).
-  for (const r of records) {
-    const rows = byKind.get(r.kind);
-    if (rows) rows.push(r);
-    else byKind.set(r.kind, [r]);
-  }
-  for (const kind of [...byKind.keys()].sort()) {
-    const rows = byKind.get(kind) ?? [];
-    out.push(`## ${kind} (${rows.length})`, "");
-    out.push("| id | version | title | valid from | deprecated | review |", "|---|---|---|---|---|---|");
-    for (const r of rows) {
-      yield* slice();
-      const dep =
-        r.deprecatedAt !== null ? `${iso(r.deprecatedAt)}${r.deprecatedBy ? ` by ${r.deprecatedBy}` : ""}` : "";
-      out.push(
-        `| ${mdCell(r.id)} | v${r.version}${r.version !== r.latestVersion ? ` of ${r.latestVersion}` : ""} | ${mdCell(r.title)} | ${iso(r.validFrom)} | ${mdCell(dep)} | ${r.reviewStatus ?? "auto-generated"} |`,
-      );
+): Parts {
+  function* lines(): Generator<string, void, undefined> {
+    yield `# ${mdText(archive.name)} (${mdCode(archive.id)})`;
+    yield "";
+    yield `${records.length} chunk${records.length === 1 ? "" : "s"}${opts.asOf !== undefined ? `, as of ${iso(opts.asOf)}` : ""}; exported ${iso(opts.exportedAt)}.`;
+    yield "";
+    const byKind = new Map<string, ChunkRecord[]>();
+    // Pushed in place: copying the kind's list for each record was quadratic (10,000 notes: 0.6 s).
+    for (const r of records) {
+      const rows = byKind.get(r.kind);
+      if (rows) rows.push(r);
+      else byKind.set(r.kind, [r]);
     }
-    out.push("");
+    for (const kind of [...byKind.keys()].sort()) {
+      const rows = byKind.get(kind) ?? [];
+      yield `## ${kind} (${rows.length})`;
+      yield "";
+      yield "| id | version | title | valid from | deprecated | review |";
+      yield "|---|---|---|---|---|---|";
+      for (const r of rows) {
+        const dep =
+          r.deprecatedAt !== null ? `${iso(r.deprecatedAt)}${r.deprecatedBy ? ` by ${r.deprecatedBy}` : ""}` : "";
+        yield `| ${mdCell(r.id)} | v${r.version}${r.version !== r.latestVersion ? ` of ${r.latestVersion}` : ""} | ${mdCell(r.title)} | ${iso(r.validFrom)} | ${mdCell(dep)} | ${r.reviewStatus ?? "auto-generated"} |`;
+      }
+      yield "";
+    }
   }
-  return out.join("\n");
+  return { parts: lines(), sep: "\n" };
 }
 
 export function renderContextMarkdown(ctx: {

@@ -31,8 +31,9 @@ export const EXPORT_LIMITS = {
 } as const;
 
 /**
- * Rows rendered between two yields of a sliced renderer (src/core/pace.ts): 50,000 chunks as
- * GraphML or HTML took ~0.5-0.6 s in one go; 2,000 rows are ~25 ms.
+ * Records read between two yields while the bibliographic exports gather their papers' metadata
+ * (src/core/pace.ts): ~2,000 are a few tens of ms. The other renderers yield their output as parts
+ * (src/core/export/parts.ts), sent a slice at a time.
  */
 export const EXPORT_ROW_SLICE = 2000;
 
