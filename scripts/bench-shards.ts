@@ -11,6 +11,7 @@ import { writeFileSync } from "node:fs";
 import { CapitalStore, capitalStats, route } from "../src/core/capital";
 import { routeSharded } from "../src/core/capital/directory";
 import { inProcess } from "../src/core/capital/shard";
+import { type DerivedLog, takeDerived } from "../src/core/capital/split";
 import { SqlTables } from "../src/core/capital/sql-tables";
 import { type ChangeOp, DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
 import { machine } from "./lib/results";
@@ -47,6 +48,7 @@ function build(
   from: number,
   to: number,
   sharded: boolean,
+  derived: DerivedLog = new Map(),
 ): { store: CapitalStore; ms: number; atClose: number; atEnd: number } {
   const s = new CapitalStore(DEFAULT_PARAMS, new SqlTables(nodeSql()));
   if (sharded) s.shard(from, to);
@@ -57,10 +59,13 @@ function build(
     const t0 = performance.now();
     s.apply(op, k + 1);
     s.seq = k + 1;
+    if (!s.derives) s.applyDerived(derived.get(k + 1) ?? []);
     if (s.seq % 50_000 === 0) (s.tables as SqlTables).checkpoint(s.seq, new Uint8Array(0));
     ms += performance.now() - t0;
   }
   const atEnd = checkpointed(s);
+  // The names shard's derived edges, for the shards built after it.
+  if (sharded && s.derives) takeDerived(s, derived);
   return { store: s, ms, atClose: atClose || atEnd, atEnd };
 }
 
@@ -104,7 +109,10 @@ for (const n of sizes) {
   });
   for (const S of shardCounts) {
     const starts = [0, ...cutsFor(arch.ops, S)];
-    const shards = starts.map((from, k) => build(arch.ops, from, starts[k + 1] ?? Number.POSITIVE_INFINITY, true));
+    const derived: DerivedLog = new Map();
+    const shards = starts.map((from, k) =>
+      build(arch.ops, from, starts[k + 1] ?? Number.POSITIVE_INFINITY, true, derived),
+    );
     const ports = shards.map((s) => inProcess(s.store));
     const ms: number[] = [];
     const rounds: number[] = [];

@@ -18,7 +18,8 @@ import { harnessFetch, type Server, sourceState, startServer } from "./lib/serve
 const args = process.argv.slice(2);
 const arg = (name: string, dflt: number) => {
   const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) || dflt : dflt;
+  const v = i >= 0 ? Number(args[i + 1]) : Number.NaN;
+  return Number.isInteger(v) && v >= 0 ? v : dflt;
 };
 const BATCHES = arg("--batches", 40);
 const KILLS = arg("--kills", 4);

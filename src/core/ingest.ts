@@ -488,8 +488,14 @@ export function planEntityRows(
 /** Yield the thread so other requests run (the Worker passes a zero-delay timer). */
 export type Pause = () => Promise<void>;
 const noPause: Pause = async () => {};
-/** Artifacts analysed between pauses: ~3 ms at ~0.2 ms of analysis per 1-2 KB passage. */
-const PLAN_SLICE = 16;
+/**
+ * Characters analysed between pauses (names and grounding, then lexical terms: each counts an
+ * artifact's content, at least 2,048 characters): 16 passages of 1-2 KB (~3 ms at ~0.2 ms of
+ * analysis each), or one step of one large artifact (a 2 MiB artifact pauses between its names
+ * and its terms).
+ */
+const PLAN_CHARS = 65_536;
+const PLAN_MIN_CHARS = 2048;
 
 /**
  * Plan a prepared batch against what storage holds. `sketchOf` turns a head text into the base64
@@ -514,8 +520,15 @@ export async function planIngest(
   };
   const newEntities = new Set<string>();
   const newAliases = new Set<string>();
+  let chars = 0;
+  /** Count a step of analysis over `n` characters; pause once PLAN_CHARS are done since the last. */
+  const paced = async (n: number) => {
+    chars += Math.max(PLAN_MIN_CHARS, n);
+    if (chars < PLAN_CHARS) return;
+    chars = 0;
+    await pause();
+  };
   for (const [i, norm] of prepared.items.entries()) {
-    if (i % PLAN_SLICE === PLAN_SLICE - 1) await pause();
     const a = norm.input;
     const hash = await artifactHash(norm);
     const prev = existing.chunks.get(a.id);
@@ -542,7 +555,10 @@ export async function planIngest(
     }
     const version = (prev?.latestVersion ?? 0) + 1;
     const contentHash = await sha256Hex(a.content);
+    await paced(a.content.length);
     const { grounded, owns } = analyse(norm);
+    await paced(a.content.length);
+    const terms = docTerms(a.title, a.content);
     plan.versions.push({
       chunkId: a.id,
       version,
@@ -600,7 +616,7 @@ export async function planIngest(
       entities: [...new Set([...norm.entityIds, ...owns, ...grounded.map((g) => g.id)])],
       boundaries: norm.boundaries,
       sketch: await sketchOf(`${a.title}. ${norm.synopsis}`),
-      ...docTerms(a.title, a.content),
+      ...terms,
       ...(owns.length ? { owns } : {}),
     });
 

@@ -10,6 +10,7 @@ import { queryInput } from "../../scripts/lib/plan";
 import { CapitalStore, route } from "../../src/core/capital";
 import { routeSharded } from "../../src/core/capital/directory";
 import { inProcess } from "../../src/core/capital/shard";
+import { applyOps, applyToShards } from "../../src/core/capital/split";
 import {
   capExtraction,
   EXTRACTION_SCHEMA,
@@ -248,13 +249,9 @@ async function modelPath() {
   return { openie: openie.value, ops, extracted, mState };
 }
 
-function build(ops: ChangeOp[], from = 0, to = Number.POSITIVE_INFINITY, sharded = false): CapitalStore {
+function build(ops: ChangeOp[]): CapitalStore {
   const s = new CapitalStore();
-  if (sharded) s.shard(from, to);
-  ops.forEach((op, k) => {
-    s.apply(op, k + 1);
-    s.seq = k + 1;
-  });
+  applyOps(s, ops, null);
   return s;
 }
 
@@ -294,7 +291,7 @@ describe("a model's triples and the same triples in an OpenIE file give the same
     const top = (r: { selected: Array<{ chunk: string }> }) => r.selected.map((x) => x.chunk);
     expect(top(route(whole, qs[1] as RouteInput))[0]).toBe("openie:3");
     for (let cut = 1; cut < ops.length; cut++) {
-      const shards = [build(ops, 0, cut, true), build(ops, cut, Number.POSITIVE_INFINITY, true)];
+      const { shards } = applyToShards(ops, [0, cut]);
       for (const q of qs) {
         const b = await routeSharded(shards.map(inProcess), q, DEFAULT_PARAMS);
         expect(top(b)).toEqual(top(route(whole, q)));

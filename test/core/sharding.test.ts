@@ -1,7 +1,8 @@
 /**
- * A capital chunk split over shards answers as one store holding everything: every shard applies
- * every change (archive-wide tables, its own heads in the heap, ghosts for other shards' nodes its
- * slots point at) and the directory routes over them in rounds (src/core/capital/directory.ts).
+ * A capital chunk split over shards answers as one store holding everything: shard 0 (the names
+ * shard) holds the name tables and derives the mention and timeline edges; every other shard holds
+ * its own heads in the heap, ghosts for other shards' nodes its slots point at, and takes the
+ * derived edges; the directory routes over them in rounds (src/core/capital/directory.ts).
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { syntheticArchive } from "../../scripts/lib/synthetic";
 import { CapitalStore, route } from "../../src/core/capital";
 import { routeSharded } from "../../src/core/capital/directory";
 import { inProcess } from "../../src/core/capital/shard";
+import { applyOps, applyToShards, type DerivedLog, takeDerived } from "../../src/core/capital/split";
 import { SqlTables } from "../../src/core/capital/sql-tables";
 import { type ChangeOp, DEFAULT_PARAMS, type RouteInput } from "../../src/core/types";
 import { prose, proseOps, queryInput } from "../fixtures/prose";
@@ -54,20 +56,21 @@ async function fixtureOps(): Promise<ChangeOp[]> {
   return ops;
 }
 
-function build(ops: ChangeOp[], from = 0, to = Number.POSITIVE_INFINITY, sharded = false): CapitalStore {
+function build(ops: ChangeOp[]): CapitalStore {
   const s = new CapitalStore();
-  if (sharded) s.shard(from, to);
-  ops.forEach((op, k) => {
-    s.apply(op, k + 1);
-    s.seq = k + 1;
-  });
+  applyOps(s, ops, null);
   return s;
+}
+
+/** The names shard of shards opened at these positions, and the edges it derived. */
+function namesShard(ops: ChangeOp[], firstCut: number): { store: CapitalStore; derived: DerivedLog } {
+  const { shards, derived } = applyToShards(ops, [0, firstCut]);
+  return { store: shards[0] as CapitalStore, derived };
 }
 
 /** Shards opened at these change-log positions (the first at 0). */
 function shardsAt(ops: ChangeOp[], cuts: number[]): CapitalStore[] {
-  const starts = [0, ...cuts];
-  return starts.map((from, k) => build(ops, from, starts[k + 1] ?? Number.POSITIVE_INFINITY, true));
+  return applyToShards(ops, [0, ...cuts]).shards;
 }
 
 function queries(): RouteInput[] {
@@ -121,6 +124,9 @@ describe("sharded capital chunk", () => {
     // Every head is held by exactly one shard; the heap of each holds only its own.
     expect(shards.reduce((a, s) => a + s.stats().heads, 0)).toBe(whole.stats().heads);
     for (const s of shards) expect(s.stats().heads).toBeGreaterThan(0);
+    // The name tables live on the names shard only: the others hold no entity.
+    expect((shards[0] as CapitalStore).stats().entities).toBe(whole.stats().entities);
+    for (const s of shards.slice(1)) expect(s.stats().entities).toBe(0);
     expect(shards.reduce((a, s) => a + s.size, 0)).toBe(whole.size);
     for (const q of queries()) {
       const a = route(whole, q);
@@ -129,6 +135,19 @@ describe("sharded capital chunk", () => {
       expect(b.candidates.map((c) => [c.chunk, c.score])).toEqual(a.candidates.map((c) => [c.chunk, c.score]));
       expect(b.trace.diffusion.touched).toBe(a.trace.diffusion.touched);
       expect(b.trace.shards?.count).toBe(4);
+      expect(b.trace.shards?.rounds).toBeLessThanOrEqual(3 + DEFAULT_PARAMS.iterations + 2 * DEFAULT_PARAMS.dMax + 2);
+    }
+  });
+
+  it("sixteen small shards answer as one store (grounded names weighed by archive-wide word counts)", async () => {
+    const n = ops.length;
+    const cuts = Array.from({ length: 15 }, (_, k) => Math.floor(((k + 1) * n) / 16));
+    const shards = shardsAt(ops, cuts);
+    for (const q of queries()) {
+      const a = route(whole, q);
+      const b = await routeSharded(shards.map(inProcess), q, DEFAULT_PARAMS);
+      expect(top(b)).toEqual(top(a));
+      expect(b.candidates.map((c) => [c.chunk, c.score])).toEqual(a.candidates.map((c) => [c.chunk, c.score]));
       expect(b.trace.shards?.rounds).toBeLessThanOrEqual(3 + DEFAULT_PARAMS.iterations + 2 * DEFAULT_PARAMS.dMax + 2);
     }
   });
@@ -181,6 +200,44 @@ describe("sharded capital chunk", () => {
 });
 
 describe("sharded capital chunk over SQLite storage", () => {
+  it("property: the names shard, dying anywhere and rebuilt from its checkpoint, derives the same edges", async () => {
+    const ops = await fixtureOps();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: ops.length - 1 }),
+        fc.integer({ min: 1, max: ops.length - 1 }),
+        fc.integer({ min: 50, max: 900 }),
+        async (cutA, cutB, every) => {
+          const cut = Math.min(cutA, cutB);
+          const crash = Math.max(cutA, cutB);
+          const names = namesShard(ops, cut);
+          const sql = nodeSql();
+          const s = new CapitalStore(undefined, new SqlTables(sql));
+          s.shard(0, cut);
+          const got: DerivedLog = new Map();
+          const take = (st: CapitalStore) => takeDerived(st, got);
+          for (let k = 0; k < crash; k++) {
+            applyOps(s, ops, null, k, k + 1);
+            if ((k + 1) % every === 0) (s.tables as SqlTables).checkpoint(s.seq, s.serialize());
+          }
+          take(s);
+          const tables = new SqlTables(sql);
+          const snap = tables.heapSnapshot();
+          const back = snap ? CapitalStore.deserialize(snap, tables) : new CapitalStore(undefined, tables);
+          if (!snap) {
+            tables.clear();
+            back.shard(0, cut);
+          }
+          applyOps(back, ops, null, back.seq);
+          take(back);
+          expect([...got].sort((a, b) => a[0] - b[0])).toEqual([...names.derived].sort((a, b) => a[0] - b[0]));
+          sql.close();
+        },
+      ),
+      { numRuns: 5 },
+    );
+  }, 120_000);
+
   it("property: a shard that dies anywhere and rebuilds from its last checkpoint answers as before", async () => {
     const ops = await fixtureOps();
     const whole = build(ops);
@@ -194,12 +251,12 @@ describe("sharded capital chunk over SQLite storage", () => {
           const cut = Math.min(cutA, cutB);
           const crash = Math.max(cutA, cutB);
           // Shard 1 of two, over SQLite, checkpointing every `every` changes; it dies at `crash`.
+          const names = namesShard(ops, cut);
           const sql = nodeSql();
           const s = new CapitalStore(undefined, new SqlTables(sql));
           s.shard(cut);
           for (let k = 0; k < crash; k++) {
-            s.apply(ops[k] as ChangeOp, k + 1);
-            s.seq = k + 1;
+            applyOps(s, ops, names.derived, k, k + 1);
             if ((k + 1) % every === 0) (s.tables as SqlTables).checkpoint(s.seq, s.serialize());
           }
           const tables = new SqlTables(sql);
@@ -209,11 +266,8 @@ describe("sharded capital chunk over SQLite storage", () => {
             tables.clear();
             back.shard(cut);
           }
-          for (let k = back.seq; k < ops.length; k++) {
-            back.apply(ops[k] as ChangeOp, k + 1);
-            back.seq = k + 1;
-          }
-          const first = build(ops, 0, cut, true);
+          applyOps(back, ops, names.derived, back.seq);
+          const first = names.store;
           for (const q of qs) {
             const a = route(whole, q);
             const b = await routeSharded([inProcess(first), inProcess(back)], q, DEFAULT_PARAMS);

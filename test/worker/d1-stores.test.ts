@@ -314,6 +314,44 @@ describe("D1 stores split by aggregate", () => {
     ]);
   });
 
+  it("derived edges: rows by position under an epoch, a mark that only moves forward, a reset that moves the epoch on", async () => {
+    const { a, stores } = await seeded();
+    const log = stores.changes;
+    expect(await log.derivedMark(a)).toEqual({ epoch: 0, seq: 0 });
+    const rows = [
+      { seq: 5, edges: [[1, 2, 0, T0] as [number, number, number, number]] },
+      {
+        seq: 9,
+        edges: [[3, 1, 1, T1] as [number, number, number, number], [4, 2, 0, T1] as [number, number, number, number]],
+      },
+    ];
+    expect(await log.writeDerived(a, 0, rows, 10)).toBe(true);
+    expect(await log.derivedMark(a)).toEqual({ epoch: 0, seq: 10 });
+    expect(await log.readDerived(a, 0, 0, 10)).toEqual(rows);
+    expect(await log.readDerived(a, 0, 5, 8)).toEqual([]);
+    // Written again (a names shard re-deriving after a restart): the same rows, the mark not moved back.
+    expect(await log.writeDerived(a, 0, [rows[0] as (typeof rows)[number]], 6)).toBe(true);
+    expect(await log.derivedMark(a)).toEqual({ epoch: 0, seq: 10 });
+    expect(await log.readDerived(a, 0, 0, 10)).toEqual(rows);
+    // A reset (the names shard's storage wiped) drops the rows and moves the epoch on; a names shard
+    // loaded under the old epoch can no longer move the mark, and its rows are not read.
+    await log.resetDerived(a);
+    expect(await log.derivedMark(a)).toEqual({ epoch: 1, seq: 0 });
+    expect(await log.readDerived(a, 1, 0, 100)).toEqual([]);
+    expect(await log.writeDerived(a, 0, rows, 12)).toBe(false);
+    expect(await log.derivedMark(a)).toEqual({ epoch: 1, seq: 0 });
+    expect(await log.readDerived(a, 1, 0, 100)).toEqual([]);
+    expect(await log.writeDerived(a, 1, rows, 12)).toBe(true);
+    expect(await log.readDerived(a, 1, 0, 100)).toEqual(rows);
+    // ...nor replace the rows of the newer epoch.
+    expect(await log.writeDerived(a, 0, [{ seq: 5, edges: [] }], 12)).toBe(false);
+    expect(await log.readDerived(a, 1, 0, 100)).toEqual(rows);
+    // An archive with no mark keeps none after a reset (a deleted archive leaves no row).
+    const b = archive();
+    await log.resetDerived(b);
+    expect(await log.derivedMark(b)).toEqual({ epoch: 0, seq: 0 });
+  });
+
   it("D1Store and WorldStore answer from the same rows (the Durable Object builds a D1Store)", async () => {
     const { a, stores } = await seeded();
     const old = new D1Store(env.DB);

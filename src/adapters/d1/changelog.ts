@@ -4,10 +4,17 @@
  * own storage; rows from before that point at R2 snapshots), and the access statistics it restores
  * on load.
  */
-import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
-import type { ChangeLog, ShardRecord, SnapshotRecord } from "../../core/ports";
+import { and, asc, desc, eq, gt, lte, sql } from "drizzle-orm";
+import type { DerivedAt, DerivedEdge } from "../../core/capital/store";
+import {
+  type ChangeLog,
+  type DerivedMark,
+  readJsonColumn,
+  type ShardRecord,
+  type SnapshotRecord,
+} from "../../core/ports";
 import type { ChangeOp } from "../../core/types";
-import type { Db } from "./queries";
+import { type Db, insertRows, runBatch, type Stmt, type Write } from "./queries";
 import * as s from "./schema";
 
 export class D1ChangeLog implements ChangeLog {
@@ -42,6 +49,47 @@ export class D1ChangeLog implements ChangeLog {
     );
   }
 
+  async derivedMark(archiveId: string): Promise<DerivedMark> {
+    const row = await this.#db.query.capitalDerivedMark.findFirst({
+      where: eq(s.capitalDerivedMark.archiveId, archiveId),
+    });
+    return row ? { epoch: row.epoch, seq: row.seq } : { epoch: 0, seq: 0 };
+  }
+
+  async readDerived(archiveId: string, epoch: number, after: number, upto: number): Promise<DerivedAt[]> {
+    const d = s.capitalDerived;
+    const rows = await this.#db
+      .select({ seq: d.seq, edges: d.edges })
+      .from(d)
+      .where(and(eq(d.archiveId, archiveId), eq(d.epoch, epoch), gt(d.seq, after), lte(d.seq, upto)))
+      .orderBy(asc(d.seq));
+    return rows.map((r) => ({ seq: r.seq, edges: readJsonColumn<DerivedEdge[]>(r.edges, []) }));
+  }
+
+  async writeDerived(archiveId: string, epoch: number, rows: DerivedAt[], upto: number): Promise<boolean> {
+    const writes: Write[] = insertRows(
+      this.#db,
+      s.capitalDerived,
+      rows.map((r) => ({ archiveId, seq: r.seq, epoch, edges: JSON.stringify(r.edges) })),
+      // A names shard of an older epoch (loaded before a hard delete) never replaces a newer row.
+      "ON CONFLICT(archive_id, seq) DO UPDATE SET epoch = excluded.epoch, edges = excluded.edges WHERE excluded.epoch >= capital_derived.epoch",
+    );
+    // The mark moves only forward, and only under the epoch the names shard loaded under.
+    writes.push(
+      this.#db.$client
+        .prepare(
+          "INSERT INTO capital_derived_mark(archive_id, epoch, seq) VALUES (?, ?, ?) ON CONFLICT(archive_id) DO UPDATE SET seq = MAX(seq, excluded.seq) WHERE epoch = excluded.epoch",
+        )
+        .bind(archiveId, epoch, upto),
+    );
+    await runBatch(this.#db, writes);
+    return (await this.derivedMark(archiveId)).epoch === epoch;
+  }
+
+  async resetDerived(archiveId: string): Promise<void> {
+    await runBatch(this.#db, resetDerived(this.#db, archiveId, false));
+  }
+
   async latestSnapshot(archiveId: string): Promise<SnapshotRecord | null> {
     return (
       (await this.#db.query.capitalSnapshots.findFirst({
@@ -71,4 +119,22 @@ export class D1ChangeLog implements ChangeLog {
     }
     return [...by.values()];
   }
+}
+
+/**
+ * What invalidates the names shard's derived edges (a rewrite of the change log renumbers nodes; a
+ * wiped names shard derives again): the rows go and the mark's epoch moves on, so a names shard
+ * loaded before can no longer move the mark. `create`: write the mark at epoch 1 if the archive has
+ * none yet (a change-log rewrite); otherwise only an existing mark moves (a deleted archive keeps
+ * no row).
+ */
+export function resetDerived(db: Db, archiveId: string, create: boolean): Stmt[] {
+  const m = s.capitalDerivedMark;
+  const bump = { epoch: sql`${m.epoch} + 1`, seq: 0 };
+  return [
+    db.delete(s.capitalDerived).where(eq(s.capitalDerived.archiveId, archiveId)),
+    create
+      ? db.insert(m).values({ archiveId, epoch: 1, seq: 0 }).onConflictDoUpdate({ target: m.archiveId, set: bump })
+      : db.update(m).set(bump).where(eq(m.archiveId, archiveId)),
+  ];
 }

@@ -17,6 +17,7 @@ import type { ContentOf, DeletionRecord, ForgetReport, ForgetStore } from "../..
 import { readJsonColumn } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX } from "../../core/review";
 import type { ChangeOp } from "../../core/types";
+import { resetDerived } from "./changelog";
 import { chunked, type Db, decoded, IN_CHUNK, type Stmt, VERSION_FIELDS } from "./queries";
 import * as s from "./schema";
 
@@ -548,6 +549,7 @@ export class D1ForgetStore implements ForgetStore {
           ),
         ),
       this.#dropSnapshots(archiveId),
+      ...resetDerived(this.#db, archiveId, true),
     ];
     const counts = {
       versions: versions.length,
@@ -610,6 +612,7 @@ export class D1ForgetStore implements ForgetStore {
       ...log.stmts,
       ...this.#dropCached(rewritten.contentHashes),
       this.#dropSnapshots(archiveId),
+      ...resetDerived(this.#db, archiveId, true),
     );
     const counts = { versions_rewritten: versions, edges: edges.n, entities: 1, log_ops: log.touched };
     const auditId = await this.#commit(stmts, this.#audit(archiveId, "entity", entityId, actor, now, counts));
@@ -713,6 +716,8 @@ export const ARCHIVE_TABLES = [
   s.changeLog,
   s.capitalSnapshots,
   s.capitalShards,
+  s.capitalDerived,
+  s.capitalDerivedMark,
   s.tombstones,
   s.accessEvents,
   s.sessionEvents,

@@ -311,6 +311,34 @@ export const capitalShards = sqliteTable(
 );
 
 /**
+ * Edges the names shard (shard 0) of a sharded archive derived from its name tables (mentions,
+ * timelines) while applying the change at `seq`: JSON [ga, gb, type, at] per edge, nodes by
+ * archive-wide number. The other shards apply them after that change. `epoch` is the mark's epoch
+ * the names shard loaded under; rows of another epoch are ignored.
+ */
+export const capitalDerived = sqliteTable(
+  "capital_derived",
+  {
+    archiveId: text("archive_id").notNull(),
+    seq: integer("seq").notNull(),
+    epoch: integer("epoch").notNull(),
+    edges: text("edges").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.seq] })],
+);
+
+/**
+ * How far the names shard has derived (every change up to `seq`), per archive. A hard delete, which
+ * renumbers nodes, bumps `epoch` and sets `seq` to 0 in its own batch; a names shard writes the mark
+ * only under the epoch it loaded under.
+ */
+export const capitalDerivedMark = sqliteTable("capital_derived_mark", {
+  archiveId: text("archive_id").primaryKey(),
+  epoch: integer("epoch").notNull(),
+  seq: integer("seq").notNull(),
+});
+
+/**
  * One row per hard-deleted chunk id (its SHA-256, not the id): automated writes (imports, webhook
  * deliveries and their replays, source runs) skip it; an explicit ingest creates the id again and
  * records when and by whom here.

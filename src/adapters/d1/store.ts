@@ -93,6 +93,12 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   readLog: ChangeLog["readLog"] = (archiveId, afterSeq, limit) => this.#changes.readLog(archiveId, afterSeq, limit);
   shards: ChangeLog["shards"] = (archiveId) => this.#changes.shards(archiveId);
   openShard: ChangeLog["openShard"] = (archiveId, shard, at) => this.#changes.openShard(archiveId, shard, at);
+  derivedMark: ChangeLog["derivedMark"] = (archiveId) => this.#changes.derivedMark(archiveId);
+  readDerived: ChangeLog["readDerived"] = (archiveId, epoch, after, upto) =>
+    this.#changes.readDerived(archiveId, epoch, after, upto);
+  writeDerived: ChangeLog["writeDerived"] = (archiveId, epoch, rows, upto) =>
+    this.#changes.writeDerived(archiveId, epoch, rows, upto);
+  resetDerived: ChangeLog["resetDerived"] = (archiveId) => this.#changes.resetDerived(archiveId);
   latestSnapshot: ChangeLog["latestSnapshot"] = (archiveId) => this.#changes.latestSnapshot(archiveId);
   recordSnapshot: ChangeLog["recordSnapshot"] = (row) => this.#changes.recordSnapshot(row);
   accessStats: ChangeLog["accessStats"] = (archiveId) => this.#changes.accessStats(archiveId);

@@ -6,15 +6,8 @@ import { DurableObject } from "cloudflare:workers";
 import { CapitalStore, capitalBytes, capitalStats, route } from "../../core/capital";
 import { LocalShard, type ResolveQuery } from "../../core/capital/shard";
 import { SqlTables, type SqlValue, type SyncSql } from "../../core/capital/sql-tables";
-import type {
-  ArchiveStore,
-  CapitalCapacity,
-  CapitalFor,
-  CapitalPort,
-  CapitalStats,
-  ChangeLog,
-  RebuildReport,
-} from "../../core/ports";
+import type { DerivedEdge } from "../../core/capital/store";
+import type { ArchiveStore, CapitalCapacity, ChangeLog, RebuildReport } from "../../core/ports";
 import {
   type AccessChannel,
   DEFAULT_PARAMS,
@@ -142,6 +135,15 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   #generation = 0;
   /** A background merge of posting segments is scheduled. */
   #merging = false;
+  /**
+   * Change-log position of shard 1's first change (+Infinity while the archive has one shard): from
+   * there on, the names shard writes the edges it derives to D1 and the other shards read them.
+   */
+  #firstOther = Number.POSITIVE_INFINITY;
+  /** Names shard: the derived-edge epoch it loaded under (ChangeLog.derivedMark). */
+  #epoch = 0;
+  /** Names shard: a checkpoint is due once the edges derived so far are in D1. */
+  #checkpointDue = false;
   readonly #deps: CapitalDeps;
   readonly #sql: SyncSql;
   readonly #storage: DurableObjectStorage;
@@ -189,10 +191,14 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async #load(key: string, generation: number): Promise<CapitalStore> {
     const t0 = performance.now();
     const { archiveId, shard } = parseKey(key);
-    const [archive, shards] = await Promise.all([
+    // The epoch is read before the log: a hard delete after this point is seen when the mark is written.
+    const [archive, shards, mark] = await Promise.all([
       this.#deps.log.getArchive(archiveId),
       this.#deps.log.shards(archiveId),
+      this.#deps.log.derivedMark(archiveId),
     ]);
+    this.#epoch = mark.epoch;
+    this.#firstOther = shards.find((r) => r.shard === 1)?.firstSeq ?? Number.POSITIVE_INFINITY;
     this.#params = mergeParams((archive?.params ?? {}) as Parameters<typeof mergeParams>[0]);
     // A shard that is not open (its archive deleted, or made again with fewer shards) is never
     // built: nothing is written to its storage.
@@ -272,22 +278,35 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
         // Read after the page: a shard opened before any change on it was committed, so a newer
         // shard that covers part of this page is listed now (then its new ids are not ours).
         if (page.length > 0 && store.ownTo === Number.POSITIVE_INFINITY) {
-          const next = (await this.#deps.log.shards(archiveId)).find((r) => r.shard === shard + 1);
+          const rows = await this.#deps.log.shards(archiveId);
+          const next = rows.find((r) => r.shard === shard + 1);
           if (next) store.closeAt(next.firstSeq);
+          if (shard === 0 && next) this.#firstOther = next.firstSeq;
         }
+        const derived = await this.#derivedFor(archiveId, store, page);
+        let blocked = false;
         for (const [k, { seq, op }] of page.entries()) {
           // Evicted or forgotten meanwhile: this store is no longer the object's.
           if (store.tables !== this.#tables) return applied;
-          if (k % SLICE === 0) store.prefetch(page.slice(k, k + SLICE).map((c) => c.op));
           if (seq <= store.seq) continue;
+          // Another shard applies a change from shard 1's first on only with the edges derived at it.
+          if (derived && seq > derived.upto) {
+            blocked = true;
+            break;
+          }
+          if (k % SLICE === 0) store.prefetch(page.slice(k, k + SLICE).map((c) => c.op));
           store.apply(op, seq);
+          if (derived) store.applyDerived(derived.edges.get(seq) ?? []);
           store.seq = seq;
           applied++;
           // The write buffer is heap too: keep it within an eighth of the budget (an O(1) check).
           this.#maybeCheckpoint(store);
           if (k % SLICE === SLICE - 1) await new Promise((r) => setTimeout(r, 0));
         }
-        if (page.length < LOG_PAGE) break;
+        if (store.derives && Number.isFinite(store.ownTo)) {
+          if (!(await this.#writeDerived(archiveId, store))) return applied;
+        }
+        if (blocked || page.length < LOG_PAGE) break;
       }
       return applied;
     } finally {
@@ -297,10 +316,52 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   }
 
   /**
-   * Checkpoint when enough changes have accumulated, or when the write buffer holds more than an
-   * eighth of the heap budget (the ingest guard reserves that eighth for it).
+   * A shard other than the names shard, about to apply a page reaching shard 1's first change: how
+   * far the names shard has derived, and the edges it derived in the page up to there. Null: the
+   * store derives its own (the names shard), or the page lies before any other shard.
    */
-  #maybeCheckpoint(store: CapitalStore): void {
+  async #derivedFor(
+    archiveId: string,
+    store: CapitalStore,
+    page: ReadonlyArray<{ seq: number }>,
+  ): Promise<{ upto: number; edges: Map<number, DerivedEdge[]> } | null> {
+    const last = page[page.length - 1]?.seq;
+    if (store.derives || last === undefined || last < this.#firstOther) return null;
+    const mark = await this.#deps.log.derivedMark(archiveId);
+    // Before shard 1's first change nothing derived can touch another shard's nodes.
+    const upto = Math.max(mark.seq, this.#firstOther - 1);
+    const rows =
+      upto > store.seq ? await this.#deps.log.readDerived(archiveId, mark.epoch, store.seq, Math.min(upto, last)) : [];
+    return { upto, edges: new Map(rows.map((r) => [r.seq, r.edges])) };
+  }
+
+  /**
+   * Names shard of a sharded archive: write the edges derived since the last write and move the
+   * mark to the store's position, then take a checkpoint that came due meanwhile (a checkpoint never
+   * passes the mark, so a restart re-derives whatever was not written). False: a hard delete moved
+   * the epoch on since this store loaded; the object drops it and the next call loads again.
+   */
+  async #writeDerived(archiveId: string, store: CapitalStore): Promise<boolean> {
+    const rows = store.drainDerived();
+    const ok = await this.#deps.log.writeDerived(archiveId, this.#epoch, rows, store.seq);
+    if (!ok) {
+      this.evict();
+      return false;
+    }
+    if (this.#checkpointDue && store.tables === this.#tables) {
+      this.#checkpointDue = false;
+      this.#checkpoint(store);
+    }
+    return true;
+  }
+
+  /**
+   * Checkpoint when enough changes have accumulated, or when the write buffer holds more than an
+   * eighth of the heap budget (the ingest guard reserves that eighth for it). The names shard of a
+   * sharded archive checkpoints only after its derived edges are written (#writeDerived, or
+   * `settled`: a replay just finished, so every edge it derived is written).
+   */
+  #maybeCheckpoint(store: CapitalStore, settled = false): void {
     const tables = this.#tables;
     if (!tables || store.tables !== tables) return;
     const every = Math.max(CHECKPOINT_EVERY, Math.floor(store.size / 20));
@@ -308,8 +369,10 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       store.seq - this.#checkpointSeq >= every ||
       tables.pendingValues() >= CHECKPOINT_PENDING ||
       tables.bufferBytes() >= this.#params.heapBudgetBytes / 8
-    )
-      this.#checkpoint(store);
+    ) {
+      if (!settled && store.derives && Number.isFinite(store.ownTo)) this.#checkpointDue = true;
+      else this.#checkpoint(store);
+    }
   }
 
   #checkpoint(store: CapitalStore): number {
@@ -351,9 +414,14 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   /** Pull changes committed to D1 since the last applied sequence number. */
   /** `closed`: a newer shard of the archive exists (this one takes no new ids). */
   async sync(archiveId: string): Promise<{ seq: number; applied: number; closed: boolean }> {
-    const store = await this.#ensure(archiveId);
-    const applied = await this.#replay(archiveId, store);
-    this.#maybeCheckpoint(store);
+    let store = await this.#ensure(archiveId);
+    let applied = await this.#replay(archiveId, store);
+    if (this.#store !== store) {
+      // Dropped meanwhile (a hard delete moved the derived-edge epoch on): load again, once.
+      store = await this.#ensure(archiveId);
+      applied += await this.#replay(archiveId, store);
+    }
+    this.#maybeCheckpoint(store, true);
     return { seq: store.seq, applied, closed: Number.isFinite(store.ownTo) };
   }
 
@@ -467,6 +535,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
    */
   async snapshot(archiveId: string): Promise<{ seq: number; bytes: number; key: string }> {
     const store = await this.#ensure(archiveId);
+    // After a replay, with no wait before the checkpoint: every edge it derived is written by then.
+    await this.#replay(archiveId, store);
     const bytes = this.#checkpoint(store);
     const { archiveId: archive, shard } = parseKey(archiveId);
     const key = `capital/${archive}/${shard > 0 ? `shard-${shard}/` : ""}${String(store.seq).padStart(12, "0")}`;
@@ -493,11 +563,15 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
    * After a hard delete: drop the in-memory copy and every byte of the object's storage (its
    * checkpoint holds the deleted data); the next call replays the scrubbed change log.
    */
-  async forget(): Promise<boolean> {
+  async forget(key: string): Promise<boolean> {
     this.evict();
     // Whether this object ever held a capital chunk (its tables exist once it has loaded).
     const used = this.#storage.sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'pg_meta'").one().n !== 0;
     await this.#storage.deleteAll();
+    // The names shard's derived edges go with it: rows a load before the delete may have written
+    // are discarded, and the next load derives again from the scrubbed log.
+    const { archiveId, shard } = parseKey(key);
+    if (shard === 0) await this.#deps.log.resetDerived(archiveId);
     return used;
   }
 }

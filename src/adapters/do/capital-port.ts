@@ -23,9 +23,10 @@ function shardPort(stub: DurableObjectStub<CapitalChunk>, key: string): CapitalS
   };
 }
 
-/** Stats of an archive's shards as one: sums, except what every shard holds archive-wide. */
+/** Stats of an archive's shards as one: sums, except the name tables (the names shard's, shard 0). */
 function combineStats(list: CapitalStats[]): CapitalStats {
   const last = list[list.length - 1] as CapitalStats;
+  const names = list[0] as CapitalStats;
   if (list.length === 1) return last;
   const sum = (f: (x: CapitalStats) => number) => list.reduce((a, x) => a + f(x), 0);
   const bytes = { ...last.bytes };
@@ -39,6 +40,8 @@ function combineStats(list: CapitalStats[]): CapitalStats {
     slots: sum((x) => x.slots),
     slotPool: sum((x) => x.slotPool),
     terms: sum((x) => x.terms),
+    entities: names.entities,
+    aliases: names.aliases,
     bytes,
     bytesPerHead: heads ? bytes.total / heads : 0,
     seq: Math.min(...list.map((x) => x.seq)),
@@ -118,7 +121,11 @@ export function doCapital(
         }),
       sync: () =>
         withShards(async (n) => {
-          const all = await each(n, (s, k) => s.sync(k));
+          // The names shard first: the others apply a change only with the edges it derived there.
+          const names = await stubOf(0).sync(keyOf(0));
+          if (n === 1) return names.closed ? null : { seq: names.seq, applied: names.applied };
+          const rest = await Promise.all(Array.from({ length: n - 1 }, (_, k) => stubOf(k + 1).sync(keyOf(k + 1))));
+          const all = [names, ...rest];
           if (stale(all)) return null;
           return { seq: Math.min(...all.map((x) => x.seq)), applied: all.reduce((a, x) => a + x.applied, 0) };
         }),
@@ -147,11 +154,8 @@ export function doCapital(
         const m = await count(true);
         return m > n ? find(m) : null;
       },
-      resolve: async (mention, t) => {
-        // The tables are archive-wide: every shard resolves alike.
-        const n = await count();
-        return stubOf(n - 1).resolve(keyOf(n - 1), mention, t);
-      },
+      // The names shard holds the name tables.
+      resolve: (mention, t) => stubOf(0).resolve(keyOf(0), mention, t),
       stats: () =>
         withShards(async (n) => {
           const all = (await each(n, (s, k) => s.stats(k))) as Array<CapitalStats & { closed: boolean }>;
@@ -174,7 +178,7 @@ export function doCapital(
         const n = await count(true);
         known.delete(archiveId);
         for (let k = 0; ; k++) {
-          const used = await stubOf(k).forget();
+          const used = await stubOf(k).forget(keyOf(k));
           if (k >= n - 1 && !used) break;
         }
       },

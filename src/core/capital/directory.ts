@@ -2,12 +2,13 @@
  * route() over an archive whose capital chunk spans several shards. The directory keeps the
  * per-query state (seeds, frontier mass, scores, selection) and asks the shards in batched rounds:
  *
- *   1. counts from every shard (documents, term postings) + resolution from one (the tables are
- *      archive-wide, so every shard resolves alike);
- *   2. lexical scores from the shards holding postings to read + what the seeds' owners know of them;
- *   3. one round per diffusion step: each shard pushes the mass of the frontier nodes it holds;
- *   4. what the owners know of the touched nodes (scoring);
- *   5. two rounds per router hop: the frontier's slots, then the targets.
+ *   1. counts from every shard (documents, postings of the query's and the mentions' words);
+ *   2. lexical scores from the shards holding postings to read + resolution from the names shard
+ *      (shard 0: it holds the name tables), with the archive-wide counts of the mentions' words;
+ *   3. what the owners know of the seeds, and the lexical seeds' timeline slots;
+ *   4. one round per diffusion step: each shard pushes the mass of the frontier nodes it holds;
+ *   5. what the owners know of the touched nodes (scoring);
+ *   6. two rounds per router hop: the frontier's slots, then the targets.
  *
  * Nodes are archive-wide numbers (the order their ids first appeared in the change log, which is
  * the one-store numbering), and every combination follows route() and localPpr in the same order,
@@ -16,6 +17,9 @@
  * first, so the two read the same postings unless a cap binds on a term whose newest postings
  * include a revision on an older shard.
  */
+
+import { terms as stems } from "../text/analyze";
+import { termHash } from "../text/lexical";
 import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, RouterStep } from "../types";
 import { CHUNK_KIND_CODES } from "./codes";
 import { topK } from "./route";
@@ -47,27 +51,20 @@ export async function routeSharded(
 ): Promise<RouteResult> {
   const t = input.asOf;
   let rounds = 0;
-  const newest = shards[shards.length - 1];
-  if (!newest) throw new Error("routeSharded needs at least one shard");
+  const names = shards[0];
+  if (!names) throw new Error("routeSharded needs at least one shard");
   const terms = input.terms ?? [];
+  // A grounded name counts only against the archive-wide postings of its rarest word
+  // (ResolveQuery.nameShare), so the counts round asks for the mentions' words too.
+  const nameWords = params.nameShare > 0 ? input.mentions.flatMap((m) => stems(m)) : [];
 
-  // 1. Counts from every shard, resolution from the newest.
-  const [counts, res] = await Promise.all([
-    Promise.all(shards.map((s) => s.counts(terms))),
-    newest.resolve({
-      mentions: input.mentions,
-      identifiers: input.identifiers,
-      boundaries: input.boundaries,
-      semantic: input.semantic.map((h) => h.chunk),
-      recent: (input.recent ?? []).map((r) => r.chunk),
-      filter: input.filter,
-      t,
-      maxPostingsPerEntity: params.maxPostingsPerEntity,
-      nameShare: params.nameShare,
-    }),
-  ]);
+  // 1. Counts from every shard.
+  const counts = await Promise.all(shards.map((s) => s.counts([...terms, ...nameWords])));
   rounds++;
   if ((counts[counts.length - 1] as ShardCounts).closed) throw new StaleShards();
+  const queryTerms = new Set(terms.map(termHash));
+  const wordDf = new Map<number, number>();
+  for (const c of counts) for (const [term, n] of c.terms) wordDf.set(term, (wordDf.get(term) ?? 0) + n);
   const ownerOf = (g: number): number => {
     for (let k = counts.length - 1; k >= 0; k--) {
       const c = counts[k] as ShardCounts;
@@ -125,8 +122,7 @@ export async function routeSharded(
   const visible = (i: number) => info.get(i)?.visible === true;
   const idOf = (i: number) => info.get(i)?.id ?? "";
 
-  // 2. Lexical postings (rarest terms first, newest shard first within a term's cap) and what the
-  //    owners know of the seeds.
+  // 2. Lexical postings (rarest terms first, newest shard first within a term's cap).
   let openDocs = 0;
   let openLen = 0;
   let globalCount = 0;
@@ -135,7 +131,7 @@ export async function routeSharded(
     openDocs += c.openDocs;
     openLen += c.openLen;
     globalCount = Math.max(globalCount, c.globalCount);
-    for (const [term, n] of c.terms) termTotals.set(term, (termTotals.get(term) ?? 0) + n);
+    for (const [term, n] of c.terms) if (queryTerms.has(term)) termTotals.set(term, (termTotals.get(term) ?? 0) + n);
   }
   const lexP = (async () => {
     const lex = new Map<number, number>();
@@ -157,10 +153,39 @@ export async function routeSharded(
     for (const r of await Promise.all(asked)) for (const [g, v] of r ?? []) lex.set(g, v);
     return lex;
   })();
+  //    Resolution beside them, from the names shard (it holds the name tables), with the
+  //    archive-wide postings of the mentions' words.
+  const [lex, res] = await Promise.all([
+    lexP,
+    names.resolve({
+      mentions: input.mentions,
+      identifiers: input.identifiers,
+      boundaries: input.boundaries,
+      semantic: input.semantic.map((h) => h.chunk),
+      recent: (input.recent ?? []).map((r) => r.chunk),
+      filter: input.filter,
+      t,
+      maxPostingsPerEntity: params.maxPostingsPerEntity,
+      nameShare: params.nameShare,
+      wordDf: [...wordDf],
+    }),
+  ]);
+  rounds++;
   const seedNodes: number[] = [...res.idChunks];
   for (const e of res.entities) seedNodes.push(...e.hits);
   for (const g of [...res.semantic, ...res.recent]) if (g >= 0) seedNodes.push(g);
-  const [lex] = await Promise.all([lexP, fetchInfo(seedNodes)]);
+  let maxLex = 0;
+  for (const v of lex.values()) maxLex = Math.max(maxLex, v);
+  const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
+  const lexNodes = lexTop.map(([i]) => i);
+  // 3. What the owners know of the seeds, and the lexical seeds' timeline neighbours (the thread
+  //    expert), in one round.
+  const [, lexSlots] = await Promise.all([
+    fetchInfo([...seedNodes, ...lexNodes]),
+    params.weights.thread > 0 && lexNodes.length && counts.some((c) => c.records !== false)
+      ? slotsOf(lexNodes)
+      : new Map<number, NodeSlots>(),
+  ]);
 
   const sd = new Seeds(openDocs || globalCount, visible);
   sd.entities(res.entities);
@@ -178,17 +203,6 @@ export async function routeSharded(
     semScore.set(i, h.score);
     if (h.score > 0) addSeed(i, h.score, "semantic");
   });
-  let maxLex = 0;
-  for (const v of lex.values()) maxLex = Math.max(maxLex, v);
-  const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
-  const lexNodes = lexTop.map(([i]) => i);
-  // The lexical seeds' timeline neighbours (the thread expert), asked beside their info.
-  const [, lexSlots] = await Promise.all([
-    fetchInfo(lexNodes),
-    params.weights.thread > 0 && lexNodes.length && counts.some((c) => c.records !== false)
-      ? slotsOf(lexNodes)
-      : new Map<number, NodeSlots>(),
-  ]);
   for (const [i, v] of lexTop) addSeed(i, v / maxLex, "lexical");
   const thread = threadShares(lexTop, maxLex, lexSlots);
   const sessionAccess = new Map<number, number>();
@@ -209,7 +223,7 @@ export async function routeSharded(
   const rawSem = (i: number) => semScore.get(i) ?? (noSketch ? 1 : cos(i));
   const { allowed, passes, excluded } = filterTest(flt, res.filter, (i) => info.get(i)?.kind ?? -1, rawSem);
 
-  // 3. Diffusion (localPpr, one round per step).
+  // 4. Diffusion (localPpr, one round per step).
   const alpha = params.alpha;
   let total = 0;
   for (const w of seeds.values()) if (w > 0) total += w;
@@ -296,7 +310,7 @@ export async function routeSharded(
     beta > 0 && m > 0 ? m / Math.max(1, degree.get(i) ?? info.get(i)?.nbrCount ?? 0) ** beta : m;
   const { gain, maxGain } = graphGain(mass, seeds, damped);
 
-  // 4. Head scores over the pool: the lexical expert plus bounded shares of the others.
+  // 5. Head scores over the pool: the lexical expert plus bounded shares of the others.
   const { experts, product } = scorer({
     params,
     noSketch,
@@ -341,7 +355,7 @@ export async function routeSharded(
   const candidates: Candidate[] = top.map(({ node: _, ...c }) => c);
   const candScore = new Map(top.map((c) => [c.node, c.score]));
 
-  // 5. Router, two rounds per hop: the frontier's slots, then what the targets' owners know.
+  // 6. Router, two rounds per hop: the frontier's slots, then what the targets' owners know.
   const selected = new Map<number, { score: number; depth: number; via: number | null }>();
   for (const c of top.slice(0, input.limit)) selected.set(c.node, { score: c.score, depth: 0, via: null });
   const routerSteps: RouterStep[] = [];

@@ -2,6 +2,9 @@
  * Capital-first routing over heads only, in five steps: mentions -> entities as of t, seed
  * distribution, local diffusion, head scoring (the lexical expert plus bounded shares of the others) with the version filter applied
  * BEFORE the top-M cut, then a transparent typed-edge router over the bounded neighbour tables.
+ * routeSharded (directory.ts) runs the same steps over several shards in rounds; the steps both
+ * take are shared (Seeds, scorer, filterTest, graphGain, threadShares, routerHop, topK,
+ * LocalShard.resolve), and test/core/sharding.test.ts holds the two to the same answer.
  */
 import { sketchCosine } from "../sketch";
 import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, RouterStep } from "../types";

@@ -29,7 +29,7 @@ export interface ShardCounts {
   records?: boolean | undefined;
 }
 
-/** What the archive-wide tables say about a query (any shard answers it the same way). */
+/** What the name tables say about a query (the names shard, shard 0, holds them). */
 export interface ShardResolved {
   mentions: ResolvedMention[];
   /** Query entities in route() order: archive-wide postings (capped, merges followed) and df. */
@@ -86,6 +86,11 @@ export interface ResolveQuery {
    * archive where "first" appears in hundreds of passages; "Obama" is.
    */
   nameShare: number;
+  /**
+   * Archive-wide postings of the mentions' words (term hash, count), which nameShare weighs against;
+   * without them, the store's own (one store: the same).
+   */
+  wordDf?: Array<[number, number]> | undefined;
 }
 
 /** The questions a shard answers (async: over RPC for a Durable Object). */
@@ -128,9 +133,13 @@ export class LocalShard {
     const resolvedTexts: Array<{ text: string; e: number }> = [];
     const sorted = [...q.mentions].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     // Documents holding the rarest word of a mention: the evidence a grounded name is a name.
+    const wordDf = q.wordDf ? new Map(q.wordDf) : null;
     const rarestWordDf = (m: string) => {
       let min = Number.POSITIVE_INFINITY;
-      for (const w of stems(m)) min = Math.min(min, s.tables.termPosts.count(termHash(w)));
+      for (const w of stems(m)) {
+        const h = termHash(w);
+        min = Math.min(min, wordDf ? (wordDf.get(h) ?? 0) : s.tables.termPosts.count(h));
+      }
       return Number.isFinite(min) ? min : 0;
     };
     const isName = (m: string, e: number) =>

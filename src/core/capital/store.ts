@@ -182,6 +182,20 @@ function conceptAliasKey(id: string): string | null {
 }
 const MENTIONS: EdgeType = "mentions";
 const FOLLOWS: EdgeType = "follows";
+/** Edge types a shard derives from names and timelines, by their code in a DerivedEdge. */
+const DERIVED_TYPES: readonly EdgeType[] = [MENTIONS, FOLLOWS];
+
+/**
+ * An edge the names shard derived while applying one change (a mention or timeline link):
+ * archive-wide numbers of both ends, the type (0 mentions, 1 follows) and its start. Weight 1,
+ * open-ended, as linkMentions and linkTimeline add them.
+ */
+export type DerivedEdge = [ga: number, gb: number, type: number, at: number];
+/** The edges derived while applying the change at one change-log position, in the order added. */
+export interface DerivedAt {
+  seq: number;
+  edges: DerivedEdge[];
+}
 
 export class CapitalStore {
   /** Last applied change-log sequence number. */
@@ -264,9 +278,11 @@ export class CapitalStore {
   // ---- sharding: a store may hold one shard of an archive. Nodes are numbered archive-wide in the
   // order their ids first appear in the change log; a shard holds the ids first seen while it was the
   // open shard, which are consecutive numbers from `lo`, so local node i is archive-wide lo + i.
-  // Every shard applies every change: the tables (postings, owners, timelines) are archive-wide and
-  // name nodes by archive-wide number; the heap holds only the shard's own nodes, plus a ghost (its
-  // head's validity) for each node of another shard that one of its slots points at.
+  // Every shard numbers every id and keeps the validity of the heads its slots point at; the name
+  // tables (entity dictionary, aliases, entity postings, owners, timelines) live on the names shard
+  // (shard 0, `derives`), which derives the mention and timeline edges; the other shards take those
+  // edges (applyDerived). The heap holds only the shard's own nodes, plus a ghost (its head's
+  // validity) for each node of another shard that one of its slots points at.
   /** @internal */ sharded = false;
   /** @internal Archive-wide number of local node 0. */ lo = 0;
   /** @internal Change-log positions [ownFrom, ownTo) whose new ids this shard holds. */
@@ -282,6 +298,11 @@ export class CapitalStore {
   /** @internal */ ghostEnd: Float64Array = new Float64Array(0);
   /** @internal */ ghostCount = 0;
   /** @internal */ ghostAt = new GhostIndex(() => this.ghostG);
+  /**
+   * Edges derived at change-log positions from the first other shard's on (names shard of a sharded
+   * archive only): what the other shards take with applyDerived, drained by the caller.
+   */
+  #derived: DerivedAt[] = [];
 
   // ---- recency: the 64 most recently accessed nodes (recency seeding is O(64), not O(N))
   /** @internal */ ring: Int32Array = new Int32Array(RING).fill(-1);
@@ -290,6 +311,22 @@ export class CapitalStore {
   constructor(params: KernelParams = DEFAULT_PARAMS, tables: CapitalTables = new MemoryTables()) {
     this.params = params;
     this.tables = tables;
+    // The derived edges' weights take the first codes in every store, so a shard that never sees an
+    // edge derived before it opened has the same palette as the names shard and one store.
+    for (const type of DERIVED_TYPES) {
+      this.weightIndex(TYPE_WEIGHT[type]);
+      this.weightIndex(TYPE_WEIGHT[type] * REVERSE_FACTOR);
+    }
+  }
+
+  /**
+   * Whether this store holds the archive-wide name tables (entity dictionary, aliases, entity
+   * postings, title owners, timelines) and derives the mention and timeline edges from them: one
+   * store, or shard 0 of a sharded archive (the names shard). Every other shard holds its own heads,
+   * their slots and term postings, and takes the derived edges from the names shard (applyDerived).
+   */
+  get derives(): boolean {
+    return !this.sharded || this.ownFrom === 0;
   }
 
   get size(): number {
@@ -657,9 +694,11 @@ export class CapitalStore {
     return c < PALETTE_MAX ? (this.palette[c] as number) : gridValue(c);
   }
 
-  /** @internal Append a weight to the palette (snapshot load, in palette order). */
-  addWeight(w: number): void {
-    this.weightIndex(w);
+  /** @internal Replace the palette with these weights, in order (snapshot load). */
+  loadPalette(weights: Iterable<number>): void {
+    this.paletteSize = 0;
+    this.paletteIndex.clear();
+    for (const w of weights) this.weightIndex(w);
   }
 
   /** The 16-bit code of a weight: its palette index, or past the palette, the nearest grid point. */
@@ -871,7 +910,7 @@ export class CapitalStore {
    * lists, concept aliases), so storage answers a slice in a few statements. Changes nothing.
    */
   prefetch(ops: readonly ChangeOp[]): void {
-    if (!this.tables.prefetch) return;
+    if (!this.tables.prefetch || !this.derives) return;
     const ids = new Set<string>();
     for (const op of ops) {
       if (op.op !== "head.upsert" && op.op !== "head.extend") continue;
@@ -910,7 +949,7 @@ export class CapitalStore {
     for (const e of ents) {
       if (ownSet.has(e)) continue;
       const list = this.tables.owners(e);
-      for (const o of list.slice(-MAX_MENTION_LINKS)) if (o !== i) this.addEdgeG(i, o, MENTIONS, 1, at, null);
+      for (const o of list.slice(-MAX_MENTION_LINKS)) if (o !== i) this.deriveEdge(i, o, 0, at);
     }
     for (const e of owns) {
       const before = this.tables.owners(e);
@@ -921,7 +960,7 @@ export class CapitalStore {
       let linked = 0;
       this.eachPosting(e, Number.POSITIVE_INFINITY, (p) => {
         if (others.has(p)) return true;
-        this.addEdgeG(p, i, MENTIONS, 1, at, null);
+        this.deriveEdge(p, i, 0, at);
         linked++;
         return linked < MAX_MENTION_LINKS;
       });
@@ -937,8 +976,47 @@ export class CapitalStore {
   private linkTimeline(i: number, boundaries: string[], at: number) {
     const key = [...boundaries].sort().join("\u0000");
     const { prev, next } = this.tables.timelineInsert(key, at, i);
-    if (prev >= 0) this.addEdgeG(i, prev, FOLLOWS, 1, at, null);
-    if (next >= 0) this.addEdgeG(next, i, FOLLOWS, 1, at, null);
+    if (prev >= 0) this.deriveEdge(i, prev, 1, at);
+    if (next >= 0) this.deriveEdge(next, i, 1, at);
+  }
+
+  /** A derived edge (type: its DERIVED_TYPES code), kept for the other shards once there are any. */
+  private deriveEdge(ga: number, gb: number, type: number, at: number): void {
+    this.addEdgeG(ga, gb, DERIVED_TYPES[type] as EdgeType, 1, at, null);
+    if (!this.sharded || this.applySeq < this.ownTo) return;
+    const last = this.#derived[this.#derived.length - 1];
+    if (last?.seq === this.applySeq) last.edges.push([ga, gb, type, at]);
+    else this.#derived.push({ seq: this.applySeq, edges: [[ga, gb, type, at]] });
+  }
+
+  /**
+   * The edges derived since the last drain, by change-log position (names shard of a sharded
+   * archive: the positions at or after the first other shard's, where they can touch its nodes).
+   */
+  drainDerived(): DerivedAt[] {
+    const out = this.#derived;
+    this.#derived = [];
+    return out;
+  }
+
+  /**
+   * Take the edges the names shard derived at the change just applied (every shard but the names
+   * shard, right after apply() of that change, so slots change in the order one store changes them).
+   */
+  applyDerived(edges: readonly DerivedEdge[]): void {
+    if (this.derives) throw new Error("the names shard derives its own edges");
+    for (const [ga, gb, type, at] of edges) {
+      const t = DERIVED_TYPES[type];
+      if (
+        t === undefined ||
+        !Number.isInteger(ga) ||
+        !Number.isInteger(gb) ||
+        ga >= this.globalCount ||
+        gb >= this.globalCount
+      )
+        throw new Error(`derived edge ${JSON.stringify([ga, gb, type, at])} names no node of this archive`);
+      this.addEdgeG(ga, gb, t, 1, at, null);
+    }
   }
 
   // ------------------------------------------------------------------ lexical index
@@ -1124,7 +1202,7 @@ export class CapitalStore {
           const h = this.tables.remoteHead(g);
           if (h.version !== op.version || Number.isFinite(h.end)) return;
         }
-        this.extendTables(g, op);
+        if (this.derives) this.extendTables(g, op);
         return;
       }
       case "edge.upsert":
@@ -1148,10 +1226,12 @@ export class CapitalStore {
         return;
       }
       case "entity.upsert": {
+        if (!this.derives) return;
         this.tables.setEntityInfo(this.entityOf(op.id), op.name, op.type);
         return;
       }
       case "alias.add": {
+        if (!this.derives) return;
         const norm = normAlias(op.alias);
         if (!norm) return;
         const e = this.entityOf(op.entity);
@@ -1167,6 +1247,7 @@ export class CapitalStore {
         return;
       }
       case "alias.close": {
+        if (!this.derives) return;
         const norm = normAlias(op.alias);
         const stored = this.tables.aliases(norm);
         const e = this.tables.entityIndex(op.entity);
@@ -1177,6 +1258,7 @@ export class CapitalStore {
         return;
       }
       case "entity.merge": {
+        if (!this.derives) return;
         const from = this.entityOf(op.from);
         const into = this.entityOf(op.into);
         if (this.mergedInto.get(from)?.into === into) return;
@@ -1194,9 +1276,8 @@ export class CapitalStore {
   }
 
   /**
-   * A head of a node another shard holds: the archive-wide tables (postings, owners, timelines) and
-   * the edges they derive to this shard's nodes, in the same order as for an own head, so every
-   * shard numbers entities alike.
+   * A head of a node another shard holds: its validity (for this shard's slots to it) and, on the
+   * names shard, the name tables and the edges they derive, as for an own head.
    */
   private applyRemoteHead(g: number, op: Extract<ChangeOp, { op: "head.upsert" }>): void {
     const h = this.tables.remoteHead(g);
@@ -1207,11 +1288,13 @@ export class CapitalStore {
   }
 
   /**
-   * What a head does to the archive-wide tables (entity and boundary postings, title owners, the
-   * timeline) and the mention and timeline edges they derive, in the same order on every shard so
-   * entities are numbered alike. `g` is the head's archive-wide number; `had`: it had a head before.
+   * What a head does to the name tables (entity and boundary postings, title owners, the timeline)
+   * and the mention and timeline edges they derive (names shard only). `g` is the head's
+   * archive-wide number; `had`: it had a head before.
    */
   private headTables(g: number, op: Extract<ChangeOp, { op: "head.upsert" }>, had: boolean): void {
+    if (!had && op.kind === "record" && this.#hasRecords === false) this.#hasRecords = true;
+    if (!this.derives) return;
     const ents: number[] = [];
     for (const id of op.entities) {
       const e = this.groundEntity(id, op.validFrom);
@@ -1225,16 +1308,13 @@ export class CapitalStore {
       (op.owns ?? []).map((id) => this.groundEntity(id, op.validFrom)),
       op.validFrom,
     );
-    if (!had && op.kind === "record") {
-      if (this.#hasRecords === false) this.#hasRecords = true;
-      this.linkTimeline(g, op.boundaries, op.validFrom);
-    }
+    if (!had && op.kind === "record") this.linkTimeline(g, op.boundaries, op.validFrom);
   }
 
   /**
-   * What an extension does to the archive-wide tables: the head's postings under the new entities
-   * (scanned first, so applying it again adds nothing) and the mention links they derive, on every
-   * shard in the same order, as headTables does for an own entity.
+   * What an extension does to the name tables: the head's postings under the new entities (scanned
+   * first, so applying it again adds nothing) and the mention links they derive, as headTables does
+   * (names shard only).
    */
   private extendTables(g: number, op: Extract<ChangeOp, { op: "head.extend" }>): void {
     const ents: number[] = [];
@@ -1477,8 +1557,9 @@ export class CapitalStore {
 // Neighbour slots are compacted (holes left by relocations are dropped). Version 3: entities,
 // postings, aliases, owners and timelines are in the tables; a snapshot of a store whose tables are
 // in memory carries them in the header (`tables`), one over SQLite storage does not (the storage is
-// written at the same change-log position). Versions 1-2 kept them in the snapshot itself; a
-// Durable Object that finds no version-3 checkpoint rebuilds from the change log instead.
+// written at the same change-log position). Version 4: a shard other than the names shard holds no
+// name tables and takes derived edges from the names shard. Versions 1-2 kept the tables in the
+// snapshot itself; a Durable Object that finds no version-4 checkpoint rebuilds from the change log.
 
 type ArrayName =
   | "kind"
@@ -1502,7 +1583,7 @@ type ArrayName =
   | "docClosed"
   | "nodeDoc";
 
-const SNAPSHOT_VERSION = 3;
+const SNAPSHOT_VERSION = 4;
 const enc = (x: number) => (Number.isFinite(x) ? x : x > 0 ? "inf" : "-inf");
 const dec = (x: number | string) =>
   x === "inf" ? Number.POSITIVE_INFINITY : x === "-inf" ? Number.NEGATIVE_INFINITY : (x as number);
@@ -1651,7 +1732,7 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
   s.slotType = new Uint8Array(raw("slotType"));
   checkCodes(h.codes, s.kind.subarray(0, n), s.slotType.subarray(0, h.slotsUsed), TYPE_MASK);
   const palette = new Float32Array(raw("palette"));
-  for (const w of palette) s.addWeight(w);
+  s.loadPalette(palette);
   s.slotsUsed = h.slotsUsed;
   s.liveSlots = h.liveSlots;
   s.closed = new Map(h.closed.map(([k, l]) => [k, l.map(([d, b, to]) => [d, b, dec(to)] as [number, number, number])]));

@@ -5,6 +5,8 @@
  * documented fallback of the field) and stringifies what it is given, so the stored text is
  * JSON.stringify of the value. Callers neither parse nor stringify.
  */
+
+import type { DerivedAt } from "../capital/store";
 import type { CodeSymbol } from "../code/symbols";
 import type { ArchiveSpaceState, EmbeddingSpace } from "../embed/space";
 import type { Result } from "../errors";
@@ -422,6 +424,11 @@ export interface ShardRecord {
   firstSeq: number;
 }
 
+export interface DerivedMark {
+  epoch: number;
+  seq: number;
+}
+
 export interface ChangeLog {
   readLog(archiveId: string, afterSeq: number, limit: number): Promise<Array<{ seq: number; op: ChangeOp }>>;
   /** The archive's shards beyond the first, in order. */
@@ -431,6 +438,21 @@ export interface ChangeLog {
    * chosen and written in one statement, so no change it covers was applied before it existed.
    */
   openShard(archiveId: string, shard: number, at: number): Promise<void>;
+  /**
+   * How far the names shard of a sharded archive has derived edges: every change up to `seq`, under
+   * `epoch` (both 0 before it ever has). A hard delete bumps the epoch and starts again from 0.
+   */
+  derivedMark(archiveId: string): Promise<DerivedMark>;
+  /** The derived edges of this epoch at change-log positions in (after, upto], in order. */
+  readDerived(archiveId: string, epoch: number, after: number, upto: number): Promise<DerivedAt[]>;
+  /**
+   * Store the edges derived at some positions and move the mark to `upto` (never back), in one
+   * batch, under `epoch` only: false when the epoch has moved on (a hard delete since the names
+   * shard loaded), and then the mark is not moved.
+   */
+  writeDerived(archiveId: string, epoch: number, rows: DerivedAt[], upto: number): Promise<boolean>;
+  /** Drop the derived edges and move the epoch on (the names shard's storage was wiped). */
+  resetDerived(archiveId: string): Promise<void>;
   latestSnapshot(archiveId: string): Promise<SnapshotRecord | null>;
   recordSnapshot(row: SnapshotRecord): Promise<void>;
   accessStats(

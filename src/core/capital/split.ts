@@ -1,0 +1,52 @@
+/**
+ * An archive's change log applied to shards in process (tests, benchmarks, scripts), the way the
+ * Durable Objects apply it (src/adapters/do/capital-object.ts): the names shard (shard 0) first,
+ * keeping the edges it derives from shard 1's first position on; then each other shard, every change
+ * followed by the edges derived at it. The change at index k of `ops` is at position k + 1.
+ */
+import type { ChangeOp } from "../types";
+import { CapitalStore, type DerivedEdge } from "./store";
+
+/** Edges the names shard derived, by change-log position. */
+export type DerivedLog = Map<number, DerivedEdge[]>;
+
+/** Apply ops[from..to) to a store, each change followed by its derived edges on a shard > 0. */
+export function applyOps(
+  store: CapitalStore,
+  ops: readonly ChangeOp[],
+  derived: DerivedLog | null,
+  from = 0,
+  to = ops.length,
+): void {
+  for (let k = from; k < to; k++) {
+    store.apply(ops[k] as ChangeOp, k + 1);
+    store.seq = k + 1;
+    if (!store.derives) store.applyDerived(derived?.get(k + 1) ?? []);
+  }
+}
+
+/** What a store drained of derived edges adds to a derived log. */
+export function takeDerived(store: CapitalStore, into: DerivedLog): DerivedLog {
+  for (const d of store.drainDerived()) into.set(d.seq, d.edges);
+  return into;
+}
+
+/**
+ * Shards opening at these change-log positions (`starts[0]` is 0), each store made by `make`, with
+ * the whole log applied; and the edges the names shard derived.
+ */
+export function applyToShards(
+  ops: readonly ChangeOp[],
+  starts: readonly number[],
+  make: () => CapitalStore = () => new CapitalStore(),
+): { shards: CapitalStore[]; derived: DerivedLog } {
+  const derived: DerivedLog = new Map();
+  const shards = starts.map((from, k) => {
+    const s = make();
+    if (starts.length > 1) s.shard(from, starts[k + 1] ?? Number.POSITIVE_INFINITY);
+    applyOps(s, ops, derived);
+    if (k === 0) takeDerived(s, derived);
+    return s;
+  });
+  return { shards, derived };
+}
