@@ -199,6 +199,37 @@ describe("sharded capital chunk", () => {
   });
 });
 
+/**
+ * A shard over SQLite with the window [from, to), checkpointing every `every` changes, that dies
+ * after `crash` changes and is rebuilt from its last checkpoint (or from nothing), the rest of the
+ * log not yet applied; `onApplied` sees the store that died before it goes.
+ */
+function crashed(
+  ops: ChangeOp[],
+  window: [number, number],
+  derived: DerivedLog | null,
+  crash: number,
+  every: number,
+  onApplied: (s: CapitalStore) => void = () => {},
+): { back: CapitalStore; close: () => void } {
+  const sql = nodeSql();
+  const s = new CapitalStore(undefined, new SqlTables(sql));
+  s.shard(...window);
+  for (let k = 0; k < crash; k++) {
+    applyOps(s, ops, derived, k, k + 1);
+    if ((k + 1) % every === 0) (s.tables as SqlTables).checkpoint(s.seq, s.serialize());
+  }
+  onApplied(s);
+  const tables = new SqlTables(sql);
+  const snap = tables.heapSnapshot();
+  const back = snap ? CapitalStore.deserialize(snap, tables) : new CapitalStore(undefined, tables);
+  if (!snap) {
+    tables.clear();
+    back.shard(...window);
+  }
+  return { back, close: () => sql.close() };
+}
+
 describe("sharded capital chunk over SQLite storage", () => {
   it("property: the names shard, dying anywhere and rebuilt from its checkpoint, derives the same edges", async () => {
     const ops = await fixtureOps();
@@ -211,27 +242,12 @@ describe("sharded capital chunk over SQLite storage", () => {
           const cut = Math.min(cutA, cutB);
           const crash = Math.max(cutA, cutB);
           const names = namesShard(ops, cut);
-          const sql = nodeSql();
-          const s = new CapitalStore(undefined, new SqlTables(sql));
-          s.shard(0, cut);
           const got: DerivedLog = new Map();
-          const take = (st: CapitalStore) => takeDerived(st, got);
-          for (let k = 0; k < crash; k++) {
-            applyOps(s, ops, null, k, k + 1);
-            if ((k + 1) % every === 0) (s.tables as SqlTables).checkpoint(s.seq, s.serialize());
-          }
-          take(s);
-          const tables = new SqlTables(sql);
-          const snap = tables.heapSnapshot();
-          const back = snap ? CapitalStore.deserialize(snap, tables) : new CapitalStore(undefined, tables);
-          if (!snap) {
-            tables.clear();
-            back.shard(0, cut);
-          }
+          const { back, close } = crashed(ops, [0, cut], null, crash, every, (s) => takeDerived(s, got));
           applyOps(back, ops, null, back.seq);
-          take(back);
+          takeDerived(back, got);
           expect([...got].sort((a, b) => a[0] - b[0])).toEqual([...names.derived].sort((a, b) => a[0] - b[0]));
-          sql.close();
+          close();
         },
       ),
       { numRuns: 5 },
@@ -252,20 +268,7 @@ describe("sharded capital chunk over SQLite storage", () => {
           const crash = Math.max(cutA, cutB);
           // Shard 1 of two, over SQLite, checkpointing every `every` changes; it dies at `crash`.
           const names = namesShard(ops, cut);
-          const sql = nodeSql();
-          const s = new CapitalStore(undefined, new SqlTables(sql));
-          s.shard(cut);
-          for (let k = 0; k < crash; k++) {
-            applyOps(s, ops, names.derived, k, k + 1);
-            if ((k + 1) % every === 0) (s.tables as SqlTables).checkpoint(s.seq, s.serialize());
-          }
-          const tables = new SqlTables(sql);
-          const snap = tables.heapSnapshot();
-          const back = snap ? CapitalStore.deserialize(snap, tables) : new CapitalStore(undefined, tables);
-          if (!snap) {
-            tables.clear();
-            back.shard(cut);
-          }
+          const { back, close } = crashed(ops, [cut, Number.POSITIVE_INFINITY], names.derived, crash, every);
           applyOps(back, ops, names.derived, back.seq);
           const first = names.store;
           for (const q of qs) {
@@ -273,7 +276,7 @@ describe("sharded capital chunk over SQLite storage", () => {
             const b = await routeSharded([inProcess(first), inProcess(back)], q, DEFAULT_PARAMS);
             expect(top(b)).toEqual(top(a));
           }
-          sql.close();
+          close();
         },
       ),
       { numRuns: 5 },

@@ -142,6 +142,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   #firstOther = Number.POSITIVE_INFINITY;
   /** Names shard: the derived-edge epoch it loaded under (ChangeLog.derivedMark). */
   #epoch = 0;
+  /** Names shard: the position its last derived-edge write moved the mark to. */
+  #marked = -1;
   /** Names shard: a checkpoint is due once the edges derived so far are in D1. */
   #checkpointDue = false;
   readonly #deps: CapitalDeps;
@@ -343,11 +345,14 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
    */
   async #writeDerived(archiveId: string, store: CapitalStore): Promise<boolean> {
     const rows = store.drainDerived();
+    // Nothing applied since the last write (a read's catch-up over an empty page): nothing to say.
+    if (rows.length === 0 && store.seq === this.#marked && !this.#checkpointDue) return true;
     const ok = await this.#deps.log.writeDerived(archiveId, this.#epoch, rows, store.seq);
     if (!ok) {
       this.evict();
       return false;
     }
+    this.#marked = store.seq;
     if (this.#checkpointDue && store.tables === this.#tables) {
       this.#checkpointDue = false;
       this.#checkpoint(store);
@@ -554,6 +559,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   /** Drop the in-memory copy, as an eviction would; the next call rebuilds from the checkpoint. */
   evict(): void {
     this.#generation++;
+    this.#marked = -1;
     this.#store = null;
     this.#tables = null;
     this.#lastRebuild = null;

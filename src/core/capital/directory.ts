@@ -26,7 +26,7 @@ import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop, slotsByNode } from "./router";
 import { filterTest, graphGain, scorer, threadShares } from "./scoring";
 import { Seeds } from "./seeds";
-import type { CapitalShard, NodeInfo, ShardCounts } from "./shard";
+import { type CapitalShard, type NodeInfo, resolveQuery, type ShardCounts } from "./shard";
 import { lexicalPlan } from "./store";
 
 const DAY = 86_400_000;
@@ -155,21 +155,7 @@ export async function routeSharded(
   })();
   //    Resolution beside them, from the names shard (it holds the name tables), with the
   //    archive-wide postings of the mentions' words.
-  const [lex, res] = await Promise.all([
-    lexP,
-    names.resolve({
-      mentions: input.mentions,
-      identifiers: input.identifiers,
-      boundaries: input.boundaries,
-      semantic: input.semantic.map((h) => h.chunk),
-      recent: (input.recent ?? []).map((r) => r.chunk),
-      filter: input.filter,
-      t,
-      maxPostingsPerEntity: params.maxPostingsPerEntity,
-      nameShare: params.nameShare,
-      wordDf: [...wordDf],
-    }),
-  ]);
+  const [lex, res] = await Promise.all([lexP, names.resolve(resolveQuery(input, params, [...wordDf]))]);
   rounds++;
   const seedNodes: number[] = [...res.idChunks];
   for (const e of res.entities) seedNodes.push(...e.hits);

@@ -13,7 +13,7 @@ import { localPpr } from "./diffusion";
 import { type RouterState, routerHop, slotsByNode } from "./router";
 import { filterTest, graphGain, scorer, threadShares } from "./scoring";
 import { Seeds } from "./seeds";
-import { LocalShard } from "./shard";
+import { LocalShard, resolveQuery } from "./shard";
 import type { CapitalStore } from "./store";
 
 const DAY = 86_400_000;
@@ -73,20 +73,10 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
 
   // 1. Mentions -> entities (longest first; a shorter mention inside a resolved longer one that
   //    resolves to the same entity is not counted twice), identifiers, filter sets: what the
-  //    tables say (LocalShard.resolve, the same answer every shard of a sharded archive gives).
+  //    tables say (LocalShard.resolve, which the names shard of a sharded archive answers).
   //    Unsharded, archive-wide node numbers are the store's own.
   const shard = new LocalShard(s);
-  const res = shard.resolve({
-    mentions: input.mentions,
-    identifiers: input.identifiers,
-    boundaries: input.boundaries,
-    semantic: input.semantic.map((h) => h.chunk),
-    recent: (input.recent ?? []).map((r) => r.chunk),
-    filter: input.filter,
-    t,
-    maxPostingsPerEntity: params.maxPostingsPerEntity,
-    nameShare: params.nameShare,
-  });
+  const res = shard.resolve(resolveQuery(input, params));
   const mentions = res.mentions;
 
   // 2. Seeds: entity hits weighted by rarity, identifiers, semantic and lexical hits, and the

@@ -7,7 +7,7 @@
 import { sketchCosine } from "../sketch";
 import { terms as stems } from "../text/analyze";
 import { termHash } from "../text/lexical";
-import type { ResolvedMention, RouteFilter } from "../types";
+import type { KernelParams, ResolvedMention, RouteFilter, RouteInput } from "../types";
 import type { CapitalStore } from "./store";
 import { TYPE_MASK } from "./store";
 
@@ -91,6 +91,22 @@ export interface ResolveQuery {
    * without them, the store's own (one store: the same).
    */
   wordDf?: Array<[number, number]> | undefined;
+}
+
+/** The resolution question of a route input (route() and the directory ask the same one). */
+export function resolveQuery(input: RouteInput, params: KernelParams, wordDf?: Array<[number, number]>): ResolveQuery {
+  return {
+    mentions: input.mentions,
+    identifiers: input.identifiers,
+    boundaries: input.boundaries,
+    semantic: input.semantic.map((h) => h.chunk),
+    recent: (input.recent ?? []).map((r) => r.chunk),
+    filter: input.filter,
+    t: input.asOf,
+    maxPostingsPerEntity: params.maxPostingsPerEntity,
+    nameShare: params.nameShare,
+    ...(wordDf ? { wordDf } : {}),
+  };
 }
 
 /** The questions a shard answers (async: over RPC for a Durable Object). */

@@ -6,7 +6,7 @@
  * review status; edges (valid at the export time) with theirs.
  */
 import { joinParts, type Parts } from "./parts";
-import { type ChunkRecord, type GraphEdge, iso } from "./types";
+import { byKind, type ChunkRecord, type GraphEdge, iso } from "./types";
 
 export const HTML_STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}table{border-collapse:collapse;width:100%}
@@ -62,15 +62,7 @@ export function htmlParts(
     yield `<style>${HTML_STYLE}</style></head><body>`;
     yield `<h1>${e(archive.name)} <code>${e(archive.id)}</code></h1>`;
     yield `<p>${records.length} chunk${records.length === 1 ? "" : "s"} and ${edges.length} edge${edges.length === 1 ? "" : "s"} as of ${e(iso(opts.asOf))}${opts.scope ? `, ${e(opts.scope)}` : ""}; exported ${e(iso(opts.exportedAt))}.</p>`;
-    const byKind = new Map<string, ChunkRecord[]>();
-    // Pushed in place: copying the kind's list for each record was quadratic (10,000 notes: 0.6 s).
-    for (const r of records) {
-      const rows = byKind.get(r.kind);
-      if (rows) rows.push(r);
-      else byKind.set(r.kind, [r]);
-    }
-    for (const kind of [...byKind.keys()].sort()) {
-      const rows = byKind.get(kind) ?? [];
+    for (const [kind, rows] of byKind(records)) {
       yield `<h2>${e(kind)} (${rows.length})</h2>`;
       yield "<table><thead><tr>";
       yield "<th>id</th><th>version</th><th>title</th><th>valid from</th><th>review</th></tr></thead><tbody>";

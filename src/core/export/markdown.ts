@@ -1,7 +1,7 @@
 /** Markdown: an archive listing, or a query result as evidence cards with exact anchors. */
 import type { EvidenceCard } from "../types";
 import { joinParts, type Parts } from "./parts";
-import { type ChunkRecord, iso } from "./types";
+import { byKind, type ChunkRecord, iso } from "./types";
 
 /** Text inside a table cell: one line, pipes and backslashes escaped. */
 export function mdCell(s: string): string {
@@ -56,15 +56,7 @@ export function archiveMarkdownParts(
     yield "";
     yield `${records.length} chunk${records.length === 1 ? "" : "s"}${opts.asOf !== undefined ? `, as of ${iso(opts.asOf)}` : ""}; exported ${iso(opts.exportedAt)}.`;
     yield "";
-    const byKind = new Map<string, ChunkRecord[]>();
-    // Pushed in place: copying the kind's list for each record was quadratic (10,000 notes: 0.6 s).
-    for (const r of records) {
-      const rows = byKind.get(r.kind);
-      if (rows) rows.push(r);
-      else byKind.set(r.kind, [r]);
-    }
-    for (const kind of [...byKind.keys()].sort()) {
-      const rows = byKind.get(kind) ?? [];
+    for (const [kind, rows] of byKind(records)) {
       yield `## ${kind} (${rows.length})`;
       yield "";
       yield "| id | version | title | valid from | deprecated | review |";
