@@ -484,11 +484,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async shardInfo(key: string, nodes: number[], t: number, sketch: Uint8Array | null) {
     return (await this.#shard(key)).info(nodes, t, sketch);
   }
-  async shardPush(key: string, frontier: Array<[number, number]>, t: number, alpha: number) {
-    return (await this.#shard(key)).push(frontier, t, alpha);
-  }
-  async shardSlots(key: string, nodes: number[], t: number, kr: number) {
-    return (await this.#shard(key)).slots(nodes, t, kr);
+  async shardAdjacency(key: string, nodes: number[], t: number, kr: number) {
+    return (await this.#shard(key)).adjacency(nodes, t, kr);
   }
 
   /** Heap held (the store's accounting), heads and the archive's budget, for the ingest guard. */

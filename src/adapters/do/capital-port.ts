@@ -18,8 +18,7 @@ function shardPort(stub: DurableObjectStub<CapitalChunk>, key: string): CapitalS
     resolve: (q) => stub.shardResolve(key, q) as ReturnType<CapitalShard["resolve"]>,
     lexical: async (plan, t, avg) => (await stub.shardLexical(key, plan, t, avg)) as unknown as Array<[number, number]>,
     info: (nodes, t, sketch) => stub.shardInfo(key, nodes, t, sketch),
-    push: (frontier, t, alpha) => stub.shardPush(key, frontier, t, alpha),
-    slots: (nodes, t, kr) => stub.shardSlots(key, nodes, t, kr),
+    adjacency: (nodes, t, kr) => stub.shardAdjacency(key, nodes, t, kr),
   };
 }
 

@@ -53,12 +53,50 @@ export interface NodeInfo {
   cos: number | null;
 }
 
-/** Diffusion pushes of a frontier: per node, how many outputs (-1: no valid slot) and slot visits. */
-export interface PushResult {
-  n: number[];
+/**
+ * What the directory needs of nodes a shard owns (diffusion and the router), for each node asked:
+ * its slot visits (`work`), the weight of its valid slots (`sum`; 0: it keeps its mass), and its
+ * `n` listed slots in `dst` / `w` / `type`, in slot order: the valid slots to visible targets that
+ * have a weight (localPpr pushes ((alpha * m) / sum) * w along each, as diffusion.ts computes it) or
+ * lie among the first kr (the router's view: the first `nr` listed ones, route.ts step 5).
+ */
+export interface Adjacency {
   work: number[];
+  sum: number[];
+  n: number[];
+  nr: number[];
   dst: number[];
-  amt: number[];
+  w: number[];
+  type: number[];
+}
+
+/** One node's part of an Adjacency answer. */
+export interface NodeAdjacency {
+  work: number;
+  sum: number;
+  nr: number;
+  dst: number[];
+  w: number[];
+  type: number[];
+}
+
+/** An Adjacency answer for `nodes`, per node. */
+export function adjacencyByNode(nodes: number[], r: Adjacency): Map<number, NodeAdjacency> {
+  const out = new Map<number, NodeAdjacency>();
+  let off = 0;
+  nodes.forEach((g, j) => {
+    const n = r.n[j] as number;
+    out.set(g, {
+      work: r.work[j] as number,
+      sum: r.sum[j] as number,
+      nr: r.nr[j] as number,
+      dst: r.dst.slice(off, off + n),
+      w: r.w.slice(off, off + n),
+      type: r.type.slice(off, off + n),
+    });
+    off += n;
+  });
+  return out;
 }
 
 /** Router view of a frontier: per node the valid slot weight and its first kr valid slots. */
@@ -116,8 +154,8 @@ export interface CapitalShard {
   /** BM25 over the shard's documents for a plan of (term hash, postings to read, IDF). */
   lexical(plan: Array<[number, number, number]>, t: number, avg: number): Promise<Array<[number, number]>>;
   info(nodes: number[], t: number, sketch: Uint8Array | null): Promise<Array<NodeInfo | null>>;
-  push(frontier: Array<[number, number]>, t: number, alpha: number): Promise<PushResult>;
-  slots(nodes: number[], t: number, kr: number): Promise<SlotLists>;
+  /** The adjacency of `nodes` (see Adjacency); the directory keeps it for the rest of the query. */
+  adjacency(nodes: number[], t: number, kr: number): Promise<Adjacency>;
 }
 
 /** Synchronous answers from one store (the Durable Object wraps these; tests call them in process). */
@@ -236,40 +274,37 @@ export class LocalShard {
     });
   }
 
-  /** localPpr's push of each frontier node's mass, in frontier order (diffusion.ts). */
-  push(frontier: Array<[number, number]>, t: number, alpha: number): PushResult {
+  /** See CapitalShard.adjacency and Adjacency. */
+  adjacency(nodes: number[], t: number, kr: number): Adjacency {
     const s = this.store;
-    const out: PushResult = { n: [], work: [], dst: [], amt: [] };
-    for (const [g, m] of frontier) {
+    const out: Adjacency = { work: [], sum: [], n: [], nr: [], dst: [], w: [], type: [] };
+    for (const g of nodes) {
       const u = s.local(g);
-      if (u < 0) {
-        out.n.push(-1);
-        out.work.push(0);
-        continue;
-      }
-      const start = s.nbrStart[u] as number;
-      const end = start + (s.nbrCount[u] as number);
-      out.work.push(end - start);
+      const start = u < 0 ? 0 : (s.nbrStart[u] as number);
+      const end = u < 0 ? 0 : start + (s.nbrCount[u] as number);
       let sum = 0;
       for (let k = start; k < end; k++) {
         if (!s.slotValid(u, k, t) || !s.visibleAt(s.slotDst[k] as number, t)) continue;
         sum += s.slotWeight(k);
       }
-      if (sum <= 0) {
-        out.n.push(-1);
-        continue;
-      }
-      const push = (alpha * m) / sum;
       let n = 0;
-      for (let k = start; k < end; k++) {
-        const d = s.slotDst[k] as number;
-        const w = s.slotWeight(k);
-        if (w <= 0 || !s.slotValid(u, k, t) || !s.visibleAt(d, t)) continue;
-        out.dst.push(s.gOfRef(d));
-        out.amt.push(push * w);
-        n++;
-      }
+      let nr = 0;
+      if (sum > 0)
+        for (let k = start; k < end; k++) {
+          const d = s.slotDst[k] as number;
+          const w = s.slotWeight(k);
+          const first = k < start + kr;
+          if ((w <= 0 && !first) || !s.slotValid(u, k, t) || !s.visibleAt(d, t)) continue;
+          out.dst.push(s.gOfRef(d));
+          out.w.push(w);
+          out.type.push((s.slotType[k] as number) & TYPE_MASK);
+          n++;
+          if (first) nr = n;
+        }
+      out.work.push(end - start);
+      out.sum.push(sum);
       out.n.push(n);
+      out.nr.push(nr);
     }
     return out;
   }
@@ -314,7 +349,6 @@ export function inProcess(store: CapitalStore): CapitalShard {
     resolve: async (q) => l.resolve(q),
     lexical: async (plan, t, avg) => l.lexical(plan, t, avg),
     info: async (nodes, t, sketch) => l.info(nodes, t, sketch),
-    push: async (frontier, t, alpha) => l.push(frontier, t, alpha),
-    slots: async (nodes, t, kr) => l.slots(nodes, t, kr),
+    adjacency: async (nodes, t, kr) => l.adjacency(nodes, t, kr),
   };
 }
