@@ -164,13 +164,10 @@ describe("sharded capital chunk", () => {
         const p = inProcess(s);
         return {
           ...p,
-          info: (nodes: number[], t: number, sk: Uint8Array | null) => {
-            asked.info.push(...nodes);
-            return p.info(nodes, t, sk);
-          },
-          adjacency: (nodes: number[], t: number, kr: number) => {
-            asked.adjacency.push(...nodes);
-            return p.adjacency(nodes, t, kr);
+          nodes: (info: number[], adj: number[], t: number, sk: Uint8Array | null, kr: number) => {
+            asked.info.push(...info);
+            asked.adjacency.push(...adj);
+            return p.nodes(info, adj, t, sk, kr);
           },
         };
       });

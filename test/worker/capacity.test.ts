@@ -77,7 +77,8 @@ describe("capital chunk shards", () => {
     expect(await answers(id, key)).toEqual(await answers(one, oneKey));
     const traced = await api("POST", `/v1/archives/${id}/route`, { query: QUERIES[0], limit: 10 }, key);
     expect(traced.body.trace.shards.count).toBe(cap.shards?.length);
-    expect(traced.body.trace.shards.rounds).toBeGreaterThanOrEqual(5);
+    // The directory answered in rounds: counts, then lexical scores beside resolution, then the seeds.
+    expect(traced.body.trace.shards.rounds).toBeGreaterThanOrEqual(3);
 
     // Revisions of heads an early shard holds, and a hard delete, keep the two in step.
     for (const [a, k] of [

@@ -481,11 +481,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   async shardLexical(key: string, plan: Array<[number, number, number]>, t: number, avg: number) {
     return (await this.#shard(key)).lexical(plan, t, avg);
   }
-  async shardInfo(key: string, nodes: number[], t: number, sketch: Uint8Array | null) {
-    return (await this.#shard(key)).info(nodes, t, sketch);
-  }
-  async shardAdjacency(key: string, nodes: number[], t: number, kr: number) {
-    return (await this.#shard(key)).adjacency(nodes, t, kr);
+  async shardNodes(key: string, info: number[], adj: number[], t: number, sketch: Uint8Array | null, kr: number) {
+    return (await this.#shard(key)).nodes(info, adj, t, sketch, kr);
   }
 
   /** Heap held (the store's accounting), heads and the archive's budget, for the ingest guard. */

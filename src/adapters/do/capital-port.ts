@@ -17,8 +17,7 @@ function shardPort(stub: DurableObjectStub<CapitalChunk>, key: string): CapitalS
     counts: async (terms) => (await stub.shardCounts(key, terms)) as unknown as ShardCounts,
     resolve: (q) => stub.shardResolve(key, q) as ReturnType<CapitalShard["resolve"]>,
     lexical: async (plan, t, avg) => (await stub.shardLexical(key, plan, t, avg)) as unknown as Array<[number, number]>,
-    info: (nodes, t, sketch) => stub.shardInfo(key, nodes, t, sketch),
-    adjacency: (nodes, t, kr) => stub.shardAdjacency(key, nodes, t, kr),
+    nodes: (info, adj, t, sketch, kr) => stub.shardNodes(key, info, adj, t, sketch, kr),
   };
 }
 

@@ -93,7 +93,7 @@ export async function routeSharded(
   const adj = new Map<number, NodeAdjacency | null>();
   /**
    * One round: what the owners know of `infoNodes` and the adjacency of `adjNodes`, each asked
-   * only for the nodes this query has not asked yet, in one call per owner and kind.
+   * only for the nodes this query has not asked yet, in one call per owner.
    */
   const ask = async (infoNodes: Iterable<number>, adjNodes: Iterable<number> = []) => {
     const byOwner = new Map<number, { info: number[]; adj: number[] }>();
@@ -116,23 +116,13 @@ export async function routeSharded(
     }
     if (byOwner.size === 0) return;
     rounds++;
-    const calls: Array<Promise<void>> = [];
-    for (const [k, l] of byOwner) {
-      const shard = shards[k] as CapitalShard;
-      if (l.info.length)
-        calls.push(
-          shard.info(l.info, t, sketch).then((got) => {
-            for (const [j, g] of l.info.entries()) info.set(g, got[j] ?? null);
-          }),
-        );
-      if (l.adj.length)
-        calls.push(
-          shard.adjacency(l.adj, t, params.kr).then((r) => {
-            for (const [g, a] of adjacencyByNode(l.adj, r)) adj.set(g, a);
-          }),
-        );
-    }
-    await Promise.all(calls);
+    await Promise.all(
+      [...byOwner].map(async ([k, l]) => {
+        const r = await (shards[k] as CapitalShard).nodes(l.info, l.adj, t, sketch, params.kr);
+        for (const [j, g] of l.info.entries()) info.set(g, r.info[j] ?? null);
+        for (const [g, a] of adjacencyByNode(l.adj, r.adj)) adj.set(g, a);
+      }),
+    );
   };
   const fetchInfo = (nodes: Iterable<number>) => ask(nodes);
   /** The router's view of `nodes` (their first kr valid slots), from their adjacency. */

@@ -70,6 +70,12 @@ export interface Adjacency {
   type: number[];
 }
 
+/** A shard's answer to CapitalShard.nodes. */
+export interface ShardNodes {
+  info: Array<NodeInfo | null>;
+  adj: Adjacency;
+}
+
 /** One node's part of an Adjacency answer. */
 export interface NodeAdjacency {
   work: number;
@@ -153,9 +159,11 @@ export interface CapitalShard {
   resolve(q: ResolveQuery): Promise<ShardResolved>;
   /** BM25 over the shard's documents for a plan of (term hash, postings to read, IDF). */
   lexical(plan: Array<[number, number, number]>, t: number, avg: number): Promise<Array<[number, number]>>;
-  info(nodes: number[], t: number, sketch: Uint8Array | null): Promise<Array<NodeInfo | null>>;
-  /** The adjacency of `nodes` (see Adjacency); the directory keeps it for the rest of the query. */
-  adjacency(nodes: number[], t: number, kr: number): Promise<Adjacency>;
+  /**
+   * What the shard knows of `info` nodes (null: not its own) and the adjacency of `adj` nodes (see
+   * Adjacency), in one call: the directory keeps both for the rest of the query.
+   */
+  nodes(info: number[], adj: number[], t: number, sketch: Uint8Array | null, kr: number): Promise<ShardNodes>;
 }
 
 /** Synchronous answers from one store (the Durable Object wraps these; tests call them in process). */
@@ -274,7 +282,12 @@ export class LocalShard {
     });
   }
 
-  /** See CapitalShard.adjacency and Adjacency. */
+  /** See CapitalShard.nodes. */
+  nodes(info: number[], adj: number[], t: number, sketch: Uint8Array | null, kr: number): ShardNodes {
+    return { info: info.length ? this.info(info, t, sketch) : [], adj: this.adjacency(adj, t, kr) };
+  }
+
+  /** See Adjacency. */
   adjacency(nodes: number[], t: number, kr: number): Adjacency {
     const s = this.store;
     const out: Adjacency = { work: [], sum: [], n: [], nr: [], dst: [], w: [], type: [] };
@@ -348,7 +361,6 @@ export function inProcess(store: CapitalStore): CapitalShard {
     counts: async (terms) => l.counts(terms),
     resolve: async (q) => l.resolve(q),
     lexical: async (plan, t, avg) => l.lexical(plan, t, avg),
-    info: async (nodes, t, sketch) => l.info(nodes, t, sketch),
-    adjacency: async (nodes, t, kr) => l.adjacency(nodes, t, kr),
+    nodes: async (info, adj, t, sketch, kr) => l.nodes(info, adj, t, sketch, kr),
   };
 }
