@@ -369,7 +369,7 @@ function scalePlan(b: BytesResults | null, p: ProbeResults | null): string {
     `${((n * bph.r2) / GB).toFixed(0)} GB`,
     `${((n * objectSql) / GB).toFixed(0)} GB${n * objectSql > 10 * GB ? " (**over 10 GB**)" : ""}`,
   ]);
-  const rounds = "7 median on real text, at most 4 + steps + hops";
+  const rounds = "at most 4 + steps + hops";
   return [
     runLine("Per-head costs from `npx tsx scripts/probe-bytes.ts`", b),
     "",
@@ -411,7 +411,7 @@ function scalePlan(b: BytesResults | null, p: ProbeResults | null): string {
       .sort((x, y) => x.at - y.at)
       .map((x, k) => `${k + 1}. ${x.text}`)
       .join("; ")}.`,
-    `- **Requests per object:** a sharded query asks every shard once per round (${rounds}, whatever the number of shards), so an archive answers at most ~1,000 ÷ rounds ≈ ${int(1000 / 7)} queries/s before its busiest object meets ~1,000 requests/s; ${headsPerShard ? int(Math.ceil(1e8 / headsPerShard)) : "–"} shards at 100M heads make each round a fan-out that wide, and the slowest shard sets the round's latency.`,
+    `- **Requests per object:** a sharded query asks every shard once per round (${rounds}, whatever the number of shards), so an archive answers at most ~1,000 ÷ rounds ≈ ${int(1000 / (4 + 3 + 1))} queries/s before its busiest object meets ~1,000 requests/s (3 diffusion steps, 1 hop); ${headsPerShard ? int(Math.ceil(1e8 / headsPerShard)) : "–"} shards at 100M heads make each round a fan-out that wide, and the slowest shard sets the round's latency.`,
   ].join("\n");
 }
 

@@ -227,7 +227,7 @@ export async function routeSharded(
 
   // 4. Diffusion: localPpr's steps, computed here from the owners' adjacency per unit of mass. A
   //    step asks the owners only for the pushing nodes whose adjacency this query has not seen
-  //    (real text, 4 shards: a median of 17 steps in 2 rounds, was one round per step).
+  //    (scripts/probe-rounds.ts counts them on real text).
   const alpha = params.alpha;
   let total = 0;
   for (const w of seeds.values()) if (w > 0) total += w;
