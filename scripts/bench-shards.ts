@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { CapitalStore, capitalStats, route } from "../src/core/capital";
 import { routeSharded } from "../src/core/capital/directory";
 import { inProcess } from "../src/core/capital/shard";
-import { type DerivedLog, takeDerived } from "../src/core/capital/split";
+import { cutsFor, type DerivedLog, takeDerived } from "../src/core/capital/split";
 import { SqlTables } from "../src/core/capital/sql-tables";
 import { type ChangeOp, DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
 import { machine } from "./lib/results";
@@ -67,19 +67,6 @@ function build(
   // The names shard's derived edges, for the shards built after it.
   if (sharded && s.derives) takeDerived(s, derived);
   return { store: s, ms, atClose: atClose || atEnd, atEnd };
-}
-
-/** Change-log positions at which shards 2..S open: each takes an equal share of the new heads. */
-function cutsFor(ops: ChangeOp[], shards: number): number[] {
-  const firsts: number[] = [];
-  const seen = new Set<string>();
-  ops.forEach((op, k) => {
-    if (op.op === "head.upsert" && !seen.has(op.chunk)) {
-      seen.add(op.chunk);
-      firsts.push(k + 1);
-    }
-  });
-  return Array.from({ length: shards - 1 }, (_, j) => firsts[Math.floor(((j + 1) * firsts.length) / shards)] as number);
 }
 
 const rows: Array<Record<string, number>> = [];

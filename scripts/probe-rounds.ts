@@ -9,7 +9,7 @@
 import { CapitalStore, route } from "../src/core/capital";
 import { routeSharded } from "../src/core/capital/directory";
 import { type CapitalShard, inProcess } from "../src/core/capital/shard";
-import { applyOps, applyToShards } from "../src/core/capital/split";
+import { applyOps, applyToShards, cutsFor } from "../src/core/capital/split";
 import { DEFAULT_PARAMS } from "../src/core/types";
 import { plannedOps, queryInput } from "./lib/plan";
 import { realTextOrSkip } from "./lib/realtext";
@@ -24,18 +24,7 @@ const S = arg("--shards", 4);
 const Q = arg("--queries", 100);
 const rt = realTextOrSkip(args);
 const ops = await plannedOps(rt.batch(0, N).map(({ parts, ...a }) => a));
-const firsts: number[] = [];
-const seen = new Set<string>();
-ops.forEach((op, k) => {
-  if (op.op === "head.upsert" && !seen.has(op.chunk)) {
-    seen.add(op.chunk);
-    firsts.push(k + 1);
-  }
-});
-const starts = [
-  0,
-  ...Array.from({ length: S - 1 }, (_, j) => firsts[Math.floor(((j + 1) * firsts.length) / S)] as number),
-];
+const starts = [0, ...cutsFor(ops, S)];
 const one = new CapitalStore();
 applyOps(one, ops, null);
 const { shards } = applyToShards(ops, starts);

@@ -124,7 +124,6 @@ export async function routeSharded(
       }),
     );
   };
-  const fetchInfo = (nodes: Iterable<number>) => ask(nodes);
   /** The router's view of `nodes` (their first kr valid slots), from their adjacency. */
   const slotsOf = async (nodes: number[]): Promise<Map<number, NodeSlots>> => {
     await ask([], nodes);
@@ -180,9 +179,8 @@ export async function routeSharded(
   for (const v of lex.values()) maxLex = Math.max(maxLex, v);
   const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
   const lexNodes = lexTop.map(([i]) => i);
-  // 3. What the owners know of the seeds, and the lexical seeds' timeline neighbours (the thread
-  //    expert), in one round.
-  //    The seeds' adjacency comes in the same round: diffusion's first step pushes from them.
+  // 3. What the owners know of the seeds, with their adjacency, in one round: diffusion's first step
+  //    pushes from them, and the lexical seeds' timeline neighbours (the thread expert) are in it.
   await ask([...seedNodes, ...lexNodes], [...seedNodes, ...lexNodes]);
   const lexSlots =
     params.weights.thread > 0 && lexNodes.length && counts.some((c) => c.records !== false)
@@ -292,8 +290,8 @@ export async function routeSharded(
   }
   const beta = params.degreeExponent;
   // The filter looks at every touched node; the degree damping needs the nodes that did not push.
-  if (flt) await fetchInfo(mass.keys());
-  else if (beta > 0) await fetchInfo([...mass.keys()].filter((i) => !degree.has(i)));
+  if (flt) await ask(mass.keys());
+  else if (beta > 0) await ask([...mass.keys()].filter((i) => !degree.has(i)));
   const damped = (i: number, m: number) =>
     beta > 0 && m > 0 ? m / Math.max(1, degree.get(i) ?? info.get(i)?.nbrCount ?? 0) ** beta : m;
   const { gain, maxGain } = graphGain(mass, seeds, damped);
@@ -317,7 +315,7 @@ export async function routeSharded(
   const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
   const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i), ...thread.keys()]);
   if (allowed !== null && allowed.size <= 4 * params.topM) for (const i of allowed) pool.add(i);
-  await fetchInfo(pool);
+  await ask(pool);
   const scored: Array<Candidate & { node: number }> = [];
   for (const i of pool) {
     if (flt && !passes(i)) continue;

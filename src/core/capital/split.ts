@@ -50,3 +50,16 @@ export function applyToShards(
   });
   return { shards, derived };
 }
+
+/** Change-log positions at which shards 2..S open so that each takes an equal share of the heads. */
+export function cutsFor(ops: readonly ChangeOp[], shards: number): number[] {
+  const firsts: number[] = [];
+  const seen = new Set<string>();
+  ops.forEach((op, k) => {
+    if (op.op === "head.upsert" && !seen.has(op.chunk)) {
+      seen.add(op.chunk);
+      firsts.push(k + 1);
+    }
+  });
+  return Array.from({ length: shards - 1 }, (_, j) => firsts[Math.floor(((j + 1) * firsts.length) / shards)] as number);
+}
