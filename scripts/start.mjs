@@ -5,6 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { freePort, startFront } from "./lib/front.mjs";
+import { keepInspectorQuiet } from "./lib/inspector-sink.mjs";
 
 // Local secrets: .dev.vars is not in git; the first start creates it from the committed example.
 if (!existsSync(".dev.vars") && existsSync(".dev.vars.example")) {
@@ -63,6 +64,7 @@ const PASSED_VARS = [
   "EMBEDDING_API_KEY",
   "EMBEDDING_DIMS",
 ];
+const inspectorPort = process.env.INSPECTOR_PORT ?? (await freePort());
 const dev = spawn(
   wrangler,
   [
@@ -79,7 +81,7 @@ const dev = spawn(
     // CPU profiles (scripts/profile-ingest.ts). Otherwise a free port: wrangler's default 9229 is
     // taken by whichever of two servers starting at once binds it first, and the other one dies.
     "--inspector-port",
-    process.env.INSPECTOR_PORT ?? String(await freePort()),
+    String(inspectorPort),
     // VECTOR_INDEX=none npm start: no local vector index (routing without semantic seeds). The model
     // settings too (docs/models.md), e.g. DISTILLER=openai LLM_BASE_URL=http://127.0.0.1:11434/v1
     // LLM_MODEL=llama3.1 OUTBOUND_ALLOW_HOSTS=127.0.0.1 npm start.
@@ -88,6 +90,9 @@ const dev = spawn(
   { env, stdio: process.env.QUIET ? "ignore" : "inherit" },
 );
 await startFront({ host, port, upstreamPort: inner });
+// Without a DevTools client of its own (INSPECTOR_PORT unset), wrangler's inspector proxy would
+// keep every Network message of the runtime in memory (scripts/lib/inspector-sink.mjs).
+if (!process.env.INSPECTOR_PORT) keepInspectorQuiet(inspectorPort);
 // wrangler's "Ready on" names the internal port; say which one to use.
 if (!process.env.QUIET)
   void (async () => {

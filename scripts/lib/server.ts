@@ -107,6 +107,7 @@ const TREE = [
   "tsconfig.json",
   "scripts/start.mjs",
   "scripts/lib/front.mjs",
+  "scripts/lib/inspector-sink.mjs",
   // wrangler's [build] command: the explorer page's assets and the reference pages.
   "scripts/build-explorer.mjs",
   "scripts/build-docs.mjs",
@@ -117,9 +118,19 @@ const TREE = [
 
 /** Copy what the Worker needs into `dir` (node_modules is linked, not copied). */
 function snapshotTree(dir: string, ref: string | null): void {
-  if (ref)
-    execSync(`git archive --format=tar ${ref} ${TREE.join(" ")} | tar -x -C ${JSON.stringify(dir)}`, { cwd: ROOT });
-  else
+  if (ref) {
+    // An older commit may lack a later file of the tree (git archive refuses a missing path).
+    const has = (p: string) => {
+      try {
+        execSync(`git cat-file -e ${ref}:${p}`, { cwd: ROOT, stdio: "ignore" });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const paths = TREE.filter(has);
+    execSync(`git archive --format=tar ${ref} ${paths.join(" ")} | tar -x -C ${JSON.stringify(dir)}`, { cwd: ROOT });
+  } else
     for (const p of TREE) {
       mkdirSync(dirname(join(dir, p)), { recursive: true });
       cpSync(join(ROOT, p), join(dir, p), { recursive: true });

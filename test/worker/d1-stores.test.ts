@@ -10,8 +10,10 @@ import { describe, expect, it } from "vitest";
 import { D1Store, d1Stores, WorldStore } from "../../src/adapters/d1";
 import { d1Db } from "../../src/adapters/d1/queries";
 import * as schema from "../../src/adapters/d1/schema";
+import { beforeWindow } from "../../src/core/capital/split";
 import { type ArtifactInput, type IngestPlan, planIngest, prepareBatch } from "../../src/core/ingest";
 import type { Stores } from "../../src/core/ports";
+import type { ChangeOp } from "../../src/core/types";
 
 let n = 0;
 const archive = () => `d1-${Date.now().toString(36)}-${(n++).toString(36)}`;
@@ -187,6 +189,78 @@ describe("D1 stores split by aggregate", () => {
     expect(edges.map((e) => [e.dst, e.validTo])).toEqual([["arxiv:1", null]]);
     expect(await stores.exports.edgePage(a, 0, 10, T0 - 1)).toEqual([]);
     expect((await stores.exports.edgePage(a, 0, 10, T1)).map((e) => e.dst)).toEqual(["arxiv:1"]);
+  });
+
+  it("readLogBefore answers what beforeWindow leaves of each change, only before the given position", async () => {
+    const a = archive();
+    const stores = d1Stores(env.DB);
+    const ops: ChangeOp[] = [
+      {
+        op: "head.upsert",
+        chunk: "note:a",
+        kind: "note",
+        version: 1,
+        validFrom: T0,
+        recordedAt: T0,
+        entities: ["concept:alpha"],
+        boundaries: ["x"],
+        sketch: "AAAA",
+        terms: "alpha:2 beta:1",
+        len: 3,
+        owns: ["concept:a"],
+      },
+      {
+        op: "head.upsert",
+        chunk: "note:b",
+        kind: "record",
+        version: 1,
+        validFrom: T0,
+        recordedAt: T0,
+        entities: [],
+        boundaries: [],
+        sketch: "BBBB",
+      },
+      { op: "head.sketch", chunk: "note:a", version: 1, sketch: "CCCC" },
+      { op: "head.extend", chunk: "note:a", version: 1, entities: ["concept:gamma"], at: T1 },
+      { op: "edge.upsert", src: "note:a", dst: "note:b", type: "cites", weight: 0.5, validFrom: T0, validTo: null },
+      { op: "edge.close", src: "note:a", dst: "note:b", type: "cites", at: T1 },
+      { op: "head.deprecate", chunk: "note:b", at: T1, by: "note:a" },
+      { op: "entity.upsert", id: "concept:alpha", type: "concept", name: "Alpha", at: T0 },
+      { op: "alias.add", entity: "concept:alpha", alias: "Alpha", validFrom: T0, validTo: null },
+      { op: "alias.close", entity: "concept:alpha", alias: "Alpha", at: T1 },
+      { op: "entity.merge", from: "concept:a", into: "concept:alpha", at: T1 },
+    ];
+    for (const op of ops)
+      await env.DB.prepare("INSERT INTO change_log(archive_id, op, at) VALUES (?, ?, ?)")
+        .bind(a, JSON.stringify(op), T0)
+        .run();
+    const full = await stores.changes.readLog(a, 0, 100);
+    expect(full.map((c) => c.op)).toEqual(ops);
+    const first = full[0]?.seq as number;
+    const last = full.at(-1)?.seq as number;
+    const light = await stores.changes.readLogBefore(a, 0, last + 1, 100);
+    expect(light).toEqual(full.map((c) => ({ seq: c.seq, op: beforeWindow(c.op) })));
+    expect(light[0]?.op).toEqual({
+      op: "head.upsert",
+      chunk: "note:a",
+      kind: "note",
+      version: 1,
+      validFrom: T0,
+      recordedAt: T0,
+      entities: [],
+      boundaries: [],
+      sketch: "",
+    });
+    // Only the changes after `afterSeq` and before `beforeSeq`, at most `limit` of them.
+    expect((await stores.changes.readLogBefore(a, first, first + 4, 100)).map((c) => c.seq)).toEqual([
+      first + 1,
+      first + 2,
+      first + 3,
+    ]);
+    expect((await stores.changes.readLogBefore(a, first, last + 1, 2)).map((c) => c.seq)).toEqual([
+      first + 1,
+      first + 2,
+    ]);
   });
 
   it("webhook options, delivery results, source state and ingest-log counts are stored as given", async () => {

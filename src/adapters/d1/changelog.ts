@@ -34,6 +34,25 @@ export class D1ChangeLog implements ChangeLog {
     return rows.map((r) => ({ seq: r.seq, op: JSON.parse(r.op) as ChangeOp }));
   }
 
+  async readLogBefore(
+    archiveId: string,
+    afterSeq: number,
+    beforeSeq: number,
+    limit: number,
+  ): Promise<Array<{ seq: number; op: ChangeOp }>> {
+    // beforeWindow in SQL: the heavy fields stay in D1 (a head's terms are most of a log row).
+    const rows = await this.#db.all<{ seq: number; op: string }>(
+      sql`SELECT seq, CASE json_extract(op, '$.op')
+          WHEN 'head.upsert' THEN json_set(json_remove(op, '$.terms', '$.len', '$.owns'), '$.entities', json('[]'), '$.boundaries', json('[]'), '$.sketch', '')
+          WHEN 'head.sketch' THEN json_set(op, '$.sketch', '')
+          WHEN 'head.extend' THEN json_set(op, '$.entities', json('[]'))
+          ELSE op END AS op
+        FROM change_log WHERE archive_id = ${archiveId} AND seq > ${afterSeq} AND seq < ${beforeSeq}
+        ORDER BY seq LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({ seq: r.seq, op: JSON.parse(r.op) as ChangeOp }));
+  }
+
   async shards(archiveId: string): Promise<ShardRecord[]> {
     return this.#db
       .select({ shard: s.capitalShards.shard, firstSeq: s.capitalShards.firstSeq })

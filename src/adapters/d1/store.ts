@@ -91,6 +91,8 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   // ------------------------------------------------------------------ change log and snapshots
 
   readLog: ChangeLog["readLog"] = (archiveId, afterSeq, limit) => this.#changes.readLog(archiveId, afterSeq, limit);
+  readLogBefore: ChangeLog["readLogBefore"] = (archiveId, afterSeq, beforeSeq, limit) =>
+    this.#changes.readLogBefore(archiveId, afterSeq, beforeSeq, limit);
   shards: ChangeLog["shards"] = (archiveId) => this.#changes.shards(archiveId);
   openShard: ChangeLog["openShard"] = (archiveId, shard, at) => this.#changes.openShard(archiveId, shard, at);
   derivedMark: ChangeLog["derivedMark"] = (archiveId) => this.#changes.derivedMark(archiveId);

@@ -276,7 +276,12 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     this.#replaying = true;
     try {
       for (;;) {
-        const page = await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
+        // Before its window a shard that derives nothing reads only what numbers ids, head
+        // validity and edge weights (a few percent of the log's bytes).
+        const before = !store.derives && store.seq + 1 < store.ownFrom;
+        const page = before
+          ? await this.#deps.log.readLogBefore(archiveId, store.seq, store.ownFrom, LOG_PAGE)
+          : await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
         // Read after the page: a shard opened before any change on it was committed, so a newer
         // shard that covers part of this page is listed now (then its new ids are not ours).
         if (page.length > 0 && store.ownTo === Number.POSITIVE_INFINITY) {
@@ -308,7 +313,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
         if (store.derives && Number.isFinite(store.ownTo)) {
           if (!(await this.#writeDerived(archiveId, store))) return applied;
         }
-        if (blocked || page.length < LOG_PAGE) break;
+        // A short page before the window ends at the window (or at the log's end: then the next is empty).
+        if (blocked || (page.length < LOG_PAGE && !(before && page.length > 0))) break;
       }
       return applied;
     } finally {

@@ -10,7 +10,31 @@ import { CapitalStore, type DerivedEdge } from "./store";
 /** Edges the names shard derived, by change-log position. */
 export type DerivedLog = Map<number, DerivedEdge[]>;
 
-/** Apply ops[from..to) to a store, each change followed by its derived edges on a shard > 0. */
+/**
+ * What a shard that derives nothing (every shard but the names shard) needs of a change before its
+ * window: the ids it numbers, head versions and validity, and edge weights (the weight palette).
+ * A head's terms, sketch and names are left out, so opening a shard reads a fraction of the log.
+ * `D1ChangeLog.readLogBefore` returns the same in SQL; the Durable Object applies these.
+ */
+export function beforeWindow(op: ChangeOp): ChangeOp {
+  switch (op.op) {
+    case "head.upsert": {
+      const { terms: _t, len: _l, owns: _o, ...rest } = op;
+      return { ...rest, entities: [], boundaries: [], sketch: "" };
+    }
+    case "head.sketch":
+      return { ...op, sketch: "" };
+    case "head.extend":
+      return { ...op, entities: [] };
+    default:
+      return op;
+  }
+}
+
+/**
+ * Apply ops[from..to) to a store, each change followed by its derived edges on a shard > 0. A
+ * shard > 0 takes the changes before its window as `beforeWindow` leaves them, as the objects do.
+ */
 export function applyOps(
   store: CapitalStore,
   ops: readonly ChangeOp[],
@@ -19,7 +43,8 @@ export function applyOps(
   to = ops.length,
 ): void {
   for (let k = from; k < to; k++) {
-    store.apply(ops[k] as ChangeOp, k + 1);
+    const op = ops[k] as ChangeOp;
+    store.apply(!store.derives && k + 1 < store.ownFrom ? beforeWindow(op) : op, k + 1);
     store.seq = k + 1;
     if (!store.derives) store.applyDerived(derived?.get(k + 1) ?? []);
   }

@@ -431,6 +431,17 @@ export interface DerivedMark {
 
 export interface ChangeLog {
   readLog(archiveId: string, afterSeq: number, limit: number): Promise<Array<{ seq: number; op: ChangeOp }>>;
+  /**
+   * The changes after `afterSeq` and before `beforeSeq`, at most `limit`, each as
+   * `beforeWindow` (core/capital/split.ts) leaves it: what a shard that derives nothing needs of
+   * the changes before its window, without a head's terms, sketch and names.
+   */
+  readLogBefore(
+    archiveId: string,
+    afterSeq: number,
+    beforeSeq: number,
+    limit: number,
+  ): Promise<Array<{ seq: number; op: ChangeOp }>>;
   /** The archive's shards beyond the first, in order. */
   shards(archiveId: string): Promise<ShardRecord[]>;
   /**
