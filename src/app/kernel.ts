@@ -52,6 +52,14 @@ import type { ExtractMessage, ExtractQueue } from "./lib/queue";
 import { chunkList } from "./lib/records";
 import type { VectorSpaceNote, VectorSpaces } from "./vector-space";
 
+/**
+ * The share of the way to opening a new shard (half the newest shard's budget) past which each
+ * ingest warms the next shard: from there to the opening the newest shard takes as many heads
+ * again, the time the next shard has to replay the change log in the background (real passages
+ * opened a shard every ~95,000 at the default 64 MiB: probe-grow, docs/sharding.md).
+ */
+const WARM_AT = 0.5;
+
 /** What Kernel.extend did: `extended`, or why the version took nothing. */
 export type ExtendOutcome =
   | {
@@ -322,7 +330,7 @@ export class Kernel {
    * graphs of `npm run bench:shards`, docs/sharding.md: at most the budget and its write buffer,
    * under the isolate's 128 MB for any budget up to the 96 MiB maximum). Past it a new shard opens before anything is written
    * and the new heads go there, so no object meets the isolate's memory limit. Only a batch too
-   * large for an empty shard is refused.
+   * large for an empty shard is refused. Past WARM_AT of the way the next shard warms first.
    */
   private async overBudget(archiveId: string, created: number) {
     if (created === 0) return null;
@@ -330,7 +338,11 @@ export class Kernel {
     const cap = await port.capacity();
     const perHead = cap.heads >= 1000 ? cap.bytes / cap.heads : 300;
     const open = cap.budget / 2;
-    if (cap.bytes + created * perHead <= open) return null;
+    if (cap.bytes + created * perHead <= open) {
+      // Past half the way to opening: the next shard warms in the background meanwhile.
+      if (cap.heads > 0 && cap.bytes + created * perHead > open * WARM_AT) await port.warmNext();
+      return null;
+    }
     const fresh = created * perHead;
     // A shard that holds no head yet takes any batch an empty shard can: its bytes are the fixed
     // part every shard has (the weight palette, scratch), not heads a new shard would relieve.

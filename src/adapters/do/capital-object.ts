@@ -125,6 +125,8 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
   /** Change-log position of the last checkpoint. */
   #checkpointSeq = 0;
   #lastRebuild: RebuildReport | null = null;
+  /** A warm() is loading this object as the archive's next shard, before its row exists. */
+  #warming = false;
   /** Replays run one at a time (two would read the same page and apply it twice). */
   #lock: Promise<unknown> = Promise.resolve();
   /** A replay is applying changes (between its slices, reads use the state as it stands). */
@@ -203,9 +205,11 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     this.#firstOther = shards.find((r) => r.shard === 1)?.firstSeq ?? Number.POSITIVE_INFINITY;
     this.#params = mergeParams((archive?.params ?? {}) as Parameters<typeof mergeParams>[0]);
     // A shard that is not open (its archive deleted, or made again with fewer shards) is never
-    // built: nothing is written to its storage.
+    // built: nothing is written to its storage. The one exception is the shard that opens next,
+    // asked to warm (warm()): it builds as a standby and learns its window when its row appears.
     const first = shard === 0 ? 0 : shards.find((r) => r.shard === shard)?.firstSeq;
-    if (first === undefined) throw new Error(`shard ${shard} of ${archiveId} is not open`);
+    const standby = first === undefined && this.#warming && archive !== null && shard === shards.length + 1;
+    if (first === undefined && !standby) throw new Error(`shard ${shard} of ${archiveId} is not open`);
     const tables = new SqlTables(this.#sql);
     // The read cache is heap too: a sixteenth of the budget (the write buffer has an eighth).
     tables.readLimit = this.#params.heapBudgetBytes / 16;
@@ -223,10 +227,18 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
         store = null;
       }
     }
+    // A standby's checkpoint whose row has appeared since: its window starts there. It applied
+    // only changes committed before the row (the replay reads the rows after each page), so it
+    // has not reached that position; a store that has is not used.
+    if (store?.waiting && first !== undefined) {
+      if (store.seq < first) store.openAt(first);
+      else store = null;
+    }
     if (!store) {
       tables.clear();
       store = new CapitalStore(this.#params, tables);
-      if (shard > 0) store.shard(first);
+      if (first === undefined) store.standby();
+      else if (shard > 0) store.shard(first);
     }
     const next = shards.find((r) => r.shard === shard + 1);
     if (next) store.closeAt(next.firstSeq);
@@ -277,20 +289,37 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     try {
       for (;;) {
         // Before its window a shard that derives nothing reads only what numbers ids, head
-        // validity and edge weights (a few percent of the log's bytes).
+        // validity and edge weights (beforeWindow), and no derived edges (they join nodes it does
+        // not hold). A standby's window is not known yet: everything is before it.
         const before = !store.derives && store.seq + 1 < store.ownFrom;
         const page = before
-          ? await this.#deps.log.readLogBefore(archiveId, store.seq, store.ownFrom, LOG_PAGE)
+          ? await this.#deps.log.readLogBefore(
+              archiveId,
+              store.seq,
+              Math.min(store.ownFrom, Number.MAX_SAFE_INTEGER),
+              LOG_PAGE,
+            )
           : await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
         // Read after the page: a shard opened before any change on it was committed, so a newer
         // shard that covers part of this page is listed now (then its new ids are not ours).
-        if (page.length > 0 && store.ownTo === Number.POSITIVE_INFINITY) {
+        if (page.length > 0 && (store.ownTo === Number.POSITIVE_INFINITY || store.waiting)) {
           const rows = await this.#deps.log.shards(archiveId);
+          if (store.waiting) {
+            // Opened since the last page: the window starts past everything applied so far, and
+            // this page, read as before it, may reach into it; read again from there.
+            const mine = rows.find((r) => r.shard === shard);
+            if (mine) {
+              store.openAt(mine.firstSeq);
+              continue;
+            }
+          }
           const next = rows.find((r) => r.shard === shard + 1);
           if (next) store.closeAt(next.firstSeq);
-          if (shard === 0 && next) this.#firstOther = next.firstSeq;
+          // Shard 1's first position (a standby loaded before any row learns it here).
+          const other = rows.find((r) => r.shard === 1);
+          if (other) this.#firstOther = other.firstSeq;
         }
-        const derived = await this.#derivedFor(archiveId, store, page);
+        const derived = before ? null : await this.#derivedFor(archiveId, store, page);
         let blocked = false;
         for (const [k, { seq, op }] of page.entries()) {
           // Evicted or forgotten meanwhile: this store is no longer the object's.
@@ -313,8 +342,13 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
         if (store.derives && Number.isFinite(store.ownTo)) {
           if (!(await this.#writeDerived(archiveId, store))) return applied;
         }
-        // A short page before the window ends at the window (or at the log's end: then the next is empty).
-        if (blocked || (page.length < LOG_PAGE && !(before && page.length > 0))) break;
+        if (blocked) break;
+        if (page.length === LOG_PAGE) continue;
+        // A short page read everything up to where it was asked to stop: the log's end, or (before
+        // a known window) the window, below which nothing more is committed (the window starts past
+        // every change committed when it opened). The archive may have no change just below it.
+        if (!before || store.waiting) break;
+        store.seq = Math.max(store.seq, store.ownFrom - 1);
       }
       return applied;
     } finally {
@@ -420,6 +454,29 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
       else this.#merging = false;
     };
     setTimeout(step, 0);
+  }
+
+  /**
+   * Warm this object as the archive's next shard before it opens (the kernel asks once the newest
+   * shard is past half the way to opening one): load, or catch up, in the background and answer at
+   * once. A standby numbers every id and keeps head validity as a shard outside its window does;
+   * when its row appears it takes the window from there, so the write that opens it waits only for
+   * the changes since its last warm, not for the whole log.
+   */
+  warm(key: string): void {
+    const fail = (e: unknown) =>
+      console.warn(`capital ${key}: warming failed (${e instanceof Error ? e.message : String(e)})`);
+    if (this.#store) {
+      if (!this.#replaying) this.#replay(key, this.#store).catch(fail);
+      return;
+    }
+    if (this.#loading) return;
+    this.#warming = true;
+    this.#ensure(key)
+      .catch(fail)
+      .finally(() => {
+        this.#warming = false;
+      });
   }
 
   /** Pull changes committed to D1 since the last applied sequence number. */

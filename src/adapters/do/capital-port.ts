@@ -137,6 +137,10 @@ export function doCapital(
         await log.openShard(archiveId, n, Date.now());
         return count(true);
       },
+      warmNext: async () => {
+        const n = await count();
+        await stubOf(n).warm(keyOf(n));
+      },
       recordAccess: async (events) => {
         await each(await count(), (s, k) => s.recordAccess(k, events));
       },

@@ -33,7 +33,9 @@ export function beforeWindow(op: ChangeOp): ChangeOp {
 
 /**
  * Apply ops[from..to) to a store, each change followed by its derived edges on a shard > 0. A
- * shard > 0 takes the changes before its window as `beforeWindow` leaves them, as the objects do.
+ * shard > 0 takes the changes before its window as `beforeWindow` leaves them and without their
+ * derived edges (those join two nodes it does not hold, so they change nothing there), as the
+ * objects do.
  */
 export function applyOps(
   store: CapitalStore,
@@ -44,9 +46,10 @@ export function applyOps(
 ): void {
   for (let k = from; k < to; k++) {
     const op = ops[k] as ChangeOp;
-    store.apply(!store.derives && k + 1 < store.ownFrom ? beforeWindow(op) : op, k + 1);
+    const before = !store.derives && k + 1 < store.ownFrom;
+    store.apply(before ? beforeWindow(op) : op, k + 1);
     store.seq = k + 1;
-    if (!store.derives) store.applyDerived(derived?.get(k + 1) ?? []);
+    if (!store.derives && !before) store.applyDerived(derived?.get(k + 1) ?? []);
   }
 }
 

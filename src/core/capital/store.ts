@@ -378,6 +378,29 @@ export class CapitalStore {
     this.ownTo = to;
   }
 
+  /**
+   * Make this store the archive's next shard before it opens (warming: docs/sharding.md): its window
+   * is not known yet, so it numbers every id as another shard's and derives nothing until `openAt`.
+   */
+  standby(): void {
+    this.shard(Number.POSITIVE_INFINITY);
+  }
+
+  /** Whether this store is a standby shard whose window has not been given yet. */
+  get waiting(): boolean {
+    return this.sharded && this.ownFrom === Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * A standby shard's window starts at change-log position `from`. Only before it has applied that
+   * position (so it holds no node yet): everything it applied before is outside its window.
+   */
+  openAt(from: number): void {
+    if (!this.waiting || this.ids.length > 0 || this.seq >= from || !Number.isInteger(from) || from < 1)
+      throw new Error(`a standby shard at position ${this.seq} cannot open at ${from}`);
+    this.ownFrom = from;
+  }
+
   /** Stop taking new ids from change-log position `to` on (a newer shard takes them). */
   closeAt(to: number): void {
     this.sharded = true;
@@ -1643,7 +1666,7 @@ function serializeStore(s: CapitalStore): Uint8Array {
     shard: s.sharded
       ? {
           lo: s.lo,
-          from: s.ownFrom,
+          from: enc(s.ownFrom),
           to: enc(s.ownTo),
           count: s.globalCount,
           ghosts: Array.from(s.ghostG.subarray(0, s.ghostCount)),
@@ -1689,7 +1712,7 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
     versionStarts: Array<[number, number[]]>;
     ring: number[];
     ringPos: number;
-    shard?: { lo: number; from: number; to: number | string; count: number; ghosts: number[] } | null;
+    shard?: { lo: number; from: number | string; to: number | string; count: number; ghosts: number[] } | null;
     tables: MemoryTablesDump | null;
     /** How many edge-type and chunk-kind codes the writer knew (src/core/capital/codes.ts). */
     codes?: { edge: number; kind: number };
@@ -1761,7 +1784,7 @@ function deserializeStore(buf: Uint8Array, tables?: CapitalTables): CapitalStore
   s.ringPos = h.ringPos;
   s.globalCount = n;
   if (h.shard) {
-    s.shard(h.shard.from, dec(h.shard.to));
+    s.shard(dec(h.shard.from), dec(h.shard.to));
     s.lo = h.shard.lo;
     s.globalCount = h.shard.count;
     // Ghosts in their slot order; their validity is read back from the tables.

@@ -38,6 +38,12 @@ export interface CapitalPort extends CapitalRouter {
   capacity(): Promise<CapitalCapacity>;
   /** Open a new shard for the heads the newest one has no room for; returns the number of shards. */
   openShard(): Promise<number>;
+  /**
+   * Start warming the shard that opens next, before it opens (docs/sharding.md): it replays the
+   * change log as it stands in the background, so the write that opens it waits only for the
+   * changes since. Answers at once.
+   */
+  warmNext(): Promise<void>;
   /** Apply the changes committed since the last applied sequence number. */
   sync(): Promise<{ seq: number; applied: number }>;
   /** Access statistics for /neighbours and stats (rebuilt from the access log on load). */
