@@ -127,6 +127,77 @@ function splitKill(r: SplitKill | null): string {
     `${int(r.passages)} passages in batches of 40 into an archive with a 64 KiB heap budget and one in a single object; the whole local server was killed (SIGKILL) ${r.kills.length} times during ingests into the first (${mid} of them before the request was answered), ${r.kills.map((k) => `${k.afterMs} ms into batch ${k.batch} with ${k.shardsBefore} shards`).join(", ")}, started again on the same state, and the batch sent again. At the end the first archive spans ${r.shards} shards holding ${int(r.headsPerShardSum)} heads (${int(r.headsSharded)} by its stats, ${int(r.headsSingle)} in the single object), and ${r.sameAnswers} of ${r.queries} \`/route\` answers equal the single object's.`,
   ].join("\n");
 }
+const GROW = "bench/results/grow-latest.json";
+
+/** scripts/probe-grow.ts: one archive grown through the local Worker, measured at sizes on the way. */
+interface GrowResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  passages: number;
+  batch: number;
+  queries: number;
+  milestones: Array<{
+    passages: number;
+    ingestPerSec: number;
+    route: { p50: number | null; p99: number | null };
+    context: { p50: number | null; p99: number | null };
+    rounds: { median: number | null; max: number | null };
+    heads: number;
+    shards: Array<{ heads: number }>;
+    heapBytesPerHead: number;
+    sqliteBytesPerHead: number | null;
+    d1BytesPerHead: number;
+    rssMb: Record<string, number>;
+  }>;
+  waitsOver1s: Array<{ passages: number; ms: number }>;
+  failed: string | null;
+  minutes: number;
+}
+
+function growBlock(r: GrowResults | null): string {
+  if (!r) return `_No results file (${GROW}); run \`npx tsx scripts/probe-grow.ts\`._`;
+  const ms = (x: number | null) => (x === null ? "n/a" : x.toFixed(1));
+  const rows = r.milestones.map((m) => [
+    int(m.passages),
+    int(m.ingestPerSec),
+    `${ms(m.route.p50)} / ${ms(m.route.p99)}`,
+    `${ms(m.context.p50)} / ${ms(m.context.p99)}`,
+    `${m.rounds.median ?? "n/a"} / ${m.rounds.max ?? "n/a"}`,
+    String(m.shards.length),
+    int(m.heapBytesPerHead),
+    m.sqliteBytesPerHead === null ? "n/a" : int(m.sqliteBytesPerHead),
+    int(m.d1BytesPerHead),
+    int(m.rssMb.worker ?? 0),
+  ]);
+  const worst = r.waitsOver1s.reduce((a, w) => (w.ms > a.ms ? w : a), { passages: 0, ms: 0 });
+  const end = r.failed
+    ? `It stopped: ${r.failed}.`
+    : `It reached ${int(r.passages)} passages without the server exiting, in ${r.minutes.toFixed(0)} minutes.`;
+  return [
+    runLine("Last `npx tsx scripts/probe-grow.ts`", r),
+    "",
+    `One archive grown from real passages (three paragraphs each, \`id\`, \`kind\`, \`title\`, \`content\`) in batches of ${r.batch} by one client through a throwaway local Worker, with the default heap budget, so shards open as they would for a user. At each size ingest stops and ${r.queries} \`/route\` and ${r.queries} \`/context\` calls run one after another on the corpora's questions. Ingest/s is the mean from the start; rounds are the directory's per \`/route\` (1 in one object); bytes per head are the capital chunk's heap and its objects' SQLite (all shards, as the objects report them), and the local D1 files with their WAL. ${end} ${r.waitsOver1s.length} ingest calls took over 1 s${r.waitsOver1s.length ? `, the longest ${int(worst.ms)} ms at ${int(worst.passages)} passages` : ""}.`,
+    "",
+    table(
+      [
+        "passages",
+        "ingest/s",
+        "/route p50 / p99 ms",
+        "/context p50 / p99 ms",
+        "rounds median / max",
+        "shards",
+        "heap B/head",
+        "SQLite B/head",
+        "D1 B/head",
+        "Worker RSS MB",
+      ],
+      rows,
+    ),
+  ].join("\n");
+}
+
 const PLACEMENT = "bench/results/placement-latest.json";
 const PROBE = "bench/results/probe-latest.json";
 
@@ -1684,6 +1755,7 @@ replaceBlock(
   `${scale(readJson<HeapResults>(HEAP), bench, readJson<PlacementResults>(PLACEMENT))}\n\n${probe(readJson<ProbeResults>(PROBE))}`,
 );
 replaceBlock("ingest-profile", ingestProfile(readJson<IngestProfile>(INGEST_PROFILE)));
+replaceBlock("grow", growBlock(readJson<GrowResults>(GROW)));
 replaceBlock("scale-plan", scalePlan(readJson<BytesResults>(BYTES), readJson<ProbeResults>(PROBE)));
 replaceBlock("lifecycle", ev ? lifecycle(ev) : missing(EVAL, "npm run eval -- --data ../shared/testdata"));
 const changed = PAGES.filter((f) => pages.get(f) !== before.get(f));

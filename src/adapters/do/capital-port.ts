@@ -43,7 +43,8 @@ function combineStats(list: CapitalStats[]): CapitalStats {
     bytes,
     bytesPerHead: heads ? bytes.total / heads : 0,
     seq: Math.min(...list.map((x) => x.seq)),
-    shards: list.map((x) => ({ heads: x.heads, bytes: x.bytes.total, seq: x.seq })),
+    storageBytes: sum((x) => x.storageBytes ?? 0),
+    shards: list.map((x) => ({ heads: x.heads, bytes: x.bytes.total, seq: x.seq, storageBytes: x.storageBytes })),
   };
 }
 

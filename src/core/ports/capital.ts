@@ -20,8 +20,10 @@ export type CapitalStats = ReturnType<typeof capitalStats> & {
   seq: number;
   lastRebuild: RebuildReport | null;
   params: KernelParams;
+  /** Bytes of the object's own SQLite storage (summed over the shards when there are several). */
+  storageBytes?: number;
   /** Per shard, when the archive has several (the figures above are their sums). */
-  shards?: Array<{ heads: number; bytes: number; seq: number }>;
+  shards?: Array<{ heads: number; bytes: number; seq: number; storageBytes?: number }>;
 };
 
 /** What the newest shard of the capital chunk holds against its heap budget (params.heapBudgetBytes). */
