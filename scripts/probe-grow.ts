@@ -124,17 +124,18 @@ async function milestone(passages: number, ingestPerSec: number): Promise<Milest
   }
   const context: number[] = [];
   for (let k = 0; k < Q; k++) context.push(await time(() => pg.context(id, { query: q(Q + k), budget_tokens: 1200 })));
+  // The API's statistics are snake_case (src/app/lib/wire.ts).
   const cap = (await pg.archive(id)).stats.capital as unknown as {
     heads: number;
     bytes: Record<string, number>;
-    storageBytes?: number;
-    shards?: Array<{ heads: number; bytes: number; storageBytes?: number }>;
+    storage_bytes?: number;
+    shards?: Array<{ heads: number; bytes: number; storage_bytes?: number }>;
   };
   const total = cap.bytes.total ?? 0;
-  const shards = (cap.shards ?? [{ heads: cap.heads, bytes: total, storageBytes: cap.storageBytes }]).map((s) => ({
+  const shards = (cap.shards ?? [{ heads: cap.heads, bytes: total, storage_bytes: cap.storage_bytes }]).map((s) => ({
     heads: s.heads,
     heapBytes: s.bytes,
-    sqliteBytes: s.storageBytes ?? null,
+    sqliteBytes: s.storage_bytes ?? null,
   }));
   const sqlite = shards.every((s) => s.sqliteBytes !== null)
     ? shards.reduce((a, s) => a + (s.sqliteBytes as number), 0)

@@ -30,6 +30,7 @@ The context answer holds evidence cards: a claim, its logic sketch and anchors, 
 ## Conventions
 
 - Output is snake_case; times are ISO 8601 (UTC); weights and scores carry 4 significant digits.
+- A field a request's body or query does not take, at any depth, is a 400 naming it and the closest known name (\`asOf\` → \`as_of\`); nothing is dropped without a word. Kernel parameters also take their camelCase names of before.
 - Listings page with \`limit\` and an opaque \`cursor\` (\`next_cursor\` of the previous page; null on the last); the ingest log pages with \`before\`.
 - \`as_of\` answers as the archive was at that time: versions not yet valid, superseded or deprecated then are invisible.
 - Writes are idempotent: the same artifact again is \`unchanged\`; a retried webhook delivery is a duplicate.

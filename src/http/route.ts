@@ -9,6 +9,7 @@ import type { MiddlewareHandler } from "hono";
 import { FailureError, schemaFailure } from "../core/errors";
 import { type AppEnv, allow, errorBody } from "./common";
 import { AUTH } from "./docs";
+import { closestName, requestJsonSchema, unknownField } from "./strict";
 
 export type Scope = keyof typeof AUTH;
 
@@ -49,7 +50,52 @@ export function endpoint<const R extends RouteConfig>(
     ...rest,
     security: AUTH[scope],
     ...(parameters ? { parameters } : {}),
-    middleware: [guard],
+    middleware: [guard, strictFields(config)],
   } as unknown as R);
   app.openapi(route, handler as never);
+}
+
+/**
+ * After the key check and before zod: a body or query field the route's schemas do not name is a
+ * 400 naming it and the closest known name (src/http/strict.ts), never dropped without a word. The
+ * schemas' JSON Schema is made on the route's first request.
+ */
+function strictFields(config: RouteConfig): MiddlewareHandler<AppEnv> {
+  const req = config.request as
+    | { body?: { content?: Record<string, { schema?: unknown }> }; query?: unknown }
+    | undefined;
+  let schemas: { body: ReturnType<typeof requestJsonSchema>; query: ReturnType<typeof requestJsonSchema> } | null =
+    null;
+  return async (c, next) => {
+    schemas ??= {
+      body: requestJsonSchema(req?.body?.content?.["application/json"]?.schema),
+      // A route that declares no query takes none.
+      query: requestJsonSchema(req?.query) ?? { type: "object", properties: {}, additionalProperties: false },
+    };
+    const { body, query } = schemas;
+    if (query) {
+      const u = unknownField(query, Object.fromEntries(Object.keys(c.req.queries()).map((k) => [k, ""])));
+      if (u) throw new FailureError(unknownFailure(u.path, u.known, "query"));
+    }
+    if (body && (c.req.header("content-type") ?? "").toLowerCase().includes("application/json")) {
+      // An unparsable body is zod's to refuse; the parsed body is cached for it.
+      const value: unknown = await c.req.json().catch(() => undefined);
+      const u = value === undefined ? null : unknownField(body, value);
+      if (u) throw new FailureError(unknownFailure(u.path, u.known, "body"));
+    }
+    await next();
+  };
+}
+
+function unknownFailure(path: string[], known: string[], part: "body" | "query") {
+  const field = path.join(".");
+  const name = path[path.length - 1] ?? "";
+  const near = closestName(name, known);
+  const where = path.length > 1 ? `${path.slice(0, -1).join(".")} takes` : `the ${part} takes`;
+  return {
+    kind: "validation" as const,
+    message: `${part}: unknown field ${field}${near ? ` (did you mean ${near}?)` : ""}`,
+    field,
+    hint: `${near ? `send ${near} instead of ${name}; ` : ""}${where} ${known.length ? known.join(", ") : "no fields"} (see /openapi.json)`,
+  };
 }

@@ -16,7 +16,7 @@ import { WORKER } from "./worker";
 
 const call = (url: string, init?: RequestInit) => WORKER.fetch(`http://paperguru.test${url}`, init);
 
-type Op = { method: string; path: string; security: string[]; hasBody: boolean; query: string[] };
+type Op = { method: string; path: string; security: string[]; hasBody: boolean; json: boolean; query: string[] };
 
 async function operations(): Promise<Op[]> {
   const res = await call("/openapi.json");
@@ -27,7 +27,7 @@ async function operations(): Promise<Op[]> {
         string,
         {
           security?: Array<Record<string, string[]>>;
-          requestBody?: unknown;
+          requestBody?: { content?: Record<string, unknown> };
           parameters?: Array<{ name: string; in: string }>;
         }
       >
@@ -42,6 +42,7 @@ async function operations(): Promise<Op[]> {
         path,
         security: (op.security ?? []).flatMap((s) => s.bearer ?? []),
         hasBody: op.requestBody !== undefined,
+        json: op.requestBody?.content?.["application/json"] !== undefined,
         query: (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name),
       });
   }
@@ -136,6 +137,36 @@ describe("OpenAPI-driven isolation and fuzz", () => {
     }
     console.log(`isolation matrix: ${ops.length} archive routes, ${checked} requests, ${violations.length} violations`);
     expect(violations).toEqual([]);
+  }, 120_000);
+
+  it("refuses an unknown field in any operation's body or query with a 400 naming it, before doing anything", async () => {
+    const a = await newArchive("strict");
+    const fieldOf = (text: string) => {
+      try {
+        return (JSON.parse(text) as { error?: { field?: unknown } }).error?.field;
+      } catch {
+        return undefined;
+      }
+    };
+    // The webhook receiver checks its HMAC signature before anything else (scope none).
+    const ops = (await operations()).filter((o) => o.security.length > 0);
+    expect(ops.filter((o) => o.json).length).toBeGreaterThan(40);
+    const wrong: string[] = [];
+    for (const op of ops) {
+      const url = fill(op.path, a.id);
+      const q = await send(op.method, `${url}?zz_unknown=1`, op.json ? "{}" : undefined, ADMIN);
+      if (q.status !== 400 || fieldOf(q.text) !== "zz_unknown")
+        wrong.push(`${op.method} ${op.path} query: ${q.status} ${q.text.slice(0, 160)}`);
+      if (!op.json) continue;
+      const b = await send(op.method, url, JSON.stringify({ zz_unknown: 1 }), ADMIN);
+      if (b.status !== 400 || fieldOf(b.text) !== "zz_unknown")
+        wrong.push(`${op.method} ${op.path} body: ${b.status} ${b.text.slice(0, 160)}`);
+    }
+    expect(wrong).toEqual([]);
+    // Nothing was done: the archive is still there, empty.
+    const info = await api("GET", `/v1/archives/${a.id}`, undefined, a.key);
+    expect(info.status).toBe(200);
+    expect(info.body.stats.storage.chunks).toBe(0);
   }, 120_000);
 
   it("answers fuzzed requests with 2xx/4xx and the error shape, never 5xx (2,000+ requests)", async () => {
