@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nodeSql } from "../../scripts/lib/sqlite";
 import { CapitalStore, route } from "../../src/core/capital";
+import { PostingBuffer } from "../../src/core/capital/segments";
 import { BLOCK, SqlTables } from "../../src/core/capital/sql-tables";
 import { type CapitalTables, MemoryTables } from "../../src/core/capital/tables";
 import type { ChangeOp } from "../../src/core/types";
@@ -241,6 +242,69 @@ describe("a checkpoint is all or nothing", () => {
       store.seq = j + 1;
     }
     expect(answers(store, queries)).toEqual(expected);
+  });
+});
+
+describe("the packed posting buffer", () => {
+  it("reads like a map of arrays: counts, newest first with caps and early stop, keys ascending, lists oldest first (property)", () => {
+    const push = fc.record({
+      key: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 2 ** 32 - 1 })),
+      value: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+      extra: fc.integer({ min: 0, max: 255 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(push, { maxLength: 400 }), { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        (rounds, withExtra) => {
+          const buf = new PostingBuffer(withExtra);
+          for (const round of rounds) {
+            buf.clear();
+            const model = new Map<number, Array<[number, number]>>();
+            for (const p of round) {
+              buf.push(p.key, p.value, p.extra);
+              const l = model.get(p.key) ?? [];
+              l.push([p.value, withExtra ? p.extra : 0]);
+              model.set(p.key, l);
+            }
+            expect(buf.values).toBe(round.length);
+            expect(buf.lists).toBe(model.size);
+            expect(Array.from(buf.keys())).toEqual([...model.keys()].sort((a, b) => a - b));
+            for (const [key, l] of model) {
+              expect(buf.count(key)).toBe(l.length);
+              const got = buf.list(key);
+              expect(Array.from(got.vals)).toEqual(l.map((x) => x[0]));
+              if (withExtra) expect(Array.from(got.extra)).toEqual(l.map((x) => x[1]));
+              const newest: Array<[number, number]> = [];
+              const cap = 1 + (key % 5);
+              const seen = buf.each(key, cap, (v, x) => {
+                newest.push([v, x]);
+                return true;
+              });
+              expect(newest).toEqual(l.slice().reverse().slice(0, cap));
+              expect(seen).toBe(Math.min(cap, l.length));
+              const stopped: number[] = [];
+              buf.each(key, 99, (v) => {
+                stopped.push(v);
+                return false;
+              });
+              expect(stopped).toEqual([l[l.length - 1]?.[0]]);
+            }
+            expect(buf.count(2 ** 32 - 7)).toBe(model.get(2 ** 32 - 7)?.length ?? 0);
+            expect(buf.bytes()).toBeGreaterThanOrEqual(round.length * (withExtra ? 9 : 8));
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("holds a batch of real-sized lists in a quarter of the bytes of a map of arrays", () => {
+    // 1,300 lists of about one posting each (a dozen passages' distinct terms), as a small shard buffers.
+    const buf = new PostingBuffer(true);
+    for (let k = 0; k < 1400; k++) buf.push((k * 2654435761) >>> 0 || 1, k, k & 255);
+    const mapOfArrays = buf.lists * (40 + 96) + buf.values * 16;
+    expect(buf.bytes()).toBeLessThan(mapOfArrays / 3);
   });
 });
 

@@ -43,11 +43,6 @@ export const SEGMENT_TABLES = ["pg_seg", "pg_segs"];
 
 const num = (v: SqlValue | undefined): number => (typeof v === "number" ? v : Number(v ?? 0));
 
-interface Pending {
-  vals: number[];
-  extra: number[];
-}
-
 interface Segment {
   seg: number;
   ord: number;
@@ -278,11 +273,164 @@ interface MergeJob {
   writer: PageWriter;
 }
 
+/**
+ * The postings buffered since the last flush, packed: an open-addressing table of keys (u32) and,
+ * per posting, its value, its byte and the index of the list's previous posting, so a list reads
+ * newest first by following the chain. About 9 bytes a posting and 24 a list, against ~16 and ~136
+ * as a map of arrays, so the same eighth of a heap budget holds four times the postings before a
+ * checkpoint has to write them.
+ */
+export class PostingBuffer {
+  /** Open addressing: list number + 1, or 0 for an empty slot (capacity a power of two). */
+  #slots = new Int32Array(64);
+  #keys = new Uint32Array(32);
+  #head = new Int32Array(32);
+  #count = new Int32Array(32);
+  #vals = new Int32Array(256);
+  #extra: Uint8Array;
+  #prev = new Int32Array(256);
+  /** Lists buffered. */
+  lists = 0;
+  /** Postings buffered. */
+  values = 0;
+
+  constructor(private readonly withExtra: boolean) {
+    this.#extra = new Uint8Array(withExtra ? 256 : 0);
+  }
+
+  #slotOf(key: number): number {
+    const mask = this.#slots.length - 1;
+    let at = Math.imul(key, 0x9e3779b1) & mask;
+    for (;;) {
+      const l = this.#slots[at] as number;
+      if (l === 0 || this.#keys[l - 1] === key) return at;
+      at = (at + 1) & mask;
+    }
+  }
+
+  #listOf(key: number): number {
+    const l = this.#slots[this.#slotOf(key)] as number;
+    return l - 1;
+  }
+
+  push(key: number, value: number, extra: number): void {
+    let at = this.#slotOf(key);
+    let l = (this.#slots[at] as number) - 1;
+    if (l < 0) {
+      if ((this.lists + 1) * 2 > this.#slots.length) {
+        this.#rehash(this.#slots.length * 2);
+        at = this.#slotOf(key);
+      }
+      l = this.lists++;
+      if (l >= this.#keys.length) {
+        const c = this.#keys.length * 2;
+        this.#keys = grow(this.#keys, c);
+        this.#head = grow(this.#head, c);
+        this.#count = grow(this.#count, c);
+      }
+      this.#slots[at] = l + 1;
+      this.#keys[l] = key;
+      this.#head[l] = -1;
+      this.#count[l] = 0;
+    }
+    const v = this.values++;
+    if (v >= this.#vals.length) {
+      const c = this.#vals.length * 2;
+      this.#vals = grow(this.#vals, c);
+      this.#prev = grow(this.#prev, c);
+      if (this.withExtra) this.#extra = grow(this.#extra, c);
+    }
+    this.#vals[v] = value;
+    if (this.withExtra) this.#extra[v] = extra;
+    this.#prev[v] = this.#head[l] as number;
+    this.#head[l] = v;
+    this.#count[l] = (this.#count[l] as number) + 1;
+  }
+
+  #rehash(capacity: number): void {
+    this.#slots = new Int32Array(capacity);
+    const mask = capacity - 1;
+    for (let l = 0; l < this.lists; l++) {
+      let at = Math.imul(this.#keys[l] as number, 0x9e3779b1) & mask;
+      while (this.#slots[at] !== 0) at = (at + 1) & mask;
+      this.#slots[at] = l + 1;
+    }
+  }
+
+  count(key: number): number {
+    const l = this.#listOf(key);
+    return l < 0 ? 0 : (this.#count[l] as number);
+  }
+
+  /** Visit a list's buffered postings newest first, at most `cap`; the number visited. */
+  each(key: number, cap: number, visit: (value: number, extra: number) => boolean | undefined): number {
+    const l = this.#listOf(key);
+    let seen = 0;
+    for (let v = l < 0 ? -1 : (this.#head[l] as number); v >= 0 && seen < cap; v = this.#prev[v] as number) {
+      seen++;
+      if (visit(this.#vals[v] as number, this.withExtra ? (this.#extra[v] as number) : 0) === false) break;
+    }
+    return seen;
+  }
+
+  /** The buffered keys, ascending. */
+  keys(): Uint32Array {
+    return this.#keys.slice(0, this.lists).sort();
+  }
+
+  /** A buffered list, oldest first. */
+  list(key: number): { vals: Int32Array; extra: Uint8Array } {
+    const l = this.#listOf(key);
+    const n = l < 0 ? 0 : (this.#count[l] as number);
+    const vals = new Int32Array(n);
+    const extra = new Uint8Array(this.withExtra ? n : 0);
+    let k = n;
+    for (let v = l < 0 ? -1 : (this.#head[l] as number); v >= 0; v = this.#prev[v] as number) {
+      k--;
+      vals[k] = this.#vals[v] as number;
+      if (this.withExtra) extra[k] = this.#extra[v] as number;
+    }
+    return { vals, extra };
+  }
+
+  clear(): void {
+    if (this.lists === 0) return;
+    this.#slots = new Int32Array(64);
+    this.#keys = new Uint32Array(32);
+    this.#head = new Int32Array(32);
+    this.#count = new Int32Array(32);
+    this.#vals = new Int32Array(256);
+    this.#prev = new Int32Array(256);
+    this.#extra = new Uint8Array(this.withExtra ? 256 : 0);
+    this.lists = 0;
+    this.values = 0;
+  }
+
+  /** Heap bytes of the arrays as allocated (capacity, not use). */
+  bytes(): number {
+    return (
+      this.#slots.byteLength +
+      this.#keys.byteLength +
+      this.#head.byteLength +
+      this.#count.byteLength +
+      this.#vals.byteLength +
+      this.#prev.byteLength +
+      this.#extra.byteLength +
+      6 * 64
+    );
+  }
+}
+
+function grow<T extends Int32Array | Uint32Array | Uint8Array>(a: T, capacity: number): T {
+  const b = new (a.constructor as new (n: number) => T)(capacity);
+  b.set(a);
+  return b;
+}
+
 /** Append-only integer lists over segments in SQLite, with an in-heap buffer until `flush`. */
 export class SegmentLists implements IntLists {
-  /** Buffered appends per key. */
-  readonly pending = new Map<number, Pending>();
-  pendingValues = 0;
+  /** Appends since the last flush. */
+  readonly pending: PostingBuffer;
   /** Live segments, newest first. */
   #live: Segment[] = [];
   #nextSeg: number;
@@ -298,6 +446,7 @@ export class SegmentLists implements IntLists {
     private readonly space: number,
     private readonly withExtra: boolean,
   ) {
+    this.pending = new PostingBuffer(withExtra);
     // A merge that did not finish left a segment that is not live: drop it.
     for (const r of sql.all("SELECT seg FROM pg_segs WHERE space = ? AND live = 0", space)) {
       sql.run("DELETE FROM pg_seg WHERE space = ? AND seg = ?", space, num(r.seg));
@@ -375,21 +524,18 @@ export class SegmentLists implements IntLists {
   }
 
   count(key: number): number {
-    let n = this.pending.get(key)?.vals.length ?? 0;
+    let n = this.pending.count(key);
     for (const e of this.#entries(key)) n += e.n;
     return n;
   }
 
   each(key: number, cap: number, visit: (value: number, extra: number) => boolean | undefined): number {
-    let seen = 0;
-    const p = this.pending.get(key);
-    if (p) {
-      for (let k = p.vals.length - 1; k >= 0 && seen < cap; k--) {
-        seen++;
-        if (visit(p.vals[k] as number, p.extra[k] ?? 0) === false) return seen;
-      }
-    }
-    if (seen >= cap) return seen;
+    let stop = false;
+    let seen = this.pending.each(key, cap, (v, x) => {
+      stop = visit(v, x) === false;
+      return !stop;
+    });
+    if (stop || seen >= cap) return seen;
     for (const at of this.#entries(key)) {
       const n = at.entry ? 1 : at.parts;
       for (let part = n; part >= 1 && seen < cap; part--) {
@@ -405,14 +551,12 @@ export class SegmentLists implements IntLists {
   }
 
   push(key: number, value: number, extra: number): void {
-    let p = this.pending.get(key);
-    if (!p) {
-      p = { vals: [], extra: [] };
-      this.pending.set(key, p);
-    }
-    p.vals.push(value);
-    if (this.withExtra) p.extra.push(extra);
-    this.pendingValues++;
+    this.pending.push(key, value, extra);
+  }
+
+  /** Postings buffered since the last flush. */
+  get pendingValues(): number {
+    return this.pending.values;
   }
 
   /**
@@ -420,8 +564,8 @@ export class SegmentLists implements IntLists {
    * `flushed()` once it has committed). Returns the keys written, ascending.
    */
   flush(): number[] {
-    const keys = [...this.pending.keys()].sort((a, b) => a - b);
-    if (keys.length === 0) return keys;
+    const keys = this.pending.keys();
+    if (keys.length === 0) return [];
     const seg = this.#nextSeg++;
     const w = new PageWriter(this.sql, this.space, seg, this.withExtra);
     // A small newest segment (frequent small checkpoints: a tiny heap budget) takes the flush in:
@@ -438,7 +582,7 @@ export class SegmentLists implements IntLists {
         const e = old.take();
         w.add(key, e.vals, e.extra);
       }
-      const p = this.pending.get(k) as Pending;
+      const p = this.pending.list(k);
       if (old && old.key() === k) {
         const e = old.take();
         w.add(k, [...e.vals, ...p.vals], [...e.extra, ...p.extra]);
@@ -465,7 +609,7 @@ export class SegmentLists implements IntLists {
     );
     this.#staged = { seg, ord, level: 0, vals };
     this.#absorbed = absorb?.seg ?? null;
-    return keys;
+    return Array.from(keys);
   }
 
   /** The flush's transaction committed: its segment is live and the buffer empty. */
@@ -474,16 +618,15 @@ export class SegmentLists implements IntLists {
     if (this.#staged) this.#live.unshift(this.#staged);
     this.#staged = null;
     this.#absorbed = null;
-    for (const k of this.pending.keys()) if (k > this.#maxKey) this.#maxKey = k;
+    const keys = this.pending.keys();
+    if (keys.length > 0) this.#maxKey = Math.max(this.#maxKey, keys[keys.length - 1] as number);
     this.pending.clear();
-    this.pendingValues = 0;
     this.#dropCache();
   }
 
   /** Drop everything (the tables were emptied). */
   reset(): void {
     this.pending.clear();
-    this.pendingValues = 0;
     this.#live = [];
     this.#maxKey = -1;
     this.#nextSeg = 1;
@@ -595,8 +738,7 @@ export class SegmentLists implements IntLists {
 
   /** Heap bytes of the buffer a flush empties. */
   bufferBytes(): number {
-    // Per buffered list: a map entry, two arrays; per value 8 bytes (+ 8 with a byte of extra).
-    return this.pending.size * (MAP_ENTRY_BYTES + 96) + this.pendingValues * (this.withExtra ? 16 : 8);
+    return this.pending.bytes();
   }
 
   heapBytes(): number {

@@ -933,6 +933,20 @@ export class CapitalStore {
    * lists, concept aliases), so storage answers a slice in a few statements. Changes nothing.
    */
   prefetch(ops: readonly ChangeOp[]): void {
+    if (this.sharded && this.tables.prefetchRemote) {
+      const remote = new Set<string>();
+      const want = (id: string) => {
+        if (this.index.get(id) === undefined) remote.add(id);
+      };
+      for (const op of ops) {
+        if (op.op === "edge.upsert" || op.op === "edge.close") {
+          want(op.src);
+          want(op.dst);
+        } else if ("chunk" in op) want(op.chunk);
+        if (op.op === "head.deprecate" && op.by) want(op.by);
+      }
+      this.tables.prefetchRemote(remote);
+    }
     if (!this.tables.prefetch || !this.derives) return;
     const ids = new Set<string>();
     for (const op of ops) {

@@ -71,6 +71,8 @@ export interface CapitalTables {
    * read one at a time (storage-backed tables; answers are the same without it).
    */
   prefetch?(ids: Iterable<string>, aliasKey: (id: string) => string | null): void;
+  /** Optional: read ahead the remote nodes of these ids (a shard looks each up before numbering it). */
+  prefetchRemote?(ids: Iterable<string>): void;
 }
 
 /** Where `at` goes in times sorted ascending: after every entry at or before it. */
