@@ -501,11 +501,6 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     return { ...route(store, input, this.#params), freshness };
   }
 
-  /** How far this shard has applied the log, after waiting (bounded) for `after` when given. */
-  async reach(key: string, after: number | undefined): Promise<Freshness> {
-    return this.#reach(key, await this.#ensure(key), after);
-  }
-
   /**
    * Read-your-writes by bookmark: replay the log until the store has applied position `after`, for
    * at most REACH_MS. Without a bookmark, the read catches up as every read does.
@@ -531,12 +526,15 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     await this.#catchUp(key, store);
     return new LocalShard(store);
   }
-  async params(key: string): Promise<KernelParams> {
-    await this.#ensure(key);
-    return this.#params;
-  }
-  async shardCounts(key: string, terms: string[]) {
-    return (await this.#shard(key)).counts(terms);
+  /**
+   * A sharded query's first round in one call: wait (bounded) for the bookmark `after`, then the
+   * counts, with how far this shard has applied the log, and the archive's parameters if asked.
+   */
+  async shardCounts(key: string, terms: string[], after?: number, withParams = false) {
+    const store = await this.#ensure(key);
+    const freshness = await this.#reach(key, store, after);
+    const counts = new LocalShard(store).counts(terms);
+    return { ...counts, freshness, ...(withParams ? { params: this.#params } : {}) };
   }
   async shardResolve(key: string, q: ResolveQuery) {
     return (await this.#shard(key)).resolve(q);

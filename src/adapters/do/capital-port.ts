@@ -7,14 +7,28 @@
 import { routeSharded, StaleShards } from "../../core/capital/directory";
 import type { CapitalShard, ShardCounts } from "../../core/capital/shard";
 import type { CapitalFor, CapitalPort, CapitalStats, ChangeLog } from "../../core/ports";
-import type { RouteResult } from "../../core/types";
+import type { Freshness, RouteResult } from "../../core/types";
 import { type CapitalChunk, shardKey } from "./capital-object";
 
-/** One shard's object as the directory's shard port. */
-function shardPort(stub: DurableObjectStub<CapitalChunk>, key: string): CapitalShard {
+/**
+ * One shard's object as the directory's shard port. The counts round also waits for the query's
+ * bookmark (`after`) and says how far the shard has applied the log (`fresh`); the newest shard
+ * sends the archive's parameters with it (`withParams`).
+ */
+function shardPort(
+  stub: DurableObjectStub<CapitalChunk>,
+  key: string,
+  after: number | undefined,
+  withParams: boolean,
+  fresh: (f: Freshness) => void,
+): CapitalShard {
   return {
-    // RPC types widen tuples to arrays; the values are the tuples LocalShard returns.
-    counts: async (terms) => (await stub.shardCounts(key, terms)) as unknown as ShardCounts,
+    counts: async (terms) => {
+      const c = await stub.shardCounts(key, terms, after, withParams);
+      fresh(c.freshness);
+      // RPC types widen tuples to arrays; the values are the tuples LocalShard returns.
+      return c as unknown as ShardCounts;
+    },
     resolve: (q) => stub.shardResolve(key, q) as ReturnType<CapitalShard["resolve"]>,
     lexical: async (plan, t, avg) => (await stub.shardLexical(key, plan, t, avg)) as unknown as Array<[number, number]>,
     nodes: (info, adj, t, sketch, kr) => stub.shardNodes(key, info, adj, t, sketch, kr),
@@ -96,14 +110,13 @@ export function doCapital(
       route: (input) =>
         withShards(async (n) => {
           if (n === 1) return (await stubOf(0).route(archiveId, input)) as RouteResult | null;
-          // One round for freshness (and the bookmark's wait), then the directory's rounds.
-          const [fresh, params] = await Promise.all([
-            each(n, (s, k) => s.reach(k, input.after)),
-            stubOf(n - 1).params(keyOf(n - 1)),
-          ]);
-          const shards = Array.from({ length: n }, (_, k) => shardPort(stubOf(k), keyOf(k)));
+          // The counts round waits for the bookmark and brings the parameters from the newest shard.
+          const fresh: Freshness[] = [];
+          const shards = Array.from({ length: n }, (_, k) =>
+            shardPort(stubOf(k), keyOf(k), input.after, k === n - 1, (f) => fresh.push(f)),
+          );
           try {
-            const r = await routeSharded(shards, input, params);
+            const r = await routeSharded(shards, input, null);
             return {
               ...r,
               freshness: {

@@ -57,11 +57,14 @@ export function routerSlots(a: NodeAdjacency): NodeSlots {
   return { sum: a.sum, dst: a.dst.slice(0, a.nr), type: a.type.slice(0, a.nr), weight: a.w.slice(0, a.nr) };
 }
 
-/** route() over shards given oldest first (see the header). */
+/**
+ * route() over shards given oldest first (see the header). `given` null: the archive's parameters
+ * come with the newest shard's counts (ShardCounts.params), which saves a round.
+ */
 export async function routeSharded(
   shards: CapitalShard[],
   input: RouteInput,
-  params: KernelParams,
+  given: KernelParams | null,
 ): Promise<RouteResult> {
   const t = input.asOf;
   let rounds = 0;
@@ -70,12 +73,15 @@ export async function routeSharded(
   const terms = input.terms ?? [];
   // A grounded name counts only against the archive-wide postings of its rarest word
   // (ResolveQuery.nameShare), so the counts round asks for the mentions' words too.
-  const nameWords = params.nameShare > 0 ? input.mentions.flatMap((m) => stems(m)) : [];
+  const nameWords = given === null || given.nameShare > 0 ? input.mentions.flatMap((m) => stems(m)) : [];
 
   // 1. Counts from every shard.
   const counts = await Promise.all(shards.map((s) => s.counts([...terms, ...nameWords])));
   rounds++;
-  if ((counts[counts.length - 1] as ShardCounts).closed) throw new StaleShards();
+  const newest = counts[counts.length - 1] as ShardCounts;
+  if (newest.closed) throw new StaleShards();
+  const params = given ?? newest.params;
+  if (!params) throw new Error("routeSharded: no parameters given, and the newest shard sent none");
   const queryTerms = new Set(terms.map(termHash));
   const wordDf = new Map<number, number>();
   for (const c of counts) for (const [term, n] of c.terms) wordDf.set(term, (wordDf.get(term) ?? 0) + n);

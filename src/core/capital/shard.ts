@@ -27,6 +27,8 @@ export interface ShardCounts {
   closed: boolean;
   /** The shard holds a record, so timelines (the thread expert's neighbours) may exist. */
   records?: boolean | undefined;
+  /** The archive's parameters, when the shard was asked for them (the newest shard, by the port). */
+  params?: KernelParams | undefined;
 }
 
 /** What the name tables say about a query (the names shard, shard 0, holds them). */
