@@ -36,12 +36,16 @@ async function ingest(id: string, key: string, from: number, n: number) {
   expect(r.status, JSON.stringify(r.body)).toBe(200);
 }
 
-async function answers(id: string, key: string) {
+async function answers(id: string, key: string, queries = QUERIES, scored = false) {
   const out: string[][] = [];
-  for (const query of QUERIES) {
+  for (const query of queries) {
     const r = await api("POST", `/v1/archives/${id}/route`, { query, limit: 10 }, key);
     expect(r.status).toBe(200);
-    out.push((r.body.selected as Array<{ chunk: string }>).map((s) => s.chunk));
+    const picked = r.body.selected as Array<{ chunk: string }>;
+    // `scored`: the seeds with their weights (BM25 among them) and every candidate's scores too.
+    out.push(
+      scored ? [JSON.stringify([r.body.selected, r.body.trace.seeds, r.body.candidates])] : picked.map((s) => s.chunk),
+    );
   }
   return out;
 }
@@ -80,7 +84,9 @@ describe("capital chunk shards", () => {
     // The directory answered in rounds: counts, then lexical scores beside resolution, then the seeds.
     expect(traced.body.trace.shards.rounds).toBeGreaterThanOrEqual(3);
 
-    // Revisions of heads an early shard holds, and a hard delete, keep the two in step.
+    // Revisions of heads early shards hold (the names shard, and closed shard 1, which reads other
+    // shards' changes light and its own whole), and a hard delete, keep the two in step.
+    const onShard1 = (cap.shards?.[0]?.heads ?? 0) + 1;
     for (const [a, k] of [
       [id, key],
       [one, oneKey],
@@ -88,15 +94,27 @@ describe("capital chunk shards", () => {
       const rev = await api(
         "POST",
         `/v1/archives/${a}/ingest`,
-        { artifacts: [{ ...notes(3, 1)[0], content: "Station 3 closed in 1968 on the Merlin line." }] },
+        {
+          artifacts: [
+            { ...notes(3, 1)[0], content: "Station 3 closed in 1968 on the Merlin line." },
+            { ...notes(onShard1, 1)[0], content: `Station ${onShard1} was rebuilt in quartzite by the Tamsin guild.` },
+          ],
+        },
         k,
       );
       expect(rev.status).toBe(200);
-      expect((await api("DELETE", `/v1/archives/${a}/chunks?chunk=note:5`, undefined, ADMIN)).status).toBe(200);
     }
+    // Scores too: the revision's words replaced the first version's on shard 1 as in one object.
+    const revised = ["quartzite Tamsin guild", `Station ${onShard1} opened on the line near Caldbeck`];
+    expect(await answers(id, key, revised, true)).toEqual(await answers(one, oneKey, revised, true));
+    for (const a of [id, one])
+      expect((await api("DELETE", `/v1/archives/${a}/chunks?chunk=note:5`, undefined, ADMIN)).status).toBe(200);
     expect(await answers(id, key)).toEqual(await answers(one, oneKey));
+    expect(await answers(id, key, revised, true)).toEqual(await answers(one, oneKey, revised, true));
     const after = await api("POST", `/v1/archives/${id}/route`, { query: "When did Station 3 close?", limit: 3 }, key);
     expect(after.body.selected[0].chunk).toBe("note:3");
+    const rebuilt = await api("POST", `/v1/archives/${id}/route`, { query: "quartzite Tamsin guild", limit: 3 }, key);
+    expect(rebuilt.body.selected[0].chunk).toBe(`note:${onShard1}`);
 
     // Deleting the archive wipes every shard's object, though its shard rows go first.
     const shards = (await capital(id, key)).shards?.length ?? 0;

@@ -261,6 +261,10 @@ describe("D1 stores split by aggregate", () => {
       first + 1,
       first + 2,
     ]);
+    // Whole changes at given positions, in order; positions not in the archive's log are left out.
+    expect(await stores.changes.readLogAt(a, [last, first, last + 50])).toEqual([full[0], full.at(-1)]);
+    expect(await stores.changes.readLogAt(a, [])).toEqual([]);
+    expect(await stores.changes.readLogAt(`${a}-other`, [first])).toEqual([]);
   });
 
   it("webhook options, delivery results, source state and ingest-log counts are stored as given", async () => {

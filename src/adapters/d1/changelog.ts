@@ -53,6 +53,15 @@ export class D1ChangeLog implements ChangeLog {
     return rows.map((r) => ({ seq: r.seq, op: JSON.parse(r.op) as ChangeOp }));
   }
 
+  async readLogAt(archiveId: string, seqs: readonly number[]): Promise<Array<{ seq: number; op: ChangeOp }>> {
+    if (seqs.length === 0) return [];
+    const rows = await this.#db.all<{ seq: number; op: string }>(
+      sql`SELECT seq, op FROM change_log WHERE archive_id = ${archiveId}
+        AND seq IN (SELECT value FROM json_each(${JSON.stringify(seqs)})) ORDER BY seq`,
+    );
+    return rows.map((r) => ({ seq: r.seq, op: JSON.parse(r.op) as ChangeOp }));
+  }
+
   async shards(archiveId: string): Promise<ShardRecord[]> {
     return this.#db
       .select({ shard: s.capitalShards.shard, firstSeq: s.capitalShards.firstSeq })

@@ -93,6 +93,7 @@ export class D1Store implements ArchiveStore, ChunkStore, EntityStore, SessionLo
   readLog: ChangeLog["readLog"] = (archiveId, afterSeq, limit) => this.#changes.readLog(archiveId, afterSeq, limit);
   readLogBefore: ChangeLog["readLogBefore"] = (archiveId, afterSeq, beforeSeq, limit) =>
     this.#changes.readLogBefore(archiveId, afterSeq, beforeSeq, limit);
+  readLogAt: ChangeLog["readLogAt"] = (archiveId, seqs) => this.#changes.readLogAt(archiveId, seqs);
   shards: ChangeLog["shards"] = (archiveId) => this.#changes.shards(archiveId);
   openShard: ChangeLog["openShard"] = (archiveId, shard, at) => this.#changes.openShard(archiveId, shard, at);
   derivedMark: ChangeLog["derivedMark"] = (archiveId) => this.#changes.derivedMark(archiveId);

@@ -5,6 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { CapitalStore, capitalBytes, capitalStats, route } from "../../core/capital";
 import { LocalShard, type ResolveQuery } from "../../core/capital/shard";
+import { ownsChange } from "../../core/capital/split";
 import { SqlTables, type SqlValue, type SyncSql } from "../../core/capital/sql-tables";
 import type { DerivedEdge } from "../../core/capital/store";
 import type { ArchiveStore, CapitalCapacity, ChangeLog, RebuildReport } from "../../core/ports";
@@ -292,14 +293,25 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
         // validity and edge weights (beforeWindow), and no derived edges (they join nodes it does
         // not hold). A standby's window is not known yet: everything is before it.
         const before = !store.derives && store.seq + 1 < store.ownFrom;
-        const page = before
-          ? await this.#deps.log.readLogBefore(
-              archiveId,
-              store.seq,
-              Math.min(store.ownFrom, Number.MAX_SAFE_INTEGER),
-              LOG_PAGE,
-            )
-          : await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
+        // Past its window a closed shard reads the same light rows, then its own heads' changes
+        // (their revisions) whole: the names shard derives, and the newest shard holds the new heads.
+        const after = !store.derives && Number.isFinite(store.ownTo) && store.seq + 1 >= store.ownTo;
+        const page =
+          before || after
+            ? await this.#deps.log.readLogBefore(
+                archiveId,
+                store.seq,
+                before ? Math.min(store.ownFrom, Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER,
+                LOG_PAGE,
+              )
+            : await this.#deps.log.readLog(archiveId, store.seq, LOG_PAGE);
+        if (after) {
+          const own = page.filter((c) => ownsChange(store, c.op)).map((c) => c.seq);
+          const whole = new Map((await this.#deps.log.readLogAt(archiveId, own)).map((c) => [c.seq, c.op]));
+          // Scrubbed between the two reads (a hard delete, which resets every shard): apply nothing.
+          if (whole.size < own.length) return applied;
+          for (const c of page) c.op = whole.get(c.seq) ?? c.op;
+        }
         // Read after the page: a shard opened before any change on it was committed, so a newer
         // shard that covers part of this page is listed now (then its new ids are not ours).
         if (page.length > 0 && (store.ownTo === Number.POSITIVE_INFINITY || store.waiting)) {

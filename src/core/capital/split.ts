@@ -11,10 +11,11 @@ import { CapitalStore, type DerivedEdge } from "./store";
 export type DerivedLog = Map<number, DerivedEdge[]>;
 
 /**
- * What a shard that derives nothing (every shard but the names shard) needs of a change before its
- * window: the ids it numbers, head versions and validity, and edge weights (the weight palette).
- * A head's terms, sketch and names are left out, so opening a shard reads a fraction of the log.
- * `D1ChangeLog.readLogBefore` returns the same in SQL; the Durable Object applies these.
+ * What a shard that derives nothing (every shard but the names shard) needs of a change to a head
+ * it does not hold (before its window, or after it to another shard's head): the ids it numbers,
+ * head versions and validity, and edge weights (the weight palette). A head's terms, sketch and
+ * names are left out, so opening a shard, or keeping a closed one current, reads a fraction of
+ * the log. `D1ChangeLog.readLogBefore` returns the same in SQL; the Durable Object applies these.
  */
 export function beforeWindow(op: ChangeOp): ChangeOp {
   switch (op.op) {
@@ -32,10 +33,19 @@ export function beforeWindow(op: ChangeOp): ChangeOp {
 }
 
 /**
+ * Whether a closed shard that derives nothing needs this change whole, after its window: a head
+ * or sketch of a head it holds (its revisions). Past the window its ids are all numbered (a new id
+ * goes to a newer shard), so the test holds for a whole page read before any of it is applied.
+ */
+export function ownsChange(store: CapitalStore, op: ChangeOp): boolean {
+  return (op.op === "head.upsert" || op.op === "head.sketch") && store.index.get(op.chunk) !== undefined;
+}
+
+/**
  * Apply ops[from..to) to a store, each change followed by its derived edges on a shard > 0. A
  * shard > 0 takes the changes before its window as `beforeWindow` leaves them and without their
- * derived edges (those join two nodes it does not hold, so they change nothing there), as the
- * objects do.
+ * derived edges (those join two nodes it does not hold, so they change nothing there), and after
+ * its window the changes of other shards' heads as `beforeWindow` leaves them, as the objects do.
  */
 export function applyOps(
   store: CapitalStore,
@@ -47,14 +57,10 @@ export function applyOps(
   for (let k = from; k < to; k++) {
     const op = ops[k] as ChangeOp;
     const before = !store.derives && k + 1 < store.ownFrom;
+    const light = before || (!store.derives && k + 1 >= store.ownTo && !ownsChange(store, op));
     // Read-ahead in slices of 32, as the objects do (it changes nothing).
-    if ((k - from) % 32 === 0)
-      store.prefetch(
-        ops
-          .slice(k, Math.min(to, k + 32))
-          .map((o, j) => (!store.derives && k + j + 1 < store.ownFrom ? beforeWindow(o) : o)),
-      );
-    store.apply(before ? beforeWindow(op) : op, k + 1);
+    if ((k - from) % 32 === 0) store.prefetch(ops.slice(k, Math.min(to, k + 32)));
+    store.apply(light ? beforeWindow(op) : op, k + 1);
     store.seq = k + 1;
     if (!store.derives && !before) store.applyDerived(derived?.get(k + 1) ?? []);
   }

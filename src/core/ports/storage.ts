@@ -442,6 +442,8 @@ export interface ChangeLog {
     beforeSeq: number,
     limit: number,
   ): Promise<Array<{ seq: number; op: ChangeOp }>>;
+  /** The changes at these positions, whole (those not in the log are left out), in order. */
+  readLogAt(archiveId: string, seqs: readonly number[]): Promise<Array<{ seq: number; op: ChangeOp }>>;
   /** The archive's shards beyond the first, in order. */
   shards(archiveId: string): Promise<ShardRecord[]>;
   /**
