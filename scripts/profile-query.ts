@@ -23,7 +23,15 @@ const server = await startServer({ fresh: true, snapshot: true, inspectorPort })
 try {
   const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
   const id = `pq-${Date.now().toString(36)}`;
-  const pg = admin.withKey((await admin.createArchive({ id, name: "query profile", ...(budget ? { params: { heap_budget_bytes: budget } } : {}) })).key.secret);
+  const pg = admin.withKey(
+    (
+      await admin.createArchive({
+        id,
+        name: "query profile",
+        ...(budget ? { params: { heap_budget_bytes: budget } } : {}),
+      })
+    ).key.secret,
+  );
   for (let i = 0; i < N; i += 200) await pg.ingest(id, { artifacts: rt.batch(i, i + 200).map(({ parts, ...a }) => a) });
   const ask = (k: number) => {
     const query = rt.questions[k % rt.questions.length] as string;
