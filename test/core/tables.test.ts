@@ -323,6 +323,7 @@ describe("posting segments", () => {
       fc.record({ kind: fc.constant("checkpoint" as const) }),
       fc.record({ kind: fc.constant("merge" as const), budget: fc.integer({ min: 1, max: 5000 }) }),
       fc.record({ kind: fc.constant("reopen" as const) }),
+      fc.record({ kind: fc.constant("seal" as const) }),
     );
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), (steps) => {
@@ -340,6 +341,7 @@ describe("posting segments", () => {
             }
           } else if (s.kind === "checkpoint") t.checkpoint(++seq, new Uint8Array(0));
           else if (s.kind === "merge") t.merge(s.budget);
+          else if (s.kind === "seal") t.sealTerms();
           else {
             // What was not checkpointed is lost on reopen, in the reference too: checkpoint first.
             t.checkpoint(++seq, new Uint8Array(0));
@@ -390,6 +392,36 @@ describe("posting segments", () => {
     expect(slices).toBeGreaterThan(3);
     expect(t.termPosts.segments().map((s) => s.level)).toEqual([1]);
     for (const key of [0, 5, 77, 399].map((k) => k * 104729)) expect(listOf(t, key)).toEqual(listOf(ref, key));
+  });
+
+  it("sealed (a closed shard), the term postings merge down to one segment, and revisions to at most two", () => {
+    const sql = nodeSql();
+    const t = new SqlTables(sql);
+    const ref = new MemoryTables();
+    let v = 0;
+    const flush = (keys: number, each: number, seq: number) => {
+      for (let key = 0; key < keys; key++)
+        for (let k = 0; k < each + (key === 5 ? 9000 : 0); k++) {
+          t.termPosts.push(key * 104729, v, v & 255);
+          ref.termPosts.push(key * 104729, v, v & 255);
+          v++;
+        }
+      t.checkpoint(seq, new Uint8Array(0));
+    };
+    for (let c = 1; c <= 5; c++) flush(400, 2, c);
+    // Five segments of one level: below the tiered merge's eight, so nothing is due yet.
+    expect(t.termPosts.segments().length).toBe(5);
+    expect(t.mergeDue()).toBe(false);
+    t.sealTerms();
+    while (t.merge(700));
+    expect(t.termPosts.segments().length).toBe(1);
+    // Revisions: small flushes newer than the big segment merge among themselves.
+    for (let c = 6; c <= 9; c++) {
+      flush(30, 1, c);
+      while (t.merge(700));
+      expect(t.termPosts.segments().length).toBeLessThanOrEqual(2);
+    }
+    for (const key of [0, 5, 7, 29, 399].map((k) => k * 104729)) expect(listOf(t, key)).toEqual(listOf(ref, key));
   });
 
   it("a small newest segment takes the next flush in: frequent small checkpoints leave one segment", () => {

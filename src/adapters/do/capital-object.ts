@@ -445,11 +445,14 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
 
   /**
    * Merge posting segments in slices of MERGE_SLICE postings, one slice per turn of the event
-   * loop, until none is due. A merge changes no answer (its output replaces its inputs in one
+   * loop, until none is due (tiered; a closed shard's term postings down to one or two segments). A merge changes no answer (its output replaces its inputs in one
    * transaction); one interrupted by an eviction or a crash starts again after the next load.
    */
   #scheduleMerge(): void {
     const tables = this.#tables;
+    // A closed shard's documents only take revisions: its term postings merge down to one or two
+    // segments, so a query's counts and reads seek one or two pages per term there.
+    if (tables && this.#store && Number.isFinite(this.#store.ownTo)) tables.sealTerms();
     if (this.#merging || !tables || !tables.mergeDue()) return;
     this.#merging = true;
     const generation = this.#generation;

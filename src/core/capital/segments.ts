@@ -641,8 +641,34 @@ export class SegmentLists implements IntLists {
     return this.#job !== null || this.#pickMerge() !== null;
   }
 
+  /**
+   * The lists only grow by revisions from now on (a closed shard's term postings): merge the live
+   * segments down to one or two, the way a search engine merges a read-only index, so a count or
+   * read seeks one page per segment in one or two segments instead of up to 7 per level. Not kept
+   * across a reopen: the owner seals again.
+   */
+  seal(): void {
+    this.#sealed = true;
+  }
+  #sealed = false;
+
+  /**
+   * Sealed, with three or more live segments: the segments newer than the oldest while the oldest
+   * holds at least FANOUT times their values (revisions piling up), else all of them; each posting
+   * is rewritten about once per growth of an eighth. Oldest first.
+   */
+  #pickSealed(): Segment[] | null {
+    if (!this.#sealed || this.#live.length < 3) return null;
+    const oldestFirst = [...this.#live].reverse();
+    const [big, ...rest] = oldestFirst as [Segment, ...Segment[]];
+    const small = rest.reduce((n, x) => n + x.vals, 0);
+    return big.vals >= FANOUT * small ? rest : oldestFirst;
+  }
+
   /** The oldest run of FANOUT live segments of the lowest level that has one (oldest first). */
   #pickMerge(): Segment[] | null {
+    const sealed = this.#pickSealed();
+    if (sealed) return sealed;
     const byLevel = new Map<number, Segment[]>();
     for (let k = this.#live.length - 1; k >= 0; k--) {
       const s = this.#live[k] as Segment;
@@ -670,7 +696,7 @@ export class SegmentLists implements IntLists {
       const out = {
         seg,
         ord: newest.ord,
-        level: (inputs[0] as Segment).level + 1,
+        level: Math.max(...inputs.map((x) => x.level)) + 1,
         vals: inputs.reduce((n, s) => n + s.vals, 0),
       };
       this.sql.run(

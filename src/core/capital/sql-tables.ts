@@ -199,6 +199,11 @@ export class SqlTables implements CapitalTables {
     return this.termPosts.mergeDue() || this.entityPosts.mergeDue();
   }
 
+  /** The term postings only take revisions from now on (a closed shard): merge them down (SegmentLists.seal). */
+  sealTerms(): void {
+    this.termPosts.seal();
+  }
+
   /** One slice of merge work, about `budget` postings; true while more is due. */
   merge(budget: number): boolean {
     if (this.termPosts.mergeDue()) this.termPosts.merge(budget);
