@@ -49,7 +49,7 @@ try {
         .map(([title, text], j) => ({ id: `p:${i + j}`, kind: "note" as const, title, content: `${title}. ${text}` })),
     });
   // The page asks /route with limit 32, as here.
-  const route = await client.route("hotpot", { query: question, limit: 32 });
+  const route = await client.route("hotpot", { query: question, limit: 32, include_trace: true });
   const t = route.trace;
   console.log(`question: ${question}`);
   console.log(

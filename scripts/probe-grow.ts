@@ -117,7 +117,7 @@ async function milestone(passages: number, ingestPerSec: number): Promise<Milest
   const rounds: number[] = [];
   for (let k = 0; k < Q; k++) {
     const s = performance.now();
-    const r = await pg.route(id, { query: q(k), limit: 10 });
+    const r = await pg.route(id, { query: q(k), limit: 10, include_trace: true });
     route.push(performance.now() - s);
     const sh = (r.trace as { shards?: { rounds: number } }).shards;
     rounds.push(sh ? sh.rounds : 1);

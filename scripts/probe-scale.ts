@@ -551,17 +551,26 @@ async function main() {
     phase = "phase B sharded ingest";
     const idB = `probe-b-${t}`;
     const pgB = await archive(idB, { heap_budget_bytes: SHARD_BUDGET });
+    const cpuB0 = server.cpuMs();
     const b = await ingestAll(pgB, idB, 0, M, 5000);
     const bMs = (b.marks[b.marks.length - 1]?.[1] ?? 0) - (b.marks[0]?.[1] ?? 0);
     const derivedB = await waitDerived(pgB, idB, b.last, question(0));
+    const cpuB1 = server.cpuMs();
     const shardedRate = M / ((bMs + derivedB.waitedMs) / 1000);
     const infoB = await attempt(() => pgB.archive(idB));
     phase = "phase B one-shard ingest";
     const idC = `probe-c-${t}`;
     const pgC = await archive(idC);
+    const cpuC0 = server.cpuMs();
     const c = await ingestAll(pgC, idC, 0, M, 5000);
     const cMs = (c.marks[c.marks.length - 1]?.[1] ?? 0) - (c.marks[0]?.[1] ?? 0);
     const derivedC = await waitDerived(pgC, idC, c.last, question(0));
+    const cpuC1 = server.cpuMs();
+    // The server's CPU time per passage for the same M passages, sharded and in one shard: the
+    // work sharding adds, which wall time on a shared 2-core machine shows only through its noise.
+    const cpuPer = (x: number | null, y: number | null) => (x === null || y === null ? null : (y - x) / M);
+    const cpuSharded = cpuPer(cpuB0, cpuB1);
+    const cpuOne = cpuPer(cpuC0, cpuC1);
     const infoC = await attempt(() => pgC.archive(idC));
     const oneShardRate = M / ((cMs + derivedC.waitedMs) / 1000);
     phase = "phase B queries";
@@ -580,6 +589,9 @@ async function main() {
       ingestRatioBasis: `${M <= N ? "phase A's first" : "a one-shard archive of the same"} ${M.toLocaleString("en")}`,
       ingestRatio: (M <= N ? firstM : oneShardRate) ? shardedRate / (M <= N ? firstM : oneShardRate) : null,
       ingestRatioVsOneShardArchive: oneShardRate ? shardedRate / oneShardRate : null,
+      serverCpuMsPerPassage: { sharded: cpuSharded, oneShard: cpuOne },
+      // One shard's CPU work per passage over the sharded archive's (1: sharding adds no work).
+      ingestWorkRatio: cpuSharded && cpuOne ? cpuOne / cpuSharded : null,
       oneShardArchive: {
         shards: shardsOf(infoC),
         heads: infoC?.stats.capital.heads ?? null,

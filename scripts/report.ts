@@ -248,6 +248,8 @@ interface ProbeResults {
     route: { sharded: ProbeStat; oneShard: ProbeStat };
     routeP50Ratio: number | null;
     perShard?: Array<{ heads: number; bytes: number }>;
+    serverCpuMsPerPassage?: { sharded: number | null; oneShard: number | null };
+    ingestWorkRatio?: number | null;
   };
   heavy?: Array<{
     label: string;
@@ -347,6 +349,12 @@ function probe(p: ProbeResults | null): string {
         `${lat(sh.route.sharded)}; ${lat(sh.route.oneShard)} (${x(sh.routeP50Ratio)} at p50)`,
       ],
     );
+  const cpu = sh?.serverCpuMsPerPassage;
+  if (sh && cpu?.sharded && cpu.oneShard)
+    figures.push([
+      "the server's CPU time per passage over the same ingests, sharded and in one shard (secondary: the work sharding adds, steadier than wall time here)",
+      `${cpu.sharded.toFixed(2)} and ${cpu.oneShard.toFixed(2)} ms: the one shard does ${x(sh.ingestWorkRatio ?? null)} of the sharded work`,
+    ]);
   figures.push([
     "failed requests (non-2xx or none)",
     `${p.errors.count}${

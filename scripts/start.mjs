@@ -102,7 +102,12 @@ if (!process.env.QUIET)
         (r) => r.ok,
         () => false,
       );
-      if (ok) return console.log(`paperguru: ready on http://${host}:${port} (wrangler dev's ${inner} is internal)`);
+      if (ok) {
+        const url = `http://${host}:${port}`;
+        console.log(`paperguru: ready on ${url} (wrangler dev's ${inner} is internal); in another terminal:`);
+        // The one line every example in the README and docs/ reads its URL from ($U; the CLI and demo PAPERGURU_URL).
+        return console.log(`export U=${url} PAPERGURU_URL=${url}`);
+      }
     }
   })();
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => dev.kill(sig));

@@ -9,7 +9,17 @@
  */
 import { type ChildProcess, execSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -35,6 +45,33 @@ export interface Server {
   stop(): void;
   /** SIGKILL the server's whole process group, as a crash would (nothing is flushed or cleaned). */
   kill(): void;
+  /**
+   * CPU time (user + system, ms) the server's live processes have used so far (its process group,
+   * read from /proc; null for a server this harness did not start, or without /proc). A difference
+   * across a phase is the work the server did in it, steadier than wall time on a shared machine.
+   */
+  cpuMs(): number | null;
+}
+
+/** User + system CPU ms of the live processes in process group `pgid` (Linux /proc), or null. */
+export function groupCpuMs(pgid: number): number | null {
+  if (!existsSync("/proc/self/stat")) return null;
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after the command name (which may hold spaces) in parentheses: state is field 3.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(f[2]) !== pgid) continue;
+    ticks += Number(f[11]) + Number(f[12]);
+  }
+  // USER_HZ: 100 on every Linux this runs on (sysconf(_SC_CLK_TCK)).
+  return ticks * 10;
 }
 
 /** The admin key: PAPERGURU_ADMIN_KEY, else the local one in .dev.vars, else .dev.vars.example's. */
@@ -156,7 +193,7 @@ const START_TIMEOUT_MS = 240_000;
 
 export async function startServer(opts: StartOptions = {}): Promise<Server> {
   if (process.env.PAPERGURU_URL && !opts.fresh)
-    return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {}, kill() {} };
+    return { url: process.env.PAPERGURU_URL, adminKey: adminKey(), stop() {}, kill() {}, cpuMs: () => null };
   // A port the system says is free now (a random pick could be another server's).
   const port = String(opts.port ?? (await freePort()));
   const dir = mkdtempSync(join(tmpdir(), "paperguru-"));
@@ -218,7 +255,8 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
     await new Promise((r) => setTimeout(r, 500));
     try {
       const res = await fetch(`${url}/healthz`);
-      if (res.ok) return { url, adminKey: adminKey(opts.fresh), ...(source ? { source } : {}), stop, kill };
+      const cpuMs = () => (child.pid ? groupCpuMs(child.pid) : null);
+      if (res.ok) return { url, adminKey: adminKey(opts.fresh), ...(source ? { source } : {}), stop, kill, cpuMs };
     } catch {
       // not up yet
     }

@@ -24,6 +24,7 @@ export const ErrorSchema = z
         "unauthorized",
         "forbidden",
         "not_found",
+        "method_not_allowed",
         "conflict",
         "too_large",
         "unprocessable",
@@ -50,7 +51,9 @@ export const ErrorSchema = z
 
 /** ISO 8601 date or date-time; converted to epoch ms by the handlers. */
 export const Time = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .union([z.iso.datetime({ offset: true }), z.iso.date()], {
+    error: "expected an ISO 8601 date (2024-05-23) or date-time (2024-05-23T12:00:00Z, or with an offset: +02:00)",
+  })
   .openapi({ example: "2024-05-23T00:00:00Z", description: "ISO 8601 date or date-time (UTC if no offset)" });
 
 /**

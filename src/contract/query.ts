@@ -111,9 +111,15 @@ const includeTrace = (dflt: boolean, why: string) =>
 export const RouteBody = z
   .object({
     ...queryFields,
-    limit: z.number().int().min(1).max(256).optional(),
+    limit: z.number().int().min(1).max(256).optional().openapi({
+      description:
+        "At most this many candidates and selected chunks (1-256); without it, the candidate pool's top (params.top_m) and the router's selection.",
+    }),
     session_id: SessionId.optional(),
-    include_trace: includeTrace(true, "routing is what /route is for, and the trace explains it."),
+    include_trace: includeTrace(
+      false,
+      "as for /context: the trace is most of the bytes, and an agent acts on the candidates.",
+    ),
   })
   .openapi("RouteRequest", {
     example: { query: "Which PageRank damping does HippoRAG use?", as_of: "2025-01-01", limit: 8 },
@@ -360,7 +366,7 @@ export const RouteResponse = z
     selected: z.array(SelectedSchema),
     ranking: RankingResult.optional().openapi({ description: "With `ranking`: the pool's order and per-item scores." }),
     freshness: FreshnessSchema,
-    trace: TraceSchema.optional().openapi({ description: "Unless include_trace is false." }),
+    trace: TraceSchema.optional().openapi({ description: "With include_trace: true." }),
   })
   .openapi("RouteResponse", {
     example: {

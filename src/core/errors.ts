@@ -7,6 +7,8 @@ export type FailureKind =
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  /** The path exists, with other methods (HTTP only: the answer lists them in `Allow`). */
+  | "method_not_allowed"
   | "conflict"
   | "too_large"
   | "unprocessable"

@@ -183,11 +183,52 @@ export function createApp(
   });
   for (const r of [...RESOURCES, ...extra]) app.route("/", r);
   document(app, assets);
-  app.notFound((c) =>
-    c.json(
+  const methodsOf = routeMethods(app);
+  app.notFound((c) => {
+    // The path is a route's, asked with another method: a 405 that says which ones it takes.
+    const allowed = methodsOf(c.req.path);
+    if (allowed.length > 0) {
+      c.header("allow", allowed.join(", "));
+      return c.json(
+        errorBody({
+          kind: "method_not_allowed",
+          message: `${c.req.method} ${c.req.path}: this route takes ${allowed.join(", ")}`,
+          hint: `send ${allowed.filter((m) => m !== "HEAD").join(" or ")} (see /openapi.json)`,
+        }),
+        405,
+      );
+    }
+    return c.json(
       errorBody({ kind: "not_found", message: `no route ${c.req.method} ${c.req.path}`, hint: "see /openapi.json" }),
       404,
-    ),
-  );
+    );
+  });
   return app;
+}
+
+/**
+ * The methods the app's routes take at a path (GET brings HEAD), from Hono's route table; read
+ * once, on the first miss (routes are all registered by then).
+ */
+function routeMethods(app: { routes: ReadonlyArray<{ method: string; path: string }> }): (path: string) => string[] {
+  let table: Array<{ re: RegExp; method: string }> | null = null;
+  const verbs = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
+  return (path) => {
+    table ??= app.routes
+      .filter((r) => verbs.has(r.method))
+      .map((r) => ({
+        method: r.method,
+        re: new RegExp(
+          `^${r.path
+            .split("/")
+            .map((seg) =>
+              seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+            )
+            .join("/")}/?$`,
+        ),
+      }));
+    const found = new Set(table.filter((r) => r.re.test(path)).map((r) => r.method));
+    if (found.has("GET")) found.add("HEAD");
+    return ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].filter((m) => found.has(m));
+  };
 }

@@ -15,11 +15,12 @@ export type AppEnv = { Variables: Bindings };
 export type Ctx = Context<AppEnv>;
 
 /** The one map from core failures to HTTP statuses (exhaustive: a new kind fails to compile). */
-export const STATUS: Record<FailureKind, 400 | 401 | 403 | 404 | 409 | 413 | 422 | 503> = {
+export const STATUS: Record<FailureKind, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 422 | 503> = {
   validation: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   too_large: 413,
   unprocessable: 422,

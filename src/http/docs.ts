@@ -14,8 +14,8 @@ export const API_DESCRIPTION = `Lifecycle-aware long-term memory for long-horizo
 Start a local server (\`npm install && npm start\` in the repository prints its URL and admin key), then:
 
 \`\`\`
-U=http://127.0.0.1:8787     # the URL npm start printed (PORT=... changes it)
-ADMIN=$(grep ADMIN_KEY .dev.vars | cut -d= -f2)
+export U=http://127.0.0.1:8787 PAPERGURU_URL=http://127.0.0.1:8787   # the line npm start printed (PORT=... changes it)
+ADMIN=$(grep '^ADMIN_KEY=' .dev.vars | cut -d= -f2-)
 KEY=$(curl -s -X POST $U/v1/archives -H "authorization: Bearer $ADMIN" -H 'content-type: application/json' \\
   -d '{"id":"mine","name":"My memory"}' | jq -r .key.secret)
 curl -s -X POST $U/v1/archives/mine/ingest -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\
@@ -77,6 +77,7 @@ Every failure is JSON of one shape, \`{"error": {"type", "message", "field", "hi
 - \`unauthorized\` (401): missing, invalid or revoked key; bad webhook signature or stale timestamp.
 - \`forbidden\` (403): the key lacks the scope, belongs to another archive, or the route needs the admin key.
 - \`not_found\` (404): no such archive, chunk, entity, key, webhook, delivery, source or route.
+- \`method_not_allowed\` (405): the path is a route's, with other methods; the \`Allow\` header lists them (a GET on \`POST …/context\`).
 - \`conflict\` (409): conflicts with stored state (versions, ids, a delivery already queued); nothing was stored.
 - \`too_large\` (413): over a named limit (body over 32 MiB, more than 200 artifacts, content over 2 MiB, more than 2,000 import records).
 - \`unprocessable\` (422): well-formed input that cannot be used as sent (a PDF without a text layer: run OCR first).

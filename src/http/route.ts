@@ -66,6 +66,9 @@ function strictFields(config: RouteConfig): MiddlewareHandler<AppEnv> {
     | undefined;
   let schemas: { body: ReturnType<typeof requestJsonSchema>; query: ReturnType<typeof requestJsonSchema> } | null =
     null;
+  // A body the route takes only as JSON (routes that also take files read other types as files).
+  const types = Object.keys(req?.body?.content ?? {});
+  const onlyJson = types.length === 1 && types[0] === "application/json";
   return async (c, next) => {
     schemas ??= {
       body: requestJsonSchema(req?.body?.content?.["application/json"]?.schema),
@@ -77,7 +80,17 @@ function strictFields(config: RouteConfig): MiddlewareHandler<AppEnv> {
       const u = unknownField(query, Object.fromEntries(Object.keys(c.req.queries()).map((k) => [k, ""])));
       if (u) throw new FailureError(unknownFailure(u.path, u.known, "query"));
     }
-    if (body && (c.req.header("content-type") ?? "").toLowerCase().includes("application/json")) {
+    const type = (c.req.header("content-type") ?? "").toLowerCase();
+    if (onlyJson && !type.includes("application/json") && c.req.raw.body !== null) {
+      // A body the route would read as JSON, sent without saying so: it would be read as absent.
+      throw new FailureError({
+        kind: "validation",
+        message: `request body sent as ${type || "no content-type"}; this route reads JSON`,
+        field: "content-type",
+        hint: "send the header content-type: application/json with the JSON body",
+      });
+    }
+    if (body && type.includes("application/json")) {
       // An unparsable body is zod's to refuse; the parsed body is cached for it.
       const value: unknown = await c.req.json().catch(() => undefined);
       const u = value === undefined ? null : unknownField(body, value);

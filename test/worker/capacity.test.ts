@@ -39,7 +39,7 @@ async function ingest(id: string, key: string, from: number, n: number) {
 async function answers(id: string, key: string, queries = QUERIES, scored = false) {
   const out: string[][] = [];
   for (const query of queries) {
-    const r = await api("POST", `/v1/archives/${id}/route`, { query, limit: 10 }, key);
+    const r = await api("POST", `/v1/archives/${id}/route`, { query, limit: 10, include_trace: scored }, key);
     expect(r.status).toBe(200);
     const picked = r.body.selected as Array<{ chunk: string }>;
     // `scored`: the seeds with their weights (BM25 among them) and every candidate's scores too.
@@ -79,7 +79,12 @@ describe("capital chunk shards", () => {
     for (const s of cap.shards ?? []) expect(s.bytes).toBeLessThanOrEqual(65_536);
     expect((await capital(one, oneKey)).shards).toBeUndefined();
     expect(await answers(id, key)).toEqual(await answers(one, oneKey));
-    const traced = await api("POST", `/v1/archives/${id}/route`, { query: QUERIES[0], limit: 10 }, key);
+    const traced = await api(
+      "POST",
+      `/v1/archives/${id}/route`,
+      { query: QUERIES[0], limit: 10, include_trace: true },
+      key,
+    );
     expect(traced.body.trace.shards.count).toBe(cap.shards?.length);
     // The directory answered in rounds: counts, then lexical scores beside resolution, then the seeds.
     expect(traced.body.trace.shards.rounds).toBeGreaterThanOrEqual(3);

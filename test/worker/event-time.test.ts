@@ -32,7 +32,7 @@ describe("event time on imports", () => {
     const { id, key } = await newArchive("evt");
     await importBib(id, key, BIB);
     const q = { query: "How does HippoRAG use PageRank?", limit: 5 };
-    const june = await api("POST", `/v1/archives/${id}/route`, { ...q, as_of: "2024-06-01" }, key);
+    const june = await api("POST", `/v1/archives/${id}/route`, { ...q, as_of: "2024-06-01", include_trace: true }, key);
     const ids = june.body.selected.map((s: { chunk: string }) => s.chunk);
     expect(ids).toContain("arxiv:2405.14831");
     expect(june.body.trace.filtered_by_time).toBe(0);

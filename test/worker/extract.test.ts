@@ -219,7 +219,7 @@ describe("extraction at ingest", () => {
     // The model's alias routes to the chunk now, through the extracted entity.
     const res = await call(ON, "GET", `/v1/archives/${id}/resolve?mention=PPR`);
     expect(res.resolved.entity).toBe("method:personalized-pagerank");
-    const q = await call(ON, "POST", `/v1/archives/${id}/route`, { query: "PPR" });
+    const q = await call(ON, "POST", `/v1/archives/${id}/route`, { query: "PPR", include_trace: true });
     expect(q.selected[0].chunk).toBe("note:hippo");
     expect(q.trace.mentions).toEqual(
       expect.arrayContaining([expect.objectContaining({ entity: "method:personalized-pagerank" })]),

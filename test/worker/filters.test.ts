@@ -54,7 +54,12 @@ describe("filters and follow", () => {
     const { id, key } = await newArchive("flt");
     expect((await api("POST", `${base(id)}/ingest`, { artifacts: ARTIFACTS }, key)).status).toBe(200);
     const route = async (filter: Record<string, unknown>) => {
-      const r = await api("POST", `${base(id)}/route`, { query: "PageRank", filter, limit: 20 }, key);
+      const r = await api(
+        "POST",
+        `${base(id)}/route`,
+        { query: "PageRank", filter, limit: 20, include_trace: true },
+        key,
+      );
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       return {
         candidates: r.body.candidates.map((c: { chunk: string }) => c.chunk).sort(),

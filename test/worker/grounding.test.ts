@@ -38,6 +38,7 @@ describe("plain text is grounded at ingest (title + content only, no entities or
       `/v1/archives/${id}/route`,
       {
         query: "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?",
+        include_trace: true,
       },
       key,
     );
@@ -65,7 +66,7 @@ describe("plain text is grounded at ingest (title + content only, no entities or
       },
     ];
     expect((await api("POST", `/v1/archives/${id}/ingest`, { artifacts }, key)).status).toBe(200);
-    const r = await api("POST", `/v1/archives/${id}/route`, { query: "zebra protocol" }, key);
+    const r = await api("POST", `/v1/archives/${id}/route`, { query: "zebra protocol", include_trace: true }, key);
     const steps = r.body.trace.router_steps as Step[];
     expect(steps.some((s) => s.from === "a" && s.to === "b" && s.edge_type === "cites")).toBe(true);
     const mass = (r.body.trace.diffusion.mass as Array<{ chunk: string }>).map((m) => m.chunk);
@@ -86,7 +87,12 @@ describe("plain text is grounded at ingest (title + content only, no entities or
       { id: "t3", kind: "record", title: "Gina, 8 May 2023", content: "Gina: Jon, how is your dog doing these days?" },
     ];
     expect((await api("POST", `/v1/archives/${id}/ingest`, { artifacts }, key)).status).toBe(200);
-    const r = await api("POST", `/v1/archives/${id}/route`, { query: "When was Jon at the Louvre?" }, key);
+    const r = await api(
+      "POST",
+      `/v1/archives/${id}/route`,
+      { query: "When was Jon at the Louvre?", include_trace: true },
+      key,
+    );
     expect(r.body.selected[0].chunk).toBe("t1");
     const seeds = r.body.trace.seeds as Seed[];
     expect(seeds.find((s) => s.chunk === "t1")?.reasons).toContain("lexical");

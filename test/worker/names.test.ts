@@ -43,7 +43,12 @@ describe("resolving names", () => {
       "person:john-smith",
     ]);
     // A query naming the person without diacritics reaches the note through the entity.
-    const q = await api("POST", `/v1/archives/${id}/route`, { query: "Who did Paul Erdos write with?" }, key);
+    const q = await api(
+      "POST",
+      `/v1/archives/${id}/route`,
+      { query: "Who did Paul Erdos write with?", include_trace: true },
+      key,
+    );
     expect(q.body.trace.mentions.map((x: { entity: string }) => x.entity)).toContain("person:erdos");
     expect(q.body.candidates[0].chunk).toBe("bio:erdos");
   });

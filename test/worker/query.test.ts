@@ -23,7 +23,7 @@ describe("route", () => {
     const r = await api(
       "POST",
       `/v1/archives/${id}/route`,
-      { query: "How does HippoRAG use Personalized PageRank?" },
+      { query: "How does HippoRAG use Personalized PageRank?", include_trace: true },
       key,
     );
     expect(r.status).toBe(200);
@@ -47,6 +47,25 @@ describe("route", () => {
       expect(typeof t.timings_ms[phase]).toBe("number");
   });
 
+  it("limit bounds the candidates and the selection, and the trace comes only with include_trace", async () => {
+    const { id, key } = await seeded();
+    const query = "How does HippoRAG use Personalized PageRank?";
+    const whole = await api("POST", `/v1/archives/${id}/route`, { query }, key);
+    expect(whole.status).toBe(200);
+    expect(whole.body.trace).toBeUndefined();
+    expect(whole.body.candidates.length).toBeGreaterThan(3);
+    const three = await api("POST", `/v1/archives/${id}/route`, { query, limit: 3 }, key);
+    expect(three.body.candidates.length).toBe(3);
+    expect(three.body.selected.length).toBeLessThanOrEqual(3);
+    expect(three.body.trace).toBeUndefined();
+    // The first three of the whole pool, in its order: limit cuts the answer, not the ranking.
+    expect(three.body.candidates).toEqual(whole.body.candidates.slice(0, 3));
+    const traced = await api("POST", `/v1/archives/${id}/route`, { query, limit: 3, include_trace: true }, key);
+    expect(traced.body.candidates.length).toBe(3);
+    expect(traced.body.trace.seeds.length).toBeGreaterThan(0);
+    expect(JSON.stringify(three.body).length).toBeLessThan(JSON.stringify(traced.body).length / 2);
+  });
+
   it("diffusion reaches cited papers that share no words with the query", async () => {
     const { id, key } = await seeded();
     const r = await api("POST", `/v1/archives/${id}/route`, { query: "HippoRAG" }, key);
@@ -58,7 +77,12 @@ describe("route", () => {
 
   it("resolves an arXiv id with a version suffix to the paper", async () => {
     const { id, key } = await seeded();
-    const r = await api("POST", `/v1/archives/${id}/route`, { query: "What does arXiv:2004.04906v3 train?" }, key);
+    const r = await api(
+      "POST",
+      `/v1/archives/${id}/route`,
+      { query: "What does arXiv:2004.04906v3 train?", include_trace: true },
+      key,
+    );
     expect(r.body.trace.mentions.map((m: { entity: string }) => m.entity)).toContain("arxiv:2004.04906");
     expect(r.body.candidates[0].chunk).toBe("arxiv:2004.04906");
   });

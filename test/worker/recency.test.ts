@@ -47,7 +47,8 @@ async function seeded() {
 }
 
 const route = (id: string, key: string, body: Record<string, unknown>) =>
-  api("POST", `/v1/archives/${id}/route`, body, key).then((r) => {
+  // The recency seeds are read from the trace.
+  api("POST", `/v1/archives/${id}/route`, { include_trace: true, ...body }, key).then((r) => {
     if (r.status !== 200) throw new Error(JSON.stringify(r.body));
     return r.body as {
       selected: Ranking["selected"];

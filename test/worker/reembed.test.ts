@@ -351,7 +351,7 @@ describe("embedding spaces", () => {
     const r = await api(
       "POST",
       `/v1/archives/${id}/route`,
-      { query: "Lighthouse 42 of the southern coast", limit: 3 },
+      { query: "Lighthouse 42 of the southern coast", limit: 3, include_trace: true },
       key,
     );
     expect(r.body.trace.vector_space).toBeUndefined();
@@ -449,7 +449,8 @@ async function routeHttp(archive: string, key: string, body: unknown) {
   const res = await WORKER.fetch(`http://paperguru.test/v1/archives/${archive}/route`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify(body),
+    // The trace says why semantic seeds were skipped; the header is set either way.
+    body: JSON.stringify({ include_trace: true, ...(body as object) }),
   });
   expect(res.status).toBe(200);
   // biome-ignore lint/suspicious/noExplicitAny: the response body is inspected structurally

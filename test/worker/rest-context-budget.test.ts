@@ -91,7 +91,7 @@ describe("REST /context: the card JSON fits budget_tokens", () => {
     expect(expanded).toEqual(returned);
   });
 
-  it("include_trace: /context adds it on request, /route drops it on request", async () => {
+  it("include_trace: /context and /route add it on request", async () => {
     const { id, key } = await newArchive("ctxt");
     expect((await api("POST", `/v1/archives/${id}/ingest`, { artifacts: NOTES.slice(0, 6) }, key)).status).toBe(200);
     const q = { query: "fog logs" };
@@ -102,9 +102,9 @@ describe("REST /context: the card JSON fits budget_tokens", () => {
     expect(bare.body.cards.map((c: { artifact_id: string }) => c.artifact_id)).toEqual(
       ctx.body.cards.map((c: { artifact_id: string }) => c.artifact_id),
     );
-    const route = await api("POST", `/v1/archives/${id}/route`, q, key);
+    const route = await api("POST", `/v1/archives/${id}/route`, { ...q, include_trace: true }, key);
     expect(route.body.trace.seeds.length).toBeGreaterThan(0);
-    const untraced = await api("POST", `/v1/archives/${id}/route`, { ...q, include_trace: false }, key);
+    const untraced = await api("POST", `/v1/archives/${id}/route`, q, key);
     expect(untraced.body.trace).toBeUndefined();
     expect(untraced.body.candidates).toEqual(route.body.candidates);
     const bytes = (x: unknown) => JSON.stringify(x).length;

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { closestName } from "../../src/http/strict";
 import { api, newArchive } from "./helpers";
+import { WORKER } from "./worker";
 
 describe("strict requests", () => {
   it("names an unknown body field and the known name it was likely meant to be", async () => {
@@ -71,5 +72,56 @@ describe("strict requests", () => {
     expect(closestName("valid_form", ["valid_from", "valid_to"])).toBe("valid_from");
     expect(closestName("budget", ["query", "as_of", "budget_tokens"])).toBeNull();
     expect(closestName("x", [])).toBeNull();
+  });
+});
+
+describe("errors that say the expected format", () => {
+  it("a malformed as_of names the field and the formats it takes", async () => {
+    const a = await newArchive("asof");
+    const r = await api("POST", `/v1/archives/${a.id}/context`, { query: "owls", as_of: "yesterday" }, a.key);
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe("as_of");
+    expect(r.body.error.message).toContain("ISO 8601 date (2024-05-23) or date-time");
+  });
+
+  it("a JSON body sent without its content-type says to set the header", async () => {
+    const a = await newArchive("ctype");
+    const res = await WORKER.fetch(`http://paperguru.test/v1/archives/${a.id}/context`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.key}` },
+      body: JSON.stringify({ query: "owls" }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { field?: string; hint?: string } };
+    expect(body.error.field).toBe("content-type");
+    expect(body.error.hint).toContain("content-type: application/json");
+  });
+});
+
+describe("methods and paths an agent guesses", () => {
+  it("a route's path asked with another method is a 405 with Allow, an unknown path a 404", async () => {
+    const a = await newArchive("method");
+    const get = await api("GET", `/v1/archives/${a.id}/context`, undefined, a.key);
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect(get.body.error.type).toBe("method_not_allowed");
+    expect(get.body.error.message).toContain("takes POST");
+    // A path with several methods lists them all (GET brings HEAD).
+    const put = await api("PUT", `/v1/archives/${a.id}/chunks/note%3Ax`, {}, a.key);
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, HEAD, DELETE");
+    expect((await api("GET", `/v1/archives/${a.id}/no-such-thing`, undefined, a.key)).status).toBe(404);
+  });
+
+  it("DELETE …/chunks/{id} deletes as DELETE …/chunks?chunk= does", async () => {
+    const a = await newArchive("bypath");
+    const note = { id: "note:a/b", kind: "note", title: "Gone", content: "The owl roosts in the Kestrel tower." };
+    expect((await api("POST", `/v1/archives/${a.id}/ingest`, { artifacts: [note] }, a.key)).status).toBe(200);
+    const path = `/v1/archives/${a.id}/chunks/${encodeURIComponent(note.id)}`;
+    expect((await api("GET", path, undefined, a.key)).status).toBe(200);
+    const gone = await api("DELETE", path, undefined, a.key);
+    expect(gone.status).toBe(200);
+    expect((await api("GET", path, undefined, a.key)).status).toBe(404);
+    expect((await api("DELETE", path, undefined, a.key)).status).toBe(404);
   });
 });

@@ -37,6 +37,29 @@ endpoint(
   "write",
   {
     method: "delete",
+    path: "/v1/archives/{archive}/chunks/{id}",
+    tags: ["lifecycle"],
+    summary: "Delete a chunk for good (by path)",
+    description: `The same as \`DELETE …/chunks?chunk=\`, with the id in the path (percent-encoded) where \`GET …/chunks/{id}\` reads it. ${AFTER}`,
+    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape) },
+    responses: {
+      200: json(S.Forgotten),
+      ...errors(400, 401, 403),
+      404: err(404, "No such archive or chunk (a repeated delete answers 404)"),
+    },
+  },
+  async (c) => {
+    const { archive, id } = c.req.valid("param");
+    const res = await c.var.app.forget.chunk(archive, id, c.req.header("authorization"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  forgetRoutes,
+  "write",
+  {
+    method: "delete",
     path: "/v1/archives/{archive}/entities",
     tags: ["entities"],
     summary: "Delete an entity and its mentions",

@@ -30,7 +30,7 @@ endpoint(
     tags: ["query"],
     summary: "Route a query",
     description:
-      "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection and (unless `include_trace` is false) a trace with per-phase timings. When the archive's vectors are in another embedding space than the configured embedder's (or being re-embedded), semantic seeds are skipped, `trace.vector_space` says why and the header `PaperGuru-Vector-Space` is `stale` or `reembedding` (docs/models.md). With `session_id`, the chunks that session accessed (at or before `as_of`, at most 64) seed recency and this request's selections are logged under it; without it nothing seeds recency, so the ranking depends only on the archive, the query and `as_of`.",
+      "Head-only routing (no content is read): candidates with per-expert scores (semantic, symbolic, graph, recency), the router's selection, at most `limit` of each, and (with `include_trace: true`) a trace with per-phase timings. When the archive's vectors are in another embedding space than the configured embedder's (or being re-embedded), semantic seeds are skipped, `trace.vector_space` says why and the header `PaperGuru-Vector-Space` is `stale` or `reembedding` (docs/models.md). With `session_id`, the chunks that session accessed (at or before `as_of`, at most 64) seed recency and this request's selections are logged under it; without it nothing seeds recency, so the ranking depends only on the archive, the query and `as_of`.",
     request: { params: S.ArchiveParam, ...body(S.RouteBody) },
     responses: { 200: json(S.RouteResponse), ...errors(400, 401, 403, 404, 413) },
   },
@@ -39,7 +39,10 @@ endpoint(
     const res = await c.var.app.query.route(c.req.valid("param").archive, b);
     if (res.trace.vector_space) c.header(VECTOR_SPACE_HEADER, res.trace.vector_space.status);
     c.header(APPLIED_HEADER, res.freshness.applied);
-    return c.json(withTrace(res, b.include_trace ?? true), 200);
+    // `limit` bounds what is returned; the pool is ranked and routed whole either way.
+    const n = b.limit ?? Number.POSITIVE_INFINITY;
+    const bounded = { ...res, candidates: res.candidates.slice(0, n), selected: res.selected.slice(0, n) };
+    return c.json(withTrace(bounded, b.include_trace ?? false), 200);
   },
 );
 
