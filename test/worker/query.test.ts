@@ -66,6 +66,18 @@ describe("route", () => {
     expect(JSON.stringify(three.body).length).toBeLessThan(JSON.stringify(traced.body).length / 2);
   });
 
+  it("a chunk the question names by identifier is the first candidate, selection and card", async () => {
+    const { id, key } = await seeded();
+    for (const query of ["What does arXiv:2405.14831v1 propose?", "Which retriever does arxiv:2005.11401 use?"]) {
+      const want = (query.match(/ar[xX]iv:(\d{4}\.\d{5})/)?.[1] ?? "") as string;
+      const r = await api("POST", `/v1/archives/${id}/route`, { query, limit: 5 }, key);
+      expect(r.body.candidates[0].chunk, query).toBe(`arxiv:${want}`);
+      expect(r.body.selected[0].chunk, query).toBe(`arxiv:${want}`);
+      const c = await api("POST", `/v1/archives/${id}/context`, { query, budget_tokens: 800 }, key);
+      expect(c.body.cards[0].artifact_id, query).toBe(`arxiv:${want}`);
+    }
+  });
+
   it("diffusion reaches cited papers that share no words with the query", async () => {
     const { id, key } = await seeded();
     const r = await api("POST", `/v1/archives/${id}/route`, { query: "HippoRAG" }, key);

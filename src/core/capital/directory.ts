@@ -26,7 +26,7 @@ import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, Route
 import { CHUNK_KIND_CODES } from "./codes";
 import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop } from "./router";
-import { filterTest, graphGain, scorer, threadShares } from "./scoring";
+import { filterTest, graphGain, pinnedIds, rankOrder, scorer, threadShares } from "./scoring";
 import { Seeds } from "./seeds";
 import {
   adjacencyByNode,
@@ -342,7 +342,8 @@ export async function routeSharded(
       raw: { sem: noSketch && !semScore.has(i) ? null : rawSem(i), lex: lex.get(i) ?? 0 },
     });
   }
-  scored.sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0));
+  const order = rankOrder(pinnedIds(res.idChunks.map(idOf)));
+  scored.sort(order);
   const top = scored.slice(0, params.topM);
   const candidates: Candidate[] = top.map(({ node: _, ...c }) => c);
   const candScore = new Map(top.map((c) => [c.node, c.score]));
@@ -359,6 +360,7 @@ export async function routeSharded(
     lambda: params.routerLambda,
     prefer: new Set(input.preferEdges ?? []),
     passes: flt ? passes : null,
+    pinned: new Set(res.idChunks),
     head: (v) => product(experts(v)),
     idOf,
   };
@@ -380,7 +382,7 @@ export async function routeSharded(
       via: x.via === null ? null : idOf(x.via),
     }))
     .filter((x) => x.version > 0)
-    .sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0))
+    .sort(order)
     .slice(0, input.limit);
   const massTop = byMass.slice(0, 50).map(([i, m]) => ({ chunk: idOf(i), mass: m }));
   const seedList = [...seeds.entries()]

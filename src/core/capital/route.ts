@@ -11,7 +11,7 @@ import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, Route
 import { CHUNK_KIND_CODES } from "./codes";
 import { localPpr } from "./diffusion";
 import { type RouterState, routerHop, slotsByNode } from "./router";
-import { filterTest, graphGain, scorer, threadShares } from "./scoring";
+import { filterTest, graphGain, pinnedIds, rankOrder, scorer, threadShares } from "./scoring";
 import { Seeds } from "./seeds";
 import { LocalShard, resolveQuery } from "./shard";
 import type { CapitalStore } from "./store";
@@ -178,7 +178,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       raw: { sem: noSketch && !semScore.has(i) ? null : rawSem(i), lex: lex.get(i) ?? 0 },
     });
   }
-  scored.sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0));
+  const order = rankOrder(pinnedIds(res.idChunks.map((i) => s.ids[i] as string)));
+  scored.sort(order);
   const candidates = scored.slice(0, params.topM);
   const candScore = new Map(candidates.map((c) => [s.index.get(c.chunk) as number, c.score]));
 
@@ -195,6 +196,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     lambda: params.routerLambda,
     prefer: new Set(input.preferEdges ?? []),
     passes: flt ? passes : null,
+    pinned: new Set(res.idChunks),
     head: (v) => product(experts(v)),
     idOf: (i) => s.ids[i] as string,
   };
@@ -212,7 +214,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       via: x.via === null ? null : (s.ids[x.via] as string),
     }))
     .filter((x) => x.version > 0)
-    .sort((a, b) => b.score - a.score || (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0))
+    .sort(order)
     .slice(0, input.limit);
 
   const massTop = byMass.slice(0, 50).map(([i, m]) => ({ chunk: s.ids[i] as string, mass: m }));

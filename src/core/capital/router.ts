@@ -74,14 +74,17 @@ export interface RouterState {
   /** Head score of a node that is not a candidate (core/capital/scoring.ts). */
   head: (v: number) => number;
   idOf: (i: number) => string;
+  /** Chunks the question names by identifier: selected first, never evicted for another. */
+  pinned?: ReadonlySet<number>;
 }
 
 /** Hop `depth` from the frontier over its slot lists; returns the targets it accepted, in order. */
 export function routerHop(depth: number, frontier: number[], lists: Map<number, NodeSlots>, st: RouterState): number[] {
   const { selected, candScore } = st;
+  const pinned = st.pinned;
   const minSelected = () => {
     let m = Number.POSITIVE_INFINITY;
-    for (const v of selected.values()) m = Math.min(m, v.score);
+    for (const [i, v] of selected) if (!pinned?.has(i)) m = Math.min(m, v.score);
     return m;
   };
   const next: number[] = [];
@@ -107,7 +110,9 @@ export function routerHop(depth: number, frontier: number[], lists: Map<number, 
         let worst = -1;
         let worstScore = Number.POSITIVE_INFINITY;
         for (const [i, x] of selected)
-          if (x.score < worstScore || (x.score === worstScore && i > worst)) [worst, worstScore] = [i, x.score];
+          if (!pinned?.has(i) && (x.score < worstScore || (x.score === worstScore && i > worst)))
+            [worst, worstScore] = [i, x.score];
+        // Only pinned chunks are selected: none gives way (minSelected was +Infinity, so not here).
         selected.delete(worst);
       }
       selected.set(v, { score, depth: cur && cur.depth < depth ? cur.depth : depth, via: u });

@@ -159,3 +159,22 @@ export function scorer(x: ExpertInputs) {
     wt.lex * ex.lex + wt.sem * ex.sem + wt.sym * ex.sym + wt.graph * ex.graph + wt.rec * ex.rec + wt.thread * ex.thread;
   return { experts, product };
 }
+
+/**
+ * The order of candidates and of the selection: the chunks the question names by identifier
+ * first (an arXiv id, a DOI: `pinned`, by the order the question names them), then by score, then
+ * by id. An identifier says which chunk the asker means; no score should outrank it.
+ */
+export function rankOrder(pinned: ReadonlyMap<string, number>) {
+  return (a: { score: number; chunk: string }, b: { score: number; chunk: string }): number =>
+    (pinned.get(a.chunk) ?? Number.POSITIVE_INFINITY) - (pinned.get(b.chunk) ?? Number.POSITIVE_INFINITY) ||
+    b.score - a.score ||
+    (a.chunk < b.chunk ? -1 : a.chunk > b.chunk ? 1 : 0);
+}
+
+/** Chunk id -> the position its identifier has in the question (the first naming counts). */
+export function pinnedIds(ids: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const id of ids) if (!out.has(id)) out.set(id, out.size);
+  return out;
+}
