@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import {
@@ -14,6 +15,8 @@ import { mermaidLabel, renderGraphml, renderMermaid } from "../../src/core/expor
 import { mdCode, renderContextMarkdown } from "../../src/core/export/markdown";
 import { parseDump } from "../../src/core/export/replay";
 import type { ChunkRecord, GraphEdge, GraphNode } from "../../src/core/export/types";
+import { countTokens } from "../../src/core/text/tokenizer";
+import type { EvidenceCard } from "../../src/core/types";
 
 const rec = (over: Partial<ChunkRecord>): ChunkRecord => ({
   id: "arxiv:2005.11401",
@@ -204,13 +207,83 @@ describe("markdown", () => {
           distiller: "extractive",
         },
       ],
-      budget: { total: 1000, cards: 100, shortTerm: 0, tokenizer: "t" },
+      budget: { total: 1000, cards: 100, shortTerm: 0, tokenizer: "cl100k_base" },
       skipped: [],
     });
     expect(md).toContain("# Context: what \\*is\\* HippoRAG?");
     expect(md).toContain("`arxiv:2405.14831@v2 [10,22)`");
     expect(md).toContain("> line1\n> line2");
     expect(mdCode("a`b")).toBe("``a`b``");
+  });
+});
+
+describe("markdown within its budget", () => {
+  const word = fc.constantFrom(
+    "owl",
+    "kestrel",
+    "tower",
+    "rye",
+    "bakery",
+    "PageRank",
+    "damping",
+    "0.85",
+    "line",
+    "station",
+  );
+  const sentence = fc.array(word, { minLength: 3, maxLength: 14 }).map((w) => `${w.join(" ")}.`);
+  const card = (k: number) =>
+    fc.record({ claim: sentence, sketch: sentence, other: sentence, many: fc.integer({ min: 0, max: 3 }) }).map(
+      (x): EvidenceCard => ({
+        artifact_id: `note:${k}`,
+        version: 1,
+        kind: "note",
+        title: `Note ${k}`,
+        claim_boundary: x.claim,
+        logic_sketch: x.sketch,
+        assumptions: [],
+        // The claim's own sentence among the evidence (as extractive cards have it), then others.
+        anchored_spans: [
+          { artifact_id: `note:${k}`, version: 1, start: 0, end: x.claim.length, snippet: x.claim },
+          ...Array.from({ length: x.many }, (_, j) => ({
+            artifact_id: `note:${k}`,
+            version: 1,
+            start: 100 * (j + 1),
+            end: 100 * (j + 1) + x.other.length,
+            snippet: x.other,
+          })),
+        ],
+        tokens: 50,
+        distiller: "extractive",
+      }),
+    );
+  it("holds at most budget tokens, takes cards in rank order, and prints no sentence twice (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 12 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, k) => card(k)))),
+        fc.integer({ min: 120, max: 2500 }),
+        fc.array(fc.constantFrom("over_budget", "not_visible"), { maxLength: 30 }),
+        (cards, total, reasons) => {
+          const md = renderContextMarkdown({
+            query: "Which damping does the owl tower use?",
+            asOf: 0,
+            cards,
+            budget: { total, cards: 0, shortTerm: 0, tokenizer: "cl100k_base" },
+            skipped: reasons.map((reason, k) => ({ chunk: `note:s${k}`, reason })),
+          });
+          const tokens = countTokens(md, "cl100k_base");
+          expect(tokens).toBeLessThanOrEqual(total);
+          // The header states the document's own count.
+          expect(md).toContain(`${tokens} of ${total} tokens`);
+          const shown = [...md.matchAll(/^## \d+\. Note (\d+)$/gm)].map((m) => Number(m[1]));
+          expect(shown).toEqual([...shown].sort((a, b) => a - b));
+          for (const c of cards) {
+            // The claim's sentence is the claim, never quoted again as evidence.
+            expect(md.includes(`> ${c.claim_boundary}`) && md.includes(`**Claim.** ${c.claim_boundary}`)).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 

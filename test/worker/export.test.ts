@@ -1,5 +1,6 @@
 import { XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
+import { countTokens } from "../../src/core/text/tokenizer";
 import { api, comparableDump, newArchive } from "./helpers";
 import { WORKER } from "./worker";
 
@@ -359,6 +360,18 @@ describe("exports", () => {
     expect(md.headers.get("content-disposition")).toBe(`attachment; filename="${a.id}-context.md"`);
     const a0 = ctx.cards[0].anchored_spans[0];
     expect(md.text).toContain(`${a0.artifact_id}@v${a0.version} [${a0.start},${a0.end})`);
+    // The Markdown holds its budget, counted on what is returned, and says its own count.
+    for (const budget_tokens of [500, 800, 2000, 4000]) {
+      const small = await raw(
+        "POST",
+        `/v1/archives/${a.id}/export/context`,
+        a.key,
+        JSON.stringify({ query: QUERIES[0], as_of: "2024-12-01", budget_tokens, format: "markdown" }),
+      );
+      const n = countTokens(small.text, "cl100k_base");
+      expect(n, `${budget_tokens}`).toBeLessThanOrEqual(budget_tokens);
+      expect(small.text).toContain(`${n} of ${budget_tokens} tokens`);
+    }
 
     const csv = parseCsv((await post("csv")).text);
     expect(csv).toHaveLength(1 + ctx.cards.length);

@@ -1,4 +1,6 @@
 /** Markdown: an archive listing, or a query result as evidence cards with exact anchors. */
+import { promptCard } from "../distill/card";
+import { countTokens, DEFAULT_TOKENIZER, TOKENIZERS, type TokenizerName } from "../text/tokenizer";
 import type { EvidenceCard } from "../types";
 import { joinParts, type Parts } from "./parts";
 import { byKind, type ChunkRecord, iso } from "./types";
@@ -72,6 +74,14 @@ export function archiveMarkdownParts(
   return { parts: lines(), sep: "\n" };
 }
 
+/**
+ * A /context result as Markdown within its budget: the document, counted in the budget's tokenizer,
+ * holds at most `budget.total` tokens. Cards are taken in rank order, each if it fits in what is
+ * left (a card that does not fit is skipped as over_budget, and a later smaller one may still fit:
+ * no card is dropped for a less relevant one); a card prints what its prompt form holds, so no
+ * sentence appears twice (an evidence snippet that is the claim's or the sketch's sentence is shown
+ * by its anchor only). The skipped chunks are named while they fit, then counted by reason.
+ */
 export function renderContextMarkdown(ctx: {
   query: string;
   asOf: number;
@@ -79,25 +89,85 @@ export function renderContextMarkdown(ctx: {
   budget: { total: number; cards: number; shortTerm: number; tokenizer: string };
   skipped: Array<{ chunk: string; reason: string }>;
 }): string {
-  const out: string[] = [
-    `# Context: ${mdText(ctx.query)}`,
-    "",
-    `As of ${iso(ctx.asOf)}; ${ctx.cards.length} card${ctx.cards.length === 1 ? "" : "s"}, ${ctx.budget.cards + ctx.budget.shortTerm} of ${ctx.budget.total} tokens (${ctx.budget.tokenizer}).`,
-    "",
-  ];
-  ctx.cards.forEach((c, i) => {
-    out.push(`## ${i + 1}. ${mdText(c.title)}`, "");
-    out.push(`${mdCode(`${c.artifact_id}@v${c.version}`)} · ${c.kind} · ${c.tokens} tokens`, "");
-    if (c.claim_boundary) out.push(`**Claim.** ${mdText(c.claim_boundary)}`, "");
-    if (c.logic_sketch) out.push(`**Logic.** ${mdText(c.logic_sketch)}`, "");
-    if (c.assumptions.length) out.push("**Assumptions.**", "", ...c.assumptions.map((a) => `- ${mdText(a)}`), "");
-    if (c.anchored_spans.length) {
-      out.push("**Evidence.**", "");
-      for (const a of c.anchored_spans) out.push(`- ${mdCode(anchorLabel(a))}`, "", quote(a.snippet), "");
+  const tokenizer = (TOKENIZERS as readonly string[]).includes(ctx.budget.tokenizer)
+    ? (ctx.budget.tokenizer as TokenizerName)
+    : DEFAULT_TOKENIZER;
+  const count = (text: string) => countTokens(text, tokenizer);
+  const total = ctx.budget.total;
+  const title = [`# Context: ${mdText(ctx.query)}`, ""];
+  // The header states the document's own count; it is filled in last, at most this wide.
+  const header = (n: number, tokens: number) =>
+    `As of ${iso(ctx.asOf)}; ${n} card${n === 1 ? "" : "s"}, ${tokens} of ${total} tokens (${tokenizer}).`;
+  const fixed = count([...title, header(ctx.cards.length, total), ""].join("\n")) + 1;
+  /** Cards in rank order while they fit in `limit`, then the skipped chunks while they fit. */
+  const pack = (limit: number) => {
+    const blocks: string[] = [];
+    const skipped = [...ctx.skipped];
+    let used = fixed;
+    for (const c of ctx.cards) {
+      const block = cardBlock(blocks.length + 1, c);
+      const cost = count(block) + 1;
+      if (used + cost <= limit) {
+        blocks.push(block);
+        used += cost;
+      } else skipped.push({ chunk: c.artifact_id, reason: "over_budget" });
     }
-  });
-  if (ctx.skipped.length) {
-    out.push("## Skipped", "", ...ctx.skipped.map((s) => `- ${mdCode(s.chunk)}: ${mdText(s.reason)}`), "");
+    const tail: string[] = [];
+    if (skipped.length) {
+      const byReason = new Map<string, number>();
+      for (const x of skipped) byReason.set(x.reason, (byReason.get(x.reason) ?? 0) + 1);
+      const summary = `## Skipped (${[...byReason].map(([r, n]) => `${n} ${mdText(r)}`).join(", ")})`;
+      if (used + count(summary) + 2 <= limit) {
+        tail.push(summary, "");
+        used += count(summary) + 2;
+        for (const x of skipped) {
+          const line = `- ${mdCode(x.chunk)}: ${mdText(x.reason)}`;
+          const cost = count(line) + 1;
+          if (used + cost > limit) break;
+          tail.push(line);
+          used += cost;
+        }
+        tail.push("");
+      }
+    }
+    const doc = (tokens: number) =>
+      [...title, header(blocks.length, tokens), "", ...blocks, ...tail].join("\n").replace(/\n{3,}/g, "\n\n");
+    // The stated count is the document's own (a number in the text changes the count; it settles
+    // in a step or two).
+    let stated = used;
+    let out = doc(stated);
+    for (let k = 0; k < 4 && count(out) !== stated; k++) {
+      stated = count(out);
+      out = doc(stated);
+    }
+    return out;
+  };
+  // Sums of parts can differ from the whole by a token at a join: count the whole, and pack again
+  // within less until it fits (the budget is a bound, never an estimate).
+  let limit = total;
+  for (;;) {
+    const out = pack(limit);
+    const over = count(out) - total;
+    if (over <= 0 || limit <= fixed) return out;
+    limit -= over;
+  }
+}
+
+/** One card in Markdown: what its prompt form holds (promptCard), with anchors `id@vN [start,end)`. */
+function cardBlock(rank: number, c: EvidenceCard): string {
+  const p = promptCard(c);
+  const out: string[] = [`## ${rank}. ${mdText(c.title)}`, ""];
+  out.push(`${mdCode(`${c.artifact_id}@v${c.version}`)} · ${c.kind} · ${c.tokens} tokens`, "");
+  if (p.claim_boundary) out.push(`**Claim.** ${mdText(p.claim_boundary)}`, "");
+  if (p.logic_sketch) out.push(`**Logic.** ${mdText(p.logic_sketch)}`, "");
+  if (p.assumptions?.length) out.push("**Assumptions.**", "", ...p.assumptions.map((a) => `- ${mdText(a)}`), "");
+  if (c.anchored_spans.length) {
+    out.push("**Evidence.**", "");
+    c.anchored_spans.forEach((a, k) => {
+      out.push(`- ${mdCode(anchorLabel(a))}`, "");
+      const snippet = p.anchored_spans[k]?.snippet;
+      if (snippet) out.push(quote(snippet), "");
+    });
   }
   return out.join("\n");
 }
