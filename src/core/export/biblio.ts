@@ -11,10 +11,12 @@
  * (boundary `reference-only`, valid from the epoch) takes the year its reference text states
  * (referenceYear); otherwise none: BibTeX then has no `year` field and CSL-JSON no `issued`.
  */
+
 import { REFERENCE_ONLY } from "../formats/fulltext";
 import { ENTRY_MARK, splitEntry } from "../formats/paper";
 import { canonicalPaperId } from "../ids";
 import { runSync, type Sliced, slicer } from "../pace";
+import { UNDATED } from "../research/stats";
 import { joinParts, type Parts } from "./parts";
 import { type ChunkRecord, EXPORT_ROW_SLICE, iso } from "./types";
 
@@ -100,7 +102,7 @@ export function paperMeta(r: ChunkRecord): PaperMeta {
       ? Number(dm[1])
       : r.boundaries.includes(REFERENCE_ONLY)
         ? referenceYear(content)
-        : r.validFrom > 0
+        : r.validFrom > 0 && !r.boundaries.includes(UNDATED)
           ? new Date(r.validFrom).getUTCFullYear()
           : null;
   const month = dm?.[2] ? Number(dm[2]) : null;

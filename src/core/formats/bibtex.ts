@@ -26,6 +26,7 @@ import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EntityInput } from "../ingest";
 import { withinCpuBudget } from "../limits";
 import { runSync, type Sliced, slicer } from "../pace";
+import { UNDATED } from "../research/stats";
 import { BIBTEX_PIECE_CHARS, bibtexWithinBudget, measureBibtex, planBibtexPieces } from "./bibtex-size";
 import { clip, oneLine, PlanBuilder, personEntity, publicationTime, synopsisOf, yearOf } from "./common";
 import { ENTRY_MARK, paperIdentity } from "./paper";
@@ -367,7 +368,8 @@ export function* parseBibtexSliced(text: string, opts: BibtexOptions = {}): Slic
         entities,
         boundaries: [
           `bibtex:${type}`,
-          ...(year ? [`year:${year}`] : []),
+          // An entry without a date says so: its valid_from (the import's time) is not its year.
+          ...(year ? [`year:${year}`] : [UNDATED]),
           ...keywords.slice(0, 20).map((k) => `keyword:${clip(k, 180)}`),
         ],
         source: `${src}#${e.key}`,

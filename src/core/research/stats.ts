@@ -35,7 +35,11 @@ export const TOP_VENUES = 10;
 export const TOP_KEYWORDS = 20;
 export const HOT_TOPICS = 5;
 
+/** The boundary of a record that carries no date (its valid_from is when it was stored, not its year). */
+export const UNDATED = "year:unknown";
+
 export function paperYear(boundaries: readonly string[], validFrom: number): number | null {
+  if (boundaries.includes(UNDATED)) return null;
   for (const b of boundaries) {
     const m = /^year:(\d{4})$/.exec(b);
     if (m) return Number(m[1]);
