@@ -19,7 +19,6 @@ import type { Deprecation, ImportPlan } from "../../core/formats/types";
 import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
 import { type ArtifactInput, artifactHashOf, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
 import { pacer } from "../../core/pace";
-import { UNDATED } from "../../core/research/stats";
 import { ENTITY_TYPES } from "../../core/types";
 import { toEvent } from "../lib/records";
 import type { ApplyDeps, World } from "./deps";
@@ -467,13 +466,6 @@ function keepHead(
         : "concept";
     return id === into && own ? { ...own, id } : { type, id, name: id };
   });
-  // What the incoming record knows that the kept one lacks joins it: its authors, venue and
-  // identifiers (entities), and its year when the kept record has none.
-  for (const e of incoming.entities ?? [])
-    if (e.id !== undefined && e.id !== into && e.type !== "paper" && !ids.includes(e.id)) entities.push(e);
-  const yearOf = (bs: readonly string[]) => bs.find((b) => /^year:\d{4}$/.test(b));
-  const year = yearOf(head.parts.boundaries) ? undefined : yearOf(incoming.boundaries ?? []);
-  const boundaries = year ? [...head.parts.boundaries.filter((b) => b !== UNDATED), year] : head.parts.boundaries;
   const relations = head.parts.relations;
   return {
     id: into,
@@ -482,7 +474,7 @@ function keepHead(
     synopsis: head.synopsis,
     content,
     entities,
-    boundaries,
+    boundaries: head.parts.boundaries,
     edges: head.parts.edges,
     ...(relations?.length ? { relations } : {}),
     source: head.source,
