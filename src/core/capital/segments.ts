@@ -289,6 +289,8 @@ export class PostingBuffer {
   #vals = new Int32Array(256);
   #extra: Uint8Array;
   #prev = new Int32Array(256);
+  #scratchVals = new Int32Array(64);
+  #scratchExtra = new Uint8Array(64);
   /** Lists buffered. */
   lists = 0;
   /** Postings buffered. */
@@ -378,12 +380,26 @@ export class PostingBuffer {
     return this.#keys.slice(0, this.lists).sort();
   }
 
-  /** A buffered list, oldest first. */
+  /** The largest buffered key (-1 when none). */
+  maxKey(): number {
+    let m = -1;
+    for (let l = 0; l < this.lists; l++) m = Math.max(m, this.#keys[l] as number);
+    return m;
+  }
+
+  /**
+   * A buffered list, oldest first, as views of one scratch buffer: valid until the next call (a
+   * flush copies each list into its page before asking for the next, so no list is allocated).
+   */
   list(key: number): { vals: Int32Array; extra: Uint8Array } {
     const l = this.#listOf(key);
     const n = l < 0 ? 0 : (this.#count[l] as number);
-    const vals = new Int32Array(n);
-    const extra = new Uint8Array(this.withExtra ? n : 0);
+    if (n > this.#scratchVals.length) {
+      this.#scratchVals = new Int32Array(Math.max(n, 2 * this.#scratchVals.length));
+      this.#scratchExtra = new Uint8Array(this.withExtra ? this.#scratchVals.length : 0);
+    }
+    const vals = this.#scratchVals.subarray(0, n);
+    const extra = this.#scratchExtra.subarray(0, this.withExtra ? n : 0);
     let k = n;
     for (let v = l < 0 ? -1 : (this.#head[l] as number); v >= 0; v = this.#prev[v] as number) {
       k--;
@@ -618,8 +634,7 @@ export class SegmentLists implements IntLists {
     if (this.#staged) this.#live.unshift(this.#staged);
     this.#staged = null;
     this.#absorbed = null;
-    const keys = this.pending.keys();
-    if (keys.length > 0) this.#maxKey = Math.max(this.#maxKey, keys[keys.length - 1] as number);
+    this.#maxKey = Math.max(this.#maxKey, this.pending.maxKey());
     this.pending.clear();
     this.#dropCache();
   }

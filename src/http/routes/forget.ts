@@ -9,6 +9,13 @@ export const forgetRoutes = resourceApp();
 const AFTER =
   "Afterwards no read path (route, context, expand, verify, history, neighbours, resolve, exports, MCP) returns it, also after the capital chunk is evicted and rebuilt: its change-log entries are dropped or rewritten and the archive's capital snapshots are removed (the next rebuild replays the scrubbed log and writes a new one). An audit row records who deleted what and when, with counts and no content (`GET …/deletions`). For a reversible end of validity use `/deprecate`.";
 
+/** The answers of a chunk's hard delete, by query or by path. */
+const CHUNK_DELETED = {
+  200: json(S.Forgotten),
+  ...errors(400, 401, 403),
+  404: err(404, "No such archive or chunk (a repeated delete answers 404)"),
+};
+
 endpoint(
   forgetRoutes,
   "write",
@@ -19,11 +26,7 @@ endpoint(
     summary: "Delete a chunk for good",
     description: `Removes the chunk with every version, its edges in both directions, its access events and deprecation record, its vector, its content objects (content another version still uses stays) and the declared entities nothing else names. Stored retrieval-metric runs keep their numbers; the id reads \`(forgotten)\` in their gold and returned lists. ${AFTER}`,
     request: { params: S.ArchiveParam, query: S.ForgetChunkQuery },
-    responses: {
-      200: json(S.Forgotten),
-      ...errors(400, 401, 403),
-      404: err(404, "No such archive or chunk (a repeated delete answers 404)"),
-    },
+    responses: CHUNK_DELETED,
   },
   async (c) => {
     const { archive } = c.req.valid("param");
@@ -42,11 +45,7 @@ endpoint(
     summary: "Delete a chunk for good (by path)",
     description: `The same as \`DELETE …/chunks?chunk=\`, with the id in the path (percent-encoded) where \`GET …/chunks/{id}\` reads it. ${AFTER}`,
     request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape) },
-    responses: {
-      200: json(S.Forgotten),
-      ...errors(400, 401, 403),
-      404: err(404, "No such archive or chunk (a repeated delete answers 404)"),
-    },
+    responses: CHUNK_DELETED,
   },
   async (c) => {
     const { archive, id } = c.req.valid("param");
