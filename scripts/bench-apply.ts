@@ -2,7 +2,8 @@
  * `npx tsx scripts/bench-apply.ts [--passages 30000] [--data ../shared/testdata]`: the capital
  * object's side of ingest in process, on real text (scripts/lib/realtext.ts): the change-log ops of
  * batches of 200 planned as the Worker plans them, applied to a CapitalStore over SqlTables on
- * better-sqlite3 (the engine of a Durable Object's storage) with the object's checkpoint rule.
+ * SQLite (the engine of a Durable Object's storage, here in WebAssembly: scripts/lib/sqlite.ts) with
+ * the object's checkpoint rule.
  * Reports ms per batch for apply and checkpoint at each tenth, and the SQLite bytes per head.
  */
 

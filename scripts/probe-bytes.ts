@@ -7,14 +7,23 @@
  * per head. Writes bench/results/bytes-latest.json; `npm run report` computes the scale plan in
  * docs/sharding.md from it and bench/results/probe-latest.json.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { PaperGuruClient } from "../src/client";
 import { realTextOrSkip } from "./lib/realtext";
 import { machine } from "./lib/results";
 import { harnessFetch, sourceState, startServer } from "./lib/server";
+import { Database } from "./lib/sqlite";
 
 const args = process.argv.slice(2);
 const at = args.indexOf("--passages");
@@ -50,10 +59,15 @@ try {
   const sqlite = (dir: string) => all.filter((f) => f.includes(`/${dir}/`) && /\.sqlite(-wal)?$/.test(f));
   const d1Files = sqlite("miniflare-D1DatabaseObject").filter((f) => !f.endsWith("metadata.sqlite"));
   const d1Main = d1Files.find((f) => f.endsWith(".sqlite")) as string;
-  const db = new Database(d1Main, { readonly: true });
-  const tables = db
-    .prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC")
-    .all() as Array<{
+  // dbstat on a copy of the D1 file and its WAL: the copy is opened with an exclusive lock (the
+  // SQLite here has no shared memory for a WAL index) and its WAL is checkpointed on close, so the
+  // files measured stay as the server left them.
+  const copy = join(state, "dbstat.sqlite");
+  copyFileSync(d1Main, copy);
+  if (existsSync(`${d1Main}-wal`)) copyFileSync(`${d1Main}-wal`, `${copy}-wal`);
+  const db = new Database(copy);
+  db.exec("PRAGMA locking_mode=EXCLUSIVE");
+  const tables = db.all("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC") as Array<{
     name: string;
     bytes: number;
   }>;

@@ -9,9 +9,9 @@
  *   passages/s overall and per 10,000-passage segment, sustained: until derived structure is applied
  *   when the server says how far it lags (a `bookmark` in the ingest answer and a lag or derived
  *   position in the archive's info or a /route answer), else until the last ingest answer. The same
- *   artifacts into an in-process SQLite FTS5 index (better-sqlite3, batches of 200, one transaction
- *   each; on a file with better-sqlite3's defaults, judged, and in memory) and into
- *   wink-bm25-text-search (scripts/lib/baselines.ts), measured before the server starts.
+ *   artifacts into an in-process SQLite FTS5 index (SQLite in WebAssembly, scripts/lib/sqlite.ts;
+ *   batches of 200, one transaction each; on a file with SQLite's defaults, judged, and in memory)
+ *   and into wink-bm25-text-search (scripts/lib/baselines.ts), measured before the server starts.
  *   `/route` (limit 10) and `/context` (budget_tokens 1200) p50/p99 idle at N, each on the corpora's
  *   own questions; known-item recall@10 of `/route` on 100 paragraphs' first 12 words (any artifact
  *   holding the paragraph is a hit); p99 of both while a further tenth of N is ingested; the first
@@ -28,7 +28,6 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { PaperGuruClient, PaperGuruError } from "../src/client";
 import { winkBm25 } from "./lib/baselines";
 import { shuffled } from "./lib/datasets";
@@ -36,6 +35,7 @@ import { proseCorpus } from "./lib/prose";
 import { knownItems, type Paragraph, realTextOrSkip } from "./lib/realtext";
 import { machine } from "./lib/results";
 import { harnessFetch, runtimeRestarts, sourceState, startServer } from "./lib/server";
+import { Database } from "./lib/sqlite";
 import { xkgPaper } from "./lib/xkg-fixture";
 
 const args = process.argv.slice(2);
@@ -173,17 +173,23 @@ async function attempt<T>(f: () => Promise<T>): Promise<T | null> {
 
 // ------------------------------------------------------------------ baselines (in process)
 
+/** The baselines' SQLite: compiled to WebAssembly, slower than a native build (README.md). */
+const ENGINE = "SQLite in WebAssembly (node-sqlite3-wasm)";
+
 function fts5(notes: Note[], file: string | null) {
   const db = new Database(file ?? ":memory:");
   try {
     db.exec("CREATE VIRTUAL TABLE docs USING fts5(title, content, tokenize='porter')");
     const insert = db.prepare("INSERT INTO docs(rowid, title, content) VALUES (?, ?, ?)");
-    const tx = db.transaction((rows: Note[], from: number) => {
-      for (const [k, r] of rows.entries()) insert.run(from + k + 1, r.title, r.content);
-    });
+    const tx = (rows: Note[], from: number) => {
+      db.exec("BEGIN");
+      for (const [k, r] of rows.entries()) insert.run([from + k + 1, r.title, r.content]);
+      db.exec("COMMIT");
+    };
     const t0 = performance.now();
     for (let i = 0; i < notes.length; i += BATCH) tx(notes.slice(i, i + BATCH), i);
     const ms = performance.now() - t0;
+    insert.finalize();
     return { passagesPerSec: notes.length / (ms / 1000), ms, bytes: file ? statSync(file).size : null };
   } finally {
     db.close();
@@ -473,8 +479,11 @@ async function main() {
       firstM: { passages: Math.min(M, N), passagesPerSec: firstM },
     };
     out.baselines = {
-      fts5: { ...fts5File, storage: "file in tmpdir, better-sqlite3 defaults (rollback journal, synchronous FULL)" },
-      fts5Memory: { ...fts5Memory, storage: ":memory:" },
+      fts5: {
+        ...fts5File,
+        storage: `file in tmpdir, SQLite's defaults (rollback journal, synchronous FULL, 2 MB page cache), ${ENGINE}`,
+      },
+      fts5Memory: { ...fts5Memory, storage: `:memory:, ${ENGINE}` },
       wink: winkRun,
       ratios: {
         fts5: sustained / fts5File.passagesPerSec,

@@ -1,7 +1,7 @@
 /**
- * The capital chunk's tables port: one contract for every implementation (in memory; SQLite through
- * better-sqlite3, the engine of a Durable Object's storage), and the store built over SQLite with
- * checkpoints and rebuilds answering exactly like the in-memory one.
+ * The capital chunk's tables port: one contract for every implementation (in memory; SQLite, the
+ * engine of a Durable Object's storage, here compiled to WebAssembly: scripts/lib/sqlite.ts), and the
+ * store built over SQLite with checkpoints and rebuilds answering exactly like the in-memory one.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
