@@ -17,7 +17,7 @@ Start a local server (\`npm install && npm start\` in the repository prints its 
 export U=http://127.0.0.1:8787 PAPERGURU_URL=http://127.0.0.1:8787   # the line npm start printed (PORT=... changes it)
 ADMIN=$(grep '^ADMIN_KEY=' .dev.vars | cut -d= -f2-)
 KEY=$(curl -s -X POST $U/v1/archives -H "authorization: Bearer $ADMIN" -H 'content-type: application/json' \\
-  -d '{"id":"mine","name":"My memory"}' | jq -r .key.secret)
+  -d '{"id":"mine","name":"My memory"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).key.secret')
 curl -s -X POST $U/v1/archives/mine/ingest -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\
   -d '{"artifacts":[{"id":"note:damping","kind":"note","title":"Damping","content":"We use a PageRank damping of 0.85."}]}'
 curl -s -X POST $U/v1/archives/mine/context -H "authorization: Bearer $KEY" -H 'content-type: application/json' \\

@@ -5,7 +5,10 @@
  * per session (its own working directory, HOME and config file), and must exit 0. `a | b` feeds a's
  * stdout to b, `a && b` runs b after a. The environment is what the pages assume: PAPERGURU_URL and
  * $U are the server, $KEY a key of the archive `mine`, and the files they import exist (small
- * fixtures written here). The local admin key the pages quote is the server's.
+ * fixtures written here). The local admin key the pages quote is the server's. A line of only
+ * `NAME=value` words (or `export NAME=value …`) without a command substitution sets them for the
+ * page's later lines; the documented local URL in one (the README's `export U=…`, the line npm start
+ * prints) is the server's. The /docs page's examples (src/http/docs.ts) are a page too.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,9 +19,12 @@ import { type Server, startServer } from "../../scripts/lib/server";
 import type { Io } from "../../src/cli/io";
 import { main } from "../../src/cli/main";
 import { PaperGuruClient } from "../../src/client";
+import { API_DESCRIPTION } from "../../src/http/docs";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const DOC_ADMIN_KEY = "pg_admin_local_dev_key";
+/** The URL npm start serves by default, as the pages' `export U=…` lines write it. */
+const DOC_URL = "http://127.0.0.1:8787";
 
 // ------------------------------------------------------------------ extraction
 
@@ -26,9 +32,13 @@ interface Example {
   page: string;
   line: number;
   text: string;
+  /** A `paperguru` command, or a line of NAME=value words only. */
+  kind: "cli" | "assign";
 }
 
-/** Code-block lines (continuations joined) that run `paperguru` or `npx paperguru`. */
+const ASSIGNMENTS = /^(?:export\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s*)+(?:#.*)?$/;
+
+/** Code-block lines (continuations joined) that run `paperguru` or `npx paperguru`, or only set variables. */
 function examples(page: string, markdown: string): Example[] {
   const out: Example[] = [];
   const lines = markdown.split("\n");
@@ -44,7 +54,10 @@ function examples(page: string, markdown: string): Example[] {
     const start = i;
     while (/\\\s*$/.test(text) && i + 1 < lines.length) text = `${text.replace(/\\\s*$/, " ")}${lines[++i]}`;
     const command = text.trim().replace(/^(?:[A-Z_][A-Z0-9_]*=\S*\s+)*/, "");
-    if (/^(?:npx\s+)?paperguru(?:\s|$)/.test(command)) out.push({ page, line: start + 1, text: text.trim() });
+    if (/^(?:npx\s+)?paperguru(?:\s|$)/.test(command))
+      out.push({ page, line: start + 1, text: text.trim(), kind: "cli" });
+    else if (ASSIGNMENTS.test(text.trim()) && !text.includes("$("))
+      out.push({ page, line: start + 1, text: text.trim(), kind: "assign" });
   }
   return out;
 }
@@ -166,8 +179,16 @@ async function run(argv: string[], env: Record<string, string>, cwd: string, std
   return { code, out: out.text(), err: err.text() };
 }
 
-/** Runs one example line; returns a failure message or null. */
+/** Runs one example line (or sets its variables in `env`); returns a failure message or null. */
 async function runLine(ex: Example, env: Record<string, string>, cwd: string): Promise<string | null> {
+  if (ex.kind === "assign") {
+    const words = tokenize(ex.text, env).flatMap((t) => ("word" in t ? [t.word] : []));
+    for (const w of words[0] === "export" ? words.slice(1) : words) {
+      const at = w.indexOf("=");
+      env[w.slice(0, at)] = w.slice(at + 1).replaceAll(DOC_URL, env.U as string);
+    }
+    return null;
+  }
   let prev: { code: number; out: string; err: string } | null = null;
   for (const s of steps(tokenize(ex.text, env))) {
     if (s.join === "&&" && prev && prev.code !== 0) break;
@@ -240,7 +261,10 @@ const PAGES = [
     .sort()
     .map((f) => `docs/${f}`),
 ];
-const ALL = PAGES.map((page) => ({ page, examples: examples(page, readFileSync(join(ROOT, page), "utf8")) }));
+const ALL = [
+  ...PAGES.map((page) => ({ page, examples: examples(page, readFileSync(join(ROOT, page), "utf8")) })),
+  { page: "src/http/docs.ts", examples: examples("src/http/docs.ts", API_DESCRIPTION) },
+];
 
 let server: Server;
 let tmp: string;
@@ -261,10 +285,12 @@ afterAll(() => {
 
 describe("the documentation's CLI examples", () => {
   it("finds them: the worked example, the README's and the CLI reference's", () => {
-    const count = (page: string) => ALL.find((p) => p.page === page)?.examples.length ?? 0;
+    const count = (page: string) =>
+      ALL.find((p) => p.page === page)?.examples.filter((e) => e.kind === "cli").length ?? 0;
     expect(count("docs/cli.md")).toBeGreaterThanOrEqual(20);
     expect(count("docs/interfaces.md")).toBeGreaterThanOrEqual(10);
     expect(count("README.md")).toBeGreaterThanOrEqual(3);
+    expect(count("src/http/docs.ts")).toBeGreaterThanOrEqual(5);
     const cli = ALL.find((p) => p.page === "docs/cli.md")?.examples.map((e) => e.text) ?? [];
     // One command of each system group, and a filtered context.
     for (const g of ["project ", "xkg ", "research ", "papers "])
@@ -297,8 +323,8 @@ describe("the documentation's CLI examples", () => {
     expect(() => steps(tokenize("npx paperguru log && rm -rf x", env))).toThrow(/not a paperguru command/);
   });
 
-  for (const { page, examples: exs } of ALL.filter((p) => p.examples.length)) {
-    it(`${page}: ${exs.length} examples exit 0`, async () => {
+  for (const { page, examples: exs } of ALL.filter((p) => p.examples.some((e) => e.kind === "cli"))) {
+    it(`${page}: ${exs.filter((e) => e.kind === "cli").length} examples exit 0`, async () => {
       const dir = join(tmp, page.replace(/[/.]/g, "_"));
       writeFixtures(dir);
       const env: Record<string, string> = {
