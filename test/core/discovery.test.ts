@@ -224,6 +224,9 @@ describe("collection statistics", () => {
   it("year, source name, title words and open access as documented", () => {
     expect(paperYear(["x", "year:1999"], Date.parse("2020-01-01"))).toBe(1999);
     expect(paperYear([], Date.parse("2020-07-01"))).toBe(2020);
+    // Imported without a date: no year, not the import's; a year a merge brought is the year.
+    expect(paperYear(["year:unknown"], Date.parse("2026-12-03"))).toBeNull();
+    expect(paperYear(["year:unknown", "year:2021"], Date.parse("2026-12-03"))).toBe(2021);
     expect(sourceName("https://www.OpenAlex.org/W1")).toBe("openalex.org");
     expect(sourceName("doi:10.1/x")).toBe("doi");
     expect(sourceName("papers.jsonl#12")).toBe("papers.jsonl");

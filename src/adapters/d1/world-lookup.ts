@@ -134,17 +134,28 @@ export class D1WorldLookup implements WorldLookup {
     return out;
   }
 
-  /** Every version's source and artifact hash, oldest first (a paper has a handful). */
+  /** Every version's source, artifact hash, entity ids and boundaries, oldest first (a paper has a handful). */
   async versionsOf(
     archiveId: string,
     chunkId: string,
-  ): Promise<Array<{ version: number; source: string; artifactHash: string; contentKey: string }>> {
+  ): Promise<
+    Array<{
+      version: number;
+      source: string;
+      artifactHash: string;
+      contentKey: string;
+      entities: string[];
+      boundaries: string[];
+    }>
+  > {
     return this.#db
       .select({
         version: s.chunkVersions.version,
         source: s.chunkVersions.source,
         artifactHash: s.chunkVersions.artifactHash,
         contentKey: s.chunkVersions.contentKey,
+        entities: s.chunkVersions.entities,
+        boundaries: s.chunkVersions.boundaries,
       })
       .from(s.chunkVersions)
       .where(and(eq(s.chunkVersions.archiveId, archiveId), eq(s.chunkVersions.chunkId, chunkId)))

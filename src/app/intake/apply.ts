@@ -8,17 +8,28 @@
  * records are the same work when they share a canonical identifier (DOI, arXiv id, OpenAlex id, in
  * any written form), else when their normalised titles are equal. The richer record (more content,
  * entities and edges) wins: it becomes the chunk's next version, or it is already the current one and
- * the other record only adds its identifiers and title as aliases. Each merge is recorded in the
- * surviving entity's history (op "deduplicated"), so `GET /history?entity=` shows where it came from.
+ * the other record adds its identifiers and title as aliases. Either way the paper keeps the winner's
+ * text and every metadata line and field (authors, venue, year, BibTeX type, keywords: formats/paper
+ * mergePaperFields) only the other record states; on a conflict the winner's stays. Each merge is
+ * recorded in the surviving entity's history (op "deduplicated"), so `GET /history?entity=` shows
+ * where each line and field came from.
  */
 
 import { foldAnnotations } from "../../core/annotations";
 import { REFERENCE_ONLY } from "../../core/formats/fulltext";
-import { mergePaperContent, splitEntry } from "../../core/formats/paper";
+import {
+  idsOfLines,
+  mergePaperContent,
+  mergePaperFields,
+  type PaperFields,
+  restatePaperContent,
+  splitEntry,
+} from "../../core/formats/paper";
 import type { Deprecation, ImportPlan } from "../../core/formats/types";
 import { aliasKeys, canonicalPaperId, findIdentifiers, normAlias } from "../../core/ids";
 import { type ArtifactInput, artifactHashOf, type EntityInput, INGEST_LIMITS } from "../../core/ingest";
 import { pacer } from "../../core/pace";
+import type { VersionParts } from "../../core/ports";
 import { ENTITY_TYPES } from "../../core/types";
 import { toEvent } from "../lib/records";
 import type { ApplyDeps, World } from "./deps";
@@ -289,7 +300,17 @@ function dedupeWithinPlan(artifacts: ArtifactInput[], renamed: Map<string, strin
     const winner = g.reduce((best, a) => (rank(a) > rank(best) ? a : best));
     const losers = g.filter((a) => a !== winner);
     const extra = losers.flatMap((l) => [l.id, l.title, ...idsOf(l)]);
-    kept.push(retargetKeepTime(winner, extra));
+    // The winner takes the metadata lines and fields it lacks from each record of the work (not
+    // from a stand-in, whose text is another paper's reference line), in the plan's order.
+    let folded = winner;
+    for (const l of losers)
+      if (!l.placeholder)
+        folded = withFields(
+          folded,
+          mergePaperContent(folded.content, l.content),
+          mergePaperFields(fieldsOf(folded), fieldsOf(l)),
+        );
+    kept.push(retargetKeepTime(folded, extra));
     for (const l of losers) {
       renamed.set(l.id, winner.id);
       out.merges.push({ from: l.id, into: winner.id, matched_by: "same import", kept: "incoming" });
@@ -375,22 +396,34 @@ async function dedupeAgainstArchive(
     const record = recordOf(a.source);
     const own = (await deps.world.versionsOf(archiveId, into)).filter((v) => recordOf(v.source) === record).at(-1);
     // Field by field: the richer record's text and title, plus every metadata line (authors, venue,
-    // date, identifiers, the BibTeX entry as written) that only the other record has. A record's
-    // own later version always takes its own text.
+    // date, identifiers, the BibTeX entry as written) and every field of PAPER_FIELDS (its author
+    // and venue entities, its year, BibTeX type and keyword boundaries) that only the other record
+    // has. A record's own later version always takes its own text and fields.
     const headContent = (await deps.kernel.contentOf(head.contentKey)) ?? "";
+    const headFields = storedFields(head.parts);
     // A bibliography stand-in is replaced whole by the work's first record (its text is another
     // paper's reference line, not metadata of this one).
     const standIn = head.parts.boundaries.includes(REFERENCE_ONLY);
     const incomingWins =
       !own && (standIn || artifactRichness(candidate) > textRichness(headContent, head.entities, head.edges));
     if (own || incomingWins) {
-      const merged =
-        standIn && !own ? { content: candidate.content, added: [] } : mergePaperContent(candidate.content, headContent);
-      const mergedArtifact: ArtifactInput = { ...candidate, content: merged.content };
+      const fromStandIn = standIn && !own;
+      const merged = fromStandIn
+        ? { content: candidate.content, added: [] }
+        : mergePaperContent(candidate.content, headContent);
+      const fields = fromStandIn
+        ? { entities: [], boundaries: [...(candidate.boundaries ?? [])], added: [] }
+        : mergePaperFields(fieldsOf(candidate), headFields);
+      const mergedArtifact = withFields(candidate, merged, fields);
       if (own) {
-        // Unchanged: the record merged with what it stored last time gives that version again.
+        // Unchanged: the record merged with what it stored last time (the text and fields other
+        // records added to that version) gives that version again.
         const ownContent = (await deps.kernel.contentOf(own.contentKey)) ?? "";
-        const again = { ...candidate, content: mergePaperContent(candidate.content, ownContent).content };
+        const again = withFields(
+          candidate,
+          restatePaperContent(candidate.content, ownContent),
+          mergePaperFields(fieldsOf(candidate), storedFields(own)),
+        );
         if (
           own.artifactHash === (await artifactHashOf(again)) ||
           own.artifactHash === (await artifactHashOf(candidate))
@@ -409,24 +442,26 @@ async function dedupeAgainstArchive(
         { from: a.id, into, matched_by, kept: "incoming", source: a.source ?? "" },
         {
           text: a.source ?? "",
-          ...Object.fromEntries(merged.added.map((f) => [f, head.source])),
+          ...Object.fromEntries([...merged.added, ...fields.added].map((f) => [f, head.source])),
         },
       );
       if (into !== a.id) renamed.set(a.id, into);
       continue;
     }
-    // The existing record keeps its text, title, entities and edges; the incoming one adds the
-    // fields it lacked as a new version of the existing record (same source, so re-imports of
-    // either record find nothing new).
+    // The existing record keeps its text, title, entities, boundaries and edges; the incoming one
+    // adds the metadata lines and fields it lacked as a new version of the existing record (same
+    // source, so re-imports of either record find nothing new).
     const merged = mergePaperContent(headContent, candidate.content);
-    if (merged.added.length > 0) result.push(keepHead(into, head, merged.content, candidate));
+    const fields = mergePaperFields(headFields, fieldsOf(candidate));
+    const added = [...merged.added, ...fields.added];
+    if (added.length > 0) result.push(keepHead(into, head, merged, candidate, fields));
     const aliasesAdded = await addAliases(deps, archiveId, into, aliases);
-    if (merged.added.length === 0) {
+    if (added.length === 0) {
       note(into, "unchanged");
       out.counts.unchanged++;
     }
     if (into !== a.id) renamed.set(a.id, into);
-    if (merged.added.length === 0 && aliasesAdded === 0) continue;
+    if (added.length === 0 && aliasesAdded === 0) continue;
     await recordMerge(
       deps,
       archiveId,
@@ -434,11 +469,59 @@ async function dedupeAgainstArchive(
       { from: a.id, into, matched_by, kept: "existing", source: a.source ?? "" },
       {
         text: head.source,
-        ...Object.fromEntries(merged.added.map((f) => [f, a.source ?? ""])),
+        ...Object.fromEntries(added.map((f) => [f, a.source ?? ""])),
       },
     );
   }
   return result;
+}
+
+/** An artifact's fields as mergePaperFields takes them. */
+function fieldsOf(a: ArtifactInput): PaperFields {
+  return { entities: a.entities ?? [], boundaries: a.boundaries ?? [] };
+}
+
+/** A stored version's fields: its entity ids as entities (each exists already, under its name). */
+function storedFields(parts: VersionParts): PaperFields {
+  return { entities: parts.entities.map((id) => entityOfId(id)), boundaries: parts.boundaries };
+}
+
+/**
+ * `a` with merged content and what the merges gave it: the entities and boundaries of a field merge,
+ * and the identifiers of the `DOI:` / `arXiv:` lines the content merge added (or `ids`) as aliases
+ * of its own paper entity, so they name this work and no entity of their own.
+ */
+function withFields(
+  a: ArtifactInput,
+  merged: { content: string; added: readonly string[] },
+  fields: { entities: EntityInput[]; boundaries: string[] },
+  ids: readonly string[] = idsOfLines(merged.content, merged.added),
+): ArtifactInput {
+  const aliases = ids.filter((x) => x !== a.id);
+  let entities = [...(a.entities ?? []), ...fields.entities];
+  if (aliases.length > 0) {
+    const self = entities.find((e) => e.type === "paper" && e.id === a.id);
+    entities = self
+      ? entities.map((e) => (e === self ? { ...e, aliases: [...(e.aliases ?? []), ...aliases] } : e))
+      : [{ type: "paper", id: a.id, name: a.title, aliases }, ...entities];
+  }
+  return {
+    ...a,
+    content: merged.content,
+    ...(entities.length ? { entities } : {}),
+    ...(fields.boundaries.length ? { boundaries: fields.boundaries } : {}),
+  };
+}
+
+/** A stored entity id as an entity: its type from its prefix (a paper identifier is a paper). */
+function entityOfId(id: string): EntityInput {
+  const prefix = id.split(":")[0] ?? "";
+  const type = (ENTITY_TYPES as readonly string[]).includes(prefix)
+    ? (prefix as EntityInput["type"])
+    : canonicalPaperId(id)
+      ? "paper"
+      : "concept";
+  return { type, id, name: id };
 }
 
 /** Richness of a record's own text: the BibTeX entry it carries repeats its fields, so it is left out. */
@@ -448,37 +531,38 @@ function textRichness(content: string, entities: number, edges: number): number 
 
 const artifactRichness = (a: ArtifactInput) => textRichness(a.content, a.entities?.length ?? 0, a.edges?.length ?? 0);
 
-/** The existing head as an artifact again, with merged content and the incoming record's aliases. */
+/**
+ * The existing head as an artifact again, with merged content, the incoming record's aliases and
+ * what the merges gave it (withFields).
+ */
 function keepHead(
   into: string,
   head: NonNullable<Awaited<ReturnType<World["latestHead"]>>>,
-  content: string,
+  merged: { content: string; added: readonly string[] },
   incoming: ArtifactInput,
+  fields: { entities: EntityInput[]; boundaries: string[] },
 ): ArtifactInput {
-  const ids = head.parts.entities;
   const own = incoming.entities?.find((e) => e.id === into || e.type === "paper");
-  const entities: EntityInput[] = ids.map((id) => {
-    const prefix = id.split(":")[0] ?? "";
-    const type = (ENTITY_TYPES as readonly string[]).includes(prefix)
-      ? (prefix as EntityInput["type"])
-      : canonicalPaperId(id)
-        ? "paper"
-        : "concept";
-    return id === into && own ? { ...own, id } : { type, id, name: id };
-  });
+  const entities: EntityInput[] = head.parts.entities.map((id) =>
+    id === into && own ? { ...own, id } : entityOfId(id),
+  );
   const relations = head.parts.relations;
-  return {
+  const kept: ArtifactInput = {
     id: into,
     kind: "paper",
     title: head.title,
     synopsis: head.synopsis,
-    content,
+    content: merged.content,
     entities,
     boundaries: head.parts.boundaries,
     edges: head.parts.edges,
     ...(relations?.length ? { relations } : {}),
     source: head.source,
   };
+  // The work's own identifiers in its `DOI:` / `arXiv:` lines stay aliases of the paper (as the
+  // record that wrote or merged them declared), unless the head holds one as an entity of its own.
+  const ids = idsOfLines(merged.content, ["DOI", "arXiv"]).filter((x) => !head.parts.entities.includes(x));
+  return withFields(kept, merged, fields, ids);
 }
 
 async function recordMerge(

@@ -19,13 +19,15 @@
  *   See parseReference for how an entry is resolved.
  *
  * The publication date (front matter `date:` or `year:`) is the valid_from of the paper and its
- * sections (publicationTime) and a `year:YYYY` boundary; when the archive already holds a later
+ * sections (publicationTime) and a `year:YYYY` boundary (without one the paper carries UNDATED,
+ * `year:unknown`: statistics and exports give it no year); when the archive already holds a later
  * version, the import layer records the new one from now instead (versions never overlap).
  */
 import { fail, ok, type Result } from "../errors";
 import { slug } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import { runSync, type Sliced, slicer } from "../pace";
+import { UNDATED } from "../research/stats";
 import { clip, LIMITS, oneLine, PlanBuilder, publicationTime, synopsisOf, yearOf } from "./common";
 import { paperIdentity } from "./paper";
 import { parseReference } from "./references";
@@ -314,7 +316,8 @@ export function* parseMarkdownPaperSliced(text: string, opts: MarkdownOptions = 
       ...(published !== undefined ? { valid_from: published } : {}),
       entities,
       edges,
-      ...(year ? { boundaries: [`year:${year}`] } : {}),
+      // A document without a date says so: its valid_from (the import's time) is not its year.
+      boundaries: [year ? `year:${year}` : UNDATED],
       source: src,
     },
     src,

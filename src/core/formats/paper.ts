@@ -6,7 +6,8 @@
  * the system's name a title leads with ("HippoRAG: Neurobiologically Inspired ..." -> "HippoRAG").
  */
 
-import { canonicalPaperId, slug } from "../ids";
+import { canonicalEntityId, canonicalPaperId, slug } from "../ids";
+import { UNDATED } from "../research/stats";
 import type { EntityInput } from "../types";
 
 /** arXiv-minted DOIs (10.48550/arXiv.2405.14831) are the arXiv id in another form. */
@@ -164,4 +165,116 @@ export function mergePaperContent(winner: string, other: string): { content: str
   }
   if (!w.entry && entry) added.push("BibTeX");
   return { content: `${body}${lines.length ? `\n${lines.join("\n")}` : ""}${entry}`, added };
+}
+
+/**
+ * A record's text against its stored version, to tell whether the record changed: the stored text
+ * itself when it is the record's text followed by metadata lines of labels the record lacks (lines
+ * other records' merges appended, in the order they came) and the record's BibTeX entry, or the
+ * other's when the record has none; else mergePaperContent(record, stored), whose text then
+ * differs from the stored one. `added` names the labels of the lines taken from the stored text.
+ */
+export function restatePaperContent(record: string, stored: string): { content: string; added: string[] } {
+  const r = splitEntry(record);
+  const s = splitEntry(stored);
+  const rest = s.body.startsWith(r.body) ? s.body.slice(r.body.length) : null;
+  if (rest !== null && (r.entry === s.entry || r.entry === "")) {
+    const lines = rest === "" ? [] : rest.startsWith("\n") ? rest.slice(1).split("\n") : null;
+    const labels = lines?.map((l) => META_LABELS.find((m) => l.startsWith(`${m}:`) && metaLine(l, m) === l));
+    if (labels?.every((m) => m !== undefined && !metaLine(r.body, m)) && new Set(labels).size === labels.length)
+      return { content: stored, added: [...(labels as string[]), ...(r.entry === "" && s.entry ? ["BibTeX"] : [])] };
+  }
+  return mergePaperContent(record, stored);
+}
+
+/**
+ * The canonical identifiers the `DOI:` and `arXiv:` lines among `labels` state in a paper's content
+ * (the lines a merge added name the same work in another form).
+ */
+export function idsOfLines(content: string, labels: readonly string[]): string[] {
+  const { body } = splitEntry(content);
+  const ids: string[] = [];
+  for (const [label, prefix] of [
+    ["DOI", ""],
+    ["arXiv", "arXiv:"],
+  ] as const) {
+    if (!labels.includes(label)) continue;
+    const value = metaLine(body, label)
+      ?.slice(label.length + 1)
+      .trim();
+    const id = value ? canonicalPaperId(`${prefix}${value}`) : null;
+    if (id) ids.push(id);
+  }
+  return ids;
+}
+
+/** A paper record's metadata beyond its text: its declared entities and its boundaries. */
+export interface PaperFields {
+  entities: readonly EntityInput[];
+  boundaries: readonly string[];
+}
+
+/**
+ * The fields a merge carries from one record of a work to another, named by their prefix: authors
+ * (`person:` entities), venue (`venue:` entities), year (a `year:<yyyy>` boundary), BibTeX type
+ * (`bibtex:<type>`) and keywords (`keyword:<k>` boundaries).
+ */
+export const PAPER_FIELDS = ["person:", "venue:", "year:", "bibtex:", "keyword:"] as const;
+export type PaperField = (typeof PAPER_FIELDS)[number];
+
+const ENTITY_FIELDS: readonly PaperField[] = ["person:", "venue:"];
+
+function boundaryField(b: string): PaperField | null {
+  const t = b.trim().toLowerCase();
+  if (/^year:\d{4}$/.test(t)) return "year:";
+  if (t.startsWith("bibtex:")) return "bibtex:";
+  if (t.startsWith("keyword:")) return "keyword:";
+  return null;
+}
+
+function entityField(e: EntityInput): PaperField | null {
+  const id = canonicalEntityId(e.type, e.id ?? e.name);
+  return ENTITY_FIELDS.find((f) => id.startsWith(f)) ?? null;
+}
+
+/**
+ * Two records of one work merged field by field (beside mergePaperContent for their text): every
+ * field of PAPER_FIELDS the winner states stays as it is, and each one it does not state takes the
+ * other record's value whole (all its authors, its venue, its year, ...). A year taken this way
+ * replaces the winner's UNDATED. Returns the other's entities to add to the winner's, the winner's
+ * boundaries after the merge, and the fields taken. Deterministic and idempotent: merging the result
+ * with either record again takes nothing.
+ */
+export function mergePaperFields(
+  winner: PaperFields,
+  other: PaperFields,
+): { entities: EntityInput[]; boundaries: string[]; added: PaperField[] } {
+  const stated = new Set<PaperField>();
+  for (const e of winner.entities) {
+    const f = entityField(e);
+    if (f) stated.add(f);
+  }
+  for (const b of winner.boundaries) {
+    const f = boundaryField(b);
+    if (f) stated.add(f);
+  }
+  const added = new Set<PaperField>();
+  const entities: EntityInput[] = [];
+  for (const e of other.entities) {
+    const f = entityField(e);
+    if (!f || stated.has(f)) continue;
+    entities.push(e);
+    added.add(f);
+  }
+  const taken: string[] = [];
+  for (const b of other.boundaries) {
+    const f = boundaryField(b);
+    if (!f || stated.has(f)) continue;
+    taken.push(b);
+    added.add(f);
+  }
+  const kept = added.has("year:")
+    ? winner.boundaries.filter((b) => b.trim().toLowerCase() !== UNDATED)
+    : [...winner.boundaries];
+  return { entities, boundaries: [...kept, ...taken], added: PAPER_FIELDS.filter((f) => added.has(f)) };
 }

@@ -544,6 +544,9 @@ export interface IngestLogStore {
   listLog(archiveId: string, limit: number, before?: number): Promise<LogRecord[]>;
 }
 
+/** A stored version's canonical entity ids and boundaries. */
+export type VersionParts = Pick<VersionRecord, "entities" | "boundaries">;
+
 /** What the feed pipelines look up before applying a plan (dedup, links, unchanged records). */
 export interface WorldLookup {
   /**
@@ -561,10 +564,11 @@ export interface WorldLookup {
   paperEntitiesByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]>;
   papersByAliases(archiveId: string, aliasNorms: string[]): Promise<PaperMatch[]>;
   liveEntities(archiveId: string, ids: string[]): Promise<Set<string>>;
+  /** Every version of a chunk, oldest first: its source, artifact hash, content key, entity ids and boundaries. */
   versionsOf(
     archiveId: string,
     chunkId: string,
-  ): Promise<Array<{ version: number; source: string; artifactHash: string; contentKey: string }>>;
+  ): Promise<Array<{ version: number; source: string; artifactHash: string; contentKey: string } & VersionParts>>;
   latestHead(
     archiveId: string,
     chunkId: string,

@@ -3,7 +3,9 @@
  * read exactly (as of a time, within a scope). Pure and linear in the papers and their title words.
  *
  * PaperGuru's definitions:
- * - year: the `year:<yyyy>` boundary, else the UTC year of valid_from (importers set both);
+ * - year: the `year:<yyyy>` boundary; none for a record with UNDATED (`year:unknown`: an importer
+ *   read no date, so valid_from is the import's time) or valid from the epoch; else the UTC year of
+ *   valid_from (importers set both);
  * - source: the host of the version's `source` URL without `www.` (arxiv.org, openalex.org), else
  *   its text before the first `:` or `#` (a DOI prefix, an imported file's name), else `(none)`;
  * - authors and venues: the paper's `person:` and `venue:` entities;
@@ -39,11 +41,11 @@ export const HOT_TOPICS = 5;
 export const UNDATED = "year:unknown";
 
 export function paperYear(boundaries: readonly string[], validFrom: number): number | null {
-  if (boundaries.includes(UNDATED)) return null;
   for (const b of boundaries) {
     const m = /^year:(\d{4})$/.exec(b);
     if (m) return Number(m[1]);
   }
+  if (boundaries.includes(UNDATED)) return null;
   // Valid from the epoch: a work known only from a bibliography, date unknown.
   return validFrom <= 0 ? null : new Date(validFrom).getUTCFullYear();
 }
