@@ -33,6 +33,8 @@ const SHARDS = "bench/results/shards-latest.json";
 const EVAL_SHARDED = "bench/results/eval-sharded-latest.json";
 const SPLIT_KILL = "bench/results/split-kill-latest.json";
 const CV = "bench/results/cv-latest.json";
+const ABSTENTION = "bench/results/abstention-latest.json";
+const BUDGETS = "bench/results/budgets-latest.json";
 
 interface CvResults {
   date: string;
@@ -1719,6 +1721,147 @@ function shardedEval(sh: EvalResults | null, one: EvalResults | null): string {
   ].join("\n");
 }
 
+// ------------------------------------------------------------------ relevance, abstention, budgets
+
+interface AbstentionFigure {
+  set: string;
+  kind: "answerable" | "unanswerable";
+  questions: number;
+  k: number;
+  recallNoFloor?: number;
+  recallAtFloor?: number;
+  abstained?: number;
+}
+interface AbstentionResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  features: string[];
+  inForce: number[];
+  defaults: { query: number; card: number };
+  atDefaults: AbstentionFigure[];
+  pooledAbstained: number;
+  worstLoss: number;
+  chosen: { query: number; card: number };
+  refit: number[];
+  single: { floor: { query: number; card: number }; sets: AbstentionFigure[]; pooledAbstained: number };
+  folds: Array<{
+    fit: number[];
+    floor: { query: number; card: number };
+    heldOut: AbstentionFigure[];
+    worstLoss: number;
+    pooledAbstained: number;
+  }>;
+  questions: number;
+}
+
+/** scripts/abstention.ts: relevance floors on answerable and unanswerable dev questions. */
+function abstentionBlock(r: AbstentionResults | null): string {
+  if (!r) return missing(ABSTENTION, "npx tsx scripts/abstention.ts --data ../shared/testdata");
+  const cell = (x: AbstentionFigure | undefined) =>
+    !x
+      ? "–"
+      : x.kind === "answerable"
+        ? `${pct(x.recallAtFloor)} (${((x.recallAtFloor ?? 0) * 100 - (x.recallNoFloor ?? 0) * 100).toFixed(1)})`
+        : `${pct(x.abstained)}%`;
+  const rows = r.atDefaults.map((x) => {
+    const single = r.single.sets.find((y) => y.set === x.set);
+    const held = r.folds.map((f) => f.heldOut.find((y) => y.set === x.set));
+    return [
+      x.set,
+      x.kind === "answerable" ? `answerable, R@${x.k}` : "unanswerable",
+      int(x.questions),
+      x.kind === "answerable" ? pct(x.recallNoFloor) : "",
+      cell(x),
+      cell(single),
+      held.map(cell).join(" / "),
+    ];
+  });
+  const coef = (f: number[]) =>
+    [`${f[0]}`, ...r.features.map((name, i) => `${f[i + 1] ?? 0} ${name}`)].join(" + ").replace(/\+ -/g, "- ");
+  return [
+    runLine("Last `npx tsx scripts/abstention.ts --data ../shared/testdata`", r),
+    "",
+    `${int(r.questions)} questions through \`/route\` (limit 40). Defaults in force: evidence floor ${r.defaults.query}, card floor ${r.defaults.card}, relevance = σ(${coef(r.inForce)}). Recall cells: recall at the floors (its change from no floor, in points); unanswerable cells: the share with no cards.`,
+    "",
+    table(
+      [
+        "set",
+        "kind",
+        "questions",
+        "no floor",
+        `floors ${r.defaults.query} / ${r.defaults.card}`,
+        `one floor ${r.single.floor.query}`,
+        "held out (2 folds)",
+      ],
+      rows,
+    ),
+    "",
+    `Pooled over the unanswerable questions: ${pct(r.pooledAbstained)}% abstain at the defaults (worst answerable set ${(r.worstLoss * -100).toFixed(1)} points); with one floor for both, ${pct(r.single.pooledAbstained)}%. This run would choose floors ${r.chosen.query} / ${r.chosen.card}; a refit on its candidates gives σ(${coef(r.refit)}). Held out, the folds chose ${r.folds.map((f) => `${f.floor.query} / ${f.floor.card}`).join(" and ")}, abstained on ${r.folds.map((f) => `${pct(f.pooledAbstained)}%`).join(" and ")} and lost at worst ${r.folds.map((f) => (f.worstLoss * 100).toFixed(1)).join(" and ")} points.`,
+  ].join("\n");
+}
+
+interface BudgetResults {
+  date: string;
+  commit: string;
+  source?: SourceLike | null;
+  machine?: { cores: number; cpu?: string; node: string };
+  tokenizer: string;
+  sets: Array<{ name: string; artifacts: number; questions: number }>;
+  rows: Array<{
+    form: string;
+    budget: number;
+    answers: number;
+    maxRatio: number;
+    meanRatio: number;
+    over: number;
+    cards: number;
+    repeatedSentences: number;
+    packingFaults: number;
+  }>;
+}
+
+/** scripts/budgets.ts: tokens returned against the budget, per form. */
+function budgetsBlock(r: BudgetResults | null): string {
+  if (!r) return missing(BUDGETS, "npx tsx scripts/budgets.ts --data ../shared/testdata");
+  const form: Record<string, string> = {
+    json: "REST `/context` (cards' JSON + window)",
+    markdown: "`/export/context` markdown (whole document)",
+    mcp: "MCP `context` (whole result)",
+  };
+  return [
+    runLine("Last `npx tsx scripts/budgets.ts --data ../shared/testdata`", r),
+    "",
+    `${r.sets.map((s) => `${s.name} (${int(s.questions)} questions)`).join(", ")}, counted in ${r.tokenizer}.`,
+    "",
+    table(
+      [
+        "form",
+        "budget",
+        "answers",
+        "largest ÷ budget",
+        "mean ÷ budget",
+        "over budget",
+        "cards",
+        "sentences twice in a card",
+        "packing faults",
+      ],
+      r.rows.map((x) => [
+        form[x.form] ?? x.form,
+        int(x.budget),
+        int(x.answers),
+        x.maxRatio.toFixed(3),
+        x.meanRatio.toFixed(3),
+        int(x.over),
+        int(x.cards),
+        int(x.repeatedSentences),
+        x.form === "json" ? int(x.packingFaults) : "–",
+      ]),
+    ),
+  ].join("\n");
+}
+
 // ------------------------------------------------------------------ README rewriting
 
 const before = new Map(PAGES.map((f) => [f, readFileSync(f, "utf8")]));
@@ -1750,6 +1893,8 @@ replaceBlock("targets", ev ? targetBlock(ev) : missing(EVAL, "npm run eval -- --
 replaceBlock("research", research(ev));
 replaceBlock("params", paramRuns(ev));
 replaceBlock("cv", cvBlock(readJson<CvResults>(CV)));
+replaceBlock("abstention", abstentionBlock(readJson<AbstentionResults>(ABSTENTION)));
+replaceBlock("budgets", budgetsBlock(readJson<BudgetResults>(BUDGETS)));
 const explore = readJson<ExploreResults>(EXPLORE);
 replaceBlock("split-kill", splitKill(readJson<SplitKill>(SPLIT_KILL)));
 replaceBlock("sharded-eval", shardedEval(readJson<EvalResults>(EVAL_SHARDED), ev));

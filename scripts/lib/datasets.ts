@@ -81,6 +81,8 @@ export interface Conversation {
   questions: Question[];
   /** Category-5 (adversarial) questions left out. */
   adversarial: number;
+  /** Their text: built to be unanswerable from the conversation (scripts/abstention.ts asks them). */
+  adversarialQuestions: string[];
   /** Evidence ids that name no turn after normalisation, and questions left with no gold turn. */
   unmatchedEvidence: string[];
   questionsWithoutGold: number;
@@ -170,11 +172,13 @@ export function loadLocomo(dir: string): Conversation[] | null {
     const questions: Question[] = [];
     const unmatched: string[] = [];
     let adversarial = 0;
+    const adversarialQuestions: string[] = [];
     let withoutGold = 0;
     let normalised = 0;
     for (const q of c.qa) {
       if (q.category === 5) {
         adversarial++;
+        adversarialQuestions.push(q.question);
         continue;
       }
       const gold = new Set<string>();
@@ -196,6 +200,7 @@ export function loadLocomo(dir: string): Conversation[] | null {
       turns,
       questions,
       adversarial,
+      adversarialQuestions,
       unmatchedEvidence: unmatched,
       questionsWithoutGold: withoutGold,
       normalised,

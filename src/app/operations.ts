@@ -8,6 +8,7 @@ import * as S from "../contract";
 import { NEAR_DUPLICATE_THRESHOLD, overlap, wordSet } from "../core/dedupe";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChunkStore, EntityStore, ModelMeter } from "../core/ports";
+import type { EvidenceFloor } from "../core/query";
 import type { Candidate, EvidenceCard, Freshness, RouteFilter, RouteResult } from "../core/types";
 import { chunkDetail, entityDetail } from "./browse";
 import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
@@ -267,8 +268,12 @@ function wireFreshness(f: Freshness | undefined, after: string | undefined): In<
   };
 }
 
-/** Candidates on the wire: the raw signals stay internal (the ranking reports them per item). */
-const wireCandidates = (cs: readonly Candidate[]) => cs.map(({ raw: _raw, ...c }) => c);
+/**
+ * Candidates on the wire: of the raw signals only the lexical match (BM25 over the query's ceiling,
+ * a relevance input); the others stay internal (the ranking reports them per item).
+ */
+const wireCandidates = (cs: readonly Candidate[]) =>
+  cs.map(({ raw, ...c }) => ({ ...c, match: round4(raw?.match ?? 0) }));
 
 /** POST /v1/archives/{a}/route */
 export async function routeOp(
@@ -295,7 +300,11 @@ export async function routeOp(
     const k = b.limit ?? 32;
     const ranked = await rankCandidates(reads, archive, r.route.candidates, b.ranking, r.asOf, k);
     ranking = ranked.result;
-    if (reorders(b.ranking)) selected = ranked.order.slice(0, k).map((x) => ({ ...x, depth: 0, via: null }));
+    const relevance = new Map(r.route.candidates.map((c) => [c.chunk, c.relevance]));
+    if (reorders(b.ranking))
+      selected = ranked.order
+        .slice(0, k)
+        .map((x) => ({ ...x, relevance: relevance.get(x.chunk) ?? 0, depth: 0, via: null }));
   }
   return tidy({
     as_of: new Date(r.asOf).toISOString(),
@@ -349,7 +358,25 @@ export function toContextRequest(archive: string, b: In<typeof S.ContextBody>, f
     maxCardTokens: b.max_card_tokens,
     shortTermShare: b.short_term_share,
     tokenizer: b.tokenizer,
+    minRelevance: b.min_relevance,
+    minCardRelevance: b.min_card_relevance,
     after: b.after === undefined ? undefined : Number(b.after),
+  };
+}
+
+/** The relevance floor's outcome on the wire, with the sentence an agent can act on. */
+export function wireEvidence(e: EvidenceFloor) {
+  return {
+    found: e.found,
+    floor: e.floor,
+    card_floor: e.cardFloor,
+    best_relevance: e.best,
+    below_floor: e.belowFloor,
+    ...(e.found
+      ? {}
+      : {
+          note: `No evidence above the relevance floor ${e.floor} (the best relevance was ${e.best}); nothing in this archive answers the query as asked. Lower min_relevance to see weaker matches.`,
+        }),
   };
 }
 
@@ -402,6 +429,7 @@ export async function contextOp(
     short_term_chunks: r.shortTermChunks.map((c) => ({ ...c, at: new Date(c.at).toISOString() })),
     short_term_dropped: r.shortTermDropped,
     cards,
+    evidence: wireEvidence(r.evidence),
     budget: {
       total: budget.total,
       short_term: shortTerm,

@@ -391,6 +391,12 @@ const contextCmd: Command = {
     "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
     tokenizer: { type: "string", arg: "<enc>", description: "count tokens in cl100k_base (default) or o200k_base" },
     session: { type: "string", arg: "<id>", description: "include this session's short-term events" },
+    "min-relevance": {
+      type: "string",
+      arg: "<0-1>",
+      description: "evidence floor: no cards at all when nothing reaches it (0 turns it off)",
+    },
+    "min-card-relevance": { type: "string", arg: "<0-1>", description: "no card below this relevance" },
     ...FILTER_OPTIONS,
     ...RANKING_OPTIONS,
     ...FOLLOW_OPTION,
@@ -411,6 +417,8 @@ const contextCmd: Command = {
       filter: filterFromFlags(r),
       ranking: rankingFromFlags(r),
       follow: followFromFlags(r),
+      min_relevance: unitFlag(r, "min-relevance"),
+      min_card_relevance: unitFlag(r, "min-card-relevance"),
       ...(r.values.trace === true ? { include_trace: true } : {}),
     };
     const res = await r.client().context(r.archive(), body);
@@ -422,6 +430,16 @@ const contextCmd: Command = {
     return EXIT.ok;
   },
 };
+
+/** A flag holding a number from 0 to 1. */
+function unitFlag(r: Run, name: string): number | undefined {
+  const v = r.str(name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new UsageError(`--${name} must be a number from 0 to 1, got ${v}`);
+  return n;
+}
 
 function tokenizerFlag(r: Run): ContextBody["tokenizer"] {
   const t = r.str("tokenizer");

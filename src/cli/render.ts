@@ -65,7 +65,8 @@ export function renderTrace(t: NonNullable<RouteResponse["trace"]>): string {
 }
 
 export function renderCard(c: Followed, i: number): string {
-  const out = [`[${i + 1}] ${c.title}`, `    ${c.artifact_id}@v${c.version} · ${c.kind} · ${c.tokens} tokens`];
+  const rel = "relevance" in c && typeof c.relevance === "number" ? ` · relevance ${c.relevance.toFixed(2)}` : "";
+  const out = [`[${i + 1}] ${c.title}`, `    ${c.artifact_id}@v${c.version} · ${c.kind} · ${c.tokens} tokens${rel}`];
   out.push(wrap(`claim: ${c.claim_boundary}`, "    "));
   if (c.logic_sketch) out.push(wrap(`sketch: ${c.logic_sketch}`, "    "));
   if (c.assumptions.length) out.push(wrap(`assumptions: ${c.assumptions.join("; ")}`, "    "));
@@ -98,7 +99,11 @@ export function renderContext(query: string, r: ContextResponse): string {
   }
   if (r.ranking) parts.push(renderRanking(r.ranking));
   if (!r.cards.length)
-    parts.push("no cards (nothing in the archive matched; try another query, fewer filters or a later --as-of)");
+    parts.push(
+      r.evidence && !r.evidence.found
+        ? `no evidence: nothing reached the relevance floor ${r.evidence.floor} (best ${r.evidence.best_relevance}); --min-relevance <0-1> lowers it`
+        : "no cards (none fits the budget, or nothing matched; try a larger --budget, fewer filters or a later --as-of)",
+    );
   parts.push(...r.cards.map(renderCard));
   if (r.skipped.length) {
     const shown = r.skipped.slice(0, 5).map((s) => `${s.chunk} (${s.reason})`);
@@ -115,11 +120,12 @@ export function renderRoute(query: string, r: RouteResponse, maxCandidates = 10)
     out.push("selected:");
     out.push(
       table([
-        ["  #", "chunk@version", "score", "depth", "via"],
+        ["  #", "chunk@version", "score", "relevance", "depth", "via"],
         ...r.selected.map((s, i) => [
           `  ${i + 1}`,
           `${s.chunk}@v${s.version}`,
           s.score.toFixed(4),
+          s.relevance === undefined ? "-" : s.relevance.toFixed(2),
           String(s.depth),
           s.via ?? "-",
         ]),

@@ -4,6 +4,7 @@
  * document; REST, MCP and the application layer all read them from src/contract.
  */
 import { z } from "@hono/zod-openapi";
+import { DEFAULT_MIN_CARD_RELEVANCE, DEFAULT_MIN_RELEVANCE } from "../core/capital/scoring";
 import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
@@ -137,6 +138,22 @@ export const ContextBody = z
     short_term_share: z.number().min(0).max(0.9).optional(),
     tokenizer: Tokenizer.optional(),
     follow: z.array(FollowSchema).max(4).optional(),
+    min_relevance: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .openapi({
+        description: `The evidence floor (0-1; default ${DEFAULT_MIN_RELEVANCE}, chosen on the dev sets: docs/quality.md): when no selected chunk reaches it, the answer has no cards and \`evidence.found: false\` with a note saying so. 0 turns it off.`,
+      }),
+    min_card_relevance: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .openapi({
+        description: `No card below this relevance is returned, so leftover budget is not filled with weak matches (0-1, at most min_relevance; default ${DEFAULT_MIN_CARD_RELEVANCE}: any higher default lost conversation recall on the dev sets).`,
+      }),
     include_trace: includeTrace(
       false,
       "the cards are the answer; the trace is most of the bytes and no card depends on it.",
@@ -265,12 +282,20 @@ export const ResolveQuery = z.object({
   as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" } }),
 });
 
+const RELEVANCE =
+  "How likely the chunk is evidence for the query, 0-1, comparable across queries and archives: a logistic of its lexical match, its share of the query's named entities, its timeline neighbours' match and its graph share, fitted on the dev sets (docs/quality.md); 1 for a chunk the query names by identifier. `score` orders one query's results; set floors on relevance.";
+
 export const CandidateSchema = z
   .object({
     chunk: z.string(),
     kind: z.string(),
     version: z.number(),
     score: z.number(),
+    relevance: z.number().min(0).max(1).openapi({ description: RELEVANCE }),
+    match: z.number().min(0).openapi({
+      description:
+        "The chunk's BM25 over the query's lexical ceiling (the sum of its terms' IDF, a term the archive lacks at the rarest IDF): about 1 when the chunk has every query term once; an input of relevance.",
+    }),
     experts: z.object({
       sem: z.number(),
       lex: z.number(),
@@ -287,6 +312,7 @@ const SelectedSchema = z.object({
   chunk: z.string(),
   version: z.number(),
   score: z.number(),
+  relevance: z.number().min(0).max(1).openapi({ description: RELEVANCE }),
   depth: z.number(),
   via: z.string().nullable(),
 });
@@ -377,11 +403,13 @@ export const RouteResponse = z
           kind: "paper",
           version: 1,
           score: 0.82,
+          relevance: 0.91,
+          match: 0.84,
           experts: { sem: 0.71, lex: 0.9, sym: 1, graph: 0.4, rec: 0.2, thread: 0 },
           mass: 0.31,
         },
       ],
-      selected: [{ chunk: "arxiv:2405.14831", version: 1, score: 0.82, depth: 0, via: null }],
+      selected: [{ chunk: "arxiv:2405.14831", version: 1, score: 0.82, relevance: 0.91, depth: 0, via: null }],
       trace: TRACE_EXAMPLE,
     },
   });
@@ -420,6 +448,29 @@ export const ExpandResponse = z
     },
   });
 
+/** A /context card: the route's score and relevance of its chunk. */
+const ContextCard = FollowedCard.extend({
+  score: z.number().openapi({ description: "The route's score of the chunk (orders this query's cards)." }),
+  relevance: z.number().min(0).max(1).openapi({ description: RELEVANCE }),
+});
+
+export const EvidenceSchema = z
+  .object({
+    found: z.boolean().openapi({
+      description:
+        "Some chunk cleared the floor (its card may still not fit the budget: see `skipped`). false: no evidence, and no cards.",
+    }),
+    floor: z.number(),
+    card_floor: z.number(),
+    best_relevance: z.number().openapi({ description: "The best relevance among the route's results." }),
+    below_floor: z.number().int().openapi({
+      description:
+        "Selected chunks left out: all of them when nothing reached the floor, else those below the card floor.",
+    }),
+    note: z.string().optional().openapi({ description: "When nothing cleared the floor: says so, for the prompt." }),
+  })
+  .openapi("Evidence");
+
 export const ContextResponse = z
   .object({
     as_of: z.string(),
@@ -451,7 +502,8 @@ export const ContextResponse = z
     short_term_dropped: z
       .object({ events: z.number().int(), chunks: z.number().int() })
       .openapi({ description: "Events (of the last 50) and opened chunks (of the last 16) left out of the window." }),
-    cards: z.array(FollowedCard),
+    cards: z.array(ContextCard),
+    evidence: EvidenceSchema,
     budget: z.object({
       total: z.number(),
       short_term: z.number(),
@@ -481,7 +533,14 @@ export const ContextResponse = z
         },
       ],
       short_term_dropped: { events: 0, chunks: 0 },
-      cards: [CARD_EXAMPLE],
+      cards: [{ ...CARD_EXAMPLE, score: 0.82, relevance: 0.91 }],
+      evidence: {
+        found: true,
+        floor: DEFAULT_MIN_RELEVANCE,
+        card_floor: DEFAULT_MIN_CARD_RELEVANCE,
+        best_relevance: 0.91,
+        below_floor: 0,
+      },
       budget: { total: 600, short_term: 36, cards: 64, remaining: 500, tokenizer: "cl100k_base" },
       skipped: [],
       trace: TRACE_EXAMPLE,

@@ -3,6 +3,7 @@
  * query time), distill last (cards within the token budget). Pure orchestration over ports.
  */
 
+import { DEFAULT_MIN_CARD_RELEVANCE, DEFAULT_MIN_RELEVANCE } from "./capital/scoring";
 import { DEFAULT_MODEL_TOKENS_PER_QUERY, newModelMeter } from "./distill/model";
 import type {
   AccessLog,
@@ -131,6 +132,22 @@ export interface ContextRequest extends RouteRequest {
   order?: ((route: RouteResult, asOf: number) => Promise<string[] | null>) | undefined;
   /** What a card costs of the budget (default its prompt form, `tokens`): see ExpandRequest.cardCost. */
   cardCost?: ((card: EvidenceCard) => number) | undefined;
+  /** No cards at all when no selected chunk reaches this relevance (default DEFAULT_MIN_RELEVANCE). */
+  minRelevance?: number | undefined;
+  /** Cards below this relevance are never returned (default DEFAULT_MIN_CARD_RELEVANCE; at most minRelevance). */
+  minCardRelevance?: number | undefined;
+}
+
+/** What the floor left: whether any card cleared it, the best relevance seen, how many fell below. */
+export interface EvidenceFloor {
+  /** Some selected chunk cleared the floor (its card may still not fit the budget: see `skipped`). */
+  found: boolean;
+  floor: number;
+  cardFloor: number;
+  /** The best relevance among the route's selection and candidates (0 when there were none). */
+  best: number;
+  /** Selected chunks left out for being below the floor. */
+  belowFloor: number;
 }
 
 export type Timings = Record<string, number>;
@@ -517,13 +534,18 @@ export interface ContextResponse {
   shortTermChunks: RecentChunk[];
   /** What the window read but left out for its share of the budget. */
   shortTermDropped: { events: number; chunks: number };
-  cards: EvidenceCard[];
+  /** The cards, best first, each with the score and relevance of its route entry. */
+  cards: ScoredCard[];
+  evidence: EvidenceFloor;
   budget: { total: number; shortTerm: number; cards: number; remaining: number; tokenizer: TokenizerName };
   route: RouteResult;
   skipped: ExpandResponse["skipped"];
   timings: Timings;
   model?: ModelMeter | undefined;
 }
+
+/** An evidence card with what the route said of its chunk. */
+export type ScoredCard = EvidenceCard & { score: number; relevance: number };
 
 /** P_B(q, t) = short-term window + cards, with Tok(window) + sum Tok(cards) <= B (eq. 1). */
 export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promise<ContextResponse> {
@@ -552,11 +574,21 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     dropped: shortTermDropped,
     tokens: shortTokens,
   } = fitWindow(window, Math.floor(req.budgetTokens * (req.shortTermShare ?? 0.25)), tokenizer);
-  // Expand a few more than maxCards: some may not fit or may have become invisible.
+  // Expand a few more than maxCards: some may not fit or may have become invisible. Only chunks at
+  // or above the relevance floor: leftover budget is never filled with cards below it.
+  const floor = req.minRelevance ?? DEFAULT_MIN_RELEVANCE;
+  const cardFloor = Math.min(floor, req.minCardRelevance ?? DEFAULT_MIN_CARD_RELEVANCE);
+  const scoreOf = new Map<string, { score: number; relevance: number }>();
+  for (const c of routed.route.candidates) scoreOf.set(c.chunk, { score: c.score, relevance: c.relevance });
+  for (const c of routed.route.selected) scoreOf.set(c.chunk, { score: c.score, relevance: c.relevance });
+  let best = 0;
+  for (const x of scoreOf.values()) best = Math.max(best, x.relevance);
   const reordered = req.order ? await req.order(routed.route, asOf) : null;
-  const chosen = reordered
-    ? reordered.slice(0, maxCards + 4).map((chunk) => ({ chunk }))
-    : routed.route.selected.slice(0, maxCards + 4);
+  const ordered = reordered ?? routed.route.selected.map((s) => s.chunk);
+  const rel = (chunk: string) => scoreOf.get(chunk)?.relevance ?? 0;
+  const found = ordered.some((chunk) => rel(chunk) >= floor);
+  const clears = found ? ordered.filter((chunk) => rel(chunk) >= cardFloor) : [];
+  const chosen = clears.slice(0, maxCards + 4).map((chunk) => ({ chunk }));
   const { response: expanded, accesses: expansion } = await expandUnlogged(deps, {
     archiveId: req.archiveId,
     query: req.query,
@@ -567,7 +599,11 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     tokenizer,
     cardCost: req.cardCost,
   });
-  const cards = expanded.cards.slice(0, maxCards);
+  const cards: ScoredCard[] = expanded.cards.slice(0, maxCards).map((c) => ({
+    ...c,
+    score: Math.round((scoreOf.get(c.artifact_id)?.score ?? 0) * 1e4) / 1e4,
+    relevance: scoreOf.get(c.artifact_id)?.relevance ?? 0,
+  }));
   // One access-log write for the routing and the expansion accesses (one D1 batch, one object call);
   // only the cards returned count as expanded (up to 4 more were distilled in case some did not fit).
   const shown = new Set(cards.map((c) => c.artifact_id));
@@ -582,6 +618,7 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     shortTermChunks,
     shortTermDropped,
     cards,
+    evidence: { found, floor, cardFloor, best, belowFloor: ordered.length - clears.length },
     budget: {
       total: req.budgetTokens,
       shortTerm: shortTokens,

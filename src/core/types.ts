@@ -236,14 +236,21 @@ export interface Candidate {
   /** Version visible at the query time. */
   version: number;
   score: number;
+  /**
+   * How likely the head is evidence for the query, in [0, 1], comparable across queries and
+   * archives (scoring.ts relevanceOf; 1 for a chunk the query names by identifier). `score` orders
+   * one query's heads; relevance is what a floor is set on.
+   */
+  relevance: number;
   experts: ExpertScores;
   /** Raw diffusion mass g_i. */
   mass: number;
   /**
    * The unfloored signals behind sem and lex: the route's cosine (vector index, else the sketch;
-   * null when the query has no vector) and the lexical expert's raw BM25 score (0 without a hit).
+   * null when the query has no vector), the lexical expert's raw BM25 score (0 without a hit) and
+   * that BM25 over the query's lexical ceiling (scoring.ts lexicalCeiling).
    */
-  raw?: { sem: number | null; lex: number };
+  raw?: { sem: number | null; lex: number; match: number };
 }
 
 export interface ResolvedMention {
@@ -334,7 +341,15 @@ export interface Freshness {
 export interface RouteResult {
   candidates: Candidate[];
   /** Router output in order: chunk ids to expand. */
-  selected: Array<{ chunk: string; version: number; score: number; depth: number; via: string | null }>;
+  selected: Array<{
+    chunk: string;
+    version: number;
+    score: number;
+    /** Candidate.relevance of the chunk (its own lexical match; a hop does not lend it one). */
+    relevance: number;
+    depth: number;
+    via: string | null;
+  }>;
   trace: {
     mentions: ResolvedMention[];
     seeds: Array<{ chunk: string; weight: number; reasons: string[] }>;

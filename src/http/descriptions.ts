@@ -70,7 +70,10 @@ const SCHEMAS: Record<string, string> = {
   EntityPage: "One page of entities in id order; next_cursor continues.",
   EntitySummary: "A listed entity: current name, number of names, merge state.",
   RouteResponse: "Candidates with per-expert scores, the router's selection and the trace.",
-  Candidate: "A ranked chunk: score (weighted product of the five experts), expert scores and diffusion mass.",
+  Candidate:
+    "A ranked chunk: score (the lexical expert plus bounded shares of the others), relevance (0-1, comparable across queries), expert scores and diffusion mass.",
+  Evidence:
+    "What the relevance floors left of a /context answer: whether any chunk reached min_relevance (found), the floors, the best relevance, how many selected chunks were left out, and a note to put in the prompt when nothing was found.",
   Trace: "How a query was routed: mentions resolved, seeds, diffusion, router steps, timings in ms.",
   RouteRequest: "A query to route (head-only: no content is read).",
   ExpandResponse: "Evidence cards for the chunks asked for, what was skipped, and the tokens used.",

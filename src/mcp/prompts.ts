@@ -91,7 +91,7 @@ export async function renderPrompt(
       "",
       r.cards.length
         ? `Evidence (${r.cards.length} cards, ${r.budget.cards} tokens):\n${r.cards.map(renderCard).join("\n")}`
-        : "Evidence: none found for this topic at this time.",
+        : `Evidence: none. ${r.evidence.note ?? "No card fits the budget."}`,
     ].join("\n");
     return {
       description: `Brief on ${topic} as of ${r.as_of}`,

@@ -125,6 +125,7 @@ const PromptCardOut = z.object({
   logic_sketch: z.string().optional(),
   assumptions: z.array(z.string()).optional(),
   anchored_spans: z.array(PromptAnchorOut),
+  relevance: z.number().optional().describe("0-1, comparable across queries: how likely the card is evidence"),
   follow: z.array(z.object({ type: z.string(), direction: z.string(), chunk: z.string() }).loose()).optional(),
 });
 /** A write's bookmark (remember's answer): read with every change up to it. */
@@ -136,14 +137,19 @@ const ContextOut = z.object({
   budget: S.ContextResponse.shape.budget.describe("remaining: budget_tokens less the tokens of this whole result"),
   short_term: z.array(z.object({ role: z.string(), text: z.string(), at: Iso })),
   cards: z.array(PromptCardOut),
+  evidence: S.EvidenceSchema.describe("found false: nothing cleared min_relevance, so no cards (say so, do not guess)"),
   omitted: z.number().int().describe("chunks routed to but not in the result (budget, visibility)"),
   skipped: S.ContextResponse.shape.skipped.optional(),
   ranking: S.ContextResponse.shape.ranking,
   trace: S.ContextResponse.shape.trace.optional(),
 });
 
-/** Tokens the MCP context result spends outside the cards: as_of, budget, keys, brackets (~45 measured). */
-const ENVELOPE_TOKENS = 64;
+/**
+ * Tokens the MCP context result spends outside the cards: as_of, budget, evidence, keys, brackets
+ * (~45 measured before `evidence`, which adds ~25 when found). Should the result still be over, the
+ * lowest-ranked cards go.
+ */
+const ENVELOPE_TOKENS = 96;
 
 const RouteOut = S.RouteResponse.extend({
   candidates_total: z.number().int().describe("candidates in the pool; `candidates` holds the first `limit`"),
@@ -247,6 +253,8 @@ export const TOOLS: McpTool[] = [
       short_term_share: S.ContextBody.shape.short_term_share,
       filter,
       follow,
+      min_relevance: S.ContextBody.shape.min_relevance,
+      min_card_relevance: S.ContextBody.shape.min_card_relevance,
       ranking,
       mode,
       mmr,
@@ -269,7 +277,11 @@ export const TOOLS: McpTool[] = [
         budget_tokens: Math.max(50, budget - ENVELOPE_TOKENS),
       });
       // A card keeps the neighbours `follow` asked for; they count against the budget like the rest.
-      const cards = r.cards.map((c) => ({ ...promptCard(c), ...(c.follow ? { follow: c.follow } : {}) }));
+      const cards = r.cards.map((c) => ({
+        ...promptCard(c),
+        relevance: c.relevance,
+        ...(c.follow ? { follow: c.follow } : {}),
+      }));
       const short_term = r.short_term.map((e) => ({ role: e.role, text: e.text, at: e.at }));
       // Recently opened chunks of the session (counted in budget.short_term), as their head lines.
       const opened = r.short_term_chunks.map(({ tokens: _t, ...c }) => c);
@@ -282,6 +294,7 @@ export const TOOLS: McpTool[] = [
           short_term,
           ...(opened.length ? { short_term_chunks: opened } : {}),
           cards,
+          evidence: r.evidence,
           omitted: r.skipped.length + r.cards.length - cards.length,
         };
       };

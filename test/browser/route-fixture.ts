@@ -71,6 +71,8 @@ export function syntheticRoute(): SyntheticRoute {
       kind: chunk.split(":")[0] as string,
       version: 1,
       score: 1 - i / 100,
+      relevance: 0.9 - i / 100,
+      match: 0.8 - i / 100,
       experts,
       mass: mass[i]?.mass ?? 0,
     };
@@ -81,7 +83,7 @@ export function syntheticRoute(): SyntheticRoute {
     candidates,
     selected: candidates
       .slice(0, 8)
-      .map((c, i) => ({ chunk: c.chunk, version: 1, score: c.score, depth: i % 2, via: null })),
+      .map((c, i) => ({ chunk: c.chunk, version: 1, score: c.score, relevance: c.relevance, depth: i % 2, via: null })),
     trace: {
       mentions,
       seeds,
@@ -119,6 +121,8 @@ export function fanRoute(): SyntheticRoute {
     kind: "note",
     version: 1,
     score: 1 - i / 100,
+    relevance: 0.9 - i / 200,
+    match: 0.8 - i / 200,
     experts: { sem: 0.9 - i / 100, lex: 0.1, sym: i < 2 ? 1 : 0, graph: 0.1, rec: 1, thread: 0 },
     mass: mass[i]?.mass ?? 0,
   }));
@@ -126,7 +130,9 @@ export function fanRoute(): SyntheticRoute {
     as_of: "2025-01-01T00:00:00.000Z",
     freshness: { applied: "1", after: null, reached: true, waited_ms: 0 },
     candidates,
-    selected: candidates.slice(0, 5).map((c) => ({ chunk: c.chunk, version: 1, score: c.score, depth: 0, via: null })),
+    selected: candidates
+      .slice(0, 5)
+      .map((c) => ({ chunk: c.chunk, version: 1, score: c.score, relevance: c.relevance, depth: 0, via: null })),
     trace: {
       mentions,
       seeds,

@@ -422,7 +422,7 @@ describe("paperguru CLI: against a running worker", () => {
   it("routes a query readably and as JSON", async () => {
     const r = await cli(["route", "entity resolution", "--limit", "3"]);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toMatch(/selected:\n\s+#\s+chunk@version\s+score\s+depth\s+via/);
+    expect(r.out).toMatch(/selected:\n\s+#\s+chunk@version\s+score\s+relevance\s+depth\s+via/);
     expect(r.out).toContain("candidates (per-expert scores):");
     const j = json<{ selected: unknown[]; candidates: unknown[] }>(
       (await cli(["route", "entity resolution", "--json"])).out,

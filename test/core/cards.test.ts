@@ -61,7 +61,14 @@ function fakeDeps(passages: Passage[], events: SessionEvent[] = []): QueryDeps {
     router: {
       route: async () => ({
         candidates: [],
-        selected: passages.map((p, i) => ({ chunk: p.id, version: 1, score: 1 - i / 100, depth: 0, via: null })),
+        selected: passages.map((p, i) => ({
+          chunk: p.id,
+          version: 1,
+          score: 1 - i / 100,
+          relevance: 1,
+          depth: 0,
+          via: null,
+        })),
         trace: {
           mentions: [],
           seeds: [],

@@ -26,7 +26,16 @@ import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, Route
 import { CHUNK_KIND_CODES } from "./codes";
 import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop } from "./router";
-import { filterTest, graphGain, pinnedIds, rankOrder, scorer, threadShares } from "./scoring";
+import {
+  filterTest,
+  graphGain,
+  lexicalCeiling,
+  pinnedIds,
+  rankOrder,
+  relevanceOf,
+  scorer,
+  threadShares,
+} from "./scoring";
 import { Seeds } from "./seeds";
 import {
   adjacencyByNode,
@@ -183,6 +192,11 @@ export async function routeSharded(
   for (const g of [...res.semantic, ...res.recent]) if (g >= 0) seedNodes.push(g);
   let maxLex = 0;
   for (const v of lex.values()) maxLex = Math.max(maxLex, v);
+  const ceiling = lexicalCeiling(
+    [...queryTerms].map((h) => [h, termTotals.get(h) ?? 0] as const),
+    openDocs,
+  );
+  const pinnedSet = new Set(res.idChunks);
   const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
   const lexNodes = lexTop.map(([i]) => i);
   // 3. What the owners know of the seeds, with their adjacency, in one round: diffusion's first step
@@ -317,6 +331,7 @@ export async function routeSharded(
     recency,
     thread,
   });
+  const relevance = (i: number) => relevanceOf(lex.get(i) ?? 0, ceiling, experts(i), pinnedSet.has(i));
   const massOrder = [...mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
   const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i), ...thread.keys()]);
@@ -339,7 +354,12 @@ export async function routeSharded(
       score: product(ex),
       experts: ex,
       mass: mass.get(i) ?? 0,
-      raw: { sem: noSketch && !semScore.has(i) ? null : rawSem(i), lex: lex.get(i) ?? 0 },
+      relevance: relevanceOf(lex.get(i) ?? 0, ceiling, ex, pinnedSet.has(i)),
+      raw: {
+        sem: noSketch && !semScore.has(i) ? null : rawSem(i),
+        lex: lex.get(i) ?? 0,
+        match: ceiling > 0 ? (lex.get(i) ?? 0) / ceiling : 0,
+      },
     });
   }
   const order = rankOrder(pinnedIds(res.idChunks.map(idOf)));
@@ -360,7 +380,7 @@ export async function routeSharded(
     lambda: params.routerLambda,
     prefer: new Set(input.preferEdges ?? []),
     passes: flt ? passes : null,
-    pinned: new Set(res.idChunks),
+    pinned: pinnedSet,
     head: (v) => product(experts(v)),
     idOf,
   };
@@ -378,6 +398,7 @@ export async function routeSharded(
       chunk: idOf(i),
       version: info.get(i)?.version ?? 0,
       score: x.score,
+      relevance: relevance(i),
       depth: x.depth,
       via: x.via === null ? null : idOf(x.via),
     }))

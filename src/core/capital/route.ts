@@ -11,7 +11,16 @@ import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, Route
 import { CHUNK_KIND_CODES } from "./codes";
 import { localPpr } from "./diffusion";
 import { type RouterState, routerHop, slotsByNode } from "./router";
-import { filterTest, graphGain, pinnedIds, rankOrder, scorer, threadShares } from "./scoring";
+import {
+  filterTest,
+  graphGain,
+  lexicalCeiling,
+  pinnedIds,
+  rankOrder,
+  relevanceOf,
+  scorer,
+  threadShares,
+} from "./scoring";
 import { Seeds } from "./seeds";
 import { LocalShard, resolveQuery } from "./shard";
 import type { CapitalStore } from "./store";
@@ -103,6 +112,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     : new Map<number, number>();
   let maxLex = 0;
   for (const v of lex.values()) maxLex = Math.max(maxLex, v);
+  const ceiling = input.terms?.length ? lexicalCeiling(s.termCounts(input.terms), s.openDocs) : 0;
+  const pinnedSet = new Set(res.idChunks);
   const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
   for (const [i, v] of lexTop) addSeed(i, v / maxLex, "lexical");
   const sessionAccess = new Map<number, number>();
@@ -150,6 +161,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     recency,
     thread,
   });
+  const relevance = (i: number) => relevanceOf(lex.get(i) ?? 0, ceiling, experts(i), pinnedSet.has(i));
   // Pool: every seed, the 2*M nodes with most diffusion mass (among those the filter lets through)
   // and the timeline neighbours of the lexical seeds, so scoring is O(M), not O(touched); a filter's
   // exact set of at most 4*M chunks joins whole, so a narrow filter (a subtree) is never left with
@@ -175,7 +187,12 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       score: product(ex),
       experts: ex,
       mass: ppr.mass.get(i) ?? 0,
-      raw: { sem: noSketch && !semScore.has(i) ? null : rawSem(i), lex: lex.get(i) ?? 0 },
+      relevance: relevanceOf(lex.get(i) ?? 0, ceiling, ex, pinnedSet.has(i)),
+      raw: {
+        sem: noSketch && !semScore.has(i) ? null : rawSem(i),
+        lex: lex.get(i) ?? 0,
+        match: ceiling > 0 ? (lex.get(i) ?? 0) / ceiling : 0,
+      },
     });
   }
   const order = rankOrder(pinnedIds(res.idChunks.map((i) => s.ids[i] as string)));
@@ -196,7 +213,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     lambda: params.routerLambda,
     prefer: new Set(input.preferEdges ?? []),
     passes: flt ? passes : null,
-    pinned: new Set(res.idChunks),
+    pinned: pinnedSet,
     head: (v) => product(experts(v)),
     idOf: (i) => s.ids[i] as string,
   };
@@ -210,6 +227,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       chunk: s.ids[i] as string,
       version: s.versionAtIdx(i, t),
       score: x.score,
+      relevance: relevance(i),
       depth: x.depth,
       via: x.via === null ? null : (s.ids[x.via] as string),
     }))

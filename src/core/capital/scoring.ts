@@ -160,6 +160,63 @@ export function scorer(x: ExpertInputs) {
   return { experts, product };
 }
 
+/** BM25's IDF of a term `df` of `n` open documents carry (the lexical plan's). */
+export function bm25Idf(df: number, n: number): number {
+  const d = Math.min(n, df);
+  return Math.log(1 + (n - d + 0.5) / (d + 0.5));
+}
+
+/**
+ * The query's lexical ceiling: the sum of IDF over its distinct terms, a term no document carries
+ * counted at the rarest IDF (df 0). A head of mean length that has every term once scores about
+ * this much BM25 (tf (k1 + 1) / (tf + k1) = 1 at tf 1), so BM25 / ceiling says how much of the
+ * question's rarity a head matches whatever the archive and the question's length, where the lexical
+ * expert (BM25 / the best head's) always gives the best head 1, on topic or not.
+ */
+export function lexicalCeiling(counts: ReadonlyArray<readonly [number, number]>, n: number): number {
+  let sum = 0;
+  for (const [, c] of counts) sum += bm25Idf(c, Math.max(1, n));
+  return sum;
+}
+
+/**
+ * Relevance in [0, 1]: the logistic of what a head has of the query, each term comparable across
+ * queries or bounded: its match = min(1, BM25 / ceiling), its symbolic share (of the query's entity
+ * rarity), its thread share (the best lexical share among its timeline neighbours) and its graph
+ * share, with the coefficients RELEVANCE_FIT fitted on the dev sets (docs/quality.md, relevance and
+ * abstention). A chunk the question names by identifier is relevant by definition (1).
+ */
+export function relevanceOf(
+  lexRaw: number,
+  ceiling: number,
+  ex: Pick<Experts, "sym" | "thread" | "graph">,
+  pinned: boolean,
+): number {
+  if (pinned) return 1;
+  const f = RELEVANCE_FIT;
+  const match = ceiling > 0 ? Math.min(1, lexRaw / ceiling) : 0;
+  const z = f.intercept + f.match * match + f.sym * ex.sym + f.thread * ex.thread + f.graph * ex.graph;
+  return Math.round(1e4 / (1 + Math.exp(-z))) / 1e4;
+}
+
+/**
+ * The default floors of /context, MCP `context`, the CLI and the context export, chosen by
+ * scripts/abstention.ts over the dev sets (docs/quality.md, relevance and abstention): the largest
+ * evidence floor at which no set loses more than half a point of recall (R@5; R@10 for
+ * conversations) with no card floor, then the largest card floor under it that keeps that. A query
+ * whose best chunk is below DEFAULT_MIN_RELEVANCE gets no cards; cards below
+ * DEFAULT_MIN_CARD_RELEVANCE are never returned.
+ */
+export const DEFAULT_MIN_RELEVANCE = 0.23;
+export const DEFAULT_MIN_CARD_RELEVANCE = 0.07;
+
+/**
+ * relevanceOf's logistic, fitted by scripts/abstention.ts (2026-12-03) with the two classes weighted
+ * equally: evidence = the gold chunks in the first k of the dev sets' answers; not evidence = the
+ * first k for questions asked of another set's archive and LoCoMo's adversarial ones.
+ */
+export const RELEVANCE_FIT = { intercept: -6.281, match: 11.032, sym: 2.011, thread: 2.018, graph: 4.019 };
+
 /**
  * The order of candidates and of the selection: the chunks the question names by identifier
  * first (an arXiv id, a DOI: `pinned`, by the order the question names them), then by score, then

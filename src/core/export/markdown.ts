@@ -85,16 +85,28 @@ export function archiveMarkdownParts(
 export function renderContextMarkdown(ctx: {
   query: string;
   asOf: number;
-  cards: EvidenceCard[];
+  cards: Array<EvidenceCard & { relevance?: number }>;
   budget: { total: number; cards: number; shortTerm: number; tokenizer: string };
   skipped: Array<{ chunk: string; reason: string }>;
+  /** The relevance floor's outcome: when nothing reached it, the document says so. */
+  evidence?: { found: boolean; floor: number; best: number };
 }): string {
   const tokenizer = (TOKENIZERS as readonly string[]).includes(ctx.budget.tokenizer)
     ? (ctx.budget.tokenizer as TokenizerName)
     : DEFAULT_TOKENIZER;
   const count = (text: string) => countTokens(text, tokenizer);
   const total = ctx.budget.total;
-  const title = [`# Context: ${mdText(ctx.query)}`, ""];
+  const none = ctx.evidence && !ctx.evidence.found;
+  const title = [
+    `# Context: ${mdText(ctx.query)}`,
+    "",
+    ...(none
+      ? [
+          `No evidence above the relevance floor ${ctx.evidence?.floor} (the best relevance was ${ctx.evidence?.best}): nothing in this archive answers the query as asked.`,
+          "",
+        ]
+      : []),
+  ];
   // The header states the document's own count; it is filled in last, at most this wide.
   const header = (n: number, tokens: number) =>
     `As of ${iso(ctx.asOf)}; ${n} card${n === 1 ? "" : "s"}, ${tokens} of ${total} tokens (${tokenizer}).`;
@@ -154,10 +166,11 @@ export function renderContextMarkdown(ctx: {
 }
 
 /** One card in Markdown: what its prompt form holds (promptCard), with anchors `id@vN [start,end)`. */
-function cardBlock(rank: number, c: EvidenceCard): string {
+function cardBlock(rank: number, c: EvidenceCard & { relevance?: number }): string {
   const p = promptCard(c);
   const out: string[] = [`## ${rank}. ${mdText(c.title)}`, ""];
-  out.push(`${mdCode(`${c.artifact_id}@v${c.version}`)} · ${c.kind} · ${c.tokens} tokens`, "");
+  const rel = c.relevance === undefined ? "" : ` · relevance ${c.relevance.toFixed(2)}`;
+  out.push(`${mdCode(`${c.artifact_id}@v${c.version}`)} · ${c.kind} · ${c.tokens} tokens${rel}`, "");
   if (p.claim_boundary) out.push(`**Claim.** ${mdText(p.claim_boundary)}`, "");
   if (p.logic_sketch) out.push(`**Logic.** ${mdText(p.logic_sketch)}`, "");
   if (p.assumptions?.length) out.push("**Assumptions.**", "", ...p.assumptions.map((a) => `- ${mdText(a)}`), "");
