@@ -351,7 +351,17 @@ export const ModelUsageSchema = z
 
 export const TraceSchema = z
   .object({
-    mentions: z.array(z.object({ text: z.string(), entity: z.string(), via: z.string() })),
+    mentions: z.array(
+      z.object({
+        text: z.string(),
+        entity: z.string(),
+        via: z.string(),
+        ambiguous: z.boolean().optional().openapi({
+          description:
+            "The text names several entities: the route seeds each, and GET …/resolve answers resolved null with them as candidates.",
+        }),
+      }),
+    ),
     seeds: z.array(z.object({ chunk: z.string(), weight: z.number(), reasons: z.array(z.string()) })),
     diffusion: z.object({
       touched: z.number(),

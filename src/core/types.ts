@@ -258,6 +258,11 @@ export interface ResolvedMention {
   entity: string;
   /** how it resolved: "identifier" | "alias" | "merge" ... */
   via: string;
+  /**
+   * The text denotes several entities (an alias two of them carry): the route seeds every one, and
+   * `GET …/resolve` answers `resolved: null` with the same entities as candidates.
+   */
+  ambiguous?: boolean;
 }
 
 export interface RouterStep {

@@ -209,12 +209,16 @@ export class LocalShard {
     const isName = (m: string, e: number) =>
       q.nameShare <= 0 || s.docFreq(e) >= q.nameShare * Math.max(1, rarestWordDf(m));
     for (const m of sorted) {
-      for (const r of s.resolveIdx(m, t)) {
+      const all = s.resolveIdx(m, t);
+      for (const r of all) {
         if (r.via === "grounded" && !isName(m, r.e)) continue;
-        if (resolvedTexts.some((x) => (x.e === r.e || !x.text.includes(" and ")) && ` ${x.text} `.includes(` ${m} `)))
-          continue;
+        // A shorter mention inside a longer one already resolved is not counted again; the other
+        // entities of the same text (an alias several carry) all count.
+        const inside = (x: { text: string; e: number }) =>
+          x.text !== m && (x.e === r.e || !x.text.includes(" and ")) && ` ${x.text} `.includes(` ${m} `);
+        if (resolvedTexts.some(inside)) continue;
         resolvedTexts.push({ text: m, e: r.e });
-        const rm = { text: m, entity: s.entityId(r.e), via: r.via };
+        const rm = { text: m, entity: s.entityId(r.e), via: r.via, ...(all.length > 1 ? { ambiguous: true } : {}) };
         mentions.push(rm);
         if (!qEntities.has(r.e)) qEntities.set(r.e, rm);
       }
