@@ -151,6 +151,12 @@ const ContextOut = z.object({
  */
 const ENVELOPE_TOKENS = 96;
 
+/**
+ * The smallest MCP context budget: the envelope with no cards is ~92 tokens when evidence is found
+ * and ~140 when it is not (the note), so a smaller budget could not hold the result it asks for.
+ */
+export const MCP_MIN_CONTEXT_BUDGET = 160;
+
 const RouteOut = S.RouteResponse.extend({
   candidates_total: z.number().int().describe("candidates in the pool; `candidates` holds the first `limit`"),
 });
@@ -243,7 +249,15 @@ export const TOOLS: McpTool[] = [
     scope: "read",
     input: strict({
       query,
-      budget_tokens: S.ContextBody.shape.budget_tokens.describe("For the whole result."),
+      budget_tokens: z
+        .number()
+        .int()
+        .min(MCP_MIN_CONTEXT_BUDGET)
+        .max(200_000)
+        .default(2000)
+        .describe(
+          `For the whole result, envelope included (${MCP_MIN_CONTEXT_BUDGET}-200,000; default 2,000): the envelope alone takes ~90-140 tokens.`,
+        ),
       as_of: asOf,
       after,
       boundaries,

@@ -373,7 +373,19 @@ describe("MCP: context fits the budget it was given", () => {
       content: `Study ${i} sets the PageRank damping to 0.${50 + i}. It reports recall on multi-hop questions. The damping matters for hubs. We tried ${i} settings before this one.`,
     }));
     await ok(client, "remember", { archive: id, artifacts: notes });
-    for (const budget_tokens of [60, 120, 300, 900]) {
+    // Below the envelope's own size the budget is refused, naming the field.
+    expect(
+      await toolError(client, "context", { archive: id, query: "Which PageRank damping?", budget_tokens: 60 }),
+    ).toMatchObject({ field: "budget_tokens" });
+    // Nothing found: the note is in the envelope, and the envelope still fits the smallest budget.
+    const none = await ok(client, "context", {
+      archive: id,
+      query: "Who won the 1998 FIFA World Cup final?",
+      budget_tokens: 160,
+    });
+    expect(none.evidence.found).toBe(false);
+    expect(countTokens(JSON.stringify(none))).toBeLessThanOrEqual(160);
+    for (const budget_tokens of [160, 300, 900]) {
       const r = await ok(client, "context", { archive: id, query: "Which PageRank damping?", budget_tokens });
       const used = countTokens(JSON.stringify(r));
       expect(used, `budget ${budget_tokens}`).toBeLessThanOrEqual(budget_tokens);
