@@ -30,23 +30,21 @@ import { dirname } from "node:path";
 import { PaperGuruClient } from "../src/client";
 import { DEFAULT_MIN_CARD_RELEVANCE, DEFAULT_MIN_RELEVANCE, RELEVANCE_FIT } from "../src/core/capital/scoring";
 import { slug } from "../src/core/ids";
+import { flags, log } from "./lib/args";
 import {
-  firstSentenceTitle,
   loadHotpot,
   loadLocomo,
   loadSciQa,
   loadSimpleQa,
-  type Passage,
+  passagesAsNotes,
   type Question,
+  turnsAsRecords,
+  type UserArtifact,
 } from "./lib/datasets";
 import { machine } from "./lib/results";
 import { harnessFetch, startServer } from "./lib/server";
 
-const args = process.argv.slice(2);
-const opt = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const opt = flags();
 const data = opt("--data") ?? "../shared/testdata";
 const ref = opt("--ref");
 const out = opt("--out") ?? "bench/results/abstention-latest.json";
@@ -59,15 +57,6 @@ const LIMIT = 40;
  */
 const MAX_LOSS = Number(opt("--max-loss") ?? 0.005);
 const BATCH = 200;
-const log = (s: string) => process.stderr.write(`${s}\n`);
-
-interface Plain {
-  id: string;
-  kind: "note" | "record";
-  title: string;
-  content: string;
-  valid_from?: string;
-}
 
 interface Archive {
   id: string;
@@ -253,7 +242,7 @@ async function main() {
   const server = await startServer({ fresh: true, snapshot: ref ? { ref } : true });
   try {
     const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
-    const archive = async (name: string, arts: Plain[]): Promise<Archive> => {
+    const archive = async (name: string, arts: UserArtifact[]): Promise<Archive> => {
       const id = `abst-${slug(name).slice(0, 20)}-${Date.now().toString(36)}`;
       const created = await admin.createArchive({ id, name });
       const pg = admin.withKey(created.key.secret);
@@ -261,31 +250,13 @@ async function main() {
       log(`  ${name}: ${arts.length} artifacts`);
       return { id, pg };
     };
-    const notes = (ps: Passage[]) =>
-      ps.map(
-        (p): Plain => ({ id: p.id, kind: "note", title: p.title || firstSentenceTitle(p.text, p.id), content: p.text }),
-      );
+    const notes = passagesAsNotes;
     const A = {
       hotpotqa: await archive("HotpotQA", notes(hp.passages)),
       nq: await archive("NQ-open", notes(nq.passages)),
       sciqa: await archive("SciQA", notes(sq.passages)),
     };
-    const conv = await Promise.all(
-      convs.map((c) =>
-        archive(
-          `LoCoMo ${c.id}`,
-          c.turns.map(
-            (t): Plain => ({
-              id: t.id,
-              kind: "record",
-              title: t.title,
-              content: t.text,
-              valid_from: new Date(t.at).toISOString(),
-            }),
-          ),
-        ),
-      ),
-    );
+    const conv = await Promise.all(convs.map((c) => archive(`LoCoMo ${c.id}`, turnsAsRecords(c))));
     const asked: Asked[] = [];
     const ask = async (
       a: Archive,
@@ -390,7 +361,8 @@ function report(asked: Asked[], source: unknown, totalMs: number) {
     };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-    if (args.includes("--raw") && !fromRaw) writeFileSync(out.replace(/\.json$/, "-raw.json"), JSON.stringify(asked));
+    if (process.argv.includes("--raw") && !fromRaw)
+      writeFileSync(out.replace(/\.json$/, "-raw.json"), JSON.stringify(asked));
     log(`in force ${JSON.stringify(inForce)}, defaults ${JSON.stringify(defaults)}`);
     log(`this run: floors ${JSON.stringify(floor)} (one floor: ${single.query}); refit ${JSON.stringify(fit)}`);
     for (const f of result.folds)

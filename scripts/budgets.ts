@@ -7,8 +7,13 @@
  * - `POST /export/context` with format markdown: the whole document;
  * - MCP `context` (the prompt form): the whole tool result's text.
  * For each: the largest tokens ÷ budget, how many answers were over, sentences printed twice within
- * one card, and packing faults (a card skipped as over budget while a card ranked after it, so less
- * relevant, was returned; the selection order comes from the trace). Counted in cl100k_base.
+ * one card as that form shows it (JSON: claim, sketch and the snippets that are not the claim's or
+ * the sketch's own anchors, which are counted apart as `anchorEchoes`: the full anchors `verify`
+ * takes; markdown: the card's section of the document; MCP: the prompt cards), and rank gaps (a
+ * card skipped as over budget while a card ranked after it was returned; the selection order comes
+ * from the trace; test/core/cards.test.ts checks that each such skip could not fit what was left at
+ * its turn at any card size, so the later card fills room no earlier card could use). Counted in
+ * cl100k_base.
  * Writes bench/results/budgets-latest.json. Skips cleanly without the data.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -16,28 +21,24 @@ import { dirname } from "node:path";
 import { PaperGuruClient } from "../src/client";
 import { slug } from "../src/core/ids";
 import { countTokens, loadTokenizer } from "../src/core/text/tokenizer";
-import { firstSentenceTitle, loadHotpot, loadLocomo, loadSciQa, loadSimpleQa, type Passage } from "./lib/datasets";
+import { flags, log } from "./lib/args";
+import {
+  loadHotpot,
+  loadLocomo,
+  loadSciQa,
+  loadSimpleQa,
+  passagesAsNotes,
+  turnsAsRecords,
+  type UserArtifact,
+} from "./lib/datasets";
 import { machine } from "./lib/results";
 import { harnessFetch, startServer } from "./lib/server";
 
-const args = process.argv.slice(2);
-const opt = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const opt = flags();
 const data = opt("--data") ?? "../shared/testdata";
 const out = opt("--out") ?? "bench/results/budgets-latest.json";
 const PER_SET = Number(opt("--questions") ?? 25);
 const BUDGETS = [500, 800, 2000, 4000];
-const log = (s: string) => process.stderr.write(`${s}\n`);
-
-interface Plain {
-  id: string;
-  kind: "note" | "record";
-  title: string;
-  content: string;
-  valid_from?: string;
-}
 
 type Form = "json" | "markdown" | "mcp";
 interface Cell {
@@ -49,7 +50,8 @@ interface Cell {
   over: number;
   cards: number;
   repeatedSentences: number;
-  packingFaults: number;
+  anchorEchoes: number;
+  rankGaps: number;
 }
 
 /** Sentences of a card's text as a prompt shows it, lower-cased, for the repeat count. */
@@ -58,6 +60,33 @@ function sentences(text: string): string[] {
     .split(/(?<=[.!?])\s+/)
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s.length >= 20);
+}
+
+const flat = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** A card's prose as the JSON form shows it, and its anchors that echo the claim or the sketch. */
+function jsonProse(c: Card): { texts: string[]; echoes: number } {
+  const own = `${flat(c.claim_boundary ?? "")}\n${flat(c.logic_sketch ?? "")}`;
+  const snippets = c.anchored_spans.map((a) => a.snippet ?? "").filter((x) => x.length > 0);
+  const echo = (x: string) => own.includes(flat(x));
+  return {
+    texts: [c.claim_boundary ?? "", c.logic_sketch ?? "", ...snippets.filter((x) => !echo(x))],
+    echoes: snippets.filter(echo).length,
+  };
+}
+
+/** A markdown context's card sections ("## N. title" up to the next heading), formatting removed. */
+function markdownCards(md: string): string[] {
+  return md
+    .split(/^## /m)
+    .slice(1)
+    .filter((b) => /^\d+\. /.test(b))
+    .map((b) =>
+      b
+        .replace(/^> ?/gm, "")
+        .replace(/\*\*[A-Za-z]+\.\*\*/g, "")
+        .replace(/`[^`]*`/g, ""),
+    );
 }
 
 function repeats(texts: string[]): number {
@@ -78,7 +107,7 @@ type Card = {
 };
 
 /** Over-budget skips ranked before a returned card (by the selection's order). */
-function faults(order: string[], cards: Card[], skipped: Array<{ chunk: string; reason: string }>): number {
+function gaps(order: string[], cards: Card[], skipped: Array<{ chunk: string; reason: string }>): number {
   const pos = new Map(order.map((c, i) => [c, i]));
   const last = Math.max(-1, ...cards.map((c) => pos.get(c.artifact_id) ?? -1));
   return skipped.filter((s) => s.reason === "over_budget" && (pos.get(s.chunk) ?? Number.POSITIVE_INFINITY) < last)
@@ -99,24 +128,15 @@ async function main() {
   const server = await startServer({ fresh: true, snapshot: true });
   try {
     const admin = new PaperGuruClient(server.url, server.adminKey, { fetch: harnessFetch });
-    const notes = (ps: Passage[]) =>
-      ps.map(
-        (p): Plain => ({ id: p.id, kind: "note", title: p.title || firstSentenceTitle(p.text, p.id), content: p.text }),
-      );
+    const notes = passagesAsNotes;
     const conv = convs[0];
-    const sets: Array<{ name: string; arts: Plain[]; questions: string[] }> = [
+    const sets: Array<{ name: string; arts: UserArtifact[]; questions: string[] }> = [
       { name: "HotpotQA", arts: notes(hp.passages), questions: hp.questions.map((q) => q.question) },
       { name: "NQ-open", arts: notes(nq.passages), questions: nq.questions.map((q) => q.question) },
       { name: "SciFact + PubMedQA", arts: notes(sq.passages), questions: sq.questions.map((q) => q.question) },
       {
         name: `LoCoMo ${conv.id}`,
-        arts: conv.turns.map((t) => ({
-          id: t.id,
-          kind: "record",
-          title: t.title,
-          content: t.text,
-          valid_from: new Date(t.at).toISOString(),
-        })),
+        arts: turnsAsRecords(conv),
         questions: conv.questions.map((q) => q.question),
       },
     ];
@@ -134,26 +154,24 @@ async function main() {
           over: 0,
           cards: 0,
           repeatedSentences: 0,
-          packingFaults: 0,
+          anchorEchoes: 0,
+          rankGaps: 0,
         };
         cells.set(k, c);
       }
       return c;
     };
-    const note = (c: Cell, tokens: number, cards: Card[], fault: number) => {
+    /** One answer: its tokens, each card's prose as the form shows it, its anchor echoes, its rank gaps. */
+    const note = (c: Cell, tokens: number, cards: string[][], echoes: number, gaps: number) => {
       const r = tokens / c.budget;
       c.answers++;
       c.maxRatio = Math.max(c.maxRatio, r);
       c.meanRatio += r;
       if (tokens > c.budget) c.over++;
       c.cards += cards.length;
-      for (const x of cards)
-        c.repeatedSentences += repeats([
-          x.claim_boundary ?? "",
-          x.logic_sketch ?? "",
-          ...x.anchored_spans.map((a) => a.snippet ?? ""),
-        ]);
-      c.packingFaults += fault;
+      for (const texts of cards) c.repeatedSentences += repeats(texts);
+      c.anchorEchoes += echoes;
+      c.rankGaps += gaps;
     };
     for (const s of sets) {
       const id = `budget-${slug(s.name).slice(0, 20)}-${Date.now().toString(36)}`;
@@ -186,13 +204,31 @@ async function main() {
           const traced = r.trace as { selected?: Array<{ chunk: string }> } | undefined;
           const order = (traced?.selected ?? []).map((x) => x.chunk);
           const tokens = (r.cards.length ? countTokens(JSON.stringify(r.cards)) : 0) + r.budget.short_term;
-          note(cell("json", budget), tokens, r.cards, faults(order, r.cards, r.skipped));
+          const prose = r.cards.map(jsonProse);
+          note(
+            cell("json", budget),
+            tokens,
+            prose.map((p) => p.texts),
+            prose.reduce((n, p) => n + p.echoes, 0),
+            gaps(order, r.cards, r.skipped),
+          );
           const md = await pg.exportContext(id, { query, budget_tokens: budget, format: "markdown" });
-          const mdCards = r.cards.filter((c) => md.includes(`\`${c.artifact_id}@v${c.version}\``));
-          note(cell("markdown", budget), countTokens(md), mdCards, 0);
+          note(
+            cell("markdown", budget),
+            countTokens(md),
+            markdownCards(md).map((b) => [b]),
+            0,
+            0,
+          );
           const text = await mcp(query, budget);
           const m = JSON.parse(text) as { cards: Card[] };
-          note(cell("mcp", budget), countTokens(text), m.cards ?? [], 0);
+          note(
+            cell("mcp", budget),
+            countTokens(text),
+            (m.cards ?? []).map((x) => jsonProse(x).texts),
+            0,
+            0,
+          );
         }
       log(`  ${s.name}: ${s.arts.length} artifacts, ${Math.min(PER_SET, s.questions.length)} questions`);
     }
@@ -215,7 +251,7 @@ async function main() {
     writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
     for (const c of rows)
       log(
-        `  ${c.form.padEnd(9)} ${String(c.budget).padStart(5)}: max ${c.maxRatio.toFixed(3)}, mean ${c.meanRatio.toFixed(3)}, over ${c.over}/${c.answers}, ${c.cards} cards, repeated sentences ${c.repeatedSentences}, packing faults ${c.packingFaults}`,
+        `  ${c.form.padEnd(9)} ${String(c.budget).padStart(5)}: max ${c.maxRatio.toFixed(3)}, mean ${c.meanRatio.toFixed(3)}, over ${c.over}/${c.answers}, ${c.cards} cards, repeated sentences ${c.repeatedSentences}, anchor echoes ${c.anchorEchoes}, rank gaps ${c.rankGaps}`,
       );
     log(`wrote ${out}`);
   } finally {

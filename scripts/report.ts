@@ -1818,7 +1818,10 @@ interface BudgetResults {
     over: number;
     cards: number;
     repeatedSentences: number;
-    packingFaults: number;
+    anchorEchoes?: number;
+    rankGaps?: number;
+    /** Before rankGaps (results written up to 54dfd9d). */
+    packingFaults?: number;
   }>;
 }
 
@@ -1845,7 +1848,8 @@ function budgetsBlock(r: BudgetResults | null): string {
         "over budget",
         "cards",
         "sentences twice in a card",
-        "packing faults",
+        "anchors echoing the claim",
+        "rank gaps",
       ],
       r.rows.map((x) => [
         form[x.form] ?? x.form,
@@ -1856,9 +1860,12 @@ function budgetsBlock(r: BudgetResults | null): string {
         int(x.over),
         int(x.cards),
         int(x.repeatedSentences),
-        x.form === "json" ? int(x.packingFaults) : "–",
+        x.form === "json" && x.anchorEchoes !== undefined ? int(x.anchorEchoes) : "–",
+        x.form === "json" ? int(x.rankGaps ?? x.packingFaults ?? 0) : "–",
       ]),
     ),
+    "",
+    "A sentence twice in a card is counted in the form returned: the JSON card's claim, sketch and the snippets that are not its own anchors; the markdown card's section; the MCP prompt card. The JSON card's full anchors restate the claim's and the sketch's sentences by design (`verify` takes them), counted apart. A rank gap is a card skipped as over budget while a later-ranked card was returned: the skipped chunk's smallest card did not fit what was left at its turn (a property in test/core/cards.test.ts), so the later card fills room no earlier card could use.",
   ].join("\n");
 }
 

@@ -490,3 +490,33 @@ export function loadUnarxiveRefs(dir: string, sample = 200, seed = 20_261_127): 
   counts.papersInSample = new Set(questions.map((q) => q.paper)).size;
   return { records, artifacts, questions, counts };
 }
+
+/** An artifact as a user stores it through the API: a note or a record with title and content. */
+export interface UserArtifact {
+  id: string;
+  kind: "note" | "record";
+  title: string;
+  content: string;
+  valid_from?: string;
+}
+
+/** Passages as notes: their own title, else the first sentence (as a user would title them). */
+export function passagesAsNotes(ps: Passage[]): UserArtifact[] {
+  return ps.map((p) => ({
+    id: p.id,
+    kind: "note",
+    title: p.title || firstSentenceTitle(p.text, p.id),
+    content: p.text,
+  }));
+}
+
+/** A conversation's turns as records valid from their session's date, as the testdata README says. */
+export function turnsAsRecords(c: Conversation): UserArtifact[] {
+  return c.turns.map((t) => ({
+    id: t.id,
+    kind: "record",
+    title: t.title,
+    content: t.text,
+    valid_from: new Date(t.at).toISOString(),
+  }));
+}

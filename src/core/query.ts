@@ -319,7 +319,7 @@ export interface ExpandRequest {
    * What a card costs of the budget, when the caller returns a larger form than the prompt form the
    * distiller budgets (`tokens`): REST's card JSON, with full anchors, runs ~1.9x. Cards are packed
    * by this cost, so nothing is distilled that cannot be returned; a card over what is left is
-   * distilled once more into the prompt budget scaled by (left / cost).
+   * distilled again into the prompt budget scaled by (left / cost), then at MIN_CARD_TOKENS.
    */
   cardCost?: ((card: EvidenceCard) => number) | undefined;
 }
@@ -473,12 +473,20 @@ async function expandUnlogged(
       if (!pre || (card && card.tokens > budget && budget < pre.budget))
         card = await deps.distiller.distill(distillInput(row, content, budget));
       let cost = card ? costOf(card) : 0;
-      if (card && cost > remaining && req.cardCost) {
-        const scaled = Math.floor((budget * remaining) / cost);
-        if (scaled >= MIN_CARD_TOKENS) {
-          card = await deps.distiller.distill(distillInput(row, content, scaled));
-          cost = card ? costOf(card) : 0;
-        }
+      // A card over what is left is distilled again into the budget scaled by (left / cost) and,
+      // should that still be over, once more at MIN_CARD_TOKENS: a chunk is skipped as over_budget
+      // only when its smallest card does not fit what was left at its turn, so a later (smaller)
+      // card fills only room no earlier card could use.
+      let tried = budget;
+      const retry = async (b: number) => {
+        if (!card || cost <= remaining || b < MIN_CARD_TOKENS || b >= tried) return;
+        tried = b;
+        card = await deps.distiller.distill(distillInput(row, content, b));
+        cost = card ? costOf(card) : 0;
+      };
+      if (req.cardCost) {
+        await retry(Math.floor((budget * remaining) / cost));
+        await retry(MIN_CARD_TOKENS);
       }
       if (!card || cost > remaining) {
         skipped.push({ chunk: c.chunk, reason: "over_budget" });

@@ -5,7 +5,7 @@ import { ExtractiveDistiller } from "../../src/core/distill/extractive";
 import { clauseCuts, countWords, nonProseRanges } from "../../src/core/distill/prose";
 import type { DistillInput, SessionEvent, StoredVersion } from "../../src/core/ports";
 import { contextQuery, expandChunks, MIN_CARD_TOKENS, type QueryDeps, sessionEventTokens } from "../../src/core/query";
-import { loadTokenizer, TOKENIZERS, type TokenizerName } from "../../src/core/text/tokenizer";
+import { countTokens, loadTokenizer, TOKENIZERS, type TokenizerName } from "../../src/core/text/tokenizer";
 import type { EvidenceCard } from "../../src/core/types";
 import { PASSAGE_QUERY, PASSAGES, type Passage } from "./passages.fixture";
 
@@ -259,6 +259,48 @@ describe("budget contract", () => {
     });
     expect(res.cards).toEqual([]);
     expect(res.skipped.map((s) => s.reason)).toEqual(["over_budget", "over_budget", "over_budget"]);
+  });
+
+  it("with a wire cost, a chunk is skipped only when its smallest card does not fit what was left at its turn", async () => {
+    // REST's card JSON costs ~1.9x the prompt form; a later, smaller card may fill the rest, but only
+    // room the skipped chunk could not use at any card size.
+    const wire = (c: EvidenceCard) => countTokens(JSON.stringify(c));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.shuffledSubarray(PASSAGES, { minLength: 2 }),
+        fc.integer({ min: 100, max: 2500 }),
+        async (passages, budget) => {
+          const deps = fakeDeps(passages);
+          const chunks = passages.map((p) => ({ chunk: p.id }));
+          const res = await expandChunks(deps, {
+            archiveId: "a",
+            query: PASSAGE_QUERY,
+            chunks,
+            budgetTokens: budget,
+            cardCost: wire,
+          });
+          const used = res.cards.reduce((n, c) => n + wire(c), 0);
+          expect(used).toBeLessThanOrEqual(budget);
+          const cardOf = new Map(res.cards.map((c) => [c.artifact_id, c]));
+          const skipped = new Set(res.skipped.map((x) => x.chunk));
+          let left = budget;
+          for (const p of passages) {
+            const c = cardOf.get(p.id);
+            if (c) left -= wire(c);
+            else if (skipped.has(p.id) && left >= MIN_CARD_TOKENS) {
+              const smallest = await d.distill({
+                ...input(p.text, MIN_CARD_TOKENS, PASSAGE_QUERY),
+                artifactId: p.id,
+                kind: "paper",
+                title: p.title,
+              });
+              if (smallest) expect(wire(smallest), p.id).toBeGreaterThan(left);
+            }
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });
 
