@@ -51,6 +51,7 @@ if (mig.status !== 0) {
 const inner = await freePort();
 /** Settings `npm start` passes from its environment to the Worker (wrangler.toml's [vars] otherwise). */
 const PASSED_VARS = [
+  "DNS_RESOLVER",
   "VECTOR_INDEX",
   "EMBEDDER",
   "DISTILLER",

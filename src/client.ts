@@ -269,7 +269,11 @@ export class PaperGuruClient {
       if (!parsed.error) parsed = { error: { type: "internal", message: text.slice(0, 500) || res.statusText } };
       throw new PaperGuruError(res.status, parsed);
     }
-    return { text, contentType: res.headers.get("content-type") ?? "" };
+    return {
+      text,
+      contentType: res.headers.get("content-type") ?? "",
+      replayed: res.headers.get("idempotent-replayed") === "true",
+    };
   }
 
   /** The raw escape hatch: any route, JSON in and out. Typed for the GET routes in KnownGet. */
@@ -295,6 +299,18 @@ export class PaperGuruClient {
   /** A typed JSON call (the route's response type is given by the method below). */
   private call<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
     return this.request(method, path, body, contentType) as Promise<T>;
+  }
+
+  /** A typed JSON write and whether the answer is the stored first answer of its `event_id` given again. */
+  private async callOnce<T>(path: string, body: unknown): Promise<{ answer: T; replayed: boolean }> {
+    const { text, replayed } = await this.send("POST", path, body);
+    try {
+      return { answer: JSON.parse(text) as T, replayed };
+    } catch {
+      throw new PaperGuruError(200, {
+        error: { type: "invalid_response", message: `expected JSON from POST ${path}, got: ${text.slice(0, 200)}` },
+      });
+    }
   }
 
   // ---------------------------------------------------------------- the calling key (any key)
@@ -404,6 +420,10 @@ export class PaperGuruClient {
   /** Append a status (`value`) or counter (`add`) event to a chunk. */
   annotate(archive: string, id: string, body: AnnotateBody) {
     return this.call<Annotated>("POST", `/v1/archives/${enc(archive)}/chunks/${enc(id)}/annotations`, body);
+  }
+  /** annotate, and whether the answer is a retry's (the first answer of its `event_id` again). */
+  annotateOnce(archive: string, id: string, body: AnnotateBody) {
+    return this.callOnce<Annotated>(`/v1/archives/${enc(archive)}/chunks/${enc(id)}/annotations`, body);
   }
   /** A chunk's annotation values as of a time, with the events. */
   annotations(archive: string, id: string, q: AnnotationsQuery = {}) {
@@ -648,6 +668,10 @@ export class PaperGuruClient {
   /** verify, edit, add_edge, remove_edge or flag a node or an edge. */
   review(archive: string, body: ReviewBody) {
     return this.call<ReviewResult>("POST", `/v1/archives/${enc(archive)}/review`, body);
+  }
+  /** review, and whether the answer is a retry's (the first answer of its `event_id` again). */
+  reviewOnce(archive: string, body: ReviewBody) {
+    return this.callOnce<ReviewResult>(`/v1/archives/${enc(archive)}/review`, body);
   }
   /** A node's (chunk) or an edge's (from, type, to) review status and history as of a time. */
   reviewState(archive: string, q: ReviewQuery) {

@@ -42,6 +42,21 @@ function useCases(env: Env): UseCases {
   return cached.app;
 }
 
+/**
+ * Hard deletes a crash interrupted are finished before a new isolate (a restarted local server, a
+ * redeploy) answers its first requests: they wait for one bounded resume (at most RESUME_BATCH
+ * purges, src/app/forget.ts), so no read is served from a capital copy a crash left behind. Cron
+ * ticks finish the rest.
+ */
+let resumed: Promise<void> | null = null;
+function resumeOnce(app: UseCases): Promise<void> {
+  resumed ??= app.forget.resume().then(
+    () => undefined,
+    (err) => console.error(errorLine("resume purges", err)),
+  );
+  return resumed;
+}
+
 const rest = createApp((c) => useCases(c.env as Env), [], {
   explorer: { js: EXPLORER_JS, css: EXPLORER_CSS },
   docs: DOCS_PAGES,
@@ -51,6 +66,11 @@ const INTERNAL = { error: { type: "internal", message: "internal error; nothing 
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    try {
+      await resumeOnce(useCases(env));
+    } catch {
+      // A misconfigured deployment: the request itself answers why (503).
+    }
     if (new URL(request.url).pathname !== MCP_PATH) return rest.fetch(request, env, ctx);
     try {
       return await serveMcp(request, useCases(env));
@@ -84,6 +104,8 @@ export default {
    */
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const app = useCases(env);
-    ctx.waitUntil(Promise.all([app.sources.dispatchDue(), app.webhooks.reconcile(), app.reembed.reconcile()]));
+    ctx.waitUntil(
+      Promise.all([app.sources.dispatchDue(), app.webhooks.reconcile(), app.reembed.reconcile(), app.forget.resume()]),
+    );
   },
 } satisfies ExportedHandler<Env, QueueMessage>;

@@ -22,8 +22,9 @@ import { readConfig } from "./config";
 import { ExtractiveDistiller } from "./core/distill/extractive";
 import { ModelDistiller } from "./core/distill/model";
 import { HashedEmbedder } from "./core/embed/hashed";
-import { resolvingFetch } from "./core/net";
+import { addressGuard, guardedFetch } from "./core/net";
 import { PackedBlobStore } from "./core/packs";
+import type { BlobStore, Stores, VectorIndex } from "./core/ports";
 
 /**
  * The bindings and vars: `Cloudflare.Env` is generated from wrangler.toml by `npm run types`
@@ -53,12 +54,30 @@ export interface Env extends Cloudflare.Env {
  * Build the application from the bindings: the configuration is validated first (a bad var throws
  * ConfigError naming it), then one adapter per port, the kernel, and the use cases.
  */
-export function wire(env: Env): UseCases {
+/** Ports a caller may wrap before the application is built on them (fault injection in tests). */
+export interface WiredPorts {
+  forget: Stores["forget"];
+  blobs: BlobStore;
+  vectors: VectorIndex;
+}
+
+export function wire(env: Env, adapt: (p: WiredPorts) => WiredPorts = (p) => p): UseCases {
   const config = readConfig(env);
   const now = () => Date.now();
   const clock = { now };
-  const stores = d1Stores(env.DB);
-  const blobs = new PackedBlobStore(new R2BlobStore(env.CONTENT));
+  const d1 = d1Stores(env.DB);
+  const ported = adapt({
+    forget: d1.forget,
+    blobs: new PackedBlobStore(new R2BlobStore(env.CONTENT)),
+    vectors:
+      config.vectorIndex === "vectorize"
+        ? new VectorizeIndex(env.VECTORS as unknown as Vectorize)
+        : config.vectorIndex === "none"
+          ? new NoVectorIndex()
+          : new DoVectorIndex(env.LOCAL_VECTORS),
+  });
+  const stores = { ...d1, forget: ported.forget };
+  const { blobs, vectors } = ported;
   const queue = {
     send: async (m: QueueMessage) => {
       await env.DELIVERIES.send(m);
@@ -66,11 +85,14 @@ export function wire(env: Env): UseCases {
   };
   // Looked up per call, not captured: tests replace globalThis.fetch with a mock.
   const direct = (req: Request) => fetch(req);
-  // Every outbound request to a source or a subscriber: its host's DNS answers must be public.
-  const http = config.dnsResolver
-    ? resolvingFetch(direct, new DohResolver(direct, config.dnsResolver), config.allowHosts)
-    : direct;
-  const events = { store: stores.events, queue, http, clock, allowHosts: config.allowHosts };
+  // Every outbound request to a source or a subscriber, and every registration of one: its host's
+  // DNS answers must be public, through one resolver. Registration keeps its own answer cache, so a
+  // name that changes its answers after it was registered is looked up afresh by its first fetch.
+  // DNS_RESOLVER=none: names only, at registration as at every fetch.
+  const resolver = config.dnsResolver ? new DohResolver(direct, config.dnsResolver) : null;
+  const addresses = resolver ? addressGuard(resolver, config.allowHosts) : null;
+  const http = resolver ? guardedFetch(direct, addressGuard(resolver, config.allowHosts)) : direct;
+  const events = { store: stores.events, queue, http, clock, allowHosts: config.allowHosts, addresses };
   // One model client per isolate, reached through the same outbound guard as sources.
   const llm = config.llm
     ? CHAT_PROVIDERS[config.llm.provider]({
@@ -112,12 +134,6 @@ export function wire(env: Env): UseCases {
       : undefined;
   // wrangler types names a [[vectorize]] binding's type VectorizeIndex (the V1 API); indexes made by
   // `wrangler vectorize create` are V2, typed Vectorize in @cloudflare/workers-types.
-  const vectors =
-    config.vectorIndex === "vectorize"
-      ? new VectorizeIndex(env.VECTORS as unknown as Vectorize)
-      : config.vectorIndex === "none"
-        ? new NoVectorIndex()
-        : new DoVectorIndex(env.LOCAL_VECTORS);
   // Archives record the space of their vectors; a model change is detected, never mixed (docs/models.md).
   const spaces = new VectorSpaces({
     store: stores.embedding,
@@ -166,6 +182,7 @@ export function wire(env: Env): UseCases {
       githubToken: config.githubToken,
       contactEmail: config.contactEmail,
       allowHosts: config.allowHosts,
+      addresses,
       pause,
     },
     events,

@@ -14,7 +14,7 @@
 import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
-import { OutboundRefused, urlRefusal } from "../core/net";
+import { type AddressGuard, OutboundRefused, registrationRefusal, urlRefusal } from "../core/net";
 import type { Clock, EventDeliveryRecord, EventSink, EventStore, HttpFetch } from "../core/ports";
 import { genericSignedPayload, signBytes } from "../core/signatures";
 import type { EventType } from "../core/types";
@@ -35,6 +35,12 @@ export interface EventDeps {
   http: HttpFetch;
   clock: Clock;
   allowHosts: readonly string[];
+  /**
+   * The DNS check `http` applies to every delivery (core/net addressGuard), applied to a
+   * subscription's url when it is put too; null or absent (DNS_RESOLVER=none): names only, as the
+   * deliveries then.
+   */
+  addresses?: AddressGuard | null | undefined;
 }
 
 /** Time-ordered ids: base-36 milliseconds, then random hex (the listing sorts by id). */
@@ -191,6 +197,9 @@ export function eventUseCases(d: EventDeps) {
     ): Promise<Result<In<typeof S.SubscriptionCreated>>> {
       const refused = urlRefusal(b.url, { allowHosts: d.allowHosts, allowHttpHosts: d.allowHosts });
       if (refused) return fail("validation", `url ${refused}`, "url", "give an https URL on a public host");
+      // By address too, when created and when changed: a public name may point at loopback or metadata.
+      const unreachable = await registrationRefusal(d.addresses, b.url, "url");
+      if (unreachable) return { ok: false, error: unreachable };
       const row = {
         archiveId: archive,
         name,

@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
+import { recordExplicitCreates } from "./intake/tombstones";
 import * as Op from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -25,7 +26,7 @@ export function memoryUseCases(d: AppDeps) {
       if (res.ok) {
         const created = res.value.results.filter((r) => r.status === "created").map((r) => r.id);
         if (created.length)
-          await d.intake.world.recreated(archive, created, await actorOf(d, authorization), d.clock.now());
+          await recordExplicitCreates(d.intake.world, archive, created, await actorOf(d, authorization), d.clock.now());
       }
       return res;
     },

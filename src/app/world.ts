@@ -7,9 +7,11 @@ import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import type { DeliveryRecord } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
+import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 import { importFile, importPdf } from "./intake/imports";
 import { createSource, dispatchDueSources, runSource, sourceView } from "./intake/sources";
+import type { Recreate } from "./intake/tombstones";
 import {
   consumeDeliveries,
   receiveWebhook,
@@ -187,18 +189,41 @@ export function sourceUseCases(d: AppDeps) {
   };
 }
 
+/** recreate_deleted=true: the import creates hard-deleted ids again, recorded under the caller's name. */
+async function recreateOf(
+  d: AppDeps,
+  q: In<typeof S.ImportQuery>,
+  authorization: string | undefined,
+): Promise<Recreate | undefined> {
+  return q.recreate_deleted === "true" ? { actor: await actorOf(d, authorization) } : undefined;
+}
+
 export function importUseCases(d: AppDeps) {
   return {
     /** A file in one of the import formats; records that fail are listed, the rest is stored. */
-    file(archive: string, q: In<typeof S.ImportQuery>, text: string) {
-      if (!text.trim()) return Promise.resolve(fail("validation", "empty body", "body", "send the file as the body"));
-      return importFile(d.intake, archive, q.format, text, q.name ?? `upload.${q.format}`, S.toMs(q.valid_from));
+    async file(archive: string, q: In<typeof S.ImportQuery>, text: string, authorization?: string | undefined) {
+      if (!text.trim()) return fail("validation", "empty body", "body", "send the file as the body");
+      return importFile(
+        d.intake,
+        archive,
+        q.format,
+        text,
+        q.name ?? `upload.${q.format}`,
+        S.toMs(q.valid_from),
+        await recreateOf(d, q, authorization),
+      );
     },
     /** A PDF with a text layer: a paper, its sections and captions, every span with its page. */
-    pdf(archive: string, q: In<typeof S.ImportQuery>, bytes: Uint8Array) {
-      if (bytes.length === 0)
-        return Promise.resolve(fail("validation", "empty body", "body", "send the PDF as the body"));
-      return importPdf(d.intake, archive, bytes, q.name ?? "upload.pdf", S.toMs(q.valid_from));
+    async pdf(archive: string, q: In<typeof S.ImportQuery>, bytes: Uint8Array, authorization?: string | undefined) {
+      if (bytes.length === 0) return fail("validation", "empty body", "body", "send the PDF as the body");
+      return importPdf(
+        d.intake,
+        archive,
+        bytes,
+        q.name ?? "upload.pdf",
+        S.toMs(q.valid_from),
+        await recreateOf(d, q, authorization),
+      );
     },
     /** Ingest runs (webhooks, sources, imports), newest first. */
     async log(archive: string, q: In<typeof S.LogQuery>) {

@@ -849,13 +849,13 @@ const papersReview: Command = {
         event_id: r.str("event-id"),
         changes: Object.values(changes).some((v) => v !== undefined) ? changes : undefined,
       };
-      const res = await client.review(archive, body);
+      const { answer: res, replayed } = await client.reviewOnce(archive, body);
       if (r.json) {
         printJson(r, res);
         return EXIT.ok;
       }
       r.out(
-        `${op}: ${res.previous_status} -> ${res.status}${res.version !== null ? ` (version ${res.version})` : ""}${res.duplicate ? " (already applied)" : ""}`,
+        `${op}: ${res.previous_status} -> ${res.status}${res.version !== null ? ` (version ${res.version})` : ""}${replayed || res.duplicate ? " (already applied)" : ""}`,
       );
     }
     const q: ReviewQuery = edge ? { from: edge.from, type: edge.type, to: edge.to } : { chunk };
@@ -987,11 +987,11 @@ const annotateCmd: Command = {
       at: r.str("at"),
       event_id: r.str("event-id"),
     };
-    const res = await r.client().annotate(r.archive(), chunk, body);
+    const { answer: res, replayed } = await r.client().annotateOnce(r.archive(), chunk, body);
     if (r.json) printJson(r, res);
     else
       r.out(
-        `${chunk} ${key} = ${JSON.stringify(res.current.value)} (${res.current.events} events)${res.duplicate ? " (already recorded)" : ""}`,
+        `${chunk} ${key} = ${JSON.stringify(res.current.value)} (${res.current.events} events)${replayed || res.duplicate ? " (already recorded)" : ""}`,
       );
     return EXIT.ok;
   },

@@ -24,7 +24,8 @@ export const AnnotateBody = z
     reason: wellFormed(z.string().max(2000)).optional(),
     at: Time.optional().openapi({ description: "When it holds from (valid time); default now." }),
     event_id: z.string().min(1).max(200).optional().openapi({
-      description: "Your id for this event: a retry with the same id is the same event (no double count).",
+      description:
+        "Your id for this event: every repeat with the same id on the same chunk and key (concurrent or later) gets the first success's status and body byte for byte (header `Idempotent-Replayed: true`, `current` as it was then) and appends nothing; the same id for another chunk or key is a 409.",
     }),
   })
   .openapi("Annotate", { example: { key: "status", value: "committed", reason: "approved in review" } });
@@ -51,7 +52,10 @@ export const Annotated = z
       at: z.string(),
       recorded_at: z.string(),
     }),
-    duplicate: z.boolean().openapi({ description: "true: event_id was already stored; nothing was appended." }),
+    duplicate: z.boolean().openapi({
+      description:
+        "true: the event_id's event was already stored but its answer was not (an event from before answers were kept, or one an import or a request that died stored); nothing was appended. A repeat of a stored answer gets that answer unchanged (this field included).",
+    }),
     current: Value.openapi({ description: "The key's value now." }),
   })
   .openapi("Annotated", {

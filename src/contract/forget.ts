@@ -89,7 +89,7 @@ export const Deletion = z
       .object({ at: z.string().describe("ISO 8601"), by: z.string() })
       .nullable()
       .describe(
-        "A deleted chunk id an explicit ingest created again (imports, webhook deliveries and source runs never do): when and by whom.",
+        "A deleted chunk id an explicit request created again (POST /ingest, MCP remember, an import with recreate_deleted=true; webhook deliveries, source runs and other imports never do): when and by whom.",
       ),
   })
   .openapi("Deletion");

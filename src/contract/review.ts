@@ -45,7 +45,7 @@ export const ReviewBody = z
       .openapi({ description: "edit: the fields of the new version that change (at least one)." }),
     event_id: z.string().min(1).max(200).optional().openapi({
       description:
-        "Your id for this operation: a retry with the same id returns the first answer (`duplicate: true`) and changes nothing; the same id with another operation is a 409.",
+        "Your id for this operation: every repeat with the same id (concurrent or later, the same op on the same target) gets the first success's status and body byte for byte (header `Idempotent-Replayed: true`) and changes nothing; the same id with another operation or target is a 409. A request that fails stores nothing: the id stays free.",
     }),
   })
   .strict()
@@ -75,9 +75,10 @@ export const ReviewResult = z
         "The version written (edit, add_edge, remove_edge: of the node or of `from`); null for verify and flag.",
     }),
     event: z.number().int().openapi({ description: "The id of the status event." }),
-    duplicate: z
-      .boolean()
-      .openapi({ description: "true: event_id was already applied; this is its first answer, nothing changed." }),
+    duplicate: z.boolean().openapi({
+      description:
+        "true: the event_id's status event was already stored but its answer was not (an event from before answers were kept, or a request that died in between); this answer is rebuilt from it. A repeat of a stored answer gets that answer unchanged (this field included).",
+    }),
   })
   .openapi("ReviewResult", {
     description: "The status the operation left, the one before, and the version it wrote.",

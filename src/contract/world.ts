@@ -252,7 +252,13 @@ export const ImportResult = z
       }),
     ),
     failures: z.array(z.object({ id: z.string(), message: z.string(), field: z.string().optional() })),
-    skipped: z.array(z.object({ ref: z.string(), reason: z.string() })),
+    skipped: z.array(z.object({ ref: z.string(), reason: z.string() })).openapi({
+      description:
+        "records not stored, each with why: a hard-deleted id (unless recreate_deleted=true), a deprecated record, a record of no known shape",
+    }),
+    recreated: z.array(z.string()).optional().openapi({
+      description: "With recreate_deleted=true: the hard-deleted ids this import created again.",
+    }),
   })
   .loose()
   .openapi("ImportResult", {
@@ -381,6 +387,14 @@ export const ImportQuery = z.object({
     description:
       "Event time of every record in the file, replacing the dates the file carries (BibTeX year/month/date, Markdown front matter date, full-text metadata dates). Default: those dates, else the import time. recorded_at is always the import time.",
   }),
+  recreate_deleted: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({
+      param: { name: "recreate_deleted", in: "query" },
+      description:
+        "true: ids hard-deleted from this archive are created again (as an explicit POST /ingest does), each recorded as `recreated` on its deletions audit row and listed in `recreated`. Default false: they are skipped, each listed in `skipped` with the time of its delete, and edges to them are dropped.",
+    }),
 });
 
 export const LogQuery = z.object({

@@ -27,6 +27,9 @@ export const STATUS: Record<FailureKind, 400 | 401 | 403 | 404 | 405 | 409 | 413
   unavailable: 503,
 };
 
+/** Set to `true` on the stored first answer given again to a repeat of an `event_id` (docs/api.md). */
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+
 /**
  * Typed `never` on purpose: it then fits every route's typed response union, while the OpenAPI
  * document lists the shared Error schema for each failure status.

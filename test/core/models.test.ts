@@ -497,7 +497,9 @@ describe("the provider tables (index.ts)", () => {
   it("refuse a base URL the outbound rules refuse, and missing parts", () => {
     const o = { model: "m", fetch: nodeFetch };
     expect(() => CHAT_PROVIDERS.openai({ ...o, baseUrl: `${server.url}/v1` })).toThrow(/http: .*OUTBOUND_ALLOW_HOSTS/);
-    expect(() => CHAT_PROVIDERS.openai({ ...o, baseUrl: "https://169.254.169.254/v1" })).toThrow(/private/);
+    expect(() => CHAT_PROVIDERS.openai({ ...o, baseUrl: "https://169.254.169.254/v1" })).toThrow(
+      /not a public address/,
+    );
     expect(() => CHAT_PROVIDERS.openai({ ...o, baseUrl: "https://user:pw@api.example.com/v1" })).toThrow(/credentials/);
     expect(() => CHAT_PROVIDERS.openai(o)).toThrow(/base URL/);
     expect(() => CHAT_PROVIDERS.openai({ model: "m", baseUrl: "https://api.openai.com/v1" })).toThrow(/fetch/);

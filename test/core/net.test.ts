@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { DohResolver } from "../../src/adapters/dns/doh";
-import { addressRefusal, hostRefusal, OutboundRefused, resolvingFetch, urlRefusal } from "../../src/core/net";
+import {
+  addressClass,
+  addressGuard,
+  addressRefusal,
+  hostRefusal,
+  OutboundRefused,
+  registrationRefusal,
+  resolvingFetch,
+  urlRefusal,
+} from "../../src/core/net";
 
 describe("outbound requests go only to public hosts", () => {
   it("refuses private, loopback, link-local, metadata, internal and wildcard-DNS targets", () => {
@@ -147,5 +156,88 @@ describe("names are resolved before a request is sent", () => {
     expect(await doh.addresses("gone.example")).toEqual([]);
     await expect(doh.addresses("fail.example")).rejects.toThrow(/status 2/);
     await expect(doh.addresses("down.example")).rejects.toThrow(/HTTP 502/);
+  });
+});
+
+describe("the class of a non-public address is named", () => {
+  it("names loopback, private, link-local, metadata, unique-local and embedded forms", () => {
+    const cases: Array<[string, string | null]> = [
+      ["127.0.0.1", "loopback, 127.0.0.0/8"],
+      ["::1", "loopback, ::1"],
+      ["169.254.169.254", "link-local, the cloud metadata address"],
+      ["169.254.1.1", "link-local, 169.254.0.0/16"],
+      ["10.9.8.7", "private, 10.0.0.0/8"],
+      ["172.16.0.1", "private, 172.16.0.0/12"],
+      ["192.168.0.1", "private, 192.168.0.0/16"],
+      ["100.100.100.200", "carrier-grade NAT, the Alibaba Cloud metadata address"],
+      ["0.0.0.0", "unspecified, 0.0.0.0/8"],
+      ["fd00:ec2::254", "unique-local (private), the AWS metadata address"],
+      ["fd12::1", "unique-local (private), fc00::/7"],
+      ["fe80::1", "link-local, fe80::/10"],
+      ["::ffff:10.0.0.1", "IPv4-mapped 10.0.0.1: private, 10.0.0.0/8"],
+      ["2002:7f00:1::", "6to4 of 127.0.0.1: loopback, 127.0.0.0/8"],
+      ["239.1.1.1", "multicast, 224.0.0.0/4"],
+      ["93.184.216.34", null],
+      ["2606:4700::6810:85e5", null],
+      ["::ffff:93.184.216.34", null],
+    ];
+    for (const [a, cls] of cases) expect(addressClass(a), a).toBe(cls);
+    expect(addressRefusal("127.0.0.1")).toBe("127.0.0.1 (loopback, 127.0.0.0/8), not a public address");
+    expect(hostRefusal("[::1]")).toBe("host [::1] is not a public address (loopback, ::1)");
+  });
+});
+
+describe("registration judges a URL's host by the same DNS answers as a fetch", () => {
+  const answers: Record<string, string[]> = {
+    "public.example": ["93.184.216.34"],
+    "loop.example": ["127.0.0.1"],
+    "meta.example": ["93.184.216.34", "169.254.169.254"],
+    "dev.example": ["127.0.0.1"],
+  };
+  const asked: string[] = [];
+  const resolver = {
+    async addresses(host: string) {
+      asked.push(host);
+      if (host === "broken.example") throw new Error("SERVFAIL");
+      return answers[host] ?? [];
+    },
+  };
+  const guard = addressGuard(resolver, ["dev.example"]);
+
+  it("refuses non-public answers, no answer and no resolver answer, naming the field, the address and its class", async () => {
+    const loop = await registrationRefusal(guard, "https://loop.example/hook", "url");
+    expect(loop).toMatchObject({
+      kind: "validation",
+      field: "url",
+      message:
+        "url host loop.example resolves to 127.0.0.1 (loopback, 127.0.0.0/8), not a public address, so it is not registered",
+    });
+    expect(loop?.hint).toContain("OUTBOUND_ALLOW_HOSTS");
+    const meta = await registrationRefusal(guard, "https://meta.example/", "location");
+    expect(meta?.field).toBe("location");
+    expect(meta?.message).toContain("169.254.169.254 (link-local, the cloud metadata address)");
+    expect((await registrationRefusal(guard, "https://gone.example/", "url"))?.message).toContain(
+      "resolves to no address",
+    );
+    const broken = await registrationRefusal(guard, "https://broken.example/", "url");
+    expect(broken?.message).toContain("could not be resolved (SERVFAIL)");
+    expect(broken?.hint).toContain("try again");
+  });
+
+  it("accepts public answers; allow-listed hosts and IP literals are not looked up; no guard judges names only", async () => {
+    asked.length = 0;
+    expect(await registrationRefusal(guard, "https://public.example/hook", "url")).toBeNull();
+    expect(await registrationRefusal(guard, "http://dev.example:8080/hook", "url")).toBeNull();
+    expect(await registrationRefusal(guard, "https://93.184.216.34/hook", "url")).toBeNull();
+    expect(asked).toEqual(["public.example"]);
+    // DNS_RESOLVER=none: nothing is looked up, at registration as at every fetch.
+    expect(await registrationRefusal(null, "https://loop.example/hook", "url")).toBeNull();
+  });
+
+  it("a fetch refuses a name with no address as registration does", async () => {
+    const f = resolvingFetch(async () => new Response("ok"), resolver);
+    const err = await f(new Request("https://gone.example/x")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutboundRefused);
+    expect(String(err)).toContain("resolves to no address (no A or AAAA record), so it is not fetched");
   });
 });

@@ -38,7 +38,10 @@ describe("annotations", () => {
     const u1 = await api("POST", path, inc, key);
     const u2 = await api("POST", path, inc, key);
     expect(u1.body.duplicate).toBe(false);
-    expect(u2.body.duplicate).toBe(true);
+    // The retry is the first answer again, byte for byte, marked by a header.
+    expect([u2.status, u2.body]).toEqual([201, u1.body]);
+    expect(u1.headers.get("idempotent-replayed")).toBeNull();
+    expect(u2.headers.get("idempotent-replayed")).toBe("true");
     expect(u2.body.current.value).toBe(1);
     await api("POST", path, { key: "uses", add: 2, at: "2024-03-01" }, key);
 

@@ -17,8 +17,8 @@ export function mockFetch(table: Record<string, Handler>) {
 
 /**
  * The DNS-over-HTTPS resolver (DEFAULT_DNS_RESOLVER) answers every name with one public IPv4
- * address and no IPv6 address, unless mockDns gives the name its own answers. Lookups are kept in
- * `lookups`, not `calls`.
+ * address and no IPv6 address, unless mockDns gives the name its own answers (`[]`: no address,
+ * NXDOMAIN; `["SERVFAIL"]`: the resolver cannot answer). Lookups are kept in `lookups`, not `calls`.
  */
 const DOH = "https://cloudflare-dns.com/dns-query";
 let dns: Record<string, string[]> = {};
@@ -32,6 +32,8 @@ function answerDns(req: Request): Response {
   const type = u.searchParams.get("type") === "AAAA" ? 28 : 1;
   lookups.push(`${name} ${type === 1 ? "A" : "AAAA"}`);
   const all = dns[name] ?? ["93.184.216.34"];
+  if (all[0] === "SERVFAIL") return Response.json({ Status: 2 });
+  if (all.length === 0) return Response.json({ Status: 3 });
   const data = all.filter((a) => (type === 1) === /^\d+\.\d+\.\d+\.\d+$/.test(a));
   return Response.json({ Status: 0, Answer: data.map((d) => ({ name, type, TTL: 300, data: d })) });
 }

@@ -164,8 +164,8 @@ describe("review", () => {
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body).toMatchObject({ version: 4, duplicate: false });
     const retry = await api("POST", `${base(id)}/review`, once, key);
-    expect(retry.status).toBe(200);
-    expect(retry.body).toEqual({ ...first.body, duplicate: true });
+    expect([retry.status, retry.body]).toEqual([201, first.body]);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
     const versions = await api("GET", `${base(id)}/history?chunk=concept%3Appr`, undefined, key);
     expect(versions.body.versions).toHaveLength(4);
     const reused = await api("POST", `${base(id)}/review`, { ...once, op: "remove_edge" }, key);

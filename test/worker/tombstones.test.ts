@@ -141,4 +141,33 @@ describe("deleted chunks stay deleted under automation", () => {
     const h = await api("GET", `/v1/archives/${id}/history?chunk=${encodeURIComponent("paper:q#hub")}`, undefined, key);
     expect(h.body.versions.length).toBeGreaterThanOrEqual(2);
   });
+
+  it("audit rows are append-only: a second delete adds a row and the first keeps its re-creation", async () => {
+    const { id, key } = await newArchive("tomb-audit");
+    const ingest = async (content: string) => {
+      const r = await api("POST", `/v1/archives/${id}/ingest`, { artifacts: [note("note:twice", content)] }, key);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+    };
+    type Row = { id: number; target_id: string; recreated: { at: string; by: string } | null };
+    const audit = async (): Promise<Row[]> => {
+      const r = await api("GET", `/v1/archives/${id}/deletions`, undefined, key);
+      return (r.body.deletions as Row[]).filter((d) => d.target_id === "note:twice").sort((a, b) => a.id - b.id);
+    };
+    await ingest("First text.");
+    await forget(id, key, "note:twice");
+    await ingest("Second text.");
+    const [first] = await audit();
+    expect(first?.recreated?.by).toMatch(/^key:/);
+    await forget(id, key, "note:twice");
+    const twice = await audit();
+    expect(twice).toHaveLength(2);
+    expect(twice[0]).toEqual(first);
+    expect(twice[1]?.recreated).toBeNull();
+    // The second delete is the live one: automation skips the id again, and a third write re-creates it.
+    expect(await exists(id, key, "note:twice")).toBe(false);
+    await ingest("Third text.");
+    const thrice = await audit();
+    expect(thrice[0]).toEqual(first);
+    expect(thrice[1]?.recreated?.by).toMatch(/^key:/);
+  });
 });

@@ -1,6 +1,6 @@
 /** D1 adapter for annotation events (the AnnotationStore port); `value` is stored as its JSON text. */
-import { and, asc, eq, inArray, lte } from "drizzle-orm";
-import type { AnnotationRecord, AnnotationStore } from "../../core/ports";
+import { and, asc, eq, exists, inArray, isNull, lte } from "drizzle-orm";
+import type { AnnotationRecord, AnnotationStore, EventOutcomeRecord } from "../../core/ports";
 import { chunked, type Db, IN_CHUNK, rowsPerInsert, runBatch } from "./queries";
 import * as s from "./schema";
 
@@ -49,6 +49,81 @@ export class D1AnnotationStore implements AnnotationStore {
       .from(s.annotations)
       .where(and(eq(s.annotations.archiveId, archiveId), eq(s.annotations.eventId, eventId)));
     return row ?? null;
+  }
+
+  async claimEvent(
+    archiveId: string,
+    eventId: string,
+    request: string,
+    claim: string,
+    now: number,
+  ): Promise<EventOutcomeRecord | null> {
+    const o = s.eventOutcomes;
+    // A claim dropped between the insert and the read: insert again (a few times at most).
+    for (let i = 0; i < 3; i++) {
+      const [mine] = await this.#db
+        .insert(o)
+        .values({ archiveId, eventId, request, claim, claimedAt: now })
+        .onConflictDoNothing()
+        .returning({ claim: o.claim });
+      if (mine) return null;
+      const [held] = await this.#db
+        .select({ request: o.request, claim: o.claim, claimedAt: o.claimedAt, body: o.body })
+        .from(o)
+        .where(this.#outcome(archiveId, eventId));
+      if (held) return held;
+    }
+    throw new Error(`event id ${eventId}: claimed and dropped three times over`);
+  }
+
+  async takeOverEvent(archiveId: string, eventId: string, stale: string, claim: string, now: number): Promise<boolean> {
+    const o = s.eventOutcomes;
+    const taken = await this.#db
+      .update(o)
+      .set({ claim, claimedAt: now })
+      .where(and(this.#outcome(archiveId, eventId), eq(o.claim, stale), isNull(o.body)))
+      .returning({ claim: o.claim });
+    return taken.length > 0;
+  }
+
+  async answerEvent(
+    archiveId: string,
+    eventId: string,
+    claim: string,
+    annotationId: number,
+    body: string,
+  ): Promise<boolean> {
+    const o = s.eventOutcomes;
+    const a = s.annotations;
+    const stored = await this.#db
+      .update(o)
+      .set({ body, annotationId })
+      .where(
+        and(
+          this.#outcome(archiveId, eventId),
+          eq(o.claim, claim),
+          isNull(o.body),
+          exists(
+            this.#db
+              .select({ id: a.id })
+              .from(a)
+              .where(and(eq(a.id, annotationId), eq(a.archiveId, archiveId))),
+          ),
+        ),
+      )
+      .returning({ claim: o.claim });
+    if (stored.length > 0) return true;
+    await this.releaseEvent(archiveId, eventId, claim);
+    return false;
+  }
+
+  async releaseEvent(archiveId: string, eventId: string, claim: string): Promise<void> {
+    const o = s.eventOutcomes;
+    await this.#db.delete(o).where(and(this.#outcome(archiveId, eventId), eq(o.claim, claim), isNull(o.body)));
+  }
+
+  #outcome(archiveId: string, eventId: string) {
+    return and(eq(s.eventOutcomes.archiveId, archiveId), eq(s.eventOutcomes.eventId, eventId));
   }
 
   async annotationsOf(

@@ -13,7 +13,7 @@ import { and, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import { withoutEntities } from "../../core/extract";
 import { slug } from "../../core/ids";
 import { type HashedParts, hashParts, sha256Hex } from "../../core/ingest";
-import type { ContentOf, DeletionRecord, ForgetReport, ForgetStore } from "../../core/ports";
+import type { ContentOf, DeletionRecord, ForgetReport, ForgetStore, PendingPurge, PurgePlan } from "../../core/ports";
 import { readJsonColumn } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX } from "../../core/review";
 import type { ChangeOp } from "../../core/types";
@@ -286,6 +286,15 @@ export class D1ForgetStore implements ForgetStore {
       });
   }
 
+  /**
+   * The delete's pending purge (what is left outside D1), pointing at the audit row inserted just
+   * before it in the same batch: a crash after the batch leaves it for resume to finish.
+   */
+  #pending(archiveId: string, target: DeletionRecord["target"], targetId: string, plan: PurgePlan, now: number): Stmt {
+    const auditId = sql<number>`(SELECT MAX(id) FROM deletions WHERE archive_id = ${archiveId})`;
+    return this.#db.insert(s.pendingPurges).values({ auditId, archiveId, target, targetId, plan, createdAt: now });
+  }
+
   /** Edges with an end among `ids`, and the statements removing them. */
   async #edges(archiveId: string, ids: string[]): Promise<{ n: number; stmts: Stmt[] }> {
     let n = 0;
@@ -449,6 +458,7 @@ export class D1ForgetStore implements ForgetStore {
     actor: string,
     now: number,
     contentOf: ContentOf,
+    copies: string[] = [],
   ): Promise<ForgetReport | null> {
     const db = this.#db;
     const [chunk] = await db
@@ -560,26 +570,28 @@ export class D1ForgetStore implements ForgetStore {
       webhook_bodies: bodies.keys.length,
     };
     const idHash = await sha256Hex(chunkId);
-    const auditId = await this.#commit(stmts, this.#audit(archiveId, "chunk", chunkId, actor, now, counts), [
-      this.#tombstone(archiveId, idHash, now),
-    ]);
-    return {
-      auditId,
+    // Every content key the versions had: which of them no version still references is decided
+    // when the purge runs (an ingest meanwhile may reference one again).
+    const report: Omit<ForgetReport, "auditId"> = {
       versions: versions.length,
       edges: edges.n,
       entities: orphans,
       logOps: log.touched,
-      contentKeys: [
-        ...(await this.#unreferenced(
-          archiveId,
-          versions.map((v) => v.contentKey),
-        )),
-        ...bodies.keys,
-      ],
+      contentKeys: [...new Set([...versions.map((v) => v.contentKey), ...bodies.keys])],
       vectorIds: [chunk.vectorId],
       rows: 0,
       annotations: notes.n,
     };
+    const plan = this.#plan(actor, report, copies, false);
+    const auditId = await this.#commit(stmts, this.#audit(archiveId, "chunk", chunkId, actor, now, counts), [
+      this.#tombstone(archiveId, idHash, now),
+      this.#pending(archiveId, "chunk", chunkId, plan, now),
+    ]);
+    return { auditId, ...report };
+  }
+
+  #plan(actor: string, report: Omit<ForgetReport, "auditId">, copies: string[], everything: boolean): PurgePlan {
+    return { actor, report, contentKeys: report.contentKeys, vectorIds: report.vectorIds, copies, everything };
   }
 
   async forgetEntity(
@@ -615,9 +627,7 @@ export class D1ForgetStore implements ForgetStore {
       ...resetDerived(this.#db, archiveId, true),
     );
     const counts = { versions_rewritten: versions, edges: edges.n, entities: 1, log_ops: log.touched };
-    const auditId = await this.#commit(stmts, this.#audit(archiveId, "entity", entityId, actor, now, counts));
-    return {
-      auditId,
+    const report: Omit<ForgetReport, "auditId"> = {
       versions,
       edges: edges.n,
       entities: [entityId],
@@ -626,6 +636,10 @@ export class D1ForgetStore implements ForgetStore {
       vectorIds: [],
       rows: 0,
     };
+    const auditId = await this.#commit(stmts, this.#audit(archiveId, "entity", entityId, actor, now, counts), [
+      this.#pending(archiveId, "entity", entityId, this.#plan(actor, report, [], false), now),
+    ]);
+    return { auditId, ...report };
   }
 
   async forgetArchive(archiveId: string, actor: string, now: number): Promise<ForgetReport | null> {
@@ -664,9 +678,7 @@ export class D1ForgetStore implements ForgetStore {
       entities: c?.entities ?? 0,
       log_ops: c?.log ?? 0,
     };
-    const auditId = await this.#commit(stmts, this.#audit(archiveId, "archive", archiveId, actor, now, counts));
-    return {
-      auditId,
+    const report: Omit<ForgetReport, "auditId"> = {
       versions: counts.versions,
       edges: counts.edges,
       entities: [],
@@ -675,6 +687,58 @@ export class D1ForgetStore implements ForgetStore {
       vectorIds: vectors.map((v) => v.v),
       rows: stmts.length,
     };
+    const auditId = await this.#commit(stmts, this.#audit(archiveId, "archive", archiveId, actor, now, counts), [
+      this.#pending(archiveId, "archive", archiveId, this.#plan(actor, report, [], true), now),
+    ]);
+    return { auditId, ...report };
+  }
+
+  async pendingPurges(
+    limit: number,
+    of?: { archiveId: string; target: DeletionRecord["target"]; targetId: string },
+  ): Promise<PendingPurge[]> {
+    const p = s.pendingPurges;
+    const rows = await this.#db
+      .select()
+      .from(p)
+      .where(of ? and(eq(p.archiveId, of.archiveId), eq(p.target, of.target), eq(p.targetId, of.targetId)) : undefined)
+      .orderBy(p.auditId)
+      .limit(limit);
+    // A plan that is not JSON (never written so) cannot be finished: it is listed by the audit row only.
+    return rows.flatMap((r) =>
+      r.plan
+        ? [
+            {
+              auditId: r.auditId,
+              archiveId: r.archiveId,
+              target: r.target as DeletionRecord["target"],
+              targetId: r.targetId,
+              plan: r.plan,
+              createdAt: r.createdAt,
+            },
+          ]
+        : [],
+    );
+  }
+
+  async purged(auditId: number): Promise<void> {
+    await this.#db.delete(s.pendingPurges).where(eq(s.pendingPurges.auditId, auditId));
+  }
+
+  unreferenced(archiveId: string, keys: string[]): Promise<string[]> {
+    return this.#unreferenced(archiveId, keys);
+  }
+
+  async vectorsInUse(archiveId: string, vectorIds: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const part of chunked([...new Set(vectorIds)], IN_CHUNK)) {
+      const rows = await this.#db
+        .select({ v: s.chunks.vectorId })
+        .from(s.chunks)
+        .where(and(eq(s.chunks.archiveId, archiveId), inArray(s.chunks.vectorId, part)));
+      for (const r of rows) out.add(r.v);
+    }
+    return out;
   }
 
   async dropSnapshots(archiveId: string): Promise<void> {
@@ -685,14 +749,11 @@ export class D1ForgetStore implements ForgetStore {
     const rows = await this.#db
       .select({
         d: s.deletions,
-        recreatedAt: s.tombstones.recreatedAt,
-        recreatedBy: s.tombstones.recreatedBy,
+        recreatedAt: s.recreations.at,
+        recreatedBy: s.recreations.by,
       })
       .from(s.deletions)
-      .leftJoin(
-        s.tombstones,
-        and(eq(s.tombstones.archiveId, s.deletions.archiveId), eq(s.tombstones.auditId, s.deletions.id)),
-      )
+      .leftJoin(s.recreations, eq(s.recreations.auditId, s.deletions.id))
       .where(eq(s.deletions.archiveId, archiveId))
       .orderBy(desc(s.deletions.id))
       .limit(limit);
@@ -727,6 +788,7 @@ export const ARCHIVE_TABLES = [
   s.ingestLog,
   s.subscriptions,
   s.eventDeliveries,
+  s.eventOutcomes,
   s.annotations,
   s.retrievalRuns,
   s.reembedJobs,

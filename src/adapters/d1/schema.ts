@@ -12,6 +12,7 @@ import type { Extraction, StoredExtraction } from "../../core/extract";
 import type { EdgeInput } from "../../core/ingest";
 import {
   type MentionRecord,
+  type PurgePlan,
   type RetrievalAggregate,
   type RetrievalQueryRecord,
   readJsonColumn,
@@ -643,3 +644,62 @@ export const retrievalRuns = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.archiveId, t.id] }), index("retrieval_runs_created").on(t.archiveId, t.createdAt)],
 );
+
+/**
+ * Hard deletes whose D1 part committed and whose purge outside D1 (the capital shards' storage,
+ * content blobs, vectors, quoting copies, the chunk.deleted event) has not finished: written in the
+ * delete's own batch, removed when the purge completes. A second delete of the target, the first
+ * request of a new isolate and each cron tick finish what a crash left (src/app/forget.ts). Holds
+ * ids and blob keys, never content.
+ */
+export const pendingPurges = sqliteTable(
+  "pending_purges",
+  {
+    /** The deletions row of the delete. */
+    auditId: integer("audit_id").primaryKey(),
+    archiveId: text("archive_id").notNull(),
+    /** chunk | entity | archive */
+    target: text("target").notNull(),
+    targetId: text("target_id").notNull(),
+    /** JSON: what the purge removes and what the delete answered (PendingPurge.plan). */
+    plan: jsonText<PurgePlan | null>("plan", () => null),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("pending_purges_target").on(t.archiveId, t.target, t.targetId)],
+);
+
+/**
+ * The first answer of each write that carries a caller's event id (review, annotations), keyed by
+ * the id as its annotation stores it. A request claims the id with one insert (body NULL: in
+ * flight), runs, then stores its answer; a failed request drops its claim. `annotation_id` ties the
+ * answer to the event it wrote, so deleting the annotation (a hard delete of the chunk or the
+ * archive) deletes the answer with it.
+ */
+export const eventOutcomes = sqliteTable(
+  "event_outcomes",
+  {
+    archiveId: text("archive_id").notNull(),
+    eventId: text("event_id").notNull(),
+    /** The operation and target the id was first used for; another use is a conflict. */
+    request: text("request").notNull(),
+    /** The random token of the request holding the claim. */
+    claim: text("claim").notNull(),
+    claimedAt: integer("claimed_at").notNull(),
+    annotationId: integer("annotation_id").references(() => annotations.id, { onDelete: "cascade" }),
+    /** The answer's JSON text; NULL while the claiming request runs. */
+    body: text("body"),
+  },
+  (t) => [primaryKey({ columns: [t.archiveId, t.eventId] }), index("event_outcomes_annotation").on(t.annotationId)],
+);
+
+/**
+ * Append-only: each explicit re-creation of a hard-deleted id, on the audit row of the delete it
+ * undid (at most one per delete: a later delete of the id is a new audit row). The tombstone's own
+ * recreated_at says whether the id is live now; this keeps what every audit row said.
+ */
+export const recreations = sqliteTable("recreations", {
+  auditId: integer("audit_id").primaryKey(),
+  archiveId: text("archive_id").notNull(),
+  at: integer("at").notNull(),
+  by: text("by").notNull(),
+});

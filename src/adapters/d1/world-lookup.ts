@@ -6,7 +6,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { sha256Hex } from "../../core/ingest";
 import type { PaperMatch, VersionRecord, WorldLookup } from "../../core/ports";
-import { chunked, chunkRows, type Db, entityEvent, IN_CHUNK, latestVersion } from "./queries";
+import { chunked, chunkRows, type Db, entityEvent, IN_CHUNK, latestVersion, runBatch } from "./queries";
 import * as s from "./schema";
 
 export class D1WorldLookup implements WorldLookup {
@@ -39,17 +39,26 @@ export class D1WorldLookup implements WorldLookup {
   async recreated(archiveId: string, ids: string[], actor: string, at: number): Promise<void> {
     const hashes: string[] = [];
     for (const id of new Set(ids)) hashes.push(await sha256Hex(id));
-    for (const part of chunked(hashes, IN_CHUNK))
-      await this.#db
-        .update(s.tombstones)
-        .set({ recreatedAt: at, recreatedBy: actor })
-        .where(
-          and(
-            eq(s.tombstones.archiveId, archiveId),
-            inArray(s.tombstones.idHash, part),
-            isNull(s.tombstones.recreatedAt),
-          ),
-        );
+    for (const part of chunked(hashes, IN_CHUNK)) {
+      const live = and(
+        eq(s.tombstones.archiveId, archiveId),
+        inArray(s.tombstones.idHash, part),
+        isNull(s.tombstones.recreatedAt),
+      );
+      const undone = await this.#db.select({ auditId: s.tombstones.auditId }).from(s.tombstones).where(live);
+      if (undone.length === 0) continue;
+      // One transaction: the audit rows' re-creations (append-only) and the tombstones they lift.
+      // 4 parameters a row: 20 rows a statement stays under D1's 100 bound parameters.
+      await runBatch(this.#db, [
+        ...chunked(undone, 20).map((rows) =>
+          this.#db
+            .insert(s.recreations)
+            .values(rows.map((u) => ({ auditId: u.auditId, archiveId, at, by: actor })))
+            .onConflictDoNothing(),
+        ),
+        this.#db.update(s.tombstones).set({ recreatedAt: at, recreatedBy: actor }).where(live),
+      ]);
+    }
   }
 
   /** Which of these chunk ids exist, with their kind and deprecation. */

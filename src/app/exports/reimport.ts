@@ -5,12 +5,14 @@
  * (32 MiB).
  */
 import { ok, type Result } from "../../core/errors";
-import { parseDump, planReplay, type ReplayPlan } from "../../core/export/replay";
+import { parseDump, planReplay, type ReplayItem, type ReplayPlan } from "../../core/export/replay";
 import type { ArchiveDump } from "../../core/export/types";
-import { normAlias } from "../../core/ids";
+import { canonicalEntityId, normAlias } from "../../core/ids";
+import { artifactHashOf } from "../../core/ingest";
 import { pacer } from "../../core/pace";
 import type { ApplyOutcome } from "../intake/apply";
 import type { IntakeDeps } from "../intake/deps";
+import { type Recreate, type TombstoneGate, tombstoneGate } from "../intake/tombstones";
 
 export interface ReplayReport {
   source_archive: string;
@@ -39,6 +41,7 @@ export async function importArchive(
   deps: IntakeDeps,
   archiveId: string,
   text: string,
+  recreate?: Recreate,
 ): Promise<Result<ApplyOutcome & { replay: ReplayReport }>> {
   const parsed = parseDump(text);
   if (!parsed.ok) return parsed;
@@ -86,6 +89,10 @@ export async function importArchive(
       "chunks",
     );
   }
+  // Hard-deleted ids stay deleted unless the request re-creates them (src/app/intake/tombstones.ts).
+  await deps.pause?.();
+  const gone = await honourTombstones(deps, archiveId, dump, plan, outcome, recreate);
+  const created: string[] = [];
   const pace = pacer(deps.pause, STEPS_PER_PAUSE);
   for (const step of plan.steps) {
     await pace();
@@ -108,7 +115,8 @@ export async function importArchive(
         if (failed.has(i.chunk)) continue;
         const latest = states.get(i.chunk)?.latestVersion ?? 0;
         if (latest >= i.version) {
-          if (presentHash.get(`${i.chunk}\u0000${i.version}`) === i.artifactHash) {
+          const stored = presentHash.get(`${i.chunk}\u0000${i.version}`);
+          if (stored === i.artifactHash || (stored !== undefined && stored === gone.rewritten.get(i))) {
             outcome.counts.unchanged++;
             outcome.replay.versions.present++;
           } else {
@@ -135,6 +143,7 @@ export async function importArchive(
         continue;
       }
       for (const r of res.value.results) {
+        if (r.status === "created") created.push(r.id);
         if (r.status === "created") outcome.counts.created++;
         else if (r.status === "updated") outcome.counts.updated++;
         else outcome.counts.unchanged++;
@@ -156,6 +165,7 @@ export async function importArchive(
         else failure(i.chunk, `the extraction of version ${i.version} of ${i.chunk} was not applied: ${x.status}`);
       }
     } else if (step.step === "deprecate") {
+      if (gone.skippedChunks.has(step.chunk)) continue;
       const c = (await st.chunksByIds(archiveId, [step.chunk]))[0];
       if (c?.deprecatedAt !== null && c?.deprecatedAt !== undefined) {
         outcome.counts.skipped++;
@@ -170,6 +180,8 @@ export async function importArchive(
       }
     } else {
       const ent = await st.entityRow(archiveId, step.entity);
+      // An entity only skipped (hard-deleted) chunks declared was forgotten with them: it stays so.
+      if (!ent && gone.skippedEntities.has(step.entity)) continue;
       let done = false;
       if (ent && step.step === "merge") done = ent.mergedInto !== null;
       else if (ent && step.step === "alias")
@@ -204,7 +216,7 @@ export async function importArchive(
   }
   // Annotation events after the chunks they annotate; an event id makes each append idempotent.
   for (const c of dump.chunks) {
-    if (failed.has(c.id) || !c.annotations?.length) continue;
+    if (failed.has(c.id) || gone.skippedChunks.has(c.id) || !c.annotations?.length) continue;
     for (const a of c.annotations) {
       await pace();
       const res = await deps.apply.annotations.appendAnnotation({
@@ -224,7 +236,97 @@ export async function importArchive(
       else outcome.replay.annotations.applied++;
     }
   }
+  const recreated = await gone.gate.recordCreated(created, deps.apply.now());
+  if (recreated.length) outcome.recreated = recreated;
   return ok(outcome);
+}
+
+/**
+ * The tombstone rule applied to a replay plan, in place: the ingest items of a deleted chunk are
+ * dropped (the chunk listed in `skipped`), and the other chunks' versions lose their edges to deleted
+ * ids and those ids as entities, as the delete rewrote the stored versions (re-hashed the same way, so
+ * a version the delete rewrote counts as present). Returns what the later steps skip: the deleted
+ * chunks' deprecations and annotations, and operations on entities only those chunks declared.
+ */
+async function honourTombstones(
+  deps: IntakeDeps,
+  archiveId: string,
+  dump: ArchiveDump,
+  plan: ReplayPlan,
+  outcome: ApplyOutcome,
+  recreate: Recreate | undefined,
+): Promise<{
+  gate: TombstoneGate;
+  skippedChunks: Set<string>;
+  skippedEntities: Set<string>;
+  /** Items whose version a delete rewrote (without the deleted ids): the hash of that rewrite. */
+  rewritten: Map<ReplayItem, string>;
+}> {
+  const targets = new Set<string>();
+  for (const c of dump.chunks) for (const v of c.versions) for (const e of v.edges) targets.add(e.target);
+  const gate = await tombstoneGate(
+    deps.world,
+    archiveId,
+    dump.chunks.map((c) => c.id),
+    targets,
+    recreate,
+  );
+  const skippedChunks = new Set(dump.chunks.filter((c) => gate.skips(c.id)).map((c) => c.id));
+  const skippedEntities = new Set<string>();
+  const rewritten = new Map<ReplayItem, string>();
+  if (gate.gone.size === 0) return { gate, skippedChunks, skippedEntities, rewritten };
+  for (const id of skippedChunks) {
+    outcome.skipped.push(gate.skipped(id));
+    outcome.counts.skipped++;
+  }
+  const declaredBy = new Map<string, Set<string>>();
+  for (const c of dump.chunks)
+    for (const v of c.versions)
+      for (const e of [
+        ...v.entities,
+        ...(v.extracted?.entities ?? []).map((x) => canonicalEntityId(x.type, x.id ?? x.name)),
+      ])
+        declaredBy.set(e, (declaredBy.get(e) ?? new Set()).add(c.id));
+  for (const [e, by] of declaredBy) if ([...by].every((c) => skippedChunks.has(c))) skippedEntities.add(e);
+
+  const landing = new Set(dump.chunks.map((c) => c.id).filter((id) => !skippedChunks.has(id)));
+  const without = (a: ReplayItem["artifact"], drops: (id: string) => boolean) => ({
+    ...a,
+    ...(a.edges ? { edges: a.edges.filter((e) => !drops(e.target)) } : {}),
+    ...(a.entities ? { entities: a.entities.filter((e) => !drops(entityIdOf(e))) } : {}),
+  });
+  const names = (a: ReplayItem["artifact"], drops: (id: string) => boolean) =>
+    (a.edges ?? []).some((e) => drops(e.target)) || (a.entities ?? []).some((e) => drops(entityIdOf(e)));
+  const deleted = (id: string) => gate.gone.has(id);
+  const dropped = (id: string) => gate.dropsEdge(id, landing);
+  for (const step of plan.steps) {
+    if (step.step !== "ingest") continue;
+    const items: ReplayItem[] = [];
+    for (const i of step.items) {
+      if (skippedChunks.has(i.chunk)) continue;
+      if (!names(i.artifact, deleted)) {
+        items.push(i);
+        continue;
+      }
+      // What is written: without the ids that stay deleted.
+      let item = i;
+      if (names(i.artifact, dropped)) {
+        const artifact = without(i.artifact, dropped);
+        item = { ...i, artifact, artifactHash: (await artifactHashOf(artifact)) ?? i.artifactHash };
+      }
+      // What the delete left stored: without every deleted id (also those this request re-creates).
+      const hash = await artifactHashOf(without(i.artifact, deleted));
+      if (hash) rewritten.set(item, hash);
+      items.push(item);
+    }
+    step.items = items;
+  }
+  plan.steps = plan.steps.filter((s) => s.step !== "ingest" || s.items.length > 0);
+  return { gate, skippedChunks, skippedEntities, rewritten };
+}
+
+function entityIdOf(e: { type: string; id?: string | undefined; name: string }): string {
+  return canonicalEntityId(e.type, e.id ?? e.name);
 }
 
 /** importFile's path for format=archive: replay, then record the run in the ingest log. */
@@ -233,9 +335,10 @@ export async function importArchiveFile(
   archiveId: string,
   text: string,
   name: string,
+  recreate?: Recreate,
 ): Promise<Result<ApplyOutcome & { replay: ReplayReport }>> {
   const started = Date.now();
-  const res = await importArchive(deps, archiveId, text);
+  const res = await importArchive(deps, archiveId, text, recreate);
   if (!res.ok) return res;
   await deps.world.appendLog({
     archiveId,

@@ -33,6 +33,7 @@ import type { VersionParts } from "../../core/ports";
 import { ENTITY_TYPES } from "../../core/types";
 import { toEvent } from "../lib/records";
 import type { ApplyDeps, World } from "./deps";
+import { type Recreate, type TombstoneGate, tombstoneGate } from "./tombstones";
 
 export interface ApplyCounts {
   created: number;
@@ -67,6 +68,8 @@ export interface ApplyOutcome {
   merges: Array<{ from: string; into: string; matched_by: string; kept: "incoming" | "existing" }>;
   failures: Array<{ id: string; message: string; field?: string }>;
   skipped: Array<{ ref: string; reason: string }>;
+  /** Hard-deleted ids this write created again, as the request asked (recreate_deleted). */
+  recreated?: string[];
 }
 
 export interface Origin {
@@ -138,7 +141,17 @@ function retarget(a: ArtifactInput, into: string, extraAliases: string[]): Artif
   };
 }
 
-export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: ImportPlan): Promise<ApplyOutcome> {
+export interface ApplyOptions {
+  /** The request explicitly asks to create hard-deleted ids again (src/app/intake/tombstones.ts). */
+  recreate?: Recreate | undefined;
+}
+
+export async function applyPlan(
+  deps: ApplyDeps,
+  archiveId: string,
+  plan: ImportPlan,
+  opts: ApplyOptions = {},
+): Promise<ApplyOutcome> {
   const out: ApplyOutcome = {
     counts: zeroCounts(),
     items: [],
@@ -167,15 +180,25 @@ export async function applyPlan(deps: ApplyDeps, archiveId: string, plan: Import
   // 4. Deprecated chunks: a code file that comes back gets a successor id; other kinds stay retired.
   artifacts = await successorsForRevived(deps.world, archiveId, artifacts, renamed, out, deps.pause);
 
-  // 4b. Hard-deleted ids stay deleted: no import, delivery, replay or source run brings one back
-  //     (an explicit ingest can), nor an edge to one.
-  artifacts = await withoutTombstoned(deps.world, archiveId, artifacts, out);
+  // 4b. Hard-deleted ids stay deleted: no import, delivery, replay or source run brings one back,
+  //     nor an edge to one, unless the request asks to re-create them (src/app/intake/tombstones.ts).
+  const gate = await tombstoneGate(
+    deps.world,
+    archiveId,
+    artifacts.map((a) => a.id),
+    artifacts.flatMap((a) => (a.edges ?? []).map((e) => e.target)),
+    opts.recreate,
+  );
+  artifacts = withoutTombstoned(gate, artifacts, out);
 
   // 5. Ingest in atomic batches.
+  const created: string[] = [];
   for (let i = 0; i < artifacts.length; i += INGEST_LIMITS.maxArtifacts) {
     await deps.pause?.();
-    await ingestBatch(deps, archiveId, artifacts.slice(i, i + INGEST_LIMITS.maxArtifacts), out, note);
+    await ingestBatch(deps, archiveId, artifacts.slice(i, i + INGEST_LIMITS.maxArtifacts), out, note, created);
   }
+  const recreated = await gate.recordCreated(created, deps.now());
+  if (recreated.length) out.recreated = recreated;
 
   // 6. One entity per work: an identifier that became an entity of its own (cited by DOI alone
   //    somewhere) while another paper entity carries it as an alias is merged into that entity.
@@ -644,35 +667,23 @@ async function resolveEdgeTargets(
   }
 }
 
-/** The artifacts without hard-deleted ids (each skipped with the reason) and without edges to them. */
-async function withoutTombstoned(
-  world: World,
-  archiveId: string,
-  artifacts: ArtifactInput[],
-  out: ApplyOutcome,
-): Promise<ArtifactInput[]> {
-  const ids = artifacts.flatMap((a) => [a.id, ...(a.edges ?? []).map((e) => e.target)]);
-  if (ids.length === 0) return artifacts;
-  const gone = await world.tombstoned(archiveId, ids);
-  if (gone.size === 0) return artifacts;
-  // An id some explicit write (a gather, a review edit) created again exists: it is live, not gone.
-  for (const live of (await world.chunksByIds(archiveId, [...gone.keys()])).keys()) gone.delete(live);
-  if (gone.size === 0) return artifacts;
+/**
+ * The artifacts without the hard-deleted ids the gate skips (each listed with the reason), and
+ * without edges to deleted ids this write does not create again.
+ */
+function withoutTombstoned(gate: TombstoneGate, artifacts: ArtifactInput[], out: ApplyOutcome): ArtifactInput[] {
+  if (gate.gone.size === 0) return artifacts;
   const kept: ArtifactInput[] = [];
   for (const a of artifacts) {
-    const at = gone.get(a.id);
-    if (at !== undefined) {
-      out.skipped.push({
-        ref: a.id,
-        reason: `hard-deleted from this archive at ${new Date(at).toISOString()}; automated writes do not bring it back (an explicit POST /ingest does)`,
-      });
-      continue;
-    }
-    kept.push(
-      a.edges?.some((e) => gone.has(e.target)) ? { ...a, edges: a.edges.filter((e) => !gone.has(e.target)) } : a,
-    );
+    if (gate.skips(a.id)) out.skipped.push(gate.skipped(a.id));
+    else kept.push(a);
   }
-  return kept;
+  const landing = new Set(kept.map((a) => a.id));
+  return kept.map((a) =>
+    a.edges?.some((e) => gate.dropsEdge(e.target, landing))
+      ? { ...a, edges: a.edges.filter((e) => !gate.dropsEdge(e.target, landing)) }
+      : a,
+  );
 }
 
 async function successorsForRevived(
@@ -724,6 +735,7 @@ async function ingestBatch(
   batch: ArtifactInput[],
   out: ApplyOutcome,
   note: (id: string, status: string, version?: number) => void,
+  created: string[],
 ) {
   let items = [...batch];
   // Each failed attempt removes or fixes one artifact, so this ends after at most batch + 1 rounds.
@@ -733,6 +745,7 @@ async function ingestBatch(
       for (const r of res.value.results) {
         out.counts[r.status]++;
         note(r.id, r.status, r.version);
+        if (r.status === "created") created.push(r.id);
       }
       return;
     }

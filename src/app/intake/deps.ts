@@ -1,5 +1,6 @@
 /** What the webhook, source and import pipelines need: narrow, so tests and the CLI can supply fakes. */
 
+import type { AddressGuard } from "../../core/net";
 import type { Pause } from "../../core/pace";
 import type {
   AnnotationStore,
@@ -38,6 +39,12 @@ export interface IntakeDeps {
   contactEmail: string | null;
   /** Hosts outbound requests may reach although they are not public (OUTBOUND_ALLOW_HOSTS; local development). */
   allowHosts: readonly string[];
+  /**
+   * The DNS check every outbound request passes (core/net addressGuard), applied to a source's
+   * location when it is registered too; null or absent (DNS_RESOLVER=none, fakes): names only, as
+   * the fetches then.
+   */
+  addresses?: AddressGuard | null | undefined;
   /**
    * Yields the thread between slices of a parse or an apply, so requests that arrive meanwhile
    * start (src/core/pace.ts); absent: the work runs in one go (tests with fakes).

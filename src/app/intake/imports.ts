@@ -19,6 +19,7 @@ import { importArchiveFile } from "../exports/reimport";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { IntakeDeps } from "./deps";
 import { readPdf } from "./pdf";
+import type { Recreate } from "./tombstones";
 import { feedPlanSliced } from "./webhooks";
 
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -92,6 +93,7 @@ export async function importFile(
   text: string,
   name: string,
   validFrom?: number,
+  recreate?: Recreate,
 ): Promise<Result<ApplyOutcome>> {
   if (format === "archive") {
     if (validFrom !== undefined)
@@ -101,7 +103,7 @@ export async function importFile(
         "valid_from",
         "omit valid_from for format=archive",
       );
-    return importArchiveFile(deps, archiveId, text, name || format);
+    return importArchiveFile(deps, archiveId, text, name || format, recreate);
   }
   if (format === "pdf")
     return fail(
@@ -152,7 +154,7 @@ export async function importFile(
       "body",
       "split the file (`npx paperguru import` sends JSONL and BibTeX files in pieces)",
     );
-  return applyAndLog(deps, archiveId, format, name, plan.value, started);
+  return applyAndLog(deps, archiveId, format, name, plan.value, started, recreate);
 }
 
 /**
@@ -191,6 +193,7 @@ export async function importPdf(
   bytes: Uint8Array,
   name: string,
   validFrom?: number,
+  recreate?: Recreate,
 ): Promise<Result<ApplyOutcome>> {
   const started = Date.now();
   const doc = await readPdf(bytes, deps.pause);
@@ -207,7 +210,7 @@ export async function importPdf(
   );
   if (!budget.ok) return budget;
   if (validFrom !== undefined) for (const a of plan.value.artifacts) a.valid_from = validFrom;
-  return applyAndLog(deps, archiveId, "pdf", name, plan.value, started);
+  return applyAndLog(deps, archiveId, "pdf", name, plan.value, started, recreate);
 }
 
 async function applyAndLog(
@@ -217,8 +220,9 @@ async function applyAndLog(
   name: string,
   plan: ImportPlan,
   started: number,
+  recreate: Recreate | undefined,
 ): Promise<Result<ApplyOutcome>> {
-  const outcome = await applyPlan(deps.apply, archiveId, plan);
+  const outcome = await applyPlan(deps.apply, archiveId, plan, { recreate });
   await deps.world.appendLog({
     archiveId,
     origin: "import",

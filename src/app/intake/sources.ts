@@ -11,6 +11,7 @@
 import { fail, ok, type Result } from "../../core/errors";
 import type { ImportPlan } from "../../core/formats/types";
 import { sha256Hex } from "../../core/ingest";
+import { registrationRefusal } from "../../core/net";
 import { runSliced } from "../../core/pace";
 import type { SourceRecord } from "../../core/ports";
 import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
@@ -76,6 +77,12 @@ export async function createSource(deps: IntakeDeps, archiveId: string, input: S
     { allowHosts: deps.allowHosts },
   );
   if (!spec.ok) return spec;
+  // A location given is judged by its DNS answers too (a public name may point at loopback or
+  // metadata); the default API bases and GitHub's are fixed public hosts, checked at each fetch.
+  if (spec.value.location && spec.value.kind !== "github") {
+    const unreachable = await registrationRefusal(deps.addresses, spec.value.location, "location");
+    if (unreachable) return { ok: false as const, error: unreachable };
+  }
   if (spec.value.kind === "github") {
     const loc = parseRepoLocation(spec.value.location);
     if (!loc.ok) return loc;

@@ -4,7 +4,7 @@
  * and every read as of an earlier time still sees it.
  */
 import type { z } from "zod";
-import type * as S from "../../contract";
+import * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { deriveSynopsis, type EdgeInput, type EntityInput } from "../../core/ingest";
@@ -12,6 +12,7 @@ import { edgeReviewKey, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt, review
 import { DECLARABLE_EDGE_TYPES, type EdgeType } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
+import { type Once, onceByEventId } from "../lib/once";
 import { iso } from "../lib/wire";
 import { eventsOf } from "./common";
 
@@ -97,8 +98,10 @@ function bodyError(b: Body) {
 }
 
 /**
- * The result of an event_id used before: the stored event when it names the same operation on the
- * same target, a conflict when it names another; null when the event_id is new.
+ * The answer rebuilt from an event_id's annotation when the event is stored but its answer is not (an
+ * event from before answers were kept, or a request that died between the two): the stored event
+ * when it names the same operation on the same target (`duplicate: true`), a conflict when it names
+ * another; null when no event has the id.
  */
 async function replay(
   d: AppDeps,
@@ -137,128 +140,174 @@ async function replay(
 export function reviewApplyUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
 
+  /** One operation, applied now; its answer and the annotation event it wrote. */
+  async function applyNow(
+    archive: string,
+    b: In<typeof S.ReviewBody>,
+    authorization: string | undefined,
+  ): Promise<Result<{ value: In<typeof S.ReviewResult>; annotationId: number }>> {
+    const answer = await applyOp(archive, b, authorization);
+    return answer.ok ? ok({ value: answer.value, annotationId: answer.value.event }) : answer;
+  }
+
+  async function applyOp(
+    archive: string,
+    b: In<typeof S.ReviewBody>,
+    authorization: string | undefined,
+  ): Promise<Result<In<typeof S.ReviewResult>>> {
+    const edgeOps = b.op === "add_edge" || b.op === "remove_edge";
+    const now = d.clock.now();
+    const at = toMs(b.at) ?? now;
+    const actor = await actorOf(d, authorization);
+    const chunk = b.chunk ?? b.edge?.from ?? "";
+    const key = b.edge ? edgeReviewKey(b.edge.type, b.edge.to) : NODE_REVIEW_KEY;
+    const head = await chunks.chunkRow(archive, chunk);
+    if (!head) return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, b.edge ? "edge.from" : "chunk");
+    const edgeRef = b.edge ? { type: b.edge.type, to: b.edge.to } : undefined;
+    const eventId = b.event_id === undefined ? null : `review:${b.event_id}`;
+    if (eventId !== null) {
+      const replayed = await replay(d, archive, b, chunk, key, edgeRef, eventId);
+      if (replayed) return replayed;
+    }
+    const before = reviewStatusAt(await eventsOf(d, archive, chunk, key, at, edgeRef), at, edgeRef).status;
+
+    let version: number | null = null;
+    if (b.edge && (b.op === "verify" || b.op === "flag")) {
+      const e = b.edge;
+      const open = await chunks.edgesAt(archive, [e.from], e.type, "out", at);
+      if (!open.some((x) => x.to === e.to))
+        return fail(
+          "not_found",
+          `no ${e.type} edge from ${e.from} to ${e.to} is valid at ${iso(at)}`,
+          "edge",
+          "check GET /chunks/{id} for the chunk's edges over time",
+        );
+    }
+    if (b.op === "edit" || edgeOps) {
+      const e = b.edge;
+      if (e && !declarable(e.type))
+        return fail(
+          "validation",
+          `${e.type} edges are derived by the analyser; they cannot be added or removed`,
+          "edge.type",
+          "flag the edge instead",
+        );
+      const art = await nextArtifact(d, archive, chunk, at, (a) => {
+        if (b.op === "edit" && b.changes) {
+          if (b.changes.title !== undefined) a.title = b.changes.title;
+          if (b.changes.content !== undefined) a.content = b.changes.content;
+          if (b.changes.synopsis !== undefined) a.synopsis = b.changes.synopsis;
+          return ok(undefined);
+        }
+        if (!e) return ok(undefined);
+        const i = a.edges.findIndex((x) => x.type === e.type && x.target === e.to);
+        if (b.op === "add_edge") {
+          if (i >= 0)
+            return fail(
+              "conflict",
+              `${e.from} already declares a ${e.type} edge to ${e.to}`,
+              "edge",
+              "verify it, or remove it first",
+            );
+          if (e.to === e.from) return fail("validation", "an edge cannot point at its own source", "edge.to");
+          a.edges.push({
+            type: e.type as EdgeType,
+            target: e.to,
+            ...(e.weight !== undefined ? { weight: e.weight } : {}),
+          });
+        } else {
+          if (i < 0)
+            return fail(
+              "not_found",
+              `the current version of ${e.from} declares no ${e.type} edge to ${e.to}`,
+              "edge",
+              "only edges the chunk declares can be removed; lifecycle and derived edges can be flagged",
+            );
+          a.edges.splice(i, 1);
+        }
+        return ok(undefined);
+      });
+      if (!art.ok) return art;
+      const res = await d.kernel.ingest(archive, [art.value]);
+      if (!res.ok) return res;
+      const r = res.value.results[0];
+      if (!r || r.status === "unchanged")
+        return fail(
+          "conflict",
+          "the edit changes nothing",
+          "changes",
+          "send fields that differ from the current version",
+        );
+      version = r.version;
+    } else if (!b.edge) {
+      version = head.latestVersion;
+    }
+    const stored = await d.stores.annotations.appendAnnotation({
+      archiveId: archive,
+      chunkId: chunk,
+      version,
+      key,
+      op: "set",
+      value: reviewValue(b.op, edgeRef),
+      actor,
+      reason: b.reason ?? "",
+      at,
+      recordedAt: now,
+      eventId,
+    });
+    return ok({
+      op: b.op,
+      target: b.edge ? { edge: { from: b.edge.from, type: b.edge.type, to: b.edge.to } } : { chunk },
+      status: reviewValue(b.op).status,
+      previous_status: before,
+      at: iso(at),
+      actor,
+      reason: b.reason ?? "",
+      version: b.edge && !edgeOps ? null : version,
+      event: stored.row.id,
+      duplicate: false,
+    });
+  }
+
+  /**
+   * POST /review with whether the answer is a stored one: with an `event_id`, every repeat of the
+   * operation, concurrent or later, gets the first answer (src/app/lib/once.ts).
+   */
+  async function applyOnce(
+    archive: string,
+    b: In<typeof S.ReviewBody>,
+    authorization: string | undefined,
+  ): Promise<Result<Once<In<typeof S.ReviewResult>>>> {
+    const bad = bodyError(b);
+    if (bad) return bad;
+    if (b.event_id === undefined) {
+      const res = await applyOp(archive, b, authorization);
+      return res.ok ? ok({ value: res.value, replayed: false }) : res;
+    }
+    const target = b.edge ? `${b.edge.from} -${b.edge.type}-> ${b.edge.to}` : (b.chunk ?? "");
+    return onceByEventId(
+      { annotations: d.stores.annotations, clock: d.clock },
+      {
+        archive,
+        eventId: `review:${b.event_id}`,
+        label: b.event_id,
+        request: `review ${b.op} of ${target}`,
+        schema: S.ReviewResult,
+        run: () => applyNow(archive, b, authorization),
+      },
+    );
+  }
+
   return {
+    applyOnce,
     /** POST /review: one verification operation. */
     async apply(
       archive: string,
       b: In<typeof S.ReviewBody>,
       authorization: string | undefined,
     ): Promise<Result<In<typeof S.ReviewResult>>> {
-      const bad = bodyError(b);
-      if (bad) return bad;
-      const edgeOps = b.op === "add_edge" || b.op === "remove_edge";
-      const now = d.clock.now();
-      const at = toMs(b.at) ?? now;
-      const actor = await actorOf(d, authorization);
-      const chunk = b.chunk ?? b.edge?.from ?? "";
-      const key = b.edge ? edgeReviewKey(b.edge.type, b.edge.to) : NODE_REVIEW_KEY;
-      const head = await chunks.chunkRow(archive, chunk);
-      if (!head)
-        return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, b.edge ? "edge.from" : "chunk");
-      const edgeRef = b.edge ? { type: b.edge.type, to: b.edge.to } : undefined;
-      const eventId = b.event_id === undefined ? null : `review:${b.event_id}`;
-      if (eventId !== null) {
-        const replayed = await replay(d, archive, b, chunk, key, edgeRef, eventId);
-        if (replayed) return replayed;
-      }
-      const before = reviewStatusAt(await eventsOf(d, archive, chunk, key, at, edgeRef), at, edgeRef).status;
-
-      let version: number | null = null;
-      if (b.edge && (b.op === "verify" || b.op === "flag")) {
-        const e = b.edge;
-        const open = await chunks.edgesAt(archive, [e.from], e.type, "out", at);
-        if (!open.some((x) => x.to === e.to))
-          return fail(
-            "not_found",
-            `no ${e.type} edge from ${e.from} to ${e.to} is valid at ${iso(at)}`,
-            "edge",
-            "check GET /chunks/{id} for the chunk's edges over time",
-          );
-      }
-      if (b.op === "edit" || edgeOps) {
-        const e = b.edge;
-        if (e && !declarable(e.type))
-          return fail(
-            "validation",
-            `${e.type} edges are derived by the analyser; they cannot be added or removed`,
-            "edge.type",
-            "flag the edge instead",
-          );
-        const art = await nextArtifact(d, archive, chunk, at, (a) => {
-          if (b.op === "edit" && b.changes) {
-            if (b.changes.title !== undefined) a.title = b.changes.title;
-            if (b.changes.content !== undefined) a.content = b.changes.content;
-            if (b.changes.synopsis !== undefined) a.synopsis = b.changes.synopsis;
-            return ok(undefined);
-          }
-          if (!e) return ok(undefined);
-          const i = a.edges.findIndex((x) => x.type === e.type && x.target === e.to);
-          if (b.op === "add_edge") {
-            if (i >= 0)
-              return fail(
-                "conflict",
-                `${e.from} already declares a ${e.type} edge to ${e.to}`,
-                "edge",
-                "verify it, or remove it first",
-              );
-            if (e.to === e.from) return fail("validation", "an edge cannot point at its own source", "edge.to");
-            a.edges.push({
-              type: e.type as EdgeType,
-              target: e.to,
-              ...(e.weight !== undefined ? { weight: e.weight } : {}),
-            });
-          } else {
-            if (i < 0)
-              return fail(
-                "not_found",
-                `the current version of ${e.from} declares no ${e.type} edge to ${e.to}`,
-                "edge",
-                "only edges the chunk declares can be removed; lifecycle and derived edges can be flagged",
-              );
-            a.edges.splice(i, 1);
-          }
-          return ok(undefined);
-        });
-        if (!art.ok) return art;
-        const res = await d.kernel.ingest(archive, [art.value]);
-        if (!res.ok) return res;
-        const r = res.value.results[0];
-        if (!r || r.status === "unchanged")
-          return fail(
-            "conflict",
-            "the edit changes nothing",
-            "changes",
-            "send fields that differ from the current version",
-          );
-        version = r.version;
-      } else if (!b.edge) {
-        version = head.latestVersion;
-      }
-      const stored = await d.stores.annotations.appendAnnotation({
-        archiveId: archive,
-        chunkId: chunk,
-        version,
-        key,
-        op: "set",
-        value: reviewValue(b.op, edgeRef),
-        actor,
-        reason: b.reason ?? "",
-        at,
-        recordedAt: now,
-        eventId,
-      });
-      return ok({
-        op: b.op,
-        target: b.edge ? { edge: { from: b.edge.from, type: b.edge.type, to: b.edge.to } } : { chunk },
-        status: reviewValue(b.op).status,
-        previous_status: before,
-        at: iso(at),
-        actor,
-        reason: b.reason ?? "",
-        version: b.edge && !edgeOps ? null : version,
-        event: stored.row.id,
-        duplicate: false,
-      });
+      const res = await applyOnce(archive, b, authorization);
+      return res.ok ? ok(res.value.value) : res;
     },
   };
 }

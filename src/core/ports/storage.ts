@@ -653,18 +653,49 @@ export interface DeletionRecord {
 }
 
 /**
+ * What a committed hard delete still has to remove outside D1, recorded in its own transaction so a
+ * crash between the steps leaves a durable record to finish from (src/app/forget.ts).
+ */
+export interface PurgePlan {
+  /** Who deleted (the audit row's actor): copies deleted on resume are theirs too. */
+  actor: string;
+  /** The delete's answer, as it was first given (a repeat of the delete answers it again). */
+  report: Omit<ForgetReport, "auditId">;
+  /** Content objects the deleted versions referenced, and raw bodies: the ones no version still references go. */
+  contentKeys: string[];
+  /** Vector ids of the deleted chunks; one whose chunk id was created again since stays. */
+  vectorIds: string[];
+  /** Chunks quoting the deleted one (hubs), deleted with it. */
+  copies: string[];
+  /** Every blob of the archive goes (an archive delete). */
+  everything: boolean;
+}
+
+/** A hard delete whose purge has not finished. */
+export interface PendingPurge {
+  auditId: number;
+  archiveId: string;
+  target: DeletionRecord["target"];
+  targetId: string;
+  plan: PurgePlan;
+  createdAt: number;
+}
+
+/**
  * Hard deletes. Each runs as one D1 transaction that removes the rows, drops or rewrites every
  * change-log entry that would bring the data back on a capital-chunk rebuild, removes the capital
  * snapshots (they hold the old state) and writes the audit row; the caller then purges blobs,
  * vectors and the in-memory capital chunk. Returns null when the target does not exist.
  */
 export interface ForgetStore {
+  /** `copies` are recorded in the delete's pending purge (quotingCopies, read before). */
   forgetChunk(
     archiveId: string,
     chunkId: string,
     actor: string,
     now: number,
     contentOf: ContentOf,
+    copies?: string[],
   ): Promise<ForgetReport | null>;
   forgetEntity(
     archiveId: string,
@@ -679,6 +710,17 @@ export interface ForgetStore {
   /** Snapshot rows written since (a racing snapshot of the old in-memory state): removed. */
   dropSnapshots(archiveId: string): Promise<void>;
   deletions(archiveId: string, limit: number): Promise<DeletionRecord[]>;
+  /** Unfinished purges, oldest first: of one target when given, else of every archive. */
+  pendingPurges(
+    limit: number,
+    of?: { archiveId: string; target: DeletionRecord["target"]; targetId: string },
+  ): Promise<PendingPurge[]>;
+  /** The purge of this delete finished: its record goes. */
+  purged(auditId: number): Promise<void>;
+  /** Of these content objects, the ones no version of the archive references. */
+  unreferenced(archiveId: string, keys: string[]): Promise<string[]>;
+  /** Of these vector ids, the ones a chunk of the archive holds (its id was created again after a delete). */
+  vectorsInUse(archiveId: string, vectorIds: string[]): Promise<Set<string>>;
 }
 
 /** A re-embed of an archive into one embedding space (src/app/reembed.ts). */
@@ -852,6 +894,15 @@ export interface AnnotationRecord {
   eventId: string | null;
 }
 
+/** The stored outcome of an event id: in flight (`body` null) or its first answer (JSON text). */
+export interface EventOutcomeRecord {
+  /** The operation and target the id was first used for. */
+  request: string;
+  claim: string;
+  claimedAt: number;
+  body: string | null;
+}
+
 export interface AnnotationStore {
   /** Appends one event; with an eventId already stored, returns that event and appends nothing. */
   appendAnnotation(row: Omit<AnnotationRecord, "id">): Promise<{ row: AnnotationRecord; duplicate: boolean }>;
@@ -862,6 +913,27 @@ export interface AnnotationStore {
   appendAnnotations(rows: Array<Omit<AnnotationRecord, "id"> & { eventId: null }>): Promise<number>;
   /** The event stored under this eventId, or null. */
   annotationByEventId(archiveId: string, eventId: string): Promise<AnnotationRecord | null>;
+  /**
+   * Claims an event id for one request under the random token `claim` (one atomic insert): null
+   * when this call claimed it, else the outcome already there (in flight or answered).
+   */
+  claimEvent(
+    archiveId: string,
+    eventId: string,
+    request: string,
+    claim: string,
+    now: number,
+  ): Promise<EventOutcomeRecord | null>;
+  /** Takes over a claim still held by the token `stale` (its request died): true when this call took it. */
+  takeOverEvent(archiveId: string, eventId: string, stale: string, claim: string, now: number): Promise<boolean>;
+  /**
+   * Stores the answer of the claim `claim`, tied to the annotation its effect wrote (deleted with
+   * it). When that annotation is gone, or the claim was taken over, nothing is stored (and a claim
+   * still held is dropped): false.
+   */
+  answerEvent(archiveId: string, eventId: string, claim: string, annotationId: number, body: string): Promise<boolean>;
+  /** Drops the claim `claim` while unanswered: the request failed and the id stays free. */
+  releaseEvent(archiveId: string, eventId: string, claim: string): Promise<void>;
   /** The events of these chunks (optionally one key), at <= asOf, in (at, id) order. */
   annotationsOf(
     archiveId: string,

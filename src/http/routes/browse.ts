@@ -1,6 +1,6 @@
 /** Browse an archive: list chunks and entities page by page, read one chunk, entity or exact content. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors, modelErrors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -144,7 +144,10 @@ endpoint(
       "Appends one event to the chunk's annotations: `value` sets a key (a status such as proposed, committed, rejected), `add` adds to it (a counter). Events are never changed; reads fold them as of a time. `at` is the valid time (default now); `event_id` makes a retry the same event.",
     request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), ...body(S.AnnotateBody) },
     responses: {
-      201: json(S.Annotated, "Appended (or, with a known event_id, the event already stored)"),
+      201: json(
+        S.Annotated,
+        "Appended; with an `event_id` used before for this chunk and key, the first answer again (header `Idempotent-Replayed: true`), nothing appended",
+      ),
       ...errors(400, 401, 403, 413),
       404: err(404, "No such archive, chunk or version"),
       409: err(409, "event_id already used for another chunk or key"),
@@ -152,13 +155,15 @@ endpoint(
   },
   async (c) => {
     const p = c.req.valid("param");
-    const res = await c.var.app.annotations.annotate(
+    const res = await c.var.app.annotations.annotateOnce(
       p.archive,
       p.id,
       c.req.valid("json"),
       c.req.header("authorization"),
     );
-    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
+    if (!res.ok) return failure(c, res.error);
+    if (res.value.replayed) c.header(REPLAYED_HEADER, "true");
+    return c.json(res.value.value, 201);
   },
 );
 

@@ -46,10 +46,16 @@ endpoint(
         c.req.valid("param").archive,
         q,
         new Uint8Array(await c.req.arrayBuffer()),
+        c.req.header("authorization"),
       );
       return pdf.ok ? c.json(pdf.value, 200) : failure(c, pdf.error);
     }
-    const res = await c.var.app.imports.file(c.req.valid("param").archive, q, await c.req.text());
+    const res = await c.var.app.imports.file(
+      c.req.valid("param").archive,
+      q,
+      await c.req.text(),
+      c.req.header("authorization"),
+    );
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );

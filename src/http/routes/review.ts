@@ -1,6 +1,6 @@
 /** Human verification (statuses and history of nodes and edges) and retrieval metrics with stored runs. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -18,8 +18,10 @@ endpoint(
       "One human-verification operation on a node (`chunk`) or an edge (`edge`: from, type, to), recorded with the calling key as actor, the `reason` and the valid time `at` (default now). Statuses: auto-generated (never reviewed), human-verified (verify), human-edited (edit, add_edge, remove_edge), flagged (flag, reason required). `edit` writes a new version with `changes`; `add_edge` and `remove_edge` write a new version of `from` with the edge added or without it, so a removed edge's validity ends at `at` and reads as of an earlier time still see it. Statuses are append-only annotation events (`review`, `review:edge:<type>:<to>` on the source chunk): `GET /review` reads them as of any time, and the exports carry them.",
     request: { params: S.ArchiveParam, ...body(S.ReviewBody) },
     responses: {
-      201: json(S.ReviewResult, "Recorded"),
-      200: json(S.ReviewResult, "A retry of an `event_id` already applied: its first answer, nothing changed"),
+      201: json(
+        S.ReviewResult,
+        "Recorded; with an `event_id` used before for this operation, the first answer again (header `Idempotent-Replayed: true`), nothing changed",
+      ),
       ...errors(400, 401, 403, 413, 503),
       404: err(404, "No such archive, chunk or edge"),
       409: err(
@@ -29,12 +31,14 @@ endpoint(
     },
   },
   async (c) => {
-    const res = await c.var.app.review.apply(
+    const res = await c.var.app.review.applyOnce(
       c.req.valid("param").archive,
       c.req.valid("json"),
       c.req.header("authorization"),
     );
-    return res.ok ? c.json(res.value, res.value.duplicate ? 200 : 201) : failure(c, res.error);
+    if (!res.ok) return failure(c, res.error);
+    if (res.value.replayed) c.header(REPLAYED_HEADER, "true");
+    return c.json(res.value.value, 201);
   },
 );
 
