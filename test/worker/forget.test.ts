@@ -280,6 +280,63 @@ describe("hard delete", () => {
     });
   }, 60_000);
 
+  it("a chunk's entities: one only it named goes (aliases, postings), one another chunk names stays", async () => {
+    const { id, key } = await newArchive("forget-own");
+    const only = { type: "method", id: "method:velarith", name: "Velarith", aliases: ["Velarith Walk"] };
+    const shared = { type: "dataset", id: "dataset:korvane", name: "Korvane", aliases: ["Korvane Set"] };
+    const ing = await api(
+      "POST",
+      `/v1/archives/${id}/ingest`,
+      {
+        artifacts: [
+          {
+            id: "note:a",
+            kind: "note",
+            title: "Velarith on Korvane",
+            content: "Velarith walks typed edges; evaluated on Korvane.",
+            entities: [only, shared],
+          },
+          {
+            id: "note:b",
+            kind: "note",
+            title: "Korvane statistics",
+            content: "Korvane holds long dialogues.",
+            entities: [shared],
+          },
+        ],
+      },
+      key,
+    );
+    expect(ing.status, JSON.stringify(ing.body)).toBe(200);
+    const resolved = async (mention: string) =>
+      (await api("GET", `/v1/archives/${id}/resolve?mention=${encodeURIComponent(mention)}`, undefined, key)).body
+        .resolved ?? null;
+    expect(await resolved("Velarith Walk")).not.toBeNull();
+    const del = await api("DELETE", `/v1/archives/${id}/chunks?chunk=note%3Aa`, undefined, key);
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    expect(del.body.deleted.entities).toEqual(["method:velarith"]);
+    for (const evict of [false, true]) {
+      if (evict) await api("POST", `/v1/archives/${id}/admin/evict`, undefined, ADMIN);
+      expect(await resolved("Velarith")).toBeNull();
+      expect(await resolved("Velarith Walk")).toBeNull();
+      expect((await api("GET", `/v1/archives/${id}/entities/method%3Avelarith`, undefined, key)).status).toBe(404);
+      const kept = await api("GET", `/v1/archives/${id}/entities/dataset%3Akorvane`, undefined, key);
+      expect(kept.status).toBe(200);
+      expect(kept.body.mentions.map((m: { chunk: string }) => m.chunk)).toEqual(["note:b"]);
+      expect(JSON.stringify(await resolved("Korvane Set"))).toContain("dataset:korvane");
+      // The entity's postings went with it: a query on its name reaches no entity, the shared one still does.
+      const route = await api(
+        "POST",
+        `/v1/archives/${id}/route`,
+        { query: "Velarith Korvane", include_trace: true },
+        key,
+      );
+      expect(JSON.stringify(route.body)).not.toContain("velarith");
+      expect(route.body.candidates.map((c: { chunk: string }) => c.chunk)).toEqual(["note:b"]);
+    }
+    expect(await rowsMentioning(id, ["method:velarith", "velarith"])).toEqual([]);
+  }, 60_000);
+
   it("an entity's mentions: the entity, aliases, grounded mentions in other chunks; their text stays", async () => {
     const { id, key } = await newArchive("forget-ent");
     const ing = (artifacts: unknown[]) => api("POST", `/v1/archives/${id}/ingest`, { artifacts }, key);
