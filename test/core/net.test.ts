@@ -221,7 +221,10 @@ describe("registration judges a URL's host by the same DNS answers as a fetch", 
     );
     const broken = await registrationRefusal(guard, "https://broken.example/", "url");
     expect(broken?.message).toContain("could not be resolved (SERVFAIL)");
-    expect(broken?.hint).toContain("try again");
+    // A resolver that cannot answer is the service's trouble: 503 (unavailable), retry later.
+    expect(broken?.kind).toBe("unavailable");
+    expect(broken?.hint).toContain("retry");
+    expect(meta?.kind).toBe("validation");
   });
 
   it("accepts public answers; allow-listed hosts and IP literals are not looked up; no guard judges names only", async () => {
