@@ -686,8 +686,14 @@ describe("GitHub REST requests and responses", () => {
     if (all.ok) {
       expect(all.value.sha).toBe(sha("e"));
       expect(all.value.truncated).toBe(false);
-      expect(all.value.files.map((f) => f.path)).toEqual(["pkg/retriever.py", "src/memory.ts", "src/store.ts"]);
-      expect(all.value.files[2]).toEqual({ path: "src/store.ts", sha: sha("2"), size: 1500 });
+      // READMEs are kept too: a repository's README says which paper it implements (src/core/sources/readme.ts).
+      expect(all.value.files.map((f) => f.path)).toEqual([
+        "README.md",
+        "pkg/retriever.py",
+        "src/memory.ts",
+        "src/store.ts",
+      ]);
+      expect(all.value.files[3]).toEqual({ path: "src/store.ts", sha: sha("2"), size: 1500 });
     }
     const src = parseTree(TREE, "/src/");
     expect(src.ok && src.value.files.map((f) => f.path)).toEqual(["src/memory.ts", "src/store.ts"]);
@@ -723,7 +729,8 @@ describe("GitHub REST requests and responses", () => {
     expect(whyNotIndexable("web/app.min.js")).toMatch(/minified/);
     expect(whyNotIndexable("proto/api_pb2.py")).toMatch(/generated/);
     expect(whyNotIndexable(".pnp.cjs")).toMatch(/lockfile/);
-    expect(whyNotIndexable("README.md")).toMatch(/not TypeScript/);
+    expect(whyNotIndexable("NOTES.md")).toMatch(/not TypeScript/);
+    expect(whyNotIndexable("README.md")).toBeNull();
   });
 
   it("fileChunkId keeps ids within 512 characters and distinct", () => {
@@ -869,10 +876,38 @@ describe("codeArtifacts", () => {
     expect(second.ok && second.value.results.every((r) => r.status === "unchanged")).toBe(true);
   });
 
-  it("removed files become deprecations with the short sha", () => {
-    expect(removedDeprecations(REPO, ["src/old_name.ts", "README.md", "scratch.py"], sha("c"), at)).toEqual([
-      { id: id("scratch.py"), at, by: null, reason: "deleted in ccccccc" },
-      { id: id("src/old_name.ts"), at, by: null, reason: "deleted in ccccccc" },
+  it("a README becomes a repository note that implements the paper it claims, and names none it does not", () => {
+    const at0 = Date.parse("2026-03-01T10:00:00Z");
+    const one = codeArtifacts(REPO, [
+      {
+        path: "README.md",
+        content: "# Memory\n\nOfficial implementation of arXiv:2405.14831.\n",
+        commit: sha("d"),
+        at: at0,
+      },
     ]);
+    expect(one.artifacts).toHaveLength(1);
+    expect(one.artifacts[0]).toMatchObject({
+      id: id("README.md"),
+      kind: "note",
+      title: `${REPO}: Memory`,
+      boundaries: [`repo:${REPO}`, "role:readme"],
+      edges: [{ type: "implements", target: "arxiv:2405.14831", weight: 1 }],
+    });
+    const many = codeArtifacts(REPO, [
+      { path: "README.md", content: "See arXiv:2405.14831 and arXiv:2310.01234.", commit: sha("d"), at: at0 },
+    ]);
+    expect(many.artifacts[0]?.edges).toEqual([]);
+    expect(many.skipped[0]?.reason).toMatch(/names 2 papers .* says of none that it is this repository's paper/);
+  });
+
+  it("removed files become deprecations with the short sha", () => {
+    expect(removedDeprecations(REPO, ["src/old_name.ts", "README.md", "NOTES.md", "scratch.py"], sha("c"), at)).toEqual(
+      [
+        { id: id("README.md"), at, by: null, reason: "deleted in ccccccc" },
+        { id: id("scratch.py"), at, by: null, reason: "deleted in ccccccc" },
+        { id: id("src/old_name.ts"), at, by: null, reason: "deleted in ccccccc" },
+      ],
+    );
   });
 });

@@ -232,7 +232,9 @@ describe("GitHub push webhook", () => {
       },
     );
     expect(r1.status).toBe(202);
-    expect(await waitDelivery(id, key, "github", "g1")).toMatchObject({ status: "ingested", result: { created: 2 } });
+    // Two code units and the README (a repository note, src/core/sources/readme.ts).
+    expect(await waitDelivery(id, key, "github", "g1")).toMatchObject({ status: "ingested", result: { created: 3 } });
+    expect((await history(id, key, "gh:acme/memory/README.md")).body.versions[0].kind).toBe("note");
     const h = await history(id, key, "gh:acme/memory/src/index.ts");
     expect(h.status).toBe(200);
     expect(h.body.versions[0].kind).toBe("code_unit");

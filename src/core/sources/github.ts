@@ -26,6 +26,7 @@ import { paperIdentity } from "../formats/paper";
 import type { Deprecation, ImportPlan } from "../formats/types";
 import { findIdentifiers } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import { isReadme, type ReadmePaper, readmePaper } from "./readme";
 
 // ---------------------------------------------------------------------------------------------
 // Limits: the HTTP ingest schema's (LIMITS in ../formats/common.ts), the core must not produce what it rejects
@@ -405,7 +406,7 @@ const GENERATED_RE =
 
 /** Why a path is not indexed, or null when it is. */
 export function whyNotIndexable(path: string, size?: number): string | null {
-  if (!languageOf(path)) return "not TypeScript, JavaScript or Python";
+  if (!languageOf(path) && !isReadme(path)) return "not TypeScript, JavaScript or Python, nor a README";
   const segments = path.split("/");
   const base = segments[segments.length - 1] ?? "";
   const dir = segments.slice(0, -1).find((s) => SKIP_DIRS.has(s));
@@ -777,9 +778,14 @@ export function codeArtifacts(
   const index = new PathIndex(known);
 
   const analysed: Analysed[] = [];
+  const readmes: Array<{ artifact: ArtifactInput; paper: ReadmePaper | null; seen: string[] }> = [];
   for (const path of [...byPath.keys()].sort()) {
     const file = byPath.get(path);
     if (!file) continue;
+    if (isReadme(path) && !whyNotIndexable(path, file.content.length) && file.content.trim()) {
+      readmes.push(readmeArtifact(repo, file));
+      continue;
+    }
     const lang = languageOf(path);
     const why = whyNotIndexable(path, file.content.length);
     if (!lang || why) {
@@ -901,5 +907,39 @@ export function codeArtifacts(
     };
     plan.artifacts.push(artifact);
   }
+  for (const r of readmes) {
+    plan.artifacts.push(r.artifact);
+    if (!r.paper && r.seen.length > 1)
+      plan.skipped.push({
+        ref: r.artifact.id,
+        reason: `names ${r.seen.length} papers (${r.seen.slice(0, 5).join(", ")}) and says of none that it is this repository's paper: no implements edge`,
+      });
+  }
   return plan;
+}
+
+/**
+ * A README as a note of the repository (boundaries `repo:<repo>`, `role:readme`) that `implements`
+ * the paper it names as the repository's own (readmePaper): by its identifiers, else by its title
+ * (`paper:<title slug>`); the applier lands either on the archive's chunk of that work when one
+ * carries the identifier or the title as an alias (resolveEdgeTargets in src/app/intake/apply.ts).
+ */
+function readmeArtifact(
+  repo: string,
+  file: CodeFile,
+): { artifact: ArtifactInput; paper: ReadmePaper | null; seen: string[] } {
+  const { paper, seen } = readmePaper(file.content);
+  const target = paper ? paperIdentity(paper.ids, paper.title ?? "") : null;
+  const heading = /^#\s+(.+)$/m.exec(file.content)?.[1]?.trim();
+  const artifact: ArtifactInput = {
+    id: fileChunkId(repo, file.path),
+    kind: "note",
+    title: shorten(heading ? `${repo}: ${heading}` : `${repo} ${file.path}`, LIMITS.title),
+    content: file.content,
+    boundaries: [`repo:${repo}`, "role:readme"],
+    edges: target ? [{ type: "implements", target: target.id, weight: 1 }] : [],
+    valid_from: file.at,
+    source: shorten(`https://github.com/${repo}/blob/${file.commit}/${encodePath(file.path)}`, LIMITS.source),
+  };
+  return { artifact, paper, seen };
 }
