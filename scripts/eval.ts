@@ -23,7 +23,7 @@
  * dump must be lossless and a second import a no-op).
  *
  * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, locomo-note, simpleqa, sciqa, citeseer, unarxive-refs, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
- *   retrieval-metrics),
+ *   retrieval-metrics, pdf-references),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value), and a
  * model endpoint: --distiller / --extractor / --embedder with --llm-base-url, --llm-model, ... (see
@@ -54,6 +54,7 @@ import {
 } from "./lib/datasets";
 import { projectGuardEval } from "./lib/eval-projectguard";
 import { papersEval } from "./lib/papers-eval";
+import { pdfReferencesEval } from "./lib/pdf-references-eval";
 import { rankingEval } from "./lib/ranking-eval";
 import {
   type ContextFigure,
@@ -837,6 +838,15 @@ function summary(r: EvalResults): string {
     );
   }
   lines.push(`provenance: ${r.provenance.verified}/${r.provenance.anchors} anchors verified by /verify`);
+  if (r.pdfReferences) {
+    const p = r.pdfReferences;
+    const by = Object.entries(p.matchedBy)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ");
+    lines.push(
+      `PDF references as cites (generated PDF, ${p.entries} entries): ${p.recovered} of ${p.gold} recovered (${pct(p.recall)}%), ${p.extra} wrong, by ${by}; unresolved ${p.unresolvedListed} listed, ${p.unresolvedStored} stored; resolved on re-import: ${p.resolvedOnReimport}`,
+    );
+  }
   if (r.cardsByDistiller)
     lines.push(
       `cards by distiller: ${Object.entries(r.cardsByDistiller)
@@ -984,6 +994,11 @@ async function main() {
       rm = await timed("retrieval metrics: POST /metrics/retrieval on CiteSeer vs BM25", () =>
         retrievalMetricsEval(server, data, params),
       );
+    let pdfRefs = null;
+    if (wants("pdf-references"))
+      pdfRefs = await timed("PDF references: the generated PDF's References recovered as cites", () =>
+        pdfReferencesEval(server),
+      );
     // How many shards each archive's capital chunk spans (1 unless --params sets a small heap budget).
     const shards: Array<{ name: string; shards: number; heads: number }> = [];
     for (const b of built) {
@@ -1029,6 +1044,7 @@ async function main() {
       ranking,
       papers,
       retrievalMetrics: rm,
+      pdfReferences: pdfRefs,
       roundTrips,
       shards,
       provenance: { anchors, verified },

@@ -94,6 +94,12 @@ export type ReviewState = z.infer<typeof S.ReviewState>;
 export type RetrievalMetricsBody = z.input<typeof S.RetrievalMetricsBody>;
 export type RetrievalRun = z.infer<typeof S.RetrievalRun>;
 export type RetrievalRunPage = z.infer<typeof S.RetrievalRunPage>;
+export type ReviewScoreMetricsBody = z.input<typeof S.ReviewScoreMetricsBody>;
+export type PaperbenchScoreBody = z.input<typeof S.PaperbenchScoreBody>;
+export type PaperbenchScoreResult = z.infer<typeof S.PaperbenchScoreResult>;
+export type ReviewScoreMetrics = z.infer<typeof S.ReviewScoreMetrics>;
+export type ReviewersBody = z.input<typeof S.ReviewersBody>;
+export type ReviewersResult = z.infer<typeof S.ReviewersResult>;
 
 /** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/routes/exports.ts). */
 export interface ExportQuery {
@@ -642,6 +648,45 @@ export class PaperGuruClient {
       body,
     );
   }
+  /** Eq. 12 with the selection counted as a use (event_id), and whether the answer is a retry's. */
+  selectFeedbackOnce(archive: string, body: z.input<typeof S.FeedbackSelectBody> & { event_id: string }) {
+    return this.callOnce<z.infer<typeof S.FeedbackSelectResult>>(`/v1/archives/${enc(archive)}/feedback/select`, body);
+  }
+  /** A_S: a node's (or the given) references by citations, incomplete entries removed, the top Q_k unique. */
+  selectReferences(archive: string, body: z.input<typeof S.ReferencesSelectBody>) {
+    return this.call<z.infer<typeof S.ReferencesSelectResult>>(
+      "POST",
+      `/v1/archives/${enc(archive)}/references/select`,
+      body,
+    );
+  }
+  /** A_O: sub-outlines of a node from its references, by the model or by shared names. */
+  proposeOutline(archive: string, body: z.input<typeof S.OutlineProposeBody>) {
+    return this.call<z.infer<typeof S.OutlineProposeResult>>(
+      "POST",
+      `/v1/archives/${enc(archive)}/outline/propose`,
+      body,
+    );
+  }
+  /** The self-loop on a node's draft: review with r*, refine, until no feedback or x_max (needs a model). */
+  feedbackLoop(archive: string, body: z.input<typeof S.FeedbackLoopBody>) {
+    return this.call<z.infer<typeof S.FeedbackLoopResult>>("POST", `/v1/archives/${enc(archive)}/feedback/loop`, body);
+  }
+  /** The review scaffold as JSON. */
+  scaffold(archive: string, q: Omit<z.input<typeof S.ScaffoldQuery>, "format">) {
+    return this.call<z.infer<typeof S.ScaffoldResult>>(
+      "GET",
+      `/v1/archives/${enc(archive)}/scaffold?${qs({ ...q, format: "json" })}`,
+    );
+  }
+  /** The review scaffold as Markdown. */
+  async scaffoldMarkdown(archive: string, q: Omit<z.input<typeof S.ScaffoldQuery>, "format">): Promise<string> {
+    const { text } = await this.send(
+      "GET",
+      `/v1/archives/${enc(archive)}/scaffold?${qs({ ...q, format: "markdown" })}`,
+    );
+    return text;
+  }
   // ---------------------------------------------------------------- discovery
   /** Collection statistics and insights (kinds and boundaries_any comma-separated). */
   stats(archive: string, q: z.input<typeof S.StatsQuery> = {}) {
@@ -650,6 +695,22 @@ export class PaperGuruClient {
   /** Paper Circle's ranking modes (weights, λ), views, sorts and defaults, without a query. */
   rankingModes(archive: string) {
     return this.call<z.infer<typeof S.RankingModesResponse>>("GET", `/v1/archives/${enc(archive)}/ranking/modes`);
+  }
+  /** A query's structured spec (§3.2): keywords, required, negative, related, titles, years. */
+  querySpec(archive: string, body: z.input<typeof S.QuerySpecBody>) {
+    return this.call<z.infer<typeof S.QuerySpecSchema>>("POST", `/v1/archives/${enc(archive)}/query-spec`, body);
+  }
+  /** Score statistics and the leaderboard of a query's ranked pool (E.3). */
+  rankingStats(archive: string, body: z.input<typeof S.RankingStatsBody>) {
+    return this.call<z.infer<typeof S.RankingStatsResponse>>(
+      "POST",
+      `/v1/archives/${enc(archive)}/ranking/stats`,
+      body,
+    );
+  }
+  /** One-shot discovery across the scholarly engines (C.2); stores nothing. */
+  discover(archive: string, body: z.input<typeof S.DiscoverBody>) {
+    return this.call<z.infer<typeof S.DiscoverResponse>>("POST", `/v1/archives/${enc(archive)}/discover`, body);
   }
   /** Accesses per channel (routing, expansion, verification) per session or per chunk. */
   accessCounts(archive: string, q: z.input<typeof S.AccessCountsQuery> = {}) {
@@ -686,6 +747,18 @@ export class PaperGuruClient {
   }
   retrievalRun(archive: string, run: string) {
     return this.call<RetrievalRun>("GET", `/v1/archives/${enc(archive)}/metrics/retrieval/runs/${enc(run)}`);
+  }
+  /** A PaperBench rubric tree scored from leaf grades or the leaf judge: the weighted score and every node's. */
+  paperbenchScore(archive: string, body: PaperbenchScoreBody) {
+    return this.call<PaperbenchScoreResult>("POST", `/v1/archives/${enc(archive)}/paperbench/score`, body);
+  }
+  /** Review-score metrics (MSE, MAE, RMSE, Pearson, Spearman, accuracy within ±t) of predicted vs human scores. */
+  reviewScores(archive: string, body: ReviewScoreMetricsBody) {
+    return this.call<ReviewScoreMetrics>("POST", `/v1/archives/${enc(archive)}/metrics/review-scores`, body);
+  }
+  /** Reviewer reports for a paper from the configured model, every claim anchored (409 without a model). */
+  reviewers(archive: string, body: ReviewersBody) {
+    return this.call<ReviewersResult>("POST", `/v1/archives/${enc(archive)}/reviewers`, body);
   }
 }
 

@@ -11,7 +11,16 @@ export const CHOICES = {
   VECTOR_INDEX: ["local", "vectorize", "none"],
   DISTILLER: ["extractive", "openai", "anthropic", "workers-ai"],
   EXTRACTOR: ["none", "openai", "anthropic", "workers-ai"],
+  RERANKER: ["none", "tei", "cohere", "jina", "vllm"],
 } as const;
+
+/** A rerank endpoint (RERANKER other than none; the `/rerank` shape of TEI, Cohere, Jina, vLLM). */
+export interface RerankConfig {
+  provider: "tei" | "cohere" | "jina" | "vllm";
+  baseUrl: string;
+  model: string;
+  apiKey: string | null;
+}
 
 /** Where a language model answers (DISTILLER / EXTRACTOR other than extractive / none). */
 export interface LlmConfig {
@@ -46,6 +55,8 @@ export interface Config {
   llm: LlmConfig | null;
   /** The embedding endpoint, when EMBEDDER=openai. */
   embedding: EmbeddingConfig | null;
+  /** The rerank endpoint, when RERANKER names a provider (off by default). */
+  rerank: RerankConfig | null;
   adminKey: string | null;
   githubToken: string | null;
   contactEmail: string | null;
@@ -69,6 +80,10 @@ export interface ConfigInput {
   EMBEDDING_MODEL?: string | undefined;
   EMBEDDING_API_KEY?: string | undefined;
   EMBEDDING_DIMS?: string | undefined;
+  RERANKER?: string | undefined;
+  RERANK_BASE_URL?: string | undefined;
+  RERANK_MODEL?: string | undefined;
+  RERANK_API_KEY?: string | undefined;
   ADMIN_KEY?: string | undefined;
   GITHUB_TOKEN?: string | undefined;
   CONTACT_EMAIL?: string | undefined;
@@ -184,6 +199,22 @@ function llmConfig(env: ConfigInput, provider: LlmConfig["provider"], allowHosts
   };
 }
 
+function rerankConfig(env: ConfigInput, allowHosts: string[]): RerankConfig | null {
+  const provider = choose(env, "RERANKER");
+  if (provider === "none") return null;
+  const model = optional(env.RERANK_MODEL) ?? (provider === "tei" ? "tei" : null);
+  if (model === null)
+    throw new ConfigError(
+      `RERANK_MODEL is not set: name the rerank model RERANKER=${provider} serves (e.g. BAAI/bge-reranker-base)`,
+    );
+  return {
+    provider,
+    baseUrl: baseUrl("RERANK_BASE_URL", env.RERANK_BASE_URL, allowHosts),
+    model,
+    apiKey: optional(env.RERANK_API_KEY),
+  };
+}
+
 /** The validated configuration, or a ConfigError naming the variable at fault. */
 export function readConfig(env: ConfigInput): Config {
   const allowHosts = (env.OUTBOUND_ALLOW_HOSTS ?? "")
@@ -221,6 +252,7 @@ export function readConfig(env: ConfigInput): Config {
             dims: positiveInt("EMBEDDING_DIMS", env.EMBEDDING_DIMS, undefined, 4096),
           }
         : null,
+    rerank: rerankConfig(env, allowHosts),
     adminKey: optional(env.ADMIN_KEY),
     githubToken: optional(env.GITHUB_TOKEN),
     contactEmail: optional(env.CONTACT_EMAIL),

@@ -90,12 +90,14 @@ export default {
     const events = batch.messages.filter((m) => kind(m) === "event");
     const pages = batch.messages.filter((m) => kind(m) === "reembed");
     const extract = batch.messages.filter((m) => kind(m) === "extract");
+    const turns = batch.messages.filter((m) => kind(m) === "commitments");
     const deliveries = batch.messages.filter(
-      (m) => kind(m) !== "event" && kind(m) !== "reembed" && kind(m) !== "extract",
+      (m) => kind(m) !== "event" && kind(m) !== "reembed" && kind(m) !== "extract" && kind(m) !== "commitments",
     );
     if (events.length) await app.events.consume(events);
     if (pages.length) await app.reembed.consume(pages);
     if (extract.length) await app.extract.consume(extract);
+    if (turns.length) await app.project.consumeTurns(turns);
     if (deliveries.length) await app.webhooks.consume(deliveries);
   },
   /**

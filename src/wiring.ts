@@ -10,6 +10,7 @@ import { doCapital } from "./adapters/do/capital-port";
 import { DoVectorIndex } from "./adapters/local/do-vectors";
 import { NoVectorIndex } from "./adapters/local/no-vectors";
 import { CHAT_PROVIDERS, EMBEDDER_PROVIDERS } from "./adapters/models";
+import { RERANK_PROVIDERS } from "./adapters/models/rerank";
 import { R2BlobStore } from "./adapters/r2/blob";
 import { VectorizeIndex } from "./adapters/vectorize";
 import { WorkersAiEmbedder } from "./adapters/workers-ai/embedder";
@@ -48,6 +49,11 @@ export interface Env extends Cloudflare.Env {
   EMBEDDING_MODEL?: string;
   EMBEDDING_API_KEY?: string;
   EMBEDDING_DIMS?: string;
+  /** Optional: the rerank provider (none by default; tei, cohere, jina, vllm) and its endpoint, model and key (a secret). */
+  RERANKER?: string;
+  RERANK_BASE_URL?: string;
+  RERANK_MODEL?: string;
+  RERANK_API_KEY?: string;
 }
 
 /**
@@ -188,6 +194,18 @@ export function wire(env: Env, adapt: (p: WiredPorts) => WiredPorts = (p) => p):
     events,
     adminKey: config.adminKey,
     clock,
-    models: { llm, extractor: config.extractor !== "none" },
+    models: {
+      llm,
+      extractor: config.extractor !== "none",
+      // Off unless RERANKER names a provider; through the same outbound guard as sources.
+      reranker: config.rerank
+        ? RERANK_PROVIDERS[config.rerank.provider]({
+            baseUrl: config.rerank.baseUrl,
+            model: config.rerank.model,
+            apiKey: config.rerank.apiKey ?? undefined,
+            fetch: http,
+          })
+        : null,
+    },
   });
 }

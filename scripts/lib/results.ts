@@ -6,6 +6,7 @@
 import { cpus } from "node:os";
 import type { ProjectGuardEval } from "./eval-projectguard";
 import type { PapersEval } from "./papers-eval";
+import type { PdfReferencesEval } from "./pdf-references-eval";
 import type { RankingEval } from "./ranking-eval";
 import type { RetrievalMetricsEval } from "./retrieval-metrics";
 import type { SourceState } from "./server";
@@ -109,6 +110,8 @@ export interface EvalResults {
   papers?: PapersEval | null;
   /** POST /metrics/retrieval on CiteSeer known-item queries vs BM25 (absent in older runs). */
   retrievalMetrics?: RetrievalMetricsEval | null;
+  /** PDF references recovered as cites on the generated PDF (scripts/lib/pdf-references-eval.ts). */
+  pdfReferences?: PdfReferencesEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   /** Shards of each archive the run built (several only with a small params.heap_budget_bytes). */

@@ -132,7 +132,63 @@ export function codePairUseCases(d: AppDeps) {
         if (codes.length) for (const c of codes) pairs.push({ ...base, code: c, grounded: true });
         else if (b.include_ungrounded) pairs.push({ ...base, code: null, grounded: false });
       }
-      return ok({ as_of: iso(t), threshold, pairs, below_threshold: techniques.length - kept.length });
+      const capped = await capCode(pairs, b.max_code_bytes, async (id) => {
+        const v = visible.get(id);
+        return v ? d.kernel.contentOf(v.contentKey) : null;
+      });
+      return ok({ as_of: iso(t), threshold, pairs, below_threshold: techniques.length - kept.length, ...capped });
     },
   };
+}
+
+/**
+ * Holds the pairs' code spans to `max` UTF-8 bytes together, in pair order (xKG's prompts carry at
+ * most 52,100 bytes of code): a span that does not fit whole is cut at its last line end within what
+ * is left (its text read again to find it), and pairs after the budget is spent keep no code. In
+ * place; returns the bytes kept and the pairs left without code.
+ */
+export async function capCode(
+  pairs: Out["pairs"],
+  max: number | undefined,
+  contentOf: (id: string) => Promise<string | null>,
+): Promise<{ code_bytes: number; code_left_out: number }> {
+  let used = 0;
+  let leftOut = 0;
+  for (const p of pairs) {
+    if (!p.code) continue;
+    const left = max === undefined ? Number.POSITIVE_INFINITY : max - used;
+    if (p.code.bytes <= left) {
+      used += p.code.bytes;
+      continue;
+    }
+    const text = left > 0 ? await contentOf(p.code.id) : null;
+    const cut = text === null ? null : cutAtLine(text.slice(p.code.anchor.start, p.code.anchor.end), left);
+    if (cut && cut.bytes > 0) {
+      p.code = {
+        ...p.code,
+        anchor: { ...p.code.anchor, end: p.code.anchor.start + cut.chars },
+        bytes: cut.bytes,
+        truncated: true,
+      };
+      used += cut.bytes;
+    } else {
+      p.code = null;
+      leftOut++;
+    }
+  }
+  return { code_bytes: used, code_left_out: leftOut };
+}
+
+/** The longest prefix of `text` ending at a line end whose UTF-8 size is at most `max` bytes (one pass). */
+export function cutAtLine(text: string, max: number): { chars: number; bytes: number } {
+  const enc = new TextEncoder();
+  let chars = 0;
+  let bytes = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", chars)) {
+    const b = bytes + enc.encode(text.slice(chars, i + 1)).length;
+    if (b > max) break;
+    chars = i + 1;
+    bytes = b;
+  }
+  return { chars, bytes };
 }

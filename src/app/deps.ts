@@ -4,7 +4,7 @@
  * composition root (src/wiring.ts) builds it from `env`; nothing in src/app reads `env`.
  */
 import type { Pause } from "../core/pace";
-import type { ChatModel, Clock, Stores } from "../core/ports";
+import type { ChatModel, Clock, Reranker, Stores } from "../core/ports";
 import type { EventDeps } from "./events";
 import type { IntakeDeps } from "./intake/deps";
 import type { Kernel } from "./kernel";
@@ -23,7 +23,7 @@ export interface AppDeps {
    * `llm` is null unless DISTILLER or EXTRACTOR names a provider; `extractor` says whether
    * EXTRACTOR asks for extraction at ingest (docs/models.md).
    */
-  models: { llm: ChatModel | null; extractor: boolean };
+  models: { llm: ChatModel | null; extractor: boolean; reranker?: Reranker | null | undefined };
   /**
    * Yields the thread between slices of long work (exports, renders), so requests that arrive
    * meanwhile start (src/core/pace.ts); absent: no pauses (in-process use and tests).

@@ -8,7 +8,8 @@ import * as S from "../contract";
 import { foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
 import { REFERENCE_ONLY } from "../core/formats/fulltext";
-import type { AnnotationStore, ChunkStore, DiscoveryStore, PaperRow } from "../core/ports";
+import type { AnnotationStore, ChatModel, ChunkStore, DiscoveryStore, PaperRow } from "../core/ports";
+import { hasNegative, rulesSpec } from "../core/research/query-spec";
 import {
   CANONICAL_DEFAULTS,
   DEFAULT_MIN_SIMILARITY,
@@ -17,14 +18,19 @@ import {
   POOL_MODES,
   type PoolCandidate,
   type PoolMode,
+  type RankedItem,
   type RankOutcome,
   rankPool,
   SORT_KEYS,
+  scoreStats,
 } from "../core/research/rank-pool";
 import { MODES } from "../core/research/ranking";
 import { collectionStats, openAccessOf, paperYear, type StatsPaper } from "../core/research/stats";
 import { type Candidate, CHUNK_KINDS, DEFAULT_PARAMS } from "../core/types";
 import type { AppDeps } from "./deps";
+import { discoverOp } from "./discover";
+import { noModel } from "./lib/proposals";
+import { buildSpec, wireScoreStats } from "./lib/query-spec";
 import { toEvent } from "./lib/records";
 import { round4 } from "./lib/wire";
 
@@ -94,7 +100,12 @@ export async function rankCandidates(
   r: In<typeof S.RankingSchema>,
   t: number,
   k: number,
-): Promise<{ order: Array<{ chunk: string; version: number; score: number }>; result: In<typeof S.RankingResult> }> {
+): Promise<{
+  order: Array<{ chunk: string; version: number; score: number }>;
+  result: In<typeof S.RankingResult>;
+  /** Every ranked item in the final order, with its title (for a leaderboard). */
+  ranked: Array<RankedItem & { title: string }>;
+}> {
   const t0 = perfNow();
   const ids = candidates.map((c) => c.chunk);
   const [papers, cites] = await Promise.all([
@@ -159,6 +170,7 @@ export async function rankCandidates(
   }));
   return {
     order: out.items.map((x) => ({ chunk: x.id, version: x.version, score: x.combined })),
+    ranked: out.items.map((x) => ({ ...x, title: rows.get(x.id)?.title ?? "" })),
     result: {
       mode: out.mode,
       weights: out.weights,
@@ -170,11 +182,31 @@ export async function rankCandidates(
       min_similarity: out.minSimilarity,
       intra_list_similarity: round4(out.intraListSimilarity),
       mmr_comparisons: out.mmrComparisons,
+      score_stats: wireScoreStats(out.scoreStats),
       items,
       timings_ms: { read: round4(t1 - t0), rank: round4(t2 - t1) },
     },
   };
 }
+
+/** A ranked item as a leaderboard entry (4 decimals). */
+export const leaderboardEntry = (
+  x: RankedItem & { title: string },
+  i: number,
+  id: { chunk: string; version: number } = { chunk: x.id, version: x.version },
+): In<typeof S.LeaderboardEntrySchema> => ({
+  rank: i + 1,
+  chunk: id.chunk,
+  version: id.version,
+  title: x.title,
+  year: x.year,
+  similarity: round4(x.similarity),
+  recency: round4(x.recency),
+  novelty: round4(x.novelty),
+  bm25: round4(x.bm25),
+  citations: x.citations,
+  combined: round4(x.combined),
+});
 
 /** The route's candidate pool a ranking sees: the kernel's top-M by default (an archive's params may change it). */
 const POOL_SIZE = DEFAULT_PARAMS.topM;
@@ -345,9 +377,79 @@ export async function statsOp(
   });
 }
 
+/** POST …/query-spec */
+export async function querySpecOp(
+  model: ChatModel | null,
+  b: In<typeof S.QuerySpecBody>,
+): Promise<Result<In<typeof S.QuerySpecSchema>>> {
+  if (b.model && !model) return noModel();
+  return ok(await buildSpec(model, b.query, b.model));
+}
+
+/**
+ * POST …/ranking/stats: route the spec's positive text (negative terms and years taken out), rank
+ * the pool (default mode stable; the spec's years when the ranking gives none), drop candidates
+ * holding a negative term, and summarise: score statistics and the leaderboard.
+ */
+export async function rankingStatsOp(
+  d: Pick<AppDeps, "kernel" | "models" | "clock">,
+  reads: DiscoveryReads,
+  archive: string,
+  b: In<typeof S.RankingStatsBody>,
+): Promise<Result<In<typeof S.RankingStatsResponse>>> {
+  const spec = rulesSpec(b.query);
+  const rk: In<typeof S.RankingSchema> = b.ranking ?? { mode: "stable", mmr: false };
+  const ranking = {
+    ...rk,
+    ...(rk.year_from === undefined && rk.year_to === undefined
+      ? {
+          ...(spec.year_from !== null ? { year_from: spec.year_from } : {}),
+          ...(spec.year_to !== null ? { year_to: spec.year_to } : {}),
+        }
+      : {}),
+  };
+  const r = await d.kernel.route({
+    archiveId: archive,
+    query: spec.search || b.query,
+    asOf: S.toMs(b.as_of),
+    boundaries: b.boundaries,
+  });
+  const ranked = await rankCandidates(reads, archive, r.route.candidates, ranking, r.asOf, b.top);
+  const kept = ranked.ranked.filter((x) => !hasNegative(spec, x.title));
+  const dropped = ranked.ranked.length - kept.length;
+  const res = ranked.result;
+  return ok({
+    query: b.query,
+    as_of: new Date(r.asOf).toISOString(),
+    spec,
+    mode: res.mode,
+    weights: res.weights,
+    pool: res.pool,
+    relevant: res.relevant - dropped,
+    min_similarity: res.min_similarity,
+    score_stats: dropped ? wireScoreStats(scoreStats(kept)) : res.score_stats,
+    leaderboard: kept.slice(0, b.top).map((x, i) => leaderboardEntry(x, i)),
+  });
+}
+
 export function discoveryUseCases(d: AppDeps) {
   const reads = { discovery: d.stores.discovery, annotations: d.stores.annotations, chunks: d.stores.chunks };
   return {
+    querySpec: (b: In<typeof S.QuerySpecBody>) => querySpecOp(d.models.llm, b),
+    rankingStats: (archive: string, b: In<typeof S.RankingStatsBody>) => rankingStatsOp(d, reads, archive, b),
+    discover: (archive: string, b: In<typeof S.DiscoverBody>) =>
+      discoverOp(
+        {
+          intake: d.intake,
+          chunks: d.stores.chunks,
+          resolve: (a, mention, t) => d.kernel.resolve(a, mention, t),
+          model: d.models.llm,
+          reranker: d.models.reranker ?? null,
+          now: () => d.clock.now(),
+        },
+        archive,
+        b,
+      ),
     stats: (archive: string, q: In<typeof S.StatsQuery>) => statsOp(reads, archive, q, d.clock.now()),
     rankingModes: () => rankingModes(),
     rankingMode: (mode: PoolMode) => rankingMode(mode),

@@ -18,6 +18,7 @@ import { extractUseCases } from "./extract";
 import { forgetUseCases } from "./forget";
 import { memoryUseCases } from "./memory";
 import { metricsUseCases } from "./metrics";
+import { paperbenchUseCases } from "./paperbench";
 import { paperUseCases } from "./papers";
 import { projectUseCases } from "./project";
 import { queryUseCases } from "./query";
@@ -53,6 +54,8 @@ export function createUseCases(d: AppDeps) {
     techniques: techniqueUseCases(d),
     research: researchUseCases(d),
     papers: paperUseCases(d),
+    /** PaperBench rubric trees scored from leaf grades or the leaf judge. */
+    paperbench: paperbenchUseCases(d),
     webhooks: webhookUseCases(d),
     sources: sourceUseCases(d),
     imports: importUseCases(d),

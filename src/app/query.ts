@@ -8,6 +8,7 @@ import { countTokens, DEFAULT_TOKENIZER, type TokenizerName } from "../core/text
 import type { EvidenceCard } from "../core/types";
 import type { AppDeps } from "./deps";
 import * as Op from "./operations";
+import { queueTurn } from "./project/turns";
 
 type ContextAnswer = Awaited<ReturnType<typeof Op.contextOp>>;
 
@@ -63,7 +64,11 @@ export function queryUseCases(d: AppDeps) {
       return fitWire(await Op.contextOp(kernel, d.stores.chunks, archive, b, reads, cost), b.budget_tokens);
     },
     verify: (archive: string, b: In<typeof S.VerifyBody>) => Op.verifyOp(kernel, archive, b),
-    appendSession: (archive: string, session: string, b: In<typeof S.SessionEventsBody>) =>
-      Op.appendSessionOp(kernel, archive, session, b),
+    appendSession: async (archive: string, session: string, b: In<typeof S.SessionEventsBody>) => {
+      const r = await Op.appendSessionOp(kernel, archive, session, b);
+      // With a model configured, the turn's commitments are extracted from the queue (ProjectGuard B.1).
+      if (r.ok) await queueTurn(d, archive, session, b.events);
+      return r;
+    },
   };
 }

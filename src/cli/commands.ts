@@ -547,7 +547,7 @@ const verifyCmd: Command = {
 
 const exportCmd: Command = {
   name: "export",
-  args: `--format <${EXPORT_FORMATS.join("|")}> [--out <file>] [--as-of <time>] [--query "<q>" [--budget <n>]]`,
+  args: '--format <f> [--out <file>] [--as-of <time>] [--within <chunk> | --collection <chunk>] [--query "<q>" [--budget <n>]]',
   summary: "Export the archive (as of a time), or with --query the cards of a context request.",
   details: `Archive formats: ${EXPORT_FORMATS.join(", ")} (json is a lossless dump that \`paperguru import\` re-imports).\nWith --query: ${CONTEXT_EXPORT_FORMATS.join(", ")}.`,
   options: {
@@ -556,6 +556,8 @@ const exportCmd: Command = {
     ...asOfOption,
     query: { type: "string", short: "q", arg: "<q>", description: "export the context for this query" },
     budget: { type: "string", arg: "<tokens>", description: "context budget with --query (default 2000)" },
+    within: { type: "string", arg: "<chunk>", description: "only this chunk's part-of subtree (a paper's graph)" },
+    collection: { type: "string", arg: "<chunk>", description: "only this collection's members" },
   },
   positionals: [0, 0],
   async run(r) {
@@ -581,7 +583,12 @@ const exportCmd: Command = {
           budget_tokens: budget ?? 2000,
           format: format as ContextExportFormat,
         })
-      : await client.export(archive, { format: format as ExportFormat, as_of });
+      : await client.export(archive, {
+          format: format as ExportFormat,
+          as_of,
+          within: r.str("within"),
+          collection: r.str("collection"),
+        });
     const f = format;
     const out = r.str("out");
     if (out) {

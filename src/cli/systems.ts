@@ -12,8 +12,13 @@ import type { AnnotateBody, PaperGuruClient, RetrievalMetricsBody, ReviewBody, R
 import { REVIEW_OPS } from "../core/review";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import type { Command, OptionSpec, Run } from "./command";
+import { DISCOVERY_COMMANDS } from "./discover";
 import { didYouMean, EXIT, table, UsageError, wrap } from "./io";
+import { PAPER_CIRCLE_COMMANDS } from "./paper-circle";
+import { PAPERBENCH_COMMANDS } from "./paperbench";
+import { PROJECTGUARD_COMMANDS } from "./projectguard";
 import { yearRange } from "./query-flags";
+import { SGMC_COMMANDS } from "./sgmc";
 
 type LocateKind = NonNullable<Parameters<PaperGuruClient["locate"]>[1]["kinds"]>[number];
 type CoverageQ = Parameters<PaperGuruClient["coverage"]>[1];
@@ -64,6 +69,20 @@ async function readJson(r: Run, src: string): Promise<unknown> {
 
 // ------------------------------------------------------------------ ProjectGuard
 
+/** The brief's live context from --window and --used (both or neither). */
+function briefContext(r: Run) {
+  const window = r.int("window", 1000, 10_000_000);
+  const used = r.int("used", 0, 10_000_000);
+  if ((window === undefined) !== (used === undefined)) throw new UsageError("--window and --used go together");
+  if (window === undefined || used === undefined) return undefined;
+  return {
+    window_tokens: window,
+    used_tokens: used,
+    next_turns: r.int("next-turns", 1, 50) ?? 3,
+    turn_tokens: r.int("turn-tokens", 1, 1_000_000),
+  };
+}
+
 const projectBrief: Command = {
   name: "project brief",
   args: '"<request>" [--recent "<text>"]... [--session <id>] [--budget 2000] [--prefix <repo/>] [--min-score <x>] [--as-of <t>]',
@@ -84,6 +103,14 @@ const projectBrief: Command = {
     ...budget(2000),
     prefix: { type: "string", arg: "<p>", description: "only code units under this id prefix (one repository)" },
     "min-score": { type: "string", arg: "<x>", description: "records scored below this are not briefed (default 0.1)" },
+    window: {
+      type: "string",
+      arg: "<tokens>",
+      description: "the agent's context window: with --used, the restart signal",
+    },
+    used: { type: "string", arg: "<tokens>", description: "tokens the agent's live context holds now" },
+    "next-turns": { type: "string", arg: "<n>", description: "turns the restart estimate covers (default 3)" },
+    "turn-tokens": { type: "string", arg: "<tokens>", description: "tokens one turn adds (default: estimated)" },
     ...asOf,
   },
   positionals: [1, 1],
@@ -100,6 +127,7 @@ const projectBrief: Command = {
       prefix: r.str("prefix"),
       min_score: r.num("min-score", 0, 100),
       as_of: r.str("as-of"),
+      context: briefContext(r),
     });
     if (r.json) {
       printJson(r, res);
@@ -134,6 +162,7 @@ const projectBrief: Command = {
     }
     if (res.session_turns) r.out(`read ${res.session_turns} recent request(s) from the session`);
     if (res.held_back.length) r.out(`held back: ${res.held_back.map((h) => `${h.id} (${h.status})`).join(", ")}`);
+    if (res.restart) r.out(`restart: ${res.restart.advice}: ${res.restart.reason}`);
     if (res.omitted.length) r.out(`omitted to fit the budget: ${list(res.omitted)}`);
     return EXIT.ok;
   },
@@ -210,7 +239,7 @@ const projectDir: Command = {
 
 const xkgPairs: Command = {
   name: "xkg pairs",
-  args: '"<technique in words>" [--limit 10] [--threshold <x>] [--grounded-only] [--within <paper>] [--scope <tags>]',
+  args: '"<technique in words>" [--limit 10] [--threshold <x>] [--grounded-only] [--within <paper>] [--scope <tags>] [--max-code-bytes <n>]',
   summary: "Techniques routed for a query, each paired with the code that implements it (exact code spans).",
   options: {
     limit: { type: "string", arg: "<n>", description: "techniques routed (1-50, default 10)" },
@@ -222,11 +251,17 @@ const xkgPairs: Command = {
     "grounded-only": { type: "boolean", description: "leave out techniques no code implements" },
     within: { type: "string", arg: "<id>", description: "only techniques in this chunk's part-of subtree (one paper)" },
     scope: { type: "string", multiple: true, arg: "<tags>", description: "techniques with any of these boundary tags" },
+    "max-code-bytes": {
+      type: "string",
+      arg: "<n>",
+      description: "cap on the code spans' bytes together, in pair order (xKG prompts: 52100)",
+    },
     ...asOf,
   },
   positionals: [1, 1],
   async run(r) {
     const res = await r.client().codePairs(r.archive(), {
+      max_code_bytes: r.int("max-code-bytes", 1, 10_000_000),
       query: r.positionals[0] as string,
       limit: r.int("limit", 1, 50),
       threshold: r.num("threshold", -1, 1),
@@ -244,8 +279,9 @@ const xkgPairs: Command = {
       r.out(`[${i + 1}] ${p.technique.id}@v${p.technique.version} (score ${p.score.toFixed(3)}): ${p.technique.title}`);
       if (p.code)
         r.out(
-          `    code: ${p.code.id}@v${p.code.version} [${p.code.anchor.start},${p.code.anchor.end}) ${p.code.bytes} bytes`,
+          `    code: ${p.code.id}@v${p.code.version} [${p.code.anchor.start},${p.code.anchor.end}) ${p.code.bytes} bytes${p.code.truncated ? " (cut to fit --max-code-bytes)" : ""}`,
         );
+      else if (p.grounded) r.out("    code: left out (--max-code-bytes spent)");
       else r.out("    code: none (not grounded)");
     }
     if (res.below_threshold) r.out(`${res.below_threshold} routed techniques below threshold ${res.threshold}`);
@@ -255,12 +291,12 @@ const xkgPairs: Command = {
 
 const xkgExport: Command = {
   name: "xkg export",
-  args: "[--paper <id>] [--within <id>] [--collection <id>] [--as-of <time>] [--out <file>]",
+  args: "[--paper <id>] [--as-of <time>] [--out <file>]",
   summary: "The archive's xKG graphs in the released layout (JSON Lines, one paper a line), as of a time.",
   options: {
+    // The xKG layout is per paper: `--paper` takes one; subtrees and collections are other formats'
+    // scopes (`paperguru export --within/--collection`), refused by format=xkg.
     paper: { type: "string", arg: "<id>", description: "one paper's file" },
-    within: { type: "string", arg: "<id>", description: "only this chunk's part-of subtree" },
-    collection: { type: "string", arg: "<id>", description: "only the members of this collection chunk" },
     out: { type: "string", short: "o", arg: "<file>", description: "write to a file (default: stdout)" },
     ...asOf,
   },
@@ -269,8 +305,6 @@ const xkgExport: Command = {
     const text = await r.client().export(r.archive(), {
       format: "xkg",
       paper: r.str("paper"),
-      within: r.str("within"),
-      collection: r.str("collection"),
       as_of: r.str("as-of"),
     });
     const out = r.str("out");
@@ -526,20 +560,24 @@ const researchConvergence: Command = {
 
 const researchFeedback: Command = {
   name: "research feedback",
-  args: "[--scope <tag>] [--tie oldest|newest] [--as-of <time>]",
+  args: "[--scope <tag>] [--tie oldest|newest] [--use <event-id>] [--as-of <time>]",
   summary: "Select feedback by Eq. 12: among the records with the fewest revisions, the most used.",
   options: {
     scope: { type: "string", arg: "<tag>", description: "only records carrying this boundary tag too" },
     tie: { type: "string", arg: "<t>", description: "among equals: oldest (default) or newest" },
+    use: { type: "string", arg: "<event-id>", description: "count the selection as a use, once per id (write key)" },
     ...asOf,
   },
   positionals: [0, 0],
   async run(r) {
-    const res = await r.client().selectFeedback(r.archive(), {
+    const sel = {
       scope: r.str("scope"),
       tie: oneOf("tie", r.str("tie"), ["oldest", "newest"] as const),
       as_of: r.str("as-of"),
-    });
+    };
+    const use = r.str("use");
+    const once = use === undefined ? null : await r.client().selectFeedbackOnce(r.archive(), { ...sel, event_id: use });
+    const res = once ? once.answer : await r.client().selectFeedback(r.archive(), sel);
     if (r.json) {
       printJson(r, res);
       return EXIT.ok;
@@ -552,6 +590,10 @@ const researchFeedback: Command = {
         `selected: ${res.selected.id}@v${res.selected.version} "${short(res.selected.title, 80)}" (uses ${res.selected.uses}, revisions ${res.selected.revisions})`,
       );
     else r.out("no feedback record to select");
+    if (res.used)
+      r.out(
+        `use recorded (event ${res.used.event_id}${once?.replayed ? ", a repeat: counted once" : ""}): uses ${res.used.uses}`,
+      );
     if (res.pending_proposals) r.out(`${res.pending_proposals} model proposals wait for review (papers review)`);
     return EXIT.ok;
   },
@@ -1112,6 +1154,7 @@ export const SYSTEM_COMMANDS: Command[] = [
   projectBrief,
   projectRender,
   projectDir,
+  ...PROJECTGUARD_COMMANDS,
   xkgPairs,
   xkgExport,
   xkgGrounding,
@@ -1121,10 +1164,14 @@ export const SYSTEM_COMMANDS: Command[] = [
   researchConvergence,
   researchFeedback,
   researchAssemble,
+  ...SGMC_COMMANDS,
   papersModes,
   papersStats,
   papersLocate,
   papersCoverage,
   papersReview,
   papersMetrics,
+  ...PAPER_CIRCLE_COMMANDS,
+  ...DISCOVERY_COMMANDS,
+  ...PAPERBENCH_COMMANDS,
 ];

@@ -3,6 +3,7 @@
  * `ranking` input of route and context), and collection statistics.
  */
 import { z } from "@hono/zod-openapi";
+import { DISCOVERY_ENGINES } from "../core/research/discover";
 import { DEFAULT_MIN_SIMILARITY, POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS } from "../core/types";
 import { ArchiveParam, MAX_ID, Time } from "./common";
@@ -106,6 +107,22 @@ export const RankedItemSchema = z
       "One pool item's scores in [0, 1] (similarity: the route's cosine; recency: Eq. 2 over the pool's years; novelty: TF-IDF distance from the pool's mean, over the largest; bm25: the lexical expert's raw score over the pool's best) and its combined score (Eq. 3, or PoE over the pool's best in mode poe).",
   });
 
+export const ScoreStatsSchema = z
+  .object({
+    ranked: z.number().openapi({ description: "candidates the means are over: every ranked one (`relevant`)" }),
+    mean: z.object({
+      similarity: z.number(),
+      recency: z.number(),
+      novelty: z.number(),
+      bm25: z.number(),
+      combined: z.number(),
+    }),
+  })
+  .openapi("ScoreStats", {
+    description:
+      "Seed 004, E.3's score statistics: the mean similarity, recency, novelty and BM25 (each normalised over the pool as the items' are) and the mean combined score over every ranked candidate, not only the items returned.",
+  });
+
 export const RankingResult = z
   .object({
     mode: z.enum(POOL_MODES),
@@ -124,6 +141,7 @@ export const RankingResult = z
       .number()
       .openapi({ description: "mean pairwise TF-IDF cosine (title + synopsis) of the first 10 items" }),
     mmr_comparisons: z.number(),
+    score_stats: ScoreStatsSchema,
     items: z.array(RankedItemSchema),
     timings_ms: z.record(z.string(), z.number()),
   })
@@ -324,4 +342,337 @@ export const StatsResponse = z
         },
       },
     },
+  });
+
+const Terms = z.array(z.string());
+
+export const QuerySpecSchema = z
+  .object({
+    query: z.string(),
+    search: z.string().openapi({ description: "the positive text sent to search engines and the route" }),
+    keywords: Terms,
+    required: Terms.openapi({ description: 'terms that must appear ("quoted phrases", +term)' }),
+    negative: Terms.openapi({ description: "terms that exclude a result (-term, NOT term, without term)" }),
+    related: Terms.openapi({ description: "acronyms, expansions and variants of the keywords" }),
+    titles: Terms.openapi({ description: "plausible titles (the shapes such titles take, not known papers)" }),
+    year_from: z.number().nullable(),
+    year_to: z.number().nullable(),
+    built_by: z.enum(["rules", "model"]),
+    model_note: z
+      .string()
+      .nullable()
+      .openapi({ description: "why the configured model's proposal was not used (null: used, or not asked)" }),
+  })
+  .openapi("QuerySpec", {
+    example: {
+      query: 'recent "graph retrieval" for LLM agents -survey since 2023',
+      search: "recent graph retrieval for LLM agents",
+      keywords: ["graph retrieval", "llm", "agents"],
+      required: ["graph retrieval"],
+      negative: ["survey"],
+      related: ["large language model", "graph-based retrieval"],
+      titles: ["Graph Retrieval for LLM Agents"],
+      year_from: 2023,
+      year_to: null,
+      built_by: "rules",
+      model_note: null,
+    },
+    description:
+      "Seed 004, §3.2's structured query spec: built by rules from the query, or by the configured model through the model port, verified (non-empty strings within limits; required and negative terms copied from the query) and merged with the rules' spec.",
+  });
+
+export const QuerySpecBody = z
+  .object({
+    query: z.string().min(1).max(2000),
+    model: z.boolean().default(false).openapi({
+      description:
+        "Ask the configured language model for the spec (verified, merged with the rules'); 409 when no model is configured. Default false: rules only.",
+    }),
+  })
+  .strict()
+  .openapi("QuerySpecRequest", {
+    description: "A query to read as a structured spec (seed 004, §3.2), by rules or by the configured model.",
+    example: { query: 'recent "graph retrieval" for LLM agents -survey since 2023' },
+  });
+
+/** Leaderboard entries a stats export may ask for. */
+export const MAX_LEADERBOARD = 100;
+
+export const LeaderboardEntrySchema = z
+  .object({
+    rank: z.number(),
+    chunk: z.string(),
+    version: z.number(),
+    title: z.string().openapi({ description: "the paper's title at as_of (empty when the chunk has none)" }),
+    year: z.number().nullable(),
+    similarity: z.number(),
+    recency: z.number(),
+    novelty: z.number(),
+    bm25: z.number(),
+    citations: z.number().nullable(),
+    combined: z.number(),
+  })
+  .openapi("LeaderboardEntry", {
+    description: "One leaderboard entry: its place in the final order and its component scores.",
+  });
+
+export const RankingStatsBody = z
+  .object({
+    query: z.string().min(1).max(8000),
+    as_of: Time.optional(),
+    boundaries: z.array(z.string().min(1).max(MAX_ID)).max(50).optional(),
+    ranking: RankingSchema.optional().openapi({
+      description: "The ranking whose pool is summarised (default mode stable).",
+    }),
+    top: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LEADERBOARD)
+      .default(10)
+      .openapi({ description: `Leaderboard entries (1-${MAX_LEADERBOARD}, default 10).` }),
+  })
+  .strict()
+  .openapi("RankingStatsRequest", {
+    description: "A query whose ranked pool is summarised: score statistics and a leaderboard (seed 004, E.3).",
+    example: { query: "graph retrieval for agents", ranking: { mode: "balanced" } },
+  });
+
+export const RankingStatsResponse = z
+  .object({
+    query: z.string(),
+    as_of: z.string(),
+    spec: QuerySpecSchema,
+    mode: z.enum(POOL_MODES),
+    weights: WeightsOut.nullable(),
+    pool: z.number(),
+    relevant: z.number(),
+    min_similarity: z.number(),
+    score_stats: ScoreStatsSchema,
+    leaderboard: z.array(LeaderboardEntrySchema),
+  })
+  .openapi("RankingStats", {
+    example: {
+      query: "graph retrieval for agents",
+      as_of: "2026-12-01T00:00:00.000Z",
+      spec: {
+        query: "graph retrieval for agents",
+        search: "graph retrieval for agents",
+        keywords: ["graph retrieval", "agents"],
+        required: [],
+        negative: [],
+        related: ["graph-based retrieval"],
+        titles: ["Graph Retrieval for Agents"],
+        year_from: null,
+        year_to: null,
+        built_by: "rules",
+        model_note: null,
+      },
+      mode: "balanced",
+      weights: { similarity: 0.4, recency: 0.2, novelty: 0.2, bm25: 0.2 },
+      pool: 64,
+      relevant: 42,
+      min_similarity: 0.1,
+      score_stats: { ranked: 42, mean: { similarity: 0.41, recency: 0.55, novelty: 0.38, bm25: 0.29, combined: 0.42 } },
+      leaderboard: [
+        {
+          rank: 1,
+          chunk: "arxiv:2405.14831",
+          version: 1,
+          title: "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",
+          year: 2024,
+          similarity: 0.92,
+          recency: 0.71,
+          novelty: 0.4,
+          bm25: 1,
+          citations: 120,
+          combined: 0.79,
+        },
+      ],
+    },
+    description:
+      "Seed 004, E.3's stats export for one query: the ranked pool's score statistics and its leaderboard (the first `top` of the final order with their component scores), and the query spec the query was read as.",
+  });
+
+export const DiscoverBody = z
+  .object({
+    query: z.string().min(1).max(500),
+    engines: z
+      .array(z.enum(DISCOVERY_ENGINES))
+      .min(1)
+      .max(DISCOVERY_ENGINES.length)
+      .optional()
+      .openapi({ description: `Engines asked, in parallel (default all: ${DISCOVERY_ENGINES.join(", ")}).` }),
+    per_engine: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .default(10)
+      .openapi({ description: "Records asked of each engine (1-50, default 10)." }),
+    timeout_ms: z.number().int().min(500).max(20_000).default(8000).openapi({
+      description: "Each engine's time to answer (500-20,000 ms, default 8,000); a late one is reported as timeout.",
+    }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(20)
+      .openapi({ description: "Ranked records returned (1-100, default 20)." }),
+    mode: z.enum(["stable", "discovery", "balanced"]).default("stable").openapi({
+      description: "The Paper Circle mode the merged pool is ranked by (Eq. 3's weights; GET …/ranking/modes).",
+    }),
+    model: z.boolean().default(false).openapi({
+      description: "Build the query spec with the configured language model (verified; 409 when none is configured).",
+    }),
+    rerank: z.boolean().default(false).openapi({
+      description:
+        "Reorder the first 50 of the combined order by the configured reranker (409 when none is configured).",
+    }),
+  })
+  .strict()
+  .openapi("DiscoverRequest", {
+    description: "A query searched across several engines at once (seed 004, C.2); nothing is stored.",
+    example: {
+      query: '"long-term memory" for LLM agents -survey since 2023',
+      engines: ["arxiv", "openalex"],
+      per_engine: 10,
+    },
+  });
+
+const EngineName = z.enum(DISCOVERY_ENGINES);
+
+export const DiscoverResponse = z
+  .object({
+    query: z.string(),
+    spec: QuerySpecSchema,
+    stored: z.literal(false).openapi({ description: "discovery stores nothing: ingest the candidates you keep" }),
+    engines: z.array(
+      z.object({
+        engine: EngineName,
+        status: z.enum(["ok", "error", "timeout"]),
+        query: z.string().openapi({ description: "the query sent, in the engine's own language" }),
+        returned: z.number(),
+        ms: z.number(),
+        error: z.string().nullable(),
+      }),
+    ),
+    source_stats: z
+      .array(z.object({ engine: EngineName, records: z.number(), only_here: z.number() }))
+      .openapi({ description: "per engine: merged records it returned, and those no other engine returned" }),
+    dedup: z.object({
+      fetched: z.number(),
+      unique: z.number(),
+      merged_by_doi: z.number(),
+      merged_by_arxiv: z.number(),
+      merged_by_title: z.number(),
+      excluded: z.object({ negative: z.number(), required: z.number(), years: z.number() }),
+      in_archive: z.number().openapi({ description: "returned records the archive already holds (marked in_archive)" }),
+    }),
+    ranking: z.object({
+      mode: z.enum(POOL_MODES),
+      weights: WeightsOut.nullable(),
+      ranked: z.number(),
+      score_stats: ScoreStatsSchema,
+      reranker: z.string().nullable(),
+      rerank_note: z.string().nullable(),
+    }),
+    items: z.array(
+      z.object({
+        rank: z.number(),
+        id: z.string().openapi({ description: "the canonical id an import of this record would write" }),
+        title: z.string(),
+        year: z.number().nullable(),
+        doi: z.string().nullable(),
+        arxiv: z.string().nullable(),
+        authors: z.array(z.string()),
+        venue: z.string().nullable(),
+        url: z.string().nullable(),
+        citations: z.number().nullable(),
+        engines: z.array(EngineName),
+        in_archive: z
+          .object({ chunk: z.string(), by: z.enum(["id", "title"]) })
+          .nullable()
+          .openapi({
+            description: "the archive's chunk for this record (by a canonical id or the exact normalised title)",
+          }),
+        similarity: z.number(),
+        recency: z.number(),
+        novelty: z.number(),
+        bm25: z.number(),
+        combined: z.number(),
+        combined_rank: z.number(),
+        rerank_score: z.number().nullable(),
+      }),
+    ),
+  })
+  .openapi("Discovery", {
+    example: {
+      query: "long-term memory for LLM agents",
+      spec: {
+        query: "long-term memory for LLM agents",
+        search: "long-term memory for LLM agents",
+        keywords: ["graph retrieval", "agents"],
+        required: [],
+        negative: [],
+        related: ["graph-based retrieval"],
+        titles: ["Graph Retrieval for Agents"],
+        year_from: null,
+        year_to: null,
+        built_by: "rules",
+        model_note: null,
+      },
+      stored: false,
+      engines: [
+        { engine: "arxiv", status: "ok", query: "all:long-term AND all:memory", returned: 10, ms: 420, error: null },
+        { engine: "openalex", status: "timeout", query: "search=long-term memory", returned: 0, ms: 8000, error: null },
+      ],
+      source_stats: [{ engine: "arxiv", records: 10, only_here: 10 }],
+      dedup: {
+        fetched: 10,
+        unique: 10,
+        merged_by_doi: 0,
+        merged_by_arxiv: 0,
+        merged_by_title: 0,
+        excluded: { negative: 0, required: 0, years: 0 },
+        in_archive: 1,
+      },
+      ranking: {
+        mode: "stable",
+        weights: { similarity: 0.5, recency: 0.2, novelty: 0.1, bm25: 0.2 },
+        ranked: 10,
+        score_stats: {
+          ranked: 10,
+          mean: { similarity: 0.41, recency: 0.55, novelty: 0.38, bm25: 0.29, combined: 0.42 },
+        },
+        reranker: null,
+        rerank_note: null,
+      },
+      items: [
+        {
+          rank: 1,
+          id: "arxiv:2405.14831",
+          title: "HippoRAG: Neurobiologically Inspired Long-Term Memory for Large Language Models",
+          year: 2024,
+          doi: null,
+          arxiv: "2405.14831",
+          authors: ["Bernal Jiménez Gutiérrez"],
+          venue: null,
+          url: "https://arxiv.org/abs/2405.14831",
+          citations: null,
+          engines: ["arxiv"],
+          in_archive: { chunk: "arxiv:2405.14831", by: "id" },
+          similarity: 0.9,
+          recency: 0.7,
+          novelty: 0.4,
+          bm25: 1,
+          combined: 0.8,
+          combined_rank: 1,
+          rerank_score: null,
+        },
+      ],
+    },
+    description:
+      "Seed 004, C.2's one-shot discovery: the merged, deduplicated and ranked records of several engines, each with its engines and whether the archive already holds it.",
   });

@@ -1,6 +1,7 @@
 /** ProjectGuard's pre-turn brief: what an agent must know before the next request. */
 import { z } from "@hono/zod-openapi";
 import { MAX_ID, T0, Time } from "./common";
+import { SpecView } from "./projectguard";
 import { SessionId } from "./query";
 
 export const BriefBody = z
@@ -26,6 +27,38 @@ export const BriefBody = z
       description:
         "Records the router scores below this (the request's best lexical match scores about 1) are not about the request and are not briefed (default 0.1; 0 keeps all).",
     }),
+    context: z
+      .object({
+        window_tokens: z
+          .number()
+          .int()
+          .min(1000)
+          .max(10_000_000)
+          .openapi({ description: "The coding agent's context window, in tokens." }),
+        used_tokens: z
+          .number()
+          .int()
+          .min(0)
+          .max(10_000_000)
+          .openapi({ description: "Tokens its live context holds now." }),
+        next_turns: z
+          .number()
+          .int()
+          .min(1)
+          .max(50)
+          .default(3)
+          .openapi({ description: "Turns the estimate covers (default 3)." }),
+        turn_tokens: z.number().int().min(1).max(1_000_000).optional().openapi({
+          description:
+            "Tokens one turn adds (default: the request's tokens plus the mean tokens of the session's recent assistant events).",
+        }),
+      })
+      .strict()
+      .optional()
+      .openapi({
+        description:
+          "The agent's live context: with it the brief answers `restart` (B.2), whether the next turns fit what remains or a restart with the rendered state is the better move.",
+      }),
   })
   .openapi("BriefRequest", {
     example: { request: "Make the cache evict least recently used heads", budget_tokens: 1500 },
@@ -39,6 +72,9 @@ const Commitment = z.object({
   synopsis: z.string(),
   valid_from: z.string(),
   score: z.number(),
+  spec: SpecView.optional().openapi({
+    description: "The record's spec components (A.2: description, formula, inputs, outputs, connections), when set.",
+  }),
 });
 
 const Resource = z.object({
@@ -93,6 +129,41 @@ export const BriefResult = z
     constraints: z
       .array(Constraint)
       .openapi({ description: "Exported signatures of the modules to preserve, as exact anchors." }),
+    restart: z
+      .object({
+        window_tokens: z.number().int(),
+        used_tokens: z.number().int(),
+        remaining_tokens: z.number().int().openapi({ description: "window_tokens − used_tokens." }),
+        next_turns: z.number().int(),
+        turn_tokens: z.number().int().openapi({ description: "Tokens one turn is estimated to add." }),
+        parts: z
+          .object({
+            brief: z.number().int().openapi({ description: "This brief's tokens." }),
+            code: z.number().int().openapi({
+              description:
+                "The current contents of the modules to revise, preserve and reuse (the files the turns touch).",
+            }),
+            turns: z.number().int().openapi({ description: "next_turns × turn_tokens." }),
+          })
+          .openapi({ description: "What the live context needs for the next turns." }),
+        needed_tokens: z.number().int().openapi({ description: "brief + code + turns." }),
+        render_tokens: z.number().int().nullable().openapi({
+          description:
+            "The rendered state a fresh session starts with (POST …/render within the window, at most 200,000); null when it does not fit.",
+        }),
+        fresh_needed_tokens: z
+          .number()
+          .int()
+          .nullable()
+          .openapi({ description: "render + code + turns: what a fresh session needs; null without a render." }),
+        advice: z.enum(["continue", "restart", "narrow"]).openapi({
+          description:
+            "continue: the needed tokens fit what remains; restart: they do not, and a fresh session with the render holds them; narrow: neither does (split the request).",
+        }),
+        reason: z.string(),
+      })
+      .optional()
+      .openapi({ description: "With `context`: the proactive restart signal (B.2) with its numbers." }),
     tokens: z.number().int().openapi({ description: "Tokens of this whole result (cl100k_base)." }),
     omitted: z
       .array(z.string())
@@ -164,7 +235,15 @@ export const RenderBody = z
 export const RenderResult = z
   .object({
     as_of: z.string(),
-    designs: z.array(z.object({ id: z.string(), version: z.number().int(), title: z.string(), content: z.string() })),
+    designs: z.array(
+      z.object({
+        id: z.string(),
+        version: z.number().int(),
+        title: z.string(),
+        content: z.string(),
+        spec: SpecView.optional().openapi({ description: "Its spec components (A.2), when set." }),
+      }),
+    ),
     decisions: z.array(
       z.object({
         id: z.string(),
@@ -172,6 +251,7 @@ export const RenderResult = z
         title: z.string(),
         content: z.string(),
         part_of: z.array(z.string()),
+        spec: SpecView.optional().openapi({ description: "Its spec components (A.2), when set." }),
       }),
     ),
     resources: z.array(Resource).openapi({
@@ -241,6 +321,9 @@ export const RenderResult = z
   });
 
 /** xKG technique -> code pairs. */
+/** The largest code budget a code-pairs request may ask for (10 MB). */
+export const MAX_CODE_BYTES = 10_000_000;
+
 export const CodePairsBody = z
   .object({
     query: z.string().min(1).max(8000).openapi({ description: "The technique you need code for, in words." }),
@@ -270,6 +353,15 @@ export const CodePairsBody = z
       .max(50)
       .optional()
       .openapi({ description: "Only techniques carrying every one of these boundary tags." }),
+    max_code_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_CODE_BYTES)
+      .optional()
+      .openapi({
+        description: `Cap on the UTF-8 bytes of all code spans together, in pair order (xKG puts at most 52,100 bytes of code in a prompt): a span that does not fit whole is cut at its last line end within what is left (\`truncated: true\`), pairs after the cap is spent keep no code (\`code_left_out\`). 1-${MAX_CODE_BYTES.toLocaleString("en-US")}; default no cap.`,
+      }),
   })
   .strict()
   .openapi("CodePairsRequest", { example: { query: "classifier-free guidance sampling", limit: 5 } });
@@ -299,6 +391,10 @@ const PairCode = z.object({
       "The code span of that version: an imported xKG code node's implementation, without the documentation stored after it (the whole content for other code); read it with GET /chunks/{id}/content?version=&start=&end=.",
   }),
   bytes: z.number().int().openapi({ description: "UTF-8 bytes of the code span." }),
+  truncated: z
+    .boolean()
+    .optional()
+    .openapi({ description: "true: the span was cut at a line end to fit max_code_bytes (absent: whole)." }),
 });
 
 export const CodePairsResult = z
@@ -308,7 +404,10 @@ export const CodePairsResult = z
     pairs: z.array(
       z.object({
         technique: PairNode,
-        code: PairCode.nullable().openapi({ description: "null for a technique no code implements." }),
+        code: PairCode.nullable().openapi({
+          description:
+            "null for a technique no code implements (grounded: false), or one max_code_bytes left no room for.",
+        }),
         grounded: z.boolean(),
         score: z.number().openapi({
           description: "The pair's score, compared with the threshold: the technique's cosine similarity to the query.",
@@ -327,6 +426,10 @@ export const CodePairsResult = z
       }),
     ),
     below_threshold: z.number().int().openapi({ description: "Routed techniques left out by the threshold." }),
+    code_bytes: z.number().int().openapi({ description: "UTF-8 bytes of every code span returned, together." }),
+    code_left_out: z.number().int().openapi({
+      description: "Pairs whose code max_code_bytes left no room for (their code is null, grounded stays true).",
+    }),
   })
   .openapi("CodePairs", {
     example: {

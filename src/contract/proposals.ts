@@ -70,6 +70,10 @@ export const CommitmentsBody = z
       .openapi({ description: "Or: the chunk ids of turn records to read (their versions at `as_of`)." }),
     as_of: Time.optional(),
     dry_run: dryRun,
+    per_turn: z.boolean().default(false).openapi({
+      description:
+        "With `session`: extraction for the turn just finished (the newest event read). It is stored as its turn record with the answer as its `commitments` annotation, so a second call for the same turn (a redelivery) asks no model, writes nothing and answers the first answer with `replayed: true`.",
+    }),
   })
   .strict()
   .openapi("CommitmentsRequest", { example: { session: "s-2025-01-10", last: 20 } });
@@ -87,14 +91,24 @@ export const CommitmentsResult = z
           title: z.string(),
           content: z.string(),
           part_of: z.string().nullable().openapi({ description: "The design a decision operationalises." }),
+          revises: z.string().nullable().openapi({
+            description:
+              "The kept record this one revises: written as that record's next version (status `proposed` until committed again), never as a second record; null for a new record.",
+          }),
           sources: z.array(z.string()).openapi({ description: "The turns it cites (each a discussed-in edge)." }),
           anchors: z
             .array(AnchorSchema)
             .openapi({ description: "Verbatim spans of those turns; POST /verify accepts them." }),
           status: z.literal("proposed"),
-          written: Written,
+          written: z.union([Written, z.literal("revised")]).openapi({
+            description:
+              "created: written now; revised: written as the next version of `revises`; existing: nothing new to write (the same id and content were there); dry_run: nothing written.",
+          }),
         }),
       ),
+      replayed: z.boolean().optional().openapi({
+        description: "With `per_turn`: true when this turn was extracted before and this is that first answer.",
+      }),
     }),
   )
   .openapi("CommitmentsResult", {
@@ -110,6 +124,7 @@ export const CommitmentsResult = z
           title: "Evict least recently used heads",
           content: "The heads cache evicts the least recently used head when full.",
           part_of: null,
+          revises: null,
           sources: ["turn:s-2025-01-10/1736501400000-9f2c01ab"],
           anchors: [
             {
@@ -231,6 +246,10 @@ export const FeedbackProposeBody = z
       .max(200)
       .optional()
       .openapi({ description: "A scope boundary the records carry besides `feedback` (e.g. agent:drafter)." }),
+    checklist: z.enum(["selected", "none"]).default("selected").openapi({
+      description:
+        "selected (default): the critique refers to r*, the record Eq. 12 selects at as_of within `scope` (Eq. 13), when there is one; none: no checklist.",
+    }),
     as_of: Time.optional(),
     dry_run: dryRun,
   })
@@ -249,6 +268,10 @@ export const FeedbackProposeResult = z
       read: z
         .object({ draft: z.string(), version: z.number().int(), evidence: z.array(z.string()) })
         .openapi({ description: "The draft version critiqued and the sources its evidence anchors quote." }),
+      checklist: z
+        .object({ id: z.string(), version: z.number().int(), title: z.string() })
+        .nullable()
+        .openapi({ description: "r* (Eq. 12) the critique referred to; null when none was selected or asked for." }),
       proposals: z.array(
         z.object({
           id: z.string(),
@@ -271,6 +294,7 @@ export const FeedbackProposeResult = z
       model: "openai:gpt-4o-mini",
       dry_run: false,
       read: { draft: "survey/retrieval#draft", version: 3, evidence: ["arxiv:2405.14831"] },
+      checklist: null,
       proposals: [
         {
           id: "survey/retrieval#draft/feedback-7c1d2e3f4a5b",

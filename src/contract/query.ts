@@ -60,7 +60,7 @@ export const FilterSchema = z
     }),
     research_memory: z.boolean().optional().openapi({
       description:
-        "true: research memory (SGMC hubs `<node>#hub` and drafts `<node>#draft`, boundaries sgmc:hub and sgmc:draft) may be returned. Without it they are left out, unless boundaries_any or boundaries_all (or the query's boundaries) names their tag.",
+        "true: research memory (SGMC hubs `<node>#hub`, drafts `<node>#draft` and self-loop reviews `<node>#review`, boundaries sgmc:hub, sgmc:draft and sgmc:review) may be returned. Without it they are left out, unless boundaries_any or boundaries_all (or the query's boundaries) names their tag.",
     }),
   })
   .strict()

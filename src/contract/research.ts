@@ -44,7 +44,7 @@ export const TreeQuery = z.object({
   words: q(
     z.enum(["all", "own", "references"]).default("all"),
     "words",
-    "What the word count counts: all (default) = the node's title and synopsis plus the titles and synopses of its references; own = the node's title and synopsis; references = its references' titles and synopses.",
+    "What the word count (Eq. 3's complexity) counts: all (default) = the node's own text plus the titles and synopses of its references; own = the node's own text (its content at as_of; its title and synopsis when the content is empty); references = its references' titles and synopses (no node content is read).",
   ),
   max_nodes: q(
     z.coerce.number().int().min(1).max(SGMC_DEFAULTS.maxNodesCap).default(SGMC_DEFAULTS.maxNodes),
@@ -64,7 +64,15 @@ const TreeNode = z.object({
   parent: z.string().nullable(),
   children: z.array(z.string()).openapi({ description: "Outline children in order (docs/research.md: tree order)." }),
   references: z.array(Ref).openapi({ description: "The node's cites targets visible at as_of, heaviest first." }),
-  words: z.object({ own: z.number().int(), references: z.number().int(), counted: z.number().int() }),
+  words: z.object({
+    own: z.number().int().openapi({ description: "Words of the node's own text." }),
+    own_from: z.enum(["content", "head"]).openapi({
+      description:
+        "content: the node's content at as_of was counted; head: its title and synopsis (empty content, or words=references).",
+    }),
+    references: z.number().int(),
+    counted: z.number().int(),
+  }),
   split: z.boolean().openapi({ description: "φ of Eq. 3: words.counted > theta." }),
   leaf: z.boolean(),
   draft: Ref.nullable().openapi({ description: "The node's draft chunk (`<node>#draft`) at as_of." }),
@@ -99,7 +107,7 @@ export const TreeResult = z
           parent: null,
           children: [],
           references: [{ id: "arxiv:2101.00001", version: 1, title: "EEG features for emotion" }],
-          words: { own: 12, references: 140, counted: 152 },
+          words: { own: 12, own_from: "content", references: 140, counted: 152 },
           split: false,
           leaf: true,
           draft: null,
@@ -411,9 +419,13 @@ export const FeedbackSelectBody = z
     tie: z.enum(["oldest", "newest"]).default("oldest").openapi({
       description: "Among equally used records of R_min: the oldest (default) or newest by first valid time.",
     }),
+    event_id: z.string().min(1).max(200).optional().openapi({
+      description:
+        "Count this selection as a use of the selected record (usage(r) of Eq. 12): a `uses` add event of 1 at as_of, stored under this id. Needs a write key. Every repeat of the id gets the first answer (header Idempotent-Replayed: true) and counts nothing; without it, the selection only reads.",
+    }),
   })
   .strict()
-  .openapi("FeedbackSelectRequest", { example: { scope: "agent:drafter" } });
+  .openapi("FeedbackSelectRequest", { example: { scope: "agent:drafter", event_id: "loop-7-select" } });
 
 const FeedbackRecord = z.object({
   id: z.string(),
@@ -438,6 +450,10 @@ export const FeedbackSelectResult = z
     r_min_size: z.number().int(),
     selected: FeedbackRecord.nullable(),
     candidates: z.array(FeedbackRecord).openapi({ description: "R_min, most used first (at most 20)." }),
+    used: z.object({ id: z.string(), event_id: z.string(), at: z.string(), uses: z.number() }).nullable().openapi({
+      description:
+        "With event_id: the use recorded for the selected record and its uses after it (selected.uses is the count it was selected with); null without event_id.",
+    }),
   })
   .openapi("FeedbackSelected", {
     example: {
@@ -457,6 +473,7 @@ export const FeedbackSelectResult = z
         created_at: T0,
       },
       candidates: [],
+      used: { id: "fb:cite-check", event_id: "loop-7-select", at: T0, uses: 5 },
     },
   });
 

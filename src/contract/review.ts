@@ -317,3 +317,84 @@ export const RunParam = z.object({
     .max(100)
     .openapi({ param: { name: "run", in: "path" }, example: "run_3f2a9c", description: "The run's id." }),
 });
+
+// ------------------------------------------------------------------ review-score metrics
+
+/** Pairs per call (the metrics are linear; 10,000 pairs is ~1 ms). */
+export const MAX_SCORE_PAIRS = 10_000;
+/** Chunks whose stored scores one call reads. */
+export const MAX_SCORE_CHUNKS = 1000;
+
+const Score = z.number().finite().min(-1e6).max(1e6);
+
+export const ReviewScoreMetricsBody = z
+  .object({
+    pairs: z
+      .array(
+        z
+          .object({
+            predicted: Score.openapi({ description: "The predicted review score (e.g. a model reviewer's)." }),
+            human: Score.openapi({ description: "The human review score of the same item." }),
+            id: z.string().min(1).max(MAX_ID).optional().openapi({ description: "Your label for the pair." }),
+          })
+          .strict(),
+      )
+      .max(MAX_SCORE_PAIRS)
+      .optional()
+      .openapi({ description: "Score pairs given inline." }),
+    annotations: z
+      .object({
+        chunks: z.array(Id).min(1).max(MAX_SCORE_CHUNKS).openapi({ description: "The chunks to read scores of." }),
+        predicted_key: z.string().min(1).max(200).openapi({ description: "Annotation key of the predicted score." }),
+        human_key: z.string().min(1).max(200).openapi({ description: "Annotation key of the human score." }),
+      })
+      .strict()
+      .optional()
+      .openapi({
+        description:
+          "Score pairs read from stored annotations: for each chunk, the values of `predicted_key` and `human_key` at `as_of` (a number; an object with a numeric `score`, as an import may store, also counts); a chunk lacking either is skipped and listed.",
+      }),
+    as_of: Time.optional().openapi({ description: "annotations: the values as of then (default now)." }),
+  })
+  .strict()
+  .openapi("ReviewScoreMetricsRequest", {
+    description: "Predicted and human review scores: inline `pairs`, stored `annotations`, or both (pooled).",
+    example: {
+      pairs: [
+        { predicted: 6, human: 5 },
+        { predicted: 3.5, human: 4 },
+        { predicted: 8, human: 8 },
+      ],
+    },
+  });
+
+export const ReviewScoreMetrics = z
+  .object({
+    n: z.number().int().openapi({ description: "Pairs scored." }),
+    mse: z.number(),
+    mae: z.number(),
+    rmse: z.number(),
+    pearson: z.number().nullable().openapi({ description: "null when n < 2 or either side is constant." }),
+    spearman: z.number().nullable().openapi({ description: "Pearson of the ranks (ties averaged); null as pearson." }),
+    accuracy_within: z
+      .record(z.string(), z.number())
+      .openapi({ description: "Share of pairs with |predicted - human| <= t, by t (0.5, 1, 1.5)." }),
+    skipped: z
+      .array(z.object({ chunk: z.string(), missing: z.array(z.string()) }))
+      .openapi({ description: "annotations: chunks without a numeric value for a key, and which keys." }),
+    as_of: z.string(),
+  })
+  .openapi("ReviewScoreMetrics", {
+    description: "MSE, MAE, RMSE, Pearson, Spearman and accuracy within ±0.5 / 1 / 1.5 of predicted vs human scores.",
+    example: {
+      n: 3,
+      mse: 0.4167,
+      mae: 0.5,
+      rmse: 0.6455,
+      pearson: 0.941,
+      spearman: 1,
+      accuracy_within: { "0.5": 0.6667, "1": 1, "1.5": 1 },
+      skipped: [],
+      as_of: T0,
+    },
+  });

@@ -259,6 +259,27 @@ export const ImportResult = z
     recreated: z.array(z.string()).optional().openapi({
       description: "With recreate_deleted=true: the hard-deleted ids this import created again.",
     }),
+    references: z
+      .object({
+        found: z.number().int(),
+        cited: z.number().int(),
+        unresolved: z.number().int(),
+        items: z.array(
+          z.object({
+            n: z.number().int(),
+            text: z.string(),
+            title: z.string().nullable(),
+            target: z.string().nullable(),
+            matched_by: z.string().nullable(),
+            in_archive: z.boolean(),
+          }),
+        ),
+      })
+      .optional()
+      .openapi({
+        description:
+          "format=pdf: the References entries; each with an identifier (doi, arxiv, openalex) or the title of an archive paper is a `cites` edge of the paper (`target`); the rest are unresolved, kept on the paper as the annotation `references:unresolved`, rewritten by each import.",
+      }),
   })
   .loose()
   .openapi("ImportResult", {

@@ -90,7 +90,9 @@ export interface RouteRequest {
  */
 export const RESEARCH_HUB = "sgmc:hub";
 export const RESEARCH_DRAFT = "sgmc:draft";
-export const RESEARCH_MEMORY_BOUNDARIES: readonly string[] = [RESEARCH_HUB, RESEARCH_DRAFT];
+/** The self-loop's reviews of a draft, `<node>#review` (src/app/research/self-loop.ts). */
+export const RESEARCH_REVIEW = "sgmc:review";
+export const RESEARCH_MEMORY_BOUNDARIES: readonly string[] = [RESEARCH_HUB, RESEARCH_DRAFT, RESEARCH_REVIEW];
 
 const normTag = (b: string) => b.trim().toLowerCase().replace(/\s+/g, "-");
 

@@ -29,7 +29,9 @@ import { importsRoutes } from "./routes/imports";
 import { inspectRoutes } from "./routes/inspect";
 import { lifecycleRoutes } from "./routes/lifecycle";
 import { operationsRoutes } from "./routes/operations";
+import { paperbenchRoutes } from "./routes/paperbench";
 import { papersRoutes } from "./routes/papers";
+import { projectguardRoutes } from "./routes/projectguard";
 import { queryRoutes } from "./routes/query";
 import { researchRoutes } from "./routes/research";
 import { reviewRoutes } from "./routes/review";
@@ -60,6 +62,8 @@ const RESOURCES = [
   exportsRoutes,
   reviewRoutes,
   papersRoutes,
+  paperbenchRoutes,
+  projectguardRoutes,
 ];
 
 /** What the Worker entry builds in: the explorer page's assets and the reference pages (build/). */

@@ -149,7 +149,8 @@ const SCHEMAS: Record<string, string> = {
   AssembleRequest: "An outline root, a time, a token budget and Eq. 10's ε and t_max for what counts as finished.",
   Assembled:
     "The finished sections in tree order within the budget, with their token counts and what was left out and why.",
-  FeedbackSelectRequest: "Optionally a scope boundary, a time and the tie-break.",
+  FeedbackSelectRequest:
+    "Optionally a scope boundary, a time, the tie-break and an event id that counts the selection as a use.",
   FeedbackSelected:
     "The feedback record Eq. 12 selects (fewest revisions, then most used) and the records with the fewest revisions.",
   CommitmentsRequest: "The session (or turn records) a model reads for ProjectGuard commitments, and dry_run.",
@@ -161,6 +162,17 @@ const SCHEMAS: Record<string, string> = {
   FeedbackProposeRequest: "The draft a model critiques for SGMC feedback records, the critique request and scope.",
   FeedbackProposeResult:
     "The draft version read, the feedback records proposed (pending review, anchored in the draft), what was dropped and the model's usage.",
+  ReferencesSelectRequest: "An outline node (or candidate ids), Q_k, the fields a complete entry has and a time.",
+  ReferencesSelected:
+    "A_S's top Q_k complete unique references by citations, and the entries removed as incomplete (with the fields they lack) or duplicate.",
+  OutlineProposeRequest: "An outline node, the method (model, names or auto), bounds, dry_run and the new nodes' time.",
+  OutlineProposed:
+    "A_O's directions, each citing the references it came from and written as an outline node, the references in none, and what was dropped.",
+  FeedbackLoopRequest: "A node whose draft the self-loop refines, the context request, r*'s scope and x_max.",
+  FeedbackLoop:
+    "Each review iteration (the draft version reviewed, the review version, its feedback, the refined version), why the loop stopped and the model's usage.",
+  ReviewScaffold:
+    "The outline in tree order with each node's references, draft and evidence anchors to exact spans of its sources.",
 };
 
 interface Doc {

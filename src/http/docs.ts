@@ -107,6 +107,11 @@ export const TAGS = [
       "Literature-review memory (SGMC): outline tree, evidence hubs, section drafts, convergence, assembly, feedback",
   },
   { name: "papers", description: "Paper analysis: locate a topic in one paper, coverage of its sections and elements" },
+  { name: "paperbench", description: "PaperBench rubric trees scored from leaf grades or a leaf judge" },
+  {
+    name: "projectguard",
+    description: "ProjectGuard: record specs, stored runs and their metrics, the exposure audit, the rubric judge",
+  },
   { name: "operations", description: "Capital-chunk snapshots and eviction (admin)" },
   {
     name: "review",

@@ -47,15 +47,30 @@ export const READ_OPS = {
   draft: op("GET /drafts", S.DraftQuery, (app, a, x) => app.research.readDraft(a, x)),
   convergence: op("GET /convergence", S.ConvergenceQuery, (app, a, x) => app.research.convergence(a, x)),
   assemble: op("POST /assemble", S.AssembleBody, (app, a, x) => app.research.assemble(a, x)),
-  feedback: op("POST /feedback/select", S.FeedbackSelectBody, (app, a, x) => app.research.selectFeedback(a, x)),
+  // Reading only: recording a use (event_id) is the curate op use_feedback.
+  feedback: op("POST /feedback/select", S.FeedbackSelectBody.omit({ event_id: true }), (app, a, x) =>
+    app.research.selectFeedback(a, x),
+  ),
+  references: op("POST /references/select", S.ReferencesSelectBody, (app, a, x) => app.research.selectReferences(a, x)),
+  scaffold: op("GET /scaffold", S.ScaffoldQuery, async (app, a, x) => {
+    const r = await app.research.scaffold(a, x);
+    if (!r.ok || x.format === "json") return r;
+    return ok({ root: r.value.root, as_of: r.value.as_of, markdown: app.research.scaffoldMarkdown(r.value) });
+  }),
   stats: op("GET /stats", S.StatsQuery, (app, a, x) => app.discovery.stats(a, x)),
   locate: op("POST /locate", S.LocateBody, (app, a, x) => app.papers.locate(a, x)),
   coverage: op("GET /coverage", S.CoverageQuery, (app, a, x) => app.papers.coverage(a, x)),
   review_state: op("GET /review", S.ReviewQuery, (app, a, x) => app.review.state(a, x)),
   runs: op("GET /metrics/retrieval/runs", S.RunListQuery, (app, a, x) => app.review.runs(a, x)),
   run: op("GET /metrics/retrieval/runs/{run}", S.RunParam.pick({ run: true }), (app, a, x) => app.review.run(a, x.run)),
+  review_scores: op("POST /metrics/review-scores", S.ReviewScoreMetricsBody, (app, a, x) =>
+    app.review.reviewScores(a, x),
+  ),
   // ProjectGuard's DIR, xKG's grounding and code pairs, a chunk's version diff, per-channel access counts.
   dir: op("GET /metrics/dir", S.DirQuery, (app, a, x) => app.metrics.dir(a, x)),
+  // ProjectGuard's metrics over stored runs and the exposure audits; judge calibration (seed 002).
+  project_metrics: op("GET /projectguard/metrics", S.PgMetricsQuery, (app, a, x) => app.project.projectMetrics(a, x)),
+  calibration: op("POST /projectguard/calibration", S.PgCalibrationBody, (app, a, x) => app.project.calibrate(a, x)),
   grounding: op("GET /metrics/grounding", S.GroundingQuery, (app, a, x) => app.metrics.grounding(a, x)),
   code_pairs: op("POST /code-pairs", S.CodePairsBody, (app, a, x) => app.codePairs.pairs(a, x)),
   diff: op("GET /chunks/{id}/diff", S.DiffQuery.extend({ chunk: z.string().min(1).max(S.MAX_ID) }), (app, a, x) => {
@@ -63,7 +78,13 @@ export const READ_OPS = {
     return app.browse.diff(a, chunk, q);
   }),
   modes: op("GET /ranking/modes", z.object({}).strict(), async (app) => ok(app.discovery.rankingModes())),
+  // Paper Circle's query spec (§3.2), ranked-pool statistics and leaderboard (E.3), one-shot discovery (C.2).
+  query_spec: op("POST /query-spec", S.QuerySpecBody, (app, _a, x) => app.discovery.querySpec(x)),
+  ranking_stats: op("POST /ranking/stats", S.RankingStatsBody, (app, a, x) => app.discovery.rankingStats(a, x)),
+  discover: op("POST /discover", S.DiscoverBody, (app, a, x) => app.discovery.discover(a, x)),
   access_counts: op("GET /access-counts", S.AccessCountsQuery, (app, a, x) => app.access.accessCounts(a, x)),
+  // PaperBench: a rubric tree scored from leaf grades or the leaf judge (needs a model for `judge`).
+  paperbench_score: op("POST /paperbench/score", S.PaperbenchScoreBody, (app, a, x) => app.paperbench.score(a, x)),
   schema: op(
     "none (this server's own)",
     z.object({ op: z.string().min(1).max(64).optional() }).strict(),
@@ -81,12 +102,26 @@ export const WRITE_OPS = {
   commitments: op("POST /commitments/propose", S.CommitmentsBody, (app, a, x, auth) =>
     app.project.proposeCommitments(a, x, auth),
   ),
+  // ProjectGuard: a record's spec, a run's rubric scores, a task's exposure audit (seed 002).
+  spec: op("POST /projectguard/spec", S.SpecBody, (app, a, x, auth) => app.project.setSpec(a, x, auth)),
+  project_run: op("POST /projectguard/runs", S.PgRunBody, (app, a, x) => app.project.storeRun(a, x)),
+  exposure: op("POST /projectguard/exposure", S.PgExposureBody, (app, a, x) => app.project.storeExposure(a, x)),
+  judge: op("POST /projectguard/judge", S.PgJudgeBody, (app, a, x) => app.project.judge(a, x)),
   techniques: op("POST /techniques/propose", S.TechniquesBody, (app, a, x, auth) =>
     app.techniques.proposeTechniques(a, x, auth),
   ),
   critique: op("POST /feedback/propose", S.FeedbackProposeBody, (app, a, x, auth) =>
     app.research.proposeFeedback(a, x, auth),
   ),
+  reviewers: op("POST /reviewers", S.ReviewersBody, (app, a, x, auth) => app.review.proposeReviews(a, x, auth)),
+  // SGMC: a selection counted as a use (Eq. 12), A_O's sub-outlines, the self-loop (model).
+  use_feedback: op(
+    "POST /feedback/select (with event_id)",
+    S.FeedbackSelectBody.required({ event_id: true }),
+    (app, a, x, auth) => app.research.selectFeedback(a, x, auth),
+  ),
+  outline: op("POST /outline/propose", S.OutlineProposeBody, (app, a, x) => app.research.proposeOutline(a, x)),
+  loop: op("POST /feedback/loop", S.FeedbackLoopBody, (app, a, x) => app.research.feedbackLoop(a, x)),
 } satisfies Record<string, Op>;
 
 /** Run `op` of `table` with `args` checked against its schema. */

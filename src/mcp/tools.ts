@@ -626,21 +626,23 @@ export const TOOLS: McpTool[] = [
         .describe("Default 2000 with request, else 8000."),
       prefix: S.BriefBody.shape.prefix.describe("Code ids under this prefix only."),
       session_id: sessionId,
+      context: S.BriefBody.shape.context.describe("With request: the live context; answers restart (B.2)."),
     }),
     output: z.union([S.BriefResult, S.RenderResult]),
-    run: async (app, a, { request, recent_requests, budget_tokens, session_id, ...rest }) => {
+    run: async (app, a, { request, recent_requests, budget_tokens, session_id, context, ...rest }) => {
       if (request !== undefined)
         return app.project.brief(a, {
           request,
           recent_requests,
           session_id,
+          context,
           budget_tokens: budget_tokens ?? 2000,
           ...rest,
         });
-      if (recent_requests !== undefined || session_id !== undefined)
+      if (recent_requests !== undefined || session_id !== undefined || context !== undefined)
         return fail(
           "validation",
-          `${recent_requests !== undefined ? "recent_requests" : "session_id"} needs request`,
+          `${recent_requests !== undefined ? "recent_requests" : session_id !== undefined ? "session_id" : "context"} needs request`,
           "request",
           "add the upcoming request",
         );
@@ -672,16 +674,18 @@ export const TOOLS: McpTool[] = [
     description: `The archive as of as_of as citations, a table or a graph, cut at max_chars (≤ ${MCP_EXPORT_MAX_CHARS}).`,
     scope: "read",
     input: strict({
-      format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html", "xkg"]),
+      format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html", "graph-html", "xkg"]),
       paper: z.string().min(1).max(512).optional().describe("xkg: one paper's JSON file."),
+      within: z.string().min(1).max(S.MAX_ID).optional().describe("Only this chunk's part-of subtree."),
+      collection: z.string().min(1).max(S.MAX_ID).optional().describe("Only this collection's members."),
       as_of: asOf,
       max_chars: z.number().int().min(1).max(MCP_EXPORT_MAX_CHARS).optional(),
     }),
     output: ExportOut,
-    run: async (app, a, { format, paper, as_of, max_chars }) => {
+    run: async (app, a, { format, paper, as_of, max_chars, within, collection }) => {
       if (paper !== undefined && format !== "xkg")
         return fail("validation", "paper applies to format xkg only", "paper", "add format: xkg, or drop paper");
-      const res = await app.exports.archive(a, { format, as_of, paper });
+      const res = await app.exports.archive(a, { format, as_of, paper, within, collection });
       if (!res.ok) return res;
       const text = typeof res.value.body === "string" ? res.value.body : await new Response(res.value.body).text();
       const cap = max_chars ?? MCP_EXPORT_MAX_CHARS;
@@ -692,7 +696,7 @@ export const TOOLS: McpTool[] = [
     name: "research",
     title: "Research memory: reads",
     description:
-      "SGMC tree/hub/draft/convergence/assemble/feedback, Paper Circle stats/locate/coverage/review_state/runs, DIR, grounding, code_pairs, version diff; args: the op's REST request; op schema {op} gives its JSON Schema.",
+      "SGMC tree/hub/draft/convergence/assemble/feedback/references/scaffold, Paper Circle stats/locate/coverage/review_state/runs/review_scores/query_spec/ranking_stats/discover, PaperBench paperbench_score, DIR, grounding, code_pairs, version diff; args: the op's REST request; op schema {op} gives its JSON Schema.",
     scope: "read",
     input: strict({ op: opName(READ_OPS), args: opArgs }),
     output: z.object({}).passthrough(),
@@ -702,7 +706,7 @@ export const TOOLS: McpTool[] = [
     name: "curate",
     title: "Research memory: writes",
     description:
-      "Research-memory writes, review, retrieval metrics, model proposals; args: the op's REST request (research op schema).",
+      "Research-memory writes, review, retrieval metrics, model proposals and reviewer reports; args: the op's REST request (research op schema).",
     scope: "write",
     input: strict({ op: opName(WRITE_OPS), args: opArgs }),
     output: z.object({}).passthrough(),

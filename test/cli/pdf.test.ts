@@ -95,7 +95,8 @@ describe("docs/ingest.md, PDF", () => {
       encoding: "utf8",
     });
     const [imported, located, covered] = jsonValues(out) as Array<Record<string, never>>;
-    expect(imported).toMatchObject({ counts: { created: 6, failed: 0 } });
+    // 6 chunks and 11 passages (the sections over 1,500 characters, grouped by paragraph).
+    expect(imported).toMatchObject({ counts: { created: 17, failed: 0 } });
     expect(located).toMatchObject({
       items: [
         {
@@ -114,7 +115,7 @@ describe("paperguru import of a .pdf", () => {
     const key = await createArchive("cli-pdf");
     const env = { PAPERGURU_KEY: key, PAPERGURU_ARCHIVE: "cli-pdf" };
     const first = await cli(["import", "paper.pdf"], env);
-    expect(first.out).toMatch(/paper\.pdf: pdf, 1 record: 6 created, 0 updated, 0 unchanged, 0 failed/);
+    expect(first.out).toMatch(/paper\.pdf: pdf, 1 record: 17 created, 0 updated, 0 unchanged, 0 failed/);
     expect(first.code).toBe(0);
     const again = await cli(["import", "paper.pdf"], env);
     expect(again.out).toMatch(/already imported, skipped/);

@@ -15,6 +15,7 @@ describe("configuration", () => {
       extractor: "none",
       llm: null,
       embedding: null,
+      rerank: null,
       adminKey: "k",
       githubToken: null,
       contactEmail: null,
@@ -22,6 +23,15 @@ describe("configuration", () => {
       dnsResolver: "https://cloudflare-dns.com/dns-query",
     });
     expect(readConfig({ DNS_RESOLVER: "none" }).dnsResolver).toBeNull();
+    // A reranker is off unless named; a named one needs its endpoint (and a model unless TEI).
+    expect(
+      readConfig({ RERANKER: "cohere", RERANK_BASE_URL: "https://rerank.example.com/v1", RERANK_MODEL: "m" }).rerank,
+    ).toEqual({ provider: "cohere", baseUrl: "https://rerank.example.com/v1", model: "m", apiKey: null });
+    expect(() => readConfig({ RERANKER: "jina", RERANK_BASE_URL: "https://rerank.example.com/v1" })).toThrow(
+      /RERANK_MODEL/,
+    );
+    expect(() => readConfig({ RERANKER: "tei" })).toThrow(/RERANK_BASE_URL/);
+    expect(() => readConfig({ RERANKER: "nope" })).toThrow(/RERANKER/);
     expect(readConfig({ DNS_RESOLVER: "https://dns.google/resolve" }).dnsResolver).toBe("https://dns.google/resolve");
     expect(readConfig({ OUTBOUND_ALLOW_HOSTS: " localhost, 127.0.0.1 ," }).allowHosts).toEqual([
       "localhost",

@@ -218,3 +218,59 @@ describe("POST /code-pairs", () => {
     expect((await api("POST", `/v1/archives/${id}/code-pairs`, { query: "x" }, other.key)).status).toBe(403);
   });
 });
+
+describe("POST /code-pairs with max_code_bytes", () => {
+  it("holds the code spans together to the cap: whole spans first, one cut at a line end, the rest left out", async () => {
+    const { id, key } = await newArchive("pairs-cap");
+    await importXkg(id, key, guidanceWithDropoutCode);
+    await importXkg(id, key, replay);
+    const ask = (body: Record<string, unknown>) => api("POST", `/v1/archives/${id}/code-pairs`, body, key);
+    const query = "guidance sampling, conditioning dropout and a reservoir replay buffer";
+    const all = await ask({ query, threshold: -1, include_ungrounded: false });
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    const whole: Pair[] = all.body.pairs;
+    expect(whole.length).toBeGreaterThanOrEqual(3);
+    const sizes = whole.map((p) => p.code?.bytes ?? 0);
+    expect(all.body.code_bytes).toBe(sizes.reduce((a, b) => a + b, 0));
+    expect(all.body.code_left_out).toBe(0);
+
+    // A cap that takes the first span whole and part of the second.
+    const first = sizes[0] as number;
+    const cap = first + Math.floor((sizes[1] as number) / 2);
+    const capped = await ask({ query, threshold: -1, include_ungrounded: false, max_code_bytes: cap });
+    expect(capped.status, JSON.stringify(capped.body)).toBe(200);
+    const pairs: Array<Pair & { code: (NonNullable<Pair["code"]> & { truncated?: boolean }) | null }> =
+      capped.body.pairs;
+    expect(pairs.map((p) => p.technique.id)).toEqual(whole.map((p) => p.technique.id));
+    expect(pairs[0]?.code).toEqual(whole[0]?.code);
+    const cut = pairs[1]?.code;
+    expect(cut?.truncated).toBe(true);
+    expect(cut?.bytes).toBeLessThanOrEqual(cap - first);
+    expect(cut?.bytes).toBeGreaterThan(0);
+    // The cut span reads back as whole lines of the original.
+    const text = await api(
+      "GET",
+      `/v1/archives/${id}/chunks/${encodeURIComponent(cut?.id as string)}/content?start=0&end=${cut?.anchor.end}`,
+      undefined,
+      key,
+    );
+    expect(text.body.text.endsWith("\n")).toBe(true);
+    expect(new TextEncoder().encode(text.body.text).length).toBe(cut?.bytes);
+    // Later pairs get what is left, cut the same way, or no code once nothing whole-lined fits.
+    for (const p of pairs.slice(2)) {
+      expect(p.grounded).toBe(true);
+      if (p.code) expect(p.code.truncated).toBe(true);
+    }
+    expect(capped.body.code_left_out).toBe(pairs.filter((p) => p.code === null).length);
+    expect(capped.body.code_bytes).toBe(pairs.reduce((a, p) => a + (p.code?.bytes ?? 0), 0));
+    expect(capped.body.code_bytes).toBeLessThanOrEqual(cap);
+    // A cap smaller than any first line leaves every pair without code.
+    const tiny = await ask({ query, threshold: -1, include_ungrounded: false, max_code_bytes: 5 });
+    expect(tiny.body.code_bytes).toBe(0);
+    expect(tiny.body.code_left_out).toBe(whole.length);
+
+    const bad = await ask({ query, max_code_bytes: 0 });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("max_code_bytes");
+  });
+});

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from "vitest";
 import { ADMIN, api, newArchive } from "./helpers";
 import { WORKER } from "./worker";
-import { createWebhook, sendGeneric, waitDelivery } from "./world";
+import { createWebhook, mockFetch, sendGeneric, waitDelivery } from "./world";
 
 const GONE = "note:secret";
 const TITLE = "Ward notes of Zephyrine Okonkwo";
@@ -93,6 +93,7 @@ function values(f: Fixture): Record<string, string[]> {
     boundary: ["sgmc:hub", "sgmc:draft"],
     run: f.runs,
     mode: ["stable", "discovery"],
+    platform: ["default"],
     key: ["review"],
     // Nothing of these kinds exists in the fixture: their routes have nothing to answer.
     name: ["feed"],
@@ -129,13 +130,49 @@ function bodies(f: Fixture): Record<string, unknown[]> {
     "/v1/archives/{archive}/verify": [{ anchors: [f.anchor] }],
     "/v1/archives/{archive}/assemble": [{ root: "paper:p", require_converged: false }],
     "/v1/archives/{archive}/feedback/select": [{}],
+    "/v1/archives/{archive}/references/select": [{ node: "paper:p" }, { ids: f.chunks }],
     "/v1/archives/{archive}/export/context": ["json", "markdown", "csljson", "bibtex", "csv"].map((format) => ({
       ...ctx,
       format,
     })),
     "/v1/archives/{archive}/locate": [{ paper: "paper:p", query: QUERY }],
+    "/v1/archives/{archive}/query-spec": [{ query: QUERY }],
+    "/v1/archives/{archive}/ranking/stats": [
+      { query: QUERY },
+      { query: QUERY, ranking: { mode: "balanced" }, top: 50 },
+    ],
+    "/v1/archives/{archive}/discover": [{ query: QUERY, engines: ["openalex"] }],
+    "/v1/archives/{archive}/metrics/review-scores": [reviewScores(f)],
+    "/v1/archives/{archive}/projectguard/calibration": [calibrationBody(f)],
+    "/v1/archives/{archive}/paperbench/score": [PAPERBENCH],
   };
 }
+
+/** A PaperBench rubric with one leaf graded (the route reads nothing of the archive). */
+const PAPERBENCH = {
+  rubric: {
+    id: "root",
+    requirements: "The paper has been reproduced",
+    weight: 1,
+    sub_tasks: [
+      { id: "a", requirements: "The method is implemented", weight: 1, sub_tasks: [] },
+      { id: "b", requirements: "The experiments were run", weight: 1, sub_tasks: [] },
+    ],
+  },
+  grades: { a: 1 },
+};
+
+/** Review-score metrics over stored annotations of every fixture chunk. */
+const reviewScores = (f: Fixture) => ({
+  annotations: { chunks: f.chunks, predicted_key: "review", human_key: "score" },
+  pairs: [{ predicted: 1, human: 2 }],
+});
+
+/** Judge calibration with the fixture's chunk ids as component ids. */
+const calibrationBody = (f: Fixture) => ({
+  human: f.chunks.map((component) => ({ component, score: 2 })),
+  judge: f.chunks.map((component, i) => ({ component, score: i % 5 })),
+});
 
 /** Arguments of the read-only MCP tools (`archive` added), and of each op of `research`. */
 function mcpArgs(f: Fixture): Record<string, Array<Record<string, unknown>>> {
@@ -151,18 +188,26 @@ function mcpArgs(f: Fixture): Record<string, Array<Record<string, unknown>>> {
     neighbours: f.chunks.map((chunk) => ({ chunk })),
     resolve: (v.mention ?? []).map((mention) => ({ mention })),
     project: [{}, { request: QUERY }],
-    export: ["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html", "xkg"].map((format) => ({ format })),
+    export: [
+      ...["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html", "graph-html", "xkg"].map((format) => ({
+        format,
+      })),
+      { format: "graph-html", within: "paper:p" },
+    ],
     "research:tree": [{ root: "paper:p" }],
     "research:hub": [{ node: "paper:p" }],
     "research:draft": [{ node: "paper:p" }],
     "research:convergence": [{ draft: "paper:p#draft" }],
     "research:assemble": [{ root: "paper:p", require_converged: false }],
     "research:feedback": [{}],
+    "research:references": [{ node: "paper:p" }, { ids: f.chunks }],
+    "research:scaffold": [{ root: "paper:p" }, { root: "paper:p", format: "markdown" }],
     "research:stats": [{}],
     "research:locate": [{ paper: "paper:p", query: QUERY }],
     "research:coverage": [{ paper: "paper:p" }],
     "research:review_state": [{ chunk: "paper:p" }, { from: "paper:p", type: "cites", to: GONE }],
     "research:runs": [{}],
+    "research:review_scores": [reviewScores(f)],
     "research:run": f.runs.map((run) => ({ run })),
     "research:dir": [{ prefix: "paper:" }, { prefix: "note:" }],
     "research:grounding": [{}, { kind: "note" }],
@@ -171,6 +216,12 @@ function mcpArgs(f: Fixture): Record<string, Array<Record<string, unknown>>> {
     "research:schema": [{}],
     "research:access_counts": [{}, { by: "chunk" }],
     "research:modes": [{}],
+    "research:project_metrics": [{}, { paper: "paper:p" }],
+    "research:calibration": [calibrationBody(f)],
+    "research:query_spec": [{ query: QUERY }],
+    "research:ranking_stats": [{ query: QUERY }],
+    "research:discover": [{ query: QUERY, engines: ["openalex"] }],
+    "research:paperbench_score": [PAPERBENCH],
   };
 }
 
@@ -364,6 +415,8 @@ async function sweep(f: Fixture): Promise<Answer[]> {
 
 describe("forgetting reaches every read path", () => {
   it("no REST route, MCP tool, resource or prompt answers anything of a deleted chunk", async () => {
+    // Discovery's engine (an empty answer: what comes back is the archive's, not the engine's).
+    mockFetch({ "https://api.openalex.org/works": () => Response.json({ meta: { count: 0 }, results: [] }) });
     const { id, key } = await newArchive("everywhere");
     const post = async (path: string, body: unknown) => {
       const r = await api("POST", `/v1/archives/${id}${path}`, body, key);

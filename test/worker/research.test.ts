@@ -93,11 +93,11 @@ describe("outline tree", () => {
     expect(root).toMatchObject({ depth: 0, parent: null, children: ["rev/features", "rev/models"], leaf: false });
     // "Features Which features." = 3; references: "Differential entropy features DE features work well for EEG." = 9,
     // "Graph networks over electrodes Electrodes form a graph." = 8.
-    expect(features.words).toEqual({ own: 3, references: 17, counted: 20 });
+    expect(features.words).toEqual({ own: 3, own_from: "content", references: 17, counted: 20 });
     expect(features.split).toBe(true);
     expect(features.references.map((x: { id: string }) => x.id).sort()).toEqual(["paper:de", "paper:gnn"]);
     // "Models Graph models." = 3 + 8.
-    expect(models.words).toEqual({ own: 3, references: 8, counted: 11 });
+    expect(models.words).toEqual({ own: 3, own_from: "content", references: 8, counted: 11 });
     expect(models).toMatchObject({ depth: 1, parent: "rev", split: true, leaf: true });
     expect(r.body.done).toBe(false);
     expect(r.body.pending).toEqual(["rev/features", "rev/models"]);

@@ -37,6 +37,8 @@ export interface ExportBody {
   body: string | ReadableStream<Uint8Array>;
   contentType: string;
   filename: string;
+  /** An HTML page's own Content-Security-Policy, sent as the header (default: the html export's). */
+  csp?: string | undefined;
 }
 
 export const LIST_PAGE = 500;

@@ -91,7 +91,12 @@ export async function archiveRecords(
 }
 
 /** Set each record's review status at t (annotation key `review`; auto-generated when never reviewed). */
-export async function withReviewStatus(deps: ExportDeps, archiveId: string, records: ChunkRecord[], t: number) {
+export async function withReviewStatus<R extends { id: string; reviewStatus?: string | undefined }>(
+  deps: ExportDeps,
+  archiveId: string,
+  records: R[],
+  t: number,
+): Promise<R[]> {
   const rows = await annotationsPaged(
     deps,
     archiveId,

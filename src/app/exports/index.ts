@@ -32,7 +32,7 @@ function exportArchive(
   asOf: number | undefined,
   now: number,
   paper?: string | undefined,
-  sel?: { only: ReadonlySet<string>; label: string } | undefined,
+  sel?: { only: ReadonlySet<string>; label: string; root?: string | undefined } | undefined,
 ): Promise<Result<ExportBody>> {
   return format === "json"
     ? exportDump(deps, archiveId, now, sel?.only)
@@ -69,7 +69,9 @@ export function exportUseCases(d: AppDeps) {
           ? new Set((await d.stores.chunks.edgesAt(archive, [root], "cites", "out", t)).map((e) => e.to))
           : new Set(await d.stores.chunks.subtree(archive, root, t, MAX_SUBTREE));
       const label = q.collection !== undefined ? `collection ${root} (${only.size} members)` : `subtree of ${root}`;
-      return exportArchive(deps, archive, q.format, asOf, now, q.paper, { only, label });
+      // The graph page draws the root too: a paper with its sections, a collection with its members.
+      if (q.format === "graph-html") only.add(root);
+      return exportArchive(deps, archive, q.format, asOf, now, q.paper, { only, label, root });
     },
     /** The cards of a /context request rendered in `format`. */
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {

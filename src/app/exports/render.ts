@@ -8,6 +8,7 @@ import { fail, ok, type Result } from "../../core/errors";
 import { bibtexPartsSliced, renderBibtex, renderCslItems, renderCslItemsSliced } from "../../core/export/biblio";
 import { csvParts, renderCardsCsv } from "../../core/export/csv";
 import { graphmlParts, renderMermaid } from "../../core/export/graph";
+import { graphPageCsp, graphPageParts } from "../../core/export/graph-html";
 import { htmlCsp, htmlParts } from "../../core/export/html";
 import { anchorLabel, archiveMarkdownParts, renderContextMarkdown } from "../../core/export/markdown";
 import { jsonArrayParts, type Parts } from "../../core/export/parts";
@@ -39,7 +40,7 @@ export async function renderArchive(
   asOf: number | undefined,
   now: number,
   paper?: string | undefined,
-  sel?: { only: ReadonlySet<string>; label: string } | undefined,
+  sel?: { only: ReadonlySet<string>; label: string; root?: string | undefined } | undefined,
 ): Promise<Result<ExportBody>> {
   const size = await checkExportSize(deps, archiveId);
   if (!size.ok) return size;
@@ -101,10 +102,34 @@ export async function renderArchive(
         filename,
       });
     }
+    case "graph-html": {
+      const t = asOf ?? now;
+      const archive = await deps.archives.getArchive(archiveId);
+      const graph = await reviewedGraph(deps, archiveId, t, only);
+      const csp = await graphPageCsp();
+      return ok({
+        body: body(
+          graphPageParts(
+            graph,
+            {
+              archive: { id: archiveId, name: archive?.name ?? archiveId },
+              asOf: t,
+              exportedAt: now,
+              scope: sel?.label,
+              root: sel?.root,
+            },
+            csp,
+          ),
+        ),
+        contentType,
+        filename,
+        csp,
+      });
+    }
     case "graphml":
     case "mermaid": {
       const t = asOf ?? now;
-      const graph = await archiveGraph(deps, archiveId, t, only);
+      const graph = await reviewedGraph(deps, archiveId, t, only);
       const meta = { archive: archiveId, asOf: t };
       return ok({
         body: format === "graphml" ? body(graphmlParts(graph, meta)) : renderMermaid(graph, meta),
@@ -113,6 +138,19 @@ export async function renderArchive(
       });
     }
   }
+}
+
+/** The graph at t with the review status of each archive node and each edge at t. */
+async function reviewedGraph(deps: ExportDeps, archiveId: string, t: number, only: ReadonlySet<string> | undefined) {
+  const graph = await archiveGraph(deps, archiveId, t, only);
+  await withReviewStatus(
+    deps,
+    archiveId,
+    graph.nodes.filter((n) => !n.external),
+    t,
+  );
+  await withEdgeStatus(deps, archiveId, graph.edges, t);
+  return graph;
 }
 
 // ------------------------------------------------------------------ xKG (Figure 5 layout)
@@ -132,17 +170,25 @@ export async function exportXkg(
   const st = store(deps);
   const t = asOf ?? now;
   const picked: Array<{ c: ChunkRow; v: VersionRow }> = [];
-  let after: string | null = null;
-  for (;;) {
-    await deps.pause?.();
-    const page = await st.chunkPage(archiveId, after, READ_PAGE);
-    if (page.length === 0) break;
-    after = page[page.length - 1]?.chunkId ?? null;
+  const take = async (page: ChunkRow[]) => {
     const shown = await st.shownVersions(archiveId, page, asOf);
     for (const c of page) {
       const v = shown.get(c.chunkId);
       if (v?.boundaries.some((b) => b.startsWith("xkg:"))) picked.push({ c, v });
     }
+  };
+  // One paper: an xKG import names every node of a paper `<paper id>#…` (src/core/formats/xkg.ts),
+  // so its chunks are the paper's row and one key range after `<paper id>#`, not the whole archive.
+  const prefix = paper === undefined ? null : `${paper}#`;
+  if (paper !== undefined) await take(await st.chunksByIds(archiveId, [paper]));
+  let after: string | null = prefix;
+  for (;;) {
+    await deps.pause?.();
+    const page = await st.chunkPage(archiveId, after, READ_PAGE);
+    const inScope = prefix === null ? page : page.filter((c) => c.chunkId.startsWith(prefix));
+    if (inScope.length > 0) await take(inScope);
+    if (page.length < READ_PAGE || inScope.length < page.length) break;
+    after = page[page.length - 1]?.chunkId ?? null;
   }
   const roles = new Map<string, XkgNode>();
   const ids = picked.map((x) => x.c.chunkId);

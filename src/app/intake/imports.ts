@@ -10,9 +10,10 @@ import { parseBibtexSliced } from "../../core/formats/bibtex";
 import { parseFullTextPapersSliced } from "../../core/formats/fulltext";
 import { parseMarkdownPaperSliced } from "../../core/formats/markdown";
 import { parseOpenIeSliced } from "../../core/formats/openie";
-import { parsePdfSliced } from "../../core/formats/pdf";
+import { type PdfPlan, parsePdfSliced } from "../../core/formats/pdf";
 import type { ImportPlan } from "../../core/formats/types";
 import { parseXkgSliced } from "../../core/formats/xkg";
+import { aliasKeys, normAlias } from "../../core/ids";
 import { type CpuWork, cpuBudgetChars, MAX_ANNOTATION_VALUE_BYTES, withinCpuBudget } from "../../core/limits";
 import { runSliced, runSync, type Sliced, slicer } from "../../core/pace";
 import { importArchiveFile } from "../exports/reimport";
@@ -194,7 +195,7 @@ export async function importPdf(
   name: string,
   validFrom?: number,
   recreate?: Recreate,
-): Promise<Result<ApplyOutcome>> {
+): Promise<Result<ApplyOutcome & { references: PdfReferenceReport }>> {
   const started = Date.now();
   const doc = await readPdf(bytes, deps.pause);
   if (!doc.ok) return doc;
@@ -210,7 +211,84 @@ export async function importPdf(
   );
   if (!budget.ok) return budget;
   if (validFrom !== undefined) for (const a of plan.value.artifacts) a.valid_from = validFrom;
-  return applyAndLog(deps, archiveId, "pdf", name, plan.value, started, recreate);
+  const references = await resolvePdfReferences(deps, archiveId, plan.value);
+  const { paper: _paper, references: _refs, ...importPlan } = plan.value;
+  const applied = await applyAndLog(deps, archiveId, "pdf", name, importPlan, started, recreate);
+  return applied.ok ? { ok: true, value: { ...applied.value, references } } : applied;
+}
+
+/** Annotation key of a PDF paper's references that matched nothing (a list of {n, text, title}). */
+export const UNRESOLVED_REFERENCES_KEY = "references:unresolved";
+
+export interface PdfReferenceReport {
+  /** Entries read from the References section. */
+  found: number;
+  /** Entries that became `cites` edges of the paper. */
+  cited: number;
+  items: Array<{
+    n: number;
+    text: string;
+    title: string | null;
+    /** The `cites` target, null when unresolved. */
+    target: string | null;
+    /** doi | arxiv | openalex (an identifier in the entry) | title (an archive paper's title) | null. */
+    matched_by: string | null;
+    /** The target is a paper in the archive now (an identifier's work may arrive later). */
+    in_archive: boolean;
+  }>;
+  /** The entries that matched nothing, stored on the paper under UNRESOLVED_REFERENCES_KEY. */
+  unresolved: number;
+}
+
+/**
+ * The References entries of a PDF as `cites` edges of its paper: an entry with a DOI, arXiv or
+ * OpenAlex id cites that id (apply lands it on the chunk holding the work, in any id form); an entry
+ * with only a title cites the archive paper whose normalised title (or alias) it equals; the rest
+ * are kept on the paper as the annotation `references:unresolved` (rewritten by each import, so a
+ * re-import after the cited papers arrive resolves them).
+ */
+async function resolvePdfReferences(deps: IntakeDeps, archiveId: string, plan: PdfPlan): Promise<PdfReferenceReport> {
+  const refs = plan.references;
+  const paper = plan.artifacts.find((a) => a.id === plan.paper);
+  const byAlias = new Map<string, string>();
+  const keys = [...new Set(refs.flatMap((r) => [...(r.title ? aliasKeys(r.title) : []), ...r.ids.flatMap(aliasKeys)]))];
+  for (let i = 0; i < keys.length; i += 80)
+    for (const m of await deps.world.papersByAliases(archiveId, keys.slice(i, i + 80)))
+      if (!byAlias.has(normAlias(m.key))) byAlias.set(normAlias(m.key), m.chunkId);
+  const idTargets = [...new Set(refs.flatMap((r) => (r.cited ? [r.cited] : [])))];
+  const present = new Set<string>();
+  for (let i = 0; i < idTargets.length; i += 80)
+    for (const [id, row] of await deps.world.chunksByIds(archiveId, idTargets.slice(i, i + 80)))
+      if (row.kind === "paper") present.add(id);
+  const cited = new Set((paper?.edges ?? []).filter((e) => e.type === "cites").map((e) => e.target));
+  const items: PdfReferenceReport["items"] = [];
+  for (const r of refs) {
+    const base = { n: r.n, text: r.text.slice(0, 500), title: r.title };
+    if (r.cited) {
+      const inArchive = present.has(r.cited) || r.ids.some((x) => byAlias.has(normAlias(x)));
+      items.push({ ...base, target: r.cited, matched_by: r.cited.split(":")[0] ?? "id", in_archive: inArchive });
+      continue;
+    }
+    const hit = r.title ? byAlias.get(normAlias(r.title)) : undefined;
+    if (hit && hit !== plan.paper && paper) {
+      if (!cited.has(hit)) {
+        cited.add(hit);
+        paper.edges = [...(paper.edges ?? []), { type: "cites", target: hit }];
+      }
+      items.push({ ...base, target: hit, matched_by: "title", in_archive: true });
+    } else items.push({ ...base, target: null, matched_by: null, in_archive: false });
+  }
+  const unresolved = items.filter((x) => x.target === null);
+  if (paper && refs.length)
+    plan.annotations = [
+      ...(plan.annotations ?? []),
+      {
+        chunk: plan.paper,
+        key: UNRESOLVED_REFERENCES_KEY,
+        value: unresolved.map((x) => ({ n: x.n, text: x.text, title: x.title })),
+      },
+    ];
+  return { found: refs.length, cited: items.length - unresolved.length, items, unresolved: unresolved.length };
 }
 
 async function applyAndLog(

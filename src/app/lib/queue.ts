@@ -34,8 +34,17 @@ export interface ExtractMessage {
   version: number;
 }
 
-/** What the one queue carries: inbound webhook deliveries, outbound events, re-embed pages, extractions at ingest. */
-export type QueueMessage = DeliveryMessage | EventMessage | ReembedMessage | ExtractMessage;
+/** A session turn to extract commitments from (src/app/project/turns.ts), sent after its events' append. */
+export interface CommitmentsMessage {
+  kind: "commitments";
+  archive: string;
+  session: string;
+  /** The newest appended event's time (epoch ms). */
+  at: number;
+}
+
+/** What the one queue carries: inbound webhook deliveries, outbound events, re-embed pages, extractions at ingest, session turns. */
+export type QueueMessage = DeliveryMessage | EventMessage | ReembedMessage | ExtractMessage | CommitmentsMessage;
 
 /** Where the kernel sends extraction messages, in batches (present only when extraction is on). */
 export interface ExtractQueue {

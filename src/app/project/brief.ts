@@ -33,10 +33,58 @@ import { countTokens } from "../../core/text/tokenizer";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
 import { iso, round4 } from "../lib/wire";
+import { specsAt } from "./spec";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Brief = In<typeof S.BriefResult>;
 type Resources = NonNullable<Brief["resources"]>;
+type Restart = NonNullable<Brief["restart"]>;
+type RenderFn = (archive: string, b: In<typeof S.RenderBody>) => Promise<Result<In<typeof S.RenderResult>>>;
+
+/** Modules whose contents are counted for the restart estimate (the rest scaled by their mean). */
+const MAX_COUNTED_MODULES = 20;
+/** The render budget cap (RenderBody's maximum). */
+const MAX_RENDER_BUDGET = 200_000;
+
+/**
+ * The restart signal (seed 002 B.2) from its numbers: the next turns need brief + code + turns; a
+ * fresh session needs render + code + turns (the render replaces the brief and the old context).
+ */
+export function restartAdvice(
+  ctx: { window_tokens: number; used_tokens: number; next_turns: number },
+  parts: { brief: number; code: number; turnTokens: number },
+  renderTokens: number | null,
+): Restart {
+  const remaining = Math.max(0, ctx.window_tokens - ctx.used_tokens);
+  const turns = ctx.next_turns * parts.turnTokens;
+  const needed = parts.brief + parts.code + turns;
+  const fresh = renderTokens === null ? null : renderTokens + parts.code + turns;
+  let advice: Restart["advice"];
+  let reason: string;
+  if (needed <= remaining) {
+    advice = "continue";
+    reason = `the next ${ctx.next_turns} turns need about ${needed} tokens and ${remaining} remain`;
+  } else if (fresh !== null && fresh <= ctx.window_tokens) {
+    advice = "restart";
+    reason = `the next ${ctx.next_turns} turns need about ${needed} tokens but only ${remaining} remain; a fresh session with the rendered state (${renderTokens} tokens) needs ${fresh} of ${ctx.window_tokens}`;
+  } else {
+    advice = "narrow";
+    reason = `the next ${ctx.next_turns} turns need about ${needed} tokens but only ${remaining} remain, and a fresh session would need ${fresh ?? "more than the window for the render"}${fresh === null ? "" : ` of ${ctx.window_tokens}`}: split the request`;
+  }
+  return {
+    window_tokens: ctx.window_tokens,
+    used_tokens: ctx.used_tokens,
+    remaining_tokens: remaining,
+    next_turns: ctx.next_turns,
+    turn_tokens: parts.turnTokens,
+    parts: { brief: parts.brief, code: parts.code, turns },
+    needed_tokens: needed,
+    render_tokens: renderTokens,
+    fresh_needed_tokens: fresh,
+    advice,
+    reason,
+  };
+}
 
 /** The router score below which a record is not briefed (rule 1 in the header). */
 export const BRIEF_MIN_SCORE = 0.1;
@@ -141,8 +189,53 @@ export async function motivating(
   return out;
 }
 
-export function briefUseCases(d: AppDeps) {
+export function briefUseCases(d: AppDeps, render?: RenderFn) {
   const chunks = d.stores.chunks;
+
+  /** Tokens of the current contents of these modules (the first MAX_COUNTED_MODULES read, the rest at their mean). */
+  async function codeTokens(archive: string, ids: string[], t: number): Promise<number> {
+    if (!ids.length) return 0;
+    const counted = ids.slice(0, MAX_COUNTED_MODULES);
+    const heads = await chunks.visibleAt(archive, counted, t);
+    let sum = 0;
+    let n = 0;
+    for (const id of counted) {
+      const h = heads.get(id);
+      if (!h) continue;
+      sum += countTokens((await d.kernel.contentOf(h.contentKey)) ?? "");
+      n++;
+    }
+    return n ? Math.round((sum / n) * ids.length) : 0;
+  }
+
+  /** The restart estimate for a fitted brief (its `tokens` final). */
+  async function estimate(
+    archive: string,
+    b: In<typeof S.BriefBody>,
+    out: Brief,
+    t: number,
+    renderTokens: number | null,
+  ): Promise<Restart | null> {
+    const ctx = b.context;
+    if (!ctx) return null;
+    let turnTokens = ctx.turn_tokens;
+    if (turnTokens === undefined) {
+      let assistant = 0;
+      if (b.session_id) {
+        const events = (await d.stores.sessions.recent(archive, b.session_id, t, SESSION_SCAN)).filter(
+          (e) => e.role === "assistant",
+        );
+        if (events.length) assistant = Math.round(events.reduce((s, e) => s + countTokens(e.text), 0) / events.length);
+      }
+      turnTokens = countTokens(b.request) + assistant;
+    }
+    const code = await codeTokens(
+      archive,
+      [...out.revise, ...out.preserve, ...out.reuse].map((m) => m.id),
+      t,
+    );
+    return restartAdvice(ctx, { brief: out.tokens, code, turnTokens: Math.max(1, turnTokens) }, renderTokens);
+  }
 
   return {
     async brief(archive: string, b: In<typeof S.BriefBody>): Promise<Result<Brief>> {
@@ -193,6 +286,17 @@ export function briefUseCases(d: AppDeps) {
             score: round4(r.score),
           };
         });
+      // Spec components (A.2) of the briefed records at t, shown with each record that has one.
+      const specs = await specsAt(
+        d,
+        archive,
+        commitments.map((c) => c.id),
+        t,
+      );
+      for (const c of commitments) {
+        const s = specs.get(c.id);
+        if (s) Object.assign(c, { spec: s });
+      }
       const heldBack = ids
         .filter((id) => status.get(id) !== "committed")
         .map((id) => ({ id, status: status.get(id) ?? "none" }));
@@ -284,7 +388,35 @@ export function briefUseCases(d: AppDeps) {
         tokens: 0,
         omitted: [],
       };
-      return fitBrief(out, b.budget_tokens);
+      if (!b.context) return fitBrief(out, b.budget_tokens);
+      // The rendered state a fresh session would start with, within its window (B.2).
+      let renderTokens: number | null = null;
+      if (render) {
+        const r = await render(archive, {
+          as_of: iso(t),
+          budget_tokens: Math.min(MAX_RENDER_BUDGET, b.context.window_tokens),
+          ...(b.prefix ? { prefix: b.prefix } : {}),
+        });
+        renderTokens = r.ok && r.value.omitted.length === 0 ? r.value.tokens : null;
+      }
+      // Fitted with the signal in it at the budget's digits (an upper bound of its final numbers), then
+      // the numbers filled in and the whole fitted again (a cut then only lowers the brief's tokens).
+      const bound = b.budget_tokens + b.context.window_tokens;
+      out.restart = restartAdvice(
+        { ...b.context, used_tokens: 0, window_tokens: bound },
+        { brief: bound, code: bound, turnTokens: bound },
+        bound,
+      );
+      let fitted = fitBrief(out, b.budget_tokens);
+      for (let i = 0; i < 3 && fitted.ok; i++) {
+        const r = await estimate(archive, b, fitted.value, t, renderTokens);
+        if (!r) break;
+        fitted.value.restart = r;
+        const before = fitted.value.tokens;
+        fitted = fitBrief(fitted.value, b.budget_tokens);
+        if (fitted.ok && fitted.value.tokens === before && fitted.value.restart?.parts.brief === before) break;
+      }
+      return fitted;
     },
   };
 }

@@ -12,7 +12,8 @@
  */
 import type { z } from "zod";
 import type * as S from "../../contract";
-import { toMs } from "../../contract";
+import { CommitmentsResult, toMs } from "../../contract";
+import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
 import { slug } from "../../core/ids";
 import type { ArtifactInput } from "../../core/ingest";
@@ -24,6 +25,7 @@ import {
   type DesignRef,
   fitTurns,
   type ProposedCommitment,
+  type RecordRef,
   type Turn,
 } from "../../core/proposals/commitments";
 import { contentHash, propose } from "../../core/proposals/propose";
@@ -31,6 +33,7 @@ import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
+import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -40,6 +43,11 @@ type Out = z.infer<typeof S.CommitmentsResult>;
 const MAX_DESIGNS = 40;
 /** The status ProjectGuard's brief and render read; a model's records start `proposed`. */
 const STATUS_KEY = "status";
+/** Records of each kind listed to the model as revisable, and the characters of each shown. */
+const MAX_RECORDS = 40;
+const RECORD_CHARS = 300;
+/** The annotation on a turn record that holds the answer its extraction gave (`per_turn`). */
+export const TURN_KEY = "commitments";
 
 /** The record chunk a session event becomes: the session, the event's time and a hash of it. */
 export async function turnChunkId(session: string, e: { role: string; text: string; at: number }): Promise<string> {
@@ -60,6 +68,45 @@ async function recordId(c: ProposedCommitment): Promise<string> {
 
 export function commitmentUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
+
+  /** The designs and decisions at t the model may revise (rejected ones left out), with status and content start. */
+  async function keptRecords(archive: string, t: number): Promise<RecordRef[]> {
+    const rows = [
+      ...(await chunks.listChunks(archive, { asOf: t, kind: "design" }, null, MAX_RECORDS)),
+      ...(await chunks.listChunks(archive, { asOf: t, kind: "decision" }, null, MAX_RECORDS)),
+    ];
+    if (!rows.length) return [];
+    const ids = rows.map((r) => r.chunkId);
+    const events = await d.stores.annotations.annotationsOf(archive, ids, STATUS_KEY, t);
+    const heads = await chunks.visibleAt(archive, ids, t);
+    const out: RecordRef[] = [];
+    for (const r of rows) {
+      const h = heads.get(r.chunkId);
+      if (!h) continue;
+      const v = foldAnnotations(events.filter((e) => e.chunkId === r.chunkId).map(toEvent), t).get(STATUS_KEY)?.value;
+      const status = typeof v === "string" ? v : "none";
+      if (status === "rejected") continue;
+      const text = (await d.kernel.contentOf(h.contentKey)) ?? "";
+      out.push({
+        id: r.chunkId,
+        kind: r.kind === "design" ? "design" : "decision",
+        title: r.title,
+        status,
+        content: text.slice(0, RECORD_CHARS),
+      });
+    }
+    return out;
+  }
+
+  /** The answer stored on a turn record by an earlier `per_turn` extraction, or null. */
+  async function storedAnswer(archive: string, turn: string): Promise<Out | null> {
+    // Any time: the marker's valid time is when the extraction ran, and a redelivery may name an earlier as_of.
+    const events = await d.stores.annotations.annotationsOf(archive, [turn], TURN_KEY, Number.MAX_SAFE_INTEGER);
+    const v = foldAnnotations(events.map(toEvent), Number.MAX_SAFE_INTEGER).get(TURN_KEY)?.value;
+    if (v === undefined) return null;
+    const parsed = CommitmentsResult.safeParse(v);
+    return parsed.success ? parsed.data : null;
+  }
 
   /** The turns to read, oldest first, or why there are none. */
   async function readTurns(
@@ -123,25 +170,36 @@ export function commitmentUseCases(d: AppDeps) {
       const t = toMs(b.as_of) ?? now;
       const read = await readTurns(archive, b, t);
       if (!read.ok) return read;
+      // per_turn: the turn just finished is the newest event read; a turn extracted before answers again.
+      let turnId: string | null = null;
+      if (b.per_turn) {
+        if (b.session === undefined)
+          return fail("validation", "per_turn needs session", "per_turn", "name the session whose turn just finished");
+        turnId = [...read.value.turns].sort((x, y) => y.at - x.at)[0]?.id ?? null;
+        const stored = turnId ? await storedAnswer(archive, turnId) : null;
+        if (stored) return ok({ ...stored, replayed: true });
+      }
       const turns = fitTurns(read.value.turns);
       const designs: DesignRef[] = (
         await chunks.listChunks(archive, { asOf: t, kind: "design" }, null, MAX_DESIGNS)
       ).map((r) => ({ id: r.chunkId, title: r.title }));
+      const kept = await keptRecords(archive, t);
       const outcome = await propose({
         model,
         name: "commitments",
-        description: "The design and decision records the session's turns commit to, each quoting its turns.",
+        description:
+          "The design and decision records the session's turns commit to (new ones, or revisions of kept ones), each quoting its turns.",
         schema: COMMITMENTS_SCHEMA,
         system: COMMITMENTS_SYSTEM,
-        prompt: commitmentsPrompt(turns, designs),
+        prompt: commitmentsPrompt(turns, designs, kept),
         maxOutputTokens: 2048,
-        check: (v) => checkCommitments(v, turns, designs),
+        check: (v) => checkCommitments(v, turns, designs, kept),
       });
       if (!outcome.ok) return modelFailure(outcome);
       const name = modelName(model);
 
-      // Ids first (a decision may name a design of the same answer by title).
-      const ids = await Promise.all(outcome.items.map(recordId));
+      // Ids first (a decision may name a design of the same answer by title); a revision keeps its record's id.
+      const ids = await Promise.all(outcome.items.map((c) => (c.revises === null ? recordId(c) : c.revises)));
       const byTitle = new Map<string, string>();
       for (const [i, c] of outcome.items.entries())
         if (c.kind === "design") byTitle.set(c.title.toLowerCase(), ids[i] as string);
@@ -152,16 +210,19 @@ export function commitmentUseCases(d: AppDeps) {
             ? (byTitle.get(c.design.slice(6).toLowerCase()) ?? null)
             : c.design;
 
+      // A new record's id already present is left as it is; a revision is ingested (unchanged when the same).
       const existing = new Set<string>();
-      for (const id of ids) if (await chunks.chunkRow(archive, id)) existing.add(id);
+      for (const [i, c] of outcome.items.entries())
+        if (c.revises === null && (await chunks.chunkRow(archive, ids[i] as string))) existing.add(ids[i] as string);
       const writes = outcome.items.flatMap((c, i) =>
         existing.has(ids[i] as string) ? [] : [{ c, id: ids[i] as string }],
       );
       const versions = new Map<string, number>();
+      const statusOf = new Map<string, "created" | "updated" | "unchanged">();
 
-      if (!b.dry_run && writes.length) {
-        // The session events the new records cite become turn records, in the same atomic batch.
-        const cited = new Set(writes.flatMap((w) => w.c.sources));
+      if (!b.dry_run && (writes.length || turnId)) {
+        // The session events the new records cite (and, per turn, the turn itself) become turn records.
+        const cited = new Set([...writes.flatMap((w) => w.c.sources), ...(turnId ? [turnId] : [])]);
         const turnArtifacts: ArtifactInput[] = [...cited].flatMap((id) => {
           const e = read.value.fromSession.get(id);
           if (!e || b.session === undefined) return [];
@@ -190,7 +251,7 @@ export function commitmentUseCases(d: AppDeps) {
                 target: s,
                 context: c.anchors.find((a) => a.artifact_id === s)?.snippet,
               })),
-              ...(design ? [{ type: "part-of" as const, target: design }] : []),
+              ...(design && design !== id ? [{ type: "part-of" as const, target: design }] : []),
             ],
             valid_from: now,
             source: `model:${name}`,
@@ -198,28 +259,37 @@ export function commitmentUseCases(d: AppDeps) {
         });
         const res = await d.kernel.ingest(archive, [...turnArtifacts, ...records]);
         if (!res.ok) return res;
-        for (const r of res.value.results) versions.set(r.id, r.version);
+        for (const r of res.value.results) {
+          versions.set(r.id, r.version);
+          statusOf.set(r.id, r.status);
+        }
         const actor = await actorOf(d, authorization);
         for (const { c, id } of writes) {
+          // A revision the record already says is not a new proposal.
+          if (c.revises !== null && statusOf.get(id) === "unchanged") continue;
+          const version = versions.get(id) ?? 1;
           const anchors = c.anchors.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
           await d.stores.annotations.appendAnnotation({
             archiveId: archive,
             chunkId: id,
-            version: versions.get(id) ?? 1,
+            version,
             key: STATUS_KEY,
             op: "set",
             value: "proposed",
             actor,
-            reason: `proposed by ${name}; set committed to brief it, rejected to drop it`,
+            reason:
+              c.revises === null
+                ? `proposed by ${name}; set committed to brief it, rejected to drop it`
+                : `revision v${version} proposed by ${name}; set committed to brief it again`,
             at: now,
             recordedAt: d.clock.now(),
-            eventId: `${STATUS_KEY}:proposed:${id}`,
+            eventId: c.revises === null ? `${STATUS_KEY}:proposed:${id}` : `${STATUS_KEY}:proposed:${id}@v${version}`,
           });
           await recordProvenance(
             d,
             archive,
             id,
-            versions.get(id) ?? 1,
+            version,
             { model: name, read: turns.map((x) => x.id), sources: c.sources, anchors },
             actor,
             now,
@@ -229,7 +299,13 @@ export function commitmentUseCases(d: AppDeps) {
 
       const anchorsOut = (xs: AnchoredSpan[]) =>
         xs.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
-      return ok({
+      const written = (c: ProposedCommitment, id: string) => {
+        if (existing.has(id)) return "existing" as const;
+        if (b.dry_run) return "dry_run" as const;
+        if (c.revises !== null) return statusOf.get(id) === "unchanged" ? ("existing" as const) : ("revised" as const);
+        return "created" as const;
+      };
+      const answer = {
         as_of: iso(t),
         model: name,
         dry_run: b.dry_run,
@@ -242,15 +318,38 @@ export function commitmentUseCases(d: AppDeps) {
             title: c.title,
             content: c.content,
             part_of: partOf(c),
+            revises: c.revises,
             sources: c.sources,
             anchors: anchorsOut(c.anchors),
             status: "proposed" as const,
-            written: existing.has(id) ? ("existing" as const) : b.dry_run ? ("dry_run" as const) : ("created" as const),
+            written: written(c, id),
           };
         }),
         dropped: outcome.dropped,
         usage: usageView(outcome.usage),
-      });
+      };
+      if (turnId && !b.dry_run) {
+        // The turn's answer, kept on its record: a redelivery of this turn replays it (first one wins).
+        const first = await d.stores.annotations.appendAnnotation({
+          archiveId: archive,
+          chunkId: turnId,
+          version: versions.get(turnId) ?? 1,
+          key: TURN_KEY,
+          op: "set",
+          value: answer,
+          actor: await actorOf(d, authorization),
+          reason: `commitments extracted by ${name}`,
+          at: now,
+          recordedAt: d.clock.now(),
+          eventId: `${TURN_KEY}:${turnId}`,
+        });
+        if (first.duplicate) {
+          const stored = await storedAnswer(archive, turnId);
+          if (stored) return ok({ ...stored, replayed: true });
+        }
+        return ok({ ...answer, replayed: false });
+      }
+      return ok(answer);
     },
   };
 }

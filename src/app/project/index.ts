@@ -7,10 +7,23 @@ import type { browseUseCases } from "../browse";
 import type { AppDeps } from "../deps";
 import { briefUseCases } from "./brief";
 import { commitmentUseCases } from "./commitments";
+import { evaluationUseCases } from "./evaluation";
+import { judgeUseCases } from "./judge";
 import { renderUseCases } from "./render";
+import { specUseCases } from "./spec";
+import { turnConsumer } from "./turns";
 
 export { BRIEF_MIN_SCORE } from "./brief";
 
 export function projectUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCases>) {
-  return { ...renderUseCases(d, browse), ...briefUseCases(d), ...commitmentUseCases(d) };
+  const render = renderUseCases(d, browse);
+  return {
+    ...render,
+    ...briefUseCases(d, render.render),
+    ...commitmentUseCases(d),
+    ...turnConsumer((archive, b, auth) => commitmentUseCases(d).proposeCommitments(archive, b, auth)),
+    ...specUseCases(d),
+    ...evaluationUseCases(d),
+    ...judgeUseCases(d),
+  };
 }

@@ -14,6 +14,7 @@ import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 import { motivating } from "./brief";
+import { specsAt } from "./spec";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Render = In<typeof S.RenderResult>;
@@ -184,6 +185,12 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
         );
       }
       const text = (id: string) => texts.get(id) ?? "";
+      // Each committed record's spec components (A.2) at t, when it has them.
+      const specs = await specsAt(d, archive, [...committedIds], t);
+      const specOf = (id: string) => {
+        const s = specs.get(id);
+        return s ? { spec: s } : {};
+      };
       const partOf = new Map<string, string[]>();
       for (const e of await chunks.edgesAt(
         archive,
@@ -205,7 +212,7 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
       };
       for (const r of designs.value)
         if (committedIds.has(r.id))
-          out.designs.push({ id: r.id, version: r.version, title: r.title, content: text(r.id) });
+          out.designs.push({ id: r.id, version: r.version, title: r.title, content: text(r.id), ...specOf(r.id) });
       for (const r of decisions.value)
         if (committedIds.has(r.id))
           out.decisions.push({
@@ -214,6 +221,7 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
             title: r.title,
             content: text(r.id),
             part_of: partOf.get(r.id) ?? [],
+            ...specOf(r.id),
           });
       out.resources = await motivating(
         d,

@@ -27,6 +27,7 @@ export function assemblyUseCases(d: AppDeps) {
         dMax: SGMC_DEFAULTS.dMax,
         words: "all",
         maxNodes: b.max_nodes,
+        ownContent: false,
       });
       if (!tree.ok) return tree;
       const sections: In<typeof S.AssembleResult>["sections"] = [];

@@ -8,12 +8,15 @@
  * `introduced-by` edge to the draft (its context the quote), source `model:<provider>:<model>` and a
  * `proposal` annotation with the anchors. It is a proposal: /feedback/select leaves it out until a
  * user verifies or edits it (POST /review); flagged, never. Ids come from the draft version and a
- * content hash: a retry writes nothing new.
+ * content hash: a retry writes nothing new. The critique refers to r*, the record Eq. 12 selects
+ * within the scope at `as_of` (Eq. 13), unless `checklist: none`.
  */
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
+import type { ChatModel, StoredVersion } from "../../core/ports";
 import {
+  type Checklist,
   CRITIQUE_SCHEMA,
   CRITIQUE_SYSTEM,
   checkCritique,
@@ -22,7 +25,7 @@ import {
   fitDraft,
   type ProposedFeedback,
 } from "../../core/proposals/critique";
-import { contentHash, propose } from "../../core/proposals/propose";
+import { contentHash, type ProposalOutcome, propose, type SourceDoc } from "../../core/proposals/propose";
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
@@ -30,6 +33,7 @@ import { modelFailure, modelName, noModel, recordProvenance, usageView } from ".
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck, timeOf } from "./common";
+import { feedbackUseCases } from "./feedback";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Out = z.infer<typeof S.FeedbackProposeResult>;
@@ -40,6 +44,63 @@ async function feedbackId(draft: string, version: number, f: ProposedFeedback): 
   const h = await contentHash([draft, String(version), f.category, f.title, f.text]);
   const id = `${draft}/feedback-${h}`;
   return id.length <= MAX_ID ? id : `feedback:${h}`;
+}
+
+/** r* of Eq. 12 within `scope` at t with its content, or null when there is no record to select. */
+export async function checklistAt(
+  d: AppDeps,
+  archive: string,
+  scope: string | undefined,
+  t: number,
+): Promise<Result<(Checklist & { version: number }) | null>> {
+  const sel = await feedbackUseCases(d).selectFeedback(archive, { scope, as_of: iso(t), tie: "oldest" });
+  if (!sel.ok) return sel;
+  const r = sel.value.selected;
+  if (!r) return ok(null);
+  const v = (await d.stores.chunks.visibleAt(archive, [r.id], t)).get(r.id);
+  const text = v ? await d.kernel.contentOf(v.contentKey) : null;
+  return ok({ id: r.id, version: r.version, title: r.title, text: text ?? r.synopsis });
+}
+
+/** The evidence snippets of a draft version (its `sgmc:evidence` annotation) and the anchors. */
+export async function draftEvidence(
+  d: AppDeps,
+  archive: string,
+  id: string,
+  version: number,
+): Promise<{ anchors: AnchoredSpan[]; snippets: EvidenceSnippet[] }> {
+  const events = (await d.stores.annotations.annotationsOf(archive, [id], EVIDENCE_KEY, Number.MAX_SAFE_INTEGER))
+    .map(toEvent)
+    .filter((e) => e.version === version);
+  const last = events[events.length - 1];
+  const anchors = Array.isArray(last?.value) ? (last.value as AnchoredSpan[]) : [];
+  const snippets = anchors
+    .filter((a) => typeof a?.snippet === "string" && typeof a.artifact_id === "string")
+    .map((a) => ({ artifactId: a.artifact_id, snippet: a.snippet }));
+  return { anchors, snippets };
+}
+
+/** Eq. 13: the model's critique R of one draft version, referring to the checklist r*. */
+export async function critiqueVersion(
+  model: ChatModel,
+  v: Pick<StoredVersion, "chunkId" | "version" | "title">,
+  text: string,
+  request: string,
+  evidence: readonly EvidenceSnippet[],
+  checklist: Checklist | null,
+): Promise<{ draft: SourceDoc; outcome: ProposalOutcome<ProposedFeedback> }> {
+  const draft = fitDraft({ id: v.chunkId, version: v.version, text });
+  const outcome = await propose({
+    model,
+    name: "feedback",
+    description: "Feedback items on the draft for the request, each quoting the draft's words it is about.",
+    schema: CRITIQUE_SCHEMA,
+    system: CRITIQUE_SYSTEM,
+    prompt: critiquePrompt(request, v.title, draft, evidence, checklist),
+    maxOutputTokens: 2048,
+    check: (value) => checkCritique(value, draft),
+  });
+  return { draft, outcome };
 }
 
 export function critiqueUseCases(d: AppDeps) {
@@ -75,26 +136,10 @@ export function critiqueUseCases(d: AppDeps) {
         );
       const text = await d.kernel.contentOf(v.contentKey);
       if (text === null) return fail("unavailable", `the content of ${id} v${v.version} could not be read`);
-      const events = (await d.stores.annotations.annotationsOf(archive, [id], EVIDENCE_KEY, Number.MAX_SAFE_INTEGER))
-        .map(toEvent)
-        .filter((e) => e.version === v.version);
-      const last = events[events.length - 1];
-      const anchors = Array.isArray(last?.value) ? (last.value as AnchoredSpan[]) : [];
-      const evidence: EvidenceSnippet[] = anchors
-        .filter((a) => typeof a?.snippet === "string" && typeof a.artifact_id === "string")
-        .map((a) => ({ artifactId: a.artifact_id, snippet: a.snippet }));
-      const draft = fitDraft({ id, version: v.version, text });
-
-      const outcome = await propose({
-        model,
-        name: "feedback",
-        description: "Feedback items on the draft for the request, each quoting the draft's words it is about.",
-        schema: CRITIQUE_SCHEMA,
-        system: CRITIQUE_SYSTEM,
-        prompt: critiquePrompt(b.request, v.title, draft, evidence),
-        maxOutputTokens: 2048,
-        check: (value) => checkCritique(value, draft),
-      });
+      const evidence = (await draftEvidence(d, archive, id, v.version)).snippets;
+      const checklist = b.checklist === "selected" ? await checklistAt(d, archive, b.scope, t) : ok(null);
+      if (!checklist.ok) return checklist;
+      const { outcome } = await critiqueVersion(model, v, text, b.request, evidence, checklist.value);
       if (!outcome.ok) return modelFailure(outcome);
       const name = modelName(model);
 
@@ -142,6 +187,9 @@ export function critiqueUseCases(d: AppDeps) {
         model: name,
         dry_run: b.dry_run,
         read: { draft: id, version: v.version, evidence: [...new Set(evidence.map((e) => e.artifactId))] },
+        checklist: checklist.value
+          ? { id: checklist.value.id, version: checklist.value.version, title: checklist.value.title }
+          : null,
         proposals: outcome.items.map((f, i) => {
           const fid = ids[i] as string;
           return {

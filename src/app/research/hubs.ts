@@ -27,7 +27,7 @@ interface EvidenceLine {
   title: string;
 }
 
-function parseHub(content: string): { query: string; evidence: EvidenceLine[] } {
+export function parseHub(content: string): { query: string; evidence: EvidenceLine[] } {
   const lines = content.split("\n").filter((l) => l.length > 0);
   const head = readJsonColumn<{ query?: unknown }>(lines[0] ?? "{}", {});
   const evidence: EvidenceLine[] = [];

@@ -8,7 +8,7 @@ import { fail, ok, type Result } from "../../core/errors";
 import type { StoredVersion } from "../../core/ports";
 import type { AppDeps } from "../deps";
 import { iso } from "../lib/wire";
-import { draftId, hubId, OUTLINE } from "./common";
+import { draftId, hubId, MAX_READ_CHARS, OUTLINE, readContents } from "./common";
 
 /** Words: runs of non-space characters with a letter or digit. Linear. */
 export function wordCount(text: string): number {
@@ -34,7 +34,7 @@ export interface TreeNodeOut {
   parent: string | null;
   children: string[];
   references: Array<{ id: string; version: number; title: string }>;
-  words: { own: number; references: number; counted: number };
+  words: { own: number; own_from: "content" | "head"; references: number; counted: number };
   split: boolean;
   leaf: boolean;
   draft: { id: string; version: number; title: string } | null;
@@ -46,6 +46,11 @@ export interface TreeOpts {
   dMax: number;
   words: "all" | "own" | "references";
   maxNodes: number;
+  /**
+   * Count a node's own words from its content (Eq. 3's complexity of the direction): true for the
+   * tree; false where φ is not used (assembly), so no node content is read.
+   */
+  ownContent: boolean;
 }
 
 /** The outline tree under `root` at t, exactly from D1, in pre-order. */
@@ -128,6 +133,31 @@ export async function readTree(
   const refIds = [...new Set([...refsOf.values()].flat())];
   const refs = refIds.length ? await chunks.visibleAt(archive, refIds, t) : new Map<string, StoredVersion>();
 
+  // Eq. 3's complexity of a direction: the words of the node's own text (its content valid at t, read
+  // from the blob store like every content read); a node whose content is empty or unreadable counts
+  // its title and synopsis, as does every node with words=references (no node content is read then).
+  // References count by their heads (title and synopsis, the seed's abstracts).
+  const ownText = new Map<string, string>();
+  if (o.ownContent && o.words !== "references") {
+    const withText = order.map((id) => outline.get(id) as StoredVersion).filter((v) => v.contentChars > 0);
+    const chars = withText.reduce((n, v) => n + v.contentChars, 0);
+    if (chars > MAX_READ_CHARS)
+      return fail(
+        "too_large",
+        `the outline nodes under ${root} hold ${chars} characters of content (at most ${MAX_READ_CHARS} per call)`,
+        "root",
+        "read a deeper root, or count heads only with words=references",
+      );
+    const contents = await readContents(
+      d,
+      withText.map((v) => v.contentKey),
+    );
+    for (const v of withText) {
+      const c = contents.get(v.contentKey);
+      if (c !== undefined && c.trim().length > 0) ownText.set(v.chunkId, c);
+    }
+  }
+
   const ref = (v: StoredVersion | undefined) => (v ? { id: v.chunkId, version: v.version, title: v.title } : null);
   const nodes: TreeNodeOut[] = [];
   const pending: string[] = [];
@@ -136,7 +166,8 @@ export async function readTree(
     const v = outline.get(id) as StoredVersion;
     const dep = depth.get(id) ?? 0;
     const references = (refsOf.get(id) ?? []).map((r) => refs.get(r)).filter((r) => r !== undefined);
-    const own = wordCount(`${v.title} ${v.synopsis}`);
+    const text = ownText.get(id);
+    const own = text === undefined ? wordCount(`${v.title} ${v.synopsis}`) : wordCount(text);
     const refWords = references.reduce((n, r) => n + wordCount(`${r.title} ${r.synopsis}`), 0);
     const counted = o.words === "own" ? own : o.words === "references" ? refWords : own + refWords;
     const split = counted > o.theta;
@@ -155,7 +186,7 @@ export async function readTree(
       parent: parent.get(id) ?? null,
       children: kids,
       references: references.map((r) => ({ id: r.chunkId, version: r.version, title: r.title })),
-      words: { own, references: refWords, counted },
+      words: { own, own_from: text === undefined ? "head" : "content", references: refWords, counted },
       split,
       leaf,
       draft: ref(visible.get(draftId(id))),

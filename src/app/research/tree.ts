@@ -18,6 +18,7 @@ export function outlineUseCases(d: AppDeps) {
         dMax: q.d_max,
         words: q.words,
         maxNodes: q.max_nodes,
+        ownContent: true,
       });
       if (!r.ok) return r;
       return ok({ root: q.root, as_of: iso(t), theta: q.theta, d_max: q.d_max, words: q.words, ...r.value });

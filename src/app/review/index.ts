@@ -7,10 +7,18 @@
 import type { AppDeps } from "../deps";
 import { reviewApplyUseCases } from "./apply";
 import { retrievalUseCases } from "./retrieval";
+import { reviewerUseCases } from "./reviewers";
+import { reviewScoreUseCases } from "./scores";
 import { reviewStateUseCases } from "./state";
 
 export { nodeStatuses } from "./common";
 
 export function reviewUseCases(d: AppDeps) {
-  return { ...reviewApplyUseCases(d), ...reviewStateUseCases(d), ...retrievalUseCases(d) };
+  return {
+    ...reviewApplyUseCases(d),
+    ...reviewStateUseCases(d),
+    ...retrievalUseCases(d),
+    ...reviewScoreUseCases(d),
+    ...reviewerUseCases(d),
+  };
 }

@@ -1,4 +1,8 @@
-/** The typed temporal graph as GraphML (well-formed XML) or Mermaid (capped, safe node ids). */
+/**
+ * The typed temporal graph as GraphML (well-formed XML) or Mermaid (capped, safe node ids), with the
+ * review status of nodes and edges when the export read them (GraphML: `review_status` data; Mermaid:
+ * the status in the label of a reviewed node or edge, a class per status on nodes, a linkStyle on edges).
+ */
 import { joinParts, type Parts } from "./parts";
 import { EXPORT_LIMITS, type GraphEdge, type GraphNode, iso } from "./types";
 
@@ -41,6 +45,7 @@ const NODE_KEYS = [
   ["title", "string"],
   ["deprecated_at", "string"],
   ["external", "boolean"],
+  ["review_status", "string"],
 ] as const;
 const EDGE_KEYS = [
   ["type", "string"],
@@ -48,6 +53,7 @@ const EDGE_KEYS = [
   ["valid_from", "string"],
   ["valid_to", "string"],
   ["context", "string"],
+  ["review_status", "string"],
 ] as const;
 
 export function renderGraphml(
@@ -76,6 +82,7 @@ export function graphmlParts(
       yield `      <data key="n_title">${xmlEscape(n.title)}</data>`;
       if (n.deprecatedAt !== null) yield `      <data key="n_deprecated_at">${iso(n.deprecatedAt)}</data>`;
       yield `      <data key="n_external">${n.external}</data>`;
+      if (n.reviewStatus !== undefined) yield `      <data key="n_review_status">${xmlEscape(n.reviewStatus)}</data>`;
       yield "    </node>";
     }
     for (const [i, e] of graph.edges.entries()) {
@@ -85,6 +92,7 @@ export function graphmlParts(
       yield `      <data key="e_valid_from">${iso(e.validFrom)}</data>`;
       if (e.validTo !== null) yield `      <data key="e_valid_to">${iso(e.validTo)}</data>`;
       if (e.context) yield `      <data key="e_context">${xmlEscape(e.context)}</data>`;
+      if (e.reviewStatus !== undefined) yield `      <data key="e_review_status">${xmlEscape(e.reviewStatus)}</data>`;
       yield "    </edge>";
     }
     yield "  </graph>";
@@ -145,14 +153,22 @@ export function renderMermaid(
     "flowchart LR",
   ];
   for (const n of kept) {
+    const reviewed = n.reviewStatus && n.reviewStatus !== "auto-generated" ? ` · ${mermaidLabel(n.reviewStatus)}` : "";
     const label = n.external ? n.id : `${n.title} · ${n.id}@v${n.version}`;
     const shape = n.external ? [`(["`, `"])`] : [`["`, `"]`];
-    out.push(`  ${idOf.get(n.id)}${shape[0]}${mermaidLabel(label)}${shape[1]}`);
+    // The status is kept whole after the clipped label.
+    out.push(`  ${idOf.get(n.id)}${shape[0]}${mermaidLabel(label)}${reviewed}${shape[1]}`);
   }
-  for (const e of shownEdges) {
+  const linkStyles: string[] = [];
+  for (const [i, e] of shownEdges.entries()) {
     const arrow = e.type === "deprecated-by" ? "-.->" : "-->";
-    out.push(`  ${idOf.get(e.src)} ${arrow}|${mermaidLabel(e.type, 40)}| ${idOf.get(e.dst)}`);
+    const reviewed = e.reviewStatus && e.reviewStatus !== "auto-generated" ? e.reviewStatus : null;
+    const label = reviewed ? `${e.type} · ${reviewed}` : e.type;
+    out.push(`  ${idOf.get(e.src)} ${arrow}|${mermaidLabel(label, 60)}| ${idOf.get(e.dst)}`);
+    const style = reviewed ? REVIEW_LINK_STYLES[reviewed] : undefined;
+    if (style) linkStyles.push(`  linkStyle ${i} ${style}`);
   }
+  out.push(...linkStyles);
   const kinds = new Map<string, string[]>();
   for (const n of kept) {
     const k = n.external ? "external" : n.kind;
@@ -165,6 +181,27 @@ export function renderMermaid(
       const style = k === "external" ? "fill:#ffffff,stroke-dasharray:3 3" : `fill:${palette[i % palette.length]}`;
       out.push(`  classDef ${className(k)} ${style}`, `  class ${ids.join(",")} ${className(k)}`);
     });
+  // Review status: a second class on reviewed nodes (its border), after the kind classes.
+  const byStatus = new Map<string, string[]>();
+  for (const n of kept)
+    if (n.reviewStatus && n.reviewStatus !== "auto-generated" && REVIEW_NODE_STYLES[n.reviewStatus])
+      byStatus.set(n.reviewStatus, [...(byStatus.get(n.reviewStatus) ?? []), idOf.get(n.id) as string]);
+  for (const [st, ids] of [...byStatus.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const cls = `r_${st.replace(/[^a-zA-Z0-9_]/g, "_")}`;
+    out.push(`  classDef ${cls} ${REVIEW_NODE_STYLES[st]}`, `  class ${ids.join(",")} ${cls}`);
+  }
   out.push("");
   return out.join("\n");
 }
+
+/** Mermaid styles of the review statuses (auto-generated keeps the default look). */
+const REVIEW_NODE_STYLES: Record<string, string> = {
+  "human-verified": "stroke:#1e8e3e,stroke-width:3px",
+  "human-edited": "stroke:#1a73e8,stroke-width:3px",
+  flagged: "stroke:#d93025,stroke-width:3px,stroke-dasharray:5 3",
+};
+const REVIEW_LINK_STYLES: Record<string, string> = {
+  "human-verified": "stroke:#1e8e3e,stroke-width:2px",
+  "human-edited": "stroke:#1a73e8,stroke-width:2px",
+  flagged: "stroke:#d93025,stroke-width:2px,stroke-dasharray:5 3",
+};

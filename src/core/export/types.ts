@@ -15,6 +15,7 @@ export const EXPORT_FORMATS = [
   "mermaid",
   "xkg",
   "html",
+  "graph-html",
 ] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const CONTEXT_EXPORT_FORMATS = ["json", "markdown", "csljson", "bibtex", "csv"] as const;
@@ -47,6 +48,7 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
   mermaid: "text/vnd.mermaid; charset=utf-8",
   xkg: "application/x-ndjson; charset=utf-8",
   html: "text/html; charset=utf-8",
+  "graph-html": "text/html; charset=utf-8",
 };
 
 export const FILE_EXTENSIONS: Record<ExportFormat, string> = {
@@ -59,6 +61,7 @@ export const FILE_EXTENSIONS: Record<ExportFormat, string> = {
   mermaid: "mmd",
   xkg: "xkg.jsonl",
   html: "html",
+  "graph-html": "graph.html",
 };
 
 // ------------------------------------------------------------------ the lossless JSON dump
@@ -227,6 +230,8 @@ export interface GraphNode {
   title: string;
   deprecatedAt: number | null;
   external: boolean;
+  /** Human-verification status of the chunk, when the export reads statuses (never for external nodes). */
+  reviewStatus?: string | undefined;
 }
 
 export interface GraphEdge {

@@ -31,6 +31,15 @@
  * starts in lower case, unless the document elsewhere writes the hyphenated form and never the
  * joined one ("long-horizon" stays).
  *
+ * Paper Circle's structure (seed 004 §3.4, rules in ./pdf-structure.ts): a numbered section is also
+ * `part-of` the nearest earlier section whose number is its parent's ("2.1" -> "2"); a display
+ * equation line becomes an element `<paper>#eq<n>` (boundary `element:equation`) `discussed-in` its
+ * section; a section over 1,500 characters also gets passages `<section>#p<k>` (kind `record`,
+ * boundary `passage`, `part-of` the section), its paragraphs grouped up to 1,500 characters with
+ * their own page marks; inside the References only a named heading or larger text starts a section,
+ * and its entries with an identifier become the paper's `cites` edges (the others are returned in
+ * `references` for the importer to match by title).
+ *
  * Pages. Each chunk's boundaries hold `page:<n>` (the page its content starts on) and
  * `page:<n>@<offset>` for every later page its content reaches (the character offset in the
  * content where that page's text starts). Boundaries are part of each version's stored metadata,
@@ -43,6 +52,15 @@ import type { EdgeInput, EntityInput } from "../ingest";
 import { runSync, type Sliced, slicer } from "../pace";
 import { clip, oneLine, PlanBuilder, personEntity } from "./common";
 import { paperIdentity } from "./paper";
+import {
+  displayEquation,
+  type PdfReference,
+  parentNumber,
+  parseReferences,
+  passages,
+  REFERENCES_HEADING,
+  sectionNumber,
+} from "./pdf-structure";
 import type { ImportPlan } from "./types";
 
 export interface PdfTextItem {
@@ -84,6 +102,18 @@ export interface PdfOptions {
 }
 
 export const ELEMENT_PREFIX = { figure: "fig", table: "tab" } as const;
+/** Display equations kept as elements per PDF (the first ones, in reading order). */
+export const MAX_PDF_EQUATIONS = 100;
+
+/**
+ * A PDF's plan and its References entries: those with an identifier are already `cites` edges of
+ * the paper chunk (`cited`: the edge's target); the others (`cited` null) are for the importer to
+ * match against the archive by title, else to keep as unresolved references.
+ */
+export type PdfPlan = ImportPlan & {
+  paper: string;
+  references: Array<PdfReference & { cited: string | null }>;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Page marks
@@ -318,6 +348,8 @@ class Paged {
 
 interface Section {
   heading: string;
+  /** Display equations in its text: the line as written, its number and page. */
+  equations?: Array<{ line: string; label: string; page: number }>;
   /** Page of the heading line. */
   page: number;
   body: Paged;
@@ -345,7 +377,7 @@ const ARXIV_STAMP = /arXiv:\s*(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?\/\d{7})(v\d
  * Plan the chunks of one PDF. Fails (validation) when no page has text: the message names the
  * missing text layer and OCR as the fix.
  */
-export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<ImportPlan> {
+export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<PdfPlan> {
   return runSync(parsePdfSliced(doc, opts));
 }
 
@@ -353,7 +385,7 @@ export function parsePdf(doc: PdfDocument, opts: PdfOptions = {}): Result<Import
 const LINE_SLICE = 1000;
 
 /** parsePdf, yielding after each page's fragments and between slices of lines. */
-export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced<Result<ImportPlan>> {
+export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced<Result<PdfPlan>> {
   const src = opts.source ?? "upload.pdf";
   const stamps: string[] = [];
   const perPage: Line[][] = [];
@@ -504,7 +536,11 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     const inline = INLINE_ABSTRACT.exec(l.text);
     // Before the first numbered or named heading, larger lines are front matter (authors, affiliations).
     const structural = NAMED_HEADING.test(l.text.replace(/[.:]$/, "")) || NUMBERED_HEADING.test(l.text);
-    if (inline?.[1] || (isHeading(l, body) && (sections.length > 0 || structural))) {
+    // Inside the References, numbered lines are entries: only a named heading or larger text ends them.
+    const cur = sections[sections.length - 1];
+    const inRefs = cur !== undefined && REFERENCES_HEADING.test(cur.heading);
+    const endsRefs = !inRefs || NAMED_HEADING.test(l.text.replace(/[.:]$/, "")) || l.size >= body * 1.1;
+    if (inline?.[1] || (isHeading(l, body) && (sections.length > 0 || structural) && endsRefs)) {
       const heading = inline?.[1] ? "Abstract" : l.text.replace(/[.:]$/, "");
       const s: Section = { heading, page: l.page, body: new Paged(), last: null };
       sections.push(s);
@@ -518,6 +554,8 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     if (s) {
       join(s.body, s.last, l);
       s.last = l;
+      const eq = inRefs ? null : displayEquation(l.text);
+      if (eq) s.equations = [...(s.equations ?? []), { line: l.text, label: eq.label, page: l.page }];
     } else {
       join(front, frontLast, l);
       frontLast = l;
@@ -547,6 +585,21 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     paperBody.text = title;
     paperBody.marks = [{ page: 1, offset: 0 }];
   }
+  // References: entries with an identifier become the paper's cites edges (and paper entities).
+  const refSection = sections.find((s) => REFERENCES_HEADING.test(s.heading));
+  const references: PdfPlan["references"] = [];
+  const paperEdges: EdgeInput[] = [];
+  const refEntities: EntityInput[] = [];
+  const citedIds = new Set<string>();
+  for (const r of refSection ? parseReferences(refSection.body.text) : []) {
+    const ref = r.ids.length ? paperIdentity(r.ids, r.title ?? "") : null;
+    const target = ref && ref.id !== pid ? ref.id : null;
+    references.push({ ...r, cited: target });
+    if (!ref || !target || citedIds.has(target)) continue;
+    citedIds.add(target);
+    refEntities.push({ ...ref.entity, name: r.title ?? ref.id });
+    paperEdges.push({ type: "cites", target });
+  }
   const validFrom = doc.info.created;
   const year = validFrom !== undefined ? new Date(validFrom).getUTCFullYear() : null;
   const authors = (doc.info.author ?? "")
@@ -565,7 +618,8 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
       kind: "paper",
       title,
       content: paperBody.text,
-      entities: paperEntities,
+      entities: [...paperEntities, ...refEntities],
+      edges: paperEdges,
       boundaries: [...(year ? [`year:${year}`] : []), `pages:${pagesN}`, ...pageBoundaries(paperBody.marks)],
       ...common,
     },
@@ -581,6 +635,9 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
   const byLabel = new Map(elements.map((e) => [`${e.c.type}:${e.c.label.toLowerCase()}`, e.id]));
   const discussedIn = new Map<string, string[]>();
   const usedIds = new Set<string>();
+  // Section numbers -> the latest section so numbered (for "2.5 part-of 2").
+  const byNumber = new Map<string, string>();
+  const equations: Array<{ line: string; label: string; page: number; section: string }> = [];
   sections.forEach((s, i) => {
     const text = s.body.text.trim() ? s.body.text : s.heading;
     const marks = s.body.text.trim() ? s.body.marks : [{ page: s.page, offset: 0 }];
@@ -595,19 +652,54 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
       discussedIn.set(el, l);
     }
     const edges: EdgeInput[] = [{ type: "part-of", target: pid }];
+    const num = sectionNumber(s.heading);
+    const parentNum = num ? parentNumber(num) : null;
+    const parent = parentNum ? byNumber.get(parentNum) : undefined;
+    if (parent) edges.push({ type: "part-of", target: parent });
+    if (num) byNumber.set(num, id);
+    const secTitle = `${clip(title, 150)}: ${clip(s.heading, 200)}`;
     b.add(
-      {
-        id,
-        kind: "section",
-        title: `${clip(title, 150)}: ${clip(s.heading, 200)}`,
-        content: text,
-        edges,
-        boundaries: pageBoundaries(marks),
-        ...common,
-      },
+      { id, kind: "section", title: secTitle, content: text, edges, boundaries: pageBoundaries(marks), ...common },
       `${src}:${s.heading}`,
     );
+    for (const e of s.equations ?? []) equations.push({ ...e, section: id });
+    // Passages of a long section (not of the References): paragraphs grouped up to 1,500 characters.
+    if (s === refSection) return;
+    const ps = passages(text, marks);
+    for (const [k, p] of ps.entries())
+      b.add(
+        {
+          id: `${id}#p${k + 1}`,
+          // A record, not a section: coverage and locate count a paper's sections, each once.
+          kind: "record",
+          title: `${secTitle} (${k + 1}/${ps.length})`,
+          content: p.text,
+          edges: [{ type: "part-of", target: id }],
+          boundaries: ["passage", ...pageBoundaries(p.marks)],
+          ...common,
+        },
+        `${src}:${s.heading}:${k + 1}`,
+      );
   });
+  // Display equations: elements `part-of` the paper, `discussed-in` the section they stand in.
+  for (const [k, e] of equations.slice(0, MAX_PDF_EQUATIONS).entries()) {
+    const label = `Equation (${e.label})`;
+    b.add(
+      {
+        id: `${pid}#eq${k + 1}`,
+        kind: "element",
+        title: `${clip(title, 150)}: ${label}`,
+        content: e.line,
+        boundaries: ["element:equation", `page:${e.page}`],
+        edges: [
+          { type: "part-of", target: pid },
+          { type: "discussed-in", target: e.section },
+        ],
+        ...common,
+      },
+      `${src}:${label}`,
+    );
+  }
   for (const e of elements) {
     const label = `${e.c.type === "figure" ? "Figure" : "Table"} ${e.n}`;
     b.add(
@@ -626,7 +718,7 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
       `${src}:${label}`,
     );
   }
-  return ok(b.plan);
+  return ok({ ...b.plan, paper: pid, references });
 }
 
 /** An arXiv id as the stamp writes it, canonical (exported for the tests). */

@@ -83,3 +83,17 @@ export interface ModelLimits {
   /** Input + output tokens one structured() call may spend (estimated before sending: chars / 4). */
   maxTokensPerRequest: number;
 }
+
+/**
+ * A reranker (a cross-encoder behind the `/rerank` shape TEI, Cohere, Jina and vLLM share): one
+ * relevance score per document for the query, in document order. Adapters in
+ * src/adapters/models/rerank.ts; never throws for a provider's failure.
+ */
+export interface Reranker {
+  /** `provider:model`, as reported with the results. */
+  readonly name: string;
+  rerank(
+    query: string,
+    documents: string[],
+  ): Promise<{ ok: true; value: number[]; usage: ModelUsage } | { ok: false; error: ModelFailure; usage: ModelUsage }>;
+}

@@ -58,3 +58,80 @@ export function dir(modules: readonly ModuleSymbols[]): {
   total.sort();
   return { dir: total.length ? used.size / total.length : 0, total, used: [...used].sort() };
 }
+
+/** SLUMP_F(p, a) = F(R^ss) − F(R^em) (seed 002 §2.2): positive when progressive disclosure lost faithfulness. */
+export function slump(singleShot: number, emergent: number): number {
+  return singleShot - emergent;
+}
+
+/** One annotation of the exposure audit: the recoverability level R ∈ {0..4} a component has at a turn. */
+export interface ExposureLevel {
+  turn: number;
+  level: number;
+}
+
+/** A component's exposure over the interaction: the levels annotated at some turns. */
+export interface ComponentExposure {
+  id: string;
+  levels: readonly ExposureLevel[];
+}
+
+export interface ExposureAudit {
+  /** Recoverable Component Rate: share of components with R(c) ≥ 1. */
+  rcr: number;
+  /** Explicit Specification Rate: share of components with R(c) = 4. */
+  esr: number;
+  components: Array<{
+    id: string;
+    /** R(c): the highest level annotated (what the visible interaction reveals by its end). */
+    level: number;
+    /** The first turn at which the level is at least 1; null when it never is. */
+    first_recoverable_turn: number | null;
+    /** The first turn at which the level is 4; null when it never is. */
+    first_explicit_turn: number | null;
+  }>;
+  /** Fig. 1: for each turn 1..last, the cumulative shares recoverable (R ≥ 1) and explicit (R = 4) by then. */
+  curve: Array<{ turn: number; recoverable: number; explicit: number }>;
+}
+
+/**
+ * The exposure audit (seed 002 §3.3, Fig. 1). Exposure is cumulative: what the interaction has shown
+ * stays visible, so a component's level at turn t is the highest level annotated at a turn ≤ t and
+ * R(c) is the highest overall. `turns` extends the curve to the script's length (default: the last
+ * annotated turn). RCR and ESR are 0 for no components.
+ */
+export function exposureAudit(components: readonly ComponentExposure[], turns?: number): ExposureAudit {
+  const rows: ExposureAudit["components"] = [];
+  let last = 0;
+  for (const c of components) {
+    let level = 0;
+    let firstRecoverable: number | null = null;
+    let firstExplicit: number | null = null;
+    for (const l of c.levels) {
+      if (!Number.isInteger(l.level) || l.level < 0 || l.level > 4)
+        throw new RangeError(`recoverability levels are integers 0-4, got ${l.level}`);
+      if (!Number.isInteger(l.turn) || l.turn < 1) throw new RangeError(`turns are integers from 1, got ${l.turn}`);
+      last = Math.max(last, l.turn);
+      level = Math.max(level, l.level);
+      if (l.level >= 1 && (firstRecoverable === null || l.turn < firstRecoverable)) firstRecoverable = l.turn;
+      if (l.level === 4 && (firstExplicit === null || l.turn < firstExplicit)) firstExplicit = l.turn;
+    }
+    rows.push({ id: c.id, level, first_recoverable_turn: firstRecoverable, first_explicit_turn: firstExplicit });
+  }
+  const n = rows.length;
+  const share = (k: number) => (n ? k / n : 0);
+  const end = Math.max(last, turns ?? 0);
+  const curve: ExposureAudit["curve"] = [];
+  for (let t = 1; t <= end; t++)
+    curve.push({
+      turn: t,
+      recoverable: share(rows.filter((r) => r.first_recoverable_turn !== null && r.first_recoverable_turn <= t).length),
+      explicit: share(rows.filter((r) => r.first_explicit_turn !== null && r.first_explicit_turn <= t).length),
+    });
+  return {
+    rcr: share(rows.filter((r) => r.level >= 1).length),
+    esr: share(rows.filter((r) => r.level === 4).length),
+    components: rows,
+    curve,
+  };
+}

@@ -32,12 +32,25 @@ export interface DesignRef {
   title: string;
 }
 
+/** A design or decision record the archive keeps, which an answer may revise (B.1: edits over growth). */
+export interface RecordRef {
+  id: string;
+  kind: "design" | "decision";
+  title: string;
+  /** Its status annotation (committed, proposed, ...; "none" without one). */
+  status: string;
+  /** The start of its current content. */
+  content: string;
+}
+
 export interface ProposedCommitment {
   kind: "design" | "decision";
   title: string;
   content: string;
   /** A listed design's id, or `title:<title>` of a design in the same answer; null for none. */
   design: string | null;
+  /** The listed record it revises (its next version), or null for a new record. */
+  revises: string | null;
   /** The turns it cites with verified quotes, in first-cited order. */
   sources: string[];
   anchors: AnchoredSpan[];
@@ -62,7 +75,7 @@ export const COMMITMENTS_SCHEMA: JsonSchema = {
       items: {
         type: "object",
         additionalProperties: false,
-        required: ["kind", "title", "content", "design", "evidence"],
+        required: ["kind", "title", "content", "design", "revises", "evidence"],
         properties: {
           kind: {
             type: "string",
@@ -79,6 +92,11 @@ export const COMMITMENTS_SCHEMA: JsonSchema = {
             type: "string",
             description:
               "For a decision: the id of a listed design, or the exact title of a design in this answer, it operationalises; empty otherwise.",
+          },
+          revises: {
+            type: "string",
+            description:
+              "The id of a listed record this one revises (the turns change or refine it), of the same kind; empty for a new commitment.",
           },
           evidence: {
             type: "array",
@@ -108,12 +126,23 @@ export const COMMITMENTS_SYSTEM = [
   "From the turns of a session, propose the commitments the user settled or accepted (a request, an explicit choice, an agreed result);",
   "not every suggestion an assistant floated, not alternatives that were discussed and dropped, not routine edits.",
   "Every record cites the turns it comes from by their ids and quotes them verbatim.",
+  "When the turns change or refine a record already kept, revise it (give its id in `revises`) instead of adding a second record beside it.",
   "Answer with one JSON object matching the schema and nothing else.",
 ].join(" ");
 
 /** The prompt: the archive's designs (id and title), then each turn under its id. */
-export function commitmentsPrompt(turns: readonly Turn[], designs: readonly DesignRef[]): string {
+export function commitmentsPrompt(
+  turns: readonly Turn[],
+  designs: readonly DesignRef[],
+  records: readonly RecordRef[] = [],
+): string {
   const parts: string[] = [];
+  if (records.length)
+    parts.push(
+      "Records already kept (revise one by giving its id in `revises`):",
+      ...records.map((r) => `- ${r.id} (${r.kind}, ${r.status}): ${r.title}: ${r.content.replace(/\s+/gu, " ")}`),
+      "",
+    );
   if (designs.length)
     parts.push(
       "Designs already recorded (a decision may name one of these ids in `design`):",
@@ -146,7 +175,11 @@ export function checkCommitments(
   value: unknown,
   turns: readonly Turn[],
   designs: readonly DesignRef[],
+  records: readonly RecordRef[] = [],
 ): Checked<ProposedCommitment> | string {
+  const recordById = new Map(records.map((r) => [r.id, r]));
+  const recordByTitle = new Map(records.map((r) => [`${r.kind}\u0000${r.title.toLowerCase()}`, r.id]));
+  const revised = new Set<string>();
   const list = listOf(value, "records");
   if (typeof list === "string") return list;
   const byId = new Map(turns.map((t) => [t.id, t]));
@@ -188,12 +221,42 @@ export function checkCommitments(
       drop("no quote is verbatim in a turn it was given");
       continue;
     }
+    // A revision names a listed record of its kind; a new record titled as a kept one revises it.
+    const asked = textField(raw, "revises");
+    let revises: string | null = null;
+    if (asked) {
+      const r = recordById.get(asked);
+      if (r && r.kind === kind) revises = asked;
+      else
+        dropped.push({
+          index,
+          title,
+          what: "link",
+          reason: r
+            ? `revises ${JSON.stringify(asked.slice(0, 80))}, a ${r.kind}, not a ${kind}`
+            : `revises ${JSON.stringify(asked.slice(0, 80))}, a record it was not given`,
+        });
+    }
+    revises ??= recordByTitle.get(key) ?? null;
+    if (revises !== null && revised.has(revises)) {
+      drop(`a second revision of ${revises}`);
+      continue;
+    }
+    if (revises !== null) revised.add(revises);
     seen.add(key);
     const named = kind === "decision" ? textField(raw, "design") : "";
     let design: string | null = null;
     if (named && designIds.has(named)) design = named;
     else if (named) design = `title:${named}`;
-    items.push({ kind, title, content, design, sources: [...new Set(anchors.map((a) => a.artifact_id))], anchors });
+    items.push({
+      kind,
+      title,
+      content,
+      design,
+      revises,
+      sources: [...new Set(anchors.map((a) => a.artifact_id))],
+      anchors,
+    });
   }
   // A decision naming a design by title needs that design in the answer; otherwise the link goes.
   const designTitles = new Set(items.filter((x) => x.kind === "design").map((x) => x.title.toLowerCase()));

@@ -85,17 +85,32 @@ export const CRITIQUE_SYSTEM = [
   "Answer with one JSON object matching the schema and nothing else.",
 ].join(" ");
 
+/** r* of Eq. 12: the feedback record the critique refers to (Eq. 13), its title and text. */
+export interface Checklist {
+  id: string;
+  title: string;
+  text: string;
+}
+
+/** Characters of r*'s text a prompt shows. */
+const MAX_CHECKLIST_CHARS = 4_000;
+
 export function critiquePrompt(
   request: string,
   title: string,
   draft: SourceDoc,
   evidence: readonly EvidenceSnippet[],
+  checklist: Checklist | null = null,
 ): string {
-  const parts = [
-    `Request: ${request}`,
-    "",
-    sourceBlock(`Draft of "${title}" (${draft.id}, version ${draft.version})`, draft.text),
-  ];
+  const parts = [`Request: ${request}`, ""];
+  if (checklist)
+    parts.push(
+      `Checklist from past feedback (${checklist.id}: the record that needed the fewest revisions and was used most). Check the draft against it first:`,
+      `- ${checklist.title}`,
+      cutText(checklist.text, MAX_CHECKLIST_CHARS),
+      "",
+    );
+  parts.push(sourceBlock(`Draft of "${title}" (${draft.id}, version ${draft.version})`, draft.text));
   if (evidence.length) {
     parts.push("", "Evidence the draft rests on (the cited sources' exact words):");
     let used = 0;

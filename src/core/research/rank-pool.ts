@@ -141,6 +141,44 @@ export interface RankOutcome {
   intraListSimilarity: number;
   /** Pairwise similarity evaluations MMR made (k · pool at most). */
   mmrComparisons: number;
+  /** Mean scores over every ranked candidate (the relevant pool, not only the first k). */
+  scoreStats: ScoreStats;
+}
+
+/** Leaderboard entries a stats export lists by default (seed 004, E.3's stats.json leaderboard). */
+export const LEADERBOARD_K = 10;
+
+/**
+ * Seed 004, E.3's score statistics: the mean similarity, recency, novelty and BM25 (each in [0, 1]
+ * as the pool normalises them) and the mean combined score over the `ranked` candidates; all 0
+ * when none was ranked.
+ */
+export interface ScoreStats {
+  ranked: number;
+  mean: { similarity: number; recency: number; novelty: number; bm25: number; combined: number };
+}
+
+export function scoreStats(items: readonly Scored[]): ScoreStats {
+  const sum = { similarity: 0, recency: 0, novelty: 0, bm25: 0, combined: 0 };
+  for (const x of items) {
+    sum.similarity += x.similarity;
+    sum.recency += x.recency;
+    sum.novelty += x.novelty;
+    sum.bm25 += x.bm25;
+    sum.combined += x.combined;
+  }
+  const n = items.length;
+  const avg = (v: number) => (n ? v / n : 0);
+  return {
+    ranked: n,
+    mean: {
+      similarity: avg(sum.similarity),
+      recency: avg(sum.recency),
+      novelty: avg(sum.novelty),
+      bm25: avg(sum.bm25),
+      combined: avg(sum.combined),
+    },
+  };
 }
 
 const byCombined = (a: RankedItem, b: RankedItem) =>
@@ -236,6 +274,7 @@ export function rankPool(all: readonly PoolCandidate[], o: RankOptions): RankOut
     minSimilarity,
     intraListSimilarity: intraListSimilarity(top),
     mmrComparisons: comparisons,
+    scoreStats: scoreStats(items),
   };
 }
 

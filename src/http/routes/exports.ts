@@ -21,7 +21,7 @@ const ExportQuery = z.object({
       example: "bibtex",
       description:
         "json: lossless dump (all versions with contents, entities with alias intervals, renames, merges, deprecations, edges), re-importable with POST /import?format=archive | csv: one row per chunk | bibtex / csljson: paper chunks with stable citation keys | markdown: a listing | graphml / mermaid: chunks and typed edges valid at as_of (mermaid capped at " +
-        `${EXPORT_LIMITS.mermaidMaxNodes} nodes / ${EXPORT_LIMITS.mermaidMaxEdges} edges) | xkg: what xkg imports wrote, rebuilt in the xKG layout (Figure 5: paper_title, paper_abstract, paper_references, resources, findings, code_file, code_overview, techniques with weight, code and components), JSON Lines with one paper per line, or one paper's JSON file with \`paper\` | html: one self-contained page (no script, no external resource, its own CSP; every text escaped) listing chunks by kind and the edges valid at as_of. csv, markdown, bibtex, csljson and html carry each chunk's review status (auto-generated, human-verified, human-edited, flagged) at as_of; the json dump carries the review events themselves`,
+        `${EXPORT_LIMITS.mermaidMaxNodes} nodes / ${EXPORT_LIMITS.mermaidMaxEdges} edges) | xkg: what xkg imports wrote, rebuilt in the xKG layout (Figure 5: paper_title, paper_abstract, paper_references, resources, findings, code_file, code_overview, techniques with weight, code and components), JSON Lines with one paper per line, or one paper's JSON file with \`paper\` | html: one self-contained page (no script, no external resource, its own CSP; every text escaped) listing chunks by kind and the edges valid at as_of | graph-html: one self-contained page drawing the graph as inline SVG (offline: no script, no CDN, no URL but stored texts; its own CSP), with within= for a paper's graph (its sections and what they link to) or collection= for a collection's (the collection and its members); node borders and edge strokes show the review status, tables list them. csv, markdown, bibtex, csljson, html, graph-html, graphml and mermaid carry each chunk's review status (auto-generated, human-verified, human-edited, flagged) at as_of; the json dump carries the review events themselves`,
     }),
   paper: z
     .string()
@@ -57,7 +57,7 @@ const ExportQuery = z.object({
   as_of: S.Time.optional().openapi({
     param: { name: "as_of", in: "query" },
     description:
-      "csv, bibtex, csljson, markdown: only chunks visible then, at the version valid then (default: every chunk, latest version); graphml, mermaid: edges valid then (default: now); xkg: the versions and annotations valid then (default: now); json ignores it (always the whole history)",
+      "csv, bibtex, csljson, markdown: only chunks visible then, at the version valid then (default: every chunk, latest version); graphml, mermaid, graph-html: edges valid then (default: now); xkg: the versions and annotations valid then (default: now); json ignores it (always the whole history)",
   }),
 });
 
@@ -93,7 +93,7 @@ const EXAMPLES: Array<[string, string]> = [
 
 async function send(c: Ctx, out: ExportBody): Promise<Response> {
   return c.body(out.body, 200, {
-    ...(out.contentType.startsWith("text/html") ? { "content-security-policy": await htmlCsp() } : {}),
+    ...(out.contentType.startsWith("text/html") ? { "content-security-policy": out.csp ?? (await htmlCsp()) } : {}),
     "content-type": out.contentType,
     "content-disposition": `attachment; filename="${out.filename}"`,
     "cache-control": "no-store",

@@ -1,6 +1,7 @@
 /** Literature-review memory (SGMC): outline tree, evidence hubs, section drafts, convergence, assembly, feedback. */
+import { z } from "@hono/zod-openapi";
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { allow, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors, modelErrors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -167,13 +168,19 @@ endpoint(
     tags: ["research"],
     summary: "Select feedback by Eq. 12 (SGMC Self-Loop Memory)",
     description:
-      'Among the feedback records (chunks with the boundary `feedback`, and `scope` if given) valid at `as_of`, those with the fewest revisions (annotation `revisions`), and of those the most used (annotation `uses`); ties go to the oldest by first valid time (`tie: newest` for the newest), then id. Count a use or a revision with POST /chunks/{id}/annotations `{key: "uses" | "revisions", add: 1, event_id}`. A record a model proposed (POST /feedback/propose) counts only once a user verified or edited it by `as_of` (POST /review); until then it is in `pending_proposals`.',
+      'Among the feedback records (chunks with the boundary `feedback`, and `scope` if given) valid at `as_of`, those with the fewest revisions (annotation `revisions`), and of those the most used (annotation `uses`); ties go to the oldest by first valid time (`tie: newest` for the newest), then id. Count a use or a revision with POST /chunks/{id}/annotations `{key: "uses" | "revisions", add: 1, event_id}`. A record a model proposed (POST /feedback/propose) counts only once a user verified or edited it by `as_of` (POST /review); until then it is in `pending_proposals`. With `event_id` (write key), the selection is counted as a use of the selected record (usage(r) of Eq. 12), once per id: a repeat gets the first answer with the header `Idempotent-Replayed: true`; nothing to select is then a 409.',
     request: { params: S.ArchiveParam, ...body(S.FeedbackSelectBody) },
-    responses: { 200: json(S.FeedbackSelectResult), ...errors(400, 401, 403, 404, 413) },
+    responses: { 200: json(S.FeedbackSelectResult), ...errors(400, 401, 403, 404, 409, 413, 503) },
   },
   async (c) => {
-    const res = await c.var.app.research.selectFeedback(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    const { archive } = c.req.valid("param");
+    const b = c.req.valid("json");
+    // Recording a use writes: an event_id needs the write scope the route itself does not.
+    if (b.event_id !== undefined) await allow(c, archive, "write");
+    const res = await c.var.app.research.selectOnce(archive, b, c.req.header("authorization"));
+    if (!res.ok) return failure(c, res.error);
+    if (res.value.replayed) c.header(REPLAYED_HEADER, "true");
+    return c.json(res.value.value, 200);
   },
 );
 
@@ -202,5 +209,111 @@ endpoint(
       c.req.header("authorization"),
     );
     return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  researchRoutes,
+  "read",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/references/select",
+    tags: ["research"],
+    summary: "A_S: a node's references by citations, incomplete entries removed, the top Q_k unique (SGMC §3.3)",
+    description:
+      "The candidates are the node's cites targets at `as_of` (or `ids`). An entry without a title, an abstract (content that is more than a bibliography line) or a year (`require` narrows these) is removed before the top Q_k and listed in `incomplete` with the fields it lacks; an entry with the normalised title of a better-ranked one is a duplicate. Ranked by citations (the `citations` annotation, else the archive's cites edges to it at as_of), then year, then id. Nothing is written.",
+    request: { params: S.ArchiveParam, ...body(S.ReferencesSelectBody) },
+    responses: {
+      200: json(S.ReferencesSelectResult),
+      ...errors(400, 401, 403),
+      404: err(404, "No such archive, or no node at as_of"),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.research.selectReferences(c.req.valid("param").archive, c.req.valid("json"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  researchRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/outline/propose",
+    tags: ["research"],
+    summary: "A_O: sub-outlines of a node from its references' titles and abstracts (SGMC Eq. 2)",
+    description:
+      "method `model` asks the configured language model (409 naming the setting without one): each direction cites the references it came from, and ids outside the node's references are dropped (a direction left with none too). method `names` groups the references by the names they share (grounded entities other than people and venues, then title terms), without a model; `auto` (default) takes the model when configured. Unless `dry_run`, each direction is written as an outline node `<node>/<slug>` (boundaries outline and order:<n>, part-of the node, cites its references), valid from `at`; the same proposal again is `unchanged`.",
+    request: { params: S.ArchiveParam, ...body(S.OutlineProposeBody) },
+    responses: {
+      200: json(S.OutlineProposeResult),
+      ...errors(400, 401, 403, 413),
+      404: err(404, "No such archive, or no node at as_of"),
+      ...modelErrors(),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.research.proposeOutline(c.req.valid("param").archive, c.req.valid("json"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  researchRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/feedback/loop",
+    tags: ["research"],
+    summary: "The Self-Loop Memory on a draft: review with r*, refine, until no feedback or x_max (SGMC Eqs. 11-14)",
+    description:
+      "Needs a configured language model (409 naming the setting without one). Y^(0) is the node's current draft. For x = 0 … x_max − 1: the model reviews Y^(x) referring to r* (Eq. 12 within `scope`; `checklist: none` for none), and the review is kept as the next version of `<node>#review` (boundary sgmc:review); a review without feedback stops the loop (`no_feedback`); else the model rewrites the draft following it (Eq. 14), stored as the next draft version with the anchors of the version it revised (they must still verify). A model failure is a 503; iterations before it stay stored.",
+    request: { params: S.ArchiveParam, ...body(S.FeedbackLoopBody) },
+    responses: {
+      200: json(S.FeedbackLoopResult),
+      ...errors(400, 401, 403, 413),
+      404: err(404, "No such archive, or no draft of the node"),
+      ...modelErrors(),
+    },
+  },
+  async (c) => {
+    const res = await c.var.app.research.feedbackLoop(c.req.valid("param").archive, c.req.valid("json"));
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  researchRoutes,
+  "read",
+  {
+    method: "get",
+    path: "/v1/archives/{archive}/scaffold",
+    tags: ["research"],
+    summary: "Review scaffold: the outline with each node's references, draft and evidence anchors (SGMC §5)",
+    description:
+      "The outline under `root` as of `as_of` in tree order; per node its references, the draft version valid then, its hub version and the evidence: the anchors the draft version rests on (`from: draft`), then the hub's other anchors (`from: hub`), each an exact (artifact, version, span) POST /verify re-checks. `format=markdown`: the same as a Markdown document.",
+    request: { params: S.ArchiveParam, query: S.ScaffoldQuery },
+    responses: {
+      200: {
+        description: "The scaffold as JSON, or as Markdown with format=markdown",
+        content: {
+          "application/json": { schema: S.ScaffoldResult },
+          "text/markdown": { schema: z.string(), example: "# Review scaffold: review:eeg\n\n## Features\n…" },
+        },
+      },
+      ...errors(400, 401, 403, 413),
+      404: err(404, "No such archive, or no root at as_of"),
+    },
+  },
+  async (c) => {
+    const q = c.req.valid("query");
+    const res = await c.var.app.research.scaffold(c.req.valid("param").archive, q);
+    if (!res.ok) return failure(c, res.error);
+    if (q.format === "markdown")
+      return c.body(c.var.app.research.scaffoldMarkdown(res.value), 200, {
+        "content-type": "text/markdown; charset=utf-8",
+      });
+    return c.json(res.value, 200);
   },
 );

@@ -1,0 +1,176 @@
+/**
+ * POST /reviewers: reviewer reports for a paper (Paper Circle, seed 004 C33) from the configured
+ * language model, off by default (409 naming the setting without one). The model reads the paper
+ * chunk and the sections and elements `part-of` it (exact versions valid at `as_of`); each kept claim
+ * is an exact span of one of those versions (src/core/review-agents.ts), the rest are dropped and
+ * counted. A report is written as a `note` chunk `<paper>/review-<hash>` (boundaries `review-report`
+ * and `reviewer:<angle>`, an `introduced-by` edge to the paper, source `model:<provider>:<model>`)
+ * with a `proposal` annotation holding its anchors; it is auto-generated until a user reviews it
+ * (POST /review). Ids come from the paper version and a content hash: a retry writes nothing new.
+ */
+import type { z } from "zod";
+import type * as S from "../../contract";
+import { toMs } from "../../contract";
+import { fail, ok, type Result } from "../../core/errors";
+import { contentHash, fitDocs, propose, type SourceDoc } from "../../core/proposals/propose";
+import {
+  checkReviews,
+  MAX_PROMPT_SOURCE_CHARS,
+  MAX_SOURCE_CHARS,
+  type ReviewReport,
+  reviewPrompt,
+  reviewSchema,
+  reviewSystem,
+} from "../../core/review-agents";
+import { actorOf } from "../auth";
+import type { AppDeps } from "../deps";
+import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
+import { iso } from "../lib/wire";
+
+type In<T extends z.ZodType> = z.infer<T>;
+
+/** Sections and elements of a paper read per review (the first ones, in id order). */
+const MAX_PARTS = 60;
+const MAX_ID = 512;
+
+async function reportId(paper: string, version: number, r: ReviewReport): Promise<string> {
+  const h = await contentHash([paper, String(version), r.reviewer, r.summary, ...r.claims.map((c) => c.text)]);
+  const id = `${paper}/review-${h}`;
+  return id.length <= MAX_ID ? id : `review:${h}`;
+}
+
+function reportText(r: ReviewReport): string {
+  const lines = [
+    `Reviewer: ${r.reviewer}`,
+    `Score: ${r.score} / 10 (confidence ${r.confidence} / 5)`,
+    "",
+    r.summary,
+    "",
+  ];
+  for (const c of r.claims) lines.push(`- ${c.kind}: ${c.text} [${c.anchor.artifact_id}@v${c.anchor.version}]`);
+  return lines.join("\n");
+}
+
+export function reviewerUseCases(d: AppDeps) {
+  const chunks = d.stores.chunks;
+  return {
+    async proposeReviews(
+      archive: string,
+      b: In<typeof S.ReviewersBody>,
+      authorization: string | undefined,
+    ): Promise<Result<In<typeof S.ReviewersResult>>> {
+      const model = d.models.llm;
+      if (!model) return noModel();
+      if (!(await d.stores.archives.getArchive(archive)))
+        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const now = d.clock.now();
+      const t = toMs(b.as_of) ?? now;
+      const head = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);
+      if (head?.kind !== "paper")
+        return fail(
+          "not_found",
+          head ? `${b.paper} is a ${head.kind}, not a paper` : `no paper ${b.paper} valid at ${iso(t)}`,
+          "paper",
+          "give the id of a paper chunk (GET /chunks?kind=paper lists them)",
+        );
+      const partIds = (await chunks.subtree(archive, b.paper, t, MAX_PARTS + 1)).filter((x) => x !== b.paper).sort();
+      const parts = [...(await chunks.visibleAt(archive, partIds.slice(0, MAX_PARTS), t)).values()].filter(
+        (v) => v.kind === "section" || v.kind === "element",
+      );
+      const versions = [head, ...parts.sort((a, z) => (a.chunkId < z.chunkId ? -1 : 1))];
+      const texts = await Promise.all(versions.map((v) => d.kernel.contentOf(v.contentKey)));
+      const docs: SourceDoc[] = fitDocs(
+        versions.flatMap((v, i) => {
+          const text = texts[i];
+          return text ? [{ id: v.chunkId, version: v.version, text }] : [];
+        }),
+        MAX_SOURCE_CHARS,
+        MAX_PROMPT_SOURCE_CHARS,
+      );
+      if (!docs.length) return fail("unavailable", `the content of ${b.paper} v${head.version} could not be read`);
+      const outcome = await propose({
+        model,
+        name: "reviews",
+        description: "Reviewer reports on the paper, every claim quoting the text of the id it cites.",
+        schema: reviewSchema(
+          docs.map((x) => x.id),
+          b.reviewers,
+        ),
+        system: reviewSystem(b.reviewers, b.focus),
+        prompt: reviewPrompt(docs),
+        maxOutputTokens: 3000,
+        check: (value) => checkReviews(value, docs, b.reviewers),
+      });
+      if (!outcome.ok) return modelFailure(outcome);
+      const name = modelName(model);
+      const ids = await Promise.all(outcome.items.map((r) => reportId(b.paper, head.version, r)));
+      const existing = new Set<string>();
+      for (const x of ids) if (await chunks.chunkRow(archive, x)) existing.add(x);
+      const writes = outcome.items.flatMap((r, i) =>
+        existing.has(ids[i] as string) ? [] : [{ r, id: ids[i] as string }],
+      );
+      if (!b.dry_run && writes.length) {
+        const res = await d.kernel.ingest(
+          archive,
+          writes.map(({ r, id }) => ({
+            id,
+            kind: "note" as const,
+            title: `Review of ${head.title} (${r.reviewer})`.slice(0, 1000),
+            content: reportText(r),
+            boundaries: [
+              "review-report",
+              `reviewer:${r.reviewer
+                .toLowerCase()
+                .replace(/[^a-z0-9]+/g, "-")
+                .slice(0, 60)}`,
+            ],
+            edges: [{ type: "introduced-by" as const, target: b.paper, context: r.claims[0]?.anchor.snippet }],
+            valid_from: now,
+            source: `model:${name}`,
+          })),
+        );
+        if (!res.ok) return res;
+        const written = new Map(res.value.results.map((x) => [x.id, x.version]));
+        const actor = await actorOf(d, authorization);
+        for (const { r, id } of writes)
+          await recordProvenance(
+            d,
+            archive,
+            id,
+            written.get(id) ?? 1,
+            {
+              model: name,
+              read: docs.map((x) => x.id),
+              sources: [...new Set(r.claims.map((c) => c.anchor.artifact_id))],
+              anchors: r.claims.map((c) => c.anchor),
+            },
+            actor,
+            now,
+          );
+      }
+      return ok({
+        paper: b.paper,
+        as_of: iso(t),
+        model: name,
+        dry_run: b.dry_run,
+        read: docs.map((x) => ({ id: x.id, version: x.version })),
+        reports: outcome.items.map((r, i) => {
+          const id = ids[i] as string;
+          return {
+            id,
+            reviewer: r.reviewer,
+            summary: r.summary,
+            score: r.score,
+            confidence: r.confidence,
+            claims: r.claims,
+            status: "auto-generated" as const,
+            written: existing.has(id) ? ("existing" as const) : b.dry_run ? ("dry_run" as const) : ("created" as const),
+          };
+        }),
+        dropped: outcome.dropped,
+        dropped_claims: outcome.dropped.filter((x) => x.what === "evidence").length,
+        usage: usageView(outcome.usage),
+      });
+    },
+  };
+}

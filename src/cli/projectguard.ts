@@ -1,0 +1,281 @@
+/**
+ * ProjectGuard's evaluation commands (seed 002), thin callers of the REST routes: `project spec`
+ * (a record's spec components), `project run` and `project exposure` (store a run's rubric scores,
+ * a task's exposure audit; JSON from a file or stdin), `project metrics` (MCF, DIR, IF50, SLUMP_F,
+ * Recovery_F, RCR, ESR) and `project calibrate` (a judge's scores against human scores). Each prints
+ * readable text, or the server's JSON with --json.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command, OptionSpec, Run } from "./command";
+import { EXIT, UsageError } from "./io";
+
+const asOf: Record<string, OptionSpec> = {
+  "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
+};
+const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
+const fmt = (x: number | null | undefined) => (x === null || x === undefined ? "-" : String(x));
+const enc = encodeURIComponent;
+
+/** A JSON body from a file or stdin (-), as a usage error when it is missing or not JSON. */
+async function body(r: Run, src: string): Promise<unknown> {
+  let text: string;
+  if (src === "-") text = await r.io.readStdin();
+  else {
+    try {
+      text = readFileSync(resolve(r.io.cwd, src), "utf8");
+    } catch {
+      throw new UsageError(`cannot read ${src}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${src === "-" ? "stdin" : src} is not JSON`);
+  }
+}
+
+interface RunView {
+  id: string;
+  version: number;
+  paper: string;
+  platform: string;
+  condition: string;
+  components: number;
+  mcf: number;
+  dir: number | null;
+  if50: number | null;
+  faithful: number;
+  severe: number;
+}
+type Triple = { mcf: number | null; dir: number | null; if50: number | null };
+interface ExposureView {
+  paper: string;
+  components: number;
+  rcr: number;
+  esr: number;
+  per_component: Array<{
+    id: string;
+    level: number;
+    first_recoverable_turn: number | null;
+    first_explicit_turn: number | null;
+  }>;
+}
+interface MetricsView {
+  as_of: string;
+  papers: Array<{ paper: string; platform: string; runs: RunView[]; slump: Triple; recovery: Triple }>;
+  macro: { tasks: number; slump: Triple; recovery: Triple; rcr: number | null; esr: number | null };
+  exposure: ExposureView[];
+  skipped: string[];
+}
+
+const runLine = (x: RunView) =>
+  `${x.condition} (${x.id}@v${x.version}): MCF ${x.mcf}, DIR ${fmt(x.dir)}, IF50 ${fmt(x.if50)}; ${x.components} components, ${x.faithful} faithful, ${x.severe} severe`;
+const triple = (t: Triple) => `MCF ${fmt(t.mcf)}, DIR ${fmt(t.dir)}, IF50 ${fmt(t.if50)}`;
+const exposureLines = (r: Run, e: ExposureView) => {
+  r.out(`exposure ${e.paper}: ${e.components} components, RCR ${e.rcr}, ESR ${e.esr}`);
+  for (const c of e.per_component)
+    r.out(
+      `  ${c.id}: R=${c.level}, recoverable from turn ${fmt(c.first_recoverable_turn)}, explicit from turn ${fmt(c.first_explicit_turn)}`,
+    );
+};
+
+const projectSpec: Command = {
+  name: "project spec",
+  args: '<record> --description "<text>" [--formula "<f>"] [--input "<x>"]... [--output "<y>"]... [--connection <id>]... [--at <time>]',
+  summary: "Set a design or decision record's spec components (description, formula, inputs, outputs, connections).",
+  options: {
+    description: { type: "string", arg: "<text>", description: "the component's intended functionality (required)" },
+    formula: { type: "string", arg: "<f>", description: "its exact formula" },
+    input: { type: "string", multiple: true, arg: "<x>", description: "an expected input (repeatable)" },
+    output: { type: "string", multiple: true, arg: "<y>", description: "an expected output (repeatable)" },
+    connection: {
+      type: "string",
+      multiple: true,
+      arg: "<id>",
+      description: "a connected module or record (repeatable)",
+    },
+    at: { type: "string", arg: "<time>", description: "when it holds from (default: now)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const description = r.str("description");
+    if (!description) throw new UsageError("--description is required");
+    const res = await r.client().request("POST", `/v1/archives/${enc(r.archive())}/projectguard/spec`, {
+      record: r.positionals[0],
+      description,
+      ...(r.str("formula") !== undefined ? { formula: r.str("formula") } : {}),
+      inputs: r.list("input") ?? [],
+      outputs: r.list("output") ?? [],
+      connections: r.list("connection") ?? [],
+      ...(r.str("at") ? { at: r.str("at") } : {}),
+    });
+    if (r.json) printJson(r, res);
+    else {
+      const v = res as { record: string; version: number; at: string };
+      r.out(`spec of ${v.record}@v${v.version} set from ${v.at}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+const projectRun: Command = {
+  name: "project run",
+  args: "<file.json | ->",
+  summary:
+    "Store a run's rubric scores ({paper, platform?, condition, scores: [{component, score}], dir? | dir_prefix?, as_of?}); prints MCF, DIR, IF50.",
+  positionals: [1, 1],
+  async run(r) {
+    const res = (await r
+      .client()
+      .request(
+        "POST",
+        `/v1/archives/${enc(r.archive())}/projectguard/runs`,
+        await body(r, r.positionals[0] as string),
+      )) as RunView & {
+      written: string;
+    };
+    if (r.json) printJson(r, res);
+    else r.out(`${res.paper} on ${res.platform}, ${runLine(res)} (${res.written})`);
+    return EXIT.ok;
+  },
+};
+
+const projectExposure: Command = {
+  name: "project exposure",
+  args: "<file.json | ->",
+  summary:
+    "Store a task's exposure audit ({paper, turns?, components: [{id, levels: [{turn, level}]}]}); prints RCR, ESR and each component's first turns.",
+  positionals: [1, 1],
+  async run(r) {
+    const res = (await r
+      .client()
+      .request(
+        "POST",
+        `/v1/archives/${enc(r.archive())}/projectguard/exposure`,
+        await body(r, r.positionals[0] as string),
+      )) as ExposureView;
+    if (r.json) printJson(r, res);
+    else exposureLines(r, res);
+    return EXIT.ok;
+  },
+};
+
+const projectMetrics: Command = {
+  name: "project metrics",
+  args: "[--paper <id>] [--platform <name>] [--as-of <time>]",
+  summary:
+    "MCF, DIR, IF50 per stored run, SLUMP_F and Recovery_F per task, the exposure audits (RCR, ESR) and their means.",
+  options: {
+    paper: { type: "string", arg: "<id>", description: "only this task" },
+    platform: { type: "string", arg: "<name>", description: "only this platform" },
+    ...asOf,
+  },
+  positionals: [0, 0],
+  async run(r) {
+    const q = new URLSearchParams();
+    for (const k of ["paper", "platform", "as-of"] as const) {
+      const v = r.str(k);
+      if (v !== undefined) q.set(k === "as-of" ? "as_of" : k, v);
+    }
+    const qs = q.toString();
+    const res = (await r
+      .client()
+      .request("GET", `/v1/archives/${enc(r.archive())}/projectguard/metrics${qs ? `?${qs}` : ""}`)) as MetricsView;
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(`ProjectGuard metrics as of ${res.as_of}: ${res.macro.tasks} task(s)`);
+    for (const p of res.papers) {
+      r.out(`\n${p.paper} on ${p.platform}:`);
+      for (const x of p.runs) r.out(`  ${runLine(x)}`);
+      r.out(`  SLUMP: ${triple(p.slump)}`);
+      r.out(`  Recovery: ${triple(p.recovery)}`);
+    }
+    if (res.papers.length) {
+      r.out(`\nmean SLUMP: ${triple(res.macro.slump)}`);
+      r.out(`mean Recovery: ${triple(res.macro.recovery)}`);
+    }
+    for (const e of res.exposure) exposureLines(r, e);
+    if (res.exposure.length) r.out(`mean RCR ${fmt(res.macro.rcr)}, mean ESR ${fmt(res.macro.esr)}`);
+    if (res.skipped.length) r.out(`skipped (not runs): ${res.skipped.join(", ")}`);
+    return EXIT.ok;
+  },
+};
+
+const projectCalibrate: Command = {
+  name: "project calibrate",
+  args: "<file.json | ->",
+  summary:
+    "A judge's scores against human scores ({human: [{component, score}], judge: [...] | run: {paper, platform?, condition}}): weighted κ, exact, Spearman, within ±1.",
+  positionals: [1, 1],
+  async run(r) {
+    const res = (await r
+      .client()
+      .request(
+        "POST",
+        `/v1/archives/${enc(r.archive())}/projectguard/calibration`,
+        await body(r, r.positionals[0] as string),
+      )) as {
+      pairs: number;
+      weighted_kappa: number | null;
+      exact: number;
+      within_one: number;
+      spearman: number | null;
+      unmatched: string[];
+    };
+    if (r.json) printJson(r, res);
+    else {
+      r.out(
+        `${res.pairs} pairs: weighted κ ${fmt(res.weighted_kappa)}, exact ${res.exact}, Spearman ${fmt(res.spearman)}, within ±1 ${res.within_one}`,
+      );
+      if (res.unmatched.length) r.out(`scored by one side only: ${res.unmatched.join(", ")}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+const projectJudge: Command = {
+  name: "project judge",
+  args: "<component>... --prefix <repo/> [--tool-calls 8] [--as-of <time>]",
+  summary:
+    "Score components (record ids with a spec) 0-4 with the bounded rubric judge: the model reads at most 8 files under the prefix (needs a configured model).",
+  options: {
+    prefix: { type: "string", arg: "<p>", description: "the repository: code units under this id prefix (required)" },
+    "tool-calls": { type: "string", arg: "<n>", description: "repository reads per component, 1-8 (default 8)" },
+    ...asOf,
+  },
+  positionals: [1, 20],
+  async run(r) {
+    const prefix = r.str("prefix");
+    if (!prefix) throw new UsageError("--prefix is required");
+    const res = (await r.client().request("POST", `/v1/archives/${enc(r.archive())}/projectguard/judge`, {
+      components: r.positionals,
+      prefix,
+      ...(r.int("tool-calls", 1, 8) !== undefined ? { tool_calls: r.int("tool-calls", 1, 8) } : {}),
+      ...(r.str("as-of") ? { as_of: r.str("as-of") } : {}),
+    })) as {
+      model: string;
+      scores: Array<{ component: string; score: number; evidence: string; deviation: string; read: unknown[] }>;
+      dropped: Array<{ component: string; reason: string }>;
+    };
+    if (r.json) printJson(r, res);
+    else {
+      r.out(`judged by ${res.model}:`);
+      for (const s of res.scores)
+        r.out(`  ${s.component}: ${s.score} (${s.evidence}; ${s.read.length} reads) ${s.deviation}`);
+      for (const x of res.dropped) r.out(`  not judged: ${x.component}: ${x.reason}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+export const PROJECTGUARD_COMMANDS: Command[] = [
+  projectJudge,
+  projectSpec,
+  projectRun,
+  projectExposure,
+  projectMetrics,
+  projectCalibrate,
+];
