@@ -23,7 +23,7 @@
  * dump must be lossless and a second import a no-op).
  *
  * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, locomo-note, simpleqa, sciqa, citeseer, unarxive-refs, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
- *   retrieval-metrics, pdf-references),
+ *   retrieval-metrics, pdf-references, discovery-dedup),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value), and a
  * model endpoint: --distiller / --extractor / --embedder with --llm-base-url, --llm-model, ... (see
@@ -52,6 +52,7 @@ import {
   shuffled,
   type UnarxiveRefs,
 } from "./lib/datasets";
+import { discoveryDedupEval } from "./lib/discovery-eval";
 import { projectGuardEval } from "./lib/eval-projectguard";
 import { papersEval } from "./lib/papers-eval";
 import { pdfReferencesEval } from "./lib/pdf-references-eval";
@@ -847,6 +848,12 @@ function summary(r: EvalResults): string {
       `PDF references as cites (generated PDF, ${p.entries} entries): ${p.recovered} of ${p.gold} recovered (${pct(p.recall)}%), ${p.extra} wrong, by ${by}; unresolved ${p.unresolvedListed} listed, ${p.unresolvedStored} stored; resolved on re-import: ${p.resolvedOnReimport}`,
     );
   }
+  if (r.discoveryDedup) {
+    const d = r.discoveryDedup;
+    lines.push(
+      `one-shot discovery dedup (recorded answers of ${d.engines} engines): ${d.fetched} records -> ${d.unique} works (${d.mergedByDoi} merged by DOI, ${d.mergedByArxiv} by arXiv id, ${d.mergedByTitle} by title); HippoRAG named by ${d.hippoEngines} of 5 engines; ${d.duplicatesLeft} duplicates left`,
+    );
+  }
   if (r.cardsByDistiller)
     lines.push(
       `cards by distiller: ${Object.entries(r.cardsByDistiller)
@@ -999,6 +1006,7 @@ async function main() {
       pdfRefs = await timed("PDF references: the generated PDF's References recovered as cites", () =>
         pdfReferencesEval(server),
       );
+    const discoveryDedup = wants("discovery-dedup") ? discoveryDedupEval() : null;
     // How many shards each archive's capital chunk spans (1 unless --params sets a small heap budget).
     const shards: Array<{ name: string; shards: number; heads: number }> = [];
     for (const b of built) {
@@ -1045,6 +1053,7 @@ async function main() {
       papers,
       retrievalMetrics: rm,
       pdfReferences: pdfRefs,
+      discoveryDedup,
       roundTrips,
       shards,
       provenance: { anchors, verified },

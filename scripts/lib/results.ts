@@ -4,6 +4,7 @@
  * `npm run report` renders both into README.md. Recall values are fractions in [0, 1].
  */
 import { cpus } from "node:os";
+import type { DiscoveryDedupEval } from "./discovery-eval";
 import type { ProjectGuardEval } from "./eval-projectguard";
 import type { PapersEval } from "./papers-eval";
 import type { PdfReferencesEval } from "./pdf-references-eval";
@@ -112,6 +113,8 @@ export interface EvalResults {
   retrievalMetrics?: RetrievalMetricsEval | null;
   /** PDF references recovered as cites on the generated PDF (scripts/lib/pdf-references-eval.ts). */
   pdfReferences?: PdfReferencesEval | null;
+  /** One-shot discovery's merge of the five recorded engine answers (scripts/lib/discovery-eval.ts). */
+  discoveryDedup?: DiscoveryDedupEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   /** Shards of each archive the run built (several only with a small params.heap_budget_bytes). */
