@@ -23,7 +23,7 @@
  * dump must be lossless and a second import a no-op).
  *
  * Options: --only <keys> (comma list of hotpotqa, 2wiki, locomo, locomo-note, simpleqa, sciqa, citeseer, unarxive-refs, unarxive, staleness, roundtrip, xkg, projectguard, sgmc, ranking, papers,
- *   retrieval-metrics, pdf-references, discovery-dedup),
+ *   retrieval-metrics, pdf-references, discovery-dedup, rerank-mock),
  * --params '{"alpha":0.5}' (kernel overrides for the evaluated archives), --ref <commit>,
  * --out <file>, --context-before (record this run's /context figure as the "before" value), and a
  * model endpoint: --distiller / --extractor / --embedder with --llm-base-url, --llm-model, ... (see
@@ -57,6 +57,7 @@ import { projectGuardEval } from "./lib/eval-projectguard";
 import { papersEval } from "./lib/papers-eval";
 import { pdfReferencesEval } from "./lib/pdf-references-eval";
 import { rankingEval } from "./lib/ranking-eval";
+import { rerankEval } from "./lib/rerank-eval";
 import {
   type ContextFigure,
   type EvalResults,
@@ -854,6 +855,18 @@ function summary(r: EvalResults): string {
       `one-shot discovery dedup (recorded answers of ${d.engines} engines): ${d.fetched} records -> ${d.unique} works (${d.mergedByDoi} merged by DOI, ${d.mergedByArxiv} by arXiv id, ${d.mergedByTitle} by title); HippoRAG named by ${d.hippoEngines} of 5 engines; ${d.duplicatesLeft} duplicates left`,
     );
   }
+  if (r.rerankMock) {
+    const k = r.rerankMock;
+    lines.push(
+      `reranker port against the mock endpoint (${k.records} merged discovery records): ${k.providers
+        .map((p) =>
+          p.error
+            ? `${p.provider} failed: ${p.error}`
+            : `${p.provider} ${p.agree}/${p.scored} scores as the mock's, ${p.moved} moved, ${p.requests} request`,
+        )
+        .join("; ")}`,
+    );
+  }
   if (r.cardsByDistiller)
     lines.push(
       `cards by distiller: ${Object.entries(r.cardsByDistiller)
@@ -1007,6 +1020,7 @@ async function main() {
         pdfReferencesEval(server),
       );
     const discoveryDedup = wants("discovery-dedup") ? discoveryDedupEval() : null;
+    const rerankMock = wants("rerank-mock") ? await rerankEval() : null;
     // How many shards each archive's capital chunk spans (1 unless --params sets a small heap budget).
     const shards: Array<{ name: string; shards: number; heads: number }> = [];
     for (const b of built) {
@@ -1054,6 +1068,7 @@ async function main() {
       retrievalMetrics: rm,
       pdfReferences: pdfRefs,
       discoveryDedup,
+      rerankMock,
       roundTrips,
       shards,
       provenance: { anchors, verified },

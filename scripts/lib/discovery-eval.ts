@@ -10,7 +10,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ImportPlan } from "../../src/core/formats/types";
-import { DISCOVERY_ENGINES, type Engine, mergeRecords, normTitle, recordsOf } from "../../src/core/research/discover";
+import {
+  DISCOVERY_ENGINES,
+  type Engine,
+  type FoundRecord,
+  mergeRecords,
+  normTitle,
+  recordsOf,
+} from "../../src/core/research/discover";
 import { parseArxivFeed } from "../../src/core/sources/arxiv";
 import { parseCrossrefWorks } from "../../src/core/sources/crossref";
 import { parseDblp } from "../../src/core/sources/dblp";
@@ -55,8 +62,13 @@ function parse(engine: Engine, text: string): ImportPlan {
   return r.value;
 }
 
+/** The five recorded answers as record lists, in engine order. */
+export function fixtureRecordLists(): FoundRecord[][] {
+  return DISCOVERY_ENGINES.map((e) => recordsOf(parse(e, readFileSync(join(FIXTURES, FILES[e]), "utf8")), e));
+}
+
 export function discoveryDedupEval(): DiscoveryDedupEval {
-  const lists = DISCOVERY_ENGINES.map((e) => recordsOf(parse(e, readFileSync(join(FIXTURES, FILES[e]), "utf8")), e));
+  const lists = fixtureRecordLists();
   const m = mergeRecords(lists);
   const titles = new Map<string, number>();
   for (const r of m.records) titles.set(normTitle(r.title), (titles.get(normTitle(r.title)) ?? 0) + 1);

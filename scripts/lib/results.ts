@@ -9,6 +9,7 @@ import type { ProjectGuardEval } from "./eval-projectguard";
 import type { PapersEval } from "./papers-eval";
 import type { PdfReferencesEval } from "./pdf-references-eval";
 import type { RankingEval } from "./ranking-eval";
+import type { RerankEval } from "./rerank-eval";
 import type { RetrievalMetricsEval } from "./retrieval-metrics";
 import type { SourceState } from "./server";
 import type { SgmcEval } from "./sgmc";
@@ -115,6 +116,8 @@ export interface EvalResults {
   pdfReferences?: PdfReferencesEval | null;
   /** One-shot discovery's merge of the five recorded engine answers (scripts/lib/discovery-eval.ts). */
   discoveryDedup?: DiscoveryDedupEval | null;
+  /** The reranker port's four answer shapes against the mock rerank endpoint (scripts/lib/rerank-eval.ts). */
+  rerankMock?: RerankEval | null;
   /** Dump -> import -> import of every archive the run built (absent in results of older runs). */
   roundTrips?: Array<Record<string, unknown>>;
   /** Shards of each archive the run built (several only with a small params.heap_budget_bytes). */

@@ -10,3 +10,16 @@ describe("one-shot discovery's merge of the five recorded engine answers (the ev
     expect(r.unique).toBe(r.fetched - r.mergedByDoi - r.mergedByArxiv - r.mergedByTitle);
   });
 });
+
+describe("the reranker port against the mock endpoint (the eval row)", () => {
+  it("reads all four answer shapes back as the mock's scores, in document order", async () => {
+    const { rerankEval } = await import("../../scripts/lib/rerank-eval");
+    const r = await rerankEval();
+    expect(r.providers.map((p) => p.provider)).toEqual(["tei", "cohere", "jina", "vllm"]);
+    for (const p of r.providers) {
+      expect(p.error, p.provider).toBeNull();
+      expect(p.agree, p.provider).toBe(r.records);
+      expect(p.requests, p.provider).toBe(1);
+    }
+  });
+});
