@@ -111,6 +111,8 @@ export interface ExportQuery {
   collection?: string | undefined;
   /** Only this chunk's part-of subtree. */
   within?: string | undefined;
+  /** format=xkg only: planning = the papers with their techniques, without code nodes. */
+  view?: "full" | "planning" | undefined;
 }
 /** The body of `POST /export/context`: a context request plus the format. */
 export type ExportContextBody = ContextBody & { format: ContextExportFormat };

@@ -291,12 +291,13 @@ const xkgPairs: Command = {
 
 const xkgExport: Command = {
   name: "xkg export",
-  args: "[--paper <id>] [--as-of <time>] [--out <file>]",
+  args: "[--paper <id>] [--planning] [--as-of <time>] [--out <file>]",
   summary: "The archive's xKG graphs in the released layout (JSON Lines, one paper a line), as of a time.",
   options: {
     // The xKG layout is per paper: `--paper` takes one; subtrees and collections are other formats'
     // scopes (`paperguru export --within/--collection`), refused by format=xkg.
     paper: { type: "string", arg: "<id>", description: "one paper's file" },
+    planning: { type: "boolean", description: "the planning view: papers with their techniques, no code nodes" },
     out: { type: "string", short: "o", arg: "<file>", description: "write to a file (default: stdout)" },
     ...asOf,
   },
@@ -305,6 +306,7 @@ const xkgExport: Command = {
     const text = await r.client().export(r.archive(), {
       format: "xkg",
       paper: r.str("paper"),
+      view: r.values.planning === true ? "planning" : undefined,
       as_of: r.str("as-of"),
     });
     const out = r.str("out");

@@ -676,16 +676,20 @@ export const TOOLS: McpTool[] = [
     input: strict({
       format: z.enum(["bibtex", "csljson", "markdown", "csv", "mermaid", "graphml", "html", "graph-html", "xkg"]),
       paper: z.string().min(1).max(512).optional().describe("xkg: one paper's JSON file."),
+      view: z
+        .enum(["full", "planning"])
+        .optional()
+        .describe("xkg: planning = the paper with its techniques, no code nodes."),
       within: z.string().min(1).max(S.MAX_ID).optional().describe("Only this chunk's part-of subtree."),
       collection: z.string().min(1).max(S.MAX_ID).optional().describe("Only this collection's members."),
       as_of: asOf,
       max_chars: z.number().int().min(1).max(MCP_EXPORT_MAX_CHARS).optional(),
     }),
     output: ExportOut,
-    run: async (app, a, { format, paper, as_of, max_chars, within, collection }) => {
+    run: async (app, a, { format, paper, view, as_of, max_chars, within, collection }) => {
       if (paper !== undefined && format !== "xkg")
         return fail("validation", "paper applies to format xkg only", "paper", "add format: xkg, or drop paper");
-      const res = await app.exports.archive(a, { format, as_of, paper, within, collection });
+      const res = await app.exports.archive(a, { format, as_of, paper, view, within, collection });
       if (!res.ok) return res;
       const text = typeof res.value.body === "string" ? res.value.body : await new Response(res.value.body).text();
       const cap = max_chars ?? MCP_EXPORT_MAX_CHARS;

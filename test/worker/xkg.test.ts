@@ -70,6 +70,22 @@ describe("xKG export", () => {
     expect(one.status).toBe(200);
     expect(JSON.parse(one.text)).toEqual(b);
 
+    // The planning view (seed 003 §2.4): the same paper node and techniques, no code anywhere.
+    const plan = await exportXkg(id, key, "&paper=paper:score-distillation&view=planning");
+    expect(plan.status, plan.text).toBe(200);
+    const planned = JSON.parse(plan.text);
+    const noCode = (t: Record<string, unknown>): Record<string, unknown> => {
+      const { code: _c, components, ...rest } = t;
+      return { ...rest, components: ((components as Array<Record<string, unknown>>) ?? []).map(noCode) };
+    };
+    const { code: _c, code_file: _f, code_overview: _o, techniques, ...head } = b as Record<string, unknown>;
+    expect(planned).toEqual({ ...head, techniques: (techniques as Array<Record<string, unknown>>).map(noCode) });
+    expect(plan.text).not.toContain('"code"');
+    expect(plan.text).not.toContain("implementation");
+    const wrongFormat = await api("GET", `/v1/archives/${id}/export?format=csv&view=planning`, undefined, key);
+    expect(wrongFormat.status).toBe(400);
+    expect(wrongFormat.body.error.field).toBe("view");
+
     const again = await importXkg(id, key, all.text, "exported.jsonl");
     expect(again.status).toBe(200);
     expect(again.body.counts).toMatchObject({ created: 0, updated: 0, annotated: 0 });

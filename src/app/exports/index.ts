@@ -22,6 +22,8 @@ export interface ExportFormatQuery {
   collection?: string | undefined;
   /** Only this chunk's part-of subtree at as_of (the chunk included). */
   within?: string | undefined;
+  /** format=xkg: `planning` leaves out every code node (seed 003 §2.4); default full. */
+  view?: "full" | "planning" | undefined;
 }
 
 /** An archive export in one of the formats; json is streamed. */
@@ -33,10 +35,11 @@ function exportArchive(
   now: number,
   paper?: string | undefined,
   sel?: { only: ReadonlySet<string>; label: string; root?: string | undefined } | undefined,
+  view: "full" | "planning" = "full",
 ): Promise<Result<ExportBody>> {
   return format === "json"
     ? exportDump(deps, archiveId, now, sel?.only)
-    : renderArchive(deps, archiveId, format, asOf, now, paper, sel);
+    : renderArchive(deps, archiveId, format, asOf, now, paper, sel, view);
 }
 
 export function exportUseCases(d: AppDeps) {
@@ -53,8 +56,15 @@ export function exportUseCases(d: AppDeps) {
     async archive(archive: string, q: ExportFormatQuery) {
       const now = d.clock.now();
       const asOf = toMs(q.as_of);
+      if (q.view === "planning" && q.format !== "xkg")
+        return fail(
+          "validation",
+          "view=planning applies to format=xkg only",
+          "view",
+          "add format=xkg (with paper= for one paper), or drop view",
+        );
       if (q.collection === undefined && q.within === undefined)
-        return exportArchive(deps, archive, q.format, asOf, now, q.paper);
+        return exportArchive(deps, archive, q.format, asOf, now, q.paper, undefined, q.view ?? "full");
       if (q.collection !== undefined && q.within !== undefined)
         return fail("validation", "give collection or within, not both", "within");
       if (q.format === "xkg")

@@ -13,7 +13,7 @@ import { htmlCsp, htmlParts } from "../../core/export/html";
 import { anchorLabel, archiveMarkdownParts, renderContextMarkdown } from "../../core/export/markdown";
 import { jsonArrayParts, type Parts } from "../../core/export/parts";
 import { CONTENT_TYPES, type ContextExportFormat, type ExportFormat } from "../../core/export/types";
-import { buildXkgPapers, type XkgExportNode } from "../../core/export/xkg";
+import { buildXkgPapers, planningView, type XkgExportNode } from "../../core/export/xkg";
 import { XKG_KEY, type XkgNode } from "../../core/formats/xkg";
 import { runSliced, type Sliced } from "../../core/pace";
 import type { AnnotationRecord, ChunkRecord as ChunkRow, VersionRecord as VersionRow } from "../../core/ports";
@@ -41,6 +41,7 @@ export async function renderArchive(
   now: number,
   paper?: string | undefined,
   sel?: { only: ReadonlySet<string>; label: string; root?: string | undefined } | undefined,
+  view: "full" | "planning" = "full",
 ): Promise<Result<ExportBody>> {
   const size = await checkExportSize(deps, archiveId);
   if (!size.ok) return size;
@@ -56,7 +57,7 @@ export async function renderArchive(
   const prepare = <T>(work: Sliced<T>) => runSliced(work, deps.pause);
   switch (format) {
     case "xkg":
-      return exportXkg(deps, archiveId, asOf, now, paper);
+      return exportXkg(deps, archiveId, asOf, now, paper, view);
     case "csv":
       return ok({ body: body(csvParts(await records(false))), contentType, filename });
     case "bibtex":
@@ -166,6 +167,7 @@ export async function exportXkg(
   asOf: number | undefined,
   now: number,
   paper: string | undefined,
+  view: "full" | "planning" = "full",
 ): Promise<Result<ExportBody>> {
   const st = store(deps);
   const t = asOf ?? now;
@@ -217,7 +219,7 @@ export async function exportXkg(
         node: roles.get(x.c.chunkId) as XkgNode,
       });
   }
-  const papers = buildXkgPapers(nodes);
+  const papers = buildXkgPapers(nodes).map((p) => (view === "planning" ? { ...p, paper: planningView(p.paper) } : p));
   if (paper !== undefined) {
     const one = papers.find((p) => p.id === paper);
     if (!one)
@@ -230,7 +232,7 @@ export async function exportXkg(
     return ok({
       body: `${JSON.stringify(one.paper, null, 2)}\n`,
       contentType: "application/json; charset=utf-8",
-      filename: `${safeName(paper)}.json`,
+      filename: `${safeName(paper)}${view === "planning" ? ".plan" : ""}.json`,
     });
   }
   return ok({

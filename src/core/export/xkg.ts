@@ -145,3 +145,19 @@ export function buildXkgPapers(nodes: readonly XkgExportNode[]): Array<{ id: str
   }
   return out;
 }
+
+/**
+ * The planning view of a paper's xKG object (seed 003 §2.4: "the target paper's Paper Node without
+ * all Code Nodes"): the same object without `code` on the paper and on every technique and
+ * component, and without `code_file` and `code_overview`. Not a full graph: an import of it stores
+ * the techniques without their code.
+ */
+export function planningView(paper: Record<string, Json>): Record<string, Json> {
+  const strip = (t: Json): Json => {
+    if (t === null || typeof t !== "object" || Array.isArray(t)) return t;
+    const { code: _code, components, ...rest } = t as Record<string, Json>;
+    return { ...rest, components: Array.isArray(components) ? components.map(strip) : [] };
+  };
+  const { code: _code, code_file: _file, code_overview: _overview, techniques, ...rest } = paper;
+  return { ...rest, techniques: Array.isArray(techniques) ? techniques.map(strip) : [] };
+}

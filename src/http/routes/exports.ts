@@ -34,6 +34,15 @@ const ExportQuery = z.object({
       description:
         "format=xkg only: the paper chunk to export alone, as one JSON file (re-importable with POST /import?format=xkg)",
     }),
+  view: z
+    .enum(["full", "planning"])
+    .optional()
+    .openapi({
+      param: { name: "view", in: "query" },
+      example: "planning",
+      description:
+        "format=xkg only: planning leaves out every code node (the paper's and each technique's `code`, `code_file`, `code_overview`): the paper node with its techniques, as xKG's planning stage reads it (seed 003 §2.4); default full",
+    }),
   collection: z
     .string()
     .min(1)
