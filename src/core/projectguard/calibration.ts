@@ -10,6 +10,8 @@
  * - boundary disagreement: the share of pairs where one side says 2 and the other 3 (and 3 / 4).
  */
 
+import { spearman } from "../review-scores";
+
 export const SCORE_LEVELS = 5;
 
 export interface Calibration {
@@ -55,46 +57,8 @@ export function weightedKappa(a: readonly number[], b: readonly number[]): numbe
   return 1 - observed / expected;
 }
 
-/** Ranks 1..n, ties at their mean rank. */
-export function ranks(xs: readonly number[]): number[] {
-  const order = xs.map((x, i) => [x, i] as const).sort((p, q) => p[0] - q[0]);
-  const out = new Array<number>(xs.length).fill(0);
-  let i = 0;
-  while (i < order.length) {
-    let j = i;
-    while (
-      j + 1 < order.length &&
-      (order[j + 1] as readonly [number, number])[0] === (order[i] as readonly [number, number])[0]
-    )
-      j++;
-    const mean = (i + j) / 2 + 1;
-    for (let m = i; m <= j; m++) out[(order[m] as readonly [number, number])[1]] = mean;
-    i = j + 1;
-  }
-  return out;
-}
-
-/** Spearman's ρ (Pearson over mean ranks); null for fewer than 2 pairs or a constant side. */
-export function spearman(a: readonly number[], b: readonly number[]): number | null {
-  if (a.length !== b.length) throw new RangeError(`the two sides differ in length: ${a.length} and ${b.length}`);
-  const n = a.length;
-  if (n < 2) return null;
-  const ra = ranks(a);
-  const rb = ranks(b);
-  const mean = (n + 1) / 2;
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let i = 0; i < n; i++) {
-    const x = (ra[i] as number) - mean;
-    const y = (rb[i] as number) - mean;
-    sab += x * y;
-    saa += x * x;
-    sbb += y * y;
-  }
-  if (saa === 0 || sbb === 0) return null;
-  return Math.max(-1, Math.min(1, sab / Math.sqrt(saa * sbb)));
-}
+// Spearman's ρ and mean ranks are review-scores' (one implementation for both metric sets).
+export { averageRanks as ranks, spearman } from "../review-scores";
 
 /** Every figure of Table 2 for one pair of raters (judge and human), in pair order. */
 export function calibration(judge: readonly number[], human: readonly number[]): Calibration {
