@@ -507,11 +507,17 @@ export class PaperGuruClient {
 
   // ---------------------------------------------------------------- ingest from the world
   /**
-   * Import a file's text (format: bibtex | markdown | fulltext | xkg | json); returns counts and
+   * Import a file's text (format: bibtex | markdown | fulltext | xkg | json | bbl); returns counts and
    * merges. `validFrom` (ISO) replaces the event time of every record (default: the file's dates).
+   * `paper` (format bbl, required there) is the chunk id of the paper whose reference list it is.
    */
-  importText(archive: string, format: ImportFormat, text: string, name: string, validFrom?: string) {
-    const q = new URLSearchParams({ format, name, ...(validFrom ? { valid_from: validFrom } : {}) });
+  importText(archive: string, format: ImportFormat, text: string, name: string, validFrom?: string, paper?: string) {
+    const q = new URLSearchParams({
+      format,
+      name,
+      ...(validFrom ? { valid_from: validFrom } : {}),
+      ...(paper !== undefined ? { paper } : {}),
+    });
     return this.call<ImportResult>(
       "POST",
       `/v1/archives/${enc(archive)}/import?${q}`,
@@ -661,6 +667,26 @@ export class PaperGuruClient {
       `/v1/archives/${enc(archive)}/references/select`,
       body,
     );
+  }
+  /** xKG: techniques a model proposes from a paper's sections, with their code links (needs a model). */
+  proposeTechniques(archive: string, body: z.input<typeof S.TechniquesBody>) {
+    // TechniquesResult's proposal fields are spread into it untyped (src/contract/proposals.ts `common`).
+    type Out = z.infer<typeof S.TechniquesResult> & {
+      read: { sections: string[]; code_units: string[] };
+      proposals: Array<{
+        id: string;
+        name: string;
+        type: string;
+        parent: string | null;
+        written: string;
+        code: unknown[];
+      }>;
+    };
+    return this.call<Out>("POST", `/v1/archives/${enc(archive)}/techniques/propose`, body);
+  }
+  /** xKG: a technique's code rewritten by a model into one checked code node (needs a model). */
+  rewriteTechnique(archive: string, body: z.input<typeof S.RewriteBody>) {
+    return this.call<z.infer<typeof S.RewriteResult>>("POST", `/v1/archives/${enc(archive)}/techniques/rewrite`, body);
   }
   /** A_O: sub-outlines of a node from its references, by the model or by shared names. */
   proposeOutline(archive: string, body: z.input<typeof S.OutlineProposeBody>) {

@@ -91,13 +91,14 @@ export default {
     const pages = batch.messages.filter((m) => kind(m) === "reembed");
     const extract = batch.messages.filter((m) => kind(m) === "extract");
     const turns = batch.messages.filter((m) => kind(m) === "commitments");
-    const deliveries = batch.messages.filter(
-      (m) => kind(m) !== "event" && kind(m) !== "reembed" && kind(m) !== "extract" && kind(m) !== "commitments",
-    );
+    const readmes = batch.messages.filter((m) => kind(m) === "readme_paper");
+    const others = new Set(["event", "reembed", "extract", "commitments", "readme_paper"]);
+    const deliveries = batch.messages.filter((m) => !others.has(kind(m) ?? ""));
     if (events.length) await app.events.consume(events);
     if (pages.length) await app.reembed.consume(pages);
     if (extract.length) await app.extract.consume(extract);
     if (turns.length) await app.project.consumeTurns(turns);
+    if (readmes.length) await app.readmePapers.consume(readmes);
     if (deliveries.length) await app.webhooks.consume(deliveries);
   },
   /**

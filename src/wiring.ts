@@ -186,6 +186,7 @@ export function wire(env: Env, adapt: (p: WiredPorts) => WiredPorts = (p) => p):
       http,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       githubToken: config.githubToken,
+      readmeModel: llm !== null,
       contactEmail: config.contactEmail,
       allowHosts: config.allowHosts,
       addresses,

@@ -30,9 +30,13 @@
  */
 import type { z } from "zod";
 import type * as S from "../contract";
+import { codeChunksOf } from "../contract/code";
 import { ok, type Result } from "../core/errors";
 import { XKG_DOC_MARK } from "../core/formats/xkg";
+import { capPairCode, pairWindows } from "./code-pair-windows";
+import { verifyPairs } from "./code-pairs-verify";
 import type { AppDeps } from "./deps";
+import { noModel } from "./lib/proposals";
 import { iso, round4 } from "./lib/wire";
 import { resolveFilter } from "./operations";
 
@@ -58,6 +62,8 @@ export function codeSpan(content: string, boundaries: readonly string[]): { end:
 export function codePairUseCases(d: AppDeps) {
   return {
     async pairs(archive: string, b: In<typeof S.CodePairsBody>): Promise<Result<Out>> {
+      const llm = d.models.llm;
+      if (b.verify && !llm) return noModel();
       const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
       const threshold = b.threshold ?? CODE_PAIR_THRESHOLD;
       const filter = await resolveFilter(
@@ -132,63 +138,36 @@ export function codePairUseCases(d: AppDeps) {
         if (codes.length) for (const c of codes) pairs.push({ ...base, code: c, grounded: true });
         else if (b.include_ungrounded) pairs.push({ ...base, code: null, grounded: false });
       }
-      const capped = await capCode(pairs, b.max_code_bytes, async (id) => {
+      const read = async (id: string) => {
         const v = visible.get(id);
         return v ? d.kernel.contentOf(v.contentKey) : null;
+      };
+      // xKG's verifier (code-pairs-verify.ts) filters and reorders the pairs before the code cap.
+      const verified = b.verify && llm ? await verifyPairs(llm, b.query, pairs, read) : null;
+      if (verified && !verified.ok) return verified;
+      const windows = codeChunksOf(b.code_chunks);
+      if (windows) await pairWindows(pairs, windows, read);
+      const capped = await capCode(pairs, b.max_code_bytes, read);
+      return ok({
+        as_of: iso(t),
+        threshold,
+        pairs,
+        below_threshold: techniques.length - kept.length,
+        ...capped,
+        ...(verified ? { verifier: verified.value } : {}),
       });
-      return ok({ as_of: iso(t), threshold, pairs, below_threshold: techniques.length - kept.length, ...capped });
     },
   };
 }
 
 /**
- * Holds the pairs' code spans to `max` UTF-8 bytes together, in pair order (xKG's prompts carry at
- * most 52,100 bytes of code): a span that does not fit whole is cut at its last line end within what
- * is left (its text read again to find it), and pairs after the budget is spent keep no code. In
- * place; returns the bytes kept and the pairs left without code.
+ * Holds the pairs' code to `max` UTF-8 bytes together, in pair order (code-pair-windows.ts, on the
+ * pure cap of src/core/code/cap.ts shared with /context). In place.
  */
-export async function capCode(
+export function capCode(
   pairs: Out["pairs"],
   max: number | undefined,
   contentOf: (id: string) => Promise<string | null>,
 ): Promise<{ code_bytes: number; code_left_out: number }> {
-  let used = 0;
-  let leftOut = 0;
-  for (const p of pairs) {
-    if (!p.code) continue;
-    const left = max === undefined ? Number.POSITIVE_INFINITY : max - used;
-    if (p.code.bytes <= left) {
-      used += p.code.bytes;
-      continue;
-    }
-    const text = left > 0 ? await contentOf(p.code.id) : null;
-    const cut = text === null ? null : cutAtLine(text.slice(p.code.anchor.start, p.code.anchor.end), left);
-    if (cut && cut.bytes > 0) {
-      p.code = {
-        ...p.code,
-        anchor: { ...p.code.anchor, end: p.code.anchor.start + cut.chars },
-        bytes: cut.bytes,
-        truncated: true,
-      };
-      used += cut.bytes;
-    } else {
-      p.code = null;
-      leftOut++;
-    }
-  }
-  return { code_bytes: used, code_left_out: leftOut };
-}
-
-/** The longest prefix of `text` ending at a line end whose UTF-8 size is at most `max` bytes (one pass). */
-export function cutAtLine(text: string, max: number): { chars: number; bytes: number } {
-  const enc = new TextEncoder();
-  let chars = 0;
-  let bytes = 0;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", chars)) {
-    const b = bytes + enc.encode(text.slice(chars, i + 1)).length;
-    if (b > max) break;
-    chars = i + 1;
-    bytes = b;
-  }
-  return { chars, bytes };
+  return capPairCode(pairs, max, contentOf);
 }

@@ -22,9 +22,11 @@ import { paperbenchUseCases } from "./paperbench";
 import { paperUseCases } from "./papers";
 import { projectUseCases } from "./project";
 import { queryUseCases } from "./query";
+import { readmePaperUseCases } from "./readme-paper";
 import { reembedUseCases } from "./reembed";
 import { researchUseCases } from "./research";
 import { reviewUseCases } from "./review";
+import { techniqueRewriteUseCases } from "./technique-rewrite";
 import { techniqueUseCases } from "./techniques";
 import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
@@ -51,7 +53,7 @@ export function createUseCases(d: AppDeps) {
     metrics: metricsUseCases(d),
     project: projectUseCases(d, browseUseCases(d)),
     codePairs: codePairUseCases(d),
-    techniques: techniqueUseCases(d),
+    techniques: { ...techniqueUseCases(d), ...techniqueRewriteUseCases(d) },
     research: researchUseCases(d),
     papers: paperUseCases(d),
     /** PaperBench rubric trees scored from leaf grades or the leaf judge. */
@@ -68,6 +70,8 @@ export function createUseCases(d: AppDeps) {
     review: reviewUseCases(d),
     /** Re-embedding an archive into the configured embedder's space (a queued job). */
     reembed: reembedUseCases(d),
+    /** README -> paper by the model (xKG App. C.2): the queue consumer of `readme_paper` messages. */
+    readmePapers: readmePaperUseCases(d),
   };
 }
 

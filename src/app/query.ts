@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type * as S from "../contract";
 import { countTokens, DEFAULT_TOKENIZER, type TokenizerName } from "../core/text/tokenizer";
 import type { EvidenceCard } from "../core/types";
+import { type CodeOptions, type CodeReads, capCards, codeForm, codeOptions } from "./code-context";
 import type { AppDeps } from "./deps";
 import * as Op from "./operations";
 import { queueTurn } from "./project/turns";
@@ -51,17 +52,49 @@ export function fitWire(r: ContextAnswer, budgetTokens: number): ContextAnswer {
 
 type In<T extends z.ZodType> = z.infer<T>;
 
+/**
+ * A /context answer with its code cards in code form and their code within max_code_bytes
+ * (code-context.ts); `fit` holds the cards within the budget after the windows are added (REST), so
+ * the cap is spent on the cards returned only.
+ */
+async function withCode(
+  reads: CodeReads,
+  archive: string,
+  r: ContextAnswer,
+  o: CodeOptions,
+  fitTo: (r: ContextAnswer) => ContextAnswer,
+) {
+  const formed = fitTo({ ...r, cards: await codeForm(reads, archive, r.cards, o) });
+  const capped = capCards(formed.cards, o.maxCodeBytes, o.tokenizer);
+  // Cut cards only shrink: fitting again recounts the budget and keeps them all (a prefix at most).
+  const out = fitTo({ ...formed, cards: capped.cards });
+  return {
+    ...out,
+    cards: capped.cards.slice(0, out.cards.length),
+    code_bytes: capped.bytes,
+    ...(o.maxCodeBytes !== undefined ? { code_left_out: capped.leftOut } : {}),
+  };
+}
+
 export function queryUseCases(d: AppDeps) {
   const kernel = d.kernel;
   const reads = { discovery: d.stores.discovery, annotations: d.stores.annotations };
+  const codeReads: CodeReads = { versions: d.stores.chunks, contentOf: kernel.contentOf };
   return {
     route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(kernel, d.stores.chunks, archive, b, reads),
     expand: (archive: string, b: In<typeof S.ExpandBody>) => Op.expandOp(kernel, d.stores.chunks, archive, b),
-    context: (archive: string, b: In<typeof S.ContextBody>) => Op.contextOp(kernel, d.stores.chunks, archive, b, reads),
+    context: async (archive: string, b: In<typeof S.ContextBody>) => {
+      const r = await Op.contextOp(kernel, d.stores.chunks, archive, b, reads);
+      const code = codeOptions(b);
+      return code ? withCode(codeReads, archive, r, code, (x) => x) : r;
+    },
     /** POST /context: as `context`, with the cards' JSON (the REST card form) within budget_tokens. */
     contextWithin: async (archive: string, b: In<typeof S.ContextBody>) => {
       const cost = wireCost(b.tokenizer ?? DEFAULT_TOKENIZER);
-      return fitWire(await Op.contextOp(kernel, d.stores.chunks, archive, b, reads, cost), b.budget_tokens);
+      const r = await Op.contextOp(kernel, d.stores.chunks, archive, b, reads, cost);
+      const code = codeOptions(b);
+      const fitTo = (x: ContextAnswer) => fitWire(x, b.budget_tokens);
+      return code ? withCode(codeReads, archive, r, code, fitTo) : fitTo(r);
     },
     verify: (archive: string, b: In<typeof S.VerifyBody>) => Op.verifyOp(kernel, archive, b),
     appendSession: async (archive: string, session: string, b: In<typeof S.SessionEventsBody>) => {

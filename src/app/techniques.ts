@@ -183,6 +183,7 @@ export function techniqueUseCases(d: AppDeps) {
               read: [...shown.sections, ...shown.code].map((s) => s.id),
               sources: [...x.sources, ...x.code.map((c) => c.id)],
               anchors: [...x.anchors, ...x.code.map((c) => c.anchor)],
+              type: x.type,
             },
             actor,
             now,

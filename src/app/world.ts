@@ -9,6 +9,7 @@ import type { DeliveryRecord } from "../core/ports";
 import { type SourceKind, validateSourceSpec } from "../core/sources/types";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
+import { importBbl } from "./intake/bbl";
 import { importFile, importPdf } from "./intake/imports";
 import { createSource, dispatchDueSources, runSource, sourceView } from "./intake/sources";
 import type { Recreate } from "./intake/tombstones";
@@ -198,11 +199,39 @@ async function recreateOf(
   return q.recreate_deleted === "true" ? { actor: await actorOf(d, authorization) } : undefined;
 }
 
+/** `paper` is format=bbl's, and required there. */
+function paperParam(q: In<typeof S.ImportQuery>): Result<string | undefined> {
+  if (q.format === "bbl" && q.paper === undefined)
+    return fail(
+      "validation",
+      "paper is required with format=bbl: a .bbl is imported as the reference list of a paper already in the archive",
+      "paper",
+      "add paper=<chunk id of the citing paper> to the query (CLI: --paper)",
+    );
+  if (q.format !== "bbl" && q.paper !== undefined)
+    return fail(
+      "validation",
+      `paper applies to format=bbl only, not format=${q.format}`,
+      "paper",
+      "drop paper, or send a .bbl with format=bbl",
+    );
+  return ok(q.paper);
+}
+
 export function importUseCases(d: AppDeps) {
   return {
     /** A file in one of the import formats; records that fail are listed, the rest is stored. */
     async file(archive: string, q: In<typeof S.ImportQuery>, text: string, authorization?: string | undefined) {
+      const paper = paperParam(q);
+      if (!paper.ok) return paper;
       if (!text.trim()) return fail("validation", "empty body", "body", "send the file as the body");
+      if (q.format === "bbl")
+        return importBbl(d, archive, text, {
+          paper: paper.value as string,
+          name: q.name ?? "upload.bbl",
+          validFrom: S.toMs(q.valid_from),
+          recreate: await recreateOf(d, q, authorization),
+        });
       return importFile(
         d.intake,
         archive,
@@ -215,6 +244,8 @@ export function importUseCases(d: AppDeps) {
     },
     /** A PDF with a text layer: a paper, its sections and captions, every span with its page. */
     async pdf(archive: string, q: In<typeof S.ImportQuery>, bytes: Uint8Array, authorization?: string | undefined) {
+      const paper = paperParam(q);
+      if (!paper.ok) return paper;
       if (bytes.length === 0) return fail("validation", "empty body", "body", "send the PDF as the body");
       return importPdf(
         d.intake,

@@ -21,12 +21,15 @@ import { DEFAULT_STATE_FILE, FORMATS, type Format, renderSummary, runImport } fr
 import { EXIT, mask, table, UsageError } from "./io";
 import { ADMIN_COMMANDS, MEMORY_COMMANDS } from "./memory";
 import {
+  CODE_OPTIONS,
+  codeFromFlags,
   FILTER_OPTIONS,
   FOLLOW_OPTION,
   filterFromFlags,
   followFromFlags,
   RANKING_OPTIONS,
   rankingFromFlags,
+  rewriteCodeChunks,
   rewriteMmr,
 } from "./query-flags";
 import { extractAnchors, renderCard, renderContext, renderRoute, renderTrace, renderVerify } from "./render";
@@ -280,10 +283,11 @@ const keysRevoke: Command = {
 
 const importCmd: Command = {
   name: "import",
-  args: "<file|folder>... [--format <f>] [--state <file>] [--restart]",
-  summary: "Import files and folders (BibTeX, Markdown papers, full-text JSON/JSONL, xKG, the feed JSON, PDFs).",
+  args: "<file|folder>... [--format <f>] [--state <file>] [--restart] [--paper <id>]",
+  summary: "Import files and folders (BibTeX, Markdown papers, full-text JSON/JSONL, xKG, the feed JSON, PDFs, .bbl).",
   details: [
-    "Formats come from the extension (.bib, .md, .pdf) and, for .json/.jsonl, from the content.",
+    "Formats come from the extension (.bib, .md, .pdf, .bbl) and, for .json/.jsonl, from the content.",
+    "A .bbl is the reference list of a paper in the archive: --paper names it (its chunk id); without it .bbl files are skipped.",
     "Large files go in pieces (JSONL 10 records, BibTeX 500 entries). A progress bar with records/s shows",
     "on a terminal, one line per piece otherwise. The state file keeps the sha256 of every piece the server",
     "acknowledged; running the same command again skips those (resume). Ctrl-C finishes the piece in flight,",
@@ -291,6 +295,11 @@ const importCmd: Command = {
   ].join("\n"),
   options: {
     format: { type: "string", short: "f", arg: "<f>", description: `force a format: ${FORMATS.join("|")}` },
+    paper: {
+      type: "string",
+      arg: "<id>",
+      description: "format bbl: the chunk id of the paper citing the .bbl's entries",
+    },
     state: { type: "string", arg: "<file>", description: `state file (default ./${DEFAULT_STATE_FILE})` },
     restart: { type: "boolean", description: "ignore the state file: send every piece again" },
     "stop-after": { type: "string", arg: "<n>", description: "stop (as Ctrl-C would) after n pieces were sent" },
@@ -305,6 +314,9 @@ const importCmd: Command = {
     const format = r.str("format");
     if (format && !(FORMATS as readonly string[]).includes(format))
       throw new UsageError(`unknown --format ${format}; use one of ${FORMATS.join(", ")}`, "import");
+    const paper = r.str("paper");
+    if (paper !== undefined && format !== undefined && format !== "bbl")
+      throw new UsageError(`--paper applies to .bbl files (format bbl), not --format ${format}`, "import");
     const archive = r.archive();
     r.client(); // fail early without a key
     const stopAfter = r.int("stop-after", 1, 1_000_000_000);
@@ -319,6 +331,7 @@ const importCmd: Command = {
       restart: r.values.restart === true,
       stopAfter,
       validFrom: r.str("valid-from"),
+      paper,
       progress,
       log: (s) => progress.write(`${s}\n`),
       onInterrupt: r.io.onInterrupt,
@@ -381,9 +394,9 @@ const routeCmd: Command = {
 
 const contextCmd: Command = {
   name: "context",
-  args: '"<query>" [--budget 2000] [--as-of <time>] [--max-cards <n>] [--session <id>] [filters] [ranking] [--follow <t>]',
+  args: '"<query>" [--budget 2000] [--as-of <time>] [--max-cards <n>] [--session <id>] [filters] [ranking] [--follow <t>] [code]',
   summary: "Evidence cards for a query within a token budget (title, artifact@version, claim, sketch, anchors).",
-  details: `${QUERY_DETAILS}\n\`paperguru context "..." --json | paperguru verify -\` re-checks every anchor.`,
+  details: `${QUERY_DETAILS}\nCode (xKG): --max-code-bytes <n> caps the code cards' code, --code-chunks [size[:overlap]] carries its best windows.\n\`paperguru context "..." --json | paperguru verify -\` re-checks every anchor.`,
   options: {
     ...asOfOption,
     budget: { type: "string", arg: "<tokens>", description: "token budget (default 2000)" },
@@ -400,13 +413,15 @@ const contextCmd: Command = {
     ...FILTER_OPTIONS,
     ...RANKING_OPTIONS,
     ...FOLLOW_OPTION,
+    ...CODE_OPTIONS,
     trace: { type: "boolean", description: "ask for the trace (mentions, seeds, timings); off by default" },
   },
   positionals: [1, 1],
-  rewrite: rewriteMmr,
+  rewrite: (argv) => rewriteCodeChunks(rewriteMmr(argv)),
   async run(r) {
     const query = r.positionals[0] as string;
     const body: ContextBody & { include_trace?: boolean } = {
+      ...codeFromFlags(r),
       query,
       as_of: r.str("as-of"),
       budget_tokens: r.int("budget", 50, 200_000) ?? 2000,

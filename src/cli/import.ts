@@ -28,6 +28,7 @@ export const FORMATS = [
   "json",
   "archive",
   "pdf",
+  "bbl",
 ] as const satisfies readonly ImportFormat[];
 export type Format = (typeof FORMATS)[number];
 
@@ -37,6 +38,7 @@ export function detectFormat(path: string, text: string): Format | null {
   if (ext === ".bib" || ext === ".bibtex") return "bibtex";
   if (ext === ".md" || ext === ".markdown") return "markdown";
   if (ext === ".pdf") return "pdf";
+  if (ext === ".bbl") return "bbl";
   if (ext !== ".json" && ext !== ".jsonl") return null;
   const head = text.slice(0, 200_000);
   // A PaperGuru archive dump (`paperguru export --format json`) opens with its format marker.
@@ -190,6 +192,7 @@ export function countRecords(format: Format, path: string, piece: string): numbe
     }
   }
   if (format === "openie") return Math.max(1, openIeDocs(piece)?.length ?? 1);
+  if (format === "bbl") return Math.max(1, (piece.match(/\\bibitem(?![A-Za-z@])|\\entry\s*\{/g) ?? []).length);
   if (format === "fulltext" && piece.trimStart().startsWith("[")) {
     try {
       return Math.max(1, (JSON.parse(piece) as unknown[]).length);
@@ -200,9 +203,11 @@ export function countRecords(format: Format, path: string, piece: string): numbe
   return 1;
 }
 
-/** The state key of a piece: sha256 over the format and the exact text sent. */
-export function pieceHash(format: Format, piece: string): string {
-  return createHash("sha256").update(format).update("\u0000").update(piece).digest("hex");
+/** The state key of a piece: sha256 over the format, the citing paper of a .bbl and the exact text sent. */
+export function pieceHash(format: Format, piece: string, paper?: string): string {
+  const h = createHash("sha256").update(format).update("\u0000");
+  if (paper !== undefined) h.update(paper).update("\u0000");
+  return h.update(piece).digest("hex");
 }
 
 /**
@@ -289,6 +294,8 @@ export interface ImportOptions {
   stopAfter?: number | undefined;
   /** Event time (ISO) for every record, replacing the dates the files carry. */
   validFrom?: string | undefined;
+  /** format bbl: the chunk id of the paper whose reference list the .bbl files are (required for them). */
+  paper?: string | undefined;
   /** Where progress goes: a bar on a TTY, else one line per piece. */
   progress: OutStream;
   /** Messages (warnings, failures); the same stream as progress unless --json. */
@@ -365,6 +372,12 @@ function planPieces(
       unknownFiles.push(show(f));
       continue;
     }
+    if (format === "bbl" && o.paper === undefined) {
+      o.log(
+        `skipping ${show(f)}: a .bbl is the reference list of a paper in the archive\n    hint: pass --paper <chunk id of the citing paper>`,
+      );
+      continue;
+    }
     let pieces: string[];
     try {
       pieces = splitRecords(f, text, format);
@@ -380,7 +393,7 @@ function planPieces(
         index,
         of: pieces.length,
         format,
-        hash: pieceHash(format, p),
+        hash: pieceHash(format, p, format === "bbl" ? o.paper : undefined),
         records: countRecords(format, f, p),
       });
   }
@@ -474,7 +487,8 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
         loaded = p.file;
       }
       const piece = pieces[p.index] ?? "";
-      if (pieceHash(p.format, piece) !== p.hash) {
+      const paper = p.format === "bbl" ? o.paper : undefined;
+      if (pieceHash(p.format, piece, paper) !== p.hash) {
         note(`${tag}: FAILED the file changed during the import; run the command again`);
         summary.failedPieces++;
         continue;
@@ -483,7 +497,7 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
         const res =
           p.format === "pdf"
             ? await client.importBytes(o.archive, "pdf", Buffer.from(piece, "latin1"), basename(p.file), o.validFrom)
-            : await client.importText(o.archive, p.format, piece, basename(p.file), o.validFrom);
+            : await client.importText(o.archive, p.format, piece, basename(p.file), o.validFrom, paper);
         for (const k of Object.keys(counts) as Array<keyof Counts>) counts[k] += res.counts[k] ?? 0;
         st.pieces[p.hash] = { file: show(p.file), piece: p.index, records: p.records, at: new Date().toISOString() };
         writeState(o.statePath, st);
@@ -496,6 +510,10 @@ export async function runImport(paths: string[], o: ImportOptions): Promise<Impo
             `${tag}: ${p.format}, ${p.records} record${p.records === 1 ? "" : "s"}: ${formatCounts(res.counts)} (${rate().toFixed(1)} records/s)`,
           );
         for (const f of res.failures.slice(0, 3)) note(`${tag}: record ${f.id} failed: ${f.message}`);
+        if (res.paper && res.references)
+          note(
+            `${tag}: ${res.references.found} references, ${res.references.cited} cited, ${res.references.unresolved} unresolved; ${res.paper.id} ${res.paper.status}${res.paper.version === undefined ? "" : ` (v${res.paper.version})`}`,
+          );
         if (o.stopAfter !== undefined && summary.sent >= o.stopAfter && i < plan.length - 1) {
           interrupted = true;
           note(`stopping after ${summary.sent} piece${summary.sent === 1 ? "" : "s"} (--stop-after)`);

@@ -272,3 +272,54 @@ export function followFromFlags(r: Run): Follow[] | undefined {
     return f;
   });
 }
+
+/** `--code-chunks [size[:overlap]]`: code as its best windows (with rewriteCodeChunks). */
+export const CODE_CHUNKS_OPTION: OptionSpec = {
+  type: "string",
+  arg: "[size[:overlap]]",
+  description: "carry code as its best windows (default 350:100, xKG's splitter; size 50-20000, overlap < size)",
+};
+
+/** `--max-code-bytes` and `--code-chunks` of `context` and `xkg pairs` (xKG seed 003, Tables 4 and 7). */
+export const CODE_OPTIONS: Record<string, OptionSpec> = {
+  "max-code-bytes": {
+    type: "string",
+    arg: "<n>",
+    description: "cap on the code's UTF-8 bytes together, in rank order, cut at line ends (xKG prompts: 52100)",
+  },
+  "code-chunks": CODE_CHUNKS_OPTION,
+};
+
+const CODE_CHUNKS = /^\d+(?::\d+)?$/;
+
+/** A bare `--code-chunks` becomes `--code-chunks=` (xKG's defaults); parseArgs has no optional values. */
+export function rewriteCodeChunks(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (a === "--code-chunks" && CODE_CHUNKS.test(argv[i + 1] ?? "")) {
+      out.push(`--code-chunks=${argv[i + 1]}`);
+      i++;
+    } else out.push(a === "--code-chunks" ? "--code-chunks=" : a);
+  }
+  return out;
+}
+
+/** The body's max_code_bytes and code_chunks from the flags (absent ones left out). */
+export function codeFromFlags(r: Run): Pick<ContextBody, "max_code_bytes" | "code_chunks"> {
+  const max = r.int("max-code-bytes", 1, 10_000_000);
+  const spec = r.str("code-chunks");
+  const out: Pick<ContextBody, "max_code_bytes" | "code_chunks"> = max === undefined ? {} : { max_code_bytes: max };
+  if (spec === undefined) return out;
+  if (spec === "") return { ...out, code_chunks: true };
+  if (!CODE_CHUNKS.test(spec)) throw new UsageError(`--code-chunks: give size or size:overlap, got ${spec}`);
+  const [size, overlap] = spec.split(":").map(Number) as [number, number | undefined];
+  if (size < 50 || size > 20_000) throw new UsageError(`--code-chunks: size must be from 50 to 20000, got ${size}`);
+  if (overlap !== undefined && overlap >= size)
+    throw new UsageError(`--code-chunks: overlap must be less than size (${size}), got ${overlap}`);
+  return { ...out, code_chunks: overlap === undefined ? { size } : { size, overlap } };
+}

@@ -11,6 +11,8 @@ export const anchorRef = (a: Anchor) => `${a.artifact_id}@v${a.version} [${a.sta
 
 type Followed = Card & {
   follow?: Array<{ type: string; direction: "in" | "out"; chunk: string; version: number | null; weight: number }>;
+  /** A code card in code form (max_code_bytes, code_chunks): its code is its anchors. */
+  code?: { bytes: number; source: "card" | "windows"; truncated?: boolean | undefined } | undefined;
 };
 
 /** The ranking a query applied to its pool: parameters, then the first items' scores. */
@@ -67,7 +69,11 @@ export function renderTrace(t: NonNullable<RouteResponse["trace"]>): string {
 export function renderCard(c: Followed, i: number): string {
   const rel = "relevance" in c && typeof c.relevance === "number" ? ` · relevance ${c.relevance.toFixed(2)}` : "";
   const out = [`[${i + 1}] ${c.title}`, `    ${c.artifact_id}@v${c.version} · ${c.kind} · ${c.tokens} tokens${rel}`];
-  out.push(wrap(`claim: ${c.claim_boundary}`, "    "));
+  if (c.code)
+    out.push(
+      `    code: ${c.code.bytes} bytes, ${c.code.source === "windows" ? "best windows" : "anchored spans"}${c.code.truncated ? " (cut to fit --max-code-bytes)" : ""}`,
+    );
+  else out.push(wrap(`claim: ${c.claim_boundary}`, "    "));
   if (c.logic_sketch) out.push(wrap(`sketch: ${c.logic_sketch}`, "    "));
   if (c.assumptions.length) out.push(wrap(`assumptions: ${c.assumptions.join("; ")}`, "    "));
   if (c.anchored_spans.length) {
@@ -105,6 +111,10 @@ export function renderContext(query: string, r: ContextResponse): string {
         : "no cards (none fits the budget, or nothing matched; try a larger --budget, fewer filters or a later --as-of)",
     );
   parts.push(...r.cards.map(renderCard));
+  if (r.code_bytes !== undefined)
+    parts.push(
+      `code: ${r.code_bytes} bytes${r.code_left_out?.length ? `; left out (--max-code-bytes spent): ${r.code_left_out.join(", ")}` : ""}`,
+    );
   if (r.skipped.length) {
     const shown = r.skipped.slice(0, 5).map((s) => `${s.chunk} (${s.reason})`);
     const more = r.skipped.length > 5 ? `, … ${r.skipped.length - 5} more` : "";

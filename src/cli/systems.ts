@@ -17,8 +17,9 @@ import { didYouMean, EXIT, table, UsageError, wrap } from "./io";
 import { PAPER_CIRCLE_COMMANDS } from "./paper-circle";
 import { PAPERBENCH_COMMANDS } from "./paperbench";
 import { PROJECTGUARD_COMMANDS } from "./projectguard";
-import { yearRange } from "./query-flags";
+import { CODE_CHUNKS_OPTION, codeFromFlags, rewriteCodeChunks, yearRange } from "./query-flags";
 import { SGMC_COMMANDS } from "./sgmc";
+import { XKG_MODEL_COMMANDS } from "./xkg-model";
 
 type LocateKind = NonNullable<Parameters<PaperGuruClient["locate"]>[1]["kinds"]>[number];
 type CoverageQ = Parameters<PaperGuruClient["coverage"]>[1];
@@ -239,8 +240,10 @@ const projectDir: Command = {
 
 const xkgPairs: Command = {
   name: "xkg pairs",
-  args: '"<technique in words>" [--limit 10] [--threshold <x>] [--grounded-only] [--within <paper>] [--scope <tags>] [--max-code-bytes <n>]',
+  args: '"<technique>" [--limit 10] [--threshold <x>] [--grounded-only] [--within <id>] [--scope <tags>] [code] [--verify]',
   summary: "Techniques routed for a query, each paired with the code that implements it (exact code spans).",
+  details:
+    "Code (xKG): --max-code-bytes <n> caps the pairs' code together, --code-chunks [size[:overlap]] carries each code's best windows.",
   options: {
     limit: { type: "string", arg: "<n>", description: "techniques routed (1-50, default 10)" },
     threshold: {
@@ -256,11 +259,16 @@ const xkgPairs: Command = {
       arg: "<n>",
       description: "cap on the code spans' bytes together, in pair order (xKG prompts: 52100)",
     },
+    verify: { type: "boolean", description: "the model verifies: keeps, drops and reorders the pairs (needs a model)" },
+    "code-chunks": CODE_CHUNKS_OPTION,
     ...asOf,
   },
   positionals: [1, 1],
+  rewrite: rewriteCodeChunks,
   async run(r) {
     const res = await r.client().codePairs(r.archive(), {
+      code_chunks: codeFromFlags(r).code_chunks,
+      verify: r.values.verify === true ? true : undefined,
       max_code_bytes: r.int("max-code-bytes", 1, 10_000_000),
       query: r.positionals[0] as string,
       limit: r.int("limit", 1, 50),
@@ -283,6 +291,14 @@ const xkgPairs: Command = {
         );
       else if (p.grounded) r.out("    code: left out (--max-code-bytes spent)");
       else r.out("    code: none (not grounded)");
+      if (p.code?.windows) r.out(`    windows: ${p.code.windows.map((w) => `[${w.start},${w.end})`).join(" ")}`);
+      if (p.verifier_reason) r.out(`    verifier: ${short(p.verifier_reason, 140)}`);
+    }
+    const v = res.verifier;
+    if (v) {
+      r.out(`verifier ${v.model}: kept ${v.kept} of ${v.candidates}`);
+      for (const x of v.dropped)
+        r.out(`  dropped ${x.technique}${x.code ? ` / ${x.code}` : ""}: ${short(x.reason, 120)}`);
     }
     if (res.below_threshold) r.out(`${res.below_threshold} routed techniques below threshold ${res.threshold}`);
     return EXIT.ok;
@@ -348,9 +364,10 @@ const xkgGrounding: Command = {
 
 const researchTree: Command = {
   name: "research tree",
-  args: "<root> [--theta 500] [--d-max 4] [--words all|own|references] [--max-nodes 500] [--as-of <time>]",
+  args: "<root> [--theta 500] [--d-max 4] [--words all|own|references] [--max-nodes 500] [--planning] [--as-of <time>]",
   summary: "The outline under a root (part-of, boundary outline) with each node's words, split flag φ, draft and hub.",
   options: {
+    planning: { type: "boolean", description: "xKG's planning view: a paper's techniques and sections, no code nodes" },
     theta: { type: "string", arg: "<n>", description: "θ of Eq. 3: split a node with more words (default 500)" },
     "d-max": { type: "string", arg: "<n>", description: "d_max of Eq. 5: the deepest level (default 4)" },
     words: { type: "string", arg: "<w>", description: "count all (default), own or references words" },
@@ -365,13 +382,16 @@ const researchTree: Command = {
       d_max: r.int("d-max", 1, 16),
       words: oneOf("words", r.str("words"), ["all", "own", "references"] as const),
       max_nodes: r.int("max-nodes", 1, 2000),
+      view: r.values.planning === true ? "planning" : undefined,
       as_of: r.str("as-of"),
     });
     if (r.json) {
       printJson(r, res);
       return EXIT.ok;
     }
-    r.out(`outline ${res.root} as of ${res.as_of} (θ ${res.theta}, d_max ${res.d_max}, words ${res.words})`);
+    r.out(
+      `${res.view === "planning" ? "planning view of" : "outline"} ${res.root} as of ${res.as_of} (θ ${res.theta}, d_max ${res.d_max}, words ${res.words})`,
+    );
     for (const n of res.nodes) {
       const flags = [
         `${n.words.counted} words`,
@@ -380,7 +400,8 @@ const researchTree: Command = {
         n.draft ? `draft v${n.draft.version}` : "",
         n.hub ? `hub v${n.hub.version}` : "",
       ].filter(Boolean);
-      r.out(`${"  ".repeat(n.depth + 1)}${n.id}: ${short(n.title, 70)} (${flags.join(", ")})`);
+      const kind = res.view === "planning" ? ` [${n.kind}]` : "";
+      r.out(`${"  ".repeat(n.depth + 1)}${n.id}${kind}: ${short(n.title, 70)} (${flags.join(", ")})`);
     }
     r.out(res.done ? "done (Eq. 5): no leaf to split" : `to split next: ${list(res.pending)}`);
     return EXIT.ok;
@@ -1160,6 +1181,7 @@ export const SYSTEM_COMMANDS: Command[] = [
   xkgPairs,
   xkgExport,
   xkgGrounding,
+  ...XKG_MODEL_COMMANDS,
   researchTree,
   researchHubs,
   researchDrafts,

@@ -1,5 +1,6 @@
 /** ProjectGuard's pre-turn brief: what an agent must know before the next request. */
 import { z } from "@hono/zod-openapi";
+import { CodeChunks, CodeWindow, MAX_CODE_BYTES } from "./code";
 import { MAX_ID, T0, Time } from "./common";
 import { SpecView } from "./projectguard";
 import { SessionId } from "./query";
@@ -321,8 +322,6 @@ export const RenderResult = z
   });
 
 /** xKG technique -> code pairs. */
-/** The largest code budget a code-pairs request may ask for (10 MB). */
-export const MAX_CODE_BYTES = 10_000_000;
 
 export const CodePairsBody = z
   .object({
@@ -360,8 +359,17 @@ export const CodePairsBody = z
       .max(MAX_CODE_BYTES)
       .optional()
       .openapi({
-        description: `Cap on the UTF-8 bytes of all code spans together, in pair order (xKG puts at most 52,100 bytes of code in a prompt): a span that does not fit whole is cut at its last line end within what is left (\`truncated: true\`), pairs after the cap is spent keep no code (\`code_left_out\`). 1-${MAX_CODE_BYTES.toLocaleString("en-US")}; default no cap.`,
+        description: `Cap on the UTF-8 bytes of all code spans together, in pair order (xKG puts at most 52,100 bytes of code in a prompt): a span that does not fit whole is cut at its last line end within what is left (\`truncated: true\`), pairs after the cap is spent keep no code (\`code_left_out\`). With code_chunks it caps the windows. 1-${MAX_CODE_BYTES.toLocaleString("en-US")}; default no cap.`,
       }),
+    code_chunks: CodeChunks.openapi({
+      description:
+        "Code windows (see ContextRequest.code_chunks): each pair's code carries `windows`, the best windows of its code span scored against the technique's text (an xKG technique's name and description), instead of the whole span.",
+      example: { size: 350, overlap: 100 },
+    }),
+    verify: z.boolean().default(false).openapi({
+      description:
+        "true: xKG's verifier (§2.4): the configured language model reads the query and the pairs above the threshold (the first 24 in the router's order, texts cut) in one bounded call and keeps, drops and reorders them, each with a reason (`verifier`); applied before max_code_bytes. Without a model, a 409 naming the setting. Default false.",
+    }),
   })
   .strict()
   .openapi("CodePairsRequest", { example: { query: "classifier-free guidance sampling", limit: 5 } });
@@ -395,6 +403,43 @@ const PairCode = z.object({
     .boolean()
     .optional()
     .openapi({ description: "true: the span was cut at a line end to fit max_code_bytes (absent: whole)." }),
+  windows: z.array(CodeWindow).optional().openapi({
+    description:
+      "With code_chunks: the best windows of the code span in text order, each an exact span with its text (a /verify anchor); `bytes` then counts them, and `truncated` says the last was cut or later ones left out.",
+  }),
+});
+
+const PairVerifier = z.object({
+  model: z.string().openapi({ description: "`provider:model` of the verifier." }),
+  candidates: z
+    .number()
+    .int()
+    .openapi({ description: "Pairs the verifier read (the first 24 above the threshold, in the router's order)." }),
+  kept: z.number().int().openapi({ description: "Pairs kept (the answer's pairs, in the verifier's order)." }),
+  dropped: z
+    .array(
+      z.object({
+        technique: z.string(),
+        code: z.string().nullable(),
+        score: z.number(),
+        reason: z.string(),
+      }),
+    )
+    .openapi({
+      description:
+        "Pairs left out, with the verifier's reason; pairs it gave no verdict, and those beyond its bound of 24, are left out too, saying so.",
+    }),
+  ignored: z.array(z.object({ index: z.number().int(), pair: z.string(), reason: z.string() })).openapi({
+    description: "Entries of the model's answer not used: an id that is no candidate's, a second verdict.",
+  }),
+  usage: z.object({
+    calls: z.number().int(),
+    requests: z.number().int(),
+    retries: z.number().int(),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    ms: z.number(),
+  }),
 });
 
 export const CodePairsResult = z
@@ -423,6 +468,10 @@ export const CodePairsResult = z
             description:
               "What the router knew of the technique: semantic (the cosine, = score), semantic_from (index: the vector index's cosine; sketch: estimated from 256-bit sketches, about ±0.1, for a technique outside the index's top 100), lexical (BM25 relative to the query's best lexical hit, 0-1) and route (the router's score, which orders the pairs; relative to the other candidates).",
           }),
+        verifier_reason: z
+          .string()
+          .optional()
+          .openapi({ description: "With verify: why the verifier kept the pair (pairs are then in its order)." }),
       }),
     ),
     below_threshold: z.number().int().openapi({ description: "Routed techniques left out by the threshold." }),
@@ -430,6 +479,7 @@ export const CodePairsResult = z
     code_left_out: z.number().int().openapi({
       description: "Pairs whose code max_code_bytes left no room for (their code is null, grounded stays true).",
     }),
+    verifier: PairVerifier.optional().openapi({ description: "With verify: what the verifier kept and dropped." }),
   })
   .openapi("CodePairs", {
     example: {

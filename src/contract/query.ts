@@ -9,6 +9,7 @@ import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import { ChunkDetail, EntityDetail } from "./browse";
+import { CardCode, CodeChunks, maxCodeBytes } from "./code";
 import { Bookmark, FreshnessSchema, MAX_ID, T0, Time } from "./common";
 import { RankingResult, RankingSchema } from "./discovery";
 import { VectorSpaceNoteSchema } from "./embedding";
@@ -158,6 +159,10 @@ export const ContextBody = z
       false,
       "the cards are the answer; the trace is most of the bytes and no card depends on it.",
     ),
+    max_code_bytes: maxCodeBytes(
+      "Cap on the UTF-8 bytes of code all cards carry together (cards of kind code_unit; their code is in anchored_spans, see `code`), in rank order (xKG puts at most 52,100 bytes of code in a prompt): a card's code that does not fit whole is cut at its last line end within what is left (`code.truncated`), code cards left no room are left out and listed in `code_left_out`. Other cards are unaffected.",
+    ),
+    code_chunks: CodeChunks,
   })
   .openapi("ContextRequest", {
     example: { query: "Which PageRank damping do we use?", budget_tokens: 600, session_id: "s-2025-01-10" },
@@ -462,6 +467,9 @@ export const ExpandResponse = z
 const ContextCard = FollowedCard.extend({
   score: z.number().openapi({ description: "The route's score of the chunk (orders this query's cards)." }),
   relevance: z.number().min(0).max(1).openapi({ description: RELEVANCE }),
+  code: CardCode.optional().openapi({
+    description: "With max_code_bytes or code_chunks, on code_unit cards: the code the card carries.",
+  }),
 });
 
 export const EvidenceSchema = z
@@ -522,6 +530,12 @@ export const ContextResponse = z
       tokenizer: z.string(),
     }),
     skipped: Skipped,
+    code_bytes: z.number().int().optional().openapi({
+      description: "With max_code_bytes or code_chunks: UTF-8 bytes of the code the cards carry, together.",
+    }),
+    code_left_out: z.array(z.string()).optional().openapi({
+      description: "With max_code_bytes: the code cards left out because no room was left for any of their code.",
+    }),
     ranking: RankingResult.optional().openapi({
       description: "With `ranking`: the order the cards were expanded in and per-item scores.",
     }),

@@ -51,6 +51,11 @@ export const TreeQuery = z.object({
     "max_nodes",
     "A larger part-of subtree (drafts and hubs count) is refused with 413 (default 500, at most 2,000).",
   ),
+  view: q(
+    z.enum(["outline", "planning"]).default("outline"),
+    "view",
+    "outline (default): SGMC's outline nodes (boundary `outline`). planning: xKG's planning view (seed 003 §2.4, the paper node without its code nodes): every chunk of the root's part-of subtree (techniques, imported or model-made, sections, findings, resources) except `code_unit` chunks, an xKG import's code_file and code_overview records, and SGMC drafts and hubs.",
+  ),
 });
 
 const Ref = z.object({ id: z.string(), version: z.number().int(), title: z.string() });
@@ -86,6 +91,7 @@ export const TreeResult = z
     theta: z.number().int(),
     d_max: z.number().int(),
     words: z.string(),
+    view: z.enum(["outline", "planning"]).openapi({ description: "Which nodes the tree holds (the query's view)." }),
     nodes: z.array(TreeNode).openapi({ description: "Every outline node in tree order (pre-order)." }),
     done: z.boolean().openapi({ description: "Eq. 5: every leaf has φ = 0 or depth ≥ d_max." }),
     pending: z.array(z.string()).openapi({ description: "Leaves with φ = 1 and depth < d_max: split these next." }),
@@ -97,6 +103,7 @@ export const TreeResult = z
       theta: 500,
       d_max: 4,
       words: "all",
+      view: "outline",
       nodes: [
         {
           id: "review:eeg",

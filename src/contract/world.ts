@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { SOURCE_KINDS } from "../core/sources/types";
-import { ArchiveParam, PageLimit, T0, Time } from "./common";
+import { ArchiveParam, MAX_ID, PageLimit, T0, Time } from "./common";
 
 export const WebhookCreated = z
   .object({
@@ -267,19 +267,36 @@ export const ImportResult = z
         items: z.array(
           z.object({
             n: z.number().int(),
+            key: z.string().optional().openapi({ description: "format=bbl: the citation key" }),
             text: z.string(),
             title: z.string().nullable(),
+            ids: z
+              .array(z.string())
+              .optional()
+              .openapi({ description: "format=bbl: the entry's identifiers (doi:, arxiv:, openalex:)" }),
             target: z.string().nullable(),
             matched_by: z.string().nullable(),
             in_archive: z.boolean(),
           }),
         ),
+        clipped: z.array(z.number().int()).optional().openapi({
+          description:
+            "format=bbl: entries (n) cut before parsing (a `\\bibitem` to 5,000 characters, a biblatex entry to 50,000)",
+        }),
       })
       .optional()
       .openapi({
         description:
-          "format=pdf: the References entries; each with an identifier (doi, arxiv, openalex) or the title of an archive paper is a `cites` edge of the paper (`target`); the rest are unresolved, kept on the paper as the annotation `references:unresolved`, rewritten by each import.",
+          "format=pdf and format=bbl: the reference entries; each with an identifier (doi, arxiv, openalex) or the title of an archive paper is a `cites` edge of the paper (`target`); the rest are unresolved, kept on the paper as the annotation `references:unresolved`, rewritten by each import. With format=bbl an identifier is cited only when its work is in the archive (`target` is the chunk holding it); otherwise the entry stays unresolved with its `ids`, and a re-import after the work arrives cites it.",
       }),
+    paper: z
+      .object({
+        id: z.string(),
+        status: z.string().openapi({ description: "updated (a next version was written) or unchanged" }),
+        version: z.number().int().optional(),
+      })
+      .optional()
+      .openapi({ description: "format=bbl: the citing paper and the version the import left current" }),
   })
   .loose()
   .openapi("ImportResult", {
@@ -390,14 +407,35 @@ export const PatchSource = z
   })
   .openapi("PatchSource", { example: { paused: false, interval_minutes: 720 } });
 
-export const IMPORT_FORMATS = ["bibtex", "markdown", "fulltext", "xkg", "openie", "json", "archive", "pdf"] as const;
+export const IMPORT_FORMATS = [
+  "bibtex",
+  "markdown",
+  "fulltext",
+  "xkg",
+  "openie",
+  "json",
+  "archive",
+  "pdf",
+  "bbl",
+] as const;
 
 export const ImportQuery = z.object({
   format: z.enum(IMPORT_FORMATS).openapi({
     param: { name: "format", in: "query" },
     description:
-      "bibtex | markdown | fulltext (unarXive/S2ORC JSON or JSONL) | xkg | openie (HippoRAG-style OpenIE results: {docs: [{idx, passage, extracted_entities, extracted_triples}]} or a bare array) | json (the feed format) | archive (a PaperGuru JSON export, replayed losslessly) | pdf (a paper PDF with a text layer, sent as bytes: a paper, its sections and figure/table captions, each span with its page; docs/ingest.md)",
+      "bibtex | markdown | fulltext (unarXive/S2ORC JSON or JSONL) | xkg | openie (HippoRAG-style OpenIE results: {docs: [{idx, passage, extracted_entities, extracted_triples}]} or a bare array) | json (the feed format) | archive (a PaperGuru JSON export, replayed losslessly) | pdf (a paper PDF with a text layer, sent as bytes: a paper, its sections and figure/table captions, each span with its page; docs/ingest.md) | bbl (a LaTeX .bbl reference list, BibTeX `\\bibitem` or biblatex `\\entry` style, imported as the references of the paper named by `paper`: one next version of it with `cites` edges to the archive papers matched by DOI, arXiv or OpenAlex id, else by title; the rest kept as `references:unresolved`)",
   }),
+  paper: z
+    .string()
+    .min(1)
+    .max(MAX_ID)
+    .optional()
+    .openapi({
+      param: { name: "paper", in: "query" },
+      description:
+        "format=bbl (required there, a 400 with any other format): the chunk id of the citing paper, already in the archive; it gets one next version carrying the `cites` edges (none when nothing changed: `paper.status` unchanged)",
+      example: "arxiv:2405.14831",
+    }),
   name: z
     .string()
     .max(300)

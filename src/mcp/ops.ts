@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { UseCases } from "../app";
 import * as S from "../contract";
 import { fail, ok, type Result, schemaFailure } from "../core/errors";
+import { BBL_LIMITS } from "../core/formats/bbl";
 
 /** One op: the schema its `args` must match and the use case it calls. */
 export interface Op {
@@ -110,6 +111,9 @@ export const WRITE_OPS = {
   techniques: op("POST /techniques/propose", S.TechniquesBody, (app, a, x, auth) =>
     app.techniques.proposeTechniques(a, x, auth),
   ),
+  rewrite: op("POST /techniques/rewrite", S.RewriteBody, (app, a, x, auth) =>
+    app.techniques.rewriteTechnique(a, x, auth),
+  ),
   critique: op("POST /feedback/propose", S.FeedbackProposeBody, (app, a, x, auth) =>
     app.research.proposeFeedback(a, x, auth),
   ),
@@ -122,6 +126,15 @@ export const WRITE_OPS = {
   ),
   outline: op("POST /outline/propose", S.OutlineProposeBody, (app, a, x) => app.research.proposeOutline(a, x)),
   loop: op("POST /feedback/loop", S.FeedbackLoopBody, (app, a, x) => app.research.feedbackLoop(a, x)),
+  // xKG's references: a paper's .bbl as its cites edges (the import's query, the file as `text`).
+  import_bbl: op(
+    "POST /import?format=bbl (query fields; the file as text)",
+    S.ImportQuery.pick({ paper: true, name: true, valid_from: true, recreate_deleted: true })
+      .required({ paper: true })
+      .extend({ text: z.string().min(1).max(BBL_LIMITS.maxChars).describe("The .bbl file's text.") })
+      .strict(),
+    (app, a, { text, ...q }, auth) => app.imports.file(a, { ...q, format: "bbl" }, text, auth),
+  ),
 } satisfies Record<string, Op>;
 
 /** Run `op` of `table` with `args` checked against its schema. */

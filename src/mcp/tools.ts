@@ -8,9 +8,10 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { UseCases } from "../app";
+import { codeBytesOf } from "../app/code-context";
 import * as S from "../contract";
 import { promptCard } from "../core/distill/card";
-import { fail, ok, type Result } from "../core/errors";
+import { fail, ok, type Result, schemaFailure } from "../core/errors";
 import { INGEST_LIMITS } from "../core/ingest";
 import { RELATION_LIMITS } from "../core/relations";
 import { POOL_MODES } from "../core/research/rank-pool";
@@ -126,6 +127,7 @@ const PromptCardOut = z.object({
   assumptions: z.array(z.string()).optional(),
   anchored_spans: z.array(PromptAnchorOut),
   relevance: z.number().optional().describe("0-1, comparable across queries: how likely the card is evidence"),
+  code: S.CardCode.optional(),
   follow: z.array(z.object({ type: z.string(), direction: z.string(), chunk: z.string() }).loose()).optional(),
 });
 /** A write's bookmark (remember's answer): read with every change up to it. */
@@ -139,6 +141,8 @@ const ContextOut = z.object({
   cards: z.array(PromptCardOut),
   evidence: S.EvidenceSchema.describe("found false: nothing cleared min_relevance, so no cards (say so, do not guess)"),
   omitted: z.number().int().describe("chunks routed to but not in the result (budget, visibility)"),
+  code_bytes: z.number().int().optional().describe("with max_code_bytes or code_chunks: code bytes of the cards"),
+  code_left_out: z.array(z.string()).optional().describe("with max_code_bytes: code cards no room was left for"),
   skipped: S.ContextResponse.shape.skipped.optional(),
   ranking: S.ContextResponse.shape.ranking,
   trace: S.ContextResponse.shape.trace.optional(),
@@ -255,9 +259,7 @@ export const TOOLS: McpTool[] = [
         .min(MCP_MIN_CONTEXT_BUDGET)
         .max(200_000)
         .default(2000)
-        .describe(
-          `For the whole result, envelope included (${MCP_MIN_CONTEXT_BUDGET}-200,000; default 2,000): the envelope alone takes ~90-140 tokens.`,
-        ),
+        .describe(`Whole result, envelope (~90-140 tokens) included; ${MCP_MIN_CONTEXT_BUDGET}-200,000.`),
       as_of: asOf,
       after,
       boundaries,
@@ -274,9 +276,21 @@ export const TOOLS: McpTool[] = [
       mmr,
       tokenizer,
       include_trace: includeTrace,
+      // Listed compactly (tools/list stays within 16 KB); code_chunks is checked as REST's in run.
+      max_code_bytes: S.ContextBody.shape.max_code_bytes.describe("xKG code cap (bytes)"),
+      code_chunks: z.unknown().optional().describe("xKG code windows: true|{size,overlap,top}"),
     }),
     output: ContextOut,
-    run: async (app, a, { include_trace, mode, mmr, ranking: given, ...args }) => {
+    run: async (app, a, { include_trace, mode, mmr, ranking: given, code_chunks: chunks, ...args }) => {
+      const code = S.ContextBody.shape.code_chunks.safeParse(chunks);
+      if (!code.success)
+        return {
+          ok: false,
+          error: schemaFailure(
+            code.error.issues.map((i) => ({ ...i, path: ["code_chunks", ...i.path] })),
+            { subject: "arguments", hint: "code_chunks: true or {size 50-20000, overlap < size, top 1-50}" },
+          ),
+        };
       // The whole result, not only the cards, fits budget_tokens (without the trace, which is asked
       // for on top): the cards get the budget less a reserve for the envelope, and should the
       // serialised result still be over, the lowest-ranked cards go.
@@ -287,6 +301,7 @@ export const TOOLS: McpTool[] = [
       const ranking = rk.value;
       const r = await app.query.context(a, {
         ...args,
+        ...(code.data !== undefined ? { code_chunks: code.data } : {}),
         ...(ranking ? { ranking } : {}),
         budget_tokens: Math.max(50, budget - ENVELOPE_TOKENS),
       });
@@ -294,6 +309,7 @@ export const TOOLS: McpTool[] = [
       const cards = r.cards.map((c) => ({
         ...promptCard(c),
         relevance: c.relevance,
+        ...("code" in c && c.code ? { code: c.code } : {}),
         ...(c.follow ? { follow: c.follow } : {}),
       }));
       const short_term = r.short_term.map((e) => ({ role: e.role, text: e.text, at: e.at }));
@@ -310,6 +326,8 @@ export const TOOLS: McpTool[] = [
           cards,
           evidence: r.evidence,
           omitted: r.skipped.length + r.cards.length - cards.length,
+          ...("code_bytes" in r ? { code_bytes: codeBytesOf(cards) } : {}),
+          ...("code_left_out" in r ? { code_left_out: r.code_left_out } : {}),
         };
       };
       let out = body();
@@ -369,6 +387,7 @@ export const TOOLS: McpTool[] = [
         as_of: args.as_of,
         limit: Math.min(args.limit ?? 10, 50),
         include_ungrounded: true,
+        verify: false,
       });
     },
   }),
@@ -700,7 +719,7 @@ export const TOOLS: McpTool[] = [
     name: "research",
     title: "Research memory: reads",
     description:
-      "SGMC tree/hub/draft/convergence/assemble/feedback/references/scaffold, Paper Circle stats/locate/coverage/review_state/runs/review_scores/query_spec/ranking_stats/discover, PaperBench paperbench_score, DIR, grounding, code_pairs, version diff; args: the op's REST request; op schema {op} gives its JSON Schema.",
+      "Reads of SGMC, Paper Circle, PaperBench and xKG (op names their REST routes), DIR, grounding, version diff; args: the op's REST request; op schema {op} gives its JSON Schema.",
     scope: "read",
     input: strict({ op: opName(READ_OPS), args: opArgs }),
     output: z.object({}).passthrough(),
@@ -710,7 +729,7 @@ export const TOOLS: McpTool[] = [
     name: "curate",
     title: "Research memory: writes",
     description:
-      "Research-memory writes, review, retrieval metrics, model proposals and reviewer reports; args: the op's REST request (research op schema).",
+      "Research-memory writes, review, retrieval metrics, model proposals and reviewer reports, a paper's .bbl references (import_bbl); args: the op's REST request (research op schema).",
     scope: "write",
     input: strict({ op: opName(WRITE_OPS), args: opArgs }),
     output: z.object({}).passthrough(),

@@ -244,12 +244,27 @@ const NOTES = `# Team notes
 We keep the PageRank damping at 0.85 until the evaluation says otherwise.
 `;
 
+/** The reference list the pages import with format=bbl (natbib, as BibTeX writes it). */
+const MAIN_BBL = String.raw`\begin{thebibliography}{2}
+\bibitem[Lewis et~al.(2020)]{lewis2020rag}
+Patrick Lewis and Ethan Perez.
+\newblock Retrieval-augmented generation for knowledge-intensive {NLP} tasks.
+\newblock \emph{arXiv preprint arXiv:2005.11401}, 2020.
+
+\bibitem[Page et~al.(1999)]{page1999}
+Lawrence Page, Sergey Brin, Rajeev Motwani, and Terry Winograd.
+\newblock The {PageRank} citation ranking: Bringing order to the web.
+\newblock Technical report, Stanford InfoLab, 1999.
+\end{thebibliography}
+`;
+
 function writeFixtures(dir: string) {
   mkdirSync(join(dir, "papers"), { recursive: true });
   writeFileSync(join(dir, "papers", "study.md"), STUDY);
   writeFileSync(join(dir, "papers", "refs.bib"), BIB);
   writeFileSync(join(dir, "refs.bib"), BIB);
   writeFileSync(join(dir, "notes.md"), NOTES);
+  writeFileSync(join(dir, "main.bbl"), MAIN_BBL);
 }
 
 // ------------------------------------------------------------------ tests

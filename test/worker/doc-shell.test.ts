@@ -16,7 +16,7 @@
  * file, so each page's archive ids get a suffix of its own on the way in (`mine` → `mine-p3-…`, in
  * request paths and in the id of a POST /v1/archives). The local admin key the pages quote is the
  * test's; `$U/cdn-cgi/handler/scheduled` (wrangler dev's cron tick) runs the Worker's cron handler;
- * arXiv answers with a fixture feed; the files the pages send (refs.bib, paper.pdf, .dev.vars) exist.
+ * arXiv answers with a fixture feed; the files the pages send (refs.bib, main.bbl, paper.pdf, .dev.vars) exist.
  */
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -108,11 +108,26 @@ const BIB = `@inproceedings{gutierrez2024hipporag,
 }
 `;
 
+/** The reference list the pages import with format=bbl (natbib, as BibTeX writes it). */
+const MAIN_BBL = String.raw`\begin{thebibliography}{2}
+\bibitem[Lewis et~al.(2020)]{lewis2020rag}
+Patrick Lewis and Ethan Perez.
+\newblock Retrieval-augmented generation for knowledge-intensive {NLP} tasks.
+\newblock \emph{arXiv preprint arXiv:2005.11401}, 2020.
+
+\bibitem[Page et~al.(1999)]{page1999}
+Lawrence Page, Sergey Brin, Rajeev Motwani, and Terry Winograd.
+\newblock The {PageRank} citation ranking: Bringing order to the web.
+\newblock Technical report, Stanford InfoLab, 1999.
+\end{thebibliography}
+`;
+
 let pdf: Promise<Uint8Array> | undefined;
 async function files(): Promise<Map<string, string | Uint8Array>> {
   pdf ??= makePaperPdf().then((g) => g.bytes);
   return new Map<string, string | Uint8Array>([
     ["refs.bib", BIB],
+    ["main.bbl", MAIN_BBL],
     ["paper.pdf", await pdf],
     [".dev.vars", DEV_VARS],
   ]);

@@ -12,6 +12,7 @@ import type {
   AnnotationStore,
   ArchiveStore,
   BlobStore,
+  ChunkStore,
   ExportReader,
   VersionRecord as VersionRow,
 } from "../../core/ports";
@@ -24,6 +25,12 @@ export interface ExportDeps {
   archives: ArchiveStore;
   /** Annotations: the xKG export's attributes, and the dump's annotation events. */
   annotations: AnnotationStore;
+  /**
+   * Edges at a time: the xKG export follows `implements`, `tests` and a paper's `part-of` edges to
+   * its model-made techniques and their code (src/app/exports/xkg-model.ts); without it they show
+   * no code.
+   */
+  chunks?: Pick<ChunkStore, "edgesAt"> | undefined;
   /**
    * Yields the thread between pages of reads and slices of rendering (src/core/pace.ts): locally
    * the reads answer in-process, and an export of 10,000 chunks held every other request for the

@@ -6,6 +6,8 @@ import type { z } from "zod";
 import { type ContextBody, toMs } from "../../contract";
 import { fail, type Result } from "../../core/errors";
 import type { ContextExportFormat, ExportFormat } from "../../core/export/types";
+import type { ScoredCard } from "../../core/query";
+import { codeCards, codeOptions } from "../code-context";
 import type { AppDeps } from "../deps";
 import { contextRanking, MAX_SUBTREE, resolveFilter, toContextRequest } from "../operations";
 import type { ExportBody, ExportDeps } from "./common";
@@ -49,6 +51,7 @@ export function exportUseCases(d: AppDeps) {
     reader: d.stores.exports,
     archives: d.stores.archives,
     annotations: d.stores.annotations,
+    chunks: d.stores.chunks,
     pause: d.pause,
   };
   return {
@@ -91,7 +94,12 @@ export function exportUseCases(d: AppDeps) {
         archive,
         b,
       );
-      return exportContext(deps, { ...toContextRequest(archive, b, filter), order }, b.format);
+      const code = codeOptions(b);
+      const reads = { versions: d.stores.chunks, contentOf: d.kernel.contentOf };
+      const coded = code
+        ? async (cards: ScoredCard[]) => ({ ...(await codeCards(reads, archive, cards, code)), max: code.maxCodeBytes })
+        : undefined;
+      return exportContext(deps, { ...toContextRequest(archive, b, filter), order }, b.format, coded);
     },
   };
 }

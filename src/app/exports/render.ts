@@ -17,7 +17,7 @@ import { buildXkgPapers, planningView, type XkgExportNode } from "../../core/exp
 import { XKG_KEY, type XkgNode } from "../../core/formats/xkg";
 import { runSliced, type Sliced } from "../../core/pace";
 import type { AnnotationRecord, ChunkRecord as ChunkRow, VersionRecord as VersionRow } from "../../core/ports";
-import type { ContextRequest } from "../../core/query";
+import type { ContextRequest, ScoredCard } from "../../core/query";
 import { toEvent } from "../lib/records";
 import {
   checkExportSize,
@@ -31,6 +31,7 @@ import {
   store,
 } from "./common";
 import { archiveGraph, archiveRecords, cardRecords, withEdgeStatus, withReviewStatus } from "./gather";
+import { addModelTechniques, isModelTechnique } from "./xkg-model";
 
 /** An archive export in one of the rendered formats (every format but the json dump); 413 over the export size limit. */
 export async function renderArchive(
@@ -172,11 +173,14 @@ export async function exportXkg(
   const st = store(deps);
   const t = asOf ?? now;
   const picked: Array<{ c: ChunkRow; v: VersionRow }> = [];
+  // Techniques a model proposed (POST /techniques/propose): appended after the imported ones.
+  const modelMade: Array<{ c: ChunkRow; v: VersionRow }> = [];
   const take = async (page: ChunkRow[]) => {
     const shown = await st.shownVersions(archiveId, page, asOf);
     for (const c of page) {
       const v = shown.get(c.chunkId);
       if (v?.boundaries.some((b) => b.startsWith("xkg:"))) picked.push({ c, v });
+      else if (v && isModelTechnique(v)) modelMade.push({ c, v });
     }
   };
   // One paper: an xKG import names every node of a paper `<paper id>#…` (src/core/formats/xkg.ts),
@@ -219,7 +223,8 @@ export async function exportXkg(
         node: roles.get(x.c.chunkId) as XkgNode,
       });
   }
-  const papers = buildXkgPapers(nodes).map((p) => (view === "planning" ? { ...p, paper: planningView(p.paper) } : p));
+  const withModel = await addModelTechniques(deps, archiveId, asOf, t, buildXkgPapers(nodes), modelMade, paper);
+  const papers = withModel.map((p) => (view === "planning" ? { ...p, paper: planningView(p.paper) } : p));
   if (paper !== undefined) {
     const one = papers.find((p) => p.id === paper);
     if (!one)
@@ -227,7 +232,7 @@ export async function exportXkg(
         "not_found",
         `no xKG paper ${paper} in archive ${archiveId}${asOf !== undefined ? " at as_of" : ""}`,
         "paper",
-        "give the id of a paper chunk an xkg import wrote (GET /chunks?boundary=xkg:paper lists them)",
+        "give the id of a paper chunk (an xkg import's: GET /chunks?boundary=xkg:paper; or any chunk of kind paper)",
       );
     return ok({
       body: `${JSON.stringify(one.paper, null, 2)}\n`,
@@ -242,12 +247,23 @@ export async function exportXkg(
   });
 }
 
+/** What `max_code_bytes` / `code_chunks` made of a context's cards (src/app/code-context.ts). */
+export type ContextCode = (
+  cards: ScoredCard[],
+) => Promise<{ cards: ScoredCard[]; bytes: number; leftOut: string[]; max?: number | undefined }>;
+
 export async function exportContext(
   deps: ExportDeps,
   req: ContextRequest,
   format: ContextExportFormat,
+  code?: ContextCode,
 ): Promise<ExportBody> {
-  const r = await deps.kernel.context(req);
+  const answer = await deps.kernel.context(req);
+  const coded = code ? await code(answer.cards) : null;
+  const r = coded ? { ...answer, cards: coded.cards } : answer;
+  const codeInfo = coded
+    ? { code_bytes: coded.bytes, ...(coded.max !== undefined ? { code_left_out: coded.leftOut } : {}) }
+    : {};
   const filename = exportFilename(req.archiveId, format, "-context");
   const contentType = CONTENT_TYPES[format];
   switch (format) {
@@ -263,6 +279,7 @@ export async function exportContext(
             evidence: r.evidence,
             budget: r.budget,
             skipped: r.skipped,
+            ...codeInfo,
             selected: r.route.selected,
           },
           null,
@@ -280,6 +297,7 @@ export async function exportContext(
           budget: r.budget,
           skipped: r.skipped,
           evidence: r.evidence,
+          ...(coded ? { code: { bytes: coded.bytes, max: coded.max, leftOut: coded.leftOut } } : {}),
         }),
         contentType,
         filename,

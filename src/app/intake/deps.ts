@@ -33,6 +33,11 @@ export interface IntakeDeps {
   events: EventSink;
   http: HttpFetch;
   sleep: (ms: number) => Promise<void>;
+  /**
+   * A language model is configured: a README the rules link to no paper is queued for it
+   * (`readme_paper` messages, src/app/intake/readme-queue.ts). Absent or false: rules only.
+   */
+  readmeModel?: boolean | undefined;
   /** Optional GitHub token: 5,000 requests/hour instead of 60, and private repositories. */
   githubToken: string | null;
   /** Contact address for the OpenAlex and Crossref polite pools (mailto=). */

@@ -1,7 +1,8 @@
 /**
  * File imports (API endpoint and CLI): BibTeX, Markdown papers, full-text JSON (unarXive / S2ORC),
- * xKG JSON, OpenIE results (HippoRAG), the feed JSON, and PDFs (read from bytes: importPdf). The parsers are pure (src/core/formats); this applies their plan and
- * records the run in the ingest log.
+ * xKG JSON, OpenIE results (HippoRAG), the feed JSON, PDFs (read from bytes: importPdf) and a
+ * paper's .bbl reference list (src/app/intake/bbl.ts). The parsers are pure (src/core/formats);
+ * this applies their plan and records the run in the ingest log.
  */
 
 import type { IMPORT_FORMATS } from "../../contract";
@@ -13,13 +14,13 @@ import { parseOpenIeSliced } from "../../core/formats/openie";
 import { type PdfPlan, parsePdfSliced } from "../../core/formats/pdf";
 import type { ImportPlan } from "../../core/formats/types";
 import { parseXkgSliced } from "../../core/formats/xkg";
-import { aliasKeys, normAlias } from "../../core/ids";
 import { type CpuWork, cpuBudgetChars, MAX_ANNOTATION_VALUE_BYTES, withinCpuBudget } from "../../core/limits";
 import { runSliced, runSync, type Sliced, slicer } from "../../core/pace";
 import { importArchiveFile } from "../exports/reimport";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { IntakeDeps } from "./deps";
 import { readPdf } from "./pdf";
+import { type ReferenceReport, resolveReferences, UNRESOLVED_REFERENCES_KEY } from "./references";
 import type { Recreate } from "./tombstones";
 import { feedPlanSliced } from "./webhooks";
 
@@ -60,6 +61,9 @@ export function* parseImportSliced(format: ImportFormat, text: string, name: str
     }
     case "pdf":
       return fail("validation", "a PDF is read from its bytes, not from text", "format", "use importPdf");
+    case "bbl":
+      // A .bbl is the reference list of a paper already in the archive (src/app/intake/bbl.ts).
+      return fail("validation", "a .bbl is imported into its citing paper", "paper", "use importBbl");
     case "archive":
       // A PaperGuru dump is replayed (importArchiveFile), not turned into an artifact plan.
       return fail("validation", "archive dumps are replayed, not parsed into a plan", "format", "use importFile");
@@ -112,6 +116,13 @@ export async function importFile(
       "a PDF must be sent as bytes",
       "format",
       "send the file as the raw body (curl --data-binary @paper.pdf)",
+    );
+  if (format === "bbl")
+    return fail(
+      "validation",
+      "format=bbl imports a reference list into the paper that cites it: paper is required",
+      "paper",
+      "add paper=<chunk id of the citing paper>",
     );
   const started = Date.now();
   // The CPU budget, before any work: parsing grows with the file, analysing with the records' text.
@@ -217,81 +228,47 @@ export async function importPdf(
   return applied.ok ? { ok: true, value: { ...applied.value, references } } : applied;
 }
 
-/** Annotation key of a PDF paper's references that matched nothing (a list of {n, text, title}). */
-export const UNRESOLVED_REFERENCES_KEY = "references:unresolved";
+/** Annotation key of a paper's references that matched nothing (src/app/intake/references.ts). */
+export { UNRESOLVED_REFERENCES_KEY } from "./references";
 
-export interface PdfReferenceReport {
-  /** Entries read from the References section. */
-  found: number;
-  /** Entries that became `cites` edges of the paper. */
-  cited: number;
-  items: Array<{
-    n: number;
-    text: string;
-    title: string | null;
-    /** The `cites` target, null when unresolved. */
-    target: string | null;
-    /** doi | arxiv | openalex (an identifier in the entry) | title (an archive paper's title) | null. */
-    matched_by: string | null;
-    /** The target is a paper in the archive now (an identifier's work may arrive later). */
-    in_archive: boolean;
-  }>;
-  /** The entries that matched nothing, stored on the paper under UNRESOLVED_REFERENCES_KEY. */
-  unresolved: number;
-}
+/** The References entries of a PDF as the answer lists them (src/app/intake/references.ts). */
+export type PdfReferenceReport = ReferenceReport;
 
 /**
- * The References entries of a PDF as `cites` edges of its paper: an entry with a DOI, arXiv or
- * OpenAlex id cites that id (apply lands it on the chunk holding the work, in any id form); an entry
- * with only a title cites the archive paper whose normalised title (or alias) it equals; the rest
- * are kept on the paper as the annotation `references:unresolved` (rewritten by each import, so a
- * re-import after the cited papers arrive resolves them).
+ * The References entries of a PDF as `cites` edges of its paper (resolveReferences): an entry with a
+ * DOI, arXiv or OpenAlex id cites that id (the plan carries those edges; apply lands each on the
+ * chunk holding the work, in any id form); an entry with only a title cites the archive paper whose
+ * normalised title (or alias) it equals; the rest are kept on the paper as the annotation
+ * `references:unresolved` (rewritten by each import, so a re-import after the cited papers arrive
+ * resolves them).
  */
 async function resolvePdfReferences(deps: IntakeDeps, archiveId: string, plan: PdfPlan): Promise<PdfReferenceReport> {
   const refs = plan.references;
   const paper = plan.artifacts.find((a) => a.id === plan.paper);
-  const byAlias = new Map<string, string>();
-  const keys = [...new Set(refs.flatMap((r) => [...(r.title ? aliasKeys(r.title) : []), ...r.ids.flatMap(aliasKeys)]))];
-  for (let i = 0; i < keys.length; i += 80)
-    for (const m of await deps.world.papersByAliases(archiveId, keys.slice(i, i + 80)))
-      if (!byAlias.has(normAlias(m.key))) byAlias.set(normAlias(m.key), m.chunkId);
-  const idTargets = [...new Set(refs.flatMap((r) => (r.cited ? [r.cited] : [])))];
-  const present = new Set<string>();
-  for (let i = 0; i < idTargets.length; i += 80)
-    for (const [id, row] of await deps.world.chunksByIds(archiveId, idTargets.slice(i, i + 80)))
-      if (row.kind === "paper") present.add(id);
-  const cited = new Set((paper?.edges ?? []).filter((e) => e.type === "cites").map((e) => e.target));
-  const items: PdfReferenceReport["items"] = [];
-  for (const r of refs) {
-    const base = { n: r.n, text: r.text.slice(0, 500), title: r.title };
-    if (r.cited) {
-      const inArchive = present.has(r.cited) || r.ids.some((x) => byAlias.has(normAlias(x)));
-      items.push({ ...base, target: r.cited, matched_by: r.cited.split(":")[0] ?? "id", in_archive: inArchive });
-      continue;
-    }
-    const hit = r.title ? byAlias.get(normAlias(r.title)) : undefined;
-    if (hit && hit !== plan.paper && paper) {
-      if (!cited.has(hit)) {
-        cited.add(hit);
-        paper.edges = [...(paper.edges ?? []), { type: "cites", target: hit }];
-      }
-      items.push({ ...base, target: hit, matched_by: "title", in_archive: true });
-    } else items.push({ ...base, target: null, matched_by: null, in_archive: false });
+  const { report, edges, unresolved } = await resolveReferences(deps.world, archiveId, refs, {
+    paper: plan.paper,
+    ids: "cite",
+    alreadyCited: (paper?.edges ?? []).filter((e) => e.type === "cites").map((e) => e.target),
+  });
+  if (!paper) {
+    // No paper to carry edges or the list: every entry a title matched is unresolved too.
+    const items = report.items.map((x) =>
+      x.matched_by === "title" ? { ...x, target: null, matched_by: null, in_archive: false } : x,
+    );
+    const open = items.filter((x) => x.target === null).length;
+    return { ...report, items, cited: items.length - open, unresolved: open };
   }
-  const unresolved = items.filter((x) => x.target === null);
-  if (paper && refs.length)
+  if (edges.length) paper.edges = [...(paper.edges ?? []), ...edges];
+  if (refs.length)
     plan.annotations = [
       ...(plan.annotations ?? []),
-      {
-        chunk: plan.paper,
-        key: UNRESOLVED_REFERENCES_KEY,
-        value: unresolved.map((x) => ({ n: x.n, text: x.text, title: x.title })),
-      },
+      { chunk: plan.paper, key: UNRESOLVED_REFERENCES_KEY, value: unresolved },
     ];
-  return { found: refs.length, cited: items.length - unresolved.length, items, unresolved: unresolved.length };
+  return report;
 }
 
-async function applyAndLog(
+/** Apply a plan and record the run (ingest log, `import.completed` event); format=bbl applies its own plan with it. */
+export async function applyAndLog(
   deps: IntakeDeps,
   archiveId: string,
   format: ImportFormat,

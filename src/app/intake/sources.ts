@@ -30,6 +30,7 @@ import {
 import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
 import type { IntakeDeps } from "./deps";
 import { fetchSpec, githubRepoPlan, HttpError, httpFailure, readCapped } from "./github";
+import { queueReadmePapers } from "./readme-queue";
 import { feedPlanSliced } from "./webhooks";
 
 /** Sources run per cron tick: 10 arXiv sources at 3 s spacing fit in 30 s of wall time. */
@@ -202,6 +203,7 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
       if (r.notModified) result = { status: "not_modified", counts: zeroCounts(), error: null };
       else {
         const outcome = await applyPlan(deps.apply, row.archiveId, r.plan);
+        await queueReadmePapers(deps, row.archiveId, r.plan, outcome);
         patch.state = r.state;
         result = {
           status: r.remaining > 0 || outcome.counts.failed > 0 ? "partial" : "ok",

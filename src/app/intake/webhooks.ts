@@ -16,6 +16,7 @@ import { type QueueMessageLike, retryDelaySeconds } from "../lib/queue";
 import { type ApplyOutcome, applyPlan } from "./apply";
 import type { IntakeDeps } from "./deps";
 import { githubPushPlan, HttpError } from "./github";
+import { queueReadmePapers } from "./readme-queue";
 
 export interface WebhookHeaders {
   get(name: string): string | null;
@@ -264,6 +265,7 @@ export async function processDelivery(
     plan = fp.value;
   }
   const outcome = await applyPlan(deps.apply, msg.archive, plan);
+  if (row.kind === "github") await queueReadmePapers(deps, msg.archive, plan, outcome);
   await finish(deps, row, "ingested", outcome.counts, outcome.failures[0]?.message ?? null, started);
   return { outcome };
 }

@@ -65,6 +65,10 @@ export interface ProposalProvenance {
   /** What this item cites, and the verified spans it rests on (each verifies with POST /verify). */
   sources: string[];
   anchors: AnchoredSpan[];
+  /** xKG: a proposed technique's type (Methodology or Technique), which the xKG export shows. */
+  type?: string | undefined;
+  /** What a role checked beyond the anchors (xKG rewrites: the core-line fraction, the verifier's reason). */
+  checks?: Record<string, string | number | boolean | null> | undefined;
 }
 
 /**

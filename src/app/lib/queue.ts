@@ -43,8 +43,22 @@ export interface CommitmentsMessage {
   at: number;
 }
 
-/** What the one queue carries: inbound webhook deliveries, outbound events, re-embed pages, extractions at ingest, session turns. */
-export type QueueMessage = DeliveryMessage | EventMessage | ReembedMessage | ExtractMessage | CommitmentsMessage;
+/** A README version the rules linked to no paper, for the model to name one (src/app/readme-paper.ts). */
+export interface ReadmePaperMessage {
+  kind: "readme_paper";
+  archive: string;
+  chunk: string;
+  version: number;
+}
+
+/** What the one queue carries: inbound webhook deliveries, outbound events, re-embed pages, extractions at ingest, session turns, READMEs. */
+export type QueueMessage =
+  | DeliveryMessage
+  | EventMessage
+  | ReembedMessage
+  | ExtractMessage
+  | CommitmentsMessage
+  | ReadmePaperMessage;
 
 /** Where the kernel sends extraction messages, in batches (present only when extraction is on). */
 export interface ExtractQueue {

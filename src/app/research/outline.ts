@@ -8,7 +8,7 @@ import { fail, ok, type Result } from "../../core/errors";
 import type { StoredVersion } from "../../core/ports";
 import type { AppDeps } from "../deps";
 import { iso } from "../lib/wire";
-import { draftId, hubId, MAX_READ_CHARS, OUTLINE, readContents } from "./common";
+import { DRAFT, draftId, HUB, hubId, MAX_READ_CHARS, OUTLINE, readContents } from "./common";
 
 /** Words: runs of non-space characters with a letter or digit. Linear. */
 export function wordCount(text: string): number {
@@ -51,6 +51,21 @@ export interface TreeOpts {
    * tree; false where φ is not used (assembly), so no node content is read.
    */
   ownContent: boolean;
+  /** outline (default): nodes tagged `outline`; planning: xKG's planning view (inPlanningView). */
+  view?: "outline" | "planning" | undefined;
+}
+
+/** xKG code records an import stores part-of the paper (src/core/formats/xkg.ts, role in the `xkg` annotation). */
+const XKG_CODE_RECORDS = ["xkg:code_file", "xkg:code_overview"];
+
+/**
+ * xKG's planning view (seed 003 §2.4: the paper node without its code nodes): a chunk of the subtree
+ * is in it unless it is code (`code_unit`, an xKG import's code_file and code_overview records) or
+ * SGMC's working state (drafts, hubs).
+ */
+export function inPlanningView(v: Pick<StoredVersion, "kind" | "boundaries">): boolean {
+  if (v.kind === "code_unit") return false;
+  return !v.boundaries.some((b) => XKG_CODE_RECORDS.includes(b) || b === DRAFT || b === HUB);
 }
 
 /** The outline tree under `root` at t, exactly from D1, in pre-order. */
@@ -74,7 +89,8 @@ export async function readTree(
   const rootV = visible.get(root);
   if (!rootV) return fail("not_found", `chunk ${root} has no version valid at ${iso(t)}`, "root");
   const outline = new Map<string, StoredVersion>();
-  for (const [id, v] of visible) if (id === root || v.boundaries.includes(OUTLINE)) outline.set(id, v);
+  const inView = o.view === "planning" ? inPlanningView : (v: StoredVersion) => v.boundaries.includes(OUTLINE);
+  for (const [id, v] of visible) if (id === root || inView(v)) outline.set(id, v);
   const outlineIds = [...outline.keys()];
 
   // Parents among outline nodes; depth = the longest part-of path from the root (≤ 64 steps, so a

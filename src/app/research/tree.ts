@@ -19,9 +19,18 @@ export function outlineUseCases(d: AppDeps) {
         words: q.words,
         maxNodes: q.max_nodes,
         ownContent: true,
+        view: q.view,
       });
       if (!r.ok) return r;
-      return ok({ root: q.root, as_of: iso(t), theta: q.theta, d_max: q.d_max, words: q.words, ...r.value });
+      return ok({
+        root: q.root,
+        as_of: iso(t),
+        theta: q.theta,
+        d_max: q.d_max,
+        words: q.words,
+        view: q.view,
+        ...r.value,
+      });
     },
   };
 }

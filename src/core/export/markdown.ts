@@ -85,11 +85,13 @@ export function archiveMarkdownParts(
 export function renderContextMarkdown(ctx: {
   query: string;
   asOf: number;
-  cards: Array<EvidenceCard & { relevance?: number }>;
+  cards: Array<CodeCard>;
   budget: { total: number; cards: number; shortTerm: number; tokenizer: string };
   skipped: Array<{ chunk: string; reason: string }>;
   /** The relevance floor's outcome: when nothing reached it, the document says so. */
   evidence?: { found: boolean; floor: number; best: number };
+  /** With max_code_bytes or code_chunks: the code the cards carry, the cap and the code cards left out. */
+  code?: { bytes: number; max?: number | undefined; leftOut: string[] } | undefined;
 }): string {
   const tokenizer = (TOKENIZERS as readonly string[]).includes(ctx.budget.tokenizer)
     ? (ctx.budget.tokenizer as TokenizerName)
@@ -100,6 +102,12 @@ export function renderContextMarkdown(ctx: {
   const title = [
     `# Context: ${mdText(ctx.query)}`,
     "",
+    ...(ctx.code
+      ? [
+          `Code: ${ctx.code.bytes} bytes${ctx.code.max === undefined ? "" : ` of at most ${ctx.code.max}`}${ctx.code.leftOut.length ? `; left out for want of room: ${ctx.code.leftOut.map(mdCode).join(", ")}` : ""}.`,
+          "",
+        ]
+      : []),
     ...(none
       ? [
           `No evidence above the relevance floor ${ctx.evidence?.floor} (the best relevance was ${ctx.evidence?.best}): nothing in this archive answers the query as asked.`,
@@ -143,7 +151,7 @@ export function renderContextMarkdown(ctx: {
       }
     }
     const doc = (tokens: number) =>
-      [...title, header(blocks.length, tokens), "", ...blocks, ...tail].join("\n").replace(/\n{3,}/g, "\n\n");
+      collapseBlankRuns([...title, header(blocks.length, tokens), "", ...blocks, ...tail].join("\n"));
     // The stated count is the document's own (a number in the text changes the count; it settles
     // in a step or two).
     let stated = used;
@@ -165,12 +173,43 @@ export function renderContextMarkdown(ctx: {
   }
 }
 
+/** A card as the context document takes it: with its relevance and, in code form, its code. */
+type CodeCard = EvidenceCard & {
+  relevance?: number;
+  code?: { bytes: number; source: string; truncated?: boolean | undefined } | undefined;
+};
+
+/** Runs of blank lines become one, outside fenced code (code is verbatim, its blank lines too). */
+function collapseBlankRuns(doc: string): string {
+  let out = "";
+  let at = 0;
+  for (const m of doc.matchAll(/^(`{3,})\n[\s\S]*?\n\1$/gm)) {
+    out += doc.slice(at, m.index).replace(/\n{3,}/g, "\n\n") + m[0];
+    at = m.index + m[0].length;
+  }
+  return out + doc.slice(at).replace(/\n{3,}/g, "\n\n");
+}
+
+/** Code verbatim in a fenced block (a fence longer than any backtick run in it). */
+function fenced(s: string): string {
+  const runs = s.match(/`{3,}/g) ?? [];
+  const fence = "`".repeat(Math.max(3, ...runs.map((r) => r.length + 1)));
+  return `${fence}\n${s.endsWith("\n") ? s : `${s}\n`}${fence}`;
+}
+
 /** One card in Markdown: what its prompt form holds (promptCard), with anchors `id@vN [start,end)`. */
-function cardBlock(rank: number, c: EvidenceCard & { relevance?: number }): string {
+function cardBlock(rank: number, c: CodeCard): string {
   const p = promptCard(c);
   const out: string[] = [`## ${rank}. ${mdText(c.title)}`, ""];
   const rel = c.relevance === undefined ? "" : ` · relevance ${c.relevance.toFixed(2)}`;
   out.push(`${mdCode(`${c.artifact_id}@v${c.version}`)} · ${c.kind} · ${c.tokens} tokens${rel}`, "");
+  if (c.code) {
+    if (p.assumptions?.length) out.push("**Assumptions.**", "", ...p.assumptions.map((a) => `- ${mdText(a)}`), "");
+    const how = c.code.source === "windows" ? "best windows" : "anchored spans";
+    out.push(`**Code** (${how}, ${c.code.bytes} bytes${c.code.truncated ? ", cut at a line end to fit" : ""}).`, "");
+    for (const a of c.anchored_spans) out.push(`- ${mdCode(anchorLabel(a))}`, "", fenced(a.snippet), "");
+    return out.join("\n");
+  }
   if (p.claim_boundary) out.push(`**Claim.** ${mdText(p.claim_boundary)}`, "");
   if (p.logic_sketch) out.push(`**Logic.** ${mdText(p.logic_sketch)}`, "");
   if (p.assumptions?.length) out.push("**Assumptions.**", "", ...p.assumptions.map((a) => `- ${mdText(a)}`), "");

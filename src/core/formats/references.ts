@@ -73,7 +73,8 @@ const AUTHORS_SCAN = 400;
 const YEAR_SEG = /^\(?[12]\d{3}[a-z]?\)?[.,:]?$/;
 const ENDS_WITH_YEAR = /\(([12]\d{3})[a-z]?\)$/;
 
-function plausibleTitle(s: string | undefined): string | null {
+/** The segment as a title (trimmed), or null when it reads like a venue, a locator or too little. */
+export function plausibleTitle(s: string | undefined): string | null {
   if (!s) return null;
   // A title is short; longer segments are not titles, and are never scanned by the regexes below.
   if (s.length > MAX_TITLE_SCAN) return null;
@@ -95,7 +96,8 @@ const AUTHOR = String.raw`(?:\p{Lu}[.\-]+\s?)+(?:\p{Ll}+\s)?\p{Lu}[\p{L}'’-]+(
 const COMMA_AUTHORS = new RegExp(String.raw`^(?:${AUTHOR}(?:,\s(?:and\s)?|\sand\s))*${AUTHOR}(?:\set al\.)?,\s`, "u");
 const COMMA_TITLE_END = /,\s(?:in\s)|\s\(\d{4}[a-z]?\)|,\s(?=[^,]*\s\d+,\s\d)/;
 
-function looksLikeAuthors(s: string): boolean {
+/** Commas, "and", "&", "et al", or at most 6 words: how an author list reads. */
+export function looksLikeAuthors(s: string): boolean {
   return /,|\band\b|&|et al/.test(s) || s.split(" ").length <= 6;
 }
 

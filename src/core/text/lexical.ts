@@ -49,6 +49,15 @@ export function docTerms(title: string, content: string, max = MAX_TERMS_PER_VER
   return { terms: entries.map(([t, n]) => `${t}:${Math.min(MAX_TF, n)}`).join(" "), len };
 }
 
+/**
+ * One term's Okapi BM25 score in a document of `len` terms (`avgLen`: the pool's mean), the formula
+ * the capital chunk scores postings with: idf · tf (k1 + 1) / (tf + k1 (1 − b + b · len / avgLen)).
+ */
+export function bm25Term(idf: number, tf: number, len: number, avgLen: number): number {
+  if (tf <= 0) return 0;
+  return (idf * (tf * (BM25_K1 + 1))) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * len) / (avgLen || 1)));
+}
+
 /** Parse the "term:tf" encoding back into pairs. */
 export function parseDocTerms(encoded: string): Array<[string, number]> {
   const out: Array<[string, number]> = [];

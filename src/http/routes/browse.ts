@@ -329,6 +329,29 @@ endpoint(
 
 endpoint(
   browseRoutes,
+  "write",
+  {
+    method: "post",
+    path: "/v1/archives/{archive}/techniques/rewrite",
+    tags: ["query"],
+    summary: "A technique's code rewritten by a model into one checked code node (xKG)",
+    description:
+      "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. xKG's code rewriting (seed 003 App. C.3): the model reads the abstract of the technique's paper (the chunk it is part-of), the technique's definition, for a composite technique its sub-techniques (techniques part-of it) with the code implementing each now, and the code units that implement the technique at `as_of` (or `code_units`), at most `max_code_bytes` of code (default 52,100, xKG's cap). It answers one code node (implementation ending in a `# TEST BLOCK`, test, documentation, and the units it took code from, each with a quoted line) or None (`outcome: none`). Checks: (a) every quote is an exact span of its unit; (b) at least 0.5 of the implementation's core lines (not blank, comments, docstrings or the TEST BLOCK) are verbatim, whitespace-normalised, in the code shown; then (c) a second call, the paper's verifier prompt, answers true. A rewrite that passes is stored as a `code_unit` `<technique>#code:<content hash>` that `implements` the technique (with a `tests` unit `<id>#test` when the test is not empty), source `model:<provider>:<model>`, a `proposal` annotation with what was read, the anchors and the checks, and no review (it stays `auto-generated`). One that fails a check comes back with `outcome: proposal` and the reasons, and is stored nowhere. The same answer again writes nothing (`outcome: existing`). A technique that does not exist at `as_of` is a 404 naming `technique`; a chunk of another kind, or a technique no code implements without `code_units`, a 400. A model failure is a 503 and writes nothing.",
+    request: { params: S.ArchiveParam, ...body(S.RewriteBody) },
+    responses: { 200: json(S.RewriteResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
+  },
+  async (c) => {
+    const res = await c.var.app.techniques.rewriteTechnique(
+      c.req.valid("param").archive,
+      c.req.valid("json"),
+      c.req.header("authorization"),
+    );
+    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+  },
+);
+
+endpoint(
+  browseRoutes,
   "read",
   {
     method: "post",
@@ -336,9 +359,9 @@ endpoint(
     tags: ["query"],
     summary: "Technique -> code pairs (xKG)",
     description:
-      "Routes the query over `technique` chunks only (optionally within one paper's subtree or boundary tags), follows `implements` edges to the code that implements each (exact, from D1, at `as_of`) and returns the (technique, code) pairs whose score (the technique's cosine similarity to the query) is at least `threshold` (default 0.15, measured on the 43 released xKG graphs for reuse; 0.55 asks for the exact technique; docs/coding-agents.md says how), in the router's order, with the score's parts. Each code comes with the anchor of its code span and its size in bytes. Techniques without code come back with `code: null, grounded: false` unless `include_ungrounded` is false.",
+      "Routes the query over `technique` chunks only (optionally within one paper's subtree or boundary tags), follows `implements` edges to the code that implements each (exact, from D1, at `as_of`) and returns the (technique, code) pairs whose score (the technique's cosine similarity to the query) is at least `threshold` (default 0.15, measured on the 43 released xKG graphs for reuse; 0.55 asks for the exact technique; docs/coding-agents.md says how), in the router's order, with the score's parts. Each code comes with the anchor of its code span and its size in bytes. Techniques without code come back with `code: null, grounded: false` unless `include_ungrounded` is false. With `verify: true` the configured language model is xKG's verifier (§2.4): it reads the query and the pairs (the first 24, texts cut) in one call and keeps, drops and reorders them, each with a reason; ids it invents and second verdicts are ignored, pairs it gives no verdict are dropped, and `verifier` reports all of it; the code cap applies to what it kept. Without a model, `verify: true` is a 409 naming the setting; a model failure is a 503.",
     request: { params: S.ArchiveParam, ...body(S.CodePairsBody) },
-    responses: { 200: json(S.CodePairsResult), ...errors(400, 401, 403, 404) },
+    responses: { 200: json(S.CodePairsResult), ...errors(400, 401, 403, 404), ...modelErrors() },
   },
   async (c) => {
     const res = await c.var.app.codePairs.pairs(c.req.valid("param").archive, c.req.valid("json"));

@@ -15,7 +15,7 @@ endpoint(
     tags: ["ingest"],
     summary: "Import a file",
     description:
-      "The file is the raw body, parsed as the `format` parameter says (see its values). Papers are deduplicated by DOI / arXiv id, then title; records that fail are listed in `failures` (the rest is stored). At most 2,000 records per request.",
+      "The file is the raw body, parsed as the `format` parameter says (see its values). Papers are deduplicated by DOI / arXiv id, then title; records that fail are listed in `failures` (the rest is stored). At most 2,000 records per request. format=bbl takes `paper` (the citing paper's chunk id) and answers `references` (every entry: key, title, ids, target, matched_by) and `paper` (the next version it wrote, or unchanged).",
     request: {
       params: S.ArchiveParam,
       query: S.ImportQuery,
@@ -33,8 +33,13 @@ endpoint(
     },
     responses: {
       200: json(S.ImportResult),
-      ...errors(401, 403, 404),
-      400: err(400, "Invalid query, empty body, or no records of this format in it"),
+      ...errors(401, 403),
+      404: err(404, "No such archive, or (format=bbl) `paper` has no current version in it"),
+      400: err(
+        400,
+        "Invalid query (format=bbl without `paper`, `paper` with another format), empty body, or no records of this format in it",
+      ),
+      409: err(409, "format=bbl: `paper` is deprecated, or valid_from is not after its current version"),
       413: err(413, "Body over 32 MiB or more than 2,000 records; a PDF over 16 MiB or 80 pages"),
       422: err(422, "A PDF without a text layer (`unprocessable`): run OCR first"),
     },

@@ -16,7 +16,7 @@ endpoint(
     tags: ["research"],
     summary: "Outline tree (SGMC Tree-Guided Memory)",
     description:
-      "The outline under `root` as of `as_of`, read exactly from D1: nodes are chunks with the boundary `outline` linked part-of their parent (the root needs no tag), in pre-order with children ordered by an `order:<n>` boundary, then id. Per node: depth (root 0), references (its cites targets), word count of titles and synopses (the node's and its references'), the split flag φ = words > θ (Eq. 3), its draft and hub; `done` is Eq. 5 (every leaf has φ = 0 or depth ≥ d_max). More than `max_nodes` chunks in the subtree is a 413.",
+      "The outline under `root` as of `as_of`, read exactly from D1: nodes are chunks with the boundary `outline` linked part-of their parent (the root needs no tag), in pre-order with children ordered by an `order:<n>` boundary, then id. Per node: depth (root 0), references (its cites targets), word count of titles and synopses (the node's and its references'), the split flag φ = words > θ (Eq. 3), its draft and hub; `done` is Eq. 5 (every leaf has φ = 0 or depth ≥ d_max). More than `max_nodes` chunks in the subtree is a 413. `view=planning` is xKG's planning view (seed 003 §2.4, the paper node without its code nodes): for a root paper, its part-of subtree with its techniques (imported or model-made), sections, findings and resources, untagged, and without `code_unit` chunks, an xKG import's code_file and code_overview records, or SGMC drafts and hubs; another view value is a 400 naming `view`.",
     request: { params: S.ArchiveParam, query: S.TreeQuery },
     responses: {
       200: json(S.TreeResult),
