@@ -3,20 +3,26 @@
  * optional secrets. A typo is an error naming the variable, the value and the allowed values, never
  * a silent fallback to the local implementation.
  */
+import { CHAT_PROVIDER_NAMES, type ChatProvider, EMBEDDER_PROVIDER_NAMES } from "./adapters/models";
+import { RERANK_PROVIDER_NAMES, type RerankProvider } from "./adapters/models/rerank";
 import { DEFAULT_MODEL_TOKENS_PER_QUERY } from "./core/distill/model";
 import { urlRefusal } from "./core/net";
 
+/**
+ * The accepted values of each choice: the first is the default; the provider names are the keys of
+ * the adapters' tables (src/adapters/models), so a provider added there is accepted here.
+ */
 export const CHOICES = {
-  EMBEDDER: ["local", "workers-ai", "openai"],
+  EMBEDDER: ["local", ...EMBEDDER_PROVIDER_NAMES],
   VECTOR_INDEX: ["local", "vectorize", "none"],
-  DISTILLER: ["extractive", "openai", "anthropic", "workers-ai"],
-  EXTRACTOR: ["none", "openai", "anthropic", "workers-ai"],
-  RERANKER: ["none", "tei", "cohere", "jina", "vllm"],
+  DISTILLER: ["extractive", ...CHAT_PROVIDER_NAMES],
+  EXTRACTOR: ["none", ...CHAT_PROVIDER_NAMES],
+  RERANKER: ["none", ...RERANK_PROVIDER_NAMES],
 } as const;
 
 /** A rerank endpoint (RERANKER other than none; the `/rerank` shape of TEI, Cohere, Jina, vLLM). */
 export interface RerankConfig {
-  provider: "tei" | "cohere" | "jina" | "vllm";
+  provider: RerankProvider;
   baseUrl: string;
   model: string;
   apiKey: string | null;
@@ -24,7 +30,7 @@ export interface RerankConfig {
 
 /** Where a language model answers (DISTILLER / EXTRACTOR other than extractive / none). */
 export interface LlmConfig {
-  provider: "openai" | "anthropic" | "workers-ai";
+  provider: ChatProvider;
   /** OpenAI-compatible or Anthropic base URL (".../v1"); null for Workers AI (the AI binding). */
   baseUrl: string | null;
   model: string;

@@ -36,9 +36,9 @@ import { XKG_DOC_MARK } from "../core/formats/xkg";
 import { capPairCode, pairWindows } from "./code-pair-windows";
 import { verifyPairs } from "./code-pairs-verify";
 import type { AppDeps } from "./deps";
+import { resolveFilter } from "./lib/filter";
 import { noModel } from "./lib/proposals";
 import { iso, round4 } from "./lib/wire";
-import { resolveFilter } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Out = z.infer<typeof S.CodePairsResult>;

@@ -27,13 +27,14 @@ import {
 } from "../core/research/discover";
 import { hasNegative, hasRequired, inYears } from "../core/research/query-spec";
 import { type PoolCandidate, rankPool } from "../core/research/rank-pool";
+import { RATE_LIMITS, validateSourceSpec } from "../core/sources";
 import { arxivRequest, parseArxivFeed } from "../core/sources/arxiv";
 import { crossrefRequest, parseCrossrefWorks } from "../core/sources/crossref";
 import { dblpRequest, parseDblp } from "../core/sources/dblp";
 import { openalexRequest, parseOpenAlexWorks } from "../core/sources/openalex";
 import { parseSemanticScholar, semanticScholarRequest } from "../core/sources/semanticscholar";
-import { type HttpRequestSpec, RATE_LIMITS, type SourceSpec, validateSourceSpec } from "../core/sources/types";
-import type { IntakeDeps } from "./intake/deps";
+import type { HttpRequestSpec, SourceSpec } from "../core/sources/types";
+import type { IntakeDeps } from "./deps";
 import { fetchSpec, HttpError, httpFailure, readCapped } from "./intake/github";
 import { buildSpec, wireScoreStats } from "./lib/query-spec";
 import { round4 } from "./lib/wire";

@@ -14,11 +14,12 @@
 import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
-import { type AddressGuard, OutboundRefused, registrationRefusal, urlRefusal } from "../core/net";
-import type { Clock, EventDeliveryRecord, EventSink, EventStore, HttpFetch } from "../core/ports";
+import { OutboundRefused, registrationRefusal, urlRefusal } from "../core/net";
+import type { EventDeliveryRecord, EventSink } from "../core/ports";
 import { genericSignedPayload, signBytes } from "../core/signatures";
 import type { EventType } from "../core/types";
-import type { EventMessage, QueueMessage } from "./lib/queue";
+import type { EventDeps } from "./deps";
+import type { EventMessage } from "./lib/queue";
 import { type QueueMessageLike, retryDelaySeconds } from "./lib/queue";
 import { decodeCursor, encodeCursor, iso, randomId } from "./lib/wire";
 
@@ -28,20 +29,6 @@ type In<T extends z.ZodType> = z.infer<T>;
 export const MAX_EVENT_ATTEMPTS = 5;
 /** A subscriber has this long to answer. */
 const DELIVERY_TIMEOUT_MS = 10_000;
-
-export interface EventDeps {
-  store: EventStore;
-  queue: { send(message: QueueMessage): Promise<void> };
-  http: HttpFetch;
-  clock: Clock;
-  allowHosts: readonly string[];
-  /**
-   * The DNS check `http` applies to every delivery (core/net addressGuard), applied to a
-   * subscription's url when it is put too; null or absent (DNS_RESOLVER=none): names only, as the
-   * deliveries then.
-   */
-  addresses?: AddressGuard | null | undefined;
-}
 
 /** Time-ordered ids: base-36 milliseconds, then random hex (the listing sorts by id). */
 function eventId(now: number): string {

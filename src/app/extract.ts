@@ -8,13 +8,8 @@
  * the version's deterministic analysis as it was; rate limits and outages retry with the queue's
  * backoff up to MAX_EXTRACT_ATTEMPTS, other failures are acknowledged.
  */
-import {
-  EXTRACTION_VERSION,
-  type Extraction,
-  type ExtractOutcome,
-  extractWithModel,
-  groundedCount,
-} from "../core/extract";
+import { EXTRACTION_VERSION, type ExtractOutcome, extractWithModel, groundedCount } from "../core/extract";
+import type { Extraction } from "../core/extraction";
 import type { ModelFailureCode, ModelUsage } from "../core/ports";
 import type { AppDeps } from "./deps";
 import { type ExtractMessage, type QueueMessageLike, retryDelaySeconds } from "./lib/queue";

@@ -16,6 +16,7 @@ import { eventUseCases } from "./events";
 import { type ExportFormatQuery, exportUseCases } from "./exports";
 import { extractUseCases } from "./extract";
 import { forgetUseCases } from "./forget";
+import { importUseCases, sourceUseCases, webhookUseCases } from "./intake/world";
 import { memoryUseCases } from "./memory";
 import { metricsUseCases } from "./metrics";
 import { paperbenchUseCases } from "./paperbench";
@@ -28,7 +29,6 @@ import { researchUseCases } from "./research";
 import { reviewUseCases } from "./review";
 import { techniqueRewriteUseCases } from "./technique-rewrite";
 import { techniqueUseCases } from "./techniques";
-import { importUseCases, sourceUseCases, webhookUseCases } from "./world";
 
 export type { Need } from "./auth";
 export type { AppDeps } from "./deps";

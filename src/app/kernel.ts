@@ -6,17 +6,11 @@
 
 import { headText } from "../core/embed/space";
 import { fail, ok, type Result } from "../core/errors";
-import { type Extraction, planExtension, resolveExtension, type StoredExtraction } from "../core/extract";
+import { planExtension, resolveExtension } from "../core/extract";
+import type { Extraction, StoredExtraction } from "../core/extraction";
 import { normAlias } from "../core/ids";
-import {
-  type ArtifactInput,
-  archivePrefix,
-  type Pause,
-  planIngest,
-  prepareBatch,
-  sha256Hex,
-  snapshotPrefix,
-} from "../core/ingest";
+import { type ArtifactInput, archivePrefix, planIngest, prepareBatch, sha256Hex, snapshotPrefix } from "../core/ingest";
+import type { Pause } from "../core/pace";
 import type {
   BlobStore,
   CapitalFor,

@@ -13,8 +13,8 @@ import type { ChunkStore } from "../core/ports";
 import { bestSentences, type CoverageInputItem, type CoverageType, coverage } from "../core/research/papers";
 import type { ChunkKind } from "../core/types";
 import type { AppDeps } from "./deps";
+import { MAX_SUBTREE } from "./lib/filter";
 import { iso } from "./lib/wire";
-import { MAX_SUBTREE } from "./operations";
 
 type In<T extends z.ZodType> = z.infer<T>;
 

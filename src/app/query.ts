@@ -1,17 +1,28 @@
 /**
- * Query use cases: route, expand, budgeted context, anchor verification and session events
- * (src/app/operations.ts does the work).
+ * Query use cases: route, expand, budgeted context, anchor verification and session events. Route,
+ * expand and context turn the request's `as_of` into a time once (the kernel's clock when it is
+ * absent) and go down from there: the filter resolved from D1 at that time, the kernel, then the
+ * answer on the wire.
  */
 import type { z } from "zod";
-import type * as S from "../contract";
+import * as S from "../contract";
+import type { ModelMeter } from "../core/ports";
+import type { EvidenceFloor } from "../core/query";
 import { countTokens, DEFAULT_TOKENIZER, type TokenizerName } from "../core/text/tokenizer";
-import type { EvidenceCard } from "../core/types";
+import type { Candidate, EvidenceCard, Freshness, RouteResult } from "../core/types";
 import { type CodeOptions, type CodeReads, capCards, codeForm, codeOptions } from "./code-context";
 import type { AppDeps } from "./deps";
-import * as Op from "./operations";
+import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
+import { resolveFilter, toContextRequest, withFollow } from "./lib/filter";
+import { round4, tidy } from "./lib/wire";
 import { queueTurn } from "./project/turns";
 
-type ContextAnswer = Awaited<ReturnType<typeof Op.contextOp>>;
+type In<T extends z.ZodType> = z.infer<T>;
+
+/** A request's time: its `as_of`, or now on the kernel's clock. */
+const timeOf = (d: AppDeps, asOf: string | undefined) => S.toMs(asOf) ?? d.clock.now();
+
+type ContextAnswer = Awaited<ReturnType<typeof context>>;
 
 /**
  * What a card costs of a REST /context budget: its JSON as REST returns it (full anchors, `tokens`,
@@ -50,8 +61,6 @@ export function fitWire(r: ContextAnswer, budgetTokens: number): ContextAnswer {
   };
 }
 
-type In<T extends z.ZodType> = z.infer<T>;
-
 /**
  * A /context answer with its code cards in code form and their code within max_code_bytes
  * (code-context.ts); `fit` holds the cards within the budget after the windows are added (REST), so
@@ -76,32 +85,236 @@ async function withCode(
   };
 }
 
-export function queryUseCases(d: AppDeps) {
-  const kernel = d.kernel;
-  const reads = { discovery: d.stores.discovery, annotations: d.stores.annotations };
-  const codeReads: CodeReads = { versions: d.stores.chunks, contentOf: kernel.contentOf };
+const discoveryReads = (d: AppDeps): DiscoveryReads => ({
+  discovery: d.stores.discovery,
+  annotations: d.stores.annotations,
+});
+
+/**
+ * Freshness on the wire. A capital port that does not report it (in-process stores) applies every
+ * change before it answers: applied is then unknown (0) and reached true.
+ */
+function wireFreshness(f: Freshness | undefined, after: string | undefined): In<typeof S.FreshnessSchema> {
+  if (!f) return { applied: "0", after: after ?? null, reached: true, waited_ms: 0 };
   return {
-    route: (archive: string, b: In<typeof S.RouteBody>) => Op.routeOp(kernel, d.stores.chunks, archive, b, reads),
-    expand: (archive: string, b: In<typeof S.ExpandBody>) => Op.expandOp(kernel, d.stores.chunks, archive, b),
+    applied: String(f.applied),
+    after: f.after === null ? null : String(f.after),
+    reached: f.reached,
+    waited_ms: f.waitedMs,
+  };
+}
+
+/**
+ * Candidates on the wire: of the raw signals only the lexical match (BM25 over the query's ceiling,
+ * a relevance input); the others stay internal (the ranking reports them per item).
+ */
+const wireCandidates = (cs: readonly Candidate[]) =>
+  cs.map(({ raw, ...c }) => ({ ...c, match: round4(raw?.match ?? 0) }));
+
+/** POST /v1/archives/{a}/route */
+async function route(d: AppDeps, archive: string, b: In<typeof S.RouteBody>) {
+  const t = timeOf(d, b.as_of);
+  const r = await d.kernel.route({
+    archiveId: archive,
+    query: b.query,
+    asOf: t,
+    boundaries: b.boundaries,
+    limit: b.limit,
+    sessionId: b.session_id,
+    filter: await resolveFilter(d.stores.chunks, archive, b.filter, t),
+    after: b.after === undefined ? undefined : Number(b.after),
+  });
+  let selected = r.route.selected;
+  let ranking: In<typeof S.RankingResult> | undefined;
+  if (b.ranking) {
+    const k = b.limit ?? 32;
+    const ranked = await rankCandidates(discoveryReads(d), archive, r.route.candidates, b.ranking, r.asOf, k);
+    ranking = ranked.result;
+    const relevance = new Map(r.route.candidates.map((c) => [c.chunk, c.relevance]));
+    if (reorders(b.ranking))
+      selected = ranked.order
+        .slice(0, k)
+        .map((x) => ({ ...x, relevance: relevance.get(x.chunk) ?? 0, depth: 0, via: null }));
+  }
+  return tidy({
+    as_of: new Date(r.asOf).toISOString(),
+    candidates: wireCandidates(r.route.candidates),
+    selected,
+    ...(ranking ? { ranking } : {}),
+    freshness: wireFreshness(r.route.freshness, b.after),
+    trace: {
+      ...r.route.trace,
+      semantic: r.semantic.slice(0, 20),
+      timings_ms: r.timings,
+      ...(r.vectorSpace ? { vector_space: r.vectorSpace } : {}),
+    },
+  });
+}
+
+/** POST /v1/archives/{a}/expand */
+async function expand(d: AppDeps, archive: string, b: In<typeof S.ExpandBody>) {
+  const t = timeOf(d, b.as_of);
+  const r = await d.kernel.expand({
+    archiveId: archive,
+    query: b.query,
+    chunks: b.chunks.map((x) => ({ chunk: x.id, version: x.version })),
+    asOf: t,
+    budgetTokens: b.budget_tokens,
+    maxCardTokens: b.max_card_tokens,
+    tokenizer: b.tokenizer,
+    sessionId: b.session_id,
+    filter: await resolveFilter(d.stores.chunks, archive, b.filter, t),
+  });
+  const cards = await withFollow(d.stores.chunks, archive, r.cards, b.follow, t);
+  return {
+    cards,
+    skipped: r.skipped,
+    tokens: r.tokens,
+    trace: { timings_ms: r.timings, ...(r.model ? { model: modelUsage(d.kernel.distillerName, r.model) } : {}) },
+  };
+}
+
+/** The relevance floor's outcome on the wire, with the sentence an agent can act on. */
+function wireEvidence(e: EvidenceFloor) {
+  return {
+    found: e.found,
+    floor: e.floor,
+    card_floor: e.cardFloor,
+    best_relevance: e.best,
+    below_floor: e.belowFloor,
+    ...(e.found
+      ? {}
+      : {
+          note: `No evidence above the relevance floor ${e.floor} (the best relevance was ${e.best}); nothing in this archive answers the query as asked. Lower min_relevance to see weaker matches.`,
+        }),
+  };
+}
+
+/**
+ * A /context body's `ranking` as the kernel's reorder hook (undefined without one) and, after the
+ * call, the ranking result it produced.
+ */
+export function contextRanking(reads: DiscoveryReads, archive: string, b: In<typeof S.ContextBody>) {
+  const rk = b.ranking;
+  let result: In<typeof S.RankingResult> | undefined;
+  const order = rk
+    ? async (route: RouteResult, at: number) => {
+        // The cards come from the first max_cards + 4 (some may not fit the budget).
+        const ranked = await rankCandidates(reads, archive, route.candidates, rk, at, (b.max_cards ?? 20) + 4);
+        result = ranked.result;
+        return reorders(rk) ? ranked.order.map((x) => x.chunk) : null;
+      }
+    : undefined;
+  return { order, result: () => result };
+}
+
+/**
+ * POST /v1/archives/{a}/context at the request's time; `cardCost`: what a card costs of the budget
+ * (REST: its wire JSON, wireCost), absent: the kernel's prompt form.
+ */
+async function context(
+  d: AppDeps,
+  archive: string,
+  b: In<typeof S.ContextBody>,
+  cardCost?: (card: EvidenceCard) => number,
+) {
+  const t = timeOf(d, b.as_of);
+  const ranker = contextRanking(discoveryReads(d), archive, b);
+  const r = await d.kernel.context({
+    ...toContextRequest(archive, b, t, await resolveFilter(d.stores.chunks, archive, b.filter, t)),
+    order: ranker.order,
+    cardCost,
+  });
+  const ranking = ranker.result();
+  const cards = await withFollow(d.stores.chunks, archive, r.cards, b.follow, t);
+  const { shortTerm, ...budget } = r.budget;
+  return {
+    as_of: new Date(r.asOf).toISOString(),
+    freshness: wireFreshness(r.route.freshness, b.after),
+    short_term: r.shortTerm.map((e) => ({
+      role: e.role,
+      text: e.text,
+      tokens: e.tokens,
+      at: new Date(e.at).toISOString(),
+    })),
+    short_term_chunks: r.shortTermChunks.map((c) => ({ ...c, at: new Date(c.at).toISOString() })),
+    short_term_dropped: r.shortTermDropped,
+    cards,
+    evidence: wireEvidence(r.evidence),
+    budget: {
+      total: budget.total,
+      short_term: shortTerm,
+      cards: budget.cards,
+      remaining: budget.remaining,
+      tokenizer: budget.tokenizer,
+    },
+    skipped: r.skipped,
+    ...(ranking ? { ranking: tidy(ranking as In<typeof S.RankingResult>) } : {}),
+    trace: tidy({
+      ...r.route.trace,
+      candidates: wireCandidates(r.route.candidates.slice(0, 32)),
+      selected: r.route.selected,
+      timings_ms: r.timings,
+      ...(r.model ? { model: modelUsage(d.kernel.distillerName, r.model) } : {}),
+      ...(r.vectorSpace ? { vector_space: r.vectorSpace } : {}),
+    }),
+  };
+}
+
+/** A request's model meter on the wire (trace.model). */
+function modelUsage(distiller: string, m: ModelMeter): In<typeof S.ModelUsageSchema> {
+  return {
+    distiller,
+    limit_tokens: m.limit,
+    input_tokens: m.inputTokens,
+    output_tokens: m.outputTokens,
+    calls: m.calls,
+    requests: m.requests,
+    retries: m.retries,
+    fallbacks: m.fallbacks,
+    fallback_reasons: m.reasons,
+    cache_hits: m.cacheHits,
+  };
+}
+
+/** POST /v1/archives/{a}/verify */
+async function verify(d: AppDeps, archive: string, b: In<typeof S.VerifyBody>) {
+  const results = await d.kernel.verify(archive, b.anchors, b.session_id);
+  return { all_verified: results.every((r) => r.verified), results };
+}
+
+/** POST /v1/archives/{a}/sessions/{s}/events */
+async function appendSession(d: AppDeps, archive: string, session: string, b: In<typeof S.SessionEventsBody>) {
+  const r = await d.kernel.appendSession(
+    archive,
+    session,
+    b.events.map((e) => ({ ...e, at: S.toMs(e.at) })),
+  );
+  // With a model configured, the turn's commitments are extracted from the queue (ProjectGuard B.1).
+  if (r.ok) await queueTurn(d, archive, session, b.events);
+  return r;
+}
+
+export function queryUseCases(d: AppDeps) {
+  const codeReads: CodeReads = { versions: d.stores.chunks, contentOf: d.kernel.contentOf };
+  return {
+    route: (archive: string, b: In<typeof S.RouteBody>) => route(d, archive, b),
+    expand: (archive: string, b: In<typeof S.ExpandBody>) => expand(d, archive, b),
+    /** The cards in the kernel's prompt form, within budget_tokens as the kernel counts them (MCP). */
     context: async (archive: string, b: In<typeof S.ContextBody>) => {
-      const r = await Op.contextOp(kernel, d.stores.chunks, archive, b, reads);
+      const r = await context(d, archive, b);
       const code = codeOptions(b);
       return code ? withCode(codeReads, archive, r, code, (x) => x) : r;
     },
     /** POST /context: as `context`, with the cards' JSON (the REST card form) within budget_tokens. */
     contextWithin: async (archive: string, b: In<typeof S.ContextBody>) => {
-      const cost = wireCost(b.tokenizer ?? DEFAULT_TOKENIZER);
-      const r = await Op.contextOp(kernel, d.stores.chunks, archive, b, reads, cost);
+      const r = await context(d, archive, b, wireCost(b.tokenizer ?? DEFAULT_TOKENIZER));
       const code = codeOptions(b);
       const fitTo = (x: ContextAnswer) => fitWire(x, b.budget_tokens);
       return code ? withCode(codeReads, archive, r, code, fitTo) : fitTo(r);
     },
-    verify: (archive: string, b: In<typeof S.VerifyBody>) => Op.verifyOp(kernel, archive, b),
-    appendSession: async (archive: string, session: string, b: In<typeof S.SessionEventsBody>) => {
-      const r = await Op.appendSessionOp(kernel, archive, session, b);
-      // With a model configured, the turn's commitments are extracted from the queue (ProjectGuard B.1).
-      if (r.ok) await queueTurn(d, archive, session, b.events);
-      return r;
-    },
+    verify: (archive: string, b: In<typeof S.VerifyBody>) => verify(d, archive, b),
+    appendSession: (archive: string, session: string, b: In<typeof S.SessionEventsBody>) =>
+      appendSession(d, archive, session, b),
   };
 }

@@ -12,7 +12,6 @@
 import type { z } from "zod";
 import type * as S from "../contract";
 import {
-  type ArchiveSpaceState,
   planSpace,
   REEMBED_ATTEMPTS,
   REEMBED_PAGE,
@@ -22,6 +21,7 @@ import {
 } from "../core/embed/space";
 import { fail, ok, type Result } from "../core/errors";
 import type { ReembedJobRecord } from "../core/ports";
+import type { ArchiveSpaceState } from "../core/types";
 import type { AppDeps } from "./deps";
 import { type QueueMessageLike, type ReembedMessage, retryDelaySeconds } from "./lib/queue";
 import { iso, isoOrNull } from "./lib/wire";

@@ -5,19 +5,11 @@
  * rules of core/embed/space.ts, and checks the vector index's dimension against the embedder's: a
  * mismatch is a 503 naming EMBEDDING_DIMS and the index, never a write of wrong-size vectors.
  */
-import {
-  type ArchiveSpaceState,
-  type EmbeddingSpace,
-  planSpace,
-  type SpacePlan,
-  type SpaceStatus,
-  sameSpace,
-  spaceLabel,
-  UNKNOWN_MODEL,
-} from "../core/embed/space";
+import { planSpace, type SpacePlan, type SpaceStatus, sameSpace, spaceLabel, UNKNOWN_MODEL } from "../core/embed/space";
 import { FailureError } from "../core/errors";
 import type { Clock, Embedder, EmbeddingStore, VectorIndex, VectorIndexShape } from "../core/ports";
 import type { VectorSpaceCheck } from "../core/query";
+import type { ArchiveSpaceState, EmbeddingSpace } from "../core/types";
 
 export interface VectorSpaceDeps {
   store: EmbeddingStore;
@@ -43,6 +35,9 @@ export interface VectorSpaceNote {
   message: string;
   hint: string;
 }
+
+/** An archive with no space recorded and no re-embed running. */
+const NO_STATE: ArchiveSpaceState = { space: null, staleSince: null, job: null };
 
 /** Archives whose last query found the space stale, per isolate (bounded: forgotten past this many). */
 const MAX_REMEMBERED = 10_000;
@@ -125,26 +120,41 @@ export class VectorSpaces {
   }
 
   /**
-   * The archive's state, the space recorded first when it has none: the configured one, or, when
-   * its local index already holds vectors of another dimension (written before spaces were
-   * recorded), an unknown model of that dimension, which is stale.
+   * The space of an archive with none recorded: the configured one, or, when its local index
+   * already holds vectors of another dimension (written before spaces were recorded), an unknown
+   * model of that dimension, which is stale.
    */
-  private async state(archiveId: string, record: boolean): Promise<ArchiveSpaceState> {
-    const state = (await this.d.store.state(archiveId)) ?? { space: null, staleSince: null, job: null };
-    if (state.space || state.job) return state;
-    const shape = await this.shape(archiveId);
+  private unrecorded(shape: VectorIndexShape | null): EmbeddingSpace {
     const held = shape?.dims ?? null;
-    const space =
-      held !== null && held !== this.configured.dims ? { model: UNKNOWN_MODEL, dims: held } : this.configured;
-    if (!record) return { ...state, space: sameSpace(space, this.configured) ? null : space };
+    return held !== null && held !== this.configured.dims ? { model: UNKNOWN_MODEL, dims: held } : this.configured;
+  }
+
+  /** The archive's state, the space recorded first when it has none (an ingest). */
+  private async recordedState(archiveId: string): Promise<ArchiveSpaceState> {
+    const state = (await this.d.store.state(archiveId)) ?? NO_STATE;
+    if (state.space || state.job) return state;
+    const space = this.unrecorded(await this.shape(archiveId));
     await this.d.store.adopt(archiveId, space);
     return (await this.d.store.state(archiveId)) ?? { ...state, space };
+  }
+
+  /**
+   * The archive's state for one query, read once: the index's dimension when this isolate has not
+   * checked it yet (the same read answers the index check and an archive with no space recorded),
+   * then the recorded space; nothing is recorded.
+   */
+  private async queryState(archiveId: string): Promise<ArchiveSpaceState> {
+    const checked = this.fixedOk || this.perNamespace ? null : await this.shape(archiveId);
+    const state = (await this.d.store.state(archiveId)) ?? NO_STATE;
+    if (state.space || state.job) return state;
+    const space = this.unrecorded(checked ?? (await this.shape(archiveId)));
+    return { ...state, space: sameSpace(space, this.configured) ? null : space };
   }
 
   /** Before an ingest: whether its head vectors are written, the space recorded if none was. */
   async forIngest(archiveId: string): Promise<IngestSpace> {
     await this.indexCheck(archiveId);
-    const state = await this.state(archiveId, true);
+    const state = await this.recordedState(archiveId);
     const plan = planSpace(state, this.configured);
     if (plan.writeVectors) {
       const shape = await this.shape(archiveId);
@@ -212,17 +222,15 @@ export class VectorSpaces {
 
   /** For one query: the check core/query.ts waits on, and the note for its response. */
   forQuery(archiveId: string): { check: VectorSpaceCheck; note(): Promise<VectorSpaceNote | null> } {
-    const read = this.indexCheck(archiveId)
-      .then(() => this.state(archiveId, false))
-      .then((state) => {
-        const plan = planSpace(state, this.configured);
-        if (plan.semantic) this.lastStale.delete(archiveId);
-        else {
-          if (this.lastStale.size >= MAX_REMEMBERED) this.lastStale.clear();
-          this.lastStale.add(archiveId);
-        }
-        return { state, plan };
-      });
+    const read = this.queryState(archiveId).then((state) => {
+      const plan = planSpace(state, this.configured);
+      if (plan.semantic) this.lastStale.delete(archiveId);
+      else {
+        if (this.lastStale.size >= MAX_REMEMBERED) this.lastStale.clear();
+        this.lastStale.add(archiveId);
+      }
+      return { state, plan };
+    });
     const usable = read.then((r) => r.plan.semantic);
     // Handled here so that a failure the route has not awaited yet is not reported as unhandled.
     usable.catch(() => {});

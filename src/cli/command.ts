@@ -22,6 +22,8 @@ export interface Run {
   positionals: string[];
   settings: Settings;
   json: boolean;
+  /** Positional argument `i` as a string: a usage error naming the argument (from `args`) when it was not given. */
+  arg(i: number): string;
   out(s?: string): void;
   err(s?: string): void;
   /** A client with the archive key (usage error if none is configured). */
@@ -150,6 +152,12 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
     positionals,
     settings,
     json: values.json === true,
+    arg(i) {
+      const v = positionals[i];
+      if (v === undefined)
+        throw new UsageError(`missing argument ${positionalNames(c.args)[i] ?? `(${i + 1})`}`, c.name);
+      return v;
+    },
     out: (s = "") => line(io.stdout, s),
     err: (s = "") => line(io.stderr, s),
     client(signal) {

@@ -49,7 +49,7 @@ const papersSpec: Command = {
   positionals: [1, 1],
   async run(r) {
     const res = await r.client().querySpec(r.archive(), {
-      query: r.positionals[0] as string,
+      query: r.arg(0),
       model: r.values.model === true ? true : undefined,
     });
     if (r.json) printJson(r, res);
@@ -71,7 +71,7 @@ const papersRankingStats: Command = {
   async run(r) {
     const mode = pick("mode", r.str("mode"), ["poe", ...MODES] as const);
     const res = await r.client().rankingStats(r.archive(), {
-      query: r.positionals[0] as string,
+      query: r.arg(0),
       ...(mode ? { ranking: { mode } } : {}),
       top: r.int("top", 1, 100),
       as_of: r.str("as-of"),
@@ -129,7 +129,7 @@ const papersDiscover: Command = {
   async run(r) {
     const engines = r.list("engines")?.map((e) => pick("engines", e, ENGINES) as (typeof ENGINES)[number]);
     const res = await r.client().discover(r.archive(), {
-      query: r.positionals[0] as string,
+      query: r.arg(0),
       engines,
       per_engine: r.int("per-engine", 1, 50),
       limit: r.int("limit", 1, 100),

@@ -6,7 +6,7 @@
  *   paperguru archives create <id> [--save] | archives list | keys create|list|revoke
  *   paperguru import <files|folders>   paperguru route|context "<query>"   paperguru verify <file|->
  *   paperguru export --format <f>      paperguru sources add|list|run|pause|resume|delete   paperguru log
- *   paperguru project|xkg|research|papers <command>   (the seed systems; src/cli/systems.ts)
+ *   paperguru project|xkg|research|papers <command>   (the seed systems; src/cli/systems.ts lists them)
  */
 import { type Command, commandHelp, runCommand } from "./command";
 import { COMMANDS } from "./commands";

@@ -1,26 +1,22 @@
 /**
  * CLI commands for what a person does by hand between imports and queries: add a note, revise,
  * deprecate, delete; look around (chunks, show, history, entities, resolve); entity aliases, renames
- * and merges; session events; webhooks and outbound event subscriptions.
+ * and merges; session events; then the webhook and subscription commands (webhooks.ts).
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Artifact, ChunkDetail, EntityDetail } from "../client";
 import { sha256Hex } from "../core/ingest";
-import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES, EVENT_TYPES } from "../core/types";
+import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES } from "../core/types";
 import type { Command, Run } from "./command";
+import { printJson, printRows } from "./common";
 import { didYouMean, EXIT, table, UsageError } from "./io";
+import { WEBHOOK_COMMANDS } from "./webhooks";
 
-const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
 const asOf = {
   "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
 } as const;
 const short = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-const list = (v: string | undefined) =>
-  v
-    ?.split(",")
-    .map((x) => x.trim())
-    .filter(Boolean);
 
 /** Text from --content, --file or stdin (-). */
 async function textArg(r: Run): Promise<string | undefined> {
@@ -63,7 +59,7 @@ const noteCmd: Command = {
   },
   positionals: [1, 1],
   async run(r) {
-    const text = r.positionals[0] as string;
+    const text = r.arg(0);
     const kindArg = r.str("kind") ?? "note";
     if (!(CHUNK_KINDS as readonly string[]).includes(kindArg))
       throw new UsageError(
@@ -155,7 +151,7 @@ const reviseCmd: Command = {
   positionals: [1, 1],
   async run(r) {
     const archive = r.archive();
-    const id = r.positionals[0] as string;
+    const id = r.arg(0);
     const content = await textArg(r);
     const title = r.str("title");
     if (content === undefined && title === undefined) throw new UsageError("give --content, --file or --title");
@@ -184,7 +180,7 @@ const deprecateCmd: Command = {
   positionals: [1, 1],
   async run(r) {
     const res = await r.client().deprecate(r.archive(), {
-      id: r.positionals[0] as string,
+      id: r.arg(0),
       by: r.str("by"),
       at: r.str("at"),
       reason: r.str("reason"),
@@ -230,7 +226,7 @@ const archivesDelete: Command = {
   options: { yes: { type: "boolean", description: "confirm: the delete cannot be undone" } },
   positionals: [1, 1],
   async run(r) {
-    const id = r.positionals[0] as string;
+    const id = r.arg(0);
     requireYes(r, `deleting archive ${id}`);
     const res = await r.admin().deleteArchive(id);
     if (r.json) printJson(r, res);
@@ -308,7 +304,7 @@ const showCmd: Command = {
   },
   positionals: [1, 1],
   async run(r) {
-    const id = r.positionals[0] as string;
+    const id = r.arg(0);
     const client = r.client();
     const archive = r.archive();
     const q = {
@@ -408,22 +404,14 @@ const neighboursCmd: Command = {
   options: { ...asOf },
   positionals: [1, 1],
   async run(r) {
-    const res = await r.client().neighbours(r.archive(), { chunk: r.positionals[0] as string, as_of: r.str("as-of") });
-    if (r.json) printJson(r, res);
-    else
-      r.out(
-        res.neighbours.length
-          ? table([
-              ["direction", "type", "weight", "chunk"],
-              ...res.neighbours.map((n) => [
-                n.direction === "out" ? "->" : "<-",
-                n.type,
-                String(n.weight),
-                `${n.chunk}${n.visible ? "" : " (not valid then)"}`,
-              ]),
-            ])
-          : "no neighbours",
-      );
+    const res = await r.client().neighbours(r.archive(), { chunk: r.arg(0), as_of: r.str("as-of") });
+    const rows = res.neighbours.map((n) => [
+      n.direction === "out" ? "->" : "<-",
+      n.type,
+      String(n.weight),
+      `${n.chunk}${n.visible ? "" : " (not valid then)"}`,
+    ]);
+    printRows(r, res, ["direction", "type", "weight", "chunk"], rows, "no neighbours");
     return EXIT.ok;
   },
 };
@@ -436,16 +424,8 @@ const deletionsCmd: Command = {
   positionals: [0, 0],
   async run(r) {
     const res = await r.client().deletions(r.archive(), r.int("limit", 1, 500));
-    if (r.json) printJson(r, res);
-    else
-      r.out(
-        res.deletions.length
-          ? table([
-              ["#", "at", "target", "id", "actor"],
-              ...res.deletions.map((d) => [String(d.id), d.at, d.target, d.target_id, d.actor]),
-            ])
-          : "no deletions",
-      );
+    const rows = res.deletions.map((d) => [String(d.id), d.at, d.target, d.target_id, d.actor]);
+    printRows(r, res, ["#", "at", "target", "id", "actor"], rows, "no deletions");
     return EXIT.ok;
   },
 };
@@ -457,7 +437,7 @@ const resolveCmd: Command = {
   options: { ...asOf },
   positionals: [1, 1],
   async run(r) {
-    const mention = r.positionals[0] as string;
+    const mention = r.arg(0);
     const res = await r.client().resolve(r.archive(), { mention, as_of: r.str("as-of") });
     if (r.json) printJson(r, res);
     else if (res.resolved) {
@@ -529,7 +509,7 @@ const entityOp = (op: "alias" | "rename" | "merge"): Command => ({
   },
   positionals: op === "merge" ? [1, 1] : [2, 2],
   async run(r) {
-    const [entity, name] = r.positionals as [string, string];
+    const entity = r.arg(0);
     const client = r.client();
     const at = r.str("at");
     if (op === "merge") {
@@ -538,9 +518,11 @@ const entityOp = (op: "alias" | "rename" | "merge"): Command => ({
       await client.merge(r.archive(), { entity, into, at });
       r.out(`merged ${entity} into ${into}`);
     } else if (op === "alias") {
+      const name = r.arg(1);
       await client.alias(r.archive(), { entity, alias: name, at });
       r.out(`${entity} is also "${name}"`);
     } else {
+      const name = r.arg(1);
       await client.rename(r.archive(), { entity, new_name: name, at });
       r.out(`${entity} is now "${name}"`);
     }
@@ -555,216 +537,12 @@ const sessionAdd: Command = {
   options: { role: { type: "string", arg: "<role>", description: "who said it (default user)" } },
   positionals: [2, 2],
   async run(r) {
-    const [session, text] = r.positionals as [string, string];
+    const [session, text] = [r.arg(0), r.arg(1)];
     const res = await r
       .client()
       .appendSession(r.archive(), session, { events: [{ role: r.str("role") ?? "user", text }] });
     if (r.json) printJson(r, res);
     else r.out(`session ${session}: ${res.appended} event, ${res.tokens} tokens`);
-    return EXIT.ok;
-  },
-};
-
-// ------------------------------------------------------------------ webhooks and events
-
-const webhooksAdd: Command = {
-  name: "webhooks add",
-  args: "<name> --kind generic|github [--branches <a,b>] [--secret <s>]",
-  summary: "Create (or rotate) a signed webhook endpoint (admin key); prints its URL and secret once.",
-  options: {
-    kind: { type: "string", arg: "<kind>", description: "generic (signed feed JSON) or github (push events)" },
-    branches: { type: "string", arg: "<a,b>", description: "github: branches to ingest (default: the default branch)" },
-    secret: { type: "string", arg: "<s>", description: "your own secret (≥ 16 characters; default: generated)" },
-  },
-  positionals: [1, 1],
-  async run(r) {
-    const kind = r.str("kind");
-    if (kind !== "generic" && kind !== "github")
-      throw new UsageError("--kind must be generic or github", "webhooks add");
-    const res = await r.admin().putWebhook(r.archive(), r.positionals[0] as string, {
-      kind,
-      branches: list(r.str("branches")),
-      secret: r.str("secret"),
-    });
-    if (r.json) printJson(r, res);
-    else r.out(`webhook ${res.name} (${res.kind})\n  url:    ${res.url}\n  secret: ${res.secret}  (shown once)`);
-    return EXIT.ok;
-  },
-};
-
-const webhooksList: Command = {
-  name: "webhooks list",
-  args: "",
-  summary: "List webhook endpoints (admin key).",
-  positionals: [0, 0],
-  async run(r) {
-    const res = await r.admin().webhooks(r.archive());
-    if (r.json) printJson(r, res);
-    else
-      r.out(
-        res.webhooks.length
-          ? table([["name", "kind", "url"], ...res.webhooks.map((w) => [w.name, w.kind, w.url])])
-          : "no webhooks",
-      );
-    return EXIT.ok;
-  },
-};
-
-const webhooksDelete: Command = {
-  name: "webhooks delete",
-  args: "<name>",
-  summary: "Delete a webhook endpoint with its deliveries (admin key).",
-  positionals: [1, 1],
-  async run(r) {
-    const res = await r.admin().deleteWebhook(r.archive(), r.positionals[0] as string);
-    r.out(r.json ? JSON.stringify(res) : `deleted webhook ${res.deleted}`);
-    return EXIT.ok;
-  },
-};
-
-const webhooksDeliveries: Command = {
-  name: "webhooks deliveries",
-  args: "<name> [--status <s>]",
-  summary: "A webhook's deliveries, newest first (status: received, queued, retrying, ingested, ignored, dead).",
-  options: { status: { type: "string", arg: "<s>", description: "only deliveries in this state" } },
-  positionals: [1, 1],
-  async run(r) {
-    const res = await r
-      .client()
-      .deliveries(r.archive(), r.positionals[0] as string, { status: r.str("status") as "dead" | undefined });
-    if (r.json) printJson(r, res);
-    else
-      r.out(
-        res.deliveries.length
-          ? table([
-              ["delivery", "status", "attempts", "received", "error"],
-              ...res.deliveries.map((d) => [d.delivery, d.status, String(d.attempts), d.received_at, d.error ?? ""]),
-            ])
-          : "no deliveries",
-      );
-    return EXIT.ok;
-  },
-};
-
-const webhooksReplay: Command = {
-  name: "webhooks replay",
-  args: "<name> <delivery>",
-  summary: "Queue a delivery again (e.g. a dead letter once the upstream is back).",
-  positionals: [2, 2],
-  async run(r) {
-    const [name, delivery] = r.positionals as [string, string];
-    const res = await r.client().replayDelivery(r.archive(), name, delivery);
-    r.out(r.json ? JSON.stringify(res) : `delivery ${delivery}: ${res.status}`);
-    return EXIT.ok;
-  },
-};
-
-const subscribeCmd: Command = {
-  name: "subscriptions add",
-  args: "<name> --to <https-url> [--events <a,b>] [--secret <s>]",
-  summary: "Send the archive's events to a URL, signed with HMAC-SHA256 (secret printed once).",
-  details: `Event types: ${EVENT_TYPES.join(", ")} (default: all).`,
-  options: {
-    to: { type: "string", arg: "<url>", description: "where events are POSTed (--url is the server's)" },
-    events: { type: "string", arg: "<a,b>", description: "only these event types" },
-    secret: { type: "string", arg: "<s>", description: "your own secret (≥ 16 characters; default: generated)" },
-  },
-  positionals: [1, 1],
-  async run(r) {
-    const url = r.str("to");
-    if (!url) throw new UsageError("missing --to <https-url>", "subscriptions add");
-    const res = await r.client().subscribe(r.archive(), r.positionals[0] as string, {
-      url,
-      events: list(r.str("events")) as Array<(typeof EVENT_TYPES)[number]> | undefined,
-      secret: r.str("secret"),
-    });
-    if (r.json) printJson(r, res);
-    else
-      r.out(
-        `subscription ${res.name} -> ${res.url} (${res.events.length ? res.events.join(", ") : "all events"})\n  secret: ${res.secret}  (shown once)`,
-      );
-    return EXIT.ok;
-  },
-};
-
-const subscriptionsList: Command = {
-  name: "subscriptions list",
-  args: "",
-  summary: "List event subscribers.",
-  positionals: [0, 0],
-  async run(r) {
-    const res = await r.client().subscriptions(r.archive());
-    if (r.json) printJson(r, res);
-    else
-      r.out(
-        res.subscriptions.length
-          ? table([
-              ["name", "url", "events"],
-              ...res.subscriptions.map((s) => [s.name, s.url, s.events.join(",") || "all"]),
-            ])
-          : "no subscriptions",
-      );
-    return EXIT.ok;
-  },
-};
-
-const subscriptionsDelete: Command = {
-  name: "subscriptions delete",
-  args: "<name>",
-  summary: "Unsubscribe (its queued and past events go too).",
-  positionals: [1, 1],
-  async run(r) {
-    const res = await r.client().unsubscribe(r.archive(), r.positionals[0] as string);
-    r.out(r.json ? JSON.stringify(res) : `deleted subscription ${res.deleted}`);
-    return EXIT.ok;
-  },
-};
-
-const subscriptionsEvents: Command = {
-  name: "subscriptions events",
-  args: "<name> [--status pending|retrying|delivered|dead] [--limit <n>]",
-  summary: "Events sent to a subscriber, newest first, with status, attempts and the last error.",
-  options: {
-    status: { type: "string", arg: "<s>", description: "only events in this state" },
-    limit: { type: "string", arg: "<n>", description: "at most n (1-500, default 100)" },
-  },
-  positionals: [1, 1],
-  async run(r) {
-    const res = await r.client().events(r.archive(), r.positionals[0] as string, {
-      status: r.str("status") as "dead" | undefined,
-      limit: r.int("limit", 1, 500),
-    });
-    if (r.json) printJson(r, res);
-    else
-      r.out(
-        res.events.length
-          ? table([
-              ["event", "type", "status", "attempts", "http", "created", "error"],
-              ...res.events.map((e) => [
-                e.id,
-                e.type,
-                e.status,
-                String(e.attempts),
-                e.response_status === null ? "-" : String(e.response_status),
-                e.created_at,
-                e.error ?? "",
-              ]),
-            ])
-          : "no events",
-      );
-    return EXIT.ok;
-  },
-};
-
-const subscriptionsRedeliver: Command = {
-  name: "subscriptions redeliver",
-  args: "<name> <event>",
-  summary: "Send an event again (a dead one once the receiver is back).",
-  positionals: [2, 2],
-  async run(r) {
-    const [name, event] = r.positionals as [string, string];
-    const res = await r.client().redeliver(r.archive(), name, event);
-    r.out(r.json ? JSON.stringify(res) : `event ${res.event}: ${res.status}`);
     return EXIT.ok;
   },
 };
@@ -785,16 +563,7 @@ export const MEMORY_COMMANDS: Command[] = [
   entityOp("rename"),
   entityOp("merge"),
   sessionAdd,
-  webhooksAdd,
-  webhooksList,
-  webhooksDelete,
-  webhooksDeliveries,
-  webhooksReplay,
-  subscribeCmd,
-  subscriptionsList,
-  subscriptionsDelete,
-  subscriptionsEvents,
-  subscriptionsRedeliver,
+  ...WEBHOOK_COMMANDS,
 ];
 
 export const ADMIN_COMMANDS: Command[] = [archivesDelete];

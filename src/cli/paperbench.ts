@@ -80,7 +80,7 @@ const paperbenchScore: Command = {
   },
   positionals: [1, 1],
   async run(r) {
-    const rubric = await readJson(r, r.positionals[0] as string, "rubric");
+    const rubric = await readJson(r, r.arg(0), "rubric");
     const all = r.num("all", 0, 1);
     let grades: Record<string, number> | undefined;
     const gradesFile = r.str("grades");

@@ -1,5 +1,6 @@
 /**
- * ProjectGuard's evaluation commands (seed 002), thin callers of the REST routes: `project spec`
+ * ProjectGuard's commands (seed 002), thin callers of the REST routes: `project brief`, `project render`
+ * and `project dir` (the brief, its rendering, DIR); `project spec`
  * (a record's spec components), `project run` and `project exposure` (store a run's rubric scores,
  * a task's exposure audit; JSON from a file or stdin), `project metrics` (MCF, DIR, IF50, SLUMP_F,
  * Recovery_F, RCR, ESR) and `project calibrate` (a judge's scores against human scores). Each prints
@@ -7,13 +8,10 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command, OptionSpec, Run } from "./command";
-import { EXIT, UsageError } from "./io";
+import type { Command, Run } from "./command";
+import { asOf, budget, list, printJson, short } from "./common";
+import { EXIT, UsageError, wrap } from "./io";
 
-const asOf: Record<string, OptionSpec> = {
-  "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
-};
-const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? "-" : String(x));
 const enc = encodeURIComponent;
 
@@ -33,6 +31,11 @@ async function body(r: Run, src: string): Promise<unknown> {
   } catch {
     throw new UsageError(`${src === "-" ? "stdin" : src} is not JSON`);
   }
+}
+
+/** POST the JSON of the first argument (a file or stdin) to `/v1/archives/<archive>/projectguard/<route>`. */
+async function postFile(r: Run, route: string): Promise<unknown> {
+  return r.client().request("POST", `/v1/archives/${enc(r.archive())}/projectguard/${route}`, await body(r, r.arg(0)));
 }
 
 interface RunView {
@@ -102,7 +105,7 @@ const projectSpec: Command = {
     const description = r.str("description");
     if (!description) throw new UsageError("--description is required");
     const res = await r.client().request("POST", `/v1/archives/${enc(r.archive())}/projectguard/spec`, {
-      record: r.positionals[0],
+      record: r.arg(0),
       description,
       ...(r.str("formula") !== undefined ? { formula: r.str("formula") } : {}),
       inputs: r.list("input") ?? [],
@@ -126,15 +129,7 @@ const projectRun: Command = {
     "Store a run's rubric scores ({paper, platform?, condition, scores: [{component, score}], dir? | dir_prefix?, as_of?}); prints MCF, DIR, IF50.",
   positionals: [1, 1],
   async run(r) {
-    const res = (await r
-      .client()
-      .request(
-        "POST",
-        `/v1/archives/${enc(r.archive())}/projectguard/runs`,
-        await body(r, r.positionals[0] as string),
-      )) as RunView & {
-      written: string;
-    };
+    const res = (await postFile(r, "runs")) as RunView & { written: string };
     if (r.json) printJson(r, res);
     else r.out(`${res.paper} on ${res.platform}, ${runLine(res)} (${res.written})`);
     return EXIT.ok;
@@ -148,13 +143,7 @@ const projectExposure: Command = {
     "Store a task's exposure audit ({paper, turns?, components: [{id, levels: [{turn, level}]}]}); prints RCR, ESR and each component's first turns.",
   positionals: [1, 1],
   async run(r) {
-    const res = (await r
-      .client()
-      .request(
-        "POST",
-        `/v1/archives/${enc(r.archive())}/projectguard/exposure`,
-        await body(r, r.positionals[0] as string),
-      )) as ExposureView;
+    const res = (await postFile(r, "exposure")) as ExposureView;
     if (r.json) printJson(r, res);
     else exposureLines(r, res);
     return EXIT.ok;
@@ -211,13 +200,7 @@ const projectCalibrate: Command = {
     "A judge's scores against human scores ({human: [{component, score}], judge: [...] | run: {paper, platform?, condition}}): weighted κ, exact, Spearman, within ±1.",
   positionals: [1, 1],
   async run(r) {
-    const res = (await r
-      .client()
-      .request(
-        "POST",
-        `/v1/archives/${enc(r.archive())}/projectguard/calibration`,
-        await body(r, r.positionals[0] as string),
-      )) as {
+    const res = (await postFile(r, "calibration")) as {
       pairs: number;
       weighted_kappa: number | null;
       exact: number;
@@ -271,7 +254,178 @@ const projectJudge: Command = {
   },
 };
 
+// ------------------------------------------------------------------ ProjectGuard
+
+/** The brief's live context from --window and --used (both or neither). */
+function briefContext(r: Run) {
+  const window = r.int("window", 1000, 10_000_000);
+  const used = r.int("used", 0, 10_000_000);
+  if ((window === undefined) !== (used === undefined)) throw new UsageError("--window and --used go together");
+  if (window === undefined || used === undefined) return undefined;
+  return {
+    window_tokens: window,
+    used_tokens: used,
+    next_turns: r.int("next-turns", 1, 50) ?? 3,
+    turn_tokens: r.int("turn-tokens", 1, 1_000_000),
+  };
+}
+
+const projectBrief: Command = {
+  name: "project brief",
+  args: '"<request>" [--recent "<text>"]... [--session <id>] [--budget 2000] [--prefix <repo/>] [--min-score <x>] [--as-of <t>]',
+  summary:
+    "ProjectGuard's pre-turn brief: the committed designs and decisions the request touches, modules to preserve, revise or reuse, signatures to keep.",
+  options: {
+    recent: {
+      type: "string",
+      multiple: true,
+      arg: "<text>",
+      description: "one of the session's last requests (up to 5 times, most recent last)",
+    },
+    session: {
+      type: "string",
+      arg: "<id>",
+      description: "read the last requests from this session's logged turns (when no --recent is given)",
+    },
+    ...budget(2000),
+    prefix: { type: "string", arg: "<p>", description: "only code units under this id prefix (one repository)" },
+    "min-score": { type: "string", arg: "<x>", description: "records scored below this are not briefed (default 0.1)" },
+    window: {
+      type: "string",
+      arg: "<tokens>",
+      description: "the agent's context window: with --used, the restart signal",
+    },
+    used: { type: "string", arg: "<tokens>", description: "tokens the agent's live context holds now" },
+    "next-turns": { type: "string", arg: "<n>", description: "turns the restart estimate covers (default 3)" },
+    "turn-tokens": { type: "string", arg: "<tokens>", description: "tokens one turn adds (default: estimated)" },
+    ...asOf,
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const values = r.values.recent;
+    const recent = Array.isArray(values) ? values : undefined;
+    if (recent && recent.length > 5)
+      throw new UsageError(`--recent may be given at most 5 times, got ${recent.length}`);
+    const res = await r.client().brief(r.archive(), {
+      request: r.arg(0),
+      recent_requests: recent,
+      session_id: r.str("session"),
+      budget_tokens: r.int("budget", 100, 200_000),
+      prefix: r.str("prefix"),
+      min_score: r.num("min-score", 0, 100),
+      as_of: r.str("as-of"),
+      context: briefContext(r),
+    });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(`brief as of ${res.as_of} (${res.tokens} tokens)`);
+    if (!res.commitments.length) r.out("no committed design or decision is about this request");
+    else {
+      r.out("commitments:");
+      for (const c of res.commitments) {
+        r.out(`  ${c.id}@v${c.version} (${c.kind}, score ${c.score.toFixed(3)}): ${c.title}`);
+        if (c.synopsis) r.out(wrap(c.synopsis, "      "));
+      }
+    }
+    for (const [name, mods] of [
+      ["preserve", res.preserve],
+      ["revise", res.revise],
+      ["reuse", res.reuse],
+    ] as const)
+      if (mods.length) {
+        r.out(`${name}:`);
+        for (const m of mods) r.out(`  ${m.id}@v${m.version} implements ${list(m.implements)} (${m.reason})`);
+      }
+    if (res.constraints.length) {
+      r.out("constraints (keep these signatures):");
+      for (const c of res.constraints)
+        r.out(`  ${c.module}#${c.symbol}: ${short(c.signature, 120)} [${c.anchor.start},${c.anchor.end})`);
+    }
+    if (res.resources?.length) {
+      r.out("resources (what motivated the commitments):");
+      for (const x of res.resources) r.out(`  ${x.id}@v${x.version}: ${x.title} (motivates ${list(x.motivates)})`);
+    }
+    if (res.session_turns) r.out(`read ${res.session_turns} recent request(s) from the session`);
+    if (res.held_back.length) r.out(`held back: ${res.held_back.map((h) => `${h.id} (${h.status})`).join(", ")}`);
+    if (res.restart) r.out(`restart: ${res.restart.advice}: ${res.restart.reason}`);
+    if (res.omitted.length) r.out(`omitted to fit the budget: ${list(res.omitted)}`);
+    return EXIT.ok;
+  },
+};
+
+const projectRender: Command = {
+  name: "project render",
+  args: "[--budget 8000] [--prefix <repo/>] [--as-of <time>]",
+  summary: "The committed project state within a budget: designs, decisions, modules with their signatures.",
+  options: {
+    ...budget(8000),
+    prefix: { type: "string", arg: "<p>", description: "only code units under this id prefix" },
+    ...asOf,
+  },
+  positionals: [0, 0],
+  async run(r) {
+    const res = await r.client().render(r.archive(), {
+      budget_tokens: r.int("budget", 100, 200_000),
+      prefix: r.str("prefix"),
+      as_of: r.str("as-of"),
+    });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(`project state as of ${res.as_of}: ${res.tokens} tokens (of ${res.state_chars} characters of state)`);
+    for (const d of res.designs) {
+      r.out(`\ndesign ${d.id}@v${d.version}: ${d.title}`);
+      r.out(wrap(d.content, "  "));
+    }
+    for (const d of res.decisions) {
+      r.out(`\ndecision ${d.id}@v${d.version}: ${d.title}${d.part_of.length ? ` (part of ${list(d.part_of)})` : ""}`);
+      r.out(wrap(d.content, "  "));
+    }
+    if (res.modules.length) r.out("\nmodules:");
+    for (const m of res.modules) {
+      const rel = [
+        m.implements.length ? `implements ${list(m.implements)}` : "",
+        m.depends_on.length ? `depends on ${list(m.depends_on)}` : "",
+      ].filter(Boolean);
+      r.out(`  ${m.id}@v${m.version}${rel.length ? ` (${rel.join("; ")})` : ""}`);
+      for (const s of m.signatures) r.out(`    ${short(s.signature, 110)}`);
+    }
+    if (res.resources.length) r.out("\nresources:");
+    for (const x of res.resources) r.out(`  ${x.id}@v${x.version}: ${x.title} (motivates ${list(x.motivates)})`);
+    if (!res.designs.length && !res.decisions.length && !res.modules.length) r.out("nothing committed yet");
+    if (res.omitted.length) r.out(`omitted to fit the budget: ${list(res.omitted)}`);
+    return EXIT.ok;
+  },
+};
+
+const projectDir: Command = {
+  name: "project dir",
+  args: "<prefix> [--as-of <time>]",
+  summary: "The dependency integration ratio (DIR) of the code units under a prefix: exports integration code uses.",
+  options: { ...asOf },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().dir(r.archive(), { prefix: r.arg(0), as_of: r.str("as-of") });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(`DIR ${res.dir} for ${res.prefix} as of ${res.as_of}: ${res.used} of ${res.total} standalone exports used`);
+    r.out(`  integration: ${list(res.integration)}`);
+    r.out(`  standalone:  ${list(res.standalone)}`);
+    if (res.tests.length) r.out(`  tests (left out): ${list(res.tests)}`);
+    if (res.unused.length) r.out(`  unused exports: ${list(res.unused, 20)}`);
+    return EXIT.ok;
+  },
+};
+
 export const PROJECTGUARD_COMMANDS: Command[] = [
+  projectBrief,
+  projectRender,
+  projectDir,
   projectJudge,
   projectSpec,
   projectRun,

@@ -128,8 +128,8 @@ export const FOLLOW_OPTION: Record<string, OptionSpec> = {
 
 const LAMBDA = /^(?:0|1|0?\.\d+|0\.\d*|1\.0*)$/;
 
-/** `--mmr 0.6` and `--mmr=0.6` become `--mmr --lambda 0.6` (parseArgs has no optional values). */
-export function rewriteMmr(argv: string[]): string[] {
+/** Each argument before `--` through `step` (what replaces it, and whether it took the next one); the rest as is. */
+function rewriteEach(argv: string[], step: (a: string, next: string | undefined) => [string[], boolean]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
@@ -137,18 +137,21 @@ export function rewriteMmr(argv: string[]): string[] {
       out.push(...argv.slice(i));
       break;
     }
-    const eq = /^--mmr=(.*)$/.exec(a);
-    if (eq) {
-      out.push("--mmr", "--lambda", eq[1] as string);
-      continue;
-    }
-    out.push(a);
-    if (a === "--mmr" && LAMBDA.test(argv[i + 1] ?? "")) {
-      out.push("--lambda", argv[i + 1] as string);
-      i++;
-    }
+    const [args, tookNext] = step(a, argv[i + 1]);
+    out.push(...args);
+    if (tookNext) i++;
   }
   return out;
+}
+
+/** `--mmr 0.6` and `--mmr=0.6` become `--mmr --lambda 0.6` (parseArgs has no optional values). */
+export function rewriteMmr(argv: string[]): string[] {
+  return rewriteEach(argv, (a, next) => {
+    const eq = /^--mmr=(.*)$/.exec(a);
+    if (eq) return [["--mmr", "--lambda", eq[1] as string], false];
+    if (a === "--mmr" && next !== undefined && LAMBDA.test(next)) return [["--mmr", "--lambda", next], true];
+    return [[a], false];
+  });
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -294,19 +297,11 @@ const CODE_CHUNKS = /^\d+(?::\d+)?$/;
 
 /** A bare `--code-chunks` becomes `--code-chunks=` (xKG's defaults); parseArgs has no optional values. */
 export function rewriteCodeChunks(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === "--") {
-      out.push(...argv.slice(i));
-      break;
-    }
-    if (a === "--code-chunks" && CODE_CHUNKS.test(argv[i + 1] ?? "")) {
-      out.push(`--code-chunks=${argv[i + 1]}`);
-      i++;
-    } else out.push(a === "--code-chunks" ? "--code-chunks=" : a);
-  }
-  return out;
+  return rewriteEach(argv, (a, next) => {
+    if (a !== "--code-chunks") return [[a], false];
+    if (next !== undefined && CODE_CHUNKS.test(next)) return [[`--code-chunks=${next}`], true];
+    return [["--code-chunks="], false];
+  });
 }
 
 /** The body's max_code_bytes and code_chunks from the flags (absent ones left out). */

@@ -1,28 +1,12 @@
 /**
- * SGMC (seed 001) commands beside the tree, hubs, drafts, convergence, feedback and assembly:
- * A_S's reference selection, A_O's sub-outlines, the self-loop and the review scaffold.
+ * SGMC's `research` commands (seed 001): the outline tree, hubs, drafts, convergence, feedback and
+ * assembly, A_S's reference selection, A_O's sub-outlines, the self-loop and the review scaffold.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command, Run } from "./command";
-import { didYouMean, EXIT, UsageError } from "./io";
-
-const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
-const short = (s: string, n: number) => {
-  const one = s.replace(/\s+/g, " ").trim();
-  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
-};
-const asOf = {
-  "as-of": { type: "string" as const, arg: "<time>", description: "ISO date or date-time (default: now)" },
-};
-
-function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
-  if (value === undefined) return undefined;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(
-    `--${flag}: unknown value "${value}"${didYouMean(value, allowed, (s) => `"${s}"`)}; use one of ${allowed.join(", ")}`,
-  );
-}
+import type { Command } from "./command";
+import { asOf, budget, list, oneOf, printJson, readJson, short } from "./common";
+import { EXIT, table, UsageError } from "./io";
 
 const FIELDS = ["title", "abstract", "year"] as const;
 const METHODS = ["auto", "model", "names"] as const;
@@ -96,7 +80,7 @@ const researchOutline: Command = {
   positionals: [1, 1],
   async run(r) {
     const res = await r.client().proposeOutline(r.archive(), {
-      node: r.positionals[0] as string,
+      node: r.arg(0),
       method: oneOf("method", r.str("method"), METHODS),
       max_directions: r.int("max", 1, 12),
       min_shared: r.int("min-shared", 1, 50),
@@ -133,7 +117,7 @@ const researchLoop: Command = {
     const request = r.str("request");
     if (!request) throw new UsageError("--request is required");
     const res = await r.client().feedbackLoop(r.archive(), {
-      node: r.positionals[0] as string,
+      node: r.arg(0),
       request,
       scope: r.str("scope"),
       x_max: r.int("x-max", 1, 8),
@@ -166,7 +150,7 @@ const researchScaffold: Command = {
   },
   positionals: [1, 1],
   async run(r) {
-    const q = { root: r.positionals[0] as string, max_nodes: r.int("max-nodes", 1, 2000), as_of: r.str("as-of") };
+    const q = { root: r.arg(0), max_nodes: r.int("max-nodes", 1, 2000), as_of: r.str("as-of") };
     const client = r.client();
     if (r.values.markdown === true) {
       const md = await client.scaffoldMarkdown(r.archive(), q);
@@ -190,4 +174,308 @@ const researchScaffold: Command = {
   },
 };
 
-export const SGMC_COMMANDS: Command[] = [researchReferences, researchOutline, researchLoop, researchScaffold];
+const researchTree: Command = {
+  name: "research tree",
+  args: "<root> [--theta 500] [--d-max 4] [--words all|own|references] [--max-nodes 500] [--planning] [--as-of <time>]",
+  summary: "The outline under a root (part-of, boundary outline) with each node's words, split flag φ, draft and hub.",
+  options: {
+    planning: { type: "boolean", description: "xKG's planning view: a paper's techniques and sections, no code nodes" },
+    theta: { type: "string", arg: "<n>", description: "θ of Eq. 3: split a node with more words (default 500)" },
+    "d-max": { type: "string", arg: "<n>", description: "d_max of Eq. 5: the deepest level (default 4)" },
+    words: { type: "string", arg: "<w>", description: "count all (default), own or references words" },
+    "max-nodes": { type: "string", arg: "<n>", description: "refuse a larger subtree (default 500, at most 2000)" },
+    ...asOf,
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().tree(r.archive(), {
+      root: r.arg(0),
+      theta: r.int("theta", 1, 1_000_000),
+      d_max: r.int("d-max", 1, 16),
+      words: oneOf("words", r.str("words"), ["all", "own", "references"] as const),
+      max_nodes: r.int("max-nodes", 1, 2000),
+      view: r.values.planning === true ? "planning" : undefined,
+      as_of: r.str("as-of"),
+    });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(
+      `${res.view === "planning" ? "planning view of" : "outline"} ${res.root} as of ${res.as_of} (θ ${res.theta}, d_max ${res.d_max}, words ${res.words})`,
+    );
+    for (const n of res.nodes) {
+      const flags = [
+        `${n.words.counted} words`,
+        n.split ? "split" : "",
+        `${n.references.length} refs`,
+        n.draft ? `draft v${n.draft.version}` : "",
+        n.hub ? `hub v${n.hub.version}` : "",
+      ].filter(Boolean);
+      const kind = res.view === "planning" ? ` [${n.kind}]` : "";
+      r.out(`${"  ".repeat(n.depth + 1)}${n.id}${kind}: ${short(n.title, 70)} (${flags.join(", ")})`);
+    }
+    r.out(res.done ? "done (Eq. 5): no leaf to split" : `to split next: ${list(res.pending)}`);
+    return EXIT.ok;
+  },
+};
+
+const researchHubs: Command = {
+  name: "research hubs",
+  args: "<node> [--gather [--query <q>] [--budget 2000] [--max-cards <n>] [--at <time>]] [--as-of <time>]",
+  summary:
+    "A node's evidence hub, iteration by iteration; with --gather, first gather the next iteration from the node's references.",
+  options: {
+    gather: { type: "boolean", description: "gather one iteration now (write key)" },
+    query: { type: "string", arg: "<q>", description: "with --gather: what to look for (default: the node's text)" },
+    ...budget(2000),
+    "max-cards": { type: "string", arg: "<n>", description: "with --gather: at most n cards (1-50)" },
+    at: { type: "string", arg: "<time>", description: "with --gather: valid time of the new hub version" },
+    ...asOf,
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const node = r.arg(0);
+    const client = r.client();
+    const archive = r.archive();
+    if (r.values.gather !== true && (r.str("query") || r.str("budget") || r.str("max-cards") || r.str("at")))
+      throw new UsageError("--query, --budget, --max-cards and --at go with --gather");
+    if (r.values.gather === true) {
+      const g = await client.gather(archive, {
+        node,
+        query: r.str("query"),
+        budget_tokens: r.int("budget", 100, 50_000),
+        max_cards: r.int("max-cards", 1, 50),
+        at: r.str("at"),
+        as_of: r.str("as-of"),
+      });
+      if (r.json) {
+        printJson(r, g);
+        return EXIT.ok;
+      }
+      r.out(
+        `gathered ${g.evidence.length} anchors from ${g.references} references into ${g.hub.id}@v${g.hub.version} (${g.hub.status}, iteration ${g.iteration})`,
+      );
+    }
+    const res = await client.hub(archive, { node, as_of: r.str("as-of") });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(`hub ${res.hub} of ${res.node} as of ${res.as_of}: ${res.iterations.length} iterations`);
+    for (const it of res.iterations) {
+      r.out(`  t=${it.iteration} v${it.version} ${it.valid_from}: ${short(it.query, 80)}`);
+      for (const e of it.evidence.slice(0, 10))
+        r.out(`    ${e.artifact_id}@v${e.version} [${e.start},${e.end}) "${short(e.snippet, 80)}"`);
+      if (it.evidence.length > 10) r.out(`    … ${it.evidence.length - 10} more (--json prints all)`);
+    }
+    return EXIT.ok;
+  },
+};
+
+const researchDrafts: Command = {
+  name: "research drafts",
+  args: "<node> [--write <file|-> [--evidence <anchors.json>] [--at <time>]] [--as-of <time>]",
+  summary:
+    "A node's section draft as of a time, with the sources and anchors it rests on; with --write, store the next draft first.",
+  options: {
+    write: { type: "string", arg: "<file|->", description: "store this text as the next draft (write key)" },
+    evidence: {
+      type: "string",
+      arg: "<file>",
+      description: "with --write: anchors the draft rests on (a list, {anchors}, or hubs/context --json output)",
+    },
+    at: { type: "string", arg: "<time>", description: "with --write: valid time of the new draft version" },
+    ...asOf,
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const node = r.arg(0);
+    const client = r.client();
+    const archive = r.archive();
+    const write = r.str("write");
+    if (!write && (r.str("evidence") || r.str("at"))) throw new UsageError("--evidence and --at go with --write");
+    if (write) {
+      const text = write === "-" ? await r.io.readStdin() : readFileSync(resolve(r.io.cwd, write), "utf8");
+      const evidenceFile = r.str("evidence");
+      const evidence = evidenceFile ? anchorsFrom(await readJson(r, evidenceFile)) : undefined;
+      const d = await client.draft(archive, { node, text, evidence, at: r.str("at") });
+      if (!r.json)
+        r.out(`${d.draft.id}@v${d.draft.version} ${d.draft.status} (iteration ${d.iteration}); cites ${list(d.cites)}`);
+    }
+    const res = await client.readDraft(archive, { node, as_of: r.str("as-of") });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(`${res.draft}@v${res.version} (iteration ${res.iteration}, valid from ${res.valid_from})`);
+    r.out(res.text.trimEnd());
+    r.out(`cites: ${list(res.cites)}; ${res.evidence.length} evidence anchors`);
+    return EXIT.ok;
+  },
+};
+
+/** Anchors from a list, {anchors}, {evidence} (hubs) or {cards} (context --json). */
+function anchorsFrom(json: unknown) {
+  type A = { artifact_id: string; version: number; start: number; end: number; snippet: string };
+  const pick = (xs: unknown[]): A[] =>
+    xs.map((x) => {
+      const a = x as Partial<A>;
+      if (
+        typeof a.artifact_id !== "string" ||
+        typeof a.version !== "number" ||
+        typeof a.start !== "number" ||
+        typeof a.end !== "number" ||
+        typeof a.snippet !== "string"
+      )
+        throw new UsageError("--evidence: every anchor needs artifact_id, version, start, end and snippet");
+      return { artifact_id: a.artifact_id, version: a.version, start: a.start, end: a.end, snippet: a.snippet };
+    });
+  if (Array.isArray(json)) return pick(json);
+  const o = (json ?? {}) as { anchors?: unknown; evidence?: unknown; cards?: unknown; iterations?: unknown };
+  if (Array.isArray(o.anchors)) return pick(o.anchors);
+  if (Array.isArray(o.evidence)) return pick(o.evidence);
+  if (Array.isArray(o.cards))
+    return pick(o.cards.flatMap((c) => ((c as { anchored_spans?: unknown[] }).anchored_spans ?? []) as unknown[]));
+  if (Array.isArray(o.iterations)) {
+    const last = o.iterations[o.iterations.length - 1] as { evidence?: unknown[] } | undefined;
+    return pick(last?.evidence ?? []);
+  }
+  throw new UsageError("--evidence: give a list of anchors, {anchors}, hubs --json or context --json output");
+}
+
+const researchConvergence: Command = {
+  name: "research convergence",
+  args: "<draft> [--epsilon 0.9] [--t-max 4] [--measure f1|precision|recall] [--max-versions 100] [--as-of <time>]",
+  summary: "ROUGE-1 between consecutive versions of a draft and Eq. 10's stop iteration.",
+  options: {
+    epsilon: { type: "string", arg: "<x>", description: "stop when ψ > ε (0-1, default 0.9)" },
+    "t-max": { type: "string", arg: "<n>", description: "the last iteration (default 4)" },
+    measure: { type: "string", arg: "<m>", description: "which ROUGE-1 score is ψ: f1 (default), precision, recall" },
+    "max-versions": { type: "string", arg: "<n>", description: "versions read, oldest first (2-500, default 100)" },
+    ...asOf,
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().convergence(r.archive(), {
+      draft: r.arg(0),
+      epsilon: r.num("epsilon", 0, 1),
+      t_max: r.int("t-max", 1, 1000),
+      measure: oneOf("measure", r.str("measure"), ["f1", "precision", "recall"] as const),
+      max_versions: r.int("max-versions", 2, 500),
+      as_of: r.str("as-of"),
+    });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(`${res.draft} as of ${res.as_of}: ${res.versions.length} versions (ε ${res.epsilon}, t_max ${res.t_max})`);
+    if (res.pairs.length)
+      r.out(
+        table([
+          ["  from", "to", "precision", "recall", "f1"],
+          ...res.pairs.map((p) => [
+            `  v${p.from}`,
+            `v${p.to}`,
+            p.precision.toFixed(4),
+            p.recall.toFixed(4),
+            p.f1.toFixed(4),
+          ]),
+        ]),
+      );
+    r.out(
+      res.stop
+        ? `stop at t*=${res.stop.iteration} (v${res.stop.version}, ${res.stop.reason === "similar" ? `${res.measure} > ε` : "t_max reached"})`
+        : "not converged yet",
+    );
+    if (res.truncated) r.out("more versions exist than --max-versions");
+    return EXIT.ok;
+  },
+};
+
+const researchFeedback: Command = {
+  name: "research feedback",
+  args: "[--scope <tag>] [--tie oldest|newest] [--use <event-id>] [--as-of <time>]",
+  summary: "Select feedback by Eq. 12: among the records with the fewest revisions, the most used.",
+  options: {
+    scope: { type: "string", arg: "<tag>", description: "only records carrying this boundary tag too" },
+    tie: { type: "string", arg: "<t>", description: "among equals: oldest (default) or newest" },
+    use: { type: "string", arg: "<event-id>", description: "count the selection as a use, once per id (write key)" },
+    ...asOf,
+  },
+  positionals: [0, 0],
+  async run(r) {
+    const sel = {
+      scope: r.str("scope"),
+      tie: oneOf("tie", r.str("tie"), ["oldest", "newest"] as const),
+      as_of: r.str("as-of"),
+    };
+    const use = r.str("use");
+    const once = use === undefined ? null : await r.client().selectFeedbackOnce(r.archive(), { ...sel, event_id: use });
+    const res = once ? once.answer : await r.client().selectFeedback(r.archive(), sel);
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    r.out(
+      `${res.records} feedback records as of ${res.as_of}; R_min (revisions ${res.r_min ?? "-"}) has ${res.r_min_size}`,
+    );
+    if (res.selected)
+      r.out(
+        `selected: ${res.selected.id}@v${res.selected.version} "${short(res.selected.title, 80)}" (uses ${res.selected.uses}, revisions ${res.selected.revisions})`,
+      );
+    else r.out("no feedback record to select");
+    if (res.used)
+      r.out(
+        `use recorded (event ${res.used.event_id}${once?.replayed ? ", a repeat: counted once" : ""}): uses ${res.used.uses}`,
+      );
+    if (res.pending_proposals) r.out(`${res.pending_proposals} model proposals wait for review (papers review)`);
+    return EXIT.ok;
+  },
+};
+
+const researchAssemble: Command = {
+  name: "research assemble",
+  args: "<root> [--budget 8000] [--any-draft] [--as-of <time>] [--out <file>]",
+  summary: "The finished sections in tree order as Markdown within a budget, and what was left out and why.",
+  options: {
+    ...budget(8000),
+    "any-draft": { type: "boolean", description: "take drafts that have not converged too" },
+    out: { type: "string", short: "o", arg: "<file>", description: "write the Markdown to a file" },
+    ...asOf,
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().assemble(r.archive(), {
+      root: r.arg(0),
+      budget_tokens: r.int("budget", 50, 200_000),
+      require_converged: r.values["any-draft"] === true ? false : undefined,
+      as_of: r.str("as-of"),
+    });
+    if (r.json) {
+      printJson(r, res);
+      return EXIT.ok;
+    }
+    const out = r.str("out");
+    if (out) writeFileSync(resolve(r.io.cwd, out), res.text);
+    else if (res.text) r.io.stdout.write(res.text.endsWith("\n") ? res.text : `${res.text}\n`);
+    r.err(
+      `${res.sections.length} sections, ${res.tokens} of ${res.budget_tokens} tokens${out ? ` written to ${out}` : ""}`,
+    );
+    if (res.left_out.length) r.err(`left out: ${list(res.left_out.map((l) => `${l.node} (${l.reason})`))}`);
+    return EXIT.ok;
+  },
+};
+
+export const SGMC_COMMANDS: Command[] = [
+  researchTree,
+  researchHubs,
+  researchDrafts,
+  researchConvergence,
+  researchFeedback,
+  researchAssemble,
+  researchReferences,
+  researchOutline,
+  researchLoop,
+  researchScaffold,
+];

@@ -7,9 +7,9 @@
  * entities and relations. The result extends the version it was read from (a `head.extend` change,
  * the version row's `extracted` column): it never makes a new version. Pure; the model is a port.
  */
+import type { ExtensionPlan, ExtensionTarget, Extraction, StoredExtraction } from "./extraction";
 import { canonicalEntityId, normAlias } from "./ids";
 import {
-  type AliasRow,
   type EntityInput,
   type EntityRow,
   type ExistingState,
@@ -19,25 +19,7 @@ import {
 } from "./ingest";
 import type { ChatMessage, ChatModel, JsonSchema, ModelFailureCode, ModelUsage } from "./ports/models";
 import { normaliseRelations, RELATION_LIMITS, type RelationInput, relationEntities, surfaceEntity } from "./relations";
-import { type ChangeOp, ENTITY_TYPES, type EntityType } from "./types";
-
-/** What a model (or a stored extraction) says of one content: entities and triples. */
-export interface Extraction {
-  entities: EntityInput[];
-  relations: RelationInput[];
-}
-
-/** An extraction as a version stores it (chunk_versions.extracted) and a dump carries it. */
-export interface StoredExtraction extends Extraction {
-  /** `provider:model` that answered it. */
-  model: string;
-  /** When it was applied (transaction time). */
-  at: number;
-  /** Canonical ids of `entities`: what forgetting and the listing's entity filter look for. */
-  ids: string[];
-  /** Of `ids`, the ones the extraction posted the version's head under (it did not carry them). */
-  added: string[];
-}
+import { ENTITY_TYPES, type EntityType } from "./types";
 
 /** Aliases kept per entity (the ingest schema's limit). */
 const MAX_ALIASES = 50;
@@ -309,22 +291,6 @@ export async function extractWithModel(model: ChatModel, content: string): Promi
 
 // ------------------------------------------------------------------ extending a version
 
-/** The version an extraction extends, as stored. */
-export interface ExtensionTarget {
-  chunk: string;
-  version: number;
-  /** The version's start: the event time of the entities, aliases and postings it gains. */
-  validFrom: number;
-  /** Canonical entity ids the version carries (declared, relation arguments, identifiers). */
-  entities: string[];
-  /** Ids its head is posted under already (entities and the names the analyser grounded). */
-  posted: string[];
-  /** Its declared relations (normalised). */
-  relations: RelationInput[];
-  /** Its declared entities with names and aliases: relation arguments naming them resolve to them. */
-  declared: EntityInput[];
-}
-
 export interface ResolvedExtension {
   /** Entity rows to make exist (the extraction's entities and its relations' arguments). */
   rows: Array<EntityRow & { aliases: string[] }>;
@@ -391,17 +357,6 @@ function fitBytes(x: Extraction): { x: Extraction; dropped: number } {
   while (entities.length > 0 && size({ entities, relations }) > MAX_EXTRACTION_BYTES)
     entities = entities.slice(0, Math.floor(entities.length * 0.8));
   return { x: { entities, relations }, dropped: x.relations.length - relations.length };
-}
-
-/** The writes of one extension; applied only while the version is its chunk's live head, not extracted yet. */
-export interface ExtensionPlan {
-  chunk: string;
-  version: number;
-  stored: StoredExtraction;
-  entityInserts: EntityRow[];
-  aliasInserts: AliasRow[];
-  /** entity.upsert and alias.add for what is new, then head.extend (when the head gains entities). */
-  ops: ChangeOp[];
 }
 
 /** Plan an extension against the entities and aliases storage holds (ExistingState without chunks). */

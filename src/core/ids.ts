@@ -146,3 +146,53 @@ export function findIdentifiers(text: string): Array<{ text: string; id: string 
   for (const m of text.matchAll(/\b(?:https?:\/\/openalex\.org\/|openalex:\s*)?W\d{6,}\b/g)) push(m[0]);
   return out;
 }
+
+/** Words a title may lead with before a colon that name no system ("Survey: ...", "Part II: ..."). */
+const GENERIC_LEADS = new Set([
+  "abstract",
+  "addendum",
+  "appendix",
+  "chapter",
+  "comment",
+  "commentary",
+  "corrigendum",
+  "editorial",
+  "erratum",
+  "introduction",
+  "keynote",
+  "note",
+  "overview",
+  "perspective",
+  "position",
+  "preface",
+  "preprint",
+  "reply",
+  "review",
+  "survey",
+  "tutorial",
+  "update",
+]);
+/** Longest leading name taken as an alias (system names: HippoRAG 8, S-Graphs+ 9, EuclidNets 10). */
+const MAX_LEAD = 30;
+
+/**
+ * The name a title leads with before ":" when it looks like a coined system name: one token
+ * (letters, digits and - + . ' inside), 2-30 characters, at least 2 letters, with an upper-case
+ * letter or a digit after its first character ("HippoRAG", "RoBERTa", "S-Graphs+", "Clip4clip"; not
+ * "Multimodal interaction", "Communication" nor "survey"), and not a generic word ("REVIEW"). Null
+ * otherwise. Of the 1,525 paper titles of the unArXive archive, 25 give one, all of them names
+ * (Clip4clip, SegMap, S-Graphs+, LeGO-LOAM, AiZynthFinder, JAX, Newton-X, ...).
+ */
+export function leadingName(title: string): string | null {
+  const at = title.indexOf(":");
+  if (at < 2 || at > MAX_LEAD + 2) return null;
+  const lead = title.slice(0, at).trim();
+  if (lead.length < 2 || lead.length > MAX_LEAD) return null;
+  if (!/^[\p{L}\p{N}][\p{L}\p{N}+\-.'’]*$/u.test(lead)) return null;
+  if ((lead.match(/\p{L}/gu) ?? []).length < 2) return null;
+  // An upper-case letter or a digit after the first character: a coined name (HippoRAG, BERT,
+  // Clip4clip), not a capitalised English word ("Communication: ...", "Retro: ...").
+  if (!/[\p{Lu}\p{N}]/u.test(lead.slice(1))) return null;
+  if (GENERIC_LEADS.has(lead.toLowerCase())) return null;
+  return lead;
+}

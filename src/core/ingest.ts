@@ -3,11 +3,12 @@
  * The storage adapter executes the plan in one atomic D1 batch, so a batch lands whole or not at all,
  * and re-running the same batch plans nothing (idempotent: equal artifact hash = no-op).
  */
-import { type CodeSymbol, extractSymbols, languageOf } from "./code/symbols";
+import { extractSymbols, languageOf } from "./code/symbols";
+import type { CodeSymbol } from "./code/table";
 import { type Failure, fail, ok, type Result } from "./errors";
-import { leadingName } from "./formats/paper";
-import { canonicalEntityId, canonicalPaperId, findIdentifiers, normAlias } from "./ids";
+import { canonicalEntityId, canonicalPaperId, findIdentifiers, leadingName, normAlias } from "./ids";
 import { cpuBudgetChars, withinCpuBudget } from "./limits";
+import { noPause, type Pause } from "./pace";
 import { normaliseRelations, type RelationInput, relationEntities } from "./relations";
 import { type GroundedEntity, groundContent, titleConcept } from "./text/grounding";
 import { docTerms } from "./text/lexical";
@@ -485,9 +486,6 @@ export function planEntityRows(
   }
 }
 
-/** Yield the thread so other requests run (the Worker passes a zero-delay timer). */
-export type Pause = () => Promise<void>;
-const noPause: Pause = async () => {};
 /**
  * Characters analysed between pauses (names and grounding, then lexical terms: each counts an
  * artifact's content, at least 2,048 characters): 16 passages of 1-2 KB (~3 ms at ~0.2 ms of

@@ -12,9 +12,9 @@
  * counted in units of work (records, references, characters), never timed: in workerd the clock
  * stands still while JavaScript runs.
  */
-import type { Pause } from "./ingest";
 
-export type { Pause };
+/** Yield the thread so other requests run (the Worker passes a zero-delay timer). */
+export type Pause = () => Promise<void>;
 
 /** The pause of code that has none to give (tests, scripts, the CLI). */
 export const noPause: Pause = async () => {};

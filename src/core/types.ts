@@ -412,3 +412,33 @@ export interface EntityInput {
   name: string;
   aliases?: string[] | undefined;
 }
+
+/** The boundary of a record that carries no date (its valid_from is when it was stored, not its year). */
+export const UNDATED = "year:unknown";
+
+/** What identifies an embedding space: the model id (Embedder.model) and the vector dimension. */
+export interface EmbeddingSpace {
+  model: string;
+  dims: number;
+}
+
+/** A re-embed running for an archive. */
+export interface RunningReembed {
+  id: number;
+  /** The space it writes (the embedder configured when it started). */
+  target: EmbeddingSpace;
+  startedAt: number;
+}
+
+/** What storage knows of an archive's vectors. */
+export interface ArchiveSpaceState {
+  /** The space the archive's vectors and head sketches are in; null before its first embedded ingest. */
+  space: EmbeddingSpace | null;
+  /**
+   * Since when the archive holds heads whose vector or sketch is not in `space` (written while the
+   * configured embedder was another one, or by a re-embed that did not finish); null: none.
+   */
+  staleSince: number | null;
+  /** The re-embed running now. */
+  job: RunningReembed | null;
+}

@@ -3,10 +3,11 @@
  * for the OpenAPI document and the scope check that `endpoint` (src/http/route.ts) runs.
  */
 import type { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
+import type { JSONParsed } from "hono/utils/types";
 import type { Need, UseCases } from "../app";
 import { errorBody } from "../contract";
-import { type Failure, FailureError, type FailureKind } from "../core/errors";
+import { type Failure, FailureError, type FailureKind, type Result } from "../core/errors";
 
 export { errorBody };
 
@@ -36,6 +37,19 @@ export const REPLAYED_HEADER = "Idempotent-Replayed";
  */
 export function failure(c: Ctx, f: Failure): never {
   return c.json(errorBody(f), STATUS[f.kind]) as never;
+}
+
+/** The response `c.json(value, status)` gives: the value's type stays in it for the route to check. */
+export type Answer<T, S extends 200 | 201 | 202> = Response & TypedResponse<JSONParsed<T>, S, "json">;
+
+/**
+ * A use case's result as the answer: its value as JSON with `status` (default 200), or its failure
+ * through `failure`. The value's type stays in the response, so the route's response schema checks it.
+ */
+export function answer<T extends object>(c: Ctx, res: Result<T>): Answer<T, 200>;
+export function answer<T extends object, S extends 201 | 202>(c: Ctx, res: Result<T>, status: S): Answer<T, S>;
+export function answer<T extends object>(c: Ctx, res: Result<T>, status: 200 | 201 | 202 = 200) {
+  return res.ok ? c.json(res.value, status) : failure(c, res.error);
 }
 
 export const json = <T extends z.ZodType>(schema: T, description = "OK") => ({

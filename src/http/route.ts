@@ -4,11 +4,11 @@
  * `{archive}` (if any) for that scope before zod validates the request. Scope `key` takes any valid key
  * (admin or archive, any scope). Scope `none` routes authenticate otherwise (the document and the page, the health check, webhook deliveries signed by HMAC).
  */
-import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, type z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { FailureError, schemaFailure } from "../core/errors";
-import { type AppEnv, allow, errorBody } from "./common";
-import { AUTH } from "./docs";
+import { type AppEnv, allow, errorBody, json } from "./common";
+import { AUTH, errors } from "./docs";
 import { closestName, requestJsonSchema, unknownField } from "./strict";
 
 export type Scope = keyof typeof AUTH;
@@ -53,6 +53,27 @@ export function endpoint<const R extends RouteConfig>(
     middleware: [guard, strictFields(config)],
   } as unknown as R);
   app.openapi(route, handler as never);
+}
+
+/** A GET read with a query string: `result` is the 200 answer; it fails with 400, 401, 403 or 404. */
+export function queryGet<const P extends string, Pa extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(r: {
+  path: P;
+  tags: string[];
+  summary: string;
+  description: string;
+  params: Pa;
+  query: Q;
+  result: R;
+}) {
+  return {
+    method: "get" as const,
+    path: r.path,
+    tags: r.tags,
+    summary: r.summary,
+    description: r.description,
+    request: { params: r.params, query: r.query },
+    responses: { 200: json(r.result), ...errors(400, 401, 403, 404) },
+  };
 }
 
 /**

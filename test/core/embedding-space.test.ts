@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { CapitalStore } from "../../src/core/capital";
-import { type ArchiveSpaceState, planSpace, sameSpace } from "../../src/core/embed/space";
+import { planSpace, sameSpace } from "../../src/core/embed/space";
 import { fromBase64, toBase64 } from "../../src/core/sketch";
-import { type ChangeOp, DEFAULT_PARAMS } from "../../src/core/types";
+import { type ArchiveSpaceState, type ChangeOp, DEFAULT_PARAMS } from "../../src/core/types";
 
 const A = { model: "pg-hashed-tf-v1", dims: 384 };
 const B = { model: "text-embedding-3-small", dims: 1536 };

@@ -14,15 +14,14 @@ import { applyOps, applyToShards } from "../../src/core/capital/split";
 import {
   capExtraction,
   EXTRACTION_SCHEMA,
-  type ExtensionTarget,
   extractWithModel,
   groundedCount,
   planExtension,
   readExtraction,
   resolveExtension,
-  type StoredExtraction,
   withoutEntities,
 } from "../../src/core/extract";
+import type { ExtensionTarget, StoredExtraction } from "../../src/core/extraction";
 import { parseOpenIe } from "../../src/core/formats/openie";
 import { normAlias } from "../../src/core/ids";
 import {

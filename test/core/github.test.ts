@@ -1,15 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CodeSymbol, extractImports, extractSymbols, languageOf } from "../../src/core/code/symbols";
+import { extractImports, extractSymbols, languageOf } from "../../src/core/code/symbols";
+import type { CodeSymbol } from "../../src/core/code/table";
 import { type ExistingState, planIngest, prepareBatch } from "../../src/core/ingest";
 import {
-  codeArtifacts,
   commitRequest,
-  fileChunkId,
   isIndexable,
-  isTestPath,
   parseCommit,
-  parsePushEvent,
   parseRepoLocation,
   parseTree,
   rawFileRequest,
@@ -17,6 +14,9 @@ import {
   treeRequest,
   whyNotIndexable,
 } from "../../src/core/sources/github";
+import { codeArtifacts, isTestPath } from "../../src/core/sources/github-code";
+import { fileChunkId } from "../../src/core/sources/github-common";
+import { parsePushEvent } from "../../src/core/sources/github-push";
 import { emptyState, stateAfter } from "../fixtures/ingest-state";
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import type { Result } from "../../src/core/errors";
 import { looksLikeArxiv, parseBibtex } from "../../src/core/formats/bibtex";
 import { parseMarkdownPaper } from "../../src/core/formats/markdown";
-import { leadingName, paperIdentity } from "../../src/core/formats/paper";
+import { paperIdentity } from "../../src/core/formats/paper";
+import { leadingName } from "../../src/core/ids";
 
 function value<T>(r: Result<T>): T {
   if (!r.ok) throw new Error(`${r.error.message} (${r.error.field})`);

@@ -91,8 +91,8 @@ function resolveIn(files: ReadonlySet<string>, from: string, spec: string): stri
   return null;
 }
 
-/** Every import loop among `texts` (file -> source), as the files of each loop, shortest first. */
-function importLoops(texts: ReadonlyMap<string, string>): string[][] {
+/** The relative imports of each file, resolved among the files. */
+function importGraph(texts: ReadonlyMap<string, string>): Map<string, string[]> {
   const files = new Set(texts.keys());
   const edges = new Map<string, string[]>();
   for (const [f, text] of texts)
@@ -103,7 +103,12 @@ function importLoops(texts: ReadonlyMap<string, string>): string[][] {
         .map((spec) => resolveIn(files, f, spec))
         .filter((t): t is string => t !== null),
     );
-  // Tarjan's strongly connected components; a component of two or more files is a loop.
+  return edges;
+}
+
+/** The loops of a directed graph: its strongly connected components of two or more nodes (or a self-edge). */
+function loopsOf(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's strongly connected components.
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -132,8 +137,46 @@ function importLoops(texts: ReadonlyMap<string, string>): string[][] {
     } while (w !== v);
     if (component.length > 1 || (edges.get(v) ?? []).includes(v)) loops.push(component.sort());
   };
-  for (const f of files) if (!index.has(f)) visit(f);
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
   return loops.sort((a, b) => a.length - b.length);
+}
+
+/** Every import loop among `texts` (file -> source), as the files of each loop, shortest first. */
+function importLoops(texts: ReadonlyMap<string, string>): string[][] {
+  return loopsOf(importGraph(texts));
+}
+
+/**
+ * Every arrow that runs back up, as the loops it closes: in each folder, its rooms (each file and
+ * each subfolder directly in it, a subfolder's files taken together) import one another without a
+ * loop, type-only imports included, so every room can stand above all it imports. Returned as
+ * "folder: room -> room ..." lines.
+ */
+function roomLoops(texts: ReadonlyMap<string, string>): string[] {
+  const graph = importGraph(texts);
+  const folders = new Set<string>();
+  for (const f of texts.keys()) for (let d = dirname(f); d.startsWith(SRC); d = dirname(d)) folders.add(d);
+  const out: string[] = [];
+  for (const folder of [...folders].sort()) {
+    const room = (file: string) => {
+      const rel = relative(folder, file);
+      return rel.startsWith("..") ? null : (rel.split(/[\\/]/)[0] as string);
+    };
+    const edges = new Map<string, string[]>();
+    for (const [from, targets] of graph) {
+      const a = room(from);
+      if (a === null) continue;
+      for (const to of targets) {
+        const b = room(to);
+        if (b === null || b === a) continue;
+        const list = edges.get(a) ?? [];
+        if (!list.includes(b)) list.push(b);
+        edges.set(a, list);
+      }
+    }
+    for (const loop of loopsOf(edges)) out.push(`${relative(SRC, folder) || "src"}: ${loop.join(" -> ")}`);
+  }
+  return out;
 }
 
 describe("layering", () => {
@@ -186,5 +229,25 @@ describe("layering", () => {
         ]),
       ),
     ).toEqual([]);
+  });
+  it("no arrow runs back up: in every folder its files and subfolders import one another without a loop", () => {
+    const texts = new Map(sources(SRC).map((f) => [f, readFileSync(f, "utf8")] as const));
+    expect(roomLoops(texts)).toEqual([]);
+  });
+
+  it("catches a planted arrow up: a type a bottom module takes from a folder that imports it", () => {
+    const at = (p: string) => join(SRC, p);
+    const planted = new Map([
+      [at("app/deps.ts"), 'import type { IntakeDeps } from "./intake/deps";'],
+      [at("app/intake/deps.ts"), "export interface IntakeDeps { n: number }"],
+      [at("app/intake/imports.ts"), 'import type { AppDeps } from "../deps";'],
+    ]);
+    // No file imports itself, yet the room intake/ and deps.ts import each other.
+    expect(importLoops(planted)).toEqual([]);
+    expect(roomLoops(planted)).toEqual(["app: deps.ts -> intake"]);
+    // With the type beside AppDeps: no loop at any level.
+    planted.set(at("app/deps.ts"), "export interface IntakeDeps { n: number }");
+    planted.set(at("app/intake/imports.ts"), 'import type { AppDeps, IntakeDeps } from "../deps";');
+    expect(roomLoops(planted)).toEqual([]);
   });
 });

@@ -5,10 +5,11 @@ import { ArtifactSchema } from "../../src/contract";
 import type { ImportPlan } from "../../src/core/formats/types";
 import { slug } from "../../src/core/ids";
 import { type ArtifactInput, type ExistingState, planIngest, prepareBatch } from "../../src/core/ingest";
+import { RATE_LIMITS, validateSourceSpec } from "../../src/core/sources";
 import { arxivRequest, parseArxivFeed } from "../../src/core/sources/arxiv";
 import { crossrefRequest, jatsToText, parseCrossrefWorks } from "../../src/core/sources/crossref";
 import { openalexRequest, parseOpenAlexWorks, reconstructAbstract } from "../../src/core/sources/openalex";
-import { RATE_LIMITS, type SourceSpec, validateSourceSpec } from "../../src/core/sources/types";
+import type { SourceSpec } from "../../src/core/sources/types";
 import { emptyState, stateAfter } from "../fixtures/ingest-state";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/sources/${name}`, import.meta.url), "utf8");

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { CapitalStore } from "../../src/core/capital";
 import { CHUNK_KIND_CODES, EDGE_TYPE_CODES, KNOWN_CODES, UnknownCode } from "../../src/core/capital/codes";
-import { TYPE_MASK } from "../../src/core/capital/store";
+import { TYPE_MASK } from "../../src/core/capital/layout";
 import { CHUNK_KINDS, type ChangeOp, DEFAULT_PARAMS, EDGE_TYPES } from "../../src/core/types";
 
 const PINNED_EDGE_TYPES = [

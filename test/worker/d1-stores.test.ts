@@ -2,14 +2,15 @@
  * The per-aggregate D1 adapters (src/adapters/d1) against local D1: what they write is the stored text
  * the single store wrote before the split (JSON columns, entity-event details, the change log), the
  * shared lookups answer as before (more ids than one IN-list holds, duplicates, unknown ids), and the
- * earlier composed classes (D1Store, WorldStore) delegate to the same rows.
+ * Durable Object's stores and the joined world-side object answer from the same rows.
  */
 import { env } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { D1Store, d1Stores, WorldStore } from "../../src/adapters/d1";
+import { d1Stores } from "../../src/adapters/d1";
 import { d1Db } from "../../src/adapters/d1/queries";
 import * as schema from "../../src/adapters/d1/schema";
+import { capitalDeps } from "../../src/adapters/do/capital-object";
 import { beforeWindow } from "../../src/core/capital/split";
 import { type ArtifactInput, type IngestPlan, planIngest, prepareBatch } from "../../src/core/ingest";
 import type { Stores } from "../../src/core/ports";
@@ -57,7 +58,7 @@ function plan(chunkId: string): IngestPlan {
   };
 }
 
-async function seeded(): Promise<{ a: string; stores: Stores }> {
+async function seeded(): Promise<{ a: string; stores: ReturnType<typeof d1Stores> }> {
   const a = archive();
   const stores = d1Stores(env.DB);
   const created = await stores.archives.createArchive({
@@ -430,10 +431,10 @@ describe("D1 stores split by aggregate", () => {
     expect(await log.derivedMark(b)).toEqual({ epoch: 0, seq: 0 });
   });
 
-  it("D1Store and WorldStore answer from the same rows (the Durable Object builds a D1Store)", async () => {
+  it("the Durable Object's stores and the joined world side answer from the same rows", async () => {
     const { a, stores } = await seeded();
-    const old = new D1Store(env.DB);
-    await old.recordSnapshot({ archiveId: a, seq: 3, r2Key: "snap/3", bytes: 10, heads: 1, createdAt: T1 });
+    const old = capitalDeps(env);
+    await old.log.recordSnapshot({ archiveId: a, seq: 3, r2Key: "snap/3", bytes: 10, heads: 1, createdAt: T1 });
     expect(await stores.changes.latestSnapshot(a)).toEqual({
       archiveId: a,
       seq: 3,
@@ -442,24 +443,23 @@ describe("D1 stores split by aggregate", () => {
       heads: 1,
       createdAt: T1,
     });
-    expect(await old.readLog(a, 0, 10)).toEqual(await stores.changes.readLog(a, 0, 10));
-    expect(await old.getArchive(a)).toEqual({
+    expect(await old.log.readLog(a, 0, 10)).toEqual(await stores.changes.readLog(a, 0, 10));
+    expect(await old.archives.getArchive(a)).toEqual({
       id: a,
       name: "d1 stores",
       description: "",
       params: { alpha: 0.8 },
       createdAt: T0,
     });
-    expect(await old.accessStats(a)).toEqual([]);
+    expect(await old.log.accessStats(a)).toEqual([]);
 
     // src/wiring.ts hands `stores.world` to the feed pipelines as all four world-side stores.
-    const world = stores.world as WorldStore;
-    expect(world).toBeInstanceOf(WorldStore);
+    const world = stores.world;
     expect(await world.listWebhooks(a)).toEqual([]);
     expect(await world.listSources(a)).toEqual([]);
     expect(await world.listLog(a, 5)).toEqual([]);
-    expect(await new WorldStore(env.DB).chunksByIds(a, ["arxiv:2005.11401"])).toEqual(
-      await stores.world.chunksByIds(a, ["arxiv:2005.11401"]),
+    expect(await world.chunksByIds(a, ["arxiv:2005.11401"])).toEqual(
+      await d1Stores(env.DB).world.chunksByIds(a, ["arxiv:2005.11401"]),
     );
   });
 });

@@ -5,7 +5,7 @@
  * on load.
  */
 import { and, asc, desc, eq, gt, lte, sql } from "drizzle-orm";
-import type { DerivedAt, DerivedEdge } from "../../core/capital/store";
+import type { DerivedAt, DerivedEdge } from "../../core/capital/records";
 import {
   type ChangeLog,
   type DerivedMark,

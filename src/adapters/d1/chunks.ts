@@ -4,7 +4,7 @@
  * versions by time and by number. Multi-row inserts are split to stay under D1's 100 bound parameters.
  */
 import { and, asc, desc, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
-import type { CodeSymbol } from "../../core/code/symbols";
+import type { CodeSymbol } from "../../core/code/table";
 import { fail, ok, type Result } from "../../core/errors";
 import type { ExistingChunk, ExistingState, IngestPlan } from "../../core/ingest";
 import type {

@@ -5,9 +5,9 @@
  * only while its version is the chunk's latest).
  */
 import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
-import type { ArchiveSpaceState, EmbeddingSpace } from "../../core/embed/space";
 import { REEMBED_ERRORS_KEPT } from "../../core/embed/space";
 import type { EmbeddingStore, HeadRow, ReembedJobRecord } from "../../core/ports";
+import type { ArchiveSpaceState, EmbeddingSpace } from "../../core/types";
 import { chunked, type Db, IN_CHUNK, runBatch, type Write } from "./queries";
 import * as s from "./schema";
 

@@ -9,7 +9,7 @@
  * The `extracted` column is set by the batch's last statement, so the guard holds for all others.
  */
 import { and, eq, inArray } from "drizzle-orm";
-import type { ExtensionPlan, Extraction } from "../../core/extract";
+import type { ExtensionPlan, Extraction } from "../../core/extraction";
 import type { EntityInput } from "../../core/ingest";
 import type { ExtractionStore, ExtractionTargetRecord } from "../../core/ports";
 import type { EntityType } from "../../core/types";

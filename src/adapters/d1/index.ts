@@ -1,9 +1,8 @@
 /**
  * The D1 adapters behind the storage ports (src/core/ports/storage.ts), one per aggregate, all over
- * one drizzle handle on one database. D1Store, WorldStore and ExportStore are the same stores
- * composed under their earlier names.
+ * one drizzle handle on one database.
  */
-import type { Stores } from "../../core/ports";
+import type { IngestLogStore, SourceStore, Stores, WebhookStore, WorldLookup } from "../../core/ports";
 import { D1AnnotationStore } from "./annotations";
 import { D1ArchiveStore } from "./archives";
 import { D1ChangeLog } from "./changelog";
@@ -15,10 +14,13 @@ import { D1EventStore } from "./events";
 import { D1ExportReader } from "./export-reader";
 import { D1ExtractionStore } from "./extractions";
 import { D1ForgetStore } from "./forget";
+import { D1IngestLogStore } from "./ingest-log";
 import { d1Db } from "./queries";
 import { D1RetrievalRunStore } from "./retrieval-runs";
 import { D1SessionLog } from "./sessions";
-import { WorldStore, worldParts } from "./world-store";
+import { D1SourceStore } from "./sources";
+import { D1WebhookStore } from "./webhooks";
+import { D1WorldLookup } from "./world-lookup";
 
 export { D1ArchiveStore } from "./archives";
 export { D1ChangeLog } from "./changelog";
@@ -26,31 +28,52 @@ export { D1ChunkStore } from "./chunks";
 export { D1EmbeddingStore } from "./embedding";
 export { D1EntityStore } from "./entities";
 export { D1ExportReader } from "./export-reader";
-export { ExportStore } from "./export-store";
 export { D1ExtractionStore } from "./extractions";
 export { D1ForgetStore } from "./forget";
 export { D1IngestLogStore } from "./ingest-log";
 export { D1SessionLog } from "./sessions";
 export { D1SourceStore } from "./sources";
-export { D1Store } from "./store";
 export { D1WebhookStore } from "./webhooks";
 export { D1WorldLookup } from "./world-lookup";
-export { WorldStore } from "./world-store";
 
-/** Every store; `world` also answers the webhook, source and log methods (the feeds' World). */
-export function d1Stores(d1: D1Database): Stores & { world: WorldStore } {
+/** The webhook, source, ingest-log and feed-lookup ports as one object (what the feed pipelines take). */
+export type WorldSide = WebhookStore & SourceStore & IngestLogStore & WorldLookup;
+
+/**
+ * One object holding every method of the four adapters, each bound to the adapter that defines it
+ * (their method names are disjoint: a name already taken by an earlier adapter is not replaced).
+ */
+export function joined<A extends object, B extends object, C extends object, D extends object>(
+  ...parts: [A, B, C, D]
+): A & B & C & D {
+  const out: Record<string, unknown> = {};
+  for (const part of parts) {
+    const own = part as Record<string, unknown>;
+    for (let p = Object.getPrototypeOf(part); p && p !== Object.prototype; p = Object.getPrototypeOf(p))
+      for (const name of Object.getOwnPropertyNames(p)) {
+        const f = own[name];
+        if (name !== "constructor" && typeof f === "function" && !(name in out)) out[name] = f.bind(part);
+      }
+  }
+  return out as A & B & C & D;
+}
+
+/** Every store; `world` also answers the webhook, source and log methods, from the same adapters. */
+export function d1Stores(d1: D1Database): Stores & { world: WorldSide } {
   const db = d1Db(d1);
-  const world = worldParts(db);
+  const webhooks = new D1WebhookStore(db);
+  const sources = new D1SourceStore(db);
+  const log = new D1IngestLogStore(db);
   return {
     archives: new D1ArchiveStore(db),
     chunks: new D1ChunkStore(db),
     entities: new D1EntityStore(db),
     sessions: new D1SessionLog(db),
     changes: new D1ChangeLog(db),
-    webhooks: world.webhooks,
-    sources: world.sources,
-    log: world.log,
-    world: new WorldStore(world),
+    webhooks,
+    sources,
+    log,
+    world: joined(webhooks, sources, log, new D1WorldLookup(db)),
     exports: new D1ExportReader(db),
     forget: new D1ForgetStore(db),
     events: new D1EventStore(db),

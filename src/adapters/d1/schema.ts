@@ -7,8 +7,8 @@
 
 import { type SQL, sql } from "drizzle-orm";
 import { customType, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { CodeSymbol } from "../../core/code/symbols";
-import type { Extraction, StoredExtraction } from "../../core/extract";
+import type { CodeSymbol } from "../../core/code/table";
+import type { Extraction, StoredExtraction } from "../../core/extraction";
 import type { EdgeInput } from "../../core/ingest";
 import {
   type MentionRecord,
@@ -18,7 +18,7 @@ import {
   readJsonColumn,
   type SourceState,
   type WebhookOptions,
-} from "../../core/ports/storage";
+} from "../../core/ports";
 import type { RelationInput } from "../../core/relations";
 
 /**

@@ -4,10 +4,10 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { CapitalStore, capitalBytes, capitalStats, route } from "../../core/capital";
+import type { DerivedEdge } from "../../core/capital/records";
 import { LocalShard, type ResolveQuery } from "../../core/capital/shard";
 import { ownsChange } from "../../core/capital/split";
 import { SqlTables, type SqlValue, type SyncSql } from "../../core/capital/sql-tables";
-import type { DerivedEdge } from "../../core/capital/store";
 import type { ArchiveStore, CapitalCapacity, ChangeLog, RebuildReport } from "../../core/ports";
 import {
   type AccessChannel,
@@ -18,16 +18,19 @@ import {
   type RouteInput,
   type RouteResult,
 } from "../../core/types";
-import { D1Store } from "../d1/store";
+import { D1ArchiveStore } from "../d1/archives";
+import { D1ChangeLog } from "../d1/changelog";
+import { d1Db } from "../d1/queries";
 
 interface CapitalEnv {
   DB: D1Database;
   CONTENT: R2Bucket;
 }
 
-/** What a capital chunk reads from D1: the change log, access statistics and archive params. */
+/** What a capital chunk reads from D1: the change log and access statistics, and archive params. */
 export interface CapitalDeps {
-  log: ChangeLog & Pick<ArchiveStore, "getArchive">;
+  log: ChangeLog;
+  archives: Pick<ArchiveStore, "getArchive">;
 }
 
 /**
@@ -48,9 +51,8 @@ function parseKey(key: string): { archiveId: string; shard: number } {
  * reads `env`.
  */
 export function capitalDeps(env: CapitalEnv): CapitalDeps {
-  return {
-    log: new D1Store(env.DB),
-  };
+  const db = d1Db(env.DB);
+  return { log: new D1ChangeLog(db), archives: new D1ArchiveStore(db) };
 }
 
 /**
@@ -113,9 +115,10 @@ export function storageSql(storage: DurableObjectStorage): SyncSql {
 export type { RebuildReport };
 
 /**
- * The capital chunk of one archive: a thin Durable Object shell around the pure
- * CapitalStore. D1 stays the source of truth: on a cold start the object loads the latest snapshot
- * from R2 and replays the change log after it. Only the methods below are reachable over RPC.
+ * One shard of an archive's capital chunk: a thin Durable Object shell around the pure
+ * CapitalStore. D1 stays the source of truth: on a cold start the object loads its last checkpoint
+ * from its own storage and replays the change log after it. Only the public methods below are
+ * reachable over RPC (the README lists them; test/core/docs-drift.test.ts checks the list).
  */
 export class CapitalChunk extends DurableObject<CapitalEnv> {
   #store: CapitalStore | null = null;
@@ -198,7 +201,7 @@ export class CapitalChunk extends DurableObject<CapitalEnv> {
     const { archiveId, shard } = parseKey(key);
     // The epoch is read before the log: a hard delete after this point is seen when the mark is written.
     const [archive, shards, mark] = await Promise.all([
-      this.#deps.log.getArchive(archiveId),
+      this.#deps.archives.getArchive(archiveId),
       this.#deps.log.shards(archiveId),
       this.#deps.log.derivedMark(archiveId),
     ]);

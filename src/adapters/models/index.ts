@@ -1,7 +1,8 @@
 /**
- * Model adapters: one ChatModel per provider and the OpenAI-compatible Embedder, built by name
- * from one options object. The tables are exhaustive over the provider names, so a name added to
- * CHAT_PROVIDER_NAMES without a factory does not compile.
+ * Model adapters: one ChatModel per provider and one Embedder per provider (Workers AI, OpenAI-compatible),
+ * built by name from one options object. The tables are exhaustive over the provider names, so a name
+ * added to CHAT_PROVIDER_NAMES or EMBEDDER_PROVIDER_NAMES without a factory does not compile; src/config.ts
+ * accepts exactly these names.
  */
 import { urlRefusal } from "../../core/net";
 import type { ChatModel, Embedder, HttpFetch, ModelLimits } from "../../core/ports";
@@ -10,6 +11,7 @@ import type { Sleep } from "./http";
 import { OpenAiChat } from "./openai";
 import { OpenAiEmbedder } from "./openai-embedder";
 import { type AiRunner, WorkersAiChat } from "./workers-ai";
+import { WorkersAiEmbedder } from "./workers-ai-embedder";
 
 export { ANTHROPIC_BASE_URL, ANTHROPIC_VERSION, AnthropicChat, type AnthropicChatOptions } from "./anthropic";
 export {
@@ -25,6 +27,7 @@ export { parseJsonAnswer } from "./json";
 export { OpenAiChat, type OpenAiChatOptions } from "./openai";
 export { EMBED_BATCH, OpenAiEmbedder, type OpenAiEmbedderOptions } from "./openai-embedder";
 export { type AiRunner, WorkersAiChat, type WorkersAiChatOptions } from "./workers-ai";
+export { WorkersAiEmbedder } from "./workers-ai-embedder";
 
 /** What every factory takes; each uses the fields its provider needs. */
 export interface ModelOptions {
@@ -36,7 +39,7 @@ export interface ModelOptions {
   fetch?: HttpFetch | undefined;
   limits?: Partial<ModelLimits> | undefined;
   sleep?: Sleep | undefined;
-  /** The Workers AI binding (workers-ai). */
+  /** The Workers AI binding (workers-ai chat and embedder). */
   ai?: AiRunner | undefined;
   /**
    * Hosts a base URL may name although they are not public https hosts (OUTBOUND_ALLOW_HOSTS:
@@ -52,7 +55,7 @@ export interface EmbedderOptions extends ModelOptions {
 export const CHAT_PROVIDER_NAMES = ["openai", "anthropic", "workers-ai"] as const;
 export type ChatProvider = (typeof CHAT_PROVIDER_NAMES)[number];
 
-export const EMBEDDER_PROVIDER_NAMES = ["openai"] as const;
+export const EMBEDDER_PROVIDER_NAMES = ["workers-ai", "openai"] as const;
 export type EmbedderProvider = (typeof EMBEDDER_PROVIDER_NAMES)[number];
 
 /** The base URL, checked against the outbound rules; throws an Error naming the provider otherwise. */
@@ -94,7 +97,18 @@ export const CHAT_PROVIDERS: { readonly [P in ChatProvider]: (o: ModelOptions) =
   },
 };
 
-export const EMBEDDER_PROVIDERS: { readonly [P in EmbedderProvider]: (o: EmbedderOptions) => Embedder } = {
+/** What the workers-ai embedder takes: the binding only (its model and 384 dims are fixed). */
+export type WorkersAiEmbedderOptions = Pick<ModelOptions, "ai">;
+
+export const EMBEDDER_PROVIDERS: {
+  readonly [P in EmbedderProvider]: (
+    o: P extends "workers-ai" ? WorkersAiEmbedderOptions : EmbedderOptions,
+  ) => Embedder;
+} = {
+  "workers-ai": (o) => {
+    if (!o.ai) throw new Error("model provider workers-ai needs the AI binding");
+    return new WorkersAiEmbedder(o.ai);
+  },
   openai: (o) =>
     new OpenAiEmbedder({
       baseUrl: checkedUrl("openai", o),

@@ -1,6 +1,7 @@
 /**
  * Exports: an archive in one of the export formats (the JSON dump in ./dump, the other formats in
- * ./render), or a /context result rendered as a document. The re-import of a dump is in ./reimport.
+ * ./render), or a /context result rendered as a document. The re-import of a dump is an import
+ * (src/app/intake/reimport.ts).
  */
 import type { z } from "zod";
 import { type ContextBody, toMs } from "../../contract";
@@ -9,7 +10,8 @@ import type { ContextExportFormat, ExportFormat } from "../../core/export/types"
 import type { ScoredCard } from "../../core/query";
 import { codeCards, codeOptions } from "../code-context";
 import type { AppDeps } from "../deps";
-import { contextRanking, MAX_SUBTREE, resolveFilter, toContextRequest } from "../operations";
+import { MAX_SUBTREE, resolveFilter, toContextRequest } from "../lib/filter";
+import { contextRanking } from "../query";
 import type { ExportBody, ExportDeps } from "./common";
 import { exportDump } from "./dump";
 import { exportContext, renderArchive } from "./render";
@@ -88,7 +90,8 @@ export function exportUseCases(d: AppDeps) {
     },
     /** The cards of a /context request rendered in `format`. */
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
-      const filter = await resolveFilter(d.stores.chunks, archive, b.filter, toMs(b.as_of) ?? d.clock.now());
+      const t = toMs(b.as_of) ?? d.clock.now();
+      const filter = await resolveFilter(d.stores.chunks, archive, b.filter, t);
       const { order } = contextRanking(
         { discovery: d.stores.discovery, annotations: d.stores.annotations },
         archive,
@@ -99,7 +102,7 @@ export function exportUseCases(d: AppDeps) {
       const coded = code
         ? async (cards: ScoredCard[]) => ({ ...(await codeCards(reads, archive, cards, code)), max: code.maxCodeBytes })
         : undefined;
-      return exportContext(deps, { ...toContextRequest(archive, b, filter), order }, b.format, coded);
+      return exportContext(deps, { ...toContextRequest(archive, b, t, filter), order }, b.format, coded);
     },
   };
 }

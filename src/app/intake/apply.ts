@@ -31,8 +31,8 @@ import { type ArtifactInput, artifactHashOf, type EntityInput, INGEST_LIMITS } f
 import { pacer } from "../../core/pace";
 import type { VersionParts } from "../../core/ports";
 import { ENTITY_TYPES } from "../../core/types";
+import type { ApplyDeps, World } from "../deps";
 import { toEvent } from "../lib/records";
-import type { ApplyDeps, World } from "./deps";
 import { type Recreate, type TombstoneGate, tombstoneGate } from "./tombstones";
 
 export interface ApplyCounts {

@@ -7,19 +7,19 @@
 import type { ImportPlan } from "../../core/formats/types";
 import { OutboundRefused, urlRefusal } from "../../core/net";
 import {
-  codeArtifacts,
   commitRequest,
-  fileChunkId,
   isIndexable,
-  type PushChanges,
   parseCommit,
   parseTree,
   rawFileRequest,
   removedDeprecations,
   treeRequest,
 } from "../../core/sources/github";
+import { codeArtifacts } from "../../core/sources/github-code";
+import { fileChunkId } from "../../core/sources/github-common";
+import type { PushChanges } from "../../core/sources/github-push";
 import { ARXIV_HTTP_HOSTS } from "../../core/sources/types";
-import type { IntakeDeps } from "./deps";
+import type { IntakeDeps } from "../deps";
 
 /** Files fetched per push delivery or per source run; the rest is reported and picked up next run. */
 export const MAX_FILES = 100;

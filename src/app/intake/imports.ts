@@ -16,11 +16,11 @@ import type { ImportPlan } from "../../core/formats/types";
 import { parseXkgSliced } from "../../core/formats/xkg";
 import { type CpuWork, cpuBudgetChars, MAX_ANNOTATION_VALUE_BYTES, withinCpuBudget } from "../../core/limits";
 import { runSliced, runSync, type Sliced, slicer } from "../../core/pace";
-import { importArchiveFile } from "../exports/reimport";
+import type { IntakeDeps } from "../deps";
 import { type ApplyOutcome, applyPlan } from "./apply";
-import type { IntakeDeps } from "./deps";
 import { readPdf } from "./pdf";
 import { type ReferenceReport, resolveReferences, UNRESOLVED_REFERENCES_KEY } from "./references";
+import { importArchiveFile } from "./reimport";
 import type { Recreate } from "./tombstones";
 import { feedPlanSliced } from "./webhooks";
 

@@ -8,9 +8,9 @@
  */
 import type { ImportPlan } from "../../core/formats/types";
 import { errorLine } from "../../core/log";
+import type { IntakeDeps } from "../deps";
 import type { ReadmePaperMessage } from "../lib/queue";
 import type { ApplyOutcome } from "./apply";
-import type { IntakeDeps } from "./deps";
 
 /** READMEs queued per plan, the shallowest paths first (the repository's own README before sub-projects'). */
 export const MAX_READMES_QUEUED = 3;

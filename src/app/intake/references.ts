@@ -7,7 +7,7 @@
  */
 import { aliasKeys, normAlias } from "../../core/ids";
 import type { EdgeInput } from "../../core/ingest";
-import type { World } from "./deps";
+import type { World } from "../deps";
 
 /** Annotation key of a paper's references that matched nothing (a list of {n, text, title}, with key and ids from a .bbl). */
 export const UNRESOLVED_REFERENCES_KEY = "references:unresolved";

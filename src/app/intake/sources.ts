@@ -8,27 +8,21 @@
  * creates new versions only for records whose content changed. Failures back off exponentially
  * (interval x 2^failures, at most 24 h, never sooner than the server's Retry-After).
  */
-import { fail, ok, type Result } from "../../core/errors";
-import type { ImportPlan } from "../../core/formats/types";
+import { fail, ok } from "../../core/errors";
 import { sha256Hex } from "../../core/ingest";
 import { registrationRefusal } from "../../core/net";
 import { runSliced } from "../../core/pace";
 import type { SourceRecord } from "../../core/ports";
-import { arxivRequest, parseArxivFeed } from "../../core/sources/arxiv";
-import { crossrefRequest, parseCrossrefWorks } from "../../core/sources/crossref";
-import { dblpRequest, parseDblp } from "../../core/sources/dblp";
-import { parseRepoLocation } from "../../core/sources/github";
-import { openalexRequest, parseOpenAlexWorks } from "../../core/sources/openalex";
-import { parseSemanticScholar, semanticScholarRequest } from "../../core/sources/semanticscholar";
-import {
-  type ConditionalHeaders,
-  type HttpRequestSpec,
-  RATE_LIMITS,
-  type SourceKind,
-  validateSourceSpec,
+import { RATE_LIMITS, SOURCES, validateSourceSpec } from "../../core/sources";
+import type {
+  ConditionalHeaders,
+  HttpRequestSpec,
+  HttpSourceFetch,
+  SourceDefinition,
+  SourceKind,
 } from "../../core/sources/types";
+import type { IntakeDeps } from "../deps";
 import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
-import type { IntakeDeps } from "./deps";
 import { fetchSpec, githubRepoPlan, HttpError, httpFailure, readCapped } from "./github";
 import { queueReadmePapers } from "./readme-queue";
 import { feedPlanSliced } from "./webhooks";
@@ -78,14 +72,15 @@ export async function createSource(deps: IntakeDeps, archiveId: string, input: S
     { allowHosts: deps.allowHosts },
   );
   if (!spec.ok) return spec;
+  const { fetch } = SOURCES[spec.value.kind];
   // A location given is judged by its DNS answers too (a public name may point at loopback or
   // metadata); the default API bases and GitHub's are fixed public hosts, checked at each fetch.
-  if (spec.value.location && spec.value.kind !== "github") {
+  if (spec.value.location && fetch.via === "http") {
     const unreachable = await registrationRefusal(deps.addresses, spec.value.location, "location");
     if (unreachable) return { ok: false as const, error: unreachable };
   }
-  if (spec.value.kind === "github") {
-    const loc = parseRepoLocation(spec.value.location);
+  if (fetch.via === "repository") {
+    const loc = fetch.parseLocation(spec.value.location);
     if (!loc.ok) return loc;
   }
   const now = deps.apply.now();
@@ -124,58 +119,15 @@ export async function createSource(deps: IntakeDeps, archiveId: string, input: S
   return ok(row);
 }
 
-function requestFor(deps: IntakeDeps, row: SourceRecord): HttpRequestSpec {
+function requestFor(deps: IntakeDeps, row: SourceRecord, fetch: HttpSourceFetch): HttpRequestSpec {
   const spec = { kind: row.kind as SourceKind, location: row.location, query: row.query };
   const cond: ConditionalHeaders = { etag: row.etag ?? undefined, lastModified: row.lastModified ?? undefined };
-  const mailto = deps.contactEmail ?? undefined;
-  switch (spec.kind) {
-    case "arxiv":
-      return arxivRequest(spec, cond);
-    case "openalex":
-      return openalexRequest(spec, cond, { mailto });
-    case "crossref":
-      return crossrefRequest(spec, cond, { mailto });
-    case "semanticscholar":
-      return semanticScholarRequest(spec, cond);
-    case "dblp":
-      return dblpRequest(spec, cond);
-    default: {
-      const headers: Record<string, string> = { Accept: "application/json", "User-Agent": "paperguru" };
-      if (cond.etag) headers["If-None-Match"] = cond.etag;
-      if (cond.lastModified) headers["If-Modified-Since"] = cond.lastModified;
-      return { url: spec.location, headers };
-    }
-  }
+  return fetch.request(spec, cond, { mailto: deps.contactEmail ?? undefined });
 }
 
-async function parseBody(
-  kind: string,
-  body: string,
-  source: string,
-  pause: IntakeDeps["pause"],
-): Promise<Result<ImportPlan>> {
-  switch (kind) {
-    case "arxiv":
-      return parseArxivFeed(body, { source });
-    case "openalex":
-      return parseOpenAlexWorks(body);
-    case "crossref":
-      return parseCrossrefWorks(body);
-    case "semanticscholar":
-      return parseSemanticScholar(body);
-    case "dblp":
-      return parseDblp(body);
-    default: {
-      let json: unknown;
-      try {
-        json = JSON.parse(body);
-      } catch {
-        return fail("validation", "response is not JSON", "body", "the URL must return the feed JSON format");
-      }
-      // A feed of up to 16 MiB is checked in slices (src/core/pace.ts).
-      return runSliced(feedPlanSliced(json), pause);
-    }
-  }
+/** The entry of a stored row's kind; a kind no entry names is fetched as a url source. */
+function definitionOf(kind: string): SourceDefinition {
+  return SOURCES[kind as SourceKind] ?? SOURCES.url;
 }
 
 export interface RunResult {
@@ -192,8 +144,9 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
   const patch: Partial<SourceRecord> = {};
   let retryAfterS: number | null = null;
   try {
-    if (row.kind === "github") {
-      const loc = parseRepoLocation(row.location);
+    const { fetch } = definitionOf(row.kind);
+    if (fetch.via === "repository") {
+      const loc = fetch.parseLocation(row.location);
       if (!loc.ok) throw new HttpError(400, loc.error.message);
       const state = row.state;
       const r = await githubRepoPlan(deps, loc.value, {
@@ -214,7 +167,7 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
         };
       }
     } else {
-      const res = await fetchSpec(deps, requestFor(deps, row));
+      const res = await fetchSpec(deps, requestFor(deps, row, fetch));
       if (res.status === 304) result = { status: "not_modified", counts: zeroCounts(), error: null };
       else if (!res.ok) throw await httpFailure(res, `${row.kind} ${row.location || "(default API)"}`);
       else {
@@ -224,7 +177,11 @@ export async function runSource(deps: IntakeDeps, row: SourceRecord): Promise<Ru
         patch.lastModified = res.headers.get("last-modified");
         if (hash === row.contentHash) result = { status: "unchanged", counts: zeroCounts(), error: null };
         else {
-          const plan = await parseBody(row.kind, body, res.url || row.location, deps.pause);
+          const plan = await fetch.parse(body, {
+            source: res.url || row.location,
+            // A feed of up to 16 MiB is checked in slices (src/core/pace.ts).
+            feed: (json) => runSliced(feedPlanSliced(json), deps.pause),
+          });
           if (!plan.ok) throw new HttpError(422, `${plan.error.field ?? "body"}: ${plan.error.message}`);
           const outcome = await applyPlan(deps.apply, row.archiveId, plan.value);
           // Remember the body only when it landed whole, so a partial failure is retried next run.

@@ -10,11 +10,11 @@ import { INGEST_LIMITS, prepareBatch, sha256Hex } from "../../core/ingest";
 import { runSliced, runSync, type Sliced } from "../../core/pace";
 import type { WebhookRecord } from "../../core/ports";
 import { verifyGeneric, verifyGithub } from "../../core/signatures";
-import { parsePushEvent } from "../../core/sources/github";
+import { parsePushEvent } from "../../core/sources/github-push";
+import type { IntakeDeps } from "../deps";
 import type { DeliveryMessage } from "../lib/queue";
 import { type QueueMessageLike, retryDelaySeconds } from "../lib/queue";
 import { type ApplyOutcome, applyPlan } from "./apply";
-import type { IntakeDeps } from "./deps";
 import { githubPushPlan, HttpError } from "./github";
 import { queueReadmePapers } from "./readme-queue";
 

@@ -4,10 +4,9 @@
  * failures, the usage view, and the `proposal` annotation that keeps a model-made chunk's provenance.
  */
 import { type Failure, fail } from "../../core/errors";
-import type { ChatModel } from "../../core/ports";
+import type { AnnotationStore, ChatModel, Clock } from "../../core/ports";
 import type { ProposalOutcome, ProposalUsage } from "../../core/proposals/propose";
 import type { AnchoredSpan } from "../../core/types";
-import type { AppDeps } from "../deps";
 
 /** The annotation key holding a model-made chunk's provenance: model, sources, anchors. */
 export const PROPOSAL_KEY = "proposal";
@@ -76,7 +75,7 @@ export interface ProposalProvenance {
  * `version`: the version the model wrote.
  */
 export async function recordProvenance(
-  d: AppDeps,
+  d: { stores: { annotations: Pick<AnnotationStore, "appendAnnotation"> }; clock: Clock },
   archive: string,
   chunk: string,
   version: number,

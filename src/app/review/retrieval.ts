@@ -10,8 +10,8 @@ import type { RetrievalRunRecord } from "../../core/ports";
 import { aggregateMetrics, normaliseKs, queryMetrics } from "../../core/research/retrieval";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
+import { resolveFilter } from "../lib/filter";
 import { decodeCursor, encodeCursor, iso, randomId, round4 } from "../lib/wire";
-import { resolveFilter } from "../operations";
 
 type In<T extends z.ZodType> = z.infer<T>;
 

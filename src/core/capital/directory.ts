@@ -24,6 +24,7 @@ import { terms as stems } from "../text/analyze";
 import { termHash } from "../text/lexical";
 import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, RouterStep } from "../types";
 import { CHUNK_KIND_CODES } from "./codes";
+import { lexicalPlan } from "./lexical-plan";
 import { topK } from "./route";
 import { type NodeSlots, type RouterState, routerHop } from "./router";
 import {
@@ -45,7 +46,6 @@ import {
   resolveQuery,
   type ShardCounts,
 } from "./shard";
-import { lexicalPlan } from "./store";
 
 const DAY = 86_400_000;
 

@@ -2,10 +2,12 @@ import { scratchBytes } from "./scratch";
 import type { CapitalStore } from "./store";
 
 export { fullPpr, localPpr, type PprResult } from "./diffusion";
+export { REVERSE_FACTOR, TYPE_WEIGHT } from "./layout";
+export type { HeadInfo, NeighbourInfo } from "./records";
 export { route } from "./route";
 export { TYPE_PRIOR } from "./router";
 export { scratchBytes } from "./scratch";
-export { CapitalStore, type HeadInfo, type NeighbourInfo, REVERSE_FACTOR, TYPE_WEIGHT } from "./store";
+export { CapitalStore } from "./store";
 
 /** The heap the store accounts for, diffusion scratch included, without reading its storage. */
 export function capitalBytes(store: CapitalStore): number {

@@ -71,11 +71,12 @@ function isZero(a: Uint8Array): boolean {
 }
 
 /**
- * One query, steps 1-5 in order (~240 lines on purpose): the steps share a dozen per-query
+ * One query, steps 1-5 in order (one body on purpose): the steps share a dozen per-query
  * structures (resolved entities, seeds and their reasons, symbolic weights, lexical scores, the
  * diffusion mass, the scored pool, the selection), and the expert closure is used both to score the
  * pool and to score nodes the router reaches. Split into functions, each step would take and return
- * most of that state; in one body each step reads as the numbered comment says.
+ * most of that state; in one body each step reads as the numbered comment says. What reads little of
+ * it is a helper below: session recency, a pool node's candidate, the selection and the seed trace.
  */
 export function route(s: CapitalStore, input: RouteInput, params: KernelParams = s.params): RouteResult {
   const t = input.asOf;
@@ -116,16 +117,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const pinnedSet = new Set(res.idChunks);
   const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
   for (const [i, v] of lexTop) addSeed(i, v / maxLex, "lexical");
-  const sessionAccess = new Map<number, number>();
-  (input.recent ?? []).forEach((r, k) => {
-    const i = res.recent[k] as number;
-    if (i >= 0 && r.at <= t) sessionAccess.set(i, Math.max(sessionAccess.get(i) ?? 0, r.at));
-  });
-  const halfLife = params.recencyHalfLifeDays * DAY;
-  const recency = (i: number) => {
-    const last = Math.max(sessionAccess.get(i) ?? 0, s.recordedAt[i] as number);
-    return 2 ** (-Math.max(0, input.now - last) / halfLife);
-  };
+  const { sessionAccess, recency } = recencyOf(s, input, res.recent, params);
   for (const i of sessionAccess.keys()) addSeed(i, params.eta * recency(i), "recent");
 
   // Filters (exact sets from postings; checked before the top-M cut and on router targets).
@@ -171,29 +163,22 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i), ...thread.keys()]);
   if (allowed !== null && allowed.size <= 4 * params.topM) for (const i of allowed) pool.add(i);
   const scored: Candidate[] = [];
+  const pooled: PoolContext = {
+    experts,
+    product,
+    mass: ppr.mass,
+    lex,
+    ceiling,
+    pinned: pinnedSet,
+    semScore,
+    noSketch,
+    rawSem,
+  };
   for (const i of pool) {
     if (flt && !passes(i)) continue;
-    // Version filter BEFORE the top-M cut (seeds and diffusion are already restricted to visible nodes).
-    const version = s.versionAtIdx(i, t);
-    if (version === 0) {
-      invisible.add(i);
-      continue;
-    }
-    const ex = experts(i);
-    scored.push({
-      chunk: s.ids[i] as string,
-      kind: CHUNK_KIND_CODES[s.kind[i] as number] as ChunkKind,
-      version,
-      score: product(ex),
-      experts: ex,
-      mass: ppr.mass.get(i) ?? 0,
-      relevance: relevanceOf(lex.get(i) ?? 0, ceiling, ex, pinnedSet.has(i)),
-      raw: {
-        sem: noSketch && !semScore.has(i) ? null : rawSem(i),
-        lex: lex.get(i) ?? 0,
-        match: ceiling > 0 ? (lex.get(i) ?? 0) / ceiling : 0,
-      },
-    });
+    const c = candidateAt(s, i, t, pooled);
+    if (c) scored.push(c);
+    else invisible.add(i);
   }
   const order = rankOrder(pinnedIds(res.idChunks.map((i) => s.ids[i] as string)));
   scored.sort(order);
@@ -222,30 +207,18 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     const next = routerHop(depth, frontier, slotsByNode(frontier, shard.slots(frontier, t, params.kr)), router);
     frontier = [...new Set(next)].slice(0, params.routerBeam);
   }
-  const sel = [...selected.entries()]
-    .map(([i, x]) => ({
-      chunk: s.ids[i] as string,
-      version: s.versionAtIdx(i, t),
-      score: x.score,
-      relevance: relevance(i),
-      depth: x.depth,
-      via: x.via === null ? null : (s.ids[x.via] as string),
-    }))
+  const sel = selection(s, selected, t, relevance)
     .filter((x) => x.version > 0)
     .sort(order)
     .slice(0, input.limit);
 
   const massTop = byMass.slice(0, 50).map(([i, m]) => ({ chunk: s.ids[i] as string, mass: m }));
-  const seedList = [...seeds.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, 100)
-    .map(([i, w]) => ({ chunk: s.ids[i] as string, weight: w, reasons: reasons.get(i) ?? [] }));
   return {
     candidates,
     selected: sel,
     trace: {
       mentions,
-      seeds: seedList,
+      seeds: seedTrace(s, seeds, reasons),
       diffusion: { touched: ppr.touched, steps: ppr.steps, mass: massTop },
       routerSteps: steps,
       filteredByTime: invisible.size,
@@ -253,4 +226,86 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
       candidatePool: pool.size,
     },
   };
+}
+
+/** What scoring a pool node reads: the experts, the diffusion mass and the raw signals. */
+interface PoolContext {
+  experts: ReturnType<typeof scorer>["experts"];
+  product: ReturnType<typeof scorer>["product"];
+  mass: ReadonlyMap<number, number>;
+  lex: ReadonlyMap<number, number>;
+  ceiling: number;
+  pinned: ReadonlySet<number>;
+  semScore: ReadonlyMap<number, number>;
+  noSketch: boolean;
+  rawSem: (i: number) => number;
+}
+
+/**
+ * A pool node as a candidate, or null when no version of it is visible at t: the version filter
+ * runs BEFORE the top-M cut (seeds and diffusion are already restricted to visible nodes).
+ */
+function candidateAt(s: CapitalStore, i: number, t: number, c: PoolContext): Candidate | null {
+  const version = s.versionAtIdx(i, t);
+  if (version === 0) return null;
+  const ex = c.experts(i);
+  const lex = c.lex.get(i) ?? 0;
+  return {
+    chunk: s.ids[i] as string,
+    kind: CHUNK_KIND_CODES[s.kind[i] as number] as ChunkKind,
+    version,
+    score: c.product(ex),
+    experts: ex,
+    mass: c.mass.get(i) ?? 0,
+    relevance: relevanceOf(lex, c.ceiling, ex, c.pinned.has(i)),
+    raw: {
+      sem: c.noSketch && !c.semScore.has(i) ? null : c.rawSem(i),
+      lex,
+      match: c.ceiling > 0 ? lex / c.ceiling : 0,
+    },
+  };
+}
+
+/** The trace's seeds: the 100 heaviest, with why each is one. */
+function seedTrace(s: CapitalStore, seeds: ReadonlyMap<number, number>, reasons: ReadonlyMap<number, string[]>) {
+  return [...seeds.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, 100)
+    .map(([i, w]) => ({ chunk: s.ids[i] as string, weight: w, reasons: reasons.get(i) ?? [] }));
+}
+
+/**
+ * The chunks the caller's session accessed (as of t; latest access each) and the recency of a node:
+ * its latest access or record time, halved every recencyHalfLifeDays before `now`.
+ */
+function recencyOf(s: CapitalStore, input: RouteInput, recent: readonly number[], params: KernelParams) {
+  const t = input.asOf;
+  const sessionAccess = new Map<number, number>();
+  (input.recent ?? []).forEach((r, k) => {
+    const i = recent[k] as number;
+    if (i >= 0 && r.at <= t) sessionAccess.set(i, Math.max(sessionAccess.get(i) ?? 0, r.at));
+  });
+  const halfLife = params.recencyHalfLifeDays * DAY;
+  const recency = (i: number) => {
+    const last = Math.max(sessionAccess.get(i) ?? 0, s.recordedAt[i] as number);
+    return 2 ** (-Math.max(0, input.now - last) / halfLife);
+  };
+  return { sessionAccess, recency };
+}
+
+/** The router's selection as answered: each node's version at t, score, relevance and path. */
+function selection(
+  s: CapitalStore,
+  selected: ReadonlyMap<number, { score: number; depth: number; via: number | null }>,
+  t: number,
+  relevance: (i: number) => number,
+) {
+  return [...selected.entries()].map(([i, x]) => ({
+    chunk: s.ids[i] as string,
+    version: s.versionAtIdx(i, t),
+    score: x.score,
+    relevance: relevance(i),
+    depth: x.depth,
+    via: x.via === null ? null : (s.ids[x.via] as string),
+  }));
 }

@@ -8,8 +8,8 @@ import { sketchCosine } from "../sketch";
 import { terms as stems } from "../text/analyze";
 import { termHash } from "../text/lexical";
 import type { KernelParams, ResolvedMention, RouteFilter, RouteInput } from "../types";
+import { TYPE_MASK } from "./layout";
 import type { CapitalStore } from "./store";
-import { TYPE_MASK } from "./store";
 
 /** What the directory needs for archive-wide statistics, and which numbers a shard holds. */
 export interface ShardCounts {

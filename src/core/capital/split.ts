@@ -5,7 +5,8 @@
  * followed by the edges derived at it. The change at index k of `ops` is at position k + 1.
  */
 import type { ChangeOp } from "../types";
-import { CapitalStore, type DerivedEdge } from "./store";
+import type { DerivedEdge } from "./records";
+import { CapitalStore } from "./store";
 
 /** Edges the names shard derived, by change-log position. */
 export type DerivedLog = Map<number, DerivedEdge[]>;

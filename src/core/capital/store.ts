@@ -1,5 +1,5 @@
 /**
- * The capital chunk of one archive: head catalog, entity -> chunk inverted index,
+ * The capital chunk of one shard of an archive (the whole archive when it has one shard): head catalog, entity -> chunk inverted index,
  * time-aware alias table, access-recency statistics and the bounded, type-aware neighbour tables.
  * What one query's diffusion and scoring touch per node is kept in the heap as struct-of-arrays in
  * growable typed arrays (never per-node JS objects); the entity dictionary, postings, aliases, title
@@ -9,9 +9,40 @@
 import { canonicalPaperId, normAlias, slug } from "../ids";
 import { fromBase64, SKETCH_BYTES } from "../sketch";
 import { BM25_B, BM25_K1, parseDocTerms, termHash } from "../text/lexical";
-import { type ChangeOp, type ChunkKind, DEFAULT_PARAMS, type EdgeType, type KernelParams } from "../types";
+import { type ChangeOp, DEFAULT_PARAMS, type EdgeType, type KernelParams } from "../types";
 import { CHUNK_KIND_CODES, checkCodes, EDGE_TYPE_CODES, edgeCode, KNOWN_CODES, kindCode } from "./codes";
 import { GhostIndex, IdIndex } from "./id-index";
+import {
+  CLOSED_BIT,
+  DEPRECATED,
+  DIR_IN,
+  edgeFrom,
+  edgeTo,
+  FROM_DST,
+  FROM_MASK,
+  FROM_OPEN,
+  FROM_SELF,
+  GRID,
+  GRID_MIN,
+  GRID_STEP,
+  gridValue,
+  growF32,
+  growF64,
+  growI32,
+  growU8,
+  growU16,
+  growU32,
+  HAS_HEAD,
+  KEY_MASK,
+  OPEN_FROM,
+  OPEN_TO,
+  PALETTE_MAX,
+  REVERSE_FACTOR,
+  TYPE_MASK,
+  TYPE_WEIGHT,
+} from "./layout";
+import { lexicalPlan } from "./lexical-plan";
+import type { DerivedAt, DerivedEdge, HeadInfo, NeighbourInfo } from "./records";
 import { scratch } from "./scratch";
 import {
   type CapitalTables,
@@ -22,155 +53,9 @@ import {
   stringBytes,
 } from "./tables";
 
-const HAS_HEAD = 1;
-const DEPRECATED = 2;
-/**
- * Slot type byte: bits 0-3 edge type, bit 4 direction (reverse slot), bits 5-6 where the edge's
- * start of validity comes from, bit 7 closed.
- */
-export const TYPE_MASK = 15;
-export const DIR_IN = 16;
-/** Type and direction: what identifies a slot of a node. */
-export const KEY_MASK = 31;
-export const CLOSED_BIT = 128;
-/**
- * Valid from the first version of the slot's own node / of its neighbour / always; 0 means an
- * explicit start kept aside (`fromAt`). Edges start with the version that declares them, so the
- * first two cover nearly every slot and a slot needs no 8-byte time of its own.
- */
-const FROM_SELF = 32;
-const FROM_DST = 64;
-const FROM_OPEN = 96;
-const FROM_MASK = 96;
-/**
- * A slot holds its weight as a 16-bit code: below PALETTE_MAX an index into the store's palette of
- * distinct weights (exact as Float32; edge weights are mostly a few type factors times a few user
- * weights), above it a point of a fixed geometric grid from 1e-6 to 1e6 (relative error <= 0.023%)
- * once an archive has used up its palette on continuous weights.
- */
-const PALETTE_MAX = 1024;
-const GRID = 65536 - PALETTE_MAX;
-const GRID_MIN = 1e-6;
-const GRID_STEP = Math.log(1e12) / (GRID - 1);
-let gridTable: Float32Array | null = null;
-function gridValue(code: number): number {
-  if (!gridTable) {
-    gridTable = new Float32Array(GRID);
-    for (let k = 0; k < GRID; k++) gridTable[k] = GRID_MIN * Math.exp(k * GRID_STEP);
-  }
-  return gridTable[code - PALETTE_MAX] as number;
-}
-
-/** Type-aware normalisation of the diffusion (routing step 3): how much of a node's mass an edge type may carry. */
-export const TYPE_WEIGHT: Record<EdgeType, number> = {
-  cites: 1.0,
-  "part-of": 1.0,
-  implements: 1.0,
-  "benchmarked-on": 0.9,
-  "introduced-by": 0.9,
-  tests: 0.8,
-  "depends-on": 0.8,
-  "discussed-in": 0.7,
-  motivates: 0.7,
-  "deprecated-by": 0.6,
-  mentions: 0.8,
-  follows: 0.8,
-};
-
-/** A cited paper is relevant to its citer, but less than the other way round. */
-export const REVERSE_FACTOR = 0.5;
-
-export const OPEN_FROM = Number.NEGATIVE_INFINITY;
-export const OPEN_TO = Number.POSITIVE_INFINITY;
-
-/**
- * Edge validity is kept in exact epoch milliseconds (Float64), so an edge is usable from the very
- * millisecond its version starts: an agent that stores something and asks right away gets the graph.
- */
-export function edgeFrom(ms: number): number {
-  return Number.isFinite(ms) ? ms : OPEN_FROM;
-}
-export function edgeTo(ms: number | null): number {
-  return ms === null || !Number.isFinite(ms) ? OPEN_TO : ms;
-}
-
-function growF64(a: Float64Array, n: number, fill = 0): Float64Array {
-  const b = new Float64Array(n);
-  b.set(a);
-  if (fill !== 0) b.fill(fill, a.length);
-  return b;
-}
-function growI32(a: Int32Array, n: number): Int32Array {
-  const b = new Int32Array(n);
-  b.set(a);
-  return b;
-}
-function growU32(a: Uint32Array, n: number): Uint32Array {
-  const b = new Uint32Array(n);
-  b.set(a);
-  return b;
-}
-function growU8(a: Uint8Array, n: number): Uint8Array {
-  const b = new Uint8Array(n);
-  b.set(a);
-  return b;
-}
-function growU16(a: Uint16Array, n: number): Uint16Array {
-  const b = new Uint16Array(n);
-  b.set(a);
-  return b;
-}
-function growF32(a: Float32Array, n: number): Float32Array {
-  const b = new Float32Array(n);
-  b.set(a);
-  return b;
-}
-
-export interface HeadInfo {
-  chunk: string;
-  kind: ChunkKind | null;
-  latestVersion: number;
-  firstValidFrom: number | null;
-  endAt: number | null;
-  deprecated: boolean;
-  lastAccess: number | null;
-  accessCount: number;
-}
-
-export interface NeighbourInfo {
-  chunk: string;
-  type: EdgeType;
-  weight: number;
-  direction: "out" | "in";
-  visible: boolean;
-}
-
 const RING = 64;
-/** Heads linked per derived `mentions` step (a new owner from its mentioners, a mention to owners). */
-/**
- * Which postings a query's lexical expert reads: terms rarest first (they carry the most IDF), at
- * most `maxPostings` per term, until `budget` postings are read; IDF = ln(1 + (N - df + 0.5) /
- * (df + 0.5)) with N the open documents. `counts` are (term hash, postings) across the archive.
- */
-export function lexicalPlan(
-  counts: Array<[number, number]>,
-  n: number,
-  maxPostings: number,
-  budget: number,
-): Array<{ term: number; cap: number; idf: number; count: number }> {
-  const known = counts.filter(([, c]) => c > 0).sort((a, b) => a[1] - b[1] || a[0] - b[0]);
-  const out: Array<{ term: number; cap: number; idf: number; count: number }> = [];
-  let spent = 0;
-  for (const [term, count] of known) {
-    if (spent >= budget) break;
-    const cap = Math.min(maxPostings, budget - spent);
-    spent += Math.min(cap, count);
-    const df = Math.min(n, count);
-    out.push({ term, cap, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)), count });
-  }
-  return out;
-}
 
+/** Heads linked per derived `mentions` step (a new owner from its mentioners, a mention to owners). */
 export const MAX_MENTION_LINKS = 64;
 
 /** The alias key a `concept:` id grounds through (null for other ids). */
@@ -184,18 +69,6 @@ const MENTIONS: EdgeType = "mentions";
 const FOLLOWS: EdgeType = "follows";
 /** Edge types a shard derives from names and timelines, by their code in a DerivedEdge. */
 const DERIVED_TYPES: readonly EdgeType[] = [MENTIONS, FOLLOWS];
-
-/**
- * An edge the names shard derived while applying one change (a mention or timeline link):
- * archive-wide numbers of both ends, the type (0 mentions, 1 follows) and its start. Weight 1,
- * open-ended, as linkMentions and linkTimeline add them.
- */
-export type DerivedEdge = [ga: number, gb: number, type: number, at: number];
-/** The edges derived while applying the change at one change-log position, in the order added. */
-export interface DerivedAt {
-  seq: number;
-  edges: DerivedEdge[];
-}
 
 export class CapitalStore {
   /** Last applied change-log sequence number. */

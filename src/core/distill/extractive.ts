@@ -277,7 +277,7 @@ export class ExtractiveDistiller implements Distiller {
 
   /**
    * distill without the await: the input's tokenizer must already be loaded (cl100k_base always is).
-   * ~290 lines on purpose: score, choose the claim, the sketch, the assumptions, the anchors, then
+   * One function on purpose: score, choose the claim, the sketch, the assumptions, the anchors, then
    * fit the budget by shrinking them in a fixed order; every step reads and narrows the same sentence
    * units and running token count, and the numbered comments mark the steps.
    */

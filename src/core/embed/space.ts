@@ -6,12 +6,7 @@
  * configured embedder, what ingest and queries may do. Pure: the application layer reads the record
  * (src/app/vector-space.ts) and acts on the plan.
  */
-
-/** What identifies an embedding space: the model id (Embedder.model) and the vector dimension. */
-export interface EmbeddingSpace {
-  model: string;
-  dims: number;
-}
+import type { ArchiveSpaceState, EmbeddingSpace } from "../types";
 
 /** The model id recorded for an archive whose index held vectors before spaces were recorded. */
 export const UNKNOWN_MODEL = "unknown";
@@ -22,27 +17,6 @@ export const spaceLabel = (s: EmbeddingSpace): string => `${s.model} (${s.dims} 
 
 /** The text a head is embedded from: at ingest, at a re-embed and for its sketch alike. */
 export const headText = (title: string, synopsis: string): string => `${title}. ${synopsis}`;
-
-/** A re-embed running for an archive. */
-export interface RunningReembed {
-  id: number;
-  /** The space it writes (the embedder configured when it started). */
-  target: EmbeddingSpace;
-  startedAt: number;
-}
-
-/** What storage knows of an archive's vectors. */
-export interface ArchiveSpaceState {
-  /** The space the archive's vectors and head sketches are in; null before its first embedded ingest. */
-  space: EmbeddingSpace | null;
-  /**
-   * Since when the archive holds heads whose vector or sketch is not in `space` (written while the
-   * configured embedder was another one, or by a re-embed that did not finish); null: none.
-   */
-  staleSince: number | null;
-  /** The re-embed running now. */
-  job: RunningReembed | null;
-}
 
 /**
  * - `current`: the archive's vectors are in the configured embedder's space.

@@ -16,7 +16,7 @@ import { REFERENCE_ONLY } from "../formats/fulltext";
 import { ENTRY_MARK, splitEntry } from "../formats/paper";
 import { canonicalPaperId } from "../ids";
 import { runSync, type Sliced, slicer } from "../pace";
-import { UNDATED } from "../research/stats";
+import { UNDATED } from "../types";
 import { joinParts, type Parts } from "./parts";
 import { type ChunkRecord, EXPORT_ROW_SLICE, iso } from "./types";
 

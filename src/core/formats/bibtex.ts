@@ -26,7 +26,7 @@ import { canonicalPaperId, slug } from "../ids";
 import type { ArtifactInput, EntityInput } from "../ingest";
 import { withinCpuBudget } from "../limits";
 import { runSync, type Sliced, slicer } from "../pace";
-import { UNDATED } from "../research/stats";
+import { UNDATED } from "../types";
 import { BIBTEX_PIECE_CHARS, bibtexWithinBudget, measureBibtex, planBibtexPieces } from "./bibtex-size";
 import { clip, oneLine, PlanBuilder, personEntity, publicationTime, synopsisOf, yearOf } from "./common";
 import { ENTRY_MARK, paperIdentity } from "./paper";

@@ -27,7 +27,7 @@ import { fail, ok, type Result } from "../errors";
 import { slug } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import { runSync, type Sliced, slicer } from "../pace";
-import { UNDATED } from "../research/stats";
+import { UNDATED } from "../types";
 import { clip, LIMITS, oneLine, PlanBuilder, publicationTime, synopsisOf, yearOf } from "./common";
 import { paperIdentity } from "./paper";
 import { parseReference } from "./references";

@@ -5,6 +5,14 @@
  */
 
 export * from "./capital";
+export * from "./chunks";
+export * from "./discovery";
+export * from "./embedding";
+export * from "./events";
+export * from "./forget";
+export * from "./intake";
+export * from "./logs";
 export * from "./models";
 export * from "./services";
 export * from "./storage";
+export * from "./world";

@@ -143,7 +143,10 @@ export interface Clock {
   now(): number;
 }
 
-/** The capital chunk of one archive (a Durable Object in production, an in-process store in Node). */
+/**
+ * One archive's capital chunk, whole or over its shards (Durable Objects in production, one per
+ * shard; an in-process store in Node).
+ */
 export interface CapitalRouter {
   route(input: RouteInput): Promise<RouteResult>;
 }

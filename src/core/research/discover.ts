@@ -46,7 +46,7 @@ export function normTitle(title: string): string {
 const quoteIf = (t: string) => (t.includes(" ") ? `"${t}"` : t);
 
 /**
- * The engine's query in its own language (src/core/sources/types.ts validates these forms): arXiv
+ * The engine's query in its own language (src/core/sources/index.ts validates these forms): arXiv
  * a search_query of `all:` terms joined by AND (required terms, then up to 5 keywords); OpenAlex
  * `search=`; Crossref `query=`; Semantic Scholar and dblp the search text.
  */

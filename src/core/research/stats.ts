@@ -18,6 +18,7 @@
  *   papers where it is known, null when none is.
  */
 import { STOPWORDS } from "../text/analyze";
+import { UNDATED } from "../types";
 
 export interface StatsPaper {
   chunk: string;
@@ -36,9 +37,6 @@ export const TOP_AUTHORS = 10;
 export const TOP_VENUES = 10;
 export const TOP_KEYWORDS = 20;
 export const HOT_TOPICS = 5;
-
-/** The boundary of a record that carries no date (its valid_from is when it was stored, not its year). */
-export const UNDATED = "year:unknown";
 
 export function paperYear(boundaries: readonly string[], validFrom: number): number | null {
   for (const b of boundaries) {

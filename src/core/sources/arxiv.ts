@@ -12,6 +12,8 @@ import { emptyPlan, type ImportPlan } from "../formats/types";
 import { arxivVersion, canonicalPaperId } from "../ids";
 import type { EntityInput } from "../ingest";
 import {
+  ARXIV_FIELDS,
+  ARXIV_HTTP_HOSTS,
   arxivIdList,
   authorsLine,
   type ConditionalHeaders,
@@ -19,7 +21,9 @@ import {
   conditionalHeaders,
   type HttpRequestSpec,
   paperArtifact,
+  type SourceDefinition,
   type SourceSpec,
+  scholarlyCheck,
 } from "./types";
 
 /** The documented endpoint is http://export.arxiv.org/api/query; https is served too and keeps the feed intact in transit. */
@@ -220,3 +224,45 @@ export function parseArxivFeed(xml: string, opts: { source?: string } = {}): Res
   }
   return ok(finishPlan(artifacts, deprecations, skipped));
 }
+
+function checkArxivQuery(query: string): { message: string; hint: string } | null {
+  const hint =
+    "write an arXiv API search_query with field prefixes (ti au abs co jr cat rn id all), e.g. `cat:cs.CL AND ti:memory`, or an id list `id:2405.14831,2312.10997`";
+  if (arxivIdList(query)) return null;
+  const q = query.replace(/^search_query=/i, "");
+  if (/[&=]/.test(q.replace(/"[^"]*"/g, "")))
+    return { message: "arXiv query contains `&` or `=`; only the search_query value is expected", hint };
+  if (/^id(_list)?[:=]/i.test(q)) return { message: "arXiv id list contains something that is not an arXiv id", hint };
+  if ((q.match(/"/g) ?? []).length % 2 !== 0) return { message: "arXiv query has an unbalanced double quote", hint };
+  let depth = 0;
+  for (const ch of q.replace(/"[^"]*"/g, "")) {
+    if (ch === "(") depth++;
+    else if (ch === ")" && --depth < 0) break;
+  }
+  if (depth !== 0) return { message: "arXiv query has unbalanced parentheses", hint };
+  const prefixes = [...q.replace(/"[^"]*"/g, "").matchAll(/([A-Za-z_]+):/g)].map((m) => (m[1] ?? "").toLowerCase());
+  if (prefixes.length === 0) return { message: "arXiv query has no field prefix", hint };
+  const unknown = prefixes.find((p) => !(ARXIV_FIELDS as readonly string[]).includes(p));
+  if (unknown) return { message: `arXiv query uses unknown field prefix \`${unknown}:\``, hint };
+  return null;
+}
+
+/** The arxiv source: an arXiv API search_query or id list over the Atom feed. */
+export const arxivSource: SourceDefinition = {
+  rateLimit: {
+    minIntervalMs: 3_000,
+    note: "arXiv API Terms of Use: at most 1 request every 3 seconds, single connection at a time",
+  },
+  check: scholarlyCheck({
+    kind: "arxiv",
+    base: "https://export.arxiv.org/api/query",
+    example: "`cat:cs.CL AND ti:memory` or `id:2405.14831`",
+    allowHttpHosts: ARXIV_HTTP_HOSTS,
+    query: checkArxivQuery,
+  }),
+  fetch: {
+    via: "http",
+    request: (spec, cond) => arxivRequest(spec, cond),
+    parse: (body, { source }) => parseArxivFeed(body, { source }),
+  },
+};

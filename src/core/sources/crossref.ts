@@ -35,6 +35,7 @@ import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import {
   authorsLine,
   type ConditionalHeaders,
+  checkPairs,
   clampInt,
   conditionalHeaders,
   doiPath,
@@ -42,7 +43,9 @@ import {
   paperArtifact,
   paperTarget,
   queryPairs,
+  type SourceDefinition,
   type SourceSpec,
+  scholarlyCheck,
 } from "./types";
 
 export const CROSSREF_API = "https://api.crossref.org";
@@ -347,3 +350,31 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
   const plan = finishPlan(artifacts, deprecations, skipped);
   return ok(annotations.length ? { ...plan, annotations } : plan);
 }
+
+function checkCrossrefQuery(query: string): { message: string; hint: string } | null {
+  return checkPairs(
+    query,
+    "Crossref",
+    (k) => k === "query" || k === "filter" || /^query\.[a-z-]+$/.test(k),
+    "use `query=...`, `query.<field>=...` (e.g. query.bibliographic) and `filter=...` joined by `&` (rows, sort and mailto are set by PaperGuru)",
+  );
+}
+
+/** The crossref source: a works query or a single DOI of the Crossref REST API. */
+export const crossrefSource: SourceDefinition = {
+  rateLimit: {
+    minIntervalMs: 1_000,
+    note: "Crossref REST API since 1 Dec 2025: 5 req/s public, 10 req/s polite (mailto), low concurrency; list queries paced at 1/s; obey x-rate-limit-* headers",
+  },
+  check: scholarlyCheck({
+    kind: "crossref",
+    base: "https://api.crossref.org",
+    example: "`query=retrieval augmented generation&filter=from-update-date:2024-01-01`",
+    query: checkCrossrefQuery,
+  }),
+  fetch: {
+    via: "http",
+    request: (spec, cond, { mailto }) => crossrefRequest(spec, cond, { mailto }),
+    parse: (body) => parseCrossrefWorks(body),
+  },
+};

@@ -23,7 +23,9 @@ import {
   conditionalHeaders,
   type HttpRequestSpec,
   paperArtifact,
+  type SourceDefinition,
   type SourceSpec,
+  scholarlyCheck,
 } from "./types";
 
 export const DBLP_API = "https://dblp.org/search/publ/api";
@@ -142,3 +144,21 @@ export function parseDblp(json: string): Result<ImportPlan> {
   }
   return ok(finishPlan(artifacts, deprecations, skipped));
 }
+
+/** The dblp source: a publication search of the dblp API. */
+export const dblpSource: SourceDefinition = {
+  rateLimit: {
+    minIntervalMs: 1_000,
+    note: "dblp search API: no published number; it answers bursts with 429 and Retry-After; 1 request/second courtesy default",
+  },
+  check: scholarlyCheck({
+    kind: "dblp",
+    base: "https://dblp.org/search/publ/api",
+    example: "`retrieval augmented generation year:2024`",
+  }),
+  fetch: {
+    via: "http",
+    request: (spec, cond) => dblpRequest(spec, cond),
+    parse: (body) => parseDblp(body),
+  },
+};

@@ -16,6 +16,7 @@ import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import {
   authorsLine,
   type ConditionalHeaders,
+  checkPairs,
   clampInt,
   conditionalHeaders,
   doiPath,
@@ -23,7 +24,9 @@ import {
   paperArtifact,
   paperTarget,
   queryPairs,
+  type SourceDefinition,
   type SourceSpec,
+  scholarlyCheck,
 } from "./types";
 
 export const OPENALEX_API = "https://api.openalex.org";
@@ -268,3 +271,31 @@ export function parseOpenAlexWorks(json: string): Result<ImportPlan> {
   const plan = finishPlan(artifacts, deprecations, skipped);
   return ok(annotations.length ? { ...plan, annotations } : plan);
 }
+
+function checkOpenAlexQuery(query: string): { message: string; hint: string } | null {
+  return checkPairs(
+    query,
+    "OpenAlex",
+    (k) => k === "filter" || k === "search",
+    "use `filter=...`, `search=...` or both joined by `&` (paging, sorting and mailto are set by PaperGuru)",
+  );
+}
+
+/** The openalex source: a works list or a single work of the OpenAlex API. */
+export const openalexSource: SourceDefinition = {
+  rateLimit: {
+    minIntervalMs: 100,
+    note: "OpenAlex: 100,000 calls/day, max 10 requests/second, polite pool with mailto (credit-based with API keys from Feb 2026; 100 req/s ceiling)",
+  },
+  check: scholarlyCheck({
+    kind: "openalex",
+    base: "https://api.openalex.org",
+    example: "`filter=concepts.id:C41008148&search=long-term memory`",
+    query: checkOpenAlexQuery,
+  }),
+  fetch: {
+    via: "http",
+    request: (spec, cond, { mailto }) => openalexRequest(spec, cond, { mailto }),
+    parse: (body) => parseOpenAlexWorks(body),
+  },
+};

@@ -24,7 +24,9 @@ import {
   type HttpRequestSpec,
   paperArtifact,
   paperTarget,
+  type SourceDefinition,
   type SourceSpec,
+  scholarlyCheck,
 } from "./types";
 
 export const SEMANTIC_SCHOLAR_API = "https://api.semanticscholar.org/graph/v1";
@@ -183,3 +185,25 @@ export function parseSemanticScholar(json: string): Result<ImportPlan> {
   const plan = finishPlan(artifacts, deprecations, skipped);
   return ok(annotations.length ? { ...plan, annotations } : plan);
 }
+
+/** The semanticscholar source: a paper search or a single paper of the Academic Graph API. */
+export const semanticScholarSource: SourceDefinition = {
+  rateLimit: {
+    minIntervalMs: 1_000,
+    note: "Semantic Scholar Academic Graph API: unauthenticated requests share one pool (5,000 per 5 minutes), an API key starts at 1 request/second; paced at 1/s; obey 429",
+  },
+  check: scholarlyCheck({
+    kind: "semanticscholar",
+    base: "https://api.semanticscholar.org/graph/v1",
+    example: "`long-term memory for LLM agents` or `ARXIV:2405.14831`",
+    query: (q) =>
+      /^(?:CorpusId|DOI|ARXIV|MAG|ACL|PMID|PMCID|URL):\s*$/i.test(q)
+        ? { message: "Semantic Scholar paper id has no value", hint: "e.g. `ARXIV:2405.14831`" }
+        : null,
+  }),
+  fetch: {
+    via: "http",
+    request: (spec, cond) => semanticScholarRequest(spec, cond),
+    parse: (body) => parseSemanticScholar(body),
+  },
+};

@@ -1,7 +1,7 @@
 /** Archives and their keys (admin key, except reading an archive). */
 import { z } from "@hono/zod-openapi";
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, failure, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -24,10 +24,7 @@ endpoint(
       409: err(409, "An archive with this id exists"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.archives.create(c.req.valid("json"));
-    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.archives.create(c.req.valid("json")), 201),
 );
 
 endpoint(
@@ -125,8 +122,7 @@ endpoint(
   },
   async (c) => {
     const { archive, key } = c.req.valid("param");
-    const res = await c.var.app.archives.revokeKey(archive, key);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.archives.revokeKey(archive, key));
   },
 );
 
@@ -193,8 +189,5 @@ endpoint(
     request: { params: S.ArchiveParam },
     responses: { 200: json(S.ReembedStatus), ...errors(400, 401, 403, 404) },
   },
-  async (c) => {
-    const res = await c.var.app.reembed.status(c.req.valid("param").archive);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.reembed.status(c.req.valid("param").archive)),
 );

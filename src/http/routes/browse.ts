@@ -1,28 +1,48 @@
 /** Browse an archive: list chunks and entities page by page, read one chunk, entity or exact content. */
+import type { z } from "@hono/zod-openapi";
 import * as S from "../../contract";
-import { body, failure, json, REPLAYED_HEADER } from "../common";
+import { answer, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors, modelErrors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, queryGet, resourceApp } from "../route";
 
 export const browseRoutes = resourceApp();
+
+/**
+ * A POST a configured language model answers (docs/models.md), tagged `query`: the archive's JSON
+ * body in, `result` out, and the model's failures (modelErrors) beside the usual ones.
+ */
+function modelPost<const P extends string, B extends z.ZodType, R extends z.ZodType>(
+  path: P,
+  summary: string,
+  description: string,
+  request: B,
+  result: R,
+) {
+  return {
+    method: "post" as const,
+    path,
+    tags: ["query"],
+    summary,
+    description,
+    request: { params: S.ArchiveParam, ...body(request) },
+    responses: { 200: json(result), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
+  };
+}
 
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/chunks",
     tags: ["browse"],
     summary: "List chunks",
     description:
       "Chunks with a version valid at `as_of` (default now), in id order, filtered by kind, entity, boundary, id prefix or title prefix, one page at a time: pass `next_cursor` back as `cursor` until it is null.",
-    request: { params: S.ArchiveParam, query: S.ChunkListQuery },
-    responses: { 200: json(S.ChunkPage), ...errors(400, 401, 403, 404) },
-  },
-  async (c) => {
-    const res = await c.var.app.browse.listChunks(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+    params: S.ArchiveParam,
+    query: S.ChunkListQuery,
+    result: S.ChunkPage,
+  }),
+  async (c) => answer(c, await c.var.app.browse.listChunks(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -40,8 +60,7 @@ endpoint(
   },
   async (c) => {
     const p = c.req.valid("param");
-    const res = await c.var.app.browse.chunk(p.archive, p.id);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.browse.chunk(p.archive, p.id));
   },
 );
 
@@ -64,8 +83,7 @@ endpoint(
   },
   async (c) => {
     const p = c.req.valid("param");
-    const res = await c.var.app.browse.content(p.archive, p.id, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.browse.content(p.archive, p.id, c.req.valid("query")));
   },
 );
 
@@ -88,28 +106,24 @@ endpoint(
   },
   async (c) => {
     const p = c.req.valid("param");
-    const res = await c.var.app.browse.diff(p.archive, p.id, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.browse.diff(p.archive, p.id, c.req.valid("query")));
   },
 );
 
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/entities",
     tags: ["browse"],
     summary: "List entities",
     description:
       "Canonical entities in id order with their current name and alias count, filtered by type or id prefix (merged ones only with merged=true), one page at a time.",
-    request: { params: S.ArchiveParam, query: S.EntityListQuery },
-    responses: { 200: json(S.EntityPage), ...errors(400, 401, 403, 404) },
-  },
-  async (c) => {
-    const res = await c.var.app.browse.listEntities(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+    params: S.ArchiveParam,
+    query: S.EntityListQuery,
+    result: S.EntityPage,
+  }),
+  async (c) => answer(c, await c.var.app.browse.listEntities(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -127,8 +141,7 @@ endpoint(
   },
   async (c) => {
     const p = c.req.valid("param");
-    const res = await c.var.app.browse.entity(p.archive, p.id);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.browse.entity(p.archive, p.id));
   },
 );
 
@@ -181,8 +194,7 @@ endpoint(
   },
   async (c) => {
     const p = c.req.valid("param");
-    const res = await c.var.app.annotations.read(p.archive, p.id, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.annotations.read(p.archive, p.id, c.req.valid("query")));
   },
 );
 
@@ -199,10 +211,7 @@ endpoint(
     request: { params: S.ArchiveParam, query: S.DirQuery },
     responses: { 200: json(S.DirResult), ...errors(400, 401, 403, 404, 413) },
   },
-  async (c) => {
-    const res = await c.var.app.metrics.dir(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.metrics.dir(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -218,29 +227,23 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.BriefBody) },
     responses: { 200: json(S.BriefResult), ...errors(400, 401, 403, 404, 413) },
   },
-  async (c) => {
-    const res = await c.var.app.project.brief(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.project.brief(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/access-counts",
     tags: ["query"],
     summary: "Access counts per channel, per session or per chunk",
     description:
       "How often chunks were routed to (`routing`: selected by /route or /context, heads only), expanded (`expansion`: distilled into a returned card by /expand or /context) and verified (`verification`: an anchor re-checked by /verify), from the access log. `by=session` (default) gives one row per session (calls without `session_id` form the row with key null), `by=chunk` one per chunk; `session_id`, `chunk`, `since` and `until` narrow the accesses counted. Rows are most accesses first (ties by key), `limit` per page (default 50, at most 500): pass `next_cursor` back as `cursor` until it is null. `totals` counts every matching access, `groups` the rows over all pages.",
-    request: { params: S.ArchiveParam, query: S.AccessCountsQuery },
-    responses: { 200: json(S.AccessCounts), ...errors(400, 401, 403, 404) },
-  },
-  async (c) => {
-    const res = await c.var.app.access.accessCounts(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+    params: S.ArchiveParam,
+    query: S.AccessCountsQuery,
+    result: S.AccessCounts,
+  }),
+  async (c) => answer(c, await c.var.app.access.accessCounts(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -256,98 +259,86 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.RenderBody) },
     responses: { 200: json(S.RenderResult), ...errors(400, 401, 403, 404, 413) },
   },
-  async (c) => {
-    const res = await c.var.app.project.render(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.project.render(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
   browseRoutes,
   "write",
-  {
-    method: "post",
-    path: "/v1/archives/{archive}/commitments/propose",
-    tags: ["query"],
-    summary: "Commitments a model proposes from session turns (ProjectGuard)",
-    description:
-      "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The model reads the session's last `last` events (or the turn records in `turns`) at `as_of` and proposes design and decision records. Each must quote the turns it cites verbatim: the quotes are located in the turns and kept as exact anchors; a record without one is dropped, and an answer that is not the schema, or whose every record was dropped, is asked once more with the reason. The prompt lists the kept designs and decisions: a record that revises one is written as that record's next version (status `proposed` again), never as a second record. With `per_turn` the newest event is the turn extracted and a repeat for it (a queue redelivery) answers the first answer and writes nothing; with a model configured, every session append queues that extraction. Kept records are ingested with `discussed-in` edges to their turns (a cited session event is stored as the `record` chunk its id names), source `model:<provider>:<model>`, the status annotation `proposed` (the brief and the render ignore them until a user sets `status` to `committed`) and a `proposal` annotation with the anchors. Ids come from the cited turns and a content hash: a retry writes nothing new, and an existing id is left as it is. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
-    request: { params: S.ArchiveParam, ...body(S.CommitmentsBody) },
-    responses: { 200: json(S.CommitmentsResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
-  },
-  async (c) => {
-    const res = await c.var.app.project.proposeCommitments(
-      c.req.valid("param").archive,
-      c.req.valid("json"),
-      c.req.header("authorization"),
-    );
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  modelPost(
+    "/v1/archives/{archive}/commitments/propose",
+    "Commitments a model proposes from session turns (ProjectGuard)",
+    "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The model reads the session's last `last` events (or the turn records in `turns`) at `as_of` and proposes design and decision records. Each must quote the turns it cites verbatim: the quotes are located in the turns and kept as exact anchors; a record without one is dropped, and an answer that is not the schema, or whose every record was dropped, is asked once more with the reason. The prompt lists the kept designs and decisions: a record that revises one is written as that record's next version (status `proposed` again), never as a second record. With `per_turn` the newest event is the turn extracted and a repeat for it (a queue redelivery) answers the first answer and writes nothing; with a model configured, every session append queues that extraction. Kept records are ingested with `discussed-in` edges to their turns (a cited session event is stored as the `record` chunk its id names), source `model:<provider>:<model>`, the status annotation `proposed` (the brief and the render ignore them until a user sets `status` to `committed`) and a `proposal` annotation with the anchors. Ids come from the cited turns and a content hash: a retry writes nothing new, and an existing id is left as it is. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
+    S.CommitmentsBody,
+    S.CommitmentsResult,
+  ),
+  async (c) =>
+    answer(
+      c,
+      await c.var.app.project.proposeCommitments(
+        c.req.valid("param").archive,
+        c.req.valid("json"),
+        c.req.header("authorization"),
+      ),
+    ),
 );
 
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/metrics/grounding",
     tags: ["browse"],
     summary: "Grounding coverage",
     description:
       "Of the chunks of `kind` (default technique) valid at `as_of`, how many something `implements` (xKG: a technique is grounded iff some code implements it), with the ungrounded ones listed.",
-    request: { params: S.ArchiveParam, query: S.GroundingQuery },
-    responses: { 200: json(S.GroundingResult), ...errors(400, 401, 403, 404) },
-  },
-  async (c) => {
-    const res = await c.var.app.metrics.grounding(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+    params: S.ArchiveParam,
+    query: S.GroundingQuery,
+    result: S.GroundingResult,
+  }),
+  async (c) => answer(c, await c.var.app.metrics.grounding(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
   browseRoutes,
   "write",
-  {
-    method: "post",
-    path: "/v1/archives/{archive}/techniques/propose",
-    tags: ["query"],
-    summary: "Techniques a model proposes from a paper's sections, with their code (xKG)",
-    description:
-      "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The model reads the paper chunk and the `section` chunks of its part-of subtree at `as_of`, and the code units linked to it (the subtree's, as an xKG import stores them, and those under `code_prefix`), and proposes the paper's techniques (Methodology or Technique). Each must quote the sections it cites verbatim (kept as exact anchors; a technique without one is dropped) and may link code units by quoting a line of each (a link that does not verify is dropped). An answer that is not the schema, or whose every technique was dropped, is asked once more with the reason. Kept techniques are ingested as `technique` chunks part-of the paper (and of their parent technique) with `discussed-in` edges to their sections, the `method:` entity, source `model:<provider>:<model>` and a `proposal` annotation with the anchors; each code link is an `implements` edge on the code unit's next version. Nothing is marked reviewed (POST /review verifies or flags). Ids come from the paper, the cited sections and a content hash: a retry writes nothing new. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
-    request: { params: S.ArchiveParam, ...body(S.TechniquesBody) },
-    responses: { 200: json(S.TechniquesResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
-  },
-  async (c) => {
-    const res = await c.var.app.techniques.proposeTechniques(
-      c.req.valid("param").archive,
-      c.req.valid("json"),
-      c.req.header("authorization"),
-    );
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  modelPost(
+    "/v1/archives/{archive}/techniques/propose",
+    "Techniques a model proposes from a paper's sections, with their code (xKG)",
+    "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The model reads the paper chunk and the `section` chunks of its part-of subtree at `as_of`, and the code units linked to it (the subtree's, as an xKG import stores them, and those under `code_prefix`), and proposes the paper's techniques (Methodology or Technique). Each must quote the sections it cites verbatim (kept as exact anchors; a technique without one is dropped) and may link code units by quoting a line of each (a link that does not verify is dropped). An answer that is not the schema, or whose every technique was dropped, is asked once more with the reason. Kept techniques are ingested as `technique` chunks part-of the paper (and of their parent technique) with `discussed-in` edges to their sections, the `method:` entity, source `model:<provider>:<model>` and a `proposal` annotation with the anchors; each code link is an `implements` edge on the code unit's next version. Nothing is marked reviewed (POST /review verifies or flags). Ids come from the paper, the cited sections and a content hash: a retry writes nothing new. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
+    S.TechniquesBody,
+    S.TechniquesResult,
+  ),
+  async (c) =>
+    answer(
+      c,
+      await c.var.app.techniques.proposeTechniques(
+        c.req.valid("param").archive,
+        c.req.valid("json"),
+        c.req.header("authorization"),
+      ),
+    ),
 );
 
 endpoint(
   browseRoutes,
   "write",
-  {
-    method: "post",
-    path: "/v1/archives/{archive}/techniques/rewrite",
-    tags: ["query"],
-    summary: "A technique's code rewritten by a model into one checked code node (xKG)",
-    description:
-      "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. xKG's code rewriting (seed 003 App. C.3): the model reads the abstract of the technique's paper (the chunk it is part-of), the technique's definition, for a composite technique its sub-techniques (techniques part-of it) with the code implementing each now, and the code units that implement the technique at `as_of` (or `code_units`), at most `max_code_bytes` of code (default 52,100, xKG's cap). It answers one code node (implementation ending in a `# TEST BLOCK`, test, documentation, and the units it took code from, each with a quoted line) or None (`outcome: none`). Checks: (a) every quote is an exact span of its unit; (b) at least 0.5 of the implementation's core lines (not blank, comments, docstrings or the TEST BLOCK) are verbatim, whitespace-normalised, in the code shown; then (c) a second call, the paper's verifier prompt, answers true. A rewrite that passes is stored as a `code_unit` `<technique>#code:<content hash>` that `implements` the technique (with a `tests` unit `<id>#test` when the test is not empty), source `model:<provider>:<model>`, a `proposal` annotation with what was read, the anchors and the checks, and no review (it stays `auto-generated`). One that fails a check comes back with `outcome: proposal` and the reasons, and is stored nowhere. The same answer again writes nothing (`outcome: existing`). A technique that does not exist at `as_of` is a 404 naming `technique`; a chunk of another kind, or a technique no code implements without `code_units`, a 400. A model failure is a 503 and writes nothing.",
-    request: { params: S.ArchiveParam, ...body(S.RewriteBody) },
-    responses: { 200: json(S.RewriteResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
-  },
-  async (c) => {
-    const res = await c.var.app.techniques.rewriteTechnique(
-      c.req.valid("param").archive,
-      c.req.valid("json"),
-      c.req.header("authorization"),
-    );
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  modelPost(
+    "/v1/archives/{archive}/techniques/rewrite",
+    "A technique's code rewritten by a model into one checked code node (xKG)",
+    "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. xKG's code rewriting (seed 003 App. C.3): the model reads the abstract of the technique's paper (the chunk it is part-of), the technique's definition, for a composite technique its sub-techniques (techniques part-of it) with the code implementing each now, and the code units that implement the technique at `as_of` (or `code_units`), at most `max_code_bytes` of code (default 52,100, xKG's cap). It answers one code node (implementation ending in a `# TEST BLOCK`, test, documentation, and the units it took code from, each with a quoted line) or None (`outcome: none`). Checks: (a) every quote is an exact span of its unit; (b) at least 0.5 of the implementation's core lines (not blank, comments, docstrings or the TEST BLOCK) are verbatim, whitespace-normalised, in the code shown; then (c) a second call, the paper's verifier prompt, answers true. A rewrite that passes is stored as a `code_unit` `<technique>#code:<content hash>` that `implements` the technique (with a `tests` unit `<id>#test` when the test is not empty), source `model:<provider>:<model>`, a `proposal` annotation with what was read, the anchors and the checks, and no review (it stays `auto-generated`). One that fails a check comes back with `outcome: proposal` and the reasons, and is stored nowhere. The same answer again writes nothing (`outcome: existing`). A technique that does not exist at `as_of` is a 404 naming `technique`; a chunk of another kind, or a technique no code implements without `code_units`, a 400. A model failure is a 503 and writes nothing.",
+    S.RewriteBody,
+    S.RewriteResult,
+  ),
+  async (c) =>
+    answer(
+      c,
+      await c.var.app.techniques.rewriteTechnique(
+        c.req.valid("param").archive,
+        c.req.valid("json"),
+        c.req.header("authorization"),
+      ),
+    ),
 );
 
 endpoint(
@@ -363,8 +354,5 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.CodePairsBody) },
     responses: { 200: json(S.CodePairsResult), ...errors(400, 401, 403, 404), ...modelErrors() },
   },
-  async (c) => {
-    const res = await c.var.app.codePairs.pairs(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.codePairs.pairs(c.req.valid("param").archive, c.req.valid("json"))),
 );

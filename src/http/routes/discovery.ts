@@ -3,29 +3,26 @@
  * the `ranking` input of route and context).
  */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, queryGet, resourceApp } from "../route";
 
 export const discoveryRoutes = resourceApp();
 
 endpoint(
   discoveryRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/stats",
     tags: ["discovery"],
     summary: "Collection statistics and insights",
     description:
       "Over the chunks visible at `as_of` (default now) of `kinds` (default paper), within a part-of subtree and/or with any of `boundaries_any`, of the `venues` and years (`year_from`, `year_to`) asked (applied to the papers read), read exactly from D1 (at most `limit` papers in id order; `truncated` says when more matched): year and source distributions, top authors (person entities) and venues (venue entities), title keywords, citation total / mean / median / min / max (the `citations` annotation at as_of, else in-archive `cites` in-edges at as_of), and insights: peak year, primary source, prolific authors (≥ 2 papers), citation leader, hot topics (top 5 keywords) and open-access share (over the papers where it is known; `how` says how).",
-    request: { params: S.ArchiveParam, query: S.StatsQuery },
-    responses: { 200: json(S.StatsResponse), ...errors(400, 401, 403, 404) },
-  },
-  async (c) => {
-    const res = await c.var.app.discovery.stats(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+    params: S.ArchiveParam,
+    query: S.StatsQuery,
+    result: S.StatsResponse,
+  }),
+  async (c) => answer(c, await c.var.app.discovery.stats(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -72,10 +69,7 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.QuerySpecBody) },
     responses: { 200: json(S.QuerySpecSchema), ...errors(400, 401, 403, 404, 409) },
   },
-  async (c) => {
-    const res = await c.var.app.discovery.querySpec(c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.discovery.querySpec(c.req.valid("json"))),
 );
 
 endpoint(
@@ -91,10 +85,7 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.RankingStatsBody) },
     responses: { 200: json(S.RankingStatsResponse), ...errors(400, 401, 403, 404) },
   },
-  async (c) => {
-    const res = await c.var.app.discovery.rankingStats(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.discovery.rankingStats(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -110,8 +101,5 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.DiscoverBody) },
     responses: { 200: json(S.DiscoverResponse), ...errors(400, 401, 403, 404, 409) },
   },
-  async (c) => {
-    const res = await c.var.app.discovery.discover(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.discovery.discover(c.req.valid("param").archive, c.req.valid("json"))),
 );

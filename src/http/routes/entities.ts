@@ -1,7 +1,7 @@
 /** Entity aliases, renames and merges, each from a time on. */
 import type { z } from "@hono/zod-openapi";
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -38,8 +38,7 @@ endpoint(
   ),
   async (c) => {
     const b = c.req.valid("json") as z.infer<typeof S.AliasBody>;
-    const res = await c.var.app.memory.alias(c.req.valid("param").archive, b);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.memory.alias(c.req.valid("param").archive, b));
   },
 );
 
@@ -54,8 +53,7 @@ endpoint(
   ),
   async (c) => {
     const b = c.req.valid("json") as z.infer<typeof S.RenameBody>;
-    const res = await c.var.app.memory.rename(c.req.valid("param").archive, b);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.memory.rename(c.req.valid("param").archive, b));
   },
 );
 
@@ -70,7 +68,6 @@ endpoint(
   ),
   async (c) => {
     const b = c.req.valid("json") as z.infer<typeof S.MergeBody>;
-    const res = await c.var.app.memory.merge(c.req.valid("param").archive, b);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.memory.merge(c.req.valid("param").archive, b));
   },
 );

@@ -1,8 +1,8 @@
 /** Hard deletes (a chunk, an entity's mentions, a whole archive) and their audit trail. */
 import * as S from "../../contract";
-import { failure, json } from "../common";
+import { answer, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, queryGet, resourceApp } from "../route";
 
 export const forgetRoutes = resourceApp();
 
@@ -30,8 +30,7 @@ endpoint(
   },
   async (c) => {
     const { archive } = c.req.valid("param");
-    const res = await c.var.app.forget.chunk(archive, c.req.valid("query").chunk, c.req.header("authorization"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.forget.chunk(archive, c.req.valid("query").chunk, c.req.header("authorization")));
   },
 );
 
@@ -49,8 +48,7 @@ endpoint(
   },
   async (c) => {
     const { archive, id } = c.req.valid("param");
-    const res = await c.var.app.forget.chunk(archive, id, c.req.header("authorization"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.forget.chunk(archive, id, c.req.header("authorization")));
   },
 );
 
@@ -72,8 +70,10 @@ endpoint(
   },
   async (c) => {
     const { archive } = c.req.valid("param");
-    const res = await c.var.app.forget.entity(archive, c.req.valid("query").entity, c.req.header("authorization"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(
+      c,
+      await c.var.app.forget.entity(archive, c.req.valid("query").entity, c.req.header("authorization")),
+    );
   },
 );
 
@@ -92,23 +92,22 @@ endpoint(
   },
   async (c) => {
     const { archive } = c.req.valid("param");
-    const res = await c.var.app.forget.archive(archive, c.req.header("authorization"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.forget.archive(archive, c.req.header("authorization")));
   },
 );
 
 endpoint(
   forgetRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/deletions",
     tags: ["lifecycle"],
     summary: "The archive's deletion audit trail",
     description: "Hard deletes, newest first: target, id, actor (`admin` or `key:<id>`), time and counts. No content.",
-    request: { params: S.ArchiveParam, query: S.DeletionsQuery },
-    responses: { 200: json(S.Deletions), ...errors(400, 401, 403, 404) },
-  },
+    params: S.ArchiveParam,
+    query: S.DeletionsQuery,
+    result: S.Deletions,
+  }),
   async (c) => {
     const { archive } = c.req.valid("param");
     return c.json(await c.var.app.forget.deletions(archive, c.req.valid("query").limit), 200);

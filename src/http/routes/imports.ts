@@ -1,6 +1,6 @@
 /** File imports. */
 import * as S from "../../contract";
-import { failure, json } from "../common";
+import { answer, failure, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -55,12 +55,9 @@ endpoint(
       );
       return pdf.ok ? c.json(pdf.value, 200) : failure(c, pdf.error);
     }
-    const res = await c.var.app.imports.file(
-      c.req.valid("param").archive,
-      q,
-      await c.req.text(),
-      c.req.header("authorization"),
+    return answer(
+      c,
+      await c.var.app.imports.file(c.req.valid("param").archive, q, await c.req.text(), c.req.header("authorization")),
     );
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
   },
 );

@@ -1,8 +1,8 @@
 /** A chunk's or entity's history, a chunk's neighbour table, resolving a mention. */
 import * as S from "../../contract";
-import { failure, json } from "../common";
+import { answer, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, queryGet, resourceApp } from "../route";
 
 export const inspectRoutes = resourceApp();
 
@@ -24,10 +24,7 @@ endpoint(
       404: err(404, "No such archive, chunk or entity"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.memory.history(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.memory.history(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -47,25 +44,22 @@ endpoint(
       404: err(404, "No such archive or chunk"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.memory.neighbours(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.memory.neighbours(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
   inspectRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/resolve",
     tags: ["query"],
     summary: "Resolve a mention to an entity",
     description:
       "The canonical entity a mention (name or alias) denotes as of `as_of` (default: now), following renames and merges; `resolved` is null when none does.",
-    request: { params: S.ArchiveParam, query: S.ResolveQuery },
-    responses: { 200: json(S.Resolved), ...errors(400, 401, 403, 404) },
-  },
+    params: S.ArchiveParam,
+    query: S.ResolveQuery,
+    result: S.Resolved,
+  }),
   async (c) => {
     return c.json(await c.var.app.memory.resolve(c.req.valid("param").archive, c.req.valid("query")), 200);
   },

@@ -1,6 +1,6 @@
 /** Ingest, revise and deprecate: writing the memory. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -24,14 +24,15 @@ endpoint(
       413: err(413, "Batch or content over a named limit"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.memory.ingestBatch(
-      c.req.valid("param").archive,
-      c.req.valid("json"),
-      c.req.header("authorization"),
-    );
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) =>
+    answer(
+      c,
+      await c.var.app.memory.ingestBatch(
+        c.req.valid("param").archive,
+        c.req.valid("json"),
+        c.req.header("authorization"),
+      ),
+    ),
 );
 
 endpoint(
@@ -52,10 +53,7 @@ endpoint(
       409: err(409, "Conflicts with stored versions; nothing stored"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.memory.revise(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.memory.revise(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -76,8 +74,5 @@ endpoint(
       409: err(409, "Already deprecated, or `at` precedes the chunk's validity"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.memory.deprecate(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.memory.deprecate(c.req.valid("param").archive, c.req.valid("json"))),
 );

@@ -1,6 +1,6 @@
 /** PaperBench (seed 000 §4, seed 003): rubric trees scored from leaf grades or the leaf judge. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -24,8 +24,5 @@ endpoint(
       409: err(409, "`judge` without a configured language model (the message names the setting)"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.paperbench.score(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.paperbench.score(c.req.valid("param").archive, c.req.valid("json"))),
 );

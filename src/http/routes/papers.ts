@@ -1,6 +1,6 @@
 /** Paper analysis: locate a topic in one paper, coverage of its sections, figures, tables and equations. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -23,10 +23,7 @@ endpoint(
       404: err(404, "No such archive or paper, or no version of it at as_of"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.papers.locate(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.papers.locate(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -46,8 +43,5 @@ endpoint(
       404: err(404, "No such archive or paper, or no version of it at as_of"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.papers.coverage(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.papers.coverage(c.req.valid("param").archive, c.req.valid("query"))),
 );

@@ -1,6 +1,6 @@
 /** ProjectGuard (seed 002): record specs, stored runs and their metrics, the exposure audit, the judge. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errors, modelErrors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -19,14 +19,11 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.SpecBody) },
     responses: { 200: json(S.SpecResult), ...errors(400, 401, 403, 404) },
   },
-  async (c) => {
-    const res = await c.var.app.project.setSpec(
-      c.req.valid("param").archive,
-      c.req.valid("json"),
-      c.req.header("authorization"),
-    );
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) =>
+    answer(
+      c,
+      await c.var.app.project.setSpec(c.req.valid("param").archive, c.req.valid("json"), c.req.header("authorization")),
+    ),
 );
 
 endpoint(
@@ -42,10 +39,7 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.PgRunBody) },
     responses: { 200: json(S.PgRunResult), ...errors(400, 401, 403, 404, 413) },
   },
-  async (c) => {
-    const res = await c.var.app.project.storeRun(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.project.storeRun(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -61,10 +55,7 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.PgExposureBody) },
     responses: { 200: json(S.PgExposureResult), ...errors(400, 401, 403, 404, 413) },
   },
-  async (c) => {
-    const res = await c.var.app.project.storeExposure(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.project.storeExposure(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -80,10 +71,7 @@ endpoint(
     request: { params: S.ArchiveParam, query: S.PgMetricsQuery },
     responses: { 200: json(S.PgMetricsResult), ...errors(400, 401, 403, 404, 413) },
   },
-  async (c) => {
-    const res = await c.var.app.project.projectMetrics(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.project.projectMetrics(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -99,10 +87,7 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.PgCalibrationBody) },
     responses: { 200: json(S.PgCalibrationResult), ...errors(400, 401, 403, 404) },
   },
-  async (c) => {
-    const res = await c.var.app.project.calibrate(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.project.calibrate(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -118,8 +103,5 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.PgJudgeBody) },
     responses: { 200: json(S.PgJudgeResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
   },
-  async (c) => {
-    const res = await c.var.app.project.judge(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.project.judge(c.req.valid("param").archive, c.req.valid("json"))),
 );

@@ -1,6 +1,6 @@
 /** Route, expand, context and verify; session events for /context. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -124,7 +124,6 @@ endpoint(
   },
   async (c) => {
     const { archive, session } = c.req.valid("param");
-    const res = await c.var.app.query.appendSession(archive, session, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.query.appendSession(archive, session, c.req.valid("json")));
   },
 );

@@ -1,7 +1,7 @@
 /** Literature-review memory (SGMC): outline tree, evidence hubs, section drafts, convergence, assembly, feedback. */
 import { z } from "@hono/zod-openapi";
 import * as S from "../../contract";
-import { allow, body, failure, json, REPLAYED_HEADER } from "../common";
+import { allow, answer, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors, modelErrors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -24,10 +24,7 @@ endpoint(
       404: err(404, "No such archive, or no root at as_of"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.tree(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.tree(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -47,10 +44,7 @@ endpoint(
       404: err(404, "No such archive, or no node at as_of"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.gather(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.gather(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -66,10 +60,7 @@ endpoint(
     request: { params: S.ArchiveParam, query: S.HubQuery },
     responses: { 200: json(S.HubResult), ...errors(400, 401, 403), 404: err(404, "No such archive or hub") },
   },
-  async (c) => {
-    const res = await c.var.app.research.hub(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.hub(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -89,10 +80,7 @@ endpoint(
       404: err(404, "No such archive, or no node at `at`"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.draft(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.draft(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -107,10 +95,7 @@ endpoint(
     request: { params: S.ArchiveParam, query: S.DraftQuery },
     responses: { 200: json(S.DraftView), ...errors(400, 401, 403), 404: err(404, "No such archive or draft") },
   },
-  async (c) => {
-    const res = await c.var.app.research.readDraft(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.readDraft(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -130,10 +115,7 @@ endpoint(
       404: err(404, "No such archive or chunk"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.convergence(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.convergence(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -153,10 +135,7 @@ endpoint(
       404: err(404, "No such archive, or no root at as_of"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.assemble(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.assemble(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -202,14 +181,15 @@ endpoint(
       ...modelErrors(),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.proposeFeedback(
-      c.req.valid("param").archive,
-      c.req.valid("json"),
-      c.req.header("authorization"),
-    );
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) =>
+    answer(
+      c,
+      await c.var.app.research.proposeFeedback(
+        c.req.valid("param").archive,
+        c.req.valid("json"),
+        c.req.header("authorization"),
+      ),
+    ),
 );
 
 endpoint(
@@ -229,10 +209,7 @@ endpoint(
       404: err(404, "No such archive, or no node at as_of"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.selectReferences(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.selectReferences(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -253,10 +230,7 @@ endpoint(
       ...modelErrors(),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.proposeOutline(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.proposeOutline(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -277,10 +251,7 @@ endpoint(
       ...modelErrors(),
     },
   },
-  async (c) => {
-    const res = await c.var.app.research.feedbackLoop(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.research.feedbackLoop(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(

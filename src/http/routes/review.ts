@@ -1,8 +1,8 @@
 /** Human verification (statuses and history of nodes and edges) and retrieval metrics with stored runs. */
 import * as S from "../../contract";
-import { body, failure, json, REPLAYED_HEADER } from "../common";
+import { answer, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, queryGet, resourceApp } from "../route";
 
 export const reviewRoutes = resourceApp();
 
@@ -55,10 +55,7 @@ endpoint(
     request: { params: S.ArchiveParam, query: S.ReviewQuery },
     responses: { 200: json(S.ReviewState), ...errors(400, 401, 403), 404: err(404, "No such archive or chunk") },
   },
-  async (c) => {
-    const res = await c.var.app.review.state(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.review.state(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -77,33 +74,32 @@ endpoint(
       ...errors(400, 401, 403, 404, 413),
     },
   },
-  async (c) => {
-    const res = await c.var.app.review.retrieval(
-      c.req.valid("param").archive,
-      c.req.valid("json"),
-      c.req.header("authorization"),
-    );
-    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
-  },
+  async (c) =>
+    answer(
+      c,
+      await c.var.app.review.retrieval(
+        c.req.valid("param").archive,
+        c.req.valid("json"),
+        c.req.header("authorization"),
+      ),
+      201,
+    ),
 );
 
 endpoint(
   reviewRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/metrics/retrieval/runs",
     tags: ["review"],
     summary: "Stored retrieval-metric runs",
     description:
       "The runs of this archive, newest first, with their aggregates (no per-query rows), one page at a time.",
-    request: { params: S.ArchiveParam, query: S.RunListQuery },
-    responses: { 200: json(S.RetrievalRunPage), ...errors(400, 401, 403, 404) },
-  },
-  async (c) => {
-    const res = await c.var.app.review.runs(c.req.valid("param").archive, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+    params: S.ArchiveParam,
+    query: S.RunListQuery,
+    result: S.RetrievalRunPage,
+  }),
+  async (c) => answer(c, await c.var.app.review.runs(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
 endpoint(
@@ -120,8 +116,7 @@ endpoint(
   },
   async (c) => {
     const p = c.req.valid("param");
-    const res = await c.var.app.review.run(p.archive, p.run);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.review.run(p.archive, p.run));
   },
 );
 
@@ -138,10 +133,7 @@ endpoint(
     request: { params: S.ArchiveParam, ...body(S.ReviewScoreMetricsBody) },
     responses: { 200: json(S.ReviewScoreMetrics), ...errors(400, 401, 403, 404, 413) },
   },
-  async (c) => {
-    const res = await c.var.app.review.reviewScores(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.review.reviewScores(c.req.valid("param").archive, c.req.valid("json"))),
 );
 
 endpoint(
@@ -162,12 +154,13 @@ endpoint(
       409: err(409, "No language model is configured (DISTILLER or EXTRACTOR, LLM_*)"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.review.proposeReviews(
-      c.req.valid("param").archive,
-      c.req.valid("json"),
-      c.req.header("authorization"),
-    );
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
-  },
+  async (c) =>
+    answer(
+      c,
+      await c.var.app.review.proposeReviews(
+        c.req.valid("param").archive,
+        c.req.valid("json"),
+        c.req.header("authorization"),
+      ),
+    ),
 );

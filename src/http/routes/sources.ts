@@ -1,8 +1,8 @@
 /** Sources cron re-ingests, and the ingest log. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, queryGet, resourceApp } from "../route";
 
 export const sourcesRoutes = resourceApp();
 
@@ -23,10 +23,7 @@ endpoint(
       409: err(409, "A source with this id exists"),
     },
   },
-  async (c) => {
-    const res = await c.var.app.sources.create(c.req.valid("param").archive, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 201) : failure(c, res.error);
-  },
+  async (c) => answer(c, await c.var.app.sources.create(c.req.valid("param").archive, c.req.valid("json")), 201),
 );
 
 endpoint(
@@ -64,8 +61,7 @@ endpoint(
   },
   async (c) => {
     const { archive, source } = c.req.valid("param");
-    const res = await c.var.app.sources.get(archive, source);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.sources.get(archive, source));
   },
 );
 
@@ -89,8 +85,7 @@ endpoint(
   },
   async (c) => {
     const { archive, source } = c.req.valid("param");
-    const res = await c.var.app.sources.patch(archive, source, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.sources.patch(archive, source, c.req.valid("json")));
   },
 );
 
@@ -112,8 +107,7 @@ endpoint(
   },
   async (c) => {
     const { archive, source } = c.req.valid("param");
-    const res = await c.var.app.sources.remove(archive, source);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.sources.remove(archive, source));
   },
 );
 
@@ -136,24 +130,23 @@ endpoint(
   },
   async (c) => {
     const { archive, source } = c.req.valid("param");
-    const res = await c.var.app.sources.run(archive, source);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.sources.run(archive, source));
   },
 );
 
 endpoint(
   sourcesRoutes,
   "read",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/ingest-log",
     tags: ["sources"],
     summary: "The ingest log",
     description:
       "Ingest runs from webhook deliveries, source runs and file imports, newest first; `?before=<id>` pages.",
-    request: { params: S.ArchiveParam, query: S.LogQuery },
-    responses: { 200: json(S.IngestLog), ...errors(400, 401, 403, 404) },
-  },
+    params: S.ArchiveParam,
+    query: S.LogQuery,
+    result: S.IngestLog,
+  }),
   async (c) => {
     return c.json(await c.var.app.imports.log(c.req.valid("param").archive, c.req.valid("query")), 200);
   },

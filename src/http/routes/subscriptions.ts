@@ -1,6 +1,6 @@
 /** Outbound event subscribers: register a URL and a secret, list deliveries with their status, redeliver. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
 import { endpoint, resourceApp } from "../route";
 
@@ -23,8 +23,7 @@ endpoint(
   },
   async (c) => {
     const { archive, name } = c.req.valid("param");
-    const res = await c.var.app.events.put(archive, name, c.req.valid("json"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.events.put(archive, name, c.req.valid("json")));
   },
 );
 
@@ -57,8 +56,7 @@ endpoint(
   },
   async (c) => {
     const { archive, name } = c.req.valid("param");
-    const res = await c.var.app.events.remove(archive, name);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.events.remove(archive, name));
   },
 );
 
@@ -77,8 +75,7 @@ endpoint(
   },
   async (c) => {
     const { archive, name } = c.req.valid("param");
-    const res = await c.var.app.events.events(archive, name, c.req.valid("query"));
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.events.events(archive, name, c.req.valid("query")));
   },
 );
 
@@ -97,7 +94,6 @@ endpoint(
   },
   async (c) => {
     const { archive, name, event } = c.req.valid("param");
-    const res = await c.var.app.events.redeliver(archive, name, event);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.events.redeliver(archive, name, event));
   },
 );

@@ -1,8 +1,8 @@
 /** Webhook endpoints, signed deliveries, the delivery log and replays. */
 import * as S from "../../contract";
-import { body, failure, json } from "../common";
+import { answer, body, failure, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, queryGet, resourceApp } from "../route";
 
 export const webhooksRoutes = resourceApp();
 
@@ -77,8 +77,7 @@ endpoint(
   },
   async (c) => {
     const { archive, name } = c.req.valid("param");
-    const res = await c.var.app.webhooks.remove(archive, name);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.webhooks.remove(archive, name));
   },
 );
 
@@ -126,15 +125,15 @@ endpoint(
 endpoint(
   webhooksRoutes,
   "write",
-  {
-    method: "get",
+  queryGet({
     path: "/v1/archives/{archive}/webhooks/{name}/deliveries",
     tags: ["webhooks"],
     summary: "List deliveries",
     description: "Deliveries of one endpoint, newest first; `?status=dead` is the dead-letter list.",
-    request: { params: S.WebhookName, query: S.DeliveryQuery },
-    responses: { 200: json(S.DeliveryList), ...errors(400, 401, 403, 404) },
-  },
+    params: S.WebhookName,
+    query: S.DeliveryQuery,
+    result: S.DeliveryList,
+  }),
   async (c) => {
     const { archive, name } = c.req.valid("param");
     return c.json(await c.var.app.webhooks.deliveries(archive, name, c.req.valid("query")), 200);
@@ -159,8 +158,7 @@ endpoint(
   },
   async (c) => {
     const { archive, name, delivery } = c.req.valid("param");
-    const res = await c.var.app.webhooks.delivery(archive, name, delivery);
-    return res.ok ? c.json(res.value, 200) : failure(c, res.error);
+    return answer(c, await c.var.app.webhooks.delivery(archive, name, delivery));
   },
 );
 
@@ -184,7 +182,6 @@ endpoint(
   },
   async (c) => {
     const { archive, name, delivery } = c.req.valid("param");
-    const res = await c.var.app.webhooks.replay(archive, name, delivery);
-    return res.ok ? c.json(res.value, 202) : failure(c, res.error);
+    return answer(c, await c.var.app.webhooks.replay(archive, name, delivery), 202);
   },
 );

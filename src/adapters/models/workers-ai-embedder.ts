@@ -1,10 +1,12 @@
+/** Workers AI embeddings over the `AI` binding (production): `ai.run(model, {text})`, answer in `data`. */
 import type { Embedder } from "../../core/ports";
+import type { AiRunner } from "./workers-ai";
 
 /** Workers AI embeddings (production): bge-small-en-v1.5, 384 dims, matching the Vectorize index. */
 export class WorkersAiEmbedder implements Embedder {
   readonly model = "@cf/baai/bge-small-en-v1.5";
   readonly dims = 384;
-  constructor(private readonly ai: Ai) {}
+  constructor(private readonly ai: AiRunner) {}
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     const out: Float32Array[] = [];

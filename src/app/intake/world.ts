@@ -1,18 +1,21 @@
 /**
  * Ingest from the world: webhook endpoints and their deliveries, sources cron re-ingests, file
- * imports and the ingest log. The pipelines themselves are in src/app/intake.
+ * imports and the ingest log. The pipelines themselves are beside it in src/app/intake.
  */
 import type { z } from "zod";
-import * as S from "../contract";
-import { fail, ok, type Result } from "../core/errors";
-import type { DeliveryRecord } from "../core/ports";
-import { type SourceKind, validateSourceSpec } from "../core/sources/types";
-import { actorOf } from "./auth";
-import type { AppDeps } from "./deps";
-import { importBbl } from "./intake/bbl";
-import { importFile, importPdf } from "./intake/imports";
-import { createSource, dispatchDueSources, runSource, sourceView } from "./intake/sources";
-import type { Recreate } from "./intake/tombstones";
+import * as S from "../../contract";
+import { fail, ok, type Result } from "../../core/errors";
+import type { DeliveryRecord } from "../../core/ports";
+import { validateSourceSpec } from "../../core/sources";
+import type { SourceKind } from "../../core/sources/types";
+import { actorOf } from "../auth";
+import type { AppDeps } from "../deps";
+import type { DeliveryMessage, QueueMessageLike } from "../lib/queue";
+import { randomId } from "../lib/wire";
+import { importBbl } from "./bbl";
+import { importFile, importPdf } from "./imports";
+import { createSource, dispatchDueSources, runSource, sourceView } from "./sources";
+import type { Recreate } from "./tombstones";
 import {
   consumeDeliveries,
   receiveWebhook,
@@ -20,9 +23,7 @@ import {
   replayDelivery,
   type WebhookHeaders,
   webhookBodyPrefix,
-} from "./intake/webhooks";
-import type { DeliveryMessage, QueueMessageLike } from "./lib/queue";
-import { randomId } from "./lib/wire";
+} from "./webhooks";
 
 type In<T extends z.ZodType> = z.infer<T>;
 

@@ -10,9 +10,9 @@ import type { ArchiveDump } from "../../core/export/types";
 import { canonicalEntityId, normAlias } from "../../core/ids";
 import { artifactHashOf } from "../../core/ingest";
 import { pacer } from "../../core/pace";
-import type { ApplyOutcome } from "../intake/apply";
-import type { IntakeDeps } from "../intake/deps";
-import { type Recreate, type TombstoneGate, tombstoneGate } from "../intake/tombstones";
+import type { IntakeDeps } from "../deps";
+import type { ApplyOutcome } from "./apply";
+import { type Recreate, type TombstoneGate, tombstoneGate } from "./tombstones";
 
 export interface ReplayReport {
   source_archive: string;

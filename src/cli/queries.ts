@@ -1,0 +1,299 @@
+/** The query commands: `route`, `context`, `expand` (cards for chosen chunks), `verify` (anchors) and `export`. */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import {
+  type Anchor,
+  CONTEXT_EXPORT_FORMATS,
+  type ContextBody,
+  type ContextExportFormat,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type RouteBody,
+} from "../client";
+import type { Command, Run } from "./command";
+import { printJson } from "./common";
+import { EXIT, UsageError } from "./io";
+import {
+  CODE_OPTIONS,
+  codeFromFlags,
+  FILTER_OPTIONS,
+  FOLLOW_OPTION,
+  filterFromFlags,
+  followFromFlags,
+  RANKING_OPTIONS,
+  rankingFromFlags,
+  rewriteCodeChunks,
+  rewriteMmr,
+} from "./query-flags";
+import { extractAnchors, renderCard, renderContext, renderRoute, renderTrace, renderVerify } from "./render";
+
+const asOfOption = {
+  "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
+} as const;
+
+const QUERY_DETAILS = [
+  "Filters apply before the top-M cut: --kinds, --scope/--scope-all (boundary tags), --within, --cited-by, --exclude,",
+  "--grounded, --min-similarity. Ranking reorders the candidate pool: --mode, --weights, --mmr [λ], --sort, --view.",
+  "Bad values are usage errors (exit 2) naming the flag and the allowed values.",
+].join("\n");
+
+const routeCmd: Command = {
+  name: "route",
+  args: '"<query>" [--as-of <time>] [--limit <n>] [filters] [ranking] [--trace]',
+  summary: "Head-only routing: the chunks a query reaches, with per-expert scores.",
+  details: QUERY_DETAILS,
+  options: {
+    ...asOfOption,
+    limit: { type: "string", arg: "<n>", description: "candidates (1-256)" },
+    session: { type: "string", arg: "<id>", description: "the caller's session (its accesses seed recency)" },
+    ...FILTER_OPTIONS,
+    ...RANKING_OPTIONS,
+    trace: { type: "boolean", description: "ask for the trace (seeds, diffusion, router steps, timings)" },
+  },
+  positionals: [1, 1],
+  rewrite: rewriteMmr,
+  async run(r) {
+    const query = r.arg(0);
+    const limit = r.int("limit", 1, 256);
+    const body: RouteBody & { include_trace?: boolean } = {
+      query,
+      as_of: r.str("as-of"),
+      limit,
+      session_id: r.str("session"),
+      filter: filterFromFlags(r),
+      ranking: rankingFromFlags(r),
+      ...(r.values.trace === true ? { include_trace: true } : {}),
+    };
+    const res = await r.client().route(r.archive(), body);
+    if (r.json) printJson(r, res);
+    else {
+      r.io.stdout.write(renderRoute(query, res, limit ?? 10));
+      if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
+    }
+    return EXIT.ok;
+  },
+};
+
+const contextCmd: Command = {
+  name: "context",
+  args: '"<query>" [--budget 2000] [--as-of <time>] [--max-cards <n>] [--session <id>] [filters] [ranking] [--follow <t>] [code]',
+  summary: "Evidence cards for a query within a token budget (title, artifact@version, claim, sketch, anchors).",
+  details: `${QUERY_DETAILS}\nCode (xKG): --max-code-bytes <n> caps the code cards' code, --code-chunks [size[:overlap]] carries its best windows.\n\`paperguru context "..." --json | paperguru verify -\` re-checks every anchor.`,
+  options: {
+    ...asOfOption,
+    budget: { type: "string", arg: "<tokens>", description: "token budget (default 2000)" },
+    "max-cards": { type: "string", arg: "<n>", description: "at most n cards (1-64)" },
+    "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
+    tokenizer: { type: "string", arg: "<enc>", description: "count tokens in cl100k_base (default) or o200k_base" },
+    session: { type: "string", arg: "<id>", description: "include this session's short-term events" },
+    "min-relevance": {
+      type: "string",
+      arg: "<0-1>",
+      description: "evidence floor: no cards at all when nothing reaches it (0 turns it off)",
+    },
+    "min-card-relevance": { type: "string", arg: "<0-1>", description: "no card below this relevance" },
+    ...FILTER_OPTIONS,
+    ...RANKING_OPTIONS,
+    ...FOLLOW_OPTION,
+    ...CODE_OPTIONS,
+    trace: { type: "boolean", description: "ask for the trace (mentions, seeds, timings); off by default" },
+  },
+  positionals: [1, 1],
+  rewrite: (argv) => rewriteCodeChunks(rewriteMmr(argv)),
+  async run(r) {
+    const query = r.arg(0);
+    const body: ContextBody & { include_trace?: boolean } = {
+      ...codeFromFlags(r),
+      query,
+      as_of: r.str("as-of"),
+      budget_tokens: r.int("budget", 50, 200_000) ?? 2000,
+      max_cards: r.int("max-cards", 1, 64),
+      max_card_tokens: r.int("max-card-tokens", 50, 4000),
+      tokenizer: tokenizerFlag(r),
+      session_id: r.str("session"),
+      filter: filterFromFlags(r),
+      ranking: rankingFromFlags(r),
+      follow: followFromFlags(r),
+      min_relevance: unitFlag(r, "min-relevance"),
+      min_card_relevance: unitFlag(r, "min-card-relevance"),
+      ...(r.values.trace === true ? { include_trace: true } : {}),
+    };
+    const res = await r.client().context(r.archive(), body);
+    if (r.json) printJson(r, res);
+    else {
+      r.io.stdout.write(renderContext(query, res));
+      if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
+    }
+    return EXIT.ok;
+  },
+};
+
+/** A flag holding a number from 0 to 1. */
+function unitFlag(r: Run, name: string): number | undefined {
+  const v = r.str(name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new UsageError(`--${name} must be a number from 0 to 1, got ${v}`);
+  return n;
+}
+
+function tokenizerFlag(r: Run): ContextBody["tokenizer"] {
+  const t = r.str("tokenizer");
+  if (t === undefined) return undefined;
+  if (t !== "cl100k_base" && t !== "o200k_base")
+    throw new UsageError(`--tokenizer must be cl100k_base or o200k_base, got ${t}`);
+  return t;
+}
+
+const expandCmd: Command = {
+  name: "expand",
+  args: '<id[@version]>... [--query "<q>"] [--budget 4000] [--as-of <time>] [--follow <t>]',
+  summary: "Cards for chosen chunks (the versions valid at --as-of, or id@version), without routing.",
+  options: {
+    ...asOfOption,
+    query: { type: "string", short: "q", arg: "<q>", description: "what the cards should focus on" },
+    budget: { type: "string", arg: "<tokens>", description: "token budget (default 4000)" },
+    "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
+    tokenizer: { type: "string", arg: "<enc>", description: "cl100k_base (default) or o200k_base" },
+    session: { type: "string", arg: "<id>", description: "count these reads in this session's recency" },
+    ...FOLLOW_OPTION,
+  },
+  positionals: [1, 64],
+  async run(r) {
+    const chunks = r.positionals.map((p) => {
+      const m = /^(.+)@v?(\d+)$/.exec(p);
+      return m ? { id: m[1] as string, version: Number(m[2]) } : { id: p };
+    });
+    const res = await r.client().expand(r.archive(), {
+      query: r.str("query") ?? "",
+      chunks,
+      as_of: r.str("as-of"),
+      budget_tokens: r.int("budget", 50, 200_000) ?? 4000,
+      max_card_tokens: r.int("max-card-tokens", 50, 4000),
+      tokenizer: tokenizerFlag(r),
+      session_id: r.str("session"),
+      follow: followFromFlags(r),
+    });
+    if (r.json) printJson(r, res);
+    else {
+      r.out(`${res.cards.length} card${res.cards.length === 1 ? "" : "s"}, ${res.tokens} tokens`);
+      for (const [i, c] of res.cards.entries()) r.out(`\n${renderCard(c, i)}`);
+      if (res.skipped.length) r.out(`\nskipped: ${res.skipped.map((s) => `${s.chunk} (${s.reason})`).join(", ")}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+const verifyCmd: Command = {
+  name: "verify",
+  args: "<anchors.json|->",
+  summary: "Re-check anchors: is each snippet exactly the text at [start, end) of that version?",
+  details:
+    "Input: a JSON list of anchors, {anchors: [...]}, or a context/expand response (`context --json`); - reads stdin.\nPrints ok or MISMATCH per anchor; exits 1 if any anchor fails.",
+  positionals: [1, 1],
+  async run(r) {
+    const src = r.arg(0);
+    let text: string;
+    if (src === "-") text = await r.io.readStdin();
+    else {
+      const path = resolve(r.io.cwd, src);
+      if (!existsSync(path)) throw new UsageError(`no such file: ${src}`, "verify");
+      text = readFileSync(path, "utf8");
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new UsageError(`${src === "-" ? "stdin" : src} is not JSON`, "verify");
+    }
+    const found = extractAnchors(json);
+    if (!found)
+      throw new UsageError(
+        "no anchors found: give a list of anchors, {anchors: [...]} or a context --json output",
+        "verify",
+      );
+    const anchors: Anchor[] = found.map(({ artifact_id, version, start, end, snippet }) => ({
+      artifact_id,
+      version,
+      start,
+      end,
+      snippet,
+    }));
+    if (!anchors.length) {
+      if (r.json) printJson(r, { all_verified: true, results: [] });
+      else r.out("no anchors to verify");
+      return EXIT.ok;
+    }
+    const client = r.client();
+    const archive = r.archive();
+    const results = [];
+    for (let i = 0; i < anchors.length; i += 500)
+      results.push(...(await client.verify(archive, { anchors: anchors.slice(i, i + 500) })).results);
+    const ok = results.filter((x) => x.verified).length;
+    if (r.json) printJson(r, { all_verified: ok === results.length, results });
+    else {
+      for (const x of results) r.out(renderVerify(x));
+      r.out(`${ok}/${results.length} anchors verified`);
+    }
+    return ok === results.length ? EXIT.ok : EXIT.failed;
+  },
+};
+
+// ------------------------------------------------------------------ export
+
+const exportCmd: Command = {
+  name: "export",
+  args: '--format <f> [--out <file>] [--as-of <time>] [--within <chunk> | --collection <chunk>] [--query "<q>" [--budget <n>]]',
+  summary: "Export the archive (as of a time), or with --query the cards of a context request.",
+  details: `Archive formats: ${EXPORT_FORMATS.join(", ")} (json is a lossless dump that \`paperguru import\` re-imports).\nWith --query: ${CONTEXT_EXPORT_FORMATS.join(", ")}.`,
+  options: {
+    format: { type: "string", short: "f", arg: "<f>", description: EXPORT_FORMATS.join(", ") },
+    out: { type: "string", short: "o", arg: "<file>", description: "write to a file (default: stdout)" },
+    ...asOfOption,
+    query: { type: "string", short: "q", arg: "<q>", description: "export the context for this query" },
+    budget: { type: "string", arg: "<tokens>", description: "context budget with --query (default 2000)" },
+    within: { type: "string", arg: "<chunk>", description: "only this chunk's part-of subtree (a paper's graph)" },
+    collection: { type: "string", arg: "<chunk>", description: "only this collection's members" },
+  },
+  positionals: [0, 0],
+  async run(r) {
+    const format = r.str("format");
+    if (!format) throw new UsageError("missing --format", "export");
+    if (!(EXPORT_FORMATS as readonly string[]).includes(format))
+      throw new UsageError(`unknown --format ${format}; use one of ${EXPORT_FORMATS.join(", ")}`, "export");
+    const query = r.str("query");
+    const budget = r.int("budget", 50, 200_000);
+    if (budget !== undefined && !query) throw new UsageError("--budget needs --query", "export");
+    if (query && !(CONTEXT_EXPORT_FORMATS as readonly string[]).includes(format))
+      throw new UsageError(
+        `--query exports take --format ${CONTEXT_EXPORT_FORMATS.join(", ")}, not ${format}`,
+        "export",
+      );
+    const client = r.client();
+    const archive = r.archive();
+    const as_of = r.str("as-of");
+    const text = query
+      ? await client.exportContext(archive, {
+          query,
+          as_of,
+          budget_tokens: budget ?? 2000,
+          format: format as ContextExportFormat,
+        })
+      : await client.export(archive, {
+          format: format as ExportFormat,
+          as_of,
+          within: r.str("within"),
+          collection: r.str("collection"),
+        });
+    const f = format;
+    const out = r.str("out");
+    if (out) {
+      writeFileSync(resolve(r.io.cwd, out), text);
+      r.err(`wrote ${Buffer.byteLength(text)} bytes of ${f} to ${out}`);
+    } else r.io.stdout.write(text.endsWith("\n") || !text ? text : `${text}\n`);
+    return EXIT.ok;
+  },
+};
+
+export const QUERY_COMMANDS: Command[] = [routeCmd, contextCmd, expandCmd, verifyCmd, exportCmd];

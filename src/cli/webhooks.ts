@@ -1,0 +1,195 @@
+/** Webhook endpoints (inbound, signed) and event subscriptions (outbound, signed) from the CLI. */
+import { EVENT_TYPES } from "../core/types";
+import type { Command } from "./command";
+import { printJson, printRows } from "./common";
+import { EXIT, UsageError } from "./io";
+
+const list = (v: string | undefined) =>
+  v
+    ?.split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+const webhooksAdd: Command = {
+  name: "webhooks add",
+  args: "<name> --kind generic|github [--branches <a,b>] [--secret <s>]",
+  summary: "Create (or rotate) a signed webhook endpoint (admin key); prints its URL and secret once.",
+  options: {
+    kind: { type: "string", arg: "<kind>", description: "generic (signed feed JSON) or github (push events)" },
+    branches: { type: "string", arg: "<a,b>", description: "github: branches to ingest (default: the default branch)" },
+    secret: { type: "string", arg: "<s>", description: "your own secret (≥ 16 characters; default: generated)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const kind = r.str("kind");
+    if (kind !== "generic" && kind !== "github")
+      throw new UsageError("--kind must be generic or github", "webhooks add");
+    const res = await r.admin().putWebhook(r.archive(), r.arg(0), {
+      kind,
+      branches: list(r.str("branches")),
+      secret: r.str("secret"),
+    });
+    if (r.json) printJson(r, res);
+    else r.out(`webhook ${res.name} (${res.kind})\n  url:    ${res.url}\n  secret: ${res.secret}  (shown once)`);
+    return EXIT.ok;
+  },
+};
+
+const webhooksList: Command = {
+  name: "webhooks list",
+  args: "",
+  summary: "List webhook endpoints (admin key).",
+  positionals: [0, 0],
+  async run(r) {
+    const res = await r.admin().webhooks(r.archive());
+    const rows = res.webhooks.map((w) => [w.name, w.kind, w.url]);
+    printRows(r, res, ["name", "kind", "url"], rows, "no webhooks");
+    return EXIT.ok;
+  },
+};
+
+const webhooksDelete: Command = {
+  name: "webhooks delete",
+  args: "<name>",
+  summary: "Delete a webhook endpoint with its deliveries (admin key).",
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.admin().deleteWebhook(r.archive(), r.arg(0));
+    r.out(r.json ? JSON.stringify(res) : `deleted webhook ${res.deleted}`);
+    return EXIT.ok;
+  },
+};
+
+const webhooksDeliveries: Command = {
+  name: "webhooks deliveries",
+  args: "<name> [--status <s>]",
+  summary: "A webhook's deliveries, newest first (status: received, queued, retrying, ingested, ignored, dead).",
+  options: { status: { type: "string", arg: "<s>", description: "only deliveries in this state" } },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().deliveries(r.archive(), r.arg(0), { status: r.str("status") as "dead" | undefined });
+    const rows = res.deliveries.map((d) => [d.delivery, d.status, String(d.attempts), d.received_at, d.error ?? ""]);
+    printRows(r, res, ["delivery", "status", "attempts", "received", "error"], rows, "no deliveries");
+    return EXIT.ok;
+  },
+};
+
+const webhooksReplay: Command = {
+  name: "webhooks replay",
+  args: "<name> <delivery>",
+  summary: "Queue a delivery again (e.g. a dead letter once the upstream is back).",
+  positionals: [2, 2],
+  async run(r) {
+    const [name, delivery] = [r.arg(0), r.arg(1)];
+    const res = await r.client().replayDelivery(r.archive(), name, delivery);
+    r.out(r.json ? JSON.stringify(res) : `delivery ${delivery}: ${res.status}`);
+    return EXIT.ok;
+  },
+};
+
+const subscribeCmd: Command = {
+  name: "subscriptions add",
+  args: "<name> --to <https-url> [--events <a,b>] [--secret <s>]",
+  summary: "Send the archive's events to a URL, signed with HMAC-SHA256 (secret printed once).",
+  details: `Event types: ${EVENT_TYPES.join(", ")} (default: all).`,
+  options: {
+    to: { type: "string", arg: "<url>", description: "where events are POSTed (--url is the server's)" },
+    events: { type: "string", arg: "<a,b>", description: "only these event types" },
+    secret: { type: "string", arg: "<s>", description: "your own secret (≥ 16 characters; default: generated)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const url = r.str("to");
+    if (!url) throw new UsageError("missing --to <https-url>", "subscriptions add");
+    const res = await r.client().subscribe(r.archive(), r.arg(0), {
+      url,
+      events: list(r.str("events")) as Array<(typeof EVENT_TYPES)[number]> | undefined,
+      secret: r.str("secret"),
+    });
+    if (r.json) printJson(r, res);
+    else
+      r.out(
+        `subscription ${res.name} -> ${res.url} (${res.events.length ? res.events.join(", ") : "all events"})\n  secret: ${res.secret}  (shown once)`,
+      );
+    return EXIT.ok;
+  },
+};
+
+const subscriptionsList: Command = {
+  name: "subscriptions list",
+  args: "",
+  summary: "List event subscribers.",
+  positionals: [0, 0],
+  async run(r) {
+    const res = await r.client().subscriptions(r.archive());
+    const rows = res.subscriptions.map((s) => [s.name, s.url, s.events.join(",") || "all"]);
+    printRows(r, res, ["name", "url", "events"], rows, "no subscriptions");
+    return EXIT.ok;
+  },
+};
+
+const subscriptionsDelete: Command = {
+  name: "subscriptions delete",
+  args: "<name>",
+  summary: "Unsubscribe (its queued and past events go too).",
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().unsubscribe(r.archive(), r.arg(0));
+    r.out(r.json ? JSON.stringify(res) : `deleted subscription ${res.deleted}`);
+    return EXIT.ok;
+  },
+};
+
+const subscriptionsEvents: Command = {
+  name: "subscriptions events",
+  args: "<name> [--status pending|retrying|delivered|dead] [--limit <n>]",
+  summary: "Events sent to a subscriber, newest first, with status, attempts and the last error.",
+  options: {
+    status: { type: "string", arg: "<s>", description: "only events in this state" },
+    limit: { type: "string", arg: "<n>", description: "at most n (1-500, default 100)" },
+  },
+  positionals: [1, 1],
+  async run(r) {
+    const res = await r.client().events(r.archive(), r.arg(0), {
+      status: r.str("status") as "dead" | undefined,
+      limit: r.int("limit", 1, 500),
+    });
+    const rows = res.events.map((e) => [
+      e.id,
+      e.type,
+      e.status,
+      String(e.attempts),
+      e.response_status === null ? "-" : String(e.response_status),
+      e.created_at,
+      e.error ?? "",
+    ]);
+    printRows(r, res, ["event", "type", "status", "attempts", "http", "created", "error"], rows, "no events");
+    return EXIT.ok;
+  },
+};
+
+const subscriptionsRedeliver: Command = {
+  name: "subscriptions redeliver",
+  args: "<name> <event>",
+  summary: "Send an event again (a dead one once the receiver is back).",
+  positionals: [2, 2],
+  async run(r) {
+    const [name, event] = [r.arg(0), r.arg(1)];
+    const res = await r.client().redeliver(r.archive(), name, event);
+    r.out(r.json ? JSON.stringify(res) : `event ${res.event}: ${res.status}`);
+    return EXIT.ok;
+  },
+};
+
+export const WEBHOOK_COMMANDS: Command[] = [
+  webhooksAdd,
+  webhooksList,
+  webhooksDelete,
+  webhooksDeliveries,
+  webhooksReplay,
+  subscribeCmd,
+  subscriptionsList,
+  subscriptionsDelete,
+  subscriptionsEvents,
+  subscriptionsRedeliver,
+];
