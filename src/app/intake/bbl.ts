@@ -14,8 +14,8 @@ import type { ImportPlan } from "../../core/formats/types";
 import { runSliced } from "../../core/pace";
 import type { AppDeps } from "../deps";
 import { nextArtifact } from "../review/apply";
-import type { ApplyOutcome } from "./apply";
 import { annotationsFit, applyAndLog } from "./imports";
+import type { ApplyOutcome } from "./outcome";
 import { type ReferenceReport, resolveReferences, UNRESOLVED_REFERENCES_KEY } from "./references";
 import type { Recreate } from "./tombstones";
 

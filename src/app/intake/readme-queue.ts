@@ -10,7 +10,7 @@ import type { ImportPlan } from "../../core/formats/types";
 import { errorLine } from "../../core/log";
 import type { IntakeDeps } from "../deps";
 import type { ReadmePaperMessage } from "../lib/queue";
-import type { ApplyOutcome } from "./apply";
+import type { ApplyOutcome } from "./outcome";
 
 /** READMEs queued per plan, the shallowest paths first (the repository's own README before sub-projects'). */
 export const MAX_READMES_QUEUED = 3;

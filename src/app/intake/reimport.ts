@@ -11,7 +11,7 @@ import { canonicalEntityId, normAlias } from "../../core/ids";
 import { artifactHashOf } from "../../core/ingest";
 import { pacer } from "../../core/pace";
 import type { IntakeDeps } from "../deps";
-import type { ApplyOutcome } from "./apply";
+import type { ApplyOutcome } from "./outcome";
 import { type Recreate, type TombstoneGate, tombstoneGate } from "./tombstones";
 
 export interface ReplayReport {

@@ -22,8 +22,9 @@ import type {
   SourceKind,
 } from "../../core/sources/types";
 import type { IntakeDeps } from "../deps";
-import { type ApplyCounts, applyPlan, zeroCounts } from "./apply";
+import { applyPlan } from "./apply";
 import { fetchSpec, githubRepoPlan, HttpError, httpFailure, readCapped } from "./github";
+import { type ApplyCounts, zeroCounts } from "./outcome";
 import { queueReadmePapers } from "./readme-queue";
 import { feedPlanSliced } from "./webhooks";
 

@@ -14,8 +14,9 @@ import { parsePushEvent } from "../../core/sources/github-push";
 import type { IntakeDeps } from "../deps";
 import type { DeliveryMessage } from "../lib/queue";
 import { type QueueMessageLike, retryDelaySeconds } from "../lib/queue";
-import { type ApplyOutcome, applyPlan } from "./apply";
+import { applyPlan } from "./apply";
 import { githubPushPlan, HttpError } from "./github";
+import type { ApplyOutcome } from "./outcome";
 import { queueReadmePapers } from "./readme-queue";
 
 export interface WebhookHeaders {
