@@ -9,10 +9,10 @@ import { fail, ok, type Result } from "../../core/errors";
 import type { ExistingChunk, ExistingState, IngestPlan } from "../../core/ingest";
 import type {
   ChunkFilter,
+  ChunkHistory,
   ChunkListRow,
   ChunkRecord,
   ChunkStore,
-  EdgeRecord,
   StoredVersion,
   VersionRecord,
 } from "../../core/ports";
@@ -396,15 +396,7 @@ export class D1ChunkStore implements ChunkStore {
 
   // ------------------------------------------------------------------ history
 
-  async chunkHistory(
-    archiveId: string,
-    chunkId: string,
-  ): Promise<{
-    chunk: ChunkRecord;
-    versions: VersionRecord[];
-    edges: EdgeRecord[];
-    deprecationReason: string | null;
-  } | null> {
+  async chunkHistory(archiveId: string, chunkId: string): Promise<ChunkHistory | null> {
     const chunk = await this.chunkRow(archiveId, chunkId);
     if (!chunk) return null;
     // Every column but the analyser's mentions, which nothing reads from a history.

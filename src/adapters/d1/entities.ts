@@ -4,14 +4,7 @@
  */
 import { and, asc, eq, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "../../core/errors";
-import type {
-  AliasRecord,
-  EntityEventRecord,
-  EntityFilter,
-  EntityOperation,
-  EntityRecord,
-  EntityStore,
-} from "../../core/ports";
+import type { EntityFilter, EntityHistory, EntityOperation, EntityRecord, EntityStore } from "../../core/ports";
 import { type ChangeOp, ENTITY_TYPES, type EntityType } from "../../core/types";
 import { changeLogInserts, type Db, entityEvent, entityRow, runBatch, type Write } from "./queries";
 import * as s from "./schema";
@@ -134,15 +127,7 @@ export class D1EntityStore implements EntityStore {
     );
   }
 
-  async entityHistory(
-    archiveId: string,
-    entityId: string,
-  ): Promise<{
-    entity: EntityRecord;
-    aliases: AliasRecord[];
-    events: EntityEventRecord[];
-    mentions: Array<{ chunk_id: string; version: number; valid_from: number; valid_to: number | null }>;
-  } | null> {
+  async entityHistory(archiveId: string, entityId: string): Promise<EntityHistory | null> {
     const entity = await this.entityRow(archiveId, entityId);
     if (!entity) return null;
     const aliases = await this.#db

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { sha256Hex } from "../../core/ingest";
-import type { PaperMatch, VersionRecord, WorldLookup } from "../../core/ports";
+import type { LatestHead, PaperMatch, WorldLookup } from "../../core/ports";
 import { chunked, chunkRows, type Db, entityEvent, IN_CHUNK, latestVersion, runBatch } from "./queries";
 import * as s from "./schema";
 
@@ -172,20 +172,7 @@ export class D1WorldLookup implements WorldLookup {
   }
 
   /** Size of a paper chunk's latest version, for "the richer record wins". */
-  async latestHead(
-    archiveId: string,
-    chunkId: string,
-  ): Promise<{
-    title: string;
-    contentKey: string;
-    contentChars: number;
-    entities: number;
-    edges: number;
-    synopsis: string;
-    validFrom: number;
-    source: string;
-    parts: Pick<VersionRecord, "entities" | "boundaries" | "edges" | "relations">;
-  } | null> {
+  async latestHead(archiveId: string, chunkId: string): Promise<LatestHead | null> {
     const v = s.chunkVersions;
     const row = await latestVersion(
       this.#db,

@@ -184,6 +184,22 @@ export type EntityOperation =
   | { op: "rename"; entity: string; newName: string; at: number }
   | { op: "merge"; entity: string; into: string; at: number };
 
+/** A chunk with all its versions, its edges and why it was deprecated (null: not deprecated). */
+export interface ChunkHistory {
+  chunk: ChunkRecord;
+  versions: VersionRecord[];
+  edges: EdgeRecord[];
+  deprecationReason: string | null;
+}
+
+/** An entity with its aliases, its events and the chunk versions that mention it. */
+export interface EntityHistory {
+  entity: EntityRecord;
+  aliases: AliasRecord[];
+  events: EntityEventRecord[];
+  mentions: Array<{ chunk_id: string; version: number; valid_from: number; valid_to: number | null }>;
+}
+
 /** Archives and their keys (only hashes of key secrets are stored). */
 export interface ArchiveStore {
   createArchive(a: ArchiveRecord): Promise<Result<ArchiveRecord>>;
@@ -213,15 +229,7 @@ export interface ChunkStore extends VersionReader {
     reason: string,
     now: number,
   ): Promise<Result<{ version: number }>>;
-  chunkHistory(
-    archiveId: string,
-    chunkId: string,
-  ): Promise<{
-    chunk: ChunkRecord;
-    versions: VersionRecord[];
-    edges: EdgeRecord[];
-    deprecationReason: string | null;
-  } | null>;
+  chunkHistory(archiveId: string, chunkId: string): Promise<ChunkHistory | null>;
   /** Code units with an id prefix and a version valid at t, with that version's declarations (null: none). */
   codeModules(
     archiveId: string,
@@ -271,13 +279,5 @@ export interface EntityStore {
     after: string | null,
     limit: number,
   ): Promise<Array<EntityRecord & { aliases: number }>>;
-  entityHistory(
-    archiveId: string,
-    entityId: string,
-  ): Promise<{
-    entity: EntityRecord;
-    aliases: AliasRecord[];
-    events: EntityEventRecord[];
-    mentions: Array<{ chunk_id: string; version: number; valid_from: number; valid_to: number | null }>;
-  } | null>;
+  entityHistory(archiveId: string, entityId: string): Promise<EntityHistory | null>;
 }

@@ -9,6 +9,20 @@ import type { PaperMatch } from "./intake";
 /** A stored version's canonical entity ids and boundaries. */
 export type VersionParts = Pick<VersionRecord, "entities" | "boundaries">;
 
+/** The latest version of a paper chunk, sized for "the richer record wins". */
+export interface LatestHead {
+  title: string;
+  contentKey: string;
+  contentChars: number;
+  entities: number;
+  edges: number;
+  synopsis: string;
+  validFrom: number;
+  source: string;
+  /** The stored version's declared entity ids, boundaries, edges and relations. */
+  parts: Pick<VersionRecord, "entities" | "boundaries" | "edges" | "relations">;
+}
+
 /** What the feed pipelines look up before applying a plan (dedup, links, unchanged records). */
 export interface WorldLookup {
   /**
@@ -31,21 +45,7 @@ export interface WorldLookup {
     archiveId: string,
     chunkId: string,
   ): Promise<Array<{ version: number; source: string; artifactHash: string; contentKey: string } & VersionParts>>;
-  latestHead(
-    archiveId: string,
-    chunkId: string,
-  ): Promise<{
-    title: string;
-    contentKey: string;
-    contentChars: number;
-    entities: number;
-    edges: number;
-    synopsis: string;
-    validFrom: number;
-    source: string;
-    /** The stored version's declared entity ids, boundaries, edges and relations. */
-    parts: Pick<VersionRecord, "entities" | "boundaries" | "edges" | "relations">;
-  } | null>;
+  latestHead(archiveId: string, chunkId: string): Promise<LatestHead | null>;
   aliasNormsOf(archiveId: string, entityId: string): Promise<Set<string>>;
   recordEntityEvent(
     archiveId: string,
