@@ -169,6 +169,7 @@ export function wire(env: Env, adapt: (p: WiredPorts) => WiredPorts = (p) => p):
     clock,
     events: sink,
     pause,
+    pool: { discovery: stores.discovery, annotations: stores.annotations },
   });
   return createUseCases({
     kernel,

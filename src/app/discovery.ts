@@ -5,10 +5,10 @@
  */
 import type { z } from "zod";
 import * as S from "../contract";
-import { foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
 import { REFERENCE_ONLY } from "../core/formats/fulltext";
-import type { AnnotationStore, ChatModel, ChunkStore, DiscoveryStore, PaperRow } from "../core/ports";
+import type { ChatModel, ChunkStore, DiscoveryStore, PaperRow } from "../core/ports";
+import { annotationValues, citationsOf, type PoolReads } from "../core/research/pool-reads";
 import { hasNegative, rulesSpec } from "../core/research/query-spec";
 import {
   CANONICAL_DEFAULTS,
@@ -16,177 +16,25 @@ import {
   HIDDEN_GEM_RANK,
   POE_LAMBDA,
   POOL_MODES,
-  type PoolCandidate,
   type PoolMode,
   type RankedItem,
-  type RankOutcome,
-  rankPool,
   SORT_KEYS,
   scoreStats,
 } from "../core/research/rank-pool";
 import { MODES } from "../core/research/ranking";
 import { collectionStats, openAccessOf, paperYear, type StatsPaper } from "../core/research/stats";
-import { type Candidate, CHUNK_KINDS, DEFAULT_PARAMS } from "../core/types";
+import { CHUNK_KINDS, DEFAULT_PARAMS } from "../core/types";
 import type { AppDeps } from "./deps";
 import { discoverOp } from "./discover";
 import { noModel } from "./lib/proposals";
 import { buildSpec, wireScoreStats } from "./lib/query-spec";
-import { toEvent } from "./lib/records";
+import { itemScores, rankCandidates } from "./lib/ranking";
 import { round4 } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
-export interface DiscoveryReads {
+export interface DiscoveryReads extends PoolReads {
   discovery: DiscoveryStore;
-  annotations: Pick<AnnotationStore, "annotationsOf">;
-}
-
-const perfNow = () => (typeof performance !== "undefined" ? performance.now() : Date.now());
-
-/** The value of one annotation key per chunk at t. */
-async function annotationValues(
-  store: Pick<AnnotationStore, "annotationsOf">,
-  archive: string,
-  ids: string[],
-  key: string,
-  t: number,
-): Promise<Map<string, unknown>> {
-  const byChunk = new Map<string, ReturnType<typeof toEvent>[]>();
-  for (const r of await store.annotationsOf(archive, ids, key, t)) {
-    const l = byChunk.get(r.chunkId) ?? [];
-    l.push(toEvent(r));
-    byChunk.set(r.chunkId, l);
-  }
-  const out = new Map<string, unknown>();
-  for (const [chunk, evs] of byChunk) {
-    const v = foldAnnotations(evs, t).get(key);
-    if (v) out.set(chunk, v.value);
-  }
-  return out;
-}
-
-const citationsOf = (annotation: unknown, row: PaperRow | undefined) =>
-  typeof annotation === "number" && Number.isFinite(annotation)
-    ? { citations: annotation, from: "annotation" as const }
-    : row
-      ? { citations: row.citesIn, from: "cites" as const }
-      : { citations: null, from: null };
-
-/** Whether the ranking orders by Paper Circle's scores (mode poe alone keeps the route's order). */
-const reranks = (r: In<typeof S.RankingSchema>) =>
-  r.mode !== "poe" || r.mmr || r.view !== undefined || (r.sort !== undefined && r.sort !== "combined");
-
-/** Whether the ranking input narrows the pool (a similarity floor, venues or a year range given). */
-const narrows = (r: In<typeof S.RankingSchema>) =>
-  r.min_similarity !== undefined || r.venues !== undefined || r.year_from !== undefined || r.year_to !== undefined;
-
-/**
- * Whether the ranking input changes the route's result: a reordering, or a narrowing of the pool
- * (mode poe alone only adds the scores).
- */
-export const reorders = (r: In<typeof S.RankingSchema>) => reranks(r) || narrows(r);
-
-/** The similarity floor: the caller's, else the default when the ranking reorders, else none. */
-export const floorOf = (r: In<typeof S.RankingSchema>) => r.min_similarity ?? (reranks(r) ? DEFAULT_MIN_SIMILARITY : 0);
-
-/**
- * Ranks the route's candidates (never more: the pool is the top-M after filters) with the scores
- * read for them at t: title + synopsis, year, citations, venues. `k` = results wanted.
- */
-export async function rankCandidates(
-  reads: DiscoveryReads,
-  archive: string,
-  candidates: readonly Candidate[],
-  r: In<typeof S.RankingSchema>,
-  t: number,
-  k: number,
-): Promise<{
-  order: Array<{ chunk: string; version: number; score: number }>;
-  result: In<typeof S.RankingResult>;
-  /** Every ranked item in the final order, with its title (for a leaderboard). */
-  ranked: Array<RankedItem & { title: string }>;
-}> {
-  const t0 = perfNow();
-  const ids = candidates.map((c) => c.chunk);
-  const [papers, cites] = await Promise.all([
-    reads.discovery.papersOf(archive, ids, t),
-    annotationValues(reads.annotations, archive, ids, "citations", t),
-  ]);
-  const rows = new Map(papers.map((x) => [x.chunkId, x]));
-  const venueIds = [...new Set([...rows.values()].flatMap((x) => x.entities.filter((e) => e.startsWith("venue:"))))];
-  const venueNames = venueIds.length ? await reads.discovery.entityNames(archive, venueIds) : new Map<string, string>();
-  const t1 = perfNow();
-  const from = new Map<string, "annotation" | "cites" | null>();
-  const pool: PoolCandidate[] = candidates.map((c) => {
-    const row = rows.get(c.chunk);
-    const cit = citationsOf(cites.get(c.chunk), row);
-    from.set(c.chunk, cit.from);
-    const venues = (row?.entities ?? []).filter((e) => e.startsWith("venue:"));
-    return {
-      id: c.chunk,
-      version: c.version,
-      text: row ? `${row.title}\n${row.synopsis}` : "",
-      year: row ? paperYear(row.boundaries, row.validFrom) : null,
-      similarity: c.raw?.sem ?? c.experts.sem,
-      bm25: c.raw?.lex ?? c.experts.lex,
-      citations: cit.citations,
-      poe: c.score,
-      venues: [...venues, ...venues.map((v) => venueNames.get(v) ?? "").filter(Boolean)],
-    };
-  });
-  const out: RankOutcome = rankPool(pool, {
-    mode: r.mode,
-    weights: r.weights,
-    sort: r.sort,
-    mmr: r.mmr,
-    lambda: r.lambda,
-    view: r.view,
-    canonical: r.canonical && {
-      minCitations: r.canonical.min_citations,
-      topShare: r.canonical.top_share,
-      venues: r.canonical.venues,
-    },
-    k,
-    minSimilarity: floorOf(r),
-    venues: r.venues,
-    yearFrom: r.year_from,
-    yearTo: r.year_to,
-  });
-  const t2 = perfNow();
-  const items = out.items.slice(0, k).map((x, i) => ({
-    chunk: x.id,
-    version: x.version,
-    rank: i + 1,
-    combined_rank: x.combinedRank,
-    mmr_rank: x.mmrRank,
-    year: x.year,
-    similarity: round4(x.similarity),
-    recency: round4(x.recency),
-    novelty: round4(x.novelty),
-    bm25: round4(x.bm25),
-    citations: x.citations,
-    citations_from: from.get(x.id) ?? null,
-    combined: round4(x.combined),
-  }));
-  return {
-    order: out.items.map((x) => ({ chunk: x.id, version: x.version, score: x.combined })),
-    ranked: out.items.map((x) => ({ ...x, title: rows.get(x.id)?.title ?? "" })),
-    result: {
-      mode: out.mode,
-      weights: out.weights,
-      lambda: out.lambda,
-      sort: r.sort ?? "combined",
-      view: r.view ?? null,
-      pool: out.pool,
-      relevant: out.relevant,
-      min_similarity: out.minSimilarity,
-      intra_list_similarity: round4(out.intraListSimilarity),
-      mmr_comparisons: out.mmrComparisons,
-      score_stats: wireScoreStats(out.scoreStats),
-      items,
-      timings_ms: { read: round4(t1 - t0), rank: round4(t2 - t1) },
-    },
-  };
 }
 
 /** A ranked item as a leaderboard entry (4 decimals). */
@@ -199,12 +47,7 @@ export const leaderboardEntry = (
   chunk: id.chunk,
   version: id.version,
   title: x.title,
-  year: x.year,
-  similarity: round4(x.similarity),
-  recency: round4(x.recency),
-  novelty: round4(x.novelty),
-  bm25: round4(x.bm25),
-  citations: x.citations,
+  ...itemScores(x),
   combined: round4(x.combined),
 });
 

@@ -40,6 +40,7 @@ import {
   type VectorSpaceCheck,
   verifyAnchors,
 } from "../core/query";
+import type { PoolReads } from "../core/research/pool-reads";
 import { simhash, toBase64 } from "../core/sketch";
 import type { AccessChannel, AnchoredSpan } from "../core/types";
 import type { ExtractMessage, ExtractQueue } from "./lib/queue";
@@ -106,6 +107,8 @@ export interface ServiceDeps {
   spaces?: VectorSpaces | undefined;
   /** The re-embed's reads and writes (required with `spaces`). */
   embedding?: EmbeddingStore | undefined;
+  /** What a context's `ranking` reads of the route's candidate pool (absent: ranking is refused). */
+  pool?: PoolReads | undefined;
 }
 
 /** What a re-embed of one page of heads did. */
@@ -152,6 +155,8 @@ export class Kernel {
       sessions,
       clock: this.d.clock,
       chunkIdsForVectorIds: (a, ids) => chunks.chunkIdsForVectorIds(a, ids),
+      pool: this.d.pool,
+      edges: chunks,
       access: {
         // D1 is the durable log (tagged with the session, which seeds that session's recency); the
         // object keeps archive-wide access statistics for /neighbours and stats, not for ranking.

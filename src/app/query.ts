@@ -6,14 +6,15 @@
  */
 import type { z } from "zod";
 import * as S from "../contract";
+import { withFollow } from "../core/follow";
 import type { ModelMeter } from "../core/ports";
 import type { EvidenceFloor } from "../core/query";
 import { countTokens, DEFAULT_TOKENIZER, type TokenizerName } from "../core/text/tokenizer";
-import type { Candidate, EvidenceCard, Freshness, RouteResult } from "../core/types";
+import type { Candidate, EvidenceCard, Freshness } from "../core/types";
 import { type CodeOptions, type CodeReads, capCards, codeForm, codeOptions } from "./code-context";
 import type { AppDeps } from "./deps";
-import { type DiscoveryReads, rankCandidates, reorders } from "./discovery";
-import { resolveFilter, toContextRequest, withFollow } from "./lib/filter";
+import { resolveFilter, toContextRequest } from "./lib/filter";
+import { rankCandidates, reorders, wireRanking } from "./lib/ranking";
 import { round4, tidy } from "./lib/wire";
 import { queueTurn } from "./project/turns";
 
@@ -85,17 +86,12 @@ async function withCode(
   };
 }
 
-const discoveryReads = (d: AppDeps): DiscoveryReads => ({
-  discovery: d.stores.discovery,
-  annotations: d.stores.annotations,
-});
-
 /**
  * Freshness on the wire. A capital port that does not report it (in-process stores) applies every
- * change before it answers: applied is then unknown (0) and reached true.
+ * change before it answers: the core's route then says applied 0 and reached true.
  */
-function wireFreshness(f: Freshness | undefined, after: string | undefined): In<typeof S.FreshnessSchema> {
-  if (!f) return { applied: "0", after: after ?? null, reached: true, waited_ms: 0 };
+function wireFreshness(f: Freshness | undefined): In<typeof S.FreshnessSchema> {
+  if (!f) return { applied: "0", after: null, reached: true, waited_ms: 0 };
   return {
     applied: String(f.applied),
     after: f.after === null ? null : String(f.after),
@@ -128,7 +124,8 @@ async function route(d: AppDeps, archive: string, b: In<typeof S.RouteBody>) {
   let ranking: In<typeof S.RankingResult> | undefined;
   if (b.ranking) {
     const k = b.limit ?? 32;
-    const ranked = await rankCandidates(discoveryReads(d), archive, r.route.candidates, b.ranking, r.asOf, k);
+    const reads = { discovery: d.stores.discovery, annotations: d.stores.annotations };
+    const ranked = await rankCandidates(reads, archive, r.route.candidates, b.ranking, r.asOf, k);
     ranking = ranked.result;
     const relevance = new Map(r.route.candidates.map((c) => [c.chunk, c.relevance]));
     if (reorders(b.ranking))
@@ -141,7 +138,7 @@ async function route(d: AppDeps, archive: string, b: In<typeof S.RouteBody>) {
     candidates: wireCandidates(r.route.candidates),
     selected,
     ...(ranking ? { ranking } : {}),
-    freshness: wireFreshness(r.route.freshness, b.after),
+    freshness: wireFreshness(r.route.freshness),
     trace: {
       ...r.route.trace,
       semantic: r.semantic.slice(0, 20),
@@ -165,7 +162,8 @@ async function expand(d: AppDeps, archive: string, b: In<typeof S.ExpandBody>) {
     sessionId: b.session_id,
     filter: await resolveFilter(d.stores.chunks, archive, b.filter, t),
   });
-  const cards = await withFollow(d.stores.chunks, archive, r.cards, b.follow, t);
+  const graph = { edges: d.stores.chunks, versions: d.stores.chunks };
+  const cards = await withFollow(graph, archive, r.cards, b.follow, t);
   return {
     cards,
     skipped: r.skipped,
@@ -191,24 +189,6 @@ function wireEvidence(e: EvidenceFloor) {
 }
 
 /**
- * A /context body's `ranking` as the kernel's reorder hook (undefined without one) and, after the
- * call, the ranking result it produced.
- */
-export function contextRanking(reads: DiscoveryReads, archive: string, b: In<typeof S.ContextBody>) {
-  const rk = b.ranking;
-  let result: In<typeof S.RankingResult> | undefined;
-  const order = rk
-    ? async (route: RouteResult, at: number) => {
-        // The cards come from the first max_cards + 4 (some may not fit the budget).
-        const ranked = await rankCandidates(reads, archive, route.candidates, rk, at, (b.max_cards ?? 20) + 4);
-        result = ranked.result;
-        return reorders(rk) ? ranked.order.map((x) => x.chunk) : null;
-      }
-    : undefined;
-  return { order, result: () => result };
-}
-
-/**
  * POST /v1/archives/{a}/context at the request's time; `cardCost`: what a card costs of the budget
  * (REST: its wire JSON, wireCost), absent: the kernel's prompt form.
  */
@@ -219,18 +199,16 @@ async function context(
   cardCost?: (card: EvidenceCard) => number,
 ) {
   const t = timeOf(d, b.as_of);
-  const ranker = contextRanking(discoveryReads(d), archive, b);
+  const filter = await resolveFilter(d.stores.chunks, archive, b.filter, t);
   const r = await d.kernel.context({
-    ...toContextRequest(archive, b, t, await resolveFilter(d.stores.chunks, archive, b.filter, t)),
-    order: ranker.order,
+    ...toContextRequest(archive, b, t, filter),
+    follow: b.follow,
     cardCost,
   });
-  const ranking = ranker.result();
-  const cards = await withFollow(d.stores.chunks, archive, r.cards, b.follow, t);
   const { shortTerm, ...budget } = r.budget;
   return {
     as_of: new Date(r.asOf).toISOString(),
-    freshness: wireFreshness(r.route.freshness, b.after),
+    freshness: wireFreshness(r.route.freshness),
     short_term: r.shortTerm.map((e) => ({
       role: e.role,
       text: e.text,
@@ -239,7 +217,7 @@ async function context(
     })),
     short_term_chunks: r.shortTermChunks.map((c) => ({ ...c, at: new Date(c.at).toISOString() })),
     short_term_dropped: r.shortTermDropped,
-    cards,
+    cards: r.cards,
     evidence: wireEvidence(r.evidence),
     budget: {
       total: budget.total,
@@ -249,7 +227,7 @@ async function context(
       tokenizer: budget.tokenizer,
     },
     skipped: r.skipped,
-    ...(ranking ? { ranking: tidy(ranking as In<typeof S.RankingResult>) } : {}),
+    ...(r.ranking ? { ranking: tidy(wireRanking(r.ranking)) } : {}),
     trace: tidy({
       ...r.route.trace,
       candidates: wireCandidates(r.route.candidates.slice(0, 32)),

@@ -50,3 +50,26 @@ export function foldAnnotations(events: readonly AnnotationEvent[], asOf: number
   }
   return out;
 }
+
+/** A stored annotation row as an event ("add" or "set"; any other stored op reads as "set"). */
+export const annotationEvent = (r: {
+  id: number;
+  chunkId: string;
+  version: number | null;
+  key: string;
+  op: string;
+  value: unknown;
+  actor: string;
+  reason: string;
+  at: number;
+}): AnnotationEvent => ({
+  id: r.id,
+  chunkId: r.chunkId,
+  version: r.version,
+  key: r.key,
+  op: r.op === "add" ? "add" : "set",
+  value: r.value,
+  actor: r.actor,
+  reason: r.reason,
+  at: r.at,
+});

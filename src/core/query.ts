@@ -5,10 +5,12 @@
 
 import { DEFAULT_MIN_CARD_RELEVANCE, DEFAULT_MIN_RELEVANCE } from "./capital/scoring";
 import { DEFAULT_MODEL_TOKENS_PER_QUERY, newModelMeter } from "./distill/model";
+import { type FollowedEdge, type FollowSpec, withFollow } from "./follow";
 import type {
   AccessLog,
   BlobStore,
   CapitalRouter,
+  ChunkStore,
   Clock,
   Distiller,
   DistillInput,
@@ -20,6 +22,7 @@ import type {
   VectorIndex,
   VersionReader,
 } from "./ports";
+import { type PoolRanking, type PoolReads, type RankedPool, rankCandidatesAt } from "./research/pool-reads";
 import { SKETCH_BYTES, simhash } from "./sketch";
 import { queryTerms } from "./text/lexical";
 import { extractMentions } from "./text/mentions";
@@ -50,6 +53,10 @@ export interface QueryDeps {
   chunkIdsForVectorIds(archiveId: string, ids: string[]): Promise<Map<string, string>>;
   /** Whether the archive's vectors are in the embedder's space (absent: they are). */
   vectorSpace?: VectorSpaceCheck | undefined;
+  /** What a context's `ranking` reads of its pool (required for a request with one). */
+  pool?: PoolReads | undefined;
+  /** Edges at a time, for a context's `follow` (required for a request with one). */
+  edges?: Pick<ChunkStore, "edgesAt"> | undefined;
 }
 
 /**
@@ -128,10 +135,12 @@ export interface ContextRequest extends RouteRequest {
   /** Encoding the budget is counted in (default cl100k_base). */
   tokenizer?: TokenizerName | undefined;
   /**
-   * Reorders the route's result before expansion (a ranking mode over the candidate pool): the chunk
-   * ids to expand, in order; null keeps the route's selection.
+   * Ranks the route's candidate pool (research/pool-reads.ts) before expansion; when it reorders,
+   * its order replaces the route's selection. The response carries the ranked pool.
    */
-  order?: ((route: RouteResult, asOf: number) => Promise<string[] | null>) | undefined;
+  ranking?: PoolRanking | undefined;
+  /** Each card's neighbours over these edge types at asOf (follow.ts). */
+  follow?: readonly FollowSpec[] | undefined;
   /** What a card costs of the budget (default its prompt form, `tokens`): see ExpandRequest.cardCost. */
   cardCost?: ((card: EvidenceCard) => number) | undefined;
   /** No cards at all when no selected chunk reaches this relevance (default DEFAULT_MIN_RELEVANCE). */
@@ -285,8 +294,10 @@ async function routeUnlogged(
   });
   t.lap("route");
   t.total();
+  // A router that does not report freshness (in-process stores) applied every change before it answered.
+  const freshness = route.freshness ?? { applied: 0, after: req.after ?? null, reached: true, waitedMs: 0 };
   return {
-    response: { route, asOf, semantic, timings: t.timings },
+    response: { route: { ...route, freshness }, asOf, semantic, timings: t.timings },
     accesses: route.selected.map((s) => ({ chunk: s.chunk, channel: "routing" as const, at: now })),
   };
 }
@@ -544,18 +555,33 @@ export interface ContextResponse {
   shortTermChunks: RecentChunk[];
   /** What the window read but left out for its share of the budget. */
   shortTermDropped: { events: number; chunks: number };
-  /** The cards, best first, each with the score and relevance of its route entry. */
-  cards: ScoredCard[];
+  /** The cards, best first, each with the score and relevance of its route entry (and `follow`). */
+  cards: Array<ScoredCard & { follow?: FollowedEdge[] }>;
   evidence: EvidenceFloor;
   budget: { total: number; shortTerm: number; cards: number; remaining: number; tokenizer: TokenizerName };
   route: RouteResult;
   skipped: ExpandResponse["skipped"];
   timings: Timings;
   model?: ModelMeter | undefined;
+  /** The request's ranking of the pool (absent without one). */
+  ranking?: RankedPool | undefined;
 }
 
 /** An evidence card with what the route said of its chunk. */
 export type ScoredCard = EvidenceCard & { score: number; relevance: number };
+
+/** The request's ranking of the route's pool; the cards come from the first maxCards + 4 (some may not fit). */
+function rankPoolOf(deps: QueryDeps, req: ContextRequest, route: RouteResult, asOf: number, maxCards: number) {
+  if (!deps.pool) throw new Error("a context with a ranking needs QueryDeps.pool");
+  const o = (req.ranking as PoolRanking).options;
+  return rankCandidatesAt(deps.pool, req.archiveId, route.candidates, o, asOf, maxCards + 4);
+}
+
+/** The cards with their `follow` neighbours at asOf. */
+function followOf(deps: QueryDeps, req: ContextRequest, cards: ScoredCard[], asOf: number) {
+  if (!deps.edges) throw new Error("a context with follow needs QueryDeps.edges");
+  return withFollow({ edges: deps.edges, versions: deps.versions }, req.archiveId, cards, req.follow, asOf);
+}
 
 /** P_B(q, t) = short-term window + cards, with Tok(window) + sum Tok(cards) <= B (eq. 1). */
 export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promise<ContextResponse> {
@@ -593,8 +619,11 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
   for (const c of routed.route.selected) scoreOf.set(c.chunk, { score: c.score, relevance: c.relevance });
   let best = 0;
   for (const x of scoreOf.values()) best = Math.max(best, x.relevance);
-  const reordered = req.order ? await req.order(routed.route, asOf) : null;
-  const ordered = reordered ?? routed.route.selected.map((s) => s.chunk);
+  const ranking = req.ranking ? await rankPoolOf(deps, req, routed.route, asOf, maxCards) : undefined;
+  const ordered =
+    req.ranking?.reorders && ranking
+      ? ranking.outcome.items.map((x) => x.id)
+      : routed.route.selected.map((s) => s.chunk);
   const rel = (chunk: string) => scoreOf.get(chunk)?.relevance ?? 0;
   const found = ordered.some((chunk) => rel(chunk) >= floor);
   const clears = found ? ordered.filter((chunk) => rel(chunk) >= cardFloor) : [];
@@ -609,11 +638,12 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     tokenizer,
     cardCost: req.cardCost,
   });
-  const cards: ScoredCard[] = expanded.cards.slice(0, maxCards).map((c) => ({
+  const scored: ScoredCard[] = expanded.cards.slice(0, maxCards).map((c) => ({
     ...c,
     score: Math.round((scoreOf.get(c.artifact_id)?.score ?? 0) * 1e4) / 1e4,
     relevance: scoreOf.get(c.artifact_id)?.relevance ?? 0,
   }));
+  const cards = req.follow?.length ? await followOf(deps, req, scored, asOf) : scored;
   // One access-log write for the routing and the expansion accesses (one D1 batch, one object call);
   // only the cards returned count as expanded (up to 4 more were distilled in case some did not fit).
   const shown = new Set(cards.map((c) => c.artifact_id));
@@ -639,6 +669,7 @@ export async function contextQuery(deps: QueryDeps, req: ContextRequest): Promis
     route: routed.route,
     skipped: expanded.skipped,
     ...(expanded.model ? { model: expanded.model } : {}),
+    ...(ranking ? { ranking } : {}),
     timings: {
       ...Object.fromEntries(Object.entries(routed.timings).filter(([k]) => k !== "total")),
       session: Math.round(sessionMs * 1000) / 1000,

@@ -11,7 +11,6 @@ import type { ScoredCard } from "../../core/query";
 import { codeCards, codeOptions } from "../code-context";
 import type { AppDeps } from "../deps";
 import { MAX_SUBTREE, resolveFilter, toContextRequest } from "../lib/filter";
-import { contextRanking } from "../query";
 import type { ExportBody, ExportDeps } from "./common";
 import { exportDump } from "./dump";
 import { exportContext, renderArchive } from "./render";
@@ -92,17 +91,12 @@ export function exportUseCases(d: AppDeps) {
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
       const t = toMs(b.as_of) ?? d.clock.now();
       const filter = await resolveFilter(d.stores.chunks, archive, b.filter, t);
-      const { order } = contextRanking(
-        { discovery: d.stores.discovery, annotations: d.stores.annotations },
-        archive,
-        b,
-      );
       const code = codeOptions(b);
       const reads = { versions: d.stores.chunks, contentOf: d.kernel.contentOf };
       const coded = code
         ? async (cards: ScoredCard[]) => ({ ...(await codeCards(reads, archive, cards, code)), max: code.maxCodeBytes })
         : undefined;
-      return exportContext(deps, { ...toContextRequest(archive, b, t, filter), order }, b.format, coded);
+      return exportContext(deps, toContextRequest(archive, b, t, filter), b.format, coded);
     },
   };
 }

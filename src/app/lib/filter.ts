@@ -1,24 +1,24 @@
 /**
- * The wire filter and `follow` resolved exactly from D1 at a request's time, and the wire /context
- * body as the kernel's request: shared by the query, export, code-pair, paper and review use cases.
+ * The wire filter resolved exactly from D1 at a request's time, and the wire /context body as the
+ * kernel's request: shared by the query, export, code-pair, paper and review use cases.
  */
 import type { z } from "zod";
 import type * as S from "../../contract";
 import type { ChunkStore } from "../../core/ports";
 import type { RouteFilter } from "../../core/types";
-import { round4 } from "./wire";
+import { poolRanking } from "./ranking";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
 /** What the query use cases read from D1 besides the kernel: exact subtrees, grounding, neighbours. */
-export type GraphReads = Pick<ChunkStore, "subtree" | "implementedAt" | "edgesAt" | "visibleAt">;
+export type FilterReads = Pick<ChunkStore, "subtree" | "implementedAt" | "edgesAt">;
 
 /** A subtree's size above which `within` refuses (the exact set travels to the routing object). */
 export const MAX_SUBTREE = 50_000;
 
 /** The wire filter -> the kernel's, with `within`, `cited_by` and `grounded` resolved exactly from D1 at t. */
 export async function resolveFilter(
-  store: GraphReads,
+  store: FilterReads,
   archive: string,
   f: In<typeof S.FilterSchema> | Omit<In<typeof S.FilterSchema>, "min_similarity"> | undefined,
   t: number,
@@ -46,45 +46,9 @@ export async function resolveFilter(
   };
 }
 
-/** Exact neighbours over the requested edge types attached to each card (`follow`). */
-export async function withFollow<C extends { artifact_id: string }>(
-  store: GraphReads,
-  archive: string,
-  cards: C[],
-  follow: In<typeof S.FollowSchema>[] | undefined,
-  t: number,
-): Promise<
-  Array<
-    C & {
-      follow?: Array<{ type: string; direction: "out" | "in"; chunk: string; version: number | null; weight: number }>;
-    }
-  >
-> {
-  if (!follow?.length || cards.length === 0) return cards;
-  const ids = cards.map((c) => c.artifact_id);
-  const lists = new Map<string, Array<{ type: string; direction: "out" | "in"; chunk: string; weight: number }>>();
-  for (const f of follow) {
-    const count = new Map<string, number>();
-    for (const e of await store.edgesAt(archive, ids, f.type, f.direction, t)) {
-      const n = count.get(e.from) ?? 0;
-      if (n >= f.limit) continue;
-      count.set(e.from, n + 1);
-      const l = lists.get(e.from) ?? [];
-      l.push({ type: f.type, direction: f.direction, chunk: e.to, weight: round4(e.weight) });
-      lists.set(e.from, l);
-    }
-  }
-  const targets = [...new Set([...lists.values()].flat().map((x) => x.chunk))];
-  const visible = targets.length ? await store.visibleAt(archive, targets, t) : new Map();
-  return cards.map((c) => ({
-    ...c,
-    follow: (lists.get(c.artifact_id) ?? []).map((x) => ({ ...x, version: visible.get(x.chunk)?.version ?? null })),
-  }));
-}
-
 /**
  * The wire /context body -> the service's request at `asOf` (the request's as_of, resolved once by
- * the use case; also used by the query-result export).
+ * the use case; also used by the query-result export), its `ranking` as the core's.
  */
 export function toContextRequest(archive: string, b: In<typeof S.ContextBody>, asOf: number, filter?: RouteFilter) {
   return {
@@ -102,5 +66,6 @@ export function toContextRequest(archive: string, b: In<typeof S.ContextBody>, a
     minRelevance: b.min_relevance,
     minCardRelevance: b.min_card_relevance,
     after: b.after === undefined ? undefined : Number(b.after),
+    ranking: b.ranking ? poolRanking(b.ranking) : undefined,
   };
 }
