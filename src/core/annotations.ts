@@ -4,6 +4,7 @@
  * The value of a key at t folds the events with at <= t in (at, id) order, so a late-recorded event
  * with an earlier `at` changes what earlier reads would now answer, as valid time should.
  */
+import type { AnnotationRecord } from "./ports";
 
 export const ANNOTATION_OPS = ["set", "add"] as const;
 export type AnnotationOp = (typeof ANNOTATION_OPS)[number];
@@ -52,17 +53,9 @@ export function foldAnnotations(events: readonly AnnotationEvent[], asOf: number
 }
 
 /** A stored annotation row as an event ("add" or "set"; any other stored op reads as "set"). */
-export const annotationEvent = (r: {
-  id: number;
-  chunkId: string;
-  version: number | null;
-  key: string;
-  op: string;
-  value: unknown;
-  actor: string;
-  reason: string;
-  at: number;
-}): AnnotationEvent => ({
+export const annotationEvent = (
+  r: Pick<AnnotationRecord, "id" | "chunkId" | "version" | "key" | "op" | "value" | "actor" | "reason" | "at">,
+): AnnotationEvent => ({
   id: r.id,
   chunkId: r.chunkId,
   version: r.version,
