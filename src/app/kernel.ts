@@ -38,11 +38,11 @@ import {
   routeQuery,
   sessionEventTokens,
   type VectorSpaceCheck,
-  verifyAnchors,
 } from "../core/query";
 import type { PoolReads } from "../core/research/pool-reads";
 import { simhash, toBase64 } from "../core/sketch";
 import type { AccessChannel, AnchoredSpan } from "../core/types";
+import { verifyAnchors } from "../core/verify";
 import type { ExtractMessage, ExtractQueue } from "./lib/queue";
 import { chunkList } from "./lib/records";
 import type { VectorSpaceNote, VectorSpaces } from "./vector-space";

@@ -6,6 +6,7 @@
 import { DEFAULT_MIN_CARD_RELEVANCE, DEFAULT_MIN_RELEVANCE } from "./capital/scoring";
 import { DEFAULT_MODEL_TOKENS_PER_QUERY, newModelMeter } from "./distill/model";
 import { type FollowedEdge, type FollowSpec, withFollow } from "./follow";
+import { mapLimit } from "./map-limit";
 import type {
   AccessLog,
   BlobStore,
@@ -27,15 +28,7 @@ import { SKETCH_BYTES, simhash } from "./sketch";
 import { queryTerms } from "./text/lexical";
 import { extractMentions } from "./text/mentions";
 import { countTokens, DEFAULT_TOKENIZER, loadTokenizer, type TokenizerName } from "./text/tokenizer";
-import type {
-  AccessChannel,
-  AnchoredSpan,
-  EdgeType,
-  EvidenceCard,
-  RouteFilter,
-  RouteResult,
-  SemanticHit,
-} from "./types";
+import type { AccessChannel, EdgeType, EvidenceCard, RouteFilter, RouteResult, SemanticHit } from "./types";
 
 export interface QueryDeps {
   embedder: Embedder;
@@ -302,19 +295,6 @@ async function routeUnlogged(
   };
 }
 
-async function mapLimit<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  });
-  await Promise.all(workers);
-  return out;
-}
-
 export interface ExpandRequest {
   archiveId: string;
   query: string;
@@ -353,7 +333,7 @@ export interface ExpandResponse {
 
 /** A version against the filters expand can check on its own (kinds, boundaries, the exact id set). */
 function expandPasses(f: RouteFilter, row: { chunkId: string; kind: string; boundaries: string[] }): boolean {
-  const tags = new Set(row.boundaries.map((b) => b.trim().toLowerCase().replace(/\s+/g, "-")));
+  const tags = new Set(row.boundaries.map(normTag));
   const norm = (b: string) => b.trim().toLowerCase().replace(/\s+/g, "-");
   return (
     (!f.kinds?.length || (f.kinds as string[]).includes(row.kind)) &&
@@ -755,53 +735,6 @@ export function fitWindow(
   shortTerm.reverse(); // chronological order for the prompt
   shortTermChunks.reverse();
   return { shortTerm, shortTermChunks, dropped: { events: events.length - e, chunks: chunks.length - c }, tokens };
-}
-
-export interface VerifyResult {
-  anchor: AnchoredSpan;
-  verified: boolean;
-  reason: "ok" | "snippet_mismatch" | "version_not_found" | "span_out_of_range";
-  actual?: string;
-}
-
-/** Re-check anchors: the snippet must be exactly the text at [start, end) of that version. */
-export async function verifyAnchors(
-  deps: QueryDeps,
-  archiveId: string,
-  anchors: AnchoredSpan[],
-  sessionId?: string | undefined,
-): Promise<VerifyResult[]> {
-  const byVersion = new Map<string, AnchoredSpan[]>();
-  for (const a of anchors) {
-    const k = `${a.artifact_id}\u0000${a.version}`;
-    const list = byVersion.get(k) ?? [];
-    list.push(a);
-    byVersion.set(k, list);
-  }
-  const contents = new Map<string, string | null>();
-  await mapLimit([...byVersion.keys()], 6, async (k) => {
-    const [chunk, v] = k.split("\u0000") as [string, string];
-    const row = await deps.versions.exact(archiveId, chunk, Number(v));
-    contents.set(k, row ? await deps.blobs.get(row.contentKey) : null);
-  });
-  const now = deps.clock.now();
-  // Accesses of versions that exist only: an anchor into a missing (or deleted) chunk names nothing
-  // stored, and its id is not written back into the access log.
-  const found = new Set([...contents].filter(([, c]) => c !== null).map(([k]) => k.split("\u0000")[0] as string));
-  await deps.access.record(
-    archiveId,
-    [...found].map((chunk) => ({ chunk, channel: "verification" as const, at: now })),
-    sessionId,
-  );
-  return anchors.map((a) => {
-    const content = contents.get(`${a.artifact_id}\u0000${a.version}`);
-    if (content == null) return { anchor: a, verified: false, reason: "version_not_found" };
-    if (a.end > content.length || a.start >= a.end) return { anchor: a, verified: false, reason: "span_out_of_range" };
-    const actual = content.slice(a.start, a.end);
-    return actual === a.snippet
-      ? { anchor: a, verified: true, reason: "ok" }
-      : { anchor: a, verified: false, reason: "snippet_mismatch", actual };
-  });
 }
 
 /**
