@@ -7,10 +7,21 @@
  * LocalShard.resolve), and test/core/sharding.test.ts holds the two to the same answer.
  */
 import { sketchCosine } from "../sketch";
-import type { Candidate, ChunkKind, KernelParams, RouteInput, RouteResult, RouterStep } from "../types";
-import { CHUNK_KIND_CODES } from "./codes";
+import type { Candidate, KernelParams, RouteInput, RouteResult } from "../types";
 import { localPpr } from "./diffusion";
-import { type RouterState, routerHop, slotsByNode } from "./router";
+import {
+  candidateAt,
+  candidatePool,
+  isZero,
+  type NodeReads,
+  type PoolContext,
+  plantSeeds,
+  seedRecent,
+  seedTrace,
+  selection,
+  startRouter,
+} from "./route-parts";
+import { routerHop, slotsByNode } from "./router";
 import {
   filterTest,
   graphGain,
@@ -24,8 +35,6 @@ import {
 import { Seeds } from "./seeds";
 import { LocalShard, resolveQuery } from "./shard";
 import type { CapitalStore } from "./store";
-
-const DAY = 86_400_000;
 
 /**
  * The k best entries of a score map (ties by smaller node), best first, in O(n log k) with a
@@ -65,18 +74,14 @@ export function topK(scores: Map<number, number>, k: number): Array<[number, num
   return heap.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
 }
 
-function isZero(a: Uint8Array): boolean {
-  for (const b of a) if (b !== 0) return false;
-  return true;
-}
-
 /**
  * One query, steps 1-5 in order (one body on purpose): the steps share a dozen per-query
  * structures (resolved entities, seeds and their reasons, symbolic weights, lexical scores, the
  * diffusion mass, the scored pool, the selection), and the expert closure is used both to score the
  * pool and to score nodes the router reaches. Split into functions, each step would take and return
  * most of that state; in one body each step reads as the numbered comment says. What reads little of
- * it is a helper below: session recency, a pool node's candidate, the selection and the seed trace.
+ * it, and what routeSharded takes alike, is in route-parts.ts: seeding, session recency, the pool, a
+ * pool node's candidate, the router's start, the selection and the seed trace.
  */
 export function route(s: CapitalStore, input: RouteInput, params: KernelParams = s.params): RouteResult {
   const t = input.asOf;
@@ -86,6 +91,12 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   //    tables say (LocalShard.resolve, which the names shard of a sharded archive answers).
   //    Unsharded, archive-wide node numbers are the store's own.
   const shard = new LocalShard(s);
+  const nodes: NodeReads = {
+    idOf: (i) => s.ids[i] as string,
+    versionOf: (i) => s.versionAtIdx(i, t),
+    kindOf: (i) => s.kind[i] as number,
+    recordedAt: (i) => s.recordedAt[i] as number,
+  };
   const res = shard.resolve(resolveQuery(input, params));
   const mentions = res.mentions;
 
@@ -94,20 +105,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   //    only on the archive, the query, t and the parameters).
   const sd = new Seeds(s.openDocs || s.size, (i) => s.visibleAt(i, t));
   sd.entities(res.entities);
-  const seeds = sd.weights;
-  const reasons = sd.reasons;
-  const symWeight = sd.symWeight;
-  const invisible = sd.invisible;
-  const symTotal = sd.symTotal;
-  const addSeed = (i: number, w: number, why: string) => sd.add(i, w, why);
-  for (const i of res.idChunks) addSeed(i, 1, "identifier");
-  const semScore = new Map<number, number>();
-  input.semantic.forEach((h, k) => {
-    const i = res.semantic[k] as number;
-    if (i < 0) return;
-    semScore.set(i, h.score);
-    if (h.score > 0) addSeed(i, h.score, "semantic");
-  });
+  const { weights: seeds, reasons, symWeight, invisible } = sd;
   const lex = input.terms?.length
     ? s.lexicalScores(input.terms, t, params.maxPostingsPerTerm, params.maxLexicalPostings)
     : new Map<number, number>();
@@ -116,9 +114,8 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const ceiling = input.terms?.length ? lexicalCeiling(s.termCounts(input.terms), s.openDocs) : 0;
   const pinnedSet = new Set(res.idChunks);
   const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
-  for (const [i, v] of lexTop) addSeed(i, v / maxLex, "lexical");
-  const { sessionAccess, recency } = recencyOf(s, input, res.recent, params);
-  for (const i of sessionAccess.keys()) addSeed(i, params.eta * recency(i), "recent");
+  const semScore = plantSeeds(sd, res, input, lexTop, maxLex);
+  const recency = seedRecent(sd, input, res.recent, params, nodes);
 
   // Filters (exact sets from postings; checked before the top-M cut and on router targets).
   const flt = input.filter;
@@ -146,7 +143,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     cos,
     lex,
     maxLex,
-    symTotal,
+    symTotal: sd.symTotal,
     symWeight,
     gain,
     maxGain,
@@ -154,14 +151,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     thread,
   });
   const relevance = (i: number) => relevanceOf(lex.get(i) ?? 0, ceiling, experts(i), pinnedSet.has(i));
-  // Pool: every seed, the 2*M nodes with most diffusion mass (among those the filter lets through)
-  // and the timeline neighbours of the lexical seeds, so scoring is O(M), not O(touched); a filter's
-  // exact set of at most 4*M chunks joins whole, so a narrow filter (a subtree) is never left with
-  // nothing to rank.
-  const massOrder = [...ppr.mass.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  const byMass = (flt ? massOrder.filter(([i]) => passes(i)) : massOrder).slice(0, 2 * params.topM);
-  const pool = new Set<number>([...seeds.keys(), ...byMass.map(([i]) => i), ...thread.keys()]);
-  if (allowed !== null && allowed.size <= 4 * params.topM) for (const i of allowed) pool.add(i);
+  const { byMass, pool } = candidatePool(ppr.mass, seeds, thread, { flt, passes, allowed }, params);
   const scored: Candidate[] = [];
   const pooled: PoolContext = {
     experts,
@@ -176,41 +166,27 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   };
   for (const i of pool) {
     if (flt && !passes(i)) continue;
-    const c = candidateAt(s, i, t, pooled);
+    const c = candidateAt(nodes, i, pooled);
     if (c) scored.push(c);
     else invisible.add(i);
   }
   const order = rankOrder(pinnedIds(res.idChunks.map((i) => s.ids[i] as string)));
   scored.sort(order);
   const candidates = scored.slice(0, params.topM);
-  const candScore = new Map(candidates.map((c) => [s.index.get(c.chunk) as number, c.score]));
 
   // 5. Router: multi-hop over neighbour tables from the best candidates, heads only.
-  const selected = new Map<number, { score: number; depth: number; via: number | null }>();
-  for (const c of candidates.slice(0, input.limit))
-    selected.set(s.index.get(c.chunk) as number, { score: c.score, depth: 0, via: null });
-  const steps: RouterStep[] = [];
-  const router: RouterState = {
-    selected,
-    candScore,
-    steps,
-    limit: input.limit,
-    lambda: params.routerLambda,
-    prefer: new Set(input.preferEdges ?? []),
-    passes: flt ? passes : null,
-    pinned: pinnedSet,
-    head: (v) => product(experts(v)),
-    idOf: (i) => s.ids[i] as string,
-  };
+  const router = startRouter(
+    candidates.map((c) => ({ node: s.index.get(c.chunk) as number, score: c.score })),
+    input,
+    params,
+    { passes: flt ? passes : null, pinned: pinnedSet, head: (v) => product(experts(v)), idOf: nodes.idOf },
+  );
   let frontier = candidates.slice(0, params.routerBeam).map((c) => s.index.get(c.chunk) as number);
   for (let depth = 1; depth <= params.dMax && frontier.length > 0; depth++) {
     const next = routerHop(depth, frontier, slotsByNode(frontier, shard.slots(frontier, t, params.kr)), router);
     frontier = [...new Set(next)].slice(0, params.routerBeam);
   }
-  const sel = selection(s, selected, t, relevance)
-    .filter((x) => x.version > 0)
-    .sort(order)
-    .slice(0, input.limit);
+  const sel = selection(router.selected, nodes, relevance, order, input.limit);
 
   const massTop = byMass.slice(0, 50).map(([i, m]) => ({ chunk: s.ids[i] as string, mass: m }));
   return {
@@ -218,94 +194,12 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     selected: sel,
     trace: {
       mentions,
-      seeds: seedTrace(s, seeds, reasons),
+      seeds: seedTrace(seeds, reasons, nodes),
       diffusion: { touched: ppr.touched, steps: ppr.steps, mass: massTop },
-      routerSteps: steps,
+      routerSteps: router.steps,
       filteredByTime: invisible.size,
       filteredByFilter: excluded.size,
       candidatePool: pool.size,
     },
   };
-}
-
-/** What scoring a pool node reads: the experts, the diffusion mass and the raw signals. */
-interface PoolContext {
-  experts: ReturnType<typeof scorer>["experts"];
-  product: ReturnType<typeof scorer>["product"];
-  mass: ReadonlyMap<number, number>;
-  lex: ReadonlyMap<number, number>;
-  ceiling: number;
-  pinned: ReadonlySet<number>;
-  semScore: ReadonlyMap<number, number>;
-  noSketch: boolean;
-  rawSem: (i: number) => number;
-}
-
-/**
- * A pool node as a candidate, or null when no version of it is visible at t: the version filter
- * runs BEFORE the top-M cut (seeds and diffusion are already restricted to visible nodes).
- */
-function candidateAt(s: CapitalStore, i: number, t: number, c: PoolContext): Candidate | null {
-  const version = s.versionAtIdx(i, t);
-  if (version === 0) return null;
-  const ex = c.experts(i);
-  const lex = c.lex.get(i) ?? 0;
-  return {
-    chunk: s.ids[i] as string,
-    kind: CHUNK_KIND_CODES[s.kind[i] as number] as ChunkKind,
-    version,
-    score: c.product(ex),
-    experts: ex,
-    mass: c.mass.get(i) ?? 0,
-    relevance: relevanceOf(lex, c.ceiling, ex, c.pinned.has(i)),
-    raw: {
-      sem: c.noSketch && !c.semScore.has(i) ? null : c.rawSem(i),
-      lex,
-      match: c.ceiling > 0 ? lex / c.ceiling : 0,
-    },
-  };
-}
-
-/** The trace's seeds: the 100 heaviest, with why each is one. */
-function seedTrace(s: CapitalStore, seeds: ReadonlyMap<number, number>, reasons: ReadonlyMap<number, string[]>) {
-  return [...seeds.entries()]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, 100)
-    .map(([i, w]) => ({ chunk: s.ids[i] as string, weight: w, reasons: reasons.get(i) ?? [] }));
-}
-
-/**
- * The chunks the caller's session accessed (as of t; latest access each) and the recency of a node:
- * its latest access or record time, halved every recencyHalfLifeDays before `now`.
- */
-function recencyOf(s: CapitalStore, input: RouteInput, recent: readonly number[], params: KernelParams) {
-  const t = input.asOf;
-  const sessionAccess = new Map<number, number>();
-  (input.recent ?? []).forEach((r, k) => {
-    const i = recent[k] as number;
-    if (i >= 0 && r.at <= t) sessionAccess.set(i, Math.max(sessionAccess.get(i) ?? 0, r.at));
-  });
-  const halfLife = params.recencyHalfLifeDays * DAY;
-  const recency = (i: number) => {
-    const last = Math.max(sessionAccess.get(i) ?? 0, s.recordedAt[i] as number);
-    return 2 ** (-Math.max(0, input.now - last) / halfLife);
-  };
-  return { sessionAccess, recency };
-}
-
-/** The router's selection as answered: each node's version at t, score, relevance and path. */
-function selection(
-  s: CapitalStore,
-  selected: ReadonlyMap<number, { score: number; depth: number; via: number | null }>,
-  t: number,
-  relevance: (i: number) => number,
-) {
-  return [...selected.entries()].map(([i, x]) => ({
-    chunk: s.ids[i] as string,
-    version: s.versionAtIdx(i, t),
-    score: x.score,
-    relevance: relevance(i),
-    depth: x.depth,
-    via: x.via === null ? null : (s.ids[x.via] as string),
-  }));
 }
