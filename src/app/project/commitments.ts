@@ -28,7 +28,7 @@ import {
   type RecordRef,
   type Turn,
 } from "../../core/proposals/commitments";
-import { contentHash, propose } from "../../core/proposals/propose";
+import { contentHash, type ProposalOutcome, propose } from "../../core/proposals/propose";
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
@@ -66,290 +66,369 @@ async function recordId(c: ProposedCommitment): Promise<string> {
   return `${c.kind}:${slug(c.title).slice(0, 60) || "record"}-${h}`;
 }
 
-export function commitmentUseCases(d: AppDeps) {
+type Body = In<typeof S.CommitmentsBody>;
+type SessionEvent = { role: string; text: string; at: number };
+type Proposed = Extract<ProposalOutcome<ProposedCommitment>, { ok: true }>;
+type PartOf = (c: ProposedCommitment) => string | null;
+type Write = { c: ProposedCommitment; id: string };
+type Written = { versions: Map<string, number>; statusOf: Map<string, "created" | "updated" | "unchanged"> };
+
+/** The designs and decisions at t the model may revise (rejected ones left out), with status and content start. */
+async function keptRecords(d: AppDeps, archive: string, t: number): Promise<RecordRef[]> {
   const chunks = d.stores.chunks;
-
-  /** The designs and decisions at t the model may revise (rejected ones left out), with status and content start. */
-  async function keptRecords(archive: string, t: number): Promise<RecordRef[]> {
-    const rows = [
-      ...(await chunks.listChunks(archive, { asOf: t, kind: "design" }, null, MAX_RECORDS)),
-      ...(await chunks.listChunks(archive, { asOf: t, kind: "decision" }, null, MAX_RECORDS)),
-    ];
-    if (!rows.length) return [];
-    const ids = rows.map((r) => r.chunkId);
-    const events = await d.stores.annotations.annotationsOf(archive, ids, STATUS_KEY, t);
-    const heads = await chunks.visibleAt(archive, ids, t);
-    const out: RecordRef[] = [];
-    for (const r of rows) {
-      const h = heads.get(r.chunkId);
-      if (!h) continue;
-      const v = foldAnnotations(events.filter((e) => e.chunkId === r.chunkId).map(toEvent), t).get(STATUS_KEY)?.value;
-      const status = typeof v === "string" ? v : "none";
-      if (status === "rejected") continue;
-      const text = (await d.kernel.contentOf(h.contentKey)) ?? "";
-      out.push({
-        id: r.chunkId,
-        kind: r.kind === "design" ? "design" : "decision",
-        title: r.title,
-        status,
-        content: text.slice(0, RECORD_CHARS),
-      });
-    }
-    return out;
+  const rows = [
+    ...(await chunks.listChunks(archive, { asOf: t, kind: "design" }, null, MAX_RECORDS)),
+    ...(await chunks.listChunks(archive, { asOf: t, kind: "decision" }, null, MAX_RECORDS)),
+  ];
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.chunkId);
+  const events = await d.stores.annotations.annotationsOf(archive, ids, STATUS_KEY, t);
+  const heads = await chunks.visibleAt(archive, ids, t);
+  const out: RecordRef[] = [];
+  for (const r of rows) {
+    const h = heads.get(r.chunkId);
+    if (!h) continue;
+    const v = foldAnnotations(events.filter((e) => e.chunkId === r.chunkId).map(toEvent), t).get(STATUS_KEY)?.value;
+    const status = typeof v === "string" ? v : "none";
+    if (status === "rejected") continue;
+    const text = (await d.kernel.contentOf(h.contentKey)) ?? "";
+    out.push({
+      id: r.chunkId,
+      kind: r.kind === "design" ? "design" : "decision",
+      title: r.title,
+      status,
+      content: text.slice(0, RECORD_CHARS),
+    });
   }
+  return out;
+}
 
-  /** The answer stored on a turn record by an earlier `per_turn` extraction, or null. */
-  async function storedAnswer(archive: string, turn: string): Promise<Out | null> {
-    // Any time: the marker's valid time is when the extraction ran, and a redelivery may name an earlier as_of.
-    const events = await d.stores.annotations.annotationsOf(archive, [turn], TURN_KEY, Number.MAX_SAFE_INTEGER);
-    const v = foldAnnotations(events.map(toEvent), Number.MAX_SAFE_INTEGER).get(TURN_KEY)?.value;
-    if (v === undefined) return null;
-    const parsed = CommitmentsResult.safeParse(v);
-    return parsed.success ? parsed.data : null;
-  }
+/** The answer stored on a turn record by an earlier `per_turn` extraction, or null. */
+async function storedAnswer(d: AppDeps, archive: string, turn: string): Promise<Out | null> {
+  // Any time: the marker's valid time is when the extraction ran, and a redelivery may name an earlier as_of.
+  const events = await d.stores.annotations.annotationsOf(archive, [turn], TURN_KEY, Number.MAX_SAFE_INTEGER);
+  const v = foldAnnotations(events.map(toEvent), Number.MAX_SAFE_INTEGER).get(TURN_KEY)?.value;
+  if (v === undefined) return null;
+  const parsed = CommitmentsResult.safeParse(v);
+  return parsed.success ? parsed.data : null;
+}
 
-  /** The turns to read, oldest first, or why there are none. */
-  async function readTurns(
-    archive: string,
-    b: In<typeof S.CommitmentsBody>,
-    t: number,
-  ): Promise<Result<{ turns: Turn[]; fromSession: Map<string, { role: string; text: string; at: number }> }>> {
-    const fromSession = new Map<string, { role: string; text: string; at: number }>();
-    if ((b.session === undefined) === (b.turns === undefined))
-      return fail(
-        "validation",
-        "give exactly one of session or turns",
-        "session",
-        "name a session, or turn record ids",
-      );
-    if (b.session !== undefined) {
-      const events = await d.stores.sessions.recent(archive, b.session, t, b.last);
-      if (events.length === 0)
-        return fail("not_found", `session ${b.session} has no events at or before ${iso(t)}`, "session");
-      const turns: Turn[] = [];
-      for (const e of [...events].reverse()) {
-        const id = await turnChunkId(b.session, e);
-        if (fromSession.has(id)) continue;
-        fromSession.set(id, { role: e.role, text: e.text, at: e.at });
-        turns.push({ id, version: 1, role: e.role, text: e.text, at: e.at });
-      }
-      return ok({ turns, fromSession });
-    }
-    const ids = [...new Set(b.turns ?? [])];
-    const visible = await chunks.visibleAt(archive, ids, t);
-    const missing = ids.filter((id) => !visible.has(id));
-    if (missing.length)
-      return fail(
-        "not_found",
-        `no version valid at ${iso(t)} of ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}`,
-        "turns",
-      );
+/** The turns to read, oldest first, or why there are none. */
+async function readTurns(
+  d: AppDeps,
+  archive: string,
+  b: Body,
+  t: number,
+): Promise<Result<{ turns: Turn[]; fromSession: Map<string, SessionEvent> }>> {
+  const fromSession = new Map<string, SessionEvent>();
+  if ((b.session === undefined) === (b.turns === undefined))
+    return fail("validation", "give exactly one of session or turns", "session", "name a session, or turn record ids");
+  if (b.session !== undefined) {
+    const events = await d.stores.sessions.recent(archive, b.session, t, b.last);
+    if (events.length === 0)
+      return fail("not_found", `session ${b.session} has no events at or before ${iso(t)}`, "session");
     const turns: Turn[] = [];
-    for (const id of ids) {
-      const v = visible.get(id);
-      if (!v) continue;
-      const text = await d.kernel.contentOf(v.contentKey);
-      if (text === null) return fail("unavailable", `the content of ${id} v${v.version} could not be read`, "turns");
-      turns.push({ id, version: v.version, role: roleOf(v.boundaries, v.title), text, at: v.validFrom });
+    for (const e of [...events].reverse()) {
+      const id = await turnChunkId(b.session, e);
+      if (fromSession.has(id)) continue;
+      fromSession.set(id, { role: e.role, text: e.text, at: e.at });
+      turns.push({ id, version: 1, role: e.role, text: e.text, at: e.at });
     }
-    turns.sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : 1));
     return ok({ turns, fromSession });
   }
+  const ids = [...new Set(b.turns ?? [])];
+  const visible = await d.stores.chunks.visibleAt(archive, ids, t);
+  const missing = ids.filter((id) => !visible.has(id));
+  if (missing.length)
+    return fail(
+      "not_found",
+      `no version valid at ${iso(t)} of ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}`,
+      "turns",
+    );
+  const turns: Turn[] = [];
+  for (const id of ids) {
+    const v = visible.get(id);
+    if (!v) continue;
+    const text = await d.kernel.contentOf(v.contentKey);
+    if (text === null) return fail("unavailable", `the content of ${id} v${v.version} could not be read`, "turns");
+    turns.push({ id, version: v.version, role: roleOf(v.boundaries, v.title), text, at: v.validFrom });
+  }
+  turns.sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : 1));
+  return ok({ turns, fromSession });
+}
 
+/** Ids first (a decision may name a design of the same answer by title); a revision keeps its record's id. */
+async function proposalIds(items: ProposedCommitment[]): Promise<{ ids: string[]; partOf: PartOf }> {
+  const ids = await Promise.all(items.map((c) => (c.revises === null ? recordId(c) : c.revises)));
+  const byTitle = new Map<string, string>();
+  for (const [i, c] of items.entries()) if (c.kind === "design") byTitle.set(c.title.toLowerCase(), ids[i] as string);
+  const partOf = (c: ProposedCommitment) =>
+    c.design === null
+      ? null
+      : c.design.startsWith("title:")
+        ? (byTitle.get(c.design.slice(6).toLowerCase()) ?? null)
+        : c.design;
+  return { ids, partOf };
+}
+
+/** A new record's id already present is left as it is; a revision is ingested (unchanged when the same). */
+async function newWrites(
+  d: AppDeps,
+  archive: string,
+  items: ProposedCommitment[],
+  ids: string[],
+): Promise<{ existing: Set<string>; writes: Write[] }> {
+  const existing = new Set<string>();
+  for (const [i, c] of items.entries())
+    if (c.revises === null && (await d.stores.chunks.chunkRow(archive, ids[i] as string)))
+      existing.add(ids[i] as string);
+  const writes = items.flatMap((c, i) => (existing.has(ids[i] as string) ? [] : [{ c, id: ids[i] as string }]));
+  return { existing, writes };
+}
+
+/** The session events the new records cite (and, per turn, the turn itself) become turn records. */
+function turnArtifacts(
+  b: Body,
+  fromSession: Map<string, SessionEvent>,
+  writes: Write[],
+  turnId: string | null,
+): ArtifactInput[] {
+  const cited = new Set([...writes.flatMap((w) => w.c.sources), ...(turnId ? [turnId] : [])]);
+  return [...cited].flatMap((id) => {
+    const e = fromSession.get(id);
+    if (!e || b.session === undefined) return [];
+    return [
+      {
+        id,
+        kind: "record" as const,
+        title: `${e.role} turn, ${iso(e.at)}`,
+        content: e.text,
+        boundaries: [`session:${b.session}`, `role:${e.role}`],
+        valid_from: e.at,
+        source: `session:${b.session}`,
+      },
+    ];
+  });
+}
+
+/** The records to write, with `discussed-in` edges to their turns and `part-of` to their design. */
+function recordArtifacts(writes: Write[], partOf: PartOf, now: number, name: string): ArtifactInput[] {
+  return writes.map(({ c, id }) => {
+    const design = partOf(c);
+    return {
+      id,
+      kind: c.kind,
+      title: c.title,
+      content: c.content,
+      edges: [
+        ...c.sources.map((s) => ({
+          type: "discussed-in" as const,
+          target: s,
+          context: c.anchors.find((a) => a.artifact_id === s)?.snippet,
+        })),
+        ...(design && design !== id ? [{ type: "part-of" as const, target: design }] : []),
+      ],
+      valid_from: now,
+      source: `model:${name}`,
+    };
+  });
+}
+
+/** Ingest the turn records and the records, then mark each new or changed record `proposed` with its provenance. */
+async function writeProposals(
+  d: AppDeps,
+  archive: string,
+  authorization: string | undefined,
+  turns: Turn[],
+  artifacts: ArtifactInput[],
+  writes: Write[],
+  name: string,
+  now: number,
+): Promise<Result<Written>> {
+  const versions = new Map<string, number>();
+  const statusOf = new Map<string, "created" | "updated" | "unchanged">();
+  const res = await d.kernel.ingest(archive, artifacts);
+  if (!res.ok) return res;
+  for (const r of res.value.results) {
+    versions.set(r.id, r.version);
+    statusOf.set(r.id, r.status);
+  }
+  const actor = await actorOf(d, authorization);
+  for (const { c, id } of writes) {
+    // A revision the record already says is not a new proposal.
+    if (c.revises !== null && statusOf.get(id) === "unchanged") continue;
+    const version = versions.get(id) ?? 1;
+    const anchors = c.anchors.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
+    await d.stores.annotations.appendAnnotation({
+      archiveId: archive,
+      chunkId: id,
+      version,
+      key: STATUS_KEY,
+      op: "set",
+      value: "proposed",
+      actor,
+      reason:
+        c.revises === null
+          ? `proposed by ${name}; set committed to brief it, rejected to drop it`
+          : `revision v${version} proposed by ${name}; set committed to brief it again`,
+      at: now,
+      recordedAt: d.clock.now(),
+      eventId: c.revises === null ? `${STATUS_KEY}:proposed:${id}` : `${STATUS_KEY}:proposed:${id}@v${version}`,
+    });
+    await recordProvenance(
+      d,
+      archive,
+      id,
+      version,
+      { model: name, read: turns.map((x) => x.id), sources: c.sources, anchors },
+      actor,
+      now,
+    );
+  }
+  return ok({ versions, statusOf });
+}
+
+/** The answer: what was read, each proposal with its id and what was written of it. */
+function answerOf(
+  b: Body,
+  t: number,
+  name: string,
+  turns: Turn[],
+  outcome: Proposed,
+  ids: string[],
+  partOf: PartOf,
+  existing: Set<string>,
+  { versions, statusOf }: Written,
+) {
+  const anchorsOut = (xs: AnchoredSpan[]) =>
+    xs.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
+  const written = (c: ProposedCommitment, id: string) => {
+    if (existing.has(id)) return "existing" as const;
+    if (b.dry_run) return "dry_run" as const;
+    if (c.revises !== null) return statusOf.get(id) === "unchanged" ? ("existing" as const) : ("revised" as const);
+    return "created" as const;
+  };
   return {
-    async proposeCommitments(
-      archive: string,
-      b: In<typeof S.CommitmentsBody>,
-      authorization: string | undefined,
-    ): Promise<Result<Out>> {
-      const model = d.models.llm;
-      if (!model) return noModel();
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
-      const now = d.clock.now();
-      const t = toMs(b.as_of) ?? now;
-      const read = await readTurns(archive, b, t);
-      if (!read.ok) return read;
-      // per_turn: the turn just finished is the newest event read; a turn extracted before answers again.
-      let turnId: string | null = null;
-      if (b.per_turn) {
-        if (b.session === undefined)
-          return fail("validation", "per_turn needs session", "per_turn", "name the session whose turn just finished");
-        turnId = [...read.value.turns].sort((x, y) => y.at - x.at)[0]?.id ?? null;
-        const stored = turnId ? await storedAnswer(archive, turnId) : null;
-        if (stored) return ok({ ...stored, replayed: true });
-      }
-      const turns = fitTurns(read.value.turns);
-      const designs: DesignRef[] = (
-        await chunks.listChunks(archive, { asOf: t, kind: "design" }, null, MAX_DESIGNS)
-      ).map((r) => ({ id: r.chunkId, title: r.title }));
-      const kept = await keptRecords(archive, t);
-      const outcome = await propose({
-        model,
-        name: "commitments",
-        description:
-          "The design and decision records the session's turns commit to (new ones, or revisions of kept ones), each quoting its turns.",
-        schema: COMMITMENTS_SCHEMA,
-        system: COMMITMENTS_SYSTEM,
-        prompt: commitmentsPrompt(turns, designs, kept),
-        maxOutputTokens: 2048,
-        check: (v) => checkCommitments(v, turns, designs, kept),
-      });
-      if (!outcome.ok) return modelFailure(outcome);
-      const name = modelName(model);
-
-      // Ids first (a decision may name a design of the same answer by title); a revision keeps its record's id.
-      const ids = await Promise.all(outcome.items.map((c) => (c.revises === null ? recordId(c) : c.revises)));
-      const byTitle = new Map<string, string>();
-      for (const [i, c] of outcome.items.entries())
-        if (c.kind === "design") byTitle.set(c.title.toLowerCase(), ids[i] as string);
-      const partOf = (c: ProposedCommitment) =>
-        c.design === null
-          ? null
-          : c.design.startsWith("title:")
-            ? (byTitle.get(c.design.slice(6).toLowerCase()) ?? null)
-            : c.design;
-
-      // A new record's id already present is left as it is; a revision is ingested (unchanged when the same).
-      const existing = new Set<string>();
-      for (const [i, c] of outcome.items.entries())
-        if (c.revises === null && (await chunks.chunkRow(archive, ids[i] as string))) existing.add(ids[i] as string);
-      const writes = outcome.items.flatMap((c, i) =>
-        existing.has(ids[i] as string) ? [] : [{ c, id: ids[i] as string }],
-      );
-      const versions = new Map<string, number>();
-      const statusOf = new Map<string, "created" | "updated" | "unchanged">();
-
-      if (!b.dry_run && (writes.length || turnId)) {
-        // The session events the new records cite (and, per turn, the turn itself) become turn records.
-        const cited = new Set([...writes.flatMap((w) => w.c.sources), ...(turnId ? [turnId] : [])]);
-        const turnArtifacts: ArtifactInput[] = [...cited].flatMap((id) => {
-          const e = read.value.fromSession.get(id);
-          if (!e || b.session === undefined) return [];
-          return [
-            {
-              id,
-              kind: "record" as const,
-              title: `${e.role} turn, ${iso(e.at)}`,
-              content: e.text,
-              boundaries: [`session:${b.session}`, `role:${e.role}`],
-              valid_from: e.at,
-              source: `session:${b.session}`,
-            },
-          ];
-        });
-        const records: ArtifactInput[] = writes.map(({ c, id }) => {
-          const design = partOf(c);
-          return {
-            id,
-            kind: c.kind,
-            title: c.title,
-            content: c.content,
-            edges: [
-              ...c.sources.map((s) => ({
-                type: "discussed-in" as const,
-                target: s,
-                context: c.anchors.find((a) => a.artifact_id === s)?.snippet,
-              })),
-              ...(design && design !== id ? [{ type: "part-of" as const, target: design }] : []),
-            ],
-            valid_from: now,
-            source: `model:${name}`,
-          };
-        });
-        const res = await d.kernel.ingest(archive, [...turnArtifacts, ...records]);
-        if (!res.ok) return res;
-        for (const r of res.value.results) {
-          versions.set(r.id, r.version);
-          statusOf.set(r.id, r.status);
-        }
-        const actor = await actorOf(d, authorization);
-        for (const { c, id } of writes) {
-          // A revision the record already says is not a new proposal.
-          if (c.revises !== null && statusOf.get(id) === "unchanged") continue;
-          const version = versions.get(id) ?? 1;
-          const anchors = c.anchors.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
-          await d.stores.annotations.appendAnnotation({
-            archiveId: archive,
-            chunkId: id,
-            version,
-            key: STATUS_KEY,
-            op: "set",
-            value: "proposed",
-            actor,
-            reason:
-              c.revises === null
-                ? `proposed by ${name}; set committed to brief it, rejected to drop it`
-                : `revision v${version} proposed by ${name}; set committed to brief it again`,
-            at: now,
-            recordedAt: d.clock.now(),
-            eventId: c.revises === null ? `${STATUS_KEY}:proposed:${id}` : `${STATUS_KEY}:proposed:${id}@v${version}`,
-          });
-          await recordProvenance(
-            d,
-            archive,
-            id,
-            version,
-            { model: name, read: turns.map((x) => x.id), sources: c.sources, anchors },
-            actor,
-            now,
-          );
-        }
-      }
-
-      const anchorsOut = (xs: AnchoredSpan[]) =>
-        xs.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
-      const written = (c: ProposedCommitment, id: string) => {
-        if (existing.has(id)) return "existing" as const;
-        if (b.dry_run) return "dry_run" as const;
-        if (c.revises !== null) return statusOf.get(id) === "unchanged" ? ("existing" as const) : ("revised" as const);
-        return "created" as const;
+    as_of: iso(t),
+    model: name,
+    dry_run: b.dry_run,
+    read: turns.map((x) => ({ id: x.id, version: x.version, role: x.role })),
+    proposals: outcome.items.map((c, i) => {
+      const id = ids[i] as string;
+      return {
+        id,
+        kind: c.kind,
+        title: c.title,
+        content: c.content,
+        part_of: partOf(c),
+        revises: c.revises,
+        sources: c.sources,
+        anchors: anchorsOut(c.anchors),
+        status: "proposed" as const,
+        written: written(c, id),
       };
-      const answer = {
-        as_of: iso(t),
-        model: name,
-        dry_run: b.dry_run,
-        read: turns.map((x) => ({ id: x.id, version: x.version, role: x.role })),
-        proposals: outcome.items.map((c, i) => {
-          const id = ids[i] as string;
-          return {
-            id,
-            kind: c.kind,
-            title: c.title,
-            content: c.content,
-            part_of: partOf(c),
-            revises: c.revises,
-            sources: c.sources,
-            anchors: anchorsOut(c.anchors),
-            status: "proposed" as const,
-            written: written(c, id),
-          };
-        }),
-        dropped: outcome.dropped,
-        usage: usageView(outcome.usage),
-      };
-      if (turnId && !b.dry_run) {
-        // The turn's answer, kept on its record: a redelivery of this turn replays it (first one wins).
-        const first = await d.stores.annotations.appendAnnotation({
-          archiveId: archive,
-          chunkId: turnId,
-          version: versions.get(turnId) ?? 1,
-          key: TURN_KEY,
-          op: "set",
-          value: answer,
-          actor: await actorOf(d, authorization),
-          reason: `commitments extracted by ${name}`,
-          at: now,
-          recordedAt: d.clock.now(),
-          eventId: `${TURN_KEY}:${turnId}`,
-        });
-        if (first.duplicate) {
-          const stored = await storedAnswer(archive, turnId);
-          if (stored) return ok({ ...stored, replayed: true });
-        }
-        return ok({ ...answer, replayed: false });
-      }
-      return ok(answer);
-    },
+    }),
+    dropped: outcome.dropped,
+    usage: usageView(outcome.usage),
+  };
+}
+
+/** The turn's answer, kept on its record: a redelivery of this turn replays it (first one wins). */
+async function keepTurnAnswer(
+  d: AppDeps,
+  archive: string,
+  authorization: string | undefined,
+  turnId: string,
+  answer: Out,
+  versions: Map<string, number>,
+  name: string,
+  now: number,
+): Promise<Result<Out>> {
+  const first = await d.stores.annotations.appendAnnotation({
+    archiveId: archive,
+    chunkId: turnId,
+    version: versions.get(turnId) ?? 1,
+    key: TURN_KEY,
+    op: "set",
+    value: answer,
+    actor: await actorOf(d, authorization),
+    reason: `commitments extracted by ${name}`,
+    at: now,
+    recordedAt: d.clock.now(),
+    eventId: `${TURN_KEY}:${turnId}`,
+  });
+  if (first.duplicate) {
+    const stored = await storedAnswer(d, archive, turnId);
+    if (stored) return ok({ ...stored, replayed: true });
+  }
+  return ok({ ...answer, replayed: false });
+}
+
+/** POST /commitments/propose: read the turns, ask the model, write what it proposes (unless dry_run). */
+async function proposeCommitments(
+  d: AppDeps,
+  archive: string,
+  b: Body,
+  authorization: string | undefined,
+): Promise<Result<Out>> {
+  const model = d.models.llm;
+  if (!model) return noModel();
+  if (!(await d.stores.archives.getArchive(archive)))
+    return fail("not_found", `archive ${archive} does not exist`, "archive");
+  const now = d.clock.now();
+  const t = toMs(b.as_of) ?? now;
+  const read = await readTurns(d, archive, b, t);
+  if (!read.ok) return read;
+  // per_turn: the turn just finished is the newest event read; a turn extracted before answers again.
+  let turnId: string | null = null;
+  if (b.per_turn) {
+    if (b.session === undefined)
+      return fail("validation", "per_turn needs session", "per_turn", "name the session whose turn just finished");
+    turnId = [...read.value.turns].sort((x, y) => y.at - x.at)[0]?.id ?? null;
+    const stored = turnId ? await storedAnswer(d, archive, turnId) : null;
+    if (stored) return ok({ ...stored, replayed: true });
+  }
+  const turns = fitTurns(read.value.turns);
+  const designs: DesignRef[] = (
+    await d.stores.chunks.listChunks(archive, { asOf: t, kind: "design" }, null, MAX_DESIGNS)
+  ).map((r) => ({ id: r.chunkId, title: r.title }));
+  const kept = await keptRecords(d, archive, t);
+  const outcome = await propose({
+    model,
+    name: "commitments",
+    description:
+      "The design and decision records the session's turns commit to (new ones, or revisions of kept ones), each quoting its turns.",
+    schema: COMMITMENTS_SCHEMA,
+    system: COMMITMENTS_SYSTEM,
+    prompt: commitmentsPrompt(turns, designs, kept),
+    maxOutputTokens: 2048,
+    check: (v) => checkCommitments(v, turns, designs, kept),
+  });
+  if (!outcome.ok) return modelFailure(outcome);
+  const name = modelName(model);
+
+  const { ids, partOf } = await proposalIds(outcome.items);
+  const { existing, writes } = await newWrites(d, archive, outcome.items, ids);
+  let written: Written = { versions: new Map(), statusOf: new Map() };
+  if (!b.dry_run && (writes.length || turnId)) {
+    const artifacts = [
+      ...turnArtifacts(b, read.value.fromSession, writes, turnId),
+      ...recordArtifacts(writes, partOf, now, name),
+    ];
+    const w = await writeProposals(d, archive, authorization, turns, artifacts, writes, name, now);
+    if (!w.ok) return w;
+    written = w.value;
+  }
+
+  const answer = answerOf(b, t, name, turns, outcome, ids, partOf, existing, written);
+  if (turnId && !b.dry_run)
+    return keepTurnAnswer(d, archive, authorization, turnId, answer, written.versions, name, now);
+  return ok(answer);
+}
+
+export function commitmentUseCases(d: AppDeps) {
+  return {
+    proposeCommitments: (archive: string, b: Body, authorization: string | undefined) =>
+      proposeCommitments(d, archive, b, authorization),
   };
 }
