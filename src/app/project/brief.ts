@@ -189,234 +189,282 @@ export async function motivating(
   return out;
 }
 
-export function briefUseCases(d: AppDeps, render?: RenderFn) {
-  const chunks = d.stores.chunks;
+type Body = In<typeof S.BriefBody>;
 
-  /** Tokens of the current contents of these modules (the first MAX_COUNTED_MODULES read, the rest at their mean). */
-  async function codeTokens(archive: string, ids: string[], t: number): Promise<number> {
-    if (!ids.length) return 0;
-    const counted = ids.slice(0, MAX_COUNTED_MODULES);
-    const heads = await chunks.visibleAt(archive, counted, t);
-    let sum = 0;
-    let n = 0;
-    for (const id of counted) {
-      const h = heads.get(id);
-      if (!h) continue;
-      sum += countTokens((await d.kernel.contentOf(h.contentKey)) ?? "");
-      n++;
-    }
-    return n ? Math.round((sum / n) * ids.length) : 0;
+/** Tokens of the current contents of these modules (the first MAX_COUNTED_MODULES read, the rest at their mean). */
+async function codeTokens(d: AppDeps, archive: string, ids: string[], t: number): Promise<number> {
+  if (!ids.length) return 0;
+  const counted = ids.slice(0, MAX_COUNTED_MODULES);
+  const heads = await d.stores.chunks.visibleAt(archive, counted, t);
+  let sum = 0;
+  let n = 0;
+  for (const id of counted) {
+    const h = heads.get(id);
+    if (!h) continue;
+    sum += countTokens((await d.kernel.contentOf(h.contentKey)) ?? "");
+    n++;
   }
+  return n ? Math.round((sum / n) * ids.length) : 0;
+}
 
-  /** The restart estimate for a fitted brief (its `tokens` final). */
-  async function estimate(
-    archive: string,
-    b: In<typeof S.BriefBody>,
-    out: Brief,
-    t: number,
-    renderTokens: number | null,
-  ): Promise<Restart | null> {
-    const ctx = b.context;
-    if (!ctx) return null;
-    let turnTokens = ctx.turn_tokens;
-    if (turnTokens === undefined) {
-      let assistant = 0;
-      if (b.session_id) {
-        const events = (await d.stores.sessions.recent(archive, b.session_id, t, SESSION_SCAN)).filter(
-          (e) => e.role === "assistant",
-        );
-        if (events.length) assistant = Math.round(events.reduce((s, e) => s + countTokens(e.text), 0) / events.length);
-      }
-      turnTokens = countTokens(b.request) + assistant;
+/** The restart estimate for a fitted brief (its `tokens` final). */
+async function estimate(
+  d: AppDeps,
+  archive: string,
+  b: Body,
+  out: Brief,
+  t: number,
+  renderTokens: number | null,
+): Promise<Restart | null> {
+  const ctx = b.context;
+  if (!ctx) return null;
+  let turnTokens = ctx.turn_tokens;
+  if (turnTokens === undefined) {
+    let assistant = 0;
+    if (b.session_id) {
+      const events = (await d.stores.sessions.recent(archive, b.session_id, t, SESSION_SCAN)).filter(
+        (e) => e.role === "assistant",
+      );
+      if (events.length) assistant = Math.round(events.reduce((s, e) => s + countTokens(e.text), 0) / events.length);
     }
-    const code = await codeTokens(
-      archive,
-      [...out.revise, ...out.preserve, ...out.reuse].map((m) => m.id),
-      t,
-    );
-    return restartAdvice(ctx, { brief: out.tokens, code, turnTokens: Math.max(1, turnTokens) }, renderTokens);
+    turnTokens = countTokens(b.request) + assistant;
   }
+  const code = await codeTokens(
+    d,
+    archive,
+    [...out.revise, ...out.preserve, ...out.reuse].map((m) => m.id),
+    t,
+  );
+  return restartAdvice(ctx, { brief: out.tokens, code, turnTokens: Math.max(1, turnTokens) }, renderTokens);
+}
 
-  return {
-    async brief(archive: string, b: In<typeof S.BriefBody>): Promise<Result<Brief>> {
-      const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
-      // The session's own recent requests when the caller passes none: its last `user` events at t.
-      let recent = b.recent_requests ?? [];
-      let sessionTurns = 0;
-      if (!b.recent_requests && b.session_id) {
-        const events = await d.stores.sessions.recent(archive, b.session_id, t, SESSION_SCAN);
-        // The request itself, when the agent stored it as a turn already, is not read twice.
-        recent = events
-          .filter((e) => e.role === "user" && e.text !== b.request)
-          .slice(0, SESSION_REQUESTS)
-          .map((e) => e.text.slice(0, 8000))
-          .reverse();
-        sessionTurns = recent.length;
-      }
-      const query = [...recent, b.request].join("\n");
-      const routed = await d.kernel.route({
-        archiveId: archive,
-        query,
-        asOf: t,
-        limit: RELEVANT,
-        filter: { kinds: ["design", "decision"] },
-      });
-      const floor = b.min_score ?? BRIEF_MIN_SCORE;
-      const relevant = routed.route.selected.filter((r) => r.score >= floor);
-      const ids = relevant.map((r) => r.chunk);
-      const status = new Map<string, string>();
-      const events = await d.stores.annotations.annotationsOf(archive, ids, "status", t);
-      for (const id of ids) {
-        const v = foldAnnotations(events.filter((e) => e.chunkId === id).map(toEvent), t).get("status");
-        status.set(id, typeof v?.value === "string" ? v.value : "none");
-      }
-      const committedIds = ids.filter((id) => status.get(id) === "committed");
-      const heads = await chunks.visibleAt(archive, [...committedIds], t);
-      const commitments = relevant
-        .filter((r) => status.get(r.chunk) === "committed" && heads.has(r.chunk))
-        .map((r) => {
-          const h = heads.get(r.chunk);
-          return {
-            id: r.chunk,
-            kind: h?.kind ?? "decision",
-            version: h?.version ?? r.version,
-            title: h?.title ?? "",
-            synopsis: h?.synopsis ?? "",
-            valid_from: iso(h?.validFrom ?? 0),
-            score: round4(r.score),
-          };
-        });
-      // Spec components (A.2) of the briefed records at t, shown with each record that has one.
-      const specs = await specsAt(
-        d,
-        archive,
-        commitments.map((c) => c.id),
-        t,
-      );
-      for (const c of commitments) {
-        const s = specs.get(c.id);
-        if (s) Object.assign(c, { spec: s });
-      }
-      const heldBack = ids
-        .filter((id) => status.get(id) !== "committed")
-        .map((id) => ({ id, status: status.get(id) ?? "none" }));
+/** The session's own recent requests when the caller passes none: its last `user` events at t. */
+async function recentRequests(
+  d: AppDeps,
+  archive: string,
+  b: Body,
+  t: number,
+): Promise<{ recent: string[]; sessionTurns: number }> {
+  let recent = b.recent_requests ?? [];
+  let sessionTurns = 0;
+  if (!b.recent_requests && b.session_id) {
+    const events = await d.stores.sessions.recent(archive, b.session_id, t, SESSION_SCAN);
+    // The request itself, when the agent stored it as a turn already, is not read twice.
+    recent = events
+      .filter((e) => e.role === "user" && e.text !== b.request)
+      .slice(0, SESSION_REQUESTS)
+      .map((e) => e.text.slice(0, 8000))
+      .reverse();
+    sessionTurns = recent.length;
+  }
+  return { recent, sessionTurns };
+}
 
-      // Modules implementing the commitments, with their current versions.
-      const impl = await chunks.edgesAt(
-        archive,
-        commitments.map((c) => c.id),
-        "implements",
-        "in",
-        t,
-      );
-      const implementsOf = new Map<string, string[]>();
-      for (const e of impl) {
-        if (b.prefix && !e.to.startsWith(b.prefix)) continue;
-        implementsOf.set(e.to, [...(implementsOf.get(e.to) ?? []), e.from]);
-      }
-      const moduleIds = [...implementsOf.keys()];
-      const modules = moduleIds.length ? await chunks.visibleAt(archive, moduleIds, t) : new Map();
-      const dependents = new Map<string, number>();
-      const testers = new Map<string, number>();
-      for (const e of await chunks.edgesAt(archive, moduleIds, "depends-on", "in", t))
-        dependents.set(e.from, (dependents.get(e.from) ?? 0) + 1);
-      for (const e of await chunks.edgesAt(archive, moduleIds, "tests", "in", t))
-        testers.set(e.from, (testers.get(e.from) ?? 0) + 1);
-      const commitmentFrom = new Map(commitments.map((c) => [c.id, Date.parse(c.valid_from)]));
-      const preserve: Brief["preserve"] = [];
-      const revise: Brief["revise"] = [];
-      const reuse: Brief["reuse"] = [];
-      for (const id of moduleIds.sort()) {
-        const m = modules.get(id);
-        if (m?.kind !== "code_unit") continue;
-        const targets = implementsOf.get(id) ?? [];
-        const changed = targets.filter((c) => (commitmentFrom.get(c) ?? 0) > m.validFrom);
-        const ref = { id, version: m.version, implements: targets, reason: "" };
-        if (changed.length) revise.push({ ...ref, reason: `${changed.join(", ")} changed after this version` });
-        else if ((dependents.get(id) ?? 0) + (testers.get(id) ?? 0) > 0)
-          preserve.push({
-            ...ref,
-            reason: `depended on by ${dependents.get(id) ?? 0}, tested by ${testers.get(id) ?? 0}`,
-          });
-        else reuse.push({ ...ref, reason: "implements a commitment; nothing depends on it" });
-      }
-
-      // Constraints: exported signatures of the modules to preserve, as exact anchors.
-      const constraints: Brief["constraints"] = [];
-      for (const p of preserve.slice(0, MAX_CONSTRAINT_MODULES)) {
-        const v = (await chunks.exact(archive, p.id, p.version)) ?? null;
-        const rec = await chunks.chunkHistory(archive, p.id);
-        const row = rec?.versions.find((x) => x.version === p.version);
-        if (!v || !row) continue;
-        const content = (await d.kernel.contentOf(v.contentKey)) ?? "";
-        for (const s of row.symbols ?? [])
-          if (s.exported && s.end <= content.length)
-            constraints.push({
-              module: p.id,
-              symbol: s.name,
-              signature: s.signature,
-              anchor: {
-                artifact_id: p.id,
-                version: p.version,
-                start: s.start,
-                end: s.end,
-                snippet: content.slice(s.start, s.end),
-              },
-            });
-      }
-
-      const resources = await motivating(
-        d,
-        archive,
-        commitments.map((c) => c.id),
-        t,
-      );
-
-      // Budget: drop from the least needed end until the whole result fits.
-      const out: Brief = {
-        as_of: iso(t),
-        // Only with a session_id, and resources only when some chunk motivates a commitment: an
-        // empty brief stays as small as before (a 100-token budget holds it).
-        ...(b.session_id ? { session_turns: sessionTurns } : {}),
-        commitments,
-        held_back: heldBack,
-        ...(resources.length ? { resources } : {}),
-        preserve,
-        revise,
-        reuse,
-        constraints,
-        tokens: 0,
-        omitted: [],
+/** Rules 1 and 2: the records routed for the query at or above the floor, committed ones briefed (with their spec), the rest held back. */
+async function relevantRecords(d: AppDeps, archive: string, b: Body, query: string, t: number) {
+  const routed = await d.kernel.route({
+    archiveId: archive,
+    query,
+    asOf: t,
+    limit: RELEVANT,
+    filter: { kinds: ["design", "decision"] },
+  });
+  const floor = b.min_score ?? BRIEF_MIN_SCORE;
+  const relevant = routed.route.selected.filter((r) => r.score >= floor);
+  const ids = relevant.map((r) => r.chunk);
+  const status = new Map<string, string>();
+  const events = await d.stores.annotations.annotationsOf(archive, ids, "status", t);
+  for (const id of ids) {
+    const v = foldAnnotations(events.filter((e) => e.chunkId === id).map(toEvent), t).get("status");
+    status.set(id, typeof v?.value === "string" ? v.value : "none");
+  }
+  const committedIds = ids.filter((id) => status.get(id) === "committed");
+  const heads = await d.stores.chunks.visibleAt(archive, [...committedIds], t);
+  const commitments = relevant
+    .filter((r) => status.get(r.chunk) === "committed" && heads.has(r.chunk))
+    .map((r) => {
+      const h = heads.get(r.chunk);
+      return {
+        id: r.chunk,
+        kind: h?.kind ?? "decision",
+        version: h?.version ?? r.version,
+        title: h?.title ?? "",
+        synopsis: h?.synopsis ?? "",
+        valid_from: iso(h?.validFrom ?? 0),
+        score: round4(r.score),
       };
-      if (!b.context) return fitBrief(out, b.budget_tokens);
-      // The rendered state a fresh session would start with, within its window (B.2).
-      let renderTokens: number | null = null;
-      if (render) {
-        const r = await render(archive, {
-          as_of: iso(t),
-          budget_tokens: Math.min(MAX_RENDER_BUDGET, b.context.window_tokens),
-          ...(b.prefix ? { prefix: b.prefix } : {}),
+    });
+  // Spec components (A.2) of the briefed records at t, shown with each record that has one.
+  const specs = await specsAt(
+    d,
+    archive,
+    commitments.map((c) => c.id),
+    t,
+  );
+  for (const c of commitments) {
+    const s = specs.get(c.id);
+    if (s) Object.assign(c, { spec: s });
+  }
+  const heldBack = ids
+    .filter((id) => status.get(id) !== "committed")
+    .map((id) => ({ id, status: status.get(id) ?? "none" }));
+  return { commitments, heldBack };
+}
+
+/** Rule 3: the modules implementing the commitments, with their current versions, to revise, preserve or reuse. */
+async function moduleRoles(
+  d: AppDeps,
+  archive: string,
+  b: Body,
+  commitments: ReadonlyArray<{ id: string; valid_from: string }>,
+  t: number,
+): Promise<Pick<Brief, "preserve" | "revise" | "reuse">> {
+  const chunks = d.stores.chunks;
+  const impl = await chunks.edgesAt(
+    archive,
+    commitments.map((c) => c.id),
+    "implements",
+    "in",
+    t,
+  );
+  const implementsOf = new Map<string, string[]>();
+  for (const e of impl) {
+    if (b.prefix && !e.to.startsWith(b.prefix)) continue;
+    implementsOf.set(e.to, [...(implementsOf.get(e.to) ?? []), e.from]);
+  }
+  const moduleIds = [...implementsOf.keys()];
+  const modules = moduleIds.length ? await chunks.visibleAt(archive, moduleIds, t) : new Map();
+  const dependents = new Map<string, number>();
+  const testers = new Map<string, number>();
+  for (const e of await chunks.edgesAt(archive, moduleIds, "depends-on", "in", t))
+    dependents.set(e.from, (dependents.get(e.from) ?? 0) + 1);
+  for (const e of await chunks.edgesAt(archive, moduleIds, "tests", "in", t))
+    testers.set(e.from, (testers.get(e.from) ?? 0) + 1);
+  const commitmentFrom = new Map(commitments.map((c) => [c.id, Date.parse(c.valid_from)]));
+  const preserve: Brief["preserve"] = [];
+  const revise: Brief["revise"] = [];
+  const reuse: Brief["reuse"] = [];
+  for (const id of moduleIds.sort()) {
+    const m = modules.get(id);
+    if (m?.kind !== "code_unit") continue;
+    const targets = implementsOf.get(id) ?? [];
+    const changed = targets.filter((c) => (commitmentFrom.get(c) ?? 0) > m.validFrom);
+    const ref = { id, version: m.version, implements: targets, reason: "" };
+    if (changed.length) revise.push({ ...ref, reason: `${changed.join(", ")} changed after this version` });
+    else if ((dependents.get(id) ?? 0) + (testers.get(id) ?? 0) > 0)
+      preserve.push({
+        ...ref,
+        reason: `depended on by ${dependents.get(id) ?? 0}, tested by ${testers.get(id) ?? 0}`,
+      });
+    else reuse.push({ ...ref, reason: "implements a commitment; nothing depends on it" });
+  }
+  return { preserve, revise, reuse };
+}
+
+/** Rule 4: exported signatures of the modules to preserve, as exact anchors. */
+async function constraintsOf(d: AppDeps, archive: string, preserve: Brief["preserve"]): Promise<Brief["constraints"]> {
+  const constraints: Brief["constraints"] = [];
+  for (const p of preserve.slice(0, MAX_CONSTRAINT_MODULES)) {
+    const v = (await d.stores.chunks.exact(archive, p.id, p.version)) ?? null;
+    const rec = await d.stores.chunks.chunkHistory(archive, p.id);
+    const row = rec?.versions.find((x) => x.version === p.version);
+    if (!v || !row) continue;
+    const content = (await d.kernel.contentOf(v.contentKey)) ?? "";
+    for (const s of row.symbols ?? [])
+      if (s.exported && s.end <= content.length)
+        constraints.push({
+          module: p.id,
+          symbol: s.name,
+          signature: s.signature,
+          anchor: {
+            artifact_id: p.id,
+            version: p.version,
+            start: s.start,
+            end: s.end,
+            snippet: content.slice(s.start, s.end),
+          },
         });
-        renderTokens = r.ok && r.value.omitted.length === 0 ? r.value.tokens : null;
-      }
-      // Fitted with the signal in it at the budget's digits (an upper bound of its final numbers), then
-      // the numbers filled in and the whole fitted again (a cut then only lowers the brief's tokens).
-      const bound = b.budget_tokens + b.context.window_tokens;
-      out.restart = restartAdvice(
-        { ...b.context, used_tokens: 0, window_tokens: bound },
-        { brief: bound, code: bound, turnTokens: bound },
-        bound,
-      );
-      let fitted = fitBrief(out, b.budget_tokens);
-      for (let i = 0; i < 3 && fitted.ok; i++) {
-        const r = await estimate(archive, b, fitted.value, t, renderTokens);
-        if (!r) break;
-        fitted.value.restart = r;
-        const before = fitted.value.tokens;
-        fitted = fitBrief(fitted.value, b.budget_tokens);
-        if (fitted.ok && fitted.value.tokens === before && fitted.value.restart?.parts.brief === before) break;
-      }
-      return fitted;
-    },
+  }
+  return constraints;
+}
+
+/** Rule 6 with the restart signal (B.2): the brief fitted to the budget with `restart` filled in. */
+async function fitWithRestart(
+  d: AppDeps,
+  render: RenderFn | undefined,
+  archive: string,
+  b: Body,
+  context: NonNullable<Body["context"]>,
+  out: Brief,
+  t: number,
+): Promise<Result<Brief>> {
+  // The rendered state a fresh session would start with, within its window (B.2).
+  let renderTokens: number | null = null;
+  if (render) {
+    const r = await render(archive, {
+      as_of: iso(t),
+      budget_tokens: Math.min(MAX_RENDER_BUDGET, context.window_tokens),
+      ...(b.prefix ? { prefix: b.prefix } : {}),
+    });
+    renderTokens = r.ok && r.value.omitted.length === 0 ? r.value.tokens : null;
+  }
+  // Fitted with the signal in it at the budget's digits (an upper bound of its final numbers), then
+  // the numbers filled in and the whole fitted again (a cut then only lowers the brief's tokens).
+  const bound = b.budget_tokens + context.window_tokens;
+  out.restart = restartAdvice(
+    { ...context, used_tokens: 0, window_tokens: bound },
+    { brief: bound, code: bound, turnTokens: bound },
+    bound,
+  );
+  let fitted = fitBrief(out, b.budget_tokens);
+  for (let i = 0; i < 3 && fitted.ok; i++) {
+    const r = await estimate(d, archive, b, fitted.value, t, renderTokens);
+    if (!r) break;
+    fitted.value.restart = r;
+    const before = fitted.value.tokens;
+    fitted = fitBrief(fitted.value, b.budget_tokens);
+    if (fitted.ok && fitted.value.tokens === before && fitted.value.restart?.parts.brief === before) break;
+  }
+  return fitted;
+}
+
+/** The pre-turn brief at `as_of` (rules 1 to 6 in the header). */
+async function brief(d: AppDeps, render: RenderFn | undefined, archive: string, b: Body): Promise<Result<Brief>> {
+  const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+  const { recent, sessionTurns } = await recentRequests(d, archive, b, t);
+  const query = [...recent, b.request].join("\n");
+  const { commitments, heldBack } = await relevantRecords(d, archive, b, query, t);
+  const { preserve, revise, reuse } = await moduleRoles(d, archive, b, commitments, t);
+  const constraints = await constraintsOf(d, archive, preserve);
+  const resources = await motivating(
+    d,
+    archive,
+    commitments.map((c) => c.id),
+    t,
+  );
+
+  // Budget: drop from the least needed end until the whole result fits.
+  const out: Brief = {
+    as_of: iso(t),
+    // Only with a session_id, and resources only when some chunk motivates a commitment: an
+    // empty brief stays as small as before (a 100-token budget holds it).
+    ...(b.session_id ? { session_turns: sessionTurns } : {}),
+    commitments,
+    held_back: heldBack,
+    ...(resources.length ? { resources } : {}),
+    preserve,
+    revise,
+    reuse,
+    constraints,
+    tokens: 0,
+    omitted: [],
+  };
+  if (!b.context) return fitBrief(out, b.budget_tokens);
+  return fitWithRestart(d, render, archive, b, b.context, out, t);
+}
+
+export function briefUseCases(d: AppDeps, render?: RenderFn) {
+  return {
+    brief: (archive: string, b: Body) => brief(d, render, archive, b),
   };
 }
