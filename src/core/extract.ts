@@ -7,6 +7,7 @@
  * entities and relations. The result extends the version it was read from (a `head.extend` change,
  * the version row's `extracted` column): it never makes a new version. Pure; the model is a port.
  */
+
 import type { ExtensionPlan, ExtensionTarget, Extraction, StoredExtraction } from "./extraction";
 import { canonicalEntityId, normAlias } from "./ids";
 import {
@@ -17,6 +18,7 @@ import {
   INGEST_LIMITS,
   planEntityRows,
 } from "./ingest";
+import { arrayOf, closedObject, text } from "./json-schema";
 import type { ChatMessage, ChatModel, JsonSchema, ModelFailureCode, ModelUsage } from "./ports/models";
 import { normaliseRelations, RELATION_LIMITS, type RelationInput, relationEntities, surfaceEntity } from "./relations";
 import { ENTITY_TYPES, type EntityType } from "./types";
@@ -117,47 +119,30 @@ const NULLABLE_TYPE = { type: ["string", "null"], enum: [...ENTITY_TYPES, null] 
  * The answer's schema. Every property is required (strict structured output allows no optional
  * ones): `aliases` may be empty, the argument types null.
  */
-export const EXTRACTION_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["entities", "relations"],
-  properties: {
-    entities: {
-      type: "array",
-      description: "The named things the document talks about, each once.",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["name", "type", "aliases"],
-        properties: {
-          name: { type: "string", description: "The name as the document writes it." },
-          type: { type: "string", enum: [...ENTITY_TYPES] },
-          aliases: {
-            type: "array",
-            items: { type: "string" },
-            description: "Other names the document uses for it (abbreviations, spellings); may be empty.",
-          },
-        },
+export const EXTRACTION_SCHEMA: JsonSchema = closedObject({
+  entities: arrayOf(
+    closedObject({
+      name: text("The name as the document writes it."),
+      type: { type: "string", enum: [...ENTITY_TYPES] },
+      aliases: {
+        type: "array",
+        items: { type: "string" },
+        description: "Other names the document uses for it (abbreviations, spellings); may be empty.",
       },
-    },
-    relations: {
-      type: "array",
-      description: "Facts the document states, as (subject, predicate, object) triples.",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["subject", "predicate", "object", "subject_type", "object_type"],
-        properties: {
-          subject: { type: "string", description: "An entity name, as the document writes it." },
-          predicate: { type: "string", description: "A short verb phrase." },
-          object: { type: "string", description: "An entity name, as the document writes it." },
-          subject_type: NULLABLE_TYPE,
-          object_type: NULLABLE_TYPE,
-        },
-      },
-    },
-  },
-};
+    }),
+    { description: "The named things the document talks about, each once." },
+  ),
+  relations: arrayOf(
+    closedObject({
+      subject: text("An entity name, as the document writes it."),
+      predicate: text("A short verb phrase."),
+      object: text("An entity name, as the document writes it."),
+      subject_type: NULLABLE_TYPE,
+      object_type: NULLABLE_TYPE,
+    }),
+    { description: "Facts the document states, as (subject, predicate, object) triples." },
+  ),
+});
 
 const SYSTEM = [
   "You extract a knowledge graph from one document, as open information extraction does.",

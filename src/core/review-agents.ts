@@ -8,6 +8,7 @@
  * claims are dropped and counted, and a report left without a claim is dropped. Pure: the prompt, the
  * schema and the check; the caller asks the model and writes.
  */
+import { arrayOf, closedObject, text } from "./json-schema";
 import type { JsonSchema } from "./ports";
 import {
   anchorQuote,
@@ -43,51 +44,26 @@ export interface ReviewReport {
 }
 
 export function reviewSchema(ids: readonly string[], reviewers: number): JsonSchema {
-  return {
-    type: "object",
-    additionalProperties: false,
-    required: ["reports"],
-    properties: {
-      reports: {
-        type: "array",
-        minItems: 1,
-        maxItems: reviewers,
-        items: {
-          type: "object",
-          additionalProperties: false,
-          required: ["reviewer", "summary", "score", "confidence", "claims"],
-          properties: {
-            reviewer: { type: "string", description: "The reviewer's angle, e.g. methods, experiments, clarity." },
-            summary: {
-              type: "string",
-              description: "What the paper claims and how well it supports it, 2-4 sentences.",
-            },
-            score: { type: "number", minimum: 1, maximum: 10, description: "Overall score, 1 (reject) to 10 (award)." },
-            confidence: { type: "integer", minimum: 1, maximum: 5 },
-            claims: {
-              type: "array",
-              minItems: 1,
-              maxItems: MAX_CLAIMS,
-              items: {
-                type: "object",
-                additionalProperties: false,
-                required: ["kind", "text", "source", "quote"],
-                properties: {
-                  kind: { type: "string", enum: [...CLAIM_KINDS] },
-                  text: { type: "string", description: "The strength, weakness or question, one or two sentences." },
-                  source: { type: "string", enum: [...ids], description: "The id of the text the quote is from." },
-                  quote: {
-                    type: "string",
-                    description: "Words of that text the claim is about, copied character for character (at most 300).",
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  };
+  return closedObject({
+    reports: arrayOf(
+      closedObject({
+        reviewer: text("The reviewer's angle, e.g. methods, experiments, clarity."),
+        summary: text("What the paper claims and how well it supports it, 2-4 sentences."),
+        score: { type: "number", minimum: 1, maximum: 10, description: "Overall score, 1 (reject) to 10 (award)." },
+        confidence: { type: "integer", minimum: 1, maximum: 5 },
+        claims: arrayOf(
+          closedObject({
+            kind: { type: "string", enum: [...CLAIM_KINDS] },
+            text: text("The strength, weakness or question, one or two sentences."),
+            source: { type: "string", enum: [...ids], description: "The id of the text the quote is from." },
+            quote: text("Words of that text the claim is about, copied character for character (at most 300)."),
+          }),
+          { minItems: 1, maxItems: MAX_CLAIMS },
+        ),
+      }),
+      { minItems: 1, maxItems: reviewers },
+    ),
+  });
 }
 
 export const REVIEW_SYSTEM = [

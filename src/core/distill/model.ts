@@ -9,6 +9,7 @@
  * them. Identical requests (same content, id, version, query, budget, tokenizer) are answered from a
  * bounded in-memory cache: a card depends on the query, so that is the part the paper allows to reuse.
  */
+import { closedObject, text } from "../json-schema";
 import type { ChatMessage, ChatModel, Distiller, DistillInput, JsonSchema, ModelMeter } from "../ports";
 import { DEFAULT_TOKENIZER, loadTokenizer } from "../text/tokenizer";
 import type { AnchoredSpan, EvidenceCard } from "../types";
@@ -24,35 +25,28 @@ import {
 import { requiredAssumptions } from "./extractive";
 
 /** The model's answer: what it writes, and the passages it quotes (located here, not trusted as offsets). */
-export const MODEL_CARD_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["claim_boundary", "logic_sketch", "assumptions", "quotes"],
-  properties: {
-    claim_boundary: {
-      type: "string",
-      description: `The document's one statement that best answers the question, at most ${MAX_CLAIM_TOKENS} tokens (about 50 words).`,
-    },
-    logic_sketch: {
-      type: "string",
-      description: `How the document supports the claim, at most ${MAX_SKETCH_TOKENS} tokens; empty if nothing to add.`,
-    },
-    assumptions: {
-      type: "array",
-      maxItems: 3,
-      items: { type: "string" },
-      description: "Conditions the document states the claim depends on (setting, data, parameters); may be empty.",
-    },
-    quotes: {
-      type: "array",
-      minItems: CROSS_CHECK_ANCHORS,
-      maxItems: MAX_ANCHORS,
-      items: { type: "string" },
-      description:
-        "2 to 5 passages copied verbatim from the document (at most 300 characters each) that support the claim.",
-    },
+export const MODEL_CARD_SCHEMA: JsonSchema = closedObject({
+  claim_boundary: text(
+    `The document's one statement that best answers the question, at most ${MAX_CLAIM_TOKENS} tokens (about 50 words).`,
+  ),
+  logic_sketch: text(
+    `How the document supports the claim, at most ${MAX_SKETCH_TOKENS} tokens; empty if nothing to add.`,
+  ),
+  assumptions: {
+    type: "array",
+    maxItems: 3,
+    items: { type: "string" },
+    description: "Conditions the document states the claim depends on (setting, data, parameters); may be empty.",
   },
-};
+  quotes: {
+    type: "array",
+    minItems: CROSS_CHECK_ANCHORS,
+    maxItems: MAX_ANCHORS,
+    items: { type: "string" },
+    description:
+      "2 to 5 passages copied verbatim from the document (at most 300 characters each) that support the claim.",
+  },
+});
 
 /** Longest quoted snippet (as the extractive distiller): a longer quote is cut at a word boundary. */
 const MAX_SNIPPET_CHARS = 300;

@@ -6,6 +6,7 @@
  * given is unusable (the answer is asked once more), and a score of 0 is the conservative answer when
  * the code was not found.
  */
+import { closedObject, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 
 export interface JudgeSpec {
@@ -33,21 +34,16 @@ export interface Verdict {
 /** Characters of one read shown (a file's head; about 1,500 tokens). */
 export const MAX_READ_CHARS = 6000;
 
-export const JUDGE_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["score", "evidence", "deviation"],
-  properties: {
-    score: {
-      type: "integer",
-      minimum: 0,
-      maximum: 4,
-      description: "0 absent, 1 wrong, 2 simplified, 3 equivalent, 4 faithful.",
-    },
-    evidence: { type: "string", description: "<file id>:<line> of the code found, or `not found`." },
-    deviation: { type: "string", description: "How the code deviates from the spec, or `none`." },
+export const JUDGE_SCHEMA: JsonSchema = closedObject({
+  score: {
+    type: "integer",
+    minimum: 0,
+    maximum: 4,
+    description: "0 absent, 1 wrong, 2 simplified, 3 equivalent, 4 faithful.",
   },
-};
+  evidence: text("<file id>:<line> of the code found, or `not found`."),
+  deviation: text("How the code deviates from the spec, or `none`."),
+});
 
 export const JUDGE_SYSTEM = [
   "You are an implementation faithfulness judge.",

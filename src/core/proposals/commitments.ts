@@ -6,6 +6,7 @@
  * nothing the turns only float is recorded. A decision may name the design it operationalises: one of
  * the archive's designs listed in the prompt, or a design of the same answer (by title).
  */
+import { arrayOf, closedObject, quoteOf, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 import type { AnchoredSpan } from "../types";
 import {
@@ -63,63 +64,35 @@ const MAX_CONTENT = 4000;
 export const MAX_TURN_CHARS = 24_000;
 const MAX_ONE_TURN = 6_000;
 
-export const COMMITMENTS_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["records"],
-  properties: {
-    records: {
-      type: "array",
-      maxItems: MAX_COMMITMENTS,
-      description: "The commitments the turns settle; empty when they settle none.",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["kind", "title", "content", "design", "revises", "evidence"],
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["design", "decision"],
-            description:
-              "design: method structure, an architectural constraint or another long-lived commitment; decision: a specific implementation choice (interface, parameter, training or evaluation choice).",
-          },
-          title: { type: "string", description: "The commitment's name, at most 12 words." },
-          content: {
-            type: "string",
-            description: "The commitment as the turns settle it, 1-3 self-contained sentences.",
-          },
-          design: {
-            type: "string",
-            description:
-              "For a decision: the id of a listed design, or the exact title of a design in this answer, it operationalises; empty otherwise.",
-          },
-          revises: {
-            type: "string",
-            description:
-              "The id of a listed record this one revises (the turns change or refine it), of the same kind; empty for a new commitment.",
-          },
-          evidence: {
-            type: "array",
-            minItems: 1,
-            maxItems: 4,
-            items: {
-              type: "object",
-              additionalProperties: false,
-              required: ["turn", "quote"],
-              properties: {
-                turn: { type: "string", description: "The id of the turn, as given." },
-                quote: {
-                  type: "string",
-                  description: "Words copied character for character from that turn (at most 300 characters).",
-                },
-              },
-            },
-          },
-        },
+export const COMMITMENTS_SCHEMA: JsonSchema = closedObject({
+  records: arrayOf(
+    closedObject({
+      kind: {
+        type: "string",
+        enum: ["design", "decision"],
+        description:
+          "design: method structure, an architectural constraint or another long-lived commitment; decision: a specific implementation choice (interface, parameter, training or evaluation choice).",
       },
-    },
-  },
-};
+      title: text("The commitment's name, at most 12 words."),
+      content: text("The commitment as the turns settle it, 1-3 self-contained sentences."),
+      design: text(
+        "For a decision: the id of a listed design, or the exact title of a design in this answer, it operationalises; empty otherwise.",
+      ),
+      revises: text(
+        "The id of a listed record this one revises (the turns change or refine it), of the same kind; empty for a new commitment.",
+      ),
+      evidence: arrayOf(
+        quoteOf(
+          "turn",
+          "The id of the turn, as given.",
+          "Words copied character for character from that turn (at most 300 characters).",
+        ),
+        { minItems: 1, maxItems: 4 },
+      ),
+    }),
+    { maxItems: MAX_COMMITMENTS, description: "The commitments the turns settle; empty when they settle none." },
+  ),
+});
 
 export const COMMITMENTS_SYSTEM = [
   "You keep a coding project's semantic state: its design and decision records.",

@@ -6,6 +6,7 @@
  * about (quoted verbatim, kept as exact anchors of that draft version). The drafting prompts stay the
  * agent's: this role only proposes feedback, which a user accepts before Eq. 12 may pick it.
  */
+import { arrayOf, closedObject, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 import type { AnchoredSpan } from "../types";
 import {
@@ -42,41 +43,20 @@ const MAX_TEXT = 2000;
 export const MAX_DRAFT_CHARS = 24_000;
 const MAX_EVIDENCE_CHARS = 8_000;
 
-export const CRITIQUE_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["feedback"],
-  properties: {
-    feedback: {
-      type: "array",
-      maxItems: MAX_FEEDBACK,
-      description: "The problems the request asks about; empty when the draft has none.",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["title", "text", "category", "quotes"],
-        properties: {
-          title: {
-            type: "string",
-            description: "A checklist item a writer can apply to any section, imperative, at most 15 words.",
-          },
-          text: { type: "string", description: "What is wrong in this draft and how to fix it, 1-3 sentences." },
-          category: { type: "string", enum: [...CRITIQUE_CATEGORIES] },
-          quotes: {
-            type: "array",
-            minItems: 1,
-            maxItems: 3,
-            items: {
-              type: "string",
-              description:
-                "Words of the draft the problem is in, copied character for character (at most 300 characters).",
-            },
-          },
-        },
-      },
-    },
-  },
-};
+export const CRITIQUE_SCHEMA: JsonSchema = closedObject({
+  feedback: arrayOf(
+    closedObject({
+      title: text("A checklist item a writer can apply to any section, imperative, at most 15 words."),
+      text: text("What is wrong in this draft and how to fix it, 1-3 sentences."),
+      category: { type: "string", enum: [...CRITIQUE_CATEGORIES] },
+      quotes: arrayOf(
+        text("Words of the draft the problem is in, copied character for character (at most 300 characters)."),
+        { minItems: 1, maxItems: 3 },
+      ),
+    }),
+    { maxItems: MAX_FEEDBACK, description: "The problems the request asks about; empty when the draft has none." },
+  ),
+});
 
 export const CRITIQUE_SYSTEM = [
   "You review one section of a literature review as its manager agent and give feedback the writer will reuse.",

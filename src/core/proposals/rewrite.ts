@@ -13,6 +13,7 @@
  * (c) the verifier answers true.
  * Pure: the caller reads the units and writes the result.
  */
+import { arrayOf, closedObject, quoteOf, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 import type { AnchoredSpan } from "../types";
 import { anchorQuote, type Checked, objectsField, type SourceDoc, sourceBlock, textField } from "./propose";
@@ -62,46 +63,26 @@ const MAX_IMPLEMENTATION = 60_000;
 const MAX_TEST = 20_000;
 const MAX_DOCUMENTATION = 4_000;
 
-export const REWRITE_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["none", "implementation", "test", "documentation", "sources"],
-  properties: {
-    none: {
-      type: "boolean",
-      description:
-        "true (the paper's None) when the technique needs other modules to make one code module, or no direct implementation of it is in the code given; then leave the rest empty.",
-    },
-    implementation: {
-      type: "string",
-      description:
-        "One self-contained, executable code block: imports first, the technique's core logic in functions or classes with docstrings and type hints, then a `# TEST BLOCK` main block as a usage example.",
-    },
-    test: {
-      type: "string",
-      description: "A test script running the implementation; empty when the TEST BLOCK is the test.",
-    },
-    documentation: {
-      type: "string",
-      description: "The code's logic, configurable options and usage in 5-10 sentences.",
-    },
-    sources: {
-      type: "array",
+export const REWRITE_SCHEMA: JsonSchema = closedObject({
+  none: {
+    type: "boolean",
+    description:
+      "true (the paper's None) when the technique needs other modules to make one code module, or no direct implementation of it is in the code given; then leave the rest empty.",
+  },
+  implementation: text(
+    "One self-contained, executable code block: imports first, the technique's core logic in functions or classes with docstrings and type hints, then a `# TEST BLOCK` main block as a usage example.",
+  ),
+  test: text("A test script running the implementation; empty when the TEST BLOCK is the test."),
+  documentation: text("The code's logic, configurable options and usage in 5-10 sentences."),
+  sources: arrayOf(
+    quoteOf("id", "The id of the code unit, as given.", "A line of that unit copied character for character."),
+    {
       maxItems: MAX_SOURCES,
       description:
         "The code units the implementation comes from, each with a line of it copied character for character.",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["id", "quote"],
-        properties: {
-          id: { type: "string", description: "The id of the code unit, as given." },
-          quote: { type: "string", description: "A line of that unit copied character for character." },
-        },
-      },
     },
-  },
-};
+  ),
+});
 
 export const REWRITE_SYSTEM = [
   "You transform source code snippets, the official implementation of a technique from a research paper, into one self-contained, executable code block that is clean and documented.",
@@ -268,19 +249,14 @@ export interface Verdict {
   reason: string;
 }
 
-export const VERIFY_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["verdict", "reason"],
-  properties: {
-    verdict: {
-      type: "boolean",
-      description:
-        "true only if the code implements exactly the technique described, adds nothing beyond it and follows the given code files.",
-    },
-    reason: { type: "string", description: "The analysis behind the verdict, in a few sentences." },
+export const VERIFY_SCHEMA: JsonSchema = closedObject({
+  verdict: {
+    type: "boolean",
+    description:
+      "true only if the code implements exactly the technique described, adds nothing beyond it and follows the given code files.",
   },
-};
+  reason: text("The analysis behind the verdict, in a few sentences."),
+});
 
 export const VERIFY_SYSTEM = [
   "You determine whether a code block strictly follows a technique's description and the relevant code files.",

@@ -4,6 +4,7 @@
  * the check keeps only ids among the inputs (others are dropped and reported) and drops a direction
  * left with none, as the other model roles' checks do for their sources.
  */
+import { arrayOf, closedObject, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 import { type Checked, cutText, type Dropped, listOf, textField } from "./propose";
 
@@ -25,31 +26,17 @@ const MAX_SYNOPSIS = 1000;
 const MAX_ABSTRACT_CHARS = 1_200;
 const MAX_ALL_CHARS = 60_000;
 
-export const outlineSchema = (maxDirections: number): JsonSchema => ({
-  type: "object",
-  additionalProperties: false,
-  required: ["directions"],
-  properties: {
-    directions: {
-      type: "array",
-      maxItems: maxDirections,
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["title", "synopsis", "references"],
-        properties: {
-          title: { type: "string", description: "The sub-direction as a section heading, at most 10 words." },
-          synopsis: { type: "string", description: "What the section covers, 1-2 sentences." },
-          references: {
-            type: "array",
-            minItems: 1,
-            items: { type: "string", description: "An id of a reference above this direction comes from." },
-          },
-        },
-      },
-    },
-  },
-});
+export const outlineSchema = (maxDirections: number): JsonSchema =>
+  closedObject({
+    directions: arrayOf(
+      closedObject({
+        title: text("The sub-direction as a section heading, at most 10 words."),
+        synopsis: text("What the section covers, 1-2 sentences."),
+        references: arrayOf(text("An id of a reference above this direction comes from."), { minItems: 1 }),
+      }),
+      { maxItems: maxDirections },
+    ),
+  });
 
 export const OUTLINE_SYSTEM = [
   "You outline one section of a literature review from the references retrieved for it.",

@@ -3,6 +3,7 @@
  * rewrites one draft section version following the review's feedback items and the context C (the
  * request), keeping to the evidence the draft rests on. The answer is the whole revised section.
  */
+import { closedObject, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 import type { EvidenceSnippet, ProposedFeedback } from "./critique";
 import { type Checked, cutText, type SourceDoc, sourceBlock } from "./propose";
@@ -11,14 +12,9 @@ import { type Checked, cutText, type SourceDoc, sourceBlock } from "./propose";
 export const MAX_REFINED_CHARS = 400_000;
 const MAX_EVIDENCE_CHARS = 8_000;
 
-export const REFINE_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["text"],
-  properties: {
-    text: { type: "string", description: "The whole revised section, every feedback item applied." },
-  },
-};
+export const REFINE_SCHEMA: JsonSchema = closedObject({
+  text: text("The whole revised section, every feedback item applied."),
+});
 
 export const REFINE_SYSTEM = [
   "You revise one section of a literature review as its writer.",

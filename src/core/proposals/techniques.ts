@@ -6,6 +6,7 @@
  * implement it (a line of that code quoted verbatim, e.g. the definition's signature). A technique
  * may be a component of one listed before it (the paper's structural edges, as `part-of`).
  */
+import { arrayOf, closedObject, quoteOf, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 import type { AnchoredSpan } from "../types";
 import {
@@ -45,75 +46,38 @@ const MAX_ONE_SECTION = 8_000;
 export const MAX_CODE_CHARS = 16_000;
 const MAX_ONE_UNIT = 3_000;
 
-export const TECHNIQUES_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["techniques"],
-  properties: {
-    techniques: {
-      type: "array",
-      maxItems: MAX_TECHNIQUES,
-      description: "The paper's implementable techniques; empty when it has none.",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["name", "type", "description", "parent", "evidence", "code"],
-        properties: {
-          name: { type: "string", description: "A concise, standard academic name of the technique." },
-          type: {
-            type: "string",
-            enum: ["Methodology", "Technique"],
-            description:
-              "Methodology: the paper's end-to-end procedure; Technique: a self-contained, implementable component.",
-          },
-          description: {
-            type: "string",
-            description: "What it is, its inputs, core logic and outputs, from the paper only.",
-          },
-          parent: {
-            type: "string",
-            description:
-              "The exact name of a technique listed before this one that it is a component of; empty otherwise.",
-          },
-          evidence: {
-            type: "array",
-            minItems: 1,
-            maxItems: 4,
-            items: {
-              type: "object",
-              additionalProperties: false,
-              required: ["section", "quote"],
-              properties: {
-                section: { type: "string", description: "The id of the section, as given." },
-                quote: {
-                  type: "string",
-                  description: "Words copied character for character from that section (at most 300 characters).",
-                },
-              },
-            },
-          },
-          code: {
-            type: "array",
-            maxItems: 3,
-            description: "Code units given below that implement it; empty when none does.",
-            items: {
-              type: "object",
-              additionalProperties: false,
-              required: ["unit", "quote"],
-              properties: {
-                unit: { type: "string", description: "The id of the code unit, as given." },
-                quote: {
-                  type: "string",
-                  description: "A line of that code copied character for character (e.g. the function's signature).",
-                },
-              },
-            },
-          },
-        },
+export const TECHNIQUES_SCHEMA: JsonSchema = closedObject({
+  techniques: arrayOf(
+    closedObject({
+      name: text("A concise, standard academic name of the technique."),
+      type: {
+        type: "string",
+        enum: ["Methodology", "Technique"],
+        description:
+          "Methodology: the paper's end-to-end procedure; Technique: a self-contained, implementable component.",
       },
-    },
-  },
-};
+      description: text("What it is, its inputs, core logic and outputs, from the paper only."),
+      parent: text("The exact name of a technique listed before this one that it is a component of; empty otherwise."),
+      evidence: arrayOf(
+        quoteOf(
+          "section",
+          "The id of the section, as given.",
+          "Words copied character for character from that section (at most 300 characters).",
+        ),
+        { minItems: 1, maxItems: 4 },
+      ),
+      code: arrayOf(
+        quoteOf(
+          "unit",
+          "The id of the code unit, as given.",
+          "A line of that code copied character for character (e.g. the function's signature).",
+        ),
+        { maxItems: 3, description: "Code units given below that implement it; empty when none does." },
+      ),
+    }),
+    { maxItems: MAX_TECHNIQUES, description: "The paper's implementable techniques; empty when it has none." },
+  ),
+});
 
 export const TECHNIQUES_SYSTEM = [
   "You build an executable knowledge graph of a research paper.",

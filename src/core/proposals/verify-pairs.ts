@@ -9,6 +9,7 @@
  * The check accepts only the candidates' ids (an id the model invents is ignored and reported) and
  * one verdict per pair (a second is ignored); an answer that judges no candidate is asked once more.
  */
+import { arrayOf, closedObject, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 import { type Checked, cutText, type Dropped, listOf, sourceBlock, textField } from "./propose";
 
@@ -33,31 +34,22 @@ export interface PairVerdict {
   reason: string;
 }
 
-export const VERIFY_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["pairs"],
-  properties: {
-    pairs: {
-      type: "array",
+export const VERIFY_SCHEMA: JsonSchema = closedObject({
+  pairs: arrayOf(
+    closedObject({
+      pair: text("The candidate's id, as given (p1, p2, ...)."),
+      keep: {
+        type: "boolean",
+        description: "true: relevant to the query and usable as implementation guidance; false: noise.",
+      },
+      reason: text("One sentence: why it is kept or dropped."),
+    }),
+    {
       maxItems: MAX_VERIFY_PAIRS,
       description: "One verdict per candidate pair: the kept pairs first, most useful first, then the dropped ones.",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["pair", "keep", "reason"],
-        properties: {
-          pair: { type: "string", description: "The candidate's id, as given (p1, p2, ...)." },
-          keep: {
-            type: "boolean",
-            description: "true: relevant to the query and usable as implementation guidance; false: noise.",
-          },
-          reason: { type: "string", description: "One sentence: why it is kept or dropped." },
-        },
-      },
     },
-  },
-};
+  ),
+});
 
 export const VERIFY_SYSTEM = [
   "You are the verifier of an executable knowledge graph's retrieval for reproducing research code.",

@@ -11,7 +11,9 @@
  * names only by an identifier is the rules' case (readme.ts). The application then accepts the title
  * only when it names a paper of the archive, matched as the rules' title edges are matched.
  */
+
 import { normAlias } from "../ids";
+import { closedObject } from "../json-schema";
 import type { JsonSchema } from "../ports";
 
 /** Characters of a README the model reads (~3,000 tokens): a README's claim is near its top. */
@@ -19,18 +21,13 @@ export const MAX_README_CHARS = 12_000;
 const TITLE_MIN = 8;
 const TITLE_MAX = 300;
 
-export const README_PAPER_SCHEMA: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["paper_title"],
-  properties: {
-    paper_title: {
-      type: ["string", "null"],
-      description:
-        "The full title of the paper this repository is the official or direct implementation of, as the README writes it; null when there is no clear evidence.",
-    },
+export const README_PAPER_SCHEMA: JsonSchema = closedObject({
+  paper_title: {
+    type: ["string", "null"],
+    description:
+      "The full title of the paper this repository is the official or direct implementation of, as the README writes it; null when there is no clear evidence.",
   },
-};
+});
 
 export const README_PAPER_SYSTEM =
   "You analyse GitHub repositories for an executable knowledge graph of research papers. Answer with one JSON object matching the schema and nothing else.";
