@@ -1,6 +1,6 @@
 /** A small async-state hook: run a request when its inputs change, keep the last answer or error. */
 import { useEffect, useState } from "preact/hooks";
-import { describeError } from "./api";
+import { describeError, type Session } from "./api";
 
 export type Loaded<T> = { state: "loading" } | { state: "error"; error: string } | { state: "ok"; value: T };
 
@@ -19,4 +19,13 @@ export function useLoad<T>(run: () => Promise<T>, deps: unknown[]): [Loaded<T>, 
     };
   }, [...deps, tick]);
   return [value, () => setTick((t) => t + 1)];
+}
+
+/** useLoad of one read of the session's archive, run again when the client or the archive changes. */
+export function useArchiveRead<T>(
+  session: Session,
+  read: (client: Session["client"], archive: string) => Promise<T>,
+): [Loaded<T>, () => void] {
+  const { client, archive } = session;
+  return useLoad(() => read(client, archive.id), [client, archive.id]);
 }

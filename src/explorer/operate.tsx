@@ -3,10 +3,11 @@
  * last error, webhook deliveries and outbound event deliveries with their dead letters. Replay and
  * redeliver buttons render only for keys with the write scope (the server checks it again).
  */
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { describeError, type Session, shortTime } from "./api";
-import { useLoad } from "./hooks";
-import { Badge, Facts, Status } from "./ui";
+import { useArchiveRead, useLoad } from "./hooks";
+import { Badge, Facts, Listed, Panel, Status } from "./ui";
 
 export function OperateScreen({ session }: { session: Session }) {
   return (
@@ -21,17 +22,15 @@ export function OperateScreen({ session }: { session: Session }) {
 }
 
 function Counts({ session }: { session: Session }) {
-  const { client, archive } = session;
-  const [info] = useLoad(() => client.archive(archive.id), [client, archive.id]);
+  const [info] = useArchiveRead(session, (c, a) => c.archive(a));
   return (
-    <section class="panel" aria-labelledby="counts-h">
-      <h2 id="counts-h">Archive</h2>
+    <Panel id="counts" title="Archive">
       <Status value={info}>
         {(i) => (
           <>
             <Facts
               items={[
-                ["id", archive.id],
+                ["id", session.archive.id],
                 ["name", i.archive?.name ?? ""],
                 ["chunks", i.stats.storage.chunks],
                 ["versions", i.stats.storage.versions],
@@ -49,7 +48,7 @@ function Counts({ session }: { session: Session }) {
           </>
         )}
       </Status>
-    </section>
+    </Panel>
   );
 }
 
@@ -57,104 +56,84 @@ function Log({ session }: { session: Session }) {
   const { client, archive } = session;
   const [log] = useLoad(() => client.ingestLog(archive.id, { limit: 50 }), [client, archive.id]);
   return (
-    <section class="panel" aria-labelledby="log-h">
-      <h2 id="log-h">Ingest log</h2>
-      <Status value={log}>
-        {(l) =>
-          l.entries.length === 0 ? (
-            <p class="muted">Nothing ingested through webhooks, sources or imports yet.</p>
-          ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">at</th>
-                  <th scope="col">origin</th>
-                  <th scope="col">ref</th>
-                  <th scope="col">status</th>
-                  <th scope="col">error</th>
+    <Panel id="log" title="Ingest log">
+      <Listed value={log} items={(l) => l.entries} empty="Nothing ingested through webhooks, sources or imports yet.">
+        {(l) => (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">at</th>
+                <th scope="col">origin</th>
+                <th scope="col">ref</th>
+                <th scope="col">status</th>
+                <th scope="col">error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {l.entries.map((e) => (
+                <tr key={e.id}>
+                  <td>{shortTime(e.at)}</td>
+                  <td>{e.origin}</td>
+                  <td class="mono">{e.ref}</td>
+                  <td>
+                    <Badge kind={e.status}>{e.status}</Badge>
+                  </td>
+                  <td>{e.error ?? ""}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {l.entries.map((e) => (
-                  <tr key={e.id}>
-                    <td>{shortTime(e.at)}</td>
-                    <td>{e.origin}</td>
-                    <td class="mono">{e.ref}</td>
-                    <td>
-                      <Badge kind={e.status}>{e.status}</Badge>
-                    </td>
-                    <td>{e.error ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
-      </Status>
-    </section>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Listed>
+    </Panel>
   );
 }
 
 function Sources({ session }: { session: Session }) {
-  const { client, archive } = session;
-  const [sources] = useLoad(() => client.sources(archive.id), [client, archive.id]);
+  const [sources] = useArchiveRead(session, (c, a) => c.sources(a));
   return (
-    <section class="panel" aria-labelledby="sources-h">
-      <h2 id="sources-h">Sources</h2>
-      <Status value={sources}>
-        {(s) =>
-          s.sources.length === 0 ? (
-            <p class="muted">No sources.</p>
-          ) : (
-            <ul>
-              {s.sources.map((x) => (
-                <li key={x.id}>
-                  <strong>{x.id}</strong> <Badge>{x.kind}</Badge> {x.paused && <Badge kind="dead">paused</Badge>}{" "}
-                  <span class="mono">{x.location || x.query}</span>
-                  <div class="muted">
-                    last run {shortTime(x.status.last_run)} · next {shortTime(x.status.next_run)} ·{" "}
-                    {x.status.consecutive_failures} failures in a row
-                  </div>
-                  {x.status.last_error && <div class="error">{x.status.last_error}</div>}
-                </li>
-              ))}
-            </ul>
-          )
-        }
-      </Status>
-    </section>
+    <Panel id="sources" title="Sources">
+      <Listed value={sources} items={(s) => s.sources} empty="No sources.">
+        {(s) => (
+          <ul>
+            {s.sources.map((x) => (
+              <li key={x.id}>
+                <strong>{x.id}</strong> <Badge>{x.kind}</Badge> {x.paused && <Badge kind="dead">paused</Badge>}{" "}
+                <span class="mono">{x.location || x.query}</span>
+                <div class="muted">
+                  last run {shortTime(x.status.last_run)} · next {shortTime(x.status.next_run)} ·{" "}
+                  {x.status.consecutive_failures} failures in a row
+                </div>
+                {x.status.last_error && <div class="error">{x.status.last_error}</div>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Listed>
+    </Panel>
   );
 }
 
 function Webhooks({ session }: { session: Session }) {
   if (!session.isAdmin)
     return (
-      <section class="panel" aria-labelledby="webhooks-h">
-        <h2 id="webhooks-h">Webhook deliveries</h2>
+      <Panel id="webhooks" title="Webhook deliveries">
         <p class="muted">
           Listing an archive's webhooks needs the admin key; reading their deliveries needs a write key.
         </p>
-      </section>
+      </Panel>
     );
   return <WebhookList session={session} />;
 }
 
 function WebhookList({ session }: { session: Session }) {
-  const { client, archive } = session;
-  const [hooks] = useLoad(() => client.webhooks(archive.id), [client, archive.id]);
+  const [hooks] = useArchiveRead(session, (c, a) => c.webhooks(a));
   return (
-    <section class="panel" aria-labelledby="webhooks-h">
-      <h2 id="webhooks-h">Webhook deliveries</h2>
-      <Status value={hooks}>
-        {(h) =>
-          h.webhooks.length === 0 ? (
-            <p class="muted">No webhooks.</p>
-          ) : (
-            h.webhooks.map((w) => <Deliveries key={w.name} session={session} webhook={w.name} />)
-          )
-        }
-      </Status>
-    </section>
+    <Panel id="webhooks" title="Webhook deliveries">
+      <Listed value={hooks} items={(h) => h.webhooks} empty="No webhooks.">
+        {(h) => h.webhooks.map((w) => <Deliveries key={w.name} session={session} webhook={w.name} />)}
+      </Listed>
+    </Panel>
   );
 }
 
@@ -173,24 +152,27 @@ function Deliveries({ session, webhook }: { session: Session; webhook: string })
         {(l) => (
           <ul>
             {l.deliveries.map((d) => (
-              <li key={d.delivery} class={d.status === "dead" ? "dead-letter" : ""}>
-                <span class="mono">{d.delivery}</span> <Badge kind={d.status}>{d.status}</Badge>{" "}
-                <span class="muted">
-                  {d.attempts} attempts · {shortTime(d.updated_at)}
-                </span>
-                {d.error && <div class="error">{d.error}</div>}
-                {canWrite && d.status === "dead" && (
-                  <ReplayButton
-                    replay={() =>
-                      client
-                        .replayDelivery(archive.id, webhook, d.delivery)
-                        .then((r) => `Replayed ${r.delivery} (was ${r.previous}; now ${r.status}).`)
-                    }
-                    setNote={setNote}
-                    reload={reload}
-                  />
-                )}
-              </li>
+              <Attempt
+                key={d.delivery}
+                label={d.delivery}
+                status={d.status}
+                attempts={
+                  <>
+                    {d.attempts} attempts · {shortTime(d.updated_at)}
+                  </>
+                }
+                error={d.error}
+                replay={
+                  canWrite
+                    ? () =>
+                        client
+                          .replayDelivery(archive.id, webhook, d.delivery)
+                          .then((r) => `Replayed ${r.delivery} (was ${r.previous}; now ${r.status}).`)
+                    : null
+                }
+                setNote={setNote}
+                reload={reload}
+              />
             ))}
           </ul>
         )}
@@ -200,21 +182,13 @@ function Deliveries({ session, webhook }: { session: Session; webhook: string })
 }
 
 function Subscriptions({ session }: { session: Session }) {
-  const { client, archive } = session;
-  const [subs] = useLoad(() => client.subscriptions(archive.id), [client, archive.id]);
+  const [subs] = useArchiveRead(session, (c, a) => c.subscriptions(a));
   return (
-    <section class="panel" aria-labelledby="events-h">
-      <h2 id="events-h">Event deliveries</h2>
-      <Status value={subs}>
-        {(s) =>
-          s.subscriptions.length === 0 ? (
-            <p class="muted">No subscriptions.</p>
-          ) : (
-            s.subscriptions.map((x) => <Events key={x.name} session={session} name={x.name} url={x.url} />)
-          )
-        }
-      </Status>
-    </section>
+    <Panel id="events" title="Event deliveries">
+      <Listed value={subs} items={(s) => s.subscriptions} empty="No subscriptions.">
+        {(s) => s.subscriptions.map((x) => <Events key={x.name} session={session} name={x.name} url={x.url} />)}
+      </Listed>
+    </Panel>
   );
 }
 
@@ -245,28 +219,64 @@ function Events({ session, name, url }: { session: Session; name: string; url: s
           <ul>
             {l.events.length === 0 && <li class="muted">None.</li>}
             {l.events.map((ev) => (
-              <li key={ev.id} class={ev.status === "dead" ? "dead-letter" : ""} data-event={ev.id}>
-                <span class="mono">{ev.type}</span> <Badge kind={ev.status}>{ev.status}</Badge>{" "}
-                <span class="muted">
-                  {ev.attempts} attempts{ev.response_status ? ` · HTTP ${ev.response_status}` : ""} ·{" "}
-                  {shortTime(ev.updated_at)}
-                </span>
-                {ev.error && <div class="error">{ev.error}</div>}
-                {canWrite && ev.status === "dead" && (
-                  <ReplayButton
-                    replay={() =>
-                      client.redeliver(archive.id, name, ev.id).then((r) => `Redelivering ${r.event}: ${r.status}.`)
-                    }
-                    setNote={setNote}
-                    reload={reload}
-                  />
-                )}
-              </li>
+              <Attempt
+                key={ev.id}
+                event={ev.id}
+                label={ev.type}
+                status={ev.status}
+                attempts={
+                  <>
+                    {ev.attempts} attempts{ev.response_status ? ` · HTTP ${ev.response_status}` : ""} ·{" "}
+                    {shortTime(ev.updated_at)}
+                  </>
+                }
+                error={ev.error}
+                replay={
+                  canWrite
+                    ? () =>
+                        client.redeliver(archive.id, name, ev.id).then((r) => `Redelivering ${r.event}: ${r.status}.`)
+                    : null
+                }
+                setNote={setNote}
+                reload={reload}
+              />
             ))}
           </ul>
         )}
       </Status>
     </div>
+  );
+}
+
+/**
+ * One delivery of a webhook or an event: its label, status, attempts and last error, and for a dead
+ * letter a Replay button when `replay` is given (write keys only).
+ */
+function Attempt({
+  event,
+  label,
+  status,
+  attempts,
+  error,
+  replay,
+  setNote,
+  reload,
+}: {
+  event?: string;
+  label: string;
+  status: string;
+  attempts: ComponentChildren;
+  error: string | null | undefined;
+  replay: (() => Promise<string>) | null;
+  setNote: (note: string) => void;
+  reload: () => void;
+}) {
+  return (
+    <li class={status === "dead" ? "dead-letter" : ""} data-event={event}>
+      <span class="mono">{label}</span> <Badge kind={status}>{status}</Badge> <span class="muted">{attempts}</span>
+      {error && <div class="error">{error}</div>}
+      {replay && status === "dead" && <ReplayButton replay={replay} setNote={setNote} reload={reload} />}
+    </li>
   );
 }
 

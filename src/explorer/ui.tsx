@@ -51,3 +51,28 @@ export function LinkButton({
     </button>
   );
 }
+
+/** A titled panel: a section labelled by its heading (`<id>-h`). */
+export function Panel({ id, title, children }: { id: string; title: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <section class="panel" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** What `value` loads, as `children` renders it; `empty` while the loaded list has nothing in it. */
+export function Listed<T>({
+  value,
+  items,
+  empty,
+  children,
+}: {
+  value: Loaded<T>;
+  items: (v: T) => readonly unknown[];
+  empty: string;
+  children: (v: T) => ComponentChildren;
+}) {
+  return <Status value={value}>{(v) => (items(v).length === 0 ? <p class="muted">{empty}</p> : children(v))}</Status>;
+}
