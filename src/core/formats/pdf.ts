@@ -52,6 +52,7 @@ import type { EdgeInput, EntityInput } from "../ingest";
 import { runSync, type Sliced, slicer } from "../pace";
 import { clip, oneLine, PlanBuilder, personEntity } from "./common";
 import { paperIdentity } from "./paper";
+import { fragments, type Line, type PdfPage, r1, withoutRunningHeads } from "./pdf-layout";
 import {
   displayEquation,
   type PdfReference,
@@ -63,24 +64,7 @@ import {
 } from "./pdf-structure";
 import type { ImportPlan } from "./types";
 
-export interface PdfTextItem {
-  str: string;
-  /** Baseline origin, PDF user space (points, origin bottom-left). */
-  x: number;
-  y: number;
-  /** Advance width in points. */
-  w: number;
-  /** Font size in points (the scale of the text matrix). */
-  size: number;
-  /** False for rotated or skewed text (side stamps, rotated table headers). */
-  upright: boolean;
-}
-
-export interface PdfPage {
-  width: number;
-  height: number;
-  items: PdfTextItem[];
-}
+export type { PdfPage, PdfTextItem } from "./pdf-layout";
 
 export interface PdfInfo {
   title?: string | undefined;
@@ -150,109 +134,6 @@ export function pageAt(marks: readonly PageMark[], offset: number): number | nul
     page = m.page;
   }
   return page ?? marks[0]?.page ?? null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Layout: items -> lines in reading order
-// ---------------------------------------------------------------------------------------------
-
-interface Line {
-  text: string;
-  page: number;
-  /** 0 left column, 1 right column, 2 across (or a one-column page). */
-  col: number;
-  x0: number;
-  x1: number;
-  y: number;
-  size: number;
-}
-
-const r1 = (x: number) => Math.round(x * 2) / 2;
-
-/** Same-baseline items joined into fragments; a gap over 1.2x the size starts a new one. */
-function fragments(page: PdfPage, pageNo: number, stamps: string[]): Line[] {
-  const items = page.items.filter((it) => {
-    if (!it.str.trim()) return false;
-    if (!it.upright) {
-      stamps.push(it.str);
-      return false;
-    }
-    return Number.isFinite(it.x) && Number.isFinite(it.y) && it.size > 0;
-  });
-  // Rows: items within 0.35x the font size of a row's first baseline (superscripts and subscripts
-  // stay on their line), then each row left to right, split where the gap exceeds 1.2x the size.
-  items.sort((a, z) => z.y - a.y || a.x - z.x);
-  const rows: PdfTextItem[][] = [];
-  let row: PdfTextItem[] = [];
-  let rowY = 0;
-  let rowSize = 0;
-  for (const it of items) {
-    if (row.length && Math.abs(rowY - it.y) <= 0.35 * Math.max(rowSize, it.size)) row.push(it);
-    else {
-      row = [it];
-      rows.push(row);
-      rowY = it.y;
-      rowSize = it.size;
-    }
-  }
-  const out: Line[] = [];
-  for (const r of rows) {
-    // The row's baseline is its largest text's (a superscript does not lift the line).
-    let base = r[0] as PdfTextItem;
-    for (const it of r) if (it.size > base.size) base = it;
-    r.sort((a, z) => a.x - z.x);
-    let cur: Line | null = null;
-    for (const it of r) {
-      const gap = cur ? it.x - cur.x1 : 0;
-      if (cur && gap > -it.size && gap <= 1.2 * Math.max(it.size, cur.size)) {
-        const needsSpace = gap > 0.15 * it.size && !/\s$/.test(cur.text) && !/^\s/.test(it.str);
-        cur.text += (needsSpace ? " " : "") + it.str;
-        cur.x1 = Math.max(cur.x1, it.x + it.w);
-        if (it.str.trim().length > 2) cur.size = Math.max(cur.size, it.size);
-        continue;
-      }
-      cur = { text: it.str, page: pageNo, col: 2, x0: it.x, x1: it.x + it.w, y: base.y, size: it.size };
-      out.push(cur);
-    }
-  }
-  for (const f of out) f.text = f.text.replace(/\s+/g, " ").trim();
-  return out.filter((f) => f.text);
-}
-
-const maskDigits = (s: string) => s.toLowerCase().replace(/\d+/g, "#").replace(/\s+/g, " ").trim();
-const PAGE_NUMBER = /^(page\s*)?[-–]?\s*\d{1,4}\s*[-–]?(\s*(of|\/)\s*\d{1,4})?$/i;
-const inMargin = (f: Line, h: number) => f.y >= h * 0.9 || f.y <= h * 0.1;
-
-/** Fragments of one page in reading order (see the module comment). */
-function readingOrder(frags: Line[], width: number): Line[] {
-  const mid = width / 2;
-  let left = 0;
-  let right = 0;
-  let total = 0;
-  for (const f of frags) {
-    total += f.text.length;
-    if (f.x1 <= mid + 2) left += f.text.length;
-    else if (f.x0 >= mid - 2) right += f.text.length;
-  }
-  const twoCol = total > 0 && left >= 0.2 * total && right >= 0.2 * total;
-  if (!twoCol) return [...frags].sort((a, z) => z.y - a.y || a.x0 - z.x0);
-  for (const f of frags) f.col = f.x1 <= mid + 2 ? 0 : f.x0 >= mid - 2 ? 1 : 2;
-  const spans = frags.filter((f) => f.col === 2).sort((a, z) => z.y - a.y);
-  const spanYs = spans.map((s) => s.y);
-  // band = the number of full-width fragments above (binary search over descending y).
-  const band = (y: number) => {
-    let lo = 0;
-    let hi = spanYs.length;
-    while (lo < hi) {
-      const m = (lo + hi) >> 1;
-      if ((spanYs[m] ?? 0) > y) lo = m + 1;
-      else hi = m;
-    }
-    return lo;
-  };
-  const keyed = frags.map((f) => ({ f, b: f.col === 2 ? spans.indexOf(f) : band(f.y) }));
-  keyed.sort((a, z) => a.b - z.b || a.f.col - z.f.col || z.f.y - a.f.y || a.f.x0 - z.f.x0);
-  return keyed.map((k) => k.f);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -401,37 +282,22 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
       "body",
       "run OCR first (for example `ocrmypdf in.pdf out.pdf`), then import the OCRed PDF",
     );
-
-  // Running headers and footers.
-  const seenOn = new Map<string, Set<number>>();
-  perPage.forEach((fs, i) => {
-    const h = doc.pages[i]?.height ?? 792;
-    for (const f of fs) {
-      if (!inMargin(f, h)) continue;
-      const k = maskDigits(f.text);
-      const s = seenOn.get(k) ?? new Set<number>();
-      s.add(i);
-      seenOn.set(k, s);
-    }
-  });
-  const pagesN = doc.pages.length;
-  const repeated = (k: string) => {
-    const n = seenOn.get(k)?.size ?? 0;
-    return n >= 2 && n >= 0.4 * pagesN;
-  };
-  const lines: Line[] = [];
-  for (const [i, fs] of perPage.entries()) {
-    const page = doc.pages[i];
-    if (!page) continue;
-    const kept = fs.filter(
-      (f) => !(inMargin(f, page.height) && (PAGE_NUMBER.test(f.text) || repeated(maskDigits(f.text)))),
-    );
-    lines.push(...readingOrder(kept, page.width));
-    yield;
-  }
-
+  const lines = yield* withoutRunningHeads(doc.pages, perPage);
   const body = mode(lines.map((l) => [r1(l.size), l.text.length]));
-  // The usual line spacing: the most common drop between consecutive body lines of one column.
+  const lead = usualLineSpacing(lines, body);
+  const { titleLines, title } = pdfTitle(doc.info, lines, body, src);
+  const laid = yield* layOut(lines, titleLines, body, lineJoiner(lines, lead));
+
+  // Identity and the paper chunk.
+  const ids = [stampedArxivId(stamps)];
+  const identity = paperIdentity(ids, title);
+  if (!identity)
+    return fail("validation", "no title and no arXiv id found in this PDF", "name", "pass ?name=<title>.pdf");
+  return ok(buildPdfPlan(doc, src, title, identity, laid));
+}
+
+/** The usual line spacing: the most common drop between consecutive body lines of one column. */
+function usualLineSpacing(lines: Line[], body: number): number {
   const drops: Array<[number, number]> = [];
   for (let i = 1; i < lines.length; i++) {
     const a = lines[i - 1];
@@ -439,9 +305,11 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     if (a && b && a.page === b.page && a.col === b.col && a.y > b.y && Math.abs(a.size - body) < 0.6)
       drops.push([r1(a.y - b.y), 1]);
   }
-  const lead = mode(drops) || body * 1.2;
+  return mode(drops) || body * 1.2;
+}
 
-  // Title: metadata, else the largest text on page 1 (its lines never enter the body).
+/** Title: metadata, else the largest text on page 1 (its lines never enter the body). */
+function pdfTitle(info: PdfInfo, lines: Line[], body: number, src: string) {
   const first = lines.filter((l) => l.page === 1);
   const maxSize = Math.max(0, ...first.map((l) => l.size));
   const titleLines = new Set<Line>();
@@ -452,7 +320,7 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     }
   const layoutTitle = oneLine([...titleLines].map((l) => l.text).join(" "));
   const title =
-    metaTitle(doc.info) ??
+    metaTitle(info) ??
     (layoutTitle ||
       oneLine(
         src
@@ -460,8 +328,13 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
           .replace(/\.pdf$/i, "")
           .replace(/[_-]+/g, " "),
       ));
+  return { titleLines, title };
+}
 
-  // Hyphenation: words seen whole, and hyphenated forms seen inside lines.
+/** Appends a line to a text: hyphenation (words seen whole, hyphenated forms seen inside lines) and paragraph gaps. */
+type Joiner = (into: Paged, prev: Line | null, l: Line) => void;
+
+function lineJoiner(lines: Line[], lead: number): Joiner {
   const whole = new Set<string>();
   const hyphenated = new Set<string>();
   for (const l of lines)
@@ -475,7 +348,7 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     const b = /^([a-z]+)/.exec(next)?.[1] ?? "";
     return hyphenated.has(`${a}-${b}`) && !whole.has(`${a}${b}`);
   };
-  const join = (into: Paged, prev: Line | null, l: Line) => {
+  return (into, prev, l) => {
     if (prev && /[A-Za-z]-$/.test(into.tail(2)) && /^[a-z]/.test(l.text)) {
       if (keepHyphen(into, l.text)) into.append(l.text, l.page, "");
       else {
@@ -487,119 +360,119 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     const para = prev && prev.page === l.page && prev.col === l.col && prev.y - l.y > lead * 1.3;
     into.append(l.text, l.page, para ? "\n\n" : " ");
   };
+}
 
-  const front = new Paged();
-  let frontLast: Line | null = null;
-  const sections: Section[] = [];
-  const captions: Caption[] = [];
-  let cap: Caption | null = null;
-  let stampId: string | null = null;
+function stampedArxivId(stamps: string[]): string | null {
   for (const s of stamps) {
     const m = ARXIV_STAMP.exec(s);
-    if (m?.[1]) {
-      stampId = `arXiv:${m[1]}`;
-      break;
-    }
+    if (m?.[1]) return `arXiv:${m[1]}`;
   }
+  return null;
+}
+
+/** The lines laid out: front matter, sections and captions. */
+interface Laid {
+  front: Paged;
+  sections: Section[];
+  captions: Caption[];
+}
+
+/** The lines placed into front matter, sections and captions, yielding between slices of lines. */
+function* layOut(lines: Line[], titleLines: Set<Line>, body: number, join: Joiner): Sliced<Laid> {
+  const laid: Laid = { front: new Paged(), sections: [], captions: [] };
+  const at: LayoutCursor = { frontLast: null, cap: null };
   const slice = slicer(LINE_SLICE);
   for (const l of lines) {
     yield* slice();
     if (titleLines.has(l)) continue;
-    // Captions: the opening line and the lines of its size right under it.
-    if (cap) {
-      const same = cap.last.page === l.page && cap.last.col === l.col;
-      const close = same && cap.last.y - l.y <= Math.max(cap.last.size, l.size) * 1.6;
-      const bodySized = Math.abs(cap.last.size - body) < 0.6;
-      if (
-        close &&
-        Math.abs(l.size - cap.last.size) < 0.6 &&
-        !CAPTION.test(l.text) &&
-        !isHeading(l, body) &&
-        !(bodySized && cap.body.tail(1) === ".")
-      ) {
-        join(cap.body, cap.last, l);
-        cap.last = l;
-        continue;
-      }
-      cap = null;
-    }
-    const cm = CAPTION.exec(l.text);
-    if (cm) {
-      const type = /^t/i.test(cm[1] ?? "") ? "table" : "figure";
-      const c: Caption = { type, label: cm[2] ?? "", body: new Paged(), last: l };
-      c.body.append(l.text, l.page, "");
-      captions.push(c);
-      cap = c;
-      continue;
-    }
-    if (l.size <= body * 0.85 && l.text.length < 40) continue; // figure labels
-    const inline = INLINE_ABSTRACT.exec(l.text);
-    // Before the first numbered or named heading, larger lines are front matter (authors, affiliations).
-    const structural = NAMED_HEADING.test(l.text.replace(/[.:]$/, "")) || NUMBERED_HEADING.test(l.text);
-    // Inside the References, numbered lines are entries: only a named heading or larger text ends them.
-    const cur = sections[sections.length - 1];
-    const inRefs = cur !== undefined && REFERENCES_HEADING.test(cur.heading);
-    const endsRefs = !inRefs || NAMED_HEADING.test(l.text.replace(/[.:]$/, "")) || l.size >= body * 1.1;
-    if (inline?.[1] || (isHeading(l, body) && (sections.length > 0 || structural) && endsRefs)) {
-      const heading = inline?.[1] ? "Abstract" : l.text.replace(/[.:]$/, "");
-      const s: Section = { heading, page: l.page, body: new Paged(), last: null };
-      sections.push(s);
-      if (inline?.[1]) {
-        s.body.append(inline[1], l.page, "");
-        s.last = l;
-      }
-      continue;
-    }
-    const s = sections[sections.length - 1];
-    if (s) {
-      join(s.body, s.last, l);
-      s.last = l;
-      const eq = inRefs ? null : displayEquation(l.text);
-      if (eq) s.equations = [...(s.equations ?? []), { line: l.text, label: eq.label, page: l.page }];
-    } else {
-      join(front, frontLast, l);
-      frontLast = l;
-    }
+    placeLine(laid, at, l, body, join);
   }
+  return laid;
+}
 
-  // Identity and the paper chunk.
-  const ids = [stampId];
-  const identity = paperIdentity(ids, title);
-  if (!identity)
-    return fail("validation", "no title and no arXiv id found in this PDF", "name", "pass ?name=<title>.pdf");
+interface LayoutCursor {
+  frontLast: Line | null;
+  cap: Caption | null;
+}
+
+function placeLine(laid: Laid, at: LayoutCursor, l: Line, body: number, join: Joiner): void {
+  const { sections } = laid;
+  if (continuesCaption(at, l, body, join)) return;
+  const cm = CAPTION.exec(l.text);
+  if (cm) {
+    const type = /^t/i.test(cm[1] ?? "") ? "table" : "figure";
+    const c: Caption = { type, label: cm[2] ?? "", body: new Paged(), last: l };
+    c.body.append(l.text, l.page, "");
+    laid.captions.push(c);
+    at.cap = c;
+    return;
+  }
+  if (l.size <= body * 0.85 && l.text.length < 40) return; // figure labels
+  const inline = INLINE_ABSTRACT.exec(l.text);
+  // Before the first numbered or named heading, larger lines are front matter (authors, affiliations).
+  const structural = NAMED_HEADING.test(l.text.replace(/[.:]$/, "")) || NUMBERED_HEADING.test(l.text);
+  // Inside the References, numbered lines are entries: only a named heading or larger text ends them.
+  const cur = sections[sections.length - 1];
+  const inRefs = cur !== undefined && REFERENCES_HEADING.test(cur.heading);
+  const endsRefs = !inRefs || NAMED_HEADING.test(l.text.replace(/[.:]$/, "")) || l.size >= body * 1.1;
+  if (inline?.[1] || (isHeading(l, body) && (sections.length > 0 || structural) && endsRefs)) {
+    const heading = inline?.[1] ? "Abstract" : l.text.replace(/[.:]$/, "");
+    const s: Section = { heading, page: l.page, body: new Paged(), last: null };
+    sections.push(s);
+    if (inline?.[1]) {
+      s.body.append(inline[1], l.page, "");
+      s.last = l;
+    }
+    return;
+  }
+  const s = sections[sections.length - 1];
+  if (s) {
+    join(s.body, s.last, l);
+    s.last = l;
+    const eq = inRefs ? null : displayEquation(l.text);
+    if (eq) s.equations = [...(s.equations ?? []), { line: l.text, label: eq.label, page: l.page }];
+  } else {
+    join(laid.front, at.frontLast, l);
+    at.frontLast = l;
+  }
+}
+
+/** Captions: the opening line and the lines of its size right under it. True when `l` joined the open caption. */
+function continuesCaption(at: LayoutCursor, l: Line, body: number, join: Joiner): boolean {
+  const cap = at.cap;
+  if (!cap) return false;
+  const same = cap.last.page === l.page && cap.last.col === l.col;
+  const close = same && cap.last.y - l.y <= Math.max(cap.last.size, l.size) * 1.6;
+  const bodySized = Math.abs(cap.last.size - body) < 0.6;
+  if (
+    close &&
+    Math.abs(l.size - cap.last.size) < 0.6 &&
+    !CAPTION.test(l.text) &&
+    !isHeading(l, body) &&
+    !(bodySized && cap.body.tail(1) === ".")
+  ) {
+    join(cap.body, cap.last, l);
+    cap.last = l;
+    return true;
+  }
+  at.cap = null;
+  return false;
+}
+
+type PaperIdentity = NonNullable<ReturnType<typeof paperIdentity>>;
+type Common = { valid_from?: number; source: string };
+
+/** The chunks of the paper: the paper chunk, its sections and passages, equations, then figures and tables. */
+function buildPdfPlan(doc: PdfDocument, src: string, title: string, identity: PaperIdentity, laid: Laid): PdfPlan {
+  const { front, sections, captions } = laid;
   const pid = identity.id;
   const b = new PlanBuilder();
   const abstractIdx = sections.findIndex((s) => /^abstract$/i.test(s.heading));
   const abstract = abstractIdx >= 0 ? sections.splice(abstractIdx, 1)[0] : undefined;
-  const paperBody = new Paged();
-  const lead0 = abstract?.body.text.trim() ? abstract.body : front;
-  paperBody.text = lead0.text;
-  paperBody.marks = [...lead0.marks];
-  if (lead0 === abstract?.body && front.text.trim()) {
-    const at = paperBody.text.length + 2;
-    const p = front.marks[0]?.page ?? 1;
-    if (paperBody.marks[paperBody.marks.length - 1]?.page !== p) paperBody.marks.push({ page: p, offset: at });
-    paperBody.text += `\n\nAuthors: ${clip(oneLine(front.text), 600)}`;
-  }
-  if (!paperBody.text.trim()) {
-    paperBody.text = title;
-    paperBody.marks = [{ page: 1, offset: 0 }];
-  }
+  const paperBody = paperContent(abstract, front, title);
   // References: entries with an identifier become the paper's cites edges (and paper entities).
   const refSection = sections.find((s) => REFERENCES_HEADING.test(s.heading));
-  const references: PdfPlan["references"] = [];
-  const paperEdges: EdgeInput[] = [];
-  const refEntities: EntityInput[] = [];
-  const citedIds = new Set<string>();
-  for (const r of refSection ? parseReferences(refSection.body.text) : []) {
-    const ref = r.ids.length ? paperIdentity(r.ids, r.title ?? "") : null;
-    const target = ref && ref.id !== pid ? ref.id : null;
-    references.push({ ...r, cited: target });
-    if (!ref || !target || citedIds.has(target)) continue;
-    citedIds.add(target);
-    refEntities.push({ ...ref.entity, name: r.title ?? ref.id });
-    paperEdges.push({ type: "cites", target });
-  }
+  const { references, paperEdges, refEntities } = citesOf(refSection, pid);
   const validFrom = doc.info.created;
   const year = validFrom !== undefined ? new Date(validFrom).getUTCFullYear() : null;
   const authors = (doc.info.author ?? "")
@@ -620,7 +493,7 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
       content: paperBody.text,
       entities: [...paperEntities, ...refEntities],
       edges: paperEdges,
-      boundaries: [...(year ? [`year:${year}`] : []), `pages:${pagesN}`, ...pageBoundaries(paperBody.marks)],
+      boundaries: [...(year ? [`year:${year}`] : []), `pages:${doc.pages.length}`, ...pageBoundaries(paperBody.marks)],
       ...common,
     },
     src,
@@ -633,11 +506,73 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     return { c, id: `${pid}#${ELEMENT_PREFIX[c.type]}${count[c.type]}`, n: count[c.type] };
   });
   const byLabel = new Map(elements.map((e) => [`${e.c.type}:${e.c.label.toLowerCase()}`, e.id]));
+  const ctx: PlanContext = { b, src, pid, title, common };
+  const { equations, discussedIn } = addSections(ctx, sections, refSection, byLabel);
+  addEquations(ctx, equations);
+  addElements(ctx, elements, discussedIn);
+  return { ...b.plan, paper: pid, references };
+}
+
+/** What the chunk steps of one PDF share. */
+interface PlanContext {
+  b: PlanBuilder;
+  src: string;
+  pid: string;
+  title: string;
+  common: Common;
+}
+
+/** The paper chunk's content: the Abstract and the front matter as `Authors: ...`, else the front matter, else the title. */
+function paperContent(abstract: Section | undefined, front: Paged, title: string): Paged {
+  const paperBody = new Paged();
+  const lead0 = abstract?.body.text.trim() ? abstract.body : front;
+  paperBody.text = lead0.text;
+  paperBody.marks = [...lead0.marks];
+  if (lead0 === abstract?.body && front.text.trim()) {
+    const at = paperBody.text.length + 2;
+    const p = front.marks[0]?.page ?? 1;
+    if (paperBody.marks[paperBody.marks.length - 1]?.page !== p) paperBody.marks.push({ page: p, offset: at });
+    paperBody.text += `\n\nAuthors: ${clip(oneLine(front.text), 600)}`;
+  }
+  if (!paperBody.text.trim()) {
+    paperBody.text = title;
+    paperBody.marks = [{ page: 1, offset: 0 }];
+  }
+  return paperBody;
+}
+
+function citesOf(refSection: Section | undefined, pid: string) {
+  const references: PdfPlan["references"] = [];
+  const paperEdges: EdgeInput[] = [];
+  const refEntities: EntityInput[] = [];
+  const citedIds = new Set<string>();
+  for (const r of refSection ? parseReferences(refSection.body.text) : []) {
+    const ref = r.ids.length ? paperIdentity(r.ids, r.title ?? "") : null;
+    const target = ref && ref.id !== pid ? ref.id : null;
+    references.push({ ...r, cited: target });
+    if (!ref || !target || citedIds.has(target)) continue;
+    citedIds.add(target);
+    refEntities.push({ ...ref.entity, name: r.title ?? ref.id });
+    paperEdges.push({ type: "cites", target });
+  }
+  return { references, paperEdges, refEntities };
+}
+
+type SectionEquation = { line: string; label: string; page: number; section: string };
+
+/** Section chunks (and passages of each but the References); returns their equations and the sections naming each element. */
+function addSections(
+  ctx: PlanContext,
+  sections: Section[],
+  refSection: Section | undefined,
+  byLabel: Map<string, string>,
+) {
+  const { b, src, pid, title, common } = ctx;
   const discussedIn = new Map<string, string[]>();
   const usedIds = new Set<string>();
   // Section numbers -> the latest section so numbered (for "2.5 part-of 2").
   const byNumber = new Map<string, string>();
-  const equations: Array<{ line: string; label: string; page: number; section: string }> = [];
+  const equations: SectionEquation[] = [];
   sections.forEach((s, i) => {
     const text = s.body.text.trim() ? s.body.text : s.heading;
     const marks = s.body.text.trim() ? s.body.marks : [{ page: s.page, offset: 0 }];
@@ -665,23 +600,32 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
     for (const e of s.equations ?? []) equations.push({ ...e, section: id });
     // Passages of a long section (not of the References): paragraphs grouped up to 1,500 characters.
     if (s === refSection) return;
-    const ps = passages(text, marks);
-    for (const [k, p] of ps.entries())
-      b.add(
-        {
-          id: `${id}#p${k + 1}`,
-          // A record, not a section: coverage and locate count a paper's sections, each once.
-          kind: "record",
-          title: `${secTitle} (${k + 1}/${ps.length})`,
-          content: p.text,
-          edges: [{ type: "part-of", target: id }],
-          boundaries: ["passage", ...pageBoundaries(p.marks)],
-          ...common,
-        },
-        `${src}:${s.heading}:${k + 1}`,
-      );
+    addPassages(ctx, s, id, secTitle, text, marks);
   });
-  // Display equations: elements `part-of` the paper, `discussed-in` the section they stand in.
+  return { equations, discussedIn };
+}
+
+function addPassages(ctx: PlanContext, s: Section, id: string, secTitle: string, text: string, marks: PageMark[]) {
+  const ps = passages(text, marks);
+  for (const [k, p] of ps.entries())
+    ctx.b.add(
+      {
+        id: `${id}#p${k + 1}`,
+        // A record, not a section: coverage and locate count a paper's sections, each once.
+        kind: "record",
+        title: `${secTitle} (${k + 1}/${ps.length})`,
+        content: p.text,
+        edges: [{ type: "part-of", target: id }],
+        boundaries: ["passage", ...pageBoundaries(p.marks)],
+        ...ctx.common,
+      },
+      `${ctx.src}:${s.heading}:${k + 1}`,
+    );
+}
+
+/** Display equations: elements `part-of` the paper, `discussed-in` the section they stand in. */
+function addEquations(ctx: PlanContext, equations: SectionEquation[]) {
+  const { b, src, pid, title, common } = ctx;
   for (const [k, e] of equations.slice(0, MAX_PDF_EQUATIONS).entries()) {
     const label = `Equation (${e.label})`;
     b.add(
@@ -700,6 +644,14 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
       `${src}:${label}`,
     );
   }
+}
+
+function addElements(
+  ctx: PlanContext,
+  elements: Array<{ c: Caption; id: string; n: number }>,
+  discussedIn: Map<string, string[]>,
+) {
+  const { b, src, pid, title, common } = ctx;
   for (const e of elements) {
     const label = `${e.c.type === "figure" ? "Figure" : "Table"} ${e.n}`;
     b.add(
@@ -718,7 +670,6 @@ export function* parsePdfSliced(doc: PdfDocument, opts: PdfOptions = {}): Sliced
       `${src}:${label}`,
     );
   }
-  return ok({ ...b.plan, paper: pid, references });
 }
 
 /** An arXiv id as the stamp writes it, canonical (exported for the tests). */
