@@ -64,6 +64,7 @@ import {
   type JsonObject,
   LIMITS,
   oneLine,
+  type PlanBuilder,
   parseTime,
   personEntity,
   publicationTime,
@@ -404,12 +405,9 @@ export function* parseFullTextPapersSliced(text: string, opts: FullTextOptions =
   const start = startJsonPlan(text, src);
   if (!start.ok) return start;
   const { b, records } = start.value;
-  const citationContexts: CitationContext[] = [];
-  const contextKeys = new Set<string>();
+  const run: FullTextRun = { b, src, citationContexts: [], contextKeys: new Set<string>(), stubs: new Map() };
   let firstProblem: { ref: string; reason: string } | null = null;
   let usable = 0;
-  /** Works named by the bibliographies, first naming kept: id -> entry and the citing record. */
-  const stubs = new Map<string, { bib: Bib; source: string }>();
   yield;
   for (const { ref, value } of records) {
     yield;
@@ -426,140 +424,193 @@ export function* parseFullTextPapersSliced(text: string, opts: FullTextOptions =
       continue;
     }
     usable++;
-    const identity = paperIdentity(p.ids, p.title);
-    if (!identity) {
-      b.skip(where, "no usable title or identifier");
-      continue;
-    }
-    const pid = identity.id;
-    if (b.has(pid)) {
-      b.skip(where, `same chunk id ${pid} as an earlier record; kept the first`);
-      continue;
-    }
-    const title = p.title || pid;
-    const { elements, dropped } = elementsOf(p);
-    if (dropped > 0)
-      b.skip(
-        `${pid}#eq`,
-        `${dropped} display equations past the first ${MAX_EQUATION_ELEMENTS} stay inline in their sections, not element chunks`,
-      );
-    /** Element key -> the section chunks that reference it, in section order. */
-    const discussedIn = new Map<string, string[]>();
-    for (const key of p.unusableBibs) b.skip(`${pid}#bib:${key}`, "bibliography entry with no identifier and no title");
-    for (const bib of p.bibs.values())
-      if (bib.identity.id !== pid && !stubs.has(bib.identity.id))
-        stubs.set(bib.identity.id, { bib, source: `${src}#${pid}` });
+    addPaperRecord(run, p, where);
+  }
+  yield* addStandIns(b, run.stubs);
+  if (usable === 0)
+    return fail(
+      "validation",
+      `no record has the shape of a paper (${firstProblem ? `${firstProblem.ref}: ${firstProblem.reason}` : "no records"})`,
+      firstProblem?.ref === "record" ? "metadata.title" : (firstProblem?.ref ?? "text"),
+      "send unarXive or S2ORC records: objects with metadata.title (or title) and body_text",
+    );
+  return ok({ ...b.plan, citationContexts: run.citationContexts });
+}
 
-    // Sections: runs of consecutive paragraphs with the same section name.
-    const runs: Array<{ name: string; paras: Paragraph[] }> = [];
-    for (const para of p.paragraphs) {
-      const last = runs[runs.length - 1];
-      if (last && last.name === para.section) last.paras.push(para);
-      else runs.push({ name: para.section, paras: [para] });
-    }
-    const citedAnywhere = new Set<string>();
-    const sections = runs.map((run, i) => {
-      const id = `${pid}#s${i + 1}${slug(run.name) ? `-${slug(run.name).slice(0, 48)}` : ""}`;
-      const entities: EntityInput[] = [];
-      const edges: EdgeInput[] = [{ type: "part-of", target: pid }];
-      const cited = new Map<string, Bib>();
-      for (const para of run.paras)
-        for (const c of para.cites) {
-          const bib = p.bibs.get(c.ref);
-          if (!bib || bib.identity.id === pid) continue;
-          const sentence = clip(oneLine(render(sentenceAt(para.text, c.start), p.refEntries, p.bibs, elements)), 1000);
-          const ctxKey = `${id}\u0000${bib.identity.id}\u0000${sentence}`;
-          if (sentence && !contextKeys.has(ctxKey)) {
-            contextKeys.add(ctxKey);
-            citationContexts.push({ src: id, dst: bib.identity.id, sentence });
-          }
-          if (cited.has(c.ref)) continue;
-          cited.set(c.ref, bib);
-          citedAnywhere.add(c.ref);
-        }
-      for (const para of run.paras)
-        for (const key of [...para.refs, ...para.display]) {
-          if (!elements.has(key)) continue;
-          const l = discussedIn.get(key) ?? [];
-          if (l[l.length - 1] !== id) l.push(id);
-          discussedIn.set(key, l);
-        }
-      const seen = new Set<string>();
-      for (const bib of cited.values()) {
-        if (seen.has(bib.identity.id)) continue;
-        seen.add(bib.identity.id);
-        entities.push(bib.identity.entity);
-        edges.push({ type: "cites", target: bib.identity.id });
-      }
-      const body = run.paras.map((x) => render(x.text, p.refEntries, p.bibs, elements).trim()).join("\n\n");
-      const refList = [...cited.values()].sort((a, z) => a.n - z.n).map((x) => `[${x.n}] ${x.display}`);
-      return {
-        id,
-        kind: "section" as const,
-        title: `${clip(title, 150)}: ${run.name}`,
-        content: refList.length ? `${body}\n\nCited in this section:\n${refList.join("\n")}` : body,
-        entities,
-        edges,
-        ...(p.validFrom !== undefined ? { valid_from: p.validFrom } : {}),
-        source: `${src}#${pid}`,
-      };
-    });
+/** What the records of one file share while they are planned. */
+interface FullTextRun {
+  b: PlanBuilder;
+  src: string;
+  citationContexts: CitationContext[];
+  contextKeys: Set<string>;
+  /** Works named by the bibliographies, first naming kept: id -> entry and the citing record. */
+  stubs: Map<string, { bib: Bib; source: string }>;
+}
 
-    // Works in the bibliography but cited nowhere in the body: cited by the paper as a whole.
-    const paperEntities: EntityInput[] = [
-      { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), ...p.aliases] },
-      ...p.authors.map((name) => personEntity(name)).filter((e): e is EntityInput => e !== null),
-      ...(p.venue ? [{ type: "venue" as const, id: `venue:${slug(p.venue).slice(0, 200)}`, name: p.venue }] : []),
-    ];
-    const paperEdges: EdgeInput[] = [];
-    const seen = new Set<string>();
-    for (const [key, bib] of p.bibs) {
-      if (citedAnywhere.has(key) || bib.identity.id === pid || seen.has(bib.identity.id)) continue;
-      seen.add(bib.identity.id);
-      paperEntities.push(bib.identity.entity);
-      paperEdges.push({ type: "cites", target: bib.identity.id });
-    }
+/** One usable record: its paper chunk, section chunks and element chunks (or the reason it is skipped). */
+function addPaperRecord(run: FullTextRun, p: Normalised, where: string): void {
+  const { b, src, stubs } = run;
+  const identity = paperIdentity(p.ids, p.title);
+  if (!identity) {
+    b.skip(where, "no usable title or identifier");
+    return;
+  }
+  const pid = identity.id;
+  if (b.has(pid)) {
+    b.skip(where, `same chunk id ${pid} as an earlier record; kept the first`);
+    return;
+  }
+  const title = p.title || pid;
+  const { elements, dropped } = elementsOf(p);
+  if (dropped > 0)
+    b.skip(
+      `${pid}#eq`,
+      `${dropped} display equations past the first ${MAX_EQUATION_ELEMENTS} stay inline in their sections, not element chunks`,
+    );
+  /** Element key -> the section chunks that reference it, in section order. */
+  const discussedIn = new Map<string, string[]>();
+  for (const key of p.unusableBibs) b.skip(`${pid}#bib:${key}`, "bibliography entry with no identifier and no title");
+  for (const bib of p.bibs.values())
+    if (bib.identity.id !== pid && !stubs.has(bib.identity.id))
+      stubs.set(bib.identity.id, { bib, source: `${src}#${pid}` });
+
+  // Sections: runs of consecutive paragraphs with the same section name.
+  const runs: SectionRun[] = [];
+  for (const para of p.paragraphs) {
+    const last = runs[runs.length - 1];
+    if (last && last.name === para.section) last.paras.push(para);
+    else runs.push({ name: para.section, paras: [para] });
+  }
+  const rec: RecordContext = { run, p, pid, title, elements, discussedIn, citedAnywhere: new Set<string>() };
+  const sections = runs.map((r, i) => sectionChunk(rec, r, i));
+  b.add(paperChunk(rec, identity), where);
+  for (const s of sections) b.add(s, `${where}:${s.title}`);
+  for (const el of elements.values()) {
+    const label = `${ELEMENT_LABEL[el.type]} ${el.n}`;
     b.add(
       {
-        id: pid,
-        kind: "paper",
-        title,
-        content: p.abstract || title,
-        entities: paperEntities,
-        edges: paperEdges,
-        boundaries: p.boundaries,
+        id: elementId(pid, el.type, el.n),
+        kind: "element",
+        title: `${clip(title, 150)}: ${label}`,
+        content: el.content,
+        boundaries: [`element:${el.type}`],
+        edges: [
+          { type: "part-of", target: pid },
+          ...(discussedIn.get(el.key) ?? []).map((sec) => ({ type: "discussed-in" as const, target: sec })),
+        ],
         ...(p.validFrom !== undefined ? { valid_from: p.validFrom } : {}),
         source: `${src}#${pid}`,
       },
-      where,
+      `${where}:${label}`,
     );
-    for (const s of sections) b.add(s, `${where}:${s.title}`);
-    for (const el of elements.values()) {
-      const label = `${ELEMENT_LABEL[el.type]} ${el.n}`;
-      b.add(
-        {
-          id: elementId(pid, el.type, el.n),
-          kind: "element",
-          title: `${clip(title, 150)}: ${label}`,
-          content: el.content,
-          boundaries: [`element:${el.type}`],
-          edges: [
-            { type: "part-of", target: pid },
-            ...(discussedIn.get(el.key) ?? []).map((sec) => ({ type: "discussed-in" as const, target: sec })),
-          ],
-          ...(p.validFrom !== undefined ? { valid_from: p.validFrom } : {}),
-          source: `${src}#${pid}`,
-        },
-        `${where}:${label}`,
-      );
-    }
   }
-  // Every work a bibliography names becomes a `paper` chunk of its own, so a section's references
-  // are retrievable heads the `cites` edges reach (not only entity names). A stand-in is created
-  // only when the id holds nothing yet (placeholder): a record of the work, in this file or stored,
-  // always wins. Its text is the entry as the citing paper wrote it; it is valid from the epoch,
-  // since the work predates every citation of it and its own record, imported later with its real
-  // date, must be a later version.
+}
+
+/** Consecutive paragraphs with the same section name. */
+interface SectionRun {
+  name: string;
+  paras: Paragraph[];
+}
+
+/** One record being planned: its paper id and title, elements, and what its sections have cited so far. */
+interface RecordContext {
+  run: FullTextRun;
+  p: Normalised;
+  pid: string;
+  title: string;
+  elements: Map<string, Element>;
+  discussedIn: Map<string, string[]>;
+  citedAnywhere: Set<string>;
+}
+
+/** The section chunk of the i-th run; records its citation contexts, the elements it discusses and the entries it cites. */
+function sectionChunk(rec: RecordContext, run: SectionRun, i: number) {
+  const { p, pid, title, elements, discussedIn, citedAnywhere } = rec;
+  const { src, contextKeys, citationContexts } = rec.run;
+  const id = `${pid}#s${i + 1}${slug(run.name) ? `-${slug(run.name).slice(0, 48)}` : ""}`;
+  const entities: EntityInput[] = [];
+  const edges: EdgeInput[] = [{ type: "part-of", target: pid }];
+  const cited = new Map<string, Bib>();
+  for (const para of run.paras)
+    for (const c of para.cites) {
+      const bib = p.bibs.get(c.ref);
+      if (!bib || bib.identity.id === pid) continue;
+      const sentence = clip(oneLine(render(sentenceAt(para.text, c.start), p.refEntries, p.bibs, elements)), 1000);
+      const ctxKey = `${id}\u0000${bib.identity.id}\u0000${sentence}`;
+      if (sentence && !contextKeys.has(ctxKey)) {
+        contextKeys.add(ctxKey);
+        citationContexts.push({ src: id, dst: bib.identity.id, sentence });
+      }
+      if (cited.has(c.ref)) continue;
+      cited.set(c.ref, bib);
+      citedAnywhere.add(c.ref);
+    }
+  for (const para of run.paras)
+    for (const key of [...para.refs, ...para.display]) {
+      if (!elements.has(key)) continue;
+      const l = discussedIn.get(key) ?? [];
+      if (l[l.length - 1] !== id) l.push(id);
+      discussedIn.set(key, l);
+    }
+  const seen = new Set<string>();
+  for (const bib of cited.values()) {
+    if (seen.has(bib.identity.id)) continue;
+    seen.add(bib.identity.id);
+    entities.push(bib.identity.entity);
+    edges.push({ type: "cites", target: bib.identity.id });
+  }
+  const body = run.paras.map((x) => render(x.text, p.refEntries, p.bibs, elements).trim()).join("\n\n");
+  const refList = [...cited.values()].sort((a, z) => a.n - z.n).map((x) => `[${x.n}] ${x.display}`);
+  return {
+    id,
+    kind: "section" as const,
+    title: `${clip(title, 150)}: ${run.name}`,
+    content: refList.length ? `${body}\n\nCited in this section:\n${refList.join("\n")}` : body,
+    entities,
+    edges,
+    ...(p.validFrom !== undefined ? { valid_from: p.validFrom } : {}),
+    source: `${src}#${pid}`,
+  };
+}
+
+/** The paper chunk; works in the bibliography but cited nowhere in the body are cited by the paper as a whole. */
+function paperChunk(rec: RecordContext, identity: PaperIdentity) {
+  const { p, pid, title, citedAnywhere } = rec;
+  const paperEntities: EntityInput[] = [
+    { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), ...p.aliases] },
+    ...p.authors.map((name) => personEntity(name)).filter((e): e is EntityInput => e !== null),
+    ...(p.venue ? [{ type: "venue" as const, id: `venue:${slug(p.venue).slice(0, 200)}`, name: p.venue }] : []),
+  ];
+  const paperEdges: EdgeInput[] = [];
+  const seen = new Set<string>();
+  for (const [key, bib] of p.bibs) {
+    if (citedAnywhere.has(key) || bib.identity.id === pid || seen.has(bib.identity.id)) continue;
+    seen.add(bib.identity.id);
+    paperEntities.push(bib.identity.entity);
+    paperEdges.push({ type: "cites", target: bib.identity.id });
+  }
+  return {
+    id: pid,
+    kind: "paper" as const,
+    title,
+    content: p.abstract || title,
+    entities: paperEntities,
+    edges: paperEdges,
+    boundaries: p.boundaries,
+    ...(p.validFrom !== undefined ? { valid_from: p.validFrom } : {}),
+    source: `${rec.run.src}#${pid}`,
+  };
+}
+
+/**
+ * Every work a bibliography names becomes a `paper` chunk of its own, so a section's references
+ * are retrievable heads the `cites` edges reach (not only entity names). A stand-in is created
+ * only when the id holds nothing yet (placeholder): a record of the work, in this file or stored,
+ * always wins. Its text is the entry as the citing paper wrote it; it is valid from the epoch,
+ * since the work predates every citation of it and its own record, imported later with its real
+ * date, must be a later version.
+ */
+function* addStandIns(b: PlanBuilder, stubs: FullTextRun["stubs"]): Sliced<void> {
   const slice = slicer(STUB_SLICE);
   for (const [id, w] of stubs) {
     yield* slice();
@@ -579,12 +630,4 @@ export function* parseFullTextPapersSliced(text: string, opts: FullTextOptions =
       `${w.source}:bib`,
     );
   }
-  if (usable === 0)
-    return fail(
-      "validation",
-      `no record has the shape of a paper (${firstProblem ? `${firstProblem.ref}: ${firstProblem.reason}` : "no records"})`,
-      firstProblem?.ref === "record" ? "metadata.title" : (firstProblem?.ref ?? "text"),
-      "send unarXive or S2ORC records: objects with metadata.title (or title) and body_text",
-    );
-  return ok({ ...b.plan, citationContexts });
 }
