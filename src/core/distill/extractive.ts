@@ -277,295 +277,397 @@ export class ExtractiveDistiller implements Distiller {
 
   /**
    * distill without the await: the input's tokenizer must already be loaded (cl100k_base always is).
-   * One function on purpose: score, choose the claim, the sketch, the assumptions, the anchors, then
-   * fit the budget by shrinking them in a fixed order; every step reads and narrows the same sentence
-   * units and running token count, and the numbered comments mark the steps.
+   * The steps, numbered in the comments: score (scoreUnits), choose the claim (claimLadder), the
+   * sketch (sketchOptions), the assumptions (assumptionsOf), the anchors, then fit the budget by
+   * shrinking them in a fixed order (fitBudget); every step reads and narrows the same sentence units.
    */
   distillSync(input: DistillInput): EvidenceCard | null {
-    const { content } = input;
     const tokenizer = input.tokenizer ?? DEFAULT_TOKENIZER;
-    const units = segment(content);
-
-    // 1. Score: distinct query terms matched / sqrt(sentence terms), plus small lead and cue bonuses.
-    const q = new Set(terms(input.query));
-    const scores = new Float64Array(units.length);
-    for (let i = 0; i < units.length; i++) {
-      const text = (units[i] as Unit).text;
-      let score = 0;
-      if (q.size > 0) {
-        const t = terms(text);
-        let hits = 0;
-        const seen = new Set<string>();
-        for (const w of t) {
-          if (q.has(w) && !seen.has(w)) {
-            seen.add(w);
-            hits++;
-          }
-        }
-        score = hits / Math.sqrt(Math.max(MIN_TERMS_NORM, t.length));
-      }
-      score += LEAD_BONUS[i] ?? 0;
-      if (CUE.test(text)) score += CUE_BONUS;
-      if (QUANT.test(text)) score += QUANT_BONUS;
-      scores[i] = score;
-    }
+    const units = segment(input.content);
+    const scores = scoreUnits(units, input.query);
     const ranked = Array.from(units.keys()).sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
     const prose = ranked.filter((i) => (units[i] as Unit).prose);
-
-    // 2. Claim options, most preferred first, in decreasing token order so fitting can binary-search:
-    //    the best prose sentence whole, its clause prefixes of 8+ words, other well-scoring sentences
-    //    whole (8+ words); then, as a last resort, shorter clause prefixes and short sentences (4+ words).
-    // Word counts only as far down the ranking as they are needed.
-    const words = new Int32Array(units.length).fill(-1);
-    const wordsOf = (i: number): number => {
-      if ((words[i] as number) < 0) words[i] = countWords((units[i] as Unit).text);
-      return words[i] as number;
-    };
-    const minWords = prose.some((i) => wordsOf(i) >= CLAIM_MIN_WORDS) ? CLAIM_MIN_WORDS : 1;
-    const best = prose.find((i) => wordsOf(i) >= minWords);
-    const bestSpan: Span | undefined = best === undefined ? undefined : (units[best] as Unit);
-    const bestUnit = best ?? -2;
-    const preferred = { wholeMin: minWords, cutMin: CLAUSE_MIN_WORDS };
-    // The first option only; the rest of the ladder is built if the card has to shrink that far.
-    let claims: Quote[] = bestSpan ? quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, preferred, tokenizer, 1) : [];
-    let tier1 = claims.length; // claims[0, tier1) are preferred; claims[tier1, ...) are the last resort
-    let laddered = false;
-    const ladder = () => {
-      if (laddered || !bestSpan || best === undefined) return;
-      laddered = true;
-      const out: Quote[] = [];
-      const push = (qs: Quote[]) => {
-        for (const x of qs) if (x.tokens < (out[out.length - 1]?.tokens ?? Number.POSITIVE_INFINITY)) out.push(x);
-      };
-      const bestScore = scores[best] as number;
-      const alts: number[] = [];
-      for (const i of prose) {
-        // prose is sorted by score: nothing further down scores enough.
-        if (alts.length >= MAX_ALT_CLAIMS || (scores[i] as number) < bestScore * ALT_SCORE_SHARE) break;
-        if (i !== best && wordsOf(i) >= minWords) alts.push(i);
-      }
-      // Other sentences whole, longest first (the ladder must shrink).
-      const altWhole = alts
-        .map(
-          (i) =>
-            quotes(units[i] as Unit, i, MAX_CLAIM_TOKENS, { wholeMin: minWords, cutMin: Infinity }, tokenizer, 1)[0],
-        )
-        .filter((x): x is Quote => x !== undefined)
-        .sort((a, b) => b.tokens - a.tokens);
-      push(quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, preferred, tokenizer));
-      push(altWhole.filter((x) => countWords(x.text) >= CLAUSE_MIN_WORDS));
-      tier1 = out.length;
-      const last = { wholeMin: Infinity, cutMin: minWords, cutMax: CLAUSE_MIN_WORDS - 1 };
-      push(quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, last, tokenizer));
-      push(altWhole);
-      claims = out;
-    };
-    // The best sentence has no quotable form (too long with no clause boundary, an open bracket):
-    // start from the ladder's other options.
-    if (claims.length === 0) ladder();
-
-    // 3. Sketch: the next best prose sentences (at most 4, so anchors can cover them), in document
-    //    order, within 150 tokens; it shrinks by dropping the lowest ranked, then by cutting the
-    //    last one left to a clause.
-    const claimUnit = claims[0]?.unit ?? -2;
-    const sketchPool: Quote[] = [];
-    let sketchBudget = MAX_SKETCH_TOKENS;
-    for (const i of prose) {
-      if (sketchPool.length >= MAX_SKETCH_SENTENCES || sketchBudget <= 0) break;
-      if (i === claimUnit) continue;
-      const u = units[i] as Unit;
-      const first = quotes(u, i, sketchBudget, preferred, tokenizer, 1)[0];
-      if (!first || (first.prefix !== null && sketchPool.length > 0)) continue;
-      sketchPool.push(first);
-      sketchBudget -= first.tokens;
-    }
-    interface SketchLevel {
-      text: string;
-      parts: Quote[];
-    }
-    const sketchLevels: SketchLevel[] = [];
-    for (let k = sketchPool.length; k >= 1; k--) {
-      const parts = sketchPool.slice(0, k).sort((a, b) => a.span.start - b.span.start);
-      const text = parts.map((p) => p.text).join(" ");
-      // Joined sentences can count a token or two more than their parts: check the cap exactly.
-      if (k === 1 || countTokens(text, tokenizer) <= MAX_SKETCH_TOKENS) sketchLevels.push({ text, parts });
-    }
-    // Cut to a clause only if the card has to shrink that far.
-    const sketchCuts = () => {
-      const top = sketchPool[0];
-      if (!top) return;
-      const cuts = quotes(
-        top.span,
-        top.unit,
-        top.tokens - 1,
-        { wholeMin: Infinity, cutMin: CLAUSE_MIN_WORDS },
-        tokenizer,
-      );
-      sketchLevels.splice(sketchLevels.length - 1, 0, ...cuts.map((x) => ({ text: x.text, parts: [x] })));
-    };
-    sketchLevels.push({ text: "", parts: [] });
-
-    // 4. Assumptions: validity always; boundaries and parameter sentences are optional. The version
-    //    is the card's own field, so it is not repeated here.
-    const { context } = input;
-    const required = requiredAssumptions(context);
-    const optional: string[] = [];
-    for (const b of context.boundaries) {
-      const s = `boundary: ${b}`;
-      if (!optional.includes(s) && !required.includes(s)) optional.push(s);
-    }
-    // Not the claim's or a sketch sentence (whether or not the sketch keeps it when it shrinks: a
-    // sentence dropped to save room does not come back as an assumption).
-    const inSketch = new Set(sketchPool.map((x) => x.unit));
-    const params: Array<{ text: string; unit: number }> = [];
-    for (const i of prose.slice(0, MAX_PARAM_SCAN)) {
-      if (params.length >= MAX_PARAM_ASSUMPTIONS) break;
-      const u = units[i] as Unit;
-      if (i === claimUnit || inSketch.has(i) || !PARAM.test(u.text)) continue;
-      const x = quotes(u, i, MAX_PARAM_TOKENS, preferred, tokenizer, 1)[0];
-      if (x && !optional.includes(x.text)) params.push({ text: x.text, unit: i });
-    }
-
+    const claims = claimLadder(units, scores, prose, tokenizer);
+    const claimUnit = claims.claims[0]?.unit ?? -2;
+    const sketch = sketchOptions(units, prose, claimUnit, claims.preferred, tokenizer);
+    const { required, optional, params } = assumptionsOf(input.context, units, prose, {
+      claimUnit,
+      sketchPool: sketch.pool,
+      preferred: claims.preferred,
+      tokenizer,
+    });
     // 5. Extra anchors: the next best spans not quoted, prose first (a table row can be evidence too;
     //    a heading never is, segment left it out). Two anchors whenever there are two sentences.
     const extraPool = [...prose, ...ranked.filter((i) => !(units[i] as Unit).prose)];
     const floor = Math.min(CROSS_CHECK_ANCHORS, units.length);
-
-    // 6. Build and fit the budget.
-    const budget = input.budgetTokens;
-    const st = {
-      claim: 0,
-      sketch: 0,
-      extra: MAX_ANCHORS,
-      optional: optional.length + params.length,
-      snippet: MAX_SNIPPET_CHARS,
+    const plan: CardPlan = {
+      input,
+      tokenizer,
+      units,
+      claims,
+      sketch,
+      required,
+      optional,
+      params,
+      extraPool,
+      floor,
+      distiller: this.name,
     };
-    const anchor = (s: Span): AnchoredSpan => ({
-      artifact_id: input.artifactId,
-      version: input.version,
-      start: s.start,
-      end: s.end,
-      snippet: s.text,
-    });
-    const build = (): EvidenceCard => {
-      const claim = claims[st.claim];
-      const sketch = sketchLevels[st.sketch] as SketchLevel;
-      const spans: Span[] = [];
-      const used = new Set<number>();
-      if (claim) {
-        for (const s of quotedSpans(claim, [claim.span])) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
-        used.add(claim.unit);
-      }
-      // A stand-in claim may be one of the sketch's sentences: it is not repeated there.
-      const parts = claim ? sketch.parts.filter((p) => p.unit !== claim.unit) : sketch.parts;
-      for (const p of parts) {
-        if (spans.length >= MAX_ANCHORS) break;
-        for (const s of quotedSpans(p, [p.span])) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
-        used.add(p.unit);
-      }
-      const need = Math.max(floor - spans.length, Math.min(st.extra, MAX_ANCHORS - spans.length));
-      let added = 0;
-      for (const i of extraPool) {
-        if (added >= need) break;
-        if (used.has(i)) continue;
-        used.add(i);
-        spans.push(prefixAtWord(content, units[i] as Unit, st.snippet));
-        added++;
-      }
-      if (spans.length < MIN_ANCHORS) spans.push(prefixAtWord(content, units[0] as Unit, st.snippet));
-      const sketchText = parts.length === sketch.parts.length ? sketch.text : parts.map((p) => p.text).join(" ");
-      const claimText = claim?.text ?? "";
-      const extras = [...optional, ...params.filter((p) => !claimText.includes(p.text)).map((p) => p.text)];
-      const card: Omit<EvidenceCard, "tokens"> = {
-        artifact_id: input.artifactId,
-        version: input.version,
-        kind: input.kind,
-        title: input.title,
-        claim_boundary: claimText,
-        logic_sketch: sketchText,
-        assumptions: [...required, ...extras.slice(0, st.optional)],
-        anchored_spans: spans.sort((a, b) => a.start - b.start || a.end - b.end).map(anchor),
-        distiller: this.name,
-      };
-      return { ...card, tokens: cardTokens(card, tokenizer) };
-    };
-    const fits = () => build().tokens <= budget;
+    return fitBudget(plan);
+  }
+}
 
-    let card = build();
+/** 1. Score: distinct query terms matched / sqrt(sentence terms), plus small lead and cue bonuses. */
+function scoreUnits(units: Unit[], query: string): Float64Array {
+  const q = new Set(terms(query));
+  const scores = new Float64Array(units.length);
+  for (let i = 0; i < units.length; i++) {
+    const text = (units[i] as Unit).text;
+    let score = 0;
+    if (q.size > 0) {
+      const t = terms(text);
+      let hits = 0;
+      const seen = new Set<string>();
+      for (const w of t) {
+        if (q.has(w) && !seen.has(w)) {
+          seen.add(w);
+          hits++;
+        }
+      }
+      score = hits / Math.sqrt(Math.max(MIN_TERMS_NORM, t.length));
+    }
+    score += LEAD_BONUS[i] ?? 0;
+    if (CUE.test(text)) score += CUE_BONUS;
+    if (QUANT.test(text)) score += QUANT_BONUS;
+    scores[i] = score;
+  }
+  return scores;
+}
+
+/** Word bounds of the quotes taken whole or cut to a clause. */
+type QuoteWords = { wholeMin: number; cutMin: number; cutMax?: number };
+
+/** The claim options; `ladder()` builds the full list (once) when the card has to shrink that far. */
+interface ClaimLadder {
+  claims: Quote[];
+  /** claims[0, tier1) are preferred; claims[tier1, ...) are the last resort. */
+  tier1: number;
+  ladder: () => void;
+  preferred: QuoteWords;
+}
+
+/**
+ * 2. Claim options, most preferred first, in decreasing token order so fitting can binary-search:
+ *    the best prose sentence whole, its clause prefixes of 8+ words, other well-scoring sentences
+ *    whole (8+ words); then, as a last resort, shorter clause prefixes and short sentences (4+ words).
+ */
+function claimLadder(units: Unit[], scores: Float64Array, prose: number[], tokenizer: TokenizerName): ClaimLadder {
+  // Word counts only as far down the ranking as they are needed.
+  const words = new Int32Array(units.length).fill(-1);
+  const wordsOf = (i: number): number => {
+    if ((words[i] as number) < 0) words[i] = countWords((units[i] as Unit).text);
+    return words[i] as number;
+  };
+  const minWords = prose.some((i) => wordsOf(i) >= CLAIM_MIN_WORDS) ? CLAIM_MIN_WORDS : 1;
+  const best = prose.find((i) => wordsOf(i) >= minWords);
+  const bestSpan: Span | undefined = best === undefined ? undefined : (units[best] as Unit);
+  const bestUnit = best ?? -2;
+  const preferred = { wholeMin: minWords, cutMin: CLAUSE_MIN_WORDS };
+  // The first option only; the rest of the ladder is built if the card has to shrink that far.
+  const first = bestSpan ? quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, preferred, tokenizer, 1) : [];
+  let laddered = false;
+  const c: ClaimLadder = { claims: first, tier1: first.length, ladder: () => {}, preferred };
+  c.ladder = () => {
+    if (laddered || !bestSpan || best === undefined) return;
+    laddered = true;
+    const out: Quote[] = [];
+    const push = (qs: Quote[]) => {
+      for (const x of qs) if (x.tokens < (out[out.length - 1]?.tokens ?? Number.POSITIVE_INFINITY)) out.push(x);
+    };
+    const bestScore = scores[best] as number;
+    const alts: number[] = [];
+    for (const i of prose) {
+      // prose is sorted by score: nothing further down scores enough.
+      if (alts.length >= MAX_ALT_CLAIMS || (scores[i] as number) < bestScore * ALT_SCORE_SHARE) break;
+      if (i !== best && wordsOf(i) >= minWords) alts.push(i);
+    }
+    // Other sentences whole, longest first (the ladder must shrink).
+    const altWhole = alts
+      .map(
+        (i) => quotes(units[i] as Unit, i, MAX_CLAIM_TOKENS, { wholeMin: minWords, cutMin: Infinity }, tokenizer, 1)[0],
+      )
+      .filter((x): x is Quote => x !== undefined)
+      .sort((a, b) => b.tokens - a.tokens);
+    push(quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, preferred, tokenizer));
+    push(altWhole.filter((x) => countWords(x.text) >= CLAUSE_MIN_WORDS));
+    c.tier1 = out.length;
+    const last = { wholeMin: Infinity, cutMin: minWords, cutMax: CLAUSE_MIN_WORDS - 1 };
+    push(quotes(bestSpan, bestUnit, MAX_CLAIM_TOKENS, last, tokenizer));
+    push(altWhole);
+    c.claims = out;
+  };
+  // The best sentence has no quotable form (too long with no clause boundary, an open bracket):
+  // start from the ladder's other options.
+  if (c.claims.length === 0) c.ladder();
+  return c;
+}
+
+interface SketchLevel {
+  text: string;
+  parts: Quote[];
+}
+
+/** The sketch's sentences and its levels, longest first, the empty sketch last; `cuts()` adds clause cuts of the last sentence left. */
+interface SketchOptions {
+  pool: Quote[];
+  levels: SketchLevel[];
+  cuts: () => void;
+}
+
+/**
+ * 3. Sketch: the next best prose sentences (at most 4, so anchors can cover them), in document
+ *    order, within 150 tokens; it shrinks by dropping the lowest ranked, then by cutting the
+ *    last one left to a clause.
+ */
+function sketchOptions(
+  units: Unit[],
+  prose: number[],
+  claimUnit: number,
+  preferred: QuoteWords,
+  tokenizer: TokenizerName,
+): SketchOptions {
+  const sketchPool: Quote[] = [];
+  let sketchBudget = MAX_SKETCH_TOKENS;
+  for (const i of prose) {
+    if (sketchPool.length >= MAX_SKETCH_SENTENCES || sketchBudget <= 0) break;
+    if (i === claimUnit) continue;
+    const u = units[i] as Unit;
+    const first = quotes(u, i, sketchBudget, preferred, tokenizer, 1)[0];
+    if (!first || (first.prefix !== null && sketchPool.length > 0)) continue;
+    sketchPool.push(first);
+    sketchBudget -= first.tokens;
+  }
+  const sketchLevels: SketchLevel[] = [];
+  for (let k = sketchPool.length; k >= 1; k--) {
+    const parts = sketchPool.slice(0, k).sort((a, b) => a.span.start - b.span.start);
+    const text = parts.map((p) => p.text).join(" ");
+    // Joined sentences can count a token or two more than their parts: check the cap exactly.
+    if (k === 1 || countTokens(text, tokenizer) <= MAX_SKETCH_TOKENS) sketchLevels.push({ text, parts });
+  }
+  // Cut to a clause only if the card has to shrink that far.
+  const sketchCuts = () => {
+    const top = sketchPool[0];
+    if (!top) return;
+    const cuts = quotes(
+      top.span,
+      top.unit,
+      top.tokens - 1,
+      { wholeMin: Infinity, cutMin: CLAUSE_MIN_WORDS },
+      tokenizer,
+    );
+    sketchLevels.splice(sketchLevels.length - 1, 0, ...cuts.map((x) => ({ text: x.text, parts: [x] })));
+  };
+  sketchLevels.push({ text: "", parts: [] });
+  return { pool: sketchPool, levels: sketchLevels, cuts: sketchCuts };
+}
+
+/**
+ * 4. Assumptions: validity always; boundaries and parameter sentences are optional. The version
+ *    is the card's own field, so it is not repeated here.
+ */
+function assumptionsOf(
+  context: DistillInput["context"],
+  units: Unit[],
+  prose: number[],
+  chosen: { claimUnit: number; sketchPool: Quote[]; preferred: QuoteWords; tokenizer: TokenizerName },
+) {
+  const { claimUnit, sketchPool, preferred, tokenizer } = chosen;
+  const required = requiredAssumptions(context);
+  const optional: string[] = [];
+  for (const b of context.boundaries) {
+    const s = `boundary: ${b}`;
+    if (!optional.includes(s) && !required.includes(s)) optional.push(s);
+  }
+  // Not the claim's or a sketch sentence (whether or not the sketch keeps it when it shrinks: a
+  // sentence dropped to save room does not come back as an assumption).
+  const inSketch = new Set(sketchPool.map((x) => x.unit));
+  const params: Array<{ text: string; unit: number }> = [];
+  for (const i of prose.slice(0, MAX_PARAM_SCAN)) {
+    if (params.length >= MAX_PARAM_ASSUMPTIONS) break;
+    const u = units[i] as Unit;
+    if (i === claimUnit || inSketch.has(i) || !PARAM.test(u.text)) continue;
+    const x = quotes(u, i, MAX_PARAM_TOKENS, preferred, tokenizer, 1)[0];
+    if (x && !optional.includes(x.text)) params.push({ text: x.text, unit: i });
+  }
+  return { required, optional, params };
+}
+
+/** Everything a card is built from; FitState picks how much of each it keeps. */
+interface CardPlan {
+  input: DistillInput;
+  tokenizer: TokenizerName;
+  units: Unit[];
+  claims: ClaimLadder;
+  sketch: SketchOptions;
+  required: string[];
+  optional: string[];
+  params: Array<{ text: string; unit: number }>;
+  extraPool: number[];
+  floor: number;
+  distiller: string;
+}
+
+/** The current choice: claim option, sketch level, extra anchors, optional assumptions, snippet length. */
+interface FitState {
+  claim: number;
+  sketch: number;
+  extra: number;
+  optional: number;
+  snippet: number;
+}
+
+/** The card for the current choice. */
+function buildCard(plan: CardPlan, st: FitState): EvidenceCard {
+  const { input, tokenizer, units, extraPool, floor, optional, params, required } = plan;
+  const { content } = input;
+  const anchor = (s: Span): AnchoredSpan => ({
+    artifact_id: input.artifactId,
+    version: input.version,
+    start: s.start,
+    end: s.end,
+    snippet: s.text,
+  });
+  const claim = plan.claims.claims[st.claim];
+  const sketch = plan.sketch.levels[st.sketch] as SketchLevel;
+  const spans: Span[] = [];
+  const used = new Set<number>();
+  if (claim) {
+    for (const s of quotedSpans(claim, [claim.span])) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
+    used.add(claim.unit);
+  }
+  // A stand-in claim may be one of the sketch's sentences: it is not repeated there.
+  const parts = claim ? sketch.parts.filter((p) => p.unit !== claim.unit) : sketch.parts;
+  for (const p of parts) {
+    if (spans.length >= MAX_ANCHORS) break;
+    for (const s of quotedSpans(p, [p.span])) spans.push(prefixAtWord(content, s, MAX_SNIPPET_CHARS));
+    used.add(p.unit);
+  }
+  const need = Math.max(floor - spans.length, Math.min(st.extra, MAX_ANCHORS - spans.length));
+  let added = 0;
+  for (const i of extraPool) {
+    if (added >= need) break;
+    if (used.has(i)) continue;
+    used.add(i);
+    spans.push(prefixAtWord(content, units[i] as Unit, st.snippet));
+    added++;
+  }
+  if (spans.length < MIN_ANCHORS) spans.push(prefixAtWord(content, units[0] as Unit, st.snippet));
+  const sketchText = parts.length === sketch.parts.length ? sketch.text : parts.map((p) => p.text).join(" ");
+  const claimText = claim?.text ?? "";
+  const extras = [...optional, ...params.filter((p) => !claimText.includes(p.text)).map((p) => p.text)];
+  const card: Omit<EvidenceCard, "tokens"> = {
+    artifact_id: input.artifactId,
+    version: input.version,
+    kind: input.kind,
+    title: input.title,
+    claim_boundary: claimText,
+    logic_sketch: sketchText,
+    assumptions: [...required, ...extras.slice(0, st.optional)],
+    anchored_spans: spans.sort((a, b) => a.start - b.start || a.end - b.end).map(anchor),
+    distiller: plan.distiller,
+  };
+  return { ...card, tokens: cardTokens(card, tokenizer) };
+}
+
+/** 6. Build and fit the budget: the first card that fits, shrinking in a fixed order; null when none does. */
+function fitBudget(plan: CardPlan): EvidenceCard | null {
+  const budget = plan.input.budgetTokens;
+  const { claims, sketch } = plan;
+  const sketchLevels = sketch.levels;
+  const st: FitState = {
+    claim: 0,
+    sketch: 0,
+    extra: MAX_ANCHORS,
+    optional: plan.optional.length + plan.params.length,
+    snippet: MAX_SNIPPET_CHARS,
+  };
+  const build = () => buildCard(plan, st);
+  const fits = () => build().tokens <= budget;
+
+  let card = build();
+  if (card.tokens <= budget) return card;
+  // Fewer extra anchors (the sketch's and the claim's stay).
+  while (st.extra > 0) {
+    st.extra--;
+    card = build();
     if (card.tokens <= budget) return card;
-    // Fewer extra anchors (the sketch's and the claim's stay).
-    while (st.extra > 0) {
-      st.extra--;
-      card = build();
-      if (card.tokens <= budget) return card;
+  }
+  // Fewer sketch sentences, then a sketch cut to a clause, then none (a second anchor takes its place).
+  sketch.cuts();
+  // Linear: an empty sketch needs an extra anchor's snippet, which can cost more than a clause.
+  let cheapest = sketchLevels.length - 1;
+  let least = Number.POSITIVE_INFINITY;
+  for (let x = 1; x < sketchLevels.length; x++) {
+    st.sketch = x;
+    card = build();
+    if (card.tokens <= budget) return card;
+    if (card.tokens < least) {
+      least = card.tokens;
+      cheapest = x;
     }
-    // Fewer sketch sentences, then a sketch cut to a clause, then none (a second anchor takes its place).
-    sketchCuts();
-    // Linear: an empty sketch needs an extra anchor's snippet, which can cost more than a clause.
-    let cheapest = sketchLevels.length - 1;
-    let least = Number.POSITIVE_INFINITY;
-    for (let x = 1; x < sketchLevels.length; x++) {
-      st.sketch = x;
-      card = build();
-      if (card.tokens <= budget) return card;
-      if (card.tokens < least) {
-        least = card.tokens;
-        cheapest = x;
-      }
-    }
-    // Nothing fits yet: go on from the cheapest level.
-    st.sketch = cheapest;
-    // Fewer optional assumptions (parameter sentences go before boundary tags).
-    while (st.optional > 0) {
-      st.optional--;
-      card = build();
-      if (card.tokens <= budget) return card;
-    }
-    if (claims.length === 0) {
-      // No prose at all: only the snippets can shrink.
-      const sn = smallest(0, MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS, (x) => {
-        st.snippet = MAX_SNIPPET_CHARS - x;
-        return fits();
-      });
-      if (sn > MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS) return null;
+  }
+  // Nothing fits yet: go on from the cheapest level.
+  st.sketch = cheapest;
+  // Fewer optional assumptions (parameter sentences go before boundary tags).
+  while (st.optional > 0) {
+    st.optional--;
+    card = build();
+    if (card.tokens <= budget) return card;
+  }
+  if (claims.claims.length === 0) {
+    // No prose at all: only the snippets can shrink.
+    const sn = smallest(0, MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS, (x) => {
+      st.snippet = MAX_SNIPPET_CHARS - x;
+      return fits();
+    });
+    if (sn > MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS) return null;
+    st.snippet = MAX_SNIPPET_CHARS - sn;
+    return build();
+  }
+  // A shorter claim: clause prefixes of 8+ words, other sentences (linear: another sentence moves
+  // the anchors, so the card's size is not monotone along the ladder).
+  claims.ladder();
+  for (let x = 1; x < claims.tier1; x++) {
+    st.claim = x;
+    card = build();
+    if (card.tokens <= budget) return card;
+  }
+  st.claim = Math.max(0, claims.tier1 - 1);
+  // Shorter snippets, not below ~60 characters: the extra anchor's when the sketch is empty, so
+  // an empty sketch with a short snippet competes with the sketch's last clause.
+  const empty = sketchLevels.length - 1;
+  const levels = st.sketch === empty ? [empty] : [st.sketch, empty];
+  const span = MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS;
+  for (const level of levels) {
+    st.sketch = level;
+    const sn = smallest(0, span, (x) => {
+      st.snippet = MAX_SNIPPET_CHARS - x;
+      return fits();
+    });
+    if (sn <= span) {
       st.snippet = MAX_SNIPPET_CHARS - sn;
       return build();
     }
-    // A shorter claim: clause prefixes of 8+ words, other sentences (linear: another sentence moves
-    // the anchors, so the card's size is not monotone along the ladder).
-    ladder();
-    for (let x = 1; x < tier1; x++) {
-      st.claim = x;
+  }
+  st.snippet = MIN_SNIPPET_CHARS;
+  // Last resort: a short clause (4+ words) or a short sentence.
+  for (let x = Math.max(1, claims.tier1); x < claims.claims.length; x++) {
+    st.claim = x;
+    for (const level of levels) {
+      st.sketch = level;
       card = build();
       if (card.tokens <= budget) return card;
     }
-    st.claim = Math.max(0, tier1 - 1);
-    // Shorter snippets, not below ~60 characters: the extra anchor's when the sketch is empty, so
-    // an empty sketch with a short snippet competes with the sketch's last clause.
-    const empty = sketchLevels.length - 1;
-    const levels = st.sketch === empty ? [empty] : [st.sketch, empty];
-    const span = MAX_SNIPPET_CHARS - MIN_SNIPPET_CHARS;
-    for (const level of levels) {
-      st.sketch = level;
-      const sn = smallest(0, span, (x) => {
-        st.snippet = MAX_SNIPPET_CHARS - x;
-        return fits();
-      });
-      if (sn <= span) {
-        st.snippet = MAX_SNIPPET_CHARS - sn;
-        return build();
-      }
-    }
-    st.snippet = MIN_SNIPPET_CHARS;
-    // Last resort: a short clause (4+ words) or a short sentence.
-    for (let x = Math.max(1, tier1); x < claims.length; x++) {
-      st.claim = x;
-      for (const level of levels) {
-        st.sketch = level;
-        card = build();
-        if (card.tokens <= budget) return card;
-      }
-    }
-    return null;
   }
+  return null;
 }
