@@ -10,6 +10,7 @@
  */
 import cytoscape, { type Core, type ElementDefinition, type StylesheetJson } from "cytoscape";
 import dagre from "cytoscape-dagre";
+import type { RefObject } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { RouteResponse } from "../client";
 import {
@@ -375,32 +376,13 @@ const toggle = <T,>(set: ReadonlySet<T>, v: T, on: boolean): Set<T> => {
   return next;
 };
 
-export function RouteGraph({
-  route,
-  trace,
-  theme,
-  wide,
-  onWide,
-}: {
-  route: RouteResponse;
-  trace: Trace;
-  theme: string;
-  wide: boolean;
-  onWide: (wide: boolean) => void;
-}) {
-  const model: RouteModel = useMemo(() => routeModel(route, trace), [route, trace]);
-  const [filter, setFilter] = useState<GraphFilter>(() => ({
-    experts: new Set(EXPERTS),
-    edgeTypes: new Set(model.edgeTypes.keys()),
-    rejected: true,
-    cap: DEFAULT_CAP,
-  }));
-  // A new route offers its own edge types: all checked again, the other choices kept.
-  useEffect(() => setFilter((f) => ({ ...f, edgeTypes: new Set(model.edgeTypes.keys()) })), [model]);
-  const view = useMemo(() => filterModel(model, filter), [model, filter]);
-  const box = useRef<GraphHost>(null);
-  const [tip, setTip] = useState<Tip | null>(null);
-  const tipRef = useRef<HTMLDivElement>(null);
+/** The cytoscape drawing of `view` in `box`, redrawn when the view, theme or width changes; hover and tap set the tooltip. */
+function useRouteCytoscape(
+  box: RefObject<GraphHost>,
+  props: { view: GraphView; route: RouteResponse; trace: Trace; theme: string; wide: boolean },
+  setTip: (tip: Tip | null) => void,
+) {
+  const { view, route, trace, theme, wide } = props;
   useEffect(() => {
     const host = box.current;
     if (!host) return;
@@ -452,21 +434,15 @@ export function RouteGraph({
       host.cy = undefined;
     };
   }, [view, theme, wide]);
-  useEffect(() => {
-    // Positioned through the CSSOM (allowed by the page's style-src 'self'; no style attribute).
-    if (tipRef.current && tip) {
-      tipRef.current.style.left = `${Math.round(tip.x + 12)}px`;
-      tipRef.current.style.top = `${Math.round(tip.y + 12)}px`;
-    }
-  }, [tip]);
-  const zoom = (factor: number) => {
-    const cy = box.current?.cy;
-    if (!cy) return;
-    cy.zoom({ level: cy.zoom() * factor, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
-  };
+}
+
+type SetFilter = (update: (f: GraphFilter) => GraphFilter) => void;
+
+/** The expert chips and, when the route has steps, the edge type chips and the rejected-steps switch. */
+function GraphFilters({ model, filter, setFilter }: { model: RouteModel; filter: GraphFilter; setFilter: SetFilter }) {
   const presentExperts = EXPERTS.filter((e) => model.experts.has(e));
   return (
-    <div class="graph-wrap" data-shown={view.shown} data-hidden={view.hidden}>
+    <>
       <fieldset class="filters">
         <legend>Experts (lead expert of each chunk)</legend>
         {presentExperts.map((e) => (
@@ -512,48 +488,118 @@ export function RouteGraph({
           </label>
         </fieldset>
       )}
-      <div class="graph-tools">
-        <label>
-          Show top{" "}
-          <select
-            name="cap"
-            value={String(filter.cap)}
-            onChange={(e) => {
-              const cap = Number(e.currentTarget.value);
-              setFilter((f) => ({ ...f, cap }));
-            }}
-          >
-            {CAPS.map((c) => (
-              <option key={c} value={String(c)}>
-                {Number.isFinite(c) ? c : "all"}
-              </option>
-            ))}
-          </select>{" "}
-          chunks by mass
-        </label>
-        <output data-testid="graph-count" aria-live="polite">
-          {view.shown} of {model.chunks} chunks shown{view.hidden > 0 ? `, ${view.hidden} hidden` : ""}
-        </output>
-        <span class="grow" />
-        <button type="button" onClick={() => zoom(1.25)} aria-label="Zoom in">
-          +
-        </button>
-        <button type="button" onClick={() => zoom(0.8)} aria-label="Zoom out">
-          −
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            const cy = box.current?.cy;
-            if (cy) fitAtMost(cy);
+    </>
+  );
+}
+
+/** The cap, the count of chunks shown, zoom, fit and the width switch. */
+function GraphTools(props: {
+  box: RefObject<GraphHost>;
+  model: RouteModel;
+  view: GraphView;
+  filter: GraphFilter;
+  setFilter: SetFilter;
+  wide: boolean;
+  onWide: (wide: boolean) => void;
+}) {
+  const { box, model, view, filter, setFilter, wide, onWide } = props;
+  const zoom = (factor: number) => {
+    const cy = box.current?.cy;
+    if (!cy) return;
+    cy.zoom({ level: cy.zoom() * factor, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
+  };
+  return (
+    <div class="graph-tools">
+      <label>
+        Show top{" "}
+        <select
+          name="cap"
+          value={String(filter.cap)}
+          onChange={(e) => {
+            const cap = Number(e.currentTarget.value);
+            setFilter((f) => ({ ...f, cap }));
           }}
         >
-          Fit
-        </button>
-        <button type="button" aria-pressed={wide} onClick={() => onWide(!wide)}>
-          {wide ? "Beside the cards" : "Full width"}
-        </button>
-      </div>
+          {CAPS.map((c) => (
+            <option key={c} value={String(c)}>
+              {Number.isFinite(c) ? c : "all"}
+            </option>
+          ))}
+        </select>{" "}
+        chunks by mass
+      </label>
+      <output data-testid="graph-count" aria-live="polite">
+        {view.shown} of {model.chunks} chunks shown{view.hidden > 0 ? `, ${view.hidden} hidden` : ""}
+      </output>
+      <span class="grow" />
+      <button type="button" onClick={() => zoom(1.25)} aria-label="Zoom in">
+        +
+      </button>
+      <button type="button" onClick={() => zoom(0.8)} aria-label="Zoom out">
+        −
+      </button>
+      <button
+        type="button"
+        onClick={() => {
+          const cy = box.current?.cy;
+          if (cy) fitAtMost(cy);
+        }}
+      >
+        Fit
+      </button>
+      <button type="button" aria-pressed={wide} onClick={() => onWide(!wide)}>
+        {wide ? "Beside the cards" : "Full width"}
+      </button>
+    </div>
+  );
+}
+
+export function RouteGraph({
+  route,
+  trace,
+  theme,
+  wide,
+  onWide,
+}: {
+  route: RouteResponse;
+  trace: Trace;
+  theme: string;
+  wide: boolean;
+  onWide: (wide: boolean) => void;
+}) {
+  const model: RouteModel = useMemo(() => routeModel(route, trace), [route, trace]);
+  const [filter, setFilter] = useState<GraphFilter>(() => ({
+    experts: new Set(EXPERTS),
+    edgeTypes: new Set(model.edgeTypes.keys()),
+    rejected: true,
+    cap: DEFAULT_CAP,
+  }));
+  // A new route offers its own edge types: all checked again, the other choices kept.
+  useEffect(() => setFilter((f) => ({ ...f, edgeTypes: new Set(model.edgeTypes.keys()) })), [model]);
+  const view = useMemo(() => filterModel(model, filter), [model, filter]);
+  const box = useRef<GraphHost>(null);
+  const [tip, setTip] = useState<Tip | null>(null);
+  const tipRef = useRef<HTMLDivElement>(null);
+  useRouteCytoscape(box, { view, route, trace, theme, wide }, setTip);
+  useEffect(() => {
+    // Positioned through the CSSOM (allowed by the page's style-src 'self'; no style attribute).
+    if (tipRef.current && tip) {
+      tipRef.current.style.left = `${Math.round(tip.x + 12)}px`;
+      tipRef.current.style.top = `${Math.round(tip.y + 12)}px`;
+    }
+  }, [tip]);
+  return (
+    <div class="graph-wrap" data-shown={view.shown} data-hidden={view.hidden}>
+      <GraphFilters model={model} filter={filter} setFilter={setFilter} />
+      <GraphTools
+        box={box}
+        model={model}
+        view={view}
+        filter={filter}
+        setFilter={setFilter}
+        wide={wide}
+        onWide={onWide}
+      />
       <div
         ref={box}
         class="graph"
