@@ -131,49 +131,18 @@ export function AskScreen({
 
   return (
     <div class="ask">
-      <form class="ask-form" onSubmit={onSubmit} aria-label="Ask the archive">
-        <label class="grow">
-          Query
-          <input
-            name="query"
-            type="search"
-            value={query}
-            onInput={(e) => setQuery(e.currentTarget.value)}
-            placeholder="Which damping do we use?"
-            required
-          />
-        </label>
-        <label>
-          Budget (tokens)
-          <input
-            name="budget"
-            type="number"
-            min={50}
-            max={200000}
-            step={50}
-            value={budget}
-            onInput={(e) => setBudget(Number(e.currentTarget.value) || 1200)}
-          />
-        </label>
-        <button type="submit" disabled={busy}>
-          {busy ? "Asking…" : "Ask"}
-        </button>
-        <label class="slider">
-          <span>
-            as of <output name="as-of">{asOf ? shortTime(asOf) : "now"}</output>
-          </span>
-          <input
-            name="as_of"
-            type="range"
-            min={0}
-            max={times.length}
-            step={1}
-            value={slot}
-            aria-valuetext={asOf ?? "now"}
-            onInput={(e) => setPos(Number(e.currentTarget.value))}
-          />
-        </label>
-      </form>
+      <AskForm
+        query={query}
+        onQuery={setQuery}
+        budget={budget}
+        onBudget={setBudget}
+        busy={busy}
+        onSubmit={onSubmit}
+        asOf={asOf}
+        stops={times.length}
+        slot={slot}
+        onSlot={setPos}
+      />
       {error && (
         <p class="error" role="alert">
           {error}
@@ -181,51 +150,132 @@ export function AskScreen({
       )}
       {answer && moved && (
         <div class="split">
-          <section aria-labelledby="cards-h" class="panel">
-            <h2 id="cards-h">
-              Cards <span class="muted">as of {shortTime(answer.context.as_of)}</span>
-            </h2>
-            <p class="muted">
-              {answer.context.cards.length} cards, {answer.context.budget.cards} of {answer.context.budget.total} tokens
-              ({answer.context.budget.tokenizer})
-            </p>
-            {moved.gone.length > 0 && (
-              <p class="gone" data-testid="gone">
-                Disappeared: {moved.gone.map(([id, v]) => `${id} (v${v})`).join(", ")}
-              </p>
-            )}
-            {answer.context.cards.length === 0 && <p class="muted">No card fits this query at this time.</p>}
-            <ol class="cards">
-              {answer.context.cards.map((c) => (
-                <CardView
-                  key={c.artifact_id}
-                  card={c}
-                  appeared={moved.appeared.has(c.artifact_id)}
-                  was={moved.changed.get(c.artifact_id)}
-                  versions={details.current.get(c.artifact_id)?.versions.length}
-                  onAnchor={setAnchor}
-                  onChunk={onChunk}
-                />
-              ))}
-            </ol>
-            {answer.context.skipped.length > 0 && (
-              <details>
-                <summary>{answer.context.skipped.length} skipped</summary>
-                <ul>
-                  {answer.context.skipped.map((s) => (
-                    <li key={s.chunk}>
-                      {s.chunk}: {s.reason}
-                    </li>
-                  ))}
-                </ul>
-              </details>
-            )}
-          </section>
+          <CardsPanel
+            context={answer.context}
+            moved={moved}
+            details={details.current}
+            onAnchor={setAnchor}
+            onChunk={onChunk}
+          />
           <RoutePanel route={answer.route} theme={theme} onChunk={onChunk} />
         </div>
       )}
       {anchor && <AnchorView session={session} anchor={anchor} onClose={() => setAnchor(null)} />}
     </div>
+  );
+}
+
+/** The query, the budget, the Ask button and the as-of slider (`slot` of `stops`; `stops` is "now"). */
+function AskForm(props: {
+  query: string;
+  onQuery: (q: string) => void;
+  budget: number;
+  onBudget: (b: number) => void;
+  busy: boolean;
+  onSubmit: (e: Event) => void;
+  asOf: string | undefined;
+  stops: number;
+  slot: number;
+  onSlot: (pos: number) => void;
+}) {
+  const { query, budget, busy, asOf, slot } = props;
+  return (
+    <form class="ask-form" onSubmit={props.onSubmit} aria-label="Ask the archive">
+      <label class="grow">
+        Query
+        <input
+          name="query"
+          type="search"
+          value={query}
+          onInput={(e) => props.onQuery(e.currentTarget.value)}
+          placeholder="Which damping do we use?"
+          required
+        />
+      </label>
+      <label>
+        Budget (tokens)
+        <input
+          name="budget"
+          type="number"
+          min={50}
+          max={200000}
+          step={50}
+          value={budget}
+          onInput={(e) => props.onBudget(Number(e.currentTarget.value) || 1200)}
+        />
+      </label>
+      <button type="submit" disabled={busy}>
+        {busy ? "Asking…" : "Ask"}
+      </button>
+      <label class="slider">
+        <span>
+          as of <output name="as-of">{asOf ? shortTime(asOf) : "now"}</output>
+        </span>
+        <input
+          name="as_of"
+          type="range"
+          min={0}
+          max={props.stops}
+          step={1}
+          value={slot}
+          aria-valuetext={asOf ?? "now"}
+          onInput={(e) => props.onSlot(Number(e.currentTarget.value))}
+        />
+      </label>
+    </form>
+  );
+}
+
+/** The answer's cards, what disappeared since the previous answer, and the skipped chunks. */
+function CardsPanel(props: {
+  context: ContextResponse;
+  moved: ReturnType<typeof changes>;
+  details: Map<string, ChunkDetail>;
+  onAnchor: (a: Anchor) => void;
+  onChunk: (id: string) => void;
+}) {
+  const { context, moved, details } = props;
+  return (
+    <section aria-labelledby="cards-h" class="panel">
+      <h2 id="cards-h">
+        Cards <span class="muted">as of {shortTime(context.as_of)}</span>
+      </h2>
+      <p class="muted">
+        {context.cards.length} cards, {context.budget.cards} of {context.budget.total} tokens (
+        {context.budget.tokenizer})
+      </p>
+      {moved.gone.length > 0 && (
+        <p class="gone" data-testid="gone">
+          Disappeared: {moved.gone.map(([id, v]) => `${id} (v${v})`).join(", ")}
+        </p>
+      )}
+      {context.cards.length === 0 && <p class="muted">No card fits this query at this time.</p>}
+      <ol class="cards">
+        {context.cards.map((c) => (
+          <CardView
+            key={c.artifact_id}
+            card={c}
+            appeared={moved.appeared.has(c.artifact_id)}
+            was={moved.changed.get(c.artifact_id)}
+            versions={details.get(c.artifact_id)?.versions.length}
+            onAnchor={props.onAnchor}
+            onChunk={props.onChunk}
+          />
+        ))}
+      </ol>
+      {context.skipped.length > 0 && (
+        <details>
+          <summary>{context.skipped.length} skipped</summary>
+          <ul>
+            {context.skipped.map((s) => (
+              <li key={s.chunk}>
+                {s.chunk}: {s.reason}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
   );
 }
 
