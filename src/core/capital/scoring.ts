@@ -3,19 +3,13 @@
  * shards: each passes what it knows of a node (its kind, its sketch cosine to the query, its
  * diffusion mass and degree, its recency) as functions.
  */
-import type { KernelParams, RouteFilter } from "../types";
+import type { ExpertScores, KernelParams, RouteFilter } from "../types";
 import { EDGE_TYPE_CODES, kindCode } from "./codes";
 import type { NodeSlots } from "./router";
 import type { ShardResolved } from "./shard";
 
-export interface Experts {
-  sem: number;
-  lex: number;
-  sym: number;
-  graph: number;
-  rec: number;
-  thread: number;
-}
+/** A head's expert scores (core/types.ts ExpertScores, which a candidate carries). */
+export type Experts = ExpertScores;
 
 const FOLLOWS_CODE = EDGE_TYPE_CODES.indexOf("follows");
 
