@@ -157,73 +157,109 @@ function rewriteArtifacts(
 
 const usable = (v: StoredVersion) => v.kind === "code_unit" && !v.boundaries.includes("xkg:test");
 
+/** What the model reads for the technique at t, or why the request names something unusable. */
+async function gather(d: AppDeps, archive: string, b: In<typeof S.RewriteBody>, t: number) {
+  const chunks = d.stores.chunks;
+  const tech = (await chunks.visibleAt(archive, [b.technique], t)).get(b.technique);
+  if (!tech) return fail("not_found", `chunk ${b.technique} has no version valid at ${iso(t)}`, "technique");
+  if (tech.kind !== "technique")
+    return fail("validation", `technique: ${b.technique} is a ${tech.kind} chunk, not a technique`, "technique");
+  const parents = (await chunks.edgesAt(archive, [b.technique], "part-of", "out", t)).map((e) => e.to);
+  const parentVs = await chunks.visibleAt(archive, parents, t);
+  const paper =
+    parents.map((p) => parentVs.get(p)).find((v) => v?.kind === "paper") ??
+    parents.map((p) => parentVs.get(p)).find((v) => v !== undefined && v.kind !== "technique");
+  const subIds = (await chunks.edgesAt(archive, [b.technique], "part-of", "in", t)).map((e) => e.to);
+  const subVs = [...(await chunks.visibleAt(archive, subIds, t)).values()]
+    .filter((v) => v.kind === "technique")
+    .sort((x, y) => (x.chunkId < y.chunkId ? -1 : 1))
+    .slice(0, MAX_SUBS);
+
+  let own: StoredVersion[];
+  if (b.code_units) {
+    const got = await chunks.visibleAt(archive, b.code_units, t);
+    const missing = b.code_units.find((id) => !got.has(id));
+    if (missing !== undefined)
+      return fail("not_found", `code_units: ${missing} has no version valid at ${iso(t)}`, "code_units");
+    const wrong = [...got.values()].find((v) => v.kind !== "code_unit");
+    if (wrong) return fail("validation", `code_units: ${wrong.chunkId} is a ${wrong.kind} chunk`, "code_units");
+    own = b.code_units.map((id) => got.get(id) as StoredVersion);
+  } else {
+    const earlier = `${b.technique}#code:`;
+    const ids = (await chunks.edgesAt(archive, [b.technique], "implements", "in", t))
+      .map((e) => e.to)
+      .filter((id) => !id.startsWith(earlier));
+    const got = await chunks.visibleAt(archive, ids, t);
+    own = ids.flatMap((id) => {
+      const v = got.get(id);
+      return v && usable(v) ? [v] : [];
+    });
+  }
+  own = own.slice(0, MAX_UNITS);
+  const subEdges = await chunks.edgesAt(
+    archive,
+    subVs.map((v) => v.chunkId),
+    "implements",
+    "in",
+    t,
+  );
+  const subCodeVs = await chunks.visibleAt(
+    archive,
+    subEdges.map((e) => e.to),
+    t,
+  );
+  const ownIds = new Set(own.map((v) => v.chunkId));
+  const subCode = subEdges.flatMap((e) => {
+    const v = subCodeVs.get(e.to);
+    return v && usable(v) && !ownIds.has(e.to) ? [{ sub: e.from, v }] : [];
+  });
+  if (own.length === 0 && subCode.length === 0)
+    return fail(
+      "validation",
+      `code_units: no code unit implements ${b.technique} (or its sub-techniques) at ${iso(t)}`,
+      "code_units",
+      "give code_units, or link code first (POST /techniques/propose, or POST /review add_edge implements)",
+    );
+  return ok({ tech, paper, subVs, own, subCode });
+}
+
+type Gathered = Extract<Awaited<ReturnType<typeof gather>>, { ok: true }>["value"];
+
+/** The contents read, the code shown within maxCodeBytes (own first), and the sub-techniques with their code. */
+async function readShown(d: AppDeps, g: Gathered, maxCodeBytes: number) {
+  const { tech, paper, subVs, own, subCode } = g;
+  const contents = await readContents(d, [
+    tech.contentKey,
+    ...(paper ? [paper.contentKey] : []),
+    ...subVs.map((v) => v.contentKey),
+    ...own.map((v) => v.contentKey),
+    ...subCode.map((x) => x.v.contentKey),
+  ]);
+  const doc = (v: StoredVersion): CodeDoc => ({
+    id: v.chunkId,
+    version: v.version,
+    title: v.title,
+    text: contents.get(v.contentKey) ?? "",
+  });
+  // The technique's own code first, then its sub-techniques', within max_code_bytes.
+  const shown = fitCodeBytes(
+    [
+      ...own.map((v) => ({ ...doc(v), sub: null as string | null })),
+      ...subCode.map((x) => ({ ...doc(x.v), sub: x.sub })),
+    ],
+    maxCodeBytes,
+  );
+  const shownOwn = shown.filter((x) => x.sub === null);
+  const subTechniques: SubTechnique[] = subVs.map((v) => ({
+    id: v.chunkId,
+    definition: (contents.get(v.contentKey) ?? v.title).replace(/\s+/gu, " ").trim(),
+    code: shown.filter((x) => x.sub === v.chunkId),
+  }));
+  return { contents, shown, shownOwn, subTechniques };
+}
+
 export function techniqueRewriteUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
-
-  /** What the model reads for the technique at t, or why the request names something unusable. */
-  async function gather(archive: string, b: In<typeof S.RewriteBody>, t: number) {
-    const tech = (await chunks.visibleAt(archive, [b.technique], t)).get(b.technique);
-    if (!tech) return fail("not_found", `chunk ${b.technique} has no version valid at ${iso(t)}`, "technique");
-    if (tech.kind !== "technique")
-      return fail("validation", `technique: ${b.technique} is a ${tech.kind} chunk, not a technique`, "technique");
-    const parents = (await chunks.edgesAt(archive, [b.technique], "part-of", "out", t)).map((e) => e.to);
-    const parentVs = await chunks.visibleAt(archive, parents, t);
-    const paper =
-      parents.map((p) => parentVs.get(p)).find((v) => v?.kind === "paper") ??
-      parents.map((p) => parentVs.get(p)).find((v) => v !== undefined && v.kind !== "technique");
-    const subIds = (await chunks.edgesAt(archive, [b.technique], "part-of", "in", t)).map((e) => e.to);
-    const subVs = [...(await chunks.visibleAt(archive, subIds, t)).values()]
-      .filter((v) => v.kind === "technique")
-      .sort((x, y) => (x.chunkId < y.chunkId ? -1 : 1))
-      .slice(0, MAX_SUBS);
-
-    let own: StoredVersion[];
-    if (b.code_units) {
-      const got = await chunks.visibleAt(archive, b.code_units, t);
-      const missing = b.code_units.find((id) => !got.has(id));
-      if (missing !== undefined)
-        return fail("not_found", `code_units: ${missing} has no version valid at ${iso(t)}`, "code_units");
-      const wrong = [...got.values()].find((v) => v.kind !== "code_unit");
-      if (wrong) return fail("validation", `code_units: ${wrong.chunkId} is a ${wrong.kind} chunk`, "code_units");
-      own = b.code_units.map((id) => got.get(id) as StoredVersion);
-    } else {
-      const earlier = `${b.technique}#code:`;
-      const ids = (await chunks.edgesAt(archive, [b.technique], "implements", "in", t))
-        .map((e) => e.to)
-        .filter((id) => !id.startsWith(earlier));
-      const got = await chunks.visibleAt(archive, ids, t);
-      own = ids.flatMap((id) => {
-        const v = got.get(id);
-        return v && usable(v) ? [v] : [];
-      });
-    }
-    own = own.slice(0, MAX_UNITS);
-    const subEdges = await chunks.edgesAt(
-      archive,
-      subVs.map((v) => v.chunkId),
-      "implements",
-      "in",
-      t,
-    );
-    const subCodeVs = await chunks.visibleAt(
-      archive,
-      subEdges.map((e) => e.to),
-      t,
-    );
-    const ownIds = new Set(own.map((v) => v.chunkId));
-    const subCode = subEdges.flatMap((e) => {
-      const v = subCodeVs.get(e.to);
-      return v && usable(v) && !ownIds.has(e.to) ? [{ sub: e.from, v }] : [];
-    });
-    if (own.length === 0 && subCode.length === 0)
-      return fail(
-        "validation",
-        `code_units: no code unit implements ${b.technique} (or its sub-techniques) at ${iso(t)}`,
-        "code_units",
-        "give code_units, or link code first (POST /techniques/propose, or POST /review add_edge implements)",
-      );
-    return ok({ tech, paper, subVs, own, subCode });
-  }
 
   return {
     async rewriteTechnique(
@@ -237,37 +273,11 @@ export function techniqueRewriteUseCases(d: AppDeps) {
         return fail("not_found", `archive ${archive} does not exist`, "archive");
       const now = d.clock.now();
       const t = toMs(b.as_of) ?? now;
-      const g = await gather(archive, b, t);
+      const g = await gather(d, archive, b, t);
       if (!g.ok) return g;
-      const { tech, paper, subVs, own, subCode } = g.value;
+      const { tech, paper, subVs, subCode } = g.value;
 
-      const contents = await readContents(d, [
-        tech.contentKey,
-        ...(paper ? [paper.contentKey] : []),
-        ...subVs.map((v) => v.contentKey),
-        ...own.map((v) => v.contentKey),
-        ...subCode.map((x) => x.v.contentKey),
-      ]);
-      const doc = (v: StoredVersion): CodeDoc => ({
-        id: v.chunkId,
-        version: v.version,
-        title: v.title,
-        text: contents.get(v.contentKey) ?? "",
-      });
-      // The technique's own code first, then its sub-techniques', within max_code_bytes.
-      const shown = fitCodeBytes(
-        [
-          ...own.map((v) => ({ ...doc(v), sub: null as string | null })),
-          ...subCode.map((x) => ({ ...doc(x.v), sub: x.sub })),
-        ],
-        b.max_code_bytes,
-      );
-      const shownOwn = shown.filter((x) => x.sub === null);
-      const subTechniques: SubTechnique[] = subVs.map((v) => ({
-        id: v.chunkId,
-        definition: (contents.get(v.contentKey) ?? v.title).replace(/\s+/gu, " ").trim(),
-        code: shown.filter((x) => x.sub === v.chunkId),
-      }));
+      const { contents, shown, shownOwn, subTechniques } = await readShown(d, g.value, b.max_code_bytes);
       const definition = contents.get(tech.contentKey) ?? tech.title;
       const paperTitle = paper?.title ?? "(unknown paper)";
       const abstract = paper ? paperAbstract(paper.title, contents.get(paper.contentKey) ?? "") : "";
