@@ -5,7 +5,7 @@
  * (32 MiB).
  */
 import { ok, type Result } from "../../core/errors";
-import { parseDump, planReplay, type ReplayItem, type ReplayPlan } from "../../core/export/replay";
+import { parseDump, planReplay, type ReplayItem, type ReplayPlan, type ReplayStep } from "../../core/export/replay";
 import type { ArchiveDump } from "../../core/export/types";
 import { canonicalEntityId, normAlias } from "../../core/ids";
 import { artifactHashOf } from "../../core/ingest";
@@ -28,46 +28,49 @@ export interface ReplayReport {
   warnings: string[];
 }
 
+/** Replay steps (a few local D1 calls each) and annotation appends between two pauses (src/core/pace.ts). */
+const STEPS_PER_PAUSE = 20;
+
+type Outcome = ApplyOutcome & { replay: ReplayReport };
+
+/** What the tombstone rule leaves the later steps to skip (honourTombstones). */
+interface Tombstoned {
+  gate: TombstoneGate;
+  skippedChunks: Set<string>;
+  skippedEntities: Set<string>;
+  /** Items whose version a delete rewrote (without the deleted ids): the hash of that rewrite. */
+  rewritten: Map<ReplayItem, string>;
+}
+
+/** What the replay steps share: the target archive, the outcome so far, the chunks that failed, the tombstones, the ids created. */
+interface Replay {
+  deps: IntakeDeps;
+  archiveId: string;
+  outcome: Outcome;
+  failed: Set<string>;
+  failure: (id: string, message: string, field?: string) => void;
+  gone: Tombstoned;
+  created: string[];
+}
+
 /**
  * Replay a dump into `archiveId`. Idempotent and resumable: versions the archive already holds (same
  * number, same artifact hash), entity operations whose effect is already stored, and chunks already
  * deprecated are skipped; a stored version with another hash is a failure for that chunk (nothing of it
  * is overwritten).
  */
-/** Replay steps (a few local D1 calls each) and annotation appends between two pauses (src/core/pace.ts). */
-const STEPS_PER_PAUSE = 20;
-
 export async function importArchive(
   deps: IntakeDeps,
   archiveId: string,
   text: string,
   recreate?: Recreate,
-): Promise<Result<ApplyOutcome & { replay: ReplayReport }>> {
+): Promise<Result<Outcome>> {
   const parsed = parseDump(text);
   if (!parsed.ok) return parsed;
   const dump: ArchiveDump = parsed.value;
-  const kernel = deps.apply.kernel;
-  const st = deps.exports;
   await deps.pause?.();
   const plan = await planReplay(dump, deps.pause);
-  const outcome: ApplyOutcome & { replay: ReplayReport } = {
-    counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
-    items: [],
-    merges: [],
-    failures: [],
-    skipped: [],
-    replay: {
-      source_archive: dump.archive.id,
-      exported_at: new Date(dump.exported_at).toISOString(),
-      versions: { created: 0, present: 0 },
-      entity_ops: { applied: 0, present: 0 },
-      deprecations: { applied: 0, present: 0 },
-      annotations: { applied: 0, present: 0 },
-      extractions: { applied: 0, present: 0 },
-      hash_mismatches: plan.mismatches,
-      warnings: [],
-    },
-  };
+  const outcome = emptyOutcome(dump, plan);
   const target = await deps.archives.getArchive(archiveId);
   if (target && JSON.stringify(target.params) !== JSON.stringify(dump.archive.params))
     outcome.replay.warnings.push(
@@ -92,129 +95,186 @@ export async function importArchive(
   // Hard-deleted ids stay deleted unless the request re-creates them (src/app/intake/tombstones.ts).
   await deps.pause?.();
   const gone = await honourTombstones(deps, archiveId, dump, plan, outcome, recreate);
-  const created: string[] = [];
+  const r: Replay = { deps, archiveId, outcome, failed, failure, gone, created: [] };
   const pace = pacer(deps.pause, STEPS_PER_PAUSE);
   for (const step of plan.steps) {
     await pace();
-    if (step.step === "ingest") {
-      const states = new Map(
-        (
-          await st.chunksByIds(
-            archiveId,
-            step.items.map((i) => i.chunk),
-          )
-        ).map((c) => [c.chunkId, c]),
-      );
-      const present = await st.exactVersions(
+    if (step.step === "ingest") await replayIngest(r, step.items);
+    else if (step.step === "deprecate") await replayDeprecate(r, step);
+    else await replayEntityOp(r, step);
+  }
+  await replayAnnotations(r, dump, pace);
+  const recreated = await gone.gate.recordCreated(r.created, deps.apply.now());
+  if (recreated.length) outcome.recreated = recreated;
+  return ok(outcome);
+}
+
+/** The outcome before any step: all counts zero, the plan's hash mismatches. */
+function emptyOutcome(dump: ArchiveDump, plan: ReplayPlan): Outcome {
+  return {
+    counts: { created: 0, updated: 0, unchanged: 0, deprecated: 0, merged: 0, duplicates: 0, skipped: 0, failed: 0 },
+    items: [],
+    merges: [],
+    failures: [],
+    skipped: [],
+    replay: {
+      source_archive: dump.archive.id,
+      exported_at: new Date(dump.exported_at).toISOString(),
+      versions: { created: 0, present: 0 },
+      entity_ops: { applied: 0, present: 0 },
+      deprecations: { applied: 0, present: 0 },
+      annotations: { applied: 0, present: 0 },
+      extractions: { applied: 0, present: 0 },
+      hash_mismatches: plan.mismatches,
+      warnings: [],
+    },
+  };
+}
+
+/** The items of an ingest step the archive does not hold yet; the held ones counted, the conflicting ones failed. */
+async function versionsToIngest(r: Replay, stepItems: readonly ReplayItem[]): Promise<ReplayItem[]> {
+  const { deps, archiveId, outcome, failed, failure, gone } = r;
+  const st = deps.exports;
+  const states = new Map(
+    (
+      await st.chunksByIds(
         archiveId,
-        step.items.filter((i) => (states.get(i.chunk)?.latestVersion ?? 0) >= i.version),
-      );
-      const presentHash = new Map(present.map((v) => [`${v.chunkId}\u0000${v.version}`, v.artifactHash]));
-      const todo = [];
-      for (const i of step.items) {
-        if (failed.has(i.chunk)) continue;
-        const latest = states.get(i.chunk)?.latestVersion ?? 0;
-        if (latest >= i.version) {
-          const stored = presentHash.get(`${i.chunk}\u0000${i.version}`);
-          if (stored === i.artifactHash || (stored !== undefined && stored === gone.rewritten.get(i))) {
-            outcome.counts.unchanged++;
-            outcome.replay.versions.present++;
-          } else {
-            failed.add(i.chunk);
-            failure(i.chunk, `version ${i.version} of ${i.chunk} is stored with other contents; not overwritten`);
-          }
-        } else if (latest !== i.version - 1) {
-          failed.add(i.chunk);
-          failure(i.chunk, `${i.chunk} has ${latest} versions here; the dump's version ${i.version} cannot follow`);
-        } else todo.push(i);
+        stepItems.map((i) => i.chunk),
+      )
+    ).map((c) => [c.chunkId, c]),
+  );
+  const present = await st.exactVersions(
+    archiveId,
+    stepItems.filter((i) => (states.get(i.chunk)?.latestVersion ?? 0) >= i.version),
+  );
+  const presentHash = new Map(present.map((v) => [`${v.chunkId}\u0000${v.version}`, v.artifactHash]));
+  const todo = [];
+  for (const i of stepItems) {
+    if (failed.has(i.chunk)) continue;
+    const latest = states.get(i.chunk)?.latestVersion ?? 0;
+    if (latest >= i.version) {
+      const stored = presentHash.get(`${i.chunk}\u0000${i.version}`);
+      if (stored === i.artifactHash || (stored !== undefined && stored === gone.rewritten.get(i))) {
+        outcome.counts.unchanged++;
+        outcome.replay.versions.present++;
+      } else {
+        failed.add(i.chunk);
+        failure(i.chunk, `version ${i.version} of ${i.chunk} is stored with other contents; not overwritten`);
       }
-      if (!todo.length) continue;
-      // A version the dump carries an extraction for takes that one (below), not a model's.
-      const res = await kernel.ingest(
-        archiveId,
-        todo.map((i) => i.artifact),
-        { noExtract: new Set(todo.filter((i) => i.extracted).map((i) => i.chunk)) },
-      );
-      if (!res.ok) {
-        for (const i of todo) {
-          failed.add(i.chunk);
-          failure(i.chunk, res.error.message, res.error.field);
-        }
-        continue;
-      }
-      for (const r of res.value.results) {
-        if (r.status === "created") created.push(r.id);
-        if (r.status === "created") outcome.counts.created++;
-        else if (r.status === "updated") outcome.counts.updated++;
-        else outcome.counts.unchanged++;
-        if (r.status !== "unchanged") outcome.replay.versions.created++;
-        else outcome.replay.versions.present++;
-        if (outcome.items.length < 500) outcome.items.push({ id: r.id, status: r.status, version: r.version });
-      }
-      // Extractions extend the versions just replayed, while each is its chunk's head (as they did).
-      for (const i of todo) {
-        if (!i.extracted) continue;
-        const x = await kernel.extend(
-          archiveId,
-          { chunk: i.chunk, version: i.version },
-          { entities: i.extracted.entities, relations: i.extracted.relations },
-          i.extracted.model,
-        );
-        if (x.status === "extended") outcome.replay.extractions.applied++;
-        else if (x.status === "extracted") outcome.replay.extractions.present++;
-        else failure(i.chunk, `the extraction of version ${i.version} of ${i.chunk} was not applied: ${x.status}`);
-      }
-    } else if (step.step === "deprecate") {
-      if (gone.skippedChunks.has(step.chunk)) continue;
-      const c = (await st.chunksByIds(archiveId, [step.chunk]))[0];
-      if (c?.deprecatedAt !== null && c?.deprecatedAt !== undefined) {
-        outcome.counts.skipped++;
-        outcome.replay.deprecations.present++;
-        continue;
-      }
-      const res = await kernel.deprecate(archiveId, step.chunk, step.by, step.at, step.reason);
-      if (!res.ok) failure(step.chunk, res.error.message, res.error.field);
-      else {
-        outcome.counts.deprecated++;
-        outcome.replay.deprecations.applied++;
-      }
-    } else {
-      const ent = await st.entityRow(archiveId, step.entity);
-      // An entity only skipped (hard-deleted) chunks declared was forgotten with them: it stays so.
-      if (!ent && gone.skippedEntities.has(step.entity)) continue;
-      let done = false;
-      if (ent && step.step === "merge") done = ent.mergedInto !== null;
-      else if (ent && step.step === "alias")
-        done =
-          (await st.aliasRowExists(archiveId, step.entity, normAlias(step.alias), step.at)) ||
-          // An ingest's alias on an entity merged since: the merged entity takes no operations.
-          ent.mergedInto !== null;
-      else if (ent && step.step === "rename")
-        done = await st.aliasRowExists(archiveId, step.entity, normAlias(step.newName), step.at);
-      if (done) {
-        outcome.counts.skipped++;
-        outcome.replay.entity_ops.present++;
-        continue;
-      }
-      const res = await kernel.entityOp(
-        archiveId,
-        step.step === "alias"
-          ? { op: "alias", entity: step.entity, alias: step.alias, at: step.at }
-          : step.step === "rename"
-            ? { op: "rename", entity: step.entity, newName: step.newName, at: step.at }
-            : { op: "merge", entity: step.entity, into: step.into, at: step.at },
-      );
-      if (!res.ok) failure(step.entity, `${step.step}: ${res.error.message}`, res.error.field);
-      else {
-        outcome.replay.entity_ops.applied++;
-        if (step.step === "merge") {
-          outcome.counts.merged++;
-          outcome.merges.push({ from: step.entity, into: step.into, matched_by: "archive-dump", kept: "existing" });
-        }
-      }
+    } else if (latest !== i.version - 1) {
+      failed.add(i.chunk);
+      failure(i.chunk, `${i.chunk} has ${latest} versions here; the dump's version ${i.version} cannot follow`);
+    } else todo.push(i);
+  }
+  return todo;
+}
+
+/** An ingest step: the versions not held yet ingested, then the extractions they carry. */
+async function replayIngest(r: Replay, stepItems: readonly ReplayItem[]): Promise<void> {
+  const { deps, archiveId, outcome, failed, failure, created } = r;
+  const kernel = deps.apply.kernel;
+  const todo = await versionsToIngest(r, stepItems);
+  if (!todo.length) return;
+  // A version the dump carries an extraction for takes that one (below), not a model's.
+  const res = await kernel.ingest(
+    archiveId,
+    todo.map((i) => i.artifact),
+    { noExtract: new Set(todo.filter((i) => i.extracted).map((i) => i.chunk)) },
+  );
+  if (!res.ok) {
+    for (const i of todo) {
+      failed.add(i.chunk);
+      failure(i.chunk, res.error.message, res.error.field);
+    }
+    return;
+  }
+  for (const x of res.value.results) {
+    if (x.status === "created") created.push(x.id);
+    if (x.status === "created") outcome.counts.created++;
+    else if (x.status === "updated") outcome.counts.updated++;
+    else outcome.counts.unchanged++;
+    if (x.status !== "unchanged") outcome.replay.versions.created++;
+    else outcome.replay.versions.present++;
+    if (outcome.items.length < 500) outcome.items.push({ id: x.id, status: x.status, version: x.version });
+  }
+  // Extractions extend the versions just replayed, while each is its chunk's head (as they did).
+  for (const i of todo) {
+    if (!i.extracted) continue;
+    const x = await kernel.extend(
+      archiveId,
+      { chunk: i.chunk, version: i.version },
+      { entities: i.extracted.entities, relations: i.extracted.relations },
+      i.extracted.model,
+    );
+    if (x.status === "extended") outcome.replay.extractions.applied++;
+    else if (x.status === "extracted") outcome.replay.extractions.present++;
+    else failure(i.chunk, `the extraction of version ${i.version} of ${i.chunk} was not applied: ${x.status}`);
+  }
+}
+
+/** A deprecate step, skipped when the chunk is hard-deleted or already deprecated. */
+async function replayDeprecate(r: Replay, step: Extract<ReplayStep, { step: "deprecate" }>): Promise<void> {
+  const { deps, archiveId, outcome, failure, gone } = r;
+  if (gone.skippedChunks.has(step.chunk)) return;
+  const c = (await deps.exports.chunksByIds(archiveId, [step.chunk]))[0];
+  if (c?.deprecatedAt !== null && c?.deprecatedAt !== undefined) {
+    outcome.counts.skipped++;
+    outcome.replay.deprecations.present++;
+    return;
+  }
+  const res = await deps.apply.kernel.deprecate(archiveId, step.chunk, step.by, step.at, step.reason);
+  if (!res.ok) failure(step.chunk, res.error.message, res.error.field);
+  else {
+    outcome.counts.deprecated++;
+    outcome.replay.deprecations.applied++;
+  }
+}
+
+/** An alias, rename or merge step, skipped when its effect is already stored. */
+async function replayEntityOp(
+  r: Replay,
+  step: Exclude<ReplayStep, { step: "ingest" } | { step: "deprecate" }>,
+): Promise<void> {
+  const { deps, archiveId, outcome, failure, gone } = r;
+  const st = deps.exports;
+  const ent = await st.entityRow(archiveId, step.entity);
+  // An entity only skipped (hard-deleted) chunks declared was forgotten with them: it stays so.
+  if (!ent && gone.skippedEntities.has(step.entity)) return;
+  let done = false;
+  if (ent && step.step === "merge") done = ent.mergedInto !== null;
+  else if (ent && step.step === "alias")
+    done =
+      (await st.aliasRowExists(archiveId, step.entity, normAlias(step.alias), step.at)) ||
+      // An ingest's alias on an entity merged since: the merged entity takes no operations.
+      ent.mergedInto !== null;
+  else if (ent && step.step === "rename")
+    done = await st.aliasRowExists(archiveId, step.entity, normAlias(step.newName), step.at);
+  if (done) {
+    outcome.counts.skipped++;
+    outcome.replay.entity_ops.present++;
+    return;
+  }
+  const res = await deps.apply.kernel.entityOp(
+    archiveId,
+    step.step === "alias"
+      ? { op: "alias", entity: step.entity, alias: step.alias, at: step.at }
+      : step.step === "rename"
+        ? { op: "rename", entity: step.entity, newName: step.newName, at: step.at }
+        : { op: "merge", entity: step.entity, into: step.into, at: step.at },
+  );
+  if (!res.ok) failure(step.entity, `${step.step}: ${res.error.message}`, res.error.field);
+  else {
+    outcome.replay.entity_ops.applied++;
+    if (step.step === "merge") {
+      outcome.counts.merged++;
+      outcome.merges.push({ from: step.entity, into: step.into, matched_by: "archive-dump", kept: "existing" });
     }
   }
-  // Annotation events after the chunks they annotate; an event id makes each append idempotent.
+}
+
+/** Annotation events after the chunks they annotate; an event id makes each append idempotent. */
+async function replayAnnotations(r: Replay, dump: ArchiveDump, pace: () => Promise<void>): Promise<void> {
+  const { deps, archiveId, outcome, failed, gone } = r;
   for (const c of dump.chunks) {
     if (failed.has(c.id) || gone.skippedChunks.has(c.id) || !c.annotations?.length) continue;
     for (const a of c.annotations) {
@@ -236,9 +296,6 @@ export async function importArchive(
       else outcome.replay.annotations.applied++;
     }
   }
-  const recreated = await gone.gate.recordCreated(created, deps.apply.now());
-  if (recreated.length) outcome.recreated = recreated;
-  return ok(outcome);
 }
 
 /**
@@ -255,13 +312,7 @@ async function honourTombstones(
   plan: ReplayPlan,
   outcome: ApplyOutcome,
   recreate: Recreate | undefined,
-): Promise<{
-  gate: TombstoneGate;
-  skippedChunks: Set<string>;
-  skippedEntities: Set<string>;
-  /** Items whose version a delete rewrote (without the deleted ids): the hash of that rewrite. */
-  rewritten: Map<ReplayItem, string>;
-}> {
+): Promise<Tombstoned> {
   const targets = new Set<string>();
   for (const c of dump.chunks) for (const v of c.versions) for (const e of v.edges) targets.add(e.target);
   const gate = await tombstoneGate(
