@@ -19,6 +19,7 @@ import {
   leavesUnder,
   PAPERBENCH_LIMITS,
   scoreRubric,
+  type TreeScores,
 } from "../core/paperbench/rubric";
 import { newUsage, type ProposalUsage, propose } from "../core/proposals/propose";
 import type { AppDeps } from "./deps";
@@ -65,49 +66,96 @@ function checkKeys(r: FlatRubric, keys: string[], field: string): Result<void> {
   return ok(undefined);
 }
 
-export function paperbenchUseCases(d: AppDeps) {
-  /** Judge `leaves` (distinct ids), a few at a time; a provider failure stops the run. */
-  async function judgeLeaves(
-    r: FlatRubric,
-    leaves: FlatNode[],
-    judge: NonNullable<Body["judge"]>,
-  ): Promise<Result<{ verdicts: Map<string, LeafVerdict | string>; usage: ProposalUsage; model: string }>> {
-    const model = d.models.llm;
-    if (!model) return noModel();
-    const usage = newUsage();
-    const verdicts = new Map<string, LeafVerdict | string>();
-    let failure: Result<never> | null = null;
-    let next = 0;
-    const worker = async () => {
-      while (failure === null && next < leaves.length) {
-        const leaf = leaves[next++] as FlatNode;
-        const evidence = judge.evidence_by_leaf?.[leaf.id] ?? judge.evidence;
-        const out = await propose({
-          model,
-          name: "paperbench_leaf_grade",
-          description: "The grade of one PaperBench rubric leaf from the evidence, with a short reason.",
-          schema: JUDGE_SCHEMA,
-          system: JUDGE_SYSTEM,
-          prompt: judgePrompt(r, leaf, evidence),
-          maxOutputTokens: 400,
-          check: checkVerdict,
-        });
-        usage.calls += out.usage.calls;
-        usage.requests += out.usage.requests;
-        usage.retries += out.usage.retries;
-        usage.inputTokens += out.usage.inputTokens;
-        usage.outputTokens += out.usage.outputTokens;
-        usage.ms += out.usage.ms;
-        if (out.ok) verdicts.set(leaf.id, out.items[0] as LeafVerdict);
-        else if (out.code === "unusable") verdicts.set(leaf.id, `the judge's answer was unusable: ${out.message}`);
-        else failure ??= modelFailure(out);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(PAPERBENCH_LIMITS.judgeConcurrency, leaves.length) }, worker));
-    if (failure) return failure;
-    return ok({ verdicts, usage, model: modelName(model) });
-  }
+/** Judge `leaves` (distinct ids), a few at a time; a provider failure stops the run. */
+async function judgeLeaves(
+  d: AppDeps,
+  r: FlatRubric,
+  leaves: FlatNode[],
+  judge: NonNullable<Body["judge"]>,
+): Promise<Result<{ verdicts: Map<string, LeafVerdict | string>; usage: ProposalUsage; model: string }>> {
+  const model = d.models.llm;
+  if (!model) return noModel();
+  const usage = newUsage();
+  const verdicts = new Map<string, LeafVerdict | string>();
+  let failure: Result<never> | null = null;
+  let next = 0;
+  const worker = async () => {
+    while (failure === null && next < leaves.length) {
+      const leaf = leaves[next++] as FlatNode;
+      const evidence = judge.evidence_by_leaf?.[leaf.id] ?? judge.evidence;
+      const out = await propose({
+        model,
+        name: "paperbench_leaf_grade",
+        description: "The grade of one PaperBench rubric leaf from the evidence, with a short reason.",
+        schema: JUDGE_SCHEMA,
+        system: JUDGE_SYSTEM,
+        prompt: judgePrompt(r, leaf, evidence),
+        maxOutputTokens: 400,
+        check: checkVerdict,
+      });
+      usage.calls += out.usage.calls;
+      usage.requests += out.usage.requests;
+      usage.retries += out.usage.retries;
+      usage.inputTokens += out.usage.inputTokens;
+      usage.outputTokens += out.usage.outputTokens;
+      usage.ms += out.usage.ms;
+      if (out.ok) verdicts.set(leaf.id, out.items[0] as LeafVerdict);
+      else if (out.code === "unusable") verdicts.set(leaf.id, `the judge's answer was unusable: ${out.message}`);
+      else failure ??= modelFailure(out);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PAPERBENCH_LIMITS.judgeConcurrency, leaves.length) }, worker));
+  if (failure) return failure;
+  return ok({ verdicts, usage, model: modelName(model) });
+}
 
+/** The scores under `top` by task category, and the nodes to `breakdownDepth` below it, in rubric order. */
+function breakdownOf(
+  r: FlatRubric,
+  top: FlatNode,
+  score: TreeScores["score"],
+  contribution: TreeScores["contribution"],
+  given: Map<string, Grade>,
+  breakdownDepth: number | undefined,
+): { byCategory: Out["by_category"]; breakdown: NodeOut[] } {
+  const byCategory: Out["by_category"] = {};
+  const breakdown: NodeOut[] = [];
+  for (let i = top.index; i < top.end; i++) {
+    const n = r.nodes[i] as FlatNode;
+    const depth = n.depth - top.depth;
+    const s = score[i] as number;
+    const share = contribution[i] as number;
+    const parent = i === top.index ? null : (r.nodes[n.parent] as FlatNode);
+    let siblings = 0;
+    if (parent) for (const c of parent.children) siblings += (r.nodes[c] as FlatNode).weight;
+    const g = isLeaf(n) ? (given.get(n.id) ?? { score: 0, source: "missing" as const }) : undefined;
+    if (g) {
+      const cat = n.task_category ?? "none";
+      const c = byCategory[cat] ?? { leaves: 0, contribution: 0, score: 0 };
+      byCategory[cat] = c;
+      c.leaves++;
+      c.contribution += share;
+      c.score += share * s;
+    }
+    if (breakdownDepth !== undefined && depth > breakdownDepth) continue;
+    breakdown.push({
+      id: n.id,
+      path: n.path,
+      depth,
+      parent: parent ? parent.id : null,
+      leaf: isLeaf(n),
+      weight: n.weight,
+      normalized_weight: parent ? n.weight / siblings : 1,
+      contribution: share,
+      score: s,
+      task_category: n.task_category,
+      ...(g ? { source: g.source, ...(g.reason !== undefined ? { reason: g.reason } : {}) } : {}),
+    });
+  }
+  return { byCategory, breakdown };
+}
+
+export function paperbenchUseCases(d: AppDeps) {
   return {
     async score(archive: string, b: Body): Promise<Result<Out>> {
       if (!(await d.stores.archives.getArchive(archive)))
@@ -161,7 +209,7 @@ export function paperbenchUseCases(d: AppDeps) {
             "judge.max_leaves",
             `grade the others in grades, score one subtree at a time (root), or raise max_leaves (at most ${PAPERBENCH_LIMITS.maxJudgedLeaves})`,
           );
-        const judged = await judgeLeaves(r, ungraded, b.judge);
+        const judged = await judgeLeaves(d, r, ungraded, b.judge);
         if (!judged.ok) return judged;
         for (const [id, v] of judged.value.verdicts)
           given.set(
@@ -192,40 +240,7 @@ export function paperbenchUseCases(d: AppDeps) {
 
       const { score, contribution } = scoreRubric(r, rootIndex, (leaf) => given.get(leaf.id)?.score ?? 0);
       const top = r.nodes[rootIndex] as FlatNode;
-      const byCategory: Out["by_category"] = {};
-      const breakdown: NodeOut[] = [];
-      for (let i = top.index; i < top.end; i++) {
-        const n = r.nodes[i] as FlatNode;
-        const depth = n.depth - top.depth;
-        const s = score[i] as number;
-        const share = contribution[i] as number;
-        const parent = i === top.index ? null : (r.nodes[n.parent] as FlatNode);
-        let siblings = 0;
-        if (parent) for (const c of parent.children) siblings += (r.nodes[c] as FlatNode).weight;
-        const g = isLeaf(n) ? (given.get(n.id) ?? { score: 0, source: "missing" as const }) : undefined;
-        if (g) {
-          const cat = n.task_category ?? "none";
-          const c = byCategory[cat] ?? { leaves: 0, contribution: 0, score: 0 };
-          byCategory[cat] = c;
-          c.leaves++;
-          c.contribution += share;
-          c.score += share * s;
-        }
-        if (b.breakdown_depth !== undefined && depth > b.breakdown_depth) continue;
-        breakdown.push({
-          id: n.id,
-          path: n.path,
-          depth,
-          parent: parent ? parent.id : null,
-          leaf: isLeaf(n),
-          weight: n.weight,
-          normalized_weight: parent ? n.weight / siblings : 1,
-          contribution: share,
-          score: s,
-          task_category: n.task_category,
-          ...(g ? { source: g.source, ...(g.reason !== undefined ? { reason: g.reason } : {}) } : {}),
-        });
-      }
+      const { byCategory, breakdown } = breakdownOf(r, top, score, contribution, given, b.breakdown_depth);
       return ok({
         score: score[top.index] as number,
         root: top.id,
