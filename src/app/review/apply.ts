@@ -20,13 +20,16 @@ type In<T extends z.ZodType> = z.infer<T>;
 
 const declarable = (t: string): t is EdgeType => (DECLARABLE_EDGE_TYPES as readonly string[]).includes(t);
 
+/** Fields a review changes on the current version of a chunk (nextArtifact). */
+type ReviewFields = { title: string; synopsis?: string; content: string; edges: EdgeInput[] };
+
 /** The current version of a chunk as an ingest artifact, with the fields a review changes applied. */
 export async function nextArtifact(
   d: AppDeps,
   archive: string,
   chunk: string,
   at: number,
-  change: (a: { title: string; synopsis?: string; content: string; edges: EdgeInput[] }) => Result<void>,
+  change: (a: ReviewFields) => Result<void>,
 ) {
   const h = await d.stores.chunks.chunkHistory(archive, chunk);
   const v = h?.versions[h.versions.length - 1];
@@ -51,7 +54,7 @@ export async function nextArtifact(
   }));
   // A synopsis the ingest derived is derived again from the new text; a written one is kept.
   const derived = v.synopsis === deriveSynopsis(v.title, content);
-  const fields: { title: string; synopsis?: string; content: string; edges: EdgeInput[] } = {
+  const fields: ReviewFields = {
     title: v.title,
     ...(derived ? {} : { synopsis: v.synopsis }),
     content,
@@ -137,138 +140,146 @@ async function replay(
   });
 }
 
-export function reviewApplyUseCases(d: AppDeps) {
+/** An edit's changes, or an add_edge's or remove_edge's edge, applied to the current version's fields. */
+function applyChange(b: Body, a: ReviewFields): Result<void> {
+  const e = b.edge;
+  if (b.op === "edit" && b.changes) {
+    if (b.changes.title !== undefined) a.title = b.changes.title;
+    if (b.changes.content !== undefined) a.content = b.changes.content;
+    if (b.changes.synopsis !== undefined) a.synopsis = b.changes.synopsis;
+    return ok(undefined);
+  }
+  if (!e) return ok(undefined);
+  const i = a.edges.findIndex((x) => x.type === e.type && x.target === e.to);
+  if (b.op === "add_edge") {
+    if (i >= 0)
+      return fail(
+        "conflict",
+        `${e.from} already declares a ${e.type} edge to ${e.to}`,
+        "edge",
+        "verify it, or remove it first",
+      );
+    if (e.to === e.from) return fail("validation", "an edge cannot point at its own source", "edge.to");
+    a.edges.push({
+      type: e.type as EdgeType,
+      target: e.to,
+      ...(e.weight !== undefined ? { weight: e.weight } : {}),
+    });
+  } else {
+    if (i < 0)
+      return fail(
+        "not_found",
+        `the current version of ${e.from} declares no ${e.type} edge to ${e.to}`,
+        "edge",
+        "only edges the chunk declares can be removed; lifecycle and derived edges can be flagged",
+      );
+    a.edges.splice(i, 1);
+  }
+  return ok(undefined);
+}
+
+/** The new version an edit, add_edge or remove_edge writes at `at`; its number. */
+async function writeVersion(d: AppDeps, archive: string, chunk: string, at: number, b: Body): Promise<Result<number>> {
+  const e = b.edge;
+  if (e && !declarable(e.type))
+    return fail(
+      "validation",
+      `${e.type} edges are derived by the analyser; they cannot be added or removed`,
+      "edge.type",
+      "flag the edge instead",
+    );
+  const art = await nextArtifact(d, archive, chunk, at, (a) => applyChange(b, a));
+  if (!art.ok) return art;
+  const res = await d.kernel.ingest(archive, [art.value]);
+  if (!res.ok) return res;
+  const r = res.value.results[0];
+  if (!r || r.status === "unchanged")
+    return fail("conflict", "the edit changes nothing", "changes", "send fields that differ from the current version");
+  return ok(r.version);
+}
+
+/** One operation, applied now; its answer. */
+async function applyOp(
+  d: AppDeps,
+  archive: string,
+  b: In<typeof S.ReviewBody>,
+  authorization: string | undefined,
+): Promise<Result<In<typeof S.ReviewResult>>> {
   const chunks = d.stores.chunks;
-
-  /** One operation, applied now; its answer and the annotation event it wrote. */
-  async function applyNow(
-    archive: string,
-    b: In<typeof S.ReviewBody>,
-    authorization: string | undefined,
-  ): Promise<Result<{ value: In<typeof S.ReviewResult>; annotationId: number }>> {
-    const answer = await applyOp(archive, b, authorization);
-    return answer.ok ? ok({ value: answer.value, annotationId: answer.value.event }) : answer;
+  const edgeOps = b.op === "add_edge" || b.op === "remove_edge";
+  const now = d.clock.now();
+  const at = toMs(b.at) ?? now;
+  const actor = await actorOf(d, authorization);
+  const chunk = b.chunk ?? b.edge?.from ?? "";
+  const key = b.edge ? edgeReviewKey(b.edge.type, b.edge.to) : NODE_REVIEW_KEY;
+  const head = await chunks.chunkRow(archive, chunk);
+  if (!head) return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, b.edge ? "edge.from" : "chunk");
+  const edgeRef = b.edge ? { type: b.edge.type, to: b.edge.to } : undefined;
+  const eventId = b.event_id === undefined ? null : `review:${b.event_id}`;
+  if (eventId !== null) {
+    const replayed = await replay(d, archive, b, chunk, key, edgeRef, eventId);
+    if (replayed) return replayed;
   }
+  const before = reviewStatusAt(await eventsOf(d, archive, chunk, key, at, edgeRef), at, edgeRef).status;
 
-  async function applyOp(
-    archive: string,
-    b: In<typeof S.ReviewBody>,
-    authorization: string | undefined,
-  ): Promise<Result<In<typeof S.ReviewResult>>> {
-    const edgeOps = b.op === "add_edge" || b.op === "remove_edge";
-    const now = d.clock.now();
-    const at = toMs(b.at) ?? now;
-    const actor = await actorOf(d, authorization);
-    const chunk = b.chunk ?? b.edge?.from ?? "";
-    const key = b.edge ? edgeReviewKey(b.edge.type, b.edge.to) : NODE_REVIEW_KEY;
-    const head = await chunks.chunkRow(archive, chunk);
-    if (!head) return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, b.edge ? "edge.from" : "chunk");
-    const edgeRef = b.edge ? { type: b.edge.type, to: b.edge.to } : undefined;
-    const eventId = b.event_id === undefined ? null : `review:${b.event_id}`;
-    if (eventId !== null) {
-      const replayed = await replay(d, archive, b, chunk, key, edgeRef, eventId);
-      if (replayed) return replayed;
-    }
-    const before = reviewStatusAt(await eventsOf(d, archive, chunk, key, at, edgeRef), at, edgeRef).status;
-
-    let version: number | null = null;
-    if (b.edge && (b.op === "verify" || b.op === "flag")) {
-      const e = b.edge;
-      const open = await chunks.edgesAt(archive, [e.from], e.type, "out", at);
-      if (!open.some((x) => x.to === e.to))
-        return fail(
-          "not_found",
-          `no ${e.type} edge from ${e.from} to ${e.to} is valid at ${iso(at)}`,
-          "edge",
-          "check GET /chunks/{id} for the chunk's edges over time",
-        );
-    }
-    if (b.op === "edit" || edgeOps) {
-      const e = b.edge;
-      if (e && !declarable(e.type))
-        return fail(
-          "validation",
-          `${e.type} edges are derived by the analyser; they cannot be added or removed`,
-          "edge.type",
-          "flag the edge instead",
-        );
-      const art = await nextArtifact(d, archive, chunk, at, (a) => {
-        if (b.op === "edit" && b.changes) {
-          if (b.changes.title !== undefined) a.title = b.changes.title;
-          if (b.changes.content !== undefined) a.content = b.changes.content;
-          if (b.changes.synopsis !== undefined) a.synopsis = b.changes.synopsis;
-          return ok(undefined);
-        }
-        if (!e) return ok(undefined);
-        const i = a.edges.findIndex((x) => x.type === e.type && x.target === e.to);
-        if (b.op === "add_edge") {
-          if (i >= 0)
-            return fail(
-              "conflict",
-              `${e.from} already declares a ${e.type} edge to ${e.to}`,
-              "edge",
-              "verify it, or remove it first",
-            );
-          if (e.to === e.from) return fail("validation", "an edge cannot point at its own source", "edge.to");
-          a.edges.push({
-            type: e.type as EdgeType,
-            target: e.to,
-            ...(e.weight !== undefined ? { weight: e.weight } : {}),
-          });
-        } else {
-          if (i < 0)
-            return fail(
-              "not_found",
-              `the current version of ${e.from} declares no ${e.type} edge to ${e.to}`,
-              "edge",
-              "only edges the chunk declares can be removed; lifecycle and derived edges can be flagged",
-            );
-          a.edges.splice(i, 1);
-        }
-        return ok(undefined);
-      });
-      if (!art.ok) return art;
-      const res = await d.kernel.ingest(archive, [art.value]);
-      if (!res.ok) return res;
-      const r = res.value.results[0];
-      if (!r || r.status === "unchanged")
-        return fail(
-          "conflict",
-          "the edit changes nothing",
-          "changes",
-          "send fields that differ from the current version",
-        );
-      version = r.version;
-    } else if (!b.edge) {
-      version = head.latestVersion;
-    }
-    const stored = await d.stores.annotations.appendAnnotation({
-      archiveId: archive,
-      chunkId: chunk,
-      version,
-      key,
-      op: "set",
-      value: reviewValue(b.op, edgeRef),
-      actor,
-      reason: b.reason ?? "",
-      at,
-      recordedAt: now,
-      eventId,
-    });
-    return ok({
-      op: b.op,
-      target: b.edge ? { edge: { from: b.edge.from, type: b.edge.type, to: b.edge.to } } : { chunk },
-      status: reviewValue(b.op).status,
-      previous_status: before,
-      at: iso(at),
-      actor,
-      reason: b.reason ?? "",
-      version: b.edge && !edgeOps ? null : version,
-      event: stored.row.id,
-      duplicate: false,
-    });
+  let version: number | null = null;
+  if (b.edge && (b.op === "verify" || b.op === "flag")) {
+    const e = b.edge;
+    const open = await chunks.edgesAt(archive, [e.from], e.type, "out", at);
+    if (!open.some((x) => x.to === e.to))
+      return fail(
+        "not_found",
+        `no ${e.type} edge from ${e.from} to ${e.to} is valid at ${iso(at)}`,
+        "edge",
+        "check GET /chunks/{id} for the chunk's edges over time",
+      );
   }
+  if (b.op === "edit" || edgeOps) {
+    const written = await writeVersion(d, archive, chunk, at, b);
+    if (!written.ok) return written;
+    version = written.value;
+  } else if (!b.edge) {
+    version = head.latestVersion;
+  }
+  const stored = await d.stores.annotations.appendAnnotation({
+    archiveId: archive,
+    chunkId: chunk,
+    version,
+    key,
+    op: "set",
+    value: reviewValue(b.op, edgeRef),
+    actor,
+    reason: b.reason ?? "",
+    at,
+    recordedAt: now,
+    eventId,
+  });
+  return ok({
+    op: b.op,
+    target: b.edge ? { edge: { from: b.edge.from, type: b.edge.type, to: b.edge.to } } : { chunk },
+    status: reviewValue(b.op).status,
+    previous_status: before,
+    at: iso(at),
+    actor,
+    reason: b.reason ?? "",
+    version: b.edge && !edgeOps ? null : version,
+    event: stored.row.id,
+    duplicate: false,
+  });
+}
 
+/** One operation, applied now; its answer and the annotation event it wrote. */
+async function applyNow(
+  d: AppDeps,
+  archive: string,
+  b: In<typeof S.ReviewBody>,
+  authorization: string | undefined,
+): Promise<Result<{ value: In<typeof S.ReviewResult>; annotationId: number }>> {
+  const answer = await applyOp(d, archive, b, authorization);
+  return answer.ok ? ok({ value: answer.value, annotationId: answer.value.event }) : answer;
+}
+
+export function reviewApplyUseCases(d: AppDeps) {
   /**
    * POST /review with whether the answer is a stored one: with an `event_id`, every repeat of the
    * operation, concurrent or later, gets the first answer (src/app/lib/once.ts).
@@ -281,7 +292,7 @@ export function reviewApplyUseCases(d: AppDeps) {
     const bad = bodyError(b);
     if (bad) return bad;
     if (b.event_id === undefined) {
-      const res = await applyOp(archive, b, authorization);
+      const res = await applyOp(d, archive, b, authorization);
       return res.ok ? ok({ value: res.value, replayed: false }) : res;
     }
     const target = b.edge ? `${b.edge.from} -${b.edge.type}-> ${b.edge.to}` : (b.chunk ?? "");
@@ -293,7 +304,7 @@ export function reviewApplyUseCases(d: AppDeps) {
         label: b.event_id,
         request: `review ${b.op} of ${target}`,
         schema: S.ReviewResult,
-        run: () => applyNow(archive, b, authorization),
+        run: () => applyNow(d, archive, b, authorization),
       },
     );
   }
