@@ -18,7 +18,8 @@ import { toMs } from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { slug } from "../core/ids";
 import type { ArtifactInput } from "../core/ingest";
-import { contentHash, propose } from "../core/proposals/propose";
+import type { StoredVersion } from "../core/ports";
+import { contentHash, type Dropped, propose } from "../core/proposals/propose";
 import {
   checkTechniques,
   fitSources,
@@ -49,6 +50,117 @@ async function techniqueId(paper: string, t: ProposedTechnique): Promise<string>
   return id.length <= MAX_ID ? id : `technique:${slug(t.name).slice(0, 48) || "technique"}-${h}`;
 }
 
+/** The paper and its sections, and the code units linked to it, read at t and fitted to the prompt (fitSources). */
+async function readSources(
+  d: AppDeps,
+  archive: string,
+  b: In<typeof S.TechniquesBody>,
+  paper: StoredVersion,
+  t: number,
+): Promise<{ sections: TitledDoc[]; code: TitledDoc[] }> {
+  const chunks = d.stores.chunks;
+  // The paper's subtree: its sections, and the code an xKG import stores part-of it.
+  const subtree = await chunks.subtree(archive, b.paper, t, MAX_SUBTREE);
+  const versions = await chunks.visibleAt(archive, subtree, t);
+  const sectionVs = [...versions.values()].filter((v) => v.kind === "section" && !v.boundaries.includes("sgmc:draft"));
+  const codeVs = [...versions.values()].filter((v) => v.kind === "code_unit" && !v.boundaries.includes("xkg:test"));
+  const codeIds = new Set(codeVs.map((v) => v.chunkId));
+  if (b.code_prefix !== undefined) {
+    const mods = await chunks.codeModules(archive, b.code_prefix, t, b.max_code_units);
+    const extra = (
+      await chunks.visibleAt(
+        archive,
+        mods.map((m) => m.chunkId).filter((id) => !codeIds.has(id)),
+        t,
+      )
+    ).values();
+    for (const v of extra) codeVs.push(v);
+  }
+  const code = codeVs.sort((x, y) => byId({ id: x.chunkId }, { id: y.chunkId })).slice(0, b.max_code_units);
+  const contents = await readContents(d, [
+    paper.contentKey,
+    ...sectionVs.map((v) => v.contentKey),
+    ...code.map((v) => v.contentKey),
+  ]);
+  const doc = (v: typeof paper): TitledDoc | null => {
+    const text = contents.get(v.contentKey);
+    return text === undefined ? null : { id: v.chunkId, version: v.version, title: v.title, text };
+  };
+  const sections = [paper, ...sectionVs.sort((x, y) => byId({ id: x.chunkId }, { id: y.chunkId }))]
+    .map(doc)
+    .filter((x): x is TitledDoc => x !== null);
+  const units = code.map(doc).filter((x): x is TitledDoc => x !== null);
+  return fitSources(sections, units);
+}
+
+/** The techniques to write as chunks, part-of the paper (and their parent technique), discussed-in their sections. */
+function techniqueArtifacts(
+  paperId: string,
+  title: string,
+  writes: readonly { x: ProposedTechnique; id: string }[],
+  idOf: Map<string, string>,
+  now: number,
+  source: string,
+): ArtifactInput[] {
+  const paperTitle = title.length > 150 ? `${title.slice(0, 149)}…` : title;
+  const techniques: ArtifactInput[] = writes.map(({ x, id }) => {
+    const parent = x.parent === null ? undefined : idOf.get(x.parent.toLowerCase());
+    return {
+      id,
+      kind: "technique" as const,
+      title: `${x.name} (${paperTitle})`,
+      content: `${x.name}\n\n${x.description}`,
+      entities: [{ type: "method" as const, id: `method:${slug(x.name).slice(0, 200)}`, name: x.name }],
+      edges: [
+        { type: "part-of" as const, target: paperId },
+        ...(parent ? [{ type: "part-of" as const, target: parent }] : []),
+        ...x.sources.map((s) => ({
+          type: "discussed-in" as const,
+          target: s,
+          context: x.anchors.find((a) => a.artifact_id === s)?.snippet,
+        })),
+      ],
+      valid_from: now,
+      source,
+    };
+  });
+  return techniques;
+}
+
+/** The next version of each code unit linked, with its new implements edges; a unit that takes none drops its links. */
+async function codeLinkVersions(
+  d: AppDeps,
+  archive: string,
+  writes: readonly { x: ProposedTechnique; id: string }[],
+  ids: readonly string[],
+  items: readonly ProposedTechnique[],
+  now: number,
+  dropped: Dropped[],
+): Promise<ArtifactInput[]> {
+  // Each code unit linked gets one next version with its new implements edges.
+  const links = new Map<string, string[]>();
+  for (const { x, id } of writes) for (const c of x.code) links.set(c.id, [...(links.get(c.id) ?? []), id]);
+  const codeVersions: ArtifactInput[] = [];
+  for (const [unit, targets] of links) {
+    const next = await nextArtifact(d, archive, unit, now, (a) => {
+      for (const target of targets)
+        if (!a.edges.some((e) => e.type === "implements" && e.target === target))
+          a.edges.push({ type: "implements", target });
+      return ok(undefined);
+    });
+    if (next.ok) codeVersions.push(next.value);
+    else
+      for (const target of targets)
+        dropped.push({
+          index: ids.indexOf(target),
+          title: items[ids.indexOf(target)]?.name ?? target,
+          what: "link",
+          reason: `${unit} takes no new version now: ${next.error.message}`,
+        });
+  }
+  return codeVersions;
+}
+
 export function techniqueUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
 
@@ -67,40 +179,7 @@ export function techniqueUseCases(d: AppDeps) {
       const paper = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);
       if (!paper) return fail("not_found", `chunk ${b.paper} has no version valid at ${iso(t)}`, "paper");
 
-      // The paper's subtree: its sections, and the code an xKG import stores part-of it.
-      const subtree = await chunks.subtree(archive, b.paper, t, MAX_SUBTREE);
-      const versions = await chunks.visibleAt(archive, subtree, t);
-      const sectionVs = [...versions.values()].filter(
-        (v) => v.kind === "section" && !v.boundaries.includes("sgmc:draft"),
-      );
-      const codeVs = [...versions.values()].filter((v) => v.kind === "code_unit" && !v.boundaries.includes("xkg:test"));
-      const codeIds = new Set(codeVs.map((v) => v.chunkId));
-      if (b.code_prefix !== undefined) {
-        const mods = await chunks.codeModules(archive, b.code_prefix, t, b.max_code_units);
-        const extra = (
-          await chunks.visibleAt(
-            archive,
-            mods.map((m) => m.chunkId).filter((id) => !codeIds.has(id)),
-            t,
-          )
-        ).values();
-        for (const v of extra) codeVs.push(v);
-      }
-      const code = codeVs.sort((x, y) => byId({ id: x.chunkId }, { id: y.chunkId })).slice(0, b.max_code_units);
-      const contents = await readContents(d, [
-        paper.contentKey,
-        ...sectionVs.map((v) => v.contentKey),
-        ...code.map((v) => v.contentKey),
-      ]);
-      const doc = (v: typeof paper): TitledDoc | null => {
-        const text = contents.get(v.contentKey);
-        return text === undefined ? null : { id: v.chunkId, version: v.version, title: v.title, text };
-      };
-      const sections = [paper, ...sectionVs.sort((x, y) => byId({ id: x.chunkId }, { id: y.chunkId }))]
-        .map(doc)
-        .filter((x): x is TitledDoc => x !== null);
-      const units = code.map(doc).filter((x): x is TitledDoc => x !== null);
-      const shown = fitSources(sections, units);
+      const shown = await readSources(d, archive, b, paper, t);
 
       const outcome = await propose({
         model,
@@ -125,49 +204,8 @@ export function techniqueUseCases(d: AppDeps) {
       );
 
       if (!b.dry_run && writes.length) {
-        const paperTitle = paper.title.length > 150 ? `${paper.title.slice(0, 149)}…` : paper.title;
-        const techniques: ArtifactInput[] = writes.map(({ x, id }) => {
-          const parent = x.parent === null ? undefined : idOf.get(x.parent.toLowerCase());
-          return {
-            id,
-            kind: "technique" as const,
-            title: `${x.name} (${paperTitle})`,
-            content: `${x.name}\n\n${x.description}`,
-            entities: [{ type: "method" as const, id: `method:${slug(x.name).slice(0, 200)}`, name: x.name }],
-            edges: [
-              { type: "part-of" as const, target: b.paper },
-              ...(parent ? [{ type: "part-of" as const, target: parent }] : []),
-              ...x.sources.map((s) => ({
-                type: "discussed-in" as const,
-                target: s,
-                context: x.anchors.find((a) => a.artifact_id === s)?.snippet,
-              })),
-            ],
-            valid_from: now,
-            source: `model:${name}`,
-          };
-        });
-        // Each code unit linked gets one next version with its new implements edges.
-        const links = new Map<string, string[]>();
-        for (const { x, id } of writes) for (const c of x.code) links.set(c.id, [...(links.get(c.id) ?? []), id]);
-        const codeVersions: ArtifactInput[] = [];
-        for (const [unit, targets] of links) {
-          const next = await nextArtifact(d, archive, unit, now, (a) => {
-            for (const target of targets)
-              if (!a.edges.some((e) => e.type === "implements" && e.target === target))
-                a.edges.push({ type: "implements", target });
-            return ok(undefined);
-          });
-          if (next.ok) codeVersions.push(next.value);
-          else
-            for (const target of targets)
-              dropped.push({
-                index: ids.indexOf(target),
-                title: outcome.items[ids.indexOf(target)]?.name ?? target,
-                what: "link",
-                reason: `${unit} takes no new version now: ${next.error.message}`,
-              });
-        }
+        const techniques = techniqueArtifacts(b.paper, paper.title, writes, idOf, now, `model:${name}`);
+        const codeVersions = await codeLinkVersions(d, archive, writes, ids, outcome.items, now, dropped);
         const res = await d.kernel.ingest(archive, [...techniques, ...codeVersions]);
         if (!res.ok) return res;
         const versions = new Map(res.value.results.map((r) => [r.id, r.version]));
