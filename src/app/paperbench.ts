@@ -7,6 +7,7 @@
  * leaf), or the request is a 400 naming it (`missing: error`). Reads and writes nothing of the
  * archive: the archive in the path is the key's, as for /query-spec.
  */
+
 import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
@@ -23,6 +24,7 @@ import {
 } from "../core/paperbench/rubric";
 import { newUsage, type ProposalUsage, propose } from "../core/proposals/propose";
 import type { AppDeps } from "./deps";
+import { missingArchive } from "./lib/archives";
 import { modelFailure, modelName, noModel, usageView } from "./lib/proposals";
 
 type Body = z.infer<typeof S.PaperbenchScoreBody>;
@@ -158,8 +160,8 @@ function breakdownOf(
 export function paperbenchUseCases(d: AppDeps) {
   return {
     async score(archive: string, b: Body): Promise<Result<Out>> {
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const flat = flattenRubric(b.rubric, b.duplicate_ids);
       if (!flat.ok) return flat;
       const r = flat.value;

@@ -15,6 +15,7 @@
  * reviewed: it stays `auto-generated` until POST /review verifies or flags it. One that fails a check
  * is returned with the reasons and stored nowhere, as the propose steps return what they drop.
  */
+
 import type { z } from "zod";
 import type * as S from "../contract";
 import { toMs } from "../contract";
@@ -42,6 +43,7 @@ import {
 } from "../core/proposals/rewrite";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
+import { missingArchive } from "./lib/archives";
 import { modelFailure, modelName, noModel, recordProvenance, usageView } from "./lib/proposals";
 import { iso } from "./lib/wire";
 import { readContents } from "./research/common";
@@ -269,8 +271,8 @@ export function techniqueRewriteUseCases(d: AppDeps) {
     ): Promise<Result<Out>> {
       const model = d.models.llm;
       if (!model) return noModel();
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const now = d.clock.now();
       const t = toMs(b.as_of) ?? now;
       const g = await gather(d, archive, b, t);

@@ -12,6 +12,7 @@
  * and edge stays `auto-generated` until a user verifies, edits or flags it (POST /review). Ids come
  * from the paper, the sections cited and a content hash: a retry writes nothing new.
  */
+
 import type { z } from "zod";
 import type * as S from "../contract";
 import { toMs } from "../contract";
@@ -31,6 +32,7 @@ import {
 } from "../core/proposals/techniques";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
+import { missingArchive } from "./lib/archives";
 import { modelFailure, modelName, noModel, recordProvenance, usageView } from "./lib/proposals";
 import { iso } from "./lib/wire";
 import { readContents } from "./research/common";
@@ -172,8 +174,8 @@ export function techniqueUseCases(d: AppDeps) {
     ): Promise<Result<Out>> {
       const model = d.models.llm;
       if (!model) return noModel();
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const now = d.clock.now();
       const t = toMs(b.as_of) ?? now;
       const paper = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);

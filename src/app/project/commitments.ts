@@ -10,6 +10,7 @@
  * with POST /verify. Ids come from the source ids and a content hash: a retry with the same answer
  * writes nothing new, and an id already present is never overwritten (a user may have edited it).
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { CommitmentsResult, toMs } from "../../contract";
@@ -32,6 +33,7 @@ import { contentHash, type ProposalOutcome, propose } from "../../core/proposals
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
@@ -373,8 +375,8 @@ async function proposeCommitments(
 ): Promise<Result<Out>> {
   const model = d.models.llm;
   if (!model) return noModel();
-  if (!(await d.stores.archives.getArchive(archive)))
-    return fail("not_found", `archive ${archive} does not exist`, "archive");
+  const absent = await missingArchive(d.stores.archives, archive);
+  if (absent) return absent;
   const now = d.clock.now();
   const t = toMs(b.as_of) ?? now;
   const read = await readTurns(d, archive, b, t);

@@ -8,6 +8,7 @@
  * SLUMP_F and Recovery_F per task and platform, the exposure audits (RCR, ESR, Fig. 1) and their
  * means. POST …/projectguard/calibration compares a judge's scores with the caller's human scores.
  */
+
 import { z } from "zod";
 import type * as S from "../../contract";
 import { RUN_CONDITIONS, toMs } from "../../contract";
@@ -15,6 +16,7 @@ import { fail, ok, type Result } from "../../core/errors";
 import { calibration } from "../../core/projectguard/calibration";
 import { exposureAudit, if50, mcf, recovery, slump } from "../../core/projectguard/metrics";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { iso, round4 } from "../lib/wire";
 import { metricsUseCases } from "../metrics";
 
@@ -180,8 +182,8 @@ async function storeRun(
   archive: string,
   b: In<typeof S.PgRunBody>,
 ): Promise<Result<Summary>> {
-  if (!(await d.stores.archives.getArchive(archive)))
-    return fail("not_found", `archive ${archive} does not exist`, "archive");
+  const absent = await missingArchive(d.stores.archives, archive);
+  if (absent) return absent;
   const seen = new Set<string>();
   for (const [i, s] of b.scores.entries()) {
     if (seen.has(s.component))
@@ -226,8 +228,8 @@ async function storeRun(
 
 /** POST …/projectguard/exposure: store a task's exposure audit and answer its figures. */
 async function storeExposure(d: AppDeps, archive: string, b: In<typeof S.PgExposureBody>): Promise<Result<Exposure>> {
-  if (!(await d.stores.archives.getArchive(archive)))
-    return fail("not_found", `archive ${archive} does not exist`, "archive");
+  const absent = await missingArchive(d.stores.archives, archive);
+  if (absent) return absent;
   const seen = new Set<string>();
   for (const [i, c] of b.components.entries()) {
     if (seen.has(c.id))
@@ -264,8 +266,8 @@ async function projectMetrics(
   archive: string,
   q: In<typeof S.PgMetricsQuery>,
 ): Promise<Result<In<typeof S.PgMetricsResult>>> {
-  if (!(await d.stores.archives.getArchive(archive)))
-    return fail("not_found", `archive ${archive} does not exist`, "archive");
+  const absent = await missingArchive(d.stores.archives, archive);
+  if (absent) return absent;
   const t = toMs(q.as_of) ?? d.clock.now();
   const skipped: string[] = [];
   const runs = await rows(d, archive, RUN_BOUNDARY, t, StoredRun, skipped);
@@ -353,8 +355,8 @@ async function calibrate(
     );
   let judge = b.judge ?? [];
   if (b.run) {
-    if (!(await d.stores.archives.getArchive(archive)))
-      return fail("not_found", `archive ${archive} does not exist`, "archive");
+    const absent = await missingArchive(d.stores.archives, archive);
+    if (absent) return absent;
     const t = toMs(b.as_of) ?? d.clock.now();
     const id = runChunkId(b.run.condition, b.run.platform, b.run.paper);
     const row = await readOne(d, archive, id, t, StoredRun);

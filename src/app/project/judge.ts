@@ -6,6 +6,7 @@
  * tool calls would give. The model answers score 0-4, evidence and deviation (src/core/projectguard/
  * judge.ts checks them). Nothing is written: store the scores as a run with POST …/projectguard/runs.
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
@@ -21,6 +22,7 @@ import {
 } from "../../core/projectguard/judge";
 import { propose } from "../../core/proposals/propose";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { modelFailure, modelName, noModel, usageView } from "../lib/proposals";
 import { iso } from "../lib/wire";
 import { specsAt } from "./spec";
@@ -37,8 +39,8 @@ export function judgeUseCases(d: AppDeps) {
     async judge(archive: string, b: In<typeof S.PgJudgeBody>): Promise<Result<Out>> {
       const model = d.models.llm;
       if (!model) return noModel();
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const t = toMs(b.as_of) ?? d.clock.now();
       const code: string[] = [];
       let after: string | null = null;

@@ -5,6 +5,7 @@
  * Annotations fold as of a time, so a spec revised later is read as it was at `as_of`; the brief and
  * the render show the spec valid at their `as_of` with each record.
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { SpecView, toMs } from "../../contract";
@@ -12,6 +13,7 @@ import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 
@@ -54,8 +56,8 @@ export function specUseCases(d: AppDeps) {
       b: In<typeof S.SpecBody>,
       authorization: string | undefined,
     ): Promise<Result<In<typeof S.SpecResult>>> {
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const now = d.clock.now();
       const at = toMs(b.at) ?? now;
       const head = (await d.stores.chunks.visibleAt(archive, [b.record], at)).get(b.record);

@@ -11,6 +11,7 @@
  * content hash: a retry writes nothing new. The critique refers to r*, the record Eq. 12 selects
  * within the scope at `as_of` (Eq. 13), unless `checklist: none`.
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
@@ -29,6 +30,7 @@ import { contentHash, type ProposalOutcome, propose, type SourceDoc } from "../.
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
@@ -116,8 +118,8 @@ export function critiqueUseCases(d: AppDeps) {
       if (!model) return noModel();
       const bad = nodeIdCheck(b.node);
       if (bad) return bad;
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const now = d.clock.now();
       const t = timeOf(d, b.as_of);
       const id = draftId(b.node);

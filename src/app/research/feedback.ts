@@ -7,6 +7,7 @@
  * selections): a `uses` add event of 1 at the selection's time, stored under that event id, and
  * every repeat of the id gets the first answer (src/app/lib/once.ts) and counts nothing.
  */
+
 import type { z } from "zod";
 import * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
@@ -15,6 +16,7 @@ import { selectFeedback } from "../../core/research/feedback";
 import { NODE_REVIEW_KEY, reviewStatusAt } from "../../core/review";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { type Once, onceByEventId } from "../lib/once";
 import { PROPOSAL_KEY } from "../lib/proposals";
 import { toEvent } from "../lib/records";
@@ -135,8 +137,8 @@ async function recordUse(
   eventId: string,
   authorization: string | undefined,
 ): Promise<Result<{ value: Selected; annotationId: number }>> {
-  if (!(await d.stores.archives.getArchive(archive)))
-    return fail("not_found", `archive ${archive} does not exist`, "archive");
+  const absent = await missingArchive(d.stores.archives, archive);
+  if (absent) return absent;
   const r = await pick(d, archive, b, t);
   if (!r.ok) return r;
   const sel = r.value.selected;

@@ -10,6 +10,7 @@
  * its references, source `model:<provider>:<model>` or `sgmc:names`), valid from `at`; the same
  * proposal again changes nothing (`unchanged`). GET /tree then shows the new level.
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
@@ -24,6 +25,7 @@ import {
 } from "../../core/proposals/sgmc-outline";
 import { groupByNames } from "../../core/research/outline-names";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { modelFailure, modelName, noModel, usageView } from "../lib/proposals";
 import { iso } from "../lib/wire";
 import { nodeIdCheck, OUTLINE, readContents, timeOf } from "./common";
@@ -47,8 +49,8 @@ export function outlineProposeUseCases(d: AppDeps) {
       if (bad) return bad;
       const model = d.models.llm;
       if (b.method === "model" && !model) return noModel();
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const t = timeOf(d, b.as_of);
       const at = b.at === undefined ? d.clock.now() : Date.parse(b.at);
       const node = (await chunks.visibleAt(archive, [b.node], t)).get(b.node);

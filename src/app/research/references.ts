@@ -8,6 +8,7 @@
  * Citations: the `citations` annotation at `as_of` (from a source), else the chunks citing it in the
  * archive then. Order: citations, then year (newest), then id. Nothing is written.
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import type { COMPLETENESS_FIELDS } from "../../contract/sgmc";
@@ -17,6 +18,7 @@ import { REFERENCE_ONLY } from "../../core/formats/fulltext";
 import type { StoredVersion } from "../../core/ports";
 import { paperYear } from "../../core/research/stats";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 import { nodeIdCheck, readContents, timeOf } from "./common";
@@ -61,8 +63,8 @@ export function referenceUseCases(d: AppDeps) {
         const bad = nodeIdCheck(b.node);
         if (bad) return bad;
       }
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const t = timeOf(d, b.as_of);
       let ids: string[];
       if (b.node !== undefined) {

@@ -10,6 +10,7 @@
  * version it revised (they must still verify). After x_max reviews with feedback it ends (`x_max`).
  * A model failure is a 503; the iterations before it stay stored as versions.
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
@@ -17,6 +18,7 @@ import { newUsage, type ProposalUsage, propose } from "../../core/proposals/prop
 import { checkRefine, REFINE_SCHEMA, REFINE_SYSTEM, refinePrompt } from "../../core/proposals/sgmc-refine";
 import { RESEARCH_REVIEW } from "../../core/query";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { modelFailure, modelName, noModel, usageView } from "../lib/proposals";
 import { iso } from "../lib/wire";
 import { draftId, nodeIdCheck } from "./common";
@@ -48,8 +50,8 @@ export function selfLoopUseCases(d: AppDeps) {
       if (!model) return noModel();
       const bad = nodeIdCheck(b.node);
       if (bad) return bad;
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const t0 = d.clock.now();
       const did = draftId(b.node);
       let v = (await chunks.visibleAt(archive, [did], t0)).get(did);

@@ -2,6 +2,7 @@
  * Retrieval metrics against gold ids: each query run through the router and scored, the run stored
  * so runs compare over time.
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
@@ -10,6 +11,7 @@ import type { RetrievalRunRecord } from "../../core/ports";
 import { aggregateMetrics, normaliseKs, queryMetrics } from "../../core/research/retrieval";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { resolveFilter } from "../lib/filter";
 import { decodeCursor, encodeCursor, iso, randomId, round4 } from "../lib/wire";
 
@@ -27,8 +29,8 @@ export function retrievalUseCases(d: AppDeps) {
       b: In<typeof S.RetrievalMetricsBody>,
       authorization: string | undefined,
     ): Promise<Result<In<typeof S.RetrievalRun>>> {
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const ks = normaliseKs(b.k);
       const maxK = ks[ks.length - 1] ?? 10;
       const now = d.clock.now();
@@ -94,8 +96,8 @@ export function retrievalUseCases(d: AppDeps) {
 
     /** GET /metrics/retrieval/runs: newest first. */
     async runs(archive: string, q: In<typeof S.RunListQuery>): Promise<Result<In<typeof S.RetrievalRunPage>>> {
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const cur = decodeCursor(q.cursor);
       if (!cur.ok) return cur;
       let before: { createdAt: number; id: string } | null = null;

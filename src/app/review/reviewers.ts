@@ -8,6 +8,7 @@
  * with a `proposal` annotation holding its anchors; it is auto-generated until a user reviews it
  * (POST /review). Ids come from the paper version and a content hash: a retry writes nothing new.
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
@@ -24,6 +25,7 @@ import {
 } from "../../core/review-agents";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
 import { iso } from "../lib/wire";
 
@@ -61,8 +63,8 @@ export function reviewerUseCases(d: AppDeps) {
     ): Promise<Result<In<typeof S.ReviewersResult>>> {
       const model = d.models.llm;
       if (!model) return noModel();
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       const now = d.clock.now();
       const t = toMs(b.as_of) ?? now;
       const head = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);

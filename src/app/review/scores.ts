@@ -2,6 +2,7 @@
  * Review-score metrics (Paper Circle, seed 004 §4): predicted against human review scores, from pairs
  * given inline and/or read from stored annotations (two keys on each chunk, as of a time).
  */
+
 import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
@@ -9,6 +10,7 @@ import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
 import { type ScorePair, scoreMetrics, scoreOf } from "../../core/review-scores";
 import type { AppDeps } from "../deps";
+import { missingArchive } from "../lib/archives";
 import { toEvent } from "../lib/records";
 import { iso, round4 } from "../lib/wire";
 
@@ -23,8 +25,8 @@ export function reviewScoreUseCases(d: AppDeps) {
       archive: string,
       b: In<typeof S.ReviewScoreMetricsBody>,
     ): Promise<Result<In<typeof S.ReviewScoreMetrics>>> {
-      if (!(await d.stores.archives.getArchive(archive)))
-        return fail("not_found", `archive ${archive} does not exist`, "archive");
+      const absent = await missingArchive(d.stores.archives, archive);
+      if (absent) return absent;
       if (b.pairs === undefined && b.annotations === undefined)
         return fail(
           "validation",
