@@ -33,7 +33,7 @@ import {
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 import { missingArchive } from "./lib/archives";
-import { modelFailure, modelName, noModel, recordProvenance, usageView } from "./lib/proposals";
+import { keepProposals, keptIds, modelFailure, modelName, noModel, usageView } from "./lib/proposals";
 import { iso } from "./lib/wire";
 import { readContents } from "./research/common";
 import { nextArtifact } from "./review/apply";
@@ -199,8 +199,7 @@ export function techniqueUseCases(d: AppDeps) {
 
       const ids = await Promise.all(outcome.items.map((x) => techniqueId(b.paper, x)));
       const idOf = new Map(outcome.items.map((x, i) => [x.name.toLowerCase(), ids[i] as string]));
-      const existing = new Set<string>();
-      for (const id of ids) if (await chunks.chunkRow(archive, id)) existing.add(id);
+      const existing = await keptIds(chunks, archive, ids);
       const writes = outcome.items.flatMap((x, i) =>
         existing.has(ids[i] as string) ? [] : [{ x, id: ids[i] as string }],
       );
@@ -208,26 +207,24 @@ export function techniqueUseCases(d: AppDeps) {
       if (!b.dry_run && writes.length) {
         const techniques = techniqueArtifacts(b.paper, paper.title, writes, idOf, now, `model:${name}`);
         const codeVersions = await codeLinkVersions(d, archive, writes, ids, outcome.items, now, dropped);
-        const res = await d.kernel.ingest(archive, [...techniques, ...codeVersions]);
-        if (!res.ok) return res;
-        const versions = new Map(res.value.results.map((r) => [r.id, r.version]));
-        const actor = await actorOf(d, authorization);
-        for (const { x, id } of writes)
-          await recordProvenance(
-            d,
-            archive,
+        const failed = await keepProposals(
+          d,
+          archive,
+          [...techniques, ...codeVersions],
+          writes.map(({ x, id }) => ({
             id,
-            versions.get(id) ?? 1,
-            {
+            provenance: {
               model: name,
               read: [...shown.sections, ...shown.code].map((s) => s.id),
               sources: [...x.sources, ...x.code.map((c) => c.id)],
               anchors: [...x.anchors, ...x.code.map((c) => c.anchor)],
               type: x.type,
             },
-            actor,
-            now,
-          );
+          })),
+          () => actorOf(d, authorization),
+          now,
+        );
+        if (failed) return failed;
       }
 
       return ok({

@@ -3,7 +3,8 @@
  * techniques, SGMC feedback): the answer when no model is configured, the model's failures as typed
  * failures, the usage view, and the `proposal` annotation that keeps a model-made chunk's provenance.
  */
-import { type Failure, fail } from "../../core/errors";
+import { type Failure, fail, type Result } from "../../core/errors";
+import type { ArtifactInput } from "../../core/ingest";
 import type { AnnotationStore, ChatModel, Clock } from "../../core/ports";
 import type { ProposalOutcome, ProposalUsage } from "../../core/proposals/propose";
 import type { AnchoredSpan } from "../../core/types";
@@ -96,4 +97,45 @@ export async function recordProvenance(
     recordedAt: d.clock.now(),
     eventId: `${PROPOSAL_KEY}:${chunk}`,
   });
+}
+
+/** The ids among `ids` that already have a chunk: a proposal kept before is not written again. */
+export async function keptIds(
+  chunks: { chunkRow(archive: string, id: string): Promise<unknown> },
+  archive: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const kept = new Set<string>();
+  for (const id of ids) if (await chunks.chunkRow(archive, id)) kept.add(id);
+  return kept;
+}
+
+/**
+ * Ingest the artifacts of new proposals, then record each proposal's provenance on the version
+ * written (`actor` is asked once, after the ingest succeeded). The ingest's failure, or nothing.
+ */
+export async function keepProposals(
+  d: {
+    kernel: {
+      ingest(
+        archive: string,
+        artifacts: ArtifactInput[],
+      ): Promise<Result<{ results: ReadonlyArray<{ id: string; version: number }> }>>;
+    };
+    stores: { annotations: Pick<AnnotationStore, "appendAnnotation"> };
+    clock: Clock;
+  },
+  archive: string,
+  artifacts: ArtifactInput[],
+  kept: ReadonlyArray<{ id: string; provenance: ProposalProvenance }>,
+  actor: () => Promise<string>,
+  now: number,
+): Promise<{ ok: false; error: Failure } | null> {
+  const res = await d.kernel.ingest(archive, artifacts);
+  if (!res.ok) return res;
+  const versions = new Map(res.value.results.map((r) => [r.id, r.version]));
+  const who = await actor();
+  for (const { id, provenance } of kept)
+    await recordProvenance(d, archive, id, versions.get(id) ?? 1, provenance, who, now);
+  return null;
 }

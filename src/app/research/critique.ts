@@ -31,7 +31,7 @@ import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { missingArchive } from "../lib/archives";
-import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
+import { keepProposals, keptIds, modelFailure, modelName, noModel, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck, timeOf } from "./common";
@@ -146,13 +146,13 @@ export function critiqueUseCases(d: AppDeps) {
       const name = modelName(model);
 
       const ids = await Promise.all(outcome.items.map((f) => feedbackId(id, v.version, f)));
-      const existing = new Set<string>();
-      for (const x of ids) if (await chunks.chunkRow(archive, x)) existing.add(x);
+      const existing = await keptIds(chunks, archive, ids);
       const writes = outcome.items.flatMap((f, i) =>
         existing.has(ids[i] as string) ? [] : [{ f, id: ids[i] as string }],
       );
       if (!b.dry_run && writes.length) {
-        const res = await d.kernel.ingest(
+        const failed = await keepProposals(
+          d,
           archive,
           writes.map(({ f, id: fid }) => ({
             id: fid,
@@ -164,25 +164,19 @@ export function critiqueUseCases(d: AppDeps) {
             valid_from: now,
             source: `model:${name}`,
           })),
-        );
-        if (!res.ok) return res;
-        const versions = new Map(res.value.results.map((r) => [r.id, r.version]));
-        const actor = await actorOf(d, authorization);
-        for (const { f, id: fid } of writes)
-          await recordProvenance(
-            d,
-            archive,
-            fid,
-            versions.get(fid) ?? 1,
-            {
+          writes.map(({ f, id: fid }) => ({
+            id: fid,
+            provenance: {
               model: name,
               read: [id, ...new Set(evidence.map((e) => e.artifactId))],
               sources: [id],
               anchors: f.anchors,
             },
-            actor,
-            now,
-          );
+          })),
+          () => actorOf(d, authorization),
+          now,
+        );
+        if (failed) return failed;
       }
       return ok({
         as_of: iso(t),

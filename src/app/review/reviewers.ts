@@ -26,7 +26,7 @@ import {
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { missingArchive } from "../lib/archives";
-import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
+import { keepProposals, keptIds, modelFailure, modelName, noModel, usageView } from "../lib/proposals";
 import { iso } from "../lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -106,13 +106,13 @@ export function reviewerUseCases(d: AppDeps) {
       if (!outcome.ok) return modelFailure(outcome);
       const name = modelName(model);
       const ids = await Promise.all(outcome.items.map((r) => reportId(b.paper, head.version, r)));
-      const existing = new Set<string>();
-      for (const x of ids) if (await chunks.chunkRow(archive, x)) existing.add(x);
+      const existing = await keptIds(chunks, archive, ids);
       const writes = outcome.items.flatMap((r, i) =>
         existing.has(ids[i] as string) ? [] : [{ r, id: ids[i] as string }],
       );
       if (!b.dry_run && writes.length) {
-        const res = await d.kernel.ingest(
+        const failed = await keepProposals(
+          d,
           archive,
           writes.map(({ r, id }) => ({
             id,
@@ -130,25 +130,19 @@ export function reviewerUseCases(d: AppDeps) {
             valid_from: now,
             source: `model:${name}`,
           })),
-        );
-        if (!res.ok) return res;
-        const written = new Map(res.value.results.map((x) => [x.id, x.version]));
-        const actor = await actorOf(d, authorization);
-        for (const { r, id } of writes)
-          await recordProvenance(
-            d,
-            archive,
+          writes.map(({ r, id }) => ({
             id,
-            written.get(id) ?? 1,
-            {
+            provenance: {
               model: name,
               read: docs.map((x) => x.id),
               sources: [...new Set(r.claims.map((c) => c.anchor.artifact_id))],
               anchors: r.claims.map((c) => c.anchor),
             },
-            actor,
-            now,
-          );
+          })),
+          () => actorOf(d, authorization),
+          now,
+        );
+        if (failed) return failed;
       }
       return ok({
         paper: b.paper,
