@@ -8,7 +8,7 @@ import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 import { type Once, onceByEventId } from "./lib/once";
 import { toEvent } from "./lib/records";
-import { iso } from "./lib/wire";
+import { iso, timeOf } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -124,7 +124,7 @@ export function annotationUseCases(d: AppDeps) {
     ): Promise<Result<In<typeof S.Annotations>>> {
       if (!(await d.stores.chunks.chunkRow(archive, chunk)))
         return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, "id");
-      const asOf = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const asOf = timeOf(d, q.as_of);
       const rows = await store.annotationsOf(archive, [chunk], q.key, asOf);
       const values: Record<string, ReturnType<typeof valueView>> = {};
       for (const [k, v] of foldAnnotations(rows.map(toEvent), asOf)) values[k] = valueView(v);

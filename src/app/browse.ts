@@ -20,7 +20,7 @@ import type {
 import type { RelationInput } from "../core/relations";
 import { lineDiff } from "../core/text/diff";
 import type { AppDeps } from "./deps";
-import { decodeCursor, encodeCursor, iso, isoOrNull, round4 } from "./lib/wire";
+import { decodeCursor, encodeCursor, iso, isoOrNull, round4, timeOf } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -182,7 +182,7 @@ export function browseUseCases(d: AppDeps) {
     async listChunks(archive: string, q: In<typeof S.ChunkListQuery>): Promise<Result<In<typeof S.ChunkPage>>> {
       const after = decodeCursor(q.cursor);
       if (!after.ok) return after;
-      const asOf = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const asOf = timeOf(d, q.as_of);
       const rows = await chunks.listChunks(
         archive,
         {
@@ -268,7 +268,7 @@ export function browseUseCases(d: AppDeps) {
             : fail("not_found", `chunk ${id} is not in archive ${archive}`, "id");
         }
       } else {
-        const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+        const t = timeOf(d, q.as_of);
         v = (await chunks.visibleAt(archive, [id], t)).get(id) ?? null;
         if (!v) {
           const head = await chunks.chunkRow(archive, id);

@@ -38,7 +38,7 @@ import { verifyPairs } from "./code-pairs-verify";
 import type { AppDeps } from "./deps";
 import { resolveFilter } from "./lib/filter";
 import { noModel } from "./lib/proposals";
-import { iso, round4 } from "./lib/wire";
+import { iso, round4, timeOf } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Out = z.infer<typeof S.CodePairsResult>;
@@ -64,7 +64,7 @@ export function codePairUseCases(d: AppDeps) {
     async pairs(archive: string, b: In<typeof S.CodePairsBody>): Promise<Result<Out>> {
       const llm = d.models.llm;
       if (b.verify && !llm) return noModel();
-      const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+      const t = timeOf(d, b.as_of);
       const threshold = b.threshold ?? CODE_PAIR_THRESHOLD;
       const filter = await resolveFilter(
         d.stores.chunks,

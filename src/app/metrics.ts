@@ -13,7 +13,7 @@ import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { dir, type ModuleSymbols } from "../core/projectguard/metrics";
 import type { AppDeps } from "./deps";
-import { iso } from "./lib/wire";
+import { iso, timeOf } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -27,7 +27,7 @@ export function metricsUseCases(d: AppDeps) {
   return {
     /** How many chunks of a kind something `implements` at t (xKG: a technique is grounded iff code implements it). */
     async grounding(archive: string, q: In<typeof S.GroundingQuery>): Promise<Result<In<typeof S.GroundingResult>>> {
-      const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const t = timeOf(d, q.as_of);
       const implemented = new Set(await chunks.implementedAt(archive, t));
       let total = 0;
       let grounded = 0;
@@ -54,7 +54,7 @@ export function metricsUseCases(d: AppDeps) {
     },
 
     async dir(archive: string, q: In<typeof S.DirQuery>): Promise<Result<In<typeof S.DirResult>>> {
-      const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+      const t = timeOf(d, q.as_of);
       const rows = await chunks.codeModules(archive, q.prefix, t, MAX_MODULES + 1);
       if (rows.length > MAX_MODULES)
         return fail(

@@ -14,7 +14,7 @@ import { bestSentences, type CoverageInputItem, type CoverageType, coverage } fr
 import type { ChunkKind } from "../core/types";
 import type { AppDeps } from "./deps";
 import { MAX_SUBTREE } from "./lib/filter";
-import { iso } from "./lib/wire";
+import { iso, timeOf } from "./lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -63,7 +63,7 @@ async function locate(
   b: In<typeof S.LocateBody>,
 ): Promise<Result<In<typeof S.LocateResult>>> {
   const chunks: ChunkStore = d.stores.chunks;
-  const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+  const t = timeOf(d, b.as_of);
   const head = await paperAt(d, archive, b.paper, t, "paper");
   if (!head.ok) return head;
   const subtree = await chunks.subtree(archive, b.paper, t, MAX_SUBTREE);
@@ -157,7 +157,7 @@ async function paperCoverage(
   q: In<typeof S.CoverageQuery>,
 ): Promise<Result<In<typeof S.CoverageResult>>> {
   const chunks: ChunkStore = d.stores.chunks;
-  const t = q.as_of === undefined ? d.clock.now() : Date.parse(q.as_of);
+  const t = timeOf(d, q.as_of);
   const head = await paperAt(d, archive, q.paper, t, "paper");
   if (!head.ok) return head;
   const ids = (await chunks.subtree(archive, q.paper, t, MAX_SUBTREE)).filter((x) => x !== q.paper);

@@ -1,6 +1,6 @@
 /**
  * How the application layer writes values on the wire, shared by every use case: times as ISO
- * strings, weights at 4 decimals, loosely shaped payloads (routing traces, capital-chunk
+ * strings (and a request's times read back), weights at 4 decimals, loosely shaped payloads (routing traces, capital-chunk
  * statistics) in snake_case at 4 significant digits (a float32 weight prints as 0.35, not
  * 0.3499999940395355), page cursors, and random ids. Typed views are written out field by field in
  * their use cases instead.
@@ -8,6 +8,9 @@
 import { fail, ok, type Result } from "../../core/errors";
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+/** A request's `as_of` (or `at`) as epoch ms; the application's clock when absent. */
+export const timeOf = (d: { clock: { now(): number } }, s: string | undefined): number =>
+  s === undefined ? d.clock.now() : Date.parse(s);
 export const isoOrNull = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : iso(ms);
 /** Weights are float32 in the routing tables; 4 decimals is what they carry (0.35, not 0.3499999940395355). */

@@ -32,7 +32,7 @@ import { fail, ok, type Result } from "../../core/errors";
 import { countTokens } from "../../core/text/tokenizer";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
-import { iso, round4 } from "../lib/wire";
+import { iso, round4, timeOf } from "../lib/wire";
 import { specsAt } from "./spec";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -430,7 +430,7 @@ async function fitWithRestart(
 
 /** The pre-turn brief at `as_of` (rules 1 to 6 in the header). */
 async function brief(d: AppDeps, render: RenderFn | undefined, archive: string, b: Body): Promise<Result<Brief>> {
-  const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+  const t = timeOf(d, b.as_of);
   const { recent, sessionTurns } = await recentRequests(d, archive, b, t);
   const query = [...recent, b.request].join("\n");
   const { commitments, heldBack } = await relevantRecords(d, archive, b, query, t);

@@ -12,7 +12,7 @@ import { countTokens } from "../../core/text/tokenizer";
 import type { browseUseCases } from "../browse";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
+import { iso, timeOf } from "../lib/wire";
 import { motivating } from "./brief";
 import { specsAt } from "./spec";
 
@@ -144,7 +144,7 @@ export function renderUseCases(d: AppDeps, browse: ReturnType<typeof browseUseCa
      * resources, module signatures, modules, decisions, designs.
      */
     async render(archive: string, b: In<typeof S.RenderBody>): Promise<Result<Render>> {
-      const t = b.as_of === undefined ? d.clock.now() : Date.parse(b.as_of);
+      const t = timeOf(d, b.as_of);
       const designs = await allOf(browse, archive, "design", t, undefined, d.pause);
       const decisions = await allOf(browse, archive, "decision", t, undefined, d.pause);
       const code = await allOf(browse, archive, "code_unit", t, b.prefix, d.pause);

@@ -9,8 +9,8 @@ import { SGMC_DEFAULTS } from "../../contract/research";
 import { ok, type Result } from "../../core/errors";
 import { countTokens } from "../../core/text/tokenizer";
 import type { AppDeps } from "../deps";
-import { iso } from "../lib/wire";
-import { timeOf } from "./common";
+import { iso, timeOf } from "../lib/wire";
+
 import { draftConvergence } from "./draft-convergence";
 import { readTree } from "./outline";
 

@@ -22,10 +22,6 @@ const READS = 6;
 /** Characters of draft versions one convergence or assembly call reads. */
 export const MAX_READ_CHARS = 16 * 1024 * 1024;
 
-/** A request's `as_of` (or `at`) as epoch ms; now when absent. */
-export const timeOf = (d: Pick<AppDeps, "clock">, s: string | undefined) =>
-  s === undefined ? d.clock.now() : Date.parse(s);
-
 /** Contents by key, READS at a time; a key whose content cannot be read is absent. */
 export async function readContents(d: AppDeps, keys: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();

@@ -33,8 +33,8 @@ import type { AppDeps } from "../deps";
 import { missingArchive } from "../lib/archives";
 import { keepProposals, keptIds, modelFailure, modelName, noModel, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
-import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck, timeOf } from "./common";
+import { iso, timeOf } from "../lib/wire";
+import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck } from "./common";
 import { feedbackUseCases } from "./feedback";
 
 type In<T extends z.ZodType> = z.infer<T>;

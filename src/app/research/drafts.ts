@@ -10,8 +10,8 @@ import { fail, ok, type Result } from "../../core/errors";
 import type { AnchoredSpan } from "../../core/types";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
-import { DRAFT, draftId, EVIDENCE_KEY, nodeIdCheck, timeOf } from "./common";
+import { iso, timeOf } from "../lib/wire";
+import { DRAFT, draftId, EVIDENCE_KEY, nodeIdCheck } from "./common";
 import { draftConvergence } from "./draft-convergence";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -23,7 +23,7 @@ export function draftUseCases(d: AppDeps) {
     async draft(archive: string, b: In<typeof S.DraftBody>): Promise<Result<In<typeof S.DraftResult>>> {
       const bad = nodeIdCheck(b.node);
       if (bad) return bad;
-      const at = b.at === undefined ? d.clock.now() : Date.parse(b.at);
+      const at = timeOf(d, b.at);
       const node = (await chunks.visibleAt(archive, [b.node], at)).get(b.node);
       if (!node) return fail("not_found", `chunk ${b.node} has no version valid at ${iso(at)}`, "node");
       const anchors: AnchoredSpan[] = b.evidence.map((a) => ({ ...a }));

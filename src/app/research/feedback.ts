@@ -20,8 +20,8 @@ import { missingArchive } from "../lib/archives";
 import { type Once, onceByEventId } from "../lib/once";
 import { PROPOSAL_KEY } from "../lib/proposals";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
-import { FEEDBACK, timeOf } from "./common";
+import { iso, timeOf } from "../lib/wire";
+import { FEEDBACK } from "./common";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Selected = In<typeof S.FeedbackSelectResult>;

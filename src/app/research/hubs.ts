@@ -10,8 +10,8 @@ import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { readJsonColumn, type StoredVersion } from "../../core/ports";
 import type { AppDeps } from "../deps";
-import { iso } from "../lib/wire";
-import { draftId, HUB, hubId, nodeIdCheck, readContents, timeOf } from "./common";
+import { iso, timeOf } from "../lib/wire";
+import { draftId, HUB, hubId, nodeIdCheck, readContents } from "./common";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
@@ -54,7 +54,7 @@ export function hubUseCases(d: AppDeps) {
       const bad = nodeIdCheck(b.node);
       if (bad) return bad;
       const t = timeOf(d, b.as_of);
-      const at = b.at === undefined ? d.clock.now() : Date.parse(b.at);
+      const at = timeOf(d, b.at);
       const node = (await chunks.visibleAt(archive, [b.node], t)).get(b.node);
       if (!node) return fail("not_found", `chunk ${b.node} has no version valid at ${iso(t)}`, "node");
       const cited = [...new Set((await chunks.edgesAt(archive, [b.node], "cites", "out", t)).map((e) => e.to))];

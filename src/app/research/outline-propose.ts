@@ -27,8 +27,8 @@ import { groupByNames } from "../../core/research/outline-names";
 import type { AppDeps } from "../deps";
 import { missingArchive } from "../lib/archives";
 import { modelFailure, modelName, noModel, usageView } from "../lib/proposals";
-import { iso } from "../lib/wire";
-import { nodeIdCheck, OUTLINE, readContents, timeOf } from "./common";
+import { iso, timeOf } from "../lib/wire";
+import { nodeIdCheck, OUTLINE, readContents } from "./common";
 import { titleKey } from "./references";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -52,7 +52,7 @@ export function outlineProposeUseCases(d: AppDeps) {
       const absent = await missingArchive(d.stores.archives, archive);
       if (absent) return absent;
       const t = timeOf(d, b.as_of);
-      const at = b.at === undefined ? d.clock.now() : Date.parse(b.at);
+      const at = timeOf(d, b.at);
       const node = (await chunks.visibleAt(archive, [b.node], t)).get(b.node);
       if (!node) return fail("not_found", `chunk ${b.node} has no version valid at ${iso(t)}`, "node");
       const cited = [...new Set((await chunks.edgesAt(archive, [b.node], "cites", "out", t)).map((e) => e.to))];

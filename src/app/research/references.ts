@@ -20,8 +20,8 @@ import { paperYear } from "../../core/research/stats";
 import type { AppDeps } from "../deps";
 import { missingArchive } from "../lib/archives";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
-import { nodeIdCheck, readContents, timeOf } from "./common";
+import { iso, timeOf } from "../lib/wire";
+import { nodeIdCheck, readContents } from "./common";
 
 type In<T extends z.ZodType> = z.infer<T>;
 type Field = (typeof COMPLETENESS_FIELDS)[number];

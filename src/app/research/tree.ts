@@ -3,8 +3,8 @@ import type { z } from "zod";
 import type * as S from "../../contract";
 import { ok, type Result } from "../../core/errors";
 import type { AppDeps } from "../deps";
-import { iso } from "../lib/wire";
-import { timeOf } from "./common";
+import { iso, timeOf } from "../lib/wire";
+
 import { readTree } from "./outline";
 
 type In<T extends z.ZodType> = z.infer<T>;
