@@ -1,7 +1,7 @@
 /** Commands on any chunk: `annotate` and `annotations` (typed key/value events), `access` and `diff`. */
 import type { AnnotateBody } from "../client";
 import type { Command } from "./command";
-import { asOf, printJson, short } from "./common";
+import { asOf, printedJson, printJson, short } from "./common";
 import { EXIT, table, UsageError } from "./io";
 
 const annotateCmd: Command = {
@@ -55,10 +55,7 @@ const annotationsCmd: Command = {
   async run(r) {
     const chunk = r.arg(0);
     const res = await r.client().annotations(r.archive(), chunk, { key: r.str("key"), as_of: r.str("as-of") });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     const values = Object.entries(res.values);
     if (!values.length) r.out(`${chunk}: no annotations`);
     else
@@ -99,10 +96,7 @@ const accessCmd: Command = {
       limit: r.int("limit", 1, 500),
       cursor: r.str("cursor"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     const t = res.totals;
     r.out(
       `${t.total} accesses (routing ${t.routing}, expansion ${t.expansion}, verification ${t.verification}) in ${res.groups} ${by ?? "session"} row(s)`,

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ReembedStarted, ReembedStatus } from "../client";
 import type { Command } from "./command";
-import { printJson, printRows } from "./common";
+import { printedJson, printJson, printRows } from "./common";
 import { CONFIG_KEYS, type ConfigKey, loadConfig, saveConfig, setConfigValue } from "./config";
 import { DEFAULT_STATE_FILE, FORMATS, type Format, renderSummary, runImport } from "./import";
 import { EXIT, mask, table, UsageError } from "./io";
@@ -103,10 +103,7 @@ const archivesCreate: Command = {
       const cfg = setConfigValue(setConfigValue(loadConfig(r.settings.path), "archive", id), "key", res.key.secret);
       saveConfig(r.settings.path, cfg);
     }
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`archive ${res.archive.id} created ("${res.archive.name}")`);
     r.out(`key ${res.key.id} (${res.key.scopes.join("+")}): ${res.key.secret}`);
     r.out(
@@ -139,10 +136,7 @@ const archivesGet: Command = {
   async run(r) {
     const id = r.positionals[0] ?? r.archive();
     const res = await r.client().archive(id);
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     const cap = res.stats.capital;
     r.out(`archive ${id}${res.archive ? ` ("${res.archive.name}", created ${res.archive.created_at})` : ""}`);
     r.out(

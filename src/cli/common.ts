@@ -5,6 +5,12 @@ import type { OptionSpec, Run } from "./command";
 import { didYouMean, table, UsageError } from "./io";
 
 export const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
+/** With --json: prints the server's JSON and returns true (the command has nothing more to print). */
+export function printedJson(r: Run, v: unknown): boolean {
+  if (!r.json) return false;
+  printJson(r, v);
+  return true;
+}
 /** The server's JSON with --json; else `rows` as a table under `head`, or `empty` when there are none. */
 export function printRows(r: Run, res: unknown, head: string[], rows: string[][], empty: string): void {
   if (r.json) printJson(r, res);

@@ -4,9 +4,9 @@
  * discovery across the scholarly engines, C.2). Readable text, or the server's JSON with --json.
  */
 import type { Command, Run } from "./command";
+import { printedJson, printJson } from "./common";
 import { EXIT, table, UsageError } from "./io";
 
-const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
 const ENGINES = ["arxiv", "openalex", "crossref", "semanticscholar", "dblp"] as const;
 const MODES = ["stable", "discovery", "balanced"] as const;
 const f4 = (x: number) => x.toFixed(3);
@@ -76,10 +76,7 @@ const papersRankingStats: Command = {
       top: r.int("top", 1, 100),
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     const m = res.score_stats.mean;
     r.out(`${res.score_stats.ranked} ranked of ${res.pool} (mode ${res.mode}) as of ${res.as_of}`);
     r.out(
@@ -138,10 +135,7 @@ const papersDiscover: Command = {
       model: r.values.model === true ? true : undefined,
       rerank: r.values.rerank === true ? true : undefined,
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     specLines(r, res.spec);
     for (const e of res.engines)
       r.out(`engine ${e.engine}: ${e.status}, ${e.returned} records in ${e.ms} ms${e.error ? ` (${e.error})` : ""}`);

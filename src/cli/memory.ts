@@ -9,7 +9,7 @@ import type { Artifact, ChunkDetail, EntityDetail } from "../client";
 import { sha256Hex } from "../core/ingest";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES } from "../core/types";
 import type { Command, Run } from "./command";
-import { printJson, printRows } from "./common";
+import { printedJson, printJson, printRows } from "./common";
 import { didYouMean, EXIT, table, UsageError } from "./io";
 import { WEBHOOK_COMMANDS } from "./webhooks";
 
@@ -314,10 +314,7 @@ const showCmd: Command = {
       end: r.int("end", 0, 2 ** 31),
     };
     let res = await client.content(archive, id, q);
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.io.stdout.write(res.text);
     while (res.truncated && res.next_start !== null) {
       res = await client.content(archive, id, { ...q, version: res.version, start: res.next_start });

@@ -13,7 +13,7 @@ import type {
 import { REVIEW_OPS } from "../core/review";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import type { Command } from "./command";
-import { asOf, list, oneOf, printJson, readJson, short } from "./common";
+import { asOf, list, oneOf, printedJson, printJson, readJson, short } from "./common";
 import { EXIT, table, UsageError } from "./io";
 import { yearRange } from "./query-flags";
 
@@ -63,10 +63,7 @@ const papersReviewScores: Command = {
     }
     if (chunks && pk && hk) body.annotations = { chunks, predicted_key: pk, human_key: hk };
     const res = await r.client().reviewScores(r.archive(), body);
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(
       `${res.n} pairs: MSE ${fmt(res.mse)}, MAE ${fmt(res.mae)}, RMSE ${fmt(res.rmse)}, Pearson ${fmt(res.pearson)}, Spearman ${fmt(res.spearman)}`,
     );
@@ -105,10 +102,7 @@ const papersReviewers: Command = {
       dry_run: r.values["dry-run"] === true,
     };
     const res = await r.client().reviewers(r.archive(), body);
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`${res.reports.length} report(s) on ${res.paper} by ${res.model} as of ${res.as_of}`);
     for (const rep of res.reports) {
       r.out(`${rep.id} [${rep.written}] ${rep.reviewer}: score ${rep.score}/10, confidence ${rep.confidence}/5`);
@@ -133,10 +127,7 @@ const papersModes: Command = {
     const want = r.positionals[0];
     if (want !== undefined) oneOf("mode", want, res.modes.map((m) => m.mode) as [string, ...string[]]);
     const modes = want === undefined ? res.modes : res.modes.filter((m) => m.mode === want);
-    if (r.json) {
-      printJson(r, want === undefined ? res : modes[0]);
-      return EXIT.ok;
-    }
+    if (printedJson(r, want === undefined ? res : modes[0])) return EXIT.ok;
     r.out(
       table([
         ["mode", "similarity", "recency", "novelty", "bm25", "λ", "what"],
@@ -196,10 +187,7 @@ const papersStats: Command = {
       year_to: yearTo,
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`${res.papers} papers as of ${res.as_of}${res.truncated ? ` (first ${res.limit} read)` : ""}`);
     const i = res.insights;
     if (res.years.length) r.out(`  years: ${res.years.map((y) => `${y.year} ${y.count}`).join(", ")}`);
@@ -256,10 +244,7 @@ const papersLocate: Command = {
       snippets: r.int("snippets", 0, 5),
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`"${short(query, 80)}" in ${res.paper} as of ${res.as_of} (${res.trace.subtree} items in the paper)`);
     if (!res.items.length) r.out("not found in this paper");
     for (const it of res.items) {
@@ -306,10 +291,7 @@ const papersCoverage: Command = {
       aggregate: oneOf("aggregate", r.str("aggregate"), COVERAGE_AGGREGATES),
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(
       `coverage of ${res.paper} (${res.rule}, ${res.aggregate}): ${res.share ?? "-"} (${res.linked} of ${res.total} linked)`,
     );
@@ -380,20 +362,14 @@ const papersReview: Command = {
         changes: Object.values(changes).some((v) => v !== undefined) ? changes : undefined,
       };
       const { answer: res, replayed } = await client.reviewOnce(archive, body);
-      if (r.json) {
-        printJson(r, res);
-        return EXIT.ok;
-      }
+      if (printedJson(r, res)) return EXIT.ok;
       r.out(
         `${op}: ${res.previous_status} -> ${res.status}${res.version !== null ? ` (version ${res.version})` : ""}${replayed || res.duplicate ? " (already applied)" : ""}`,
       );
     }
     const q: ReviewQuery = edge ? { from: edge.from, type: edge.type, to: edge.to } : { chunk };
     const state = await client.reviewState(archive, { ...q, as_of: r.str("as-of") });
-    if (r.json) {
-      printJson(r, state);
-      return EXIT.ok;
-    }
+    if (printedJson(r, state)) return EXIT.ok;
     const target = edge ? `${edge.from} -${edge.type}-> ${edge.to}` : chunk;
     r.out(
       `${target}: ${state.status}${state.since ? ` since ${state.since} by ${state.actor}` : ""}${state.reason ? ` (${state.reason})` : ""}`,
@@ -472,10 +448,7 @@ const papersMetrics: Command = {
         store: r.values["no-store"] === true ? false : file.store,
       });
     }
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`run ${res.id ?? "(not stored)"} "${res.name}" as of ${res.as_of}: ${metricsLine(res.aggregate)}`);
     for (const q of res.per_query)
       r.out(`  ${q.first_rank === null ? "miss" : `#${q.first_rank}`}  ${short(q.query, 70)}`);

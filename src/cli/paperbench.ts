@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PaperbenchScoreBody } from "../client";
 import type { Command, Run } from "./command";
+import { printedJson } from "./common";
 import { EXIT, UsageError } from "./io";
 
 const NAME = "paperbench score";
@@ -114,10 +115,7 @@ const paperbenchScore: Command = {
         : undefined,
     };
     const res = await r.client().paperbenchScore(r.archive(), body);
-    if (r.json) {
-      r.out(JSON.stringify(res, null, 2));
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(
       `score ${res.score.toFixed(4)} (${pct(res.score)}) of ${res.root}: ${res.leaves} leaves, ${res.graded} graded, ${res.judged} judged, ${res.missing.length} missing (scored 0)`,
     );

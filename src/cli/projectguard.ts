@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command, Run } from "./command";
-import { asOf, budget, list, printJson, short } from "./common";
+import { asOf, budget, list, printedJson, printJson, short } from "./common";
 import { EXIT, UsageError, wrap } from "./io";
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? "-" : String(x));
@@ -171,10 +171,7 @@ const projectMetrics: Command = {
     const res = (await r
       .client()
       .request("GET", `/v1/archives/${enc(r.archive())}/projectguard/metrics${qs ? `?${qs}` : ""}`)) as MetricsView;
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`ProjectGuard metrics as of ${res.as_of}: ${res.macro.tasks} task(s)`);
     for (const p of res.papers) {
       r.out(`\n${p.paper} on ${p.platform}:`);
@@ -316,10 +313,7 @@ const projectBrief: Command = {
       as_of: r.str("as-of"),
       context: briefContext(r),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`brief as of ${res.as_of} (${res.tokens} tokens)`);
     if (!res.commitments.length) r.out("no committed design or decision is about this request");
     else {
@@ -371,10 +365,7 @@ const projectRender: Command = {
       prefix: r.str("prefix"),
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`project state as of ${res.as_of}: ${res.tokens} tokens (of ${res.state_chars} characters of state)`);
     for (const d of res.designs) {
       r.out(`\ndesign ${d.id}@v${d.version}: ${d.title}`);
@@ -409,10 +400,7 @@ const projectDir: Command = {
   positionals: [1, 1],
   async run(r) {
     const res = await r.client().dir(r.archive(), { prefix: r.arg(0), as_of: r.str("as-of") });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`DIR ${res.dir} for ${res.prefix} as of ${res.as_of}: ${res.used} of ${res.total} standalone exports used`);
     r.out(`  integration: ${list(res.integration)}`);
     r.out(`  standalone:  ${list(res.standalone)}`);

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "./command";
-import { asOf, budget, list, oneOf, printJson, readJson, short } from "./common";
+import { asOf, budget, list, oneOf, printedJson, readJson, short } from "./common";
 import { EXIT, table, UsageError } from "./io";
 
 const FIELDS = ["title", "abstract", "year"] as const;
@@ -44,10 +44,7 @@ const researchReferences: Command = {
       require: r.list("require")?.map((f) => oneOf("require", f, FIELDS) as (typeof FIELDS)[number]),
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`${res.selected.length} of ${res.candidates} candidates selected (Q_k ${res.q_k}) as of ${res.as_of}`);
     for (const x of res.selected)
       r.out(
@@ -88,10 +85,7 @@ const researchOutline: Command = {
       at: r.str("at"),
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`${res.directions.length} directions under ${res.node} (${res.method}${res.model ? ` ${res.model}` : ""})`);
     for (const x of res.directions)
       r.out(`  ${x.order}. ${x.id} [${x.written}]: ${short(x.title, 60)} (cites ${x.references.join(", ")})`);
@@ -123,10 +117,7 @@ const researchLoop: Command = {
       x_max: r.int("x-max", 1, 8),
       checklist: r.values["no-checklist"] === true ? "none" : undefined,
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`self-loop on ${res.node} (${res.model}), checklist ${res.checklist ? res.checklist.id : "none"}`);
     for (const it of res.iterations)
       r.out(
@@ -161,10 +152,7 @@ const researchScaffold: Command = {
     }
     if (r.str("out")) throw new UsageError("--out goes with --markdown");
     const res = await client.scaffold(r.archive(), q);
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`scaffold of ${res.root} as of ${res.as_of}: ${res.nodes.length} nodes, ${res.anchors} anchors`);
     for (const n of res.nodes)
       r.out(
@@ -197,10 +185,7 @@ const researchTree: Command = {
       view: r.values.planning === true ? "planning" : undefined,
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(
       `${res.view === "planning" ? "planning view of" : "outline"} ${res.root} as of ${res.as_of} (θ ${res.theta}, d_max ${res.d_max}, words ${res.words})`,
     );
@@ -249,19 +234,13 @@ const researchHubs: Command = {
         at: r.str("at"),
         as_of: r.str("as-of"),
       });
-      if (r.json) {
-        printJson(r, g);
-        return EXIT.ok;
-      }
+      if (printedJson(r, g)) return EXIT.ok;
       r.out(
         `gathered ${g.evidence.length} anchors from ${g.references} references into ${g.hub.id}@v${g.hub.version} (${g.hub.status}, iteration ${g.iteration})`,
       );
     }
     const res = await client.hub(archive, { node, as_of: r.str("as-of") });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`hub ${res.hub} of ${res.node} as of ${res.as_of}: ${res.iterations.length} iterations`);
     for (const it of res.iterations) {
       r.out(`  t=${it.iteration} v${it.version} ${it.valid_from}: ${short(it.query, 80)}`);
@@ -304,10 +283,7 @@ const researchDrafts: Command = {
         r.out(`${d.draft.id}@v${d.draft.version} ${d.draft.status} (iteration ${d.iteration}); cites ${list(d.cites)}`);
     }
     const res = await client.readDraft(archive, { node, as_of: r.str("as-of") });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`${res.draft}@v${res.version} (iteration ${res.iteration}, valid from ${res.valid_from})`);
     r.out(res.text.trimEnd());
     r.out(`cites: ${list(res.cites)}; ${res.evidence.length} evidence anchors`);
@@ -365,10 +341,7 @@ const researchConvergence: Command = {
       max_versions: r.int("max-versions", 2, 500),
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`${res.draft} as of ${res.as_of}: ${res.versions.length} versions (ε ${res.epsilon}, t_max ${res.t_max})`);
     if (res.pairs.length)
       r.out(
@@ -413,10 +386,7 @@ const researchFeedback: Command = {
     const use = r.str("use");
     const once = use === undefined ? null : await r.client().selectFeedbackOnce(r.archive(), { ...sel, event_id: use });
     const res = once ? once.answer : await r.client().selectFeedback(r.archive(), sel);
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(
       `${res.records} feedback records as of ${res.as_of}; R_min (revisions ${res.r_min ?? "-"}) has ${res.r_min_size}`,
     );
@@ -452,10 +422,7 @@ const researchAssemble: Command = {
       require_converged: r.values["any-draft"] === true ? false : undefined,
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     const out = r.str("out");
     if (out) writeFileSync(resolve(r.io.cwd, out), res.text);
     else if (res.text) r.io.stdout.write(res.text.endsWith("\n") ? res.text : `${res.text}\n`);

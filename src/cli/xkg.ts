@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CHUNK_KINDS } from "../core/types";
 import type { Command } from "./command";
-import { asOf, list, oneOf, printJson, short } from "./common";
+import { asOf, list, oneOf, printedJson, printJson, short } from "./common";
 import { EXIT } from "./io";
 import { CODE_CHUNKS_OPTION, codeFromFlags, rewriteCodeChunks } from "./query-flags";
 
@@ -34,10 +34,7 @@ const xkgPropose: Command = {
       dry_run: r.values["dry-run"] === true ? true : undefined,
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`${res.proposals.length} techniques (${res.model}); read ${res.read.sections.length} sections`);
     for (const p of res.proposals)
       r.out(`  ${p.id} [${p.written}] ${p.type}: ${short(p.name, 60)} (${p.code.length} code units)`);
@@ -74,10 +71,7 @@ const xkgRewrite: Command = {
       writeFileSync(resolve(r.io.cwd, out), res.rewrite.implementation);
       r.err(`wrote the implementation to ${out}`);
     }
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     r.out(`${res.outcome}${res.id ? ` ${res.id}` : ""} (${res.model}; ${res.read.code_units.length} code units read)`);
     if (res.checks) {
       const c = res.checks;
@@ -132,10 +126,7 @@ const xkgPairs: Command = {
       boundaries_any: r.list("scope"),
       as_of: r.str("as-of"),
     });
-    if (r.json) {
-      printJson(r, res);
-      return EXIT.ok;
-    }
+    if (printedJson(r, res)) return EXIT.ok;
     if (!res.pairs.length) r.out(`no technique above threshold ${res.threshold}`);
     for (const [i, p] of res.pairs.entries()) {
       r.out(`[${i + 1}] ${p.technique.id}@v${p.technique.version} (score ${p.score.toFixed(3)}): ${p.technique.title}`);
