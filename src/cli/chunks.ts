@@ -1,7 +1,7 @@
 /** Commands on any chunk: `annotate` and `annotations` (typed key/value events), `access` and `diff`. */
 import type { AnnotateBody } from "../client";
 import type { Command } from "./command";
-import { asOf, printedJson, printJson, short } from "./common";
+import { asOf, printedJson, printJson, short, writeText } from "./common";
 import { EXIT, table, UsageError } from "./io";
 
 const annotateCmd: Command = {
@@ -138,7 +138,7 @@ const diffCmd: Command = {
     });
     if (r.json) printJson(r, res);
     else {
-      r.io.stdout.write(res.unified.endsWith("\n") || !res.unified ? res.unified : `${res.unified}\n`);
+      writeText(r, res.unified);
       r.err(
         `${res.chunk}: v${res.from.version} -> v${res.to.version}, +${res.inserted_lines} -${res.deleted_lines} lines`,
       );

@@ -1,5 +1,5 @@
 /** Helpers the system command groups share: JSON output, short text, common flags and JSON input. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { OptionSpec, Run } from "./command";
 import { didYouMean, table, UsageError } from "./io";
@@ -29,26 +29,55 @@ export const budget = (def: number): Record<string, OptionSpec> => ({
 export const list = (xs: readonly string[], max = 10) =>
   xs.length ? `${xs.slice(0, max).join(", ")}${xs.length > max ? `, … ${xs.length - max} more` : ""}` : "-";
 
-export function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+/**
+ * `value` when it is one of `allowed`, else a usage error naming the flag and the allowed values (with
+ * "did you mean" unless `suggest` is false; `command` is the command whose usage follows).
+ */
+export function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  how: { suggest?: boolean; command?: string } = {},
+): T | undefined {
   if (value === undefined) return undefined;
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(
-    `--${flag}: unknown value "${value}"${didYouMean(value, allowed, (s) => `"${s}"`)}; use one of ${allowed.join(", ")}`,
-  );
+  const hint = how.suggest === false ? "" : didYouMean(value, allowed, (s) => `"${s}"`);
+  throw new UsageError(`--${flag}: unknown value "${value}"${hint}; use one of ${allowed.join(", ")}`, how.command);
 }
 
-/** JSON from a file or stdin (-), as a usage error when it is missing or not JSON (stdin is named `stdinName`). */
-export async function readJson(r: Run, src: string, stdinName = "stdin"): Promise<unknown> {
-  let text: string;
-  if (src === "-") text = await r.io.readStdin();
-  else {
-    const path = resolve(r.io.cwd, src);
-    if (!existsSync(path)) throw new UsageError(`no such file: ${src}`);
-    text = readFileSync(path, "utf8");
-  }
+/** Text from a file (relative to the working directory) or stdin (-). */
+export async function readText(r: Run, src: string): Promise<string> {
+  return src === "-" ? r.io.readStdin() : readFileSync(resolve(r.io.cwd, src), "utf8");
+}
+
+/** `text` parsed as JSON, as a usage error "<name> is not JSON" otherwise. */
+export function parseJson(text: string, name: string, command?: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UsageError(`${src === "-" ? stdinName : src} is not JSON`);
+    throw new UsageError(`${name} is not JSON`, command);
   }
+}
+
+/**
+ * JSON from a file or stdin (-), as a usage error when it is missing or not JSON (stdin is named
+ * `stdinName`; `command` is the command whose usage follows the error).
+ */
+export async function readJson(r: Run, src: string, stdinName = "stdin", command?: string): Promise<unknown> {
+  if (src !== "-" && !existsSync(resolve(r.io.cwd, src))) throw new UsageError(`no such file: ${src}`, command);
+  return parseJson(await readText(r, src), src === "-" ? stdinName : src, command);
+}
+
+/** Text on stdout, with a final newline unless it is empty or has one. */
+export function writeText(r: Run, text: string): void {
+  r.io.stdout.write(text.endsWith("\n") || !text ? text : `${text}\n`);
+}
+
+/** `text` to the --out file (stderr says how many bytes of `what` went there), or to stdout. */
+export function writeOut(r: Run, text: string, what: string): void {
+  const out = r.str("out");
+  if (out) {
+    writeFileSync(resolve(r.io.cwd, out), text);
+    r.err(`wrote ${Buffer.byteLength(text)} bytes of ${what} to ${out}`);
+  } else writeText(r, text);
 }

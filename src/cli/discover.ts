@@ -4,18 +4,16 @@
  * discovery across the scholarly engines, C.2). Readable text, or the server's JSON with --json.
  */
 import type { Command, Run } from "./command";
-import { printedJson, printJson } from "./common";
-import { EXIT, table, UsageError } from "./io";
+import { asOf, oneOf, printedJson, printJson } from "./common";
+import { EXIT, table } from "./io";
 
 const ENGINES = ["arxiv", "openalex", "crossref", "semanticscholar", "dblp"] as const;
 const MODES = ["stable", "discovery", "balanced"] as const;
 const f4 = (x: number) => x.toFixed(3);
 
-function pick<T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T | undefined {
-  if (v === undefined) return undefined;
-  if ((allowed as readonly string[]).includes(v)) return v as T;
-  throw new UsageError(`--${flag}: unknown value "${v}"; use one of ${allowed.join(", ")}`);
-}
+/** The value of a flag among `allowed` (a usage error otherwise, without suggestions). */
+const pick = <T extends string>(flag: string, v: string | undefined, allowed: readonly T[]) =>
+  oneOf(flag, v, allowed, { suggest: false });
 
 function specLines(
   r: Run,
@@ -65,7 +63,7 @@ const papersRankingStats: Command = {
   options: {
     mode: { type: "string", arg: "<mode>", description: "ranking mode (default stable)" },
     top: { type: "string", arg: "<n>", description: "leaderboard entries (1-100, default 10)" },
-    "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
+    ...asOf,
   },
   positionals: [1, 1],
   async run(r) {

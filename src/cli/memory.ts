@@ -3,19 +3,14 @@
  * deprecate, delete; look around (chunks, show, history, entities, resolve); entity aliases, renames
  * and merges; session events; then the webhook and subscription commands (webhooks.ts).
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Artifact, ChunkDetail, EntityDetail } from "../client";
 import { sha256Hex } from "../core/ingest";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES } from "../core/types";
 import type { Command, Run } from "./command";
-import { printedJson, printJson, printRows } from "./common";
+import { asOf, printedJson, printJson, printRows, readText } from "./common";
 import { didYouMean, EXIT, table, UsageError } from "./io";
 import { WEBHOOK_COMMANDS } from "./webhooks";
 
-const asOf = {
-  "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
-} as const;
 const short = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** Text from --content, --file or stdin (-). */
@@ -23,9 +18,7 @@ async function textArg(r: Run): Promise<string | undefined> {
   const content = r.str("content");
   const file = r.str("file");
   if (content !== undefined && file !== undefined) throw new UsageError("give --content or --file, not both");
-  if (file === "-") return r.io.readStdin();
-  if (file !== undefined) return readFileSync(resolve(r.io.cwd, file), "utf8");
-  return content;
+  return file === undefined ? content : readText(r, file);
 }
 
 function requireYes(r: Run, what: string): void {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PaperbenchScoreBody } from "../client";
 import type { Command, Run } from "./command";
-import { printedJson } from "./common";
+import { list, oneOf, parseJson, printedJson } from "./common";
 import { EXIT, UsageError } from "./io";
 
 const NAME = "paperbench score";
@@ -22,18 +22,12 @@ function readText(r: Run, src: string, what: string): string {
 
 async function readJson(r: Run, src: string, what: string): Promise<unknown> {
   const text = src === "-" ? await r.io.readStdin() : readText(r, src, what);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UsageError(`${src === "-" ? "stdin" : src} (${what}) is not JSON`, NAME);
-  }
+  return parseJson(text, `${src === "-" ? "stdin" : src} (${what})`, NAME);
 }
 
-function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T | undefined {
-  if (v === undefined) return undefined;
-  if ((allowed as readonly string[]).includes(v)) return v as T;
-  throw new UsageError(`--${flag}: unknown value "${v}"; use one of ${allowed.join(", ")}`, NAME);
-}
+/** The value of a flag among `allowed` (a usage error of this command otherwise, without suggestions). */
+const pick = <T extends string>(flag: string, v: string | undefined, allowed: readonly T[]) =>
+  oneOf(flag, v, allowed, { suggest: false, command: NAME });
 
 /** Every leaf id of a rubric (iteratively; the server checks the rest). */
 function leafIds(rubric: unknown): string[] {
@@ -103,8 +97,8 @@ const paperbenchScore: Command = {
     const body: PaperbenchScoreBody = {
       rubric: rubric as PaperbenchScoreBody["rubric"],
       grades,
-      missing: oneOf("missing", r.str("missing"), ["zero", "error"] as const),
-      duplicate_ids: oneOf("duplicate-ids", r.str("duplicate-ids"), ["error", "shared"] as const),
+      missing: pick("missing", r.str("missing"), ["zero", "error"] as const),
+      duplicate_ids: pick("duplicate-ids", r.str("duplicate-ids"), ["error", "shared"] as const),
       root: r.str("root"),
       breakdown_depth: r.json ? depth : undefined,
       judge: judge
@@ -130,10 +124,7 @@ const paperbenchScore: Command = {
       r.out(
         `${"  ".repeat(n.depth)}${n.score.toFixed(3)}  w=${n.weight} ${n.id}${n.leaf && n.source ? ` (${n.source})` : ""}`,
       );
-    if (res.missing.length)
-      r.out(
-        `missing: ${res.missing.slice(0, 10).join(", ")}${res.missing.length > 10 ? `, … ${res.missing.length - 10} more` : ""}`,
-      );
+    if (res.missing.length) r.out(`missing: ${list(res.missing)}`);
     return EXIT.ok;
   },
 };

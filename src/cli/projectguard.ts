@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command, Run } from "./command";
-import { asOf, budget, list, printedJson, printJson, short } from "./common";
+import { asOf, budget, list, parseJson, printedJson, printJson, short } from "./common";
 import { EXIT, UsageError, wrap } from "./io";
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? "-" : String(x));
@@ -26,11 +26,7 @@ async function body(r: Run, src: string): Promise<unknown> {
       throw new UsageError(`cannot read ${src}`);
     }
   }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UsageError(`${src === "-" ? "stdin" : src} is not JSON`);
-  }
+  return parseJson(text, src === "-" ? "stdin" : src);
 }
 
 /** POST the JSON of the first argument (a file or stdin) to `/v1/archives/<archive>/projectguard/<route>`. */

@@ -1,6 +1,4 @@
 /** The query commands: `route`, `context`, `expand` (cards for chosen chunks), `verify` (anchors) and `export`. */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import {
   type Anchor,
   CONTEXT_EXPORT_FORMATS,
@@ -11,7 +9,7 @@ import {
   type RouteBody,
 } from "../client";
 import type { Command, Run } from "./command";
-import { printJson } from "./common";
+import { asOf, budget, printJson, readJson, writeOut } from "./common";
 import { EXIT, UsageError } from "./io";
 import {
   CODE_OPTIONS,
@@ -27,10 +25,6 @@ import {
 } from "./query-flags";
 import { extractAnchors, renderCard, renderContext, renderRoute, renderTrace, renderVerify } from "./render";
 
-const asOfOption = {
-  "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
-} as const;
-
 const QUERY_DETAILS = [
   "Filters apply before the top-M cut: --kinds, --scope/--scope-all (boundary tags), --within, --cited-by, --exclude,",
   "--grounded, --min-similarity. Ranking reorders the candidate pool: --mode, --weights, --mmr [λ], --sort, --view.",
@@ -43,7 +37,7 @@ const routeCmd: Command = {
   summary: "Head-only routing: the chunks a query reaches, with per-expert scores.",
   details: QUERY_DETAILS,
   options: {
-    ...asOfOption,
+    ...asOf,
     limit: { type: "string", arg: "<n>", description: "candidates (1-256)" },
     session: { type: "string", arg: "<id>", description: "the caller's session (its accesses seed recency)" },
     ...FILTER_OPTIONS,
@@ -80,8 +74,8 @@ const contextCmd: Command = {
   summary: "Evidence cards for a query within a token budget (title, artifact@version, claim, sketch, anchors).",
   details: `${QUERY_DETAILS}\nCode (xKG): --max-code-bytes <n> caps the code cards' code, --code-chunks [size[:overlap]] carries its best windows.\n\`paperguru context "..." --json | paperguru verify -\` re-checks every anchor.`,
   options: {
-    ...asOfOption,
-    budget: { type: "string", arg: "<tokens>", description: "token budget (default 2000)" },
+    ...asOf,
+    ...budget(2000),
     "max-cards": { type: "string", arg: "<n>", description: "at most n cards (1-64)" },
     "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
     tokenizer: { type: "string", arg: "<enc>", description: "count tokens in cl100k_base (default) or o200k_base" },
@@ -151,9 +145,9 @@ const expandCmd: Command = {
   args: '<id[@version]>... [--query "<q>"] [--budget 4000] [--as-of <time>] [--follow <t>]',
   summary: "Cards for chosen chunks (the versions valid at --as-of, or id@version), without routing.",
   options: {
-    ...asOfOption,
+    ...asOf,
     query: { type: "string", short: "q", arg: "<q>", description: "what the cards should focus on" },
-    budget: { type: "string", arg: "<tokens>", description: "token budget (default 4000)" },
+    ...budget(4000),
     "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
     tokenizer: { type: "string", arg: "<enc>", description: "cl100k_base (default) or o200k_base" },
     session: { type: "string", arg: "<id>", description: "count these reads in this session's recency" },
@@ -193,21 +187,7 @@ const verifyCmd: Command = {
     "Input: a JSON list of anchors, {anchors: [...]}, or a context/expand response (`context --json`); - reads stdin.\nPrints ok or MISMATCH per anchor; exits 1 if any anchor fails.",
   positionals: [1, 1],
   async run(r) {
-    const src = r.arg(0);
-    let text: string;
-    if (src === "-") text = await r.io.readStdin();
-    else {
-      const path = resolve(r.io.cwd, src);
-      if (!existsSync(path)) throw new UsageError(`no such file: ${src}`, "verify");
-      text = readFileSync(path, "utf8");
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new UsageError(`${src === "-" ? "stdin" : src} is not JSON`, "verify");
-    }
-    const found = extractAnchors(json);
+    const found = extractAnchors(await readJson(r, r.arg(0), "stdin", "verify"));
     if (!found)
       throw new UsageError(
         "no anchors found: give a list of anchors, {anchors: [...]} or a context --json output",
@@ -250,7 +230,7 @@ const exportCmd: Command = {
   options: {
     format: { type: "string", short: "f", arg: "<f>", description: EXPORT_FORMATS.join(", ") },
     out: { type: "string", short: "o", arg: "<file>", description: "write to a file (default: stdout)" },
-    ...asOfOption,
+    ...asOf,
     query: { type: "string", short: "q", arg: "<q>", description: "export the context for this query" },
     budget: { type: "string", arg: "<tokens>", description: "context budget with --query (default 2000)" },
     within: { type: "string", arg: "<chunk>", description: "only this chunk's part-of subtree (a paper's graph)" },
@@ -286,12 +266,7 @@ const exportCmd: Command = {
           within: r.str("within"),
           collection: r.str("collection"),
         });
-    const f = format;
-    const out = r.str("out");
-    if (out) {
-      writeFileSync(resolve(r.io.cwd, out), text);
-      r.err(`wrote ${Buffer.byteLength(text)} bytes of ${f} to ${out}`);
-    } else r.io.stdout.write(text.endsWith("\n") || !text ? text : `${text}\n`);
+    writeOut(r, text, format);
     return EXIT.ok;
   },
 };

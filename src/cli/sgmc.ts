@@ -2,10 +2,10 @@
  * SGMC's `research` commands (seed 001): the outline tree, hubs, drafts, convergence, feedback and
  * assembly, A_S's reference selection, A_O's sub-outlines, the self-loop and the review scaffold.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "./command";
-import { asOf, budget, list, oneOf, printedJson, readJson, short } from "./common";
+import { asOf, budget, list, oneOf, printedJson, readJson, readText, short, writeText } from "./common";
 import { EXIT, table, UsageError } from "./io";
 
 const FIELDS = ["title", "abstract", "year"] as const;
@@ -275,7 +275,7 @@ const researchDrafts: Command = {
     const write = r.str("write");
     if (!write && (r.str("evidence") || r.str("at"))) throw new UsageError("--evidence and --at go with --write");
     if (write) {
-      const text = write === "-" ? await r.io.readStdin() : readFileSync(resolve(r.io.cwd, write), "utf8");
+      const text = await readText(r, write);
       const evidenceFile = r.str("evidence");
       const evidence = evidenceFile ? anchorsFrom(await readJson(r, evidenceFile)) : undefined;
       const d = await client.draft(archive, { node, text, evidence, at: r.str("at") });
@@ -425,7 +425,7 @@ const researchAssemble: Command = {
     if (printedJson(r, res)) return EXIT.ok;
     const out = r.str("out");
     if (out) writeFileSync(resolve(r.io.cwd, out), res.text);
-    else if (res.text) r.io.stdout.write(res.text.endsWith("\n") ? res.text : `${res.text}\n`);
+    else writeText(r, res.text);
     r.err(
       `${res.sections.length} sections, ${res.tokens} of ${res.budget_tokens} tokens${out ? ` written to ${out}` : ""}`,
     );

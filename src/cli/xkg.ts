@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CHUNK_KINDS } from "../core/types";
 import type { Command } from "./command";
-import { asOf, list, oneOf, printedJson, printJson, short } from "./common";
+import { asOf, list, oneOf, printedJson, printJson, short, writeOut } from "./common";
 import { EXIT } from "./io";
 import { CODE_CHUNKS_OPTION, codeFromFlags, rewriteCodeChunks } from "./query-flags";
 
@@ -170,12 +170,8 @@ const xkgExport: Command = {
       view: r.values.planning === true ? "planning" : undefined,
       as_of: r.str("as-of"),
     });
-    const out = r.str("out");
     if (!text.trim()) r.err("no xKG paper in scope (`paperguru import <file.json> --format xkg` stores one)");
-    if (out) {
-      writeFileSync(resolve(r.io.cwd, out), text);
-      r.err(`wrote ${Buffer.byteLength(text)} bytes of xkg to ${out}`);
-    } else r.io.stdout.write(text.endsWith("\n") || !text ? text : `${text}\n`);
+    writeOut(r, text, "xkg");
     return EXIT.ok;
   },
 };
