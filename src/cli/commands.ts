@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ReembedStarted, ReembedStatus } from "../client";
-import type { Command } from "./command";
+import type { Command, Run } from "./command";
 import { printedJson, printJson, printRows } from "./common";
 import { CONFIG_KEYS, type ConfigKey, loadConfig, saveConfig, setConfigValue } from "./config";
 import { DEFAULT_STATE_FILE, FORMATS, type Format, renderSummary, runImport } from "./import";
@@ -17,16 +17,22 @@ import { SYSTEM_COMMANDS } from "./systems";
 
 // ------------------------------------------------------------------ config
 
+/** The setting named by the first argument (a usage error of `command` when it is not one). */
+function configKey(r: Run, command: string): ConfigKey {
+  const name = r.arg(0);
+  if (!(CONFIG_KEYS as readonly string[]).includes(name))
+    throw new UsageError(`unknown setting ${name}; use one of ${CONFIG_KEYS.join(", ")}`, command);
+  return name as ConfigKey;
+}
+
 const configSet: Command = {
   name: "config set",
   args: `<${CONFIG_KEYS.join("|")}> <value>`,
   summary: "Store a setting in the config file (created with mode 0600).",
   positionals: [2, 2],
   async run(r) {
-    const [name, value] = [r.arg(0), r.arg(1)];
-    if (!(CONFIG_KEYS as readonly string[]).includes(name))
-      throw new UsageError(`unknown setting ${name}; use one of ${CONFIG_KEYS.join(", ")}`, "config set");
-    saveConfig(r.settings.path, setConfigValue(loadConfig(r.settings.path), name as ConfigKey, value));
+    const [name, value] = [configKey(r, "config set"), r.arg(1)];
+    saveConfig(r.settings.path, setConfigValue(loadConfig(r.settings.path), name, value));
     r.out(`${name} = ${name.endsWith("key") ? mask(value) : value} (saved to ${r.settings.path})`);
     return EXIT.ok;
   },
@@ -38,10 +44,8 @@ const configUnset: Command = {
   summary: "Remove a setting from the config file.",
   positionals: [1, 1],
   async run(r) {
-    const name = r.arg(0);
-    if (!(CONFIG_KEYS as readonly string[]).includes(name))
-      throw new UsageError(`unknown setting ${name}; use one of ${CONFIG_KEYS.join(", ")}`, "config unset");
-    saveConfig(r.settings.path, setConfigValue(loadConfig(r.settings.path), name as ConfigKey, undefined));
+    const name = configKey(r, "config unset");
+    saveConfig(r.settings.path, setConfigValue(loadConfig(r.settings.path), name, undefined));
     r.out(`${name} removed from ${r.settings.path}`);
     return EXIT.ok;
   },

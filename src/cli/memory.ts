@@ -21,6 +21,14 @@ async function textArg(r: Run): Promise<string | undefined> {
   return file === undefined ? content : readText(r, file);
 }
 
+/** A chunk id (the first argument) or --entity <id>, exactly one of them (a usage error of `command` otherwise). */
+function chunkOrEntity(r: Run, command: string): { chunk?: string; entity?: string } {
+  const entity = r.str("entity");
+  const chunk = r.positionals[0];
+  if (!entity === !chunk) throw new UsageError("give a chunk id or --entity <id>", command);
+  return { chunk, entity };
+}
+
 function requireYes(r: Run, what: string): void {
   if (r.values.yes !== true) throw new UsageError(`${what} cannot be undone: add --yes to confirm`);
 }
@@ -194,9 +202,7 @@ const forgetCmd: Command = {
   },
   positionals: [0, 1],
   async run(r) {
-    const entity = r.str("entity");
-    const chunk = r.positionals[0];
-    if (!entity === !chunk) throw new UsageError("give a chunk id or --entity <id>", "forget");
+    const { chunk, entity } = chunkOrEntity(r, "forget");
     requireYes(r, `deleting ${chunk ?? entity}`);
     const res = entity
       ? await r.client().forgetEntity(r.archive(), entity)
@@ -372,9 +378,7 @@ const historyCmd: Command = {
   options: { entity: { type: "string", arg: "<id>", description: "an entity id instead of a chunk" } },
   positionals: [0, 1],
   async run(r) {
-    const entity = r.str("entity");
-    const chunk = r.positionals[0];
-    if (!entity === !chunk) throw new UsageError("give a chunk id or --entity <id>", "history");
+    const { chunk, entity } = chunkOrEntity(r, "history");
     if (entity) {
       const e = await r.client().entity(r.archive(), entity);
       r.out(r.json ? JSON.stringify(e, null, 2) : renderEntity(e));

@@ -4,12 +4,6 @@ import type { Command } from "./command";
 import { printJson, printRows } from "./common";
 import { EXIT, UsageError } from "./io";
 
-const list = (v: string | undefined) =>
-  v
-    ?.split(",")
-    .map((x) => x.trim())
-    .filter(Boolean);
-
 const webhooksAdd: Command = {
   name: "webhooks add",
   args: "<name> --kind generic|github [--branches <a,b>] [--secret <s>]",
@@ -26,7 +20,7 @@ const webhooksAdd: Command = {
       throw new UsageError("--kind must be generic or github", "webhooks add");
     const res = await r.admin().putWebhook(r.archive(), r.arg(0), {
       kind,
-      branches: list(r.str("branches")),
+      branches: r.list("branches"),
       secret: r.str("secret"),
     });
     if (r.json) printJson(r, res);
@@ -103,7 +97,7 @@ const subscribeCmd: Command = {
     if (!url) throw new UsageError("missing --to <https-url>", "subscriptions add");
     const res = await r.client().subscribe(r.archive(), r.arg(0), {
       url,
-      events: list(r.str("events")) as Array<(typeof EVENT_TYPES)[number]> | undefined,
+      events: r.list("events") as Array<(typeof EVENT_TYPES)[number]> | undefined,
       secret: r.str("secret"),
     });
     if (r.json) printJson(r, res);
