@@ -29,15 +29,23 @@ export const budget = (def: number): Record<string, OptionSpec> => ({
 export const list = (xs: readonly string[], max = 10) =>
   xs.length ? `${xs.slice(0, max).join(", ")}${xs.length > max ? `, … ${xs.length - max} more` : ""}` : "-";
 
+type OneOfHow = { suggest?: boolean; command?: string };
 /**
  * `value` when it is one of `allowed`, else a usage error naming the flag and the allowed values (with
  * "did you mean" unless `suggest` is false; `command` is the command whose usage follows).
  */
+export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[], how?: OneOfHow): T;
 export function oneOf<T extends string>(
   flag: string,
   value: string | undefined,
   allowed: readonly T[],
-  how: { suggest?: boolean; command?: string } = {},
+  how?: OneOfHow,
+): T | undefined;
+export function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  how: OneOfHow = {},
 ): T | undefined {
   if (value === undefined) return undefined;
   if ((allowed as readonly string[]).includes(value)) return value as T;

@@ -235,7 +235,7 @@ const papersLocate: Command = {
   positionals: [2, 2],
   async run(r) {
     const [paper, query] = [r.arg(0), r.arg(1)];
-    const kinds = r.list("kinds")?.map((k) => oneOf("kinds", k, LOCATE_KINDS) as (typeof LOCATE_KINDS)[number]);
+    const kinds = r.list("kinds")?.map((k) => oneOf("kinds", k, LOCATE_KINDS));
     const res = await r.client().locate(r.archive(), {
       paper,
       query,
@@ -320,7 +320,7 @@ function edgeArg(spec: string): { from: string; type: (typeof EDGE_TYPES)[number
   if (parts.length !== 3 || parts.some((p) => !p.trim()))
     throw new UsageError(`--edge takes <from>,<type>,<to>, got ${spec}`);
   const [from, type, to] = parts.map((p) => p.trim()) as [string, string, string];
-  return { from, type: oneOf("edge", type, EDGE_TYPES) as (typeof EDGE_TYPES)[number], to };
+  return { from, type: oneOf("edge", type, EDGE_TYPES), to };
 }
 
 const papersReview: Command = {

@@ -8,7 +8,8 @@ import type { ContextBody, RouteBody } from "../client";
 import { POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import type { OptionSpec, Run } from "./command";
-import { didYouMean, UsageError } from "./io";
+import { oneOf } from "./common";
+import { UsageError } from "./io";
 
 type Filter = NonNullable<RouteBody["filter"]>;
 type Ranking = NonNullable<RouteBody["ranking"]>;
@@ -152,13 +153,6 @@ export function rewriteMmr(argv: string[]): string[] {
     if (a === "--mmr" && next !== undefined && LAMBDA.test(next)) return [["--mmr", "--lambda", next], true];
     return [[a], false];
   });
-}
-
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(
-    `--${flag}: unknown value "${value}"${didYouMean(value, allowed, (s) => `"${s}"`)}; use one of ${allowed.join(", ")}`,
-  );
 }
 
 /** The `filter` object from the flags, or undefined when none was given. */

@@ -41,7 +41,7 @@ const researchReferences: Command = {
       node,
       ids,
       q_k: r.int("q-k", 1, 500),
-      require: r.list("require")?.map((f) => oneOf("require", f, FIELDS) as (typeof FIELDS)[number]),
+      require: r.list("require")?.map((f) => oneOf("require", f, FIELDS)),
       as_of: r.str("as-of"),
     });
     if (printedJson(r, res)) return EXIT.ok;
