@@ -3,6 +3,7 @@
  * ranking-stats` (score statistics and the leaderboard, E.3) and `papers discover` (one-shot
  * discovery across the scholarly engines, C.2). Readable text, or the server's JSON with --json.
  */
+import type { PaperGuruClient } from "../client";
 import type { Command, Run } from "./command";
 import { asOf, oneOf, printedJson, printJson } from "./common";
 import { EXIT, table } from "./io";
@@ -15,20 +16,10 @@ const f4 = (x: number) => x.toFixed(3);
 const pick = <T extends string>(flag: string, v: string | undefined, allowed: readonly T[]) =>
   oneOf(flag, v, allowed, { suggest: false });
 
-function specLines(
-  r: Run,
-  s: {
-    keywords: string[];
-    required: string[];
-    negative: string[];
-    related: string[];
-    titles: string[];
-    year_from: number | null;
-    year_to: number | null;
-    built_by: string;
-    model_note: string | null;
-  },
-) {
+/** The query spec as the server returns it (`papers spec`, and inside `papers discover`). */
+type QuerySpec = Awaited<ReturnType<PaperGuruClient["querySpec"]>>;
+
+function specLines(r: Run, s: QuerySpec) {
   r.out(`spec (${s.built_by}): keywords ${s.keywords.join(", ") || "-"}`);
   if (s.required.length) r.out(`  required: ${s.required.join(", ")}`);
   if (s.negative.length) r.out(`  negative: ${s.negative.join(", ")}`);
