@@ -1,4 +1,4 @@
-/** Helpers the system command groups share: JSON output, short text, common flags and JSON input. */
+/** Helpers the command groups share: output (JSON, tables, text, --out), flags and their values, file and stdin input. */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { OptionSpec, Run } from "./command";
