@@ -16,22 +16,12 @@
  * sources already hold for the same chunk; ingest time is monotone (see openalex.ts).
  */
 import { fail, ok, type Result } from "../errors";
-import {
-  arr,
-  finishPlan,
-  isObject,
-  type JsonObject,
-  LIMITS,
-  num,
-  parseJsonText,
-  parseTime,
-  personEntity,
-  str,
-} from "../formats/common";
+import { arr, isObject, type JsonObject, LIMITS, num, parseTime, personEntity, str } from "../formats/common";
 import { type PaperIdentity, paperIdentity } from "../formats/paper";
 import type { Deprecation, ImportPlan, PlanAnnotation } from "../formats/types";
 import { canonicalPaperId } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import { annotatedPlan, apiBase, jsonObjectBody, worksListParams } from "./scholarly";
 import {
   authorsLine,
   type ConditionalHeaders,
@@ -65,7 +55,7 @@ export function crossrefRequest(
   cond: ConditionalHeaders = {},
   opts: { mailto?: string; rows?: number } = {},
 ): HttpRequestSpec {
-  const base = (spec.location.trim() || CROSSREF_API).replace(/\/+$/, "");
+  const base = apiBase(spec, CROSSREF_API);
   const works = /\/works$/.test(base) ? base : `${base}/works`;
   const headers = conditionalHeaders(cond, {
     Accept: "application/json",
@@ -78,10 +68,7 @@ export function crossrefRequest(
     const qs = opts.mailto ? `?${new URLSearchParams({ mailto: opts.mailto }).toString()}` : "";
     return { url: `${works}/${doiPath(doi.slice(4))}${qs}`, headers };
   }
-  const params = new URLSearchParams();
-  if (pairs) for (const [k, v] of pairs) params.set(k, v);
-  else if (BARE_FILTER_RE.test(q)) params.set("filter", q);
-  else params.set("query", q);
+  const params = worksListParams(q, BARE_FILTER_RE, "query");
   params.set("rows", String(clampInt(opts.rows, 50, 1, 1000)));
   params.set("sort", "updated");
   params.set("order", "desc");
@@ -215,16 +202,9 @@ function citesEdges(item: JsonObject, own: Set<string>): EdgeInput[] {
  * under `doi:<target>`.
  */
 export function parseCrossrefWorks(json: string): Result<ImportPlan> {
-  const parsed = parseJsonText(json, "Crossref");
+  const parsed = jsonObjectBody(json, "Crossref", "pass the body of GET /works or /works/{doi}");
   if (!parsed.ok) return parsed;
   const body = parsed.value;
-  if (!isObject(body))
-    return fail(
-      "validation",
-      "Crossref response is not a JSON object",
-      "body",
-      "pass the body of GET /works or /works/{doi}",
-    );
   const type = str(body["message-type"]);
   if (str(body.status) !== "ok") {
     const messages = arr(body.message)
@@ -347,8 +327,7 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     const cited = num(item["is-referenced-by-count"]);
     if (cited !== undefined && cited >= 0) annotations.push({ chunk: id, key: "citations", value: cited });
   }
-  const plan = finishPlan(artifacts, deprecations, skipped);
-  return ok(annotations.length ? { ...plan, annotations } : plan);
+  return ok(annotatedPlan(artifacts, deprecations, skipped, annotations));
 }
 
 function checkCrossrefQuery(query: string): { message: string; hint: string } | null {

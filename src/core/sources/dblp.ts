@@ -11,11 +11,12 @@
  * type). The dblp key is an alias of the paper entity (`dblp:conf/nips/GutierrezSGYS24`).
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, finishPlan, isObject, type JsonObject, num, parseJsonText, personEntity, str } from "../formats/common";
+import { isObject, type JsonObject, num, parseJsonText, personEntity, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
-import { emptyPlan, type ImportPlan } from "../formats/types";
+import type { ImportPlan } from "../formats/types";
 import { slug } from "../ids";
-import type { ArtifactInput, EntityInput } from "../ingest";
+import type { EntityInput } from "../ingest";
+import { apiBase, type RecordPlan, recordsPlan } from "./scholarly";
 import {
   authorsLine,
   type ConditionalHeaders,
@@ -36,7 +37,7 @@ export function dblpRequest(
   cond: ConditionalHeaders = {},
   opts: { hits?: number } = {},
 ): HttpRequestSpec {
-  const base = (spec.location.trim() || DBLP_API).replace(/\/+$/, "");
+  const base = apiBase(spec, DBLP_API);
   const params = new URLSearchParams({
     q: spec.query.trim(),
     format: "json",
@@ -55,7 +56,7 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined 
 /** DBLP disambiguates homonyms with a 4-digit suffix ("Wei Wang 0001"): not part of the name. */
 const personName = (s: string) => s.replace(/\s+\d{4}$/, "").trim();
 
-function hitToPlan(info: JsonObject, ref: string): { artifact?: ArtifactInput; skip?: string; ref: string } {
+function hitToPlan(info: JsonObject, ref: string): RecordPlan {
   const title = (text(info.title) ?? "").replace(/\.\s*$/, "").trim();
   const key = str(info.key);
   const ees = list(info.ee)
@@ -131,18 +132,8 @@ export function parseDblp(json: string): Result<ImportPlan> {
   if (code && code !== "200")
     return fail("validation", `DBLP API error ${code}: ${text(status) ?? ""}`.trim(), "query", "check the DBLP query");
   const hits = isObject(result.hits) ? list(result.hits.hit) : [];
-  const { artifacts, deprecations, skipped } = emptyPlan();
-  for (const [i, h] of arr(hits).entries()) {
-    const info = isObject(h) && isObject(h.info) ? h.info : null;
-    if (!info) {
-      skipped.push({ ref: `hits.${i}`, reason: "hit has no info object" });
-      continue;
-    }
-    const r = hitToPlan(info, `hits.${i}`);
-    if (r.artifact) artifacts.push(r.artifact);
-    if (r.skip) skipped.push({ ref: r.ref, reason: r.skip });
-  }
-  return ok(finishPlan(artifacts, deprecations, skipped));
+  const infos = hits.map((h) => (isObject(h) && isObject(h.info) ? h.info : null));
+  return ok(recordsPlan(infos, "hits", "hit has no info object", hitToPlan));
 }
 
 /** The dblp source: a publication search of the dblp API. */

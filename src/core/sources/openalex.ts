@@ -8,11 +8,12 @@
  * after the current one). Ingest time is monotone, so a changed record always lands as a later version.
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, finishPlan, isObject, type JsonObject, num, parseJsonText, personEntity, str } from "../formats/common";
+import { arr, isObject, type JsonObject, num, personEntity, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
-import { type Deprecation, emptyPlan, type ImportPlan, type PlanAnnotation } from "../formats/types";
+import type { ImportPlan } from "../formats/types";
 import { canonicalPaperId, slug } from "../ids";
-import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import type { EdgeInput, EntityInput } from "../ingest";
+import { apiBase, jsonObjectBody, type RecordPlan, recordsPlan, worksListParams } from "./scholarly";
 import {
   authorsLine,
   type ConditionalHeaders,
@@ -23,7 +24,6 @@ import {
   type HttpRequestSpec,
   paperArtifact,
   paperTarget,
-  queryPairs,
   type SourceDefinition,
   type SourceSpec,
   scholarlyCheck,
@@ -49,7 +49,7 @@ export function openalexRequest(
   cond: ConditionalHeaders = {},
   opts: { mailto?: string; perPage?: number; apiKey?: string } = {},
 ): HttpRequestSpec {
-  const base = (spec.location.trim() || OPENALEX_API).replace(/\/+$/, "");
+  const base = apiBase(spec, OPENALEX_API);
   const works = /\/works$/.test(base) ? base : `${base}/works`;
   const headers = conditionalHeaders(cond, { Accept: "application/json" });
   const q = spec.query.trim();
@@ -66,11 +66,7 @@ export function openalexRequest(
     return { url: `${works}/${path}${qs ? `?${qs}` : ""}`, headers };
   }
 
-  const params = new URLSearchParams();
-  const pairs = queryPairs(q);
-  if (pairs) for (const [k, v] of pairs) params.set(k, v);
-  else if (BARE_FILTER_RE.test(q)) params.set("filter", q);
-  else params.set("search", q);
+  const params = worksListParams(q, BARE_FILTER_RE, "search");
   params.set("sort", "updated_date:desc");
   params.set("per-page", String(clampInt(opts.perPage, 50, 1, 200)));
   for (const [k, v] of common) params.set(k, v);
@@ -147,10 +143,7 @@ function topConcepts(w: JsonObject): string[] {
   return out;
 }
 
-function workToPlan(
-  w: JsonObject,
-  ref: string,
-): { artifact?: ArtifactInput; citations?: number; deprecation?: Deprecation; skip?: string; ref: string } {
+function workToPlan(w: JsonObject, ref: string): RecordPlan {
   const ids = isObject(w.ids) ? w.ids : {};
   const oaUrl = str(w.id) ?? str(ids.openalex);
   const doi = str(w.doi) ?? str(ids.doi);
@@ -225,16 +218,9 @@ function workToPlan(
  * algorithmic suggestions, not a relation stated by the work).
  */
 export function parseOpenAlexWorks(json: string): Result<ImportPlan> {
-  const parsed = parseJsonText(json, "OpenAlex");
+  const parsed = jsonObjectBody(json, "OpenAlex", "pass the body of GET /works or /works/{id}");
   if (!parsed.ok) return parsed;
   const body = parsed.value;
-  if (!isObject(body))
-    return fail(
-      "validation",
-      "OpenAlex response is not a JSON object",
-      "body",
-      "pass the body of GET /works or /works/{id}",
-    );
   if (str(body.error) && !Array.isArray(body.results))
     return fail(
       "validation",
@@ -252,24 +238,8 @@ export function parseOpenAlexWorks(json: string): Result<ImportPlan> {
       "body",
       "pass the body of GET https://api.openalex.org/works?... or /works/W…",
     );
-
-  const { artifacts, deprecations, skipped } = emptyPlan();
   // `cited_by_count` becomes the chunk's `citations` annotation (op set).
-  const annotations: PlanAnnotation[] = [];
-  for (const [i, w] of works.entries()) {
-    if (!isObject(w)) {
-      skipped.push({ ref: `results.${i}`, reason: "work is not an object" });
-      continue;
-    }
-    const r = workToPlan(w, `results.${i}`);
-    if (r.artifact) artifacts.push(r.artifact);
-    if (r.artifact && r.citations !== undefined)
-      annotations.push({ chunk: r.artifact.id, key: "citations", value: r.citations });
-    if (r.deprecation) deprecations.push(r.deprecation);
-    if (r.skip) skipped.push({ ref: r.ref, reason: r.skip });
-  }
-  const plan = finishPlan(artifacts, deprecations, skipped);
-  return ok(annotations.length ? { ...plan, annotations } : plan);
+  return ok(recordsPlan(works, "results", "work is not an object", workToPlan));
 }
 
 function checkOpenAlexQuery(query: string): { message: string; hint: string } | null {

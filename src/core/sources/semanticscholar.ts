@@ -12,10 +12,11 @@
  * `citations` annotation (op set). No valid_from (see openalex.ts): ingest time is monotone.
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, finishPlan, isObject, type JsonObject, num, parseJsonText, personEntity, str } from "../formats/common";
+import { arr, isObject, type JsonObject, num, personEntity, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
-import { emptyPlan, type ImportPlan, type PlanAnnotation } from "../formats/types";
-import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import type { ImportPlan } from "../formats/types";
+import type { EdgeInput, EntityInput } from "../ingest";
+import { apiBase, jsonObjectBody, type RecordPlan, recordsPlan } from "./scholarly";
 import {
   authorsLine,
   type ConditionalHeaders,
@@ -49,7 +50,7 @@ export function semanticScholarRequest(
   cond: ConditionalHeaders = {},
   opts: { limit?: number; apiKey?: string } = {},
 ): HttpRequestSpec {
-  const base = (spec.location.trim() || SEMANTIC_SCHOLAR_API).replace(/\/+$/, "");
+  const base = apiBase(spec, SEMANTIC_SCHOLAR_API);
   const headers = conditionalHeaders(cond, {
     Accept: "application/json",
     ...(opts.apiKey ? { "x-api-key": opts.apiKey } : {}),
@@ -78,10 +79,7 @@ function refTarget(r: unknown): string | null {
   return null;
 }
 
-function paperToPlan(
-  p: JsonObject,
-  ref: string,
-): { artifact?: ArtifactInput; citations?: number; skip?: string; ref: string } {
+function paperToPlan(p: JsonObject, ref: string): RecordPlan {
   const x = isObject(p.externalIds) ? p.externalIds : {};
   const title = str(p.title) ?? "";
   const arxiv = str(x.ArXiv);
@@ -148,16 +146,9 @@ function paperToPlan(
  * `source:semanticscholar`) and a `citations` annotation from `citationCount`.
  */
 export function parseSemanticScholar(json: string): Result<ImportPlan> {
-  const parsed = parseJsonText(json, "Semantic Scholar");
+  const parsed = jsonObjectBody(json, "Semantic Scholar", "pass the body of /paper/search or /paper/{id}");
   if (!parsed.ok) return parsed;
   const body = parsed.value;
-  if (!isObject(body))
-    return fail(
-      "validation",
-      "Semantic Scholar response is not a JSON object",
-      "body",
-      "pass the body of /paper/search or /paper/{id}",
-    );
   let papers: unknown[];
   if (Array.isArray(body.data)) papers = body.data;
   else if (str(body.paperId) || str(body.title)) papers = [body];
@@ -168,22 +159,7 @@ export function parseSemanticScholar(json: string): Result<ImportPlan> {
       "query",
       "check the query: search text, or a paper id such as ARXIV:2405.14831 or CorpusId:215416146",
     );
-  const { artifacts, deprecations, skipped } = emptyPlan();
-  const annotations: PlanAnnotation[] = [];
-  for (const [i, p] of papers.entries()) {
-    if (!isObject(p)) {
-      skipped.push({ ref: `data.${i}`, reason: "paper is not an object" });
-      continue;
-    }
-    const r = paperToPlan(p, `data.${i}`);
-    if (r.artifact) {
-      artifacts.push(r.artifact);
-      if (r.citations !== undefined) annotations.push({ chunk: r.artifact.id, key: "citations", value: r.citations });
-    }
-    if (r.skip) skipped.push({ ref: r.ref, reason: r.skip });
-  }
-  const plan = finishPlan(artifacts, deprecations, skipped);
-  return ok(annotations.length ? { ...plan, annotations } : plan);
+  return ok(recordsPlan(papers, "data", "paper is not an object", paperToPlan));
 }
 
 /** The semanticscholar source: a paper search or a single paper of the Academic Graph API. */
