@@ -4,33 +4,18 @@
  * tool_use block's input. The system prompt goes in the top-level `system` field. 529 (overloaded)
  * is retried like any 5xx.
  */
-import type { ChatModel, HttpFetch, ModelLimits, StructuredOutcome, StructuredRequest } from "../../core/ports";
-import {
-  type Attempt,
-  count,
-  endpoint,
-  type LoopDeps,
-  overBudget,
-  postJson,
-  resolveLimits,
-  type Sleep,
-  withRetries,
-} from "./http";
+import type { StructuredOutcome, StructuredRequest } from "../../core/ports";
+import { type Attempt, BudgetedChat, count, endpoint, type HttpModelOptions, usageOf } from "./http";
 import { isRecord, parseJsonAnswer } from "./json";
 
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1";
 export const ANTHROPIC_VERSION = "2023-06-01";
 
-export interface AnthropicChatOptions {
+export interface AnthropicChatOptions extends Omit<HttpModelOptions, "baseUrl" | "apiKey"> {
   /** Default https://api.anthropic.com/v1. */
   baseUrl?: string | undefined;
-  model: string;
+  /** Sent as `x-api-key`. */
   apiKey?: string | undefined;
-  fetch: HttpFetch;
-  limits?: Partial<ModelLimits> | undefined;
-  sleep?: Sleep | undefined;
-  random?: (() => number) | undefined;
-  now?: (() => number) | undefined;
 }
 
 /** The Messages API body for a structured request. */
@@ -53,7 +38,7 @@ export function anthropicBody(model: string, req: StructuredRequest): Record<str
 
 /** The tool_use input of a Messages answer. */
 export function readMessage(body: unknown, req: StructuredRequest): Attempt<unknown> {
-  const usage = isRecord(body) && isRecord(body.usage) ? body.usage : {};
+  const usage = usageOf(body);
   const tokens = { inputTokens: count(usage.input_tokens), outputTokens: count(usage.output_tokens) };
   const blocks = isRecord(body) && Array.isArray(body.content) ? body.content.filter(isRecord) : [];
   const stop = isRecord(body) ? body.stop_reason : undefined;
@@ -86,21 +71,14 @@ export function readMessage(body: unknown, req: StructuredRequest): Attempt<unkn
   };
 }
 
-export class AnthropicChat implements ChatModel {
+export class AnthropicChat extends BudgetedChat {
   readonly provider = "anthropic";
-  readonly model: string;
-  private readonly limits: ModelLimits;
-  private readonly deps: LoopDeps;
 
   constructor(private readonly opts: AnthropicChatOptions) {
-    this.model = opts.model;
-    this.limits = resolveLimits(opts.limits);
-    this.deps = { sleep: opts.sleep, random: opts.random, now: opts.now };
+    super(opts);
   }
 
-  async structured(req: StructuredRequest): Promise<StructuredOutcome> {
-    const refused = overBudget(req, this.limits);
-    if (refused) return refused;
+  protected answer(req: StructuredRequest): Promise<StructuredOutcome> {
     const key = this.opts.apiKey;
     const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };
     if (key) headers["x-api-key"] = key;
@@ -110,8 +88,6 @@ export class AnthropicChat implements ChatModel {
       body: anthropicBody(this.model, req),
       secret: key,
     };
-    return withRetries(this.limits, this.deps, (signal) =>
-      postJson(this.opts.fetch, post, signal, (b) => readMessage(b, req), this.deps.now),
-    );
+    return this.loop.post(this.opts.fetch, post, (b) => readMessage(b, req));
   }
 }

@@ -5,6 +5,7 @@
  * every attempt added up. Sleep, clock and jitter are injected so tests never wait.
  */
 import type {
+  ChatModel,
   HttpFetch,
   ModelFailure,
   ModelLimits,
@@ -33,6 +34,21 @@ export interface LoopDeps {
   random?: (() => number) | undefined;
   /** Clock for usage.ms and HTTP-date `retry-after` (default Date.now). */
   now?: (() => number) | undefined;
+}
+
+/** The retry settings an adapter takes: limits over DEFAULT_MODEL_LIMITS and the loop's deps. */
+export interface RetryOptions extends LoopDeps {
+  limits?: Partial<ModelLimits> | undefined;
+}
+
+/** What an HTTP adapter posts with: the endpoint base, the model it names, the API key and the transport. */
+export interface HttpModelOptions extends RetryOptions {
+  /** e.g. https://api.openai.com/v1, http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama). */
+  baseUrl: string;
+  model: string;
+  /** Sent as `Authorization: Bearer`; none when absent or empty (local servers). */
+  apiKey?: string | undefined;
+  fetch: HttpFetch;
 }
 
 /** The limits with the defaults filled in; throws a RangeError on a negative or non-finite value. */
@@ -160,6 +176,27 @@ export async function withRetries<T>(
   }
 }
 
+/** An adapter's retry loop: its resolved limits (RangeError on a bad one) and deps. */
+export class RetryLoop {
+  readonly limits: ModelLimits;
+  readonly deps: LoopDeps;
+
+  constructor(opts: RetryOptions) {
+    this.limits = resolveLimits(opts.limits);
+    this.deps = { sleep: opts.sleep, random: opts.random, now: opts.now };
+  }
+
+  /** withRetries under these limits and deps. */
+  run<T>(attempt: (signal: AbortSignal) => Promise<Attempt<T>>): Promise<LoopResult<T>> {
+    return withRetries(this.limits, this.deps, attempt);
+  }
+
+  /** One JSON POST under the loop, each 2xx body read by `read`. */
+  post<T>(fetch: HttpFetch, post: JsonPost, read: (body: unknown) => Attempt<T>): Promise<LoopResult<T>> {
+    return this.run((signal) => postJson(fetch, post, signal, read, this.deps.now));
+  }
+}
+
 /** Input tokens a request is estimated to spend: every character sent (messages, schema, description) / 4. */
 export function estimateInputTokens(req: StructuredRequest): number {
   let chars = req.description.length + req.name.length + JSON.stringify(req.schema).length;
@@ -179,6 +216,28 @@ export function overBudget(req: StructuredRequest, limits: ModelLimits): Structu
     },
     usage: emptyUsage(),
   };
+}
+
+/**
+ * What every chat adapter shares: the model name, the retry loop and the budget check, which answers
+ * over_budget without sending anything.
+ */
+export abstract class BudgetedChat implements ChatModel {
+  abstract readonly provider: string;
+  readonly model: string;
+  protected readonly loop: RetryLoop;
+
+  constructor(opts: RetryOptions & { model: string }) {
+    this.model = opts.model;
+    this.loop = new RetryLoop(opts);
+  }
+
+  async structured(req: StructuredRequest): Promise<StructuredOutcome> {
+    return overBudget(req, this.loop.limits) ?? this.answer(req);
+  }
+
+  /** The provider's answer to a request within the budget. */
+  protected abstract answer(req: StructuredRequest): Promise<StructuredOutcome>;
 }
 
 /** The wait a `retry-after` (seconds or HTTP date) or `retry-after-ms` header asks for, ms. */
@@ -308,6 +367,17 @@ export function count(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0;
 }
 
+/** The `usage` object of an answer body, else an empty one. */
+export function usageOf(body: unknown): Record<string, unknown> {
+  return isRecord(body) && isRecord(body.usage) ? body.usage : {};
+}
+
+/** The tokens of an OpenAI-shaped usage (`prompt_tokens`, `completion_tokens`; Workers AI's too). */
+export function completionTokens(body: unknown): Tokens {
+  const usage = usageOf(body);
+  return { inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) };
+}
+
 /** `Authorization: Bearer` when there is a key, else no header. */
 export function bearer(key: string | undefined): Record<string, string> {
   return key ? { authorization: `Bearer ${key}` } : {};
@@ -316,4 +386,9 @@ export function bearer(key: string | undefined): Record<string, string> {
 /** `{baseUrl}/{path}` with one slash between. */
 export function endpoint(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/${path}`;
+}
+
+/** A POST of `body` to `{baseUrl}/{path}`, the API key (when there is one) sent as `Authorization: Bearer`. */
+export function bearerPost(opts: Pick<HttpModelOptions, "baseUrl" | "apiKey">, path: string, body: unknown): JsonPost {
+  return { url: endpoint(opts.baseUrl, path), headers: bearer(opts.apiKey), body, secret: opts.apiKey };
 }

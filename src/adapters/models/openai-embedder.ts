@@ -5,49 +5,29 @@
  * answer is checked against the declared dimension and L2-normalised. embed() cannot return a
  * failure, so it throws an Error saying what went wrong once the retries are spent.
  */
-import type { Embedder, HttpFetch, ModelLimits } from "../../core/ports";
-import {
-  type Attempt,
-  bearer,
-  count,
-  endpoint,
-  type LoopDeps,
-  postJson,
-  resolveLimits,
-  type Sleep,
-  withRetries,
-} from "./http";
+import type { Embedder } from "../../core/ports";
+import { type Attempt, bearerPost, count, type HttpModelOptions, RetryLoop, usageOf } from "./http";
 import { isRecord } from "./json";
 
 /** Texts per request (OpenAI takes 2048, TEI 32 by default, Workers AI 100: 96 fits most). */
 export const EMBED_BATCH = 96;
 
-export interface OpenAiEmbedderOptions {
-  baseUrl: string;
-  model: string;
+export interface OpenAiEmbedderOptions extends HttpModelOptions {
   /** The model's output dimension; every answer must have it. */
   dims: number;
-  apiKey?: string | undefined;
-  fetch: HttpFetch;
-  limits?: Partial<ModelLimits> | undefined;
-  sleep?: Sleep | undefined;
-  random?: (() => number) | undefined;
-  now?: (() => number) | undefined;
 }
 
 export class OpenAiEmbedder implements Embedder {
   readonly model: string;
   readonly dims: number;
-  private readonly limits: ModelLimits;
-  private readonly deps: LoopDeps;
+  private readonly loop: RetryLoop;
 
   constructor(private readonly opts: OpenAiEmbedderOptions) {
     if (!Number.isInteger(opts.dims) || opts.dims < 1)
       throw new RangeError(`embedding dims must be a positive integer, got ${opts.dims}`);
     this.model = opts.model;
     this.dims = opts.dims;
-    this.limits = resolveLimits(opts.limits);
-    this.deps = { sleep: opts.sleep, random: opts.random, now: opts.now };
+    this.loop = new RetryLoop(opts);
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
@@ -62,23 +42,15 @@ export class OpenAiEmbedder implements Embedder {
   }
 
   private async batch(input: string[]): Promise<Float32Array[]> {
-    const key = this.opts.apiKey;
-    const post = {
-      url: endpoint(this.opts.baseUrl, "embeddings"),
-      headers: bearer(key),
-      body: { model: this.model, input },
-      secret: key,
-    };
-    const res = await withRetries(this.limits, this.deps, (signal) =>
-      postJson(this.opts.fetch, post, signal, (body) => this.read(body, input.length), this.deps.now),
-    );
+    const post = bearerPost(this.opts, "embeddings", { model: this.model, input });
+    const res = await this.loop.post(this.opts.fetch, post, (body) => this.read(body, input.length));
     if (!res.ok)
       throw new Error(`embedding model ${this.model} at ${this.opts.baseUrl}: ${res.error.code}: ${res.error.message}`);
     return res.value;
   }
 
   private read(body: unknown, expected: number): Attempt<Float32Array[]> {
-    const usage = isRecord(body) && isRecord(body.usage) ? body.usage : {};
+    const usage = usageOf(body);
     const tokens = { inputTokens: count(usage.prompt_tokens ?? usage.total_tokens), outputTokens: 0 };
     const data = isRecord(body) && Array.isArray(body.data) ? body.data : null;
     const malformed = (message: string): Attempt<Float32Array[]> => ({

@@ -4,42 +4,11 @@
  * refuses `response_format` gets the request once more without it, the schema then asked for in the
  * system message, and this instance never sends it again.
  */
-import type {
-  ChatMessage,
-  ChatModel,
-  HttpFetch,
-  ModelFailure,
-  ModelLimits,
-  StructuredOutcome,
-  StructuredRequest,
-} from "../../core/ports";
-import {
-  type Attempt,
-  addUsage,
-  bearer,
-  count,
-  endpoint,
-  type LoopDeps,
-  overBudget,
-  postJson,
-  resolveLimits,
-  type Sleep,
-  withRetries,
-} from "./http";
+import type { ChatMessage, ModelFailure, StructuredOutcome, StructuredRequest } from "../../core/ports";
+import { type Attempt, addUsage, BudgetedChat, bearerPost, completionTokens, type HttpModelOptions } from "./http";
 import { isRecord, parseJsonAnswer } from "./json";
 
-export interface OpenAiChatOptions {
-  /** e.g. https://api.openai.com/v1, http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama). */
-  baseUrl: string;
-  model: string;
-  /** Sent as `Authorization: Bearer`; none when absent or empty (local servers). */
-  apiKey?: string | undefined;
-  fetch: HttpFetch;
-  limits?: Partial<ModelLimits> | undefined;
-  sleep?: Sleep | undefined;
-  random?: (() => number) | undefined;
-  now?: (() => number) | undefined;
-}
+export type OpenAiChatOptions = HttpModelOptions;
 
 /** A rejection that means "this server does not take response_format / json_schema". */
 export function refusesResponseFormat(error: ModelFailure): boolean {
@@ -74,8 +43,7 @@ function contentText(content: unknown): string | null {
 
 /** The parsed answer of a chat completion body. */
 export function readCompletion(body: unknown, maxOutputTokens: number): Attempt<unknown> {
-  const usage = isRecord(body) && isRecord(body.usage) ? body.usage : {};
-  const tokens = { inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) };
+  const tokens = completionTokens(body);
   const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
   const message = isRecord(choice) && isRecord(choice.message) ? choice.message : undefined;
   if (!message)
@@ -92,18 +60,13 @@ export function readCompletion(body: unknown, maxOutputTokens: number): Attempt<
   return { kind: "fail", error: { code: "malformed", message: message_ }, tokens };
 }
 
-export class OpenAiChat implements ChatModel {
+export class OpenAiChat extends BudgetedChat {
   readonly provider = "openai";
-  readonly model: string;
-  private readonly limits: ModelLimits;
-  private readonly deps: LoopDeps;
   /** False once the server refused response_format: later requests ask in the system message. */
   private jsonSchema = true;
 
   constructor(private readonly opts: OpenAiChatOptions) {
-    this.model = opts.model;
-    this.limits = resolveLimits(opts.limits);
-    this.deps = { sleep: opts.sleep, random: opts.random, now: opts.now };
+    super(opts);
   }
 
   /** Whether this instance still sends `response_format` (false after a server refused it). */
@@ -111,9 +74,7 @@ export class OpenAiChat implements ChatModel {
     return this.jsonSchema;
   }
 
-  async structured(req: StructuredRequest): Promise<StructuredOutcome> {
-    const refused = overBudget(req, this.limits);
-    if (refused) return refused;
+  protected async answer(req: StructuredRequest): Promise<StructuredOutcome> {
     if (!this.jsonSchema) return this.send(req, false);
     const first = await this.send(req, true);
     if (first.ok || !refusesResponseFormat(first.error)) return first;
@@ -134,15 +95,7 @@ export class OpenAiChat implements ChatModel {
         type: "json_schema",
         json_schema: { name: req.name, description: req.description, schema: req.schema, strict: true },
       };
-    const key = this.opts.apiKey;
-    const post = {
-      url: endpoint(this.opts.baseUrl, "chat/completions"),
-      headers: bearer(key),
-      body,
-      secret: key,
-    };
-    return withRetries(this.limits, this.deps, (signal) =>
-      postJson(this.opts.fetch, post, signal, (b) => readCompletion(b, req.maxOutputTokens), this.deps.now),
-    );
+    const post = bearerPost(this.opts, "chat/completions", body);
+    return this.loop.post(this.opts.fetch, post, (b) => readCompletion(b, req.maxOutputTokens));
   }
 }

@@ -6,17 +6,8 @@
  * document order, under the same timeout and retries as the chat adapters. Never throws for a
  * provider's failure.
  */
-import type { HttpFetch, ModelLimits, Reranker } from "../../core/ports";
-import {
-  type Attempt,
-  bearer,
-  endpoint,
-  type LoopDeps,
-  postJson,
-  resolveLimits,
-  type Sleep,
-  withRetries,
-} from "./http";
+import type { Reranker } from "../../core/ports";
+import { type Attempt, addUsage, bearerPost, emptyUsage, type HttpModelOptions, RetryLoop } from "./http";
 import { isRecord } from "./json";
 
 export const RERANK_PROVIDER_NAMES = ["tei", "cohere", "jina", "vllm"] as const;
@@ -27,15 +18,8 @@ export const RERANK_BATCH = 64;
 /** Characters of a document sent (cross-encoders read a few hundred tokens). */
 export const RERANK_DOC_CHARS = 2000;
 
-export interface RerankOptions {
-  baseUrl: string;
-  /** The model name sent (TEI serves one model and ignores it). */
-  model: string;
-  apiKey?: string | undefined;
-  fetch: HttpFetch;
-  limits?: Partial<ModelLimits> | undefined;
-  sleep?: Sleep | undefined;
-}
+/** `model` is the model name sent (TEI serves one model and ignores it). */
+export type RerankOptions = HttpModelOptions;
 
 /** The request body per provider: TEI's `texts`, the others' `model` + `documents`. */
 const BODIES: { readonly [P in RerankProvider]: (model: string, query: string, docs: string[]) => unknown } = {
@@ -66,42 +50,27 @@ export function readRerank(body: unknown, n: number): { ok: true; value: number[
 
 export class HttpReranker implements Reranker {
   readonly name: string;
-  private readonly limits: ModelLimits;
-  private readonly deps: LoopDeps;
+  private readonly loop: RetryLoop;
 
   constructor(
     private readonly provider: RerankProvider,
     private readonly opts: RerankOptions,
   ) {
     this.name = `${provider}:${opts.model}`;
-    this.limits = resolveLimits(opts.limits);
-    this.deps = { sleep: opts.sleep };
+    this.loop = new RetryLoop(opts);
   }
 
   async rerank(query: string, documents: string[]) {
     const scores: number[] = [];
-    let usage = { inputTokens: 0, outputTokens: 0, requests: 0, ms: 0 };
+    let usage = emptyUsage();
     for (let b = 0; b < documents.length; b += RERANK_BATCH) {
       const docs = documents.slice(b, b + RERANK_BATCH).map((d) => d.slice(0, RERANK_DOC_CHARS) || " ");
-      const key = this.opts.apiKey;
-      const post = {
-        url: endpoint(this.opts.baseUrl, "rerank"),
-        headers: bearer(key),
-        body: BODIES[this.provider](this.opts.model, query, docs),
-        secret: key,
-      };
-      const res = await withRetries(this.limits, this.deps, (signal) =>
-        postJson(this.opts.fetch, post, signal, (body): Attempt<number[]> => {
-          const r = readRerank(body, docs.length);
-          return r.ok ? { kind: "ok", value: r.value } : { kind: "fail", error: { code: "malformed", message: r.why } };
-        }),
-      );
-      usage = {
-        inputTokens: usage.inputTokens + res.usage.inputTokens,
-        outputTokens: 0,
-        requests: usage.requests + res.usage.requests,
-        ms: usage.ms + res.usage.ms,
-      };
+      const post = bearerPost(this.opts, "rerank", BODIES[this.provider](this.opts.model, query, docs));
+      const res = await this.loop.post(this.opts.fetch, post, (body): Attempt<number[]> => {
+        const r = readRerank(body, docs.length);
+        return r.ok ? { kind: "ok", value: r.value } : { kind: "fail", error: { code: "malformed", message: r.why } };
+      });
+      usage = addUsage(usage, res.usage);
       if (!res.ok) return { ok: false as const, error: res.error, usage };
       scores.push(...res.value);
     }

@@ -4,8 +4,8 @@
  * `response`, a string or already an object. The binding has no HTTP status: every thrown error
  * (capacity, network, timeout) is retried and ends as `unavailable`.
  */
-import type { ChatModel, ModelLimits, StructuredOutcome, StructuredRequest } from "../../core/ports";
-import { type Attempt, count, type LoopDeps, overBudget, resolveLimits, type Sleep, withRetries } from "./http";
+import type { StructuredOutcome, StructuredRequest } from "../../core/ports";
+import { type Attempt, BudgetedChat, completionTokens, type RetryOptions } from "./http";
 import { isRecord, parseJsonAnswer } from "./json";
 
 /** What this adapter uses of the `AI` binding (env.AI satisfies it; tests pass a stub). */
@@ -13,20 +13,15 @@ export interface AiRunner {
   run(model: string, inputs: Record<string, unknown>): Promise<unknown>;
 }
 
-export interface WorkersAiChatOptions {
+export interface WorkersAiChatOptions extends RetryOptions {
   ai: AiRunner;
   /** e.g. @cf/meta/llama-3.3-70b-instruct-fp8-fast. */
   model: string;
-  limits?: Partial<ModelLimits> | undefined;
-  sleep?: Sleep | undefined;
-  random?: (() => number) | undefined;
-  now?: (() => number) | undefined;
 }
 
 /** The parsed answer of a Workers AI text-generation result. */
 export function readAiResult(result: unknown): Attempt<unknown> {
-  const usage = isRecord(result) && isRecord(result.usage) ? result.usage : {};
-  const tokens = { inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) };
+  const tokens = completionTokens(result);
   const response = isRecord(result) ? result.response : undefined;
   if (typeof response === "string") {
     const parsed = parseJsonAnswer(response);
@@ -41,21 +36,14 @@ export function readAiResult(result: unknown): Attempt<unknown> {
   return { kind: "fail", error: { code: "malformed", message: "the result has no `response`" }, tokens };
 }
 
-export class WorkersAiChat implements ChatModel {
+export class WorkersAiChat extends BudgetedChat {
   readonly provider = "workers-ai";
-  readonly model: string;
-  private readonly limits: ModelLimits;
-  private readonly deps: LoopDeps;
 
   constructor(private readonly opts: WorkersAiChatOptions) {
-    this.model = opts.model;
-    this.limits = resolveLimits(opts.limits);
-    this.deps = { sleep: opts.sleep, random: opts.random, now: opts.now };
+    super(opts);
   }
 
-  async structured(req: StructuredRequest): Promise<StructuredOutcome> {
-    const refused = overBudget(req, this.limits);
-    if (refused) return refused;
+  protected answer(req: StructuredRequest): Promise<StructuredOutcome> {
     const inputs = {
       messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
       response_format: { type: "json_schema", json_schema: req.schema },
@@ -64,6 +52,6 @@ export class WorkersAiChat implements ChatModel {
     };
     // A thrown error becomes a retried `unavailable` in the loop (the binding takes no signal; a
     // run past the timeout is abandoned).
-    return withRetries(this.limits, this.deps, async () => readAiResult(await this.opts.ai.run(this.model, inputs)));
+    return this.loop.run(async () => readAiResult(await this.opts.ai.run(this.model, inputs)));
   }
 }
