@@ -21,17 +21,18 @@ import {
   changeLogInserts,
   chunked,
   chunkRow,
+  closesByTime,
   type Db,
   decoded,
   entityEvent,
   exactVersion,
-  groupBy,
   IN_CHUNK,
   insertRows,
   newEntityEvents,
   runBatch,
   tupleIn,
   VERSION_FIELDS,
+  versionKey,
   versionsOfChunks,
   type Write,
 } from "./queries";
@@ -87,6 +88,11 @@ export class D1ChunkStore implements ChunkStore {
 
   constructor(db: Db) {
     this.#db = db;
+  }
+
+  /** UPDATE chunk_versions SET valid_to = `at` on the versions `which` selects. */
+  #closeVersions(at: number, which: SQL | undefined): Write {
+    return this.#db.update(s.chunkVersions).set({ validTo: at }).where(which);
   }
 
   // ------------------------------------------------------------------ ingest
@@ -169,6 +175,30 @@ export class D1ChunkStore implements ChunkStore {
     return { chunks, entities, aliases };
   }
 
+  /**
+   * Previous versions end where the new ones start: one UPDATE per distinct valid_from (a batch
+   * without valid_from has one), each naming up to 45 (chunk, version) pairs.
+   */
+  #closeSuperseded(archiveId: string, plan: IngestPlan): Write[] {
+    const closes = plan.versions.filter((v) => v.closesVersion > 0);
+    return closesByTime(
+      closes,
+      (v) => v.validFrom,
+      45,
+      (at, part) =>
+        this.#closeVersions(
+          at,
+          and(
+            eq(s.chunkVersions.archiveId, archiveId),
+            tupleIn(
+              [s.chunkVersions.chunkId, s.chunkVersions.version],
+              part.map((v) => [v.chunkId, v.closesVersion]),
+            ),
+          ),
+        ),
+    );
+  }
+
   /** Execute a plan atomically. A concurrent writer makes the batch fail as a whole (PK conflict). */
   async executePlan(
     archiveId: string,
@@ -176,26 +206,7 @@ export class D1ChunkStore implements ChunkStore {
     now: number,
     vectorIdOf: (chunk: string) => string,
   ): Promise<Result<void>> {
-    const stmts: Write[] = [];
-    // Previous versions end where the new ones start: one UPDATE per distinct valid_from (a batch
-    // without valid_from has one), each naming up to 45 (chunk, version) pairs.
-    const closes = plan.versions.filter((v) => v.closesVersion > 0);
-    for (const [at, group] of groupBy(closes, (v) => v.validFrom))
-      for (const part of chunked(group, 45))
-        stmts.push(
-          this.#db
-            .update(s.chunkVersions)
-            .set({ validTo: at })
-            .where(
-              and(
-                eq(s.chunkVersions.archiveId, archiveId),
-                tupleIn(
-                  [s.chunkVersions.chunkId, s.chunkVersions.version],
-                  part.map((v) => [v.chunkId, v.closesVersion]),
-                ),
-              ),
-            ),
-        );
+    const stmts = this.#closeSuperseded(archiveId, plan);
     // Row inserts are bound on the D1 binding (insertRows): 20 columns, 5 versions per INSERT.
     stmts.push(
       ...insertRows(
@@ -245,9 +256,12 @@ export class D1ChunkStore implements ChunkStore {
       ),
     );
     // Open edges a version drops or changes: one UPDATE per distinct time, up to 32 (src, dst, type).
-    for (const [at, group] of groupBy(plan.edgeCloses, (e) => e.at))
-      for (const part of chunked(group, 32))
-        stmts.push(
+    stmts.push(
+      ...closesByTime(
+        plan.edgeCloses,
+        (e) => e.at,
+        32,
+        (at, part) =>
           this.#db
             .update(s.edges)
             .set({ validTo: at })
@@ -261,7 +275,8 @@ export class D1ChunkStore implements ChunkStore {
                 ),
               ),
             ),
-        );
+      ),
+    );
     stmts.push(
       ...insertRows(
         this.#db,
@@ -355,16 +370,7 @@ export class D1ChunkStore implements ChunkStore {
         .update(s.chunks)
         .set({ deprecatedAt: at, deprecatedBy: by, updatedAt: now })
         .where(and(eq(s.chunks.archiveId, archiveId), eq(s.chunks.chunkId, chunkId), isNull(s.chunks.deprecatedAt))),
-      this.#db
-        .update(s.chunkVersions)
-        .set({ validTo: at })
-        .where(
-          and(
-            eq(s.chunkVersions.archiveId, archiveId),
-            eq(s.chunkVersions.chunkId, chunkId),
-            eq(s.chunkVersions.version, chunk.latestVersion),
-          ),
-        ),
+      this.#closeVersions(at, versionKey(archiveId, chunkId, chunk.latestVersion)),
       ...changeLogInserts(this.#db, archiveId, [{ op: "head.deprecate", chunk: chunkId, at, by }], now),
     ];
     if (by) {

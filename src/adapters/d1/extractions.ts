@@ -13,7 +13,7 @@ import type { ExtensionPlan, Extraction } from "../../core/extraction";
 import type { EntityInput } from "../../core/ingest";
 import type { ExtractionStore, ExtractionTargetRecord } from "../../core/ports";
 import type { EntityType } from "../../core/types";
-import { chunked, type Db, IN_CHUNK, newEntityEvents } from "./queries";
+import { chunked, type Db, IN_CHUNK, newEntityEvents, versionKey } from "./queries";
 import * as s from "./schema";
 
 /** The guard of every statement: 3 parameters (archive, chunk, version). */
@@ -82,13 +82,7 @@ export class D1ExtractionStore implements ExtractionStore {
         s.chunks,
         and(eq(s.chunks.archiveId, s.chunkVersions.archiveId), eq(s.chunks.chunkId, s.chunkVersions.chunkId)),
       )
-      .where(
-        and(
-          eq(s.chunkVersions.archiveId, archiveId),
-          eq(s.chunkVersions.chunkId, chunkId),
-          eq(s.chunkVersions.version, version),
-        ),
-      );
+      .where(versionKey(archiveId, chunkId, version));
     if (!row) return null;
     const state: ExtractionTargetRecord["state"] =
       row.extracted !== null

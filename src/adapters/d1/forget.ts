@@ -18,7 +18,7 @@ import { readJsonColumn } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX } from "../../core/review";
 import type { ChangeOp } from "../../core/types";
 import { resetDerived } from "./changelog";
-import { chunked, type Db, decoded, IN_CHUNK, type Stmt, VERSION_FIELDS } from "./queries";
+import { chunked, type Db, decoded, IN_CHUNK, type Stmt, VERSION_FIELDS, versionKey } from "./queries";
 import * as s from "./schema";
 
 /** What a hard-deleted chunk's id reads as where a stored record keeps its place (metric runs). */
@@ -409,13 +409,7 @@ export class D1ForgetStore implements ForgetStore {
             artifactHash,
             extracted,
           })
-          .where(
-            and(
-              eq(s.chunkVersions.archiveId, archiveId),
-              eq(s.chunkVersions.chunkId, v.chunkId),
-              eq(s.chunkVersions.version, v.version),
-            ),
-          ),
+          .where(versionKey(archiveId, v.chunkId, v.version)),
       );
     }
     return { n: hit.size, stmts, contentHashes };

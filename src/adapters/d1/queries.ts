@@ -65,6 +65,18 @@ export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   return out;
 }
 
+/** Statements closing rows at their close times: one per distinct time and up to `size` of its rows. */
+export function closesByTime<T>(
+  rows: T[],
+  at: (row: T) => number,
+  size: number,
+  close: (at: number, part: T[]) => Write,
+): Write[] {
+  const out: Write[] = [];
+  for (const [t, group] of groupBy(rows, at)) for (const part of chunked(group, size)) out.push(close(t, part));
+  return out;
+}
+
 /**
  * `(c1, c2, ...) IN (VALUES (?, ?, ...), ...)`: one condition matching any of these tuples (SQLite
  * searches the columns' index once per tuple). Each value is a bound parameter.
@@ -202,6 +214,15 @@ export async function versionsOfChunks<F extends SelectedFields>(
   return out;
 }
 
+/** The chunk_versions row of one version of a chunk. */
+export function versionKey(archiveId: string, chunkId: string, version: number): SQL | undefined {
+  return and(
+    eq(s.chunkVersions.archiveId, archiveId),
+    eq(s.chunkVersions.chunkId, chunkId),
+    eq(s.chunkVersions.version, version),
+  );
+}
+
 /** One version of a chunk by number (these columns). */
 export async function exactVersion<F extends SelectedFields>(
   db: Db,
@@ -210,15 +231,7 @@ export async function exactVersion<F extends SelectedFields>(
   chunkId: string,
   version: number,
 ): Promise<SelectResultFields<F> | null> {
-  const [row] = await selectVersions(
-    db,
-    fields,
-    and(
-      eq(s.chunkVersions.archiveId, archiveId),
-      eq(s.chunkVersions.chunkId, chunkId),
-      eq(s.chunkVersions.version, version),
-    ),
-  );
+  const [row] = await selectVersions(db, fields, versionKey(archiveId, chunkId, version));
   return row ?? null;
 }
 
