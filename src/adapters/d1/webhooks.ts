@@ -3,10 +3,20 @@
  * so a redelivery finds it and is acknowledged without a second ingest; the dead-letter list is the
  * deliveries with status "dead". The HMAC secret is stored as given: verifying a signature needs it.
  */
-import { and, asc, desc, eq, inArray, lt } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import type { DeliveryRecord, WebhookRecord, WebhookStore } from "../../core/ports";
 import type { Db } from "./queries";
 import * as s from "./schema";
+
+/** The deliveries of one webhook, narrowed by `more`. */
+function ofWebhook(archiveId: string, webhook: string, ...more: SQL[]): SQL | undefined {
+  return and(eq(s.webhookDeliveries.archiveId, archiveId), eq(s.webhookDeliveries.webhook, webhook), ...more);
+}
+
+/** One delivery of a webhook, by its delivery id. */
+function deliveryKey(archiveId: string, webhook: string, deliveryId: string): SQL | undefined {
+  return ofWebhook(archiveId, webhook, eq(s.webhookDeliveries.deliveryId, deliveryId));
+}
 
 export class D1WebhookStore implements WebhookStore {
   readonly #db: Db;
@@ -44,9 +54,7 @@ export class D1WebhookStore implements WebhookStore {
         .delete(s.webhooks)
         .where(and(eq(s.webhooks.archiveId, archiveId), eq(s.webhooks.name, name)))
         .returning({ name: s.webhooks.name }),
-      this.#db
-        .delete(s.webhookDeliveries)
-        .where(and(eq(s.webhookDeliveries.archiveId, archiveId), eq(s.webhookDeliveries.webhook, name))),
+      this.#db.delete(s.webhookDeliveries).where(ofWebhook(archiveId, name)),
     ]);
     return res.length > 0;
   }
@@ -57,13 +65,7 @@ export class D1WebhookStore implements WebhookStore {
     const rows = await this.#db
       .select()
       .from(s.webhookDeliveries)
-      .where(
-        and(
-          eq(s.webhookDeliveries.archiveId, archiveId),
-          eq(s.webhookDeliveries.webhook, webhook),
-          eq(s.webhookDeliveries.bodySha, bodySha),
-        ),
-      )
+      .where(ofWebhook(archiveId, webhook, eq(s.webhookDeliveries.bodySha, bodySha)))
       .orderBy(asc(s.webhookDeliveries.receivedAt))
       .limit(1);
     return rows[0] ?? null;
@@ -71,13 +73,7 @@ export class D1WebhookStore implements WebhookStore {
 
   async getDelivery(archiveId: string, webhook: string, deliveryId: string): Promise<DeliveryRecord | null> {
     return (
-      (await this.#db.query.webhookDeliveries.findFirst({
-        where: and(
-          eq(s.webhookDeliveries.archiveId, archiveId),
-          eq(s.webhookDeliveries.webhook, webhook),
-          eq(s.webhookDeliveries.deliveryId, deliveryId),
-        ),
-      })) ?? null
+      (await this.#db.query.webhookDeliveries.findFirst({ where: deliveryKey(archiveId, webhook, deliveryId) })) ?? null
     );
   }
 
@@ -100,25 +96,11 @@ export class D1WebhookStore implements WebhookStore {
     await this.#db
       .update(s.webhookDeliveries)
       .set(patch)
-      .where(
-        and(
-          eq(s.webhookDeliveries.archiveId, archiveId),
-          eq(s.webhookDeliveries.webhook, webhook),
-          eq(s.webhookDeliveries.deliveryId, deliveryId),
-        ),
-      );
+      .where(deliveryKey(archiveId, webhook, deliveryId));
   }
 
   async deleteDelivery(archiveId: string, webhook: string, deliveryId: string): Promise<void> {
-    await this.#db
-      .delete(s.webhookDeliveries)
-      .where(
-        and(
-          eq(s.webhookDeliveries.archiveId, archiveId),
-          eq(s.webhookDeliveries.webhook, webhook),
-          eq(s.webhookDeliveries.deliveryId, deliveryId),
-        ),
-      );
+    await this.#db.delete(s.webhookDeliveries).where(deliveryKey(archiveId, webhook, deliveryId));
   }
 
   async listDeliveries(
@@ -127,7 +109,7 @@ export class D1WebhookStore implements WebhookStore {
     status: string | undefined,
     limit: number,
   ): Promise<DeliveryRecord[]> {
-    const scope = and(eq(s.webhookDeliveries.archiveId, archiveId), eq(s.webhookDeliveries.webhook, webhook));
+    const scope = ofWebhook(archiveId, webhook);
     return this.#db
       .select()
       .from(s.webhookDeliveries)

@@ -3,11 +3,20 @@
  * entities and chunks reachable from normalised aliases (cross-source deduplication), live entities,
  * a paper's versions and head, and the entity events the pipelines record themselves.
  */
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { sha256Hex } from "../../core/ingest";
 import type { LatestHead, PaperMatch, WorldLookup } from "../../core/ports";
 import { chunked, chunkRows, type Db, entityEvent, IN_CHUNK, latestVersion, runBatch } from "./queries";
 import * as s from "./schema";
+
+/** The tombstones of these id hashes that no re-creation has lifted. */
+function liveTombstones(archiveId: string, idHashes: string[]): SQL | undefined {
+  return and(
+    eq(s.tombstones.archiveId, archiveId),
+    inArray(s.tombstones.idHash, idHashes),
+    isNull(s.tombstones.recreatedAt),
+  );
+}
 
 export class D1WorldLookup implements WorldLookup {
   readonly #db: Db;
@@ -24,13 +33,7 @@ export class D1WorldLookup implements WorldLookup {
       const rows = await this.#db
         .select({ h: s.tombstones.idHash, at: s.tombstones.deletedAt })
         .from(s.tombstones)
-        .where(
-          and(
-            eq(s.tombstones.archiveId, archiveId),
-            inArray(s.tombstones.idHash, part),
-            isNull(s.tombstones.recreatedAt),
-          ),
-        );
+        .where(liveTombstones(archiveId, part));
       for (const r of rows) out.set(byHash.get(r.h) as string, r.at);
     }
     return out;
@@ -40,11 +43,7 @@ export class D1WorldLookup implements WorldLookup {
     const hashes: string[] = [];
     for (const id of new Set(ids)) hashes.push(await sha256Hex(id));
     for (const part of chunked(hashes, IN_CHUNK)) {
-      const live = and(
-        eq(s.tombstones.archiveId, archiveId),
-        inArray(s.tombstones.idHash, part),
-        isNull(s.tombstones.recreatedAt),
-      );
+      const live = liveTombstones(archiveId, part);
       const undone = await this.#db.select({ auditId: s.tombstones.auditId }).from(s.tombstones).where(live);
       if (undone.length === 0) continue;
       // One transaction: the audit rows' re-creations (append-only) and the tombstones they lift.
