@@ -15,12 +15,12 @@ import {
   ARXIV_FIELDS,
   ARXIV_HTTP_HOSTS,
   arxivIdList,
-  authorsLine,
   type ConditionalHeaders,
   clampInt,
   conditionalHeaders,
   type HttpRequestSpec,
   paperArtifact,
+  paperHeader,
   type SourceDefinition,
   type SourceSpec,
   scholarlyCheck,
@@ -201,8 +201,7 @@ export function parseArxivFeed(xml: string, opts: { source?: string } = {}): Res
       if (p) entities.push(p);
     }
 
-    const lines = [title || identity.id];
-    if (authors.length) lines.push(authorsLine(authors));
+    const lines = paperHeader(title || identity.id, authors);
     if (categories.length) lines.push(`Categories: ${categories.join(", ")}`);
     if (vTag) lines.push(`arXiv version: ${vTag}`);
     if (comment) lines.push(`Comment: ${comment}`);
@@ -255,7 +254,7 @@ export const arxivSource: SourceDefinition = {
   },
   check: scholarlyCheck({
     kind: "arxiv",
-    base: "https://export.arxiv.org/api/query",
+    base: ARXIV_API,
     example: "`cat:cs.CL AND ti:memory` or `id:2405.14831`",
     allowHttpHosts: ARXIV_HTTP_HOSTS,
     query: checkArxivQuery,

@@ -23,7 +23,6 @@ import { canonicalPaperId } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
 import { annotatedPlan, apiBase, jsonObjectBody, worksListParams } from "./scholarly";
 import {
-  authorsLine,
   type ConditionalHeaders,
   checkPairs,
   clampInt,
@@ -31,6 +30,7 @@ import {
   doiPath,
   type HttpRequestSpec,
   paperArtifact,
+  paperHeader,
   paperTarget,
   queryPairs,
   type SourceDefinition,
@@ -295,9 +295,7 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     const [y, m, d] = dateParts(item.issued);
     const workType = str(item.type);
     const abstract = typeof item.abstract === "string" ? jatsToText(item.abstract) : "";
-    const lines = [title || doi.slice(4)];
-    if (authors.length) lines.push(authorsLine(authors));
-    if (venue) lines.push(`Venue: ${venue}`);
+    const lines = paperHeader(title || doi.slice(4), authors, venue);
     if (y !== undefined)
       lines.push(
         `Issued: ${[y, m, d]
@@ -347,7 +345,7 @@ export const crossrefSource: SourceDefinition = {
   },
   check: scholarlyCheck({
     kind: "crossref",
-    base: "https://api.crossref.org",
+    base: CROSSREF_API,
     example: "`query=retrieval augmented generation&filter=from-update-date:2024-01-01`",
     query: checkCrossrefQuery,
   }),

@@ -18,12 +18,12 @@ import { slug } from "../ids";
 import type { EntityInput } from "../ingest";
 import { apiBase, type RecordPlan, recordsPlan } from "./scholarly";
 import {
-  authorsLine,
   type ConditionalHeaders,
   clampInt,
   conditionalHeaders,
   type HttpRequestSpec,
   paperArtifact,
+  paperHeader,
   type SourceDefinition,
   type SourceSpec,
   scholarlyCheck,
@@ -84,12 +84,10 @@ function hitToPlan(info: JsonObject, ref: string): RecordPlan {
     const e = personEntity(personName(name));
     if (e) entities.push(e);
   }
-  const year = num(info.year) ?? (str(info.year) ? Number(str(info.year)) : undefined);
+  const given = num(info.year) ?? (str(info.year) ? Number(str(info.year)) : undefined);
+  const year = given !== undefined && Number.isFinite(given) ? given : undefined;
   const type = str(info.type);
-  const lines = [title || identity.id];
-  if (authors.length) lines.push(authorsLine(authors));
-  if (venues.length) lines.push(`Venue: ${venues.join(", ")}`);
-  if (year !== undefined && Number.isFinite(year)) lines.push(`Year: ${year}`);
+  const lines = paperHeader(title || identity.id, authors, venues.join(", "), year);
   if (type) lines.push(`Type: ${type}`);
   if (key) lines.push(`DBLP: ${key}`);
   const source = str(info.url) ?? (key ? `https://dblp.org/rec/${key}` : undefined);
@@ -100,7 +98,7 @@ function hitToPlan(info: JsonObject, ref: string): RecordPlan {
       {
         entities,
         boundaries: [
-          ...(year !== undefined && Number.isFinite(year) ? [`year:${year}`] : []),
+          ...(year !== undefined ? [`year:${year}`] : []),
           ...(type ? [`type:${slug(type)}`] : []),
           "source:dblp",
         ],
@@ -144,7 +142,7 @@ export const dblpSource: SourceDefinition = {
   },
   check: scholarlyCheck({
     kind: "dblp",
-    base: "https://dblp.org/search/publ/api",
+    base: DBLP_API,
     example: "`retrieval augmented generation year:2024`",
   }),
   fetch: {

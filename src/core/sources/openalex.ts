@@ -15,7 +15,6 @@ import { canonicalPaperId, slug } from "../ids";
 import type { EdgeInput, EntityInput } from "../ingest";
 import { apiBase, jsonObjectBody, type RecordPlan, recordsPlan, worksListParams } from "./scholarly";
 import {
-  authorsLine,
   type ConditionalHeaders,
   checkPairs,
   clampInt,
@@ -23,6 +22,7 @@ import {
   doiPath,
   type HttpRequestSpec,
   paperArtifact,
+  paperHeader,
   paperTarget,
   type SourceDefinition,
   type SourceSpec,
@@ -187,10 +187,7 @@ function workToPlan(w: JsonObject, ref: string): RecordPlan {
   const year = num(w.publication_year);
   const type = str(w.type);
   const abstract = reconstructAbstract(w.abstract_inverted_index);
-  const lines = [title || identity.id];
-  if (authors.length) lines.push(authorsLine(authors));
-  if (venue) lines.push(`Venue: ${venue}`);
-  if (year !== undefined) lines.push(`Year: ${year}`);
+  const lines = paperHeader(title || identity.id, authors, venue, year);
   if (type) lines.push(`Type: ${type}`);
   if (concepts.length) lines.push(`Topics: ${concepts.join(", ")}`);
 
@@ -259,7 +256,7 @@ export const openalexSource: SourceDefinition = {
   },
   check: scholarlyCheck({
     kind: "openalex",
-    base: "https://api.openalex.org",
+    base: OPENALEX_API,
     example: "`filter=concepts.id:C41008148&search=long-term memory`",
     query: checkOpenAlexQuery,
   }),

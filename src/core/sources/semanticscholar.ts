@@ -18,12 +18,12 @@ import type { ImportPlan } from "../formats/types";
 import type { EdgeInput, EntityInput } from "../ingest";
 import { apiBase, jsonObjectBody, type RecordPlan, recordsPlan } from "./scholarly";
 import {
-  authorsLine,
   type ConditionalHeaders,
   clampInt,
   conditionalHeaders,
   type HttpRequestSpec,
   paperArtifact,
+  paperHeader,
   paperTarget,
   type SourceDefinition,
   type SourceSpec,
@@ -113,10 +113,7 @@ function paperToPlan(p: JsonObject, ref: string): RecordPlan {
   }
   const year = num(p.year);
   const citations = num(p.citationCount);
-  const lines = [title || identity.id];
-  if (authors.length) lines.push(authorsLine(authors));
-  if (venue) lines.push(`Venue: ${venue}`);
-  if (year !== undefined) lines.push(`Year: ${year}`);
+  const lines = paperHeader(title || identity.id, authors, venue, year);
   if (citations !== undefined) lines.push(`Citations: ${citations}`);
   if (p.isOpenAccess === true) lines.push("Open access: yes");
   const source = str(p.url) ?? (str(p.paperId) ? `https://www.semanticscholar.org/paper/${str(p.paperId)}` : undefined);
@@ -170,7 +167,7 @@ export const semanticScholarSource: SourceDefinition = {
   },
   check: scholarlyCheck({
     kind: "semanticscholar",
-    base: "https://api.semanticscholar.org/graph/v1",
+    base: SEMANTIC_SCHOLAR_API,
     example: "`long-term memory for LLM agents` or `ARXIV:2405.14831`",
     query: (q) =>
       /^(?:CorpusId|DOI|ARXIV|MAG|ACL|PMID|PMCID|URL):\s*$/i.test(q)

@@ -195,10 +195,19 @@ export function paperTarget(raw: string): string | null {
   return canonicalPaperId(raw) ? (paperIdentity([raw], "")?.id ?? null) : null;
 }
 
-/** "Authors: A, B, C" for a record's content, at most 500 names ("... and N more"). */
-export function authorsLine(authors: string[]): string {
-  const more = authors.length > 500 ? ` and ${authors.length - 500} more` : "";
-  return `Authors: ${authors.slice(0, 500).join(", ")}${more}`;
+/**
+ * The first header lines of a paper record's content: the title, then "Authors: A, B, C" (at most 500
+ * names, "... and N more"), "Venue: …" and "Year: …", each when the record has it.
+ */
+export function paperHeader(title: string, authors: string[], venue?: string, year?: number): string[] {
+  const lines = [title];
+  if (authors.length) {
+    const more = authors.length > 500 ? ` and ${authors.length - 500} more` : "";
+    lines.push(`Authors: ${authors.slice(0, 500).join(", ")}${more}`);
+  }
+  if (venue) lines.push(`Venue: ${venue}`);
+  if (year !== undefined) lines.push(`Year: ${year}`);
+  return lines;
 }
 
 /**
