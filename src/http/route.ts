@@ -8,7 +8,7 @@ import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, type z }
 import type { MiddlewareHandler } from "hono";
 import { FailureError, schemaFailure } from "../core/errors";
 import { type AppEnv, allow, errorBody, json } from "./common";
-import { AUTH, errors } from "./docs";
+import { AUTH, type ErrorStatus, errorResponse, errors } from "./docs";
 import { closestName, requestJsonSchema, unknownField } from "./strict";
 
 export type Scope = keyof typeof AUTH;
@@ -55,25 +55,44 @@ export function endpoint<const R extends RouteConfig>(
   app.openapi(route, handler as never);
 }
 
-/** A GET read with a query string: `result` is the 200 answer; it fails with 400, 401, 403 or 404. */
-export function queryGet<const P extends string, Pa extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(r: {
-  path: P;
-  tags: string[];
-  summary: string;
-  description: string;
-  params: Pa;
-  query: Q;
-  result: R;
-}) {
+/** What the document says of a route besides its request and responses. */
+type Doc<P extends string> = { path: P; tags: string[]; summary: string; description: string };
+
+/** A GET route: `doc` with `request` and `responses`, in the order the document lists them. */
+function get<const P extends string, Req, Res>(doc: Doc<P>, request: Req, responses: Res) {
   return {
     method: "get" as const,
-    path: r.path,
-    tags: r.tags,
-    summary: r.summary,
-    description: r.description,
-    request: { params: r.params, query: r.query },
-    responses: { 200: json(r.result), ...errors(400, 401, 403, 404) },
+    path: doc.path,
+    tags: doc.tags,
+    summary: doc.summary,
+    description: doc.description,
+    request,
+    responses,
   };
+}
+
+/** A GET read with a query string: `result` is the 200 answer; it fails with 400, 401, 403 or 404. */
+export function queryGet<const P extends string, Pa extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(
+  r: Doc<P> & { params: Pa; query: Q; result: R },
+) {
+  return get(r, { params: r.params, query: r.query }, { 200: json(r.result), ...errors(400, 401, 403, 404) });
+}
+
+/**
+ * A GET of one thing its path (and query) names: `result` is the 200 answer and `missing` the 404's
+ * description; it fails with 400, 401, 403 and the statuses in `also`.
+ */
+export function itemGet<
+  const P extends string,
+  Req extends NonNullable<RouteConfig["request"]>,
+  R extends z.ZodType,
+  const C extends ErrorStatus = never,
+>(r: Doc<P> & { request: Req; result: R; missing: string; also?: C[] }) {
+  return get(r, r.request, {
+    200: json(r.result),
+    ...errors<400 | 401 | 403 | C>(400, 401, 403, ...(r.also ?? [])),
+    404: errorResponse(404, r.missing),
+  });
 }
 
 /**

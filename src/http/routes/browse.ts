@@ -3,7 +3,7 @@ import type { z } from "@hono/zod-openapi";
 import * as S from "../../contract";
 import { answer, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors, modelErrors } from "../docs";
-import { endpoint, queryGet, resourceApp } from "../route";
+import { endpoint, itemGet, queryGet, resourceApp } from "../route";
 
 export const browseRoutes = resourceApp();
 
@@ -48,16 +48,16 @@ endpoint(
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/chunks/{id}",
     tags: ["browse"],
     summary: "One chunk with its history",
     description:
       "The chunk's head, every version (oldest first, with validity, content length and SHA-256, entities, boundaries, declared edges and relations), its edges over time and its deprecation with the reason. Percent-encode the id.",
     request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape) },
-    responses: { 200: json(S.ChunkDetail), ...errors(400, 401, 403), 404: err(404, "No such archive or chunk") },
-  },
+    result: S.ChunkDetail,
+    missing: "No such archive or chunk",
+  }),
   async (c) => {
     const p = c.req.valid("param");
     return answer(c, await c.var.app.browse.chunk(p.archive, p.id));
@@ -67,20 +67,17 @@ endpoint(
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/chunks/{id}/content",
     tags: ["browse"],
     summary: "Exact content of a version",
     description:
       "The stored text of one version (`version`, or the one valid at `as_of`), whole or the span [start, end) in the same offsets as card anchors, at most `max_chars` characters per call; `next_start` continues a cut read.",
     request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.ContentQuery },
-    responses: {
-      200: json(S.ContentSlice),
-      ...errors(400, 401, 403, 503),
-      404: err(404, "No such archive, chunk or version"),
-    },
-  },
+    result: S.ContentSlice,
+    missing: "No such archive, chunk or version",
+    also: [503],
+  }),
   async (c) => {
     const p = c.req.valid("param");
     return answer(c, await c.var.app.browse.content(p.archive, p.id, c.req.valid("query")));
@@ -90,20 +87,17 @@ endpoint(
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/chunks/{id}/diff",
     tags: ["browse"],
     summary: "Line diff between two versions",
     description:
       "What changed between versions `from` and `to` (default: the latest and the one before): line operations with exact [start, end) offsets into both versions (the offsets anchors use) and the unified diff. Versions differing in more than 1,000 lines get 413.",
     request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.DiffQuery },
-    responses: {
-      200: json(S.ChunkDiff),
-      ...errors(400, 401, 403, 413, 503),
-      404: err(404, "No such archive, chunk or version"),
-    },
-  },
+    result: S.ChunkDiff,
+    missing: "No such archive, chunk or version",
+    also: [413, 503],
+  }),
   async (c) => {
     const p = c.req.valid("param");
     return answer(c, await c.var.app.browse.diff(p.archive, p.id, c.req.valid("query")));
@@ -129,16 +123,16 @@ endpoint(
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/entities/{id}",
     tags: ["browse"],
     summary: "One entity with its history",
     description:
       "The entity, every name it has had with validity, its events (created, alias, rename, merged_into, absorbed) and the chunk versions mentioning it (at most 500). Percent-encode the id.",
     request: { params: S.ArchiveParam.extend(S.EntityIdParam.shape) },
-    responses: { 200: json(S.EntityDetail), ...errors(400, 401, 403), 404: err(404, "No such archive or entity") },
-  },
+    result: S.EntityDetail,
+    missing: "No such archive or entity",
+  }),
   async (c) => {
     const p = c.req.valid("param");
     return answer(c, await c.var.app.browse.entity(p.archive, p.id));
@@ -183,15 +177,15 @@ endpoint(
 endpoint(
   browseRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/chunks/{id}/annotations",
     tags: ["browse"],
     summary: "A chunk's annotations as of a time",
     description: "Each key's value at `as_of` (default now), folded from the events up to then, and those events.",
     request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.AnnotationsQuery },
-    responses: { 200: json(S.Annotations), ...errors(400, 401, 403), 404: err(404, "No such archive or chunk") },
-  },
+    result: S.Annotations,
+    missing: "No such archive or chunk",
+  }),
   async (c) => {
     const p = c.req.valid("param");
     return answer(c, await c.var.app.annotations.read(p.archive, p.id, c.req.valid("query")));

@@ -2,7 +2,7 @@
 import * as S from "../../contract";
 import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, itemGet, resourceApp } from "../route";
 
 export const papersRoutes = resourceApp();
 
@@ -29,19 +29,15 @@ endpoint(
 endpoint(
   papersRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/coverage",
     tags: ["papers"],
     summary: "Coverage of a paper's sections and elements",
     description:
       "Per type (section, figure, table, equation), how many of the paper's items (its `part-of` subtree as of `as_of`) are linked, the share and the unlinked items. An item is *referenced* when the text ties it to another: an element some section discusses (`discussed-in`), a section that discusses an element or cites a work; *grounded* when its version names an entity other than the paper itself, a person or a venue. `rule` picks the definition of linked: `referenced`, `grounded`, `both` or `either` (default: linked to a concept or to a discussion), `aggregate` the overall share (`micro`: linked / items, default; `macro`: mean of the per-type shares). PaperGuru's choices: the seed leaves coverage undefined.",
     request: { params: S.ArchiveParam, query: S.CoverageQuery },
-    responses: {
-      200: json(S.CoverageResult),
-      ...errors(400, 401, 403),
-      404: err(404, "No such archive or paper, or no version of it at as_of"),
-    },
-  },
+    result: S.CoverageResult,
+    missing: "No such archive or paper, or no version of it at as_of",
+  }),
   async (c) => answer(c, await c.var.app.papers.coverage(c.req.valid("param").archive, c.req.valid("query"))),
 );

@@ -2,7 +2,7 @@
 import * as S from "../../contract";
 import { answer, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, queryGet, resourceApp } from "../route";
+import { endpoint, itemGet, queryGet, resourceApp } from "../route";
 
 export const reviewRoutes = resourceApp();
 
@@ -45,16 +45,16 @@ endpoint(
 endpoint(
   reviewRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/review",
     tags: ["review"],
     summary: "Review status and history of a node or an edge",
     description:
       "`chunk=` (a node) or `from=`, `type=`, `to=` (an edge): the status at `as_of` (default now), who set it, when and why, and every review event up to then. An edge also shows its stored validity interval (`exists`: valid at as_of); a node lists its reviewed out-edges with their statuses.",
     request: { params: S.ArchiveParam, query: S.ReviewQuery },
-    responses: { 200: json(S.ReviewState), ...errors(400, 401, 403), 404: err(404, "No such archive or chunk") },
-  },
+    result: S.ReviewState,
+    missing: "No such archive or chunk",
+  }),
   async (c) => answer(c, await c.var.app.review.state(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
@@ -105,15 +105,15 @@ endpoint(
 endpoint(
   reviewRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/metrics/retrieval/runs/{run}",
     tags: ["review"],
     summary: "One retrieval-metric run",
     description: "The run with its aggregate and per-query metrics (query, gold ids, returned ids).",
     request: { params: S.ArchiveParam.extend(S.RunParam.shape) },
-    responses: { 200: json(S.RetrievalRun), ...errors(400, 401, 403), 404: err(404, "No such archive or run") },
-  },
+    result: S.RetrievalRun,
+    missing: "No such archive or run",
+  }),
   async (c) => {
     const p = c.req.valid("param");
     return answer(c, await c.var.app.review.run(p.archive, p.run));

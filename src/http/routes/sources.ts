@@ -2,7 +2,7 @@
 import * as S from "../../contract";
 import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, queryGet, resourceApp } from "../route";
+import { endpoint, itemGet, queryGet, resourceApp } from "../route";
 
 export const sourcesRoutes = resourceApp();
 
@@ -46,19 +46,15 @@ endpoint(
 endpoint(
   sourcesRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/sources/{source}",
     tags: ["sources"],
     summary: "One source",
     description: "The source and its status.",
     request: { params: S.SourceParam },
-    responses: {
-      200: json(S.SourceSchema),
-      ...errors(400, 401, 403),
-      404: err(404, "No such archive or source"),
-    },
-  },
+    result: S.SourceSchema,
+    missing: "No such archive or source",
+  }),
   async (c) => {
     const { archive, source } = c.req.valid("param");
     return answer(c, await c.var.app.sources.get(archive, source));

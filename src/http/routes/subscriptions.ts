@@ -2,7 +2,7 @@
 import * as S from "../../contract";
 import { answer, body, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { endpoint, itemGet, resourceApp } from "../route";
 
 export const subscriptionsRoutes = resourceApp();
 
@@ -63,16 +63,16 @@ endpoint(
 endpoint(
   subscriptionsRoutes,
   "read",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/subscriptions/{name}/events",
     tags: ["events"],
     summary: "Events sent to a subscriber",
     description:
       "Newest first, with status (pending, retrying, delivered, dead), attempts, the last HTTP status and error, and the exact body sent.",
     request: { params: S.SubscriptionName, query: S.EventListQuery },
-    responses: { 200: json(S.EventList), ...errors(400, 401, 403), 404: err(404, "No such archive or subscriber") },
-  },
+    result: S.EventList,
+    missing: "No such archive or subscriber",
+  }),
   async (c) => {
     const { archive, name } = c.req.valid("param");
     return answer(c, await c.var.app.events.events(archive, name, c.req.valid("query")));

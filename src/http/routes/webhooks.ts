@@ -2,7 +2,7 @@
 import * as S from "../../contract";
 import { answer, body, failure, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, queryGet, resourceApp } from "../route";
+import { endpoint, itemGet, queryGet, resourceApp } from "../route";
 
 export const webhooksRoutes = resourceApp();
 
@@ -143,19 +143,15 @@ endpoint(
 endpoint(
   webhooksRoutes,
   "write",
-  {
-    method: "get",
+  itemGet({
     path: "/v1/archives/{archive}/webhooks/{name}/deliveries/{delivery}",
     tags: ["webhooks"],
     summary: "One delivery",
     description: "Status, attempts, counts of the last successful run and the last error.",
     request: { params: S.DeliveryParam },
-    responses: {
-      200: json(S.DeliverySchema),
-      ...errors(400, 401, 403),
-      404: err(404, "No such archive or delivery"),
-    },
-  },
+    result: S.DeliverySchema,
+    missing: "No such archive or delivery",
+  }),
   async (c) => {
     const { archive, name, delivery } = c.req.valid("param");
     return answer(c, await c.var.app.webhooks.delivery(archive, name, delivery));
