@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { CHUNK_KINDS, ENTITY_TYPES } from "../core/types";
-import { MAX_ID, PageLimit, T0, Time } from "./common";
+import { IdSchema, MAX_ID, PageLimit, queryParam, T0, Time } from "./common";
 
 const Iso = z.string().openapi({ description: "ISO 8601 date-time (UTC)", example: T0 });
 const IsoOrNull = Iso.nullable();
@@ -22,12 +22,7 @@ const Cursor = z
   });
 
 const tagParam = (name: string, description: string) =>
-  z
-    .string()
-    .min(1)
-    .max(MAX_ID)
-    .optional()
-    .openapi({ param: { name, in: "query" }, description });
+  queryParam(IdSchema.optional(), name, description);
 
 export const ChunkListQuery = z.object({
   kind: z
@@ -377,13 +372,7 @@ export const CONTENT_DEFAULT_CHARS = 100_000;
 export const CONTENT_MAX_CHARS = 2 * 1024 * 1024;
 
 const offset = (name: string, description: string) =>
-  z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(CONTENT_MAX_CHARS)
-    .optional()
-    .openapi({ param: { name, in: "query" }, description });
+  queryParam(z.coerce.number().int().min(0).max(CONTENT_MAX_CHARS).optional(), name, description);
 
 export const ContentQuery = z.object({
   version: z.coerce
@@ -531,13 +520,7 @@ export const GroundingResult = z
   });
 
 const versionParam = (name: string, description: string) =>
-  z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .openapi({ param: { name, in: "query" }, description });
+  queryParam(z.coerce.number().int().min(1).max(1_000_000).optional(), name, description);
 
 export const DiffQuery = z.object({
   from: versionParam("from", "The older version (default: the one before `to`)."),

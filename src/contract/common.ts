@@ -92,6 +92,13 @@ export const ArchiveParam = z.object({
 /** Chunk and entity ids: the ingest schema caps artifact ids at 512 characters, so no stored id is longer. */
 export const MAX_ID = 512;
 
+/** A chunk or entity id a request names. */
+export const IdSchema = z.string().min(1).max(MAX_ID);
+
+/** `schema` as the query parameter `name`, documented with `description`. */
+export const queryParam = <T extends z.ZodType>(schema: T, name: string, description: string) =>
+  schema.openapi({ param: { name, in: "query" }, description });
+
 export const AnyObject = z.record(z.string(), z.unknown());
 
 /** ISO time -> epoch ms (the schemas already checked the format). */

@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { DISCOVERY_ENGINES } from "../core/research/discover";
 import { DEFAULT_MIN_SIMILARITY, POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS } from "../core/types";
-import { ArchiveParam, MAX_ID, Time } from "./common";
+import { ArchiveParam, MAX_ID, queryParam, Time } from "./common";
 
 const Weight = z.number().min(0).max(10);
 /** A publication year bound (inclusive). */
@@ -217,12 +217,7 @@ export const RankingModeParams = ArchiveParam.extend({
 export const MAX_STATS_PAPERS = 2000;
 
 const csv = (name: string, description: string) =>
-  z
-    .string()
-    .min(1)
-    .max(4000)
-    .optional()
-    .openapi({ param: { name, in: "query" }, description });
+  queryParam(z.string().min(1).max(4000).optional(), name, description);
 
 export const StatsQuery = z.object({
   within: z

@@ -5,10 +5,9 @@
  * against human scores (§3.4, Table 2, Prompt E).
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID, T0, Time } from "./common";
+import { IdSchema as Id, MAX_ID, T0, Time } from "./common";
 import { ProposalUsageSchema } from "./proposals";
 
-const Id = z.string().min(1).max(MAX_ID);
 const Text = (max: number) => z.string().min(1).max(max);
 const Score = z.number().int().min(0).max(4).openapi({ description: "Rubric score 0-4 (Table 1)." });
 const Share = z.number().openapi({ description: "A share in [0, 1]." });

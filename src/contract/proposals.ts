@@ -5,10 +5,8 @@
  * was dropped and why, and what the model calls spent.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID, T0, Time } from "./common";
+import { IdSchema as Id, T0, Time } from "./common";
 import { AnchorSchema, SessionId } from "./query";
-
-const Id = z.string().min(1).max(MAX_ID);
 
 const dryRun = z
   .boolean()

@@ -5,13 +5,8 @@
  * selector of Eq. 12 over annotation counters.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID, T0, Time } from "./common";
+import { IdSchema as Id, queryParam as q, T0, Time } from "./common";
 import { AnchorSchema, CardSchema } from "./query";
-
-const q = <T extends z.ZodType>(s: T, name: string, description: string) =>
-  s.openapi({ param: { name, in: "query" }, description });
-
-const Id = z.string().min(1).max(MAX_ID);
 
 /** Defaults PaperGuru chose where the seed gives none (docs/research.md). */
 export const SGMC_DEFAULTS = {

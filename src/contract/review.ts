@@ -2,10 +2,9 @@
 import { z } from "@hono/zod-openapi";
 import { REVIEW_OPS, REVIEW_STATUSES } from "../core/review";
 import { EDGE_TYPES } from "../core/types";
-import { MAX_ID, PageLimit, T0, Time, wellFormed } from "./common";
+import { IdSchema as Id, MAX_ID, PageLimit, queryParam, T0, Time, wellFormed } from "./common";
 import { FilterSchema } from "./query";
 
-const Id = z.string().min(1).max(MAX_ID);
 const Status = z.enum(REVIEW_STATUSES);
 
 export const ReviewEdge = z
@@ -96,7 +95,7 @@ export const ReviewResult = z
     },
   });
 
-const q = (name: string, description: string) => Id.optional().openapi({ param: { name, in: "query" }, description });
+const q = (name: string, description: string) => queryParam(Id.optional(), name, description);
 
 export const ReviewQuery = z.object({
   chunk: q("chunk", "A node: its status and history."),

@@ -3,11 +3,9 @@
  * into one code node (implementation, test, documentation), checked by rules and by a verifier call.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID, T0, Time } from "./common";
+import { IdSchema as Id, T0, Time } from "./common";
 import { ProposalUsageSchema } from "./proposals";
 import { AnchorSchema } from "./query";
-
-const Id = z.string().min(1).max(MAX_ID);
 
 export const RewriteBody = z
   .object({

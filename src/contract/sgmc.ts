@@ -5,14 +5,9 @@
  * (Eqs. 11, 13, 14) and the review scaffold (§5: each claim's chain to its source).
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID, T0, Time } from "./common";
+import { IdSchema as Id, queryParam as q, T0, Time } from "./common";
 import { ProposalUsageSchema } from "./proposals";
 import { AnchorSchema } from "./query";
-
-const q = <T extends z.ZodType>(s: T, name: string, description: string) =>
-  s.openapi({ param: { name, in: "query" }, description });
-
-const Id = z.string().min(1).max(MAX_ID);
 
 /** PaperGuru's defaults where the seed gives none (docs/research.md). */
 export const SGMC_LOOP_DEFAULTS = {
