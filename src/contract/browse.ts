@@ -21,8 +21,7 @@ const Cursor = z
     description: "`next_cursor` of the previous page; omit for the first page.",
   });
 
-const tagParam = (name: string, description: string) =>
-  queryParam(IdSchema.optional(), name, description);
+const tagParam = (name: string, description: string) => queryParam(IdSchema.optional(), name, description);
 
 export const ChunkListQuery = z.object({
   kind: z

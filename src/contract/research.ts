@@ -23,6 +23,12 @@ export const SGMC_DEFAULTS = {
   maxNodesCap: 2000,
 } as const;
 
+/** The anchor the examples cite: the first 20 characters of paper:de, version 1. */
+const ANCHOR_EXAMPLE = { artifact_id: "paper:de", version: 1, start: 0, end: 20, snippet: "Differential entropy" };
+
+/** That anchor as evidence, with its chunk's title. */
+export const EVIDENCE_EXAMPLE = { ...ANCHOR_EXAMPLE, title: "Differential entropy features" };
+
 export const TreeQuery = z.object({
   root: q(Id, "root", "The outline's root chunk (the review's instruction or any node)."),
   as_of: q(Time.optional(), "as_of", "Read the tree as it was then (default now)."),
@@ -162,21 +168,15 @@ export const GatherResult = z
       query: "Features. Which features.",
       references: 2,
       cards: [],
-      evidence: [
-        {
-          artifact_id: "paper:de",
-          version: 1,
-          start: 0,
-          end: 20,
-          snippet: "Differential entropy",
-          title: "Differential entropy features",
-        },
-      ],
+      evidence: [EVIDENCE_EXAMPLE],
     },
   });
 
+/** `?node=` of the hub and draft reads. */
+const NodeParam = q(Id, "node", "The outline node.");
+
 export const HubQuery = z.object({
-  node: q(Id, "node", "The outline node."),
+  node: NodeParam,
   as_of: q(Time.optional(), "as_of", "Iterations recorded (valid) up to then (default now)."),
 });
 
@@ -206,16 +206,7 @@ export const HubResult = z
           version: 1,
           valid_from: T0,
           query: "Features. Which features.",
-          evidence: [
-            {
-              artifact_id: "paper:de",
-              version: 1,
-              start: 0,
-              end: 20,
-              snippet: "Differential entropy",
-              title: "Differential entropy features",
-            },
-          ],
+          evidence: [EVIDENCE_EXAMPLE],
         },
       ],
     },
@@ -258,12 +249,12 @@ export const DraftResult = z
       draft: { id: "review:eeg/features#draft", version: 2, status: "updated" },
       iteration: 1,
       cites: ["paper:de"],
-      evidence: [{ artifact_id: "paper:de", version: 1, start: 0, end: 20, snippet: "Differential entropy" }],
+      evidence: [ANCHOR_EXAMPLE],
     },
   });
 
 export const DraftQuery = z.object({
-  node: q(Id, "node", "The outline node."),
+  node: NodeParam,
   as_of: q(Time.optional(), "as_of", "The draft version valid then (default now)."),
 });
 
@@ -291,7 +282,7 @@ export const DraftView = z
       valid_from: T0,
       text: "Differential entropy features dominate recent work.",
       cites: ["paper:de"],
-      evidence: [{ artifact_id: "paper:de", version: 1, start: 0, end: 20, snippet: "Differential entropy" }],
+      evidence: [ANCHOR_EXAMPLE],
     },
   });
 

@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { IdSchema as Id, queryParam as q, T0, Time } from "./common";
 import { ProposalUsageSchema } from "./proposals";
 import { AnchorSchema } from "./query";
+import { EVIDENCE_EXAMPLE } from "./research";
 
 /** PaperGuru's defaults where the seed gives none (docs/research.md). */
 export const SGMC_LOOP_DEFAULTS = {
@@ -329,17 +330,7 @@ export const ScaffoldResult = z
           references: [{ id: "paper:de", version: 1, title: "Differential entropy features" }],
           draft: { id: "review:eeg/features#draft", version: 2, text: "Differential entropy features dominate." },
           hub: { id: "review:eeg/features#hub", version: 1 },
-          evidence: [
-            {
-              artifact_id: "paper:de",
-              version: 1,
-              start: 0,
-              end: 20,
-              snippet: "Differential entropy",
-              title: "Differential entropy features",
-              from: "draft",
-            },
-          ],
+          evidence: [{ ...EVIDENCE_EXAMPLE, from: "draft" }],
         },
       ],
       anchors: 1,
