@@ -21,34 +21,30 @@ const Cursor = z
     description: "`next_cursor` of the previous page; omit for the first page.",
   });
 
+/** `?cursor=` and `?limit=` of a listing page. */
+const Page = { cursor: Cursor, limit: PageLimit.openapi({ description: "Page size, 1-500 (default 100)." }) };
+
 const tagParam = (name: string, description: string) => queryParam(IdSchema.optional(), name, description);
 
 export const ChunkListQuery = z.object({
-  kind: z
-    .enum(CHUNK_KINDS)
-    .optional()
-    .openapi({ param: { name: "kind", in: "query" }, description: "Only chunks of this kind (as of `as_of`)." }),
+  kind: queryParam(z.enum(CHUNK_KINDS).optional(), "kind", "Only chunks of this kind (as of `as_of`)."),
   entity: tagParam(
     "entity",
     "Only chunks whose visible version mentions this canonical entity id, e.g. method:hipporag.",
   ),
   boundary: tagParam("boundary", "Only chunks whose visible version carries this boundary tag, e.g. split:dev."),
   prefix: tagParam("prefix", "Only chunk ids starting with this (case-sensitive), e.g. arxiv:."),
-  title_prefix: z
-    .string()
-    .min(1)
-    .max(1000)
-    .optional()
-    .openapi({
-      param: { name: "title_prefix", in: "query" },
-      description: "Only chunks whose title starts with this (ASCII case-insensitive).",
-    }),
-  as_of: Time.optional().openapi({
-    param: { name: "as_of", in: "query" },
-    description: "List the archive as it was then: chunks with a version valid at that instant. Default: now.",
-  }),
-  cursor: Cursor,
-  limit: PageLimit.openapi({ description: "Page size, 1-500 (default 100)." }),
+  title_prefix: queryParam(
+    z.string().min(1).max(1000).optional(),
+    "title_prefix",
+    "Only chunks whose title starts with this (ASCII case-insensitive).",
+  ),
+  as_of: queryParam(
+    Time.optional(),
+    "as_of",
+    "List the archive as it was then: chunks with a version valid at that instant. Default: now.",
+  ),
+  ...Page,
 });
 
 export const ChunkSummary = z
@@ -103,20 +99,14 @@ export const ChunkPage = z
   });
 
 export const EntityListQuery = z.object({
-  type: z
-    .enum(ENTITY_TYPES)
-    .optional()
-    .openapi({ param: { name: "type", in: "query" }, description: "Only entities of this type." }),
+  type: queryParam(z.enum(ENTITY_TYPES).optional(), "type", "Only entities of this type."),
   prefix: tagParam("prefix", "Only entity ids starting with this, e.g. method:."),
-  merged: z
-    .enum(["true", "false"])
-    .optional()
-    .openapi({
-      param: { name: "merged", in: "query" },
-      description: "true: also list entities merged into another (default false).",
-    }),
-  cursor: Cursor,
-  limit: PageLimit.openapi({ description: "Page size, 1-500 (default 100)." }),
+  merged: queryParam(
+    z.enum(["true", "false"]).optional(),
+    "merged",
+    "true: also list entities merged into another (default false).",
+  ),
+  ...Page,
 });
 
 export const EntitySummary = z
@@ -150,30 +140,14 @@ export const EntityPage = z
     },
   });
 
-/** `{id}` of /chunks/{id}: percent-encode it (`/` as %2F, `#` as %23). */
-export const ChunkIdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(MAX_ID)
-    .openapi({
-      param: { name: "id", in: "path" },
-      description: "Chunk id, percent-encoded (repo/a.ts#f is repo%2Fa.ts%23f).",
-      example: "arxiv:2405.14831",
-    }),
-});
+/** `{id}` of a path: a chunk or entity id, percent-encoded. */
+const idPath = (description: string, example: string) =>
+  z.object({ id: IdSchema.openapi({ param: { name: "id", in: "path" }, description, example }) });
 
-export const EntityIdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(MAX_ID)
-    .openapi({
-      param: { name: "id", in: "path" },
-      description: "Canonical entity id, percent-encoded.",
-      example: "method:hipporag",
-    }),
-});
+/** `{id}` of /chunks/{id}: percent-encode it (`/` as %2F, `#` as %23). */
+export const ChunkIdParam = idPath("Chunk id, percent-encoded (repo/a.ts#f is repo%2Fa.ts%23f).", "arxiv:2405.14831");
+
+export const EntityIdParam = idPath("Canonical entity id, percent-encoded.", "method:hipporag");
 
 export const VersionView = z
   .object({
@@ -373,43 +347,25 @@ export const CONTENT_MAX_CHARS = 2 * 1024 * 1024;
 const offset = (name: string, description: string) =>
   queryParam(z.coerce.number().int().min(0).max(CONTENT_MAX_CHARS).optional(), name, description);
 
+/** A version number as the query parameter `name`. */
+const versionParam = (name: string, description: string) =>
+  queryParam(z.coerce.number().int().min(1).max(1_000_000).optional(), name, description);
+
 export const ContentQuery = z.object({
-  version: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .openapi({
-      param: { name: "version", in: "query" },
-      description: "Exact version; default: the version valid at `as_of`.",
-    }),
-  as_of: Time.optional().openapi({
-    param: { name: "as_of", in: "query" },
-    description: "Without `version`: read the version valid then (default now).",
-  }),
+  version: versionParam("version", "Exact version; default: the version valid at `as_of`."),
+  as_of: queryParam(Time.optional(), "as_of", "Without `version`: read the version valid then (default now)."),
   start: offset("start", "First character, inclusive (default 0); offsets count UTF-16 code units, as anchors do."),
   end: offset("end", "Last character, exclusive (default: end of content, capped by max_chars)."),
-  max_chars: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(CONTENT_MAX_CHARS)
-    .default(CONTENT_DEFAULT_CHARS)
-    .openapi({
-      param: { name: "max_chars", in: "query" },
-      description: `Longest text returned (default ${CONTENT_DEFAULT_CHARS.toLocaleString("en")}); longer spans are cut and say where to continue.`,
-    }),
-  session_id: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .openapi({
-      param: { name: "session_id", in: "query" },
-      description:
-        "The caller's session: the read is logged as an `expansion` access in it (the chunk then seeds the session's recency and shows in its short-term window). Without it, nothing is logged.",
-    }),
+  max_chars: queryParam(
+    z.coerce.number().int().min(1).max(CONTENT_MAX_CHARS).default(CONTENT_DEFAULT_CHARS),
+    "max_chars",
+    `Longest text returned (default ${CONTENT_DEFAULT_CHARS.toLocaleString("en")}); longer spans are cut and say where to continue.`,
+  ),
+  session_id: queryParam(
+    z.string().min(1).max(200).optional(),
+    "session_id",
+    "The caller's session: the read is logged as an `expansion` access in it (the chunk then seeds the session's recency and shows in its short-term window). Without it, nothing is logged.",
+  ),
 });
 
 export const ContentSlice = z
@@ -448,10 +404,7 @@ export const DirQuery = z.object({
       description: "The repository's chunk id prefix, e.g. gh:acme/memory/.",
       example: "gh:acme/memory/",
     }),
-  as_of: Time.optional().openapi({
-    param: { name: "as_of", in: "query" },
-    description: "The state as of then (default now).",
-  }),
+  as_of: queryParam(Time.optional(), "as_of", "The state as of then (default now)."),
 });
 
 export const DirResult = z
@@ -486,23 +439,17 @@ export const DirResult = z
   });
 
 export const GroundingQuery = z.object({
-  kind: z
-    .enum(CHUNK_KINDS)
-    .default("technique")
-    .openapi({
-      param: { name: "kind", in: "query" },
-      description: "The kind whose grounding is counted (default technique).",
-    }),
-  prefix: z
-    .string()
-    .min(1)
-    .max(MAX_ID)
-    .optional()
-    .openapi({
-      param: { name: "prefix", in: "query" },
-      description: "Only chunk ids starting with this (one paper's graph).",
-    }),
-  as_of: Time.optional().openapi({ param: { name: "as_of", in: "query" }, description: "As of then (default now)." }),
+  kind: queryParam(
+    z.enum(CHUNK_KINDS).default("technique"),
+    "kind",
+    "The kind whose grounding is counted (default technique).",
+  ),
+  prefix: queryParam(
+    z.string().min(1).max(MAX_ID).optional(),
+    "prefix",
+    "Only chunk ids starting with this (one paper's graph).",
+  ),
+  as_of: queryParam(Time.optional(), "as_of", "As of then (default now)."),
 });
 
 export const GroundingResult = z
@@ -518,19 +465,14 @@ export const GroundingResult = z
     example: { kind: "technique", as_of: T0, total: 3, grounded: 2, ungrounded: ["paper:x#t:loss"], share: 0.6667 },
   });
 
-const versionParam = (name: string, description: string) =>
-  queryParam(z.coerce.number().int().min(1).max(1_000_000).optional(), name, description);
-
 export const DiffQuery = z.object({
   from: versionParam("from", "The older version (default: the one before `to`)."),
   to: versionParam("to", "The newer version (default: the latest)."),
-  context: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(100)
-    .default(3)
-    .openapi({ param: { name: "context", in: "query" }, description: "Lines of context in `unified` (default 3)." }),
+  context: queryParam(
+    z.coerce.number().int().min(0).max(100).default(3),
+    "context",
+    "Lines of context in `unified` (default 3).",
+  ),
 });
 
 export const ChunkDiff = z
