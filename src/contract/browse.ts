@@ -303,6 +303,19 @@ export const ChunkDetail = z
     },
   });
 
+/** An entity as GET …/entities/{id} answers it (also the example of GET …/history?entity=). */
+export const ENTITY_DETAIL_EXAMPLE = {
+  id: "method:hipporag",
+  type: "method",
+  name: "HippoRAG",
+  merged_into: null,
+  merged_at: null,
+  created_at: T0,
+  aliases: [{ alias: "HippoRAG", valid_from: T0, valid_to: null }],
+  events: [{ op: "created", detail: { name: "HippoRAG" }, at: T0, recorded_at: T0 }],
+  mentions: [{ chunk: "arxiv:2405.14831", version: 1, valid_from: T0, valid_to: null }],
+};
+
 export const EntityDetail = z
   .object({
     id: z.string(),
@@ -327,17 +340,7 @@ export const EntityDetail = z
       .openapi({ description: "Chunk versions mentioning the entity, oldest first (at most 500)." }),
   })
   .openapi("EntityDetail", {
-    example: {
-      id: "method:hipporag",
-      type: "method",
-      name: "HippoRAG",
-      merged_into: null,
-      merged_at: null,
-      created_at: T0,
-      aliases: [{ alias: "HippoRAG", valid_from: T0, valid_to: null }],
-      events: [{ op: "created", detail: { name: "HippoRAG" }, at: T0, recorded_at: T0 }],
-      mentions: [{ chunk: "arxiv:2405.14831", version: 1, valid_from: T0, valid_to: null }],
-    },
+    example: ENTITY_DETAIL_EXAMPLE,
   });
 
 /** Default and largest slice of content one read returns (characters). */

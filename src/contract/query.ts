@@ -8,7 +8,7 @@ import { DEFAULT_MIN_CARD_RELEVANCE, DEFAULT_MIN_RELEVANCE } from "../core/capit
 import { anchorFields } from "../core/distill/card";
 import { TOKENIZERS } from "../core/text/tokenizer";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
-import { ChunkDetail, EntityDetail } from "./browse";
+import { ChunkDetail, ENTITY_DETAIL_EXAMPLE, EntityDetail } from "./browse";
 import { CardCode, CodeChunks, maxCodeBytes } from "./code";
 import { Bookmark, FreshnessSchema, MAX_ID, T0, Time } from "./common";
 import { RankingResult, RankingSchema } from "./discovery";
@@ -574,17 +574,7 @@ export const ContextResponse = z
 export const History = z.union([ChunkDetail, EntityDetail]).openapi("History", {
   description:
     "?chunk= answers a ChunkDetail (as GET …/chunks/{id}), ?entity= an EntityDetail (as GET …/entities/{id})",
-  example: {
-    id: "method:hipporag",
-    type: "method",
-    name: "HippoRAG",
-    merged_into: null,
-    merged_at: null,
-    created_at: T0,
-    aliases: [{ alias: "HippoRAG", valid_from: T0, valid_to: null }],
-    events: [{ op: "created", detail: { name: "HippoRAG" }, at: T0, recorded_at: T0 }],
-    mentions: [{ chunk: "arxiv:2405.14831", version: 1, valid_from: T0, valid_to: null }],
-  },
+  example: ENTITY_DETAIL_EXAMPLE,
 });
 
 export const Neighbours = z
