@@ -433,6 +433,21 @@ export const RankingStatsBody = z
     example: { query: "graph retrieval for agents", ranking: { mode: "balanced" } },
   });
 
+/** The QuerySpec of the ranking-stats and discovery examples, for their `query`. */
+const specExample = (query: string) => ({
+  query,
+  search: query,
+  keywords: ["graph retrieval", "agents"],
+  required: [],
+  negative: [],
+  related: ["graph-based retrieval"],
+  titles: ["Graph Retrieval for Agents"],
+  year_from: null,
+  year_to: null,
+  built_by: "rules" as const,
+  model_note: null,
+});
+
 export const RankingStatsResponse = z
   .object({
     query: z.string(),
@@ -450,19 +465,7 @@ export const RankingStatsResponse = z
     example: {
       query: "graph retrieval for agents",
       as_of: "2026-12-01T00:00:00.000Z",
-      spec: {
-        query: "graph retrieval for agents",
-        search: "graph retrieval for agents",
-        keywords: ["graph retrieval", "agents"],
-        required: [],
-        negative: [],
-        related: ["graph-based retrieval"],
-        titles: ["Graph Retrieval for Agents"],
-        year_from: null,
-        year_to: null,
-        built_by: "rules",
-        model_note: null,
-      },
+      spec: specExample("graph retrieval for agents"),
       mode: "balanced",
       weights: { similarity: 0.4, recency: 0.2, novelty: 0.2, bm25: 0.2 },
       pool: 64,
@@ -605,19 +608,7 @@ export const DiscoverResponse = z
   .openapi("Discovery", {
     example: {
       query: "long-term memory for LLM agents",
-      spec: {
-        query: "long-term memory for LLM agents",
-        search: "long-term memory for LLM agents",
-        keywords: ["graph retrieval", "agents"],
-        required: [],
-        negative: [],
-        related: ["graph-based retrieval"],
-        titles: ["Graph Retrieval for Agents"],
-        year_from: null,
-        year_to: null,
-        built_by: "rules",
-        model_note: null,
-      },
+      spec: specExample("long-term memory for LLM agents"),
       stored: false,
       engines: [
         { engine: "arxiv", status: "ok", query: "all:long-term AND all:memory", returned: 10, ms: 420, error: null },
