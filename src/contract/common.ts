@@ -99,6 +99,16 @@ export const IdSchema = z.string().min(1).max(MAX_ID);
 export const queryParam = <T extends z.ZodType>(schema: T, name: string, description: string) =>
   schema.openapi({ param: { name, in: "query" }, description });
 
+/** What a request's model calls spent: calls, HTTP requests, retries, tokens and milliseconds. */
+export const MODEL_CALLS = {
+  calls: z.number().int(),
+  requests: z.number().int(),
+  retries: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  ms: z.number(),
+};
+
 export const AnyObject = z.record(z.string(), z.unknown());
 
 /** ISO time -> epoch ms (the schemas already checked the format). */

@@ -1,6 +1,7 @@
 /** PaperBench rubric scoring (seed 000 §4, seed 003): a rubric tree, leaf grades or a leaf judge, the weighted score. */
 import { z } from "@hono/zod-openapi";
 import { PAPERBENCH_LIMITS as L, rubricExtent } from "../core/paperbench/rubric";
+import { MODEL_CALLS } from "./common";
 
 const Id = z.string().min(1).max(L.maxIdChars);
 const Grade = z.number().min(0).max(1);
@@ -135,15 +136,7 @@ export const PaperbenchScoreResult = z
       }),
     breakdown: z.array(PaperbenchNodeScore).openapi({ description: "Every node scored, in rubric (pre-)order." }),
     judge: z
-      .object({
-        model: z.string(),
-        calls: z.number().int(),
-        requests: z.number().int(),
-        retries: z.number().int(),
-        input_tokens: z.number().int(),
-        output_tokens: z.number().int(),
-        ms: z.number(),
-      })
+      .object({ model: z.string(), ...MODEL_CALLS })
       .optional()
       .openapi({ description: "What the judge's model calls spent." }),
   })

@@ -1,7 +1,7 @@
 /** ProjectGuard's pre-turn brief: what an agent must know before the next request. */
 import { z } from "@hono/zod-openapi";
 import { CodeChunks, CodeWindow, MAX_CODE_BYTES } from "./code";
-import { MAX_ID, T0, Time } from "./common";
+import { MAX_ID, MODEL_CALLS, T0, Time } from "./common";
 import { SpecView } from "./projectguard";
 import { SessionId } from "./query";
 
@@ -432,14 +432,7 @@ const PairVerifier = z.object({
   ignored: z.array(z.object({ index: z.number().int(), pair: z.string(), reason: z.string() })).openapi({
     description: "Entries of the model's answer not used: an id that is no candidate's, a second verdict.",
   }),
-  usage: z.object({
-    calls: z.number().int(),
-    requests: z.number().int(),
-    retries: z.number().int(),
-    input_tokens: z.number().int(),
-    output_tokens: z.number().int(),
-    ms: z.number(),
-  }),
+  usage: z.object(MODEL_CALLS),
 });
 
 export const CodePairsResult = z
