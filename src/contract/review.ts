@@ -242,15 +242,20 @@ const RunHead = z.object({
   aggregate: Aggregate,
 });
 
+/** The stored run the run examples show. */
+const RUN_EXAMPLE = {
+  id: "run_3f2a9c",
+  name: "baseline",
+  created_at: T0,
+  as_of: T0,
+  k: [1, 5, 10],
+  actor: "key:k_1a2b3c4d",
+};
+
 export const RetrievalRun = RunHead.extend({ per_query: z.array(PerQuery) }).openapi("RetrievalRun", {
   description: "A retrieval-metrics run: aggregate and per-query hit, reciprocal rank, Recall@K and Precision@K.",
   example: {
-    id: "run_3f2a9c",
-    name: "baseline",
-    created_at: T0,
-    as_of: T0,
-    k: [1, 5, 10],
-    actor: "key:k_1a2b3c4d",
+    ...RUN_EXAMPLE,
     aggregate: {
       queries: 1,
       hit_rate: 1,
@@ -280,12 +285,7 @@ export const RetrievalRunPage = z
     example: {
       items: [
         {
-          id: "run_3f2a9c",
-          name: "baseline",
-          created_at: T0,
-          as_of: T0,
-          k: [1, 5, 10],
-          actor: "key:k_1a2b3c4d",
+          ...RUN_EXAMPLE,
           aggregate: {
             queries: 50,
             hit_rate: 0.8,
