@@ -107,6 +107,16 @@ const Constraint = z.object({
   }),
 });
 
+/** The resource chunk the brief and render examples list, motivating `decision`. */
+const resourceExample = (decision: string) => ({
+  id: "note:cache-misses",
+  kind: "note",
+  version: 1,
+  title: "Cache misses dominate latency",
+  synopsis: "Profiling showed 70% of query time in head reads.",
+  motivates: [decision],
+});
+
 export const BriefResult = z
   .object({
     as_of: z.string(),
@@ -186,16 +196,7 @@ export const BriefResult = z
         },
       ],
       held_back: [{ id: "decision:lru", status: "proposed" }],
-      resources: [
-        {
-          id: "note:cache-misses",
-          kind: "note",
-          version: 1,
-          title: "Cache misses dominate latency",
-          synopsis: "Profiling showed 70% of query time in head reads.",
-          motivates: ["decision:cache"],
-        },
-      ],
+      resources: [resourceExample("decision:cache")],
       preserve: [
         { id: "repo/cache.ts", version: 2, implements: ["decision:cache"], reason: "depended on by 1, tested by 0" },
       ],
@@ -294,16 +295,7 @@ export const RenderResult = z
           part_of: ["design:storage"],
         },
       ],
-      resources: [
-        {
-          id: "note:cache-misses",
-          kind: "note",
-          version: 1,
-          title: "Cache misses dominate latency",
-          synopsis: "Profiling showed 70% of query time in head reads.",
-          motivates: ["decision:cache-lru"],
-        },
-      ],
+      resources: [resourceExample("decision:cache-lru")],
       modules: [
         {
           id: "repo/cache.ts",
