@@ -16,6 +16,16 @@ export const wellFormed = <T extends z.ZodString>(schema: T) =>
     message: "holds a lone UTF-16 surrogate, which cannot be stored exactly: pair it or remove it",
   });
 
+/** A validation failure's body: the example of the Error schema and of every 400. */
+export const VALIDATION_ERROR_EXAMPLE = {
+  error: {
+    type: "validation" as const,
+    message: "artifacts.0.valid_from: Invalid ISO date",
+    field: "artifacts.0.valid_from",
+    hint: "see /openapi.json for the schema",
+  },
+};
+
 export const ErrorSchema = z
   .object({
     error: z.object({
@@ -39,14 +49,7 @@ export const ErrorSchema = z
   .openapi("Error", {
     description:
       "Every failure has this shape. `type` is the failure kind (one per HTTP status), `field` the JSON path, parameter or header at fault, `hint` what to do about it.",
-    example: {
-      error: {
-        type: "validation",
-        message: "artifacts.0.valid_from: Invalid ISO date",
-        field: "artifacts.0.valid_from",
-        hint: "see /openapi.json for the schema",
-      },
-    },
+    example: VALIDATION_ERROR_EXAMPLE,
   });
 
 /** ISO 8601 date or date-time; converted to epoch ms by the handlers. */

@@ -141,14 +141,7 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 503;
 const ERRORS: Record<ErrorStatus, { description: string; example: z.infer<typeof S.ErrorSchema> }> = {
   400: {
     description: "Invalid input (`validation`): the field names the JSON path or parameter",
-    example: {
-      error: {
-        type: "validation",
-        message: "artifacts.0.valid_from: Invalid ISO date",
-        field: "artifacts.0.valid_from",
-        hint: "see /openapi.json for the schema",
-      },
-    },
+    example: S.VALIDATION_ERROR_EXAMPLE,
   },
   401: {
     description: "Missing, invalid or revoked key (`unauthorized`)",
