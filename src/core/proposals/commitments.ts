@@ -10,12 +10,11 @@ import { arrayOf, closedObject, quoteOf, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
 import type { AnchoredSpan } from "../types";
 import {
-  anchorQuote,
   type Checked,
   type Dropped,
+  evidenceAnchors,
   fitDocs,
   listOf,
-  objectsField,
   type SourceDoc,
   sourceBlock,
   textField,
@@ -178,18 +177,7 @@ export function checkCommitments(
       drop(`a second ${kind} titled the same`);
       continue;
     }
-    const anchors: AnchoredSpan[] = [];
-    for (const [i, ev] of objectsField(raw, "evidence").entries()) {
-      const turnId = typeof ev.turn === "string" ? ev.turn.trim() : "";
-      const quote = typeof ev.quote === "string" ? ev.quote : "";
-      const turn = byId.get(turnId);
-      const at = turn
-        ? anchorQuote(turn, quote)
-        : `cites ${JSON.stringify(turnId.slice(0, 80))}, a turn it was not given`;
-      if (typeof at === "string") dropped.push({ index, title, what: "evidence", reason: `evidence ${i}: ${at}` });
-      else if (!anchors.some((a) => a.artifact_id === at.artifact_id && a.start === at.start && a.end === at.end))
-        anchors.push(at);
-    }
+    const anchors = evidenceAnchors(raw, "turn", byId, "turn", { index, title, dropped });
     if (anchors.length === 0) {
       drop("no quote is verbatim in a turn it was given");
       continue;

@@ -16,6 +16,7 @@ import {
   type Dropped,
   listOf,
   type SourceDoc,
+  sameSpan,
   sourceBlock,
   textField,
 } from "./propose";
@@ -42,6 +43,23 @@ const MAX_TEXT = 2000;
 /** Characters of the draft (~6,000 tokens) and of the evidence snippets one prompt shows. */
 export const MAX_DRAFT_CHARS = 24_000;
 const MAX_EVIDENCE_CHARS = 8_000;
+
+/**
+ * The prompt lines showing the evidence a draft rests on: a blank line, a heading and one line per
+ * snippet while they fit in MAX_EVIDENCE_CHARS (none without evidence). The critique and the refine
+ * prompts show it so.
+ */
+export function evidenceLines(evidence: readonly EvidenceSnippet[]): string[] {
+  if (!evidence.length) return [];
+  const lines = ["", "Evidence the draft rests on (the cited sources' exact words):"];
+  let used = 0;
+  for (const e of evidence) {
+    if (used + e.snippet.length > MAX_EVIDENCE_CHARS) break;
+    lines.push(`- [${e.artifactId}] ${JSON.stringify(e.snippet)}`);
+    used += e.snippet.length;
+  }
+  return lines;
+}
 
 export const CRITIQUE_SCHEMA: JsonSchema = closedObject({
   feedback: arrayOf(
@@ -91,15 +109,7 @@ export function critiquePrompt(
       "",
     );
   parts.push(sourceBlock(`Draft of "${title}" (${draft.id}, version ${draft.version})`, draft.text));
-  if (evidence.length) {
-    parts.push("", "Evidence the draft rests on (the cited sources' exact words):");
-    let used = 0;
-    for (const e of evidence) {
-      if (used + e.snippet.length > MAX_EVIDENCE_CHARS) break;
-      parts.push(`- [${e.artifactId}] ${JSON.stringify(e.snippet)}`);
-      used += e.snippet.length;
-    }
-  }
+  parts.push(...evidenceLines(evidence));
   parts.push("", `Give at most ${MAX_FEEDBACK} items. Every quote must be found verbatim in the draft.`);
   return parts.join("\n");
 }
@@ -137,7 +147,7 @@ export function checkCritique(value: unknown, draft: SourceDoc): Checked<Propose
     for (const [i, q] of quotes.slice(0, 3).entries()) {
       const at = anchorQuote(draft, q);
       if (typeof at === "string") dropped.push({ index, title, what: "evidence", reason: `quote ${i}: ${at}` });
-      else if (!anchors.some((a) => a.start === at.start && a.end === at.end)) anchors.push(at);
+      else if (!anchors.some((a) => sameSpan(a, at))) anchors.push(at);
     }
     if (anchors.length === 0) {
       drop("no quote is verbatim in the draft");

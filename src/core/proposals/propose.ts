@@ -192,6 +192,37 @@ export function objectsField(item: unknown, key: string): Array<Record<string, u
     : [];
 }
 
+/** Two anchors of the same span of the same version's text. */
+export const sameSpan = (a: AnchoredSpan, b: AnchoredSpan): boolean =>
+  a.artifact_id === b.artifact_id && a.start === b.start && a.end === b.end;
+
+/**
+ * The anchors of an item's `evidence` quotes ({<idKey>: the id of a doc given, quote}), each located in
+ * the doc it names, without repeats. A quote that cannot be anchored is dropped as `evidence <i>: <why>`
+ * (`what` names the kind of doc, "a <what> it was not given", for an id not given).
+ */
+export function evidenceAnchors(
+  raw: unknown,
+  idKey: string,
+  docs: ReadonlyMap<string, SourceDoc>,
+  what: string,
+  item: { index: number; title: string; dropped: Dropped[] },
+): AnchoredSpan[] {
+  const anchors: AnchoredSpan[] = [];
+  for (const [i, ev] of objectsField(raw, "evidence").entries()) {
+    const v = ev[idKey];
+    const id = typeof v === "string" ? v.trim() : "";
+    const doc = docs.get(id);
+    const at = doc
+      ? anchorQuote(doc, typeof ev.quote === "string" ? ev.quote : "")
+      : `cites ${JSON.stringify(id.slice(0, 80))}, a ${what} it was not given`;
+    if (typeof at === "string")
+      item.dropped.push({ index: item.index, title: item.title, what: "evidence", reason: `evidence ${i}: ${at}` });
+    else if (!anchors.some((a) => sameSpan(a, at))) anchors.push(at);
+  }
+  return anchors;
+}
+
 /** The first `hexChars` hex digits of SHA-256 over the parts joined by NUL: ids stable under a retry. */
 export async function contentHash(parts: readonly string[], hexChars = 12): Promise<string> {
   const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(parts.join("\u0000")));

@@ -5,12 +5,11 @@
  */
 import { closedObject, text } from "../json-schema";
 import type { JsonSchema } from "../ports";
-import type { EvidenceSnippet, ProposedFeedback } from "./critique";
+import { type EvidenceSnippet, evidenceLines, type ProposedFeedback } from "./critique";
 import { type Checked, cutText, type SourceDoc, sourceBlock } from "./propose";
 
 /** Characters of a refined section (the draft route's limit). */
 export const MAX_REFINED_CHARS = 400_000;
-const MAX_EVIDENCE_CHARS = 8_000;
 
 export const REFINE_SCHEMA: JsonSchema = closedObject({
   text: text("The whole revised section, every feedback item applied."),
@@ -40,15 +39,7 @@ export function refinePrompt(
         `${i + 1}. [${f.category}] ${f.title}: ${f.text} (about: ${f.anchors.map((a) => JSON.stringify(a.snippet)).join(", ")})`,
     ),
   ];
-  if (evidence.length) {
-    parts.push("", "Evidence the draft rests on (the cited sources' exact words):");
-    let used = 0;
-    for (const e of evidence) {
-      if (used + e.snippet.length > MAX_EVIDENCE_CHARS) break;
-      parts.push(`- [${e.artifactId}] ${JSON.stringify(e.snippet)}`);
-      used += e.snippet.length;
-    }
-  }
+  parts.push(...evidenceLines(evidence));
   parts.push("", "Return the whole revised section as `text`.");
   return parts.join("\n");
 }

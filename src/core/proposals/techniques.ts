@@ -13,6 +13,7 @@ import {
   anchorQuote,
   type Checked,
   type Dropped,
+  evidenceAnchors,
   fitDocs,
   listOf,
   objectsField,
@@ -114,9 +115,6 @@ export function techniquesPrompt(
   return parts.join("\n");
 }
 
-const sameSpan = (a: AnchoredSpan, b: AnchoredSpan) =>
-  a.artifact_id === b.artifact_id && a.start === b.start && a.end === b.end;
-
 export function checkTechniques(
   value: unknown,
   sections: readonly TitledDoc[],
@@ -145,17 +143,7 @@ export function checkTechniques(
       drop("a second technique of the same name");
       continue;
     }
-    const anchors: AnchoredSpan[] = [];
-    for (const [i, ev] of objectsField(raw, "evidence").entries()) {
-      const id = typeof ev.section === "string" ? ev.section.trim() : "";
-      const doc = sectionById.get(id);
-      const at = doc
-        ? anchorQuote(doc, typeof ev.quote === "string" ? ev.quote : "")
-        : `cites ${JSON.stringify(id.slice(0, 80))}, a section it was not given`;
-      if (typeof at === "string")
-        dropped.push({ index, title: name, what: "evidence", reason: `evidence ${i}: ${at}` });
-      else if (!anchors.some((a) => sameSpan(a, at))) anchors.push(at);
-    }
+    const anchors = evidenceAnchors(raw, "section", sectionById, "section", { index, title: name, dropped });
     if (anchors.length === 0) {
       drop("no quote is verbatim in a section it was given");
       continue;
