@@ -11,6 +11,7 @@ import { paperIdentity } from "../formats/paper";
 import { emptyPlan, type ImportPlan } from "../formats/types";
 import { arxivVersion, canonicalPaperId } from "../ids";
 import type { EntityInput } from "../ingest";
+import { yearBoundary } from "./scholarly";
 import {
   ARXIV_FIELDS,
   ARXIV_HTTP_HOSTS,
@@ -214,7 +215,7 @@ export function parseArxivFeed(xml: string, opts: { source?: string } = {}): Res
         boundaries: [
           ...(vTag ? [`arxiv-version:${vTag}`] : []),
           ...categories.map((c) => `category:${c.toLowerCase()}`),
-          ...(year !== undefined ? [`year:${year}`] : []),
+          ...yearBoundary(year),
         ],
         ...(updated !== undefined ? { valid_from: updated } : {}),
         source: idUrl,

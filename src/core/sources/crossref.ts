@@ -16,17 +16,24 @@
  * sources already hold for the same chunk; ingest time is monotone (see openalex.ts).
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, isObject, type JsonObject, LIMITS, num, parseTime, personEntity, str } from "../formats/common";
+import { arr, isObject, type JsonObject, LIMITS, num, parseTime, str } from "../formats/common";
 import { type PaperIdentity, paperIdentity } from "../formats/paper";
 import type { Deprecation, ImportPlan, PlanAnnotation } from "../formats/types";
 import { canonicalPaperId } from "../ids";
 import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
-import { annotatedPlan, apiBase, jsonObjectBody, worksListParams } from "./scholarly";
+import {
+  addAuthor,
+  annotatedPlan,
+  jsonHeaders,
+  jsonObjectBody,
+  worksEndpoint,
+  worksListParams,
+  yearBoundary,
+} from "./scholarly";
 import {
   type ConditionalHeaders,
   checkPairs,
   clampInt,
-  conditionalHeaders,
   doiPath,
   type HttpRequestSpec,
   paperArtifact,
@@ -55,12 +62,8 @@ export function crossrefRequest(
   cond: ConditionalHeaders = {},
   opts: { mailto?: string; rows?: number } = {},
 ): HttpRequestSpec {
-  const base = apiBase(spec, CROSSREF_API);
-  const works = /\/works$/.test(base) ? base : `${base}/works`;
-  const headers = conditionalHeaders(cond, {
-    Accept: "application/json",
-    ...(opts.mailto ? { "User-Agent": `PaperGuru/1.0 (mailto:${opts.mailto})` } : {}),
-  });
+  const works = worksEndpoint(spec, CROSSREF_API);
+  const headers = jsonHeaders(cond, opts.mailto ? { "User-Agent": `PaperGuru/1.0 (mailto:${opts.mailto})` } : {});
   const q = spec.query.trim();
   const pairs = queryPairs(q);
   const doi = pairs || /\s/.test(q) ? null : canonicalPaperId(q);
@@ -287,10 +290,7 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     for (const a of arr(item.author)) {
       if (!isObject(a)) continue;
       const name = authorName(a);
-      if (!name) continue;
-      authors.push(name);
-      const p = personEntity(name, str(a.ORCID));
-      if (p) entities.push(p);
+      if (name) addAuthor(authors, entities, name, str(a.ORCID));
     }
     const [y, m, d] = dateParts(item.issued);
     const workType = str(item.type);
@@ -313,7 +313,7 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
         {
           entities,
           boundaries: [
-            ...(y !== undefined ? [`year:${y}`] : []),
+            ...yearBoundary(y),
             ...(workType ? [`type:${workType}`] : []),
             ...updateTo.map((u) => `crossref-update:${u.type}`),
           ],

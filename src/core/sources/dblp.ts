@@ -11,16 +11,24 @@
  * type). The dblp key is an alias of the paper entity (`dblp:conf/nips/GutierrezSGYS24`).
  */
 import { fail, ok, type Result } from "../errors";
-import { isObject, type JsonObject, num, parseJsonText, personEntity, str } from "../formats/common";
+import { isObject, type JsonObject, parseJsonText, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import type { ImportPlan } from "../formats/types";
 import { slug } from "../ids";
 import type { EntityInput } from "../ingest";
-import { apiBase, type RecordPlan, recordsPlan } from "./scholarly";
+import {
+  addAuthor,
+  apiBase,
+  jsonHeaders,
+  numeric,
+  type RecordPlan,
+  recordsPlan,
+  withAliases,
+  yearBoundary,
+} from "./scholarly";
 import {
   type ConditionalHeaders,
   clampInt,
-  conditionalHeaders,
   type HttpRequestSpec,
   paperArtifact,
   paperHeader,
@@ -43,7 +51,7 @@ export function dblpRequest(
     format: "json",
     h: String(clampInt(opts.hits, 100, 1, 1000)),
   });
-  return { url: `${base}?${params.toString()}`, headers: conditionalHeaders(cond, { Accept: "application/json" }) };
+  return { url: `${base}?${params.toString()}`, headers: jsonHeaders(cond) };
 }
 
 /** A string or the `text` of an object (DBLP's JSON writes XML text nodes so). */
@@ -69,9 +77,7 @@ function hitToPlan(info: JsonObject, ref: string): RecordPlan {
   );
   const label = key ? `dblp:${key}` : ref;
   if (!identity) return { skip: "record has no DOI, arXiv id or title", ref: label };
-  const entities: EntityInput[] = [
-    { ...identity.entity, aliases: [...(identity.entity.aliases ?? []), ...(key ? [`dblp:${key}`] : [])] },
-  ];
+  const entities: EntityInput[] = [withAliases(identity.entity, key ? [`dblp:${key}`] : [])];
   const venues = list(info.venue)
     .map(text)
     .filter((x): x is string => !!x);
@@ -79,13 +85,9 @@ function hitToPlan(info: JsonObject, ref: string): RecordPlan {
   const authors: string[] = [];
   for (const a of list(isObject(info.authors) ? info.authors.author : undefined)) {
     const name = text(a);
-    if (!name) continue;
-    authors.push(personName(name));
-    const e = personEntity(personName(name));
-    if (e) entities.push(e);
+    if (name) addAuthor(authors, entities, personName(name));
   }
-  const given = num(info.year) ?? (str(info.year) ? Number(str(info.year)) : undefined);
-  const year = given !== undefined && Number.isFinite(given) ? given : undefined;
+  const year = numeric(info.year);
   const type = str(info.type);
   const lines = paperHeader(title || identity.id, authors, venues.join(", "), year);
   if (type) lines.push(`Type: ${type}`);
@@ -97,11 +99,7 @@ function hitToPlan(info: JsonObject, ref: string): RecordPlan {
       { id: identity.id, title: title || identity.id, header: lines, abstract: "" },
       {
         entities,
-        boundaries: [
-          ...(year !== undefined ? [`year:${year}`] : []),
-          ...(type ? [`type:${slug(type)}`] : []),
-          "source:dblp",
-        ],
+        boundaries: [...yearBoundary(year), ...(type ? [`type:${slug(type)}`] : []), "source:dblp"],
         ...(source ? { source } : {}),
       },
     ),

@@ -8,17 +8,27 @@
  * after the current one). Ingest time is monotone, so a changed record always lands as a later version.
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, isObject, type JsonObject, num, personEntity, str } from "../formats/common";
+import { arr, isObject, type JsonObject, num, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import type { ImportPlan } from "../formats/types";
 import { canonicalPaperId, slug } from "../ids";
 import type { EdgeInput, EntityInput } from "../ingest";
-import { apiBase, jsonObjectBody, type RecordPlan, recordsPlan, worksListParams } from "./scholarly";
+import {
+  addAuthor,
+  jsonHeaders,
+  jsonObjectBody,
+  numeric,
+  type RecordPlan,
+  recordsPlan,
+  withAliases,
+  worksEndpoint,
+  worksListParams,
+  yearBoundary,
+} from "./scholarly";
 import {
   type ConditionalHeaders,
   checkPairs,
   clampInt,
-  conditionalHeaders,
   doiPath,
   type HttpRequestSpec,
   paperArtifact,
@@ -49,9 +59,8 @@ export function openalexRequest(
   cond: ConditionalHeaders = {},
   opts: { mailto?: string; perPage?: number; apiKey?: string } = {},
 ): HttpRequestSpec {
-  const base = apiBase(spec, OPENALEX_API);
-  const works = /\/works$/.test(base) ? base : `${base}/works`;
-  const headers = conditionalHeaders(cond, { Accept: "application/json" });
+  const works = worksEndpoint(spec, OPENALEX_API);
+  const headers = jsonHeaders(cond);
   const q = spec.query.trim();
   const common = new URLSearchParams();
   if (opts.mailto) common.set("mailto", opts.mailto);
@@ -118,8 +127,8 @@ function extraIdAliases(ids: unknown): string[] {
   if (pmid) out.push(`pmid:${pmid}`);
   const pmcid = str(ids.pmcid)?.match(/(PMC\d+)\/?$/i)?.[1];
   if (pmcid) out.push(`pmcid:${pmcid.toUpperCase()}`);
-  const mag = num(ids.mag) ?? (str(ids.mag) ? Number(str(ids.mag)) : undefined);
-  if (mag !== undefined && Number.isFinite(mag)) out.push(`mag:${mag}`);
+  const mag = numeric(ids.mag);
+  if (mag !== undefined) out.push(`mag:${mag}`);
   return out;
 }
 
@@ -154,11 +163,7 @@ function workToPlan(w: JsonObject, ref: string): RecordPlan {
   if (w.is_retracted === true)
     return { deprecation: { id: identity.id, reason: "retracted (OpenAlex is_retracted)" }, ref: label };
 
-  const paper: EntityInput = {
-    ...identity.entity,
-    aliases: [...(identity.entity.aliases ?? []), ...extraIdAliases(ids)],
-  };
-  const entities: EntityInput[] = [paper];
+  const entities: EntityInput[] = [withAliases(identity.entity, extraIdAliases(ids))];
   const venue =
     isObject(w.primary_location) && isObject(w.primary_location.source)
       ? str(w.primary_location.source.display_name)
@@ -171,10 +176,7 @@ function workToPlan(w: JsonObject, ref: string): RecordPlan {
     if (!isObject(a)) continue;
     const author = isObject(a.author) ? a.author : {};
     const name = str(author.display_name) ?? str(a.raw_author_name);
-    if (!name) continue;
-    authors.push(name);
-    const p = personEntity(name, str(author.orcid));
-    if (p) entities.push(p);
+    if (name) addAuthor(authors, entities, name, str(author.orcid));
   }
 
   const edges: EdgeInput[] = [];
@@ -191,15 +193,14 @@ function workToPlan(w: JsonObject, ref: string): RecordPlan {
   if (type) lines.push(`Type: ${type}`);
   if (concepts.length) lines.push(`Topics: ${concepts.join(", ")}`);
 
-  const cited = num(w.cited_by_count);
   return {
     ref: label,
-    ...(cited !== undefined && cited >= 0 ? { citations: cited } : {}),
+    citations: num(w.cited_by_count),
     artifact: paperArtifact(
       { id: identity.id, title: title || identity.id, header: lines, abstract },
       {
         entities,
-        boundaries: [...(year !== undefined ? [`year:${year}`] : []), ...(type ? [`type:${type}`] : [])],
+        boundaries: [...yearBoundary(year), ...(type ? [`type:${type}`] : [])],
         edges,
         ...(oaUrl ? { source: oaUrl } : doi ? { source: doi } : {}),
       },

@@ -1,17 +1,61 @@
 /**
  * What the JSON scholarly API sources (OpenAlex, Crossref, Semantic Scholar, DBLP) share: the API base of
- * a spec, a works-list query read as URL parameters, the response body as one JSON object, and the plan of
- * a response's records, each record's citation count kept as its chunk's `citations` annotation.
+ * a spec, the JSON request headers, a works-list query read as URL parameters, the response body as one
+ * JSON object, the fields read alike from records (numbers, authors, aliases, the year boundary), and the
+ * plan of a response's records, each record's citation count kept as its chunk's `citations` annotation.
  */
 import { fail, ok, type Result } from "../errors";
-import { finishPlan, isObject, type JsonObject, parseJsonText, type Skipped } from "../formats/common";
+import {
+  finishPlan,
+  isObject,
+  type JsonObject,
+  num,
+  parseJsonText,
+  personEntity,
+  type Skipped,
+  str,
+} from "../formats/common";
 import { type Deprecation, emptyPlan, type ImportPlan, type PlanAnnotation } from "../formats/types";
-import type { ArtifactInput } from "../ingest";
-import { queryPairs, type SourceSpec } from "./types";
+import type { ArtifactInput, EntityInput } from "../ingest";
+import { type ConditionalHeaders, conditionalHeaders, queryPairs, type SourceSpec } from "./types";
 
 /** The spec's API base without trailing slashes; `fallback` when the location is empty. */
 export function apiBase(spec: SourceSpec, fallback: string): string {
   return (spec.location.trim() || fallback).replace(/\/+$/, "");
+}
+
+/** The `/works` endpoint of the spec's API base (the base itself when it ends in `/works`). */
+export function worksEndpoint(spec: SourceSpec, fallback: string): string {
+  const base = apiBase(spec, fallback);
+  return /\/works$/.test(base) ? base : `${base}/works`;
+}
+
+/** The headers of a JSON API request: `Accept: application/json`, `extra`, and the conditional validators. */
+export function jsonHeaders(cond: ConditionalHeaders, extra: Record<string, string> = {}): Record<string, string> {
+  return conditionalHeaders(cond, { Accept: "application/json", ...extra });
+}
+
+/** A number given as a JSON number or a numeric string; undefined when it is neither or not finite. */
+export function numeric(v: unknown): number | undefined {
+  const n = num(v) ?? (str(v) ? Number(str(v)) : undefined);
+  return n !== undefined && Number.isFinite(n) ? n : undefined;
+}
+
+/** The paper entity with `more` aliases after its own. */
+export function withAliases(entity: EntityInput, more: readonly string[]): EntityInput {
+  return { ...entity, aliases: [...(entity.aliases ?? []), ...more] };
+}
+
+/** One author of a record: the name joins `authors`, its person entity (ORCID as an alias) `entities`. */
+export function addAuthor(authors: string[], entities: EntityInput[], name: string, orcid?: string): void {
+  authors.push(name);
+  const p = personEntity(name, orcid);
+  if (p) entities.push(p);
+}
+
+/** The `year:<y>` boundary of a record with a year (none without). */
+export function yearBoundary(year: number | undefined): string[] {
+  return year !== undefined ? [`year:${year}`] : [];
 }
 
 /**
@@ -50,8 +94,8 @@ export function annotatedPlan(
 export interface RecordPlan {
   ref: string;
   artifact?: ArtifactInput;
-  /** The record's citation count: the `citations` annotation of its artifact. */
-  citations?: number;
+  /** The record's citation count: the `citations` annotation of its artifact when it is not negative. */
+  citations?: number | undefined;
   deprecation?: Deprecation;
   skip?: string;
 }
@@ -77,7 +121,8 @@ export function recordsPlan(
     const r = toPlan(record, ref);
     if (r.artifact) {
       artifacts.push(r.artifact);
-      if (r.citations !== undefined) annotations.push({ chunk: r.artifact.id, key: "citations", value: r.citations });
+      if (r.citations !== undefined && r.citations >= 0)
+        annotations.push({ chunk: r.artifact.id, key: "citations", value: r.citations });
     }
     if (r.deprecation) deprecations.push(r.deprecation);
     if (r.skip) skipped.push({ ref: r.ref, reason: r.skip });

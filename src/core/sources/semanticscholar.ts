@@ -12,15 +12,24 @@
  * `citations` annotation (op set). No valid_from (see openalex.ts): ingest time is monotone.
  */
 import { fail, ok, type Result } from "../errors";
-import { arr, isObject, type JsonObject, num, personEntity, str } from "../formats/common";
+import { arr, isObject, type JsonObject, num, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import type { ImportPlan } from "../formats/types";
 import type { EdgeInput, EntityInput } from "../ingest";
-import { apiBase, jsonObjectBody, type RecordPlan, recordsPlan } from "./scholarly";
+import {
+  addAuthor,
+  apiBase,
+  jsonHeaders,
+  jsonObjectBody,
+  numeric,
+  type RecordPlan,
+  recordsPlan,
+  withAliases,
+  yearBoundary,
+} from "./scholarly";
 import {
   type ConditionalHeaders,
   clampInt,
-  conditionalHeaders,
   type HttpRequestSpec,
   paperArtifact,
   paperHeader,
@@ -51,10 +60,7 @@ export function semanticScholarRequest(
   opts: { limit?: number; apiKey?: string } = {},
 ): HttpRequestSpec {
   const base = apiBase(spec, SEMANTIC_SCHOLAR_API);
-  const headers = conditionalHeaders(cond, {
-    Accept: "application/json",
-    ...(opts.apiKey ? { "x-api-key": opts.apiKey } : {}),
-  });
+  const headers = jsonHeaders(cond, opts.apiKey ? { "x-api-key": opts.apiKey } : {});
   const q = spec.query.trim();
   if (PAPER_ID_RE.test(q)) {
     // The id stays readable (':' and '/' are path-safe in the API's own examples); the rest is escaped.
@@ -89,21 +95,18 @@ function paperToPlan(p: JsonObject, ref: string): RecordPlan {
 
   // Other ids as aliases of the paper entity (resolvable mentions; dedup across sources by DOI/title).
   const aliases: string[] = [];
-  const corpus = num(x.CorpusId) ?? (str(x.CorpusId) ? Number(str(x.CorpusId)) : undefined);
-  if (corpus !== undefined && Number.isFinite(corpus)) aliases.push(`CorpusId:${corpus}`);
+  const corpus = numeric(x.CorpusId);
+  if (corpus !== undefined) aliases.push(`CorpusId:${corpus}`);
   if (str(p.paperId)) aliases.push(`s2:${str(p.paperId)}`);
   if (str(x.DBLP)) aliases.push(`dblp:${str(x.DBLP)}`);
   if (str(x.PubMed)) aliases.push(`pmid:${str(x.PubMed)}`);
-  const entities: EntityInput[] = [{ ...identity.entity, aliases: [...(identity.entity.aliases ?? []), ...aliases] }];
+  const entities: EntityInput[] = [withAliases(identity.entity, aliases)];
   const venue = str(p.venue);
   if (venue) entities.push({ type: "venue", name: venue });
   const authors: string[] = [];
   for (const a of arr(p.authors)) {
     const name = isObject(a) ? str(a.name) : undefined;
-    if (!name) continue;
-    authors.push(name);
-    const e = personEntity(name);
-    if (e) entities.push(e);
+    if (name) addAuthor(authors, entities, name);
   }
   const edges: EdgeInput[] = [];
   const own = new Set(identity.ids);
@@ -119,13 +122,13 @@ function paperToPlan(p: JsonObject, ref: string): RecordPlan {
   const source = str(p.url) ?? (str(p.paperId) ? `https://www.semanticscholar.org/paper/${str(p.paperId)}` : undefined);
   return {
     ref: label,
-    ...(citations !== undefined && citations >= 0 ? { citations } : {}),
+    citations,
     artifact: paperArtifact(
       { id: identity.id, title: title || identity.id, header: lines, abstract: str(p.abstract) ?? "" },
       {
         entities,
         boundaries: [
-          ...(year !== undefined ? [`year:${year}`] : []),
+          ...yearBoundary(year),
           ...(p.isOpenAccess === true ? ["open-access"] : []),
           "source:semanticscholar",
         ],
