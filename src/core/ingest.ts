@@ -14,7 +14,7 @@ import { type GroundedEntity, groundContent, titleConcept } from "./text/groundi
 import { docTerms } from "./text/lexical";
 import { splitSentences } from "./text/sentences";
 import { truncateToApproxTokens } from "./text/tokenizer";
-import type { ChangeOp, ChunkKind, EdgeType, EntityInput, EntityType } from "./types";
+import type { ChangeOp, ChunkKind, EdgeSpan, EdgeType, EntityInput, EntityType } from "./types";
 
 export type { EntityInput };
 
@@ -124,13 +124,7 @@ export interface VersionRow {
   closesVersion: number;
 }
 
-export interface EdgeRow {
-  src: string;
-  dst: string;
-  type: EdgeType;
-  weight: number;
-  validFrom: number;
-  validTo: number | null;
+export interface EdgeRow extends EdgeSpan {
   version: number;
   context?: string | undefined;
 }
@@ -637,7 +631,7 @@ export async function planIngest(
         open.delete(key);
         closeEdge(e.target, e.type);
       }
-      const edge = { src: a.id, dst: e.target, type: e.type, weight: e.weight, validFrom: from, validTo: to };
+      const edge: EdgeSpan = { src: a.id, dst: e.target, type: e.type, weight: e.weight, validFrom: from, validTo: to };
       plan.edgeInserts.push({ ...edge, version, ...(e.context ? { context: e.context } : {}) });
       plan.ops.push({ op: "edge.upsert", ...edge });
     }

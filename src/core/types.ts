@@ -48,6 +48,17 @@ export type EntityType = (typeof ENTITY_TYPES)[number];
 export const ACCESS_CHANNELS = ["routing", "verification", "expansion"] as const;
 export type AccessChannel = (typeof ACCESS_CHANNELS)[number];
 
+/** An edge over its validity interval: what an `edge.upsert` op carries (ingest's EdgeRow adds the version). */
+export interface EdgeSpan {
+  src: string;
+  dst: string;
+  type: EdgeType;
+  weight: number;
+  validFrom: number;
+  /** null = open-ended */
+  validTo: number | null;
+}
+
 /** Kernel constants (the routing method's published defaults, e.g. alpha 0.85 and 20 steps); configurable per archive. */
 export interface KernelParams {
   /** PPR continuation probability (restart = 1 - alpha). Paper: 0.85. */
@@ -197,16 +208,7 @@ export type ChangeOp =
       /** The version's start (event time of the postings and the mention links they derive). */
       at: number;
     }
-  | {
-      op: "edge.upsert";
-      src: string;
-      dst: string;
-      type: EdgeType;
-      weight: number;
-      validFrom: number;
-      /** null = open-ended */
-      validTo: number | null;
-    }
+  | ({ op: "edge.upsert" } & EdgeSpan)
   | { op: "edge.close"; src: string; dst: string; type: EdgeType; at: number }
   | { op: "entity.upsert"; id: string; type: EntityType; name: string; at: number }
   | { op: "alias.add"; entity: string; alias: string; validFrom: number; validTo: number | null }
