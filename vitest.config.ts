@@ -83,6 +83,10 @@ export default defineConfig({
         test: {
           name: "workers",
           ...pick("test/worker"),
+          // One workerd runtime per vitest worker runs its files one after another, instead of a
+          // runtime started (5 s of 2 cores) per file: test/worker/setup.ts installs the fetch mock
+          // per file and deletes the archives each file leaves.
+          isolate: false,
           // Webhook tests go through the real local Queue, which batches for ~1 s per delivery.
           testTimeout: 30_000,
           setupFiles: ["./test/worker/setup.ts"],

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `npm start`: apply D1 migrations to the local database, then serve the Worker with wrangler dev
 // (local D1/R2/Durable Objects in workerd; no Cloudflare login, no network). PORT defaults to 8787.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { freePort, startFront } from "./lib/front.mjs";
 import { keepInspectorQuiet } from "./lib/inspector-sink.mjs";
+import { applyLocalMigrations } from "./lib/migrations.mjs";
 
 // Local secrets: .dev.vars is not in git; the first start creates it from the committed example.
 if (!existsSync(".dev.vars") && existsSync(".dev.vars.example")) {
@@ -38,13 +39,16 @@ const wrangler = existsSync("node_modules/.bin/wrangler") ? "node_modules/.bin/w
 
 // PERSIST_TO keeps local state elsewhere (benchmarks and evals use a fresh temporary directory).
 const persist = process.env.PERSIST_TO ? ["--persist-to", process.env.PERSIST_TO] : [];
-const mig = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", ...persist], {
+// Skipped when the state's marker names these migrations (scripts/lib/migrations.mjs).
+const migrated = applyLocalMigrations({
+  root: process.cwd(),
+  state: process.env.PERSIST_TO ?? null,
   env,
-  stdio: process.env.QUIET ? "ignore" : "inherit",
+  quiet: Boolean(process.env.QUIET),
 });
-if (mig.status !== 0) {
+if (migrated !== 0) {
   console.error("paperguru: applying local D1 migrations failed");
-  process.exit(mig.status ?? 1);
+  process.exit(migrated);
 }
 // wrangler dev listens on an internal port behind scripts/lib/front.mjs, which holds the public
 // port and keeps idle client connections open (workerd alone drops them after 5 s).

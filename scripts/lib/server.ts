@@ -17,6 +17,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
 } from "node:fs";
@@ -24,6 +25,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { applyLocalMigrations, migrationsHash } from "./migrations.mjs";
 
 /** The repository root (scripts/lib/../..), so the server starts from any working directory. */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -145,6 +147,7 @@ const TREE = [
   "scripts/start.mjs",
   "scripts/lib/front.mjs",
   "scripts/lib/inspector-sink.mjs",
+  "scripts/lib/migrations.mjs",
   // wrangler's [build] command: the explorer page's assets and the reference pages.
   "scripts/build-explorer.mjs",
   "scripts/build-docs.mjs",
@@ -188,6 +191,30 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A local state directory with `cwd`'s migrations applied and marked (scripts/lib/migrations.mjs),
+ * made once per migrations hash under the system's temporary directory; each throwaway server
+ * starts on a copy, so `npm start` finds nothing to apply. Made in a directory of its own, then
+ * renamed into place: a server starting meanwhile in another process sees it whole or not at all.
+ */
+function migratedState(cwd: string): string {
+  const template = join(tmpdir(), `paperguru-migrated-${migrationsHash(cwd).slice(0, 16)}`);
+  if (existsSync(template)) return template;
+  const making = mkdtempSync(join(tmpdir(), "paperguru-migrating-"));
+  const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "1" };
+  const status = applyLocalMigrations({ root: cwd, state: making, env, quiet: true });
+  if (status !== 0) {
+    rmSync(making, { recursive: true, force: true });
+    throw new Error(`applying the local D1 migrations failed (wrangler exit ${status})`);
+  }
+  try {
+    renameSync(making, template);
+  } catch {
+    rmSync(making, { recursive: true, force: true }); // another process made it first
+  }
+  return template;
+}
+
 /** How long startServer waits for the local server's /healthz. */
 const START_TIMEOUT_MS = 240_000;
 
@@ -208,6 +235,7 @@ export async function startServer(opts: StartOptions = {}): Promise<Server> {
     mkdirSync(cwd);
     snapshotTree(cwd, ref);
   }
+  if (!opts.state) cpSync(migratedState(cwd), state, { recursive: true });
   // PAPERGURU_SERVER_LOG=<file> keeps wrangler's and the Worker's output (to diagnose a crash).
   const logFile = process.env.PAPERGURU_SERVER_LOG;
   const logFd = logFile ? openSync(logFile, "a") : null;

@@ -38,24 +38,30 @@ function answerDns(req: Request): Response {
   return Response.json({ Status: 0, Answer: data.map((d) => ({ name, type, TTL: 300, data: d })) });
 }
 
-beforeEach(() => {
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const req = new Request(input as RequestInfo, init);
-    if (req.url.startsWith(DOH)) return answerDns(req);
-    calls.push(req);
-    const hit = routes.find(([prefix]) => req.url.startsWith(prefix));
-    if (hit) return hit[1](req);
-    unmocked.push(req.url);
-    throw new Error(`unmocked outbound request ${req.url}`);
+/**
+ * Install the mock for the test file being run: setup.ts calls it once per file. (A module-level
+ * beforeEach would register once per runtime, and a runtime runs many files.)
+ */
+export function installFetchGuard(): void {
+  beforeEach(() => {
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const req = new Request(input as RequestInfo, init);
+      if (req.url.startsWith(DOH)) return answerDns(req);
+      calls.push(req);
+      const hit = routes.find(([prefix]) => req.url.startsWith(prefix));
+      if (hit) return hit[1](req);
+      unmocked.push(req.url);
+      throw new Error(`unmocked outbound request ${req.url}`);
+    });
   });
-});
 
-afterEach(() => {
-  vi.restoreAllMocks();
-  routes = [];
-  calls.length = 0;
-  dns = {};
-  lookups.length = 0;
-  const leaked = unmocked.splice(0);
-  expect(leaked, "tests must not touch the network").toEqual([]);
-});
+  afterEach(() => {
+    vi.restoreAllMocks();
+    routes = [];
+    calls.length = 0;
+    dns = {};
+    lookups.length = 0;
+    const leaked = unmocked.splice(0);
+    expect(leaked, "tests must not touch the network").toEqual([]);
+  });
+}

@@ -247,8 +247,11 @@ describe("OpenAPI-driven isolation and fuzz", () => {
 
   it("answers large but valid values, each field at its schema's limit, with 2xx or 4xx, never 5xx", async () => {
     // POST …/discover asks the scholarly engines: they answer 503 here (each reported per engine).
+    // PUT …/subscriptions/{name} with its example subscribes agent.example.com, and the later
+    // writes of this test are delivered to it (it answers 204).
     const busy = () => new Response("busy", { status: 503 });
     mockFetch({
+      "https://agent.example.com/": () => new Response(null, { status: 204 }),
       "https://export.arxiv.org/": busy,
       "https://api.openalex.org/": busy,
       "https://api.crossref.org/": busy,

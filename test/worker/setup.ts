@@ -1,9 +1,26 @@
 import { applyD1Migrations, env } from "cloudflare:test";
+import { afterAll } from "vitest";
 // Outbound HTTP is mocked in every test; an unmocked request fails it.
-import "./fetch-guard";
+import { installFetchGuard } from "./fetch-guard";
+import { api } from "./helpers";
 
-// Storage is isolated per test file; migrations are applied once per file (idempotent).
+installFetchGuard();
+
+// One runtime runs the test files given to it one after another (vitest.config.ts: isolate false),
+// on one local D1/R2/Durable Object storage. Migrations are applied before each file (a no-op once
+// applied); archive ids are unique per test (newArchive).
 await applyD1Migrations(
   env.DB,
   (env as unknown as { TEST_MIGRATIONS: Parameters<typeof applyD1Migrations>[1] }).TEST_MIGRATIONS,
 );
+
+// Each file deletes every archive it leaves, so no queued delivery, retry or replay of one file runs
+// (and fetches) while the next file's mocks are installed.
+afterAll(async () => {
+  const list = await api<{ archives: Array<{ id: string }> }>("GET", "/v1/archives");
+  for (const a of list.body.archives ?? []) {
+    const res = await api("DELETE", `/v1/archives/${encodeURIComponent(a.id)}`);
+    if (res.status >= 300 && res.status !== 404)
+      throw new Error(`cleanup: DELETE archive ${a.id} answered ${res.status} ${JSON.stringify(res.body)}`);
+  }
+});
