@@ -215,7 +215,7 @@ const ERRORS: Record<ErrorStatus, { description: string; example: z.infer<typeof
   },
 };
 
-type ErrorResponse = {
+export type ErrorResponse = {
   description: string;
   content: { "application/json": { schema: typeof S.ErrorSchema; example: z.infer<typeof S.ErrorSchema> } };
 };

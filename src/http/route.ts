@@ -6,9 +6,11 @@
  */
 import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, type z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { FailureError, schemaFailure } from "../core/errors";
-import { type AppEnv, allow, errorBody, json } from "./common";
-import { AUTH, type ErrorStatus, errorResponse, errors } from "./docs";
+import type { UseCases } from "../app";
+import * as S from "../contract";
+import { FailureError, type Result, schemaFailure } from "../core/errors";
+import { type AppEnv, allow, answer, body, errorBody, json } from "./common";
+import { AUTH, type ErrorResponse, type ErrorStatus, errorResponse, errors } from "./docs";
 import { closestName, requestJsonSchema, unknownField } from "./strict";
 
 export type Scope = keyof typeof AUTH;
@@ -93,6 +95,56 @@ export function itemGet<
     ...errors<400 | 401 | 403 | C>(400, 401, 403, ...(r.also ?? [])),
     404: errorResponse(404, r.missing),
   });
+}
+
+/** A use case answering a POST on an archive: called with the archive, the JSON body and the bearer key. */
+export type BodyCall<B extends z.ZodType, R extends z.ZodType<object>> = (
+  archive: string,
+  body: z.output<B>,
+  authorization: string | undefined,
+) => Promise<Result<z.output<R>>>;
+
+/**
+ * A POST on `{archive}` with the JSON body `request`: it answers 200 with `result` (described
+ * `described`, default OK) or fails with `failures`. `call` picks the use case from the app; tsc
+ * checks it against both schemas.
+ */
+export function archivePost<B extends z.ZodType, R extends z.ZodType<object>>(
+  app: OpenAPIHono<AppEnv>,
+  scope: Scope,
+  r: Doc<string> & {
+    request: B;
+    result: R;
+    described?: string;
+    failures: Partial<Record<ErrorStatus, ErrorResponse>>;
+  },
+  call: (uses: UseCases) => BodyCall<B, R>,
+): void {
+  // The schemas go into the config as z.ZodType: hono computes a handler's types from a concrete
+  // config and cannot from one generic in B and R. The validator has parsed the body with
+  // `request`, so the body is z.output<B>.
+  endpoint(
+    app,
+    scope,
+    {
+      method: "post",
+      path: r.path,
+      tags: r.tags,
+      summary: r.summary,
+      description: r.description,
+      request: { params: S.ArchiveParam, ...body<z.ZodType>(r.request) },
+      responses: { 200: json<z.ZodType>(r.result, r.described), ...r.failures },
+    },
+    async (c) =>
+      answer(
+        c,
+        await call(c.var.app)(
+          c.req.valid("param").archive,
+          c.req.valid("json") as z.output<B>,
+          c.req.header("authorization"),
+        ),
+      ),
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
 import * as S from "../../contract";
 import { answer, body, json } from "../common";
 import { errors } from "../docs";
-import { endpoint, queryGet, resourceApp } from "../route";
+import { archivePost, endpoint, queryGet, resourceApp } from "../route";
 
 export const discoveryRoutes = resourceApp();
 
@@ -72,34 +72,34 @@ endpoint(
   async (c) => answer(c, await c.var.app.discovery.querySpec(c.req.valid("json"))),
 );
 
-endpoint(
+archivePost(
   discoveryRoutes,
   "read",
   {
-    method: "post",
     path: "/v1/archives/{archive}/ranking/stats",
     tags: ["discovery"],
     summary: "Score statistics and the leaderboard of a query's ranked pool",
     description:
       "Seed 004, E.3's stats export for one query: routes the query spec's positive text (negative terms and years taken out), ranks the candidate pool (the top 256 after filters) with `ranking` (default mode stable; the spec's years when the ranking sets none), leaves out candidates whose title holds a negative term, and returns the mean similarity, recency, novelty, BM25 and combined score over every ranked candidate and the leaderboard: the first `top` entries with their component scores.",
-    request: { params: S.ArchiveParam, ...body(S.RankingStatsBody) },
-    responses: { 200: json(S.RankingStatsResponse), ...errors(400, 401, 403, 404) },
+    request: S.RankingStatsBody,
+    result: S.RankingStatsResponse,
+    failures: errors(400, 401, 403, 404),
   },
-  async (c) => answer(c, await c.var.app.discovery.rankingStats(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.discovery.rankingStats,
 );
 
-endpoint(
+archivePost(
   discoveryRoutes,
   "read",
   {
-    method: "post",
     path: "/v1/archives/{archive}/discover",
     tags: ["discovery"],
     summary: "One-shot discovery across arXiv, OpenAlex, Crossref, Semantic Scholar and dblp",
     description:
       "Seed 004, C.2: builds the query spec (rules, or the configured model with `model: true`), asks the `engines` (default all five) in parallel at their public API hosts (at most `per_engine` records each, each within `timeout_ms`; a failed or late engine is reported in `engines` and the others still answer), merges the records by DOI, arXiv id and normalised title (`dedup` counts the merges; `source_stats` counts records per engine), leaves out records holding a negative term, missing a required one or outside the spec's years, ranks the rest with `mode` (Eq. 3 over the merged pool: TF-IDF similarity and BM25 against the spec's terms, recency, novelty) and, with `rerank: true`, reorders the first 50 by the configured reranker. Each record says which engines returned it and whether the archive already holds it (`in_archive`). Stores nothing: ingest the records you keep (docs/research.md).",
-    request: { params: S.ArchiveParam, ...body(S.DiscoverBody) },
-    responses: { 200: json(S.DiscoverResponse), ...errors(400, 401, 403, 404, 409) },
+    request: S.DiscoverBody,
+    result: S.DiscoverResponse,
+    failures: errors(400, 401, 403, 404, 409),
   },
-  async (c) => answer(c, await c.var.app.discovery.discover(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.discovery.discover,
 );

@@ -1,29 +1,28 @@
 /** Paper analysis: locate a topic in one paper, coverage of its sections, figures, tables and equations. */
 import * as S from "../../contract";
-import { answer, body, json } from "../common";
+import { answer } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, itemGet, resourceApp } from "../route";
+import { archivePost, endpoint, itemGet, resourceApp } from "../route";
 
 export const papersRoutes = resourceApp();
 
-endpoint(
+archivePost(
   papersRoutes,
   "read",
   {
-    method: "post",
     path: "/v1/archives/{archive}/locate",
     tags: ["papers"],
     summary: "Where in a paper something is discussed",
     description:
       "Routes `query` within the paper's `part-of` subtree as of `as_of` (read exactly from D1 and applied before the top-M cut): its sections, its figure / table / equation elements (full-text imports keep them) and its abstract, best first, each with the exact snippets of the version valid at `as_of` that hold most of the query's terms (offsets are anchor offsets: `/verify` checks them), the sections an element is discussed in and the elements a section discusses. `sections` lists where it is discussed as sections: an element hit contributes the sections that reference it. `page` is null when the source has no pages (unarXive and S2ORC have none).",
-    request: { params: S.ArchiveParam, ...body(S.LocateBody) },
-    responses: {
-      200: json(S.LocateResult),
+    request: S.LocateBody,
+    result: S.LocateResult,
+    failures: {
       ...errors(400, 401, 403, 413),
       404: err(404, "No such archive or paper, or no version of it at as_of"),
     },
   },
-  async (c) => answer(c, await c.var.app.papers.locate(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.papers.locate,
 );
 
 endpoint(

@@ -1,61 +1,57 @@
 /** ProjectGuard (seed 002): record specs, stored runs and their metrics, the exposure audit, the judge. */
 import * as S from "../../contract";
-import { answer, body, json } from "../common";
+import { answer, json } from "../common";
 import { errors, modelErrors } from "../docs";
-import { endpoint, resourceApp } from "../route";
+import { archivePost, endpoint, resourceApp } from "../route";
 
 export const projectguardRoutes = resourceApp();
 
-endpoint(
+archivePost(
   projectguardRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/projectguard/spec",
     tags: ["projectguard"],
     summary: "Set a record's spec components",
     description:
       "A design or decision record's spec (seed 002 A.2): description, formula, expected inputs and outputs, module-level connections. Stored as the annotation `spec` on the record's version valid at `at` (default now); a later call revises it, and reads as of a time see the spec then. The brief and the render show it with the record; the judge scores against it.",
-    request: { params: S.ArchiveParam, ...body(S.SpecBody) },
-    responses: { 200: json(S.SpecResult), ...errors(400, 401, 403, 404) },
+    request: S.SpecBody,
+    result: S.SpecResult,
+    failures: errors(400, 401, 403, 404),
   },
-  async (c) =>
-    answer(
-      c,
-      await c.var.app.project.setSpec(c.req.valid("param").archive, c.req.valid("json"), c.req.header("authorization")),
-    ),
+  (app) => app.project.setSpec,
 );
 
-endpoint(
+archivePost(
   projectguardRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/projectguard/runs",
     tags: ["projectguard"],
     summary: "Store a run's rubric scores",
     description:
       "One final repository of a task on a platform under a condition (emergent R^em, single_shot R^ss, memory R^mem), scored per component 0-4, with its DIR (given, or computed now over the code units under `dir_prefix`). Stored as the benchmark_row chunk `pgrun:<condition>:<platform>:<paper>`: the same run stored again with other scores is its next version (valid from `as_of`), the same scores change nothing. Answers MCF, DIR, IF50 and the counts of faithful (4) and severe (≤ 1) components.",
-    request: { params: S.ArchiveParam, ...body(S.PgRunBody) },
-    responses: { 200: json(S.PgRunResult), ...errors(400, 401, 403, 404, 413) },
+    request: S.PgRunBody,
+    result: S.PgRunResult,
+    failures: errors(400, 401, 403, 404, 413),
   },
-  async (c) => answer(c, await c.var.app.project.storeRun(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.project.storeRun,
 );
 
-endpoint(
+archivePost(
   projectguardRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/projectguard/exposure",
     tags: ["projectguard"],
     summary: "Store a task's exposure audit",
     description:
       "The recoverability level R ∈ {0..4} of each component at the turns it was annotated (seed 002 §3.3). Exposure is cumulative (a level holds from its turn on; R(c) is the highest). Stored as the benchmark_row chunk `pgexposure:<paper>`; answers RCR (share with R ≥ 1), ESR (share with R = 4), each component's first recoverable and first explicit turn, and Fig. 1's cumulative curves.",
-    request: { params: S.ArchiveParam, ...body(S.PgExposureBody) },
-    responses: { 200: json(S.PgExposureResult), ...errors(400, 401, 403, 404, 413) },
+    request: S.PgExposureBody,
+    result: S.PgExposureResult,
+    failures: errors(400, 401, 403, 404, 413),
   },
-  async (c) => answer(c, await c.var.app.project.storeExposure(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.project.storeExposure,
 );
 
 endpoint(
@@ -74,34 +70,34 @@ endpoint(
   async (c) => answer(c, await c.var.app.project.projectMetrics(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
-endpoint(
+archivePost(
   projectguardRoutes,
   "read",
   {
-    method: "post",
     path: "/v1/archives/{archive}/projectguard/calibration",
     tags: ["projectguard"],
     summary: "Judge calibration against human scores",
     description:
       "Table 2's figures between a judge's scores (given, or a stored run's) and the human scores the caller supplies, over the components both scored: weighted Cohen's κ (quadratic; null when undefined), exact match, Spearman ρ (null when a side is constant), within ±1, and the 2-3 and 3-4 boundary disagreements. Components only one side scored are listed in `unmatched`.",
-    request: { params: S.ArchiveParam, ...body(S.PgCalibrationBody) },
-    responses: { 200: json(S.PgCalibrationResult), ...errors(400, 401, 403, 404) },
+    request: S.PgCalibrationBody,
+    result: S.PgCalibrationResult,
+    failures: errors(400, 401, 403, 404),
   },
-  async (c) => answer(c, await c.var.app.project.calibrate(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.project.calibrate,
 );
 
-endpoint(
+archivePost(
   projectguardRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/projectguard/judge",
     tags: ["projectguard"],
     summary: "Score components 0-4 with the bounded rubric judge (model)",
     description:
       "Needs a configured language model (docs/models.md); without one, a 409 naming the setting. Per component (a record id with a spec, or an inline spec), the model sees Prompt E's claim (description, formula, expected inputs and outputs, connected modules) and at most `tool_calls` (8) repository reads: the code units under `prefix` the router ranks highest for the component, each a file's first 6,000 characters with numbered lines. It answers score 0 (absent) to 4 (faithful), evidence `<id>:<line>` (a score above 0 must name a read; else the answer is asked once more) and the deviation. Writes nothing (write scope: it spends model calls); store the scores with POST …/projectguard/runs and compare them with human scores with POST …/projectguard/calibration. A model failure is a 503.",
-    request: { params: S.ArchiveParam, ...body(S.PgJudgeBody) },
-    responses: { 200: json(S.PgJudgeResult), ...errors(400, 401, 403, 404, 413), ...modelErrors() },
+    request: S.PgJudgeBody,
+    result: S.PgJudgeResult,
+    failures: { ...errors(400, 401, 403, 404, 413), ...modelErrors() },
   },
-  async (c) => answer(c, await c.var.app.project.judge(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.project.judge,
 );

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import * as S from "../../contract";
 import { allow, answer, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors, modelErrors } from "../docs";
-import { endpoint, itemGet, resourceApp } from "../route";
+import { archivePost, endpoint, itemGet, resourceApp } from "../route";
 
 export const researchRoutes = resourceApp();
 
@@ -24,24 +24,23 @@ endpoint(
   async (c) => answer(c, await c.var.app.research.tree(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
-endpoint(
+archivePost(
   researchRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/hubs/gather",
     tags: ["research"],
     summary: "Gather evidence into a node's hub (one iteration)",
     description:
       "Routes the query over the node's references only (its cites targets at `as_of`, an exact filter before the top-M cut), distills cards within `budget_tokens` and stores their anchors as the next version of the hub chunk `<node>#hub` (JSON Lines; part-of the node, cites every quoted source), valid from `at`. The same evidence again is `unchanged`. Default query: the node's title and synopsis, or its title and current draft (Eq. 6, 8).",
-    request: { params: S.ArchiveParam, ...body(S.GatherBody) },
-    responses: {
-      200: json(S.GatherResult),
+    request: S.GatherBody,
+    result: S.GatherResult,
+    failures: {
       ...errors(400, 401, 403, 409, 413),
       404: err(404, "No such archive, or no node at as_of"),
     },
   },
-  async (c) => answer(c, await c.var.app.research.gather(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.research.gather,
 );
 
 endpoint(
@@ -60,24 +59,23 @@ endpoint(
   async (c) => answer(c, await c.var.app.research.hub(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
-endpoint(
+archivePost(
   researchRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/drafts",
     tags: ["research"],
     summary: "Store the next draft of a section",
     description:
       "The next version of `<node>#draft` (kind section, part-of the node), valid from `at`. Every `evidence` anchor must verify (else 400 naming `evidence.<i>`); the version cites their artifacts and keeps the anchors (GET /drafts returns them).",
-    request: { params: S.ArchiveParam, ...body(S.DraftBody) },
-    responses: {
-      200: json(S.DraftResult),
+    request: S.DraftBody,
+    result: S.DraftResult,
+    failures: {
       ...errors(400, 401, 403, 409, 413),
       404: err(404, "No such archive, or no node at `at`"),
     },
   },
-  async (c) => answer(c, await c.var.app.research.draft(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.research.draft,
 );
 
 endpoint(
@@ -112,24 +110,23 @@ endpoint(
   async (c) => answer(c, await c.var.app.research.convergence(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
-endpoint(
+archivePost(
   researchRoutes,
   "read",
   {
-    method: "post",
     path: "/v1/archives/{archive}/assemble",
     tags: ["research"],
     summary: "Assemble the finished sections within a budget",
     description:
       "The outline's nodes in tree order, each with a finished draft (Eq. 10's stop reached at `as_of`, unless require_converged is false) rendered as a Markdown heading (level = depth + 1) and the draft version valid at `as_of`, while the total stays within `budget_tokens` (cl100k_base); a section that does not fit is skipped and later ones still tried. `left_out` names every node not rendered and why (no_draft, not_converged, budget).",
-    request: { params: S.ArchiveParam, ...body(S.AssembleBody) },
-    responses: {
-      200: json(S.AssembleResult),
+    request: S.AssembleBody,
+    result: S.AssembleResult,
+    failures: {
       ...errors(400, 401, 403, 413, 503),
       404: err(404, "No such archive, or no root at as_of"),
     },
   },
-  async (c) => answer(c, await c.var.app.research.assemble(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.research.assemble,
 );
 
 endpoint(
@@ -157,95 +154,83 @@ endpoint(
   },
 );
 
-endpoint(
+archivePost(
   researchRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/feedback/propose",
     tags: ["research"],
     summary: "Feedback records a model proposes from its critique of a draft (SGMC Self-Loop Memory)",
     description:
       "Needs a configured language model (DISTILLER or EXTRACTOR and LLM_*, docs/models.md); without one, a 409 naming the setting. The drafting prompts stay the agent's: the model reads the draft `<node>#draft` at `as_of` (or `version`), the sources its evidence anchors quote and the critique `request`, and proposes feedback items (a checklist title, what is wrong and how to fix it, a category), each quoting the draft's words it is about: the quotes are located in that version and kept as exact anchors; an item without one is dropped, and an answer that is not the schema, or whose every item was dropped, is asked once more with the reason. Kept items are ingested as `note` chunks with the boundaries `feedback`, `feedback:<category>` and `scope`, an `introduced-by` edge to the draft, source `model:<provider>:<model>` and a `proposal` annotation with the anchors. They are proposals: /feedback/select leaves them out until a user verifies or edits them (POST /review). Ids come from the draft version and a content hash: a retry writes nothing new. A model failure is a 503 and writes nothing. The result says what the model calls spent.",
-    request: { params: S.ArchiveParam, ...body(S.FeedbackProposeBody) },
-    responses: {
-      200: json(S.FeedbackProposeResult),
+    request: S.FeedbackProposeBody,
+    result: S.FeedbackProposeResult,
+    failures: {
       ...errors(400, 401, 403, 413),
       404: err(404, "No such archive, or no draft of the node at as_of (or of that version)"),
       ...modelErrors(),
     },
   },
-  async (c) =>
-    answer(
-      c,
-      await c.var.app.research.proposeFeedback(
-        c.req.valid("param").archive,
-        c.req.valid("json"),
-        c.req.header("authorization"),
-      ),
-    ),
+  (app) => app.research.proposeFeedback,
 );
 
-endpoint(
+archivePost(
   researchRoutes,
   "read",
   {
-    method: "post",
     path: "/v1/archives/{archive}/references/select",
     tags: ["research"],
     summary: "A_S: a node's references by citations, incomplete entries removed, the top Q_k unique (SGMC §3.3)",
     description:
       "The candidates are the node's cites targets at `as_of` (or `ids`). An entry without a title, an abstract (content that is more than a bibliography line) or a year (`require` narrows these) is removed before the top Q_k and listed in `incomplete` with the fields it lacks; an entry with the normalised title of a better-ranked one is a duplicate. Ranked by citations (the `citations` annotation, else the archive's cites edges to it at as_of), then year, then id. Nothing is written.",
-    request: { params: S.ArchiveParam, ...body(S.ReferencesSelectBody) },
-    responses: {
-      200: json(S.ReferencesSelectResult),
+    request: S.ReferencesSelectBody,
+    result: S.ReferencesSelectResult,
+    failures: {
       ...errors(400, 401, 403),
       404: err(404, "No such archive, or no node at as_of"),
     },
   },
-  async (c) => answer(c, await c.var.app.research.selectReferences(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.research.selectReferences,
 );
 
-endpoint(
+archivePost(
   researchRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/outline/propose",
     tags: ["research"],
     summary: "A_O: sub-outlines of a node from its references' titles and abstracts (SGMC Eq. 2)",
     description:
       "method `model` asks the configured language model (409 naming the setting without one): each direction cites the references it came from, and ids outside the node's references are dropped (a direction left with none too). method `names` groups the references by the names they share (grounded entities other than people and venues, then title terms), without a model; `auto` (default) takes the model when configured. Unless `dry_run`, each direction is written as an outline node `<node>/<slug>` (boundaries outline and order:<n>, part-of the node, cites its references), valid from `at`; the same proposal again is `unchanged`.",
-    request: { params: S.ArchiveParam, ...body(S.OutlineProposeBody) },
-    responses: {
-      200: json(S.OutlineProposeResult),
+    request: S.OutlineProposeBody,
+    result: S.OutlineProposeResult,
+    failures: {
       ...errors(400, 401, 403, 413),
       404: err(404, "No such archive, or no node at as_of"),
       ...modelErrors(),
     },
   },
-  async (c) => answer(c, await c.var.app.research.proposeOutline(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.research.proposeOutline,
 );
 
-endpoint(
+archivePost(
   researchRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/feedback/loop",
     tags: ["research"],
     summary: "The Self-Loop Memory on a draft: review with r*, refine, until no feedback or x_max (SGMC Eqs. 11-14)",
     description:
       "Needs a configured language model (409 naming the setting without one). Y^(0) is the node's current draft. For x = 0 … x_max − 1: the model reviews Y^(x) referring to r* (Eq. 12 within `scope`; `checklist: none` for none), and the review is kept as the next version of `<node>#review` (boundary sgmc:review); a review without feedback stops the loop (`no_feedback`); else the model rewrites the draft following it (Eq. 14), stored as the next draft version with the anchors of the version it revised (they must still verify). A model failure is a 503; iterations before it stay stored.",
-    request: { params: S.ArchiveParam, ...body(S.FeedbackLoopBody) },
-    responses: {
-      200: json(S.FeedbackLoopResult),
+    request: S.FeedbackLoopBody,
+    result: S.FeedbackLoopResult,
+    failures: {
       ...errors(400, 401, 403, 413),
       404: err(404, "No such archive, or no draft of the node"),
       ...modelErrors(),
     },
   },
-  async (c) => answer(c, await c.var.app.research.feedbackLoop(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.research.feedbackLoop,
 );
 
 endpoint(

@@ -2,7 +2,7 @@
 import * as S from "../../contract";
 import { answer, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, itemGet, queryGet, resourceApp } from "../route";
+import { archivePost, endpoint, itemGet, queryGet, resourceApp } from "../route";
 
 export const reviewRoutes = resourceApp();
 
@@ -120,47 +120,39 @@ endpoint(
   },
 );
 
-endpoint(
+archivePost(
   reviewRoutes,
   "read",
   {
-    method: "post",
     path: "/v1/archives/{archive}/metrics/review-scores",
     tags: ["review"],
     summary: "Review-score metrics: predicted against human scores",
     description:
       "MSE, MAE, RMSE, Pearson's r, Spearman's rho (ranks with ties averaged) and the share of pairs within ±0.5, ±1 and ±1.5 (Paper Circle §4), over the `pairs` given and/or the pairs read from stored annotations (`annotations`: for each chunk, the values of `predicted_key` and `human_key` at `as_of`, a number or an object with a numeric `score`). Correlations are null when fewer than 2 pairs or one side is constant. Computes only; nothing is stored.",
-    request: { params: S.ArchiveParam, ...body(S.ReviewScoreMetricsBody) },
-    responses: { 200: json(S.ReviewScoreMetrics), ...errors(400, 401, 403, 404, 413) },
+    request: S.ReviewScoreMetricsBody,
+    result: S.ReviewScoreMetrics,
+    failures: errors(400, 401, 403, 404, 413),
   },
-  async (c) => answer(c, await c.var.app.review.reviewScores(c.req.valid("param").archive, c.req.valid("json"))),
+  (app) => app.review.reviewScores,
 );
 
-endpoint(
+archivePost(
   reviewRoutes,
   "write",
   {
-    method: "post",
     path: "/v1/archives/{archive}/reviewers",
     tags: ["review"],
     summary: "Reviewer reports for a paper from the configured model (off by default)",
     description:
       "Paper Circle's review agents (C33): the configured language model reads the paper chunk and the sections and elements part-of it (exact versions valid at `as_of`) and writes up to `reviewers` reports (a summary, a score 1-10, a confidence 1-5, and claims: strengths, weaknesses, questions). Each claim must cite one of the chunk ids it was given and quote that text verbatim: it is kept as an exact anchor of that version (POST /verify re-checks it), otherwise dropped and counted (`dropped_claims`). Each report is written as a `note` chunk `<paper>/review-<hash>` (boundary `review-report`, `introduced-by` the paper, source `model:<provider>:<model>`, a `proposal` annotation with its anchors), auto-generated until reviewed. Without a model configured: 409 naming DISTILLER / EXTRACTOR and LLM_* (docs/models.md).",
-    request: { params: S.ArchiveParam, ...body(S.ReviewersBody) },
-    responses: {
-      200: json(S.ReviewersResult, "The verified reports (written unless dry_run) and what was dropped"),
+    request: S.ReviewersBody,
+    result: S.ReviewersResult,
+    described: "The verified reports (written unless dry_run) and what was dropped",
+    failures: {
       ...errors(400, 401, 403, 413, 503),
       404: err(404, "No such archive or paper"),
       409: err(409, "No language model is configured (DISTILLER or EXTRACTOR, LLM_*)"),
     },
   },
-  async (c) =>
-    answer(
-      c,
-      await c.var.app.review.proposeReviews(
-        c.req.valid("param").archive,
-        c.req.valid("json"),
-        c.req.header("authorization"),
-      ),
-    ),
+  (app) => app.review.proposeReviews,
 );
