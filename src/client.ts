@@ -101,19 +101,8 @@ export type ReviewScoreMetrics = z.infer<typeof S.ReviewScoreMetrics>;
 export type ReviewersBody = z.input<typeof S.ReviewersBody>;
 export type ReviewersResult = z.infer<typeof S.ReviewersResult>;
 
-/** `GET /v1/archives/{a}/export?format=&as_of=` (the route's query schema lives in src/http/routes/exports.ts). */
-export interface ExportQuery {
-  format: ExportFormat;
-  as_of?: string | undefined;
-  /** format=xkg only: one paper's file. */
-  paper?: string | undefined;
-  /** Only the members of this collection chunk (its cites targets). */
-  collection?: string | undefined;
-  /** Only this chunk's part-of subtree. */
-  within?: string | undefined;
-  /** format=xkg only: planning = the papers with their techniques, without code nodes. */
-  view?: "full" | "planning" | undefined;
-}
+/** `GET /v1/archives/{a}/export?format=&as_of=&paper=&collection=&within=&view=` (the schema describes each field). */
+export type ExportQuery = z.infer<typeof S.ExportQuery>;
 /** The body of `POST /export/context`: a context request plus the format. */
 export type ExportContextBody = ContextBody & { format: ContextExportFormat };
 

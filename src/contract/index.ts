@@ -10,6 +10,7 @@ export * from "./common";
 export * from "./discovery";
 export * from "./embedding";
 export * from "./events";
+export * from "./exports";
 export * from "./forget";
 export * from "./paperbench";
 export * from "./papers";

@@ -4,7 +4,7 @@
  * (src/app/intake/reimport.ts).
  */
 import type { z } from "zod";
-import { type ContextBody, toMs } from "../../contract";
+import { type ContextBody, type ExportQuery, toMs } from "../../contract";
 import { fail, type Result } from "../../core/errors";
 import type { ContextExportFormat, ExportFormat } from "../../core/export/types";
 import type { ScoredCard } from "../../core/query";
@@ -17,17 +17,8 @@ import { exportContext, renderArchive } from "./render";
 
 type In<T extends z.ZodType> = z.infer<T>;
 
-export interface ExportFormatQuery {
-  format: ExportFormat;
-  as_of?: string | undefined;
-  paper?: string | undefined;
-  /** Only the members of this collection: the targets of its `cites` edges at as_of. */
-  collection?: string | undefined;
-  /** Only this chunk's part-of subtree at as_of (the chunk included). */
-  within?: string | undefined;
-  /** format=xkg: `planning` leaves out every code node (seed 003 §2.4); default full. */
-  view?: "full" | "planning" | undefined;
-}
+/** GET /export's query as its schema parses it. */
+export type ExportFormatQuery = In<typeof ExportQuery>;
 
 /** An archive export in one of the formats; json is streamed. */
 function exportArchive(
