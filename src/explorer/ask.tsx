@@ -8,7 +8,8 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Anchor, Card, ChunkDetail, ContextResponse, RouteResponse, VerifyResult } from "../client";
 import { describeError, routeWithTrace, type Session, shortTime, traceOf } from "./api";
 import { RouteGraph } from "./graph";
-import { Badge, LinkButton } from "./ui";
+import { EXPERTS } from "./route-model";
+import { Badge, LinkButton, Table } from "./ui";
 
 interface Answer {
   context: ContextResponse;
@@ -425,88 +426,49 @@ function RoutePanel({ route, theme, onChunk }: { route: RouteResponse; theme: st
       </details>
       <details open>
         <summary>Seeds ({t.seeds.length})</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">chunk</th>
-              <th scope="col">weight</th>
-              <th scope="col">kind</th>
+        <Table columns={["chunk", "weight", "kind"]}>
+          {t.seeds.map((s) => (
+            <tr key={s.chunk}>
+              <td>
+                <LinkButton onClick={() => onChunk(s.chunk)}>{s.chunk}</LinkButton>
+              </td>
+              <td>{s.weight}</td>
+              <td>{kinds(s.reasons)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {t.seeds.map((s) => (
-              <tr key={s.chunk}>
-                <td>
-                  <LinkButton onClick={() => onChunk(s.chunk)}>{s.chunk}</LinkButton>
-                </td>
-                <td>{s.weight}</td>
-                <td>{kinds(s.reasons)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       </details>
       <details>
         <summary>Candidates and expert scores ({route.candidates.length})</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">chunk</th>
-              <th scope="col">v</th>
-              <th scope="col">score</th>
-              <th scope="col">sem</th>
-              <th scope="col">lex</th>
-              <th scope="col">sym</th>
-              <th scope="col">graph</th>
-              <th scope="col">rec</th>
-              <th scope="col">thread</th>
-              <th scope="col">mass</th>
+        <Table columns={["chunk", "v", "score", ...EXPERTS, "mass"]}>
+          {route.candidates.map((c) => (
+            <tr key={c.chunk}>
+              <td class="mono">{c.chunk}</td>
+              <td>{c.version}</td>
+              <td>{c.score}</td>
+              {EXPERTS.map((x) => (
+                <td key={x}>{c.experts[x]}</td>
+              ))}
+              <td>{c.mass}</td>
             </tr>
-          </thead>
-          <tbody>
-            {route.candidates.map((c) => (
-              <tr key={c.chunk}>
-                <td class="mono">{c.chunk}</td>
-                <td>{c.version}</td>
-                <td>{c.score}</td>
-                <td>{c.experts.sem}</td>
-                <td>{c.experts.lex}</td>
-                <td>{c.experts.sym}</td>
-                <td>{c.experts.graph}</td>
-                <td>{c.experts.rec}</td>
-                <td>{c.experts.thread}</td>
-                <td>{c.mass}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       </details>
       <details>
         <summary>Router steps ({t.router_steps.length})</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">depth</th>
-              <th scope="col">from → to</th>
-              <th scope="col">edge</th>
-              <th scope="col">score</th>
-              <th scope="col">accepted</th>
+        <Table columns={["depth", "from → to", "edge", "score", "accepted"]}>
+          {t.router_steps.map((s, i) => (
+            <tr key={i}>
+              <td>{s.depth}</td>
+              <td class="mono">
+                {s.from} → {s.to}
+              </td>
+              <td>{s.edge_type}</td>
+              <td>{s.score}</td>
+              <td>{s.accepted ? "yes" : "no"}</td>
             </tr>
-          </thead>
-          <tbody>
-            {t.router_steps.map((s, i) => (
-              <tr key={i}>
-                <td>{s.depth}</td>
-                <td class="mono">
-                  {s.from} → {s.to}
-                </td>
-                <td>{s.edge_type}</td>
-                <td>{s.score}</td>
-                <td>{s.accepted ? "yes" : "no"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       </details>
     </section>
   );

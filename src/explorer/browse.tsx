@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 import { CHUNK_KINDS } from "../core/types";
 import { type Session, shortTime } from "./api";
 import { useLoad } from "./hooks";
-import { Badge, Facts, LinkButton, Status } from "./ui";
+import { Badge, Facts, LinkButton, Status, Table } from "./ui";
 
 export type BrowseTarget = { chunk: string } | { entity: string } | null;
 
@@ -23,6 +23,27 @@ export function BrowseScreen(props: { session: Session; target: BrowseTarget; on
         <EntityView key={target.entity} session={props.session} id={target.entity} onTarget={props.onTarget} />
       )}
     </div>
+  );
+}
+
+/** A labelled text input of a filter form. */
+function TextField(props: {
+  label: string;
+  name: string;
+  value: string;
+  onValue: (v: string) => void;
+  placeholder: string;
+}) {
+  return (
+    <label>
+      {props.label}
+      <input
+        name={props.name}
+        value={props.value}
+        onInput={(e) => props.onValue(e.currentTarget.value)}
+        placeholder={props.placeholder}
+      />
+    </label>
   );
 }
 
@@ -68,54 +89,28 @@ function ChunkList({ session, onTarget }: { session: Session; onTarget: (t: Brow
             ))}
           </select>
         </label>
-        <label>
-          Entity
-          <input
-            name="entity"
-            value={entity}
-            onInput={(e) => setEntity(e.currentTarget.value)}
-            placeholder="method:hipporag"
-          />
-        </label>
-        <label>
-          Boundary
-          <input
-            name="boundary"
-            value={boundary}
-            onInput={(e) => setBoundary(e.currentTarget.value)}
-            placeholder="split:dev"
-          />
-        </label>
+        <TextField label="Entity" name="entity" value={entity} onValue={setEntity} placeholder="method:hipporag" />
+        <TextField label="Boundary" name="boundary" value={boundary} onValue={setBoundary} placeholder="split:dev" />
         <button type="submit">Filter</button>
       </form>
       <Status value={page}>
         {(p) => (
           <>
-            <table class="chunk-table">
-              <thead>
-                <tr>
-                  <th scope="col">chunk</th>
-                  <th scope="col">kind</th>
-                  <th scope="col">v</th>
-                  <th scope="col">valid from</th>
+            <Table class="chunk-table" columns={["chunk", "kind", "v", "valid from"]}>
+              {p.chunks.map((c) => (
+                <tr key={c.id} class={c.deprecated_at ? "deprecated" : ""}>
+                  <td>
+                    <LinkButton onClick={() => onTarget({ chunk: c.id })}>{c.id}</LinkButton>
+                    <div class="muted">{c.title}</div>
+                  </td>
+                  <td>{c.kind}</td>
+                  <td>
+                    {c.version}/{c.latest_version}
+                  </td>
+                  <td>{shortTime(c.valid_from)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {p.chunks.map((c) => (
-                  <tr key={c.id} class={c.deprecated_at ? "deprecated" : ""}>
-                    <td>
-                      <LinkButton onClick={() => onTarget({ chunk: c.id })}>{c.id}</LinkButton>
-                      <div class="muted">{c.title}</div>
-                    </td>
-                    <td>{c.kind}</td>
-                    <td>
-                      {c.version}/{c.latest_version}
-                    </td>
-                    <td>{shortTime(c.valid_from)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
             {p.chunks.length === 0 && <p class="muted">No chunk matches.</p>}
             <div class="row">
               <button type="button" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>

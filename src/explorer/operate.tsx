@@ -7,7 +7,7 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { describeError, type Session, shortTime } from "./api";
 import { useArchiveRead, useLoad } from "./hooks";
-import { Badge, Facts, Listed, Panel, Status } from "./ui";
+import { Badge, Facts, Panel, ReadPanel, Status, Table } from "./ui";
 
 export function OperateScreen({ session }: { session: Session }) {
   return (
@@ -53,64 +53,60 @@ function Counts({ session }: { session: Session }) {
 }
 
 function Log({ session }: { session: Session }) {
-  const { client, archive } = session;
-  const [log] = useLoad(() => client.ingestLog(archive.id, { limit: 50 }), [client, archive.id]);
   return (
-    <Panel id="log" title="Ingest log">
-      <Listed value={log} items={(l) => l.entries} empty="Nothing ingested through webhooks, sources or imports yet.">
-        {(l) => (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">at</th>
-                <th scope="col">origin</th>
-                <th scope="col">ref</th>
-                <th scope="col">status</th>
-                <th scope="col">error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {l.entries.map((e) => (
-                <tr key={e.id}>
-                  <td>{shortTime(e.at)}</td>
-                  <td>{e.origin}</td>
-                  <td class="mono">{e.ref}</td>
-                  <td>
-                    <Badge kind={e.status}>{e.status}</Badge>
-                  </td>
-                  <td>{e.error ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </Listed>
-    </Panel>
+    <ReadPanel
+      session={session}
+      id="log"
+      title="Ingest log"
+      read={(c, a) => c.ingestLog(a, { limit: 50 })}
+      items={(l) => l.entries}
+      empty="Nothing ingested through webhooks, sources or imports yet."
+    >
+      {(l) => (
+        <Table columns={["at", "origin", "ref", "status", "error"]}>
+          {l.entries.map((e) => (
+            <tr key={e.id}>
+              <td>{shortTime(e.at)}</td>
+              <td>{e.origin}</td>
+              <td class="mono">{e.ref}</td>
+              <td>
+                <Badge kind={e.status}>{e.status}</Badge>
+              </td>
+              <td>{e.error ?? ""}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </ReadPanel>
   );
 }
 
 function Sources({ session }: { session: Session }) {
-  const [sources] = useArchiveRead(session, (c, a) => c.sources(a));
   return (
-    <Panel id="sources" title="Sources">
-      <Listed value={sources} items={(s) => s.sources} empty="No sources.">
-        {(s) => (
-          <ul>
-            {s.sources.map((x) => (
-              <li key={x.id}>
-                <strong>{x.id}</strong> <Badge>{x.kind}</Badge> {x.paused && <Badge kind="dead">paused</Badge>}{" "}
-                <span class="mono">{x.location || x.query}</span>
-                <div class="muted">
-                  last run {shortTime(x.status.last_run)} · next {shortTime(x.status.next_run)} ·{" "}
-                  {x.status.consecutive_failures} failures in a row
-                </div>
-                {x.status.last_error && <div class="error">{x.status.last_error}</div>}
-              </li>
-            ))}
-          </ul>
-        )}
-      </Listed>
-    </Panel>
+    <ReadPanel
+      session={session}
+      id="sources"
+      title="Sources"
+      read={(c, a) => c.sources(a)}
+      items={(s) => s.sources}
+      empty="No sources."
+    >
+      {(s) => (
+        <ul>
+          {s.sources.map((x) => (
+            <li key={x.id}>
+              <strong>{x.id}</strong> <Badge>{x.kind}</Badge> {x.paused && <Badge kind="dead">paused</Badge>}{" "}
+              <span class="mono">{x.location || x.query}</span>
+              <div class="muted">
+                last run {shortTime(x.status.last_run)} · next {shortTime(x.status.next_run)} ·{" "}
+                {x.status.consecutive_failures} failures in a row
+              </div>
+              {x.status.last_error && <div class="error">{x.status.last_error}</div>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </ReadPanel>
   );
 }
 
@@ -127,13 +123,17 @@ function Webhooks({ session }: { session: Session }) {
 }
 
 function WebhookList({ session }: { session: Session }) {
-  const [hooks] = useArchiveRead(session, (c, a) => c.webhooks(a));
   return (
-    <Panel id="webhooks" title="Webhook deliveries">
-      <Listed value={hooks} items={(h) => h.webhooks} empty="No webhooks.">
-        {(h) => h.webhooks.map((w) => <Deliveries key={w.name} session={session} webhook={w.name} />)}
-      </Listed>
-    </Panel>
+    <ReadPanel
+      session={session}
+      id="webhooks"
+      title="Webhook deliveries"
+      read={(c, a) => c.webhooks(a)}
+      items={(h) => h.webhooks}
+      empty="No webhooks."
+    >
+      {(h) => h.webhooks.map((w) => <Deliveries key={w.name} session={session} webhook={w.name} />)}
+    </ReadPanel>
   );
 }
 
@@ -182,13 +182,17 @@ function Deliveries({ session, webhook }: { session: Session; webhook: string })
 }
 
 function Subscriptions({ session }: { session: Session }) {
-  const [subs] = useArchiveRead(session, (c, a) => c.subscriptions(a));
   return (
-    <Panel id="events" title="Event deliveries">
-      <Listed value={subs} items={(s) => s.subscriptions} empty="No subscriptions.">
-        {(s) => s.subscriptions.map((x) => <Events key={x.name} session={session} name={x.name} url={x.url} />)}
-      </Listed>
-    </Panel>
+    <ReadPanel
+      session={session}
+      id="events"
+      title="Event deliveries"
+      read={(c, a) => c.subscriptions(a)}
+      items={(s) => s.subscriptions}
+      empty="No subscriptions."
+    >
+      {(s) => s.subscriptions.map((x) => <Events key={x.name} session={session} name={x.name} url={x.url} />)}
+    </ReadPanel>
   );
 }
 

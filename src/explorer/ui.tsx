@@ -1,6 +1,7 @@
-/** Shared pieces: loading and error states, a labelled definition list, small badges. */
+/** Shared pieces: loading and error states, a labelled definition list, small badges, tables, panels. */
 import type { ComponentChildren } from "preact";
-import type { Loaded } from "./hooks";
+import type { Session } from "./api";
+import { type Loaded, useArchiveRead } from "./hooks";
 
 export function Status<T>({ value, children }: { value: Loaded<T>; children: (v: T) => ComponentChildren }) {
   if (value.state === "loading")
@@ -75,4 +76,58 @@ export function Listed<T>({
   children: (v: T) => ComponentChildren;
 }) {
   return <Status value={value}>{(v) => (items(v).length === 0 ? <p class="muted">{empty}</p> : children(v))}</Status>;
+}
+
+/** A panel (`id`, `title`) listing what one read of the session's archive answers, as `Listed` shows it. */
+export function ReadPanel<T>({
+  session,
+  id,
+  title,
+  read,
+  items,
+  empty,
+  children,
+}: {
+  session: Session;
+  id: string;
+  title: string;
+  read: (client: Session["client"], archive: string) => Promise<T>;
+  items: (v: T) => readonly unknown[];
+  empty: string;
+  children: (v: T) => ComponentChildren;
+}) {
+  const [value] = useArchiveRead(session, read);
+  return (
+    <Panel id={id} title={title}>
+      <Listed value={value} items={items} empty={empty}>
+        {children}
+      </Listed>
+    </Panel>
+  );
+}
+
+/** A table with one header row naming the `columns`; `children` are its body rows. */
+export function Table({
+  columns,
+  class: className,
+  children,
+}: {
+  columns: readonly string[];
+  class?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <table class={className}>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c} scope="col">
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
 }
