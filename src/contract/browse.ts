@@ -149,6 +149,15 @@ export const ChunkIdParam = idPath("Chunk id, percent-encoded (repo/a.ts#f is re
 
 export const EntityIdParam = idPath("Canonical entity id, percent-encoded.", "method:hipporag");
 
+/** A triple stored with a chunk version: given with it, or extracted from it at ingest. */
+const StoredRelation = z.object({
+  subject: z.string(),
+  predicate: z.string(),
+  object: z.string(),
+  subject_type: z.string().optional(),
+  object_type: z.string().optional(),
+});
+
 export const VersionView = z
   .object({
     version: z.number().int(),
@@ -178,17 +187,7 @@ export const VersionView = z
         }),
       )
       .openapi({ description: "Edges as this version declared them." }),
-    relations: z
-      .array(
-        z.object({
-          subject: z.string(),
-          predicate: z.string(),
-          object: z.string(),
-          subject_type: z.string().optional(),
-          object_type: z.string().optional(),
-        }),
-      )
-      .openapi({ description: "Triples given with this version (empty when none)." }),
+    relations: z.array(StoredRelation).openapi({ description: "Triples given with this version (empty when none)." }),
     extracted: z
       .object({
         model: z.string().openapi({ description: "provider:model that extracted it." }),
@@ -199,15 +198,7 @@ export const VersionView = z
         added: z
           .array(z.string())
           .openapi({ description: "Of those, the ones the version's head was not routed by before." }),
-        relations: z.array(
-          z.object({
-            subject: z.string(),
-            predicate: z.string(),
-            object: z.string(),
-            subject_type: z.string().optional(),
-            object_type: z.string().optional(),
-          }),
-        ),
+        relations: z.array(StoredRelation),
       })
       .nullable()
       .openapi({

@@ -102,6 +102,10 @@ export const IdSchema = z.string().min(1).max(MAX_ID);
 export const queryParam = <T extends z.ZodType>(schema: T, name: string, description: string) =>
   schema.openapi({ param: { name, in: "query" }, description });
 
+/** A whole number from `min` to `max`, `fallback` when absent, documented with `description`. */
+export const boundedInt = (min: number, max: number, fallback: number, description: string) =>
+  z.number().int().min(min).max(max).default(fallback).openapi({ description });
+
 /** What a request's model calls spent: calls, HTTP requests, retries, tokens and milliseconds. */
 export const MODEL_CALLS = {
   calls: z.number().int(),

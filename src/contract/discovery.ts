@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { DISCOVERY_ENGINES } from "../core/research/discover";
 import { DEFAULT_MIN_SIMILARITY, POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS } from "../core/types";
-import { ArchiveParam, MAX_ID, queryParam, Time } from "./common";
+import { ArchiveParam, boundedInt, MAX_ID, queryParam, Time } from "./common";
 
 const Weight = z.number().min(0).max(10);
 /** A publication year bound (inclusive). */
@@ -501,23 +501,14 @@ export const DiscoverBody = z
       .max(DISCOVERY_ENGINES.length)
       .optional()
       .openapi({ description: `Engines asked, in parallel (default all: ${DISCOVERY_ENGINES.join(", ")}).` }),
-    per_engine: z
-      .number()
-      .int()
-      .min(1)
-      .max(50)
-      .default(10)
-      .openapi({ description: "Records asked of each engine (1-50, default 10)." }),
-    timeout_ms: z.number().int().min(500).max(20_000).default(8000).openapi({
-      description: "Each engine's time to answer (500-20,000 ms, default 8,000); a late one is reported as timeout.",
-    }),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .default(20)
-      .openapi({ description: "Ranked records returned (1-100, default 20)." }),
+    per_engine: boundedInt(1, 50, 10, "Records asked of each engine (1-50, default 10)."),
+    timeout_ms: boundedInt(
+      500,
+      20_000,
+      8000,
+      "Each engine's time to answer (500-20,000 ms, default 8,000); a late one is reported as timeout.",
+    ),
+    limit: boundedInt(1, 100, 20, "Ranked records returned (1-100, default 20)."),
     mode: z.enum(["stable", "discovery", "balanced"]).default("stable").openapi({
       description: "The Paper Circle mode the merged pool is ranked by (Eq. 3's weights; GET …/ranking/modes).",
     }),

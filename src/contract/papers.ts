@@ -4,7 +4,7 @@
  * exactly from D1 as of `as_of`.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID, Time } from "./common";
+import { boundedInt, MAX_ID, Time } from "./common";
 
 const Iso = z.string().openapi({ description: "ISO 8601 date-time (UTC)", example: "2024-05-23T00:00:00.000Z" });
 
@@ -16,17 +16,11 @@ export const LocateBody = z
     paper: z.string().min(1).max(MAX_ID).openapi({ description: "The paper chunk id (`arxiv:2212.11867`)." }),
     query: z.string().min(1).max(8000).openapi({ description: "What to find: a phrase, a question, a caption." }),
     as_of: Time.optional().openapi({ description: "Read the paper as of this time (default now)." }),
-    limit: z.number().int().min(1).max(50).default(10).openapi({ description: "Items returned (1-50, default 10)." }),
+    limit: boundedInt(1, 50, 10, "Items returned (1-50, default 10)."),
     kinds: z.array(z.enum(LOCATE_KINDS)).min(1).max(LOCATE_KINDS.length).optional().openapi({
       description: "Only these kinds of items (default all: sections, elements and the paper's abstract).",
     }),
-    snippets: z
-      .number()
-      .int()
-      .min(0)
-      .max(5)
-      .default(2)
-      .openapi({ description: "Exact snippets per item (0-5, default 2)." }),
+    snippets: boundedInt(0, 5, 2, "Exact snippets per item (0-5, default 2)."),
   })
   .openapi("LocateRequest", {
     description: "Where in one paper something is discussed.",

@@ -1,7 +1,7 @@
 /** ProjectGuard's pre-turn brief: what an agent must know before the next request. */
 import { z } from "@hono/zod-openapi";
 import { CodeChunks, CodeWindow, MAX_CODE_BYTES } from "./code";
-import { MAX_ID, MODEL_CALLS, T0, Time } from "./common";
+import { boundedInt, MAX_ID, MODEL_CALLS, T0, Time } from "./common";
 import { SpecView } from "./projectguard";
 import { SessionId } from "./query";
 
@@ -42,13 +42,7 @@ export const BriefBody = z
           .min(0)
           .max(10_000_000)
           .openapi({ description: "Tokens its live context holds now." }),
-        next_turns: z
-          .number()
-          .int()
-          .min(1)
-          .max(50)
-          .default(3)
-          .openapi({ description: "Turns the estimate covers (default 3)." }),
+        next_turns: boundedInt(1, 50, 3, "Turns the estimate covers (default 3)."),
         turn_tokens: z.number().int().min(1).max(1_000_000).optional().openapi({
           description:
             "Tokens one turn adds (default: the request's tokens plus the mean tokens of the session's recent assistant events).",
@@ -319,7 +313,7 @@ export const CodePairsBody = z
   .object({
     query: z.string().min(1).max(8000).openapi({ description: "The technique you need code for, in words." }),
     as_of: Time.optional(),
-    limit: z.number().int().min(1).max(50).default(10).openapi({ description: "Techniques routed (1-50)." }),
+    limit: boundedInt(1, 50, 10, "Techniques routed (1-50)."),
     threshold: z.number().min(-1).max(1).optional().openapi({
       description:
         "Minimum pair score (the technique's cosine similarity to the query); default 0.15, measured for reuse (a technique of another paper asking for related code) on the released xKG graphs with the local embedder; 0.55 for a technique's own code by its exact description (docs/coding-agents.md: how). -1 returns every routed technique.",

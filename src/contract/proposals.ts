@@ -5,7 +5,7 @@
  * was dropped and why, and what the model calls spent.
  */
 import { z } from "@hono/zod-openapi";
-import { IdSchema as Id, T0, Time } from "./common";
+import { boundedInt, IdSchema as Id, T0, Time } from "./common";
 import { AnchorSchema, SessionId } from "./query";
 
 const dryRun = z
@@ -59,7 +59,7 @@ export const CommitmentsBody = z
     session: SessionId.optional().openapi({
       description: "Read this session's last `last` events (POST …/sessions/{session}/events) at `as_of`.",
     }),
-    last: z.number().int().min(1).max(50).default(20).openapi({ description: "Events of the session read (1-50)." }),
+    last: boundedInt(1, 50, 20, "Events of the session read (1-50)."),
     turns: z
       .array(Id)
       .min(1)
@@ -151,7 +151,7 @@ export const TechniquesBody = z
       description:
         "Also offer the code units under this id prefix (a repository) besides those in the paper's subtree.",
     }),
-    max_code_units: z.number().int().min(0).max(60).default(30).openapi({ description: "Code units offered (0-60)." }),
+    max_code_units: boundedInt(0, 60, 30, "Code units offered (0-60)."),
     as_of: Time.optional(),
     dry_run: dryRun,
   })

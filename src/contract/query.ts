@@ -10,7 +10,7 @@ import { TOKENIZERS } from "../core/text/tokenizer";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import { ChunkDetail, ENTITY_DETAIL_EXAMPLE, EntityDetail } from "./browse";
 import { CardCode, CodeChunks, maxCodeBytes } from "./code";
-import { Bookmark, FreshnessSchema, MAX_ID, T0, Time } from "./common";
+import { Bookmark, boundedInt, FreshnessSchema, MAX_ID, T0, Time } from "./common";
 import { RankingResult, RankingSchema } from "./discovery";
 import { VectorSpaceNoteSchema } from "./embedding";
 
@@ -75,13 +75,7 @@ export const FollowSchema = z
       .enum(["out", "in"])
       .default("out")
       .openapi({ description: "out: card -> neighbour; in: neighbour -> card." }),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .default(20)
-      .openapi({ description: "Neighbours per card (heaviest first)." }),
+    limit: boundedInt(1, 100, 20, "Neighbours per card (heaviest first)."),
   })
   .strict()
   .openapi("Follow", { example: { type: "implements", direction: "in", limit: 5 } });
@@ -130,9 +124,12 @@ export const RouteBody = z
 export const ContextBody = z
   .object({
     ...queryFields,
-    budget_tokens: z.number().int().min(50).max(200_000).default(2000).openapi({
-      description: "Tokens for the cards plus the session window (50-200,000; default 2,000, as in the CLI and MCP).",
-    }),
+    budget_tokens: boundedInt(
+      50,
+      200_000,
+      2000,
+      "Tokens for the cards plus the session window (50-200,000; default 2,000, as in the CLI and MCP).",
+    ),
     session_id: SessionId.optional(),
     max_cards: z.number().int().min(1).max(64).optional(),
     max_card_tokens: z.number().int().min(50).max(4000).optional(),

@@ -3,7 +3,7 @@
  * into one code node (implementation, test, documentation), checked by rules and by a verifier call.
  */
 import { z } from "@hono/zod-openapi";
-import { IdSchema as Id, T0, Time } from "./common";
+import { boundedInt, IdSchema as Id, T0, Time } from "./common";
 import { ProposalUsageSchema } from "./proposals";
 import { AnchorSchema } from "./query";
 
@@ -14,10 +14,12 @@ export const RewriteBody = z
       description:
         "The code units to rewrite from; default the `code_unit` chunks that implement the technique at `as_of` (earlier rewrites of it left out).",
     }),
-    max_code_bytes: z.number().int().min(1000).max(200_000).default(52_100).openapi({
-      description:
-        "UTF-8 bytes of code shown to the model (xKG's 52,100), the technique's code first, then its sub-techniques'.",
-    }),
+    max_code_bytes: boundedInt(
+      1000,
+      200_000,
+      52_100,
+      "UTF-8 bytes of code shown to the model (xKG's 52,100), the technique's code first, then its sub-techniques'.",
+    ),
     as_of: Time.optional(),
     dry_run: z
       .boolean()

@@ -5,7 +5,7 @@
  * (Eqs. 11, 13, 14) and the review scaffold (§5: each claim's chain to its source).
  */
 import { z } from "@hono/zod-openapi";
-import { IdSchema as Id, queryParam as q, T0, Time } from "./common";
+import { boundedInt, IdSchema as Id, queryParam as q, T0, Time } from "./common";
 import { ProposalUsageSchema } from "./proposals";
 import { AnchorSchema } from "./query";
 import { EVIDENCE_EXAMPLE } from "./research";
@@ -108,9 +108,12 @@ export const OutlineProposeBody = z
         "model: the configured language model proposes the sub-outlines (409 without one); names: group the references by the names they share (entities, else title terms), no model; auto (default): model when configured, else names.",
     }),
     max_directions: z.number().int().min(1).max(12).default(SGMC_LOOP_DEFAULTS.maxDirections),
-    min_shared: z.number().int().min(1).max(50).default(2).openapi({
-      description: "names: a direction groups at least this many references sharing a name (default 2).",
-    }),
+    min_shared: boundedInt(
+      1,
+      50,
+      2,
+      "names: a direction groups at least this many references sharing a name (default 2).",
+    ),
     dry_run: z.boolean().default(false).openapi({ description: "true: propose, write nothing." }),
     as_of: Time.optional().openapi({ description: "The node and its references as of then (default now)." }),
     at: Time.optional().openapi({ description: "Valid time of the new outline nodes (default now)." }),
