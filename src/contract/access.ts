@@ -1,6 +1,6 @@
 /** Access counts: how often chunks were routed to, expanded and verified, per session or per chunk. */
 import { z } from "@hono/zod-openapi";
-import { MAX_ID, T0, Time } from "./common";
+import { IdSchema, queryParam, T0, Time } from "./common";
 import { SessionId } from "./query";
 
 export const AccessCountsQuery = z.object({
@@ -16,12 +16,7 @@ export const AccessCountsQuery = z.object({
     param: { name: "session_id", in: "query" },
     description: "Only this session's accesses (with by=chunk: what one session opened and how).",
   }),
-  chunk: z
-    .string()
-    .min(1)
-    .max(MAX_ID)
-    .optional()
-    .openapi({ param: { name: "chunk", in: "query" }, description: "Only accesses of this chunk id." }),
+  chunk: queryParam(IdSchema.optional(), "chunk", "Only accesses of this chunk id."),
   since: Time.optional().openapi({
     param: { name: "since", in: "query" },
     description: "Only accesses at or after this instant.",

@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { DISCOVERY_ENGINES } from "../core/research/discover";
 import { DEFAULT_MIN_SIMILARITY, POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS } from "../core/types";
-import { ArchiveParam, boundedInt, MAX_ID, queryParam, Time } from "./common";
+import { ArchiveParam, boundedInt, IdSchema, MAX_ID, queryParam, Time } from "./common";
 
 const Weight = z.number().min(0).max(10);
 /** A publication year bound (inclusive). */
@@ -220,15 +220,7 @@ const csv = (name: string, description: string) =>
   queryParam(z.string().min(1).max(4000).optional(), name, description);
 
 export const StatsQuery = z.object({
-  within: z
-    .string()
-    .min(1)
-    .max(MAX_ID)
-    .optional()
-    .openapi({
-      param: { name: "within", in: "query" },
-      description: "Only the subtree under this chunk (part-of, exact, from D1).",
-    }),
+  within: queryParam(IdSchema.optional(), "within", "Only the subtree under this chunk (part-of, exact, from D1)."),
   kinds: csv("kinds", `Comma-separated kinds (default paper), of: ${CHUNK_KINDS.join(", ")}.`),
   boundaries_any: csv("boundaries_any", "Comma-separated boundary tags; a chunk must carry at least one."),
   references: z

@@ -1,7 +1,7 @@
 /** The query of an archive export (GET /v1/archives/{archive}/export). */
 import { z } from "@hono/zod-openapi";
 import { EXPORT_FORMATS, EXPORT_LIMITS } from "../core/export/types";
-import { MAX_ID, Time } from "./common";
+import { IdSchema, queryParam, Time } from "./common";
 
 export const ExportQuery = z.object({
   format: z
@@ -34,29 +34,19 @@ export const ExportQuery = z.object({
       description:
         "format=xkg only: planning leaves out every code node (the paper's and each technique's `code`, `code_file`, `code_overview`): the paper node with its techniques, as xKG's planning stage reads it (seed 003 §2.4); default full",
     }),
-  collection: z
-    .string()
-    .min(1)
-    .max(MAX_ID)
-    .optional()
-    .openapi({
-      param: { name: "collection", in: "query" },
-      description:
-        "Only the members of this collection chunk: the targets of its `cites` edges valid at as_of (default now); not with format=xkg",
-    }),
-  within: z
-    .string()
-    .min(1)
-    .max(MAX_ID)
-    .optional()
-    .openapi({
-      param: { name: "within", in: "query" },
-      description:
-        "Only this chunk and what reaches it over part-of edges valid at as_of (its subtree); not with format=xkg",
-    }),
-  as_of: Time.optional().openapi({
-    param: { name: "as_of", in: "query" },
-    description:
-      "csv, bibtex, csljson, markdown: only chunks visible then, at the version valid then (default: every chunk, latest version); graphml, mermaid, graph-html: edges valid then (default: now); xkg: the versions and annotations valid then (default: now); json ignores it (always the whole history)",
-  }),
+  collection: queryParam(
+    IdSchema.optional(),
+    "collection",
+    "Only the members of this collection chunk: the targets of its `cites` edges valid at as_of (default now); not with format=xkg",
+  ),
+  within: queryParam(
+    IdSchema.optional(),
+    "within",
+    "Only this chunk and what reaches it over part-of edges valid at as_of (its subtree); not with format=xkg",
+  ),
+  as_of: queryParam(
+    Time.optional(),
+    "as_of",
+    "csv, bibtex, csljson, markdown: only chunks visible then, at the version valid then (default: every chunk, latest version); graphml, mermaid, graph-html: edges valid then (default: now); xkg: the versions and annotations valid then (default: now); json ignores it (always the whole history)",
+  ),
 });
