@@ -6,7 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { describeError, type Session, shortTime } from "./api";
-import { useArchiveRead, useLoad } from "./hooks";
+import { type Loaded, useArchiveRead, useLoad } from "./hooks";
 import { Badge, Facts, Panel, ReadPanel, Status, Table } from "./ui";
 
 export function OperateScreen({ session }: { session: Session }) {
@@ -143,40 +143,32 @@ function Deliveries({ session, webhook }: { session: Session; webhook: string })
     () => client.deliveries(archive.id, webhook, { limit: 50 }),
     [client, archive.id, webhook],
   );
-  const [note, setNote] = useState<string | null>(null);
   return (
     <div class="hook">
       <h3>{webhook}</h3>
-      {note && <p role="status">{note}</p>}
-      <Status value={list}>
-        {(l) => (
-          <ul>
-            {l.deliveries.map((d) => (
-              <Attempt
-                key={d.delivery}
-                label={d.delivery}
-                status={d.status}
-                attempts={
-                  <>
-                    {d.attempts} attempts · {shortTime(d.updated_at)}
-                  </>
-                }
-                error={d.error}
-                replay={
-                  canWrite
-                    ? () =>
-                        client
-                          .replayDelivery(archive.id, webhook, d.delivery)
-                          .then((r) => `Replayed ${r.delivery} (was ${r.previous}; now ${r.status}).`)
-                    : null
-                }
-                setNote={setNote}
-                reload={reload}
-              />
-            ))}
-          </ul>
-        )}
-      </Status>
+      <AttemptList
+        list={list}
+        reload={reload}
+        rows={(l) =>
+          l.deliveries.map((d) => ({
+            key: d.delivery,
+            label: d.delivery,
+            status: d.status,
+            attempts: (
+              <>
+                {d.attempts} attempts · {shortTime(d.updated_at)}
+              </>
+            ),
+            error: d.error,
+            replay: canWrite
+              ? () =>
+                  client
+                    .replayDelivery(archive.id, webhook, d.delivery)
+                    .then((r) => `Replayed ${r.delivery} (was ${r.previous}; now ${r.status}).`)
+              : null,
+          }))
+        }
+      />
     </div>
   );
 }
@@ -203,7 +195,6 @@ function Events({ session, name, url }: { session: Session; name: string; url: s
     () => client.events(archive.id, name, { limit: 50, ...(dead ? { status: "dead" as const } : {}) }),
     [client, archive.id, name, dead],
   );
-  const [note, setNote] = useState<string | null>(null);
   return (
     <div class="hook" data-subscription={name}>
       <h3>
@@ -217,38 +208,77 @@ function Events({ session, name, url }: { session: Session; name: string; url: s
           Refresh
         </button>
       </div>
+      <AttemptList
+        list={list}
+        reload={reload}
+        empty="None."
+        rows={(l) =>
+          l.events.map((ev) => ({
+            key: ev.id,
+            event: ev.id,
+            label: ev.type,
+            status: ev.status,
+            attempts: (
+              <>
+                {ev.attempts} attempts{ev.response_status ? ` · HTTP ${ev.response_status}` : ""} ·{" "}
+                {shortTime(ev.updated_at)}
+              </>
+            ),
+            error: ev.error,
+            replay: canWrite
+              ? () => client.redeliver(archive.id, name, ev.id).then((r) => `Redelivering ${r.event}: ${r.status}.`)
+              : null,
+          }))
+        }
+      />
+    </div>
+  );
+}
+
+/** One row of an AttemptList: what Attempt shows of a delivery, keyed. */
+type AttemptRow = {
+  key: string;
+  event?: string;
+  label: string;
+  status: string;
+  attempts: ComponentChildren;
+  error: string | null | undefined;
+  replay: (() => Promise<string>) | null;
+};
+
+/**
+ * The deliveries `list` loads, one Attempt per row (`empty` as the only row when there are none);
+ * a replay's outcome or error shows in the note above them.
+ */
+function AttemptList<T>({
+  list,
+  reload,
+  rows,
+  empty,
+}: {
+  list: Loaded<T>;
+  reload: () => void;
+  rows: (v: T) => AttemptRow[];
+  empty?: string;
+}) {
+  const [note, setNote] = useState<string | null>(null);
+  return (
+    <>
       {note && <p role="status">{note}</p>}
       <Status value={list}>
-        {(l) => (
-          <ul>
-            {l.events.length === 0 && <li class="muted">None.</li>}
-            {l.events.map((ev) => (
-              <Attempt
-                key={ev.id}
-                event={ev.id}
-                label={ev.type}
-                status={ev.status}
-                attempts={
-                  <>
-                    {ev.attempts} attempts{ev.response_status ? ` · HTTP ${ev.response_status}` : ""} ·{" "}
-                    {shortTime(ev.updated_at)}
-                  </>
-                }
-                error={ev.error}
-                replay={
-                  canWrite
-                    ? () =>
-                        client.redeliver(archive.id, name, ev.id).then((r) => `Redelivering ${r.event}: ${r.status}.`)
-                    : null
-                }
-                setNote={setNote}
-                reload={reload}
-              />
-            ))}
-          </ul>
-        )}
+        {(l) => {
+          const shown = rows(l);
+          return (
+            <ul>
+              {empty !== undefined && shown.length === 0 && <li class="muted">{empty}</li>}
+              {shown.map(({ key, ...row }) => (
+                <Attempt key={key} {...row} setNote={setNote} reload={reload} />
+              ))}
+            </ul>
+          );
+        }}
       </Status>
-    </div>
+    </>
   );
 }
 
