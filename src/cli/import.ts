@@ -13,23 +13,14 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, extname, join, relative, resolve } from "node:path";
 import cliProgress from "cli-progress";
-import { type ImportCounts, type ImportFormat, type PaperGuruClient, PaperGuruError } from "../client";
+import { type ImportCounts, type PaperGuruClient, PaperGuruError } from "../client";
 import { measureBibtex } from "../core/formats/bibtex-size";
+import { IMPORT_FORMATS, zeroImportCounts } from "../core/imports";
 import { cpuBudgetChars } from "../core/limits";
 import { EXIT, type OutStream, UsageError } from "./io";
 
-/** The server's import formats (src/contract/world.ts IMPORT_FORMATS; `satisfies` keeps them in step). */
-export const FORMATS = [
-  "bibtex",
-  "markdown",
-  "fulltext",
-  "xkg",
-  "openie",
-  "json",
-  "archive",
-  "pdf",
-  "bbl",
-] as const satisfies readonly ImportFormat[];
+/** The server's import formats. */
+export const FORMATS = IMPORT_FORMATS;
 export type Format = (typeof FORMATS)[number];
 
 /** Format from the extension, and for JSON from the shape of the first record. */
@@ -305,16 +296,7 @@ export interface ImportOptions {
 }
 
 export type Counts = { [K in keyof ImportCounts]: number };
-const zero = (): Counts => ({
-  created: 0,
-  updated: 0,
-  unchanged: 0,
-  deprecated: 0,
-  merged: 0,
-  duplicates: 0,
-  skipped: 0,
-  failed: 0,
-});
+const zero: () => Counts = zeroImportCounts;
 
 export interface ImportSummary {
   files: number;

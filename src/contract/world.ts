@@ -4,6 +4,7 @@
  * document; REST, MCP and the application layer all read them from src/contract.
  */
 import { z } from "@hono/zod-openapi";
+import { IMPORT_FORMATS } from "../core/imports";
 import { SOURCE_KINDS } from "../core/sources/types";
 import { ArchiveParam, MAX_ID, PageLimit, T0, Time } from "./common";
 
@@ -407,17 +408,7 @@ export const PatchSource = z
   })
   .openapi("PatchSource", { example: { paused: false, interval_minutes: 720 } });
 
-export const IMPORT_FORMATS = [
-  "bibtex",
-  "markdown",
-  "fulltext",
-  "xkg",
-  "openie",
-  "json",
-  "archive",
-  "pdf",
-  "bbl",
-] as const;
+export { IMPORT_FORMATS };
 
 export const ImportQuery = z.object({
   format: z.enum(IMPORT_FORMATS).openapi({

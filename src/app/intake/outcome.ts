@@ -1,4 +1,5 @@
 /** What applying an import plan reports: counts, per-item statuses, merges, failures, skips. */
+import { zeroImportCounts } from "../../core/imports";
 
 export interface ApplyCounts {
   created: number;
@@ -15,16 +16,7 @@ export interface ApplyCounts {
   annotated?: number;
 }
 
-export const zeroCounts = (): ApplyCounts => ({
-  created: 0,
-  updated: 0,
-  unchanged: 0,
-  deprecated: 0,
-  merged: 0,
-  duplicates: 0,
-  skipped: 0,
-  failed: 0,
-});
+export const zeroCounts: () => ApplyCounts = zeroImportCounts;
 
 export interface ApplyOutcome {
   counts: ApplyCounts;
