@@ -5,7 +5,7 @@
  */
 import type { PaperGuruClient } from "../client";
 import type { Command, Run } from "./command";
-import { asOf, oneOf, printedJson, printJson } from "./common";
+import { asOf, flagOn, oneOf, printedJson, printJson } from "./common";
 import { EXIT, table } from "./io";
 
 const ENGINES = ["arxiv", "openalex", "crossref", "semanticscholar", "dblp"] as const;
@@ -39,7 +39,7 @@ const papersSpec: Command = {
   async run(r) {
     const res = await r.client().querySpec(r.archive(), {
       query: r.arg(0),
-      model: r.values.model === true ? true : undefined,
+      model: flagOn(r, "model"),
     });
     if (r.json) printJson(r, res);
     else specLines(r, res);
@@ -121,8 +121,8 @@ const papersDiscover: Command = {
       limit: r.int("limit", 1, 100),
       timeout_ms: r.int("timeout", 500, 20_000),
       mode: pick("mode", r.str("mode"), MODES),
-      model: r.values.model === true ? true : undefined,
-      rerank: r.values.rerank === true ? true : undefined,
+      model: flagOn(r, "model"),
+      rerank: flagOn(r, "rerank"),
     });
     if (printedJson(r, res)) return EXIT.ok;
     specLines(r, res.spec);

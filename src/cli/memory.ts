@@ -7,7 +7,17 @@ import type { Artifact, ChunkDetail, EntityDetail } from "../client";
 import { sha256Hex } from "../core/ingest";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES } from "../core/types";
 import type { Command, Run } from "./command";
-import { asOf, printedJson, printJson, printRows, readText } from "./common";
+import {
+  asOf,
+  entriesLimitOption,
+  pageLimit,
+  pageLimitOption,
+  printedJson,
+  printJson,
+  printNextCursor,
+  printRows,
+  readText,
+} from "./common";
 import { didYouMean, EXIT, table, UsageError } from "./io";
 import { WEBHOOK_COMMANDS } from "./webhooks";
 
@@ -27,6 +37,12 @@ function chunkOrEntity(r: Run, command: string): { chunk?: string; entity?: stri
   const chunk = r.positionals[0];
   if (!entity === !chunk) throw new UsageError("give a chunk id or --entity <id>", command);
   return { chunk, entity };
+}
+
+/** What an ingest or a revision stored: the server's JSON with --json, else a line per chunk. */
+function printStored(r: Run, res: { results: Array<{ id: string; status: string; version: number }> }): void {
+  if (r.json) printJson(r, res);
+  else for (const x of res.results) r.out(`${x.id}: ${x.status} (version ${x.version})`);
 }
 
 function requireYes(r: Run, what: string): void {
@@ -90,8 +106,7 @@ const noteCmd: Command = {
       valid_from: r.str("valid-from"),
     };
     const res = await r.client().ingest(r.archive(), { artifacts: [artifact] });
-    if (r.json) printJson(r, res);
-    else for (const x of res.results) r.out(`${x.id}: ${x.status} (version ${x.version})`);
+    printStored(r, res);
     return EXIT.ok;
   },
 };
@@ -163,8 +178,7 @@ const reviseCmd: Command = {
       ...(title !== undefined ? { title } : {}),
       valid_from: r.str("valid-from"),
     });
-    if (r.json) printJson(r, res);
-    else for (const x of res.results) r.out(`${x.id}: ${x.status} (version ${x.version})`);
+    printStored(r, res);
     return EXIT.ok;
   },
 };
@@ -250,7 +264,7 @@ const chunksCmd: Command = {
     tag: { type: "string", arg: "<tag>", description: "chunks carrying this boundary tag" },
     prefix: { type: "string", arg: "<p>", description: "chunk ids starting with this" },
     title: { type: "string", arg: "<t>", description: "titles starting with this (case-insensitive)" },
-    limit: { type: "string", arg: "<n>", description: "page size (1-500, default 50)" },
+    limit: pageLimitOption,
     cursor: { type: "string", arg: "<c>", description: "next page (the cursor a previous page printed)" },
     all: { type: "boolean", description: "every page" },
   },
@@ -263,7 +277,7 @@ const chunksCmd: Command = {
       prefix: r.str("prefix"),
       title_prefix: r.str("title"),
       as_of: r.str("as-of"),
-      limit: r.int("limit", 1, 500) ?? 50,
+      limit: pageLimit(r),
     };
     const client = r.client();
     const archive = r.archive();
@@ -285,7 +299,7 @@ const chunksCmd: Command = {
     else {
       for (const c of page.chunks) add(c);
       r.out(page.chunks.length ? table(rows) : "no chunks");
-      if (page.next_cursor) r.out(`more: --cursor ${page.next_cursor}`);
+      printNextCursor(r, page.next_cursor);
     }
     return EXIT.ok;
   },
@@ -414,7 +428,7 @@ const deletionsCmd: Command = {
   name: "deletions",
   args: "[--limit <n>]",
   summary: "The audit trail of hard deletes in the archive: what, who, when (never content).",
-  options: { limit: { type: "string", arg: "<n>", description: "entries (1-500, default 100)" } },
+  options: { limit: entriesLimitOption },
   positionals: [0, 0],
   async run(r) {
     const res = await r.client().deletions(r.archive(), r.int("limit", 1, 500));
@@ -455,7 +469,7 @@ const entitiesCmd: Command = {
     type: { type: "string", arg: "<type>", description: "method, dataset, paper, person, concept, ..." },
     prefix: { type: "string", arg: "<p>", description: "ids starting with this, e.g. method:" },
     merged: { type: "boolean", description: "include entities merged into another" },
-    limit: { type: "string", arg: "<n>", description: "page size (1-500, default 50)" },
+    limit: pageLimitOption,
     cursor: { type: "string", arg: "<c>", description: "next page" },
   },
   positionals: [0, 0],
@@ -464,7 +478,7 @@ const entitiesCmd: Command = {
       type: r.str("type") as "method" | undefined,
       prefix: r.str("prefix"),
       merged: r.values.merged === true ? "true" : undefined,
-      limit: r.int("limit", 1, 500) ?? 50,
+      limit: pageLimit(r),
       cursor: r.str("cursor"),
     });
     if (r.json) printJson(r, page);
@@ -482,7 +496,7 @@ const entitiesCmd: Command = {
             ])
           : "no entities",
       );
-      if (page.next_cursor) r.out(`more: --cursor ${page.next_cursor}`);
+      printNextCursor(r, page.next_cursor);
     }
     return EXIT.ok;
   },

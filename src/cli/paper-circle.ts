@@ -13,7 +13,7 @@ import type {
 import { REVIEW_OPS } from "../core/review";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import type { Command } from "./command";
-import { asOf, list, oneOf, printedJson, printJson, readJson, short } from "./common";
+import { asOf, list, oneOf, printedJson, printJson, printNextCursor, readJson, short } from "./common";
 import { EXIT, table, UsageError } from "./io";
 import { yearRange } from "./query-flags";
 
@@ -423,7 +423,7 @@ const papersMetrics: Command = {
       else {
         if (!page.items.length) r.out("no stored runs");
         for (const x of page.items) r.out(`${x.id} ${x.created_at} "${x.name}": ${metricsLine(x.aggregate)}`);
-        if (page.next_cursor) r.out(`more: --cursor ${page.next_cursor}`);
+        printNextCursor(r, page.next_cursor);
       }
       return EXIT.ok;
     }

@@ -79,6 +79,13 @@ const exposureLines = (r: Run, e: ExposureView) => {
     );
 };
 
+/** The brief's and the rendering's resources: what motivated the commitments. */
+const resourceLine = (x: { id: string; version: number; title: string; motivates: string[] }) =>
+  `  ${x.id}@v${x.version}: ${x.title} (motivates ${list(x.motivates)})`;
+const printOmitted = (r: Run, omitted: string[]) => {
+  if (omitted.length) r.out(`omitted to fit the budget: ${list(omitted)}`);
+};
+
 const projectSpec: Command = {
   name: "project spec",
   args: '<record> --description "<text>" [--formula "<f>"] [--input "<x>"]... [--output "<y>"]... [--connection <id>]... [--at <time>]',
@@ -335,12 +342,12 @@ const projectBrief: Command = {
     }
     if (res.resources?.length) {
       r.out("resources (what motivated the commitments):");
-      for (const x of res.resources) r.out(`  ${x.id}@v${x.version}: ${x.title} (motivates ${list(x.motivates)})`);
+      for (const x of res.resources) r.out(resourceLine(x));
     }
     if (res.session_turns) r.out(`read ${res.session_turns} recent request(s) from the session`);
     if (res.held_back.length) r.out(`held back: ${res.held_back.map((h) => `${h.id} (${h.status})`).join(", ")}`);
     if (res.restart) r.out(`restart: ${res.restart.advice}: ${res.restart.reason}`);
-    if (res.omitted.length) r.out(`omitted to fit the budget: ${list(res.omitted)}`);
+    printOmitted(r, res.omitted);
     return EXIT.ok;
   },
 };
@@ -381,9 +388,9 @@ const projectRender: Command = {
       for (const s of m.signatures) r.out(`    ${short(s.signature, 110)}`);
     }
     if (res.resources.length) r.out("\nresources:");
-    for (const x of res.resources) r.out(`  ${x.id}@v${x.version}: ${x.title} (motivates ${list(x.motivates)})`);
+    for (const x of res.resources) r.out(resourceLine(x));
     if (!res.designs.length && !res.decisions.length && !res.modules.length) r.out("nothing committed yet");
-    if (res.omitted.length) r.out(`omitted to fit the budget: ${list(res.omitted)}`);
+    printOmitted(r, res.omitted);
     return EXIT.ok;
   },
 };

@@ -8,8 +8,8 @@ import {
   type ExportFormat,
   type RouteBody,
 } from "../client";
-import type { Command, Run } from "./command";
-import { asOf, budget, printJson, readJson, writeOut } from "./common";
+import type { Command, OptionSpec, Run } from "./command";
+import { asOf, budget, outOption, printJson, readJson, writeOut } from "./common";
 import { EXIT, UsageError } from "./io";
 import {
   CODE_OPTIONS,
@@ -30,6 +30,10 @@ const QUERY_DETAILS = [
   "--grounded, --min-similarity. Ranking reorders the candidate pool: --mode, --weights, --mmr [λ], --sort, --view.",
   "Bad values are usage errors (exit 2) naming the flag and the allowed values.",
 ].join("\n");
+
+/** --max-card-tokens of context and expand. */
+const MAX_CARD_TOKENS: OptionSpec = { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" };
+const maxCardTokens = (r: Run) => r.int("max-card-tokens", 50, 4000);
 
 const routeCmd: Command = {
   name: "route",
@@ -77,7 +81,7 @@ const contextCmd: Command = {
     ...asOf,
     ...budget(2000),
     "max-cards": { type: "string", arg: "<n>", description: "at most n cards (1-64)" },
-    "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
+    "max-card-tokens": MAX_CARD_TOKENS,
     tokenizer: { type: "string", arg: "<enc>", description: "count tokens in cl100k_base (default) or o200k_base" },
     session: { type: "string", arg: "<id>", description: "include this session's short-term events" },
     "min-relevance": {
@@ -102,7 +106,7 @@ const contextCmd: Command = {
       as_of: r.str("as-of"),
       budget_tokens: r.int("budget", 50, 200_000) ?? 2000,
       max_cards: r.int("max-cards", 1, 64),
-      max_card_tokens: r.int("max-card-tokens", 50, 4000),
+      max_card_tokens: maxCardTokens(r),
       tokenizer: tokenizerFlag(r),
       session_id: r.str("session"),
       filter: filterFromFlags(r),
@@ -148,7 +152,7 @@ const expandCmd: Command = {
     ...asOf,
     query: { type: "string", short: "q", arg: "<q>", description: "what the cards should focus on" },
     ...budget(4000),
-    "max-card-tokens": { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" },
+    "max-card-tokens": MAX_CARD_TOKENS,
     tokenizer: { type: "string", arg: "<enc>", description: "cl100k_base (default) or o200k_base" },
     session: { type: "string", arg: "<id>", description: "count these reads in this session's recency" },
     ...FOLLOW_OPTION,
@@ -164,7 +168,7 @@ const expandCmd: Command = {
       chunks,
       as_of: r.str("as-of"),
       budget_tokens: r.int("budget", 50, 200_000) ?? 4000,
-      max_card_tokens: r.int("max-card-tokens", 50, 4000),
+      max_card_tokens: maxCardTokens(r),
       tokenizer: tokenizerFlag(r),
       session_id: r.str("session"),
       follow: followFromFlags(r),
@@ -229,7 +233,7 @@ const exportCmd: Command = {
   details: `Archive formats: ${EXPORT_FORMATS.join(", ")} (json is a lossless dump that \`paperguru import\` re-imports).\nWith --query: ${CONTEXT_EXPORT_FORMATS.join(", ")}.`,
   options: {
     format: { type: "string", short: "f", arg: "<f>", description: EXPORT_FORMATS.join(", ") },
-    out: { type: "string", short: "o", arg: "<file>", description: "write to a file (default: stdout)" },
+    out: outOption,
     ...asOf,
     query: { type: "string", short: "q", arg: "<q>", description: "export the context for this query" },
     budget: { type: "string", arg: "<tokens>", description: "context budget with --query (default 2000)" },

@@ -4,12 +4,20 @@
  */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command } from "./command";
-import { asOf, budget, list, oneOf, printedJson, readJson, readText, short, writeText } from "./common";
+import type { Command, OptionSpec, Run } from "./command";
+import { asOf, budget, flagOn, list, oneOf, printedJson, readJson, readText, short, writeText } from "./common";
 import { EXIT, table, UsageError } from "./io";
 
 const FIELDS = ["title", "abstract", "year"] as const;
 const METHODS = ["auto", "model", "names"] as const;
+
+/** --max-nodes of the outline readers (tree, scaffold): the server refuses a larger subtree. */
+const MAX_NODES: OptionSpec = {
+  type: "string",
+  arg: "<n>",
+  description: "refuse a larger subtree (default 500, at most 2000)",
+};
+const maxNodes = (r: Run) => r.int("max-nodes", 1, 2000);
 
 const researchReferences: Command = {
   name: "research references",
@@ -81,7 +89,7 @@ const researchOutline: Command = {
       method: oneOf("method", r.str("method"), METHODS),
       max_directions: r.int("max", 1, 12),
       min_shared: r.int("min-shared", 1, 50),
-      dry_run: r.values["dry-run"] === true ? true : undefined,
+      dry_run: flagOn(r, "dry-run"),
       at: r.str("at"),
       as_of: r.str("as-of"),
     });
@@ -136,12 +144,12 @@ const researchScaffold: Command = {
   options: {
     markdown: { type: "boolean", description: "print the Markdown document" },
     out: { type: "string", short: "o", arg: "<file>", description: "with --markdown: write it to a file" },
-    "max-nodes": { type: "string", arg: "<n>", description: "refuse a larger subtree (default 500, at most 2000)" },
+    "max-nodes": MAX_NODES,
     ...asOf,
   },
   positionals: [1, 1],
   async run(r) {
-    const q = { root: r.arg(0), max_nodes: r.int("max-nodes", 1, 2000), as_of: r.str("as-of") };
+    const q = { root: r.arg(0), max_nodes: maxNodes(r), as_of: r.str("as-of") };
     const client = r.client();
     if (r.values.markdown === true) {
       const md = await client.scaffoldMarkdown(r.archive(), q);
@@ -171,7 +179,7 @@ const researchTree: Command = {
     theta: { type: "string", arg: "<n>", description: "θ of Eq. 3: split a node with more words (default 500)" },
     "d-max": { type: "string", arg: "<n>", description: "d_max of Eq. 5: the deepest level (default 4)" },
     words: { type: "string", arg: "<w>", description: "count all (default), own or references words" },
-    "max-nodes": { type: "string", arg: "<n>", description: "refuse a larger subtree (default 500, at most 2000)" },
+    "max-nodes": MAX_NODES,
     ...asOf,
   },
   positionals: [1, 1],
@@ -181,7 +189,7 @@ const researchTree: Command = {
       theta: r.int("theta", 1, 1_000_000),
       d_max: r.int("d-max", 1, 16),
       words: oneOf("words", r.str("words"), ["all", "own", "references"] as const),
-      max_nodes: r.int("max-nodes", 1, 2000),
+      max_nodes: maxNodes(r),
       view: r.values.planning === true ? "planning" : undefined,
       as_of: r.str("as-of"),
     });

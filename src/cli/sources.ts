@@ -2,7 +2,7 @@
 import type { Source, SourceKind } from "../client";
 import { SOURCE_KINDS } from "../core/sources/types";
 import type { Command } from "./command";
-import { printJson, printRows } from "./common";
+import { entriesLimitOption, flagOn, printJson, printRows } from "./common";
 import { EXIT, UsageError } from "./io";
 
 const sourceLine = (s: Source) =>
@@ -41,7 +41,7 @@ const sourcesAdd: Command = {
       location: r.str("location"),
       query: r.str("query"),
       interval_minutes: r.int("interval", 5, 60 * 24 * 30),
-      paused: r.values.paused === true ? true : undefined,
+      paused: flagOn(r, "paused"),
     });
     if (r.json) printJson(r, res);
     else r.out(`source ${res.id} added (${res.kind}, ${res.paused ? "paused" : `every ${res.interval_minutes} min`})`);
@@ -116,7 +116,7 @@ const logCmd: Command = {
   args: "[--limit <n>] [--before <id>]",
   summary: "The ingest log: runs from webhooks, sources and imports, newest first.",
   options: {
-    limit: { type: "string", arg: "<n>", description: "entries (1-500, default 100)" },
+    limit: entriesLimitOption,
     before: { type: "string", arg: "<id>", description: "entries older than this id (paging)" },
   },
   positionals: [0, 0],

@@ -1,8 +1,15 @@
 /** Webhook endpoints (inbound, signed) and event subscriptions (outbound, signed) from the CLI. */
 import { EVENT_TYPES } from "../core/types";
-import type { Command } from "./command";
+import type { Command, OptionSpec } from "./command";
 import { printJson, printRows } from "./common";
 import { EXIT, UsageError } from "./io";
+
+/** --secret of a webhook endpoint or a subscription. */
+const SECRET: OptionSpec = {
+  type: "string",
+  arg: "<s>",
+  description: "your own secret (≥ 16 characters; default: generated)",
+};
 
 const webhooksAdd: Command = {
   name: "webhooks add",
@@ -11,7 +18,7 @@ const webhooksAdd: Command = {
   options: {
     kind: { type: "string", arg: "<kind>", description: "generic (signed feed JSON) or github (push events)" },
     branches: { type: "string", arg: "<a,b>", description: "github: branches to ingest (default: the default branch)" },
-    secret: { type: "string", arg: "<s>", description: "your own secret (≥ 16 characters; default: generated)" },
+    secret: SECRET,
   },
   positionals: [1, 1],
   async run(r) {
@@ -89,7 +96,7 @@ const subscribeCmd: Command = {
   options: {
     to: { type: "string", arg: "<url>", description: "where events are POSTed (--url is the server's)" },
     events: { type: "string", arg: "<a,b>", description: "only these event types" },
-    secret: { type: "string", arg: "<s>", description: "your own secret (≥ 16 characters; default: generated)" },
+    secret: SECRET,
   },
   positionals: [1, 1],
   async run(r) {

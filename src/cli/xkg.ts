@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CHUNK_KINDS } from "../core/types";
 import type { Command } from "./command";
-import { asOf, list, oneOf, printedJson, printJson, short, writeOut } from "./common";
+import { asOf, flagOn, list, oneOf, outOption, printedJson, printJson, short, writeOut } from "./common";
 import { EXIT } from "./io";
 import { CODE_CHUNKS_OPTION, codeFromFlags, rewriteCodeChunks } from "./query-flags";
 
@@ -31,7 +31,7 @@ const xkgPropose: Command = {
       paper: r.arg(0),
       code_prefix: r.str("code-prefix"),
       max_code_units: r.int("max-code-units", 0, 60),
-      dry_run: r.values["dry-run"] === true ? true : undefined,
+      dry_run: flagOn(r, "dry-run"),
       as_of: r.str("as-of"),
     });
     if (printedJson(r, res)) return EXIT.ok;
@@ -63,7 +63,7 @@ const xkgRewrite: Command = {
       technique: r.arg(0),
       code_units: r.list("code-units"),
       max_code_bytes: r.int("max-code-bytes", 1000, 200_000),
-      dry_run: r.values["dry-run"] === true ? true : undefined,
+      dry_run: flagOn(r, "dry-run"),
       as_of: r.str("as-of"),
     });
     const out = r.str("out");
@@ -116,7 +116,7 @@ const xkgPairs: Command = {
   async run(r) {
     const res = await r.client().codePairs(r.archive(), {
       code_chunks: codeFromFlags(r).code_chunks,
-      verify: r.values.verify === true ? true : undefined,
+      verify: flagOn(r, "verify"),
       max_code_bytes: r.int("max-code-bytes", 1, 10_000_000),
       query: r.arg(0),
       limit: r.int("limit", 1, 50),
@@ -159,7 +159,7 @@ const xkgExport: Command = {
     // scopes (`paperguru export --within/--collection`), refused by format=xkg.
     paper: { type: "string", arg: "<id>", description: "one paper's file" },
     planning: { type: "boolean", description: "the planning view: papers with their techniques, no code nodes" },
-    out: { type: "string", short: "o", arg: "<file>", description: "write to a file (default: stdout)" },
+    out: outOption,
     ...asOf,
   },
   positionals: [0, 0],
