@@ -18,7 +18,6 @@
 
 import type { z } from "zod";
 import type * as S from "../contract";
-import { toMs } from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { paperAbstract } from "../core/export/xkg-model";
 import { XKG_DOC_MARK } from "../core/formats/xkg";
@@ -43,8 +42,7 @@ import {
 } from "../core/proposals/rewrite";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
-import { missingArchive } from "./lib/archives";
-import { modelFailure, modelName, noModel, recordProvenance, usageView } from "./lib/proposals";
+import { modelCall, modelFailure, modelName, recordProvenance, usageView } from "./lib/proposals";
 import { iso } from "./lib/wire";
 import { readContents } from "./research/common";
 
@@ -269,12 +267,9 @@ export function techniqueRewriteUseCases(d: AppDeps) {
       b: In<typeof S.RewriteBody>,
       authorization: string | undefined,
     ): Promise<Result<Out>> {
-      const model = d.models.llm;
-      if (!model) return noModel();
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const now = d.clock.now();
-      const t = toMs(b.as_of) ?? now;
+      const pre = await modelCall(d, archive, b.as_of);
+      if (!pre.ok) return pre;
+      const { model, now, t } = pre.value;
       const g = await gather(d, archive, b, t);
       if (!g.ok) return g;
       const { tech, paper, subVs, subCode } = g.value;

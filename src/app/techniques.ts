@@ -15,7 +15,6 @@
 
 import type { z } from "zod";
 import type * as S from "../contract";
-import { toMs } from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { slug } from "../core/ids";
 import type { ArtifactInput } from "../core/ingest";
@@ -32,8 +31,7 @@ import {
 } from "../core/proposals/techniques";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
-import { missingArchive } from "./lib/archives";
-import { keepProposals, keptIds, modelFailure, modelName, noModel, usageView } from "./lib/proposals";
+import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "./lib/proposals";
 import { iso } from "./lib/wire";
 import { readContents } from "./research/common";
 import { nextArtifact } from "./review/apply";
@@ -172,12 +170,9 @@ export function techniqueUseCases(d: AppDeps) {
       b: In<typeof S.TechniquesBody>,
       authorization: string | undefined,
     ): Promise<Result<Out>> {
-      const model = d.models.llm;
-      if (!model) return noModel();
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const now = d.clock.now();
-      const t = toMs(b.as_of) ?? now;
+      const pre = await modelCall(d, archive, b.as_of);
+      if (!pre.ok) return pre;
+      const { model, now, t } = pre.value;
       const paper = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);
       if (!paper) return fail("not_found", `chunk ${b.paper} has no version valid at ${iso(t)}`, "paper");
 

@@ -3,11 +3,12 @@
  * techniques, SGMC feedback): the answer when no model is configured, the model's failures as typed
  * failures, the usage view, and the `proposal` annotation that keeps a model-made chunk's provenance.
  */
-import { type Failure, fail, type Result } from "../../core/errors";
+import { type Failure, fail, ok, type Result } from "../../core/errors";
 import type { ArtifactInput } from "../../core/ingest";
-import type { AnnotationStore, ChatModel, Clock } from "../../core/ports";
+import type { AnnotationStore, ArchiveStore, ChatModel, Clock } from "../../core/ports";
 import type { ProposalOutcome, ProposalUsage } from "../../core/proposals/propose";
 import type { AnchoredSpan } from "../../core/types";
+import { archiveAt } from "./archives";
 
 /** The annotation key holding a model-made chunk's provenance: model, sources, anchors. */
 export const PROPOSAL_KEY = "proposal";
@@ -20,6 +21,28 @@ export function noModel(): { ok: false; error: Failure } {
     "model",
     "the seed systems' model roles are off unless a language model is configured; nothing was written",
   );
+}
+
+/**
+ * What a model role checks before it reads, in this order: a model is configured (else noModel()),
+ * then `check` (a failure of the request itself, when there is one), then the archive exists. The
+ * model, the clock's time (`now`) and the request's time (`t`: its `asOf`, or `now` when absent).
+ */
+export async function modelCall(
+  d: {
+    models: { llm: ChatModel | null };
+    stores: { archives: Pick<ArchiveStore, "getArchive"> };
+    clock: Clock;
+  },
+  archive: string,
+  asOf: string | undefined,
+  check: { ok: false; error: Failure } | null = null,
+): Promise<Result<{ model: ChatModel; now: number; t: number }>> {
+  const model = d.models.llm;
+  if (!model) return noModel();
+  if (check) return check;
+  const at = await archiveAt(d, archive, asOf);
+  return at.ok ? ok({ model, ...at.value }) : at;
 }
 
 /** `provider:model`, the name proposals carry as their source and in their provenance. */

@@ -13,7 +13,7 @@
 
 import type { z } from "zod";
 import type * as S from "../../contract";
-import { CommitmentsResult, toMs } from "../../contract";
+import { CommitmentsResult } from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
 import { slug } from "../../core/ids";
@@ -33,8 +33,7 @@ import { contentHash, type ProposalOutcome, propose } from "../../core/proposals
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
-import { modelFailure, modelName, noModel, recordProvenance, usageView } from "../lib/proposals";
+import { modelCall, modelFailure, modelName, recordProvenance, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 
@@ -373,12 +372,9 @@ async function proposeCommitments(
   b: Body,
   authorization: string | undefined,
 ): Promise<Result<Out>> {
-  const model = d.models.llm;
-  if (!model) return noModel();
-  const absent = await missingArchive(d.stores.archives, archive);
-  if (absent) return absent;
-  const now = d.clock.now();
-  const t = toMs(b.as_of) ?? now;
+  const pre = await modelCall(d, archive, b.as_of);
+  if (!pre.ok) return pre;
+  const { model, now, t } = pre.value;
   const read = await readTurns(d, archive, b, t);
   if (!read.ok) return read;
   // per_turn: the turn just finished is the newest event read; a turn extracted before answers again.

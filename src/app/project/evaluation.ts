@@ -16,7 +16,7 @@ import { fail, ok, type Result } from "../../core/errors";
 import { calibration } from "../../core/projectguard/calibration";
 import { exposureAudit, if50, mcf, recovery, slump } from "../../core/projectguard/metrics";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
+import { archiveAt, missingArchive } from "../lib/archives";
 import { iso, round4 } from "../lib/wire";
 import { metricsUseCases } from "../metrics";
 
@@ -266,9 +266,9 @@ async function projectMetrics(
   archive: string,
   q: In<typeof S.PgMetricsQuery>,
 ): Promise<Result<In<typeof S.PgMetricsResult>>> {
-  const absent = await missingArchive(d.stores.archives, archive);
-  if (absent) return absent;
-  const t = toMs(q.as_of) ?? d.clock.now();
+  const pre = await archiveAt(d, archive, q.as_of);
+  if (!pre.ok) return pre;
+  const { t } = pre.value;
   const skipped: string[] = [];
   const runs = await rows(d, archive, RUN_BOUNDARY, t, StoredRun, skipped);
   if (!runs.ok) return runs;
@@ -355,9 +355,9 @@ async function calibrate(
     );
   let judge = b.judge ?? [];
   if (b.run) {
-    const absent = await missingArchive(d.stores.archives, archive);
-    if (absent) return absent;
-    const t = toMs(b.as_of) ?? d.clock.now();
+    const pre = await archiveAt(d, archive, b.as_of);
+    if (!pre.ok) return pre;
+    const { t } = pre.value;
     const id = runChunkId(b.run.condition, b.run.platform, b.run.paper);
     const row = await readOne(d, archive, id, t, StoredRun);
     if (!row)

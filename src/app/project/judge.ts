@@ -9,7 +9,6 @@
 
 import type { z } from "zod";
 import type * as S from "../../contract";
-import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import {
   checkVerdict,
@@ -22,8 +21,7 @@ import {
 } from "../../core/projectguard/judge";
 import { propose } from "../../core/proposals/propose";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
-import { modelFailure, modelName, noModel, usageView } from "../lib/proposals";
+import { modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
 import { iso } from "../lib/wire";
 import { specsAt } from "./spec";
 
@@ -37,11 +35,9 @@ export function judgeUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
   return {
     async judge(archive: string, b: In<typeof S.PgJudgeBody>): Promise<Result<Out>> {
-      const model = d.models.llm;
-      if (!model) return noModel();
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const t = toMs(b.as_of) ?? d.clock.now();
+      const pre = await modelCall(d, archive, b.as_of);
+      if (!pre.ok) return pre;
+      const { model, t } = pre.value;
       const code: string[] = [];
       let after: string | null = null;
       for (;;) {

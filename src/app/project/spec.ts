@@ -8,12 +8,12 @@
 
 import type { z } from "zod";
 import type * as S from "../../contract";
-import { SpecView, toMs } from "../../contract";
+import { SpecView } from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
+import { archiveAt } from "../lib/archives";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 
@@ -56,10 +56,9 @@ export function specUseCases(d: AppDeps) {
       b: In<typeof S.SpecBody>,
       authorization: string | undefined,
     ): Promise<Result<In<typeof S.SpecResult>>> {
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const now = d.clock.now();
-      const at = toMs(b.at) ?? now;
+      const pre = await archiveAt(d, archive, b.at);
+      if (!pre.ok) return pre;
+      const { t: at } = pre.value;
       const head = (await d.stores.chunks.visibleAt(archive, [b.record], at)).get(b.record);
       if (!head)
         return fail(

@@ -30,10 +30,9 @@ import { contentHash, type ProposalOutcome, propose, type SourceDoc } from "../.
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
-import { keepProposals, keptIds, modelFailure, modelName, noModel, usageView } from "../lib/proposals";
+import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
-import { iso, timeOf } from "../lib/wire";
+import { iso } from "../lib/wire";
 import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck } from "./common";
 import { feedbackUseCases } from "./feedback";
 
@@ -114,14 +113,9 @@ export function critiqueUseCases(d: AppDeps) {
       b: In<typeof S.FeedbackProposeBody>,
       authorization: string | undefined,
     ): Promise<Result<Out>> {
-      const model = d.models.llm;
-      if (!model) return noModel();
-      const bad = nodeIdCheck(b.node);
-      if (bad) return bad;
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const now = d.clock.now();
-      const t = timeOf(d, b.as_of);
+      const pre = await modelCall(d, archive, b.as_of, nodeIdCheck(b.node));
+      if (!pre.ok) return pre;
+      const { model, now, t } = pre.value;
       const id = draftId(b.node);
       const v =
         b.version === undefined

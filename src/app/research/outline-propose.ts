@@ -25,7 +25,7 @@ import {
 } from "../../core/proposals/sgmc-outline";
 import { groupByNames } from "../../core/research/outline-names";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
+import { archiveAt } from "../lib/archives";
 import { modelFailure, modelName, noModel, usageView } from "../lib/proposals";
 import { iso, timeOf } from "../lib/wire";
 import { nodeIdCheck, OUTLINE, readContents } from "./common";
@@ -49,9 +49,9 @@ export function outlineProposeUseCases(d: AppDeps) {
       if (bad) return bad;
       const model = d.models.llm;
       if (b.method === "model" && !model) return noModel();
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const t = timeOf(d, b.as_of);
+      const pre = await archiveAt(d, archive, b.as_of);
+      if (!pre.ok) return pre;
+      const { t } = pre.value;
       const at = timeOf(d, b.at);
       const node = (await chunks.visibleAt(archive, [b.node], t)).get(b.node);
       if (!node) return fail("not_found", `chunk ${b.node} has no version valid at ${iso(t)}`, "node");

@@ -18,9 +18,9 @@ import { REFERENCE_ONLY } from "../../core/formats/fulltext";
 import type { StoredVersion } from "../../core/ports";
 import { paperYear } from "../../core/research/stats";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
+import { archiveAt } from "../lib/archives";
 import { toEvent } from "../lib/records";
-import { iso, timeOf } from "../lib/wire";
+import { iso } from "../lib/wire";
 import { nodeIdCheck, readContents } from "./common";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -63,9 +63,9 @@ export function referenceUseCases(d: AppDeps) {
         const bad = nodeIdCheck(b.node);
         if (bad) return bad;
       }
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const t = timeOf(d, b.as_of);
+      const pre = await archiveAt(d, archive, b.as_of);
+      if (!pre.ok) return pre;
+      const { t } = pre.value;
       let ids: string[];
       if (b.node !== undefined) {
         const node = (await chunks.visibleAt(archive, [b.node], t)).get(b.node);

@@ -18,8 +18,7 @@ import { newUsage, type ProposalUsage, propose } from "../../core/proposals/prop
 import { checkRefine, REFINE_SCHEMA, REFINE_SYSTEM, refinePrompt } from "../../core/proposals/sgmc-refine";
 import { RESEARCH_REVIEW } from "../../core/query";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
-import { modelFailure, modelName, noModel, usageView } from "../lib/proposals";
+import { modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
 import { iso } from "../lib/wire";
 import { draftId, nodeIdCheck } from "./common";
 import { checklistAt, critiqueVersion, draftEvidence } from "./critique";
@@ -46,13 +45,10 @@ export function selfLoopUseCases(d: AppDeps) {
 
   return {
     async feedbackLoop(archive: string, b: In<typeof S.FeedbackLoopBody>): Promise<Result<Out>> {
-      const model = d.models.llm;
-      if (!model) return noModel();
-      const bad = nodeIdCheck(b.node);
-      if (bad) return bad;
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const t0 = d.clock.now();
+      // The loop starts now: the request has no as_of.
+      const pre = await modelCall(d, archive, undefined, nodeIdCheck(b.node));
+      if (!pre.ok) return pre;
+      const { model, now: t0 } = pre.value;
       const did = draftId(b.node);
       let v = (await chunks.visibleAt(archive, [did], t0)).get(did);
       if (!v)

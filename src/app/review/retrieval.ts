@@ -5,13 +5,12 @@
 
 import type { z } from "zod";
 import type * as S from "../../contract";
-import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { RetrievalRunRecord } from "../../core/ports";
 import { aggregateMetrics, normaliseKs, queryMetrics } from "../../core/research/retrieval";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
+import { archiveAt, missingArchive } from "../lib/archives";
 import { resolveFilter } from "../lib/filter";
 import { decodeCursor, encodeCursor, iso, randomId, round4 } from "../lib/wire";
 
@@ -29,12 +28,11 @@ export function retrievalUseCases(d: AppDeps) {
       b: In<typeof S.RetrievalMetricsBody>,
       authorization: string | undefined,
     ): Promise<Result<In<typeof S.RetrievalRun>>> {
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
+      const pre = await archiveAt(d, archive, b.as_of);
+      if (!pre.ok) return pre;
+      const { now, t: asOf } = pre.value;
       const ks = normaliseKs(b.k);
       const maxK = ks[ks.length - 1] ?? 10;
-      const now = d.clock.now();
-      const asOf = toMs(b.as_of) ?? now;
       const per: In<typeof S.RetrievalRun>["per_query"] = [];
       const metrics = [];
       for (const [i, item] of b.queries.entries()) {

@@ -11,7 +11,6 @@
 
 import type { z } from "zod";
 import type * as S from "../../contract";
-import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { contentHash, fitDocs, propose, type SourceDoc } from "../../core/proposals/propose";
 import {
@@ -25,8 +24,7 @@ import {
 } from "../../core/review-agents";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { missingArchive } from "../lib/archives";
-import { keepProposals, keptIds, modelFailure, modelName, noModel, usageView } from "../lib/proposals";
+import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
 import { iso } from "../lib/wire";
 
 type In<T extends z.ZodType> = z.infer<T>;
@@ -61,12 +59,9 @@ export function reviewerUseCases(d: AppDeps) {
       b: In<typeof S.ReviewersBody>,
       authorization: string | undefined,
     ): Promise<Result<In<typeof S.ReviewersResult>>> {
-      const model = d.models.llm;
-      if (!model) return noModel();
-      const absent = await missingArchive(d.stores.archives, archive);
-      if (absent) return absent;
-      const now = d.clock.now();
-      const t = toMs(b.as_of) ?? now;
+      const pre = await modelCall(d, archive, b.as_of);
+      if (!pre.ok) return pre;
+      const { model, now, t } = pre.value;
       const head = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);
       if (head?.kind !== "paper")
         return fail(
