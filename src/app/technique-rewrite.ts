@@ -42,7 +42,7 @@ import {
 } from "../core/proposals/rewrite";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
-import { modelCall, modelFailure, modelName, recordProvenance, usageView } from "./lib/proposals";
+import { keepProposals, modelCall, modelFailure, modelName, usageView } from "./lib/proposals";
 import { iso } from "./lib/wire";
 import { readContents } from "./research/common";
 
@@ -341,29 +341,31 @@ export function techniqueRewriteUseCases(d: AppDeps) {
       const techName = definition.split("\n")[0]?.trim().slice(0, 200) || tech.title;
       const deps = subCode.filter((x) => cited.has(x.v.chunkId)).map((x) => x.v.chunkId);
       const artifacts = rewriteArtifacts(b.technique, techName, r, ids, paper?.chunkId, deps, now, `model:${name}`);
-      const res = await d.kernel.ingest(archive, artifacts);
-      if (!res.ok) return res;
-      const version = res.value.results.find((x) => x.id === ids.id)?.version ?? 1;
-      await recordProvenance(
+      const kept = await keepProposals(
         d,
         archive,
-        ids.id,
-        version,
-        {
-          model: name,
-          read: [
-            b.technique,
-            ...(paper ? [paper.chunkId] : []),
-            ...subVs.map((v) => v.chunkId),
-            ...shown.map((x) => x.id),
-          ],
-          sources: [...cited],
-          anchors: r.sources.flatMap((s) => (s.anchor ? [s.anchor] : [])),
-          checks: { core_fraction: core.fraction, core_threshold: core.threshold, verifier: verifier.reason },
-        },
-        await actorOf(d, authorization),
+        artifacts,
+        [
+          {
+            id: ids.id,
+            provenance: {
+              model: name,
+              read: [
+                b.technique,
+                ...(paper ? [paper.chunkId] : []),
+                ...subVs.map((v) => v.chunkId),
+                ...shown.map((x) => x.id),
+              ],
+              sources: [...cited],
+              anchors: r.sources.flatMap((s) => (s.anchor ? [s.anchor] : [])),
+              checks: { core_fraction: core.fraction, core_threshold: core.threshold, verifier: verifier.reason },
+            },
+          },
+        ],
+        () => actorOf(d, authorization),
         now,
       );
+      if (!kept.ok) return kept;
       return ok({ ...result, outcome: "stored" as const });
     },
   };

@@ -202,7 +202,7 @@ export function techniqueUseCases(d: AppDeps) {
       if (!b.dry_run && writes.length) {
         const techniques = techniqueArtifacts(b.paper, paper.title, writes, idOf, now, `model:${name}`);
         const codeVersions = await codeLinkVersions(d, archive, writes, ids, outcome.items, now, dropped);
-        const failed = await keepProposals(
+        const kept = await keepProposals(
           d,
           archive,
           [...techniques, ...codeVersions],
@@ -219,7 +219,7 @@ export function techniqueUseCases(d: AppDeps) {
           () => actorOf(d, authorization),
           now,
         );
-        if (failed) return failed;
+        if (!kept.ok) return kept;
       }
 
       return ok({

@@ -98,7 +98,7 @@ export interface ProposalProvenance {
  * The `proposal` annotation of a chunk a model proposed (once: the event id makes a retry a no-op).
  * `version`: the version the model wrote.
  */
-export async function recordProvenance(
+async function recordProvenance(
   d: { stores: { annotations: Pick<AnnotationStore, "appendAnnotation"> }; clock: Clock },
   archive: string,
   chunk: string,
@@ -133,9 +133,25 @@ export async function keptIds(
   return kept;
 }
 
+/** What an ingest wrote: each artifact's version, and whether it was created, updated or unchanged. */
+export interface Ingested {
+  versions: Map<string, number>;
+  statusOf: Map<string, "created" | "updated" | "unchanged">;
+}
+
+/** A proposal to keep: its chunk, its provenance, and an annotation set on the same version just before the provenance. */
+export interface KeptProposal {
+  id: string;
+  provenance: ProposalProvenance;
+  /** ProjectGuard: the record's `status` (proposed). */
+  also?: { key: string; value: string; reason: string; eventId: string } | undefined;
+}
+
 /**
  * Ingest the artifacts of new proposals, then record each proposal's provenance on the version
- * written (`actor` is asked once, after the ingest succeeded). The ingest's failure, or nothing.
+ * written (`actor` is asked once, after the ingest succeeded). `kept` may be read off what the
+ * ingest wrote (the versions its anchors cite, the ones it left unchanged). The ingest's failure,
+ * or what it wrote.
  */
 export async function keepProposals(
   d: {
@@ -143,22 +159,44 @@ export async function keepProposals(
       ingest(
         archive: string,
         artifacts: ArtifactInput[],
-      ): Promise<Result<{ results: ReadonlyArray<{ id: string; version: number }> }>>;
+      ): Promise<
+        Result<{ results: ReadonlyArray<{ id: string; version: number; status: "created" | "updated" | "unchanged" }> }>
+      >;
     };
     stores: { annotations: Pick<AnnotationStore, "appendAnnotation"> };
     clock: Clock;
   },
   archive: string,
   artifacts: ArtifactInput[],
-  kept: ReadonlyArray<{ id: string; provenance: ProposalProvenance }>,
+  kept: ReadonlyArray<KeptProposal> | ((written: Ingested) => ReadonlyArray<KeptProposal>),
   actor: () => Promise<string>,
   now: number,
-): Promise<{ ok: false; error: Failure } | null> {
+): Promise<Result<Ingested>> {
   const res = await d.kernel.ingest(archive, artifacts);
   if (!res.ok) return res;
-  const versions = new Map(res.value.results.map((r) => [r.id, r.version]));
+  const written: Ingested = { versions: new Map(), statusOf: new Map() };
+  for (const r of res.value.results) {
+    written.versions.set(r.id, r.version);
+    written.statusOf.set(r.id, r.status);
+  }
   const who = await actor();
-  for (const { id, provenance } of kept)
-    await recordProvenance(d, archive, id, versions.get(id) ?? 1, provenance, who, now);
-  return null;
+  for (const { id, provenance, also } of typeof kept === "function" ? kept(written) : kept) {
+    const version = written.versions.get(id) ?? 1;
+    if (also)
+      await d.stores.annotations.appendAnnotation({
+        archiveId: archive,
+        chunkId: id,
+        version,
+        key: also.key,
+        op: "set",
+        value: also.value,
+        actor: who,
+        reason: also.reason,
+        at: now,
+        recordedAt: d.clock.now(),
+        eventId: also.eventId,
+      });
+    await recordProvenance(d, archive, id, version, provenance, who, now);
+  }
+  return ok(written);
 }

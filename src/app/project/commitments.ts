@@ -33,7 +33,7 @@ import { contentHash, type ProposalOutcome, propose } from "../../core/proposals
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { modelCall, modelFailure, modelName, recordProvenance, usageView } from "../lib/proposals";
+import { type Ingested, keepProposals, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
 import { iso } from "../lib/wire";
 
@@ -72,7 +72,6 @@ type SessionEvent = { role: string; text: string; at: number };
 type Proposed = Extract<ProposalOutcome<ProposedCommitment>, { ok: true }>;
 type PartOf = (c: ProposedCommitment) => string | null;
 type Write = { c: ProposedCommitment; id: string };
-type Written = { versions: Map<string, number>; statusOf: Map<string, "created" | "updated" | "unchanged"> };
 
 /** The designs and decisions at t the model may revise (rejected ones left out), with status and content start. */
 async function keptRecords(d: AppDeps, archive: string, t: number): Promise<RecordRef[]> {
@@ -245,48 +244,36 @@ async function writeProposals(
   writes: Write[],
   name: string,
   now: number,
-): Promise<Result<Written>> {
-  const versions = new Map<string, number>();
-  const statusOf = new Map<string, "created" | "updated" | "unchanged">();
-  const res = await d.kernel.ingest(archive, artifacts);
-  if (!res.ok) return res;
-  for (const r of res.value.results) {
-    versions.set(r.id, r.version);
-    statusOf.set(r.id, r.status);
-  }
-  const actor = await actorOf(d, authorization);
-  for (const { c, id } of writes) {
-    // A revision the record already says is not a new proposal.
-    if (c.revises !== null && statusOf.get(id) === "unchanged") continue;
-    const version = versions.get(id) ?? 1;
-    const anchors = c.anchors.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
-    await d.stores.annotations.appendAnnotation({
-      archiveId: archive,
-      chunkId: id,
-      version,
-      key: STATUS_KEY,
-      op: "set",
-      value: "proposed",
-      actor,
-      reason:
-        c.revises === null
-          ? `proposed by ${name}; set committed to brief it, rejected to drop it`
-          : `revision v${version} proposed by ${name}; set committed to brief it again`,
-      at: now,
-      recordedAt: d.clock.now(),
-      eventId: c.revises === null ? `${STATUS_KEY}:proposed:${id}` : `${STATUS_KEY}:proposed:${id}@v${version}`,
-    });
-    await recordProvenance(
-      d,
-      archive,
-      id,
-      version,
-      { model: name, read: turns.map((x) => x.id), sources: c.sources, anchors },
-      actor,
-      now,
-    );
-  }
-  return ok({ versions, statusOf });
+): Promise<Result<Ingested>> {
+  return keepProposals(
+    d,
+    archive,
+    artifacts,
+    ({ versions, statusOf }) =>
+      // A revision the record already says is not a new proposal.
+      writes.flatMap(({ c, id }) => {
+        if (c.revises !== null && statusOf.get(id) === "unchanged") return [];
+        const version = versions.get(id) ?? 1;
+        const anchors = c.anchors.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
+        return [
+          {
+            id,
+            provenance: { model: name, read: turns.map((x) => x.id), sources: c.sources, anchors },
+            also: {
+              key: STATUS_KEY,
+              value: "proposed",
+              reason:
+                c.revises === null
+                  ? `proposed by ${name}; set committed to brief it, rejected to drop it`
+                  : `revision v${version} proposed by ${name}; set committed to brief it again`,
+              eventId: c.revises === null ? `${STATUS_KEY}:proposed:${id}` : `${STATUS_KEY}:proposed:${id}@v${version}`,
+            },
+          },
+        ];
+      }),
+    () => actorOf(d, authorization),
+    now,
+  );
 }
 
 /** The answer: what was read, each proposal with its id and what was written of it. */
@@ -299,7 +286,7 @@ function answerOf(
   ids: string[],
   partOf: PartOf,
   existing: Set<string>,
-  { versions, statusOf }: Written,
+  { versions, statusOf }: Ingested,
 ) {
   const anchorsOut = (xs: AnchoredSpan[]) =>
     xs.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
@@ -407,7 +394,7 @@ async function proposeCommitments(
 
   const { ids, partOf } = await proposalIds(outcome.items);
   const { existing, writes } = await newWrites(d, archive, outcome.items, ids);
-  let written: Written = { versions: new Map(), statusOf: new Map() };
+  let written: Ingested = { versions: new Map(), statusOf: new Map() };
   if (!b.dry_run && (writes.length || turnId)) {
     const artifacts = [
       ...turnArtifacts(b, read.value.fromSession, writes, turnId),

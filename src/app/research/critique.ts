@@ -145,7 +145,7 @@ export function critiqueUseCases(d: AppDeps) {
         existing.has(ids[i] as string) ? [] : [{ f, id: ids[i] as string }],
       );
       if (!b.dry_run && writes.length) {
-        const failed = await keepProposals(
+        const kept = await keepProposals(
           d,
           archive,
           writes.map(({ f, id: fid }) => ({
@@ -170,7 +170,7 @@ export function critiqueUseCases(d: AppDeps) {
           () => actorOf(d, authorization),
           now,
         );
-        if (failed) return failed;
+        if (!kept.ok) return kept;
       }
       return ok({
         as_of: iso(t),

@@ -106,7 +106,7 @@ export function reviewerUseCases(d: AppDeps) {
         existing.has(ids[i] as string) ? [] : [{ r, id: ids[i] as string }],
       );
       if (!b.dry_run && writes.length) {
-        const failed = await keepProposals(
+        const kept = await keepProposals(
           d,
           archive,
           writes.map(({ r, id }) => ({
@@ -137,7 +137,7 @@ export function reviewerUseCases(d: AppDeps) {
           () => actorOf(d, authorization),
           now,
         );
-        if (failed) return failed;
+        if (!kept.ok) return kept;
       }
       return ok({
         paper: b.paper,
