@@ -2,13 +2,10 @@
  * Access counts from the access log: how often each session routed to, expanded and verified chunks,
  * or how often each chunk was, per channel, one page at a time (most accesses first).
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import type { AppDeps } from "./deps";
-import { iso } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, iso } from "./lib/wire";
 
 /** Past this offset a page is refused: narrow with session_id, chunk, since or until instead. */
 const MAX_OFFSET = 100_000;

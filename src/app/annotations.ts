@@ -1,5 +1,4 @@
 /** Annotation use cases: append a status or counter event to a chunk; read values as of a time. */
-import type { z } from "zod";
 import * as S from "../contract";
 import { type AnnotationValue, foldAnnotations } from "../core/annotations";
 import { fail, ok, type Result } from "../core/errors";
@@ -8,9 +7,7 @@ import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 import { type Once, onceByEventId } from "./lib/once";
 import { toEvent } from "./lib/records";
-import { iso, timeOf } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, iso, timeOf } from "./lib/wire";
 
 const eventView = (r: AnnotationRecord) => ({
   id: r.id,

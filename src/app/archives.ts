@@ -1,11 +1,10 @@
 /** Archives, their keys and the operations on an archive's capital chunk. */
-import type { z } from "zod";
 import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { sha256Hex } from "../core/ingest";
 import type { ArchiveRecord } from "../core/ports";
 import type { AppDeps } from "./deps";
-import { iso, isoOrNull, randomId, tidy } from "./lib/wire";
+import { type In, iso, isoOrNull, randomId, tidy } from "./lib/wire";
 
 /** The public archive: its kernel parameter overrides keep the names POST /v1/archives takes. */
 export const archiveView = (a: ArchiveRecord) => ({
@@ -15,8 +14,6 @@ export const archiveView = (a: ArchiveRecord) => ({
   params: tidy(a.params),
   created_at: iso(a.createdAt),
 });
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 /** A new key for an archive: the secret is returned once, only its SHA-256 is stored. */
 async function issue(d: AppDeps, archiveId: string, label: string, scopes: string[]) {

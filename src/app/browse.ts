@@ -4,7 +4,6 @@
  * weights rounded to 4 decimals, JSON columns parsed, no storage keys).
  */
 
-import type { z } from "zod";
 import type * as S from "../contract";
 import { CONTENT_DEFAULT_CHARS } from "../contract/browse";
 import { fail, ok, type Result } from "../core/errors";
@@ -20,9 +19,7 @@ import type {
 import type { RelationInput } from "../core/relations";
 import { lineDiff } from "../core/text/diff";
 import type { AppDeps } from "./deps";
-import { decodeCursor, encodeCursor, iso, isoOrNull, round4, timeOf } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { decodeCursor, encodeCursor, type In, iso, isoOrNull, round4, timeOf } from "./lib/wire";
 
 function page<R, V>(rows: R[], limit: number, idOf: (r: R) => string, view: (r: R) => V) {
   const more = rows.length > limit;

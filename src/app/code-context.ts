@@ -7,7 +7,6 @@
  * the spans the distiller anchored. `max_code_bytes` then holds the code of all cards together, in
  * rank order (src/core/code/cap.ts). Other cards are untouched.
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { codeChunksOf } from "../contract/code";
 import { type CodeSpan, capCode, utf8Bytes } from "../core/code/cap";
@@ -17,6 +16,7 @@ import type { ChunkStore } from "../core/ports";
 import { DEFAULT_TOKENIZER, type TokenizerName } from "../core/text/tokenizer";
 import type { AnchoredSpan, EvidenceCard } from "../core/types";
 import { codeSpan } from "./code-pairs";
+import type { In } from "./lib/wire";
 
 /** What a code card carries of its code (the wire's CardCode). */
 export interface CardCode {
@@ -38,7 +38,7 @@ export interface CodeOptions {
 }
 
 /** The code options of a /context body (max_code_bytes, code_chunks); null when neither is given. */
-export function codeOptions(b: z.infer<typeof S.ContextBody>): CodeOptions | null {
+export function codeOptions(b: In<typeof S.ContextBody>): CodeOptions | null {
   const windows = codeChunksOf(b.code_chunks);
   if (b.max_code_bytes === undefined && !windows) return null;
   return {

@@ -3,12 +3,12 @@
  * of its code span, scored against its technique's text) and `max_code_bytes` (the code of all pairs
  * together within a byte cap, in pair order), both on the pure functions of src/core/code.
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { type CodeSpan, fitCode, utf8Bytes } from "../core/code/cap";
 import { bestWindows, mergeWindows, type WindowOptions } from "../core/code/windows";
+import type { In } from "./lib/wire";
 
-type Pair = z.infer<typeof S.CodePairsResult>["pairs"][number];
+type Pair = In<typeof S.CodePairsResult>["pairs"][number];
 type Code = NonNullable<Pair["code"]>;
 
 /** Contents are read 6 at a time (R2's simultaneous connections per request). */

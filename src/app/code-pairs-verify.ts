@@ -7,7 +7,6 @@
  * the model gave no verdict, and a pair beyond the bound, is dropped, saying so. The code cap
  * (max_code_bytes) applies afterwards, to what was kept.
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { ok, type Result } from "../core/errors";
 import type { ChatModel } from "../core/ports";
@@ -22,8 +21,9 @@ import {
   verifyPrompt,
 } from "../core/proposals/verify-pairs";
 import { modelFailure, modelName, usageView } from "./lib/proposals";
+import type { In } from "./lib/wire";
 
-type Out = z.infer<typeof S.CodePairsResult>;
+type Out = In<typeof S.CodePairsResult>;
 type Pair = Out["pairs"][number];
 export type Verifier = NonNullable<Out["verifier"]>;
 

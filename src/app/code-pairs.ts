@@ -28,7 +28,6 @@
  * production) cosines run higher and these values are not measured: run the eval against that
  * deployment (PAPERGURU_URL) to calibrate it.
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { codeChunksOf } from "../contract/code";
 import { ok, type Result } from "../core/errors";
@@ -38,10 +37,9 @@ import { verifyPairs } from "./code-pairs-verify";
 import type { AppDeps } from "./deps";
 import { resolveFilter } from "./lib/filter";
 import { noModel } from "./lib/proposals";
-import { iso, round4, timeOf } from "./lib/wire";
+import { type In, iso, round4, timeOf } from "./lib/wire";
 
-type In<T extends z.ZodType> = z.infer<T>;
-type Out = z.infer<typeof S.CodePairsResult>;
+type Out = In<typeof S.CodePairsResult>;
 
 /** The default pair threshold (see the header for how it was chosen). */
 export const CODE_PAIR_THRESHOLD = 0.15;

@@ -11,7 +11,6 @@
  * engine, each engine answered within `timeout_ms` (else reported as timed out), at most 4 MiB
  * read per answer; one engine's failure is reported in `engines` and never fails the request.
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import type { ChatModel, ChunkStore, Reranker } from "../core/ports";
@@ -37,9 +36,7 @@ import type { HttpRequestSpec, SourceSpec } from "../core/sources/types";
 import type { IntakeDeps } from "./deps";
 import { fetchSpec, HttpError, httpFailure, readCapped } from "./intake/github";
 import { buildSpec, wireScoreStats } from "./lib/query-spec";
-import { round4 } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, round4 } from "./lib/wire";
 
 /** Largest engine answer read (50 OpenAlex works are about 1 MB). */
 const MAX_ENGINE_BYTES = 4 * 1024 * 1024;

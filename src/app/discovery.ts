@@ -3,7 +3,6 @@
  * views; src/core/research/rank-pool.ts) with the metadata it needs read exactly from D1 for the
  * pool only, and collection statistics (src/core/research/stats.ts) within a scope as of a time.
  */
-import type { z } from "zod";
 import * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { REFERENCE_ONLY } from "../core/formats/fulltext";
@@ -29,9 +28,7 @@ import { discoverOp } from "./discover";
 import { noModel } from "./lib/proposals";
 import { buildSpec, wireScoreStats } from "./lib/query-spec";
 import { itemScores, rankCandidates } from "./lib/ranking";
-import { round4 } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, round4 } from "./lib/wire";
 
 export interface DiscoveryReads extends PoolReads {
   discovery: DiscoveryStore;

@@ -11,7 +11,6 @@
  * start 10 s + delay + up to 1 s of queue batching apart); after the 5th attempt the delivery is dead, listed with its last status and error, and can be redelivered.
  * Payloads carry ids, versions and counts, never content.
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { OutboundRefused, registrationRefusal, urlRefusal } from "../core/net";
@@ -21,9 +20,7 @@ import type { EventType } from "../core/types";
 import type { EventDeps } from "./deps";
 import type { EventMessage } from "./lib/queue";
 import { type QueueMessageLike, retryDelaySeconds } from "./lib/queue";
-import { decodeCursor, encodeCursor, iso, randomId } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { decodeCursor, encodeCursor, type In, iso, randomId } from "./lib/wire";
 
 /** Attempts before an event delivery is dead (the same as inbound webhook deliveries). */
 export const MAX_EVENT_ATTEMPTS = 5;

@@ -2,7 +2,6 @@
  * Memory use cases: write and revise artifacts, deprecate them, name entities (alias, rename,
  * merge), and read their history, neighbours and resolution. Authorisation is the caller's job.
  */
-import type { z } from "zod";
 import * as S from "../contract";
 import { NEAR_DUPLICATE_THRESHOLD, overlap, wordSet } from "../core/dedupe";
 import { fail, ok, type Result } from "../core/errors";
@@ -10,9 +9,7 @@ import { actorOf } from "./auth";
 import { chunkDetail, entityDetail } from "./browse";
 import type { AppDeps } from "./deps";
 import { recordExplicitCreates } from "./intake/tombstones";
-import { isoOrNull, round4 } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, isoOrNull, round4 } from "./lib/wire";
 
 /** The kernel's ingest result with its transaction time as ISO 8601. */
 async function ingested(res: ReturnType<AppDeps["kernel"]["ingest"]>) {

@@ -8,14 +8,11 @@
  * - E_total: the exported declarations of the standalone modules; E_used: those whose name appears as
  *   a whole word in an integration module that depends on the module declaring them.
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { dir, type ModuleSymbols } from "../core/projectguard/metrics";
 import type { AppDeps } from "./deps";
-import { iso, timeOf } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, iso, timeOf } from "./lib/wire";
 
 /** Modules read per call (each integration module's content is read once). */
 export const MAX_MODULES = 2000;

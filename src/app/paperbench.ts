@@ -8,7 +8,6 @@
  * archive: the archive in the path is the key's, as for /query-spec.
  */
 
-import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { checkVerdict, JUDGE_SCHEMA, JUDGE_SYSTEM, judgePrompt, type LeafVerdict } from "../core/paperbench/judge";
@@ -26,9 +25,10 @@ import { newUsage, type ProposalUsage, propose } from "../core/proposals/propose
 import type { AppDeps } from "./deps";
 import { missingArchive } from "./lib/archives";
 import { modelFailure, modelName, noModel, usageView } from "./lib/proposals";
+import type { In } from "./lib/wire";
 
-type Body = z.infer<typeof S.PaperbenchScoreBody>;
-type Out = z.infer<typeof S.PaperbenchScoreResult>;
+type Body = In<typeof S.PaperbenchScoreBody>;
+type Out = In<typeof S.PaperbenchScoreResult>;
 type NodeOut = Out["breakdown"][number];
 
 /** At most this many ids are named in a failure's message. */

@@ -4,7 +4,6 @@
  * coverage (which of its sections and elements are linked). The subtree, edges and entities are read
  * exactly from D1 at `as_of`; snippets are spans of the versions valid then.
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import { LOCATE_KINDS } from "../contract/papers";
 import { fail, ok, type Result } from "../core/errors";
@@ -14,9 +13,7 @@ import { bestSentences, type CoverageInputItem, type CoverageType, coverage } fr
 import type { ChunkKind } from "../core/types";
 import type { AppDeps } from "./deps";
 import { MAX_SUBTREE } from "./lib/filter";
-import { iso, timeOf } from "./lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, iso, timeOf } from "./lib/wire";
 
 /** Candidates asked of the router per locate call: enough that `limit` items survive the subtree filter. */
 const LOCATE_POOL = 64;

@@ -4,7 +4,6 @@
  * absent) and go down from there: the filter resolved from D1 at that time, the kernel, then the
  * answer on the wire.
  */
-import type { z } from "zod";
 import * as S from "../contract";
 import { withFollow } from "../core/follow";
 import type { ModelMeter } from "../core/ports";
@@ -15,10 +14,8 @@ import { type CodeOptions, type CodeReads, capCards, codeForm, codeOptions } fro
 import type { AppDeps } from "./deps";
 import { resolveFilter, toContextRequest } from "./lib/filter";
 import { rankCandidates, reorders, wireRanking } from "./lib/ranking";
-import { round4, tidy } from "./lib/wire";
+import { type In, round4, tidy } from "./lib/wire";
 import { queueTurn } from "./project/turns";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 /** A request's time: its `as_of`, or now on the kernel's clock. */
 const timeOf = (d: AppDeps, asOf: string | undefined) => S.toMs(asOf) ?? d.clock.now();

@@ -9,7 +9,6 @@
  * with backoff, 5 times, then the job fails and the archive stays stale. A job whose message was
  * lost is sent again by the cron after 10 minutes without progress (or by a POST).
  */
-import type { z } from "zod";
 import type * as S from "../contract";
 import {
   planSpace,
@@ -24,11 +23,9 @@ import type { ReembedJobRecord } from "../core/ports";
 import type { ArchiveSpaceState } from "../core/types";
 import type { AppDeps } from "./deps";
 import { type QueueMessageLike, type ReembedMessage, retryDelaySeconds } from "./lib/queue";
-import { iso, isoOrNull } from "./lib/wire";
+import { type In, iso, isoOrNull } from "./lib/wire";
 
-type Out<T extends z.ZodType> = z.infer<T>;
-
-function jobView(j: ReembedJobRecord): Out<typeof S.ReembedJobSchema> {
+function jobView(j: ReembedJobRecord): In<typeof S.ReembedJobSchema> {
   return {
     id: j.id,
     status: j.status,
@@ -83,7 +80,7 @@ export function reembedUseCases(d: AppDeps) {
     await queue.send(message);
   }
 
-  async function status(archive: string): Promise<Result<Out<typeof S.ReembedStatus>>> {
+  async function status(archive: string): Promise<Result<In<typeof S.ReembedStatus>>> {
     const state = await store.state(archive);
     if (!state) return fail("not_found", `archive ${archive} does not exist`, "archive");
     const job = state.job ? await store.job(state.job.id) : await store.latestJob(archive);
@@ -116,7 +113,7 @@ export function reembedUseCases(d: AppDeps) {
      * (started: false), sending its page again if it has stalled; an archive already in the space
      * (and not stale) is left alone unless `force`.
      */
-    async start(archive: string, b: Out<typeof S.ReembedBody>): Promise<Result<Out<typeof S.ReembedStarted>>> {
+    async start(archive: string, b: In<typeof S.ReembedBody>): Promise<Result<In<typeof S.ReembedStarted>>> {
       const g = guard();
       if (!g.ok) return g;
       const spaces = g.value;

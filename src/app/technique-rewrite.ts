@@ -16,7 +16,6 @@
  * is returned with the reasons and stored nowhere, as the propose steps return what they drop.
  */
 
-import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { paperAbstract } from "../core/export/xkg-model";
@@ -43,11 +42,10 @@ import {
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 import { keepProposals, modelCall, modelFailure, modelName, usageView } from "./lib/proposals";
-import { iso } from "./lib/wire";
+import { type In, iso } from "./lib/wire";
 import { readContents } from "./research/common";
 
-type In<T extends z.ZodType> = z.infer<T>;
-type Out = z.infer<typeof S.RewriteResult>;
+type Out = In<typeof S.RewriteResult>;
 
 const MAX_ID = 512;
 const MAX_SUBS = 12;

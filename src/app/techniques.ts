@@ -13,7 +13,6 @@
  * from the paper, the sections cited and a content hash: a retry writes nothing new.
  */
 
-import type { z } from "zod";
 import type * as S from "../contract";
 import { fail, ok, type Result } from "../core/errors";
 import { slug } from "../core/ids";
@@ -32,12 +31,11 @@ import {
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
 import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "./lib/proposals";
-import { iso } from "./lib/wire";
+import { type In, iso } from "./lib/wire";
 import { readContents } from "./research/common";
 import { nextArtifact } from "./review/apply";
 
-type In<T extends z.ZodType> = z.infer<T>;
-type Out = z.infer<typeof S.TechniquesResult>;
+type Out = In<typeof S.TechniquesResult>;
 
 /** Chunks of a paper's subtree read (sections, elements, code, ...). */
 const MAX_SUBTREE = 2000;

@@ -2,7 +2,6 @@
  * Ingest from the world: webhook endpoints and their deliveries, sources cron re-ingests, file
  * imports and the ingest log. The pipelines themselves are beside it in src/app/intake.
  */
-import type { z } from "zod";
 import * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { DeliveryRecord } from "../../core/ports";
@@ -11,7 +10,7 @@ import type { SourceKind } from "../../core/sources/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import type { DeliveryMessage, QueueMessageLike } from "../lib/queue";
-import { randomId } from "../lib/wire";
+import { type In, randomId } from "../lib/wire";
 import { importBbl } from "./bbl";
 import { importFile, importPdf } from "./imports";
 import { createSource, dispatchDueSources, runSource, sourceView } from "./sources";
@@ -24,8 +23,6 @@ import {
   type WebhookHeaders,
   webhookBodyPrefix,
 } from "./webhooks";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 function deliveryView(r: DeliveryRecord) {
   return {

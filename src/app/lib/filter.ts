@@ -2,13 +2,11 @@
  * The wire filter resolved exactly from D1 at a request's time, and the wire /context body as the
  * kernel's request: shared by the query, export, code-pair, paper and review use cases.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import type { ChunkStore } from "../../core/ports";
 import type { RouteFilter } from "../../core/types";
 import { poolRanking } from "./ranking";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import type { In } from "./wire";
 
 /** What the query use cases read from D1 besides the kernel: exact subtrees, grounding, neighbours. */
 export type FilterReads = Pick<ChunkStore, "subtree" | "implementedAt" | "edgesAt">;

@@ -3,7 +3,6 @@
  * built by rules or by the configured model and verified (seed 004 §3.2), and score statistics on
  * the wire.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import type { ChatModel } from "../../core/ports";
 import {
@@ -14,9 +13,7 @@ import {
   verifyModelSpec,
 } from "../../core/research/query-spec";
 import type { ScoreStats } from "../../core/research/rank-pool";
-import { round4 } from "./wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, round4 } from "./wire";
 
 /** Score statistics on the wire (4 decimals). */
 export const wireScoreStats = (st: ScoreStats): In<typeof S.ScoreStatsSchema> => ({

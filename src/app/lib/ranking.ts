@@ -2,15 +2,12 @@
  * A request's `ranking` (Paper Circle's modes, sorts, MMR and views over the route's candidate pool)
  * as the core's PoolRanking, and a ranked pool (src/core/research/pool-reads.ts) on the wire.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { type PoolRanking, type PoolReads, type RankedPool, rankCandidatesAt } from "../../core/research/pool-reads";
 import { DEFAULT_MIN_SIMILARITY, type RankedItem } from "../../core/research/rank-pool";
 import type { Candidate } from "../../core/types";
 import { wireScoreStats } from "./query-spec";
-import { round4 } from "./wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, round4 } from "./wire";
 
 /** Whether the ranking orders by Paper Circle's scores (mode poe alone keeps the route's order). */
 const reranks = (r: In<typeof S.RankingSchema>) =>

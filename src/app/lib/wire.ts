@@ -5,7 +5,11 @@
  * 0.3499999940395355), page cursors, and random ids. Typed views are written out field by field in
  * their use cases instead.
  */
+import type { z } from "zod";
 import { fail, ok, type Result } from "../../core/errors";
+
+/** A value as its contract schema describes it: a request after parsing, an answer before writing. */
+export type In<T extends z.ZodType> = z.infer<T>;
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 /** A request's `as_of` (or `at`) as epoch ms; the application's clock when absent. */

@@ -25,17 +25,15 @@
  *    first, then resources (last first), constraints (last first), modules to reuse, to preserve, to
  *    revise, then the lowest-ranked commitments; every id left out is listed in `omitted`.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
 import { countTokens } from "../../core/text/tokenizer";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
-import { iso, round4, timeOf } from "../lib/wire";
+import { type In, iso, round4, timeOf } from "../lib/wire";
 import { specsAt } from "./spec";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Brief = In<typeof S.BriefResult>;
 type Resources = NonNullable<Brief["resources"]>;
 type Restart = NonNullable<Brief["restart"]>;

@@ -11,7 +11,6 @@
  * writes nothing new, and an id already present is never overwritten (a user may have edited it).
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { CommitmentsResult } from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
@@ -35,10 +34,9 @@ import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { type Ingested, keepProposals, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
+import { type In, iso } from "../lib/wire";
 
-type In<T extends z.ZodType> = z.infer<T>;
-type Out = z.infer<typeof S.CommitmentsResult>;
+type Out = In<typeof S.CommitmentsResult>;
 
 /** Designs listed to the model (a decision may name one as the design it operationalises). */
 const MAX_DESIGNS = 40;

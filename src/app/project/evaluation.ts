@@ -17,10 +17,9 @@ import { calibration } from "../../core/projectguard/calibration";
 import { exposureAudit, if50, mcf, recovery, slump } from "../../core/projectguard/metrics";
 import type { AppDeps } from "../deps";
 import { archiveAt, missingArchive } from "../lib/archives";
-import { iso, round4 } from "../lib/wire";
+import { type In, iso, round4 } from "../lib/wire";
 import { metricsUseCases } from "../metrics";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Summary = In<typeof S.PgRunResult>;
 type Exposure = In<typeof S.PgExposureResult>;
 type Condition = (typeof RUN_CONDITIONS)[number];

@@ -7,7 +7,6 @@
  * judge.ts checks them). Nothing is written: store the scores as a run with POST …/projectguard/runs.
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import {
@@ -22,10 +21,9 @@ import {
 import { propose } from "../../core/proposals/propose";
 import type { AppDeps } from "../deps";
 import { modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
-import { iso } from "../lib/wire";
+import { type In, iso } from "../lib/wire";
 import { specsAt } from "./spec";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Out = In<typeof S.PgJudgeResult>;
 
 /** Code units under the prefix the reads are chosen from (beyond: 413 naming the prefix). */

@@ -3,7 +3,6 @@
  * their text, the resources that motivate them (heads), then the code units with what they implement, what they depend on and their exported
  * signatures, cut to a token budget.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
@@ -12,11 +11,10 @@ import { countTokens } from "../../core/text/tokenizer";
 import type { browseUseCases } from "../browse";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
-import { iso, timeOf } from "../lib/wire";
+import { type In, iso, timeOf } from "../lib/wire";
 import { motivating } from "./brief";
 import { specsAt } from "./spec";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Render = In<typeof S.RenderResult>;
 
 /** Records and modules a render reads (beyond: 413 naming the prefix to narrow). */

@@ -6,7 +6,6 @@
  * the render show the spec valid at their `as_of` with each record.
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { SpecView } from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
@@ -15,9 +14,8 @@ import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { archiveAt } from "../lib/archives";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
+import { type In, iso } from "../lib/wire";
 
-type In<T extends z.ZodType> = z.infer<T>;
 export type Spec = In<typeof SpecView>;
 
 /** The annotation key a record's spec is stored under. */

@@ -7,14 +7,12 @@
  * model and writes nothing (the turn record keeps the first answer). A model outage or rate limit
  * retries with the queue's backoff up to MAX_TURN_ATTEMPTS deliveries; other failures are acknowledged.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import type { AppDeps } from "../deps";
 import { type CommitmentsMessage, type QueueMessageLike, retryDelaySeconds } from "../lib/queue";
-import { iso } from "../lib/wire";
+import { type In, iso } from "../lib/wire";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Propose = (
   archive: string,
   b: In<typeof S.CommitmentsBody>,

@@ -3,18 +3,15 @@
  * a node without a draft, with an unconverged draft (when convergence is required) or over the
  * budget is left out with its reason.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { SGMC_DEFAULTS } from "../../contract/research";
 import { ok, type Result } from "../../core/errors";
 import { countTokens } from "../../core/text/tokenizer";
 import type { AppDeps } from "../deps";
-import { iso, timeOf } from "../lib/wire";
+import { type In, iso, timeOf } from "../lib/wire";
 
 import { draftConvergence } from "./draft-convergence";
 import { readTree } from "./outline";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 export function assemblyUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;

@@ -12,7 +12,6 @@
  * within the scope at `as_of` (Eq. 13), unless `checklist: none`.
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { ChatModel, StoredVersion } from "../../core/ports";
@@ -32,12 +31,11 @@ import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
+import { type In, iso } from "../lib/wire";
 import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck } from "./common";
 import { feedbackUseCases } from "./feedback";
 
-type In<T extends z.ZodType> = z.infer<T>;
-type Out = z.infer<typeof S.FeedbackProposeResult>;
+type Out = In<typeof S.FeedbackProposeResult>;
 
 const MAX_ID = 512;
 

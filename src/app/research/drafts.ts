@@ -4,17 +4,14 @@
  * written, and the anchors are kept as the annotation `sgmc:evidence` of that version. Convergence
  * scores consecutive versions (Eq. 10).
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { AnchoredSpan } from "../../core/types";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
-import { iso, timeOf } from "../lib/wire";
+import { type In, iso, timeOf } from "../lib/wire";
 import { DRAFT, draftId, EVIDENCE_KEY, nodeIdCheck } from "./common";
 import { draftConvergence } from "./draft-convergence";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 export function draftUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;

@@ -8,7 +8,6 @@
  * every repeat of the id gets the first answer (src/app/lib/once.ts) and counts nothing.
  */
 
-import type { z } from "zod";
 import * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { AnnotationRecord } from "../../core/ports";
@@ -20,10 +19,9 @@ import { missingArchive } from "../lib/archives";
 import { type Once, onceByEventId } from "../lib/once";
 import { PROPOSAL_KEY } from "../lib/proposals";
 import { toEvent } from "../lib/records";
-import { iso, timeOf } from "../lib/wire";
+import { type In, iso, timeOf } from "../lib/wire";
 import { FEEDBACK } from "./common";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Selected = In<typeof S.FeedbackSelectResult>;
 
 /** Feedback records one selection reads. */

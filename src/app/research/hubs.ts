@@ -5,15 +5,12 @@
  * JSON Lines: a header `{"query"}` and one anchor per line, so every iteration stays readable as of
  * its time and each anchor re-verifies with POST /verify.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { readJsonColumn, type StoredVersion } from "../../core/ports";
 import type { AppDeps } from "../deps";
-import { iso, timeOf } from "../lib/wire";
+import { type In, iso, timeOf } from "../lib/wire";
 import { draftId, HUB, hubId, nodeIdCheck, readContents } from "./common";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 /** Characters of the previous draft a default gather query takes (Eq. 8). */
 const DRAFT_QUERY_CHARS = 2000;

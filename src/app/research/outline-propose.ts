@@ -11,7 +11,6 @@
  * proposal again changes nothing (`unchanged`). GET /tree then shows the new level.
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { StoredVersion } from "../../core/ports";
@@ -27,11 +26,10 @@ import { groupByNames } from "../../core/research/outline-names";
 import type { AppDeps } from "../deps";
 import { archiveAt } from "../lib/archives";
 import { modelFailure, modelName, noModel, usageView } from "../lib/proposals";
-import { iso, timeOf } from "../lib/wire";
+import { type In, iso, timeOf } from "../lib/wire";
 import { nodeIdCheck, OUTLINE, readContents } from "./common";
 import { titleKey } from "./references";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Out = In<typeof S.OutlineProposeResult>;
 
 /** References one call reads (their contents are read for the abstracts). */

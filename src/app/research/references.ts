@@ -9,7 +9,6 @@
  * archive then. Order: citations, then year (newest), then id. Nothing is written.
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import type { COMPLETENESS_FIELDS } from "../../contract/sgmc";
 import { foldAnnotations } from "../../core/annotations";
@@ -20,10 +19,9 @@ import { paperYear } from "../../core/research/stats";
 import type { AppDeps } from "../deps";
 import { archiveAt } from "../lib/archives";
 import { toEvent } from "../lib/records";
-import { iso } from "../lib/wire";
+import { type In, iso } from "../lib/wire";
 import { nodeIdCheck, readContents } from "./common";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Field = (typeof COMPLETENESS_FIELDS)[number];
 
 /** A title as the key of "the same work": case, accents, punctuation and spacing folded. */

@@ -6,18 +6,16 @@
  * anchors the draft does not use (`from: hub`). Every anchor names an exact (artifact, version, span)
  * that POST /verify re-checks. As JSON, or as a Markdown document of the same content.
  */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { StoredVersion } from "../../core/ports";
 import type { AppDeps } from "../deps";
-import { iso, timeOf } from "../lib/wire";
+import { type In, iso, timeOf } from "../lib/wire";
 import { readContents } from "./common";
 import { draftEvidence } from "./critique";
 import { parseHub } from "./hubs";
 import { readTree } from "./outline";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Scaffold = In<typeof S.ScaffoldResult>;
 
 /** Characters of draft versions one scaffold reads. */

@@ -11,7 +11,6 @@
  * A model failure is a 503; the iterations before it stay stored as versions.
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { newUsage, type ProposalUsage, propose } from "../../core/proposals/propose";
@@ -19,12 +18,11 @@ import { checkRefine, REFINE_SCHEMA, REFINE_SYSTEM, refinePrompt } from "../../c
 import { RESEARCH_REVIEW } from "../../core/query";
 import type { AppDeps } from "../deps";
 import { modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
-import { iso } from "../lib/wire";
+import { type In, iso } from "../lib/wire";
 import { draftId, nodeIdCheck } from "./common";
 import { checklistAt, critiqueVersion, draftEvidence } from "./critique";
 import { draftUseCases } from "./drafts";
 
-type In<T extends z.ZodType> = z.infer<T>;
 type Out = In<typeof S.FeedbackLoopResult>;
 
 export const REVIEW = RESEARCH_REVIEW;

@@ -1,13 +1,10 @@
 /** The outline tree use case: GET /research/tree. */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { ok, type Result } from "../../core/errors";
 import type { AppDeps } from "../deps";
-import { iso, timeOf } from "../lib/wire";
+import { type In, iso, timeOf } from "../lib/wire";
 
 import { readTree } from "./outline";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 export function outlineUseCases(d: AppDeps) {
   return {

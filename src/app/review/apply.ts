@@ -3,7 +3,6 @@
  * edge changes are new versions through the kernel's ingest, so an edge removed at t is closed at t
  * and every read as of an earlier time still sees it.
  */
-import type { z } from "zod";
 import * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
@@ -13,10 +12,8 @@ import { DECLARABLE_EDGE_TYPES, type EdgeType } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { type Once, onceByEventId } from "../lib/once";
-import { iso } from "../lib/wire";
+import { type In, iso } from "../lib/wire";
 import { eventsOf } from "./common";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 const declarable = (t: string): t is EdgeType => (DECLARABLE_EDGE_TYPES as readonly string[]).includes(t);
 

@@ -3,7 +3,6 @@
  * so runs compare over time.
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { RetrievalRunRecord } from "../../core/ports";
@@ -12,9 +11,7 @@ import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { archiveAt, missingArchive } from "../lib/archives";
 import { resolveFilter } from "../lib/filter";
-import { decodeCursor, encodeCursor, iso, randomId, round4 } from "../lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { decodeCursor, encodeCursor, type In, iso, randomId, round4 } from "../lib/wire";
 
 const roundMap = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round4(v)]));
 

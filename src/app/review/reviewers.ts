@@ -9,7 +9,6 @@
  * (POST /review). Ids come from the paper version and a content hash: a retry writes nothing new.
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { contentHash, fitDocs, propose, type SourceDoc } from "../../core/proposals/propose";
@@ -25,9 +24,7 @@ import {
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
 import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
-import { iso } from "../lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, iso } from "../lib/wire";
 
 /** Sections and elements of a paper read per review (the first ones, in id order). */
 const MAX_PARTS = 60;

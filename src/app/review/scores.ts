@@ -3,7 +3,6 @@
  * given inline and/or read from stored annotations (two keys on each chunk, as of a time).
  */
 
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
@@ -12,9 +11,7 @@ import { type ScorePair, scoreMetrics, scoreOf } from "../../core/review-scores"
 import type { AppDeps } from "../deps";
 import { missingArchive } from "../lib/archives";
 import { toEvent } from "../lib/records";
-import { iso, round4 } from "../lib/wire";
-
-type In<T extends z.ZodType> = z.infer<T>;
+import { type In, iso, round4 } from "../lib/wire";
 
 const r4 = (x: number | null) => (x === null ? null : round4(x));
 

@@ -1,15 +1,12 @@
 /** GET /review: a node's or an edge's review status as of a time, with its history. */
-import type { z } from "zod";
 import type * as S from "../../contract";
 import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { AnnotationRecord } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX, edgeReviewKey, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
-import { iso, isoOrNull, round4 } from "../lib/wire";
+import { type In, iso, isoOrNull, round4 } from "../lib/wire";
 import { eventsOf } from "./common";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 export function reviewStateUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
