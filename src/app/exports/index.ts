@@ -5,13 +5,13 @@
  */
 import type { z } from "zod";
 import { type ContextBody, type ExportQuery, toMs } from "../../contract";
-import { fail, type Result } from "../../core/errors";
+import { fail, ok, type Result } from "../../core/errors";
 import type { ContextExportFormat, ExportFormat } from "../../core/export/types";
 import type { ScoredCard } from "../../core/query";
 import { codeCards, codeOptions } from "../code-context";
 import type { AppDeps } from "../deps";
 import { MAX_SUBTREE, resolveFilter, toContextRequest } from "../lib/filter";
-import type { ExportBody, ExportDeps } from "./common";
+import type { ExportDeps } from "./common";
 import { exportDump } from "./dump";
 import { exportContext, renderArchive } from "./render";
 
@@ -20,20 +20,30 @@ type In<T extends z.ZodType> = z.infer<T>;
 /** GET /export's query as its schema parses it. */
 export type ExportFormatQuery = In<typeof ExportQuery>;
 
-/** An archive export in one of the formats; json is streamed. */
-function exportArchive(
-  deps: ExportDeps,
-  archiveId: string,
-  format: ExportFormat,
-  asOf: number | undefined,
-  now: number,
-  paper?: string | undefined,
-  sel?: { only: ReadonlySet<string>; label: string; root?: string | undefined } | undefined,
-  view: "full" | "planning" = "full",
-): Promise<Result<ExportBody>> {
-  return format === "json"
-    ? exportDump(deps, archiveId, now, sel?.only)
-    : renderArchive(deps, archiveId, format, asOf, now, paper, sel, view);
+/** The part of the archive a collection or within names (at `t`), or none: the whole archive. */
+async function selection(
+  d: AppDeps,
+  archive: string,
+  q: ExportFormatQuery,
+  t: number,
+): Promise<Result<{ only: Set<string>; label: string; root: string } | undefined>> {
+  if (q.collection === undefined && q.within === undefined) return ok(undefined);
+  if (q.collection !== undefined && q.within !== undefined)
+    return fail("validation", "give collection or within, not both", "within");
+  if (q.format === "xkg")
+    return fail("validation", "collection and within do not apply to format=xkg", "format", "use paper=");
+  const root = (q.collection ?? q.within) as string;
+  const field = q.collection !== undefined ? "collection" : "within";
+  if (!(await d.stores.chunks.chunkRow(archive, root)))
+    return fail("not_found", `chunk ${root} is not in archive ${archive}`, field);
+  const only =
+    q.collection !== undefined
+      ? new Set((await d.stores.chunks.edgesAt(archive, [root], "cites", "out", t)).map((e) => e.to))
+      : new Set(await d.stores.chunks.subtree(archive, root, t, MAX_SUBTREE));
+  const label = q.collection !== undefined ? `collection ${root} (${only.size} members)` : `subtree of ${root}`;
+  // The graph page draws the root too: a paper with its sections, a collection with its members.
+  if (q.format === "graph-html") only.add(root);
+  return ok({ only, label, root });
 }
 
 export function exportUseCases(d: AppDeps) {
@@ -58,25 +68,12 @@ export function exportUseCases(d: AppDeps) {
           "view",
           "add format=xkg (with paper= for one paper), or drop view",
         );
-      if (q.collection === undefined && q.within === undefined)
-        return exportArchive(deps, archive, q.format, asOf, now, q.paper, undefined, q.view ?? "full");
-      if (q.collection !== undefined && q.within !== undefined)
-        return fail("validation", "give collection or within, not both", "within");
-      if (q.format === "xkg")
-        return fail("validation", "collection and within do not apply to format=xkg", "format", "use paper=");
-      const root = (q.collection ?? q.within) as string;
-      const field = q.collection !== undefined ? "collection" : "within";
-      if (!(await d.stores.chunks.chunkRow(archive, root)))
-        return fail("not_found", `chunk ${root} is not in archive ${archive}`, field);
-      const t = asOf ?? now;
-      const only =
-        q.collection !== undefined
-          ? new Set((await d.stores.chunks.edgesAt(archive, [root], "cites", "out", t)).map((e) => e.to))
-          : new Set(await d.stores.chunks.subtree(archive, root, t, MAX_SUBTREE));
-      const label = q.collection !== undefined ? `collection ${root} (${only.size} members)` : `subtree of ${root}`;
-      // The graph page draws the root too: a paper with its sections, a collection with its members.
-      if (q.format === "graph-html") only.add(root);
-      return exportArchive(deps, archive, q.format, asOf, now, q.paper, { only, label, root });
+      const sel = await selection(d, archive, q, asOf ?? now);
+      if (!sel.ok) return sel;
+      // json is streamed.
+      return q.format === "json"
+        ? exportDump(deps, archive, now, sel.value?.only)
+        : renderArchive(deps, archive, q.format, asOf, now, q.paper, sel.value, q.view ?? "full");
     },
     /** The cards of a /context request rendered in `format`. */
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
