@@ -30,7 +30,7 @@ import {
 } from "../core/proposals/techniques";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
-import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "./lib/proposals";
+import { keepProposals, modelCall, modelFailure, modelName, newProposals, usageView } from "./lib/proposals";
 import { type In, iso } from "./lib/wire";
 import { readContents } from "./research/common";
 import { nextArtifact } from "./review/apply";
@@ -95,13 +95,13 @@ async function readSources(
 function techniqueArtifacts(
   paperId: string,
   title: string,
-  writes: readonly { x: ProposedTechnique; id: string }[],
+  writes: readonly { item: ProposedTechnique; id: string }[],
   idOf: Map<string, string>,
   now: number,
   source: string,
 ): ArtifactInput[] {
   const paperTitle = title.length > 150 ? `${title.slice(0, 149)}…` : title;
-  const techniques: ArtifactInput[] = writes.map(({ x, id }) => {
+  const techniques: ArtifactInput[] = writes.map(({ item: x, id }) => {
     const parent = x.parent === null ? undefined : idOf.get(x.parent.toLowerCase());
     return {
       id,
@@ -129,7 +129,7 @@ function techniqueArtifacts(
 async function codeLinkVersions(
   d: AppDeps,
   archive: string,
-  writes: readonly { x: ProposedTechnique; id: string }[],
+  writes: readonly { item: ProposedTechnique; id: string }[],
   ids: readonly string[],
   items: readonly ProposedTechnique[],
   now: number,
@@ -137,7 +137,7 @@ async function codeLinkVersions(
 ): Promise<ArtifactInput[]> {
   // Each code unit linked gets one next version with its new implements edges.
   const links = new Map<string, string[]>();
-  for (const { x, id } of writes) for (const c of x.code) links.set(c.id, [...(links.get(c.id) ?? []), id]);
+  for (const { item: x, id } of writes) for (const c of x.code) links.set(c.id, [...(links.get(c.id) ?? []), id]);
   const codeVersions: ArtifactInput[] = [];
   for (const [unit, targets] of links) {
     const next = await nextArtifact(d, archive, unit, now, (a) => {
@@ -192,10 +192,7 @@ export function techniqueUseCases(d: AppDeps) {
 
       const ids = await Promise.all(outcome.items.map((x) => techniqueId(b.paper, x)));
       const idOf = new Map(outcome.items.map((x, i) => [x.name.toLowerCase(), ids[i] as string]));
-      const existing = await keptIds(chunks, archive, ids);
-      const writes = outcome.items.flatMap((x, i) =>
-        existing.has(ids[i] as string) ? [] : [{ x, id: ids[i] as string }],
-      );
+      const { writes, written } = await newProposals(chunks, archive, outcome.items, ids, b.dry_run);
 
       if (!b.dry_run && writes.length) {
         const techniques = techniqueArtifacts(b.paper, paper.title, writes, idOf, now, `model:${name}`);
@@ -204,7 +201,7 @@ export function techniqueUseCases(d: AppDeps) {
           d,
           archive,
           [...techniques, ...codeVersions],
-          writes.map(({ x, id }) => ({
+          writes.map(({ item: x, id }) => ({
             id,
             provenance: {
               model: name,
@@ -236,7 +233,7 @@ export function techniqueUseCases(d: AppDeps) {
             sources: x.sources,
             anchors: x.anchors,
             code: x.code,
-            written: existing.has(id) ? ("existing" as const) : b.dry_run ? ("dry_run" as const) : ("created" as const),
+            written: written(id),
           };
         }),
         dropped,

@@ -122,15 +122,24 @@ async function recordProvenance(
   });
 }
 
-/** The ids among `ids` that already have a chunk: a proposal kept before is not written again. */
-export async function keptIds(
+/**
+ * The proposals `items` (with their ids, `ids[i]` for `items[i]`) not kept before (a proposal kept
+ * before is not written again), and what the answer says was written of each id: existing (kept
+ * before), dry_run, or created.
+ */
+export async function newProposals<T>(
   chunks: { chunkRow(archive: string, id: string): Promise<unknown> },
   archive: string,
+  items: readonly T[],
   ids: readonly string[],
-): Promise<Set<string>> {
-  const kept = new Set<string>();
-  for (const id of ids) if (await chunks.chunkRow(archive, id)) kept.add(id);
-  return kept;
+  dryRun: boolean,
+) {
+  const existing = new Set<string>();
+  for (const id of ids) if (await chunks.chunkRow(archive, id)) existing.add(id);
+  const writes = items.flatMap((item, i) => (existing.has(ids[i] as string) ? [] : [{ item, id: ids[i] as string }]));
+  const written = (id: string) =>
+    existing.has(id) ? ("existing" as const) : dryRun ? ("dry_run" as const) : ("created" as const);
+  return { writes, written };
 }
 
 /** What an ingest wrote: each artifact's version, and whether it was created, updated or unchanged. */

@@ -29,7 +29,7 @@ import { contentHash, type ProposalOutcome, propose, type SourceDoc } from "../.
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
+import { keepProposals, modelCall, modelFailure, modelName, newProposals, usageView } from "../lib/proposals";
 import { toEvent } from "../lib/records";
 import { type In, iso } from "../lib/wire";
 import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck } from "./common";
@@ -138,15 +138,12 @@ export function critiqueUseCases(d: AppDeps) {
       const name = modelName(model);
 
       const ids = await Promise.all(outcome.items.map((f) => feedbackId(id, v.version, f)));
-      const existing = await keptIds(chunks, archive, ids);
-      const writes = outcome.items.flatMap((f, i) =>
-        existing.has(ids[i] as string) ? [] : [{ f, id: ids[i] as string }],
-      );
+      const { writes, written } = await newProposals(chunks, archive, outcome.items, ids, b.dry_run);
       if (!b.dry_run && writes.length) {
         const kept = await keepProposals(
           d,
           archive,
-          writes.map(({ f, id: fid }) => ({
+          writes.map(({ item: f, id: fid }) => ({
             id: fid,
             kind: "note" as const,
             title: f.title,
@@ -156,7 +153,7 @@ export function critiqueUseCases(d: AppDeps) {
             valid_from: now,
             source: `model:${name}`,
           })),
-          writes.map(({ f, id: fid }) => ({
+          writes.map(({ item: f, id: fid }) => ({
             id: fid,
             provenance: {
               model: name,
@@ -187,11 +184,7 @@ export function critiqueUseCases(d: AppDeps) {
             category: f.category,
             anchors: f.anchors,
             status: "auto-generated" as const,
-            written: existing.has(fid)
-              ? ("existing" as const)
-              : b.dry_run
-                ? ("dry_run" as const)
-                : ("created" as const),
+            written: written(fid),
           };
         }),
         dropped: outcome.dropped,

@@ -23,7 +23,7 @@ import {
 } from "../../core/review-agents";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { keepProposals, keptIds, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
+import { keepProposals, modelCall, modelFailure, modelName, newProposals, usageView } from "../lib/proposals";
 import { type In, iso } from "../lib/wire";
 
 /** Sections and elements of a paper read per review (the first ones, in id order). */
@@ -98,15 +98,12 @@ export function reviewerUseCases(d: AppDeps) {
       if (!outcome.ok) return modelFailure(outcome);
       const name = modelName(model);
       const ids = await Promise.all(outcome.items.map((r) => reportId(b.paper, head.version, r)));
-      const existing = await keptIds(chunks, archive, ids);
-      const writes = outcome.items.flatMap((r, i) =>
-        existing.has(ids[i] as string) ? [] : [{ r, id: ids[i] as string }],
-      );
+      const { writes, written } = await newProposals(chunks, archive, outcome.items, ids, b.dry_run);
       if (!b.dry_run && writes.length) {
         const kept = await keepProposals(
           d,
           archive,
-          writes.map(({ r, id }) => ({
+          writes.map(({ item: r, id }) => ({
             id,
             kind: "note" as const,
             title: `Review of ${head.title} (${r.reviewer})`.slice(0, 1000),
@@ -122,7 +119,7 @@ export function reviewerUseCases(d: AppDeps) {
             valid_from: now,
             source: `model:${name}`,
           })),
-          writes.map(({ r, id }) => ({
+          writes.map(({ item: r, id }) => ({
             id,
             provenance: {
               model: name,
@@ -152,7 +149,7 @@ export function reviewerUseCases(d: AppDeps) {
             confidence: r.confidence,
             claims: r.claims,
             status: "auto-generated" as const,
-            written: existing.has(id) ? ("existing" as const) : b.dry_run ? ("dry_run" as const) : ("created" as const),
+            written: written(id),
           };
         }),
         dropped: outcome.dropped,
