@@ -9,7 +9,7 @@ import { actorOf } from "./auth";
 import { chunkDetail, entityDetail } from "./browse";
 import type { AppDeps } from "./deps";
 import { recordExplicitCreates } from "./intake/tombstones";
-import { type In, isoOrNull, round4 } from "./lib/wire";
+import { type In, isoOrNull, round4, timeOf } from "./lib/wire";
 
 /** The kernel's ingest result with its transaction time as ISO 8601. */
 async function ingested(res: ReturnType<AppDeps["kernel"]["ingest"]>) {
@@ -133,7 +133,7 @@ async function neighbours(
   archive: string,
   q: In<typeof S.ChunkQuery>,
 ): Promise<Result<In<typeof S.Neighbours>>> {
-  const res = await d.kernel.neighbours(archive, q.chunk, S.toMs(q.as_of) ?? d.clock.now());
+  const res = await d.kernel.neighbours(archive, q.chunk, timeOf(d, q.as_of));
   if (!res.ok) return res;
   const h = res.value.head;
   return ok({
@@ -153,7 +153,7 @@ async function neighbours(
 
 /** GET /v1/archives/{a}/resolve?mention=…&as_of=… */
 async function resolve(d: AppDeps, archive: string, q: In<typeof S.ResolveQuery>) {
-  const r = await d.kernel.resolve(archive, q.mention, S.toMs(q.as_of) ?? d.clock.now());
+  const r = await d.kernel.resolve(archive, q.mention, timeOf(d, q.as_of));
   // An ambiguous name resolves to nothing: the caller picks among the candidates.
   if (r?.candidates) return { mention: q.mention, resolved: null, candidates: r.candidates };
   return { mention: q.mention, resolved: r ? { entity: r.entity, name: r.name, via: r.via } : null };

@@ -14,11 +14,8 @@ import { type CodeOptions, type CodeReads, capCards, codeForm, codeOptions } fro
 import type { AppDeps } from "./deps";
 import { resolveFilter, toContextRequest } from "./lib/filter";
 import { rankCandidates, reorders, wireRanking } from "./lib/ranking";
-import { type In, round4, tidy } from "./lib/wire";
+import { type In, round4, tidy, timeOf } from "./lib/wire";
 import { queueTurn } from "./project/turns";
-
-/** A request's time: its `as_of`, or now on the kernel's clock. */
-const timeOf = (d: AppDeps, asOf: string | undefined) => S.toMs(asOf) ?? d.clock.now();
 
 type ContextAnswer = Awaited<ReturnType<typeof context>>;
 

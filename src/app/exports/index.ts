@@ -11,6 +11,7 @@ import type { ScoredCard } from "../../core/query";
 import { codeCards, codeOptions } from "../code-context";
 import type { AppDeps } from "../deps";
 import { MAX_SUBTREE, resolveFilter, toContextRequest } from "../lib/filter";
+import { timeOf } from "../lib/wire";
 import type { ExportDeps } from "./common";
 import { exportDump } from "./dump";
 import { exportContext, renderArchive } from "./render";
@@ -77,7 +78,7 @@ export function exportUseCases(d: AppDeps) {
     },
     /** The cards of a /context request rendered in `format`. */
     async context(archive: string, b: In<typeof ContextBody> & { format: ContextExportFormat }) {
-      const t = toMs(b.as_of) ?? d.clock.now();
+      const t = timeOf(d, b.as_of);
       const filter = await resolveFilter(d.stores.chunks, archive, b.filter, t);
       const code = codeOptions(b);
       const reads = { versions: d.stores.chunks, contentOf: d.kernel.contentOf };

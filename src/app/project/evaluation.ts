@@ -11,13 +11,13 @@
 
 import { z } from "zod";
 import type * as S from "../../contract";
-import { RUN_CONDITIONS, toMs } from "../../contract";
+import { RUN_CONDITIONS } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { calibration } from "../../core/projectguard/calibration";
 import { exposureAudit, if50, mcf, recovery, slump } from "../../core/projectguard/metrics";
 import type { AppDeps } from "../deps";
 import { archiveAt, missingArchive } from "../lib/archives";
-import { type In, iso, round4 } from "../lib/wire";
+import { type In, iso, round4, timeOf } from "../lib/wire";
 import { metricsUseCases } from "../metrics";
 
 type Summary = In<typeof S.PgRunResult>;
@@ -196,7 +196,7 @@ async function storeRun(
   }
   if (b.dir !== undefined && b.dir_prefix !== undefined)
     return fail("validation", "give dir or dir_prefix, not both", "dir_prefix", "drop one of them");
-  const t = toMs(b.as_of) ?? d.clock.now();
+  const t = timeOf(d, b.as_of);
   let dirValue: number | null = b.dir ?? null;
   if (b.dir_prefix !== undefined) {
     const m = await metrics.dir(archive, { prefix: b.dir_prefix, as_of: iso(t) });
@@ -245,7 +245,7 @@ async function storeExposure(d: AppDeps, archive: string, b: In<typeof S.PgExpos
     turns: b.turns ?? null,
     components: b.components.map((c) => ({ id: c.id, levels: [...c.levels].sort((x, y) => x.turn - y.turn) })),
   };
-  const t = toMs(b.as_of) ?? d.clock.now();
+  const t = timeOf(d, b.as_of);
   const w = await store(
     d,
     archive,

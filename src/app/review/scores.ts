@@ -4,14 +4,13 @@
  */
 
 import type * as S from "../../contract";
-import { toMs } from "../../contract";
 import { foldAnnotations } from "../../core/annotations";
 import { fail, ok, type Result } from "../../core/errors";
 import { type ScorePair, scoreMetrics, scoreOf } from "../../core/review-scores";
 import type { AppDeps } from "../deps";
 import { missingArchive } from "../lib/archives";
 import { toEvent } from "../lib/records";
-import { type In, iso, round4 } from "../lib/wire";
+import { type In, iso, round4, timeOf } from "../lib/wire";
 
 const r4 = (x: number | null) => (x === null ? null : round4(x));
 
@@ -31,7 +30,7 @@ export function reviewScoreUseCases(d: AppDeps) {
           "pairs",
           'pass "pairs": [{"predicted": 6, "human": 5}, …] or "annotations": {"chunks": […], "predicted_key": …, "human_key": …}',
         );
-      const t = toMs(b.as_of) ?? d.clock.now();
+      const t = timeOf(d, b.as_of);
       const pairs: ScorePair[] = (b.pairs ?? []).map((p) => ({ predicted: p.predicted, human: p.human }));
       const skipped: Array<{ chunk: string; missing: string[] }> = [];
       const a = b.annotations;

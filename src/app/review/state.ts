@@ -1,11 +1,10 @@
 /** GET /review: a node's or an edge's review status as of a time, with its history. */
 import type * as S from "../../contract";
-import { toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import type { AnnotationRecord } from "../../core/ports";
 import { EDGE_REVIEW_PREFIX, edgeReviewKey, NODE_REVIEW_KEY, readReviewValue, reviewStatusAt } from "../../core/review";
 import type { AppDeps } from "../deps";
-import { type In, iso, isoOrNull, round4 } from "../lib/wire";
+import { type In, iso, isoOrNull, round4, timeOf } from "../lib/wire";
 import { eventsOf } from "./common";
 
 export function reviewStateUseCases(d: AppDeps) {
@@ -23,7 +22,7 @@ export function reviewStateUseCases(d: AppDeps) {
           "an edge needs from, type and to",
           q.from === undefined ? "from" : q.type ? "to" : "type",
         );
-      const asOf = toMs(q.as_of) ?? d.clock.now();
+      const asOf = timeOf(d, q.as_of);
       const chunk = (q.chunk ?? q.from) as string;
       const h = await chunks.chunkHistory(archive, chunk);
       if (!h) return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, isEdge ? "from" : "chunk");
