@@ -14,8 +14,6 @@ import { draftConvergence } from "./draft-convergence";
 import { readTree } from "./outline";
 
 export function assemblyUseCases(d: AppDeps) {
-  const chunks = d.stores.chunks;
-
   return {
     async assemble(archive: string, b: In<typeof S.AssembleBody>): Promise<Result<In<typeof S.AssembleResult>>> {
       const t = timeOf(d, b.as_of);
@@ -42,7 +40,7 @@ export function assemblyUseCases(d: AppDeps) {
           leftOut.push({ node: n.id, reason: "not_converged", tokens: null });
           continue;
         }
-        const v = (await chunks.visibleAt(archive, [n.draft.id], t)).get(n.draft.id);
+        const v = (await d.stores.chunks.visibleAt(archive, [n.draft.id], t)).get(n.draft.id);
         const text = v ? ((await d.kernel.contentOf(v.contentKey)) ?? "") : "";
         const block = `${"#".repeat(Math.min(n.depth + 1, 6))} ${n.title}\n\n${text.trim()}\n\n`;
         const tokens = countTokens(block);

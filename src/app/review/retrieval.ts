@@ -16,8 +16,6 @@ import { decodeCursor, encodeCursor, type In, iso, randomId, round4 } from "../l
 const roundMap = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round4(v)]));
 
 export function retrievalUseCases(d: AppDeps) {
-  const chunks = d.stores.chunks;
-
   return {
     /** POST /metrics/retrieval: each query through the router, scored against its gold ids. */
     async retrieval(
@@ -35,7 +33,7 @@ export function retrievalUseCases(d: AppDeps) {
       for (const [i, item] of b.queries.entries()) {
         let filter: Awaited<ReturnType<typeof resolveFilter>>;
         try {
-          filter = await resolveFilter(chunks, archive, item.filter, asOf);
+          filter = await resolveFilter(d.stores.chunks, archive, item.filter, asOf);
         } catch {
           return fail("validation", `the filter of query ${i} could not be resolved`, `queries.${i}.filter`);
         }

@@ -8,8 +8,6 @@ import { type In, iso, isoOrNull, round4, timeOf } from "../lib/wire";
 import { eventsOf } from "./common";
 
 export function reviewStateUseCases(d: AppDeps) {
-  const chunks = d.stores.chunks;
-
   return {
     /** GET /review: a node's or an edge's status as of a time, with its history. */
     async state(archive: string, q: In<typeof S.ReviewQuery>): Promise<Result<In<typeof S.ReviewState>>> {
@@ -24,7 +22,7 @@ export function reviewStateUseCases(d: AppDeps) {
         );
       const asOf = timeOf(d, q.as_of);
       const chunk = (q.chunk ?? q.from) as string;
-      const h = await chunks.chunkHistory(archive, chunk);
+      const h = await d.stores.chunks.chunkHistory(archive, chunk);
       if (!h) return fail("not_found", `chunk ${chunk} is not in archive ${archive}`, isEdge ? "from" : "chunk");
       const key = isEdge ? edgeReviewKey(q.type as string, q.to as string) : NODE_REVIEW_KEY;
       const edgeRef = isEdge ? { type: q.type as string, to: q.to as string } : undefined;
