@@ -3,20 +3,17 @@
  * ./render), or a /context result rendered as a document. The re-import of a dump is an import
  * (src/app/intake/reimport.ts).
  */
-import type { z } from "zod";
 import { type ContextBody, type ExportQuery, toMs } from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
-import type { ContextExportFormat, ExportFormat } from "../../core/export/types";
+import type { ContextExportFormat } from "../../core/export/types";
 import type { ScoredCard } from "../../core/query";
 import { codeCards, codeOptions } from "../code-context";
 import type { AppDeps } from "../deps";
 import { MAX_SUBTREE, resolveFilter, toContextRequest } from "../lib/filter";
-import { timeOf } from "../lib/wire";
+import { type In, timeOf } from "../lib/wire";
 import type { ExportDeps } from "./common";
 import { exportDump } from "./dump";
 import { exportContext, renderArchive } from "./render";
-
-type In<T extends z.ZodType> = z.infer<T>;
 
 /** GET /export's query as its schema parses it. */
 export type ExportFormatQuery = In<typeof ExportQuery>;
