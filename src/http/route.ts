@@ -73,11 +73,22 @@ function get<const P extends string, Req, Res>(doc: Doc<P>, request: Req, respon
   };
 }
 
+/** What a GET read answers: `result` with 200, or 400, 401, 403, 404 (described `missing`, if given) and `also`. */
+type Read<R, C extends ErrorStatus = ErrorStatus> = { result: R; missing?: string; also?: C[] };
+
+function readResponses<R extends z.ZodType, C extends ErrorStatus = never>(r: Read<R, C>) {
+  return {
+    200: json(r.result),
+    ...errors<400 | 401 | 403 | C>(400, 401, 403, ...(r.also ?? [])),
+    404: errorResponse(404, r.missing),
+  };
+}
+
 /** A GET read with a query string: `result` is the 200 answer; it fails with 400, 401, 403 or 404. */
 export function queryGet<const P extends string, Pa extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(
   r: Doc<P> & { params: Pa; query: Q; result: R },
 ) {
-  return get(r, { params: r.params, query: r.query }, { 200: json(r.result), ...errors(400, 401, 403, 404) });
+  return get(r, { params: r.params, query: r.query }, readResponses(r));
 }
 
 /**
@@ -90,11 +101,90 @@ export function itemGet<
   R extends z.ZodType,
   const C extends ErrorStatus = never,
 >(r: Doc<P> & { request: Req; result: R; missing: string; also?: C[] }) {
-  return get(r, r.request, {
-    200: json(r.result),
-    ...errors<400 | 401 | 403 | C>(400, 401, 403, ...(r.also ?? [])),
-    404: errorResponse(404, r.missing),
-  });
+  return get(r, r.request, readResponses(r));
+}
+
+/** A query or path schema as a route config takes it. */
+type Parameters = NonNullable<NonNullable<RouteConfig["request"]>["query"]>;
+
+/** A use case answering a GET on an archive: called with the archive and the query string. */
+export type QueryCall<Q extends z.ZodType, R extends z.ZodType<object>> = (
+  archive: string,
+  query: z.output<Q>,
+) => Promise<Result<z.output<R>>>;
+
+/**
+ * A GET on `{archive}` with the query string `query`, answered by the use case `call` picks from
+ * the app; tsc checks it against both schemas.
+ */
+export function archiveGet<Q extends Parameters, R extends z.ZodType<object>>(
+  app: OpenAPIHono<AppEnv>,
+  scope: Scope,
+  r: Doc<string> & Read<R> & { query: Q },
+  call: (uses: UseCases) => QueryCall<Q, R>,
+): void {
+  // As in archivePost: the config holds the schemas as the types route configs take, and the
+  // validator has parsed the query with `query`, so it is z.output<Q>.
+  const query: Parameters = r.query;
+  endpoint(app, scope, get(r, { params: S.ArchiveParam, query }, readResponses<z.ZodType, ErrorStatus>(r)), async (c) =>
+    answer(c, await call(c.var.app)(c.req.valid("param").archive, c.req.valid("query") as z.output<Q>)),
+  );
+}
+
+/** A use case answering a GET of one item of an archive: called with the archive and the item's id. */
+export type ItemCall<R extends z.ZodType<object>> = (archive: string, id: string) => Promise<Result<z.output<R>>>;
+
+/** A use case answering a GET of one item of an archive: called with the archive, the item's id and the query string. */
+export type ItemQueryCall<Q extends z.ZodType, R extends z.ZodType<object>> = (
+  archive: string,
+  id: string,
+  query: z.output<Q>,
+) => Promise<Result<z.output<R>>>;
+
+/** The item of a GET of one item: the path parameter whose schema has the one key K, such as `{id}`. */
+type Item<K extends string> = { item: z.ZodObject<Record<K, z.ZodString>>; missing: string };
+
+/**
+ * A GET on `{archive}` and the path parameter `item` declares, with the query string `query` if
+ * given; `missing` describes the 404. `call` picks the use case from the app; tsc checks it
+ * against the schemas.
+ */
+export function archiveItemGet<K extends string, R extends z.ZodType<object>>(
+  app: OpenAPIHono<AppEnv>,
+  scope: Scope,
+  r: Doc<string> & Read<R> & Item<K>,
+  call: (uses: UseCases) => ItemCall<R>,
+): void;
+export function archiveItemGet<K extends string, Q extends Parameters, R extends z.ZodType<object>>(
+  app: OpenAPIHono<AppEnv>,
+  scope: Scope,
+  r: Doc<string> & Read<R> & Item<K> & { query: Q },
+  call: (uses: UseCases) => ItemQueryCall<Q, R>,
+): void;
+export function archiveItemGet<K extends string, Q extends Parameters, R extends z.ZodType<object>>(
+  app: OpenAPIHono<AppEnv>,
+  scope: Scope,
+  r: Doc<string> & Read<R> & Item<K> & { query?: Q },
+  call: (uses: UseCases) => ItemQueryCall<Q, R>,
+): void {
+  const params: Parameters = S.ArchiveParam.extend(r.item.shape);
+  // `item` has one key, K; the validator has parsed the path with `params`, so the path holds the
+  // archive and K as strings, and the query with `query`, so it is z.output<Q>.
+  const key = Object.keys(r.item.shape)[0] as K;
+  type Path = { archive: string } & Record<K, string>;
+  const responses = readResponses<z.ZodType, ErrorStatus>(r);
+  const query: Parameters | undefined = r.query;
+  if (query)
+    endpoint(app, scope, get(r, { params, query }, responses), async (c) => {
+      const p = c.req.valid("param") as Path;
+      return answer(c, await call(c.var.app)(p.archive, p[key], c.req.valid("query") as z.output<Q>));
+    });
+  // Without `query` the route declares none, and the use case takes none (the first overload).
+  else
+    endpoint(app, scope, get(r, { params }, responses), async (c) => {
+      const p = c.req.valid("param") as Path;
+      return answer(c, await (call(c.var.app) as ItemCall<R>)(p.archive, p[key]));
+    });
 }
 
 /** A use case answering a POST on an archive: called with the archive, the JSON body and the bearer key. */

@@ -2,9 +2,9 @@
 import type { z } from "@hono/zod-openapi";
 import type { UseCases } from "../../app";
 import * as S from "../../contract";
-import { answer, body, failure, json, REPLAYED_HEADER } from "../common";
+import { body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors, modelErrors } from "../docs";
-import { archivePost, type BodyCall, endpoint, itemGet, queryGet, resourceApp } from "../route";
+import { archiveGet, archiveItemGet, archivePost, type BodyCall, endpoint, resourceApp } from "../route";
 
 export const browseRoutes = resourceApp();
 
@@ -37,114 +37,102 @@ function modelPost<B extends z.ZodType, R extends z.ZodType<object>>(
   );
 }
 
-endpoint(
+archiveGet(
   browseRoutes,
   "read",
-  queryGet({
+  {
     path: "/v1/archives/{archive}/chunks",
     tags: ["browse"],
     summary: "List chunks",
     description:
       "Chunks with a version valid at `as_of` (default now), in id order, filtered by kind, entity, boundary, id prefix or title prefix, one page at a time: pass `next_cursor` back as `cursor` until it is null.",
-    params: S.ArchiveParam,
     query: S.ChunkListQuery,
     result: S.ChunkPage,
-  }),
-  async (c) => answer(c, await c.var.app.browse.listChunks(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.browse.listChunks,
 );
 
-endpoint(
+archiveItemGet(
   browseRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/chunks/{id}",
     tags: ["browse"],
     summary: "One chunk with its history",
     description:
       "The chunk's head, every version (oldest first, with validity, content length and SHA-256, entities, boundaries, declared edges and relations), its edges over time and its deprecation with the reason. Percent-encode the id.",
-    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape) },
+    item: S.ChunkIdParam,
     result: S.ChunkDetail,
     missing: "No such archive or chunk",
-  }),
-  async (c) => {
-    const p = c.req.valid("param");
-    return answer(c, await c.var.app.browse.chunk(p.archive, p.id));
   },
+  (app) => app.browse.chunk,
 );
 
-endpoint(
+archiveItemGet(
   browseRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/chunks/{id}/content",
     tags: ["browse"],
     summary: "Exact content of a version",
     description:
       "The stored text of one version (`version`, or the one valid at `as_of`), whole or the span [start, end) in the same offsets as card anchors, at most `max_chars` characters per call; `next_start` continues a cut read.",
-    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.ContentQuery },
+    item: S.ChunkIdParam,
+    query: S.ContentQuery,
     result: S.ContentSlice,
     missing: "No such archive, chunk or version",
     also: [503],
-  }),
-  async (c) => {
-    const p = c.req.valid("param");
-    return answer(c, await c.var.app.browse.content(p.archive, p.id, c.req.valid("query")));
   },
+  (app) => app.browse.content,
 );
 
-endpoint(
+archiveItemGet(
   browseRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/chunks/{id}/diff",
     tags: ["browse"],
     summary: "Line diff between two versions",
     description:
       "What changed between versions `from` and `to` (default: the latest and the one before): line operations with exact [start, end) offsets into both versions (the offsets anchors use) and the unified diff. Versions differing in more than 1,000 lines get 413.",
-    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.DiffQuery },
+    item: S.ChunkIdParam,
+    query: S.DiffQuery,
     result: S.ChunkDiff,
     missing: "No such archive, chunk or version",
     also: [413, 503],
-  }),
-  async (c) => {
-    const p = c.req.valid("param");
-    return answer(c, await c.var.app.browse.diff(p.archive, p.id, c.req.valid("query")));
   },
+  (app) => app.browse.diff,
 );
 
-endpoint(
+archiveGet(
   browseRoutes,
   "read",
-  queryGet({
+  {
     path: "/v1/archives/{archive}/entities",
     tags: ["browse"],
     summary: "List entities",
     description:
       "Canonical entities in id order with their current name and alias count, filtered by type or id prefix (merged ones only with merged=true), one page at a time.",
-    params: S.ArchiveParam,
     query: S.EntityListQuery,
     result: S.EntityPage,
-  }),
-  async (c) => answer(c, await c.var.app.browse.listEntities(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.browse.listEntities,
 );
 
-endpoint(
+archiveItemGet(
   browseRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/entities/{id}",
     tags: ["browse"],
     summary: "One entity with its history",
     description:
       "The entity, every name it has had with validity, its events (created, alias, rename, merged_into, absorbed) and the chunk versions mentioning it (at most 500). Percent-encode the id.",
-    request: { params: S.ArchiveParam.extend(S.EntityIdParam.shape) },
+    item: S.EntityIdParam,
     result: S.EntityDetail,
     missing: "No such archive or entity",
-  }),
-  async (c) => {
-    const p = c.req.valid("param");
-    return answer(c, await c.var.app.browse.entity(p.archive, p.id));
   },
+  (app) => app.browse.entity,
 );
 
 endpoint(
@@ -182,38 +170,36 @@ endpoint(
   },
 );
 
-endpoint(
+archiveItemGet(
   browseRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/chunks/{id}/annotations",
     tags: ["browse"],
     summary: "A chunk's annotations as of a time",
     description: "Each key's value at `as_of` (default now), folded from the events up to then, and those events.",
-    request: { params: S.ArchiveParam.extend(S.ChunkIdParam.shape), query: S.AnnotationsQuery },
+    item: S.ChunkIdParam,
+    query: S.AnnotationsQuery,
     result: S.Annotations,
     missing: "No such archive or chunk",
-  }),
-  async (c) => {
-    const p = c.req.valid("param");
-    return answer(c, await c.var.app.annotations.read(p.archive, p.id, c.req.valid("query")));
   },
+  (app) => app.annotations.read,
 );
 
-endpoint(
+archiveGet(
   browseRoutes,
   "read",
   {
-    method: "get",
     path: "/v1/archives/{archive}/metrics/dir",
     tags: ["browse"],
     summary: "Dependency integration ratio of a repository",
     description:
       "DIR = |E_used| / |E_total| (ProjectGuard, §4.1) over the code units under `prefix` as of `as_of`: E_total the exported declarations of standalone modules, E_used those that integration code (modules that depend on others and that none depends on) names and depends on. Test modules are left out.",
-    request: { params: S.ArchiveParam, query: S.DirQuery },
-    responses: { 200: json(S.DirResult), ...errors(400, 401, 403, 404, 413) },
+    query: S.DirQuery,
+    result: S.DirResult,
+    also: [413],
   },
-  async (c) => answer(c, await c.var.app.metrics.dir(c.req.valid("param").archive, c.req.valid("query"))),
+  (app) => app.metrics.dir,
 );
 
 archivePost(
@@ -232,20 +218,19 @@ archivePost(
   (app) => app.project.brief,
 );
 
-endpoint(
+archiveGet(
   browseRoutes,
   "read",
-  queryGet({
+  {
     path: "/v1/archives/{archive}/access-counts",
     tags: ["query"],
     summary: "Access counts per channel, per session or per chunk",
     description:
       "How often chunks were routed to (`routing`: selected by /route or /context, heads only), expanded (`expansion`: distilled into a returned card by /expand or /context) and verified (`verification`: an anchor re-checked by /verify), from the access log. `by=session` (default) gives one row per session (calls without `session_id` form the row with key null), `by=chunk` one per chunk; `session_id`, `chunk`, `since` and `until` narrow the accesses counted. Rows are most accesses first (ties by key), `limit` per page (default 50, at most 500): pass `next_cursor` back as `cursor` until it is null. `totals` counts every matching access, `groups` the rows over all pages.",
-    params: S.ArchiveParam,
     query: S.AccessCountsQuery,
     result: S.AccessCounts,
-  }),
-  async (c) => answer(c, await c.var.app.access.accessCounts(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.access.accessCounts,
 );
 
 archivePost(
@@ -273,20 +258,19 @@ modelPost(
   (app) => app.project.proposeCommitments,
 );
 
-endpoint(
+archiveGet(
   browseRoutes,
   "read",
-  queryGet({
+  {
     path: "/v1/archives/{archive}/metrics/grounding",
     tags: ["browse"],
     summary: "Grounding coverage",
     description:
       "Of the chunks of `kind` (default technique) valid at `as_of`, how many something `implements` (xKG: a technique is grounded iff some code implements it), with the ungrounded ones listed.",
-    params: S.ArchiveParam,
     query: S.GroundingQuery,
     result: S.GroundingResult,
-  }),
-  async (c) => answer(c, await c.var.app.metrics.grounding(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.metrics.grounding,
 );
 
 modelPost(

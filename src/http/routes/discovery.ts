@@ -5,24 +5,23 @@
 import * as S from "../../contract";
 import { answer, body, json } from "../common";
 import { errors } from "../docs";
-import { archivePost, endpoint, queryGet, resourceApp } from "../route";
+import { archiveGet, archivePost, endpoint, resourceApp } from "../route";
 
 export const discoveryRoutes = resourceApp();
 
-endpoint(
+archiveGet(
   discoveryRoutes,
   "read",
-  queryGet({
+  {
     path: "/v1/archives/{archive}/stats",
     tags: ["discovery"],
     summary: "Collection statistics and insights",
     description:
       "Over the chunks visible at `as_of` (default now) of `kinds` (default paper), within a part-of subtree and/or with any of `boundaries_any`, of the `venues` and years (`year_from`, `year_to`) asked (applied to the papers read), read exactly from D1 (at most `limit` papers in id order; `truncated` says when more matched): year and source distributions, top authors (person entities) and venues (venue entities), title keywords, citation total / mean / median / min / max (the `citations` annotation at as_of, else in-archive `cites` in-edges at as_of), and insights: peak year, primary source, prolific authors (≥ 2 papers), citation leader, hot topics (top 5 keywords) and open-access share (over the papers where it is known; `how` says how).",
-    params: S.ArchiveParam,
     query: S.StatsQuery,
     result: S.StatsResponse,
-  }),
-  async (c) => answer(c, await c.var.app.discovery.stats(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.discovery.stats,
 );
 
 endpoint(

@@ -2,7 +2,7 @@
 import * as S from "../../contract";
 import { answer, json } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { endpoint, itemGet, queryGet, resourceApp } from "../route";
+import { archiveGet, endpoint, queryGet, resourceApp } from "../route";
 
 export const inspectRoutes = resourceApp();
 
@@ -27,20 +27,20 @@ endpoint(
   async (c) => answer(c, await c.var.app.memory.history(c.req.valid("param").archive, c.req.valid("query"))),
 );
 
-endpoint(
+archiveGet(
   inspectRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/neighbours",
     tags: ["query"],
     summary: "A chunk's neighbour table",
     description:
       "The chunk's head (latest version, validity, access counts) and its bounded neighbour table valid at `as_of` (default: now), heaviest first.",
-    request: { params: S.ArchiveParam, query: S.ChunkQuery },
+    query: S.ChunkQuery,
     result: S.Neighbours,
     missing: "No such archive or chunk",
-  }),
-  async (c) => answer(c, await c.var.app.memory.neighbours(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.memory.neighbours,
 );
 
 endpoint(

@@ -1,8 +1,7 @@
 /** Paper analysis: locate a topic in one paper, coverage of its sections, figures, tables and equations. */
 import * as S from "../../contract";
-import { answer } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { archivePost, endpoint, itemGet, resourceApp } from "../route";
+import { archiveGet, archivePost, resourceApp } from "../route";
 
 export const papersRoutes = resourceApp();
 
@@ -25,18 +24,18 @@ archivePost(
   (app) => app.papers.locate,
 );
 
-endpoint(
+archiveGet(
   papersRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/coverage",
     tags: ["papers"],
     summary: "Coverage of a paper's sections and elements",
     description:
       "Per type (section, figure, table, equation), how many of the paper's items (its `part-of` subtree as of `as_of`) are linked, the share and the unlinked items. An item is *referenced* when the text ties it to another: an element some section discusses (`discussed-in`), a section that discusses an element or cites a work; *grounded* when its version names an entity other than the paper itself, a person or a venue. `rule` picks the definition of linked: `referenced`, `grounded`, `both` or `either` (default: linked to a concept or to a discussion), `aggregate` the overall share (`micro`: linked / items, default; `macro`: mean of the per-type shares). PaperGuru's choices: the seed leaves coverage undefined.",
-    request: { params: S.ArchiveParam, query: S.CoverageQuery },
+    query: S.CoverageQuery,
     result: S.CoverageResult,
     missing: "No such archive or paper, or no version of it at as_of",
-  }),
-  async (c) => answer(c, await c.var.app.papers.coverage(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.papers.coverage,
 );

@@ -1,8 +1,7 @@
 /** ProjectGuard (seed 002): record specs, stored runs and their metrics, the exposure audit, the judge. */
 import * as S from "../../contract";
-import { answer, json } from "../common";
 import { errors, modelErrors } from "../docs";
-import { archivePost, endpoint, resourceApp } from "../route";
+import { archiveGet, archivePost, resourceApp } from "../route";
 
 export const projectguardRoutes = resourceApp();
 
@@ -54,20 +53,20 @@ archivePost(
   (app) => app.project.storeExposure,
 );
 
-endpoint(
+archiveGet(
   projectguardRoutes,
   "read",
   {
-    method: "get",
     path: "/v1/archives/{archive}/projectguard/metrics",
     tags: ["projectguard"],
     summary: "MCF, DIR, IF50, SLUMP_F, Recovery_F and the exposure audits over stored runs",
     description:
       "The runs stored at `as_of` (each its version then), grouped by task and platform: per run MCF, DIR, IF50; per task SLUMP_F = F(R^ss) − F(R^em) and Recovery_F = (F(R^mem) − F(R^em)) / (F(R^ss) − F(R^em)) for F = MCF, DIR, IF50 (null where a run, DIR or the gap is missing); the stored exposure audits (RCR, ESR, first turns, Fig. 1's curves); and the means over the tasks listed (macro).",
-    request: { params: S.ArchiveParam, query: S.PgMetricsQuery },
-    responses: { 200: json(S.PgMetricsResult), ...errors(400, 401, 403, 404, 413) },
+    query: S.PgMetricsQuery,
+    result: S.PgMetricsResult,
+    also: [413],
   },
-  async (c) => answer(c, await c.var.app.project.projectMetrics(c.req.valid("param").archive, c.req.valid("query"))),
+  (app) => app.project.projectMetrics,
 );
 
 archivePost(

@@ -1,27 +1,27 @@
 /** Literature-review memory (SGMC): outline tree, evidence hubs, section drafts, convergence, assembly, feedback. */
 import { z } from "@hono/zod-openapi";
 import * as S from "../../contract";
-import { allow, answer, body, failure, json, REPLAYED_HEADER } from "../common";
+import { allow, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors, modelErrors } from "../docs";
-import { archivePost, endpoint, itemGet, resourceApp } from "../route";
+import { archiveGet, archivePost, endpoint, resourceApp } from "../route";
 
 export const researchRoutes = resourceApp();
 
-endpoint(
+archiveGet(
   researchRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/tree",
     tags: ["research"],
     summary: "Outline tree (SGMC Tree-Guided Memory)",
     description:
       "The outline under `root` as of `as_of`, read exactly from D1: nodes are chunks with the boundary `outline` linked part-of their parent (the root needs no tag), in pre-order with children ordered by an `order:<n>` boundary, then id. Per node: depth (root 0), references (its cites targets), word count of titles and synopses (the node's and its references'), the split flag φ = words > θ (Eq. 3), its draft and hub; `done` is Eq. 5 (every leaf has φ = 0 or depth ≥ d_max). More than `max_nodes` chunks in the subtree is a 413. `view=planning` is xKG's planning view (seed 003 §2.4, the paper node without its code nodes): for a root paper, its part-of subtree with its techniques (imported or model-made), sections, findings and resources, untagged, and without `code_unit` chunks, an xKG import's code_file and code_overview records, or SGMC drafts and hubs; another view value is a 400 naming `view`.",
-    request: { params: S.ArchiveParam, query: S.TreeQuery },
+    query: S.TreeQuery,
     result: S.TreeResult,
     missing: "No such archive, or no root at as_of",
     also: [413],
-  }),
-  async (c) => answer(c, await c.var.app.research.tree(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.research.tree,
 );
 
 archivePost(
@@ -43,20 +43,20 @@ archivePost(
   (app) => app.research.gather,
 );
 
-endpoint(
+archiveGet(
   researchRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/hubs",
     tags: ["research"],
     summary: "A node's hub, iteration by iteration",
     description:
       "Every hub version valid from `as_of` or earlier (iteration t = version - 1) with its query and evidence anchors, each re-checkable with POST /verify.",
-    request: { params: S.ArchiveParam, query: S.HubQuery },
+    query: S.HubQuery,
     result: S.HubResult,
     missing: "No such archive or hub",
-  }),
-  async (c) => answer(c, await c.var.app.research.hub(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.research.hub,
 );
 
 archivePost(
@@ -78,36 +78,36 @@ archivePost(
   (app) => app.research.draft,
 );
 
-endpoint(
+archiveGet(
   researchRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/drafts",
     tags: ["research"],
     summary: "A node's draft as of a time",
     description: "The draft version valid at `as_of`: its text, the sources it cites and the anchors it rests on.",
-    request: { params: S.ArchiveParam, query: S.DraftQuery },
+    query: S.DraftQuery,
     result: S.DraftView,
     missing: "No such archive or draft",
-  }),
-  async (c) => answer(c, await c.var.app.research.readDraft(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.research.readDraft,
 );
 
-endpoint(
+archiveGet(
   researchRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/convergence",
     tags: ["research"],
     summary: "ROUGE-1 between consecutive drafts and Eq. 10's stop",
     description:
       "ROUGE-1 precision, recall and F1 (as rouge-score computes them) of each version of `draft` against the one before, over the versions valid from `as_of` or earlier, and the stop iteration t* of Eq. 10: the first t ≥ 1 with ψ(M^(t), M^(t-1)) > ε, else t_max once that many iterations exist (t = version index from 0). ε defaults to 0.9 (PaperGuru's choice; the seed gives none), t_max to 4.",
-    request: { params: S.ArchiveParam, query: S.ConvergenceQuery },
+    query: S.ConvergenceQuery,
     result: S.ConvergenceResult,
     missing: "No such archive or chunk",
     also: [413, 503],
-  }),
-  async (c) => answer(c, await c.var.app.research.convergence(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.research.convergence,
 );
 
 archivePost(

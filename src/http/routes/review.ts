@@ -2,7 +2,7 @@
 import * as S from "../../contract";
 import { answer, body, failure, json, REPLAYED_HEADER } from "../common";
 import { errorResponse as err, errors } from "../docs";
-import { archivePost, endpoint, itemGet, queryGet, resourceApp } from "../route";
+import { archiveGet, archiveItemGet, archivePost, endpoint, resourceApp } from "../route";
 
 export const reviewRoutes = resourceApp();
 
@@ -42,20 +42,20 @@ endpoint(
   },
 );
 
-endpoint(
+archiveGet(
   reviewRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/review",
     tags: ["review"],
     summary: "Review status and history of a node or an edge",
     description:
       "`chunk=` (a node) or `from=`, `type=`, `to=` (an edge): the status at `as_of` (default now), who set it, when and why, and every review event up to then. An edge also shows its stored validity interval (`exists`: valid at as_of); a node lists its reviewed out-edges with their statuses.",
-    request: { params: S.ArchiveParam, query: S.ReviewQuery },
+    query: S.ReviewQuery,
     result: S.ReviewState,
     missing: "No such archive or chunk",
-  }),
-  async (c) => answer(c, await c.var.app.review.state(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.review.state,
 );
 
 endpoint(
@@ -86,38 +86,34 @@ endpoint(
     ),
 );
 
-endpoint(
+archiveGet(
   reviewRoutes,
   "read",
-  queryGet({
+  {
     path: "/v1/archives/{archive}/metrics/retrieval/runs",
     tags: ["review"],
     summary: "Stored retrieval-metric runs",
     description:
       "The runs of this archive, newest first, with their aggregates (no per-query rows), one page at a time.",
-    params: S.ArchiveParam,
     query: S.RunListQuery,
     result: S.RetrievalRunPage,
-  }),
-  async (c) => answer(c, await c.var.app.review.runs(c.req.valid("param").archive, c.req.valid("query"))),
+  },
+  (app) => app.review.runs,
 );
 
-endpoint(
+archiveItemGet(
   reviewRoutes,
   "read",
-  itemGet({
+  {
     path: "/v1/archives/{archive}/metrics/retrieval/runs/{run}",
     tags: ["review"],
     summary: "One retrieval-metric run",
     description: "The run with its aggregate and per-query metrics (query, gold ids, returned ids).",
-    request: { params: S.ArchiveParam.extend(S.RunParam.shape) },
+    item: S.RunParam,
     result: S.RetrievalRun,
     missing: "No such archive or run",
-  }),
-  async (c) => {
-    const p = c.req.valid("param");
-    return answer(c, await c.var.app.review.run(p.archive, p.run));
   },
+  (app) => app.review.run,
 );
 
 archivePost(
