@@ -33,7 +33,7 @@ export async function api<T = any>(
 }
 
 let counter = 0;
-/** Storage is per test file, so archive ids must be unique per test. */
+/** One runtime and its storage serve many test files in turn (setup.ts), so archive ids are unique per runtime. */
 export async function newArchive(prefix = "t"): Promise<{ id: string; key: string }> {
   const id = `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
   const res = await api("POST", "/v1/archives", { id, name: `test ${id}` });
