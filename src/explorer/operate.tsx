@@ -295,16 +295,7 @@ function Attempt({
   replay,
   setNote,
   reload,
-}: {
-  event?: string;
-  label: string;
-  status: string;
-  attempts: ComponentChildren;
-  error: string | null | undefined;
-  replay: (() => Promise<string>) | null;
-  setNote: (note: string) => void;
-  reload: () => void;
-}) {
+}: Omit<AttemptRow, "key"> & { setNote: (note: string) => void; reload: () => void }) {
   return (
     <li class={status === "dead" ? "dead-letter" : ""} data-event={event}>
       <span class="mono">{label}</span> <Badge kind={status}>{status}</Badge> <span class="muted">{attempts}</span>
