@@ -3,6 +3,7 @@
  * (src/app/exports). Times are epoch milliseconds, exactly as stored.
  */
 import type { EdgeInput, EntityInput } from "../ingest";
+import type { EdgeRecord, ShownChunk } from "../ports/chunks";
 import type { RelationInput } from "../relations";
 
 export const EXPORT_FORMATS = [
@@ -197,20 +198,8 @@ export interface ArchiveDump {
 // ------------------------------------------------------------------ renderer inputs
 
 /** One chunk at one version, as the listing formats (csv, bibtex, csljson, markdown) see it. */
-export interface ChunkRecord {
+export interface ChunkRecord extends ShownChunk {
   id: string;
-  kind: string;
-  /** The version shown (latest, or the one valid at as_of). */
-  version: number;
-  latestVersion: number;
-  title: string;
-  synopsis: string;
-  validFrom: number;
-  validTo: number | null;
-  deprecatedAt: number | null;
-  deprecatedBy: string | null;
-  entities: string[];
-  boundaries: string[];
   source: string;
   /** Content of that version, when the format needs it (bibtex, csljson). */
   content?: string | undefined;
@@ -234,14 +223,9 @@ export interface GraphNode {
   reviewStatus?: string | undefined;
 }
 
-export interface GraphEdge {
-  src: string;
-  dst: string;
-  type: string;
-  weight: number;
-  validFrom: number;
-  validTo: number | null;
-  context: string | null;
+/** A stored edge as the graph formats see it. */
+export interface GraphEdge
+  extends Pick<EdgeRecord, "src" | "dst" | "type" | "weight" | "validFrom" | "validTo" | "context"> {
   /** Human-verification status of the edge, when the export reads statuses. */
   reviewStatus?: string | undefined;
 }

@@ -113,21 +113,26 @@ export interface ChunkFilter {
   titlePrefix?: string | undefined;
 }
 
-/** A listed chunk: its head and the version valid at the listing's instant. */
-export interface ChunkListRow {
-  chunkId: string;
+/** A chunk's head (latest version, deprecation) with the fields of one version of it, the one shown. */
+export interface ShownChunk {
   kind: string;
+  /** The version shown: in a listing the one valid at its instant, in an export the latest or the one at as_of. */
   version: number;
   latestVersion: number;
   title: string;
   synopsis: string;
   validFrom: number;
   validTo: number | null;
-  contentChars: number;
   boundaries: string[];
   entities: string[];
   deprecatedAt: number | null;
   deprecatedBy: string | null;
+}
+
+/** A listed chunk: its head and the version valid at the listing's instant. */
+export interface ChunkListRow extends ShownChunk {
+  chunkId: string;
+  contentChars: number;
   /** Valid-from of the chunk's first version. */
   firstValidFrom: number;
 }
