@@ -13,6 +13,7 @@ import type {
   ChunkListRow,
   ChunkRecord,
   ChunkStore,
+  DeprecateArgs,
   StoredVersion,
   VersionRecord,
 } from "../../core/ports";
@@ -339,14 +340,7 @@ export class D1ChunkStore implements ChunkStore {
     return chunkRow(this.#db, archiveId, chunkId);
   }
 
-  async deprecate(
-    archiveId: string,
-    chunkId: string,
-    by: string | null,
-    at: number,
-    reason: string,
-    now: number,
-  ): Promise<Result<{ version: number }>> {
+  async deprecate(...[archiveId, chunkId, by, at, reason, now]: DeprecateArgs): Promise<Result<{ version: number }>> {
     const chunk = await this.chunkRow(archiveId, chunkId);
     if (!chunk) return fail("not_found", `chunk ${chunkId} does not exist in archive ${archiveId}`, "id");
     if (chunk.deprecatedAt !== null)

@@ -216,6 +216,19 @@ export interface ArchiveStore {
   findKeyByHash(keyHash: string): Promise<KeyRecord | null>;
 }
 
+/**
+ * ChunkStore.deprecate's arguments: close the chunk's head at `at`, replaced `by` a chunk or null,
+ * for `reason`, recorded at `now`.
+ */
+export type DeprecateArgs = [
+  archiveId: string,
+  chunkId: string,
+  by: string | null,
+  at: number,
+  reason: string,
+  now: number,
+];
+
 /** Chunks and their versions: ingest plans land here atomically; reads by time and exact version. */
 export interface ChunkStore extends VersionReader {
   loadExisting(archiveId: string, chunkIds: string[], entityIds: string[]): Promise<ExistingState>;
@@ -226,14 +239,7 @@ export interface ChunkStore extends VersionReader {
     vectorIdOf: (chunk: string) => string,
   ): Promise<Result<void>>;
   chunkRow(archiveId: string, chunkId: string): Promise<ChunkRecord | null>;
-  deprecate(
-    archiveId: string,
-    chunkId: string,
-    by: string | null,
-    at: number,
-    reason: string,
-    now: number,
-  ): Promise<Result<{ version: number }>>;
+  deprecate(...args: DeprecateArgs): Promise<Result<{ version: number }>>;
   chunkHistory(archiveId: string, chunkId: string): Promise<ChunkHistory | null>;
   /** Code units with an id prefix and a version valid at t, with that version's declarations (null: none). */
   codeModules(
