@@ -282,18 +282,7 @@ export class D1ChunkStore implements ChunkStore {
       ...insertRows(
         this.#db,
         s.edges,
-        plan.edgeInserts.map((e) => ({
-          archiveId,
-          src: e.src,
-          dst: e.dst,
-          type: e.type,
-          weight: e.weight,
-          validFrom: e.validFrom,
-          validTo: e.validTo,
-          version: e.version,
-          context: e.context ?? null,
-          recordedAt: now,
-        })),
+        plan.edgeInserts.map((e) => ({ archiveId, ...e, context: e.context ?? null, recordedAt: now })),
         "ON CONFLICT (archive_id, src, dst, type, valid_from) DO UPDATE SET weight = excluded.weight, valid_to = excluded.valid_to, version = excluded.version, context = excluded.context",
       ),
       ...insertRows(
