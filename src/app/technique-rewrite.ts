@@ -41,7 +41,8 @@ import {
 } from "../core/proposals/rewrite";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
-import { keepProposals, modelCall, modelFailure, modelName, usageView } from "./lib/proposals";
+import { addUsage, modelFailure, usageView } from "./lib/proposals";
+import { answerHead, modelUseCase } from "./lib/use-case";
 import { type In, iso } from "./lib/wire";
 import { readContents } from "./research/common";
 
@@ -50,15 +51,6 @@ type Out = In<typeof S.RewriteResult>;
 const MAX_ID = 512;
 const MAX_SUBS = 12;
 const MAX_UNITS = 30;
-
-const addUsage = (a: ProposalUsage, b: ProposalUsage): ProposalUsage => ({
-  calls: a.calls + b.calls,
-  requests: a.requests + b.requests,
-  retries: a.retries + b.retries,
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-  ms: a.ms + b.ms,
-});
 
 /** `<technique>#code:<hash>` (`code:<hash>` when that is too long) and its test's id. */
 async function rewriteIds(technique: string, r: Rewrite): Promise<{ id: string; testId: string | null }> {
@@ -260,90 +252,78 @@ export function techniqueRewriteUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
 
   return {
-    async rewriteTechnique(
-      archive: string,
-      b: In<typeof S.RewriteBody>,
-      authorization: string | undefined,
-    ): Promise<Result<Out>> {
-      const pre = await modelCall(d, archive, b.as_of);
-      if (!pre.ok) return pre;
-      const { model, now, t } = pre.value;
-      const g = await gather(d, archive, b, t);
-      if (!g.ok) return g;
-      const { tech, paper, subVs, subCode } = g.value;
+    rewriteTechnique: modelUseCase(d, actorOf, {
+      async run(c, b: In<typeof S.RewriteBody>): Promise<Result<Out>> {
+        const { archive, model, name, now, t } = c;
+        const g = await gather(d, archive, b, t);
+        if (!g.ok) return g;
+        const { tech, paper, subVs, subCode } = g.value;
 
-      const { contents, shown, shownOwn, subTechniques } = await readShown(d, g.value, b.max_code_bytes);
-      const definition = contents.get(tech.contentKey) ?? tech.title;
-      const paperTitle = paper?.title ?? "(unknown paper)";
-      const abstract = paper ? paperAbstract(paper.title, contents.get(paper.contentKey) ?? "") : "";
-      const name = modelName(model);
+        const { contents, shown, shownOwn, subTechniques } = await readShown(d, g.value, b.max_code_bytes);
+        const definition = contents.get(tech.contentKey) ?? tech.title;
+        const paperTitle = paper?.title ?? "(unknown paper)";
+        const abstract = paper ? paperAbstract(paper.title, contents.get(paper.contentKey) ?? "") : "";
 
-      const outcome = await propose({
-        model,
-        name: "rewrite",
-        description: "One self-contained code node for the technique, or none.",
-        schema: REWRITE_SCHEMA,
-        system: REWRITE_SYSTEM,
-        prompt: rewritePrompt({ paperTitle, abstract, technique: definition, subTechniques, code: shownOwn }),
-        maxOutputTokens: 8192,
-        check: (v) => checkRewrite(v, shown),
-      });
-      if (!outcome.ok) return modelFailure(outcome);
-      let usage = outcome.usage;
-      const base = {
-        as_of: iso(t),
-        model: name,
-        dry_run: b.dry_run,
-        technique: b.technique,
-        paper: paper?.chunkId ?? null,
-        read: {
-          code_units: shownOwn.map((x) => x.id),
-          sub_techniques: subVs.map((v) => v.chunkId),
-          sub_code_units: shown.filter((x) => x.sub !== null).map((x) => x.id),
-          code_bytes: shown.reduce((n, x) => n + new TextEncoder().encode(x.text).length, 0),
-        },
-      };
-      const r = outcome.items[0];
-      if (!r)
-        return ok({
-          ...base,
-          outcome: "none" as const,
-          id: null,
-          test_id: null,
-          rewrite: null,
-          checks: null,
-          reasons: ["the model answered None: the technique has no standalone implementation in the code given"],
-          usage: usageView(usage),
+        const outcome = await propose({
+          model,
+          name: "rewrite",
+          description: "One self-contained code node for the technique, or none.",
+          schema: REWRITE_SCHEMA,
+          system: REWRITE_SYSTEM,
+          prompt: rewritePrompt({ paperTitle, abstract, technique: definition, subTechniques, code: shownOwn }),
+          maxOutputTokens: 8192,
+          check: (v) => checkRewrite(v, shown),
         });
+        if (!outcome.ok) return modelFailure(outcome);
+        let usage = outcome.usage;
+        const base = {
+          ...answerHead(c, b.dry_run),
+          technique: b.technique,
+          paper: paper?.chunkId ?? null,
+          read: {
+            code_units: shownOwn.map((x) => x.id),
+            sub_techniques: subVs.map((v) => v.chunkId),
+            sub_code_units: shown.filter((x) => x.sub !== null).map((x) => x.id),
+            code_bytes: shown.reduce((n, x) => n + new TextEncoder().encode(x.text).length, 0),
+          },
+        };
+        const r = outcome.items[0];
+        if (!r)
+          return ok({
+            ...base,
+            outcome: "none" as const,
+            id: null,
+            test_id: null,
+            rewrite: null,
+            checks: null,
+            reasons: ["the model answered None: the technique has no standalone implementation in the code given"],
+            usage: usageView(usage),
+          });
 
-      const checked = await checkAll(model, r, shown, paperTitle, definition, usage);
-      if (!checked.ok) return checked;
-      const { quotes, core, verifier, reasons } = checked.value;
-      usage = checked.value.usage;
-      const checks = { quotes, core, verifier };
-      const ids = await rewriteIds(b.technique, r);
-      const result = {
-        ...base,
-        id: ids.id,
-        test_id: ids.testId,
-        rewrite: r,
-        checks,
-        reasons,
-        usage: usageView(usage),
-      };
-      if (reasons.length) return ok({ ...result, outcome: "proposal" as const });
-      if (await chunks.chunkRow(archive, ids.id)) return ok({ ...result, outcome: "existing" as const });
-      if (b.dry_run) return ok({ ...result, outcome: "dry_run" as const });
+        const checked = await checkAll(model, r, shown, paperTitle, definition, usage);
+        if (!checked.ok) return checked;
+        const { quotes, core, verifier, reasons } = checked.value;
+        usage = checked.value.usage;
+        const checks = { quotes, core, verifier };
+        const ids = await rewriteIds(b.technique, r);
+        const result = {
+          ...base,
+          id: ids.id,
+          test_id: ids.testId,
+          rewrite: r,
+          checks,
+          reasons,
+          usage: usageView(usage),
+        };
+        if (reasons.length) return ok({ ...result, outcome: "proposal" as const });
+        if (await chunks.chunkRow(archive, ids.id)) return ok({ ...result, outcome: "existing" as const });
+        if (b.dry_run) return ok({ ...result, outcome: "dry_run" as const });
 
-      const cited = new Set(r.sources.filter((s) => s.anchor).map((s) => s.id));
-      const techName = definition.split("\n")[0]?.trim().slice(0, 200) || tech.title;
-      const deps = subCode.filter((x) => cited.has(x.v.chunkId)).map((x) => x.v.chunkId);
-      const artifacts = rewriteArtifacts(b.technique, techName, r, ids, paper?.chunkId, deps, now, `model:${name}`);
-      const kept = await keepProposals(
-        d,
-        archive,
-        artifacts,
-        [
+        const cited = new Set(r.sources.filter((s) => s.anchor).map((s) => s.id));
+        const techName = definition.split("\n")[0]?.trim().slice(0, 200) || tech.title;
+        const deps = subCode.filter((x) => cited.has(x.v.chunkId)).map((x) => x.v.chunkId);
+        const artifacts = rewriteArtifacts(b.technique, techName, r, ids, paper?.chunkId, deps, now, `model:${name}`);
+        const kept = await c.keep(artifacts, [
           {
             id: ids.id,
             provenance: {
@@ -359,12 +339,10 @@ export function techniqueRewriteUseCases(d: AppDeps) {
               checks: { core_fraction: core.fraction, core_threshold: core.threshold, verifier: verifier.reason },
             },
           },
-        ],
-        () => actorOf(d, authorization),
-        now,
-      );
-      if (!kept.ok) return kept;
-      return ok({ ...result, outcome: "stored" as const });
-    },
+        ]);
+        if (!kept.ok) return kept;
+        return ok({ ...result, outcome: "stored" as const });
+      },
+    }),
   };
 }

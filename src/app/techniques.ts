@@ -30,7 +30,8 @@ import {
 } from "../core/proposals/techniques";
 import { actorOf } from "./auth";
 import type { AppDeps } from "./deps";
-import { keepProposals, modelCall, modelFailure, modelName, newProposals, usageView } from "./lib/proposals";
+import { modelFailure, newProposals } from "./lib/proposals";
+import { listProposals, modelUseCase, proposalAnswer } from "./lib/use-case";
 import { type In, iso } from "./lib/wire";
 import { readContents } from "./research/common";
 import { nextArtifact } from "./review/apply";
@@ -163,82 +164,73 @@ export function techniqueUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
 
   return {
-    async proposeTechniques(
-      archive: string,
-      b: In<typeof S.TechniquesBody>,
-      authorization: string | undefined,
-    ): Promise<Result<Out>> {
-      const pre = await modelCall(d, archive, b.as_of);
-      if (!pre.ok) return pre;
-      const { model, now, t } = pre.value;
-      const paper = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);
-      if (!paper) return fail("not_found", `chunk ${b.paper} has no version valid at ${iso(t)}`, "paper");
+    proposeTechniques: modelUseCase(d, actorOf, {
+      async run(c, b: In<typeof S.TechniquesBody>): Promise<Result<Out>> {
+        const { archive, t, now } = c;
+        const paper = (await chunks.visibleAt(archive, [b.paper], t)).get(b.paper);
+        if (!paper) return fail("not_found", `chunk ${b.paper} has no version valid at ${iso(t)}`, "paper");
 
-      const shown = await readSources(d, archive, b, paper, t);
+        const shown = await readSources(d, archive, b, paper, t);
 
-      const outcome = await propose({
-        model,
-        name: "techniques",
-        description: "The paper's implementable techniques, each quoting its sections and the code implementing it.",
-        schema: TECHNIQUES_SCHEMA,
-        system: TECHNIQUES_SYSTEM,
-        prompt: techniquesPrompt(paper.title, shown.sections, shown.code),
-        maxOutputTokens: 4096,
-        check: (v) => checkTechniques(v, shown.sections, shown.code),
-      });
-      if (!outcome.ok) return modelFailure(outcome);
-      const name = modelName(model);
-      const dropped = [...outcome.dropped];
+        const outcome = await propose({
+          model: c.model,
+          name: "techniques",
+          description: "The paper's implementable techniques, each quoting its sections and the code implementing it.",
+          schema: TECHNIQUES_SCHEMA,
+          system: TECHNIQUES_SYSTEM,
+          prompt: techniquesPrompt(paper.title, shown.sections, shown.code),
+          maxOutputTokens: 4096,
+          check: (v) => checkTechniques(v, shown.sections, shown.code),
+        });
+        if (!outcome.ok) return modelFailure(outcome);
+        const dropped = [...outcome.dropped];
 
-      const ids = await Promise.all(outcome.items.map((x) => techniqueId(b.paper, x)));
-      const idOf = new Map(outcome.items.map((x, i) => [x.name.toLowerCase(), ids[i] as string]));
-      const { writes, written } = await newProposals(chunks, archive, outcome.items, ids, b.dry_run);
+        const ids = await Promise.all(outcome.items.map((x) => techniqueId(b.paper, x)));
+        const idOf = new Map(outcome.items.map((x, i) => [x.name.toLowerCase(), ids[i] as string]));
+        const { writes, written } = await newProposals(chunks, archive, outcome.items, ids, b.dry_run);
 
-      if (!b.dry_run && writes.length) {
-        const techniques = techniqueArtifacts(b.paper, paper.title, writes, idOf, now, `model:${name}`);
-        const codeVersions = await codeLinkVersions(d, archive, writes, ids, outcome.items, now, dropped);
-        const kept = await keepProposals(
-          d,
-          archive,
-          [...techniques, ...codeVersions],
-          writes.map(({ item: x, id }) => ({
-            id,
-            provenance: {
-              model: name,
-              read: [...shown.sections, ...shown.code].map((s) => s.id),
-              sources: [...x.sources, ...x.code.map((c) => c.id)],
-              anchors: [...x.anchors, ...x.code.map((c) => c.anchor)],
-              type: x.type,
-            },
-          })),
-          () => actorOf(d, authorization),
-          now,
+        if (!b.dry_run && writes.length) {
+          const techniques = techniqueArtifacts(b.paper, paper.title, writes, idOf, now, `model:${c.name}`);
+          const codeVersions = await codeLinkVersions(d, archive, writes, ids, outcome.items, now, dropped);
+          const kept = await c.keep(
+            [...techniques, ...codeVersions],
+            writes.map(({ item: x, id }) => ({
+              id,
+              provenance: {
+                model: c.name,
+                read: [...shown.sections, ...shown.code].map((s) => s.id),
+                sources: [...x.sources, ...x.code.map((u) => u.id)],
+                anchors: [...x.anchors, ...x.code.map((u) => u.anchor)],
+                type: x.type,
+              },
+            })),
+          );
+          if (!kept.ok) return kept;
+        }
+
+        return ok(
+          proposalAnswer(
+            c,
+            b.dry_run,
+            { read: { sections: shown.sections.map((s) => s.id), code_units: shown.code.map((u) => u.id) } },
+            listProposals(
+              outcome.items,
+              ids,
+              (x) => ({
+                name: x.name,
+                type: x.type,
+                description: x.description,
+                parent: x.parent === null ? null : (idOf.get(x.parent.toLowerCase()) ?? null),
+                sources: x.sources,
+                anchors: x.anchors,
+                code: x.code,
+              }),
+              written,
+            ),
+            { dropped, usage: outcome.usage },
+          ),
         );
-        if (!kept.ok) return kept;
-      }
-
-      return ok({
-        as_of: iso(t),
-        model: name,
-        dry_run: b.dry_run,
-        read: { sections: shown.sections.map((s) => s.id), code_units: shown.code.map((c) => c.id) },
-        proposals: outcome.items.map((x, i) => {
-          const id = ids[i] as string;
-          return {
-            id,
-            name: x.name,
-            type: x.type,
-            description: x.description,
-            parent: x.parent === null ? null : (idOf.get(x.parent.toLowerCase()) ?? null),
-            sources: x.sources,
-            anchors: x.anchors,
-            code: x.code,
-            written: written(id),
-          };
-        }),
-        dropped,
-        usage: usageView(outcome.usage),
-      });
-    },
+      },
+    }),
   };
 }

@@ -72,6 +72,16 @@ export function modelFailure(o: Extract<ProposalOutcome<unknown>, { ok: false }>
   );
 }
 
+/** What two model calls (or runs of calls) spent together. */
+export const addUsage = (a: ProposalUsage, b: ProposalUsage): ProposalUsage => ({
+  calls: a.calls + b.calls,
+  requests: a.requests + b.requests,
+  retries: a.retries + b.retries,
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+  ms: a.ms + b.ms,
+});
+
 export const usageView = (u: ProposalUsage) => ({
   calls: u.calls,
   requests: u.requests,

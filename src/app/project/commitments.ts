@@ -32,8 +32,9 @@ import { contentHash, type ProposalOutcome, propose } from "../../core/proposals
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { type Ingested, keepProposals, modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
+import { type Ingested, modelFailure } from "../lib/proposals";
 import { toEvent } from "../lib/records";
+import { listProposals, type ModelContext, modelUseCase, proposalAnswer } from "../lib/use-case";
 import { type In, iso } from "../lib/wire";
 
 type Out = In<typeof S.CommitmentsResult>;
@@ -234,51 +235,41 @@ function recordArtifacts(writes: Write[], partOf: PartOf, now: number, name: str
 
 /** Ingest the turn records and the records, then mark each new or changed record `proposed` with its provenance. */
 async function writeProposals(
-  d: AppDeps,
-  archive: string,
-  authorization: string | undefined,
+  m: ModelContext,
   turns: Turn[],
   artifacts: ArtifactInput[],
   writes: Write[],
-  name: string,
-  now: number,
 ): Promise<Result<Ingested>> {
-  return keepProposals(
-    d,
-    archive,
-    artifacts,
-    ({ versions, statusOf }) =>
-      // A revision the record already says is not a new proposal.
-      writes.flatMap(({ c, id }) => {
-        if (c.revises !== null && statusOf.get(id) === "unchanged") return [];
-        const version = versions.get(id) ?? 1;
-        const anchors = c.anchors.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
-        return [
-          {
-            id,
-            provenance: { model: name, read: turns.map((x) => x.id), sources: c.sources, anchors },
-            also: {
-              key: STATUS_KEY,
-              value: "proposed",
-              reason:
-                c.revises === null
-                  ? `proposed by ${name}; set committed to brief it, rejected to drop it`
-                  : `revision v${version} proposed by ${name}; set committed to brief it again`,
-              eventId: c.revises === null ? `${STATUS_KEY}:proposed:${id}` : `${STATUS_KEY}:proposed:${id}@v${version}`,
-            },
+  const { name } = m;
+  return m.keep(artifacts, ({ versions, statusOf }) =>
+    // A revision the record already says is not a new proposal.
+    writes.flatMap(({ c, id }) => {
+      if (c.revises !== null && statusOf.get(id) === "unchanged") return [];
+      const version = versions.get(id) ?? 1;
+      const anchors = c.anchors.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
+      return [
+        {
+          id,
+          provenance: { model: name, read: turns.map((x) => x.id), sources: c.sources, anchors },
+          also: {
+            key: STATUS_KEY,
+            value: "proposed",
+            reason:
+              c.revises === null
+                ? `proposed by ${name}; set committed to brief it, rejected to drop it`
+                : `revision v${version} proposed by ${name}; set committed to brief it again`,
+            eventId: c.revises === null ? `${STATUS_KEY}:proposed:${id}` : `${STATUS_KEY}:proposed:${id}@v${version}`,
           },
-        ];
-      }),
-    () => actorOf(d, authorization),
-    now,
+        },
+      ];
+    }),
   );
 }
 
 /** The answer: what was read, each proposal with its id and what was written of it. */
 function answerOf(
+  m: ModelContext,
   b: Body,
-  t: number,
-  name: string,
   turns: Turn[],
   outcome: Proposed,
   ids: string[],
@@ -288,21 +279,20 @@ function answerOf(
 ) {
   const anchorsOut = (xs: AnchoredSpan[]) =>
     xs.map((a) => ({ ...a, version: versions.get(a.artifact_id) ?? a.version }));
-  const written = (c: ProposedCommitment, id: string) => {
+  const written = (id: string, c: ProposedCommitment) => {
     if (existing.has(id)) return "existing" as const;
     if (b.dry_run) return "dry_run" as const;
     if (c.revises !== null) return statusOf.get(id) === "unchanged" ? ("existing" as const) : ("revised" as const);
     return "created" as const;
   };
-  return {
-    as_of: iso(t),
-    model: name,
-    dry_run: b.dry_run,
-    read: turns.map((x) => ({ id: x.id, version: x.version, role: x.role })),
-    proposals: outcome.items.map((c, i) => {
-      const id = ids[i] as string;
-      return {
-        id,
+  return proposalAnswer(
+    m,
+    b.dry_run,
+    { read: turns.map((x) => ({ id: x.id, version: x.version, role: x.role })) },
+    listProposals(
+      outcome.items,
+      ids,
+      (c) => ({
         kind: c.kind,
         title: c.title,
         content: c.content,
@@ -311,55 +301,44 @@ function answerOf(
         sources: c.sources,
         anchors: anchorsOut(c.anchors),
         status: "proposed" as const,
-        written: written(c, id),
-      };
-    }),
-    dropped: outcome.dropped,
-    usage: usageView(outcome.usage),
-  };
+      }),
+      written,
+    ),
+    outcome,
+  );
 }
 
 /** The turn's answer, kept on its record: a redelivery of this turn replays it (first one wins). */
 async function keepTurnAnswer(
   d: AppDeps,
-  archive: string,
-  authorization: string | undefined,
+  m: ModelContext,
   turnId: string,
   answer: Out,
   versions: Map<string, number>,
-  name: string,
-  now: number,
 ): Promise<Result<Out>> {
   const first = await d.stores.annotations.appendAnnotation({
-    archiveId: archive,
+    archiveId: m.archive,
     chunkId: turnId,
     version: versions.get(turnId) ?? 1,
     key: TURN_KEY,
     op: "set",
     value: answer,
-    actor: await actorOf(d, authorization),
-    reason: `commitments extracted by ${name}`,
-    at: now,
+    actor: await m.actor(),
+    reason: `commitments extracted by ${m.name}`,
+    at: m.now,
     recordedAt: d.clock.now(),
     eventId: `${TURN_KEY}:${turnId}`,
   });
   if (first.duplicate) {
-    const stored = await storedAnswer(d, archive, turnId);
+    const stored = await storedAnswer(d, m.archive, turnId);
     if (stored) return ok({ ...stored, replayed: true });
   }
   return ok({ ...answer, replayed: false });
 }
 
 /** POST /commitments/propose: read the turns, ask the model, write what it proposes (unless dry_run). */
-async function proposeCommitments(
-  d: AppDeps,
-  archive: string,
-  b: Body,
-  authorization: string | undefined,
-): Promise<Result<Out>> {
-  const pre = await modelCall(d, archive, b.as_of);
-  if (!pre.ok) return pre;
-  const { model, now, t } = pre.value;
+async function proposeCommitments(d: AppDeps, m: ModelContext, b: Body): Promise<Result<Out>> {
+  const { archive, now, t } = m;
   const read = await readTurns(d, archive, b, t);
   if (!read.ok) return read;
   // per_turn: the turn just finished is the newest event read; a turn extracted before answers again.
@@ -377,7 +356,7 @@ async function proposeCommitments(
   ).map((r) => ({ id: r.chunkId, title: r.title }));
   const kept = await keptRecords(d, archive, t);
   const outcome = await propose({
-    model,
+    model: m.model,
     name: "commitments",
     description:
       "The design and decision records the session's turns commit to (new ones, or revisions of kept ones), each quoting its turns.",
@@ -388,7 +367,6 @@ async function proposeCommitments(
     check: (v) => checkCommitments(v, turns, designs, kept),
   });
   if (!outcome.ok) return modelFailure(outcome);
-  const name = modelName(model);
 
   const { ids, partOf } = await proposalIds(outcome.items);
   const { existing, writes } = await newWrites(d, archive, outcome.items, ids);
@@ -396,22 +374,20 @@ async function proposeCommitments(
   if (!b.dry_run && (writes.length || turnId)) {
     const artifacts = [
       ...turnArtifacts(b, read.value.fromSession, writes, turnId),
-      ...recordArtifacts(writes, partOf, now, name),
+      ...recordArtifacts(writes, partOf, now, m.name),
     ];
-    const w = await writeProposals(d, archive, authorization, turns, artifacts, writes, name, now);
+    const w = await writeProposals(m, turns, artifacts, writes);
     if (!w.ok) return w;
     written = w.value;
   }
 
-  const answer = answerOf(b, t, name, turns, outcome, ids, partOf, existing, written);
-  if (turnId && !b.dry_run)
-    return keepTurnAnswer(d, archive, authorization, turnId, answer, written.versions, name, now);
+  const answer = answerOf(m, b, turns, outcome, ids, partOf, existing, written);
+  if (turnId && !b.dry_run) return keepTurnAnswer(d, m, turnId, answer, written.versions);
   return ok(answer);
 }
 
 export function commitmentUseCases(d: AppDeps) {
   return {
-    proposeCommitments: (archive: string, b: Body, authorization: string | undefined) =>
-      proposeCommitments(d, archive, b, authorization),
+    proposeCommitments: modelUseCase(d, actorOf, { run: (m, b: Body) => proposeCommitments(d, m, b) }),
   };
 }

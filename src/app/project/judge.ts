@@ -18,9 +18,11 @@ import {
   judgePrompt,
   MAX_READ_CHARS,
 } from "../../core/projectguard/judge";
-import { propose } from "../../core/proposals/propose";
+import { newUsage, propose } from "../../core/proposals/propose";
+import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { modelCall, modelFailure, modelName, usageView } from "../lib/proposals";
+import { addUsage, modelFailure, usageView } from "../lib/proposals";
+import { modelUseCase } from "../lib/use-case";
 import { type In, iso } from "../lib/wire";
 import { specsAt } from "./spec";
 
@@ -32,93 +34,90 @@ const MAX_CODE_UNITS = 2000;
 export function judgeUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
   return {
-    async judge(archive: string, b: In<typeof S.PgJudgeBody>): Promise<Result<Out>> {
-      const pre = await modelCall(d, archive, b.as_of);
-      if (!pre.ok) return pre;
-      const { model, t } = pre.value;
-      const code: string[] = [];
-      let after: string | null = null;
-      for (;;) {
-        const page = await chunks.listChunks(archive, { asOf: t, kind: "code_unit", prefix: b.prefix }, after, 500);
-        code.push(...page.map((r) => r.chunkId));
-        if (code.length > MAX_CODE_UNITS)
-          return fail(
-            "too_large",
-            `more than ${MAX_CODE_UNITS} code units under ${b.prefix}`,
-            "prefix",
-            "narrow the prefix to one repository",
-          );
-        if (page.length < 500) break;
-        after = page[page.length - 1]?.chunkId ?? null;
-      }
-      const named = b.components.filter((c): c is string => typeof c === "string");
-      const specs = await specsAt(d, archive, named, t);
-      const dropped: Out["dropped"] = [];
-      const todo: JudgeSpec[] = [];
-      for (const [i, c] of b.components.entries()) {
-        if (typeof c !== "string") {
-          todo.push(c);
-          continue;
+    judge: modelUseCase(d, actorOf, {
+      async run({ archive, t, model, name }, b: In<typeof S.PgJudgeBody>): Promise<Result<Out>> {
+        const code: string[] = [];
+        let after: string | null = null;
+        for (;;) {
+          const page = await chunks.listChunks(archive, { asOf: t, kind: "code_unit", prefix: b.prefix }, after, 500);
+          code.push(...page.map((r) => r.chunkId));
+          if (code.length > MAX_CODE_UNITS)
+            return fail(
+              "too_large",
+              `more than ${MAX_CODE_UNITS} code units under ${b.prefix}`,
+              "prefix",
+              "narrow the prefix to one repository",
+            );
+          if (page.length < 500) break;
+          after = page[page.length - 1]?.chunkId ?? null;
         }
-        const s = specs.get(c);
-        if (s) todo.push({ id: c, ...s });
-        else
-          dropped.push({
-            component: c,
-            reason: `components.${i}: ${c} has no spec at ${iso(t)} (POST …/projectguard/spec)`,
-          });
-      }
-      const usage = { calls: 0, requests: 0, retries: 0, input_tokens: 0, output_tokens: 0, ms: 0 };
-      const scores: Out["scores"] = [];
-      const name = modelName(model);
-      for (const spec of todo) {
-        const reads: JudgeRead[] = [];
-        if (code.length) {
-          const routed = await d.kernel.route({
-            archiveId: archive,
-            query: [spec.description, spec.formula, ...spec.connections].filter(Boolean).join("\n").slice(0, 8000),
-            asOf: t,
-            limit: b.tool_calls,
-            filter: { kinds: ["code_unit"], only: code },
-          });
-          const ids = routed.route.selected.map((r) => r.chunk).slice(0, b.tool_calls);
-          const heads = await chunks.visibleAt(archive, ids, t);
-          for (const id of ids) {
-            const h = heads.get(id);
-            if (!h) continue;
-            reads.push({ id, version: h.version, text: (await d.kernel.contentOf(h.contentKey)) ?? "" });
+        const named = b.components.filter((c): c is string => typeof c === "string");
+        const specs = await specsAt(d, archive, named, t);
+        const dropped: Out["dropped"] = [];
+        const todo: JudgeSpec[] = [];
+        for (const [i, c] of b.components.entries()) {
+          if (typeof c !== "string") {
+            todo.push(c);
+            continue;
           }
+          const s = specs.get(c);
+          if (s) todo.push({ id: c, ...s });
+          else
+            dropped.push({
+              component: c,
+              reason: `components.${i}: ${c} has no spec at ${iso(t)} (POST …/projectguard/spec)`,
+            });
         }
-        const outcome = await propose({
-          model,
-          name: "component_score",
-          description: "The rubric score of one component against the repository files shown, with evidence.",
-          schema: JUDGE_SCHEMA,
-          system: JUDGE_SYSTEM,
-          prompt: judgePrompt(spec, reads, b.tool_calls),
-          maxOutputTokens: 512,
-          check: (v) => {
-            const r = checkVerdict(v, reads);
-            return typeof r === "string" ? r : { items: [r], dropped: [] };
-          },
-        });
-        if (!outcome.ok) return modelFailure(outcome);
-        const u = usageView(outcome.usage);
-        for (const k of Object.keys(usage) as Array<keyof typeof usage>) usage[k] += u[k];
-        const v = outcome.items[0];
-        if (!v) {
-          dropped.push({ component: spec.id, reason: "the model's answer held no verdict" });
-          continue;
+        let usage = newUsage();
+        const scores: Out["scores"] = [];
+        for (const spec of todo) {
+          const reads: JudgeRead[] = [];
+          if (code.length) {
+            const routed = await d.kernel.route({
+              archiveId: archive,
+              query: [spec.description, spec.formula, ...spec.connections].filter(Boolean).join("\n").slice(0, 8000),
+              asOf: t,
+              limit: b.tool_calls,
+              filter: { kinds: ["code_unit"], only: code },
+            });
+            const ids = routed.route.selected.map((r) => r.chunk).slice(0, b.tool_calls);
+            const heads = await chunks.visibleAt(archive, ids, t);
+            for (const id of ids) {
+              const h = heads.get(id);
+              if (!h) continue;
+              reads.push({ id, version: h.version, text: (await d.kernel.contentOf(h.contentKey)) ?? "" });
+            }
+          }
+          const outcome = await propose({
+            model,
+            name: "component_score",
+            description: "The rubric score of one component against the repository files shown, with evidence.",
+            schema: JUDGE_SCHEMA,
+            system: JUDGE_SYSTEM,
+            prompt: judgePrompt(spec, reads, b.tool_calls),
+            maxOutputTokens: 512,
+            check: (v) => {
+              const r = checkVerdict(v, reads);
+              return typeof r === "string" ? r : { items: [r], dropped: [] };
+            },
+          });
+          if (!outcome.ok) return modelFailure(outcome);
+          usage = addUsage(usage, outcome.usage);
+          const v = outcome.items[0];
+          if (!v) {
+            dropped.push({ component: spec.id, reason: "the model's answer held no verdict" });
+            continue;
+          }
+          scores.push({
+            component: spec.id,
+            score: v.score,
+            evidence: v.evidence,
+            deviation: v.deviation,
+            read: reads.map((r) => ({ id: r.id, version: r.version, chars: Math.min(r.text.length, MAX_READ_CHARS) })),
+          });
         }
-        scores.push({
-          component: spec.id,
-          score: v.score,
-          evidence: v.evidence,
-          deviation: v.deviation,
-          read: reads.map((r) => ({ id: r.id, version: r.version, chars: Math.min(r.text.length, MAX_READ_CHARS) })),
-        });
-      }
-      return ok({ as_of: iso(t), model: name, scores, dropped, usage });
-    },
+        return ok({ as_of: iso(t), model: name, scores, dropped, usage: usageView(usage) });
+      },
+    }),
   };
 }

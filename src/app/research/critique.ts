@@ -29,8 +29,9 @@ import { contentHash, type ProposalOutcome, propose, type SourceDoc } from "../.
 import type { AnchoredSpan } from "../../core/types";
 import { actorOf } from "../auth";
 import type { AppDeps } from "../deps";
-import { keepProposals, modelCall, modelFailure, modelName, newProposals, usageView } from "../lib/proposals";
+import { modelFailure, newProposals } from "../lib/proposals";
 import { toEvent } from "../lib/records";
+import { listProposals, modelUseCase, proposalAnswer } from "../lib/use-case";
 import { type In, iso } from "../lib/wire";
 import { draftId, EVIDENCE_KEY, FEEDBACK, nodeIdCheck } from "./common";
 import { feedbackUseCases } from "./feedback";
@@ -106,90 +107,79 @@ export function critiqueUseCases(d: AppDeps) {
   const chunks = d.stores.chunks;
 
   return {
-    async proposeFeedback(
-      archive: string,
-      b: In<typeof S.FeedbackProposeBody>,
-      authorization: string | undefined,
-    ): Promise<Result<Out>> {
-      const pre = await modelCall(d, archive, b.as_of, nodeIdCheck(b.node));
-      if (!pre.ok) return pre;
-      const { model, now, t } = pre.value;
-      const id = draftId(b.node);
-      const v =
-        b.version === undefined
-          ? (await chunks.visibleAt(archive, [id], t)).get(id)
-          : await chunks.exact(archive, id, b.version);
-      if (!v)
-        return fail(
-          "not_found",
+    proposeFeedback: modelUseCase(d, actorOf, {
+      check: (b: In<typeof S.FeedbackProposeBody>) => nodeIdCheck(b.node),
+      async run(c, b): Promise<Result<Out>> {
+        const { archive, t } = c;
+        const id = draftId(b.node);
+        const v =
           b.version === undefined
-            ? `node ${b.node} has no draft valid at ${iso(t)}`
-            : `node ${b.node} has no draft version ${b.version}`,
-          b.version === undefined ? "node" : "version",
-          "write one with POST /drafts",
-        );
-      const text = await d.kernel.contentOf(v.contentKey);
-      if (text === null) return fail("unavailable", `the content of ${id} v${v.version} could not be read`);
-      const evidence = (await draftEvidence(d, archive, id, v.version)).snippets;
-      const checklist = b.checklist === "selected" ? await checklistAt(d, archive, b.scope, t) : ok(null);
-      if (!checklist.ok) return checklist;
-      const { outcome } = await critiqueVersion(model, v, text, b.request, evidence, checklist.value);
-      if (!outcome.ok) return modelFailure(outcome);
-      const name = modelName(model);
+            ? (await chunks.visibleAt(archive, [id], t)).get(id)
+            : await chunks.exact(archive, id, b.version);
+        if (!v)
+          return fail(
+            "not_found",
+            b.version === undefined
+              ? `node ${b.node} has no draft valid at ${iso(t)}`
+              : `node ${b.node} has no draft version ${b.version}`,
+            b.version === undefined ? "node" : "version",
+            "write one with POST /drafts",
+          );
+        const text = await d.kernel.contentOf(v.contentKey);
+        if (text === null) return fail("unavailable", `the content of ${id} v${v.version} could not be read`);
+        const evidence = (await draftEvidence(d, archive, id, v.version)).snippets;
+        const checklist = b.checklist === "selected" ? await checklistAt(d, archive, b.scope, t) : ok(null);
+        if (!checklist.ok) return checklist;
+        const { outcome } = await critiqueVersion(c.model, v, text, b.request, evidence, checklist.value);
+        if (!outcome.ok) return modelFailure(outcome);
 
-      const ids = await Promise.all(outcome.items.map((f) => feedbackId(id, v.version, f)));
-      const { writes, written } = await newProposals(chunks, archive, outcome.items, ids, b.dry_run);
-      if (!b.dry_run && writes.length) {
-        const kept = await keepProposals(
-          d,
-          archive,
-          writes.map(({ item: f, id: fid }) => ({
-            id: fid,
-            kind: "note" as const,
-            title: f.title,
-            content: `${f.title}\n\n${f.text}`,
-            boundaries: [FEEDBACK, `feedback:${f.category}`, ...(b.scope ? [b.scope] : [])],
-            edges: [{ type: "introduced-by" as const, target: id, context: f.anchors[0]?.snippet }],
-            valid_from: now,
-            source: `model:${name}`,
-          })),
-          writes.map(({ item: f, id: fid }) => ({
-            id: fid,
-            provenance: {
-              model: name,
-              read: [id, ...new Set(evidence.map((e) => e.artifactId))],
-              sources: [id],
-              anchors: f.anchors,
+        const ids = await Promise.all(outcome.items.map((f) => feedbackId(id, v.version, f)));
+        const { writes, written } = await newProposals(chunks, archive, outcome.items, ids, b.dry_run);
+        const read = [...new Set(evidence.map((e) => e.artifactId))];
+        if (!b.dry_run && writes.length) {
+          const kept = await c.keep(
+            writes.map(({ item: f, id: fid }) => ({
+              id: fid,
+              kind: "note" as const,
+              title: f.title,
+              content: `${f.title}\n\n${f.text}`,
+              boundaries: [FEEDBACK, `feedback:${f.category}`, ...(b.scope ? [b.scope] : [])],
+              edges: [{ type: "introduced-by" as const, target: id, context: f.anchors[0]?.snippet }],
+              valid_from: c.now,
+              source: `model:${c.name}`,
+            })),
+            writes.map(({ item: f, id: fid }) => ({
+              id: fid,
+              provenance: { model: c.name, read: [id, ...read], sources: [id], anchors: f.anchors },
+            })),
+          );
+          if (!kept.ok) return kept;
+        }
+        const listed = checklist.value;
+        return ok(
+          proposalAnswer(
+            c,
+            b.dry_run,
+            {
+              read: { draft: id, version: v.version, evidence: read },
+              checklist: listed ? { id: listed.id, version: listed.version, title: listed.title } : null,
             },
-          })),
-          () => actorOf(d, authorization),
-          now,
+            listProposals(
+              outcome.items,
+              ids,
+              (f) => ({
+                title: f.title,
+                text: f.text,
+                category: f.category,
+                anchors: f.anchors,
+                status: "auto-generated" as const,
+              }),
+              written,
+            ),
+            outcome,
+          ),
         );
-        if (!kept.ok) return kept;
-      }
-      return ok({
-        as_of: iso(t),
-        model: name,
-        dry_run: b.dry_run,
-        read: { draft: id, version: v.version, evidence: [...new Set(evidence.map((e) => e.artifactId))] },
-        checklist: checklist.value
-          ? { id: checklist.value.id, version: checklist.value.version, title: checklist.value.title }
-          : null,
-        proposals: outcome.items.map((f, i) => {
-          const fid = ids[i] as string;
-          return {
-            id: fid,
-            title: f.title,
-            text: f.text,
-            category: f.category,
-            anchors: f.anchors,
-            status: "auto-generated" as const,
-            written: written(fid),
-          };
-        }),
-        dropped: outcome.dropped,
-        usage: usageView(outcome.usage),
-      });
-    },
+      },
+    }),
   };
 }
