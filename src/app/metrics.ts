@@ -17,6 +17,10 @@ import { type In, iso, timeOf } from "./lib/wire";
 /** Modules read per call (each integration module's content is read once). */
 export const MAX_MODULES = 2000;
 
+/** The too_large failure of a call that reads at most `max` code units under `prefix`. */
+export const tooManyCodeUnits = (max: number, prefix: string, hint: string) =>
+  fail("too_large", `more than ${max} code units under ${prefix}`, "prefix", hint);
+
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function metricsUseCases(d: AppDeps) {
@@ -53,13 +57,7 @@ export function metricsUseCases(d: AppDeps) {
     async dir(archive: string, q: In<typeof S.DirQuery>): Promise<Result<In<typeof S.DirResult>>> {
       const t = timeOf(d, q.as_of);
       const rows = await chunks.codeModules(archive, q.prefix, t, MAX_MODULES + 1);
-      if (rows.length > MAX_MODULES)
-        return fail(
-          "too_large",
-          `more than ${MAX_MODULES} code units under ${q.prefix}`,
-          "prefix",
-          "give a narrower prefix",
-        );
+      if (rows.length > MAX_MODULES) return tooManyCodeUnits(MAX_MODULES, q.prefix, "give a narrower prefix");
       const ids = rows.map((r) => r.chunkId);
       const known = new Set(ids);
       const deps = (await chunks.edgesAt(archive, ids, "depends-on", "out", t)).filter((e) => known.has(e.to));

@@ -8,7 +8,7 @@
  */
 
 import type * as S from "../../contract";
-import { fail, ok, type Result } from "../../core/errors";
+import { ok, type Result } from "../../core/errors";
 import {
   checkVerdict,
   JUDGE_SCHEMA,
@@ -24,6 +24,7 @@ import type { AppDeps } from "../deps";
 import { addUsage, modelFailure, usageView } from "../lib/proposals";
 import { modelUseCase } from "../lib/use-case";
 import { type In, iso } from "../lib/wire";
+import { tooManyCodeUnits } from "../metrics";
 import { specsAt } from "./spec";
 
 type Out = In<typeof S.PgJudgeResult>;
@@ -42,12 +43,7 @@ export function judgeUseCases(d: AppDeps) {
           const page = await chunks.listChunks(archive, { asOf: t, kind: "code_unit", prefix: b.prefix }, after, 500);
           code.push(...page.map((r) => r.chunkId));
           if (code.length > MAX_CODE_UNITS)
-            return fail(
-              "too_large",
-              `more than ${MAX_CODE_UNITS} code units under ${b.prefix}`,
-              "prefix",
-              "narrow the prefix to one repository",
-            );
+            return tooManyCodeUnits(MAX_CODE_UNITS, b.prefix, "narrow the prefix to one repository");
           if (page.length < 500) break;
           after = page[page.length - 1]?.chunkId ?? null;
         }
