@@ -17,7 +17,6 @@ const annotateCmd: Command = {
     at: { type: "string", arg: "<time>", description: "when it holds from (default now)" },
     "event-id": { type: "string", arg: "<id>", description: "your id for the event: a retry counts once" },
   },
-  positionals: [2, 3],
   async run(r) {
     const [chunk, key, raw] = [r.arg(0), r.arg(1), r.positionals[2]];
     const add = r.num("add", -1e15, 1e15);
@@ -51,7 +50,6 @@ const annotationsCmd: Command = {
   args: "<chunk> [--key <k>] [--as-of <time>]",
   summary: "A chunk's annotation values as of a time, with their events.",
   options: { key: { type: "string", arg: "<k>", description: "only this key" }, ...asOf },
-  positionals: [1, 1],
   async run(r) {
     const chunk = r.arg(0);
     const res = await r.client().annotations(r.archive(), chunk, { key: r.str("key"), as_of: r.str("as-of") });
@@ -82,7 +80,6 @@ const accessCmd: Command = {
     limit: { type: "string", arg: "<n>", description: "rows per page (1-500, default 50)" },
     cursor: { type: "string", arg: "<c>", description: "next_cursor of the previous page" },
   },
-  positionals: [0, 0],
   async run(r) {
     const by = r.str("by");
     if (by !== undefined && by !== "session" && by !== "chunk")
@@ -129,7 +126,6 @@ const diffCmd: Command = {
     to: { type: "string", arg: "<n>", description: "the newer version (default: the latest)" },
     context: { type: "string", arg: "<n>", description: "lines of context (0-100, default 3)" },
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().diff(r.archive(), r.arg(0), {
       from: r.int("from", 1, 1_000_000),

@@ -48,8 +48,11 @@ export interface Command {
   summary: string;
   details?: string;
   options?: Record<string, OptionSpec>;
-  /** Positional arguments: at least min, at most max. */
-  positionals: [number, number];
+  /**
+   * Positional arguments: at least min, at most max. Without it, `positionalRange(args)` counts them
+   * from the usage; a command gives it only to bound a `<x>...` that the usage leaves open.
+   */
+  positionals?: [number, number];
   /** Rewrites argv before parsing (e.g. an optional flag value: `--mmr 0.6`). */
   rewrite?(argv: string[]): string[];
   run(r: Run): Promise<number>;
@@ -77,6 +80,35 @@ const optionLines = (opts: Record<string, OptionSpec>) =>
 export function positionalNames(args: string): string[] {
   const required = args.replace(/\[[^\]]*\]/g, " ").match(/<[^>]+>(\.\.\.)?/g) ?? [];
   return required.map((n) => n.replace(/\.\.\.$/, ""));
+}
+
+/**
+ * How many positional arguments a usage string takes, [min, max]: each `<x>` that does not follow a
+ * `--flag`, an optional one as the first word of a `[...]` group, no upper bound after `<x>...`; for
+ * alternatives (` | ` between words outside brackets) the least min and the greatest max of them.
+ */
+export function positionalRange(args: string): [number, number] {
+  // A `<...>` is one word however it is spelled inside (`<file.json | ->`, `<id[@version]>`).
+  const words = args.match(/"?<[^>]*>"?(\.\.\.)?|\[|\]|[^\s[\]<]+/g) ?? [];
+  const ranges: Array<[number, number]> = [];
+  let [min, max] = [0, 0];
+  let depth = 0;
+  let previous = "";
+  for (const w of words) {
+    const opensGroup = previous === "[" && depth === 1;
+    const positional = /^"?</.test(w) && !previous.startsWith("--");
+    if (w === "[") depth++;
+    else if (w === "]") depth--;
+    else if (depth === 0 && w === "|") {
+      ranges.push([min, max]);
+      [min, max] = [0, 0];
+    } else if (depth === 0 && positional)
+      [min, max] = [min + 1, w.endsWith("...") ? Number.POSITIVE_INFINITY : max + 1];
+    else if (opensGroup && positional) max++;
+    previous = w;
+  }
+  ranges.push([min, max]);
+  return [Math.min(...ranges.map((x) => x[0])), Math.max(...ranges.map((x) => x[1]))];
 }
 
 export function commandHelp(c: Command): string {
@@ -121,7 +153,7 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
     line(io.stdout, commandHelp(c));
     return 0;
   }
-  const [min, max] = c.positionals;
+  const [min, max] = c.positionals ?? positionalRange(c.args);
   if (positionals.length < min) {
     const names = positionalNames(c.args).slice(positionals.length, min);
     throw new UsageError(

@@ -29,7 +29,6 @@ const configSet: Command = {
   name: "config set",
   args: `<${CONFIG_KEYS.join("|")}> <value>`,
   summary: "Store a setting in the config file (created with mode 0600).",
-  positionals: [2, 2],
   async run(r) {
     const [name, value] = [configKey(r, "config set"), r.arg(1)];
     saveConfig(r.settings.path, setConfigValue(loadConfig(r.settings.path), name, value));
@@ -42,7 +41,6 @@ const configUnset: Command = {
   name: "config unset",
   args: `<${CONFIG_KEYS.join("|")}>`,
   summary: "Remove a setting from the config file.",
-  positionals: [1, 1],
   async run(r) {
     const name = configKey(r, "config unset");
     saveConfig(r.settings.path, setConfigValue(loadConfig(r.settings.path), name, undefined));
@@ -55,7 +53,6 @@ const configShow: Command = {
   name: "config show",
   args: "",
   summary: "The settings in effect and where each comes from (keys are masked).",
-  positionals: [0, 0],
   async run(r) {
     const s = r.settings;
     const rows = [
@@ -99,7 +96,6 @@ const archivesCreate: Command = {
     description: { type: "string", arg: "<text>", description: "description" },
     save: { type: "boolean", description: "store the archive and its key in the config file" },
   },
-  positionals: [1, 1],
   async run(r) {
     const id = r.arg(0);
     const res = await r.admin().createArchive({ id, name: r.str("name") ?? id, description: r.str("description") });
@@ -123,7 +119,6 @@ const archivesList: Command = {
   name: "archives list",
   args: "",
   summary: "List archives (admin key).",
-  positionals: [0, 0],
   async run(r) {
     const res = await r.admin().listArchives();
     const rows = res.archives.map((a) => [a.id, a.name, a.created_at]);
@@ -136,7 +131,6 @@ const archivesGet: Command = {
   name: "archives get",
   args: "[<id>]",
   summary: "An archive's metadata and statistics (archive key; default: the configured archive).",
-  positionals: [0, 1],
   async run(r) {
     const id = r.positionals[0] ?? r.archive();
     const res = await r.client().archive(id);
@@ -174,7 +168,6 @@ const archivesReembed: Command = {
     wait: { type: "boolean", description: "report progress until the job ends" },
     status: { type: "boolean", description: "only show the archive's space and the latest job" },
   },
-  positionals: [0, 1],
   async run(r) {
     const id = r.positionals[0] ?? r.archive();
     const client = r.client();
@@ -204,7 +197,6 @@ const keysCreate: Command = {
     scopes: { type: "string", arg: "<list>", description: "read, write or read,write (default)" },
     label: { type: "string", arg: "<text>", description: "a label to recognise the key by" },
   },
-  positionals: [0, 0],
   async run(r) {
     const scopes = (r.str("scopes") ?? "read,write").split(",").map((s) => s.trim());
     for (const s of scopes)
@@ -226,7 +218,6 @@ const keysList: Command = {
   name: "keys list",
   args: "",
   summary: "List the archive's keys (admin key; secrets are never returned).",
-  positionals: [0, 0],
   async run(r) {
     const res = await r.admin().listKeys(r.archive());
     if (r.json) printJson(r, res);
@@ -245,7 +236,6 @@ const keysRevoke: Command = {
   name: "keys revoke",
   args: "<key-id>",
   summary: "Revoke a key (admin key).",
-  positionals: [1, 1],
   async run(r) {
     const res = await r.admin().revokeKey(r.archive(), r.arg(0));
     if (r.json) printJson(r, res);
@@ -284,7 +274,6 @@ const importCmd: Command = {
       description: "event time of every record (ISO), replacing the files' own dates",
     },
   },
-  positionals: [1, Number.POSITIVE_INFINITY],
   async run(r) {
     const format = r.str("format");
     if (format && !(FORMATS as readonly string[]).includes(format))

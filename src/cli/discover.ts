@@ -35,7 +35,6 @@ const papersSpec: Command = {
   summary:
     "The query's structured spec: keywords, required and negative terms, related terms, plausible titles, years.",
   options: { model: { type: "boolean", description: "ask the configured language model (verified)" } },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().querySpec(r.archive(), {
       query: r.arg(0),
@@ -56,7 +55,6 @@ const papersRankingStats: Command = {
     top: { type: "string", arg: "<n>", description: "leaderboard entries (1-100, default 10)" },
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const mode = pick("mode", r.str("mode"), ["poe", ...MODES] as const);
     const res = await r.client().rankingStats(r.archive(), {
@@ -111,7 +109,6 @@ const papersDiscover: Command = {
     model: { type: "boolean", description: "build the query spec with the configured model" },
     rerank: { type: "boolean", description: "reorder by the configured reranker" },
   },
-  positionals: [1, 1],
   async run(r) {
     const engines = r.list("engines")?.map((e) => pick("engines", e, ENGINES) as (typeof ENGINES)[number]);
     const res = await r.client().discover(r.archive(), {

@@ -74,7 +74,6 @@ const noteCmd: Command = {
     },
     "valid-from": { type: "string", arg: "<time>", description: "event time (default: now)" },
   },
-  positionals: [1, 1],
   async run(r) {
     const text = r.arg(0);
     const kindArg = r.str("kind") ?? "note";
@@ -164,7 +163,6 @@ const reviseCmd: Command = {
     title: { type: "string", arg: "<title>", description: "a new title" },
     "valid-from": { type: "string", arg: "<time>", description: "when the new version becomes valid (default: now)" },
   },
-  positionals: [1, 1],
   async run(r) {
     const archive = r.archive();
     const id = r.arg(0);
@@ -192,7 +190,6 @@ const deprecateCmd: Command = {
     at: { type: "string", arg: "<time>", description: "when it stops being valid (default: now)" },
     reason: { type: "string", arg: "<text>", description: "why (kept in the history)" },
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().deprecate(r.archive(), {
       id: r.arg(0),
@@ -214,7 +211,6 @@ const forgetCmd: Command = {
     entity: { type: "string", arg: "<id>", description: "delete this entity instead of a chunk" },
     yes: { type: "boolean", description: "confirm: the delete cannot be undone" },
   },
-  positionals: [0, 1],
   async run(r) {
     const { chunk, entity } = chunkOrEntity(r, "forget");
     requireYes(r, `deleting ${chunk ?? entity}`);
@@ -237,7 +233,6 @@ const archivesDelete: Command = {
   args: "<id> --yes",
   summary: "Delete an archive with everything in it (admin key; audited). Needs --yes.",
   options: { yes: { type: "boolean", description: "confirm: the delete cannot be undone" } },
-  positionals: [1, 1],
   async run(r) {
     const id = r.arg(0);
     requireYes(r, `deleting archive ${id}`);
@@ -268,7 +263,6 @@ const chunksCmd: Command = {
     cursor: { type: "string", arg: "<c>", description: "next page (the cursor a previous page printed)" },
     all: { type: "boolean", description: "every page" },
   },
-  positionals: [0, 0],
   async run(r) {
     const q = {
       kind: r.str("kind") as "paper" | undefined,
@@ -315,7 +309,6 @@ const showCmd: Command = {
     start: { type: "string", arg: "<a>", description: "first character (default 0)" },
     end: { type: "string", arg: "<b>", description: "end character, exclusive (default: the end)" },
   },
-  positionals: [1, 1],
   async run(r) {
     const id = r.arg(0);
     const client = r.client();
@@ -390,7 +383,6 @@ const historyCmd: Command = {
   args: "<chunk-id> | --entity <id>",
   summary: "A chunk's versions, edges and deprecation, or an entity's names, merges and mentions over time.",
   options: { entity: { type: "string", arg: "<id>", description: "an entity id instead of a chunk" } },
-  positionals: [0, 1],
   async run(r) {
     const { chunk, entity } = chunkOrEntity(r, "history");
     if (entity) {
@@ -410,7 +402,6 @@ const neighboursCmd: Command = {
   summary:
     "A chunk's typed neighbours valid at a time (cites, part-of, implements, deprecated-by, ...), heaviest first.",
   options: { ...asOf },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().neighbours(r.archive(), { chunk: r.arg(0), as_of: r.str("as-of") });
     const rows = res.neighbours.map((n) => [
@@ -429,7 +420,6 @@ const deletionsCmd: Command = {
   args: "[--limit <n>]",
   summary: "The audit trail of hard deletes in the archive: what, who, when (never content).",
   options: { limit: entriesLimitOption },
-  positionals: [0, 0],
   async run(r) {
     const res = await r.client().deletions(r.archive(), r.int("limit", 1, 500));
     const rows = res.deletions.map((d) => [String(d.id), d.at, d.target, d.target_id, d.actor]);
@@ -443,7 +433,6 @@ const resolveCmd: Command = {
   args: '"<name>" [--as-of <time>]',
   summary: "The entity a name, alias or identifier denotes (as of a time), following renames and merges.",
   options: { ...asOf },
-  positionals: [1, 1],
   async run(r) {
     const mention = r.arg(0);
     const res = await r.client().resolve(r.archive(), { mention, as_of: r.str("as-of") });
@@ -472,7 +461,6 @@ const entitiesCmd: Command = {
     limit: pageLimitOption,
     cursor: { type: "string", arg: "<c>", description: "next page" },
   },
-  positionals: [0, 0],
   async run(r) {
     const page = await r.client().entities(r.archive(), {
       type: r.str("type") as "method" | undefined,
@@ -515,7 +503,6 @@ const entityOp = (op: "alias" | "rename" | "merge"): Command => ({
     at: { type: "string", arg: "<time>", description: "when it takes effect (default: now)" },
     ...(op === "merge" ? { into: { type: "string", arg: "<id>", description: "the entity that survives" } } : {}),
   },
-  positionals: op === "merge" ? [1, 1] : [2, 2],
   async run(r) {
     const entity = r.arg(0);
     const client = r.client();
@@ -543,7 +530,6 @@ const sessionAdd: Command = {
   args: '<session-id> "<text>" [--role user|assistant|tool]',
   summary: "Log a turn of a session; `context --session <id>` returns the recent ones in its short-term window.",
   options: { role: { type: "string", arg: "<role>", description: "who said it (default user)" } },
-  positionals: [2, 2],
   async run(r) {
     const [session, text] = [r.arg(0), r.arg(1)];
     const res = await r

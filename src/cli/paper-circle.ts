@@ -41,7 +41,6 @@ const papersReviewScores: Command = {
     "human-key": { type: "string", arg: "<k>", description: "annotation key of the human scores" },
     "as-of": { type: "string", arg: "<time>", description: "stored scores as of then (default: now)" },
   },
-  positionals: [0, 1],
   async run(r) {
     const src = r.positionals[0];
     const chunks = r.list("chunks");
@@ -92,7 +91,6 @@ const papersReviewers: Command = {
     "as-of": { type: "string", arg: "<time>", description: "the paper as it was then (default: now)" },
     "dry-run": { type: "boolean", description: "ask the model and check, but write nothing" },
   },
-  positionals: [1, 1],
   async run(r) {
     const body: ReviewersBody = {
       paper: r.arg(0),
@@ -121,7 +119,6 @@ const papersModes: Command = {
   args: "[<mode>]",
   summary: "Paper Circle's ranking modes with their weights and MMR λ, the views and the defaults (no query needed).",
   options: {},
-  positionals: [0, 1],
   async run(r) {
     const res = await r.client().rankingModes(r.archive());
     const want = r.positionals[0];
@@ -171,7 +168,6 @@ const papersStats: Command = {
     "year-to": { type: "string", arg: "<yyyy>", description: "only papers of this year or earlier" },
     ...asOf,
   },
-  positionals: [0, 0],
   async run(r) {
     const kinds = r.list("kinds");
     const { yearFrom, yearTo } = yearRange(r);
@@ -232,7 +228,6 @@ const papersLocate: Command = {
     snippets: { type: "string", arg: "<n>", description: "exact snippets per item (0-5, default 2)" },
     ...asOf,
   },
-  positionals: [2, 2],
   async run(r) {
     const [paper, query] = [r.arg(0), r.arg(1)];
     const kinds = r.list("kinds")?.map((k) => oneOf("kinds", k, LOCATE_KINDS));
@@ -283,7 +278,6 @@ const papersCoverage: Command = {
     },
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().coverage(r.archive(), {
       paper: r.arg(0),
@@ -340,7 +334,6 @@ const papersReview: Command = {
     "event-id": { type: "string", arg: "<id>", description: "your id for the operation: a retry changes nothing" },
     ...asOf,
   },
-  positionals: [0, 1],
   async run(r) {
     const chunk = r.positionals[0];
     const edgeSpec = r.str("edge");
@@ -409,7 +402,6 @@ const papersMetrics: Command = {
     cursor: { type: "string", arg: "<c>", description: "with --runs: the next page" },
     ...asOf,
   },
-  positionals: [0, 1],
   async run(r) {
     const src = r.positionals[0];
     const runId = r.str("run");

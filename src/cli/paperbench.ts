@@ -73,7 +73,6 @@ const paperbenchScore: Command = {
       description: "print (and return) nodes down to this depth (default 2 in text)",
     },
   },
-  positionals: [1, 1],
   async run(r) {
     const rubric = await readJson(r, r.arg(0), "rubric");
     const all = r.num("all", 0, 1);

@@ -103,7 +103,6 @@ const projectSpec: Command = {
     },
     at: { type: "string", arg: "<time>", description: "when it holds from (default: now)" },
   },
-  positionals: [1, 1],
   async run(r) {
     const description = r.str("description");
     if (!description) throw new UsageError("--description is required");
@@ -130,7 +129,6 @@ const projectRun: Command = {
   args: "<file.json | ->",
   summary:
     "Store a run's rubric scores ({paper, platform?, condition, scores: [{component, score}], dir? | dir_prefix?, as_of?}); prints MCF, DIR, IF50.",
-  positionals: [1, 1],
   async run(r) {
     const res = (await postFile(r, "runs")) as RunView & { written: string };
     if (r.json) printJson(r, res);
@@ -144,7 +142,6 @@ const projectExposure: Command = {
   args: "<file.json | ->",
   summary:
     "Store a task's exposure audit ({paper, turns?, components: [{id, levels: [{turn, level}]}]}); prints RCR, ESR and each component's first turns.",
-  positionals: [1, 1],
   async run(r) {
     const res = (await postFile(r, "exposure")) as ExposureView;
     if (r.json) printJson(r, res);
@@ -163,7 +160,6 @@ const projectMetrics: Command = {
     platform: { type: "string", arg: "<name>", description: "only this platform" },
     ...asOf,
   },
-  positionals: [0, 0],
   async run(r) {
     const q = new URLSearchParams();
     for (const k of ["paper", "platform", "as-of"] as const) {
@@ -198,7 +194,6 @@ const projectCalibrate: Command = {
   args: "<file.json | ->",
   summary:
     "A judge's scores against human scores ({human: [{component, score}], judge: [...] | run: {paper, platform?, condition}}): weighted κ, exact, Spearman, within ±1.",
-  positionals: [1, 1],
   async run(r) {
     const res = (await postFile(r, "calibration")) as {
       pairs: number;
@@ -300,7 +295,6 @@ const projectBrief: Command = {
     "turn-tokens": { type: "string", arg: "<tokens>", description: "tokens one turn adds (default: estimated)" },
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const values = r.values.recent;
     const recent = Array.isArray(values) ? values : undefined;
@@ -361,7 +355,6 @@ const projectRender: Command = {
     prefix: { type: "string", arg: "<p>", description: "only code units under this id prefix" },
     ...asOf,
   },
-  positionals: [0, 0],
   async run(r) {
     const res = await r.client().render(r.archive(), {
       budget_tokens: r.int("budget", 100, 200_000),
@@ -400,7 +393,6 @@ const projectDir: Command = {
   args: "<prefix> [--as-of <time>]",
   summary: "The dependency integration ratio (DIR) of the code units under a prefix: exports integration code uses.",
   options: { ...asOf },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().dir(r.archive(), { prefix: r.arg(0), as_of: r.str("as-of") });
     if (printedJson(r, res)) return EXIT.ok;

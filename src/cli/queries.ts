@@ -48,7 +48,6 @@ const routeCmd: Command = {
     ...RANKING_OPTIONS,
     trace: { type: "boolean", description: "ask for the trace (seeds, diffusion, router steps, timings)" },
   },
-  positionals: [1, 1],
   rewrite: rewriteMmr,
   async run(r) {
     const query = r.arg(0);
@@ -96,7 +95,6 @@ const contextCmd: Command = {
     ...CODE_OPTIONS,
     trace: { type: "boolean", description: "ask for the trace (mentions, seeds, timings); off by default" },
   },
-  positionals: [1, 1],
   rewrite: (argv) => rewriteCodeChunks(rewriteMmr(argv)),
   async run(r) {
     const query = r.arg(0);
@@ -189,7 +187,6 @@ const verifyCmd: Command = {
   summary: "Re-check anchors: is each snippet exactly the text at [start, end) of that version?",
   details:
     "Input: a JSON list of anchors, {anchors: [...]}, or a context/expand response (`context --json`); - reads stdin.\nPrints ok or MISMATCH per anchor; exits 1 if any anchor fails.",
-  positionals: [1, 1],
   async run(r) {
     const found = extractAnchors(await readJson(r, r.arg(0), "stdin", "verify"));
     if (!found)
@@ -240,7 +237,6 @@ const exportCmd: Command = {
     within: { type: "string", arg: "<chunk>", description: "only this chunk's part-of subtree (a paper's graph)" },
     collection: { type: "string", arg: "<chunk>", description: "only this collection's members" },
   },
-  positionals: [0, 0],
   async run(r) {
     const format = r.str("format");
     if (!format) throw new UsageError("missing --format", "export");

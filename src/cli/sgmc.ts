@@ -40,7 +40,6 @@ const researchReferences: Command = {
     },
     ...asOf,
   },
-  positionals: [0, 1],
   async run(r) {
     const node = r.positionals[0];
     const ids = r.list("ids");
@@ -82,7 +81,6 @@ const researchOutline: Command = {
     at: { type: "string", arg: "<time>", description: "valid time of the new outline nodes" },
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().proposeOutline(r.archive(), {
       node: r.arg(0),
@@ -114,7 +112,6 @@ const researchLoop: Command = {
     "x-max": { type: "string", arg: "<n>", description: "reviews at most (1-8, default 4)" },
     "no-checklist": { type: "boolean", description: "review without r*" },
   },
-  positionals: [1, 1],
   async run(r) {
     const request = r.str("request");
     if (!request) throw new UsageError("--request is required");
@@ -147,7 +144,6 @@ const researchScaffold: Command = {
     "max-nodes": MAX_NODES,
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const q = { root: r.arg(0), max_nodes: maxNodes(r), as_of: r.str("as-of") };
     const client = r.client();
@@ -182,7 +178,6 @@ const researchTree: Command = {
     "max-nodes": MAX_NODES,
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().tree(r.archive(), {
       root: r.arg(0),
@@ -226,7 +221,6 @@ const researchHubs: Command = {
     at: { type: "string", arg: "<time>", description: "with --gather: valid time of the new hub version" },
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const node = r.arg(0);
     const client = r.client();
@@ -275,7 +269,6 @@ const researchDrafts: Command = {
     at: { type: "string", arg: "<time>", description: "with --write: valid time of the new draft version" },
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const node = r.arg(0);
     const client = r.client();
@@ -339,7 +332,6 @@ const researchConvergence: Command = {
     "max-versions": { type: "string", arg: "<n>", description: "versions read, oldest first (2-500, default 100)" },
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().convergence(r.archive(), {
       draft: r.arg(0),
@@ -384,7 +376,6 @@ const researchFeedback: Command = {
     use: { type: "string", arg: "<event-id>", description: "count the selection as a use, once per id (write key)" },
     ...asOf,
   },
-  positionals: [0, 0],
   async run(r) {
     const sel = {
       scope: r.str("scope"),
@@ -422,7 +413,6 @@ const researchAssemble: Command = {
     out: { type: "string", short: "o", arg: "<file>", description: "write the Markdown to a file" },
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().assemble(r.archive(), {
       root: r.arg(0),

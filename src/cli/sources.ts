@@ -30,7 +30,6 @@ const sourcesAdd: Command = {
     interval: { type: "string", arg: "<min>", description: "minutes between runs (default 1440)" },
     paused: { type: "boolean", description: "create paused" },
   },
-  positionals: [1, 1],
   async run(r) {
     const kind = r.arg(0);
     if (!(SOURCE_KINDS as readonly string[]).includes(kind))
@@ -53,7 +52,6 @@ const sourcesList: Command = {
   name: "sources list",
   args: "",
   summary: "List sources with their status.",
-  positionals: [0, 0],
   async run(r) {
     const res = await r.client().sources(r.archive());
     printRows(r, res, SOURCE_HEAD, res.sources.map(sourceLine), "no sources");
@@ -65,7 +63,6 @@ const sourcesRun: Command = {
   name: "sources run",
   args: "<id>",
   summary: "Run a source now and print the outcome.",
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().runSource(r.archive(), r.arg(0));
     if (r.json) printJson(r, res);
@@ -89,7 +86,6 @@ const patchCommand = (name: "pause" | "resume"): Command => ({
   name: `sources ${name}`,
   args: "<id>",
   summary: name === "pause" ? "Pause a source." : "Resume a source (it runs at the next tick).",
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().patchSource(r.archive(), r.arg(0), { paused: name === "pause" });
     if (r.json) printJson(r, res);
@@ -102,7 +98,6 @@ const sourcesDelete: Command = {
   name: "sources delete",
   args: "<id>",
   summary: "Delete a source (what it ingested stays, with its history).",
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().deleteSource(r.archive(), r.arg(0));
     if (r.json) printJson(r, res);
@@ -119,7 +114,6 @@ const logCmd: Command = {
     limit: entriesLimitOption,
     before: { type: "string", arg: "<id>", description: "entries older than this id (paging)" },
   },
-  positionals: [0, 0],
   async run(r) {
     const res = await r.client().ingestLog(r.archive(), {
       limit: r.int("limit", 1, 500),

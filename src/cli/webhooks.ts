@@ -20,7 +20,6 @@ const webhooksAdd: Command = {
     branches: { type: "string", arg: "<a,b>", description: "github: branches to ingest (default: the default branch)" },
     secret: SECRET,
   },
-  positionals: [1, 1],
   async run(r) {
     const kind = r.str("kind");
     if (kind !== "generic" && kind !== "github")
@@ -40,7 +39,6 @@ const webhooksList: Command = {
   name: "webhooks list",
   args: "",
   summary: "List webhook endpoints (admin key).",
-  positionals: [0, 0],
   async run(r) {
     const res = await r.admin().webhooks(r.archive());
     const rows = res.webhooks.map((w) => [w.name, w.kind, w.url]);
@@ -53,7 +51,6 @@ const webhooksDelete: Command = {
   name: "webhooks delete",
   args: "<name>",
   summary: "Delete a webhook endpoint with its deliveries (admin key).",
-  positionals: [1, 1],
   async run(r) {
     const res = await r.admin().deleteWebhook(r.archive(), r.arg(0));
     r.out(r.json ? JSON.stringify(res) : `deleted webhook ${res.deleted}`);
@@ -66,7 +63,6 @@ const webhooksDeliveries: Command = {
   args: "<name> [--status <s>]",
   summary: "A webhook's deliveries, newest first (status: received, queued, retrying, ingested, ignored, dead).",
   options: { status: { type: "string", arg: "<s>", description: "only deliveries in this state" } },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().deliveries(r.archive(), r.arg(0), { status: r.str("status") as "dead" | undefined });
     const rows = res.deliveries.map((d) => [d.delivery, d.status, String(d.attempts), d.received_at, d.error ?? ""]);
@@ -79,7 +75,6 @@ const webhooksReplay: Command = {
   name: "webhooks replay",
   args: "<name> <delivery>",
   summary: "Queue a delivery again (e.g. a dead letter once the upstream is back).",
-  positionals: [2, 2],
   async run(r) {
     const [name, delivery] = [r.arg(0), r.arg(1)];
     const res = await r.client().replayDelivery(r.archive(), name, delivery);
@@ -98,7 +93,6 @@ const subscribeCmd: Command = {
     events: { type: "string", arg: "<a,b>", description: "only these event types" },
     secret: SECRET,
   },
-  positionals: [1, 1],
   async run(r) {
     const url = r.str("to");
     if (!url) throw new UsageError("missing --to <https-url>", "subscriptions add");
@@ -120,7 +114,6 @@ const subscriptionsList: Command = {
   name: "subscriptions list",
   args: "",
   summary: "List event subscribers.",
-  positionals: [0, 0],
   async run(r) {
     const res = await r.client().subscriptions(r.archive());
     const rows = res.subscriptions.map((s) => [s.name, s.url, s.events.join(",") || "all"]);
@@ -133,7 +126,6 @@ const subscriptionsDelete: Command = {
   name: "subscriptions delete",
   args: "<name>",
   summary: "Unsubscribe (its queued and past events go too).",
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().unsubscribe(r.archive(), r.arg(0));
     r.out(r.json ? JSON.stringify(res) : `deleted subscription ${res.deleted}`);
@@ -149,7 +141,6 @@ const subscriptionsEvents: Command = {
     status: { type: "string", arg: "<s>", description: "only events in this state" },
     limit: { type: "string", arg: "<n>", description: "at most n (1-500, default 100)" },
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().events(r.archive(), r.arg(0), {
       status: r.str("status") as "dead" | undefined,
@@ -173,7 +164,6 @@ const subscriptionsRedeliver: Command = {
   name: "subscriptions redeliver",
   args: "<name> <event>",
   summary: "Send an event again (a dead one once the receiver is back).",
-  positionals: [2, 2],
   async run(r) {
     const [name, event] = [r.arg(0), r.arg(1)];
     const res = await r.client().redeliver(r.archive(), name, event);

@@ -25,7 +25,6 @@ const xkgPropose: Command = {
     ...dryRun,
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().proposeTechniques(r.archive(), {
       paper: r.arg(0),
@@ -57,7 +56,6 @@ const xkgRewrite: Command = {
     ...dryRun,
     ...asOf,
   },
-  positionals: [1, 1],
   async run(r) {
     const res = await r.client().rewriteTechnique(r.archive(), {
       technique: r.arg(0),
@@ -111,7 +109,6 @@ const xkgPairs: Command = {
     "code-chunks": CODE_CHUNKS_OPTION,
     ...asOf,
   },
-  positionals: [1, 1],
   rewrite: rewriteCodeChunks,
   async run(r) {
     const res = await r.client().codePairs(r.archive(), {
@@ -162,7 +159,6 @@ const xkgExport: Command = {
     out: outOption,
     ...asOf,
   },
-  positionals: [0, 0],
   async run(r) {
     const text = await r.client().export(r.archive(), {
       format: "xkg",
@@ -185,7 +181,6 @@ const xkgGrounding: Command = {
     prefix: { type: "string", arg: "<p>", description: "only chunk ids starting with this (one paper's graph)" },
     ...asOf,
   },
-  positionals: [0, 0],
   async run(r) {
     const res = await r.client().grounding(r.archive(), {
       kind: oneOf("kind", r.str("kind"), CHUNK_KINDS),
