@@ -2,7 +2,7 @@
 import type { AnnotateBody } from "../client";
 import type { Command } from "./command";
 import { asOf, printedJson, printJson, short, writeText } from "./common";
-import { EXIT, table, UsageError } from "./io";
+import { table, UsageError } from "./io";
 
 const annotateCmd: Command = {
   name: "annotate",
@@ -41,7 +41,6 @@ const annotateCmd: Command = {
       r.out(
         `${chunk} ${key} = ${JSON.stringify(res.current.value)} (${res.current.events} events)${replayed || res.duplicate ? " (already recorded)" : ""}`,
       );
-    return EXIT.ok;
   },
 };
 
@@ -53,7 +52,7 @@ const annotationsCmd: Command = {
   async run(r) {
     const chunk = r.arg(0);
     const res = await r.client().annotations(r.archive(), chunk, { key: r.str("key"), as_of: r.str("as-of") });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     const values = Object.entries(res.values);
     if (!values.length) r.out(`${chunk}: no annotations`);
     else
@@ -63,7 +62,6 @@ const annotationsCmd: Command = {
           ...values.map(([k, v]) => [k, short(JSON.stringify(v.value), 60), v.at, v.actor, String(v.events)]),
         ]),
       );
-    return EXIT.ok;
   },
 };
 
@@ -93,7 +91,7 @@ const accessCmd: Command = {
       limit: r.int("limit", 1, 500),
       cursor: r.str("cursor"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     const t = res.totals;
     r.out(
       `${t.total} accesses (routing ${t.routing}, expansion ${t.expansion}, verification ${t.verification}) in ${res.groups} ${by ?? "session"} row(s)`,
@@ -113,7 +111,6 @@ const accessCmd: Command = {
         ]),
       );
     if (res.next_cursor) r.err(`more: --cursor ${res.next_cursor}`);
-    return EXIT.ok;
   },
 };
 
@@ -139,7 +136,6 @@ const diffCmd: Command = {
         `${res.chunk}: v${res.from.version} -> v${res.to.version}, +${res.inserted_lines} -${res.deleted_lines} lines`,
       );
     }
-    return EXIT.ok;
   },
 };
 

@@ -2,7 +2,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { PaperGuruClient } from "../client";
 import { resolveSettings, type Settings } from "./config";
-import { didYouMean, type Io, line, UsageError, wrap } from "./io";
+import { didYouMean, EXIT, type Io, line, UsageError, wrap } from "./io";
 
 export interface OptionSpec {
   type: "string" | "boolean";
@@ -55,7 +55,9 @@ export interface Command {
   positionals?: [number, number];
   /** Rewrites argv before parsing (e.g. an optional flag value: `--mmr 0.6`). */
   rewrite?(argv: string[]): string[];
-  run(r: Run): Promise<number>;
+  /** The exit code; nothing for EXIT.ok. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a run that returns nothing resolves to void, which means EXIT.ok.
+  run(r: Run): Promise<number | void>;
 }
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
@@ -241,5 +243,5 @@ export async function runCommand(c: Command, argv: string[], io: Io): Promise<nu
       return n;
     },
   };
-  return c.run(run);
+  return (await c.run(run)) ?? EXIT.ok;
 }

@@ -33,7 +33,6 @@ const configSet: Command = {
     const [name, value] = [configKey(r, "config set"), r.arg(1)];
     saveConfig(r.settings.path, setConfigValue(loadConfig(r.settings.path), name, value));
     r.out(`${name} = ${name.endsWith("key") ? mask(value) : value} (saved to ${r.settings.path})`);
-    return EXIT.ok;
   },
 };
 
@@ -45,7 +44,6 @@ const configUnset: Command = {
     const name = configKey(r, "config unset");
     saveConfig(r.settings.path, setConfigValue(loadConfig(r.settings.path), name, undefined));
     r.out(`${name} removed from ${r.settings.path}`);
-    return EXIT.ok;
   },
 };
 
@@ -67,7 +65,7 @@ const configShow: Command = {
         exists: existsSync(s.path),
         settings: Object.fromEntries(rows.map(([k, v, o]) => [k, { value: v, origin: o.origin }])),
       });
-      return EXIT.ok;
+      return;
     }
     r.out(`config file: ${s.path}${existsSync(s.path) ? "" : " (not created yet)"}`);
     r.out(
@@ -81,7 +79,6 @@ const configShow: Command = {
         ]),
       ),
     );
-    return EXIT.ok;
   },
 };
 
@@ -103,7 +100,7 @@ const archivesCreate: Command = {
       const cfg = setConfigValue(setConfigValue(loadConfig(r.settings.path), "archive", id), "key", res.key.secret);
       saveConfig(r.settings.path, cfg);
     }
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`archive ${res.archive.id} created ("${res.archive.name}")`);
     r.out(`key ${res.key.id} (${res.key.scopes.join("+")}): ${res.key.secret}`);
     r.out(
@@ -111,7 +108,6 @@ const archivesCreate: Command = {
         ? `saved as the default archive and key in ${r.settings.path}`
         : "the secret is shown only once: keep it (`paperguru config set key <secret>`), or create with --save",
     );
-    return EXIT.ok;
   },
 };
 
@@ -123,7 +119,6 @@ const archivesList: Command = {
     const res = await r.admin().listArchives();
     const rows = res.archives.map((a) => [a.id, a.name, a.created_at]);
     printRows(r, res, ["id", "name", "created"], rows, "no archives");
-    return EXIT.ok;
   },
 };
 
@@ -134,7 +129,7 @@ const archivesGet: Command = {
   async run(r) {
     const id = r.positionals[0] ?? r.archive();
     const res = await r.client().archive(id);
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     const cap = res.stats.capital;
     r.out(`archive ${id}${res.archive ? ` ("${res.archive.name}", created ${res.archive.created_at})` : ""}`);
     r.out(
@@ -143,7 +138,6 @@ const archivesGet: Command = {
     r.out(
       `  capital chunk: ${cap.heads} heads, ${cap.bytes.total} bytes (${cap.bytes_per_head.toFixed(0)} bytes/head)`,
     );
-    return EXIT.ok;
   },
 };
 
@@ -210,7 +204,6 @@ const keysCreate: Command = {
       r.out(`key ${res.id} (${res.scopes.join("+")}${res.label ? `, "${res.label}"` : ""}): ${res.secret}`);
       r.out("the secret is shown only once");
     }
-    return EXIT.ok;
   },
 };
 
@@ -228,7 +221,6 @@ const keysList: Command = {
           ...res.keys.map((k) => [k.id, k.scopes.join("+"), k.label || "-", k.created_at, k.revoked_at ?? "-"]),
         ]),
       );
-    return EXIT.ok;
   },
 };
 
@@ -240,7 +232,6 @@ const keysRevoke: Command = {
     const res = await r.admin().revokeKey(r.archive(), r.arg(0));
     if (r.json) printJson(r, res);
     else r.out(`revoked ${res.revoked}`);
-    return EXIT.ok;
   },
 };
 

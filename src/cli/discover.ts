@@ -6,7 +6,7 @@
 import type { PaperGuruClient } from "../client";
 import type { Command, Run } from "./command";
 import { asOf, flagOn, oneOf, printedJson, printJson } from "./common";
-import { EXIT, table } from "./io";
+import { table } from "./io";
 
 const ENGINES = ["arxiv", "openalex", "crossref", "semanticscholar", "dblp"] as const;
 const MODES = ["stable", "discovery", "balanced"] as const;
@@ -42,7 +42,6 @@ const papersSpec: Command = {
     });
     if (r.json) printJson(r, res);
     else specLines(r, res);
-    return EXIT.ok;
   },
 };
 
@@ -63,7 +62,7 @@ const papersRankingStats: Command = {
       top: r.int("top", 1, 100),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     const m = res.score_stats.mean;
     r.out(`${res.score_stats.ranked} ranked of ${res.pool} (mode ${res.mode}) as of ${res.as_of}`);
     r.out(
@@ -84,7 +83,6 @@ const papersRankingStats: Command = {
         ]),
       ]),
     );
-    return EXIT.ok;
   },
 };
 
@@ -121,7 +119,7 @@ const papersDiscover: Command = {
       model: flagOn(r, "model"),
       rerank: flagOn(r, "rerank"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     specLines(r, res.spec);
     for (const e of res.engines)
       r.out(`engine ${e.engine}: ${e.status}, ${e.returned} records in ${e.ms} ms${e.error ? ` (${e.error})` : ""}`);
@@ -143,7 +141,6 @@ const papersDiscover: Command = {
         ]),
       ]),
     );
-    return EXIT.ok;
   },
 };
 

@@ -106,7 +106,6 @@ const noteCmd: Command = {
     };
     const res = await r.client().ingest(r.archive(), { artifacts: [artifact] });
     printStored(r, res);
-    return EXIT.ok;
   },
 };
 
@@ -177,7 +176,6 @@ const reviseCmd: Command = {
       valid_from: r.str("valid-from"),
     });
     printStored(r, res);
-    return EXIT.ok;
   },
 };
 
@@ -199,7 +197,6 @@ const deprecateCmd: Command = {
     });
     if (r.json) printJson(r, res);
     else r.out(`deprecated ${res.deprecated} (last version ${res.version})${res.by ? `, succeeded by ${res.by}` : ""}`);
-    return EXIT.ok;
   },
 };
 
@@ -224,7 +221,6 @@ const forgetCmd: Command = {
         `deleted ${d.target} ${d.id}: ${d.versions} versions, ${d.edges} edges, ${d.entities.length} entities, ${d.content_objects} content objects (audit #${res.audit_id})`,
       );
     }
-    return EXIT.ok;
   },
 };
 
@@ -242,7 +238,6 @@ const archivesDelete: Command = {
       r.out(
         `deleted archive ${id}: ${res.deleted.versions} versions, ${res.deleted.content_objects} blobs (audit #${res.audit_id})`,
       );
-    return EXIT.ok;
   },
 };
 
@@ -286,7 +281,7 @@ const chunksCmd: Command = {
         n++;
       }
       if (!r.json) r.out(n ? table(rows) : "no chunks");
-      return EXIT.ok;
+      return;
     }
     const page = await client.chunks(archive, { ...q, cursor: r.str("cursor") });
     if (r.json) printJson(r, page);
@@ -295,7 +290,6 @@ const chunksCmd: Command = {
       r.out(page.chunks.length ? table(rows) : "no chunks");
       printNextCursor(r, page.next_cursor);
     }
-    return EXIT.ok;
   },
 };
 
@@ -320,14 +314,13 @@ const showCmd: Command = {
       end: r.int("end", 0, 2 ** 31),
     };
     let res = await client.content(archive, id, q);
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.io.stdout.write(res.text);
     while (res.truncated && res.next_start !== null) {
       res = await client.content(archive, id, { ...q, version: res.version, start: res.next_start });
       r.io.stdout.write(res.text);
     }
     if (!res.text.endsWith("\n")) r.out();
-    return EXIT.ok;
   },
 };
 
@@ -392,7 +385,6 @@ const historyCmd: Command = {
       const d = await r.client().chunk(r.archive(), chunk as string);
       r.out(r.json ? JSON.stringify(d, null, 2) : renderChunk(d));
     }
-    return EXIT.ok;
   },
 };
 
@@ -411,7 +403,6 @@ const neighboursCmd: Command = {
       `${n.chunk}${n.visible ? "" : " (not valid then)"}`,
     ]);
     printRows(r, res, ["direction", "type", "weight", "chunk"], rows, "no neighbours");
-    return EXIT.ok;
   },
 };
 
@@ -424,7 +415,6 @@ const deletionsCmd: Command = {
     const res = await r.client().deletions(r.archive(), r.int("limit", 1, 500));
     const rows = res.deletions.map((d) => [String(d.id), d.at, d.target, d.target_id, d.actor]);
     printRows(r, res, ["#", "at", "target", "id", "actor"], rows, "no deletions");
-    return EXIT.ok;
   },
 };
 
@@ -486,7 +476,6 @@ const entitiesCmd: Command = {
       );
       printNextCursor(r, page.next_cursor);
     }
-    return EXIT.ok;
   },
 };
 
@@ -521,7 +510,6 @@ const entityOp = (op: "alias" | "rename" | "merge"): Command => ({
       await client.rename(r.archive(), { entity, new_name: name, at });
       r.out(`${entity} is now "${name}"`);
     }
-    return EXIT.ok;
   },
 });
 
@@ -537,7 +525,6 @@ const sessionAdd: Command = {
       .appendSession(r.archive(), session, { events: [{ role: r.str("role") ?? "user", text }] });
     if (r.json) printJson(r, res);
     else r.out(`session ${session}: ${res.appended} event, ${res.tokens} tokens`);
-    return EXIT.ok;
   },
 };
 

@@ -14,7 +14,7 @@ import { REVIEW_OPS } from "../core/review";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
 import type { Command } from "./command";
 import { asOf, list, oneOf, printedJson, printJson, printNextCursor, readJson, short } from "./common";
-import { EXIT, table, UsageError } from "./io";
+import { table, UsageError } from "./io";
 import { yearRange } from "./query-flags";
 
 type LocateKind = NonNullable<Parameters<PaperGuruClient["locate"]>[1]["kinds"]>[number];
@@ -62,7 +62,7 @@ const papersReviewScores: Command = {
     }
     if (chunks && pk && hk) body.annotations = { chunks, predicted_key: pk, human_key: hk };
     const res = await r.client().reviewScores(r.archive(), body);
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(
       `${res.n} pairs: MSE ${fmt(res.mse)}, MAE ${fmt(res.mae)}, RMSE ${fmt(res.rmse)}, Pearson ${fmt(res.pearson)}, Spearman ${fmt(res.spearman)}`,
     );
@@ -74,7 +74,6 @@ const papersReviewScores: Command = {
         .join(", ")}`,
     );
     for (const s of res.skipped) r.out(`  skipped ${s.chunk}: no numeric ${s.missing.join(", ")}`);
-    return EXIT.ok;
   },
 };
 
@@ -100,7 +99,7 @@ const papersReviewers: Command = {
       dry_run: r.values["dry-run"] === true,
     };
     const res = await r.client().reviewers(r.archive(), body);
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`${res.reports.length} report(s) on ${res.paper} by ${res.model} as of ${res.as_of}`);
     for (const rep of res.reports) {
       r.out(`${rep.id} [${rep.written}] ${rep.reviewer}: score ${rep.score}/10, confidence ${rep.confidence}/5`);
@@ -110,7 +109,6 @@ const papersReviewers: Command = {
         );
     }
     if (res.dropped_claims) r.out(`dropped ${res.dropped_claims} claim(s) whose quote did not verify`);
-    return EXIT.ok;
   },
 };
 
@@ -124,7 +122,7 @@ const papersModes: Command = {
     const want = r.positionals[0];
     if (want !== undefined) oneOf("mode", want, res.modes.map((m) => m.mode) as [string, ...string[]]);
     const modes = want === undefined ? res.modes : res.modes.filter((m) => m.mode === want);
-    if (printedJson(r, want === undefined ? res : modes[0])) return EXIT.ok;
+    if (printedJson(r, want === undefined ? res : modes[0])) return;
     r.out(
       table([
         ["mode", "similarity", "recency", "novelty", "bm25", "λ", "what"],
@@ -145,7 +143,6 @@ const papersModes: Command = {
         `defaults: mode ${d.mode}, similarity floor ${d.min_similarity} when a ranking reorders, pool ${d.pool}, canonical ≥ ${d.canonical.min_citations} citations or top ${d.canonical.top_share} share`,
       );
     }
-    return EXIT.ok;
   },
 };
 
@@ -183,7 +180,7 @@ const papersStats: Command = {
       year_to: yearTo,
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`${res.papers} papers as of ${res.as_of}${res.truncated ? ` (first ${res.limit} read)` : ""}`);
     const i = res.insights;
     if (res.years.length) r.out(`  years: ${res.years.map((y) => `${y.year} ${y.count}`).join(", ")}`);
@@ -214,7 +211,6 @@ const papersStats: Command = {
       );
     if (i.open_access.known)
       r.out(`  open access: ${i.open_access.open} of ${i.open_access.known} known (${i.open_access.how})`);
-    return EXIT.ok;
   },
 };
 
@@ -239,7 +235,7 @@ const papersLocate: Command = {
       snippets: r.int("snippets", 0, 5),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`"${short(query, 80)}" in ${res.paper} as of ${res.as_of} (${res.trace.subtree} items in the paper)`);
     if (!res.items.length) r.out("not found in this paper");
     for (const it of res.items) {
@@ -257,7 +253,6 @@ const papersLocate: Command = {
           8,
         )}`,
       );
-    return EXIT.ok;
   },
 };
 
@@ -285,7 +280,7 @@ const papersCoverage: Command = {
       aggregate: oneOf("aggregate", r.str("aggregate"), COVERAGE_AGGREGATES),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(
       `coverage of ${res.paper} (${res.rule}, ${res.aggregate}): ${res.share ?? "-"} (${res.linked} of ${res.total} linked)`,
     );
@@ -304,7 +299,6 @@ const papersCoverage: Command = {
         ]),
       ]),
     );
-    return EXIT.ok;
   },
 };
 
@@ -355,14 +349,14 @@ const papersReview: Command = {
         changes: Object.values(changes).some((v) => v !== undefined) ? changes : undefined,
       };
       const { answer: res, replayed } = await client.reviewOnce(archive, body);
-      if (printedJson(r, res)) return EXIT.ok;
+      if (printedJson(r, res)) return;
       r.out(
         `${op}: ${res.previous_status} -> ${res.status}${res.version !== null ? ` (version ${res.version})` : ""}${replayed || res.duplicate ? " (already applied)" : ""}`,
       );
     }
     const q: ReviewQuery = edge ? { from: edge.from, type: edge.type, to: edge.to } : { chunk };
     const state = await client.reviewState(archive, { ...q, as_of: r.str("as-of") });
-    if (printedJson(r, state)) return EXIT.ok;
+    if (printedJson(r, state)) return;
     const target = edge ? `${edge.from} -${edge.type}-> ${edge.to}` : chunk;
     r.out(
       `${target}: ${state.status}${state.since ? ` since ${state.since} by ${state.actor}` : ""}${state.reason ? ` (${state.reason})` : ""}`,
@@ -374,7 +368,6 @@ const papersReview: Command = {
     for (const h of state.history)
       r.out(`  ${h.at} ${h.op} -> ${h.status} by ${h.actor}${h.reason ? `: ${short(h.reason, 80)}` : ""}`);
     for (const e of state.edges ?? []) r.out(`  edge -${e.type}-> ${e.to}: ${e.status}`);
-    return EXIT.ok;
   },
 };
 
@@ -417,7 +410,7 @@ const papersMetrics: Command = {
         for (const x of page.items) r.out(`${x.id} ${x.created_at} "${x.name}": ${metricsLine(x.aggregate)}`);
         printNextCursor(r, page.next_cursor);
       }
-      return EXIT.ok;
+      return;
     }
     let res: Awaited<ReturnType<typeof client.retrievalRun>>;
     if (runId) res = await client.retrievalRun(archive, runId);
@@ -440,11 +433,10 @@ const papersMetrics: Command = {
         store: r.values["no-store"] === true ? false : file.store,
       });
     }
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`run ${res.id ?? "(not stored)"} "${res.name}" as of ${res.as_of}: ${metricsLine(res.aggregate)}`);
     for (const q of res.per_query)
       r.out(`  ${q.first_rank === null ? "miss" : `#${q.first_rank}`}  ${short(q.query, 70)}`);
-    return EXIT.ok;
   },
 };
 

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import type { PaperbenchScoreBody } from "../client";
 import type { Command, Run } from "./command";
 import { list, oneOf, parseJson, printedJson } from "./common";
-import { EXIT, UsageError } from "./io";
+import { UsageError } from "./io";
 
 const NAME = "paperbench score";
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -108,7 +108,7 @@ const paperbenchScore: Command = {
         : undefined,
     };
     const res = await r.client().paperbenchScore(r.archive(), body);
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(
       `score ${res.score.toFixed(4)} (${pct(res.score)}) of ${res.root}: ${res.leaves} leaves, ${res.graded} graded, ${res.judged} judged, ${res.missing.length} missing (scored 0)`,
     );
@@ -124,7 +124,6 @@ const paperbenchScore: Command = {
         `${"  ".repeat(n.depth)}${n.score.toFixed(3)}  w=${n.weight} ${n.id}${n.leaf && n.source ? ` (${n.source})` : ""}`,
       );
     if (res.missing.length) r.out(`missing: ${list(res.missing)}`);
-    return EXIT.ok;
   },
 };
 

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command, Run } from "./command";
 import { asOf, budget, list, parseJson, printedJson, printJson, short } from "./common";
-import { EXIT, UsageError, wrap } from "./io";
+import { UsageError, wrap } from "./io";
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? "-" : String(x));
 const enc = encodeURIComponent;
@@ -120,7 +120,6 @@ const projectSpec: Command = {
       const v = res as { record: string; version: number; at: string };
       r.out(`spec of ${v.record}@v${v.version} set from ${v.at}`);
     }
-    return EXIT.ok;
   },
 };
 
@@ -133,7 +132,6 @@ const projectRun: Command = {
     const res = (await postFile(r, "runs")) as RunView & { written: string };
     if (r.json) printJson(r, res);
     else r.out(`${res.paper} on ${res.platform}, ${runLine(res)} (${res.written})`);
-    return EXIT.ok;
   },
 };
 
@@ -146,7 +144,6 @@ const projectExposure: Command = {
     const res = (await postFile(r, "exposure")) as ExposureView;
     if (r.json) printJson(r, res);
     else exposureLines(r, res);
-    return EXIT.ok;
   },
 };
 
@@ -170,7 +167,7 @@ const projectMetrics: Command = {
     const res = (await r
       .client()
       .request("GET", `/v1/archives/${enc(r.archive())}/projectguard/metrics${qs ? `?${qs}` : ""}`)) as MetricsView;
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`ProjectGuard metrics as of ${res.as_of}: ${res.macro.tasks} task(s)`);
     for (const p of res.papers) {
       r.out(`\n${p.paper} on ${p.platform}:`);
@@ -185,7 +182,6 @@ const projectMetrics: Command = {
     for (const e of res.exposure) exposureLines(r, e);
     if (res.exposure.length) r.out(`mean RCR ${fmt(res.macro.rcr)}, mean ESR ${fmt(res.macro.esr)}`);
     if (res.skipped.length) r.out(`skipped (not runs): ${res.skipped.join(", ")}`);
-    return EXIT.ok;
   },
 };
 
@@ -210,7 +206,6 @@ const projectCalibrate: Command = {
       );
       if (res.unmatched.length) r.out(`scored by one side only: ${res.unmatched.join(", ")}`);
     }
-    return EXIT.ok;
   },
 };
 
@@ -245,7 +240,6 @@ const projectJudge: Command = {
         r.out(`  ${s.component}: ${s.score} (${s.evidence}; ${s.read.length} reads) ${s.deviation}`);
       for (const x of res.dropped) r.out(`  not judged: ${x.component}: ${x.reason}`);
     }
-    return EXIT.ok;
   },
 };
 
@@ -310,7 +304,7 @@ const projectBrief: Command = {
       as_of: r.str("as-of"),
       context: briefContext(r),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`brief as of ${res.as_of} (${res.tokens} tokens)`);
     if (!res.commitments.length) r.out("no committed design or decision is about this request");
     else {
@@ -342,7 +336,6 @@ const projectBrief: Command = {
     if (res.held_back.length) r.out(`held back: ${res.held_back.map((h) => `${h.id} (${h.status})`).join(", ")}`);
     if (res.restart) r.out(`restart: ${res.restart.advice}: ${res.restart.reason}`);
     printOmitted(r, res.omitted);
-    return EXIT.ok;
   },
 };
 
@@ -361,7 +354,7 @@ const projectRender: Command = {
       prefix: r.str("prefix"),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`project state as of ${res.as_of}: ${res.tokens} tokens (of ${res.state_chars} characters of state)`);
     for (const d of res.designs) {
       r.out(`\ndesign ${d.id}@v${d.version}: ${d.title}`);
@@ -384,7 +377,6 @@ const projectRender: Command = {
     for (const x of res.resources) r.out(resourceLine(x));
     if (!res.designs.length && !res.decisions.length && !res.modules.length) r.out("nothing committed yet");
     printOmitted(r, res.omitted);
-    return EXIT.ok;
   },
 };
 
@@ -395,13 +387,12 @@ const projectDir: Command = {
   options: { ...asOf },
   async run(r) {
     const res = await r.client().dir(r.archive(), { prefix: r.arg(0), as_of: r.str("as-of") });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`DIR ${res.dir} for ${res.prefix} as of ${res.as_of}: ${res.used} of ${res.total} standalone exports used`);
     r.out(`  integration: ${list(res.integration)}`);
     r.out(`  standalone:  ${list(res.standalone)}`);
     if (res.tests.length) r.out(`  tests (left out): ${list(res.tests)}`);
     if (res.unused.length) r.out(`  unused exports: ${list(res.unused, 20)}`);
-    return EXIT.ok;
   },
 };
 

@@ -67,7 +67,6 @@ const routeCmd: Command = {
       r.io.stdout.write(renderRoute(query, res, limit ?? 10));
       if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
     }
-    return EXIT.ok;
   },
 };
 
@@ -120,7 +119,6 @@ const contextCmd: Command = {
       r.io.stdout.write(renderContext(query, res));
       if (r.values.trace === true && res.trace) r.out(renderTrace(res.trace));
     }
-    return EXIT.ok;
   },
 };
 
@@ -177,7 +175,6 @@ const expandCmd: Command = {
       for (const [i, c] of res.cards.entries()) r.out(`\n${renderCard(c, i)}`);
       if (res.skipped.length) r.out(`\nskipped: ${res.skipped.map((s) => `${s.chunk} (${s.reason})`).join(", ")}`);
     }
-    return EXIT.ok;
   },
 };
 
@@ -204,7 +201,7 @@ const verifyCmd: Command = {
     if (!anchors.length) {
       if (r.json) printJson(r, { all_verified: true, results: [] });
       else r.out("no anchors to verify");
-      return EXIT.ok;
+      return;
     }
     const client = r.client();
     const archive = r.archive();
@@ -267,7 +264,6 @@ const exportCmd: Command = {
           collection: r.str("collection"),
         });
     writeOut(r, text, format);
-    return EXIT.ok;
   },
 };
 

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command, OptionSpec, Run } from "./command";
 import { asOf, budget, flagOn, list, oneOf, printedJson, readJson, readText, short, writeText } from "./common";
-import { EXIT, table, UsageError } from "./io";
+import { table, UsageError } from "./io";
 
 const FIELDS = ["title", "abstract", "year"] as const;
 const METHODS = ["auto", "model", "names"] as const;
@@ -51,7 +51,7 @@ const researchReferences: Command = {
       require: r.list("require")?.map((f) => oneOf("require", f, FIELDS)),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`${res.selected.length} of ${res.candidates} candidates selected (Q_k ${res.q_k}) as of ${res.as_of}`);
     for (const x of res.selected)
       r.out(
@@ -60,7 +60,6 @@ const researchReferences: Command = {
     for (const x of res.incomplete) r.out(`  removed ${x.id}: no ${x.missing.join(", no ")}`);
     for (const x of res.duplicates) r.out(`  removed ${x.id}: same work as ${x.of}`);
     if (res.not_visible.length) r.out(`  not visible then: ${res.not_visible.join(", ")}`);
-    return EXIT.ok;
   },
 };
 
@@ -91,13 +90,12 @@ const researchOutline: Command = {
       at: r.str("at"),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`${res.directions.length} directions under ${res.node} (${res.method}${res.model ? ` ${res.model}` : ""})`);
     for (const x of res.directions)
       r.out(`  ${x.order}. ${x.id} [${x.written}]: ${short(x.title, 60)} (cites ${x.references.join(", ")})`);
     if (res.unassigned.length) r.out(`  in no direction: ${res.unassigned.join(", ")}`);
     for (const x of res.dropped) r.out(`  dropped ${x.index} "${short(x.title, 40)}": ${x.reason}`);
-    return EXIT.ok;
   },
 };
 
@@ -122,14 +120,13 @@ const researchLoop: Command = {
       x_max: r.int("x-max", 1, 8),
       checklist: r.values["no-checklist"] === true ? "none" : undefined,
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`self-loop on ${res.node} (${res.model}), checklist ${res.checklist ? res.checklist.id : "none"}`);
     for (const it of res.iterations)
       r.out(
         `  x=${it.x}: reviewed ${it.draft.id}@v${it.draft.version} (${it.review.id}@v${it.review.version}), ${it.feedback.length} items${it.refined ? ` -> v${it.refined.version}` : ""}`,
       );
     r.out(`stop: ${res.stop}; final ${res.final.id}@v${res.final.version}`);
-    return EXIT.ok;
   },
 };
 
@@ -152,17 +149,16 @@ const researchScaffold: Command = {
       const out = r.str("out");
       if (out) writeFileSync(resolve(r.io.cwd, out), md);
       else r.io.stdout.write(md);
-      return EXIT.ok;
+      return;
     }
     if (r.str("out")) throw new UsageError("--out goes with --markdown");
     const res = await client.scaffold(r.archive(), q);
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`scaffold of ${res.root} as of ${res.as_of}: ${res.nodes.length} nodes, ${res.anchors} anchors`);
     for (const n of res.nodes)
       r.out(
         `${"  ".repeat(n.depth + 1)}${n.id}: ${n.references.length} refs, ${n.draft ? `draft v${n.draft.version}` : "no draft"}, ${n.evidence.length} anchors`,
       );
-    return EXIT.ok;
   },
 };
 
@@ -188,7 +184,7 @@ const researchTree: Command = {
       view: r.values.planning === true ? "planning" : undefined,
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(
       `${res.view === "planning" ? "planning view of" : "outline"} ${res.root} as of ${res.as_of} (θ ${res.theta}, d_max ${res.d_max}, words ${res.words})`,
     );
@@ -204,7 +200,6 @@ const researchTree: Command = {
       r.out(`${"  ".repeat(n.depth + 1)}${n.id}${kind}: ${short(n.title, 70)} (${flags.join(", ")})`);
     }
     r.out(res.done ? "done (Eq. 5): no leaf to split" : `to split next: ${list(res.pending)}`);
-    return EXIT.ok;
   },
 };
 
@@ -236,13 +231,13 @@ const researchHubs: Command = {
         at: r.str("at"),
         as_of: r.str("as-of"),
       });
-      if (printedJson(r, g)) return EXIT.ok;
+      if (printedJson(r, g)) return;
       r.out(
         `gathered ${g.evidence.length} anchors from ${g.references} references into ${g.hub.id}@v${g.hub.version} (${g.hub.status}, iteration ${g.iteration})`,
       );
     }
     const res = await client.hub(archive, { node, as_of: r.str("as-of") });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`hub ${res.hub} of ${res.node} as of ${res.as_of}: ${res.iterations.length} iterations`);
     for (const it of res.iterations) {
       r.out(`  t=${it.iteration} v${it.version} ${it.valid_from}: ${short(it.query, 80)}`);
@@ -250,7 +245,6 @@ const researchHubs: Command = {
         r.out(`    ${e.artifact_id}@v${e.version} [${e.start},${e.end}) "${short(e.snippet, 80)}"`);
       if (it.evidence.length > 10) r.out(`    … ${it.evidence.length - 10} more (--json prints all)`);
     }
-    return EXIT.ok;
   },
 };
 
@@ -284,11 +278,10 @@ const researchDrafts: Command = {
         r.out(`${d.draft.id}@v${d.draft.version} ${d.draft.status} (iteration ${d.iteration}); cites ${list(d.cites)}`);
     }
     const res = await client.readDraft(archive, { node, as_of: r.str("as-of") });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`${res.draft}@v${res.version} (iteration ${res.iteration}, valid from ${res.valid_from})`);
     r.out(res.text.trimEnd());
     r.out(`cites: ${list(res.cites)}; ${res.evidence.length} evidence anchors`);
-    return EXIT.ok;
   },
 };
 
@@ -341,7 +334,7 @@ const researchConvergence: Command = {
       max_versions: r.int("max-versions", 2, 500),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`${res.draft} as of ${res.as_of}: ${res.versions.length} versions (ε ${res.epsilon}, t_max ${res.t_max})`);
     if (res.pairs.length)
       r.out(
@@ -362,7 +355,6 @@ const researchConvergence: Command = {
         : "not converged yet",
     );
     if (res.truncated) r.out("more versions exist than --max-versions");
-    return EXIT.ok;
   },
 };
 
@@ -385,7 +377,7 @@ const researchFeedback: Command = {
     const use = r.str("use");
     const once = use === undefined ? null : await r.client().selectFeedbackOnce(r.archive(), { ...sel, event_id: use });
     const res = once ? once.answer : await r.client().selectFeedback(r.archive(), sel);
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(
       `${res.records} feedback records as of ${res.as_of}; R_min (revisions ${res.r_min ?? "-"}) has ${res.r_min_size}`,
     );
@@ -399,7 +391,6 @@ const researchFeedback: Command = {
         `use recorded (event ${res.used.event_id}${once?.replayed ? ", a repeat: counted once" : ""}): uses ${res.used.uses}`,
       );
     if (res.pending_proposals) r.out(`${res.pending_proposals} model proposals wait for review (papers review)`);
-    return EXIT.ok;
   },
 };
 
@@ -420,7 +411,7 @@ const researchAssemble: Command = {
       require_converged: r.values["any-draft"] === true ? false : undefined,
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     const out = r.str("out");
     if (out) writeFileSync(resolve(r.io.cwd, out), res.text);
     else writeText(r, res.text);
@@ -428,7 +419,6 @@ const researchAssemble: Command = {
       `${res.sections.length} sections, ${res.tokens} of ${res.budget_tokens} tokens${out ? ` written to ${out}` : ""}`,
     );
     if (res.left_out.length) r.err(`left out: ${list(res.left_out.map((l) => `${l.node} (${l.reason})`))}`);
-    return EXIT.ok;
   },
 };
 

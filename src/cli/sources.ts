@@ -44,7 +44,6 @@ const sourcesAdd: Command = {
     });
     if (r.json) printJson(r, res);
     else r.out(`source ${res.id} added (${res.kind}, ${res.paused ? "paused" : `every ${res.interval_minutes} min`})`);
-    return EXIT.ok;
   },
 };
 
@@ -55,7 +54,6 @@ const sourcesList: Command = {
   async run(r) {
     const res = await r.client().sources(r.archive());
     printRows(r, res, SOURCE_HEAD, res.sources.map(sourceLine), "no sources");
-    return EXIT.ok;
   },
 };
 
@@ -90,7 +88,6 @@ const patchCommand = (name: "pause" | "resume"): Command => ({
     const res = await r.client().patchSource(r.archive(), r.arg(0), { paused: name === "pause" });
     if (r.json) printJson(r, res);
     else r.out(`source ${res.id} ${res.paused ? "paused" : `resumed (next run ${res.status.next_run ?? "-"})`}`);
-    return EXIT.ok;
   },
 });
 
@@ -102,7 +99,6 @@ const sourcesDelete: Command = {
     const res = await r.client().deleteSource(r.archive(), r.arg(0));
     if (r.json) printJson(r, res);
     else r.out(`deleted source ${res.deleted}`);
-    return EXIT.ok;
   },
 };
 
@@ -132,7 +128,6 @@ const logCmd: Command = {
       e.error ?? "",
     ]);
     printRows(r, res, ["id", "at", "origin", "status", "ref", "counts", "error"], rows, "the ingest log is empty");
-    return EXIT.ok;
   },
 };
 export const SOURCE_COMMANDS: Command[] = [

@@ -2,7 +2,7 @@
 import { EVENT_TYPES } from "../core/types";
 import type { Command, OptionSpec } from "./command";
 import { printJson, printRows } from "./common";
-import { EXIT, UsageError } from "./io";
+import { UsageError } from "./io";
 
 /** --secret of a webhook endpoint or a subscription. */
 const SECRET: OptionSpec = {
@@ -31,7 +31,6 @@ const webhooksAdd: Command = {
     });
     if (r.json) printJson(r, res);
     else r.out(`webhook ${res.name} (${res.kind})\n  url:    ${res.url}\n  secret: ${res.secret}  (shown once)`);
-    return EXIT.ok;
   },
 };
 
@@ -43,7 +42,6 @@ const webhooksList: Command = {
     const res = await r.admin().webhooks(r.archive());
     const rows = res.webhooks.map((w) => [w.name, w.kind, w.url]);
     printRows(r, res, ["name", "kind", "url"], rows, "no webhooks");
-    return EXIT.ok;
   },
 };
 
@@ -54,7 +52,6 @@ const webhooksDelete: Command = {
   async run(r) {
     const res = await r.admin().deleteWebhook(r.archive(), r.arg(0));
     r.out(r.json ? JSON.stringify(res) : `deleted webhook ${res.deleted}`);
-    return EXIT.ok;
   },
 };
 
@@ -67,7 +64,6 @@ const webhooksDeliveries: Command = {
     const res = await r.client().deliveries(r.archive(), r.arg(0), { status: r.str("status") as "dead" | undefined });
     const rows = res.deliveries.map((d) => [d.delivery, d.status, String(d.attempts), d.received_at, d.error ?? ""]);
     printRows(r, res, ["delivery", "status", "attempts", "received", "error"], rows, "no deliveries");
-    return EXIT.ok;
   },
 };
 
@@ -79,7 +75,6 @@ const webhooksReplay: Command = {
     const [name, delivery] = [r.arg(0), r.arg(1)];
     const res = await r.client().replayDelivery(r.archive(), name, delivery);
     r.out(r.json ? JSON.stringify(res) : `delivery ${delivery}: ${res.status}`);
-    return EXIT.ok;
   },
 };
 
@@ -106,7 +101,6 @@ const subscribeCmd: Command = {
       r.out(
         `subscription ${res.name} -> ${res.url} (${res.events.length ? res.events.join(", ") : "all events"})\n  secret: ${res.secret}  (shown once)`,
       );
-    return EXIT.ok;
   },
 };
 
@@ -118,7 +112,6 @@ const subscriptionsList: Command = {
     const res = await r.client().subscriptions(r.archive());
     const rows = res.subscriptions.map((s) => [s.name, s.url, s.events.join(",") || "all"]);
     printRows(r, res, ["name", "url", "events"], rows, "no subscriptions");
-    return EXIT.ok;
   },
 };
 
@@ -129,7 +122,6 @@ const subscriptionsDelete: Command = {
   async run(r) {
     const res = await r.client().unsubscribe(r.archive(), r.arg(0));
     r.out(r.json ? JSON.stringify(res) : `deleted subscription ${res.deleted}`);
-    return EXIT.ok;
   },
 };
 
@@ -156,7 +148,6 @@ const subscriptionsEvents: Command = {
       e.error ?? "",
     ]);
     printRows(r, res, ["event", "type", "status", "attempts", "http", "created", "error"], rows, "no events");
-    return EXIT.ok;
   },
 };
 
@@ -168,7 +159,6 @@ const subscriptionsRedeliver: Command = {
     const [name, event] = [r.arg(0), r.arg(1)];
     const res = await r.client().redeliver(r.archive(), name, event);
     r.out(r.json ? JSON.stringify(res) : `event ${res.event}: ${res.status}`);
-    return EXIT.ok;
   },
 };
 

@@ -9,7 +9,6 @@ import { resolve } from "node:path";
 import { CHUNK_KINDS } from "../core/types";
 import type { Command } from "./command";
 import { asOf, flagOn, list, oneOf, outOption, printedJson, printJson, short, writeOut } from "./common";
-import { EXIT } from "./io";
 import { CODE_CHUNKS_OPTION, codeFromFlags, rewriteCodeChunks } from "./query-flags";
 
 const dryRun = { "dry-run": { type: "boolean" as const, description: "ask the model and check, write nothing" } };
@@ -33,12 +32,11 @@ const xkgPropose: Command = {
       dry_run: flagOn(r, "dry-run"),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`${res.proposals.length} techniques (${res.model}); read ${res.read.sections.length} sections`);
     for (const p of res.proposals)
       r.out(`  ${p.id} [${p.written}] ${p.type}: ${short(p.name, 60)} (${p.code.length} code units)`);
     for (const x of res.dropped) r.out(`  dropped ${x.index} "${short(x.title, 40)}": ${x.reason}`);
-    return EXIT.ok;
   },
 };
 
@@ -69,7 +67,7 @@ const xkgRewrite: Command = {
       writeFileSync(resolve(r.io.cwd, out), res.rewrite.implementation);
       r.err(`wrote the implementation to ${out}`);
     }
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     r.out(`${res.outcome}${res.id ? ` ${res.id}` : ""} (${res.model}; ${res.read.code_units.length} code units read)`);
     if (res.checks) {
       const c = res.checks;
@@ -80,7 +78,6 @@ const xkgRewrite: Command = {
       );
     }
     for (const x of res.reasons) r.out(`  not stored: ${x}`);
-    return EXIT.ok;
   },
 };
 
@@ -123,7 +120,7 @@ const xkgPairs: Command = {
       boundaries_any: r.list("scope"),
       as_of: r.str("as-of"),
     });
-    if (printedJson(r, res)) return EXIT.ok;
+    if (printedJson(r, res)) return;
     if (!res.pairs.length) r.out(`no technique above threshold ${res.threshold}`);
     for (const [i, p] of res.pairs.entries()) {
       r.out(`[${i + 1}] ${p.technique.id}@v${p.technique.version} (score ${p.score.toFixed(3)}): ${p.technique.title}`);
@@ -143,7 +140,6 @@ const xkgPairs: Command = {
         r.out(`  dropped ${x.technique}${x.code ? ` / ${x.code}` : ""}: ${short(x.reason, 120)}`);
     }
     if (res.below_threshold) r.out(`${res.below_threshold} routed techniques below threshold ${res.threshold}`);
-    return EXIT.ok;
   },
 };
 
@@ -168,7 +164,6 @@ const xkgExport: Command = {
     });
     if (!text.trim()) r.err("no xKG paper in scope (`paperguru import <file.json> --format xkg` stores one)");
     writeOut(r, text, "xkg");
-    return EXIT.ok;
   },
 };
 
@@ -192,7 +187,6 @@ const xkgGrounding: Command = {
       r.out(`${res.grounded} of ${res.total} ${res.kind} chunks grounded (${res.share}) as of ${res.as_of}`);
       if (res.ungrounded.length) r.out(`  without code: ${list(res.ungrounded, 20)}`);
     }
-    return EXIT.ok;
   },
 };
 
