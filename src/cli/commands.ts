@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ReembedStarted, ReembedStatus } from "../client";
 import type { Command, Run } from "./command";
-import { printedJson, printJson, printRows } from "./common";
+import { listCommand, printedJson, printJson } from "./common";
 import { CONFIG_KEYS, type ConfigKey, loadConfig, saveConfig, setConfigValue } from "./config";
 import { DEFAULT_STATE_FILE, FORMATS, type Format, renderSummary, runImport } from "./import";
 import { EXIT, mask, table, UsageError } from "./io";
@@ -111,16 +111,15 @@ const archivesCreate: Command = {
   },
 };
 
-const archivesList: Command = {
+const archivesList = listCommand({
   name: "archives list",
   args: "",
   summary: "List archives (admin key).",
-  async run(r) {
-    const res = await r.admin().listArchives();
-    const rows = res.archives.map((a) => [a.id, a.name, a.created_at]);
-    printRows(r, res, ["id", "name", "created"], rows, "no archives");
-  },
-};
+  fetch: (r) => r.admin().listArchives(),
+  head: ["id", "name", "created"],
+  rows: (res) => res.archives.map((a) => [a.id, a.name, a.created_at]),
+  empty: "no archives",
+});
 
 const archivesGet: Command = {
   name: "archives get",

@@ -1,7 +1,7 @@
 /** Helpers the command groups share: output (JSON, tables, text, --out), flags and their values, file and stdin input. */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { OptionSpec, Run } from "./command";
+import type { Command, OptionSpec, Run } from "./command";
 import { didYouMean, table, UsageError } from "./io";
 
 export const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
@@ -11,10 +11,26 @@ export function printedJson(r: Run, v: unknown): boolean {
   printJson(r, v);
   return true;
 }
-/** The server's JSON with --json; else `rows` as a table under `head`, or `empty` when there are none. */
-export function printRows(r: Run, res: unknown, head: string[], rows: string[][], empty: string): void {
-  if (r.json) printJson(r, res);
-  else r.out(rows.length ? table([head, ...rows]) : empty);
+/** A command that lists what `fetch` answers: the rows `rows` makes of it as a table under `head`. */
+export interface ListCommand<T> extends Omit<Command, "run"> {
+  fetch(r: Run): Promise<T>;
+  head: string[];
+  rows(res: T): string[][];
+  /** Printed instead of a table without rows. */
+  empty: string;
+}
+/** The command of `spec`: the server's JSON with --json; else the table, or `empty` when there are no rows. */
+export function listCommand<T>(spec: ListCommand<T>): Command {
+  const { fetch, head, rows, empty, ...command } = spec;
+  return {
+    ...command,
+    async run(r) {
+      const res = await fetch(r);
+      if (printedJson(r, res)) return;
+      const body = rows(res);
+      r.out(body.length ? table([head, ...body]) : empty);
+    },
+  };
 }
 export const short = (s: string, n: number) => {
   const one = s.replace(/\s+/g, " ").trim();

@@ -10,12 +10,12 @@ import type { Command, Run } from "./command";
 import {
   asOf,
   entriesLimitOption,
+  listCommand,
   pageLimit,
   pageLimitOption,
   printedJson,
   printJson,
   printNextCursor,
-  printRows,
   readText,
 } from "./common";
 import { didYouMean, EXIT, table, UsageError } from "./io";
@@ -388,35 +388,34 @@ const historyCmd: Command = {
   },
 };
 
-const neighboursCmd: Command = {
+const neighboursCmd = listCommand({
   name: "neighbours",
   args: "<id> [--as-of <time>]",
   summary:
     "A chunk's typed neighbours valid at a time (cites, part-of, implements, deprecated-by, ...), heaviest first.",
   options: { ...asOf },
-  async run(r) {
-    const res = await r.client().neighbours(r.archive(), { chunk: r.arg(0), as_of: r.str("as-of") });
-    const rows = res.neighbours.map((n) => [
+  fetch: (r) => r.client().neighbours(r.archive(), { chunk: r.arg(0), as_of: r.str("as-of") }),
+  head: ["direction", "type", "weight", "chunk"],
+  rows: (res) =>
+    res.neighbours.map((n) => [
       n.direction === "out" ? "->" : "<-",
       n.type,
       String(n.weight),
       `${n.chunk}${n.visible ? "" : " (not valid then)"}`,
-    ]);
-    printRows(r, res, ["direction", "type", "weight", "chunk"], rows, "no neighbours");
-  },
-};
+    ]),
+  empty: "no neighbours",
+});
 
-const deletionsCmd: Command = {
+const deletionsCmd = listCommand({
   name: "deletions",
   args: "[--limit <n>]",
   summary: "The audit trail of hard deletes in the archive: what, who, when (never content).",
   options: { limit: entriesLimitOption },
-  async run(r) {
-    const res = await r.client().deletions(r.archive(), r.int("limit", 1, 500));
-    const rows = res.deletions.map((d) => [String(d.id), d.at, d.target, d.target_id, d.actor]);
-    printRows(r, res, ["#", "at", "target", "id", "actor"], rows, "no deletions");
-  },
-};
+  fetch: (r) => r.client().deletions(r.archive(), r.int("limit", 1, 500)),
+  head: ["#", "at", "target", "id", "actor"],
+  rows: (res) => res.deletions.map((d) => [String(d.id), d.at, d.target, d.target_id, d.actor]),
+  empty: "no deletions",
+});
 
 const resolveCmd: Command = {
   name: "resolve",

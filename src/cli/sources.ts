@@ -2,7 +2,7 @@
 import type { Source, SourceKind } from "../client";
 import { SOURCE_KINDS } from "../core/sources/types";
 import type { Command } from "./command";
-import { entriesLimitOption, flagOn, printJson, printRows } from "./common";
+import { entriesLimitOption, flagOn, listCommand, printJson } from "./common";
 import { EXIT, UsageError } from "./io";
 
 const sourceLine = (s: Source) =>
@@ -15,7 +15,6 @@ const sourceLine = (s: Source) =>
     s.status.next_run ?? "-",
     s.location || s.query || "-",
   ] as string[];
-const SOURCE_HEAD = ["id", "kind", "schedule", "last status", "last run", "next run", "location/query"];
 
 const sourcesAdd: Command = {
   name: "sources add",
@@ -47,15 +46,15 @@ const sourcesAdd: Command = {
   },
 };
 
-const sourcesList: Command = {
+const sourcesList = listCommand({
   name: "sources list",
   args: "",
   summary: "List sources with their status.",
-  async run(r) {
-    const res = await r.client().sources(r.archive());
-    printRows(r, res, SOURCE_HEAD, res.sources.map(sourceLine), "no sources");
-  },
-};
+  fetch: (r) => r.client().sources(r.archive()),
+  head: ["id", "kind", "schedule", "last status", "last run", "next run", "location/query"],
+  rows: (res) => res.sources.map(sourceLine),
+  empty: "no sources",
+});
 
 const sourcesRun: Command = {
   name: "sources run",
@@ -102,7 +101,7 @@ const sourcesDelete: Command = {
   },
 };
 
-const logCmd: Command = {
+const logCmd = listCommand({
   name: "log",
   args: "[--limit <n>] [--before <id>]",
   summary: "The ingest log: runs from webhooks, sources and imports, newest first.",
@@ -110,12 +109,14 @@ const logCmd: Command = {
     limit: entriesLimitOption,
     before: { type: "string", arg: "<id>", description: "entries older than this id (paging)" },
   },
-  async run(r) {
-    const res = await r.client().ingestLog(r.archive(), {
+  fetch: (r) =>
+    r.client().ingestLog(r.archive(), {
       limit: r.int("limit", 1, 500),
       before: r.int("before", 0, Number.MAX_SAFE_INTEGER),
-    });
-    const rows = res.entries.map((e) => [
+    }),
+  head: ["id", "at", "origin", "status", "ref", "counts", "error"],
+  rows: (res) =>
+    res.entries.map((e) => [
       String(e.id),
       e.at,
       e.origin,
@@ -126,10 +127,9 @@ const logCmd: Command = {
         .map(([k, v]) => `${k} ${v}`)
         .join(", ") || "-",
       e.error ?? "",
-    ]);
-    printRows(r, res, ["id", "at", "origin", "status", "ref", "counts", "error"], rows, "the ingest log is empty");
-  },
-};
+    ]),
+  empty: "the ingest log is empty",
+});
 export const SOURCE_COMMANDS: Command[] = [
   sourcesAdd,
   sourcesList,

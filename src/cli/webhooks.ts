@@ -1,7 +1,7 @@
 /** Webhook endpoints (inbound, signed) and event subscriptions (outbound, signed) from the CLI. */
 import { EVENT_TYPES } from "../core/types";
 import type { Command, OptionSpec } from "./command";
-import { printJson, printRows } from "./common";
+import { listCommand, printJson } from "./common";
 import { UsageError } from "./io";
 
 /** --secret of a webhook endpoint or a subscription. */
@@ -34,16 +34,15 @@ const webhooksAdd: Command = {
   },
 };
 
-const webhooksList: Command = {
+const webhooksList = listCommand({
   name: "webhooks list",
   args: "",
   summary: "List webhook endpoints (admin key).",
-  async run(r) {
-    const res = await r.admin().webhooks(r.archive());
-    const rows = res.webhooks.map((w) => [w.name, w.kind, w.url]);
-    printRows(r, res, ["name", "kind", "url"], rows, "no webhooks");
-  },
-};
+  fetch: (r) => r.admin().webhooks(r.archive()),
+  head: ["name", "kind", "url"],
+  rows: (res) => res.webhooks.map((w) => [w.name, w.kind, w.url]),
+  empty: "no webhooks",
+});
 
 const webhooksDelete: Command = {
   name: "webhooks delete",
@@ -55,17 +54,16 @@ const webhooksDelete: Command = {
   },
 };
 
-const webhooksDeliveries: Command = {
+const webhooksDeliveries = listCommand({
   name: "webhooks deliveries",
   args: "<name> [--status <s>]",
   summary: "A webhook's deliveries, newest first (status: received, queued, retrying, ingested, ignored, dead).",
   options: { status: { type: "string", arg: "<s>", description: "only deliveries in this state" } },
-  async run(r) {
-    const res = await r.client().deliveries(r.archive(), r.arg(0), { status: r.str("status") as "dead" | undefined });
-    const rows = res.deliveries.map((d) => [d.delivery, d.status, String(d.attempts), d.received_at, d.error ?? ""]);
-    printRows(r, res, ["delivery", "status", "attempts", "received", "error"], rows, "no deliveries");
-  },
-};
+  fetch: (r) => r.client().deliveries(r.archive(), r.arg(0), { status: r.str("status") as "dead" | undefined }),
+  head: ["delivery", "status", "attempts", "received", "error"],
+  rows: (res) => res.deliveries.map((d) => [d.delivery, d.status, String(d.attempts), d.received_at, d.error ?? ""]),
+  empty: "no deliveries",
+});
 
 const webhooksReplay: Command = {
   name: "webhooks replay",
@@ -104,16 +102,15 @@ const subscribeCmd: Command = {
   },
 };
 
-const subscriptionsList: Command = {
+const subscriptionsList = listCommand({
   name: "subscriptions list",
   args: "",
   summary: "List event subscribers.",
-  async run(r) {
-    const res = await r.client().subscriptions(r.archive());
-    const rows = res.subscriptions.map((s) => [s.name, s.url, s.events.join(",") || "all"]);
-    printRows(r, res, ["name", "url", "events"], rows, "no subscriptions");
-  },
-};
+  fetch: (r) => r.client().subscriptions(r.archive()),
+  head: ["name", "url", "events"],
+  rows: (res) => res.subscriptions.map((s) => [s.name, s.url, s.events.join(",") || "all"]),
+  empty: "no subscriptions",
+});
 
 const subscriptionsDelete: Command = {
   name: "subscriptions delete",
@@ -125,7 +122,7 @@ const subscriptionsDelete: Command = {
   },
 };
 
-const subscriptionsEvents: Command = {
+const subscriptionsEvents = listCommand({
   name: "subscriptions events",
   args: "<name> [--status pending|retrying|delivered|dead] [--limit <n>]",
   summary: "Events sent to a subscriber, newest first, with status, attempts and the last error.",
@@ -133,12 +130,14 @@ const subscriptionsEvents: Command = {
     status: { type: "string", arg: "<s>", description: "only events in this state" },
     limit: { type: "string", arg: "<n>", description: "at most n (1-500, default 100)" },
   },
-  async run(r) {
-    const res = await r.client().events(r.archive(), r.arg(0), {
+  fetch: (r) =>
+    r.client().events(r.archive(), r.arg(0), {
       status: r.str("status") as "dead" | undefined,
       limit: r.int("limit", 1, 500),
-    });
-    const rows = res.events.map((e) => [
+    }),
+  head: ["event", "type", "status", "attempts", "http", "created", "error"],
+  rows: (res) =>
+    res.events.map((e) => [
       e.id,
       e.type,
       e.status,
@@ -146,10 +145,9 @@ const subscriptionsEvents: Command = {
       e.response_status === null ? "-" : String(e.response_status),
       e.created_at,
       e.error ?? "",
-    ]);
-    printRows(r, res, ["event", "type", "status", "attempts", "http", "created", "error"], rows, "no events");
-  },
-};
+    ]),
+  empty: "no events",
+});
 
 const subscriptionsRedeliver: Command = {
   name: "subscriptions redeliver",
