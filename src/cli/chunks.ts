@@ -1,6 +1,6 @@
 /** Commands on any chunk: `annotate` and `annotations` (typed key/value events), `access` and `diff`. */
 import type { AnnotateBody } from "../client";
-import type { Command } from "./command";
+import { type Command, valueOption } from "./command";
 import { asOf, printedJson, printJson, short, writeText } from "./common";
 import { table, UsageError } from "./io";
 
@@ -11,11 +11,11 @@ const annotateCmd: Command = {
     "Append a status (a value: committed, proposed, ...) or a counter (--add) event to a chunk; readable as of any time.",
   details: "A value of true, false, null or a number is stored as that JSON value; anything else as a string.",
   options: {
-    add: { type: "string", arg: "<n>", description: "add n to the key's value (a counter)" },
-    version: { type: "string", arg: "<n>", description: "the version it is about (default: the chunk)" },
-    reason: { type: "string", arg: "<text>", description: "why (kept with the event)" },
-    at: { type: "string", arg: "<time>", description: "when it holds from (default now)" },
-    "event-id": { type: "string", arg: "<id>", description: "your id for the event: a retry counts once" },
+    add: valueOption("<n>", "add n to the key's value (a counter)"),
+    version: valueOption("<n>", "the version it is about (default: the chunk)"),
+    reason: valueOption("<text>", "why (kept with the event)"),
+    at: valueOption("<time>", "when it holds from (default now)"),
+    "event-id": valueOption("<id>", "your id for the event: a retry counts once"),
   },
   async run(r) {
     const [chunk, key, raw] = [r.arg(0), r.arg(1), r.positionals[2]];
@@ -48,7 +48,7 @@ const annotationsCmd: Command = {
   name: "annotations",
   args: "<chunk> [--key <k>] [--as-of <time>]",
   summary: "A chunk's annotation values as of a time, with their events.",
-  options: { key: { type: "string", arg: "<k>", description: "only this key" }, ...asOf },
+  options: { key: valueOption("<k>", "only this key"), ...asOf },
   async run(r) {
     const chunk = r.arg(0);
     const res = await r.client().annotations(r.archive(), chunk, { key: r.str("key"), as_of: r.str("as-of") });
@@ -70,13 +70,13 @@ const accessCmd: Command = {
   args: "[--by session|chunk] [--session <id>] [--chunk <id>] [--since <time>] [--until <time>] [--limit 50]",
   summary: "How often chunks were routed to, expanded and verified, per session (default) or per chunk; most first.",
   options: {
-    by: { type: "string", arg: "<session|chunk>", description: "one row per session (default) or per chunk" },
-    session: { type: "string", arg: "<id>", description: "only this session's accesses" },
-    chunk: { type: "string", arg: "<id>", description: "only accesses of this chunk" },
-    since: { type: "string", arg: "<time>", description: "only accesses at or after this instant" },
-    until: { type: "string", arg: "<time>", description: "only accesses at or before this instant" },
-    limit: { type: "string", arg: "<n>", description: "rows per page (1-500, default 50)" },
-    cursor: { type: "string", arg: "<c>", description: "next_cursor of the previous page" },
+    by: valueOption("<session|chunk>", "one row per session (default) or per chunk"),
+    session: valueOption("<id>", "only this session's accesses"),
+    chunk: valueOption("<id>", "only accesses of this chunk"),
+    since: valueOption("<time>", "only accesses at or after this instant"),
+    until: valueOption("<time>", "only accesses at or before this instant"),
+    limit: valueOption("<n>", "rows per page (1-500, default 50)"),
+    cursor: valueOption("<c>", "next_cursor of the previous page"),
   },
   async run(r) {
     const by = r.str("by");
@@ -119,9 +119,9 @@ const diffCmd: Command = {
   args: "<chunk> [--from <n>] [--to <n>] [--context 3]",
   summary: "A line diff between two versions of a chunk (default: the latest and the one before), unified.",
   options: {
-    from: { type: "string", arg: "<n>", description: "the older version (default: the one before --to)" },
-    to: { type: "string", arg: "<n>", description: "the newer version (default: the latest)" },
-    context: { type: "string", arg: "<n>", description: "lines of context (0-100, default 3)" },
+    from: valueOption("<n>", "the older version (default: the one before --to)"),
+    to: valueOption("<n>", "the newer version (default: the latest)"),
+    context: valueOption("<n>", "lines of context (0-100, default 3)"),
   },
   async run(r) {
     const res = await r.client().diff(r.archive(), r.arg(0), {

@@ -14,6 +14,15 @@ export interface OptionSpec {
   description: string;
 }
 
+/** An option that takes a value (`--name <arg>` in help). */
+export const valueOption = (
+  arg: string,
+  description: string,
+  more: Pick<OptionSpec, "short" | "multiple"> = {},
+): OptionSpec => ({ type: "string", ...more, arg, description });
+/** An option without a value: true when given. */
+export const flagOption = (description: string): OptionSpec => ({ type: "boolean", description });
+
 export type Values = Record<string, string | boolean | string[] | undefined>;
 
 export interface Run {

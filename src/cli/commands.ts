@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ReembedStarted, ReembedStatus } from "../client";
-import type { Command, Run } from "./command";
+import { type Command, flagOption, type Run, valueOption } from "./command";
 import { listCommand, printedJson, printJson } from "./common";
 import { CONFIG_KEYS, type ConfigKey, loadConfig, saveConfig, setConfigValue } from "./config";
 import { DEFAULT_STATE_FILE, FORMATS, type Format, renderSummary, runImport } from "./import";
@@ -89,9 +89,9 @@ const archivesCreate: Command = {
   args: "<id> [--name <name>] [--description <text>] [--save]",
   summary: "Create an archive (admin key). Prints its read+write key once.",
   options: {
-    name: { type: "string", arg: "<name>", description: "display name (default: the id)" },
-    description: { type: "string", arg: "<text>", description: "description" },
-    save: { type: "boolean", description: "store the archive and its key in the config file" },
+    name: valueOption("<name>", "display name (default: the id)"),
+    description: valueOption("<text>", "description"),
+    save: flagOption("store the archive and its key in the config file"),
   },
   async run(r) {
     const id = r.arg(0);
@@ -157,9 +157,9 @@ const archivesReembed: Command = {
   summary:
     "Re-embed every head with the server's embedder (write key): a queued job; queries skip semantic seeds until it is done (docs/models.md).",
   options: {
-    force: { type: "boolean", description: "also when the archive is already in the embedder's space" },
-    wait: { type: "boolean", description: "report progress until the job ends" },
-    status: { type: "boolean", description: "only show the archive's space and the latest job" },
+    force: flagOption("also when the archive is already in the embedder's space"),
+    wait: flagOption("report progress until the job ends"),
+    status: flagOption("only show the archive's space and the latest job"),
   },
   async run(r) {
     const id = r.positionals[0] ?? r.archive();
@@ -187,8 +187,8 @@ const keysCreate: Command = {
   args: "[--scopes read,write] [--label <text>]",
   summary: "Issue a key for the archive (admin key). The secret is shown once.",
   options: {
-    scopes: { type: "string", arg: "<list>", description: "read, write or read,write (default)" },
-    label: { type: "string", arg: "<text>", description: "a label to recognise the key by" },
+    scopes: valueOption("<list>", "read, write or read,write (default)"),
+    label: valueOption("<text>", "a label to recognise the key by"),
   },
   async run(r) {
     const scopes = (r.str("scopes") ?? "read,write").split(",").map((s) => s.trim());
@@ -249,20 +249,12 @@ const importCmd: Command = {
     "saves the state and exits 130. Exit 1 when a piece or a record failed.",
   ].join("\n"),
   options: {
-    format: { type: "string", short: "f", arg: "<f>", description: `force a format: ${FORMATS.join("|")}` },
-    paper: {
-      type: "string",
-      arg: "<id>",
-      description: "format bbl: the chunk id of the paper citing the .bbl's entries",
-    },
-    state: { type: "string", arg: "<file>", description: `state file (default ./${DEFAULT_STATE_FILE})` },
-    restart: { type: "boolean", description: "ignore the state file: send every piece again" },
-    "stop-after": { type: "string", arg: "<n>", description: "stop (as Ctrl-C would) after n pieces were sent" },
-    "valid-from": {
-      type: "string",
-      arg: "<time>",
-      description: "event time of every record (ISO), replacing the files' own dates",
-    },
+    format: valueOption("<f>", `force a format: ${FORMATS.join("|")}`, { short: "f" }),
+    paper: valueOption("<id>", "format bbl: the chunk id of the paper citing the .bbl's entries"),
+    state: valueOption("<file>", `state file (default ./${DEFAULT_STATE_FILE})`),
+    restart: flagOption("ignore the state file: send every piece again"),
+    "stop-after": valueOption("<n>", "stop (as Ctrl-C would) after n pieces were sent"),
+    "valid-from": valueOption("<time>", "event time of every record (ISO), replacing the files' own dates"),
   },
   async run(r) {
     const format = r.str("format");

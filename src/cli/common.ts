@@ -1,7 +1,7 @@
 /** Helpers the command groups share: output (JSON, tables, text, --out), flags and their values, file and stdin input. */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command, OptionSpec, Run } from "./command";
+import { type Command, type OptionSpec, type Run, valueOption } from "./command";
 import { didYouMean, table, UsageError } from "./io";
 
 export const printJson = (r: Run, v: unknown) => r.out(JSON.stringify(v, null, 2));
@@ -37,32 +37,23 @@ export const short = (s: string, n: number) => {
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 };
 export const asOf: Record<string, OptionSpec> = {
-  "as-of": { type: "string", arg: "<time>", description: "ISO date or date-time (default: now)" },
+  "as-of": valueOption("<time>", "ISO date or date-time (default: now)"),
 };
 /** `true` when the boolean option was given, else undefined (the server's default holds). */
 export const flagOn = (r: Run, name: string): true | undefined => (r.values[name] === true ? true : undefined);
 /** --limit of a page of 1 to 500 rows; `pageLimit` reads it (50 when not given). */
-export const pageLimitOption: OptionSpec = { type: "string", arg: "<n>", description: "page size (1-500, default 50)" };
+export const pageLimitOption: OptionSpec = valueOption("<n>", "page size (1-500, default 50)");
 export const pageLimit = (r: Run) => r.int("limit", 1, 500) ?? 50;
 /** --limit of an audit or log listing, 1 to 500 entries (the server's default is 100). */
-export const entriesLimitOption: OptionSpec = {
-  type: "string",
-  arg: "<n>",
-  description: "entries (1-500, default 100)",
-};
+export const entriesLimitOption: OptionSpec = valueOption("<n>", "entries (1-500, default 100)");
 /** The line after a page that has a next one. */
 export function printNextCursor(r: Run, cursor: string | null | undefined): void {
   if (cursor) r.out(`more: --cursor ${cursor}`);
 }
 /** --out of `writeOut`. */
-export const outOption: OptionSpec = {
-  type: "string",
-  short: "o",
-  arg: "<file>",
-  description: "write to a file (default: stdout)",
-};
+export const outOption: OptionSpec = valueOption("<file>", "write to a file (default: stdout)", { short: "o" });
 export const budget = (def: number): Record<string, OptionSpec> => ({
-  budget: { type: "string", arg: "<tokens>", description: `token budget (default ${def})` },
+  budget: valueOption("<tokens>", `token budget (default ${def})`),
 });
 export const list = (xs: readonly string[], max = 10) =>
   xs.length ? `${xs.slice(0, max).join(", ")}${xs.length > max ? `, … ${xs.length - max} more` : ""}` : "-";

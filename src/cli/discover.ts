@@ -4,7 +4,7 @@
  * discovery across the scholarly engines, C.2). Readable text, or the server's JSON with --json.
  */
 import type { PaperGuruClient } from "../client";
-import type { Command, Run } from "./command";
+import { type Command, flagOption, type Run, valueOption } from "./command";
 import { asOf, flagOn, oneOf, printedJson, printJson } from "./common";
 import { table } from "./io";
 
@@ -34,7 +34,7 @@ const papersSpec: Command = {
   args: '"<query>" [--model]',
   summary:
     "The query's structured spec: keywords, required and negative terms, related terms, plausible titles, years.",
-  options: { model: { type: "boolean", description: "ask the configured language model (verified)" } },
+  options: { model: flagOption("ask the configured language model (verified)") },
   async run(r) {
     const res = await r.client().querySpec(r.archive(), {
       query: r.arg(0),
@@ -50,8 +50,8 @@ const papersRankingStats: Command = {
   args: '"<query>" [--mode stable|discovery|balanced|poe] [--top <n>] [--as-of <time>]',
   summary: "Score statistics (mean similarity, recency, novelty, BM25) and the leaderboard of the query's ranked pool.",
   options: {
-    mode: { type: "string", arg: "<mode>", description: "ranking mode (default stable)" },
-    top: { type: "string", arg: "<n>", description: "leaderboard entries (1-100, default 10)" },
+    mode: valueOption("<mode>", "ranking mode (default stable)"),
+    top: valueOption("<n>", "leaderboard entries (1-100, default 10)"),
     ...asOf,
   },
   async run(r) {
@@ -94,18 +94,13 @@ const papersDiscover: Command = {
   details:
     'Stores nothing: import the records you keep (e.g. `paperguru sources add semanticscholar "ARXIV:<id>"` or an ingest of the id).',
   options: {
-    engines: {
-      type: "string",
-      multiple: true,
-      arg: "<a,b>",
-      description: `engines asked (default all: ${ENGINES.join(", ")})`,
-    },
-    "per-engine": { type: "string", arg: "<n>", description: "records asked of each engine (1-50, default 10)" },
-    limit: { type: "string", arg: "<n>", description: "records returned (1-100, default 20)" },
-    timeout: { type: "string", arg: "<ms>", description: "each engine's time to answer (500-20000, default 8000)" },
-    mode: { type: "string", arg: "<mode>", description: "stable (default), discovery or balanced" },
-    model: { type: "boolean", description: "build the query spec with the configured model" },
-    rerank: { type: "boolean", description: "reorder by the configured reranker" },
+    engines: valueOption("<a,b>", `engines asked (default all: ${ENGINES.join(", ")})`, { multiple: true }),
+    "per-engine": valueOption("<n>", "records asked of each engine (1-50, default 10)"),
+    limit: valueOption("<n>", "records returned (1-100, default 20)"),
+    timeout: valueOption("<ms>", "each engine's time to answer (500-20000, default 8000)"),
+    mode: valueOption("<mode>", "stable (default), discovery or balanced"),
+    model: flagOption("build the query spec with the configured model"),
+    rerank: flagOption("reorder by the configured reranker"),
   },
   async run(r) {
     const engines = r.list("engines")?.map((e) => pick("engines", e, ENGINES) as (typeof ENGINES)[number]);

@@ -6,7 +6,7 @@
 import type { Artifact, ChunkDetail, EntityDetail } from "../client";
 import { sha256Hex } from "../core/ingest";
 import { CHUNK_KINDS, DECLARABLE_EDGE_TYPES } from "../core/types";
-import type { Command, Run } from "./command";
+import { type Command, flagOption, type Run, valueOption } from "./command";
 import {
   asOf,
   entriesLimitOption,
@@ -57,22 +57,16 @@ const noteCmd: Command = {
   summary:
     "Remember a note (or a decision, design, technique, code unit, ...). Without --id the id is <kind>:<first 12 hex of sha256(text)>, so a retry stores it once.",
   options: {
-    id: { type: "string", arg: "<id>", description: "chunk id (re-using one adds a version)" },
-    kind: { type: "string", arg: "<kind>", description: `the chunk's kind (default note): ${CHUNK_KINDS.join(", ")}` },
-    title: { type: "string", arg: "<title>", description: "title (default: the first 80 characters)" },
-    tag: {
-      type: "string",
-      multiple: true,
-      arg: "<a,b>",
-      description: "boundary tags, comma-separated or repeated (e.g. split:dev)",
-    },
-    edge: {
-      type: "string",
-      multiple: true,
-      arg: "<type>=<id>",
-      description: `a typed edge to another chunk, repeatable (e.g. implements=decision:cache, part-of=review:root); types: ${DECLARABLE_EDGE_TYPES.join(", ")}`,
-    },
-    "valid-from": { type: "string", arg: "<time>", description: "event time (default: now)" },
+    id: valueOption("<id>", "chunk id (re-using one adds a version)"),
+    kind: valueOption("<kind>", `the chunk's kind (default note): ${CHUNK_KINDS.join(", ")}`),
+    title: valueOption("<title>", "title (default: the first 80 characters)"),
+    tag: valueOption("<a,b>", "boundary tags, comma-separated or repeated (e.g. split:dev)", { multiple: true }),
+    edge: valueOption(
+      "<type>=<id>",
+      `a typed edge to another chunk, repeatable (e.g. implements=decision:cache, part-of=review:root); types: ${DECLARABLE_EDGE_TYPES.join(", ")}`,
+      { multiple: true },
+    ),
+    "valid-from": valueOption("<time>", "event time (default: now)"),
   },
   async run(r) {
     const text = r.arg(0);
@@ -157,10 +151,10 @@ const reviseCmd: Command = {
   summary:
     "Add a version of an existing chunk: the latest version with the new text and/or title (entities, tags and edges kept).",
   options: {
-    content: { type: "string", arg: "<text>", description: "the new content" },
-    file: { type: "string", arg: "<path|->", description: "read the new content from a file (- for stdin)" },
-    title: { type: "string", arg: "<title>", description: "a new title" },
-    "valid-from": { type: "string", arg: "<time>", description: "when the new version becomes valid (default: now)" },
+    content: valueOption("<text>", "the new content"),
+    file: valueOption("<path|->", "read the new content from a file (- for stdin)"),
+    title: valueOption("<title>", "a new title"),
+    "valid-from": valueOption("<time>", "when the new version becomes valid (default: now)"),
   },
   async run(r) {
     const archive = r.archive();
@@ -184,9 +178,9 @@ const deprecateCmd: Command = {
   args: "<id> [--by <successor>] [--at <time>] [--reason <text>]",
   summary: "End a chunk's validity (history kept; queries as of earlier times still see it).",
   options: {
-    by: { type: "string", arg: "<id>", description: "the successor chunk (adds a deprecated-by edge)" },
-    at: { type: "string", arg: "<time>", description: "when it stops being valid (default: now)" },
-    reason: { type: "string", arg: "<text>", description: "why (kept in the history)" },
+    by: valueOption("<id>", "the successor chunk (adds a deprecated-by edge)"),
+    at: valueOption("<time>", "when it stops being valid (default: now)"),
+    reason: valueOption("<text>", "why (kept in the history)"),
   },
   async run(r) {
     const res = await r.client().deprecate(r.archive(), {
@@ -205,8 +199,8 @@ const forgetCmd: Command = {
   args: "<chunk-id> | --entity <id>  --yes",
   summary: "Delete a chunk (every version) or an entity (with its mentions) for good; audited. Needs --yes.",
   options: {
-    entity: { type: "string", arg: "<id>", description: "delete this entity instead of a chunk" },
-    yes: { type: "boolean", description: "confirm: the delete cannot be undone" },
+    entity: valueOption("<id>", "delete this entity instead of a chunk"),
+    yes: flagOption("confirm: the delete cannot be undone"),
   },
   async run(r) {
     const { chunk, entity } = chunkOrEntity(r, "forget");
@@ -228,7 +222,7 @@ const archivesDelete: Command = {
   name: "archives delete",
   args: "<id> --yes",
   summary: "Delete an archive with everything in it (admin key; audited). Needs --yes.",
-  options: { yes: { type: "boolean", description: "confirm: the delete cannot be undone" } },
+  options: { yes: flagOption("confirm: the delete cannot be undone") },
   async run(r) {
     const id = r.arg(0);
     requireYes(r, `deleting archive ${id}`);
@@ -249,14 +243,14 @@ const chunksCmd: Command = {
   summary: "List chunks valid at a time, in id order, one page (or --all pages).",
   options: {
     ...asOf,
-    kind: { type: "string", arg: "<kind>", description: "paper, section, code_unit, note, ..." },
-    entity: { type: "string", arg: "<id>", description: "chunks mentioning this entity id" },
-    tag: { type: "string", arg: "<tag>", description: "chunks carrying this boundary tag" },
-    prefix: { type: "string", arg: "<p>", description: "chunk ids starting with this" },
-    title: { type: "string", arg: "<t>", description: "titles starting with this (case-insensitive)" },
+    kind: valueOption("<kind>", "paper, section, code_unit, note, ..."),
+    entity: valueOption("<id>", "chunks mentioning this entity id"),
+    tag: valueOption("<tag>", "chunks carrying this boundary tag"),
+    prefix: valueOption("<p>", "chunk ids starting with this"),
+    title: valueOption("<t>", "titles starting with this (case-insensitive)"),
     limit: pageLimitOption,
-    cursor: { type: "string", arg: "<c>", description: "next page (the cursor a previous page printed)" },
-    all: { type: "boolean", description: "every page" },
+    cursor: valueOption("<c>", "next page (the cursor a previous page printed)"),
+    all: flagOption("every page"),
   },
   async run(r) {
     const q = {
@@ -299,9 +293,9 @@ const showCmd: Command = {
   summary: "Print a version's exact content (or the span [start, end), as card anchors count it).",
   options: {
     ...asOf,
-    version: { type: "string", arg: "<n>", description: "exact version (default: valid at --as-of)" },
-    start: { type: "string", arg: "<a>", description: "first character (default 0)" },
-    end: { type: "string", arg: "<b>", description: "end character, exclusive (default: the end)" },
+    version: valueOption("<n>", "exact version (default: valid at --as-of)"),
+    start: valueOption("<a>", "first character (default 0)"),
+    end: valueOption("<b>", "end character, exclusive (default: the end)"),
   },
   async run(r) {
     const id = r.arg(0);
@@ -375,7 +369,7 @@ const historyCmd: Command = {
   name: "history",
   args: "<chunk-id> | --entity <id>",
   summary: "A chunk's versions, edges and deprecation, or an entity's names, merges and mentions over time.",
-  options: { entity: { type: "string", arg: "<id>", description: "an entity id instead of a chunk" } },
+  options: { entity: valueOption("<id>", "an entity id instead of a chunk") },
   async run(r) {
     const { chunk, entity } = chunkOrEntity(r, "history");
     if (entity) {
@@ -444,11 +438,11 @@ const entitiesCmd: Command = {
   args: "[--type <t>] [--prefix <p>] [--merged] [--limit <n>] [--cursor <c>]",
   summary: "List entities in id order with their current name and number of names.",
   options: {
-    type: { type: "string", arg: "<type>", description: "method, dataset, paper, person, concept, ..." },
-    prefix: { type: "string", arg: "<p>", description: "ids starting with this, e.g. method:" },
-    merged: { type: "boolean", description: "include entities merged into another" },
+    type: valueOption("<type>", "method, dataset, paper, person, concept, ..."),
+    prefix: valueOption("<p>", "ids starting with this, e.g. method:"),
+    merged: flagOption("include entities merged into another"),
     limit: pageLimitOption,
-    cursor: { type: "string", arg: "<c>", description: "next page" },
+    cursor: valueOption("<c>", "next page"),
   },
   async run(r) {
     const page = await r.client().entities(r.archive(), {
@@ -488,8 +482,8 @@ const entityOp = (op: "alias" | "rename" | "merge"): Command => ({
         ? "Rename an entity (the old name still resolves as a historical alias)."
         : "Merge an entity into another (its names and mentions follow from --at on).",
   options: {
-    at: { type: "string", arg: "<time>", description: "when it takes effect (default: now)" },
-    ...(op === "merge" ? { into: { type: "string", arg: "<id>", description: "the entity that survives" } } : {}),
+    at: valueOption("<time>", "when it takes effect (default: now)"),
+    ...(op === "merge" ? { into: valueOption("<id>", "the entity that survives") } : {}),
   },
   async run(r) {
     const entity = r.arg(0);
@@ -516,7 +510,7 @@ const sessionAdd: Command = {
   name: "session add",
   args: '<session-id> "<text>" [--role user|assistant|tool]',
   summary: "Log a turn of a session; `context --session <id>` returns the recent ones in its short-term window.",
-  options: { role: { type: "string", arg: "<role>", description: "who said it (default user)" } },
+  options: { role: valueOption("<role>", "who said it (default user)") },
   async run(r) {
     const [session, text] = [r.arg(0), r.arg(1)];
     const res = await r

@@ -12,7 +12,7 @@ import type {
 } from "../client";
 import { REVIEW_OPS } from "../core/review";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
-import type { Command } from "./command";
+import { type Command, flagOption, valueOption } from "./command";
 import { asOf, list, oneOf, printedJson, printJson, printNextCursor, readJson, short } from "./common";
 import { table, UsageError } from "./io";
 import { yearRange } from "./query-flags";
@@ -36,10 +36,10 @@ const papersReviewScores: Command = {
   details:
     'The file holds {"pairs": [{"predicted": 6, "human": 5}, ...]} or just the list of pairs; with --chunks, --predicted-key and --human-key the pairs are read from those annotation keys of the chunks (both pooled when given together).',
   options: {
-    chunks: { type: "string", multiple: true, arg: "<a,b>", description: "chunks whose stored scores to read" },
-    "predicted-key": { type: "string", arg: "<k>", description: "annotation key of the predicted scores" },
-    "human-key": { type: "string", arg: "<k>", description: "annotation key of the human scores" },
-    "as-of": { type: "string", arg: "<time>", description: "stored scores as of then (default: now)" },
+    chunks: valueOption("<a,b>", "chunks whose stored scores to read", { multiple: true }),
+    "predicted-key": valueOption("<k>", "annotation key of the predicted scores"),
+    "human-key": valueOption("<k>", "annotation key of the human scores"),
+    "as-of": valueOption("<time>", "stored scores as of then (default: now)"),
   },
   async run(r) {
     const src = r.positionals[0];
@@ -85,10 +85,10 @@ const papersReviewers: Command = {
   details:
     "Each claim is an exact span of the paper's (or a section's) version; claims whose quote is not verbatim are dropped and counted. Reports are stored as note chunks <paper>/review-<hash> unless --dry-run.",
   options: {
-    reviewers: { type: "string", arg: "<n>", description: "reports to write, 1 to 3 (default 3)" },
-    focus: { type: "string", arg: "<text>", description: "what the reviewers should look at" },
-    "as-of": { type: "string", arg: "<time>", description: "the paper as it was then (default: now)" },
-    "dry-run": { type: "boolean", description: "ask the model and check, but write nothing" },
+    reviewers: valueOption("<n>", "reports to write, 1 to 3 (default 3)"),
+    focus: valueOption("<text>", "what the reviewers should look at"),
+    "as-of": valueOption("<time>", "the paper as it was then (default: now)"),
+    "dry-run": flagOption("ask the model and check, but write nothing"),
   },
   async run(r) {
     const body: ReviewersBody = {
@@ -151,18 +151,14 @@ const papersStats: Command = {
   args: "[--within <id>] [--kinds paper] [--scope <tags>] [--venue <a,b>] [--year-from|--year-to <y>] [--references <r>] [--limit <n>] [--as-of <t>]",
   summary: "Collection statistics and insights: years, sources, authors, venues, keywords, citations, open access.",
   options: {
-    within: { type: "string", arg: "<id>", description: "only this chunk's part-of subtree" },
-    kinds: { type: "string", multiple: true, arg: "<a,b>", description: "kinds counted (default paper)" },
-    scope: { type: "string", multiple: true, arg: "<tags>", description: "chunks with any of these boundary tags" },
-    references: {
-      type: "string",
-      arg: "<r>",
-      description: "works known only from a bibliography: exclude (default), include, only",
-    },
-    limit: { type: "string", arg: "<n>", description: "papers read at most (1-2000)" },
-    venue: { type: "string", multiple: true, arg: "<a,b>", description: "only papers of these venues (ids or names)" },
-    "year-from": { type: "string", arg: "<yyyy>", description: "only papers of this year or later" },
-    "year-to": { type: "string", arg: "<yyyy>", description: "only papers of this year or earlier" },
+    within: valueOption("<id>", "only this chunk's part-of subtree"),
+    kinds: valueOption("<a,b>", "kinds counted (default paper)", { multiple: true }),
+    scope: valueOption("<tags>", "chunks with any of these boundary tags", { multiple: true }),
+    references: valueOption("<r>", "works known only from a bibliography: exclude (default), include, only"),
+    limit: valueOption("<n>", "papers read at most (1-2000)"),
+    venue: valueOption("<a,b>", "only papers of these venues (ids or names)", { multiple: true }),
+    "year-from": valueOption("<yyyy>", "only papers of this year or later"),
+    "year-to": valueOption("<yyyy>", "only papers of this year or earlier"),
     ...asOf,
   },
   async run(r) {
@@ -219,9 +215,9 @@ const papersLocate: Command = {
   args: '<paper> "<query>" [--limit 10] [--kinds section,element,paper] [--snippets 2] [--as-of <time>]',
   summary: "Where in one paper something is discussed: sections, figures, tables, equations, with exact snippets.",
   options: {
-    limit: { type: "string", arg: "<n>", description: "items (1-50, default 10)" },
-    kinds: { type: "string", multiple: true, arg: "<a,b>", description: `only ${LOCATE_KINDS.join(", ")}` },
-    snippets: { type: "string", arg: "<n>", description: "exact snippets per item (0-5, default 2)" },
+    limit: valueOption("<n>", "items (1-50, default 10)"),
+    kinds: valueOption("<a,b>", `only ${LOCATE_KINDS.join(", ")}`, { multiple: true }),
+    snippets: valueOption("<n>", "exact snippets per item (0-5, default 2)"),
     ...asOf,
   },
   async run(r) {
@@ -261,16 +257,8 @@ const papersCoverage: Command = {
   args: "<paper> [--rule referenced|grounded|both|either] [--aggregate micro|macro] [--as-of <time>]",
   summary: "Coverage of a paper's sections, figures, tables and equations: how many are linked, and which are not.",
   options: {
-    rule: {
-      type: "string",
-      arg: "<r>",
-      description: `what counts as linked: ${COVERAGE_RULES.join(", ")} (default either)`,
-    },
-    aggregate: {
-      type: "string",
-      arg: "<a>",
-      description: `overall share: ${COVERAGE_AGGREGATES.join(", ")} (default micro)`,
-    },
+    rule: valueOption("<r>", `what counts as linked: ${COVERAGE_RULES.join(", ")} (default either)`),
+    aggregate: valueOption("<a>", `overall share: ${COVERAGE_AGGREGATES.join(", ")} (default micro)`),
     ...asOf,
   },
   async run(r) {
@@ -317,15 +305,15 @@ const papersReview: Command = {
   summary:
     "A node's or an edge's review status and history; with --op, record a human verification first (verify, flag, edit, add or remove an edge).",
   options: {
-    edge: { type: "string", arg: "<f,t,to>", description: "an edge instead of a node: from,type,to" },
-    op: { type: "string", arg: "<op>", description: `record this: ${REVIEW_OPS.join(", ")} (write key)` },
-    reason: { type: "string", arg: "<text>", description: "why (required to flag)" },
-    title: { type: "string", arg: "<t>", description: "edit: the new title" },
-    synopsis: { type: "string", arg: "<s>", description: "edit: the new synopsis" },
-    content: { type: "string", arg: "<text>", description: "edit: the new content" },
-    weight: { type: "string", arg: "<w>", description: "add_edge: the edge's weight (default 1)" },
-    at: { type: "string", arg: "<time>", description: "when it holds from (default now)" },
-    "event-id": { type: "string", arg: "<id>", description: "your id for the operation: a retry changes nothing" },
+    edge: valueOption("<f,t,to>", "an edge instead of a node: from,type,to"),
+    op: valueOption("<op>", `record this: ${REVIEW_OPS.join(", ")} (write key)`),
+    reason: valueOption("<text>", "why (required to flag)"),
+    title: valueOption("<t>", "edit: the new title"),
+    synopsis: valueOption("<s>", "edit: the new synopsis"),
+    content: valueOption("<text>", "edit: the new content"),
+    weight: valueOption("<w>", "add_edge: the edge's weight (default 1)"),
+    at: valueOption("<time>", "when it holds from (default now)"),
+    "event-id": valueOption("<id>", "your id for the operation: a retry changes nothing"),
     ...asOf,
   },
   async run(r) {
@@ -386,13 +374,13 @@ const papersMetrics: Command = {
   details:
     'The file holds {"queries": [{"query": "...", "gold": ["id", ...], "filter"?: {...}}], "k"?: [...], "name"?: "..."} or just the list of queries (at most 100).',
   options: {
-    k: { type: "string", arg: "<a,b>", description: "cut-offs of Recall@K and Precision@K (default 1,5,10)" },
-    name: { type: "string", arg: "<label>", description: "a label to compare runs by" },
-    "no-store": { type: "boolean", description: "compute only, keep no run" },
-    runs: { type: "boolean", description: "list the stored runs, newest first" },
-    run: { type: "string", arg: "<id>", description: "one stored run with its per-query rows" },
-    limit: { type: "string", arg: "<n>", description: "with --runs: page size" },
-    cursor: { type: "string", arg: "<c>", description: "with --runs: the next page" },
+    k: valueOption("<a,b>", "cut-offs of Recall@K and Precision@K (default 1,5,10)"),
+    name: valueOption("<label>", "a label to compare runs by"),
+    "no-store": flagOption("compute only, keep no run"),
+    runs: flagOption("list the stored runs, newest first"),
+    run: valueOption("<id>", "one stored run with its per-query rows"),
+    limit: valueOption("<n>", "with --runs: page size"),
+    cursor: valueOption("<c>", "with --runs: the next page"),
     ...asOf,
   },
   async run(r) {

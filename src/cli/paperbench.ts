@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PaperbenchScoreBody } from "../client";
-import type { Command, Run } from "./command";
+import { type Command, flagOption, type Run, valueOption } from "./command";
 import { list, oneOf, parseJson, printedJson } from "./common";
 import { UsageError } from "./io";
 
@@ -51,27 +51,18 @@ const paperbenchScore: Command = {
   details:
     'The grades file holds {"<leaf id>": 1, ...} (grades in [0, 1]), or {"grades": {...}}. A parent scores the weighted mean of its children. Leaves without a grade score 0 and are listed (--missing error refuses them). --judge has the configured language model grade the leaves without one, from the --evidence file (a README, logs, results).',
   options: {
-    grades: { type: "string", arg: "<file>", description: "leaf grades, JSON {leaf id: grade in [0, 1]}" },
-    all: { type: "string", arg: "<grade>", description: "grade every leaf this (0..1) where --grades gives none" },
-    judge: { type: "boolean", description: "judge the leaves without a grade with the configured model" },
-    evidence: { type: "string", arg: "<file>", description: "what the judge reads for every leaf (text)" },
-    "max-leaves": {
-      type: "string",
-      arg: "<n>",
-      description: "judge at most this many leaves (default 50, at most 200)",
-    },
-    missing: { type: "string", arg: "zero|error", description: "leaves without a grade: score 0 (default) or refuse" },
-    "duplicate-ids": {
-      type: "string",
-      arg: "error|shared",
-      description: "repeated ids: refuse (default) or let identical leaves share a grade",
-    },
-    root: { type: "string", arg: "<id>", description: "score only the subtree at this node" },
-    depth: {
-      type: "string",
-      arg: "<n>",
-      description: "print (and return) nodes down to this depth (default 2 in text)",
-    },
+    grades: valueOption("<file>", "leaf grades, JSON {leaf id: grade in [0, 1]}"),
+    all: valueOption("<grade>", "grade every leaf this (0..1) where --grades gives none"),
+    judge: flagOption("judge the leaves without a grade with the configured model"),
+    evidence: valueOption("<file>", "what the judge reads for every leaf (text)"),
+    "max-leaves": valueOption("<n>", "judge at most this many leaves (default 50, at most 200)"),
+    missing: valueOption("zero|error", "leaves without a grade: score 0 (default) or refuse"),
+    "duplicate-ids": valueOption(
+      "error|shared",
+      "repeated ids: refuse (default) or let identical leaves share a grade",
+    ),
+    root: valueOption("<id>", "score only the subtree at this node"),
+    depth: valueOption("<n>", "print (and return) nodes down to this depth (default 2 in text)"),
   },
   async run(r) {
     const rubric = await readJson(r, r.arg(0), "rubric");

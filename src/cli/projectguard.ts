@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command, Run } from "./command";
+import { type Command, type Run, valueOption } from "./command";
 import { asOf, budget, list, parseJson, printedJson, printJson, short } from "./common";
 import { UsageError, wrap } from "./io";
 
@@ -91,17 +91,12 @@ const projectSpec: Command = {
   args: '<record> --description "<text>" [--formula "<f>"] [--input "<x>"]... [--output "<y>"]... [--connection <id>]... [--at <time>]',
   summary: "Set a design or decision record's spec components (description, formula, inputs, outputs, connections).",
   options: {
-    description: { type: "string", arg: "<text>", description: "the component's intended functionality (required)" },
-    formula: { type: "string", arg: "<f>", description: "its exact formula" },
-    input: { type: "string", multiple: true, arg: "<x>", description: "an expected input (repeatable)" },
-    output: { type: "string", multiple: true, arg: "<y>", description: "an expected output (repeatable)" },
-    connection: {
-      type: "string",
-      multiple: true,
-      arg: "<id>",
-      description: "a connected module or record (repeatable)",
-    },
-    at: { type: "string", arg: "<time>", description: "when it holds from (default: now)" },
+    description: valueOption("<text>", "the component's intended functionality (required)"),
+    formula: valueOption("<f>", "its exact formula"),
+    input: valueOption("<x>", "an expected input (repeatable)", { multiple: true }),
+    output: valueOption("<y>", "an expected output (repeatable)", { multiple: true }),
+    connection: valueOption("<id>", "a connected module or record (repeatable)", { multiple: true }),
+    at: valueOption("<time>", "when it holds from (default: now)"),
   },
   async run(r) {
     const description = r.str("description");
@@ -153,8 +148,8 @@ const projectMetrics: Command = {
   summary:
     "MCF, DIR, IF50 per stored run, SLUMP_F and Recovery_F per task, the exposure audits (RCR, ESR) and their means.",
   options: {
-    paper: { type: "string", arg: "<id>", description: "only this task" },
-    platform: { type: "string", arg: "<name>", description: "only this platform" },
+    paper: valueOption("<id>", "only this task"),
+    platform: valueOption("<name>", "only this platform"),
     ...asOf,
   },
   async run(r) {
@@ -215,8 +210,8 @@ const projectJudge: Command = {
   summary:
     "Score components (record ids with a spec) 0-4 with the bounded rubric judge: the model reads at most 8 files under the prefix (needs a configured model).",
   options: {
-    prefix: { type: "string", arg: "<p>", description: "the repository: code units under this id prefix (required)" },
-    "tool-calls": { type: "string", arg: "<n>", description: "repository reads per component, 1-8 (default 8)" },
+    prefix: valueOption("<p>", "the repository: code units under this id prefix (required)"),
+    "tool-calls": valueOption("<n>", "repository reads per component, 1-8 (default 8)"),
     ...asOf,
   },
   positionals: [1, 20],
@@ -265,28 +260,17 @@ const projectBrief: Command = {
   summary:
     "ProjectGuard's pre-turn brief: the committed designs and decisions the request touches, modules to preserve, revise or reuse, signatures to keep.",
   options: {
-    recent: {
-      type: "string",
+    recent: valueOption("<text>", "one of the session's last requests (up to 5 times, most recent last)", {
       multiple: true,
-      arg: "<text>",
-      description: "one of the session's last requests (up to 5 times, most recent last)",
-    },
-    session: {
-      type: "string",
-      arg: "<id>",
-      description: "read the last requests from this session's logged turns (when no --recent is given)",
-    },
+    }),
+    session: valueOption("<id>", "read the last requests from this session's logged turns (when no --recent is given)"),
     ...budget(2000),
-    prefix: { type: "string", arg: "<p>", description: "only code units under this id prefix (one repository)" },
-    "min-score": { type: "string", arg: "<x>", description: "records scored below this are not briefed (default 0.1)" },
-    window: {
-      type: "string",
-      arg: "<tokens>",
-      description: "the agent's context window: with --used, the restart signal",
-    },
-    used: { type: "string", arg: "<tokens>", description: "tokens the agent's live context holds now" },
-    "next-turns": { type: "string", arg: "<n>", description: "turns the restart estimate covers (default 3)" },
-    "turn-tokens": { type: "string", arg: "<tokens>", description: "tokens one turn adds (default: estimated)" },
+    prefix: valueOption("<p>", "only code units under this id prefix (one repository)"),
+    "min-score": valueOption("<x>", "records scored below this are not briefed (default 0.1)"),
+    window: valueOption("<tokens>", "the agent's context window: with --used, the restart signal"),
+    used: valueOption("<tokens>", "tokens the agent's live context holds now"),
+    "next-turns": valueOption("<n>", "turns the restart estimate covers (default 3)"),
+    "turn-tokens": valueOption("<tokens>", "tokens one turn adds (default: estimated)"),
     ...asOf,
   },
   async run(r) {
@@ -345,7 +329,7 @@ const projectRender: Command = {
   summary: "The committed project state within a budget: designs, decisions, modules with their signatures.",
   options: {
     ...budget(8000),
-    prefix: { type: "string", arg: "<p>", description: "only code units under this id prefix" },
+    prefix: valueOption("<p>", "only code units under this id prefix"),
     ...asOf,
   },
   async run(r) {

@@ -8,7 +8,7 @@ import {
   type ExportFormat,
   type RouteBody,
 } from "../client";
-import type { Command, OptionSpec, Run } from "./command";
+import { type Command, flagOption, type OptionSpec, type Run, valueOption } from "./command";
 import { asOf, budget, outOption, printJson, readJson, writeOut } from "./common";
 import { EXIT, UsageError } from "./io";
 import {
@@ -32,7 +32,7 @@ const QUERY_DETAILS = [
 ].join("\n");
 
 /** --max-card-tokens of context and expand. */
-const MAX_CARD_TOKENS: OptionSpec = { type: "string", arg: "<n>", description: "at most n tokens per card (50-4000)" };
+const MAX_CARD_TOKENS: OptionSpec = valueOption("<n>", "at most n tokens per card (50-4000)");
 const maxCardTokens = (r: Run) => r.int("max-card-tokens", 50, 4000);
 
 const routeCmd: Command = {
@@ -42,11 +42,11 @@ const routeCmd: Command = {
   details: QUERY_DETAILS,
   options: {
     ...asOf,
-    limit: { type: "string", arg: "<n>", description: "candidates (1-256)" },
-    session: { type: "string", arg: "<id>", description: "the caller's session (its accesses seed recency)" },
+    limit: valueOption("<n>", "candidates (1-256)"),
+    session: valueOption("<id>", "the caller's session (its accesses seed recency)"),
     ...FILTER_OPTIONS,
     ...RANKING_OPTIONS,
-    trace: { type: "boolean", description: "ask for the trace (seeds, diffusion, router steps, timings)" },
+    trace: flagOption("ask for the trace (seeds, diffusion, router steps, timings)"),
   },
   rewrite: rewriteMmr,
   async run(r) {
@@ -78,21 +78,17 @@ const contextCmd: Command = {
   options: {
     ...asOf,
     ...budget(2000),
-    "max-cards": { type: "string", arg: "<n>", description: "at most n cards (1-64)" },
+    "max-cards": valueOption("<n>", "at most n cards (1-64)"),
     "max-card-tokens": MAX_CARD_TOKENS,
-    tokenizer: { type: "string", arg: "<enc>", description: "count tokens in cl100k_base (default) or o200k_base" },
-    session: { type: "string", arg: "<id>", description: "include this session's short-term events" },
-    "min-relevance": {
-      type: "string",
-      arg: "<0-1>",
-      description: "evidence floor: no cards at all when nothing reaches it (0 turns it off)",
-    },
-    "min-card-relevance": { type: "string", arg: "<0-1>", description: "no card below this relevance" },
+    tokenizer: valueOption("<enc>", "count tokens in cl100k_base (default) or o200k_base"),
+    session: valueOption("<id>", "include this session's short-term events"),
+    "min-relevance": valueOption("<0-1>", "evidence floor: no cards at all when nothing reaches it (0 turns it off)"),
+    "min-card-relevance": valueOption("<0-1>", "no card below this relevance"),
     ...FILTER_OPTIONS,
     ...RANKING_OPTIONS,
     ...FOLLOW_OPTION,
     ...CODE_OPTIONS,
-    trace: { type: "boolean", description: "ask for the trace (mentions, seeds, timings); off by default" },
+    trace: flagOption("ask for the trace (mentions, seeds, timings); off by default"),
   },
   rewrite: (argv) => rewriteCodeChunks(rewriteMmr(argv)),
   async run(r) {
@@ -146,11 +142,11 @@ const expandCmd: Command = {
   summary: "Cards for chosen chunks (the versions valid at --as-of, or id@version), without routing.",
   options: {
     ...asOf,
-    query: { type: "string", short: "q", arg: "<q>", description: "what the cards should focus on" },
+    query: valueOption("<q>", "what the cards should focus on", { short: "q" }),
     ...budget(4000),
     "max-card-tokens": MAX_CARD_TOKENS,
-    tokenizer: { type: "string", arg: "<enc>", description: "cl100k_base (default) or o200k_base" },
-    session: { type: "string", arg: "<id>", description: "count these reads in this session's recency" },
+    tokenizer: valueOption("<enc>", "cl100k_base (default) or o200k_base"),
+    session: valueOption("<id>", "count these reads in this session's recency"),
     ...FOLLOW_OPTION,
   },
   positionals: [1, 64],
@@ -226,13 +222,13 @@ const exportCmd: Command = {
   summary: "Export the archive (as of a time), or with --query the cards of a context request.",
   details: `Archive formats: ${EXPORT_FORMATS.join(", ")} (json is a lossless dump that \`paperguru import\` re-imports).\nWith --query: ${CONTEXT_EXPORT_FORMATS.join(", ")}.`,
   options: {
-    format: { type: "string", short: "f", arg: "<f>", description: EXPORT_FORMATS.join(", ") },
+    format: valueOption("<f>", EXPORT_FORMATS.join(", "), { short: "f" }),
     out: outOption,
     ...asOf,
-    query: { type: "string", short: "q", arg: "<q>", description: "export the context for this query" },
-    budget: { type: "string", arg: "<tokens>", description: "context budget with --query (default 2000)" },
-    within: { type: "string", arg: "<chunk>", description: "only this chunk's part-of subtree (a paper's graph)" },
-    collection: { type: "string", arg: "<chunk>", description: "only this collection's members" },
+    query: valueOption("<q>", "export the context for this query", { short: "q" }),
+    budget: valueOption("<tokens>", "context budget with --query (default 2000)"),
+    within: valueOption("<chunk>", "only this chunk's part-of subtree (a paper's graph)"),
+    collection: valueOption("<chunk>", "only this collection's members"),
   },
   async run(r) {
     const format = r.str("format");

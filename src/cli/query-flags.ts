@@ -7,7 +7,7 @@
 import type { ContextBody, RouteBody } from "../client";
 import { POOL_MODES, SORT_KEYS, VIEWS } from "../core/research/rank-pool";
 import { CHUNK_KINDS, EDGE_TYPES } from "../core/types";
-import type { OptionSpec, Run } from "./command";
+import { flagOption, type OptionSpec, type Run, valueOption } from "./command";
 import { oneOf } from "./common";
 import { UsageError } from "./io";
 
@@ -16,115 +16,67 @@ type Ranking = NonNullable<RouteBody["ranking"]>;
 type Follow = NonNullable<ContextBody["follow"]>[number];
 
 export const FILTER_OPTIONS: Record<string, OptionSpec> = {
-  kinds: {
-    type: "string",
+  kinds: valueOption("<a,b>", `only these kinds (${CHUNK_KINDS.join(", ")})`, { multiple: true }),
+  scope: valueOption("<tags>", "only chunks carrying at least one of these boundary tags (filter.boundaries_any)", {
     multiple: true,
-    arg: "<a,b>",
-    description: `only these kinds (${CHUNK_KINDS.join(", ")})`,
-  },
-  scope: {
-    type: "string",
+  }),
+  "scope-all": valueOption("<tags>", "only chunks carrying every one of these boundary tags (filter.boundaries_all)", {
     multiple: true,
-    arg: "<tags>",
-    description: "only chunks carrying at least one of these boundary tags (filter.boundaries_any)",
-  },
-  "scope-all": {
-    type: "string",
-    multiple: true,
-    arg: "<tags>",
-    description: "only chunks carrying every one of these boundary tags (filter.boundaries_all)",
-  },
-  within: { type: "string", arg: "<id>", description: "only this chunk's part-of subtree (a paper, a repository)" },
-  "cited-by": {
-    type: "string",
-    arg: "<id>",
-    description: "only what this chunk or its part-of subtree cites (a paper's references)",
-  },
-  exclude: {
-    type: "string",
-    multiple: true,
-    arg: "<ids>",
-    description: "never these chunk ids (repeat the flag or separate with commas)",
-  },
-  grounded: { type: "boolean", description: "only chunks something implements (techniques with code)" },
-  "min-similarity": {
-    type: "string",
-    arg: "<x>",
-    description: "minimum cosine of the head to the query (-1 to 1)",
-  },
-  "research-memory": {
-    type: "boolean",
-    description: "include SGMC hubs and drafts, which general queries leave out (filter.research_memory)",
-  },
+  }),
+  within: valueOption("<id>", "only this chunk's part-of subtree (a paper, a repository)"),
+  "cited-by": valueOption("<id>", "only what this chunk or its part-of subtree cites (a paper's references)"),
+  exclude: valueOption("<ids>", "never these chunk ids (repeat the flag or separate with commas)", { multiple: true }),
+  grounded: flagOption("only chunks something implements (techniques with code)"),
+  "min-similarity": valueOption("<x>", "minimum cosine of the head to the query (-1 to 1)"),
+  "research-memory": flagOption(
+    "include SGMC hubs and drafts, which general queries leave out (filter.research_memory)",
+  ),
 };
 
 export const RANKING_OPTIONS: Record<string, OptionSpec> = {
-  mode: {
-    type: "string",
-    arg: "<mode>",
-    description: `rank the candidate pool by ${POOL_MODES.join(", ")} (default poe: the route's own score)`,
-  },
-  weights: {
-    type: "string",
-    arg: "<k=v,...>",
-    description: "override the mode's weights: similarity, recency, novelty, bm25 (0-10), e.g. similarity=0.7,bm25=0.3",
-  },
+  mode: valueOption(
+    "<mode>",
+    `rank the candidate pool by ${POOL_MODES.join(", ")} (default poe: the route's own score)`,
+  ),
+  weights: valueOption(
+    "<k=v,...>",
+    "override the mode's weights: similarity, recency, novelty, bm25 (0-10), e.g. similarity=0.7,bm25=0.3",
+  ),
   mmr: {
     type: "boolean",
     arg: "[lambda]",
     description: "Maximal Marginal Relevance over the pool; an optional λ from 0 to 1 may follow (--mmr 0.6)",
   },
-  lambda: { type: "string", arg: "<x>", description: "MMR's λ (0-1), as --mmr <x>" },
-  sort: { type: "string", arg: "<key>", description: `order the pool by one score: ${SORT_KEYS.join(", ")}` },
-  view: { type: "string", arg: "<view>", description: `a Paper Circle view: ${VIEWS.join(", ")}` },
-  "min-citations": {
-    type: "string",
-    arg: "<n>",
-    description: "with --view canonical: citations that make a paper canonical (default 50)",
-  },
-  "top-share": {
-    type: "string",
-    arg: "<x>",
-    description: "with --view canonical: the pool's top share by citations that is canonical (0-1, default 0.1)",
-  },
-  venues: {
-    type: "string",
+  lambda: valueOption("<x>", "MMR's λ (0-1), as --mmr <x>"),
+  sort: valueOption("<key>", `order the pool by one score: ${SORT_KEYS.join(", ")}`),
+  view: valueOption("<view>", `a Paper Circle view: ${VIEWS.join(", ")}`),
+  "min-citations": valueOption("<n>", "with --view canonical: citations that make a paper canonical (default 50)"),
+  "top-share": valueOption(
+    "<x>",
+    "with --view canonical: the pool's top share by citations that is canonical (0-1, default 0.1)",
+  ),
+  venues: valueOption("<a,b>", "with --view canonical: venues (entity ids or names) whose papers are canonical", {
     multiple: true,
-    arg: "<a,b>",
-    description: "with --view canonical: venues (entity ids or names) whose papers are canonical",
-  },
-  venue: {
-    type: "string",
-    multiple: true,
-    arg: "<a,b>",
-    description: "only candidates of these venues (entity ids or names) before the ranking (ranking.venues)",
-  },
-  "year-from": {
-    type: "string",
-    arg: "<yyyy>",
-    description: "only candidates of this year or later (ranking.year_from)",
-  },
-  "year-to": {
-    type: "string",
-    arg: "<yyyy>",
-    description: "only candidates of this year or earlier (ranking.year_to)",
-  },
-  floor: {
-    type: "string",
-    arg: "<x>",
-    description:
-      "similarity to the query a candidate needs before a mode, view, sort or MMR reorders (ranking.min_similarity; default 0.2, 0 off)",
-  },
+  }),
+  venue: valueOption(
+    "<a,b>",
+    "only candidates of these venues (entity ids or names) before the ranking (ranking.venues)",
+    { multiple: true },
+  ),
+  "year-from": valueOption("<yyyy>", "only candidates of this year or later (ranking.year_from)"),
+  "year-to": valueOption("<yyyy>", "only candidates of this year or earlier (ranking.year_to)"),
+  floor: valueOption(
+    "<x>",
+    "similarity to the query a candidate needs before a mode, view, sort or MMR reorders (ranking.min_similarity; default 0.2, 0 off)",
+  ),
 };
 
 export const FOLLOW_OPTION: Record<string, OptionSpec> = {
-  follow: {
-    type: "string",
-    multiple: true,
-    arg: "<type[:in|out][:n]>",
-    description:
-      "attach each card's exact neighbours over this edge type (direction default out, n 1-100 default 20); up to 4 times, e.g. --follow implements:in:5",
-  },
+  follow: valueOption(
+    "<type[:in|out][:n]>",
+    "attach each card's exact neighbours over this edge type (direction default out, n 1-100 default 20); up to 4 times, e.g. --follow implements:in:5",
+    { multiple: true },
+  ),
 };
 
 const LAMBDA = /^(?:0|1|0?\.\d+|0\.\d*|1\.0*)$/;
@@ -271,19 +223,17 @@ export function followFromFlags(r: Run): Follow[] | undefined {
 }
 
 /** `--code-chunks [size[:overlap]]`: code as its best windows (with rewriteCodeChunks). */
-export const CODE_CHUNKS_OPTION: OptionSpec = {
-  type: "string",
-  arg: "[size[:overlap]]",
-  description: "carry code as its best windows (default 350:100, xKG's splitter; size 50-20000, overlap < size)",
-};
+export const CODE_CHUNKS_OPTION: OptionSpec = valueOption(
+  "[size[:overlap]]",
+  "carry code as its best windows (default 350:100, xKG's splitter; size 50-20000, overlap < size)",
+);
 
 /** `--max-code-bytes` and `--code-chunks` of `context` and `xkg pairs` (xKG seed 003, Tables 4 and 7). */
 export const CODE_OPTIONS: Record<string, OptionSpec> = {
-  "max-code-bytes": {
-    type: "string",
-    arg: "<n>",
-    description: "cap on the code's UTF-8 bytes together, in rank order, cut at line ends (xKG prompts: 52100)",
-  },
+  "max-code-bytes": valueOption(
+    "<n>",
+    "cap on the code's UTF-8 bytes together, in rank order, cut at line ends (xKG prompts: 52100)",
+  ),
   "code-chunks": CODE_CHUNKS_OPTION,
 };
 

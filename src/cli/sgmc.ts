@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Command, OptionSpec, Run } from "./command";
+import { type Command, flagOption, type OptionSpec, type Run, valueOption } from "./command";
 import { asOf, budget, flagOn, list, oneOf, printedJson, readJson, readText, short, writeText } from "./common";
 import { table, UsageError } from "./io";
 
@@ -12,11 +12,7 @@ const FIELDS = ["title", "abstract", "year"] as const;
 const METHODS = ["auto", "model", "names"] as const;
 
 /** --max-nodes of the outline readers (tree, scaffold): the server refuses a larger subtree. */
-const MAX_NODES: OptionSpec = {
-  type: "string",
-  arg: "<n>",
-  description: "refuse a larger subtree (default 500, at most 2000)",
-};
+const MAX_NODES: OptionSpec = valueOption("<n>", "refuse a larger subtree (default 500, at most 2000)");
 const maxNodes = (r: Run) => r.int("max-nodes", 1, 2000);
 
 const researchReferences: Command = {
@@ -25,19 +21,9 @@ const researchReferences: Command = {
   summary:
     "A_S: a node's references (or --ids) by citations, incomplete entries removed and named, the top Q_k unique.",
   options: {
-    ids: {
-      type: "string",
-      multiple: true,
-      arg: "<a,b>",
-      description: "candidate chunk ids instead of a node's references",
-    },
-    "q-k": { type: "string", arg: "<n>", description: "Q_k: unique references to keep (default 20)" },
-    require: {
-      type: "string",
-      multiple: true,
-      arg: "<fields>",
-      description: "what a complete entry has (default all)",
-    },
+    ids: valueOption("<a,b>", "candidate chunk ids instead of a node's references", { multiple: true }),
+    "q-k": valueOption("<n>", "Q_k: unique references to keep (default 20)"),
+    require: valueOption("<fields>", "what a complete entry has (default all)", { multiple: true }),
     ...asOf,
   },
   async run(r) {
@@ -69,15 +55,11 @@ const researchOutline: Command = {
   summary:
     "A_O: sub-outlines of a node from its references (model, or grouped by shared names), written as outline nodes.",
   options: {
-    method: { type: "string", arg: "<m>", description: "auto (default: model when configured), model or names" },
-    max: { type: "string", arg: "<n>", description: "directions at most (1-12, default 6)" },
-    "min-shared": {
-      type: "string",
-      arg: "<n>",
-      description: "names: references a direction groups at least (default 2)",
-    },
-    "dry-run": { type: "boolean", description: "propose, write nothing" },
-    at: { type: "string", arg: "<time>", description: "valid time of the new outline nodes" },
+    method: valueOption("<m>", "auto (default: model when configured), model or names"),
+    max: valueOption("<n>", "directions at most (1-12, default 6)"),
+    "min-shared": valueOption("<n>", "names: references a direction groups at least (default 2)"),
+    "dry-run": flagOption("propose, write nothing"),
+    at: valueOption("<time>", "valid time of the new outline nodes"),
     ...asOf,
   },
   async run(r) {
@@ -105,10 +87,10 @@ const researchLoop: Command = {
   summary:
     "The self-loop on a node's draft (needs a model): review with r*, refine, until no feedback or x_max; each review kept as a version.",
   options: {
-    request: { type: "string", arg: "<text>", description: "what the section must achieve (the context C)" },
-    scope: { type: "string", arg: "<tag>", description: "select r* among feedback records with this tag" },
-    "x-max": { type: "string", arg: "<n>", description: "reviews at most (1-8, default 4)" },
-    "no-checklist": { type: "boolean", description: "review without r*" },
+    request: valueOption("<text>", "what the section must achieve (the context C)"),
+    scope: valueOption("<tag>", "select r* among feedback records with this tag"),
+    "x-max": valueOption("<n>", "reviews at most (1-8, default 4)"),
+    "no-checklist": flagOption("review without r*"),
   },
   async run(r) {
     const request = r.str("request");
@@ -136,8 +118,8 @@ const researchScaffold: Command = {
   summary:
     "The review scaffold: the outline with each node's references, draft and evidence anchors (JSON or Markdown).",
   options: {
-    markdown: { type: "boolean", description: "print the Markdown document" },
-    out: { type: "string", short: "o", arg: "<file>", description: "with --markdown: write it to a file" },
+    markdown: flagOption("print the Markdown document"),
+    out: valueOption("<file>", "with --markdown: write it to a file", { short: "o" }),
     "max-nodes": MAX_NODES,
     ...asOf,
   },
@@ -167,10 +149,10 @@ const researchTree: Command = {
   args: "<root> [--theta 500] [--d-max 4] [--words all|own|references] [--max-nodes 500] [--planning] [--as-of <time>]",
   summary: "The outline under a root (part-of, boundary outline) with each node's words, split flag φ, draft and hub.",
   options: {
-    planning: { type: "boolean", description: "xKG's planning view: a paper's techniques and sections, no code nodes" },
-    theta: { type: "string", arg: "<n>", description: "θ of Eq. 3: split a node with more words (default 500)" },
-    "d-max": { type: "string", arg: "<n>", description: "d_max of Eq. 5: the deepest level (default 4)" },
-    words: { type: "string", arg: "<w>", description: "count all (default), own or references words" },
+    planning: flagOption("xKG's planning view: a paper's techniques and sections, no code nodes"),
+    theta: valueOption("<n>", "θ of Eq. 3: split a node with more words (default 500)"),
+    "d-max": valueOption("<n>", "d_max of Eq. 5: the deepest level (default 4)"),
+    words: valueOption("<w>", "count all (default), own or references words"),
     "max-nodes": MAX_NODES,
     ...asOf,
   },
@@ -209,11 +191,11 @@ const researchHubs: Command = {
   summary:
     "A node's evidence hub, iteration by iteration; with --gather, first gather the next iteration from the node's references.",
   options: {
-    gather: { type: "boolean", description: "gather one iteration now (write key)" },
-    query: { type: "string", arg: "<q>", description: "with --gather: what to look for (default: the node's text)" },
+    gather: flagOption("gather one iteration now (write key)"),
+    query: valueOption("<q>", "with --gather: what to look for (default: the node's text)"),
     ...budget(2000),
-    "max-cards": { type: "string", arg: "<n>", description: "with --gather: at most n cards (1-50)" },
-    at: { type: "string", arg: "<time>", description: "with --gather: valid time of the new hub version" },
+    "max-cards": valueOption("<n>", "with --gather: at most n cards (1-50)"),
+    at: valueOption("<time>", "with --gather: valid time of the new hub version"),
     ...asOf,
   },
   async run(r) {
@@ -254,13 +236,12 @@ const researchDrafts: Command = {
   summary:
     "A node's section draft as of a time, with the sources and anchors it rests on; with --write, store the next draft first.",
   options: {
-    write: { type: "string", arg: "<file|->", description: "store this text as the next draft (write key)" },
-    evidence: {
-      type: "string",
-      arg: "<file>",
-      description: "with --write: anchors the draft rests on (a list, {anchors}, or hubs/context --json output)",
-    },
-    at: { type: "string", arg: "<time>", description: "with --write: valid time of the new draft version" },
+    write: valueOption("<file|->", "store this text as the next draft (write key)"),
+    evidence: valueOption(
+      "<file>",
+      "with --write: anchors the draft rests on (a list, {anchors}, or hubs/context --json output)",
+    ),
+    at: valueOption("<time>", "with --write: valid time of the new draft version"),
     ...asOf,
   },
   async run(r) {
@@ -319,10 +300,10 @@ const researchConvergence: Command = {
   args: "<draft> [--epsilon 0.9] [--t-max 4] [--measure f1|precision|recall] [--max-versions 100] [--as-of <time>]",
   summary: "ROUGE-1 between consecutive versions of a draft and Eq. 10's stop iteration.",
   options: {
-    epsilon: { type: "string", arg: "<x>", description: "stop when ψ > ε (0-1, default 0.9)" },
-    "t-max": { type: "string", arg: "<n>", description: "the last iteration (default 4)" },
-    measure: { type: "string", arg: "<m>", description: "which ROUGE-1 score is ψ: f1 (default), precision, recall" },
-    "max-versions": { type: "string", arg: "<n>", description: "versions read, oldest first (2-500, default 100)" },
+    epsilon: valueOption("<x>", "stop when ψ > ε (0-1, default 0.9)"),
+    "t-max": valueOption("<n>", "the last iteration (default 4)"),
+    measure: valueOption("<m>", "which ROUGE-1 score is ψ: f1 (default), precision, recall"),
+    "max-versions": valueOption("<n>", "versions read, oldest first (2-500, default 100)"),
     ...asOf,
   },
   async run(r) {
@@ -363,9 +344,9 @@ const researchFeedback: Command = {
   args: "[--scope <tag>] [--tie oldest|newest] [--use <event-id>] [--as-of <time>]",
   summary: "Select feedback by Eq. 12: among the records with the fewest revisions, the most used.",
   options: {
-    scope: { type: "string", arg: "<tag>", description: "only records carrying this boundary tag too" },
-    tie: { type: "string", arg: "<t>", description: "among equals: oldest (default) or newest" },
-    use: { type: "string", arg: "<event-id>", description: "count the selection as a use, once per id (write key)" },
+    scope: valueOption("<tag>", "only records carrying this boundary tag too"),
+    tie: valueOption("<t>", "among equals: oldest (default) or newest"),
+    use: valueOption("<event-id>", "count the selection as a use, once per id (write key)"),
     ...asOf,
   },
   async run(r) {
@@ -400,8 +381,8 @@ const researchAssemble: Command = {
   summary: "The finished sections in tree order as Markdown within a budget, and what was left out and why.",
   options: {
     ...budget(8000),
-    "any-draft": { type: "boolean", description: "take drafts that have not converged too" },
-    out: { type: "string", short: "o", arg: "<file>", description: "write the Markdown to a file" },
+    "any-draft": flagOption("take drafts that have not converged too"),
+    out: valueOption("<file>", "write the Markdown to a file", { short: "o" }),
     ...asOf,
   },
   async run(r) {

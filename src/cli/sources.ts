@@ -1,7 +1,7 @@
 /** Sources the server re-ingests on a schedule (`sources add|list|run|pause|resume|delete`) and the ingest `log`. */
 import type { Source, SourceKind } from "../client";
 import { SOURCE_KINDS } from "../core/sources/types";
-import type { Command } from "./command";
+import { type Command, flagOption, valueOption } from "./command";
 import { entriesLimitOption, flagOn, listCommand, printJson } from "./common";
 import { EXIT, UsageError } from "./io";
 
@@ -23,11 +23,11 @@ const sourcesAdd: Command = {
   details:
     "url: --location is the URL of a feed; github: --location owner/repo[/path][@ref];\narxiv/openalex/crossref: --query is the search (the location defaults to the public API).",
   options: {
-    location: { type: "string", arg: "<loc>", description: "URL, owner/repo, or API base" },
-    query: { type: "string", arg: "<q>", description: "search query or filter" },
-    id: { type: "string", arg: "<id>", description: "source id (default: generated)" },
-    interval: { type: "string", arg: "<min>", description: "minutes between runs (default 1440)" },
-    paused: { type: "boolean", description: "create paused" },
+    location: valueOption("<loc>", "URL, owner/repo, or API base"),
+    query: valueOption("<q>", "search query or filter"),
+    id: valueOption("<id>", "source id (default: generated)"),
+    interval: valueOption("<min>", "minutes between runs (default 1440)"),
+    paused: flagOption("create paused"),
   },
   async run(r) {
     const kind = r.arg(0);
@@ -107,7 +107,7 @@ const logCmd = listCommand({
   summary: "The ingest log: runs from webhooks, sources and imports, newest first.",
   options: {
     limit: entriesLimitOption,
-    before: { type: "string", arg: "<id>", description: "entries older than this id (paging)" },
+    before: valueOption("<id>", "entries older than this id (paging)"),
   },
   fetch: (r) =>
     r.client().ingestLog(r.archive(), {

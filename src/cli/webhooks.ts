@@ -1,23 +1,19 @@
 /** Webhook endpoints (inbound, signed) and event subscriptions (outbound, signed) from the CLI. */
 import { EVENT_TYPES } from "../core/types";
-import type { Command, OptionSpec } from "./command";
+import { type Command, type OptionSpec, valueOption } from "./command";
 import { listCommand, printJson } from "./common";
 import { UsageError } from "./io";
 
 /** --secret of a webhook endpoint or a subscription. */
-const SECRET: OptionSpec = {
-  type: "string",
-  arg: "<s>",
-  description: "your own secret (≥ 16 characters; default: generated)",
-};
+const SECRET: OptionSpec = valueOption("<s>", "your own secret (≥ 16 characters; default: generated)");
 
 const webhooksAdd: Command = {
   name: "webhooks add",
   args: "<name> --kind generic|github [--branches <a,b>] [--secret <s>]",
   summary: "Create (or rotate) a signed webhook endpoint (admin key); prints its URL and secret once.",
   options: {
-    kind: { type: "string", arg: "<kind>", description: "generic (signed feed JSON) or github (push events)" },
-    branches: { type: "string", arg: "<a,b>", description: "github: branches to ingest (default: the default branch)" },
+    kind: valueOption("<kind>", "generic (signed feed JSON) or github (push events)"),
+    branches: valueOption("<a,b>", "github: branches to ingest (default: the default branch)"),
     secret: SECRET,
   },
   async run(r) {
@@ -58,7 +54,7 @@ const webhooksDeliveries = listCommand({
   name: "webhooks deliveries",
   args: "<name> [--status <s>]",
   summary: "A webhook's deliveries, newest first (status: received, queued, retrying, ingested, ignored, dead).",
-  options: { status: { type: "string", arg: "<s>", description: "only deliveries in this state" } },
+  options: { status: valueOption("<s>", "only deliveries in this state") },
   fetch: (r) => r.client().deliveries(r.archive(), r.arg(0), { status: r.str("status") as "dead" | undefined }),
   head: ["delivery", "status", "attempts", "received", "error"],
   rows: (res) => res.deliveries.map((d) => [d.delivery, d.status, String(d.attempts), d.received_at, d.error ?? ""]),
@@ -82,8 +78,8 @@ const subscribeCmd: Command = {
   summary: "Send the archive's events to a URL, signed with HMAC-SHA256 (secret printed once).",
   details: `Event types: ${EVENT_TYPES.join(", ")} (default: all).`,
   options: {
-    to: { type: "string", arg: "<url>", description: "where events are POSTed (--url is the server's)" },
-    events: { type: "string", arg: "<a,b>", description: "only these event types" },
+    to: valueOption("<url>", "where events are POSTed (--url is the server's)"),
+    events: valueOption("<a,b>", "only these event types"),
     secret: SECRET,
   },
   async run(r) {
@@ -127,8 +123,8 @@ const subscriptionsEvents = listCommand({
   args: "<name> [--status pending|retrying|delivered|dead] [--limit <n>]",
   summary: "Events sent to a subscriber, newest first, with status, attempts and the last error.",
   options: {
-    status: { type: "string", arg: "<s>", description: "only events in this state" },
-    limit: { type: "string", arg: "<n>", description: "at most n (1-500, default 100)" },
+    status: valueOption("<s>", "only events in this state"),
+    limit: valueOption("<n>", "at most n (1-500, default 100)"),
   },
   fetch: (r) =>
     r.client().events(r.archive(), r.arg(0), {

@@ -7,11 +7,11 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CHUNK_KINDS } from "../core/types";
-import type { Command } from "./command";
+import { type Command, flagOption, valueOption } from "./command";
 import { asOf, flagOn, list, oneOf, outOption, printedJson, printJson, short, writeOut } from "./common";
 import { CODE_CHUNKS_OPTION, codeFromFlags, rewriteCodeChunks } from "./query-flags";
 
-const dryRun = { "dry-run": { type: "boolean" as const, description: "ask the model and check, write nothing" } };
+const dryRun = { "dry-run": flagOption("ask the model and check, write nothing") };
 
 const xkgPropose: Command = {
   name: "xkg propose",
@@ -19,8 +19,8 @@ const xkgPropose: Command = {
   summary:
     "Techniques a model proposes from a paper's sections, each with the code units implementing it (needs a model).",
   options: {
-    "code-prefix": { type: "string", arg: "<p>", description: "also offer the code units under this id prefix" },
-    "max-code-units": { type: "string", arg: "<n>", description: "code units offered (0-60, default 30)" },
+    "code-prefix": valueOption("<p>", "also offer the code units under this id prefix"),
+    "max-code-units": valueOption("<n>", "code units offered (0-60, default 30)"),
     ...dryRun,
     ...asOf,
   },
@@ -48,9 +48,9 @@ const xkgRewrite: Command = {
   details:
     "Stored as <technique>#code:<hash> when the quotes verify, at least half of the core lines are in the code shown and the verifier agrees; otherwise printed only.",
   options: {
-    "code-units": { type: "string", multiple: true, arg: "<a,b>", description: "rewrite from these code units" },
-    "max-code-bytes": { type: "string", arg: "<n>", description: "bytes of code shown (default 52100)" },
-    out: { type: "string", short: "o", arg: "<file>", description: "also write the implementation to a file" },
+    "code-units": valueOption("<a,b>", "rewrite from these code units", { multiple: true }),
+    "max-code-bytes": valueOption("<n>", "bytes of code shown (default 52100)"),
+    out: valueOption("<file>", "also write the implementation to a file", { short: "o" }),
     ...dryRun,
     ...asOf,
   },
@@ -88,21 +88,13 @@ const xkgPairs: Command = {
   details:
     "Code (xKG): --max-code-bytes <n> caps the pairs' code together, --code-chunks [size[:overlap]] carries each code's best windows.",
   options: {
-    limit: { type: "string", arg: "<n>", description: "techniques routed (1-50, default 10)" },
-    threshold: {
-      type: "string",
-      arg: "<x>",
-      description: "minimum cosine of the technique to the query (-1 to 1; default 0.15)",
-    },
-    "grounded-only": { type: "boolean", description: "leave out techniques no code implements" },
-    within: { type: "string", arg: "<id>", description: "only techniques in this chunk's part-of subtree (one paper)" },
-    scope: { type: "string", multiple: true, arg: "<tags>", description: "techniques with any of these boundary tags" },
-    "max-code-bytes": {
-      type: "string",
-      arg: "<n>",
-      description: "cap on the code spans' bytes together, in pair order (xKG prompts: 52100)",
-    },
-    verify: { type: "boolean", description: "the model verifies: keeps, drops and reorders the pairs (needs a model)" },
+    limit: valueOption("<n>", "techniques routed (1-50, default 10)"),
+    threshold: valueOption("<x>", "minimum cosine of the technique to the query (-1 to 1; default 0.15)"),
+    "grounded-only": flagOption("leave out techniques no code implements"),
+    within: valueOption("<id>", "only techniques in this chunk's part-of subtree (one paper)"),
+    scope: valueOption("<tags>", "techniques with any of these boundary tags", { multiple: true }),
+    "max-code-bytes": valueOption("<n>", "cap on the code spans' bytes together, in pair order (xKG prompts: 52100)"),
+    verify: flagOption("the model verifies: keeps, drops and reorders the pairs (needs a model)"),
     "code-chunks": CODE_CHUNKS_OPTION,
     ...asOf,
   },
@@ -150,8 +142,8 @@ const xkgExport: Command = {
   options: {
     // The xKG layout is per paper: `--paper` takes one; subtrees and collections are other formats'
     // scopes (`paperguru export --within/--collection`), refused by format=xkg.
-    paper: { type: "string", arg: "<id>", description: "one paper's file" },
-    planning: { type: "boolean", description: "the planning view: papers with their techniques, no code nodes" },
+    paper: valueOption("<id>", "one paper's file"),
+    planning: flagOption("the planning view: papers with their techniques, no code nodes"),
     out: outOption,
     ...asOf,
   },
@@ -172,8 +164,8 @@ const xkgGrounding: Command = {
   args: "[--kind technique] [--prefix <p>] [--as-of <time>]",
   summary: "How many chunks of a kind some code implements (xKG: techniques with code), and the others.",
   options: {
-    kind: { type: "string", arg: "<kind>", description: "the kind counted (default technique)" },
-    prefix: { type: "string", arg: "<p>", description: "only chunk ids starting with this (one paper's graph)" },
+    kind: valueOption("<kind>", "the kind counted (default technique)"),
+    prefix: valueOption("<p>", "only chunk ids starting with this (one paper's graph)"),
     ...asOf,
   },
   async run(r) {
