@@ -50,6 +50,16 @@ export const entriesLimitOption: OptionSpec = valueOption("<n>", "entries (1-500
 export function printNextCursor(r: Run, cursor: string | null | undefined): void {
   if (cursor) r.out(`more: --cursor ${cursor}`);
 }
+/** A usage error `--a, --b and --c go with --<flag>` when `on` is false and one of the value options is given. */
+export function onlyWith(r: Run, flag: string, on: boolean, names: string[]): void {
+  if (on || !names.some((n) => r.str(n))) return;
+  const flags = names.map((n) => `--${n}`);
+  throw new UsageError(`${flags.slice(0, -1).join(", ")} and ${flags[flags.length - 1]} go with --${flag}`);
+}
+/** What a model role proposed and the checks dropped, a line each. */
+export function printDropped(r: Run, dropped: Array<{ index: number; title: string; reason: string }>): void {
+  for (const x of dropped) r.out(`  dropped ${x.index} "${short(x.title, 40)}": ${x.reason}`);
+}
 /** --out of `writeOut`. */
 export const outOption: OptionSpec = valueOption("<file>", "write to a file (default: stdout)", { short: "o" });
 export const budget = (def: number): Record<string, OptionSpec> => ({

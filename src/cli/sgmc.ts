@@ -5,7 +5,20 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Command, flagOption, type OptionSpec, type Run, valueOption } from "./command";
-import { asOf, budget, flagOn, list, oneOf, printedJson, readJson, readText, short, writeText } from "./common";
+import {
+  asOf,
+  budget,
+  flagOn,
+  list,
+  oneOf,
+  onlyWith,
+  printDropped,
+  printedJson,
+  readJson,
+  readText,
+  short,
+  writeText,
+} from "./common";
 import { table, UsageError } from "./io";
 
 const FIELDS = ["title", "abstract", "year"] as const;
@@ -77,7 +90,7 @@ const researchOutline: Command = {
     for (const x of res.directions)
       r.out(`  ${x.order}. ${x.id} [${x.written}]: ${short(x.title, 60)} (cites ${x.references.join(", ")})`);
     if (res.unassigned.length) r.out(`  in no direction: ${res.unassigned.join(", ")}`);
-    for (const x of res.dropped) r.out(`  dropped ${x.index} "${short(x.title, 40)}": ${x.reason}`);
+    printDropped(r, res.dropped);
   },
 };
 
@@ -202,8 +215,7 @@ const researchHubs: Command = {
     const node = r.arg(0);
     const client = r.client();
     const archive = r.archive();
-    if (r.values.gather !== true && (r.str("query") || r.str("budget") || r.str("max-cards") || r.str("at")))
-      throw new UsageError("--query, --budget, --max-cards and --at go with --gather");
+    onlyWith(r, "gather", r.values.gather === true, ["query", "budget", "max-cards", "at"]);
     if (r.values.gather === true) {
       const g = await client.gather(archive, {
         node,
@@ -249,7 +261,7 @@ const researchDrafts: Command = {
     const client = r.client();
     const archive = r.archive();
     const write = r.str("write");
-    if (!write && (r.str("evidence") || r.str("at"))) throw new UsageError("--evidence and --at go with --write");
+    onlyWith(r, "write", Boolean(write), ["evidence", "at"]);
     if (write) {
       const text = await readText(r, write);
       const evidenceFile = r.str("evidence");

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CHUNK_KINDS } from "../core/types";
 import { type Command, flagOption, valueOption } from "./command";
-import { asOf, flagOn, list, oneOf, outOption, printedJson, printJson, short, writeOut } from "./common";
+import { asOf, flagOn, list, oneOf, outOption, printDropped, printedJson, printJson, short, writeOut } from "./common";
 import { CODE_CHUNKS_OPTION, codeFromFlags, rewriteCodeChunks } from "./query-flags";
 
 const dryRun = { "dry-run": flagOption("ask the model and check, write nothing") };
@@ -36,7 +36,7 @@ const xkgPropose: Command = {
     r.out(`${res.proposals.length} techniques (${res.model}); read ${res.read.sections.length} sections`);
     for (const p of res.proposals)
       r.out(`  ${p.id} [${p.written}] ${p.type}: ${short(p.name, 60)} (${p.code.length} code units)`);
-    for (const x of res.dropped) r.out(`  dropped ${x.index} "${short(x.title, 40)}": ${x.reason}`);
+    printDropped(r, res.dropped);
   },
 };
 
