@@ -89,7 +89,7 @@ const optionLines = (opts: Record<string, OptionSpec>) =>
 
 /** The names of the positional arguments in a usage string: `<x>` outside [optional] groups, and [<y>] ones. */
 export function positionalNames(args: string): string[] {
-  const required = args.replace(/\[[^\]]*\]/g, " ").match(/<[^>]+>(\.\.\.)?/g) ?? [];
+  const required = args.replace(/(^|\s)\[[^\]]*\]/g, " ").match(/<[^>]+>(\.\.\.)?/g) ?? [];
   return required.map((n) => n.replace(/\.\.\.$/, ""));
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { positionalRange } from "../../src/cli/command";
+import { positionalNames, positionalRange } from "../../src/cli/command";
 import { COMMANDS } from "../../src/cli/commands";
 
 const INF = Number.POSITIVE_INFINITY;
@@ -118,5 +118,12 @@ describe("paperguru CLI: positional arguments from the usage", () => {
     expect(positionalRange("<file.json | ->")).toEqual([1, 1]);
     expect(positionalRange("<file|folder>... [--format <f>]")).toEqual([1, INF]);
     expect(positionalRange("")).toEqual([0, 0]);
+  });
+
+  it("names a missing argument as the usage spells it", () => {
+    expect(positionalNames('<id[@version]>... [--query "<q>"] [--as-of <time>]')).toEqual(["<id[@version]>"]);
+    expect(positionalNames("<chunk> <key> [<value> | --add <n>]")).toEqual(["<chunk>", "<key>"]);
+    for (const c of COMMANDS)
+      for (const name of positionalNames(c.args)) expect(name, c.name).toMatch(/^<\S(.*\S)?>$/);
   });
 });
