@@ -29,15 +29,14 @@ const elementType = (boundaries: string[]): "figure" | "table" | "equation" | nu
 };
 
 /** The paper's version at t, or the failure that says why there is none. */
-async function paperAt(d: AppDeps, archive: string, paper: string, t: number, field: string) {
-  const chunks: ChunkStore = d.stores.chunks;
+async function paperAt(chunks: ChunkStore, archive: string, paper: string, t: number) {
   const head = (await chunks.visibleAt(archive, [paper], t)).get(paper);
   if (head) {
     if (head.kind !== "paper")
       return fail(
         "validation",
         `${paper} is a ${head.kind} chunk, not a paper`,
-        field,
+        "paper",
         "give a paper chunk id (list them with GET …/chunks?kind=paper)",
       );
     return ok(head);
@@ -48,85 +47,27 @@ async function paperAt(d: AppDeps, archive: string, paper: string, t: number, fi
     : fail(
         "not_found",
         `chunk ${paper} is not in archive ${archive}`,
-        field,
+        "paper",
         "list papers with GET …/chunks?kind=paper",
       );
 }
 
-/** POST …/locate: where in one paper the query is discussed. */
-async function locate(
-  d: AppDeps,
-  archive: string,
-  b: In<typeof S.LocateBody>,
-): Promise<Result<In<typeof S.LocateResult>>> {
-  const chunks: ChunkStore = d.stores.chunks;
-  const t = timeOf(d, b.as_of);
-  const head = await paperAt(d, archive, b.paper, t, "paper");
+/**
+ * What locate and coverage read first: the request's time, the paper's version then (or the failure
+ * that says why there is none) and the ids of its `part-of` subtree then, the paper included.
+ */
+async function openPaper(d: AppDeps, archive: string, paper: string, asOf: string | undefined) {
+  const t = timeOf(d, asOf);
+  const head = await paperAt(d.stores.chunks, archive, paper, t);
   if (!head.ok) return head;
-  const subtree = await chunks.subtree(archive, b.paper, t, MAX_SUBTREE);
-  const inTree = new Set(subtree);
-  const kinds: ChunkKind[] = [...(b.kinds ?? LOCATE_KINDS)];
-  const r = await d.kernel.route({
-    archiveId: archive,
-    query: b.query,
-    asOf: t,
-    limit: Math.max(b.limit, 8),
-    filter: { kinds, only: subtree },
-  });
-  // The router's picks first, then the rest of the filtered pool by score.
-  const score = new Map(r.route.candidates.map((c) => [c.chunk, c.score]));
-  const order: string[] = [];
-  const seen = new Set<string>();
-  for (const s of r.route.selected)
-    if (inTree.has(s.chunk) && !seen.has(s.chunk)) {
-      seen.add(s.chunk);
-      order.push(s.chunk);
-      if (!score.has(s.chunk)) score.set(s.chunk, s.score);
-    }
-  const rest = r.route.candidates
-    .filter((c) => inTree.has(c.chunk) && !seen.has(c.chunk))
-    .sort((a, z) => z.score - a.score || (a.chunk < z.chunk ? -1 : 1));
-  for (const c of rest.slice(0, LOCATE_POOL)) order.push(c.chunk);
-  const ids = order.slice(0, b.limit);
-  const [visible, out, into] = await Promise.all([
-    chunks.visibleAt(archive, ids, t),
-    chunks.edgesAt(archive, ids, "discussed-in", "out", t),
-    chunks.edgesAt(archive, ids, "discussed-in", "in", t),
-  ]);
-  const discussedIn = new Map<string, string[]>();
-  for (const e of out) if (inTree.has(e.to)) discussedIn.set(e.from, [...(discussedIn.get(e.from) ?? []), e.to]);
-  const discusses = new Map<string, string[]>();
-  for (const e of into) if (inTree.has(e.to)) discusses.set(e.from, [...(discusses.get(e.from) ?? []), e.to]);
-  const byOrder = (a: string, z: string) => a.localeCompare(z, "en", { numeric: true });
-  const items: In<typeof S.LocateResult>["items"] = [];
-  for (const id of ids) {
-    const v = visible.get(id);
-    if (!v || !(LOCATE_KINDS as readonly string[]).includes(v.kind)) continue;
-    const text = b.snippets > 0 ? await d.kernel.contentOf(v.contentKey) : null;
-    // Pages come from the version's page marks (PDF imports); other sources have none.
-    const marks = pageMarks(v.boundaries);
-    const snippets =
-      text === null
-        ? []
-        : bestSentences(text, b.query, b.snippets).map((s) => ({
-            ...s,
-            score: sig4(s.score),
-            page: pageAt(marks, s.start),
-          }));
-    items.push({
-      rank: items.length + 1,
-      chunk: id,
-      kind: v.kind as (typeof LOCATE_KINDS)[number],
-      element_type: v.kind === "element" ? elementType(v.boundaries) : null,
-      title: v.title,
-      version: v.version,
-      score: sig4(score.get(id) ?? 0),
-      page: snippets[0]?.page ?? pageAt(marks, 0),
-      discussed_in: (discussedIn.get(id) ?? []).sort(byOrder),
-      discusses: (discusses.get(id) ?? []).sort(byOrder),
-      snippets,
-    });
-  }
+  return ok({ t, head: head.value, subtree: await d.stores.chunks.subtree(archive, paper, t, MAX_SUBTREE) });
+}
+
+/**
+ * The sections the located items fall in, each once, in item order: a section item itself, an
+ * element item the sections it is discussed in.
+ */
+function sectionsOf(items: In<typeof S.LocateResult>["items"]): In<typeof S.LocateResult>["sections"] {
   const sections: In<typeof S.LocateResult>["sections"] = [];
   const placed = new Set<string>();
   for (const it of items) {
@@ -138,87 +79,147 @@ async function locate(
     if (it.kind === "section") add(it.chunk, null);
     else if (it.kind === "element") for (const s of it.discussed_in) add(s, it.chunk);
   }
-  return ok({
-    paper: b.paper,
-    as_of: iso(t),
-    items,
-    sections,
-    trace: { subtree: subtree.length, candidates: rest.length + seen.size },
-  });
-}
-
-/** GET …/coverage: which of the paper's sections and elements are linked. */
-async function paperCoverage(
-  d: AppDeps,
-  archive: string,
-  q: In<typeof S.CoverageQuery>,
-): Promise<Result<In<typeof S.CoverageResult>>> {
-  const chunks: ChunkStore = d.stores.chunks;
-  const t = timeOf(d, q.as_of);
-  const head = await paperAt(d, archive, q.paper, t, "paper");
-  if (!head.ok) return head;
-  const ids = (await chunks.subtree(archive, q.paper, t, MAX_SUBTREE)).filter((x) => x !== q.paper);
-  const visible = await chunks.visibleAt(archive, ids, t);
-  const entities = await chunks.entitiesAt(archive, ids, t);
-  const items: CoverageInputItem[] = [];
-  const pageOf = new Map<string, number | null>();
-  for (const [id, v] of visible) {
-    pageOf.set(id, pageAt(pageMarks(v.boundaries), 0));
-    const type: CoverageType | null =
-      v.kind === "section" ? "section" : v.kind === "element" ? elementType(v.boundaries) : null;
-    if (!type) continue;
-    items.push({ chunk: id, title: v.title, version: v.version, type, entities: entities.get(id) ?? [] });
-  }
-  const elements = items.filter((x) => x.type !== "section").map((x) => x.chunk);
-  const sections = items.filter((x) => x.type === "section").map((x) => x.chunk);
-  const [discussed, cites] = await Promise.all([
-    chunks.edgesAt(archive, elements, "discussed-in", "out", t),
-    chunks.edgesAt(archive, sections, "cites", "out", t),
-  ]);
-  const res = coverage(
-    {
-      paper: q.paper,
-      items,
-      discussedIn: discussed.map((e) => ({ element: e.from, section: e.to })),
-      citing: new Set(cites.map((e) => e.from)),
-    },
-    q.rule,
-    q.aggregate,
-  );
-  const r4 = (x: number | null) => (x === null ? null : sig4(x));
-  const types = Object.fromEntries(
-    Object.entries(res.types).map(([k, v]) => [
-      k,
-      { ...v, share: r4(v.share), unlinked: v.unlinked.map((u) => ({ ...u, page: pageOf.get(u.chunk) ?? null })) },
-    ]),
-  ) as In<typeof S.CoverageResult>["types"];
-  const pagesTag = /^pages:(\d+)$/;
-  let pages: number | null = null;
-  for (const t of head.value.boundaries) {
-    const m = pagesTag.exec(t);
-    if (m) pages = Number(m[1]);
-  }
-  return ok({
-    paper: q.paper,
-    as_of: iso(t),
-    rule: q.rule,
-    aggregate: q.aggregate,
-    share: r4(res.share),
-    pages,
-    total: res.total,
-    linked: res.linked,
-    types,
-  });
+  return sections;
 }
 
 export function paperUseCases(d: AppDeps) {
+  const chunks: ChunkStore = d.stores.chunks;
+
   return {
-    locate(archive: string, b: In<typeof S.LocateBody>): Promise<Result<In<typeof S.LocateResult>>> {
-      return locate(d, archive, b);
+    /** POST …/locate: where in one paper the query is discussed. */
+    async locate(archive: string, b: In<typeof S.LocateBody>): Promise<Result<In<typeof S.LocateResult>>> {
+      const open = await openPaper(d, archive, b.paper, b.as_of);
+      if (!open.ok) return open;
+      const { t, subtree } = open.value;
+      const inTree = new Set(subtree);
+      const kinds: ChunkKind[] = [...(b.kinds ?? LOCATE_KINDS)];
+      const r = await d.kernel.route({
+        archiveId: archive,
+        query: b.query,
+        asOf: t,
+        limit: Math.max(b.limit, 8),
+        filter: { kinds, only: subtree },
+      });
+      // The router's picks first, then the rest of the filtered pool by score.
+      const score = new Map(r.route.candidates.map((c) => [c.chunk, c.score]));
+      const order: string[] = [];
+      const seen = new Set<string>();
+      for (const s of r.route.selected)
+        if (inTree.has(s.chunk) && !seen.has(s.chunk)) {
+          seen.add(s.chunk);
+          order.push(s.chunk);
+          if (!score.has(s.chunk)) score.set(s.chunk, s.score);
+        }
+      const rest = r.route.candidates
+        .filter((c) => inTree.has(c.chunk) && !seen.has(c.chunk))
+        .sort((a, z) => z.score - a.score || (a.chunk < z.chunk ? -1 : 1));
+      for (const c of rest.slice(0, LOCATE_POOL)) order.push(c.chunk);
+      const ids = order.slice(0, b.limit);
+      const [visible, out, into] = await Promise.all([
+        chunks.visibleAt(archive, ids, t),
+        chunks.edgesAt(archive, ids, "discussed-in", "out", t),
+        chunks.edgesAt(archive, ids, "discussed-in", "in", t),
+      ]);
+      const discussedIn = new Map<string, string[]>();
+      for (const e of out) if (inTree.has(e.to)) discussedIn.set(e.from, [...(discussedIn.get(e.from) ?? []), e.to]);
+      const discusses = new Map<string, string[]>();
+      for (const e of into) if (inTree.has(e.to)) discusses.set(e.from, [...(discusses.get(e.from) ?? []), e.to]);
+      const byOrder = (a: string, z: string) => a.localeCompare(z, "en", { numeric: true });
+      const items: In<typeof S.LocateResult>["items"] = [];
+      for (const id of ids) {
+        const v = visible.get(id);
+        if (!v || !(LOCATE_KINDS as readonly string[]).includes(v.kind)) continue;
+        const text = b.snippets > 0 ? await d.kernel.contentOf(v.contentKey) : null;
+        // Pages come from the version's page marks (PDF imports); other sources have none.
+        const marks = pageMarks(v.boundaries);
+        const snippets =
+          text === null
+            ? []
+            : bestSentences(text, b.query, b.snippets).map((s) => ({
+                ...s,
+                score: sig4(s.score),
+                page: pageAt(marks, s.start),
+              }));
+        items.push({
+          rank: items.length + 1,
+          chunk: id,
+          kind: v.kind as (typeof LOCATE_KINDS)[number],
+          element_type: v.kind === "element" ? elementType(v.boundaries) : null,
+          title: v.title,
+          version: v.version,
+          score: sig4(score.get(id) ?? 0),
+          page: snippets[0]?.page ?? pageAt(marks, 0),
+          discussed_in: (discussedIn.get(id) ?? []).sort(byOrder),
+          discusses: (discusses.get(id) ?? []).sort(byOrder),
+          snippets,
+        });
+      }
+      return ok({
+        paper: b.paper,
+        as_of: iso(t),
+        items,
+        sections: sectionsOf(items),
+        trace: { subtree: subtree.length, candidates: rest.length + seen.size },
+      });
     },
 
-    coverage(archive: string, q: In<typeof S.CoverageQuery>): Promise<Result<In<typeof S.CoverageResult>>> {
-      return paperCoverage(d, archive, q);
+    /** GET …/coverage: which of the paper's sections and elements are linked. */
+    async coverage(archive: string, q: In<typeof S.CoverageQuery>): Promise<Result<In<typeof S.CoverageResult>>> {
+      const open = await openPaper(d, archive, q.paper, q.as_of);
+      if (!open.ok) return open;
+      const { t, head, subtree } = open.value;
+      const ids = subtree.filter((x) => x !== q.paper);
+      const visible = await chunks.visibleAt(archive, ids, t);
+      const entities = await chunks.entitiesAt(archive, ids, t);
+      const items: CoverageInputItem[] = [];
+      const pageOf = new Map<string, number | null>();
+      for (const [id, v] of visible) {
+        pageOf.set(id, pageAt(pageMarks(v.boundaries), 0));
+        const type: CoverageType | null =
+          v.kind === "section" ? "section" : v.kind === "element" ? elementType(v.boundaries) : null;
+        if (!type) continue;
+        items.push({ chunk: id, title: v.title, version: v.version, type, entities: entities.get(id) ?? [] });
+      }
+      const elements = items.filter((x) => x.type !== "section").map((x) => x.chunk);
+      const sections = items.filter((x) => x.type === "section").map((x) => x.chunk);
+      const [discussed, cites] = await Promise.all([
+        chunks.edgesAt(archive, elements, "discussed-in", "out", t),
+        chunks.edgesAt(archive, sections, "cites", "out", t),
+      ]);
+      const res = coverage(
+        {
+          paper: q.paper,
+          items,
+          discussedIn: discussed.map((e) => ({ element: e.from, section: e.to })),
+          citing: new Set(cites.map((e) => e.from)),
+        },
+        q.rule,
+        q.aggregate,
+      );
+      const r4 = (x: number | null) => (x === null ? null : sig4(x));
+      const types = Object.fromEntries(
+        Object.entries(res.types).map(([k, v]) => [
+          k,
+          { ...v, share: r4(v.share), unlinked: v.unlinked.map((u) => ({ ...u, page: pageOf.get(u.chunk) ?? null })) },
+        ]),
+      ) as In<typeof S.CoverageResult>["types"];
+      const pagesTag = /^pages:(\d+)$/;
+      let pages: number | null = null;
+      for (const t of head.boundaries) {
+        const m = pagesTag.exec(t);
+        if (m) pages = Number(m[1]);
+      }
+      return ok({
+        paper: q.paper,
+        as_of: iso(t),
+        rule: q.rule,
+        aggregate: q.aggregate,
+        share: r4(res.share),
+        pages,
+        total: res.total,
+        linked: res.linked,
+        types,
+      });
     },
   };
 }
