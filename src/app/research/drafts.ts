@@ -9,6 +9,7 @@ import { fail, ok, type Result } from "../../core/errors";
 import type { AnchoredSpan } from "../../core/types";
 import type { AppDeps } from "../deps";
 import { toEvent } from "../lib/records";
+import { versionAt } from "../lib/versions";
 import { type In, iso, timeOf } from "../lib/wire";
 import { DRAFT, draftId, EVIDENCE_KEY, nodeIdCheck } from "./common";
 import { draftConvergence } from "./draft-convergence";
@@ -18,11 +19,9 @@ export function draftUseCases(d: AppDeps) {
 
   return {
     async draft(archive: string, b: In<typeof S.DraftBody>): Promise<Result<In<typeof S.DraftResult>>> {
-      const bad = nodeIdCheck(b.node);
-      if (bad) return bad;
       const at = timeOf(d, b.at);
-      const node = (await chunks.visibleAt(archive, [b.node], at)).get(b.node);
-      if (!node) return fail("not_found", `chunk ${b.node} has no version valid at ${iso(at)}`, "node");
+      const node = nodeIdCheck(b.node) ?? (await versionAt(chunks, archive, b.node, at, "node"));
+      if (!node.ok) return node;
       const anchors: AnchoredSpan[] = b.evidence.map((a) => ({ ...a }));
       if (anchors.length) {
         const checked = await d.kernel.verify(archive, anchors);
@@ -40,7 +39,7 @@ export function draftUseCases(d: AppDeps) {
         {
           id: draftId(b.node),
           kind: "section",
-          title: node.title,
+          title: node.value.title,
           content: b.text,
           boundaries: [DRAFT],
           edges: [{ type: "part-of", target: b.node }, ...cites.map((s) => ({ type: "cites" as const, target: s }))],

@@ -9,6 +9,7 @@ import type * as S from "../../contract";
 import { fail, ok, type Result } from "../../core/errors";
 import { readJsonColumn, type StoredVersion } from "../../core/ports";
 import type { AppDeps } from "../deps";
+import { versionAt } from "../lib/versions";
 import { type In, iso, timeOf } from "../lib/wire";
 import { draftId, HUB, hubId, nodeIdCheck, readContents } from "./common";
 
@@ -48,12 +49,11 @@ export function hubUseCases(d: AppDeps) {
 
   return {
     async gather(archive: string, b: In<typeof S.GatherBody>): Promise<Result<In<typeof S.GatherResult>>> {
-      const bad = nodeIdCheck(b.node);
-      if (bad) return bad;
       const t = timeOf(d, b.as_of);
       const at = timeOf(d, b.at);
-      const node = (await chunks.visibleAt(archive, [b.node], t)).get(b.node);
-      if (!node) return fail("not_found", `chunk ${b.node} has no version valid at ${iso(t)}`, "node");
+      const head = nodeIdCheck(b.node) ?? (await versionAt(chunks, archive, b.node, t, "node"));
+      if (!head.ok) return head;
+      const node = head.value;
       const cited = [...new Set((await chunks.edgesAt(archive, [b.node], "cites", "out", t)).map((e) => e.to))];
       const refs = cited.length ? await chunks.visibleAt(archive, cited, t) : new Map<string, StoredVersion>();
       if (refs.size === 0)
