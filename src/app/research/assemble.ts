@@ -11,19 +11,21 @@ import type { AppDeps } from "../deps";
 import { type In, iso, timeOf } from "../lib/wire";
 
 import { draftConvergence } from "./draft-convergence";
-import { readTree } from "./outline";
+import { readTree, type TreeOpts } from "./outline";
+
+/** How assembly reads the outline: SGMC's default θ and d_max, every word, no node content (φ is not used). */
+const ASSEMBLY_TREE = {
+  theta: SGMC_DEFAULTS.theta,
+  dMax: SGMC_DEFAULTS.dMax,
+  words: "all",
+  ownContent: false,
+} as const satisfies Omit<TreeOpts, "maxNodes">;
 
 export function assemblyUseCases(d: AppDeps) {
   return {
     async assemble(archive: string, b: In<typeof S.AssembleBody>): Promise<Result<In<typeof S.AssembleResult>>> {
       const t = timeOf(d, b.as_of);
-      const tree = await readTree(d, archive, b.root, t, {
-        theta: SGMC_DEFAULTS.theta,
-        dMax: SGMC_DEFAULTS.dMax,
-        words: "all",
-        maxNodes: b.max_nodes,
-        ownContent: false,
-      });
+      const tree = await readTree(d, archive, b.root, t, { ...ASSEMBLY_TREE, maxNodes: b.max_nodes });
       if (!tree.ok) return tree;
       const sections: In<typeof S.AssembleResult>["sections"] = [];
       const leftOut: In<typeof S.AssembleResult>["left_out"] = [];
