@@ -252,29 +252,31 @@ const RUN_EXAMPLE = {
   actor: "key:k_1a2b3c4d",
 };
 
+/** The one query of the RetrievalRun example. */
+const PER_QUERY_EXAMPLE = {
+  query: "personalized pagerank memory",
+  gold: ["arxiv:2405.14831"],
+  returned: ["arxiv:2312.10997", "arxiv:2405.14831"],
+  hit: 1,
+  reciprocal_rank: 0.5,
+  first_rank: 2,
+  recall: { "1": 0, "5": 1, "10": 1 },
+  precision: { "1": 0, "5": 0.2, "10": 0.1 },
+};
+
 export const RetrievalRun = RunHead.extend({ per_query: z.array(PerQuery) }).openapi("RetrievalRun", {
   description: "A retrieval-metrics run: aggregate and per-query hit, reciprocal rank, Recall@K and Precision@K.",
   example: {
     ...RUN_EXAMPLE,
+    // Over one query the aggregate is that query's numbers.
     aggregate: {
       queries: 1,
-      hit_rate: 1,
-      mrr: 0.5,
-      recall: { "1": 0, "5": 1, "10": 1 },
-      precision: { "1": 0, "5": 0.2, "10": 0.1 },
+      hit_rate: PER_QUERY_EXAMPLE.hit,
+      mrr: PER_QUERY_EXAMPLE.reciprocal_rank,
+      recall: PER_QUERY_EXAMPLE.recall,
+      precision: PER_QUERY_EXAMPLE.precision,
     },
-    per_query: [
-      {
-        query: "personalized pagerank memory",
-        gold: ["arxiv:2405.14831"],
-        returned: ["arxiv:2312.10997", "arxiv:2405.14831"],
-        hit: 1,
-        reciprocal_rank: 0.5,
-        first_rank: 2,
-        recall: { "1": 0, "5": 1, "10": 1 },
-        precision: { "1": 0, "5": 0.2, "10": 0.1 },
-      },
-    ],
+    per_query: [PER_QUERY_EXAMPLE],
   },
 });
 
