@@ -24,11 +24,11 @@ import { terms as stems } from "../text/analyze";
 import { termHash } from "../text/lexical";
 import type { Candidate, KernelParams, RouteInput, RouteResult } from "../types";
 import { lexicalPlan } from "./lexical-plan";
-import { topK } from "./route";
 import {
   candidateAt,
   candidatePool,
   isZero,
+  lexicalTop,
   type NodeReads,
   type PoolContext,
   plantSeeds,
@@ -38,16 +38,7 @@ import {
   startRouter,
 } from "./route-parts";
 import { type NodeSlots, routerHop } from "./router";
-import {
-  filterTest,
-  graphGain,
-  lexicalCeiling,
-  pinnedIds,
-  rankOrder,
-  relevanceOf,
-  scorer,
-  threadShares,
-} from "./scoring";
+import { filterTest, graphGain, lexicalCeiling, rankOrder, scorer, threadShares } from "./scoring";
 import { Seeds } from "./seeds";
 import {
   adjacencyByNode,
@@ -315,14 +306,12 @@ export async function routeSharded(
   const seedNodes: number[] = [...res.idChunks];
   for (const e of res.entities) seedNodes.push(...e.hits);
   for (const g of [...res.semantic, ...res.recent]) if (g >= 0) seedNodes.push(g);
-  let maxLex = 0;
-  for (const v of lex.values()) maxLex = Math.max(maxLex, v);
+  const { maxLex, lexTop } = lexicalTop(lex, params.lexicalSeeds);
   const ceiling = lexicalCeiling(
     [...queryTerms].map((h) => [h, totals.termTotals.get(h) ?? 0] as const),
     openDocs,
   );
   const pinnedSet = new Set(res.idChunks);
-  const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
   const lexNodes = lexTop.map(([i]) => i);
   // 3. What the owners know of the seeds, with their adjacency, in one round: diffusion's first step
   //    pushes from them, and the lexical seeds' timeline neighbours (the thread expert) are in it.
@@ -334,7 +323,7 @@ export async function routeSharded(
 
   const sd = new Seeds(openDocs || totals.globalCount, q.visible);
   sd.entities(res.entities);
-  const { weights: seeds, reasons, symWeight, invisible } = sd;
+  const { weights: seeds, reasons, invisible } = sd;
   const semScore = plantSeeds(sd, res, input, lexTop, maxLex);
   const thread = threadShares(lexTop, maxLex, lexSlots);
   const recency = seedRecent(sd, input, res.recent, params, q);
@@ -353,7 +342,7 @@ export async function routeSharded(
   else if (beta > 0) await q.ask([...mass.keys()].filter((i) => !degree.has(i)));
   const damped = (i: number, m: number) =>
     beta > 0 && m > 0 ? m / Math.max(1, degree.get(i) ?? q.info.get(i)?.nbrCount ?? 0) ** beta : m;
-  const { gain, maxGain } = graphGain(mass, seeds, damped);
+  const graph = graphGain(mass, seeds, damped);
 
   // 5. Head scores over the pool: the lexical expert plus bounded shares of the others.
   const { experts, product } = scorer({
@@ -363,14 +352,11 @@ export async function routeSharded(
     cos,
     lex,
     maxLex,
-    symTotal: sd.symTotal,
-    symWeight,
-    gain,
-    maxGain,
+    seeds: sd,
+    graph,
     recency,
     thread,
   });
-  const relevance = (i: number) => relevanceOf(lex.get(i) ?? 0, ceiling, experts(i), pinnedSet.has(i));
   const { byMass, pool } = candidatePool(mass, seeds, thread, { flt, passes, allowed }, params);
   await q.ask(pool);
   const pooled: PoolContext = { experts, product, mass, lex, ceiling, pinned: pinnedSet, semScore, noSketch, rawSem };
@@ -381,7 +367,7 @@ export async function routeSharded(
     if (c) scored.push({ node: i, ...c });
     else invisible.add(i);
   }
-  const order = rankOrder(pinnedIds(res.idChunks.map(q.idOf)));
+  const order = rankOrder(res.idChunks.map(q.idOf));
   scored.sort(order);
   const top = scored.slice(0, params.topM);
   const candidates: Candidate[] = top.map(({ node: _, ...c }) => c);
@@ -405,7 +391,7 @@ export async function routeSharded(
   const massTop = byMass.slice(0, 50).map(([i, m]) => ({ chunk: q.idOf(i), mass: m }));
   return {
     candidates,
-    selected: selection(router.selected, q, relevance, order, input.limit),
+    selected: selection(router.selected, q, pooled, order, input.limit),
     trace: {
       mentions: res.mentions,
       seeds: seedTrace(seeds, reasons, q),

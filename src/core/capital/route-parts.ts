@@ -29,6 +29,51 @@ export function isZero(a: Uint8Array): boolean {
 }
 
 /**
+ * The k best entries of a score map (ties by smaller node), best first, in O(n log k) with a
+ * bounded min-heap instead of sorting every hit.
+ */
+export function topK(scores: Map<number, number>, k: number): Array<[number, number]> {
+  if (k <= 0) return [];
+  const heap: Array<[number, number]> = [];
+  // Min-heap on (score, then larger node first): the root is the weakest kept entry.
+  const worse = (a: [number, number], b: [number, number]) => a[1] < b[1] || (a[1] === b[1] && a[0] > b[0]);
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l] as [number, number], heap[m] as [number, number])) m = l;
+      if (r < heap.length && worse(heap[r] as [number, number], heap[m] as [number, number])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m] as [number, number], heap[i] as [number, number]];
+      i = m;
+    }
+  };
+  for (const e of scores) {
+    if (heap.length < k) {
+      heap.push(e);
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1;
+        if (!worse(heap[i] as [number, number], heap[p] as [number, number])) break;
+        [heap[i], heap[p]] = [heap[p] as [number, number], heap[i] as [number, number]];
+        i = p;
+      }
+    } else if (worse(heap[0] as [number, number], e)) {
+      heap[0] = e;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+}
+
+/** The lexical scores' largest value and their `k` best entries (none when no score is positive). */
+export function lexicalTop(lex: Map<number, number>, k: number): { maxLex: number; lexTop: Array<[number, number]> } {
+  let maxLex = 0;
+  for (const v of lex.values()) maxLex = Math.max(maxLex, v);
+  return { maxLex, lexTop: maxLex > 0 ? topK(lex, k) : [] };
+}
+
+/**
  * Step 2's seeds after the entities': identifiers, semantic hits and the lexical top, in that
  * order. Returns the semantic score of each node a semantic hit names.
  */
@@ -156,11 +201,16 @@ export function startRouter(
   };
 }
 
+/** A node's relevance (relevanceOf) from its lexical score and experts. */
+export function relevanceAt(c: PoolContext, i: number): number {
+  return relevanceOf(c.lex.get(i) ?? 0, c.ceiling, c.experts(i), c.pinned.has(i));
+}
+
 /** The router's selection as answered: each node's version at t, score, relevance and path. */
 export function selection(
   selected: RouterState["selected"],
   nodes: NodeReads,
-  relevance: (i: number) => number,
+  pooled: PoolContext,
   order: (a: { score: number; chunk: string }, b: { score: number; chunk: string }) => number,
   limit: number,
 ) {
@@ -169,7 +219,7 @@ export function selection(
       chunk: nodes.idOf(i),
       version: nodes.versionOf(i),
       score: x.score,
-      relevance: relevance(i),
+      relevance: relevanceAt(pooled, i),
       depth: x.depth,
       via: x.via === null ? null : nodes.idOf(x.via),
     }))

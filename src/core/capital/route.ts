@@ -3,7 +3,7 @@
  * distribution, local diffusion, head scoring (the lexical expert plus bounded shares of the others) with the version filter applied
  * BEFORE the top-M cut, then a transparent typed-edge router over the bounded neighbour tables.
  * routeSharded (directory.ts) runs the same steps over several shards in rounds; the steps both
- * take are shared (Seeds, scorer, filterTest, graphGain, threadShares, routerHop, topK,
+ * take are shared (Seeds, scorer, filterTest, graphGain, threadShares, routerHop, lexicalTop,
  * LocalShard.resolve), and test/core/sharding.test.ts holds the two to the same answer.
  */
 import { sketchCosine } from "../sketch";
@@ -13,6 +13,7 @@ import {
   candidateAt,
   candidatePool,
   isZero,
+  lexicalTop,
   type NodeReads,
   type PoolContext,
   plantSeeds,
@@ -22,57 +23,10 @@ import {
   startRouter,
 } from "./route-parts";
 import { routerHop, slotsByNode } from "./router";
-import {
-  filterTest,
-  graphGain,
-  lexicalCeiling,
-  pinnedIds,
-  rankOrder,
-  relevanceOf,
-  scorer,
-  threadShares,
-} from "./scoring";
+import { filterTest, graphGain, lexicalCeiling, rankOrder, scorer, threadShares } from "./scoring";
 import { Seeds } from "./seeds";
 import { LocalShard, resolveQuery } from "./shard";
 import type { CapitalStore } from "./store";
-
-/**
- * The k best entries of a score map (ties by smaller node), best first, in O(n log k) with a
- * bounded min-heap instead of sorting every hit.
- */
-export function topK(scores: Map<number, number>, k: number): Array<[number, number]> {
-  if (k <= 0) return [];
-  const heap: Array<[number, number]> = [];
-  // Min-heap on (score, then larger node first): the root is the weakest kept entry.
-  const worse = (a: [number, number], b: [number, number]) => a[1] < b[1] || (a[1] === b[1] && a[0] > b[0]);
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && worse(heap[l] as [number, number], heap[m] as [number, number])) m = l;
-      if (r < heap.length && worse(heap[r] as [number, number], heap[m] as [number, number])) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m] as [number, number], heap[i] as [number, number]];
-      i = m;
-    }
-  };
-  for (const e of scores) {
-    if (heap.length < k) {
-      heap.push(e);
-      for (let i = heap.length - 1; i > 0; ) {
-        const p = (i - 1) >> 1;
-        if (!worse(heap[i] as [number, number], heap[p] as [number, number])) break;
-        [heap[i], heap[p]] = [heap[p] as [number, number], heap[i] as [number, number]];
-        i = p;
-      }
-    } else if (worse(heap[0] as [number, number], e)) {
-      heap[0] = e;
-      down(0);
-    }
-  }
-  return heap.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-}
 
 /**
  * One query, steps 1-5 in order (one body on purpose): the steps share a dozen per-query
@@ -105,15 +59,13 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   //    only on the archive, the query, t and the parameters).
   const sd = new Seeds(s.openDocs || s.size, (i) => s.visibleAt(i, t));
   sd.entities(res.entities);
-  const { weights: seeds, reasons, symWeight, invisible } = sd;
+  const { weights: seeds, reasons, invisible } = sd;
   const lex = input.terms?.length
     ? s.lexicalScores(input.terms, t, params.maxPostingsPerTerm, params.maxLexicalPostings)
     : new Map<number, number>();
-  let maxLex = 0;
-  for (const v of lex.values()) maxLex = Math.max(maxLex, v);
+  const { maxLex, lexTop } = lexicalTop(lex, params.lexicalSeeds);
   const ceiling = input.terms?.length ? lexicalCeiling(s.termCounts(input.terms), s.openDocs) : 0;
   const pinnedSet = new Set(res.idChunks);
-  const lexTop = maxLex > 0 ? topK(lex, params.lexicalSeeds) : [];
   const semScore = plantSeeds(sd, res, input, lexTop, maxLex);
   const recency = seedRecent(sd, input, res.recent, params, nodes);
 
@@ -128,7 +80,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
   const ppr = localPpr(s, seeds, t, params);
   const beta = params.degreeExponent;
   const damped = (i: number, m: number) => (beta > 0 && m > 0 ? m / Math.max(1, s.nbrCount[i] as number) ** beta : m);
-  const { gain, maxGain } = graphGain(ppr.mass, seeds, damped);
+  const graph = graphGain(ppr.mass, seeds, damped);
   const lexNodes = lexTop.map(([i]) => i);
   const thread =
     params.weights.thread > 0 && s.hasRecords()
@@ -143,14 +95,11 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     cos,
     lex,
     maxLex,
-    symTotal: sd.symTotal,
-    symWeight,
-    gain,
-    maxGain,
+    seeds: sd,
+    graph,
     recency,
     thread,
   });
-  const relevance = (i: number) => relevanceOf(lex.get(i) ?? 0, ceiling, experts(i), pinnedSet.has(i));
   const { byMass, pool } = candidatePool(ppr.mass, seeds, thread, { flt, passes, allowed }, params);
   const scored: Candidate[] = [];
   const pooled: PoolContext = {
@@ -170,7 +119,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     if (c) scored.push(c);
     else invisible.add(i);
   }
-  const order = rankOrder(pinnedIds(res.idChunks.map((i) => s.ids[i] as string)));
+  const order = rankOrder(res.idChunks.map((i) => s.ids[i] as string));
   scored.sort(order);
   const candidates = scored.slice(0, params.topM);
 
@@ -186,7 +135,7 @@ export function route(s: CapitalStore, input: RouteInput, params: KernelParams =
     const next = routerHop(depth, frontier, slotsByNode(frontier, shard.slots(frontier, t, params.kr)), router);
     frontier = [...new Set(next)].slice(0, params.routerBeam);
   }
-  const sel = selection(router.selected, nodes, relevance, order, input.limit);
+  const sel = selection(router.selected, nodes, pooled, order, input.limit);
 
   const massTop = byMass.slice(0, 50).map(([i, m]) => ({ chunk: s.ids[i] as string, mass: m }));
   return {

@@ -6,6 +6,7 @@
 import type { ExpertScores, KernelParams, RouteFilter } from "../types";
 import { EDGE_TYPE_CODES, kindCode } from "./codes";
 import type { NodeSlots } from "./router";
+import type { Seeds } from "./seeds";
 import type { ShardResolved } from "./shard";
 
 /** A head's expert scores (core/types.ts ExpertScores, which a candidate carries). */
@@ -88,14 +89,19 @@ export interface ExpertInputs {
   cos: (i: number) => number;
   lex: Map<number, number>;
   maxLex: number;
-  symTotal: number;
-  symWeight: Map<number, number>;
-  /** What the graph added to each node (graphGain), and the most it added to any node. */
-  gain: Map<number, number>;
-  maxGain: number;
+  /** The seeds' summed entity rarity, in total and per node (the symbolic expert). */
+  seeds: Pick<Seeds, "symTotal" | "symWeight">;
+  /** What the graph added to each node, and the most it added to any node (graphGain). */
+  graph: GraphGain;
   recency: (i: number) => number;
   /** threadShares' answer: the best lexical share among each node's timeline neighbours. */
   thread: Map<number, number>;
+}
+
+/** graphGain's answer. */
+export interface GraphGain {
+  gain: Map<number, number>;
+  maxGain: number;
 }
 
 /** Below this share of the largest gain (or of the unit seed mass), a gain is rounding, not graph. */
@@ -111,7 +117,7 @@ export function graphGain(
   mass: Map<number, number>,
   seeds: Map<number, number>,
   damp: (i: number, m: number) => number,
-): { gain: Map<number, number>; maxGain: number } {
+): GraphGain {
   let total = 0;
   for (const w of seeds.values()) if (w > 0) total += w;
   const gain = new Map<number, number>();
@@ -137,14 +143,16 @@ export function graphGain(
  */
 export function scorer(x: ExpertInputs) {
   const wt = x.params.weights;
+  const { symTotal, symWeight } = x.seeds;
+  const { gain, maxGain } = x.graph;
   const experts = (i: number): Experts => {
     const sem = x.noSketch ? 0 : Math.max(0, Math.min(1, x.semScore.get(i) ?? x.cos(i)));
     const lex = x.maxLex <= 0 ? 0 : (x.lex.get(i) ?? 0) / x.maxLex;
     // The share of the query's entity rarity the head carries: a question's one rare name counts in
     // full, a name half the archive carries (a speaker, a country) almost nothing.
-    const sym = x.symTotal <= 0 ? 0 : Math.min(1, (x.symWeight.get(i) ?? 0) / x.symTotal);
-    const g = x.gain.get(i) ?? 0;
-    const graph = x.maxGain <= GAIN_EPSILON || g <= x.maxGain * GAIN_EPSILON ? 0 : g / x.maxGain;
+    const sym = symTotal <= 0 ? 0 : Math.min(1, (symWeight.get(i) ?? 0) / symTotal);
+    const g = gain.get(i) ?? 0;
+    const graph = maxGain <= GAIN_EPSILON || g <= maxGain * GAIN_EPSILON ? 0 : g / maxGain;
     const rec = Math.max(0, Math.min(1, x.recency(i)));
     const thread = Math.max(0, Math.min(1, x.thread.get(i) ?? 0));
     return { sem, lex, sym, graph, rec, thread };
@@ -213,10 +221,11 @@ export const RELEVANCE_FIT = { intercept: -6.281, match: 11.032, sym: 2.011, thr
 
 /**
  * The order of candidates and of the selection: the chunks the question names by identifier
- * first (an arXiv id, a DOI: `pinned`, by the order the question names them), then by score, then
+ * first (an arXiv id, a DOI: `pinnedChunks`, by the order the question names them), then by score, then
  * by id. An identifier says which chunk the asker means; no score should outrank it.
  */
-export function rankOrder(pinned: ReadonlyMap<string, number>) {
+export function rankOrder(pinnedChunks: readonly string[]) {
+  const pinned = pinnedIds(pinnedChunks);
   return (a: { score: number; chunk: string }, b: { score: number; chunk: string }): number =>
     (pinned.get(a.chunk) ?? Number.POSITIVE_INFINITY) - (pinned.get(b.chunk) ?? Number.POSITIVE_INFINITY) ||
     b.score - a.score ||
@@ -224,7 +233,7 @@ export function rankOrder(pinned: ReadonlyMap<string, number>) {
 }
 
 /** Chunk id -> the position its identifier has in the question (the first naming counts). */
-export function pinnedIds(ids: readonly string[]): Map<string, number> {
+function pinnedIds(ids: readonly string[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const id of ids) if (!out.has(id)) out.set(id, out.size);
   return out;
