@@ -256,9 +256,13 @@ class Scanner {
     }
   }
 
-  /** A `{...}` literal's length (verbatim.js value_braces). */
-  braces(): number {
-    this.match("{", false);
+  /**
+   * A `{...}` or `"..."` literal's length (verbatim.js value_braces and value_quotes): a backslash
+   * skips the next character and braces nest; a braced literal ends at the `}` closing its `{` and
+   * fails when a `$` is left open, a quoted one at a `"` outside braces.
+   */
+  literal(open: "{" | '"'): number {
+    this.match(open, false);
     const s = this.input;
     const start = this.pos;
     let depth = 0;
@@ -272,12 +276,18 @@ class Scanner {
           depth++;
           break;
         case "}":
-          if (depth === 0) {
+          if (open === "{" && depth === 0) {
             if (math) throw SYNTAX;
             this.pos++;
             return this.pos - 1 - start;
           }
           depth--;
+          break;
+        case '"':
+          if (open === '"' && depth <= 0) {
+            this.pos++;
+            return this.pos - 1 - start;
+          }
           break;
         case "$":
           math = !math;
@@ -289,44 +299,11 @@ class Scanner {
     }
   }
 
-  /** A `"..."` literal's length (verbatim.js value_quotes). */
-  quotes(): number {
-    this.match('"', false);
-    const s = this.input;
-    const start = this.pos;
-    let depth = 0;
-    for (;;) {
-      switch (s[this.pos]) {
-        case "\\":
-          this.pos += 1;
-          break;
-        case "{":
-          depth++;
-          break;
-        case "}":
-          depth--;
-          break;
-        case '"':
-          if (depth <= 0) {
-            this.pos++;
-            return this.pos - 1 - start;
-          }
-      }
-      this.pos++;
-      this.step();
-      if (this.pos >= s.length) throw SYNTAX;
-    }
-  }
-
   single(): number {
     this.parts++;
-    if (this.tryMatch("{")) {
-      const n = this.braces();
-      if (this.pieces) this.part(this.input.substring(this.pos - 1 - n, this.pos - 1), false);
-      return n;
-    }
-    if (this.tryMatch('"')) {
-      const n = this.quotes();
+    const open = this.tryMatch("{") ? "{" : this.tryMatch('"') ? '"' : null;
+    if (open) {
+      const n = this.literal(open);
       if (this.pieces) this.part(this.input.substring(this.pos - 1 - n, this.pos - 1), false);
       return n;
     }
@@ -469,7 +446,7 @@ class Scanner {
           this.pos++;
           this.step();
         }
-        if (s[this.pos] === "{") this.braces();
+        if (s[this.pos] === "{") this.literal("{");
         else
           while (this.pos < s.length && s[this.pos] !== "\n") {
             this.pos++;
