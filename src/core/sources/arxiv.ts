@@ -22,9 +22,8 @@ import {
   type HttpRequestSpec,
   paperArtifact,
   paperHeader,
-  type SourceDefinition,
   type SourceSpec,
-  scholarlyCheck,
+  scholarlySource,
 } from "./types";
 
 /** The documented endpoint is http://export.arxiv.org/api/query; https is served too and keeps the feed intact in transit. */
@@ -248,21 +247,16 @@ function checkArxivQuery(query: string): { message: string; hint: string } | nul
 }
 
 /** The arxiv source: an arXiv API search_query or id list over the Atom feed. */
-export const arxivSource: SourceDefinition = {
+export const arxivSource = scholarlySource({
+  kind: "arxiv",
+  base: ARXIV_API,
+  example: "`cat:cs.CL AND ti:memory` or `id:2405.14831`",
+  allowHttpHosts: ARXIV_HTTP_HOSTS,
+  query: checkArxivQuery,
   rateLimit: {
     minIntervalMs: 3_000,
     note: "arXiv API Terms of Use: at most 1 request every 3 seconds, single connection at a time",
   },
-  check: scholarlyCheck({
-    kind: "arxiv",
-    base: ARXIV_API,
-    example: "`cat:cs.CL AND ti:memory` or `id:2405.14831`",
-    allowHttpHosts: ARXIV_HTTP_HOSTS,
-    query: checkArxivQuery,
-  }),
-  fetch: {
-    via: "http",
-    request: (spec, cond) => arxivRequest(spec, cond),
-    parse: (body, { source }) => parseArxivFeed(body, { source }),
-  },
-};
+  request: (spec, cond) => arxivRequest(spec, cond),
+  parse: (body, { source }) => parseArxivFeed(body, { source }),
+});

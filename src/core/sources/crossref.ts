@@ -40,9 +40,8 @@ import {
   paperHeader,
   paperTarget,
   queryPairs,
-  type SourceDefinition,
   type SourceSpec,
-  scholarlyCheck,
+  scholarlySource,
 } from "./types";
 
 export const CROSSREF_API = "https://api.crossref.org";
@@ -338,20 +337,15 @@ function checkCrossrefQuery(query: string): { message: string; hint: string } | 
 }
 
 /** The crossref source: a works query or a single DOI of the Crossref REST API. */
-export const crossrefSource: SourceDefinition = {
+export const crossrefSource = scholarlySource({
+  kind: "crossref",
+  base: CROSSREF_API,
+  example: "`query=retrieval augmented generation&filter=from-update-date:2024-01-01`",
+  query: checkCrossrefQuery,
   rateLimit: {
     minIntervalMs: 1_000,
     note: "Crossref REST API since 1 Dec 2025: 5 req/s public, 10 req/s polite (mailto), low concurrency; list queries paced at 1/s; obey x-rate-limit-* headers",
   },
-  check: scholarlyCheck({
-    kind: "crossref",
-    base: CROSSREF_API,
-    example: "`query=retrieval augmented generation&filter=from-update-date:2024-01-01`",
-    query: checkCrossrefQuery,
-  }),
-  fetch: {
-    via: "http",
-    request: (spec, cond, { mailto }) => crossrefRequest(spec, cond, { mailto }),
-    parse: (body) => parseCrossrefWorks(body),
-  },
-};
+  request: (spec, cond, { mailto }) => crossrefRequest(spec, cond, { mailto }),
+  parse: (body) => parseCrossrefWorks(body),
+});

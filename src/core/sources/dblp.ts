@@ -32,9 +32,8 @@ import {
   type HttpRequestSpec,
   paperArtifact,
   paperHeader,
-  type SourceDefinition,
   type SourceSpec,
-  scholarlyCheck,
+  scholarlySource,
 } from "./types";
 
 export const DBLP_API = "https://dblp.org/search/publ/api";
@@ -133,19 +132,14 @@ export function parseDblp(json: string): Result<ImportPlan> {
 }
 
 /** The dblp source: a publication search of the dblp API. */
-export const dblpSource: SourceDefinition = {
+export const dblpSource = scholarlySource({
+  kind: "dblp",
+  base: DBLP_API,
+  example: "`retrieval augmented generation year:2024`",
   rateLimit: {
     minIntervalMs: 1_000,
     note: "dblp search API: no published number; it answers bursts with 429 and Retry-After; 1 request/second courtesy default",
   },
-  check: scholarlyCheck({
-    kind: "dblp",
-    base: DBLP_API,
-    example: "`retrieval augmented generation year:2024`",
-  }),
-  fetch: {
-    via: "http",
-    request: (spec, cond) => dblpRequest(spec, cond),
-    parse: (body) => parseDblp(body),
-  },
-};
+  request: (spec, cond) => dblpRequest(spec, cond),
+  parse: (body) => parseDblp(body),
+});

@@ -34,9 +34,8 @@ import {
   paperArtifact,
   paperHeader,
   paperTarget,
-  type SourceDefinition,
   type SourceSpec,
-  scholarlyCheck,
+  scholarlySource,
 } from "./types";
 
 export const OPENALEX_API = "https://api.openalex.org";
@@ -250,20 +249,15 @@ function checkOpenAlexQuery(query: string): { message: string; hint: string } | 
 }
 
 /** The openalex source: a works list or a single work of the OpenAlex API. */
-export const openalexSource: SourceDefinition = {
+export const openalexSource = scholarlySource({
+  kind: "openalex",
+  base: OPENALEX_API,
+  example: "`filter=concepts.id:C41008148&search=long-term memory`",
+  query: checkOpenAlexQuery,
   rateLimit: {
     minIntervalMs: 100,
     note: "OpenAlex: 100,000 calls/day, max 10 requests/second, polite pool with mailto (credit-based with API keys from Feb 2026; 100 req/s ceiling)",
   },
-  check: scholarlyCheck({
-    kind: "openalex",
-    base: OPENALEX_API,
-    example: "`filter=concepts.id:C41008148&search=long-term memory`",
-    query: checkOpenAlexQuery,
-  }),
-  fetch: {
-    via: "http",
-    request: (spec, cond, { mailto }) => openalexRequest(spec, cond, { mailto }),
-    parse: (body) => parseOpenAlexWorks(body),
-  },
-};
+  request: (spec, cond, { mailto }) => openalexRequest(spec, cond, { mailto }),
+  parse: (body) => parseOpenAlexWorks(body),
+});

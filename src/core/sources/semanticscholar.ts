@@ -34,9 +34,8 @@ import {
   paperArtifact,
   paperHeader,
   paperTarget,
-  type SourceDefinition,
   type SourceSpec,
-  scholarlyCheck,
+  scholarlySource,
 } from "./types";
 
 export const SEMANTIC_SCHOLAR_API = "https://api.semanticscholar.org/graph/v1";
@@ -163,23 +162,18 @@ export function parseSemanticScholar(json: string): Result<ImportPlan> {
 }
 
 /** The semanticscholar source: a paper search or a single paper of the Academic Graph API. */
-export const semanticScholarSource: SourceDefinition = {
+export const semanticScholarSource = scholarlySource({
+  kind: "semanticscholar",
+  base: SEMANTIC_SCHOLAR_API,
+  example: "`long-term memory for LLM agents` or `ARXIV:2405.14831`",
+  query: (q) =>
+    /^(?:CorpusId|DOI|ARXIV|MAG|ACL|PMID|PMCID|URL):\s*$/i.test(q)
+      ? { message: "Semantic Scholar paper id has no value", hint: "e.g. `ARXIV:2405.14831`" }
+      : null,
   rateLimit: {
     minIntervalMs: 1_000,
     note: "Semantic Scholar Academic Graph API: unauthenticated requests share one pool (5,000 per 5 minutes), an API key starts at 1 request/second; paced at 1/s; obey 429",
   },
-  check: scholarlyCheck({
-    kind: "semanticscholar",
-    base: SEMANTIC_SCHOLAR_API,
-    example: "`long-term memory for LLM agents` or `ARXIV:2405.14831`",
-    query: (q) =>
-      /^(?:CorpusId|DOI|ARXIV|MAG|ACL|PMID|PMCID|URL):\s*$/i.test(q)
-        ? { message: "Semantic Scholar paper id has no value", hint: "e.g. `ARXIV:2405.14831`" }
-        : null,
-  }),
-  fetch: {
-    via: "http",
-    request: (spec, cond) => semanticScholarRequest(spec, cond),
-    parse: (body) => parseSemanticScholar(body),
-  },
-};
+  request: (spec, cond) => semanticScholarRequest(spec, cond),
+  parse: (body) => parseSemanticScholar(body),
+});

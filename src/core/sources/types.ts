@@ -122,14 +122,28 @@ export interface SourceDefinition {
   fetch: HttpSourceFetch | RepositorySourceFetch;
 }
 
-/** The check of a scholarly API source: an optional https API base and a query its own check accepts. */
-export function scholarlyCheck(api: {
+/** What scholarlyCheck checks a scholarly API source's spec against. */
+export interface ScholarlyApi {
   kind: SourceKind;
   base: string;
   example: string;
   allowHttpHosts?: readonly string[];
   query?: (query: string) => { message: string; hint: string } | null;
-}): SourceDefinition["check"] {
+}
+
+/**
+ * The definition of a scholarly API source (arXiv, OpenAlex, Crossref, Semantic Scholar, DBLP): its rate
+ * limit, scholarlyCheck's check of `api`, and one HTTP request per run.
+ */
+export function scholarlySource(
+  api: ScholarlyApi & Pick<SourceDefinition, "rateLimit"> & Pick<HttpSourceFetch, "request" | "parse">,
+): SourceDefinition {
+  const { rateLimit, request, parse, ...check } = api;
+  return { rateLimit, check: scholarlyCheck(check), fetch: { via: "http", request, parse } };
+}
+
+/** The check of a scholarly API source: an optional https API base and a query its own check accepts. */
+function scholarlyCheck(api: ScholarlyApi): SourceDefinition["check"] {
   return ({ location, query }, checkUrl) => {
     if (location) {
       const bad = checkUrl(location, api.allowHttpHosts ?? []);
