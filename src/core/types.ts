@@ -4,6 +4,7 @@
  * storage layers map it to NULL.
  */
 
+/** Chunk kinds in the API's order (a capital-chunk snapshot stores capital/codes.ts's codes, not positions here). */
 export const CHUNK_KINDS = [
   "paper",
   "section",
@@ -14,7 +15,6 @@ export const CHUNK_KINDS = [
   "note",
   "dataset",
   "technique",
-  // Appended last: the capital chunk stores a kind as its index here, so existing snapshots keep theirs.
   "design",
   // A figure, table or display equation of a paper (boundary `element:figure|table|equation`).
   "element",
