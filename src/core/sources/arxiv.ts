@@ -6,23 +6,18 @@
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { fail, ok, type Result } from "../errors";
-import { finishPlan, isObject, parseTime, personEntity } from "../formats/common";
+import { finishPlan, isObject, parseTime } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import { emptyPlan, type ImportPlan } from "../formats/types";
 import { arxivVersion, canonicalPaperId } from "../ids";
-import type { EntityInput } from "../ingest";
-import { yearBoundary } from "./scholarly";
+import { paperRecord, yearBoundary } from "./scholarly";
 import {
   ARXIV_FIELDS,
   ARXIV_HTTP_HOSTS,
   arxivIdList,
-  type ConditionalHeaders,
   clampInt,
   conditionalHeaders,
-  type HttpRequestSpec,
-  paperArtifact,
-  paperHeader,
-  type SourceSpec,
+  type RequestBuilder,
   scholarlySource,
 } from "./types";
 
@@ -34,11 +29,7 @@ export const ARXIV_API = "https://export.arxiv.org/api/query";
  * versions first). `query` is an arXiv search_query (`cat:cs.CL AND ti:memory`) or an id list
  * (`id:2405.14831,2312.10997` -> id_list). max_results defaults to 50 (arXiv serves at most 2,000 per call).
  */
-export function arxivRequest(
-  spec: SourceSpec,
-  cond: ConditionalHeaders = {},
-  opts: { maxResults?: number } = {},
-): HttpRequestSpec {
+export const arxivRequest: RequestBuilder<{ maxResults?: number }> = (spec, cond = {}, opts = {}) => {
   const base = spec.location.trim() || ARXIV_API;
   const params = new URLSearchParams();
   const ids = arxivIdList(spec.query);
@@ -51,7 +42,7 @@ export function arxivRequest(
     url: `${base}${base.includes("?") ? "&" : "?"}${params.toString()}`,
     headers: conditionalHeaders(cond, { Accept: "application/atom+xml" }),
   };
-}
+};
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -192,31 +183,30 @@ export function parseArxivFeed(xml: string, opts: { source?: string } = {}): Res
       ),
     ];
 
-    const entities: EntityInput[] = [identity.entity];
-    if (primary)
-      // "arXiv cs.CL" -> concept:arxiv-cs-cl; the bare code and the arxiv-cat: form resolve to it.
-      entities.push({ type: "concept", name: `arXiv ${primary}`, aliases: [primary, `arxiv-cat:${primary}`] });
-    for (const a of authors) {
-      const p = personEntity(a);
-      if (p) entities.push(p);
-    }
-
-    const lines = paperHeader(title || identity.id, authors);
+    const lines: string[] = [];
     if (categories.length) lines.push(`Categories: ${categories.join(", ")}`);
     if (vTag) lines.push(`arXiv version: ${vTag}`);
     if (comment) lines.push(`Comment: ${comment}`);
     if (journalRef) lines.push(`Journal reference: ${journalRef}`);
     const year = published !== undefined ? new Date(published).getUTCFullYear() : undefined;
-    const record = { id: identity.id, title: title || identity.id, header: lines, abstract };
     artifacts.push(
-      paperArtifact(record, {
-        entities,
+      paperRecord({
+        identity,
+        title: title || identity.id,
+        authors,
+        // "arXiv cs.CL" -> concept:arxiv-cs-cl; the bare code and the arxiv-cat: form resolve to it.
+        entities: primary
+          ? [{ type: "concept", name: `arXiv ${primary}`, aliases: [primary, `arxiv-cat:${primary}`] }]
+          : [],
+        lines,
+        abstract,
+        // The year boundary comes last here, after the version and the categories.
         boundaries: [
           ...(vTag ? [`arxiv-version:${vTag}`] : []),
           ...categories.map((c) => `category:${c.toLowerCase()}`),
           ...yearBoundary(year),
         ],
-        ...(updated !== undefined ? { valid_from: updated } : {}),
+        valid_from: updated,
         source: idUrl,
       }),
     );

@@ -20,29 +20,17 @@ import { arr, isObject, type JsonObject, LIMITS, num, parseTime, str } from "../
 import { type PaperIdentity, paperIdentity } from "../formats/paper";
 import type { Deprecation, ImportPlan, PlanAnnotation } from "../formats/types";
 import { canonicalPaperId } from "../ids";
-import type { ArtifactInput, EdgeInput, EntityInput } from "../ingest";
+import type { ArtifactInput } from "../ingest";
 import {
-  addAuthor,
   annotatedPlan,
-  jsonHeaders,
   jsonObjectBody,
-  worksEndpoint,
-  worksListParams,
+  type PaperAuthor,
+  paperRecord,
+  paperTarget,
+  worksRequest,
   yearBoundary,
 } from "./scholarly";
-import {
-  type ConditionalHeaders,
-  checkPairs,
-  clampInt,
-  doiPath,
-  type HttpRequestSpec,
-  paperArtifact,
-  paperHeader,
-  paperTarget,
-  queryPairs,
-  type SourceSpec,
-  scholarlySource,
-} from "./types";
+import { checkPairs, clampInt, doiPath, queryPairs, type RequestBuilder, scholarlySource } from "./types";
 
 export const CROSSREF_API = "https://api.crossref.org";
 
@@ -56,27 +44,20 @@ const BARE_FILTER_RE = /^[a-z][a-z.-]*:[^\s,][^,]*(?:,[a-z][a-z.-]*:[^\s,][^,]*)
  * Crossref's maximum 1000), `sort=updated&order=desc`. `mailto` joins the polite pool (also sent in the
  * User-Agent, as Crossref's etiquette asks).
  */
-export function crossrefRequest(
-  spec: SourceSpec,
-  cond: ConditionalHeaders = {},
-  opts: { mailto?: string; rows?: number } = {},
-): HttpRequestSpec {
-  const works = worksEndpoint(spec, CROSSREF_API);
-  const headers = jsonHeaders(cond, opts.mailto ? { "User-Agent": `PaperGuru/1.0 (mailto:${opts.mailto})` } : {});
-  const q = spec.query.trim();
-  const pairs = queryPairs(q);
-  const doi = pairs || /\s/.test(q) ? null : canonicalPaperId(q);
-  if (doi?.startsWith("doi:")) {
-    const qs = opts.mailto ? `?${new URLSearchParams({ mailto: opts.mailto }).toString()}` : "";
-    return { url: `${works}/${doiPath(doi.slice(4))}${qs}`, headers };
-  }
-  const params = worksListParams(q, BARE_FILTER_RE, "query");
-  params.set("rows", String(clampInt(opts.rows, 50, 1, 1000)));
-  params.set("sort", "updated");
-  params.set("order", "desc");
-  if (opts.mailto) params.set("mailto", opts.mailto);
-  return { url: `${works}?${params.toString()}`, headers };
-}
+export const crossrefRequest: RequestBuilder<{ mailto?: string; rows?: number }> = (spec, cond = {}, opts = {}) => {
+  return worksRequest(spec, cond, {
+    base: CROSSREF_API,
+    headers: opts.mailto ? { "User-Agent": `PaperGuru/1.0 (mailto:${opts.mailto})` } : {},
+    single: (q) => {
+      const doi = queryPairs(q) || /\s/.test(q) ? null : canonicalPaperId(q);
+      return doi?.startsWith("doi:") ? doiPath(doi.slice(4)) : null;
+    },
+    bareFilter: BARE_FILTER_RE,
+    textKey: "query",
+    list: { rows: String(clampInt(opts.rows, 50, 1, 1000)), sort: "updated", order: "desc" },
+    always: { mailto: opts.mailto },
+  });
+};
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 
@@ -176,22 +157,18 @@ function authorName(a: JsonObject): string | undefined {
   return str(a.name);
 }
 
-function citesEdges(item: JsonObject, own: Set<string>): EdgeInput[] {
-  const edges: EdgeInput[] = [];
-  const push = (doi: string | undefined) => {
-    const target = doi ? paperTarget(`doi:${doi}`) : null;
-    if (target && !own.has(target)) edges.push({ type: "cites", target });
-  };
-  for (const r of arr(item.reference)) push(isObject(r) ? str(r.DOI) : undefined);
+/** The works an item cites, as paperRecord's candidate ids: its references' DOIs and its DOI relations of type references/cites. */
+function citedDois(item: JsonObject): string[][] {
+  const dois = arr(item.reference).map((r) => (isObject(r) ? str(r.DOI) : undefined));
   // Relations of type references/cites stated by the depositor; other relation types (reviews, comments,
   // supplements, datasets) have no matching edge type and are left out.
   const relation = isObject(item.relation) ? item.relation : {};
   for (const key of ["references", "cites"]) {
     for (const r of arr(relation[key])) {
-      if (isObject(r) && str(r["id-type"])?.toLowerCase() === "doi") push(str(r.id));
+      if (isObject(r) && str(r["id-type"])?.toLowerCase() === "doi") dois.push(str(r.id));
     }
   }
-  return edges;
+  return dois.map((doi) => (doi ? [`doi:${doi}`] : []));
 }
 
 /**
@@ -282,19 +259,16 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
         reason: `${u.type} (Crossref updated-by)`,
       });
 
-    const entities: EntityInput[] = [identity.entity];
     const venue = firstString(item["container-title"]);
-    if (venue) entities.push({ type: "venue", name: venue });
-    const authors: string[] = [];
+    const authors: PaperAuthor[] = [];
     for (const a of arr(item.author)) {
       if (!isObject(a)) continue;
       const name = authorName(a);
-      if (name) addAuthor(authors, entities, name, str(a.ORCID));
+      if (name) authors.push({ name, orcid: str(a.ORCID) });
     }
     const [y, m, d] = dateParts(item.issued);
     const workType = str(item.type);
-    const abstract = typeof item.abstract === "string" ? jatsToText(item.abstract) : "";
-    const lines = paperHeader(title || doi.slice(4), authors, venue);
+    const lines: string[] = [];
     if (y !== undefined)
       lines.push(
         `Issued: ${[y, m, d]
@@ -307,19 +281,23 @@ export function parseCrossrefWorks(json: string): Result<ImportPlan> {
     for (const u of updateTo) lines.push(`${u.type.replace(/_/g, " ")} of ${u.doi.slice(4)}`);
     const notice = updateTo[0] ? `${updateTo[0].type.replace(/_/g, " ")} of ${updateTo[0].doi.slice(4)}` : "";
     artifacts.push(
-      paperArtifact(
-        { id, title: title || notice || doi.slice(4), header: lines, abstract },
-        {
-          entities,
-          boundaries: [
-            ...yearBoundary(y),
-            ...(workType ? [`type:${workType}`] : []),
-            ...updateTo.map((u) => `crossref-update:${u.type}`),
-          ],
-          edges: citesEdges(item, new Set(identity.ids)),
-          source: str(item.URL) ?? `https://doi.org/${doi.slice(4)}`,
-        },
-      ),
+      paperRecord({
+        identity,
+        title: title || notice || doi.slice(4),
+        heading: title || doi.slice(4),
+        authors,
+        venues: venue ? [venue] : [],
+        lines,
+        abstract: typeof item.abstract === "string" ? jatsToText(item.abstract) : "",
+        // The year is in the Issued line, not a Year line.
+        boundaries: [
+          ...yearBoundary(y),
+          ...(workType ? [`type:${workType}`] : []),
+          ...updateTo.map((u) => `crossref-update:${u.type}`),
+        ],
+        cites: citedDois(item),
+        source: str(item.URL) ?? `https://doi.org/${doi.slice(4)}`,
+      }),
     );
     const cited = num(item["is-referenced-by-count"]);
     if (cited !== undefined && cited >= 0) annotations.push({ chunk: id, key: "citations", value: cited });

@@ -15,35 +15,13 @@ import { isObject, type JsonObject, parseJsonText, str } from "../formats/common
 import { paperIdentity } from "../formats/paper";
 import type { ImportPlan } from "../formats/types";
 import { slug } from "../ids";
-import type { EntityInput } from "../ingest";
-import {
-  addAuthor,
-  apiBase,
-  jsonHeaders,
-  numeric,
-  type RecordPlan,
-  recordsPlan,
-  withAliases,
-  yearBoundary,
-} from "./scholarly";
-import {
-  type ConditionalHeaders,
-  clampInt,
-  type HttpRequestSpec,
-  paperArtifact,
-  paperHeader,
-  type SourceSpec,
-  scholarlySource,
-} from "./types";
+import { apiBase, jsonHeaders, numeric, paperRecord, type RecordPlan, recordsPlan } from "./scholarly";
+import { clampInt, type RequestBuilder, scholarlySource } from "./types";
 
 export const DBLP_API = "https://dblp.org/search/publ/api";
 
 /** GET request for DBLP: `query` is the search text (DBLP's own syntax: words, `author:`, `venue:`, `year:`…); `h` default 100 (max 1000). */
-export function dblpRequest(
-  spec: SourceSpec,
-  cond: ConditionalHeaders = {},
-  opts: { hits?: number } = {},
-): HttpRequestSpec {
+export const dblpRequest: RequestBuilder<{ hits?: number }> = (spec, cond = {}, opts = {}) => {
   const base = apiBase(spec, DBLP_API);
   const params = new URLSearchParams({
     q: spec.query.trim(),
@@ -51,7 +29,7 @@ export function dblpRequest(
     h: String(clampInt(opts.hits, 100, 1, 1000)),
   });
   return { url: `${base}?${params.toString()}`, headers: jsonHeaders(cond) };
-}
+};
 
 /** A string or the `text` of an object (DBLP's JSON writes XML text nodes so). */
 function text(v: unknown): string | undefined {
@@ -60,15 +38,16 @@ function text(v: unknown): string | undefined {
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
 
+/** The non-empty texts of a value given as one item or an array. */
+const texts = (v: unknown): string[] => list(v).flatMap((x) => text(x) ?? []);
+
 /** DBLP disambiguates homonyms with a 4-digit suffix ("Wei Wang 0001"): not part of the name. */
 const personName = (s: string) => s.replace(/\s+\d{4}$/, "").trim();
 
 function hitToPlan(info: JsonObject, ref: string): RecordPlan {
   const title = (text(info.title) ?? "").replace(/\.\s*$/, "").trim();
   const key = str(info.key);
-  const ees = list(info.ee)
-    .map(text)
-    .filter((x): x is string => !!x);
+  const ees = texts(info.ee);
   const arxivEe = ees.map((u) => /arxiv\.org\/(?:abs|pdf)\/([^?#\s]+?)(?:\.pdf)?$/i.exec(u)?.[1]).find(Boolean);
   const identity = paperIdentity(
     [arxivEe ? `arXiv:${arxivEe}` : undefined, str(info.doi), ...ees.filter((u) => /doi\.org\//i.test(u))],
@@ -76,32 +55,20 @@ function hitToPlan(info: JsonObject, ref: string): RecordPlan {
   );
   const label = key ? `dblp:${key}` : ref;
   if (!identity) return { skip: "record has no DOI, arXiv id or title", ref: label };
-  const entities: EntityInput[] = [withAliases(identity.entity, key ? [`dblp:${key}`] : [])];
-  const venues = list(info.venue)
-    .map(text)
-    .filter((x): x is string => !!x);
-  for (const v of venues) entities.push({ type: "venue", name: v });
-  const authors: string[] = [];
-  for (const a of list(isObject(info.authors) ? info.authors.author : undefined)) {
-    const name = text(a);
-    if (name) addAuthor(authors, entities, personName(name));
-  }
-  const year = numeric(info.year);
   const type = str(info.type);
-  const lines = paperHeader(title || identity.id, authors, venues.join(", "), year);
-  if (type) lines.push(`Type: ${type}`);
-  if (key) lines.push(`DBLP: ${key}`);
-  const source = str(info.url) ?? (key ? `https://dblp.org/rec/${key}` : undefined);
   return {
     ref: label,
-    artifact: paperArtifact(
-      { id: identity.id, title: title || identity.id, header: lines, abstract: "" },
-      {
-        entities,
-        boundaries: [...yearBoundary(year), ...(type ? [`type:${slug(type)}`] : []), "source:dblp"],
-        ...(source ? { source } : {}),
-      },
-    ),
+    artifact: paperRecord({
+      identity,
+      title: title || identity.id,
+      aliases: key ? [`dblp:${key}`] : [],
+      authors: texts(isObject(info.authors) ? info.authors.author : undefined).map(personName),
+      venues: texts(info.venue),
+      year: numeric(info.year),
+      lines: [...(type ? [`Type: ${type}`] : []), ...(key ? [`DBLP: ${key}`] : [])],
+      boundaries: [...(type ? [`type:${slug(type)}`] : []), "source:dblp"],
+      source: str(info.url) ?? (key ? `https://dblp.org/rec/${key}` : undefined),
+    }),
   };
 }
 

@@ -12,31 +12,16 @@ import { arr, isObject, type JsonObject, num, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import type { ImportPlan } from "../formats/types";
 import { canonicalPaperId, slug } from "../ids";
-import type { EdgeInput, EntityInput } from "../ingest";
 import {
-  addAuthor,
-  jsonHeaders,
   jsonObjectBody,
   numeric,
+  type PaperAuthor,
+  paperRecord,
   type RecordPlan,
   recordsPlan,
-  withAliases,
-  worksEndpoint,
-  worksListParams,
-  yearBoundary,
+  worksRequest,
 } from "./scholarly";
-import {
-  type ConditionalHeaders,
-  checkPairs,
-  clampInt,
-  doiPath,
-  type HttpRequestSpec,
-  paperArtifact,
-  paperHeader,
-  paperTarget,
-  type SourceSpec,
-  scholarlySource,
-} from "./types";
+import { checkPairs, clampInt, doiPath, type RequestBuilder, scholarlySource } from "./types";
 
 export const OPENALEX_API = "https://api.openalex.org";
 
@@ -53,33 +38,26 @@ const BARE_FILTER_RE = /^[a-z][a-z_.]*:[^\s,][^,]*(?:,[a-z][a-z_.]*:[^\s,][^,]*)
  * Lists are sorted by `updated_date:desc` with `per-page` (default 50, OpenAlex's maximum 200). `mailto`
  * joins the polite pool; `apiKey` (OpenAlex requires one from 13 Feb 2026) is sent as `api_key`.
  */
-export function openalexRequest(
-  spec: SourceSpec,
-  cond: ConditionalHeaders = {},
-  opts: { mailto?: string; perPage?: number; apiKey?: string } = {},
-): HttpRequestSpec {
-  const works = worksEndpoint(spec, OPENALEX_API);
-  const headers = jsonHeaders(cond);
-  const q = spec.query.trim();
-  const common = new URLSearchParams();
-  if (opts.mailto) common.set("mailto", opts.mailto);
-  if (opts.apiKey) common.set("api_key", opts.apiKey);
-
-  const single = SINGLE_WORK_RE.exec(q)?.[1];
-  const doi = single ? null : canonicalPaperId(q);
-  if (single || doi?.startsWith("doi:")) {
-    // OpenAlex takes a DOI as /works/doi:10.x/y (https://docs.openalex.org/how-to-use-the-api/get-single-entities).
-    const path = single ? single.toUpperCase() : `doi:${doiPath((doi as string).slice(4))}`;
-    const qs = common.toString();
-    return { url: `${works}/${path}${qs ? `?${qs}` : ""}`, headers };
-  }
-
-  const params = worksListParams(q, BARE_FILTER_RE, "search");
-  params.set("sort", "updated_date:desc");
-  params.set("per-page", String(clampInt(opts.perPage, 50, 1, 200)));
-  for (const [k, v] of common) params.set(k, v);
-  return { url: `${works}?${params.toString()}`, headers };
-}
+export const openalexRequest: RequestBuilder<{ mailto?: string; perPage?: number; apiKey?: string }> = (
+  spec,
+  cond = {},
+  opts = {},
+) => {
+  return worksRequest(spec, cond, {
+    base: OPENALEX_API,
+    single: (q) => {
+      const single = SINGLE_WORK_RE.exec(q)?.[1];
+      if (single) return single.toUpperCase();
+      // OpenAlex takes a DOI as /works/doi:10.x/y (https://docs.openalex.org/how-to-use-the-api/get-single-entities).
+      const doi = canonicalPaperId(q);
+      return doi?.startsWith("doi:") ? `doi:${doiPath(doi.slice(4))}` : null;
+    },
+    bareFilter: BARE_FILTER_RE,
+    textKey: "search",
+    list: { sort: "updated_date:desc", "per-page": String(clampInt(opts.perPage, 50, 1, 200)) },
+    always: { mailto: opts.mailto, api_key: opts.apiKey },
+  });
+};
 
 /**
  * Abstracts come as an inverted index (word -> positions) for licensing reasons; put each word back at its
@@ -162,48 +140,36 @@ function workToPlan(w: JsonObject, ref: string): RecordPlan {
   if (w.is_retracted === true)
     return { deprecation: { id: identity.id, reason: "retracted (OpenAlex is_retracted)" }, ref: label };
 
-  const entities: EntityInput[] = [withAliases(identity.entity, extraIdAliases(ids))];
   const venue =
     isObject(w.primary_location) && isObject(w.primary_location.source)
       ? str(w.primary_location.source.display_name)
       : undefined;
-  if (venue) entities.push({ type: "venue", name: venue });
   const concepts = topConcepts(w);
-  for (const c of concepts) entities.push({ type: "concept", name: c });
-  const authors: string[] = [];
+  const authors: PaperAuthor[] = [];
   for (const a of arr(w.authorships)) {
     if (!isObject(a)) continue;
     const author = isObject(a.author) ? a.author : {};
     const name = str(author.display_name) ?? str(a.raw_author_name);
-    if (name) addAuthor(authors, entities, name, str(author.orcid));
+    if (name) authors.push({ name, orcid: str(author.orcid) });
   }
-
-  const edges: EdgeInput[] = [];
-  const own = new Set(identity.ids);
-  for (const r of arr(w.referenced_works)) {
-    const target = typeof r === "string" ? paperTarget(r) : null;
-    if (target && !own.has(target)) edges.push({ type: "cites", target });
-  }
-
-  const year = num(w.publication_year);
   const type = str(w.type);
-  const abstract = reconstructAbstract(w.abstract_inverted_index);
-  const lines = paperHeader(title || identity.id, authors, venue, year);
-  if (type) lines.push(`Type: ${type}`);
-  if (concepts.length) lines.push(`Topics: ${concepts.join(", ")}`);
-
   return {
     ref: label,
     citations: num(w.cited_by_count),
-    artifact: paperArtifact(
-      { id: identity.id, title: title || identity.id, header: lines, abstract },
-      {
-        entities,
-        boundaries: [...yearBoundary(year), ...(type ? [`type:${type}`] : [])],
-        edges,
-        ...(oaUrl ? { source: oaUrl } : doi ? { source: doi } : {}),
-      },
-    ),
+    artifact: paperRecord({
+      identity,
+      title: title || identity.id,
+      aliases: extraIdAliases(ids),
+      authors,
+      venues: venue ? [venue] : [],
+      entities: concepts.map((name) => ({ type: "concept", name })),
+      year: num(w.publication_year),
+      lines: [...(type ? [`Type: ${type}`] : []), ...(concepts.length ? [`Topics: ${concepts.join(", ")}`] : [])],
+      abstract: reconstructAbstract(w.abstract_inverted_index),
+      boundaries: type ? [`type:${type}`] : [],
+      cites: arr(w.referenced_works).map((r) => [typeof r === "string" ? r : undefined]),
+      source: oaUrl ?? doi,
+    }),
   };
 }
 

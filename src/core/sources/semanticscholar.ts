@@ -15,28 +15,8 @@ import { fail, ok, type Result } from "../errors";
 import { arr, isObject, type JsonObject, num, str } from "../formats/common";
 import { paperIdentity } from "../formats/paper";
 import type { ImportPlan } from "../formats/types";
-import type { EdgeInput, EntityInput } from "../ingest";
-import {
-  addAuthor,
-  apiBase,
-  jsonHeaders,
-  jsonObjectBody,
-  numeric,
-  type RecordPlan,
-  recordsPlan,
-  withAliases,
-  yearBoundary,
-} from "./scholarly";
-import {
-  type ConditionalHeaders,
-  clampInt,
-  type HttpRequestSpec,
-  paperArtifact,
-  paperHeader,
-  paperTarget,
-  type SourceSpec,
-  scholarlySource,
-} from "./types";
+import { apiBase, jsonHeaders, jsonObjectBody, numeric, paperRecord, type RecordPlan, recordsPlan } from "./scholarly";
+import { clampInt, type RequestBuilder, scholarlySource } from "./types";
 
 export const SEMANTIC_SCHOLAR_API = "https://api.semanticscholar.org/graph/v1";
 
@@ -53,11 +33,11 @@ const PAPER_ID_RE = /^(?:[0-9a-f]{40}|(?:CorpusId|DOI|ARXIV|MAG|ACL|PMID|PMCID|U
  * `ARXIV:2405.14831`, a 40-hex sha) -> `/paper/{id}` with references; anything else is search text ->
  * `/paper/search` (`limit` default 50, the API's maximum 100). `apiKey` goes in `x-api-key`.
  */
-export function semanticScholarRequest(
-  spec: SourceSpec,
-  cond: ConditionalHeaders = {},
-  opts: { limit?: number; apiKey?: string } = {},
-): HttpRequestSpec {
+export const semanticScholarRequest: RequestBuilder<{ limit?: number; apiKey?: string }> = (
+  spec,
+  cond = {},
+  opts = {},
+) => {
   const base = apiBase(spec, SEMANTIC_SCHOLAR_API);
   const headers = jsonHeaders(cond, opts.apiKey ? { "x-api-key": opts.apiKey } : {});
   const q = spec.query.trim();
@@ -72,16 +52,12 @@ export function semanticScholarRequest(
     limit: String(clampInt(opts.limit, 50, 1, 100)),
   });
   return { url: `${base}/paper/search?${params.toString()}`, headers };
-}
+};
 
-function refTarget(r: unknown): string | null {
-  if (!isObject(r)) return null;
-  const x = isObject(r.externalIds) ? r.externalIds : {};
-  for (const raw of [str(x.ArXiv) ? `arXiv:${str(x.ArXiv)}` : undefined, str(x.DOI)]) {
-    const t = raw ? paperTarget(raw) : null;
-    if (t) return t;
-  }
-  return null;
+/** A reference's candidate ids for paperRecord: its arXiv id, then its DOI. */
+function refIds(r: unknown): Array<string | undefined> {
+  const x = isObject(r) && isObject(r.externalIds) ? r.externalIds : {};
+  return [str(x.ArXiv) ? `arXiv:${str(x.ArXiv)}` : undefined, str(x.DOI)];
 }
 
 function paperToPlan(p: JsonObject, ref: string): RecordPlan {
@@ -99,42 +75,29 @@ function paperToPlan(p: JsonObject, ref: string): RecordPlan {
   if (str(p.paperId)) aliases.push(`s2:${str(p.paperId)}`);
   if (str(x.DBLP)) aliases.push(`dblp:${str(x.DBLP)}`);
   if (str(x.PubMed)) aliases.push(`pmid:${str(x.PubMed)}`);
-  const entities: EntityInput[] = [withAliases(identity.entity, aliases)];
-  const venue = str(p.venue);
-  if (venue) entities.push({ type: "venue", name: venue });
-  const authors: string[] = [];
-  for (const a of arr(p.authors)) {
-    const name = isObject(a) ? str(a.name) : undefined;
-    if (name) addAuthor(authors, entities, name);
-  }
-  const edges: EdgeInput[] = [];
-  const own = new Set(identity.ids);
-  for (const r of arr(p.references)) {
-    const t = refTarget(r);
-    if (t && !own.has(t)) edges.push({ type: "cites", target: t });
-  }
-  const year = num(p.year);
   const citations = num(p.citationCount);
-  const lines = paperHeader(title || identity.id, authors, venue, year);
+  const lines: string[] = [];
   if (citations !== undefined) lines.push(`Citations: ${citations}`);
   if (p.isOpenAccess === true) lines.push("Open access: yes");
-  const source = str(p.url) ?? (str(p.paperId) ? `https://www.semanticscholar.org/paper/${str(p.paperId)}` : undefined);
+  const venue = str(p.venue);
   return {
     ref: label,
     citations,
-    artifact: paperArtifact(
-      { id: identity.id, title: title || identity.id, header: lines, abstract: str(p.abstract) ?? "" },
-      {
-        entities,
-        boundaries: [
-          ...yearBoundary(year),
-          ...(p.isOpenAccess === true ? ["open-access"] : []),
-          "source:semanticscholar",
-        ],
-        edges,
-        ...(source ? { source } : {}),
-      },
-    ),
+    artifact: paperRecord({
+      identity,
+      title: title || identity.id,
+      aliases,
+      authors: arr(p.authors)
+        .map((a) => (isObject(a) ? str(a.name) : undefined))
+        .filter((name): name is string => !!name),
+      venues: venue ? [venue] : [],
+      year: num(p.year),
+      lines,
+      abstract: str(p.abstract) ?? "",
+      boundaries: [...(p.isOpenAccess === true ? ["open-access"] : []), "source:semanticscholar"],
+      cites: arr(p.references).map(refIds),
+      source: str(p.url) ?? (str(p.paperId) ? `https://www.semanticscholar.org/paper/${str(p.paperId)}` : undefined),
+    }),
   };
 }
 

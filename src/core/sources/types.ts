@@ -5,11 +5,7 @@
  * service applies it.
  */
 import type { Result } from "../errors";
-import { synopsisOf } from "../formats/common";
-import { paperIdentity } from "../formats/paper";
 import type { ImportPlan } from "../formats/types";
-import { canonicalPaperId } from "../ids";
-import type { ArtifactInput } from "../ingest";
 
 /** The kinds of source cron can re-ingest: the one list the schemas, the CLI and validation use. */
 export const SOURCE_KINDS = ["arxiv", "openalex", "crossref", "github", "url", "semanticscholar", "dblp"] as const;
@@ -31,6 +27,12 @@ export interface HttpRequestSpec {
   url: string;
   headers: Record<string, string>;
 }
+
+/**
+ * A scholarly API's request builder: the spec, the validators remembered from the previous fetch (none
+ * when omitted) and the builder's own options (paging, contact, keys).
+ */
+export type RequestBuilder<Opts> = (spec: SourceSpec, cond?: ConditionalHeaders, opts?: Opts) => HttpRequestSpec;
 
 /** Conditional-request validators remembered from the previous successful fetch. */
 export interface ConditionalHeaders {
@@ -195,52 +197,4 @@ export function doiPath(doi: string): string {
 export function clampInt(n: number | undefined, def: number, min: number, max: number): number {
   if (n === undefined || !Number.isFinite(n)) return def;
   return Math.min(max, Math.max(min, Math.trunc(n)));
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Shared by the parsers (output fitting, JSON reading and plan assembly live in ../formats/common.ts)
-// ---------------------------------------------------------------------------------------------------
-
-/**
- * Canonical chunk id of a cited paper, as paperIdentity would give it (so `10.48550/arXiv.X` targets
- * `arxiv:X`, the chunk the arXiv source writes), or null when the string is not a paper identifier.
- */
-export function paperTarget(raw: string): string | null {
-  return canonicalPaperId(raw) ? (paperIdentity([raw], "")?.id ?? null) : null;
-}
-
-/**
- * The first header lines of a paper record's content: the title, then "Authors: A, B, C" (at most 500
- * names, "... and N more"), "Venue: …" and "Year: …", each when the record has it.
- */
-export function paperHeader(title: string, authors: string[], venue?: string, year?: number): string[] {
-  const lines = [title];
-  if (authors.length) {
-    const more = authors.length > 500 ? ` and ${authors.length - 500} more` : "";
-    lines.push(`Authors: ${authors.slice(0, 500).join(", ")}${more}`);
-  }
-  if (venue) lines.push(`Venue: ${venue}`);
-  if (year !== undefined) lines.push(`Year: ${year}`);
-  return lines;
-}
-
-/**
- * The `paper` artifact of one source record: content = the header lines (title, authors, venue, ...), a
- * blank line and the abstract; synopsis = the abstract's first sentences (ingest's rule); `title` is the
- * display title (never empty).
- */
-export function paperArtifact(
-  record: { id: string; title: string; header: string[]; abstract: string },
-  more: Omit<ArtifactInput, "id" | "kind" | "title" | "synopsis" | "content">,
-): ArtifactInput {
-  const { id, title, header, abstract } = record;
-  const synopsis = synopsisOf(title, abstract);
-  return {
-    id,
-    kind: "paper",
-    title,
-    ...(synopsis ? { synopsis } : {}),
-    content: abstract ? `${header.join("\n")}\n\n${abstract}` : header.join("\n"),
-    ...more,
-  };
 }
