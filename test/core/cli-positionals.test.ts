@@ -123,7 +123,6 @@ describe("paperguru CLI: positional arguments from the usage", () => {
   it("names a missing argument as the usage spells it", () => {
     expect(positionalNames('<id[@version]>... [--query "<q>"] [--as-of <time>]')).toEqual(["<id[@version]>"]);
     expect(positionalNames("<chunk> <key> [<value> | --add <n>]")).toEqual(["<chunk>", "<key>"]);
-    for (const c of COMMANDS)
-      for (const name of positionalNames(c.args)) expect(name, c.name).toMatch(/^<\S(.*\S)?>$/);
+    for (const c of COMMANDS) for (const name of positionalNames(c.args)) expect(name, c.name).toMatch(/^<\S(.*\S)?>$/);
   });
 });
