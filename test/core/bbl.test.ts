@@ -9,6 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BBL_LIMITS, latexToText, parseBbl } from "../../src/core/formats/bbl";
+import { cpuNow } from "./cpu-clock";
 
 const NATBIB = String.raw`\begin{thebibliography}{4}
 \providecommand{\natexlab}[1]{#1}
@@ -251,9 +252,9 @@ describe("parseBbl: failures and caps", () => {
       `\\entry{a}{b}{}${"\\field{x}{".repeat(100_000)}\\endentry`,
       `\\bibitem{a} ${"{".repeat(500_000)}`,
     ]) {
-      const t = performance.now();
+      const t = cpuNow();
       parseBbl(text);
-      expect(performance.now() - t).toBeLessThan(2000);
+      expect(cpuNow() - t).toBeLessThan(2000);
     }
   });
 });
