@@ -72,6 +72,34 @@ for (const impl of IMPLS) {
       expect(all(t, "termPosts", 99)).toEqual([]);
     });
 
+    it("post and posted: a node is posted under an entity once asked, in the buffer and across a checkpoint", () => {
+      const { tables, reopen } = impl.make();
+      const [a, b, c] = ["concept:a", "concept:b", "boundary:split:s1"].map((id) => tables.entityAdd(id)) as [
+        number,
+        number,
+        number,
+      ];
+      for (let node = 0; node < 50; node++) {
+        tables.post(c, node);
+        if (node % 2 === 0) tables.post(a, node);
+      }
+      expect(tables.posted(a, 4)).toBe(true);
+      expect(tables.posted(a, 5)).toBe(false);
+      const t = reopen();
+      t.post(b, 7);
+      for (const [e, node, want] of [
+        [a, 48, true],
+        [a, 49, false],
+        [b, 7, true],
+        [b, 8, false],
+        [c, 0, true],
+        [c, 50, false],
+      ] as const)
+        expect(t.posted(e, node), `${e} ${node}`).toBe(want);
+      expect(all(t, "entityPosts", a).length).toBe(25);
+      expect(all(t, "entityPosts", b)).toEqual([[7, 0]]);
+    });
+
     it("a list longer than a stored block keeps every value in order", () => {
       const { tables, reopen } = impl.make();
       const n = BLOCK + BLOCK / 2;
@@ -114,6 +142,78 @@ for (const impl of IMPLS) {
     });
   });
 }
+
+describe("sqlite tables: whether a node is posted under an entity", () => {
+  /** Stored bytes one `posted` question reads, with `nodes` posted under one entity (a boundary). */
+  function bytesAsked(nodes: number): number {
+    const sql = nodeSql();
+    let bytes = 0;
+    const counting = {
+      ...sql,
+      all: (q: string, ...p: Parameters<typeof sql.all>[1][]) => {
+        const rows = sql.all(q, ...p);
+        for (const r of rows) for (const v of Object.values(r)) if (v instanceof Uint8Array) bytes += v.byteLength;
+        return rows;
+      },
+    };
+    const t = new SqlTables(counting);
+    const boundary = t.entityAdd("boundary:source:arxiv");
+    const other = t.entityAdd("concept:rare");
+    for (let node = 0; node < nodes; node++) {
+      t.post(boundary, node);
+      if (node % 1000 === 0) {
+        t.post(other, node);
+        t.checkpoint(node + 1, new Uint8Array(0));
+      }
+    }
+    t.checkpoint(nodes + 1, new Uint8Array(0));
+    while (t.merge(100_000));
+    bytes = 0;
+    // A revision of an early node asks about both of its entities and a new one.
+    for (const e of [boundary, other]) expect(t.posted(e, 1000)).toBe(true);
+    expect(t.posted(other, 1001)).toBe(false);
+    return bytes;
+  }
+
+  it("reads the node's own entities, not every node of the entity: bytes read do not grow with the list", () => {
+    const small = bytesAsked(2_000);
+    const large = bytesAsked(40_000);
+    // A scan of the boundary's list reads 4 bytes per posting: 160,000 bytes at 40,000 nodes.
+    expect(large).toBeLessThan(3 * small + 20_000);
+    expect(large).toBeLessThan(40_000);
+  });
+});
+
+describe("sqlite tables written before nodes kept their entities", () => {
+  it("answer posted by scanning the entity's list until a rebuild empties them, then key both ways", () => {
+    const sql = nodeSql();
+    const old = new SqlTables(sql);
+    const e = old.entityAdd("concept:a");
+    for (let node = 0; node < 30; node++) old.post(e, node);
+    old.checkpoint(1, new Uint8Array(0));
+    // As such tables were stored: postings without the node keying or the meta saying it is complete.
+    sql.run("DELETE FROM pg_seg WHERE space = 2");
+    sql.run("DELETE FROM pg_segs WHERE space = 2");
+    sql.run("DELETE FROM pg_meta WHERE k = 'fwd'");
+    const t = new SqlTables(sql);
+    expect(t.posted(e, 12)).toBe(true);
+    expect(t.posted(e, 30)).toBe(false);
+    t.post(e, 30);
+    t.checkpoint(2, new Uint8Array(0));
+    const again = new SqlTables(sql);
+    expect(again.posted(e, 30)).toBe(true);
+    expect(again.posted(e, 3)).toBe(true);
+    expect(again.nodeEntities.count(3)).toBe(0);
+    again.clear();
+    const f = again.entityAdd("concept:a");
+    again.post(f, 3);
+    again.checkpoint(3, new Uint8Array(0));
+    const rebuilt = new SqlTables(sql);
+    expect(rebuilt.nodeEntities.count(3)).toBe(1);
+    expect(rebuilt.posted(f, 3)).toBe(true);
+    expect(rebuilt.posted(f, 4)).toBe(false);
+  });
+});
 
 /** Route answers (ids, scores to 12 digits) of a set of queries. */
 function answers(s: CapitalStore, queries: string[]) {

@@ -56,16 +56,9 @@ export class NameLayer extends LexicalLayer {
   }
 
   protected addPosting(e: number, node: number, scan: boolean) {
-    if (scan) {
-      // Only revisions re-add entities; new heads skip this O(df) check.
-      let found = false;
-      this.eachPosting(e, Number.POSITIVE_INFINITY, (n) => {
-        if (n === node) found = true;
-        return !found;
-      });
-      if (found) return;
-    }
-    this.tables.entityPosts.push(e, node, 0);
+    // Only revisions and extensions re-add entities; a new head skips the check.
+    if (scan && this.tables.posted(e, node)) return;
+    this.tables.post(e, node);
   }
 
   // ------------------------------------------------------------------ grounding and mentions

@@ -12,7 +12,7 @@
  */
 import { SEGMENT_SCHEMA, SEGMENT_TABLES, SegmentLists } from "./segments";
 import type { AliasEntry, CapitalTables, RemoteHead } from "./tables";
-import { insertionPoint, MAP_ENTRY_BYTES, NO_HEAD, stringBytes } from "./tables";
+import { contains, insertionPoint, MAP_ENTRY_BYTES, NO_HEAD, stringBytes } from "./tables";
 
 export type { SqlRow, SqlValue, SyncSql } from "./sync-sql";
 
@@ -54,6 +54,7 @@ const TABLES = [
 
 const ENTITY_POSTS = 0;
 const TERM_POSTS = 1;
+const NODE_ENTITIES = 2;
 
 const num = (v: SqlValue | undefined): number => (typeof v === "number" ? v : Number(v ?? 0));
 const i32 = (b: SqlValue | undefined): Int32Array => {
@@ -138,6 +139,17 @@ interface PendingTimeline {
 export class SqlTables implements CapitalTables {
   readonly entityPosts: SegmentLists;
   readonly termPosts: SegmentLists;
+  /**
+   * Node -> the entities it is posted under, the same postings keyed the other way, so that a
+   * revision asks its node's few entities whether it is posted under one, not the entity's list of
+   * every node naming it (a boundary's list holds a whole source: O(archive) per revised head).
+   */
+  readonly nodeEntities: SegmentLists;
+  /**
+   * Whether nodeEntities holds every posting (meta `fwd`): tables first written before it existed
+   * do not, and scan the entity's list instead until a rebuild empties them.
+   */
+  #forward: boolean;
   #storedEntities: number;
   #newIds: string[] = [];
   #newIndex = new Map<string, number>();
@@ -179,8 +191,11 @@ export class SqlTables implements CapitalTables {
     for (const s of SCHEMA) sql.run(s);
     this.entityPosts = new SegmentLists(sql, ENTITY_POSTS, false);
     this.termPosts = new SegmentLists(sql, TERM_POSTS, true);
+    this.nodeEntities = new SegmentLists(sql, NODE_ENTITIES, false);
     this.legacy = sql.all("SELECT 1 AS x FROM pg_list LIMIT 1").length > 0;
     this.#storedEntities = num(sql.all("SELECT COALESCE(MAX(e) + 1, 0) AS n FROM pg_ent")[0]?.n);
+    // No stored entity: no stored posting either, so the two keyings start complete.
+    this.#forward = this.meta("fwd") !== undefined || this.#storedEntities === 0;
     this.#ord = num(this.meta("ord"));
     this.#terms = new TermSketch(this.meta("terms"));
   }
@@ -196,7 +211,7 @@ export class SqlTables implements CapitalTables {
 
   /** Whether posting segments wait to be merged (call `merge` in slices while it says so). */
   mergeDue(): boolean {
-    return this.termPosts.mergeDue() || this.entityPosts.mergeDue();
+    return this.termPosts.mergeDue() || this.entityPosts.mergeDue() || this.nodeEntities.mergeDue();
   }
 
   /** The term postings only take revisions from now on (a closed shard): merge them down (SegmentLists.seal). */
@@ -208,6 +223,7 @@ export class SqlTables implements CapitalTables {
   merge(budget: number): boolean {
     if (this.termPosts.mergeDue()) this.termPosts.merge(budget);
     else if (this.entityPosts.mergeDue()) this.entityPosts.merge(budget);
+    else if (this.nodeEntities.mergeDue()) this.nodeEntities.merge(budget);
     return this.mergeDue();
   }
 
@@ -237,12 +253,15 @@ export class SqlTables implements CapitalTables {
     this.#terms = new TermSketch(undefined);
     this.entityPosts.reset();
     this.termPosts.reset();
+    this.nodeEntities.reset();
+    this.#forward = true;
     this.#dropPending();
   }
 
   #dropPending(reads = true): void {
     this.entityPosts.pending.clear();
     this.termPosts.pending.clear();
+    this.nodeEntities.pending.clear();
     this.#newIds = [];
     this.#newIndex.clear();
     this.#info.clear();
@@ -376,6 +395,7 @@ export class SqlTables implements CapitalTables {
     return (
       this.entityPosts.pendingValues +
       this.termPosts.pendingValues +
+      this.nodeEntities.pendingValues +
       this.#newIds.length +
       this.#timelines.size +
       this.#remote.size
@@ -404,6 +424,7 @@ export class SqlTables implements CapitalTables {
       for (const [e, [name, type]] of this.#info)
         if (e < this.#storedEntities) this.sql.run("UPDATE pg_ent SET name = ?, type = ? WHERE e = ?", name, type, e);
       this.entityPosts.flush();
+      this.nodeEntities.flush();
       for (const k of this.termPosts.flush()) this.#terms.add(k);
       for (const [norm, list] of this.#aliases)
         this.sql.run(
@@ -442,12 +463,14 @@ export class SqlTables implements CapitalTables {
         ["seq", seq],
         ["ord", this.#ord],
         ["terms", this.#terms.bytes()],
+        ...(this.#forward ? ([["fwd", 1]] as const) : []),
       ] as const)
         this.sql.run("INSERT OR REPLACE INTO pg_meta(k, v) VALUES (?, ?)", k, v);
     });
     this.#storedEntities += this.#newIds.length;
     this.entityPosts.flushed();
     this.termPosts.flushed();
+    this.nodeEntities.flushed();
     // What was buffered is stored now and reads the same from there: keep it as read cache
     // (entity numbers never change; owner lists are the stored ones), within READ_CACHE.
     const ids = [...this.#newIndex];
@@ -477,6 +500,13 @@ export class SqlTables implements CapitalTables {
     }
   }
 
+  post(e: number, node: number): void {
+    this.entityPosts.push(e, node, 0);
+    if (this.#forward) this.nodeEntities.push(node, e, 0);
+  }
+  posted(e: number, node: number): boolean {
+    return this.#forward ? contains(this.nodeEntities, node, e) : contains(this.entityPosts, e, node);
+  }
   entityIndex(id: string): number | undefined {
     const e = this.#newIndex.get(id);
     if (e !== undefined) return e;
@@ -637,11 +667,24 @@ export class SqlTables implements CapitalTables {
 
   /** Heap bytes of the write buffer, which a checkpoint empties. */
   bufferBytes(): number {
-    return this.entityPosts.bufferBytes() + this.termPosts.bufferBytes() + this.#bufferBytes;
+    return (
+      this.entityPosts.bufferBytes() +
+      this.termPosts.bufferBytes() +
+      this.nodeEntities.bufferBytes() +
+      this.#bufferBytes
+    );
   }
 
   heapBytes(): number {
-    return this.entityPosts.heapBytes() + this.termPosts.heapBytes() + this.#bufferBytes + this.#readBytes + HLL_M + 64;
+    return (
+      this.entityPosts.heapBytes() +
+      this.termPosts.heapBytes() +
+      this.nodeEntities.heapBytes() +
+      this.#bufferBytes +
+      this.#readBytes +
+      HLL_M +
+      64
+    );
   }
 }
 

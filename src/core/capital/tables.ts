@@ -34,6 +34,10 @@ export interface CapitalTables {
   readonly entityPosts: IntLists;
   /** 32-bit term hash -> (lexical document, term frequency). */
   readonly termPosts: IntLists;
+  /** Post node under entity e (entityPosts gains it). */
+  post(e: number, node: number): void;
+  /** Whether node is posted under entity e: a revision or an extension re-adding an entity asks first. */
+  posted(e: number, node: number): boolean;
   entityIndex(id: string): number | undefined;
   /** A new entity; entities are numbered densely from 0 in the order they were added. */
   entityAdd(id: string): number;
@@ -85,6 +89,16 @@ export function insertionPoint(times: readonly number[], at: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** Whether list `key` holds `value` (a scan, newest first, that stops at the first match). */
+export function contains(lists: IntLists, key: number, value: number): boolean {
+  let found = false;
+  lists.each(key, Number.POSITIVE_INFINITY, (v) => {
+    if (v === value) found = true;
+    return !found;
+  });
+  return found;
 }
 
 /** Estimated heap bytes of a one-byte V8 string (header plus characters, 8-byte aligned). */
@@ -177,6 +191,13 @@ export class MemoryTables implements CapitalTables {
   #remoteIdx = new Map<string, number>();
   #remote = new Map<number, { id: string; head: RemoteHead }>();
 
+  post(e: number, node: number): void {
+    this.entityPosts.push(e, node, 0);
+  }
+  /** A scan of e's postings in the heap, O(df): this implementation serves tests and in-process use. */
+  posted(e: number, node: number): boolean {
+    return contains(this.entityPosts, e, node);
+  }
   entityIndex(id: string): number | undefined {
     return this.#index.get(id);
   }
