@@ -14,6 +14,7 @@ import { inProcess } from "../src/core/capital/shard";
 import { cutsFor, type DerivedLog, takeDerived } from "../src/core/capital/split";
 import { SqlTables } from "../src/core/capital/sql-tables";
 import { type ChangeOp, DEFAULT_PARAMS, type RouteInput } from "../src/core/types";
+import { checkpointAndMerge } from "./lib/checkpoint";
 import { machine } from "./lib/results";
 import { sourceState } from "./lib/server";
 import { nodeSql } from "./lib/sqlite";
@@ -35,7 +36,7 @@ function pct(xs: number[], p: number): number {
 
 /** A checkpoint as the object makes one (the heap snapshot compacts slots and ghosts); its bytes. */
 function checkpointed(s: CapitalStore): number {
-  (s.tables as SqlTables).checkpoint(s.seq, s.serialize());
+  checkpointAndMerge(s, s.serialize(), s.seq >= s.ownTo);
   return capitalStats(s).bytes.total;
 }
 
@@ -60,7 +61,7 @@ function build(
     s.apply(op, k + 1);
     s.seq = k + 1;
     if (!s.derives) s.applyDerived(derived.get(k + 1) ?? []);
-    if (s.seq % 50_000 === 0) (s.tables as SqlTables).checkpoint(s.seq, new Uint8Array(0));
+    if (s.seq % 50_000 === 0) checkpointAndMerge(s, new Uint8Array(0), sharded && s.seq >= to);
     ms += performance.now() - t0;
   }
   const atEnd = checkpointed(s);
