@@ -35,10 +35,10 @@ const sizes =
     : quick
       ? [1000, 10000]
       : [1000, 10000, 100000, 300000, 1000000];
-// Fewer queries on the largest graphs keep the full run under 10 minutes on 2 cores (the full-graph
-// PPR baseline costs ~1 s per query at 300k heads).
+// Fewer queries on the largest graphs: building the 1M-head graph alone takes about 7 minutes on 2
+// cores, and the whole run about 30 (bench/results/latest.json durationMs).
 const queriesFor = (n: number) => (quick ? 60 : n >= 300000 ? 50 : n >= 100000 ? 100 : 200);
-/** The full-graph PPR baseline costs ~1.7 s per query at 300k heads: a subset of queries past 100k. */
+/** The full-graph PPR baseline costs seconds per query past 100k heads (its p50 in latest.json): a subset of queries there. */
 const baselineQueriesFor = (n: number) => (n >= 1000000 ? 5 : n >= 300000 ? 20 : queriesFor(n));
 const e2eHeads = args.includes("--no-e2e") ? null : quick ? "1000" : "10000,100000";
 /**
