@@ -281,14 +281,18 @@ interface MergeJob {
  * checkpoint has to write them.
  */
 export class PostingBuffer {
-  /** Open addressing: list number + 1, or 0 for an empty slot (capacity a power of two). */
-  #slots = new Int32Array(64);
-  #keys = new Uint32Array(32);
-  #head = new Int32Array(32);
-  #count = new Int32Array(32);
-  #vals = new Int32Array(256);
-  #extra: Uint8Array;
-  #prev = new Int32Array(256);
+  /**
+   * Open addressing: list number + 1, or 0 for an empty slot (capacity a power of two). Every
+   * array is empty until the first push and again after a clear, so a buffer that takes nothing
+   * (entity postings on a shard that does no name work) costs no heap.
+   */
+  #slots = new Int32Array(0);
+  #keys = new Uint32Array(0);
+  #head = new Int32Array(0);
+  #count = new Int32Array(0);
+  #vals = new Int32Array(0);
+  #extra = new Uint8Array(0);
+  #prev = new Int32Array(0);
   #scratchVals = new Int32Array(64);
   #scratchExtra = new Uint8Array(64);
   /** Lists buffered. */
@@ -296,9 +300,7 @@ export class PostingBuffer {
   /** Postings buffered. */
   values = 0;
 
-  constructor(private readonly withExtra: boolean) {
-    this.#extra = new Uint8Array(withExtra ? 256 : 0);
-  }
+  constructor(private readonly withExtra: boolean) {}
 
   #slotOf(key: number): number {
     const mask = this.#slots.length - 1;
@@ -311,11 +313,21 @@ export class PostingBuffer {
   }
 
   #listOf(key: number): number {
+    if (this.lists === 0) return -1;
     const l = this.#slots[this.#slotOf(key)] as number;
     return l - 1;
   }
 
   push(key: number, value: number, extra: number): void {
+    if (this.#slots.length === 0) {
+      this.#slots = new Int32Array(64);
+      this.#keys = new Uint32Array(32);
+      this.#head = new Int32Array(32);
+      this.#count = new Int32Array(32);
+      this.#vals = new Int32Array(256);
+      this.#prev = new Int32Array(256);
+      this.#extra = new Uint8Array(this.withExtra ? 256 : 0);
+    }
     let at = this.#slotOf(key);
     let l = (this.#slots[at] as number) - 1;
     if (l < 0) {
@@ -411,19 +423,20 @@ export class PostingBuffer {
 
   clear(): void {
     if (this.lists === 0) return;
-    this.#slots = new Int32Array(64);
-    this.#keys = new Uint32Array(32);
-    this.#head = new Int32Array(32);
-    this.#count = new Int32Array(32);
-    this.#vals = new Int32Array(256);
-    this.#prev = new Int32Array(256);
-    this.#extra = new Uint8Array(this.withExtra ? 256 : 0);
+    this.#slots = new Int32Array(0);
+    this.#keys = new Uint32Array(0);
+    this.#head = new Int32Array(0);
+    this.#count = new Int32Array(0);
+    this.#vals = new Int32Array(0);
+    this.#prev = new Int32Array(0);
+    this.#extra = new Uint8Array(0);
     this.lists = 0;
     this.values = 0;
   }
 
-  /** Heap bytes of the arrays as allocated (capacity, not use). */
+  /** Heap bytes of the arrays as allocated (capacity, not use); none before the first push. */
   bytes(): number {
+    if (this.#slots.length === 0) return 0;
     return (
       this.#slots.byteLength +
       this.#keys.byteLength +
