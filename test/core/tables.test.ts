@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nodeSql } from "../../scripts/lib/sqlite";
 import { CapitalStore, route } from "../../src/core/capital";
-import { PostingBuffer } from "../../src/core/capital/segments";
+import { PostingBuffer } from "../../src/core/capital/posting-buffer";
 import { BLOCK, SqlTables } from "../../src/core/capital/sql-tables";
 import { type CapitalTables, MemoryTables } from "../../src/core/capital/tables";
 import type { ChangeOp } from "../../src/core/types";
