@@ -74,10 +74,15 @@ it("extracts a turn's commitments from the queue after the append", async () => 
   });
   expect(designs.length).toBe(1);
   const id = designs[0]?.id as string;
-  const status = (await client.request(
-    "GET",
-    `/v1/archives/${archive}/chunks/${encodeURIComponent(id)}/annotations`,
-  )) as { values: Record<string, { value: unknown }> };
+  // The consumer stores the record, then its status annotation: a read between the two sees none
+  // (seen once, with another process holding a core).
+  const status = await until(async () => {
+    const r = (await client.request(
+      "GET",
+      `/v1/archives/${archive}/chunks/${encodeURIComponent(id)}/annotations`,
+    )) as { values: Record<string, { value: unknown }> };
+    return r.values.status ? r : null;
+  });
   expect(status.values.status?.value).toBe("proposed");
   const marker = (await client.request(
     "GET",
