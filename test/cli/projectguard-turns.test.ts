@@ -77,10 +77,9 @@ it("extracts a turn's commitments from the queue after the append", async () => 
   // The consumer stores the record, then its status annotation: a read between the two sees none
   // (seen once, with another process holding a core).
   const status = await until(async () => {
-    const r = (await client.request(
-      "GET",
-      `/v1/archives/${archive}/chunks/${encodeURIComponent(id)}/annotations`,
-    )) as { values: Record<string, { value: unknown }> };
+    const r = (await client.request("GET", `/v1/archives/${archive}/chunks/${encodeURIComponent(id)}/annotations`)) as {
+      values: Record<string, { value: unknown }>;
+    };
     return r.values.status ? r : null;
   });
   expect(status.values.status?.value).toBe("proposed");
