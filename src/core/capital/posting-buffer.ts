@@ -27,6 +27,17 @@ export class PostingBuffer {
 
   constructor(private readonly withExtra: boolean) {}
 
+  /** Fresh arrays for `lists` lists and `values` postings (none: the buffer holds no heap). */
+  #allocate(lists: number, values: number): void {
+    this.#slots = new Int32Array(2 * lists);
+    this.#keys = new Uint32Array(lists);
+    this.#head = new Int32Array(lists);
+    this.#count = new Int32Array(lists);
+    this.#vals = new Int32Array(values);
+    this.#prev = new Int32Array(values);
+    this.#extra = new Uint8Array(this.withExtra ? values : 0);
+  }
+
   #slotOf(key: number): number {
     const mask = this.#slots.length - 1;
     let at = Math.imul(key, 0x9e3779b1) & mask;
@@ -44,15 +55,7 @@ export class PostingBuffer {
   }
 
   push(key: number, value: number, extra: number): void {
-    if (this.#slots.length === 0) {
-      this.#slots = new Int32Array(64);
-      this.#keys = new Uint32Array(32);
-      this.#head = new Int32Array(32);
-      this.#count = new Int32Array(32);
-      this.#vals = new Int32Array(256);
-      this.#prev = new Int32Array(256);
-      this.#extra = new Uint8Array(this.withExtra ? 256 : 0);
-    }
+    if (this.#slots.length === 0) this.#allocate(32, 256);
     let at = this.#slotOf(key);
     let l = (this.#slots[at] as number) - 1;
     if (l < 0) {
@@ -148,13 +151,7 @@ export class PostingBuffer {
 
   clear(): void {
     if (this.lists === 0) return;
-    this.#slots = new Int32Array(0);
-    this.#keys = new Uint32Array(0);
-    this.#head = new Int32Array(0);
-    this.#count = new Int32Array(0);
-    this.#vals = new Int32Array(0);
-    this.#prev = new Int32Array(0);
-    this.#extra = new Uint8Array(0);
+    this.#allocate(0, 0);
     this.lists = 0;
     this.values = 0;
   }
